@@ -1,0 +1,52 @@
+# Front door for the two everyday jobs. On a fresh Debian 12 machine, as root
+# or with sudo:
+#   make demo   installs what is missing, builds a release binary, runs the walkthrough
+#   make test   installs what tests need, builds with -Werror and ASan+UBSan, runs every test
+# Other targets: build, release, fuzz, bench, format, clean, deps, test-deps.
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_TEST ?= build/test
+BUILD_RELEASE ?= build/release
+DEMO_DIR ?= build/demo
+
+.PHONY: all build release demo test deps test-deps fuzz fuzz-long bench format clean
+
+all: release
+
+deps:
+	@scripts/install-deps.sh build
+
+test-deps:
+	@scripts/install-deps.sh test
+
+release: deps
+	cmake -S . -B $(BUILD_RELEASE) -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_TESTS=OFF
+	cmake --build $(BUILD_RELEASE) -j $(JOBS)
+
+build: release
+
+demo: release
+	$(BUILD_RELEASE)/inlet demo $(DEMO_DIR)
+
+test: test-deps
+	cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DINLET_WERROR=ON \
+	  -DINLET_SANITIZE=ON -DINLET_BUILD_TESTS=ON
+	cmake --build $(BUILD_TEST) -j $(JOBS)
+	cd $(BUILD_TEST) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+fuzz: test-deps
+	scripts/fuzz.sh short
+
+fuzz-long: test-deps
+	scripts/fuzz.sh long
+
+bench: deps
+	scripts/bench.sh
+
+format:
+	find include src tests fuzz bench -name '*.[ch]' | xargs clang-format -i
+
+clean:
+	rm -rf build

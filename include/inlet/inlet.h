@@ -1,0 +1,13 @@
+/*
+ * inlet: a Delta Lake table engine for event streams. Umbrella header.
+ */
+#ifndef INLET_INLET_H
+#define INLET_INLET_H
+
+#include "inlet/common.h"
+#include "inlet/version.h"
+#include "inlet/error.h"
+#include "inlet/batch.h"
+#include "inlet/parquet.h"
+
+#endif /* INLET_INLET_H */

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs the Debian packages inlet needs, only those missing.
+#   install-deps.sh build   compiler, CMake and the codec/JSON/Redis libraries
+#   install-deps.sh test    the above plus cmocka, clang, Node.js/npm, redis-server
+set -eu
+mode=${1:-build}
+pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
+      libbrotli-dev libjansson-dev libhiredis-dev"
+if [ "$mode" = test ]; then
+  pkgs="$pkgs libcmocka-dev clang redis-server valgrind"
+  command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
+  command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+fi
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "installing:$missing"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $missing
+fi

@@ -1,0 +1,44 @@
+/*
+ * Allocation wrappers with a failure-injection countdown, so tests can prove
+ * that every ENOMEM path unwinds cleanly (SQLite's malloc-failure testing).
+ */
+#include "util/util.h"
+
+static long alloc_fail_countdown = -1;
+
+void inlet_alloc_fail_after(long n) { alloc_fail_countdown = n; }
+
+static int should_fail(void) {
+  if (alloc_fail_countdown < 0) return 0;
+  if (alloc_fail_countdown == 0) return 1;
+  alloc_fail_countdown--;
+  return 0;
+}
+
+void *inlet_malloc(size_t size) {
+  if (should_fail()) return NULL;
+  return malloc(size ? size : 1);
+}
+
+void *inlet_calloc(size_t n, size_t size) {
+  if (should_fail()) return NULL;
+  if (n == 0 || size == 0) return calloc(1, 1);
+  return calloc(n, size);
+}
+
+void *inlet_realloc(void *p, size_t size) {
+  if (should_fail()) return NULL;
+  return realloc(p, size ? size : 1);
+}
+
+void inlet_free(void *p) { free(p); }
+
+char *inlet_strndup(const char *s, size_t n) {
+  char *d = inlet_malloc(n + 1);
+  if (!d) return NULL;
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+char *inlet_strdup(const char *s) { return inlet_strndup(s, strlen(s)); }

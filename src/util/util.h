@@ -1,0 +1,101 @@
+/*
+ * Internal helpers shared by every module: error recording, the TRY/FAIL_IF
+ * control-flow macros, overflow-checked arithmetic and small allocation
+ * wrappers. Nothing here is public API.
+ */
+#ifndef INLET_UTIL_H
+#define INLET_UTIL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inlet/error.h"
+
+#if defined(__GNUC__)
+#define INLET_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define INLET_LIKELY(x) __builtin_expect(!!(x), 1)
+#define INLET_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define INLET_PRINTF(fmt, args)
+#define INLET_LIKELY(x) (x)
+#define INLET_UNLIKELY(x) (x)
+#endif
+
+/*
+ * Records @p code and a printf-formatted message in @p err (NULL-safe) and
+ * returns @p code, so callers can write `return inlet_fail(err, ...)`.
+ */
+int inlet_fail(inlet_error *err, int code, const char *fmt, ...) INLET_PRINTF(3, 4);
+int inlet_failv(inlet_error *err, int code, const char *fmt, va_list ap);
+
+/*
+ * Prefixes the message already in @p err with "<prefix>: " (truncating at the
+ * buffer size). Used to add context such as the file name as an error
+ * travels outwards. Returns err->code (or INLET_EINTERNAL if err is NULL).
+ */
+int inlet_error_prefix(inlet_error *err, const char *fmt, ...) INLET_PRINTF(2, 3);
+
+/* Evaluates an int-returning expression and returns its value if negative. */
+#define TRY(expr)                                                              \
+  do {                                                                         \
+    int try_rc_ = (expr);                                                      \
+    if (INLET_UNLIKELY(try_rc_ < 0)) return try_rc_;                           \
+  } while (0)
+
+/* Like TRY but jumps to `done` with `rc` set, for single-exit cleanup. */
+#define TRY_GOTO(expr)                                                         \
+  do {                                                                         \
+    rc = (expr);                                                               \
+    if (INLET_UNLIKELY(rc < 0)) goto done;                                     \
+  } while (0)
+
+/* Returns inlet_fail(err, code, ...) when cond holds. */
+#define FAIL_IF(cond, err, code, ...)                                          \
+  do {                                                                         \
+    if (INLET_UNLIKELY(cond)) return inlet_fail((err), (code), __VA_ARGS__);   \
+  } while (0)
+
+/* Sets rc = inlet_fail(...) and jumps to `done` when cond holds. */
+#define FAIL_GOTO(cond, err, code, ...)                                        \
+  do {                                                                         \
+    if (INLET_UNLIKELY(cond)) {                                                \
+      rc = inlet_fail((err), (code), __VA_ARGS__);                             \
+      goto done;                                                               \
+    }                                                                          \
+  } while (0)
+
+/* Overflow-checked arithmetic: return true on overflow. */
+static inline bool inlet_add_overflow_i64(int64_t a, int64_t b, int64_t *out) {
+  return __builtin_add_overflow(a, b, out);
+}
+static inline bool inlet_mul_overflow_i64(int64_t a, int64_t b, int64_t *out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+static inline bool inlet_add_overflow_size(size_t a, size_t b, size_t *out) {
+  return __builtin_add_overflow(a, b, out);
+}
+static inline bool inlet_mul_overflow_size(size_t a, size_t b, size_t *out) {
+  return __builtin_mul_overflow(a, b, out);
+}
+
+/*
+ * Allocation wrappers. They exist so that a test build can inject allocation
+ * failures (see inlet_alloc_fail_after) and so that every module reports
+ * ENOMEM the same way.
+ */
+void *inlet_malloc(size_t size);
+void *inlet_calloc(size_t n, size_t size);
+void *inlet_realloc(void *p, size_t size);
+void inlet_free(void *p);
+char *inlet_strdup(const char *s);
+char *inlet_strndup(const char *s, size_t n);
+
+/*
+ * Test hook: after @p n more successful allocations, every allocation fails
+ * until reset with a negative @p n. Not thread-safe; tests only.
+ */
+void inlet_alloc_fail_after(long n);
+
+#endif /* INLET_UTIL_H */

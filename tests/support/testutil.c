@@ -1,0 +1,145 @@
+/*
+ * Test helpers (see testutil.h).
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+char *tu_mkdtemp(const char *tag) {
+  static char path[4096];
+  char base[4096];
+  snprintf(base, sizeof base, "%s/test-scratch", INLET_BUILD_DIR);
+  mkdir(base, 0755);
+  snprintf(path, sizeof path, "%s/%s-XXXXXX", base, tag ? tag : "t");
+  if (!mkdtemp(path)) return NULL;
+  return path;
+}
+
+void tu_rmtree(const char *path) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+  if (system(cmd) != 0) fprintf(stderr, "tu_rmtree: could not remove %s\n", path);
+}
+
+static void append(char **buf, size_t *len, size_t *cap, const char *p, size_t n) {
+  if (*len + n + 1 > *cap) {
+    size_t nc = *cap ? *cap * 2 : 4096;
+    while (nc < *len + n + 1) nc *= 2;
+    *buf = realloc(*buf, nc);
+    *cap = nc;
+  }
+  memcpy(*buf + *len, p, n);
+  *len += n;
+  (*buf)[*len] = '\0';
+}
+
+int tu_run(tu_result *res, const char *stdin_text, char *const argv[]) {
+  memset(res, 0, sizeof *res);
+  int in[2], out[2], err[2];
+  if (pipe(in) || pipe(out) || pipe(err)) return -1;
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+    execvp(argv[0], argv);
+    fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  size_t in_len = stdin_text ? strlen(stdin_text) : 0, in_off = 0;
+  if (in_len == 0) { close(in[1]); in[1] = -1; }
+  else fcntl(in[1], F_SETFL, O_NONBLOCK);
+  size_t ocap = 0, ecap = 0;
+  append(&res->out, &res->out_len, &ocap, "", 0);
+  append(&res->err, &res->err_len, &ecap, "", 0);
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0 || in[1] >= 0) {
+    struct pollfd p[3];
+    int np = 0;
+    if (out[0] >= 0) p[np++] = (struct pollfd){out[0], POLLIN, 0};
+    if (err[0] >= 0) p[np++] = (struct pollfd){err[0], POLLIN, 0};
+    if (in[1] >= 0) p[np++] = (struct pollfd){in[1], POLLOUT, 0};
+    if (np == 0) break;
+    if (poll(p, (nfds_t)np, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < np; i++) {
+      if (!p[i].revents) continue;
+      if (p[i].fd == in[1]) {
+        ssize_t w = write(in[1], stdin_text + in_off, in_len - in_off);
+        if (w > 0) in_off += (size_t)w;
+        if (w < 0 && errno != EAGAIN) in_off = in_len;
+        if (in_off >= in_len) { close(in[1]); in[1] = -1; }
+        continue;
+      }
+      ssize_t r = read(p[i].fd, buf, sizeof buf);
+      if (r <= 0) {
+        if (p[i].fd == out[0]) out[0] = -1; else err[0] = -1;
+        close(p[i].fd);
+        open_fds--;
+        continue;
+      }
+      if (p[i].fd == out[0]) append(&res->out, &res->out_len, &ocap, buf, (size_t)r);
+      else append(&res->err, &res->err_len, &ecap, buf, (size_t)r);
+    }
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return 0;
+}
+
+int tu_sh(tu_result *res, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  if (vasprintf(&cmd, fmt, ap) < 0) cmd = NULL;
+  va_end(ap);
+  if (!cmd) return -1;
+  char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+  int rc = tu_run(res, NULL, argv);
+  free(cmd);
+  return rc;
+}
+
+void tu_result_free(tu_result *res) {
+  free(res->out);
+  free(res->err);
+  memset(res, 0, sizeof *res);
+}
+
+char *tu_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  char tmp[65536];
+  size_t r;
+  append(&buf, &n, &cap, "", 0);
+  while ((r = fread(tmp, 1, sizeof tmp, f)) > 0) append(&buf, &n, &cap, tmp, r);
+  fclose(f);
+  if (len) *len = n;
+  return buf;
+}
+
+int tu_write_file(const char *path, const void *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  size_t w = fwrite(data, 1, len, f);
+  return (fclose(f) == 0 && w == len) ? 0 : -1;
+}

@@ -1,0 +1,40 @@
+/*
+ * Shared helpers for tests: temporary directories, running the inlet binary
+ * and refcheck, reading files. Paths to the binary, refcheck and the shared
+ * test data come from compile definitions set in tests/CMakeLists.txt.
+ */
+#ifndef INLET_TESTUTIL_H
+#define INLET_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+/* Creates a fresh directory under the build tree's test scratch area and
+ * returns its path (static storage per call, caller copies if needed). */
+char *tu_mkdtemp(const char *tag);
+/* Removes a directory tree. */
+void tu_rmtree(const char *path);
+
+typedef struct tu_result {
+  int status;    /* exit status, or 128+signal */
+  char *out;     /* malloc'd stdout, NUL-terminated */
+  size_t out_len;
+  char *err;     /* malloc'd stderr */
+  size_t err_len;
+} tu_result;
+
+/* Runs argv (argv[0] is the program path) with optional stdin text; captures
+ * stdout and stderr. */
+int tu_run(tu_result *res, const char *stdin_text, char *const argv[]);
+/* printf-style shell command via /bin/sh -c. */
+int tu_sh(tu_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tu_result_free(tu_result *res);
+
+/* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
+char *tu_read_file(const char *path, size_t *len);
+int tu_write_file(const char *path, const void *data, size_t len);
+
+#endif
