@@ -108,6 +108,7 @@ typedef struct inlet_array {
   int64_t validity_cap;
   int64_t offsets_cap;
   int64_t values_cap;
+  int64_t reserved_rows; /* rows the last inlet_array_reserve_rows made room for */
 } inlet_array;
 
 typedef struct inlet_batch {
@@ -138,6 +139,12 @@ INLET_API int inlet_schema_add_field(inlet_schema *schema, const inlet_field *fi
 INLET_API int inlet_schema_find(const inlet_schema *schema, const char *name);
 /** True when both schemas have the same names, types, nullability, children. */
 INLET_API bool inlet_schema_equal(const inlet_schema *a, const inlet_schema *b);
+/** Same comparison for one field (name included). */
+INLET_API bool inlet_field_equal(const inlet_field *a, const inlet_field *b);
+/** Like inlet_type_name but spells nested types out in DDL form
+ * ("array<struct<a:long,b:string>>", "map<string,integer>"). Returns the
+ * length it needed. */
+INLET_API size_t inlet_field_type_name(const inlet_field *field, char *out, size_t cap);
 
 /**
  * Parses a schema written as Spark/Delta DDL:
@@ -195,6 +202,12 @@ INLET_API int inlet_array_append_bytes(inlet_array *a, const inlet_field *field,
 /** DECIMAL: 16 bytes little-endian two's complement. */
 INLET_API int inlet_array_append_decimal(inlet_array *a, const uint8_t value[16],
                                          inlet_error *err);
+/** LIST/MAP: closes one valid entry holding the child values appended since
+ * the previous entry (its end offset is the child's current length). */
+INLET_API int inlet_array_append_list_entry(inlet_array *a, inlet_error *err);
+/** STRUCT: records one valid row; the caller has appended one value to every
+ * child first. */
+INLET_API int inlet_array_append_struct_entry(inlet_array *a, inlet_error *err);
 
 /* Reservations for decoders that write buffers directly. After writing n
  * values the decoder sets length/null_count itself. */

@@ -1,0 +1,248 @@
+/*
+ * Unit tests for src/batch/array.c: the Arrow-layout builders (bit order,
+ * offsets, lazily created validity), nested appends, batch validation and
+ * clean failure under allocation faults.
+ */
+#include "testutil.h"
+
+#include "inlet/batch.h"
+#include "util/util.h"
+
+static void parse(inlet_schema *s, const char *ddl) {
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_schema_parse(s, ddl, &err) != 0) fail_msg("%s", inlet_errmsg(&err));
+}
+
+static void test_array__bool_bits_are_lsb_first(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "b boolean");
+  inlet_array a;
+  assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
+  bool v[10] = {true, false, true, true, false, false, false, false, false, true};
+  for (int i = 0; i < 10; i++) assert_int_equal(inlet_array_append_bool(&a, v[i], NULL), 0);
+  assert_int_equal(a.length, 10);
+  assert_null(a.validity);
+  assert_int_equal(a.values[0], 0x0d); /* bits 0, 2, 3 */
+  assert_int_equal(a.values[1] & 0x03, 0x02);
+  inlet_array_reset(&a);
+  inlet_schema_reset(&s);
+}
+
+static void test_array__validity_appears_with_first_null(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "x int");
+  inlet_array a;
+  assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
+  for (int i = 0; i < 9; i++) assert_int_equal(inlet_array_append_int(&a, &s.fields[0], i * 100, NULL), 0);
+  assert_null(a.validity);
+  assert_int_equal(inlet_array_append_null(&a, &s.fields[0], NULL), 0);
+  assert_int_equal(inlet_array_append_int(&a, &s.fields[0], -7, NULL), 0);
+  assert_non_null(a.validity);
+  assert_int_equal(a.length, 11);
+  assert_int_equal(a.null_count, 1);
+  assert_int_equal(a.validity[0], 0xff);
+  assert_int_equal(a.validity[1] & 0x07, 0x05); /* rows 8 valid, 9 null, 10 valid */
+  const int32_t *v = (const int32_t *)a.values;
+  assert_int_equal(v[8], 800);
+  assert_int_equal(v[9], 0);
+  assert_int_equal(v[10], -7);
+  assert_true(inlet_array_is_valid(&a, 8));
+  assert_false(inlet_array_is_valid(&a, 9));
+  inlet_array_clear(&a);
+  assert_int_equal(a.length, 0);
+  assert_null(a.validity);
+  assert_int_equal(inlet_array_append_int(&a, &s.fields[0], 5, NULL), 0);
+  assert_int_equal(((const int32_t *)a.values)[0], 5);
+  inlet_array_reset(&a);
+  inlet_schema_reset(&s);
+}
+
+static void test_array__int_widths_truncate(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "a byte, b short, c long, d date");
+  inlet_array a[4];
+  for (int i = 0; i < 4; i++) {
+    assert_int_equal(inlet_array_init(&a[i], &s.fields[i], NULL), 0);
+    assert_int_equal(inlet_array_append_int(&a[i], &s.fields[i], -2, NULL), 0);
+  }
+  assert_int_equal(((int8_t *)a[0].values)[0], -2);
+  assert_int_equal(((int16_t *)a[1].values)[0], -2);
+  assert_int_equal(((int64_t *)a[2].values)[0], -2);
+  assert_int_equal(((int32_t *)a[3].values)[0], -2);
+  for (int i = 0; i < 4; i++) inlet_array_reset(&a[i]);
+  inlet_schema_reset(&s);
+}
+
+static void test_array__strings_build_offsets(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "s string, f fixed(2)");
+  inlet_array a, f;
+  assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
+  assert_int_equal(a.offsets[0], 0);
+  assert_int_equal(inlet_array_append_bytes(&a, &s.fields[0], "ab", 2, NULL), 0);
+  assert_int_equal(inlet_array_append_null(&a, &s.fields[0], NULL), 0);
+  assert_int_equal(inlet_array_append_bytes(&a, &s.fields[0], "", 0, NULL), 0);
+  assert_int_equal(inlet_array_append_bytes(&a, &s.fields[0], "xyz", 3, NULL), 0);
+  int32_t want[] = {0, 2, 2, 2, 5};
+  assert_memory_equal(a.offsets, want, sizeof want);
+  assert_memory_equal(a.values, "abxyz", 5);
+  assert_int_equal(inlet_array_init(&f, &s.fields[1], NULL), 0);
+  assert_int_equal(inlet_array_append_bytes(&f, &s.fields[1], "\x01\x02", 2, NULL), 0);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_array_append_bytes(&f, &s.fields[1], "\x01", 1, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "\"f\""));
+  assert_int_equal(f.length, 1);
+  inlet_array_reset(&a);
+  inlet_array_reset(&f);
+  inlet_schema_reset(&s);
+}
+
+static void test_array__list_and_struct_entries(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "l array<int>, st struct<a:long not null, b:string>");
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, NULL), 0);
+  inlet_array *l = &b.columns[0], *st = &b.columns[1];
+  const inlet_field *lf = &b.schema.fields[0], *sf = &b.schema.fields[1];
+  /* row 0: [1, 2]; row 1: null; row 2: [] */
+  assert_int_equal(inlet_array_append_int(&l->children[0], &lf->children[0], 1, NULL), 0);
+  assert_int_equal(inlet_array_append_int(&l->children[0], &lf->children[0], 2, NULL), 0);
+  assert_int_equal(inlet_array_append_list_entry(l, NULL), 0);
+  assert_int_equal(inlet_array_append_null(l, lf, NULL), 0);
+  assert_int_equal(inlet_array_append_list_entry(l, NULL), 0);
+  int32_t want[] = {0, 2, 2, 2};
+  assert_memory_equal(l->offsets, want, sizeof want);
+  /* struct rows: {7,"x"}, null, {8,null} */
+  assert_int_equal(inlet_array_append_int(&st->children[0], &sf->children[0], 7, NULL), 0);
+  assert_int_equal(inlet_array_append_bytes(&st->children[1], &sf->children[1], "x", 1, NULL), 0);
+  assert_int_equal(inlet_array_append_struct_entry(st, NULL), 0);
+  assert_int_equal(inlet_array_append_null(st, sf, NULL), 0);
+  assert_int_equal(inlet_array_append_int(&st->children[0], &sf->children[0], 8, NULL), 0);
+  assert_int_equal(inlet_array_append_null(&st->children[1], &sf->children[1], NULL), 0);
+  assert_int_equal(inlet_array_append_struct_entry(st, NULL), 0);
+  assert_int_equal(st->children[0].length, 3);
+  assert_null(st->children[0].validity); /* NOT NULL child got a placeholder */
+  assert_int_equal(st->children[1].null_count, 2);
+  b.num_rows = 3;
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_batch_validate(&b, &err) != 0) fail_msg("%s", inlet_errmsg(&err));
+  assert_true(inlet_batch_memory(&b) > 0);
+  inlet_batch_clear(&b);
+  assert_int_equal(b.num_rows, 0);
+  assert_int_equal(st->children[0].length, 0);
+  assert_int_equal(inlet_batch_validate(&b, NULL), 0);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
+static void test_batch__validate_rejects_inconsistent_columns(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "id long not null, s string");
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, NULL), 0);
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], i, NULL), 0);
+    assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], "abc", 3, NULL), 0);
+  }
+  b.num_rows = 3;
+  assert_int_equal(inlet_batch_validate(&b, NULL), 0);
+  inlet_error err = INLET_ERROR_INIT;
+  b.num_rows = 4;
+  assert_int_equal(inlet_batch_validate(&b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "length 3, expected 4"));
+  b.num_rows = 3;
+  b.columns[1].offsets[2] = 1; /* decreasing */
+  assert_int_equal(inlet_batch_validate(&b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "offsets decrease at row 1"));
+  b.columns[1].offsets[2] = 6;
+  b.columns[1].offsets[3] = 1 << 20; /* past the data */
+  assert_int_equal(inlet_batch_validate(&b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "past the data buffer"));
+  b.columns[1].offsets[3] = 9;
+  b.columns[0].null_count = 1;
+  assert_int_equal(inlet_batch_validate(&b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "without a validity bitmap"));
+  b.columns[0].null_count = 0;
+  assert_int_equal(inlet_array_append_null(&b.columns[0], &s.fields[0], NULL), 0);
+  assert_int_equal(inlet_array_append_null(&b.columns[1], &s.fields[1], NULL), 0);
+  b.num_rows = 4;
+  assert_int_equal(inlet_batch_validate(&b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "NOT NULL column"));
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
+static void test_array__reserve_then_direct_write(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "x double, s binary");
+  inlet_array a, t;
+  assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
+  assert_int_equal(inlet_array_reserve_rows(&a, &s.fields[0], 1000, NULL), 0);
+  assert_true(a.values_cap >= 8000);
+  assert_int_equal(inlet_array_ensure_validity(&a, NULL), 0);
+  assert_true(a.validity_cap >= 125);
+  double *v = (double *)a.values;
+  /* Bits past length start cleared: the decoder sets the valid ones. */
+  assert_int_equal(a.validity[100], 0);
+  for (int i = 0; i < 1000; i++) {
+    v[i] = i * 0.5;
+    inlet_bit_set(a.validity, i, i != 3);
+  }
+  a.length = 1000;
+  a.null_count = 1;
+  assert_false(inlet_array_is_valid(&a, 3));
+  assert_true(inlet_array_is_valid(&a, 999));
+  assert_int_equal(inlet_array_init(&t, &s.fields[1], NULL), 0);
+  assert_int_equal(inlet_array_reserve_data(&t, 100, NULL), 0);
+  assert_true(t.values_cap >= 100);
+  assert_int_equal(inlet_array_reserve_rows(&t, &s.fields[1], 10, NULL), 0);
+  assert_true(t.offsets_cap >= 44);
+  assert_int_equal(inlet_array_reserve_rows(&t, &s.fields[1], -1, NULL), INLET_ELIMIT);
+  inlet_array_reset(&a);
+  inlet_array_reset(&t);
+  inlet_schema_reset(&s);
+}
+
+static void test_batch__init_survives_allocation_failures(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "a int, b string, c array<map<string,long>>, d struct<x:boolean>");
+  bool done = false;
+  for (long n = 0; n < 200 && !done; n++) {
+    inlet_batch b;
+    inlet_alloc_fail_after(n);
+    int rc = inlet_batch_init(&b, &s, NULL);
+    if (rc == 0) {
+      rc = inlet_array_append_null(&b.columns[2], &b.schema.fields[2], NULL);
+      if (rc == 0) rc = inlet_array_append_bytes(&b.columns[1], &b.schema.fields[1], "q", 1, NULL);
+      done = rc == 0;
+      inlet_alloc_fail_after(-1);
+      inlet_batch_reset(&b);
+    }
+    inlet_alloc_fail_after(-1);
+    if (!done) assert_int_equal(rc, INLET_ENOMEM);
+  }
+  assert_true(done);
+  inlet_schema_reset(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_array__bool_bits_are_lsb_first),
+      cmocka_unit_test(test_array__validity_appears_with_first_null),
+      cmocka_unit_test(test_array__int_widths_truncate),
+      cmocka_unit_test(test_array__strings_build_offsets),
+      cmocka_unit_test(test_array__list_and_struct_entries),
+      cmocka_unit_test(test_batch__validate_rejects_inconsistent_columns),
+      cmocka_unit_test(test_array__reserve_then_direct_write),
+      cmocka_unit_test(test_batch__init_survives_allocation_failures),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
