@@ -1,0 +1,138 @@
+// DuckDB side of the Parquet benchmark (issue 2, section 5 "Proof", bench).
+//
+// Builds the same seed-shaped events as bench/parquet_bench.c (same formulas,
+// so identical values) in a DuckDB temp table, untimed; then, single-threaded
+// (SET threads=1), times COPY ... TO parquet with ZSTD and SNAPPY at the given
+// ROW_GROUP_SIZE, and with DuckDB's default writer settings (for the size
+// comparison), and times a full scan of each file with a query that touches
+// every column. It can also just scan other files (--scan), which
+// scripts/bench.sh uses to check inlet's files hold the same values.
+//
+// Prints one JSON object per line. DuckDB's COPY does not fsync the file.
+//
+//   node duckdb_side.mjs --rows N --row-group-rows R --dir D [--repeat K]
+//   node duckdb_side.mjs --scan F...
+//
+// @duckdb/node-api is loaded from $BENCH_NODE_MODULES (a directory holding
+// node_modules/, e.g. an `npm ci` copy of ../shared/tools/refcheck), else from
+// beside this script or the working directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PKG = '@duckdb/node-api';
+
+function findDuckDB() {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const dirs = [process.env.BENCH_NODE_MODULES, here, process.cwd()].filter(Boolean);
+  for (const d of dirs) {
+    if (fs.existsSync(path.join(d, 'node_modules', PKG))) return path.resolve(d);
+  }
+  throw new Error(`cannot find node_modules/${PKG} in ${dirs.join(', ')}; set BENCH_NODE_MODULES`);
+}
+
+function parseArgs(argv) {
+  const o = { rows: 10000000, rowGroupRows: 122880, dir: null, repeat: 1, scan: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--scan') { o.scan = argv.slice(i + 1); break; }
+    const v = argv[++i];
+    if (v === undefined) throw new Error(`${a} needs a value`);
+    if (a === '--rows') o.rows = Number(v);
+    else if (a === '--row-group-rows') o.rowGroupRows = Number(v);
+    else if (a === '--dir') o.dir = v;
+    else if (a === '--repeat') o.repeat = Number(v);
+    else throw new Error(`unknown option ${a}`);
+  }
+  for (const k of ['rows', 'rowGroupRows', 'repeat']) {
+    if (!Number.isInteger(o[k]) || o[k] < 1) throw new Error(`bad --${k}`);
+  }
+  if (!o.scan && !o.dir) throw new Error('--dir is required');
+  return o;
+}
+
+const sqlStr = s => "'" + String(s).replace(/'/g, "''") + "'";
+const seconds = t0 => Number(process.hrtime.bigint() - t0) / 1e9;
+const maxRssKb = () => process.resourceUsage().maxRSS;
+const emit = o => process.stdout.write(JSON.stringify(o) + '\n');
+
+// Row i, with h = (i * 2654435761) mod 2^32 — the formulas of parquet_bench.c.
+function genSql(rows) {
+  return `CREATE OR REPLACE TEMP TABLE ev AS
+    SELECT i AS event_id,
+           'user_' || ((h >> 8) % 1000)::VARCHAR AS "user",
+           ((h >> 4) % 1000000)::DOUBLE / 100::DOUBLE AS amount,
+           make_timestamp(1700000000000000 + i * 1000 + h % 1000) AS event_time
+    FROM (SELECT i, (i * 2654435761) % 4294967296 AS h FROM range(${rows}) t(i))
+    ORDER BY event_id`;
+}
+
+// Touches every column; strlen forces every string to be decoded.
+const scanSql = f => `SELECT count(*)::BIGINT, sum(amount), sum(event_id)::BIGINT,
+  sum(strlen("user"))::BIGINT, epoch_us(max(event_time))::BIGINT
+  FROM read_parquet(${sqlStr(f)})`;
+
+async function scan(con, file, repeat) {
+  let best = Infinity, row = null;
+  for (let k = 0; k < repeat; k++) {
+    const t0 = process.hrtime.bigint();
+    const r = await con.runAndReadAll(scanSql(file));
+    best = Math.min(best, seconds(t0));
+    row = r.getRows()[0];
+  }
+  emit({ side: 'duckdb', op: 'scan', file, rows: Number(row[0]), seconds: best,
+    sum_amount: Number(row[1]).toFixed(2), sum_event_id: String(row[2]),
+    sum_user_len: String(row[3]), max_event_time: String(row[4]), max_rss_kb: maxRssKb() });
+}
+
+async function fileInfo(con, file) {
+  const r = await con.runAndReadAll(`SELECT count(DISTINCT row_group_id)::BIGINT,
+    string_agg(DISTINCT compression, ',') FROM parquet_metadata(${sqlStr(file)})`);
+  const [rg, codecs] = r.getRows()[0];
+  return { row_groups: Number(rg), codecs };
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const req = createRequire(path.join(findDuckDB(), 'package.json'));
+  const duckdb = await import(pathToFileURL(req.resolve(PKG)).href);
+  const inst = await duckdb.DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  await con.run('SET threads=1');
+  const version = (await con.runAndReadAll('SELECT version()')).getRows()[0][0];
+
+  if (o.scan) {
+    for (const f of o.scan) await scan(con, f, 1);
+    return;
+  }
+  fs.mkdirSync(o.dir, { recursive: true });
+  let t0 = process.hrtime.bigint();
+  await con.run(genSql(o.rows));
+  emit({ side: 'duckdb', op: 'generate', version, rows: o.rows, seconds: seconds(t0) });
+
+  const runs = [
+    { codec: 'zstd', opts: `COMPRESSION zstd, ROW_GROUP_SIZE ${o.rowGroupRows}`, defaults: false },
+    { codec: 'snappy', opts: `COMPRESSION snappy, ROW_GROUP_SIZE ${o.rowGroupRows}`, defaults: false },
+    { codec: 'default', opts: '', defaults: true },
+  ];
+  for (const run of runs) {
+    const file = path.join(o.dir, `duckdb_${run.codec}.parquet`);
+    let best = Infinity;
+    for (let k = 0; k < o.repeat; k++) {
+      fs.rmSync(file, { force: true });
+      t0 = process.hrtime.bigint();
+      await con.run(`COPY ev TO ${sqlStr(file)} (FORMAT parquet${run.opts ? ', ' + run.opts : ''})`);
+      best = Math.min(best, seconds(t0));
+    }
+    emit({ side: 'duckdb', op: 'write', codec: run.codec, defaults: run.defaults, rows: o.rows,
+      seconds: best, bytes: fs.statSync(file).size, ...(await fileInfo(con, file)),
+      max_rss_kb: maxRssKb() });
+    if (!run.defaults) await scan(con, file, o.repeat);
+  }
+}
+
+main().catch(e => {
+  process.stderr.write(`duckdb_side: ${e.message}\n`);
+  process.exit(1);
+});

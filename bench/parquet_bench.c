@@ -1,0 +1,240 @@
+/*
+ * Parquet write and full-scan benchmark (issue 2, section 5 "Proof", bench).
+ *
+ * Generates seed-shaped events in memory, batch by batch, and writes them
+ * with inlet's Parquet writer; or full-scans a Parquet file, decoding every
+ * column. Uses only the public API (include/inlet). scripts/bench.sh runs it
+ * side by side with bench/duckdb_side.mjs, which builds the very same rows in
+ * DuckDB from the same formulas (see event_gen below), so the two files hold
+ * identical values and the scan checksums must agree.
+ *
+ *   parquet_bench write --out F [--codec zstd|snappy|...] [--rows N]
+ *                       [--row-group-rows R] [--batch-rows B] [--level L] [--defaults]
+ *   parquet_bench scan F
+ *
+ * Each prints one JSON object on stdout. Write timings cover every
+ * inlet_parquet_writer_write call plus close, which fsyncs the file; the
+ * time spent generating the rows is excluded. Scan timings cover open,
+ * decoding every row group with all columns, and summing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "inlet/batch.h"
+#include "inlet/error.h"
+#include "inlet/parquet.h"
+
+/* The generator. Row i (0-based) has, with h = (i * 2654435761) mod 2^32:
+ *   event_id   = i
+ *   user       = "user_" + decimal((h >> 8) mod 1000)      (1,000 values)
+ *   amount     = ((h >> 4) mod 1000000) / 100.0            (2 decimals)
+ *   event_time = 1700000000000000 + i*1000 + (h mod 1000)  (micros, ascending)
+ * duckdb_side.mjs computes the same in SQL: keep the two in step. */
+#define GEN_MULT UINT64_C(2654435761)
+#define GEN_TIME_BASE INT64_C(1700000000000000)
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static long max_rss_kb(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+  return ru.ru_maxrss;
+}
+
+static void die(const char *what, const inlet_error *err) {
+  fprintf(stderr, "parquet_bench: %s: %s\n", what, inlet_errmsg(err));
+  exit(1);
+}
+
+static void event_schema(inlet_schema *schema) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema_init(schema);
+  static const struct {
+    const char *name;
+    inlet_type_id id;
+  } cols[] = {{"event_id", INLET_TYPE_INT64},
+              {"user", INLET_TYPE_STRING},
+              {"amount", INLET_TYPE_DOUBLE},
+              {"event_time", INLET_TYPE_TIMESTAMP}};
+  for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++) {
+    inlet_field f;
+    memset(&f, 0, sizeof f);
+    f.name = (char *)cols[c].name;
+    f.type.id = cols[c].id;
+    f.type.unit = INLET_UNIT_MICRO;
+    f.type.utc = true;
+    f.nullable = false;
+    f.field_id = -1;
+    if (inlet_schema_add_field(schema, &f, &err) != 0) die("schema", &err);
+  }
+}
+
+/* Fills @p b with rows [first, first + n). Generation goes through the
+ * general append API: it is not timed, so clarity wins over speed. */
+static void event_gen(inlet_batch *b, int64_t first, int64_t n) {
+  inlet_error err = INLET_ERROR_INIT;
+  const inlet_field *f = b->schema.fields;
+  inlet_batch_clear(b);
+  for (int64_t i = first; i < first + n; i++) {
+    uint64_t h = ((uint64_t)i * GEN_MULT) & UINT64_C(0xffffffff);
+    char user[16];
+    int ulen = snprintf(user, sizeof user, "user_%u", (unsigned)((h >> 8) % 1000));
+    double amount = (double)((h >> 4) % 1000000) / 100.0;
+    int64_t ts = GEN_TIME_BASE + i * 1000 + (int64_t)(h % 1000);
+    if (inlet_array_append_int(&b->columns[0], &f[0], i, &err) != 0 ||
+        inlet_array_append_bytes(&b->columns[1], &f[1], user, (size_t)ulen, &err) != 0 ||
+        inlet_array_append_double(&b->columns[2], amount, &err) != 0 ||
+        inlet_array_append_int(&b->columns[3], &f[3], ts, &err) != 0)
+      die("generating rows", &err);
+  }
+  b->num_rows = n;
+}
+
+static int64_t arg_i64(const char *s, const char *name) {
+  char *end = NULL;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || *end != '\0' || v < 0) {
+    fprintf(stderr, "parquet_bench: bad %s: %s\n", name, s);
+    exit(2);
+  }
+  return (int64_t)v;
+}
+
+static int cmd_write(int argc, char **argv) {
+  const char *out = NULL, *codec = "zstd";
+  int64_t rows = 10000000, rg_rows = 122880, batch_rows = 65536, level = 0;
+  bool defaults = false;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--defaults") == 0) {
+      defaults = true;
+      continue;
+    }
+    if (v == NULL) {
+      fprintf(stderr, "parquet_bench: %s needs a value\n", a);
+      return 2;
+    }
+    i++;
+    if (strcmp(a, "--out") == 0) out = v;
+    else if (strcmp(a, "--codec") == 0) codec = v;
+    else if (strcmp(a, "--rows") == 0) rows = arg_i64(v, a);
+    else if (strcmp(a, "--row-group-rows") == 0) rg_rows = arg_i64(v, a);
+    else if (strcmp(a, "--batch-rows") == 0) batch_rows = arg_i64(v, a);
+    else if (strcmp(a, "--level") == 0) level = arg_i64(v, a);
+    else {
+      fprintf(stderr, "parquet_bench: unknown option %s\n", a);
+      return 2;
+    }
+  }
+  if (out == NULL || batch_rows <= 0) {
+    fprintf(stderr, "parquet_bench write: --out is required\n");
+    return 2;
+  }
+
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_writer_options opts = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  if (inlet_compression_parse(&opts.compression, codec, &err) != 0) die("codec", &err);
+  if (!defaults) {
+    /* Rows, not bytes, bound a row group, as DuckDB's ROW_GROUP_SIZE does. */
+    opts.row_group_max_rows = rg_rows;
+    opts.row_group_bytes = (int64_t)1 << 40;
+    opts.compression_level = (int)level;
+  }
+  opts.sync_on_close = true;
+
+  inlet_schema schema;
+  event_schema(&schema);
+  inlet_batch batch;
+  if (inlet_batch_init(&batch, &schema, &err) != 0) die("batch", &err);
+
+  remove(out);
+  double t0 = now_seconds();
+  inlet_parquet_writer *w = NULL;
+  if (inlet_parquet_writer_open(&w, out, &schema, &opts, &err) != 0) die(out, &err);
+  double timed = now_seconds() - t0;
+  for (int64_t first = 0; first < rows; first += batch_rows) {
+    int64_t n = rows - first < batch_rows ? rows - first : batch_rows;
+    event_gen(&batch, first, n);
+    double t = now_seconds();
+    if (inlet_parquet_writer_write(w, &batch, &err) != 0) die(out, &err);
+    timed += now_seconds() - t;
+  }
+  double t = now_seconds();
+  if (inlet_parquet_writer_close(w, &err) != 0) die(out, &err);
+  timed += now_seconds() - t;
+  int64_t bytes = inlet_parquet_writer_bytes(w);
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&batch);
+  inlet_schema_reset(&schema);
+
+  printf("{\"side\":\"inlet\",\"op\":\"write\",\"codec\":\"%s\",\"defaults\":%s,\"rows\":%" PRId64
+         ",\"seconds\":%.6f,\"bytes\":%" PRId64 ",\"max_rss_kb\":%ld}\n",
+         codec, defaults ? "true" : "false", rows, timed, bytes, max_rss_kb());
+  return 0;
+}
+
+static int cmd_scan(const char *path) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_reader_options ropts = INLET_PARQUET_READER_OPTIONS_INIT;
+  double t0 = now_seconds();
+  inlet_parquet_reader *r = NULL;
+  if (inlet_parquet_reader_open(&r, path, &ropts, &err) != 0) die(path, &err);
+  const inlet_schema *s = inlet_parquet_reader_schema(r);
+  int c_id = inlet_schema_find(s, "event_id"), c_user = inlet_schema_find(s, "user");
+  int c_amount = inlet_schema_find(s, "amount"), c_time = inlet_schema_find(s, "event_time");
+  if (c_id < 0 || c_user < 0 || c_amount < 0 || c_time < 0) {
+    fprintf(stderr, "parquet_bench: %s lacks an event column\n", path);
+    return 1;
+  }
+
+  double sum_amount = 0;
+  int64_t sum_id = 0, sum_user_len = 0, max_time = INT64_MIN, rows = 0, nulls = 0;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int32_t n_rg = inlet_parquet_reader_num_row_groups(r);
+  for (int32_t rg = 0; rg < n_rg; rg++) {
+    if (inlet_parquet_reader_read_row_group(r, rg, &b, &err) != 0) die(path, &err);
+    int64_t n = b.num_rows;
+    for (int c = 0; c < b.schema.n_fields; c++) nulls += b.columns[c].null_count;
+    const int64_t *ids = (const int64_t *)b.columns[c_id].values;
+    const double *amounts = (const double *)b.columns[c_amount].values;
+    const int64_t *times = (const int64_t *)b.columns[c_time].values;
+    const int32_t *offs = b.columns[c_user].offsets;
+    for (int64_t i = 0; i < n; i++) {
+      sum_id += ids[i];
+      sum_amount += amounts[i];
+      sum_user_len += offs[i + 1] - offs[i];
+      if (times[i] > max_time) max_time = times[i];
+    }
+    rows += n;
+  }
+  double secs = now_seconds() - t0;
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+
+  printf("{\"side\":\"inlet\",\"op\":\"scan\",\"file\":\"%s\",\"rows\":%" PRId64
+         ",\"seconds\":%.6f,\"sum_amount\":%.2f,\"sum_event_id\":%" PRId64
+         ",\"sum_user_len\":%" PRId64 ",\"max_event_time\":%" PRId64
+         ",\"nulls\":%" PRId64 ",\"max_rss_kb\":%ld}\n",
+         path, rows, secs, sum_amount, sum_id, sum_user_len, max_time, nulls, max_rss_kb());
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "write") == 0) return cmd_write(argc - 2, argv + 2);
+  if (argc == 3 && strcmp(argv[1], "scan") == 0) return cmd_scan(argv[2]);
+  fprintf(stderr,
+          "usage: parquet_bench write --out F [--codec C] [--rows N] [--row-group-rows R]\n"
+          "                           [--batch-rows B] [--level L] [--defaults]\n"
+          "       parquet_bench scan F\n");
+  return 2;
+}

@@ -1,0 +1,103 @@
+// Prints the benchmark table (issue 2, section 5 "Proof", bench targets).
+//
+// Reads the JSON lines written by bench/parquet_bench.c and
+// bench/duckdb_side.mjs (as collected by scripts/bench.sh), prints rows/s of
+// each side, inlet/DuckDB ratios against the targets, file sizes, peak RSS,
+// and checks that every scan of the same rows produced the same checksums.
+// Exits 1 when a checksum disagrees, or, with BENCH_STRICT=1, when a target
+// is missed.
+//
+//   node report.mjs results.jsonl
+import fs from 'node:fs';
+
+const TARGET = { write: 1.5, scan: 1.0, size: 1.05 };
+const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(l => l.trim());
+const recs = lines.map(l => JSON.parse(l));
+const find = (side, op, codec, extra = {}) => recs.find(r => r.side === side && r.op === op &&
+  (codec === undefined || r.codec === codec) &&
+  Object.entries(extra).every(([k, v]) => r[k] === v));
+const scanOf = (side, file) => recs.find(r => r.side === side && r.op === 'scan' && r.file === file);
+
+const fmtInt = n => Math.round(n).toLocaleString('en-US');
+const fmtMiB = kb => (kb / 1024).toFixed(0) + ' MiB';
+const pad = (s, n) => String(s).padStart(n);
+const padr = (s, n) => String(s).padEnd(n);
+
+let missed = 0, bad = 0;
+const gen = find('duckdb', 'generate');
+const anyWrite = find('inlet', 'write');
+const rows = anyWrite ? anyWrite.rows : gen ? gen.rows : 0;
+const meta = JSON.parse(process.env.BENCH_META || '{}');
+
+console.log(`Parquet benchmark: ${fmtInt(rows)} seed-shaped events, single thread, ` +
+  `row group ${fmtInt(meta.rowGroupRows || 0)} rows, best of ${meta.repeat || 1}; ` +
+  `DuckDB ${gen ? gen.version : '?'}`);
+console.log('');
+console.log(`${padr('codec', 8)}${padr('op', 7)}${pad('inlet rows/s', 14)}${pad('DuckDB rows/s', 15)}` +
+  `${pad('inlet/DuckDB', 14)}${pad('target', 8)}  verdict`);
+for (const codec of ['zstd', 'snappy']) {
+  for (const op of ['write', 'scan']) {
+    const i = op === 'write' ? find('inlet', 'write', codec, { defaults: false })
+      : find('inlet', 'scan', undefined, { codec });
+    const d = op === 'write' ? find('duckdb', 'write', codec)
+      : recs.find(r => r.side === 'duckdb' && r.op === 'scan' && r.file.endsWith(`duckdb_${codec}.parquet`));
+    const ir = i ? i.rows / i.seconds : NaN, dr = d ? d.rows / d.seconds : NaN;
+    const ratio = ir / dr;
+    const ok = ratio >= TARGET[op];
+    if (!ok) missed++;
+    console.log(`${padr(codec, 8)}${padr(op, 7)}${pad(i ? fmtInt(ir) : 'failed', 14)}` +
+      `${pad(d ? fmtInt(dr) : 'failed', 15)}${pad(Number.isFinite(ratio) ? ratio.toFixed(2) + 'x' : '-', 14)}` +
+      `${pad('>=' + TARGET[op].toFixed(2), 8)}  ${ok ? 'met' : 'MISSED'}`);
+  }
+}
+
+console.log('');
+console.log(`${padr('file', 34)}${pad('inlet bytes', 14)}${pad('DuckDB bytes', 14)}${pad('ratio', 8)}` +
+  `${pad('target', 8)}  verdict`);
+const sizeRows = [
+  ['zstd, same row groups', find('inlet', 'write', 'zstd', { defaults: false }), find('duckdb', 'write', 'zstd')],
+  ['snappy, same row groups', find('inlet', 'write', 'snappy', { defaults: false }), find('duckdb', 'write', 'snappy')],
+  ['both default settings', find('inlet', 'write', undefined, { defaults: true }), find('duckdb', 'write', 'default')],
+];
+for (const [label, i, d] of sizeRows) {
+  const ratio = i && d ? i.bytes / d.bytes : NaN;
+  const ok = ratio <= TARGET.size;
+  if (!ok) missed++;
+  console.log(`${padr(label, 34)}${pad(i ? fmtInt(i.bytes) : 'failed', 14)}${pad(d ? fmtInt(d.bytes) : 'failed', 14)}` +
+    `${pad(Number.isFinite(ratio) ? ratio.toFixed(3) : '-', 8)}${pad('<=' + TARGET.size, 8)}  ${ok ? 'met' : 'MISSED'}`);
+}
+const dd = find('duckdb', 'write', 'default');
+const id = find('inlet', 'write', undefined, { defaults: true });
+if (dd) console.log(`  DuckDB defaults: ${dd.codecs}, ${dd.row_groups} row groups` +
+  (id ? `; inlet defaults: ${id.codec}, 128 MiB row groups` : ''));
+
+console.log('');
+const rss = recs.filter(r => r.side === 'inlet' && r.max_rss_kb > 0);
+const rssW = Math.max(0, ...rss.filter(r => r.op === 'write').map(r => r.max_rss_kb));
+const rssS = Math.max(0, ...rss.filter(r => r.op === 'scan').map(r => r.max_rss_kb));
+const rssD = Math.max(0, ...recs.filter(r => r.side === 'duckdb').map(r => r.max_rss_kb || 0));
+console.log(`peak RSS: inlet write ${fmtMiB(rssW)} (one process per run, generator included), ` +
+  `inlet scan ${fmtMiB(rssS)}, DuckDB process ${fmtMiB(rssD)} (holds the in-memory source table)`);
+console.log("note: inlet's write times include fsync of the written file; DuckDB's COPY does not fsync.");
+console.log("note: row generation is not timed on either side (DuckDB reads from a temp table).");
+
+// Checksums: every scan of these rows, by either engine, must agree.
+const scans = recs.filter(r => r.op === 'scan');
+const key = r => `${r.rows}|${r.sum_event_id}|${r.sum_user_len}|${r.max_event_time}`;
+const ref = scans.find(r => r.side === 'duckdb' && r.file.includes('duckdb_'));
+for (const s of scans) {
+  const amountOk = ref && Math.abs(Number(s.sum_amount) - Number(ref.sum_amount)) <=
+    1e-9 * Math.abs(Number(ref.sum_amount)) + 0.01;
+  if (!ref || key(s) !== key(ref) || !amountOk || (s.nulls || 0) !== 0) {
+    bad++;
+    console.log(`CHECKSUM MISMATCH: ${s.side} scan of ${s.file}: ${key(s)} amount ${s.sum_amount}` +
+      (ref ? ` (DuckDB on its own file: ${key(ref)} amount ${ref.sum_amount})` : ''));
+  }
+}
+if (!bad) console.log(`checksums: all ${scans.length} scans (inlet and DuckDB, of both engines' files) agree.`);
+const cross = scans.filter(s => s.side === 'duckdb' && !s.file.includes('duckdb_'));
+for (const c of cross) {
+  console.log(`  DuckDB scanning inlet's ${c.file.split('/').pop()}: ${fmtInt(c.rows / c.seconds)} rows/s`);
+}
+if (missed) console.log(`\n${missed} target(s) missed.`);
+process.exit(bad || (missed && process.env.BENCH_STRICT === '1') ? 1 : 0);

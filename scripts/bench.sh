@@ -1,0 +1,89 @@
+#!/bin/sh
+# Parquet benchmark, inlet side by side with DuckDB in one run (issue 2,
+# section 5 "Proof"): builds Release with -DINLET_BUILD_BENCH=ON, installs
+# @duckdb/node-api from ../shared/tools/refcheck's lock file, writes and scans
+# the same seed-shaped events with both, and prints the ratio table
+# (bench/report.mjs). `make bench` runs this.
+#
+# Environment:
+#   BENCH_ROWS=N            rows (default 10000000)
+#   BENCH_ROW_GROUP_ROWS=R  row group size in rows, both sides (default 122880,
+#                           DuckDB's default ROW_GROUP_SIZE)
+#   BENCH_REPEAT=K          runs per measurement, best kept (default 3)
+#   BENCH_BUILD=DIR         build directory (default build/bench)
+#   BENCH_NODE_MODULES=DIR  a directory with node_modules/@duckdb/node-api to use
+#   BENCH_STRICT=1          exit 1 when a target is missed
+# Exit 1 also when the two engines' scans disagree on the checksums.
+set -eu
+cd "$(dirname "$0")/.."
+ROWS=${BENCH_ROWS:-10000000}
+RG=${BENCH_ROW_GROUP_ROWS:-122880}
+REPEAT=${BENCH_REPEAT:-3}
+BUILD=${BENCH_BUILD:-build/bench}
+JOBS=${JOBS:-2}
+
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  scripts/install-deps.sh test
+fi
+
+echo "== building (Release, bench) in $BUILD" >&2
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_TESTS=OFF \
+  -DINLET_BUILD_BENCH=ON >/dev/null
+cmake --build "$BUILD" -j "$JOBS" --target parquet_bench >/dev/null
+
+if [ -z "${BENCH_NODE_MODULES:-}" ]; then
+  BENCH_NODE_MODULES="$BUILD/duckdb-node"
+  if [ ! -d "$BENCH_NODE_MODULES/node_modules/@duckdb/node-api" ] ||
+     ! cmp -s ../shared/tools/refcheck/package-lock.json "$BENCH_NODE_MODULES/package-lock.json"; then
+    echo "== installing @duckdb/node-api into $BENCH_NODE_MODULES" >&2
+    rm -rf "$BENCH_NODE_MODULES"
+    cp -R ../shared/tools/refcheck "$BENCH_NODE_MODULES"
+    chmod -R u+w "$BENCH_NODE_MODULES"
+    # npm runs inside the copy: --prefix would also move npm's config file.
+    (cd "$BENCH_NODE_MODULES" && npm ci --no-audit --no-fund >/dev/null)
+  fi
+fi
+export BENCH_NODE_MODULES
+
+BIN="$BUILD/bench/parquet_bench"
+DATA="$BUILD/data"
+RES="$BUILD/results.jsonl"
+rm -rf "$DATA"
+mkdir -p "$DATA"
+: >"$RES"
+
+best() { # best <file of JSON lines>: the line with the smallest "seconds"
+  node -e 'const ls=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse);
+    ls.sort((a,b)=>a.seconds-b.seconds); const b=ls[0];
+    b.max_rss_kb=Math.max(...ls.map(l=>l.max_rss_kb)); console.log(JSON.stringify(b));' "$1"
+}
+
+echo "== inlet: $ROWS rows, row groups of $RG rows, best of $REPEAT" >&2
+for codec in zstd snappy; do
+  out="$DATA/inlet_$codec.parquet"
+  : >"$DATA/runs"
+  i=0
+  while [ $i -lt "$REPEAT" ]; do
+    "$BIN" write --out "$out" --codec "$codec" --rows "$ROWS" --row-group-rows "$RG" >>"$DATA/runs"
+    i=$((i + 1))
+  done
+  best "$DATA/runs" >>"$RES"
+  : >"$DATA/runs"
+  i=0
+  while [ $i -lt "$REPEAT" ]; do
+    "$BIN" scan "$out" | sed "s/^{/{\"codec\":\"$codec\",/" >>"$DATA/runs"
+    i=$((i + 1))
+  done
+  best "$DATA/runs" >>"$RES"
+done
+"$BIN" write --out "$DATA/inlet_default.parquet" --codec snappy --rows "$ROWS" --defaults >>"$RES"
+
+echo "== DuckDB: same rows, SET threads=1" >&2
+node bench/duckdb_side.mjs --rows "$ROWS" --row-group-rows "$RG" --dir "$DATA" \
+  --repeat "$REPEAT" >>"$RES"
+# DuckDB reads inlet's files: the checksums prove both files hold the same rows.
+node bench/duckdb_side.mjs --scan "$DATA/inlet_zstd.parquet" "$DATA/inlet_snappy.parquet" \
+  "$DATA/inlet_default.parquet" >>"$RES"
+
+echo >&2
+BENCH_META="{\"rowGroupRows\":$RG,\"repeat\":$REPEAT}" node bench/report.mjs "$RES"
