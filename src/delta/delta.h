@@ -1,0 +1,327 @@
+/*
+ * The delta module's face to other modules (stream, maint, scan): the Delta
+ * Lake action model, log listing, snapshots (log replay) and transactions
+ * (optimistic commits with the protocol's conflict rules).
+ *
+ * Spec: delta-io/delta PROTOCOL.md, sections "Actions", "Action
+ * Reconciliation", "Delta Log Entries", "Checkpoints", "Last Checkpoint
+ * File", "Per-file Statistics", "Partition Value Serialization", "Schema
+ * Serialization Format", "Commit Provenance Information".
+ *
+ * Paths: every file path held here is the *decoded* path relative to the
+ * table root ("a=1/part-0.parquet"), validated by inlet_path_check; the log
+ * stores it percent-encoded and may use absolute URIs inside the table,
+ * which parsing turns into relative paths (anything outside is refused).
+ */
+#ifndef INLET_DELTA_H
+#define INLET_DELTA_H
+
+#include <stdint.h>
+
+#include "inlet/batch.h"
+#include "inlet/error.h"
+#include "storage/storage.h"
+#include "util/buf.h"
+
+/* ---- limits for untrusted logs ------------------------------------------ */
+
+#define DELTA_MAX_LINE_BYTES ((size_t)64 << 20)   /* one action line */
+#define DELTA_MAX_SCHEMA_DEPTH 64                 /* nesting of schemaString */
+#define DELTA_MAX_VERSION ((int64_t)99999999999999999) /* keeps 20-digit names */
+#define DELTA_ENGINE_INFO "inlet/0.1.0"
+
+/* ---- actions ------------------------------------------------------------ */
+
+typedef struct delta_kv {
+  char *key;   /* owned */
+  char *value; /* owned; NULL = JSON null */
+} delta_kv;
+
+typedef struct delta_protocol {
+  int32_t min_reader;
+  int32_t min_writer;
+  int32_t n_reader_features;
+  char **reader_features; /* owned; NULL when the field is absent */
+  int32_t n_writer_features;
+  char **writer_features; /* owned */
+} delta_protocol;
+
+typedef struct delta_metadata {
+  char *id;            /* owned */
+  char *name;          /* owned, may be NULL */
+  char *description;   /* owned, may be NULL */
+  char *format;        /* owned provider, "parquet" */
+  char *schema_string; /* owned, may be NULL (log-only tables) */
+  int32_t n_partition_columns;
+  char **partition_columns; /* owned */
+  int32_t n_configuration;
+  delta_kv *configuration;  /* owned */
+  int64_t created_time;     /* ms, -1 when absent */
+} delta_metadata;
+
+typedef struct delta_add {
+  char *path; /* owned, decoded, relative */
+  int32_t n_partition_values;
+  delta_kv *partition_values; /* owned */
+  int64_t size;
+  int64_t modification_time;
+  bool data_change;
+  char *stats;  /* owned raw JSON string, may be NULL */
+  char *tags;   /* owned raw JSON object text, may be NULL */
+  char *dv_id;  /* owned unique id of the deletion vector, NULL when none */
+  char *dv_json;/* owned raw deletionVector object, NULL when none */
+} delta_add;
+
+typedef struct delta_remove {
+  char *path; /* owned, decoded, relative */
+  int64_t deletion_timestamp; /* -1 when absent */
+  bool data_change;
+  bool extended_file_metadata;
+  int32_t n_partition_values;
+  delta_kv *partition_values; /* owned */
+  int64_t size;               /* -1 when absent */
+  char *stats;                /* owned, may be NULL */
+  char *dv_id;                /* owned, NULL when none */
+  char *dv_json;              /* owned, NULL when none */
+} delta_remove;
+
+typedef struct delta_txn_action {
+  char *app_id; /* owned */
+  int64_t version;
+  int64_t last_updated; /* -1 when absent */
+} delta_txn_action;
+
+typedef struct delta_domain {
+  char *domain;        /* owned */
+  char *configuration; /* owned */
+  bool removed;
+} delta_domain;
+
+typedef enum delta_action_kind {
+  DELTA_ACTION_NONE = 0, /* unknown or ignored (cdc, checkpointMetadata, ...) */
+  DELTA_ACTION_PROTOCOL,
+  DELTA_ACTION_METADATA,
+  DELTA_ACTION_ADD,
+  DELTA_ACTION_REMOVE,
+  DELTA_ACTION_TXN,
+  DELTA_ACTION_COMMIT_INFO,
+  DELTA_ACTION_DOMAIN
+} delta_action_kind;
+
+typedef struct delta_action {
+  delta_action_kind kind;
+  union {
+    delta_protocol protocol;
+    delta_metadata metadata;
+    delta_add add;
+    delta_remove remove;
+    delta_txn_action txn;
+    delta_domain domain;
+    char *commit_info; /* owned raw JSON object text */
+  } u;
+} delta_action;
+
+/* Where a line came from, for error messages. */
+typedef struct delta_line_ctx {
+  const char *file;     /* e.g. "_delta_log/00000000000000000003.json" */
+  int64_t line;         /* 1-based */
+  const char *root_abs; /* absolute table root (for absolute paths), may be NULL */
+} delta_line_ctx;
+
+void delta_action_reset(delta_action *a);
+void delta_protocol_reset(delta_protocol *p);
+void delta_metadata_reset(delta_metadata *m);
+void delta_add_reset(delta_add *a);
+void delta_remove_reset(delta_remove *r);
+int delta_protocol_copy(delta_protocol *dst, const delta_protocol *src, inlet_error *err);
+int delta_metadata_copy(delta_metadata *dst, const delta_metadata *src, inlet_error *err);
+int delta_add_copy(delta_add *dst, const delta_add *src, inlet_error *err);
+
+/*
+ * Parses one log line into @p out. A line with an unknown action (or a
+ * blank line) yields DELTA_ACTION_NONE. Returns 0, INLET_ECORRUPT (bad JSON,
+ * wrong types, path escaping the table; the message names ctx file and
+ * line), INLET_ELIMIT (line too long), INLET_ENOMEM.
+ */
+int delta_action_parse(delta_action *out, const char *line, size_t len,
+                       const delta_line_ctx *ctx, inlet_error *err);
+
+/* Appends @p a as one JSON line (with '\n') to @p out. 0, INLET_ENOMEM. */
+int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err);
+
+/* Percent-decodes/encodes a URI path. Decoding fails (INLET_ECORRUPT) on a
+ * malformed escape or a decoded NUL. Caller frees with inlet_free. */
+int delta_path_decode(char **out, const char *s, inlet_error *err);
+char *delta_path_encode(const char *s);
+
+/* Value of configuration key @p key, or NULL. */
+const char *delta_metadata_conf(const delta_metadata *m, const char *key);
+
+/* ---- schema (schemaString) ------------------------------------------------ */
+
+/* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.
+ * variant, names the type), INLET_ENOMEM. */
+int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
+/* Serialises @p schema as a schemaString; caller frees with inlet_free.
+ * INLET_EUNSUPPORTED for types Delta lacks (unsigned, time...). */
+int delta_schema_to_json(char **out, const inlet_schema *schema, inlet_error *err);
+/* The Delta type name of @p field's type as schemaString would nest it. */
+
+/* ---- partition values and names ------------------------------------------ */
+
+/* Serialises value @p row of @p arr (of @p field's type) as a Delta partition
+ * value string (NULL pointer stored for a null). 0, INLET_EUNSUPPORTED,
+ * INLET_ENOMEM. */
+int delta_partition_value_format(char **out, const inlet_field *field, const inlet_array *arr,
+                                 int64_t row, inlet_error *err);
+/* Appends @p n copies of partition value @p value (NULL = null) to @p arr.
+ * 0, INLET_ECORRUPT (unparseable value; names the column), INLET_ENOMEM. */
+int delta_partition_value_append(inlet_array *arr, const inlet_field *field, const char *value,
+                                 int64_t n, inlet_error *err);
+/* Hive-style escaping of a directory name component (Spark's escapePathName).
+ * Caller frees. */
+char *delta_hive_escape(const char *s);
+
+/* ---- statistics ---------------------------------------------------------- */
+
+typedef struct delta_stats_acc delta_stats_acc;
+/* Accumulates per-column stats over batches of @p schema (data columns
+ * only). @p max_indexed_cols limits the leaf columns with stats (Delta's
+ * delta.dataSkippingNumIndexedCols, default 32; <0 = all). */
+int delta_stats_new(delta_stats_acc **out, const inlet_schema *schema, int32_t max_indexed_cols,
+                    inlet_error *err);
+int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int32_t *rows,
+                    int64_t n_rows, inlet_error *err);
+/* The stats JSON string (numRecords, minValues, maxValues, nullCount). */
+int delta_stats_json(delta_stats_acc *acc, char **out, inlet_error *err);
+int64_t delta_stats_rows(const delta_stats_acc *acc);
+void delta_stats_free(delta_stats_acc *acc);
+
+/* ---- log files ----------------------------------------------------------- */
+
+typedef struct delta_checkpoint_ref {
+  int64_t version;
+  int32_t parts;        /* 1 for classic single-file */
+  bool v2;              /* UUID-named (v2) checkpoint */
+} delta_checkpoint_ref;
+
+typedef struct delta_log_listing {
+  int64_t n_commits;
+  int64_t *commit_versions; /* owned, ascending */
+  int64_t *commit_mtimes;   /* owned, ms */
+  int64_t n_checkpoints;
+  delta_checkpoint_ref *checkpoints; /* owned, ascending, complete ones only */
+} delta_log_listing;
+
+/* Lists _delta_log. INLET_ENOTFOUND if the directory is missing. */
+int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err);
+void delta_log_listing_reset(delta_log_listing *l);
+
+/* Name of the commit file of @p version: "_delta_log/%020lld.json". */
+void delta_commit_name(char out[64], int64_t version);
+
+/* Streams the actions of commit file @p version to @p cb (which takes
+ * ownership of nothing; the action is reset after the callback). A callback
+ * returning nonzero stops with that code. */
+typedef int (*delta_action_cb)(void *ctx, const delta_action *a, inlet_error *err);
+int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t version,
+                          delta_action_cb cb, void *ctx, inlet_error *err);
+
+/* ---- snapshots ----------------------------------------------------------- */
+
+typedef struct delta_file {
+  delta_add add; /* owned */
+  int64_t num_records; /* from stats, -1 when unknown */
+} delta_file;
+
+typedef struct delta_txn_entry {
+  char *app_id; /* owned */
+  int64_t version;
+  int64_t last_updated;
+} delta_txn_entry;
+
+typedef struct delta_snapshot {
+  int64_t version;
+  int64_t timestamp_ms;   /* commit timestamp of version */
+  delta_protocol protocol; /* owned */
+  delta_metadata metadata; /* owned */
+  inlet_schema schema;     /* owned; parsed schemaString (empty if none) */
+  bool has_schema;
+  int64_t n_files;
+  delta_file *files;       /* owned, sorted by path */
+  int64_t n_txns;
+  delta_txn_entry *txns;   /* owned */
+  int64_t n_domains;
+  delta_domain *domains;   /* owned, non-removed only */
+  int64_t checkpoint_version; /* checkpoint the replay started from, -1 none */
+  int64_t n_commits_on_disk;
+} delta_snapshot;
+
+typedef enum delta_snap_mode { DELTA_SNAP_LATEST = 0, DELTA_SNAP_VERSION, DELTA_SNAP_TIMESTAMP } delta_snap_mode;
+
+/*
+ * Loads the snapshot of the table in @p st (root absolute path @p root_abs).
+ * @p mode/@p arg select latest, version arg, or the newest version whose
+ * commit timestamp is <= arg (ms). Checks reader version and features.
+ * Returns 0, INLET_ENOTFOUND (no table / no such version), INLET_ECORRUPT
+ * (gap, bad log, no protocol/metaData), INLET_EUNSUPPORTED (names the
+ * feature), INLET_EIO, INLET_ENOMEM.
+ */
+int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                        delta_snap_mode mode, int64_t arg, inlet_error *err);
+void delta_snapshot_reset(delta_snapshot *s);
+/* Txn version of @p app_id in the snapshot, or -1. */
+int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id);
+
+/* Hook for reading checkpoints (nested Parquet): returns INLET_EUNSUPPORTED
+ * until the nested reader exists. */
+typedef int (*delta_replay_fn)(void *ctx, const delta_action *a, inlet_error *err);
+int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
+                          delta_replay_fn fn, void *ctx, inlet_error *err);
+/* Hook for writing a checkpoint of @p snap: INLET_EUNSUPPORTED for now. */
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+
+/* ---- transactions --------------------------------------------------------- */
+
+typedef struct delta_txn delta_txn;
+
+/* Starts a transaction reading version @p read_version (-1 = table creation,
+ * the commit will be version 0). */
+int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
+                    const char *operation, inlet_error *err);
+void delta_txn_free(delta_txn *t);
+/* Adds an action (deep-copied). Protocol/metaData/add/remove/txn/domain. */
+int delta_txn_add_action(delta_txn *t, const delta_action *a, inlet_error *err);
+/* operationParameters as raw JSON object text (copied). */
+int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err);
+/* Require the commit to land exactly at read_version + 1 (strict mode). */
+void delta_txn_set_strict(delta_txn *t, bool strict);
+void delta_txn_set_max_attempts(delta_txn *t, int attempts);
+/* Adds to operationMetrics.numOutputRows. */
+void delta_txn_add_rows(delta_txn *t, int64_t rows);
+/*
+ * Commits: writes a temp file, publishes it with put_if_absent, retries
+ * non-conflicting losses at the next version. *version receives the
+ * committed version. Returns 0, INLET_ECONFLICT (kind in the message, or
+ * strict mode lost), INLET_EEXISTS (creating a table that exists),
+ * INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT (too many retries).
+ */
+int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err);
+
+/* ---- small helpers --------------------------------------------------------- */
+
+void delta_uuid4(char out[37]);
+int64_t delta_now_ms(void);
+uint64_t delta_random_u64(void);
+/* Formats microseconds since the epoch as "YYYY-MM-DDTHH:MM:SS.ffffff" into
+ * out (no zone suffix). */
+void delta_format_micros(char out[40], int64_t micros, int frac_digits);
+void delta_format_date(char out[24], int32_t days);
+/* Days/civil conversions (proleptic Gregorian). */
+int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d);
+/* Parses "YYYY-MM-DD[ T]HH:MM:SS[.f{1,9}][Z|±HH:MM]" into micros (UTC
+ * when zone given, else as-is). Returns false when malformed. */
+bool delta_parse_timestamp(const char *s, int64_t *micros);
+bool delta_parse_date(const char *s, int32_t *days);
+
+#endif /* INLET_DELTA_H */
