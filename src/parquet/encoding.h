@@ -79,6 +79,7 @@ typedef struct pq_rle_decoder {
   uint32_t rle_value;   /* value of the current RLE run */
   uint64_t rle_left;    /* values left in the current RLE run */
   uint64_t bp_left;     /* values left in the current bit-packed run, excluding staged */
+  const uint8_t *bp_end; /* end of the current bit-packed run's bytes */
   uint32_t stage[8];    /* one unpacked group, for requests that split a group */
   uint32_t stage_pos;
   uint32_t stage_len;

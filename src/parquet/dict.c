@@ -1,0 +1,365 @@
+/*
+ * Dictionary encoding support (Encodings.md "Dictionary Encoding
+ * (PLAIN_DICTIONARY = 2 and RLE_DICTIONARY = 8)"): the writer's hash table
+ * that assigns indices to distinct values in first-seen order and tracks
+ * the size of the PLAIN dictionary page, and the reader's gather for byte
+ * arrays (the fixed-width gathers live in rle.c next to the fused decoder).
+ *
+ * The table is open addressing with linear probing over a power-of-two
+ * slot array kept at most half full. 32- and 64-bit values live in the
+ * slots themselves so a probe touches one cache line; byte arrays keep a
+ * 32-bit hash in the slot and compare bytes only on a hash match.
+ * Floats are keyed by bit pattern: NaNs with different payloads and
+ * 0.0 / -0.0 are distinct entries, which is harmless for encoding.
+ */
+#include <inttypes.h>
+
+#include "parquet/encoding.h"
+
+typedef struct slot32 {
+  uint32_t value;
+  uint32_t idx1; /* index + 1; 0 = empty */
+} slot32;
+
+typedef struct slot64 {
+  uint64_t value;
+  uint32_t idx1;
+  uint32_t pad;
+} slot64;
+
+typedef struct slotb {
+  uint32_t hash;
+  uint32_t idx1;
+} slotb;
+
+#define INITIAL_SLOTS 1024
+#define GOLDEN 0x9E3779B97F4A7C15ull
+
+static size_t slot_size(pq_dict_kind k) {
+  return k == PQ_DICT_32 ? sizeof(slot32) : k == PQ_DICT_64 ? sizeof(slot64) : sizeof(slotb);
+}
+
+static inline size_t hash_int(uint64_t x, int shift) { return (size_t)((x * GOLDEN) >> shift); }
+
+static inline uint64_t load64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
+/* A small multiply-xorshift hash over 8-byte words; quality is checked by
+ * the collision tests, speed matters more than cryptographic strength. */
+static uint32_t hash_bytes(const uint8_t *p, size_t len) {
+  uint64_t h = (uint64_t)len * GOLDEN + 0x2545F4914F6CDD1Dull;
+  while (len >= 8) {
+    h = (h ^ (load64(p) * 0xff51afd7ed558ccdull));
+    h = (h << 29 | h >> 35) * GOLDEN;
+    p += 8;
+    len -= 8;
+  }
+  if (len) {
+    uint64_t t = 0;
+    memcpy(&t, p, len);
+    h = (h ^ (t * 0xc4ceb9fe1a85ec53ull));
+    h = (h << 29 | h >> 35) * GOLDEN;
+  }
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ull;
+  h ^= h >> 32;
+  return (uint32_t)h;
+}
+
+static int alloc_slots(pq_dict *d, size_t n_slots, inlet_error *err) {
+  void *s = inlet_calloc(n_slots, slot_size(d->kind));
+  if (!s) return inlet_fail(err, INLET_ENOMEM, "out of memory growing a dictionary to %zu slots", n_slots);
+  inlet_free(d->slots);
+  d->slots = s;
+  d->n_slots = n_slots;
+  d->shift = 64 - __builtin_ctzll((unsigned long long)n_slots);
+  return 0;
+}
+
+int pq_dict_init(pq_dict *d, pq_dict_kind kind, int32_t fixed_width, inlet_error *err) {
+  memset(d, 0, sizeof *d);
+  if (kind < PQ_DICT_32 || kind > PQ_DICT_FIXED || (kind == PQ_DICT_FIXED && fixed_width <= 0))
+    return inlet_fail(err, INLET_EINVAL, "invalid dictionary kind %d / width %" PRId32, (int)kind,
+                      fixed_width);
+  d->kind = kind;
+  d->fixed_width = fixed_width;
+  inlet_buf_init(&d->values);
+  TRY(alloc_slots(d, INITIAL_SLOTS, err));
+  if (kind == PQ_DICT_BINARY) {
+    d->offsets = inlet_malloc(INITIAL_SLOTS * sizeof *d->offsets);
+    if (!d->offsets) {
+      pq_dict_reset(d);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory creating a dictionary");
+    }
+    d->offsets_cap = INITIAL_SLOTS;
+    d->offsets[0] = 0;
+  }
+  return 0;
+}
+
+void pq_dict_reset(pq_dict *d) {
+  if (!d) return;
+  inlet_buf_reset(&d->values);
+  inlet_free(d->offsets);
+  inlet_free(d->slots);
+  d->offsets = NULL;
+  d->slots = NULL;
+  d->offsets_cap = 0;
+  d->n_slots = 0;
+  d->count = 0;
+  d->plain_bytes = 0;
+}
+
+void pq_dict_clear(pq_dict *d) {
+  if (d->slots) memset(d->slots, 0, d->n_slots * slot_size(d->kind));
+  inlet_buf_clear(&d->values);
+  d->count = 0;
+  d->plain_bytes = 0;
+  if (d->offsets) d->offsets[0] = 0;
+}
+
+/* Doubles the slot array and reinserts every value. */
+static int grow(pq_dict *d, inlet_error *err) {
+  size_t old_n = d->n_slots;
+  if (old_n >= ((size_t)1 << 31))
+    return inlet_fail(err, INLET_ELIMIT, "dictionary hash table limit reached");
+  void *old = d->slots;
+  d->slots = NULL;
+  int rc = alloc_slots(d, old_n * 2, err);
+  if (rc < 0) {
+    d->slots = old;
+    return rc;
+  }
+  const size_t mask = d->n_slots - 1;
+  switch (d->kind) {
+  case PQ_DICT_32: {
+    slot32 *o = old, *s = d->slots;
+    for (size_t i = 0; i < old_n; i++) {
+      if (!o[i].idx1) continue;
+      size_t h = hash_int(o[i].value, d->shift);
+      while (s[h].idx1) h = (h + 1) & mask;
+      s[h] = o[i];
+    }
+  } break;
+  case PQ_DICT_64: {
+    slot64 *o = old, *s = d->slots;
+    for (size_t i = 0; i < old_n; i++) {
+      if (!o[i].idx1) continue;
+      size_t h = hash_int(o[i].value, d->shift);
+      while (s[h].idx1) h = (h + 1) & mask;
+      s[h] = o[i];
+    }
+  } break;
+  default: {
+    slotb *o = old, *s = d->slots;
+    for (size_t i = 0; i < old_n; i++) {
+      if (!o[i].idx1) continue;
+      size_t h = o[i].hash & mask;
+      while (s[h].idx1) h = (h + 1) & mask;
+      s[h] = o[i];
+    }
+  } break;
+  }
+  inlet_free(old);
+  return 0;
+}
+
+static int too_many(inlet_error *err) {
+  return inlet_fail(err, INLET_ELIMIT, "dictionary exceeds %d distinct values", INT32_MAX);
+}
+
+/* Grows before an insertion would pass half occupancy. */
+#define NEED_GROW(d) ((size_t)(d)->count + 1 > (d)->n_slots / 2)
+
+int pq_dict_put32(pq_dict *d, const uint32_t *values, const uint8_t *validity, int64_t start,
+                  size_t n, uint32_t *idx_out, size_t *n_out, inlet_error *err) {
+  size_t o = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t r = start + (int64_t)i;
+    if (validity && !inlet_bit_get(validity, r)) continue;
+    const uint32_t v = values[r];
+    slot32 *s = d->slots;
+    size_t mask = d->n_slots - 1, h = hash_int(v, d->shift);
+    while (s[h].idx1 && s[h].value != v) h = (h + 1) & mask;
+    if (s[h].idx1) {
+      idx_out[o++] = s[h].idx1 - 1;
+      continue;
+    }
+    if (d->count >= INT32_MAX) FAIL_GOTO(true, err, INLET_ELIMIT, "dictionary too large");
+    if (inlet_buf_append(&d->values, &v, 4) < 0)
+      FAIL_GOTO(true, err, INLET_ENOMEM, "out of memory growing a dictionary");
+    s[h].value = v;
+    s[h].idx1 = ++d->count;
+    d->plain_bytes += 4;
+    idx_out[o++] = d->count - 1;
+    if (NEED_GROW(d)) TRY_GOTO(grow(d, err));
+  }
+done:
+  *n_out = o;
+  return rc;
+}
+
+int pq_dict_put64(pq_dict *d, const uint64_t *values, const uint8_t *validity, int64_t start,
+                  size_t n, uint32_t *idx_out, size_t *n_out, inlet_error *err) {
+  size_t o = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t r = start + (int64_t)i;
+    if (validity && !inlet_bit_get(validity, r)) continue;
+    const uint64_t v = values[r];
+    slot64 *s = d->slots;
+    size_t mask = d->n_slots - 1, h = hash_int(v, d->shift);
+    while (s[h].idx1 && s[h].value != v) h = (h + 1) & mask;
+    if (s[h].idx1) {
+      idx_out[o++] = s[h].idx1 - 1;
+      continue;
+    }
+    if (d->count >= INT32_MAX) FAIL_GOTO(true, err, INLET_ELIMIT, "dictionary too large");
+    if (inlet_buf_append(&d->values, &v, 8) < 0)
+      FAIL_GOTO(true, err, INLET_ENOMEM, "out of memory growing a dictionary");
+    s[h].value = v;
+    s[h].idx1 = ++d->count;
+    d->plain_bytes += 8;
+    idx_out[o++] = d->count - 1;
+    if (NEED_GROW(d)) TRY_GOTO(grow(d, err));
+  }
+done:
+  *n_out = o;
+  return rc;
+}
+
+/* Looks up or inserts one byte string; returns its index or a negative code. */
+static int64_t put_bytes(pq_dict *d, const uint8_t *p, size_t len, inlet_error *err) {
+  const uint32_t hv = hash_bytes(p, len);
+  slotb *s = d->slots;
+  const size_t mask = d->n_slots - 1;
+  size_t h = hv & mask;
+  const bool fixed = d->kind == PQ_DICT_FIXED;
+  const size_t fw = (size_t)d->fixed_width;
+  for (; s[h].idx1; h = (h + 1) & mask) {
+    if (s[h].hash != hv) continue;
+    uint32_t ix = s[h].idx1 - 1;
+    const uint8_t *q;
+    size_t qlen;
+    if (fixed) {
+      q = d->values.data + (size_t)ix * fw;
+      qlen = fw;
+    } else {
+      q = d->values.data + d->offsets[ix];
+      qlen = (size_t)(d->offsets[ix + 1] - d->offsets[ix]);
+    }
+    if (qlen == len && memcmp(p, q, len) == 0) return ix;
+  }
+  if (d->count >= INT32_MAX) return too_many(err);
+  if (!fixed) {
+    if (len > (size_t)INT32_MAX - d->values.len)
+      return inlet_fail(err, INLET_ELIMIT, "dictionary exceeds 2 GiB of byte array data");
+    if ((size_t)d->count + 2 > d->offsets_cap) {
+      size_t cap = d->offsets_cap * 2;
+      int32_t *no = inlet_realloc(d->offsets, cap * sizeof *no);
+      if (!no) return inlet_fail(err, INLET_ENOMEM, "out of memory growing a dictionary");
+      d->offsets = no;
+      d->offsets_cap = cap;
+    }
+  }
+  if (inlet_buf_append(&d->values, p, len) < 0)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory growing a dictionary");
+  uint32_t ix = d->count++;
+  if (!fixed) {
+    d->offsets[ix + 1] = (int32_t)d->values.len;
+    d->plain_bytes += 4;
+  }
+  d->plain_bytes += len;
+  s[h].hash = hv;
+  s[h].idx1 = ix + 1;
+  if (NEED_GROW(d)) TRY(grow(d, err));
+  return ix;
+}
+
+int pq_dict_put_binary(pq_dict *d, const int32_t *offsets, const uint8_t *data,
+                       const uint8_t *validity, int64_t start, size_t n, uint32_t *idx_out,
+                       size_t *n_out, inlet_error *err) {
+  size_t o = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t r = start + (int64_t)i;
+    if (validity && !inlet_bit_get(validity, r)) continue;
+    int64_t ix = put_bytes(d, data + offsets[r], (size_t)(offsets[r + 1] - offsets[r]), err);
+    if (ix < 0) {
+      rc = (int)ix;
+      break;
+    }
+    idx_out[o++] = (uint32_t)ix;
+  }
+  *n_out = o;
+  return rc;
+}
+
+int pq_dict_put_fixed(pq_dict *d, const uint8_t *values, const uint8_t *validity, int64_t start,
+                      size_t n, uint32_t *idx_out, size_t *n_out, inlet_error *err) {
+  size_t o = 0;
+  int rc = 0;
+  const size_t w = (size_t)d->fixed_width;
+  for (size_t i = 0; i < n; i++) {
+    int64_t r = start + (int64_t)i;
+    if (validity && !inlet_bit_get(validity, r)) continue;
+    int64_t ix = put_bytes(d, values + (size_t)r * w, w, err);
+    if (ix < 0) {
+      rc = (int)ix;
+      break;
+    }
+    idx_out[o++] = (uint32_t)ix;
+  }
+  *n_out = o;
+  return rc;
+}
+
+int pq_dict_write_plain(const pq_dict *d, inlet_buf *out) {
+  if (d->kind != PQ_DICT_BINARY) return inlet_buf_append(out, d->values.data, d->values.len);
+  if (inlet_buf_reserve(out, d->plain_bytes) < 0) return inlet_buf_status(out);
+  uint8_t *p = out->data + out->len;
+  for (uint32_t i = 0; i < d->count; i++) {
+    uint32_t len = (uint32_t)(d->offsets[i + 1] - d->offsets[i]);
+    memcpy(p, &len, 4);
+    memcpy(p + 4, d->values.data + d->offsets[i], len);
+    p += 4 + (size_t)len;
+  }
+  out->len += d->plain_bytes;
+  return 0;
+}
+
+int pq_dict_gather_binary(int32_t *offsets, inlet_buf *data, const int32_t *dict_offsets,
+                          const uint8_t *dict_data, uint32_t dict_n, const uint32_t *idx,
+                          size_t n, inlet_error *err) {
+  size_t total = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t ix = idx[i];
+    if (ix >= dict_n)
+      return inlet_fail(err, INLET_ECORRUPT,
+                        "dictionary index %" PRIu32 " out of range (dictionary has %" PRIu32
+                        " values)", ix, dict_n);
+    total += (size_t)(dict_offsets[ix + 1] - dict_offsets[ix]);
+  }
+  if (offsets[0] < 0 || total > (size_t)INT32_MAX - (size_t)offsets[0])
+    return inlet_fail(err, INLET_ELIMIT,
+                      "byte array data of %" PRId32 " + %zu bytes exceeds the 2 GiB offset limit",
+                      offsets[0], total);
+  if (inlet_buf_reserve(data, total) < 0)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory gathering %zu bytes of byte arrays", total);
+  uint8_t *p = data->data + data->len;
+  int32_t o = offsets[0];
+  for (size_t i = 0; i < n; i++) {
+    uint32_t ix = idx[i];
+    int32_t a = dict_offsets[ix], len = dict_offsets[ix + 1] - a;
+    memcpy(p, dict_data + a, (size_t)len);
+    p += len;
+    o += len;
+    offsets[i + 1] = o;
+  }
+  data->len += total;
+  return 0;
+}
