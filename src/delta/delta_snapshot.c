@@ -1,0 +1,458 @@
+/*
+ * Snapshots: log replay into the state of a table at one version.
+ *
+ * Spec: PROTOCOL.md "Action Reconciliation" (the newest protocol and
+ * metaData win; a file is live when its newest add has no later remove, the
+ * key being path + deletion vector id; txn versions per appId; domain
+ * metadata per domain), "Checkpoints" (start from the newest complete
+ * checkpoint at or below the target; the commits after it must be
+ * contiguous), "Reader Version Requirements" and "Table Features".
+ *
+ * The replay runs forward over the commits, so memory is bounded by the live
+ * files (a remove deletes its entry) rather than by the history. The
+ * directory listing is authoritative for which checkpoints and commits
+ * exist; `_last_checkpoint` is only a hint to avoid listing on object
+ * stores, so a missing or corrupt one changes nothing here.
+ *
+ * Checkpoints are nested Parquet; until the nested reader lands,
+ * delta_checkpoint_read() reports INLET_EUNSUPPORTED and the replay falls
+ * back to the JSON commits from version 0 when they all still exist.
+ */
+#include <stdio.h>
+
+#include "delta/delta.h"
+#include "util/util.h"
+
+typedef struct file_node {
+  struct file_node *next;
+  char *key; /* owned: path '\n' dv id */
+  delta_add add;
+} file_node;
+
+typedef struct replay {
+  file_node **buckets;
+  size_t n_buckets, n_files;
+  delta_protocol protocol;
+  bool has_protocol;
+  delta_metadata metadata;
+  bool has_metadata;
+  delta_txn_entry *txns;
+  int64_t n_txns, cap_txns;
+  delta_domain *domains;
+  int64_t n_domains, cap_domains;
+  int64_t target;
+  int64_t ict; /* inCommitTimestamp of the target version, -1 if none */
+  int64_t current;
+} replay;
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  return h;
+}
+
+static char *make_key(const char *path, const char *dv) {
+  size_t a = strlen(path), b = dv ? strlen(dv) : 0;
+  char *k = inlet_malloc(a + b + 2);
+  if (!k) return NULL;
+  memcpy(k, path, a);
+  k[a] = '\n';
+  if (b) memcpy(k + a + 1, dv, b);
+  k[a + b + 1] = '\0';
+  return k;
+}
+
+static int grow(replay *r, inlet_error *err) {
+  size_t nb = r->n_buckets ? r->n_buckets * 2 : 1024;
+  file_node **b = inlet_calloc(nb, sizeof *b);
+  if (!b) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+  for (size_t i = 0; i < r->n_buckets; i++) {
+    for (file_node *n = r->buckets[i], *next; n; n = next) {
+      next = n->next;
+      size_t h = hash_str(n->key) & (nb - 1);
+      n->next = b[h];
+      b[h] = n;
+    }
+  }
+  inlet_free(r->buckets);
+  r->buckets = b;
+  r->n_buckets = nb;
+  return 0;
+}
+
+static file_node **find_slot(replay *r, const char *key) {
+  file_node **p = &r->buckets[hash_str(key) & (r->n_buckets - 1)];
+  while (*p && strcmp((*p)->key, key) != 0) p = &(*p)->next;
+  return p;
+}
+
+static void node_free(file_node *n) {
+  inlet_free(n->key);
+  delta_add_reset(&n->add);
+  inlet_free(n);
+}
+
+static int on_add(replay *r, const delta_add *a, inlet_error *err) {
+  if (r->n_files >= r->n_buckets) TRY(grow(r, err));
+  char *key = make_key(a->path, a->dv_id);
+  if (!key) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+  file_node **slot = find_slot(r, key);
+  file_node *n = inlet_calloc(1, sizeof *n);
+  if (!n) {
+    inlet_free(key);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+  }
+  n->key = key;
+  if (delta_add_copy(&n->add, a, err) < 0) {
+    inlet_free(key);
+    inlet_free(n);
+    return INLET_ENOMEM;
+  }
+  if (*slot) {
+    n->next = (*slot)->next;
+    node_free(*slot);
+    *slot = n;
+  } else {
+    *slot = n;
+    r->n_files++;
+  }
+  return 0;
+}
+
+static int on_remove(replay *r, const delta_remove *rm, inlet_error *err) {
+  if (!r->n_buckets) return 0;
+  char *key = make_key(rm->path, rm->dv_id);
+  if (!key) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+  file_node **slot = find_slot(r, key);
+  inlet_free(key);
+  if (*slot) {
+    file_node *n = *slot;
+    *slot = n->next;
+    node_free(n);
+    r->n_files--;
+  }
+  return 0;
+}
+
+static int on_txn(replay *r, const delta_txn_action *t, inlet_error *err) {
+  for (int64_t i = 0; i < r->n_txns; i++) {
+    if (strcmp(r->txns[i].app_id, t->app_id) == 0) {
+      r->txns[i].version = t->version;
+      r->txns[i].last_updated = t->last_updated;
+      return 0;
+    }
+  }
+  if (r->n_txns == r->cap_txns) {
+    int64_t nc = r->cap_txns ? r->cap_txns * 2 : 8;
+    delta_txn_entry *nt = inlet_realloc(r->txns, (size_t)nc * sizeof *nt);
+    if (!nt) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+    r->txns = nt;
+    r->cap_txns = nc;
+  }
+  char *id = inlet_strdup(t->app_id);
+  if (!id) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+  r->txns[r->n_txns++] = (delta_txn_entry){id, t->version, t->last_updated};
+  return 0;
+}
+
+static int on_domain(replay *r, const delta_domain *d, inlet_error *err) {
+  for (int64_t i = 0; i < r->n_domains; i++) {
+    if (strcmp(r->domains[i].domain, d->domain) == 0) {
+      inlet_free(r->domains[i].domain);
+      inlet_free(r->domains[i].configuration);
+      r->domains[i] = r->domains[--r->n_domains];
+      break;
+    }
+  }
+  if (d->removed) return 0;
+  if (r->n_domains == r->cap_domains) {
+    int64_t nc = r->cap_domains ? r->cap_domains * 2 : 4;
+    delta_domain *nd = inlet_realloc(r->domains, (size_t)nc * sizeof *nd);
+    if (!nd) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+    r->domains = nd;
+    r->cap_domains = nc;
+  }
+  delta_domain c = {inlet_strdup(d->domain), inlet_strdup(d->configuration), false};
+  if (!c.domain || !c.configuration) {
+    inlet_free(c.domain);
+    inlet_free(c.configuration);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+  }
+  r->domains[r->n_domains++] = c;
+  return 0;
+}
+
+static int64_t ict_of(const char *commit_info) {
+  const char *p = strstr(commit_info, "\"inCommitTimestamp\":");
+  if (!p) return -1;
+  return strtoll(p + 20, NULL, 10);
+}
+
+static int replay_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  replay *r = ctx;
+  switch (a->kind) {
+  case DELTA_ACTION_PROTOCOL:
+    delta_protocol_reset(&r->protocol);
+    r->has_protocol = false;
+    TRY(delta_protocol_copy(&r->protocol, &a->u.protocol, err));
+    r->has_protocol = true;
+    return 0;
+  case DELTA_ACTION_METADATA:
+    delta_metadata_reset(&r->metadata);
+    r->has_metadata = false;
+    TRY(delta_metadata_copy(&r->metadata, &a->u.metadata, err));
+    r->has_metadata = true;
+    return 0;
+  case DELTA_ACTION_ADD: return on_add(r, &a->u.add, err);
+  case DELTA_ACTION_REMOVE: return on_remove(r, &a->u.remove, err);
+  case DELTA_ACTION_TXN: return on_txn(r, &a->u.txn, err);
+  case DELTA_ACTION_DOMAIN: return on_domain(r, &a->u.domain, err);
+  case DELTA_ACTION_COMMIT_INFO:
+    if (r->current == r->target) r->ict = ict_of(a->u.commit_info);
+    return 0;
+  case DELTA_ACTION_NONE: return 0;
+  }
+  return 0;
+}
+
+static void replay_reset(replay *r) {
+  for (size_t i = 0; i < r->n_buckets; i++)
+    for (file_node *n = r->buckets[i], *next; n; n = next) {
+      next = n->next;
+      node_free(n);
+    }
+  inlet_free(r->buckets);
+  delta_protocol_reset(&r->protocol);
+  delta_metadata_reset(&r->metadata);
+  for (int64_t i = 0; i < r->n_txns; i++) inlet_free(r->txns[i].app_id);
+  inlet_free(r->txns);
+  for (int64_t i = 0; i < r->n_domains; i++) {
+    inlet_free(r->domains[i].domain);
+    inlet_free(r->domains[i].configuration);
+  }
+  inlet_free(r->domains);
+  memset(r, 0, sizeof *r);
+}
+
+int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
+                          delta_replay_fn fn, void *ctx, inlet_error *err) {
+  (void)st;
+  (void)root_abs;
+  (void)fn;
+  (void)ctx;
+  return inlet_fail(err, INLET_EUNSUPPORTED,
+                    "reading the %s checkpoint at version %lld needs the nested Parquet reader",
+                    cp->v2 ? "v2" : cp->parts > 1 ? "multi-part" : "classic",
+                    (long long)cp->version);
+}
+
+static bool in_list(const char *f, const char *const *list) {
+  for (; *list; list++)
+    if (strcmp(f, *list) == 0) return true;
+  return false;
+}
+
+/* Reader version and features inlet can honour. Deletion vectors are checked
+ * per live file instead: a table may enable them yet have none. */
+static int check_reader(const replay *r, inlet_error *err) {
+  const delta_protocol *p = &r->protocol;
+  static const char *const ok[] = {"timestampNtz", "vacuumProtocolCheck", "typeWidening",
+                                   "typeWidening-preview", "v2Checkpoint", "deletionVectors",
+                                   "columnMapping", NULL};
+  if (p->min_reader > 3 || p->min_reader < 1)
+    return inlet_fail(err, INLET_EUNSUPPORTED, "table requires reader version %d (inlet reads "
+                      "versions 1 to 3)", (int)p->min_reader);
+  if (p->min_reader == 3) {
+    for (int32_t i = 0; i < p->n_reader_features; i++)
+      if (!in_list(p->reader_features[i], ok))
+        return inlet_fail(err, INLET_EUNSUPPORTED, "table requires reader feature \"%s\"",
+                          p->reader_features[i]);
+  }
+  const char *cm = delta_metadata_conf(&r->metadata, "delta.columnMapping.mode");
+  if (p->min_reader >= 2 && cm && strcmp(cm, "none") != 0)
+    return inlet_fail(err, INLET_EUNSUPPORTED, "table uses column mapping (mode \"%s\"), which "
+                      "inlet cannot read yet", cm);
+  return 0;
+}
+
+static int cmp_file(const void *a, const void *b) {
+  const delta_file *x = a, *y = b;
+  int c = strcmp(x->add.path, y->add.path);
+  if (c) return c;
+  return strcmp(x->add.dv_id ? x->add.dv_id : "", y->add.dv_id ? y->add.dv_id : "");
+}
+
+static int64_t num_records(const char *stats) {
+  if (!stats) return -1;
+  const char *p = strstr(stats, "\"numRecords\"");
+  if (!p) return -1;
+  p += 12;
+  while (*p == ' ' || *p == ':') p++;
+  char *end;
+  long long v = strtoll(p, &end, 10);
+  return end == p || v < 0 ? -1 : v;
+}
+
+static int64_t find_commit(const delta_log_listing *l, int64_t v) {
+  int64_t lo = 0, hi = l->n_commits;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (l->commit_versions[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < l->n_commits && l->commit_versions[lo] == v ? lo : -1;
+}
+
+int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                        delta_snap_mode mode, int64_t arg, inlet_error *err) {
+  memset(out, 0, sizeof *out);
+  out->checkpoint_version = -1;
+  delta_log_listing l;
+  replay r;
+  memset(&r, 0, sizeof r);
+  r.ict = -1;
+  TRY(delta_log_list(&l, st, err));
+  int rc = 0;
+  int64_t latest = l.n_commits ? l.commit_versions[l.n_commits - 1] : -1;
+  if (l.n_checkpoints && l.checkpoints[l.n_checkpoints - 1].version > latest)
+    latest = l.checkpoints[l.n_checkpoints - 1].version;
+  FAIL_GOTO(latest < 0, err, INLET_ENOTFOUND, "not a Delta table: %s/_delta_log holds no commits",
+            st->root);
+  int64_t target = latest;
+  if (mode == DELTA_SNAP_VERSION) {
+    FAIL_GOTO(arg < 0 || arg > latest, err, INLET_ENOTFOUND,
+              "version %lld does not exist (latest is %lld)", (long long)arg, (long long)latest);
+    target = arg;
+  } else if (mode == DELTA_SNAP_TIMESTAMP) {
+    target = -1;
+    for (int64_t i = 0; i < l.n_commits; i++)
+      if (l.commit_mtimes[i] <= arg) target = l.commit_versions[i];
+    FAIL_GOTO(target < 0, err, INLET_ENOTFOUND,
+              "no version of the table was committed at or before timestamp %lld ms",
+              (long long)arg);
+  }
+  r.target = target;
+
+  /* Pick the start: newest readable checkpoint <= target, else version 0. */
+  int64_t start = 0;
+  int cp_rc = 0;
+  inlet_error cp_err = INLET_ERROR_INIT;
+  for (int64_t i = l.n_checkpoints - 1; i >= 0; i--) {
+    const delta_checkpoint_ref *cp = &l.checkpoints[i];
+    if (cp->version > target) continue;
+    cp_rc = delta_checkpoint_read(st, root_abs, cp, replay_cb, &r, &cp_err);
+    if (cp_rc == 0) {
+      start = cp->version + 1;
+      out->checkpoint_version = cp->version;
+      break;
+    }
+    /* A failed checkpoint may have left partial state: start over. */
+    replay_reset(&r);
+    r.target = target;
+    r.ict = -1;
+    if (cp_rc != INLET_EUNSUPPORTED && cp_rc != INLET_ENOTFOUND) {
+      rc = inlet_fail(err, cp_rc, "%s", inlet_errmsg(&cp_err));
+      goto done;
+    }
+    break; /* older checkpoints have the same problem; try the JSON commits */
+  }
+  if (out->checkpoint_version < 0 && find_commit(&l, 0) < 0) {
+    if (cp_rc < 0)
+      rc = inlet_fail(err, INLET_EUNSUPPORTED, "%s, and the commits before it were cleaned up",
+                      inlet_errmsg(&cp_err));
+    else
+      rc = inlet_fail(err, target < (l.n_commits ? l.commit_versions[0] : 0) ? INLET_ENOTFOUND
+                                                                            : INLET_ECORRUPT,
+                      "version %lld cannot be reconstructed: commit 0 is missing and no "
+                      "checkpoint at or below it exists", (long long)target);
+    goto done;
+  }
+  for (int64_t v = start; v <= target; v++) {
+    int64_t idx = find_commit(&l, v);
+    FAIL_GOTO(idx < 0, err, INLET_ECORRUPT,
+              "corrupt log: commit file for version %lld is missing (gap before version %lld)",
+              (long long)v, (long long)target);
+    r.current = v;
+    rc = delta_log_read_commit(st, root_abs, v, replay_cb, &r, err);
+    if (rc < 0) goto done;
+    if (v == target) out->timestamp_ms = l.commit_mtimes[idx];
+  }
+  if (r.ict >= 0) out->timestamp_ms = r.ict;
+  FAIL_GOTO(!r.has_protocol, err, INLET_ECORRUPT,
+            "corrupt log: no protocol action at or before version %lld", (long long)target);
+  FAIL_GOTO(!r.has_metadata, err, INLET_ECORRUPT,
+            "corrupt log: no metaData action at or before version %lld", (long long)target);
+  rc = check_reader(&r, err);
+  if (rc < 0) goto done;
+
+  out->version = target;
+  out->n_commits_on_disk = 0;
+  for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= target; i++)
+    out->n_commits_on_disk++;
+  if (r.metadata.schema_string) {
+    rc = delta_schema_parse(&out->schema, r.metadata.schema_string, err);
+    if (rc < 0) {
+      inlet_error_prefix(err, "metaData.schemaString at version %lld", (long long)target);
+      goto done;
+    }
+    out->has_schema = true;
+  } else {
+    inlet_schema_init(&out->schema);
+  }
+  out->files = inlet_calloc(r.n_files + 1, sizeof *out->files);
+  FAIL_GOTO(!out->files, err, INLET_ENOMEM, "out of memory building the snapshot");
+  for (size_t i = 0; i < r.n_buckets; i++) {
+    for (file_node *n = r.buckets[i]; n; n = n->next) {
+      delta_file *f = &out->files[out->n_files++];
+      f->add = n->add; /* move */
+      memset(&n->add, 0, sizeof n->add);
+      f->num_records = num_records(f->add.stats);
+    }
+  }
+  qsort(out->files, (size_t)out->n_files, sizeof *out->files, cmp_file);
+  for (int64_t i = 0; i < out->n_files; i++)
+    FAIL_GOTO(out->files[i].add.dv_id, err, INLET_EUNSUPPORTED,
+              "table uses deletion vectors (file \"%s\"), which inlet cannot apply yet",
+              out->files[i].add.path);
+  out->protocol = r.protocol;
+  memset(&r.protocol, 0, sizeof r.protocol);
+  out->metadata = r.metadata;
+  memset(&r.metadata, 0, sizeof r.metadata);
+  r.metadata.created_time = -1;
+  out->txns = r.txns;
+  out->n_txns = r.n_txns;
+  r.txns = NULL;
+  r.n_txns = 0;
+  out->domains = r.domains;
+  out->n_domains = r.n_domains;
+  r.domains = NULL;
+  r.n_domains = 0;
+done:
+  replay_reset(&r);
+  delta_log_listing_reset(&l);
+  if (rc < 0) delta_snapshot_reset(out);
+  return rc;
+}
+
+void delta_snapshot_reset(delta_snapshot *s) {
+  delta_protocol_reset(&s->protocol);
+  delta_metadata_reset(&s->metadata);
+  inlet_schema_reset(&s->schema);
+  for (int64_t i = 0; i < s->n_files; i++) delta_add_reset(&s->files[i].add);
+  inlet_free(s->files);
+  for (int64_t i = 0; i < s->n_txns; i++) inlet_free(s->txns[i].app_id);
+  inlet_free(s->txns);
+  for (int64_t i = 0; i < s->n_domains; i++) {
+    inlet_free(s->domains[i].domain);
+    inlet_free(s->domains[i].configuration);
+  }
+  inlet_free(s->domains);
+  memset(s, 0, sizeof *s);
+  s->checkpoint_version = -1;
+}
+
+int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id) {
+  for (int64_t i = 0; i < s->n_txns; i++)
+    if (strcmp(s->txns[i].app_id, app_id) == 0) return s->txns[i].version;
+  return -1;
+}
