@@ -1,0 +1,281 @@
+/*
+ * The Parquet reader (include/inlet/parquet.h, reading half): opens a file,
+ * reads and validates its footer (Parquet README "File Format",
+ * parquet.thrift FileMetaData), maps the schema to inlet types
+ * (pq_schema.h) and decodes one row group at a time, reading each projected
+ * column chunk with one positioned read into a reused buffer, so memory is
+ * bounded by the largest column chunk requested, never by the file size.
+ *
+ * Validation done here, before any page is touched: every column chunk's
+ * byte range lies between the leading magic and the footer, chunks are
+ * local (no file_path) and unencrypted, each chunk's num_values matches its
+ * row group, and the sum of row group rows fits int64. Pages are validated
+ * by column_reader.c.
+ */
+#include <stdio.h>
+
+#include "parquet/reader_int.h"
+#include "util/util.h"
+
+static int reader_fail(const inlet_parquet_reader *r, inlet_error *err, int code, int32_t rg,
+                       int32_t col, const char *fmt, ...) INLET_PRINTF(6, 7);
+static int reader_fail(const inlet_parquet_reader *r, inlet_error *err, int code, int32_t rg,
+                       int32_t col, const char *fmt, ...) {
+  char msg[INLET_ERROR_MESSAGE_SIZE];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (col >= 0)
+    return inlet_fail(err, code, "%s column \"%s\" row group %d: %s", r->name,
+                      r->sd.columns[col].path, rg, msg);
+  return inlet_fail(err, code, "%s row group %d: %s", r->name, rg, msg);
+}
+
+/* Byte range of a column chunk: from its first page (the dictionary page
+ * when there is one) for total_compressed_size bytes. A dictionary offset of
+ * 0 is a known writer quirk meaning "absent"; such chunks start at
+ * data_page_offset and any dictionary page is found by parsing from there. */
+static void chunk_range(const pq_column_meta *cm, int64_t *start, int64_t *len) {
+  int64_t s = cm->data_page_offset;
+  if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+      cm->dictionary_page_offset < s)
+    s = cm->dictionary_page_offset;
+  *start = s;
+  *len = cm->total_compressed_size;
+}
+
+static int validate_row_groups(inlet_parquet_reader *r, inlet_error *err) {
+  int64_t total = 0;
+  for (int32_t g = 0; g < r->meta.n_row_groups; g++) {
+    const pq_row_group *rg = &r->meta.row_groups[g];
+    if (rg->num_rows < 0 || inlet_add_overflow_i64(total, rg->num_rows, &total))
+      return reader_fail(r, err, INLET_ECORRUPT, g, -1, "bad row count %lld",
+                         (long long)rg->num_rows);
+    if (rg->n_columns != r->sd.n_columns)
+      return reader_fail(r, err, INLET_ECORRUPT, g, -1, "%d column chunks for %d columns",
+                         rg->n_columns, r->sd.n_columns);
+    for (int32_t c = 0; c < rg->n_columns; c++) {
+      const pq_column_chunk *cc = &rg->columns[c];
+      const pq_column_meta *cm = &cc->meta_data;
+      if (cc->has_crypto_metadata || cc->has_encrypted_column_metadata)
+        return reader_fail(r, err, INLET_EUNSUPPORTED, g, c,
+                           "encrypted Parquet is not supported");
+      if (cc->file_path)
+        return reader_fail(r, err, INLET_EUNSUPPORTED, g, c,
+                           "column chunk stored in another file (\"%s\") is not supported",
+                           cc->file_path);
+      if (!cc->has_meta_data)
+        return reader_fail(r, err, INLET_ECORRUPT, g, c, "column chunk has no metadata");
+      int64_t start, len, end;
+      chunk_range(cm, &start, &len);
+      if (start < 4 || len < 0 || inlet_add_overflow_i64(start, len, &end) || end > r->data_end)
+        return reader_fail(r, err, INLET_ECORRUPT, g, c,
+                           "column chunk bytes [%lld, +%lld) lie outside the data area "
+                           "[4, %lld) of the file",
+                           (long long)start, (long long)len, (long long)r->data_end);
+      if (cm->has_dictionary_page_offset && cm->dictionary_page_offset > 0 &&
+          (cm->dictionary_page_offset >= r->data_end || cm->dictionary_page_offset < 4))
+        return reader_fail(r, err, INLET_ECORRUPT, g, c,
+                           "dictionary page offset %lld outside the file",
+                           (long long)cm->dictionary_page_offset);
+    }
+  }
+  r->num_rows = total;
+  return 0;
+}
+
+static int set_projection(inlet_parquet_reader *r, const int32_t *indices, int32_t n,
+                          inlet_error *err) {
+  int32_t nf = r->sd.schema.n_fields;
+  bool all = n == 0;
+  if (all) n = nf;
+  int32_t *proj = inlet_calloc((size_t)(n > 0 ? n : 1), sizeof *proj);
+  if (!proj) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_schema ps;
+  inlet_schema_init(&ps);
+  int rc = 0;
+  for (int32_t i = 0; i < n; i++) {
+    proj[i] = all ? i : indices[i];
+    rc = inlet_schema_add_field(&ps, &r->sd.schema.fields[proj[i]], err);
+    if (rc < 0) goto done;
+  }
+  inlet_free(r->proj);
+  inlet_schema_reset(&r->proj_schema);
+  r->proj = proj;
+  r->n_proj = n;
+  r->proj_schema = ps;
+  return 0;
+done:
+  inlet_free(proj);
+  inlet_schema_reset(&ps);
+  return rc;
+}
+
+int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
+                              const inlet_parquet_reader_options *options, inlet_error *err) {
+  int rc = 0;
+  if (!out) return inlet_fail(err, INLET_EINVAL, "NULL reader out-parameter");
+  *out = NULL;
+  if (!path) return inlet_fail(err, INLET_EINVAL, "NULL path");
+  inlet_parquet_reader_options defaults = INLET_PARQUET_READER_OPTIONS_INIT;
+  if (options && options->version != INLET_PARQUET_READER_OPTIONS_VERSION)
+    return inlet_fail(err, INLET_EINVAL, "unknown reader options version %d", options->version);
+  inlet_parquet_reader *r = inlet_calloc(1, sizeof *r);
+  if (!r) return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", path);
+  r->opts = options ? *options : defaults;
+  if (r->opts.max_column_chunk_bytes <= 0) r->opts.max_column_chunk_bytes = defaults.max_column_chunk_bytes;
+  if (r->opts.max_footer_bytes <= 0) r->opts.max_footer_bytes = defaults.max_footer_bytes;
+  pq_file_metadata_init(&r->meta);
+  pq_schema_desc_init(&r->sd);
+  inlet_schema_init(&r->proj_schema);
+  pq_column_reader_init(&r->cr);
+  r->name = inlet_strdup(path);
+  FAIL_GOTO(!r->name, err, INLET_ENOMEM, "out of memory opening %s", path);
+
+  TRY_GOTO(inlet_rfile_open_path(&r->file, path, err));
+  TRY_GOTO(pq_footer_read(&r->meta, r->file, r->opts.max_footer_bytes, err));
+  {
+    /* pq_footer_read checked the tail; the footer length locates the end
+     * of the data area for the chunk range checks. */
+    uint8_t tail[8];
+    uint32_t flen;
+    TRY_GOTO(inlet_rfile_read_at(r->file, r->file->size - 8, tail, 8, err));
+    memcpy(&flen, tail, 4);
+    r->data_end = r->file->size - 8 - (int64_t)flen;
+    FAIL_GOTO(r->data_end < 4, err, INLET_ECORRUPT, "%s: footer length %u exceeds the file",
+              r->name, flen);
+  }
+  TRY_GOTO(pq_schema_from_parquet(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err));
+  TRY_GOTO(validate_row_groups(r, err));
+
+  r->field_column = inlet_calloc((size_t)(r->sd.schema.n_fields > 0 ? r->sd.schema.n_fields : 1),
+                                 sizeof *r->field_column);
+  FAIL_GOTO(!r->field_column, err, INLET_ENOMEM, "out of memory opening %s", path);
+  for (int32_t f = 0; f < r->sd.schema.n_fields; f++) r->field_column[f] = -1;
+  for (int32_t c = 0; c < r->sd.n_columns; c++) {
+    int32_t f = r->sd.columns[c].field_index;
+    FAIL_GOTO(f < 0 || f >= r->sd.schema.n_fields, err, INLET_EINTERNAL,
+              "%s: leaf %d maps to field %d", r->name, c, f);
+    FAIL_GOTO(r->field_column[f] >= 0, err, INLET_EUNSUPPORTED,
+              "%s: nested column \"%s\" is not supported", r->name,
+              r->sd.schema.fields[f].name);
+    r->field_column[f] = c;
+  }
+  for (int32_t f = 0; f < r->sd.schema.n_fields; f++)
+    FAIL_GOTO(r->field_column[f] < 0, err, INLET_EUNSUPPORTED,
+              "%s: column \"%s\" has no leaf (nested group) and is not supported", r->name,
+              r->sd.schema.fields[f].name);
+  TRY_GOTO(set_projection(r, NULL, 0, err));
+  *out = r;
+  return 0;
+done:
+  inlet_parquet_reader_free(r);
+  return rc;
+}
+
+void inlet_parquet_reader_free(inlet_parquet_reader *r) {
+  if (!r) return;
+  inlet_rfile_close(r->file);
+  pq_file_metadata_reset(&r->meta);
+  pq_schema_desc_reset(&r->sd);
+  inlet_schema_reset(&r->proj_schema);
+  pq_column_reader_reset(&r->cr);
+  inlet_free(r->field_column);
+  inlet_free(r->proj);
+  inlet_free(r->chunk);
+  inlet_free(r->name);
+  inlet_free(r);
+}
+
+const inlet_schema *inlet_parquet_reader_schema(const inlet_parquet_reader *r) {
+  return &r->sd.schema;
+}
+
+int64_t inlet_parquet_reader_num_rows(const inlet_parquet_reader *r) { return r->num_rows; }
+
+int32_t inlet_parquet_reader_num_row_groups(const inlet_parquet_reader *r) {
+  return r->meta.n_row_groups;
+}
+
+int64_t inlet_parquet_reader_row_group_rows(const inlet_parquet_reader *r, int32_t rg) {
+  if (rg < 0 || rg >= r->meta.n_row_groups) return -1;
+  return r->meta.row_groups[rg].num_rows;
+}
+
+int inlet_parquet_reader_project(inlet_parquet_reader *r, const int32_t *indices, int32_t n,
+                                 inlet_error *err) {
+  if (n < 0 || (n > 0 && !indices))
+    return inlet_fail(err, INLET_EINVAL, "bad projection (%d indices)", n);
+  for (int32_t i = 0; i < n; i++) {
+    if (indices[i] < 0 || indices[i] >= r->sd.schema.n_fields)
+      return inlet_fail(err, INLET_EINVAL, "%s: projected field %d out of range (%d fields)",
+                        r->name, indices[i], r->sd.schema.n_fields);
+    for (int32_t j = 0; j < i; j++)
+      if (indices[j] == indices[i])
+        return inlet_fail(err, INLET_EINVAL, "%s: field %d projected twice", r->name,
+                          indices[i]);
+  }
+  return set_projection(r, indices, n, err);
+}
+
+static int prepare_batch(inlet_parquet_reader *r, inlet_batch *out, inlet_error *err) {
+  if (out->columns && inlet_schema_equal(&out->schema, &r->proj_schema)) {
+    inlet_batch_clear(out);
+    return 0;
+  }
+  inlet_batch_reset(out);
+  return inlet_batch_init(out, &r->proj_schema, err);
+}
+
+int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inlet_batch *out,
+                                        inlet_error *err) {
+  if (!r || !out) return inlet_fail(err, INLET_EINVAL, "NULL reader or batch");
+  if (rg < 0 || rg >= r->meta.n_row_groups)
+    return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)",
+                      r->name, rg, r->meta.n_row_groups);
+  TRY(prepare_batch(r, out, err));
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  int rc = 0;
+  for (int32_t i = 0; i < r->n_proj; i++) {
+    int32_t c = r->field_column[r->proj[i]];
+    const pq_column_meta *cm = &g->columns[c].meta_data;
+    int64_t start, len;
+    chunk_range(cm, &start, &len);
+    if (cm->num_values != g->num_rows) {
+      rc = reader_fail(r, err, INLET_ECORRUPT, rg, c,
+                       "column chunk has %lld values, the row group %lld rows",
+                       (long long)cm->num_values, (long long)g->num_rows);
+      goto done;
+    }
+    if (len > r->opts.max_column_chunk_bytes) {
+      rc = reader_fail(r, err, INLET_ELIMIT, rg, c,
+                       "column chunk of %lld bytes exceeds the %lld-byte limit",
+                       (long long)len, (long long)r->opts.max_column_chunk_bytes);
+      goto done;
+    }
+    if ((size_t)len > r->chunk_cap) {
+      uint8_t *p = inlet_realloc(r->chunk, (size_t)len);
+      FAIL_GOTO(!p, err, INLET_ENOMEM, "%s: out of memory for a %lld-byte column chunk",
+                r->name, (long long)len);
+      r->chunk = p;
+      r->chunk_cap = (size_t)len;
+    }
+    if (len > 0) {
+      rc = inlet_rfile_read_at(r->file, start, r->chunk, (size_t)len, err);
+      if (rc < 0) {
+        reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s", (long long)len,
+                    (long long)start, inlet_errmsg(err));
+        goto done;
+      }
+    }
+    pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums};
+    TRY_GOTO(pq_column_read_chunk(&r->cr, &ctx, cm, r->chunk, (size_t)len, g->num_rows,
+                                  &out->columns[i], err));
+  }
+  out->num_rows = g->num_rows;
+  return 0;
+done:
+  inlet_batch_clear(out);
+  return rc;
+}

@@ -1,0 +1,32 @@
+/*
+ * Private layout of inlet_parquet_reader (include/inlet/parquet.h), shared
+ * by reader.c (open, projection, row groups) and meta_json.c (metadata as
+ * JSON). Not for use outside src/parquet/.
+ */
+#ifndef INLET_PARQUET_READER_INT_H
+#define INLET_PARQUET_READER_INT_H
+
+#include "inlet/parquet.h"
+#include "parquet/column_reader.h"
+#include "parquet/pq_meta.h"
+#include "parquet/pq_schema.h"
+#include "storage/storage.h"
+
+struct inlet_parquet_reader {
+  inlet_rfile *file;                /* owned */
+  char *name;                       /* owned: path as given, for messages */
+  inlet_parquet_reader_options opts;
+  int64_t data_end;                 /* first byte of the footer (metadata) */
+  int64_t num_rows;                 /* sum of row group rows */
+  pq_file_metadata meta;            /* owned */
+  pq_schema_desc sd;                /* owned: inlet schema + leaf descriptors */
+  int32_t *field_column;            /* owned: per top-level field, its leaf column */
+  int32_t *proj;                    /* owned: projected top-level fields */
+  int32_t n_proj;
+  inlet_schema proj_schema;         /* owned: the schema of read batches */
+  uint8_t *chunk;                   /* owned: the current column chunk's bytes */
+  size_t chunk_cap;
+  pq_column_reader cr;              /* owned scratch */
+};
+
+#endif /* INLET_PARQUET_READER_INT_H */
