@@ -1,0 +1,696 @@
+/*
+ * One leaf column of the Parquet writer (see column_writer.h): converts
+ * inlet values to their physical representation, encodes them into data
+ * pages (dictionary or PLAIN), compresses each page, and keeps the column
+ * chunk's pages in memory until the row group is written.
+ *
+ * Specs: parquet.thrift PageHeader/DataPageHeader/DictionaryPageHeader and
+ * ColumnMetaData; Encodings.md "Dictionary Encoding" (PLAIN dictionary page
+ * first, then data pages; fallback to PLAIN within the chunk) and "Run
+ * Length Encoding / Bit-Packing Hybrid" (levels with the 4-byte length
+ * prefix of data page v1, indices after a 1-byte bit width).
+ *
+ * Dictionary policy. A chunk starts dictionary-encoded (all types but
+ * BOOLEAN). The dictionary is dropped early, before any page of the chunk
+ * is written, when it cannot pay off: the first DICT_PROBE_VALUES values
+ * are all distinct (sorted ids, timestamps), or at the first page the
+ * estimated dictionary-encoded size is not below the PLAIN size. Either
+ * way the buffered page is re-encoded as PLAIN from the dictionary. Later,
+ * if the dictionary passes dictionary_page_bytes, the current page is
+ * flushed and the rest of the chunk is PLAIN (the dictionary page still
+ * comes first in the chunk). Statistics of dictionary-encoded values are
+ * computed once over the distinct values, not per value.
+ */
+#include "parquet/column_writer.h"
+
+#include <string.h>
+
+#include "codec/codec.h"
+
+/* Values looked at before deciding whether a dictionary is worth it. */
+#define DICT_PROBE_VALUES 4096
+/* Rows handed to the encoders at once in dictionary or byte-array mode, so
+ * size limits are checked often enough. Multiple of 8 to keep bitmap
+ * copies byte-aligned. */
+#define STEP_ROWS 8192
+
+/* ---- bitmap helpers ------------------------------------------------------ */
+
+static void copy_bits(uint8_t *dst, int64_t doff, const uint8_t *src, int64_t soff, int64_t n) {
+  if (n <= 0) return;
+  if ((doff & 7) == 0 && (soff & 7) == 0) {
+    memcpy(dst + (doff >> 3), src + (soff >> 3), (size_t)(n >> 3));
+    for (int64_t i = n & ~(int64_t)7; i < n; i++) inlet_bit_set(dst, doff + i, inlet_bit_get(src, soff + i));
+    return;
+  }
+  for (int64_t i = 0; i < n; i++) inlet_bit_set(dst, doff + i, inlet_bit_get(src, soff + i));
+}
+
+static void set_bits(uint8_t *dst, int64_t doff, int64_t n) {
+  int64_t i = 0;
+  while (i < n && ((doff + i) & 7)) inlet_bit_set(dst, doff + i++, true);
+  int64_t bytes = (n - i) >> 3;
+  if (bytes > 0) memset(dst + ((doff + i) >> 3), 0xFF, (size_t)bytes);
+  i += bytes << 3;
+  while (i < n) inlet_bit_set(dst, doff + i++, true);
+}
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+static int physical_width(const pq_column_desc *d) {
+  switch (d->physical_type) {
+    case PQ_INT32:
+    case PQ_FLOAT: return 4;
+    case PQ_INT64:
+    case PQ_DOUBLE: return 8;
+    case PQ_FIXED_LEN_BYTE_ARRAY: return d->type_length;
+    default: return 0;
+  }
+}
+
+int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
+                          const pq_column_config *cfg, inlet_error *err) {
+  memset(cw, 0, sizeof *cw);
+  cw->desc = desc;
+  cw->cfg = cfg;
+  cw->value_width = physical_width(desc);
+  inlet_buf_init(&cw->page_plain);
+  inlet_buf_init(&cw->chunk);
+  inlet_buf_init(&cw->dict_page);
+  inlet_buf_init(&cw->body);
+  inlet_buf_init(&cw->comp);
+  inlet_buf_init(&cw->header);
+  pq_stats_kind kind = pq_stats_kind_for(desc);
+  pq_stats_init(&cw->chunk_stats, kind);
+  pq_stats_init(&cw->file_stats, kind);
+  pq_bool_encoder_init(&cw->bool_enc, &cw->page_plain);
+  if (desc->conv == PQ_CONV_INT96 || desc->conv == PQ_CONV_FLOAT16)
+    return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": writing %s is not supported",
+                      desc->path, desc->conv == PQ_CONV_INT96 ? "INT96" : "FLOAT16");
+  if (cfg->dictionary && desc->physical_type != PQ_BOOLEAN) {
+    pq_dict_kind dk;
+    switch (desc->physical_type) {
+      case PQ_INT32:
+      case PQ_FLOAT: dk = PQ_DICT_32; break;
+      case PQ_INT64:
+      case PQ_DOUBLE: dk = PQ_DICT_64; break;
+      case PQ_BYTE_ARRAY: dk = PQ_DICT_BINARY; break;
+      default: dk = PQ_DICT_FIXED; break;
+    }
+    TRY(pq_dict_init(&cw->dict, dk, desc->type_length, err));
+    cw->dict_ready = true;
+    cw->use_dict = true;
+  }
+  return 0;
+}
+
+void pq_column_writer_reset(pq_column_writer *cw) {
+  if (!cw) return;
+  if (cw->dict_ready) pq_dict_reset(&cw->dict);
+  inlet_free(cw->page_valid);
+  inlet_free(cw->page_idx);
+  inlet_free(cw->conv);
+  inlet_buf_reset(&cw->page_plain);
+  inlet_buf_reset(&cw->chunk);
+  inlet_buf_reset(&cw->dict_page);
+  inlet_buf_reset(&cw->body);
+  inlet_buf_reset(&cw->comp);
+  inlet_buf_reset(&cw->header);
+  pq_stats_reset(&cw->chunk_stats);
+  pq_stats_reset(&cw->file_stats);
+  memset(cw, 0, sizeof *cw);
+}
+
+static int nomem(pq_column_writer *cw, inlet_error *err) {
+  return inlet_fail(err, INLET_ENOMEM, "%s: column \"%s\": out of memory",
+                    cw->cfg->file_name ? cw->cfg->file_name : "parquet writer", cw->desc->path);
+}
+
+/* ---- value conversion -------------------------------------------------- */
+
+static int ensure_conv(pq_column_writer *cw, size_t bytes, inlet_error *err) {
+  if (bytes <= cw->conv_cap) return 0;
+  size_t cap = cw->conv_cap ? cw->conv_cap : 4096;
+  while (cap < bytes) cap *= 2;
+  void *p = inlet_realloc(cw->conv, cap);
+  if (!p) return nomem(cw, err);
+  cw->conv = p;
+  cw->conv_cap = cap;
+  return 0;
+}
+
+static int value_error(pq_column_writer *cw, int64_t row, const char *what, inlet_error *err) {
+  return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\" row %lld: %s",
+                    cw->cfg->file_name ? cw->cfg->file_name : "parquet writer", cw->desc->path,
+                    (long long)row, what);
+}
+
+/*
+ * Physical values of rows [start, start + n) of @p a. On return row
+ * start + i is element (*s + i) of *vals and validity bit (*s + i) of
+ * *valid. Converted values go to cw->conv starting at the byte-aligned row
+ * start & ~7 so the validity bitmap can be reused by pointer.
+ */
+static int physical_values(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
+                           const void **vals, const uint8_t **valid, int64_t *s,
+                           inlet_error *err) {
+  const pq_column_desc *d = cw->desc;
+  if (d->conv == PQ_CONV_NONE) {
+    *vals = a->values;
+    *valid = a->validity;
+    *s = start;
+    return 0;
+  }
+  int64_t base = start & ~(int64_t)7;
+  int64_t m = start - base + n;
+  int w = cw->value_width;
+  TRY(ensure_conv(cw, (size_t)m * (size_t)w, err));
+  const uint8_t *vb = a->validity;
+  uint8_t *out = cw->conv;
+  switch (d->conv) {
+    case PQ_CONV_INT_NARROW: {
+      int32_t *o = (int32_t *)cw->conv;
+      switch (d->type.id) {
+        case INLET_TYPE_INT8: {
+          const int8_t *v = (const int8_t *)a->values + base;
+          for (int64_t i = 0; i < m; i++) o[i] = v[i];
+          break;
+        }
+        case INLET_TYPE_UINT8: {
+          const uint8_t *v = (const uint8_t *)a->values + base;
+          for (int64_t i = 0; i < m; i++) o[i] = v[i];
+          break;
+        }
+        case INLET_TYPE_INT16: {
+          const int16_t *v = (const int16_t *)a->values + base;
+          for (int64_t i = 0; i < m; i++) o[i] = v[i];
+          break;
+        }
+        case INLET_TYPE_UINT16: {
+          const uint16_t *v = (const uint16_t *)a->values + base;
+          for (int64_t i = 0; i < m; i++) o[i] = v[i];
+          break;
+        }
+        default:
+          return inlet_fail(err, INLET_EINTERNAL, "column \"%s\": bad narrow conversion",
+                            d->path);
+      }
+      break;
+    }
+    case PQ_CONV_SCALE: {
+      int64_t f = d->scale_factor;
+      if (w == 4) {
+        const int32_t *v = (const int32_t *)a->values + base;
+        int32_t *o = (int32_t *)cw->conv;
+        for (int64_t i = 0; i < m; i++) {
+          int64_t x = (int64_t)v[i] * f;
+          if (x < INT32_MIN || x > INT32_MAX) {
+            if (vb && !inlet_bit_get(vb, base + i)) { o[i] = 0; continue; }
+            return value_error(cw, base + i, "value out of range after unit conversion", err);
+          }
+          o[i] = (int32_t)x;
+        }
+      } else {
+        const int64_t *v = (const int64_t *)a->values + base;
+        int64_t *o = (int64_t *)cw->conv;
+        for (int64_t i = 0; i < m; i++) {
+          if (__builtin_mul_overflow(v[i], f, &o[i])) {
+            if (vb && !inlet_bit_get(vb, base + i)) { o[i] = 0; continue; }
+            return value_error(cw, base + i, "value out of range after unit conversion", err);
+          }
+        }
+      }
+      break;
+    }
+    case PQ_CONV_DECIMAL: {
+      const uint8_t *v = a->values + (size_t)base * 16;
+      for (int64_t i = 0; i < m; i++, v += 16) {
+        bool is_valid = !vb || inlet_bit_get(vb, base + i);
+        uint64_t lo;
+        int64_t hi;
+        memcpy(&lo, v, 8);
+        memcpy(&hi, v + 8, 8);
+        if (w == 4 || w == 8) {
+          int64_t l = (int64_t)lo;
+          bool fits = hi == (l >> 63) && (w == 8 || (l >= INT32_MIN && l <= INT32_MAX));
+          if (!fits) {
+            if (is_valid) return value_error(cw, base + i, "decimal does not fit its precision", err);
+            l = 0;
+          }
+          if (w == 4) ((int32_t *)cw->conv)[i] = (int32_t)l;
+          else ((int64_t *)cw->conv)[i] = l;
+        } else {
+          uint8_t *o = out + (size_t)i * (size_t)w;
+          uint8_t sign = (v[w - 1] & 0x80) ? 0xFF : 0x00;
+          bool fits = true;
+          for (int k = w; k < 16; k++) fits = fits && v[k] == sign;
+          if (!fits && is_valid)
+            return value_error(cw, base + i, "decimal does not fit its precision", err);
+          for (int k = 0; k < w; k++) o[k] = v[w - 1 - k];
+        }
+      }
+      break;
+    }
+    default:
+      return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": unsupported conversion",
+                        d->path);
+  }
+  *vals = cw->conv;
+  *valid = vb ? vb + (base >> 3) : NULL;
+  *s = start - base;
+  return 0;
+}
+
+/* ---- pages ---------------------------------------------------------------- */
+
+static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, size_t len,
+                     int32_t num_values, int32_t encoding, inlet_buf *out, int64_t *uncompressed,
+                     inlet_error *err) {
+  const uint8_t *payload = body;
+  size_t plen = len;
+  if (cw->cfg->codec != PQ_CODEC_UNCOMPRESSED) {
+    inlet_buf_clear(&cw->comp);
+    int rc = inlet_compress(cw->cfg->codec, cw->cfg->compression_level, body, len, &cw->comp, err);
+    if (rc < 0) {
+      inlet_error_prefix(err, "column \"%s\"", cw->desc->path);
+      return rc;
+    }
+    payload = cw->comp.data;
+    plen = cw->comp.len;
+  }
+  if (len > INT32_MAX || plen > INT32_MAX)
+    return inlet_fail(err, INLET_ELIMIT, "column \"%s\": page of %zu bytes exceeds 2 GiB",
+                      cw->desc->path, len);
+  pq_page_header h;
+  memset(&h, 0, sizeof h);
+  h.type = type;
+  h.uncompressed_page_size = (int32_t)len;
+  h.compressed_page_size = (int32_t)plen;
+  if (type == PQ_PAGE_DICTIONARY) {
+    h.has_dictionary_page_header = true;
+    h.dictionary_page_header.num_values = num_values;
+    h.dictionary_page_header.encoding = PQ_ENC_PLAIN;
+  } else {
+    h.has_data_page_header = true;
+    h.data_page_header.num_values = num_values;
+    h.data_page_header.encoding = encoding;
+    h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
+    h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
+  }
+  inlet_buf_clear(&cw->header);
+  TRY(pq_page_header_serialize(&h, &cw->header, err));
+  inlet_buf_append(out, cw->header.data, cw->header.len);
+  inlet_buf_append(out, payload, plen);
+  if (inlet_buf_status(out) < 0) return nomem(cw, err);
+  *uncompressed += (int64_t)(cw->header.len + len);
+  return 0;
+}
+
+static void clear_page(pq_column_writer *cw) {
+  cw->page_rows = cw->page_nulls = 0;
+  cw->page_idx_n = 0;
+  inlet_buf_clear(&cw->page_plain);
+  pq_bool_encoder_init(&cw->bool_enc, &cw->page_plain);
+}
+
+static bool is_optional(const pq_column_writer *cw) { return cw->desc->max_def_level > 0; }
+
+static int flush_page(pq_column_writer *cw, inlet_error *err) {
+  if (cw->page_rows == 0) return 0;
+  if (cw->page_rows > INT32_MAX)
+    return inlet_fail(err, INLET_ELIMIT, "column \"%s\": too many values in a page",
+                      cw->desc->path);
+  inlet_buf *body = &cw->body;
+  inlet_buf_clear(body);
+  if (is_optional(cw))
+    pq_rle_encode_levels_v1_bits(body, cw->page_nulls ? cw->page_valid : NULL, 0,
+                                 (size_t)cw->page_rows);
+  int32_t enc;
+  if (cw->use_dict) {
+    pq_rle_encode_dict_indices(body, cw->page_idx, cw->page_idx_n, pq_dict_index_width(&cw->dict));
+    enc = PQ_ENC_RLE_DICTIONARY;
+    cw->n_dict_pages_data++;
+  } else {
+    if (cw->desc->physical_type == PQ_BOOLEAN) pq_bool_encoder_finish(&cw->bool_enc);
+    if (inlet_buf_status(&cw->page_plain) < 0) return nomem(cw, err);
+    if (body->len == 0) {
+      /* REQUIRED column: the PLAIN values are the whole body; skip a copy. */
+      inlet_buf t = *body;
+      *body = cw->page_plain;
+      cw->page_plain = t;
+    } else {
+      inlet_buf_append(body, cw->page_plain.data, cw->page_plain.len);
+    }
+    enc = PQ_ENC_PLAIN;
+    cw->n_plain_pages++;
+  }
+  if (inlet_buf_status(body) < 0) return nomem(cw, err);
+  TRY(emit_page(cw, PQ_PAGE_DATA, body->data, body->len, (int32_t)cw->page_rows, enc, &cw->chunk,
+                &cw->chunk_uncompressed, err));
+  clear_page(cw);
+  return 0;
+}
+
+/* ---- dictionary decisions ------------------------------------------------ */
+
+/* Folds the distinct values of the dictionary into the chunk statistics:
+ * every entry was inserted by a value of this chunk. */
+static int stats_from_dict(pq_column_writer *cw) {
+  pq_dict *d = &cw->dict;
+  pq_stats *s = &cw->chunk_stats;
+  if (d->count == 0) return 0;
+  switch (cw->desc->physical_type) {
+    case PQ_INT32: pq_stats_update_i32(s, (const int32_t *)d->values.data, NULL, 0, d->count); break;
+    case PQ_INT64: pq_stats_update_i64(s, (const int64_t *)d->values.data, NULL, 0, d->count); break;
+    case PQ_FLOAT: pq_stats_update_float(s, (const float *)d->values.data, NULL, 0, d->count); break;
+    case PQ_DOUBLE: pq_stats_update_double(s, (const double *)d->values.data, NULL, 0, d->count); break;
+    case PQ_BYTE_ARRAY:
+      return pq_stats_update_binary(s, d->offsets, d->values.data, NULL, 0, d->count);
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+      return pq_stats_update_fixed(s, d->values.data, (size_t)d->fixed_width, NULL, 0, d->count);
+    default: break;
+  }
+  return 0;
+}
+
+/* Re-encodes the buffered page as PLAIN from its indices and forgets the
+ * dictionary (only while no dictionary-encoded page was written). */
+static int abandon_dict(pq_column_writer *cw, inlet_error *err) {
+  if (stats_from_dict(cw) < 0) return nomem(cw, err);
+  pq_dict *d = &cw->dict;
+  inlet_buf *out = &cw->page_plain;
+  inlet_buf_clear(out);
+  if (cw->desc->physical_type == PQ_BYTE_ARRAY) {
+    for (size_t i = 0; i < cw->page_idx_n; i++) {
+      uint32_t k = cw->page_idx[i];
+      uint32_t len = (uint32_t)(d->offsets[k + 1] - d->offsets[k]);
+      inlet_buf_append(out, &len, 4);
+      inlet_buf_append(out, d->values.data + d->offsets[k], len);
+    }
+  } else {
+    size_t w = (size_t)cw->value_width;
+    if (inlet_buf_reserve(out, cw->page_idx_n * w) == 0) {
+      uint8_t *o = out->data;
+      const uint8_t *dv = d->values.data;
+      if (w == 8) {
+        for (size_t i = 0; i < cw->page_idx_n; i++) memcpy(o + i * 8, dv + (size_t)cw->page_idx[i] * 8, 8);
+      } else if (w == 4) {
+        for (size_t i = 0; i < cw->page_idx_n; i++) memcpy(o + i * 4, dv + (size_t)cw->page_idx[i] * 4, 4);
+      } else {
+        for (size_t i = 0; i < cw->page_idx_n; i++) memcpy(o + i * w, dv + (size_t)cw->page_idx[i] * w, w);
+      }
+      out->len = cw->page_idx_n * w;
+    }
+  }
+  if (inlet_buf_status(out) < 0) return nomem(cw, err);
+  cw->page_idx_n = 0;
+  cw->use_dict = false;
+  cw->dict_in_chunk = false;
+  pq_dict_clear(d);
+  return 0;
+}
+
+/* Estimated size of the dictionary-encoded page body vs PLAIN. */
+static bool dict_pays_off(const pq_column_writer *cw) {
+  const pq_dict *d = &cw->dict;
+  size_t n = cw->page_idx_n;
+  size_t dict_est = pq_dict_plain_size(d) + pq_bitpacked_bytes(n, pq_dict_index_width(d)) + 1;
+  size_t plain_est;
+  if (cw->desc->physical_type == PQ_BYTE_ARRAY) {
+    /* Average dictionary value length stands in for the page's values. */
+    plain_est = d->count ? (size_t)((double)pq_dict_plain_size(d) / d->count * (double)n) : 0;
+  } else {
+    plain_est = n * (size_t)cw->value_width;
+  }
+  return dict_est < plain_est;
+}
+
+/* ---- appending rows --------------------------------------------------- */
+
+static int ensure_page_valid(pq_column_writer *cw, int64_t rows, inlet_error *err) {
+  int64_t need = (rows + 7) >> 3;
+  if (need <= cw->page_valid_cap) return 0;
+  int64_t cap = cw->page_valid_cap ? cw->page_valid_cap : 1024;
+  while (cap < need) cap *= 2;
+  uint8_t *p = inlet_realloc(cw->page_valid, (size_t)cap);
+  if (!p) return nomem(cw, err);
+  cw->page_valid = p;
+  cw->page_valid_cap = cap;
+  return 0;
+}
+
+static int ensure_idx(pq_column_writer *cw, size_t n, inlet_error *err) {
+  size_t need = cw->page_idx_n + n;
+  if (need <= cw->page_idx_cap) return 0;
+  size_t cap = cw->page_idx_cap ? cw->page_idx_cap : 8192;
+  while (cap < need) cap *= 2;
+  uint32_t *p = inlet_realloc(cw->page_idx, cap * sizeof *p);
+  if (!p) return nomem(cw, err);
+  cw->page_idx = p;
+  cw->page_idx_cap = cap;
+  return 0;
+}
+
+static int64_t page_estimate(const pq_column_writer *cw) {
+  int64_t levels = is_optional(cw) ? (cw->page_nulls ? (cw->page_rows >> 3) + 8 : 8) : 0;
+  if (cw->use_dict)
+    return levels + (int64_t)pq_bitpacked_bytes(cw->page_idx_n, pq_dict_index_width(&cw->dict));
+  return levels + (int64_t)cw->page_plain.len;
+}
+
+int64_t pq_column_writer_estimate(const pq_column_writer *cw) {
+  int64_t est = cw->chunk_uncompressed + page_estimate(cw);
+  if (cw->dict_in_chunk) est += (int64_t)pq_dict_plain_size(&cw->dict);
+  return est;
+}
+
+/* Encodes one step of rows (values already physical). */
+static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals,
+                    const uint8_t *valid, int64_t s, int64_t n, inlet_error *err) {
+  const pq_column_desc *d = cw->desc;
+  int64_t nulls = valid ? (int64_t)n - pq_count_bits(valid, s, (size_t)n) : 0;
+  if (nulls && !is_optional(cw))
+    return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\" is required but has nulls",
+                      cw->cfg->file_name ? cw->cfg->file_name : "parquet writer", d->path);
+  if (is_optional(cw)) {
+    if (nulls && cw->page_nulls == 0) {
+      /* First null of the page: materialise the all-valid prefix. */
+      TRY(ensure_page_valid(cw, cw->page_rows + n, err));
+      set_bits(cw->page_valid, 0, cw->page_rows);
+    }
+    if (nulls || cw->page_nulls) {
+      TRY(ensure_page_valid(cw, cw->page_rows + n, err));
+      if (valid) copy_bits(cw->page_valid, cw->page_rows, valid, s, n);
+      else set_bits(cw->page_valid, cw->page_rows, n);
+    }
+  }
+  cw->page_rows += n;
+  cw->page_nulls += nulls;
+  cw->chunk_values += n;
+  pq_stats_count(&cw->chunk_stats, n, nulls);
+  if (nulls == n) return 0;
+
+  const int32_t *offsets = a->offsets;
+  if (cw->use_dict) {
+    TRY(ensure_idx(cw, (size_t)n, err));
+    size_t k = 0;
+    int rc;
+    uint32_t *idx = cw->page_idx + cw->page_idx_n;
+    switch (d->physical_type) {
+      case PQ_INT32:
+      case PQ_FLOAT:
+        rc = pq_dict_put32(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err);
+        break;
+      case PQ_INT64:
+      case PQ_DOUBLE:
+        rc = pq_dict_put64(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err);
+        break;
+      case PQ_BYTE_ARRAY:
+        rc = pq_dict_put_binary(&cw->dict, offsets, vals, valid, s, (size_t)n, idx, &k, err);
+        break;
+      default:
+        rc = pq_dict_put_fixed(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err);
+        break;
+    }
+    if (rc < 0) {
+      inlet_error_prefix(err, "column \"%s\"", d->path);
+      return rc;
+    }
+    cw->page_idx_n += k;
+    cw->dict_in_chunk = true;
+    if (!cw->dict_decided && cw->n_dict_pages_data == 0 &&
+        cw->page_idx_n >= DICT_PROBE_VALUES) {
+      cw->dict_decided = true;
+      if (cw->dict.count == cw->page_idx_n) return abandon_dict(cw, err);
+    }
+    if ((int64_t)pq_dict_plain_size(&cw->dict) > cw->cfg->dictionary_page_bytes) {
+      /* Fallback: the pages so far keep the dictionary, the rest is PLAIN. */
+      TRY(flush_page(cw, err));
+      cw->use_dict = false;
+    }
+    return 0;
+  }
+
+  pq_stats *st = &cw->chunk_stats;
+  int rc = 0;
+  switch (d->physical_type) {
+    case PQ_BOOLEAN:
+      rc = pq_bool_encoder_put(&cw->bool_enc, vals, valid, s, (size_t)n);
+      pq_stats_update_bool(st, vals, valid, s, (size_t)n);
+      break;
+    case PQ_INT32:
+      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
+      pq_stats_update_i32(st, vals, valid, s, (size_t)n);
+      break;
+    case PQ_INT64:
+      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
+      pq_stats_update_i64(st, vals, valid, s, (size_t)n);
+      break;
+    case PQ_FLOAT:
+      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
+      pq_stats_update_float(st, vals, valid, s, (size_t)n);
+      break;
+    case PQ_DOUBLE:
+      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
+      pq_stats_update_double(st, vals, valid, s, (size_t)n);
+      break;
+    case PQ_BYTE_ARRAY:
+      rc = pq_plain_encode_binary(&cw->page_plain, offsets, vals, valid, s, (size_t)n);
+      if (rc == 0) rc = pq_stats_update_binary(st, offsets, vals, valid, s, (size_t)n);
+      break;
+    case PQ_FIXED_LEN_BYTE_ARRAY:
+      rc = pq_plain_encode_fixed(&cw->page_plain, vals, (size_t)cw->value_width, valid, s,
+                                 (size_t)n);
+      if (rc == 0)
+        rc = pq_stats_update_fixed(st, vals, (size_t)cw->value_width, valid, s, (size_t)n);
+      break;
+    default:
+      return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": cannot write %s", d->path,
+                        pq_type_name(d->physical_type));
+  }
+  if (rc < 0) return nomem(cw, err);
+  return 0;
+}
+
+/* Rows to take in the next step: plain fixed-width pages take what fits in
+ * the page at once; everything else goes in STEP_ROWS pieces. */
+static int64_t next_step(const pq_column_writer *cw, int64_t left) {
+  int64_t step = STEP_ROWS;
+  if (!cw->use_dict && cw->value_width > 0 && cw->desc->conv == PQ_CONV_NONE) {
+    int64_t room = (cw->cfg->page_bytes - (int64_t)cw->page_plain.len) / cw->value_width;
+    step = (room + 8) & ~(int64_t)7;
+  } else if (!cw->use_dict && cw->desc->physical_type == PQ_BOOLEAN) {
+    step = (cw->cfg->page_bytes - (int64_t)cw->page_plain.len) * 8 + 64;
+  }
+  if (step < 8) step = 8;
+  return step < left ? step : left;
+}
+
+int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
+                           inlet_error *err) {
+  int64_t done = 0;
+  while (done < n) {
+    int64_t step = next_step(cw, n - done);
+    const void *vals;
+    const uint8_t *valid;
+    int64_t s;
+    TRY(physical_values(cw, a, start + done, step, &vals, &valid, &s, err));
+    TRY(put_rows(cw, a, vals, valid, s, step, err));
+    done += step;
+    if (page_estimate(cw) >= cw->cfg->page_bytes) {
+      if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
+        cw->dict_decided = true;
+        if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
+      }
+      TRY(flush_page(cw, err));
+    }
+  }
+  return 0;
+}
+
+int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
+  if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0 && cw->page_idx_n > 0) {
+    cw->dict_decided = true;
+    if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
+  }
+  TRY(flush_page(cw, err));
+  inlet_buf_clear(&cw->dict_page);
+  cw->dict_page_uncompressed = 0;
+  if (cw->dict_in_chunk) {
+    if (stats_from_dict(cw) < 0) return nomem(cw, err);
+    if (cw->dict.count > INT32_MAX)
+      return inlet_fail(err, INLET_ELIMIT, "column \"%s\": dictionary too large", cw->desc->path);
+    inlet_buf_clear(&cw->body);
+    pq_dict_write_plain(&cw->dict, &cw->body);
+    if (inlet_buf_status(&cw->body) < 0) return nomem(cw, err);
+    TRY(emit_page(cw, PQ_PAGE_DICTIONARY, cw->body.data, cw->body.len, (int32_t)cw->dict.count,
+                  PQ_ENC_PLAIN, &cw->dict_page, &cw->dict_page_uncompressed, err));
+  }
+  if (pq_stats_merge(&cw->file_stats, &cw->chunk_stats) < 0) return nomem(cw, err);
+  return 0;
+}
+
+int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_metadata *m,
+                                pq_column_chunk *cc, inlet_error *err) {
+  const pq_column_desc *d = cw->desc;
+  memset(cc, 0, sizeof *cc);
+  cc->file_offset = offset;
+  cc->has_meta_data = true;
+  pq_column_meta *md = &cc->meta_data;
+  md->type = d->physical_type;
+  bool has_dict = cw->dict_page.len > 0;
+  int32_t encs[3];
+  int32_t ne = 0;
+  if (has_dict || cw->n_plain_pages) encs[ne++] = PQ_ENC_PLAIN;
+  encs[ne++] = PQ_ENC_RLE;
+  if (cw->n_dict_pages_data) encs[ne++] = PQ_ENC_RLE_DICTIONARY;
+  md->encodings = pq_meta_alloc_array(m, (size_t)ne, sizeof(int32_t), err);
+  if (!md->encodings) return INLET_ENOMEM;
+  memcpy(md->encodings, encs, (size_t)ne * sizeof(int32_t));
+  md->n_encodings = ne;
+  md->n_path = d->n_path;
+  md->path_in_schema = d->path_parts;
+  md->codec = cw->cfg->codec;
+  md->num_values = cw->chunk_values;
+  md->total_uncompressed_size = cw->chunk_uncompressed + cw->dict_page_uncompressed;
+  md->total_compressed_size = pq_column_writer_chunk_size(cw);
+  md->data_page_offset = offset + (int64_t)cw->dict_page.len;
+  if (has_dict) {
+    md->has_dictionary_page_offset = true;
+    md->dictionary_page_offset = offset;
+  }
+  md->has_statistics = true;
+  bool utf8 = d->logical.kind == PQ_LT_STRING || d->logical.kind == PQ_LT_JSON ||
+              d->logical.kind == PQ_LT_ENUM || d->converted_type == PQ_CT_UTF8;
+  TRY(pq_stats_to_thrift(&cw->chunk_stats, cw->cfg->statistics_truncate, utf8, m,
+                         &md->statistics, err));
+  pq_page_encoding_stats es[3];
+  int32_t nes = 0;
+  if (has_dict) es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
+  if (cw->n_dict_pages_data)
+    es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_RLE_DICTIONARY, cw->n_dict_pages_data};
+  if (cw->n_plain_pages)
+    es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_PLAIN, cw->n_plain_pages};
+  if (nes) {
+    md->encoding_stats = pq_meta_alloc_array(m, (size_t)nes, sizeof *es, err);
+    if (!md->encoding_stats) return INLET_ENOMEM;
+    memcpy(md->encoding_stats, es, (size_t)nes * sizeof *es);
+    md->n_encoding_stats = nes;
+  }
+
+  /* Ready for the next row group. */
+  inlet_buf_clear(&cw->chunk);
+  inlet_buf_clear(&cw->dict_page);
+  cw->chunk_uncompressed = cw->dict_page_uncompressed = 0;
+  cw->chunk_values = 0;
+  cw->n_dict_pages_data = cw->n_plain_pages = 0;
+  pq_stats_clear(&cw->chunk_stats);
+  if (cw->dict_ready) {
+    pq_dict_clear(&cw->dict);
+    cw->use_dict = true;
+  }
+  cw->dict_in_chunk = false;
+  cw->dict_decided = false;
+  clear_page(cw);
+  return 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * One leaf column of the Parquet writer: buffers a column chunk's pages in
+ * memory (compressed), choosing per chunk between dictionary encoding
+ * (PLAIN dictionary page + RLE_DICTIONARY data pages, falling back to PLAIN
+ * pages when the dictionary outgrows its limit) and PLAIN, and keeps the
+ * chunk's and the file's statistics.
+ *
+ * Specs: parquet.thrift PageHeader / DataPageHeader / DictionaryPageHeader /
+ * ColumnMetaData; Encodings.md (PLAIN, RLE_DICTIONARY, RLE/bit-packed hybrid
+ * levels with the 4-byte length prefix of data page v1).
+ *
+ * The writer is level-based: a page holds definition levels for every value
+ * slot and the non-null values. Flat columns derive their levels from the
+ * batch's validity bitmap (max definition level 1 for OPTIONAL, none for
+ * REQUIRED); repetition levels and deeper definition levels are where
+ * nested support will plug in.
+ */
+#ifndef INLET_PARQUET_COLUMN_WRITER_H
+#define INLET_PARQUET_COLUMN_WRITER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "inlet/batch.h"
+#include "inlet/error.h"
+#include "parquet/encoding.h"
+#include "parquet/pq_meta.h"
+#include "parquet/pq_schema.h"
+#include "parquet/stats.h"
+#include "util/buf.h"
+
+/* Settings shared by every column of a writer (copied from the options). */
+typedef struct pq_column_config {
+  int32_t codec;                 /* PQ_CODEC_* */
+  int compression_level;
+  int64_t page_bytes;            /* uncompressed data page target */
+  bool dictionary;
+  int64_t dictionary_page_bytes; /* PLAIN fallback past this dictionary size */
+  int32_t statistics_truncate;
+  const char *file_name;         /* borrowed, for messages */
+} pq_column_config;
+
+typedef struct pq_column_writer {
+  const pq_column_desc *desc;    /* borrowed */
+  const pq_column_config *cfg;   /* borrowed */
+  int value_width;               /* physical bytes per value (FLBA: type_length), 0 BOOLEAN/BYTE_ARRAY */
+  bool use_dict;                 /* dictionary encoding is current for this chunk */
+  bool dict_in_chunk;            /* the chunk needs a dictionary page */
+  bool dict_decided;             /* the early "is it worth it" check ran */
+  pq_dict dict;                  /* owned */
+  bool dict_ready;
+
+  /* Current page. */
+  int64_t page_rows;             /* value slots (levels) in the page */
+  int64_t page_nulls;
+  uint8_t *page_valid;           /* owned; definition bits of the page (OPTIONAL only) */
+  int64_t page_valid_cap;        /* bytes */
+  uint32_t *page_idx;            /* owned; dictionary indices of the page */
+  size_t page_idx_n, page_idx_cap;
+  inlet_buf page_plain;          /* owned; PLAIN values of the page */
+  pq_bool_encoder bool_enc;
+
+  /* Current chunk: data pages (header + compressed body), in order. */
+  inlet_buf chunk;               /* owned */
+  inlet_buf dict_page;           /* owned; header + body, built at finish */
+  int64_t chunk_uncompressed;    /* data pages incl. headers */
+  int64_t chunk_values;          /* value slots incl. nulls */
+  int32_t n_dict_pages_data;     /* data pages RLE_DICTIONARY */
+  int32_t n_plain_pages;         /* data pages PLAIN */
+  int64_t dict_page_uncompressed;
+  pq_stats chunk_stats;          /* owned */
+  pq_stats file_stats;           /* owned; every chunk finished so far */
+
+  /* Scratch. */
+  inlet_buf body;                /* owned; uncompressed page body */
+  inlet_buf comp;                /* owned; compressed page body */
+  inlet_buf header;              /* owned */
+  void *conv;                    /* owned; converted physical values */
+  size_t conv_cap;               /* bytes */
+} pq_column_writer;
+
+int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
+                          const pq_column_config *cfg, inlet_error *err);
+void pq_column_writer_reset(pq_column_writer *cw);
+
+/*
+ * Appends rows [start, start + n) of @p a (laid out for desc->type).
+ * @return 0, INLET_ENOMEM, INLET_EINVAL (a value that cannot be stored:
+ *         timestamp seconds overflowing millis, decimal beyond its
+ *         precision's width), INLET_ELIMIT, INLET_EIO.
+ */
+int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
+                           inlet_error *err);
+
+/* Estimated encoded (uncompressed) size of the chunk so far. */
+int64_t pq_column_writer_estimate(const pq_column_writer *cw);
+
+/*
+ * Ends the chunk: flushes the last page, builds the dictionary page and
+ * computes statistics. The chunk's bytes are then dict_page followed by
+ * chunk (see pq_column_writer_chunk_size).
+ * @return 0, INLET_ENOMEM, INLET_EIO.
+ */
+int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err);
+
+static inline int64_t pq_column_writer_chunk_size(const pq_column_writer *cw) {
+  return (int64_t)(cw->dict_page.len + cw->chunk.len);
+}
+
+/*
+ * Fills @p cc for the finished chunk written at file offset @p offset
+ * (metadata allocated in @p m's arena), then clears the chunk for the next
+ * row group.
+ * @return 0, INLET_ENOMEM.
+ */
+int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_metadata *m,
+                                pq_column_chunk *cc, inlet_error *err);
+
+#endif /* INLET_PARQUET_COLUMN_WRITER_H */

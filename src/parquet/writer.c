@@ -1,0 +1,374 @@
+/*
+ * The Parquet file writer (inlet/parquet.h, writing half): splits incoming
+ * batches into row groups bounded by rows and estimated bytes, drives one
+ * column writer per leaf (column_writer.c), writes each row group's column
+ * chunks contiguously, and ends the file with the FileMetaData footer, its
+ * length and "PAR1" (parquet-format README "File Format").
+ *
+ * Footer choices: FileMetaData.version 2 (the file uses 2.x features:
+ * logical types and RLE_DICTIONARY; only data page v1), column_orders
+ * TypeDefinedOrder for every leaf, created_by in parquet-mr's
+ * "<name> version <x> (build <y>)" form, which readers parse to decide
+ * which statistics to trust. A file with no rows has no row groups.
+ *
+ * Durability: bytes go through inlet_wfile; close() fsyncs when asked; a
+ * writer freed without a successful close removes its partial file.
+ */
+#include <stdio.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "codec/codec.h"
+#include "inlet/parquet.h"
+#include "inlet/version.h"
+#include "parquet/column_writer.h"
+#include "parquet/pq_meta.h"
+#include "parquet/pq_schema.h"
+#include "parquet/stats.h"
+#include "storage/storage.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+#define DEFAULT_CREATED_BY "inlet version " INLET_VERSION_STRING " (build inlet)"
+/* Rows per slice before the writer has seen any data to estimate row width. */
+#define FIRST_SLICE_ROWS 65536
+#define MAX_SLICE_ROWS (1 << 20)
+
+struct inlet_parquet_writer {
+  char *path;                 /* owned */
+  inlet_wfile *file;          /* owned; NULL after close */
+  bool closed;                /* close() succeeded */
+  bool failed;                /* an error left the writer unusable */
+  inlet_schema schema;        /* owned copy, for inlet_schema_equal */
+  pq_file_metadata meta;      /* owned; the footer being built */
+  pq_schema_desc desc;        /* owned */
+  pq_column_config cfg;
+  int32_t n_cols;
+  pq_column_writer *cols;     /* owned, n_cols */
+  pq_row_group *rgs;          /* owned array (contents in meta's arena) */
+  int32_t n_rgs, cap_rgs;
+  int64_t rg_rows;            /* rows in the open row group */
+  int64_t total_rows;
+  int64_t row_group_bytes, row_group_max_rows;
+  bool sync_on_close;
+  int64_t final_bytes;
+  inlet_buf footer;           /* owned */
+};
+
+int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err) {
+  static const struct {
+    const char *name;
+    inlet_compression c;
+  } names[] = {{"uncompressed", INLET_COMPRESSION_UNCOMPRESSED},
+               {"none", INLET_COMPRESSION_UNCOMPRESSED},
+               {"snappy", INLET_COMPRESSION_SNAPPY},
+               {"gzip", INLET_COMPRESSION_GZIP},
+               {"zstd", INLET_COMPRESSION_ZSTD},
+               {"lz4_raw", INLET_COMPRESSION_LZ4_RAW},
+               {"lz4raw", INLET_COMPRESSION_LZ4_RAW},
+               {"brotli", INLET_COMPRESSION_BROTLI}};
+  if (name) {
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+      if (strcasecmp(name, names[i].name) == 0) {
+        if (out) *out = names[i].c;
+        return 0;
+      }
+    }
+  }
+  return inlet_fail(err, INLET_EINVAL,
+                    "unknown compression \"%s\" (expected uncompressed, snappy, gzip, zstd, "
+                    "lz4_raw or brotli)",
+                    name ? name : "(null)");
+}
+
+static int check_options(const inlet_parquet_writer_options *o, inlet_error *err) {
+  FAIL_IF(o->version != INLET_PARQUET_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
+          "parquet writer options: unknown version %d", o->version);
+  switch (o->compression) {
+    case INLET_COMPRESSION_UNCOMPRESSED:
+    case INLET_COMPRESSION_SNAPPY:
+    case INLET_COMPRESSION_GZIP:
+    case INLET_COMPRESSION_BROTLI:
+    case INLET_COMPRESSION_ZSTD:
+    case INLET_COMPRESSION_LZ4_RAW: break;
+    default:
+      return inlet_fail(err, INLET_EINVAL, "parquet writer options: unknown compression %d",
+                        (int)o->compression);
+  }
+  FAIL_IF(!inlet_codec_can_write((int)o->compression), err, INLET_EINVAL,
+          "parquet writer options: cannot write compression %s",
+          inlet_codec_name((int)o->compression));
+  FAIL_IF(o->row_group_bytes <= 0, err, INLET_EINVAL,
+          "parquet writer options: row_group_bytes must be positive");
+  FAIL_IF(o->row_group_max_rows < 0, err, INLET_EINVAL,
+          "parquet writer options: row_group_max_rows must not be negative");
+  FAIL_IF(o->page_bytes <= 0 || o->page_bytes > (int64_t)1 << 30, err, INLET_EINVAL,
+          "parquet writer options: page_bytes must be in 1..1 GiB");
+  FAIL_IF(o->dictionary_page_bytes <= 0 || o->dictionary_page_bytes > (int64_t)1 << 30, err,
+          INLET_EINVAL, "parquet writer options: dictionary_page_bytes must be in 1..1 GiB");
+  FAIL_IF(o->statistics_truncate < 0, err, INLET_EINVAL,
+          "parquet writer options: statistics_truncate must not be negative");
+  FAIL_IF(o->n_metadata < 0 || (o->n_metadata > 0 && !o->metadata_keys), err, INLET_EINVAL,
+          "parquet writer options: bad key/value metadata");
+  for (int32_t i = 0; i < o->n_metadata; i++)
+    FAIL_IF(!o->metadata_keys[i], err, INLET_EINVAL,
+            "parquet writer options: metadata key %d is NULL", (int)i);
+  return 0;
+}
+
+static void writer_destroy(inlet_parquet_writer *w) {
+  for (int32_t i = 0; i < w->n_cols; i++) pq_column_writer_reset(&w->cols[i]);
+  inlet_free(w->cols);
+  inlet_free(w->rgs);
+  pq_schema_desc_reset(&w->desc);
+  pq_file_metadata_reset(&w->meta);
+  inlet_schema_reset(&w->schema);
+  inlet_buf_reset(&w->footer);
+  inlet_free(w->path);
+  inlet_free(w);
+}
+
+int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
+                              const inlet_schema *schema,
+                              const inlet_parquet_writer_options *options, inlet_error *err) {
+  if (out) *out = NULL;
+  FAIL_IF(!out || !path || !schema, err, INLET_EINVAL, "parquet writer: NULL argument");
+  inlet_parquet_writer_options defaults = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  const inlet_parquet_writer_options *o = options ? options : &defaults;
+  TRY(check_options(o, err));
+  FAIL_IF(schema->n_fields <= 0, err, INLET_EINVAL, "%s: schema has no columns", path);
+
+  int rc = 0;
+  inlet_parquet_writer *w = inlet_calloc(1, sizeof *w);
+  if (!w) return inlet_fail(err, INLET_ENOMEM, "%s: out of memory", path);
+  inlet_schema_init(&w->schema);
+  pq_file_metadata_init(&w->meta);
+  pq_schema_desc_init(&w->desc);
+  inlet_buf_init(&w->footer);
+  w->path = inlet_strdup(path);
+  FAIL_GOTO(!w->path, err, INLET_ENOMEM, "%s: out of memory", path);
+  TRY_GOTO(inlet_schema_copy(&w->schema, schema, err));
+  rc = pq_schema_to_parquet(&w->meta, &w->desc, schema, err);
+  if (rc < 0) {
+    inlet_error_prefix(err, "%s", path);
+    goto done;
+  }
+  for (int32_t i = 0; i < w->desc.n_columns; i++)
+    FAIL_GOTO(w->desc.columns[i].max_rep_level > 0 || w->desc.columns[i].n_path != 1, err,
+              INLET_EUNSUPPORTED, "%s: nested column \"%s\" is not supported yet", path,
+              w->desc.columns[i].path);
+
+  w->cfg.codec = (int32_t)o->compression;
+  w->cfg.compression_level = o->compression_level;
+  w->cfg.page_bytes = o->page_bytes;
+  w->cfg.dictionary = o->dictionary;
+  w->cfg.dictionary_page_bytes = o->dictionary_page_bytes;
+  w->cfg.statistics_truncate = o->statistics_truncate;
+  w->cfg.file_name = w->path;
+  w->row_group_bytes = o->row_group_bytes;
+  w->row_group_max_rows = o->row_group_max_rows;
+  w->sync_on_close = o->sync_on_close;
+
+  w->meta.version = 2;
+  w->meta.created_by = pq_meta_strdup(&w->meta, o->created_by ? o->created_by : DEFAULT_CREATED_BY, err);
+  FAIL_GOTO(!w->meta.created_by, err, INLET_ENOMEM, "%s: out of memory", path);
+  if (o->n_metadata > 0) {
+    w->meta.key_value = pq_meta_alloc_array(&w->meta, (size_t)o->n_metadata, sizeof(pq_key_value), err);
+    FAIL_GOTO(!w->meta.key_value, err, INLET_ENOMEM, "%s: out of memory", path);
+    for (int32_t i = 0; i < o->n_metadata; i++)
+      TRY_GOTO(pq_meta_set_kv(&w->meta, &w->meta.key_value[i], o->metadata_keys[i],
+                              o->metadata_values ? o->metadata_values[i] : NULL, err));
+    w->meta.n_key_value = o->n_metadata;
+  }
+
+  w->n_cols = w->desc.n_columns;
+  w->cols = inlet_calloc((size_t)w->n_cols, sizeof *w->cols);
+  FAIL_GOTO(!w->cols, err, INLET_ENOMEM, "%s: out of memory", path);
+  for (int32_t i = 0; i < w->n_cols; i++)
+    TRY_GOTO(pq_column_writer_init(&w->cols[i], &w->desc.columns[i], &w->cfg, err));
+
+  TRY_GOTO(inlet_wfile_create_path(&w->file, path, err));
+  rc = inlet_wfile_append(w->file, PQ_FOOTER_MAGIC, 4, err);
+  if (rc < 0) goto done;
+  *out = w;
+  return 0;
+done:
+  if (w->file) {
+    inlet_wfile_close(w->file, false, NULL);
+    w->file = NULL;
+    unlink(path);
+  }
+  writer_destroy(w);
+  return rc;
+}
+
+static int64_t estimate_rg_bytes(const inlet_parquet_writer *w) {
+  int64_t total = 0;
+  for (int32_t i = 0; i < w->n_cols; i++) total += pq_column_writer_estimate(&w->cols[i]);
+  return total;
+}
+
+static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
+  if (w->rg_rows == 0) return 0;
+  for (int32_t i = 0; i < w->n_cols; i++) TRY(pq_column_writer_finish_chunk(&w->cols[i], err));
+  if (w->n_rgs == w->cap_rgs) {
+    int32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
+    pq_row_group *p = inlet_realloc(w->rgs, (size_t)cap * sizeof *p);
+    if (!p) return inlet_fail(err, INLET_ENOMEM, "%s: out of memory", w->path);
+    w->rgs = p;
+    w->cap_rgs = cap;
+  }
+  pq_row_group *rg = &w->rgs[w->n_rgs];
+  memset(rg, 0, sizeof *rg);
+  rg->columns = pq_meta_alloc_array(&w->meta, (size_t)w->n_cols, sizeof(pq_column_chunk), err);
+  if (!rg->columns) return INLET_ENOMEM;
+  rg->n_columns = w->n_cols;
+  rg->has_file_offset = true;
+  rg->file_offset = w->file->written;
+  for (int32_t i = 0; i < w->n_cols; i++) {
+    pq_column_writer *cw = &w->cols[i];
+    int64_t off = w->file->written;
+    if (cw->dict_page.len) TRY(inlet_wfile_append(w->file, cw->dict_page.data, cw->dict_page.len, err));
+    if (cw->chunk.len) TRY(inlet_wfile_append(w->file, cw->chunk.data, cw->chunk.len, err));
+    TRY(pq_column_writer_chunk_meta(cw, off, &w->meta, &rg->columns[i], err));
+    rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
+  }
+  rg->num_rows = w->rg_rows;
+  rg->has_total_compressed_size = true;
+  rg->total_compressed_size = w->file->written - rg->file_offset;
+  if (w->n_rgs <= INT16_MAX) {
+    rg->has_ordinal = true;
+    rg->ordinal = (int16_t)w->n_rgs;
+  }
+  w->n_rgs++;
+  w->rg_rows = 0;
+  return 0;
+}
+
+/* Light checks of a caller's batch: shape only (values are trusted to match
+ * the layout, as inlet_batch_validate would check). */
+static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inlet_error *err) {
+  FAIL_IF(!inlet_schema_equal(&b->schema, &w->schema), err, INLET_EINVAL,
+          "%s: batch schema differs from the writer's", w->path);
+  FAIL_IF(b->num_rows < 0, err, INLET_EINVAL, "%s: negative row count", w->path);
+  if (b->num_rows == 0) return 0;
+  for (int32_t i = 0; i < w->schema.n_fields; i++) {
+    const inlet_array *a = &b->columns[i];
+    const inlet_field *f = &w->schema.fields[i];
+    FAIL_IF(a->length != b->num_rows, err, INLET_EINVAL,
+            "%s: column \"%s\" has %lld rows, batch %lld", w->path, f->name,
+            (long long)a->length, (long long)b->num_rows);
+    FAIL_IF(!a->values, err, INLET_EINVAL, "%s: column \"%s\" has no values buffer", w->path,
+            f->name);
+    bool var = f->type.id == INLET_TYPE_STRING || f->type.id == INLET_TYPE_BINARY;
+    FAIL_IF(var && !a->offsets, err, INLET_EINVAL, "%s: column \"%s\" has no offsets", w->path,
+            f->name);
+  }
+  return 0;
+}
+
+static int64_t slice_rows(const inlet_parquet_writer *w, int64_t left) {
+  int64_t rows = FIRST_SLICE_ROWS;
+  if (w->rg_rows > 0) {
+    int64_t est = estimate_rg_bytes(w);
+    int64_t per_row = est / w->rg_rows;
+    if (per_row < 1) per_row = 1;
+    int64_t room = (w->row_group_bytes - est) / per_row;
+    rows = room < 8 ? 8 : room > MAX_SLICE_ROWS ? MAX_SLICE_ROWS : (room + 7) & ~(int64_t)7;
+  }
+  if (w->row_group_max_rows > 0 && rows > w->row_group_max_rows - w->rg_rows)
+    rows = w->row_group_max_rows - w->rg_rows;
+  return rows < left ? rows : left;
+}
+
+int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch,
+                               inlet_error *err) {
+  FAIL_IF(!w || !batch, err, INLET_EINVAL, "parquet writer: NULL argument");
+  FAIL_IF(w->closed || !w->file, err, INLET_EINVAL, "%s: writer is closed", w->path);
+  FAIL_IF(w->failed, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
+  TRY(check_batch(w, batch, err));
+  int64_t done = 0;
+  while (done < batch->num_rows) {
+    int64_t n = slice_rows(w, batch->num_rows - done);
+    for (int32_t i = 0; i < w->n_cols; i++) {
+      int rc = pq_column_writer_write(&w->cols[i], &batch->columns[w->desc.columns[i].field_index],
+                                      done, n, err);
+      if (rc < 0) {
+        /* Columns now disagree on their row counts: the file cannot be
+         * finished consistently. */
+        w->failed = true;
+        return rc;
+      }
+    }
+    done += n;
+    w->rg_rows += n;
+    w->total_rows += n;
+    if ((w->row_group_max_rows > 0 && w->rg_rows >= w->row_group_max_rows) ||
+        estimate_rg_bytes(w) >= w->row_group_bytes) {
+      int rc = flush_row_group(w, err);
+      if (rc < 0) {
+        w->failed = true;
+        return rc;
+      }
+    }
+  }
+  return 0;
+}
+
+int inlet_parquet_writer_close(inlet_parquet_writer *w, inlet_error *err) {
+  FAIL_IF(!w, err, INLET_EINVAL, "parquet writer: NULL argument");
+  if (w->closed) return 0;
+  FAIL_IF(w->failed || !w->file, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
+  int rc = flush_row_group(w, err);
+  if (rc < 0) goto fail;
+  w->meta.num_rows = w->total_rows;
+  w->meta.row_groups = w->rgs;
+  w->meta.n_row_groups = w->n_rgs;
+  inlet_buf_clear(&w->footer);
+  rc = pq_footer_serialize(&w->meta, &w->footer, err);
+  if (rc < 0) goto fail;
+  rc = inlet_wfile_append(w->file, w->footer.data, w->footer.len, err);
+  if (rc < 0) goto fail;
+  w->final_bytes = w->file->written;
+  inlet_wfile *f = w->file;
+  w->file = NULL;
+  rc = inlet_wfile_close(f, w->sync_on_close, err);
+  if (rc < 0) goto fail;
+  w->closed = true;
+  return 0;
+fail:
+  w->failed = true;
+  return rc;
+}
+
+int64_t inlet_parquet_writer_rows(const inlet_parquet_writer *w) { return w ? w->total_rows : 0; }
+
+int64_t inlet_parquet_writer_bytes(const inlet_parquet_writer *w) {
+  if (!w) return 0;
+  if (w->file) return w->file->written;
+  return w->final_bytes;
+}
+
+void inlet_parquet_writer_free(inlet_parquet_writer *w) {
+  if (!w) return;
+  if (!w->closed) {
+    if (w->file) inlet_wfile_close(w->file, false, NULL);
+    w->file = NULL;
+    unlink(w->path);
+  }
+  writer_destroy(w);
+}
+
+/* ---- per-file statistics (stats.h) ------------------------------------ */
+
+int32_t pq_writer_num_leaves(const inlet_parquet_writer *w) { return w ? w->n_cols : 0; }
+
+const pq_column_desc *pq_writer_leaf_desc(const inlet_parquet_writer *w, int32_t leaf) {
+  if (!w || leaf < 0 || leaf >= w->n_cols) return NULL;
+  return &w->desc.columns[leaf];
+}
+
+const pq_stats *pq_writer_leaf_stats(const inlet_parquet_writer *w, int32_t leaf) {
+  if (!w || leaf < 0 || leaf >= w->n_cols) return NULL;
+  return &w->cols[leaf].file_stats;
+}
