@@ -190,7 +190,8 @@ typedef struct delta_stats_acc delta_stats_acc;
  * delta.dataSkippingNumIndexedCols, default 32; <0 = all). */
 int delta_stats_new(delta_stats_acc **out, const inlet_schema *schema, int32_t max_indexed_cols,
                     inlet_error *err);
-int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int32_t *rows,
+/* Adds rows @p rows[0..n_rows) of @p batch (all rows when @p rows is NULL). */
+int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_t *rows,
                     int64_t n_rows, inlet_error *err);
 /* The stats JSON string (numRecords, minValues, maxValues, nullCount). */
 int delta_stats_json(delta_stats_acc *acc, char **out, inlet_error *err);
@@ -323,5 +324,9 @@ int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d);
  * when zone given, else as-is). Returns false when malformed. */
 bool delta_parse_timestamp(const char *s, int64_t *micros);
 bool delta_parse_date(const char *s, int32_t *days);
+/* Decimal128 (16 bytes little-endian) as plain text with @p scale digits. */
+void delta_format_decimal(char *buf, size_t cap, const uint8_t *le, int scale);
+/* Shortest text that reads back as the same value ("NaN", "Infinity" too). */
+void delta_format_double(char *buf, size_t cap, double v, bool is_float);
 
 #endif /* INLET_DELTA_H */
