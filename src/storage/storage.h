@@ -100,6 +100,11 @@ int inlet_wfile_create_path(inlet_wfile **out, const char *path, inlet_error *er
 /* Checks that @p path is relative, has no "..", "." or empty components and
  * no NUL; INLET_EINVAL otherwise. Used on every path read from a log. */
 int inlet_path_check(const char *path, inlet_error *err);
+/* Same for a counted string (a path decoded from JSON may hold "\u0000"):
+ * an embedded NUL is INLET_EINVAL. '\\' is an ordinary byte and allowed. */
+int inlet_path_check_len(const char *path, size_t len, inlet_error *err);
+/* Longest path accepted by inlet_path_check, in bytes. */
+#define INLET_PATH_MAX 4096
 
 void inlet_dirents_free(inlet_dirent *ents, size_t count);
 

@@ -1,0 +1,570 @@
+/*
+ * The POSIX storage backend (storage.h): a directory tree on a local
+ * filesystem, addressed through a directory descriptor on the root so every
+ * call is an *at() call and relative paths cannot be re-rooted by a later
+ * chdir.
+ *
+ * Durability (storage.h, DEVELOPERS.md): wfile appends are buffered and
+ * written with write(2); sync and close(sync) fsync the file and, because a
+ * newly created file is only durable once its directory entry is, also the
+ * parent directory. put_if_absent publishes with link(2), which fails with
+ * EEXIST rather than replacing a concurrent winner, falling back to
+ * renameat2(RENAME_NOREPLACE) on filesystems without hard links, then
+ * fsyncs the directory. Every error names the path and the errno text.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage/storage.h"
+#include "util/util.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
+#define WBUF_SIZE (256 * 1024)
+
+typedef struct posix_storage {
+  inlet_storage base;
+  int root_fd; /* owned; O_DIRECTORY descriptor of the root */
+} posix_storage;
+
+static int errno_code(int e) {
+  switch (e) {
+  case ENOENT:
+  case ENOTDIR: return INLET_ENOTFOUND;
+  case EEXIST: return INLET_EEXISTS;
+  case ENOMEM: return INLET_ENOMEM;
+  case ENAMETOOLONG:
+  case EINVAL: return INLET_EINVAL;
+  default: return INLET_EIO;
+  }
+}
+
+static int os_fail(inlet_error *err, int e, const char *op, const char *root, const char *path) {
+  if (root && path)
+    return inlet_fail(err, errno_code(e), "%s %s/%s: %s", op, root, path, strerror(e));
+  return inlet_fail(err, errno_code(e), "%s %s: %s", op, path ? path : root, strerror(e));
+}
+
+/* Paths naming a directory may be "" (the root). */
+static int check_dir_path(const char *dir, inlet_error *err) {
+  if (dir && dir[0] == '\0') return 0;
+  return inlet_path_check(dir, err);
+}
+static const char *at_path(const char *p) { return p && p[0] ? p : "."; }
+
+/* ---- files -------------------------------------------------------------- */
+
+typedef struct fd_rfile {
+  inlet_rfile base;
+  int fd;
+} fd_rfile;
+
+static int fd_read_at(inlet_rfile *f, int64_t offset, void *buf, size_t n, inlet_error *err) {
+  fd_rfile *r = (fd_rfile *)f;
+  int64_t end;
+  if (offset < 0 || n > INT64_MAX || inlet_add_overflow_i64(offset, (int64_t)n, &end))
+    return inlet_fail(err, INLET_ECORRUPT, "%s: read of %zu bytes at offset %" PRId64 " is out of range",
+                      f->name, n, offset);
+  uint8_t *p = buf;
+  while (n) {
+    ssize_t k = pread(r->fd, p, n, (off_t)offset);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return os_fail(err, errno, "read", NULL, f->name);
+    }
+    if (k == 0)
+      return inlet_fail(err, INLET_ECORRUPT, "%s: truncated: read past the end at offset %" PRId64,
+                        f->name, offset);
+    p += k;
+    n -= (size_t)k;
+    offset += k;
+  }
+  return 0;
+}
+
+static void fd_rclose(inlet_rfile *f) {
+  if (!f) return;
+  fd_rfile *r = (fd_rfile *)f;
+  close(r->fd);
+  inlet_free(f->name);
+  inlet_free(f);
+}
+
+static const struct inlet_rfile_ops fd_rfile_ops = {fd_read_at, fd_rclose};
+
+typedef struct fd_wfile {
+  inlet_wfile base;
+  int fd;
+  int dir_fd;      /* owned (or -1): parent directory, fsynced with the file */
+  uint8_t *buf;    /* owned; WBUF_SIZE bytes */
+  size_t len;
+  int error;       /* sticky: after a failed write the file is unusable */
+} fd_wfile;
+
+static int write_all(fd_wfile *w, const uint8_t *p, size_t n, inlet_error *err) {
+  while (n) {
+    ssize_t k = write(w->fd, p, n);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      w->error = errno_code(errno) == INLET_ENOMEM ? INLET_ENOMEM : INLET_EIO;
+      return os_fail(err, errno, "write", NULL, w->base.name);
+    }
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static int flush_buf(fd_wfile *w, inlet_error *err) {
+  if (!w->len) return 0;
+  int rc = write_all(w, w->buf, w->len, err);
+  w->len = 0;
+  return rc;
+}
+
+static int sticky(fd_wfile *w, inlet_error *err) {
+  return inlet_fail(err, w->error, "%s: an earlier write failed", w->base.name);
+}
+
+static int fd_append(inlet_wfile *f, const void *data, size_t n, inlet_error *err) {
+  fd_wfile *w = (fd_wfile *)f;
+  if (w->error) return sticky(w, err);
+  if (n <= WBUF_SIZE - w->len) {
+    memcpy(w->buf + w->len, data, n);
+    w->len += n;
+  } else {
+    TRY(flush_buf(w, err));
+    if (n >= WBUF_SIZE) {
+      TRY(write_all(w, data, n, err));
+    } else {
+      memcpy(w->buf, data, n);
+      w->len = n;
+    }
+  }
+  f->written += (int64_t)n;
+  return 0;
+}
+
+static int fd_sync(inlet_wfile *f, inlet_error *err) {
+  fd_wfile *w = (fd_wfile *)f;
+  if (w->error) return sticky(w, err);
+  TRY(flush_buf(w, err));
+  if (fsync(w->fd) < 0) {
+    w->error = INLET_EIO;
+    return os_fail(err, errno, "fsync", NULL, f->name);
+  }
+  if (w->dir_fd >= 0) {
+    if (fsync(w->dir_fd) < 0 && errno != EINVAL)
+      return os_fail(err, errno, "fsync directory of", NULL, f->name);
+    close(w->dir_fd);
+    w->dir_fd = -1; /* the entry is durable; later syncs need the file only */
+  }
+  return 0;
+}
+
+static int fd_wclose(inlet_wfile *f, bool sync, inlet_error *err) {
+  fd_wfile *w = (fd_wfile *)f;
+  int rc = 0;
+  if (w->error) rc = sticky(w, err);
+  else if (sync) rc = fd_sync(f, err);
+  else rc = flush_buf(w, err);
+  if (close(w->fd) < 0 && rc == 0) rc = os_fail(err, errno, "close", NULL, f->name);
+  if (w->dir_fd >= 0) close(w->dir_fd);
+  inlet_free(w->buf);
+  inlet_free(f->name);
+  inlet_free(w);
+  return rc;
+}
+
+static const struct inlet_wfile_ops fd_wfile_ops = {fd_append, fd_sync, fd_wclose};
+
+static int make_rfile(inlet_rfile **out, int fd, const char *name, inlet_error *err) {
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int e = errno;
+    close(fd);
+    return os_fail(err, e, "stat", NULL, name);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return inlet_fail(err, INLET_EINVAL, "%s: not a regular file", name);
+  }
+  fd_rfile *r = inlet_calloc(1, sizeof *r);
+  char *nm = inlet_strdup(name);
+  if (!r || !nm) {
+    inlet_free(r);
+    inlet_free(nm);
+    close(fd);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", name);
+  }
+  r->base.ops = &fd_rfile_ops;
+  r->base.name = nm;
+  r->base.size = st.st_size;
+  r->fd = fd;
+  *out = &r->base;
+  return 0;
+}
+
+static int make_wfile(inlet_wfile **out, int fd, int dir_fd, const char *name, inlet_error *err) {
+  fd_wfile *w = inlet_calloc(1, sizeof *w);
+  char *nm = inlet_strdup(name);
+  uint8_t *buf = inlet_malloc(WBUF_SIZE);
+  if (!w || !nm || !buf) {
+    inlet_free(w);
+    inlet_free(nm);
+    inlet_free(buf);
+    close(fd);
+    if (dir_fd >= 0) close(dir_fd);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory creating %s", name);
+  }
+  w->base.ops = &fd_wfile_ops;
+  w->base.name = nm;
+  w->fd = fd;
+  w->dir_fd = dir_fd;
+  w->buf = buf;
+  *out = &w->base;
+  return 0;
+}
+
+/* ---- directory helpers --------------------------------------------------- */
+
+/* mkdir -p of @p dir relative to @p base_fd (AT_FDCWD for plain paths). */
+static int mkdirs_at(int base_fd, const char *dir, const char *root, inlet_error *err) {
+  size_t len = strlen(dir);
+  if (len == 0) return 0;
+  char *p = inlet_strdup(dir);
+  if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory creating %s", dir);
+  int rc = 0;
+  for (size_t i = 1; i <= len; i++) {
+    if (i < len && p[i] != '/') continue;
+    char saved = p[i];
+    p[i] = '\0';
+    if (mkdirat(base_fd, p, 0777) < 0 && errno != EEXIST) {
+      rc = os_fail(err, errno, "mkdir", root, p);
+      break;
+    }
+    p[i] = saved;
+  }
+  if (rc == 0) {
+    struct stat st;
+    if (fstatat(base_fd, dir, &st, 0) < 0) rc = os_fail(err, errno, "stat", root, dir);
+    else if (!S_ISDIR(st.st_mode))
+      rc = inlet_fail(err, INLET_EEXISTS, "mkdir %s%s%s: exists and is not a directory",
+                      root ? root : "", root ? "/" : "", dir);
+  }
+  inlet_free(p);
+  return rc;
+}
+
+/* Parent directory of @p path ("" for a top-level name), into @p out. */
+static int parent_of(const char *path, char **out, inlet_error *err) {
+  const char *slash = strrchr(path, '/');
+  if (slash == path) *out = inlet_strdup("/");
+  else *out = slash ? inlet_strndup(path, (size_t)(slash - path)) : inlet_strdup("");
+  if (!*out) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  return 0;
+}
+
+static int open_dir_at(int base_fd, const char *dir) {
+  return openat(base_fd, at_path(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static int fsync_dir_at(int base_fd, const char *dir, const char *root, inlet_error *err) {
+  int fd = open_dir_at(base_fd, dir);
+  if (fd < 0) return os_fail(err, errno, "open directory", root, at_path(dir));
+  int rc = 0;
+  if (fsync(fd) < 0 && errno != EINVAL) rc = os_fail(err, errno, "fsync directory", root, at_path(dir));
+  close(fd);
+  return rc;
+}
+
+/* Creates @p path exclusively (making parents) relative to base_fd. */
+static int create_at(int base_fd, const char *root, const char *path, const char *name,
+                     inlet_wfile **out, inlet_error *err) {
+  *out = NULL;
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
+  int fd = openat(base_fd, path, flags, 0666);
+  char *parent = NULL;
+  if (fd < 0 && errno == ENOENT) {
+    TRY(parent_of(path, &parent, err));
+    int rc = mkdirs_at(base_fd, parent, root, err);
+    if (rc < 0) {
+      inlet_free(parent);
+      return rc;
+    }
+    fd = openat(base_fd, path, flags, 0666);
+  }
+  if (fd < 0) {
+    int e = errno;
+    inlet_free(parent);
+    if (e == EEXIST) return inlet_fail(err, INLET_EEXISTS, "create %s: file exists", name);
+    return os_fail(err, e, "create", NULL, name);
+  }
+  if (!parent && parent_of(path, &parent, err) < 0) {
+    close(fd);
+    return INLET_ENOMEM;
+  }
+  int dir_fd = open_dir_at(base_fd, parent);
+  inlet_free(parent);
+  if (dir_fd < 0) {
+    int e = errno;
+    close(fd);
+    return os_fail(err, e, "open parent directory of", NULL, name);
+  }
+  return make_wfile(out, fd, dir_fd, name, err);
+}
+
+/* ---- the backend ----------------------------------------------------------- */
+
+static int px_open_read(inlet_storage *s, const char *path, inlet_rfile **out, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  *out = NULL;
+  TRY(inlet_path_check(path, err));
+  int fd = openat(ps->root_fd, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return os_fail(err, errno, "open", s->root, path);
+  return make_rfile(out, fd, path, err);
+}
+
+static int px_create(inlet_storage *s, const char *path, inlet_wfile **out, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  *out = NULL;
+  TRY(inlet_path_check(path, err));
+  return create_at(ps->root_fd, s->root, path, path, out, err);
+}
+
+static bool link_unsupported(int e) {
+  return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK;
+}
+
+static int px_put_if_absent(inlet_storage *s, const char *tmp_path, const char *final_path,
+                            inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  TRY(inlet_path_check(tmp_path, err));
+  TRY(inlet_path_check(final_path, err));
+  int fd = ps->root_fd;
+  int rc = linkat(fd, tmp_path, fd, final_path, 0);
+  int e = rc < 0 ? errno : 0;
+  if (rc < 0 && e == ENOENT && faccessat(fd, tmp_path, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+    /* The destination's directory is missing: create it and retry. */
+    char *parent;
+    TRY(parent_of(final_path, &parent, err));
+    int mrc = mkdirs_at(fd, parent, s->root, err);
+    inlet_free(parent);
+    TRY(mrc);
+    rc = linkat(fd, tmp_path, fd, final_path, 0);
+    e = rc < 0 ? errno : 0;
+  }
+  bool renamed = false;
+  if (rc < 0 && link_unsupported(e)) {
+    rc = renameat2(fd, tmp_path, fd, final_path, RENAME_NOREPLACE);
+    e = rc < 0 ? errno : 0;
+    if (rc < 0 && (e == EINVAL || e == ENOSYS))
+      return inlet_fail(err, INLET_EUNSUPPORTED,
+                        "put-if-absent %s/%s: the filesystem supports neither link(2) nor "
+                        "renameat2(RENAME_NOREPLACE)",
+                        s->root, final_path);
+    renamed = rc == 0;
+  }
+  if (rc < 0) {
+    if (e == EEXIST)
+      return inlet_fail(err, INLET_EEXISTS, "put-if-absent %s/%s: already exists", s->root,
+                        final_path);
+    return os_fail(err, e, "put-if-absent", s->root, final_path);
+  }
+  if (!renamed && unlinkat(fd, tmp_path, 0) < 0 && errno != ENOENT)
+    return os_fail(err, errno, "remove temporary", s->root, tmp_path);
+  char *parent;
+  TRY(parent_of(final_path, &parent, err));
+  rc = fsync_dir_at(fd, parent, s->root, err);
+  if (rc == 0) {
+    char *tparent;
+    if (parent_of(tmp_path, &tparent, err) < 0) {
+      inlet_free(parent);
+      return INLET_ENOMEM;
+    }
+    /* The temporary's removal need not be durable, but a different
+     * directory costs one more fsync only when it differs. */
+    if (strcmp(tparent, parent) != 0) rc = fsync_dir_at(fd, tparent, s->root, err);
+    inlet_free(tparent);
+  }
+  inlet_free(parent);
+  return rc;
+}
+
+static int cmp_dirent(const void *a, const void *b) {
+  return strcmp(((const inlet_dirent *)a)->name, ((const inlet_dirent *)b)->name);
+}
+
+static void fill_dirent(inlet_dirent *d, const struct stat *st) {
+  d->is_dir = S_ISDIR(st->st_mode);
+  d->size = st->st_size;
+  d->mtime_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
+}
+
+static int px_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
+                   inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  *out = NULL;
+  *count = 0;
+  TRY(check_dir_path(dir, err));
+  int dfd = open_dir_at(ps->root_fd, dir);
+  if (dfd < 0) return os_fail(err, errno, "list", s->root, at_path(dir));
+  DIR *dh = fdopendir(dfd);
+  if (!dh) {
+    int e = errno;
+    close(dfd);
+    return os_fail(err, e, "list", s->root, at_path(dir));
+  }
+  inlet_dirent *ents = NULL;
+  size_t n = 0, cap = 0;
+  int rc = 0;
+  for (;;) {
+    errno = 0;
+    struct dirent *de = readdir(dh);
+    if (!de) {
+      if (errno) rc = os_fail(err, errno, "list", s->root, at_path(dir));
+      break;
+    }
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+      if (errno == ENOENT) continue; /* removed while listing */
+      rc = os_fail(err, errno, "stat", s->root, de->d_name);
+      break;
+    }
+    if (n == cap) {
+      size_t ncap = cap ? cap * 2 : 64;
+      inlet_dirent *ne = inlet_realloc(ents, ncap * sizeof *ne);
+      FAIL_GOTO(!ne, err, INLET_ENOMEM, "out of memory listing %s", at_path(dir));
+      ents = ne;
+      cap = ncap;
+    }
+    ents[n].name = inlet_strdup(de->d_name);
+    FAIL_GOTO(!ents[n].name, err, INLET_ENOMEM, "out of memory listing %s", at_path(dir));
+    fill_dirent(&ents[n], &st);
+    n++;
+  }
+done:
+  closedir(dh);
+  if (rc < 0) {
+    inlet_dirents_free(ents, n);
+    return rc;
+  }
+  if (n > 1) qsort(ents, n, sizeof *ents, cmp_dirent);
+  *out = ents;
+  *count = n;
+  return 0;
+}
+
+static int px_remove(inlet_storage *s, const char *path, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  TRY(inlet_path_check(path, err));
+  if (unlinkat(ps->root_fd, path, 0) == 0) return 0;
+  if (errno == EISDIR || errno == EPERM) {
+    if (unlinkat(ps->root_fd, path, AT_REMOVEDIR) == 0) return 0;
+  }
+  return os_fail(err, errno, "remove", s->root, path);
+}
+
+static int px_replace(inlet_storage *s, const char *tmp_path, const char *final_path,
+                      inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  TRY(inlet_path_check(tmp_path, err));
+  TRY(inlet_path_check(final_path, err));
+  if (renameat(ps->root_fd, tmp_path, ps->root_fd, final_path) < 0)
+    return os_fail(err, errno, "rename", s->root, final_path);
+  char *parent;
+  TRY(parent_of(final_path, &parent, err));
+  int rc = fsync_dir_at(ps->root_fd, parent, s->root, err);
+  inlet_free(parent);
+  return rc;
+}
+
+static int px_stat(inlet_storage *s, const char *path, inlet_dirent *out, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  memset(out, 0, sizeof *out);
+  TRY(check_dir_path(path, err));
+  struct stat st;
+  if (fstatat(ps->root_fd, at_path(path), &st, 0) < 0) return os_fail(err, errno, "stat", s->root, at_path(path));
+  const char *slash = strrchr(path, '/');
+  out->name = inlet_strdup(slash ? slash + 1 : path);
+  if (!out->name) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  fill_dirent(out, &st);
+  return 0;
+}
+
+static int px_mkdirs(inlet_storage *s, const char *dir, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  TRY(check_dir_path(dir, err));
+  return mkdirs_at(ps->root_fd, dir, s->root, err);
+}
+
+static int px_sync_dir(inlet_storage *s, const char *dir, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  TRY(check_dir_path(dir, err));
+  return fsync_dir_at(ps->root_fd, dir, s->root, err);
+}
+
+static void px_free(inlet_storage *s) {
+  if (!s) return;
+  posix_storage *ps = (posix_storage *)s;
+  close(ps->root_fd);
+  inlet_free(s->root);
+  inlet_free(ps);
+}
+
+static const inlet_storage_ops posix_ops = {
+    px_open_read, px_create, px_put_if_absent, px_list,     px_remove,
+    px_replace,   px_stat,   px_mkdirs,        px_sync_dir, px_free,
+};
+
+int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create,
+                             inlet_error *err) {
+  *out = NULL;
+  if (!root || !root[0]) return inlet_fail(err, INLET_EINVAL, "empty storage root");
+  if (create) TRY(mkdirs_at(AT_FDCWD, root, NULL, err));
+  int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return os_fail(err, errno, "open", NULL, root);
+  posix_storage *ps = inlet_calloc(1, sizeof *ps);
+  char *r = inlet_strdup(root);
+  if (!ps || !r) {
+    inlet_free(ps);
+    inlet_free(r);
+    close(fd);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", root);
+  }
+  ps->base.ops = &posix_ops;
+  ps->base.root = r;
+  ps->root_fd = fd;
+  *out = &ps->base;
+  return 0;
+}
+
+/* ---- plain paths ----------------------------------------------------------- */
+
+int inlet_rfile_open_path(inlet_rfile **out, const char *path, inlet_error *err) {
+  *out = NULL;
+  if (!path || !path[0]) return inlet_fail(err, INLET_EINVAL, "empty path");
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return os_fail(err, errno, "open", NULL, path);
+  return make_rfile(out, fd, path, err);
+}
+
+int inlet_wfile_create_path(inlet_wfile **out, const char *path, inlet_error *err) {
+  *out = NULL;
+  if (!path || !path[0]) return inlet_fail(err, INLET_EINVAL, "empty path");
+  return create_at(AT_FDCWD, NULL, path, path, out, err);
+}
+
+void inlet_dirents_free(inlet_dirent *ents, size_t count) {
+  if (!ents) return;
+  for (size_t i = 0; i < count; i++) inlet_free(ents[i].name);
+  inlet_free(ents);
+}
