@@ -1,0 +1,509 @@
+/*
+ * White-box tests of the Parquet reader (src/parquet/reader.c,
+ * column_reader.c, meta_json.c): values of a known file, projection,
+ * metadata JSON, hand-built single-column files that exercise each page
+ * validation (dictionary index range, level range, page sizes, value
+ * counts, chunk ranges, unsupported encodings), and robustness loops that
+ * open and read every truncation and many bit flips of real files (ASan
+ * and UBSan watch those in the test build).
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inlet/parquet.h"
+#include "parquet/pq_meta.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+#define DATA INLET_TESTDATA "/parquet-testing/data"
+
+static char g_dir[4096];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(g_dir, sizeof g_dir, "%s", tu_mkdtemp("pq-reader"));
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  tu_rmtree(g_dir);
+  return 0;
+}
+
+/* Opens @p path and reads every row group into one check; returns rc. */
+static int read_all(const char *path, int64_t *rows, inlet_error *err) {
+  inlet_parquet_reader *r = NULL;
+  *rows = 0;
+  int rc = inlet_parquet_reader_open(&r, path, NULL, err);
+  if (rc < 0) return rc;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  for (int32_t g = 0; g < inlet_parquet_reader_num_row_groups(r) && rc == 0; g++) {
+    rc = inlet_parquet_reader_read_row_group(r, g, &b, err);
+    if (rc == 0) {
+      assert_int_equal(inlet_batch_validate(&b, NULL), 0);
+      *rows += b.num_rows;
+    }
+  }
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+  return rc;
+}
+
+/* ---- a known file ---------------------------------------------------------- */
+
+static void test_reader__alltypes_plain_values(void **state) {
+  (void)state;
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, DATA "/alltypes_plain.parquet", NULL, &err), 0);
+  const inlet_schema *s = inlet_parquet_reader_schema(r);
+  assert_int_equal(s->n_fields, 11);
+  assert_string_equal(s->fields[0].name, "id");
+  assert_int_equal(s->fields[10].type.id, INLET_TYPE_TIMESTAMP);
+  assert_int_equal(inlet_parquet_reader_num_rows(r), 8);
+  assert_int_equal(inlet_parquet_reader_num_row_groups(r), 1);
+  assert_int_equal(inlet_parquet_reader_row_group_rows(r, 0), 8);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(b.num_rows, 8);
+  static const int32_t ids[8] = {4, 5, 6, 7, 2, 3, 0, 1};
+  const int32_t *id = (const int32_t *)(const void *)b.columns[0].values;
+  for (int i = 0; i < 8; i++) {
+    assert_int_equal(id[i], ids[i]);
+    assert_int_equal(inlet_bit_get(b.columns[1].values, i), i % 2 == 0);
+  }
+  /* bigint_col 0 / 10 alternating; double_col 0 / 10.1 */
+  const int64_t *big = (const int64_t *)(const void *)b.columns[5].values;
+  const double *dbl = (const double *)(const void *)b.columns[7].values;
+  assert_int_equal(big[1], 10);
+  assert_true(dbl[1] == 10.1);
+  /* string_col "0" / "1" */
+  const inlet_array *sc = &b.columns[9];
+  assert_int_equal(sc->offsets[1] - sc->offsets[0], 1);
+  assert_memory_equal(sc->values + sc->offsets[1], "1", 1);
+  /* INT96 2009-03-01T00:00:00 and 2009-03-01T00:01:00 as micros */
+  const int64_t *ts = (const int64_t *)(const void *)b.columns[10].values;
+  assert_int_equal(ts[0], INT64_C(1235865600000000));
+  assert_int_equal(ts[1], INT64_C(1235865660000000));
+  /* Reading again reuses the batch. */
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(b.num_rows, 8);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 1, &b, &err), INLET_EINVAL);
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+}
+
+static void test_reader__projection_orders_and_limits_columns(void **state) {
+  (void)state;
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, DATA "/alltypes_dictionary.parquet", NULL, &err),
+                   0);
+  int32_t proj[2] = {9, 0};
+  assert_int_equal(inlet_parquet_reader_project(r, proj, 2, &err), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(b.schema.n_fields, 2);
+  assert_string_equal(b.schema.fields[0].name, "string_col");
+  assert_string_equal(b.schema.fields[1].name, "id");
+  assert_int_equal(b.columns[1].length, 2);
+  int32_t bad[1] = {11};
+  assert_int_equal(inlet_parquet_reader_project(r, bad, 1, &err), INLET_EINVAL);
+  int32_t dup[2] = {1, 1};
+  assert_int_equal(inlet_parquet_reader_project(r, dup, 2, &err), INLET_EINVAL);
+  assert_int_equal(inlet_parquet_reader_project(r, NULL, 0, &err), 0);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(b.schema.n_fields, 11);
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+}
+
+static void test_reader__metadata_json_describes_chunks(void **state) {
+  (void)state;
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, DATA "/alltypes_plain.snappy.parquet", NULL, &err),
+                   0);
+  char *js = NULL;
+  assert_int_equal(inlet_parquet_reader_metadata_json(r, &js, &err), 0);
+  json_error_t je;
+  json_t *root = json_loads(js, 0, &je);
+  assert_non_null(root);
+  assert_int_equal(json_integer_value(json_object_get(root, "num_rows")), 2);
+  json_t *rg = json_array_get(json_object_get(root, "row_groups"), 0);
+  json_t *col = json_array_get(json_object_get(rg, "columns"), 0);
+  assert_string_equal(json_string_value(json_object_get(col, "path")), "id");
+  assert_string_equal(json_string_value(json_object_get(col, "physical_type")), "INT32");
+  assert_string_equal(json_string_value(json_object_get(col, "codec")), "SNAPPY");
+  assert_true(json_array_size(json_object_get(col, "encodings")) > 0);
+  json_t *schema = json_object_get(root, "schema");
+  assert_int_equal(json_array_size(schema), 12);
+  json_decref(root);
+  inlet_string_free(js);
+  inlet_parquet_reader_free(r);
+}
+
+/* ---- hand-built single-column files ------------------------------------- */
+
+typedef struct chunk_builder {
+  inlet_buf bytes;
+} chunk_builder;
+
+static void add_page(inlet_buf *c, int32_t type, int32_t num_values, int32_t encoding,
+                     const void *body, size_t len, int32_t claimed_size) {
+  pq_page_header h;
+  memset(&h, 0, sizeof h);
+  h.type = type;
+  h.uncompressed_page_size = (int32_t)len;
+  h.compressed_page_size = claimed_size >= 0 ? claimed_size : (int32_t)len;
+  if (type == PQ_PAGE_DICTIONARY) {
+    h.has_dictionary_page_header = true;
+    h.dictionary_page_header.num_values = num_values;
+    h.dictionary_page_header.encoding = encoding;
+  } else {
+    h.has_data_page_header = true;
+    h.data_page_header.num_values = num_values;
+    h.data_page_header.encoding = encoding;
+    h.data_page_header.definition_level_encoding = PQ_ENC_RLE;
+    h.data_page_header.repetition_level_encoding = PQ_ENC_RLE;
+  }
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(pq_page_header_serialize(&h, c, &err), 0);
+  inlet_buf_append(c, body, len);
+}
+
+typedef struct file_spec {
+  pq_type type;
+  pq_repetition rep;
+  int64_t rows;
+  int64_t num_values;       /* column meta num_values; -1 = rows */
+  int64_t total_size_delta; /* added to the true chunk size */
+  int32_t converted;        /* PQ_CT_* */
+} file_spec;
+
+/* Writes "PAR1" + chunk + footer for one column "x". Returns the path. */
+static const char *build_file(const char *name, const file_spec *fs, const inlet_buf *chunk) {
+  static char path[4200];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  inlet_error err = INLET_ERROR_INIT;
+  pq_file_metadata m;
+  pq_file_metadata_init(&m);
+  m.version = 1;
+  m.n_schema = 2;
+  m.schema = pq_meta_alloc_array(&m, 2, sizeof *m.schema, &err);
+  m.schema[0].name = pq_meta_strdup(&m, "schema", &err);
+  m.schema[0].has_num_children = true;
+  m.schema[0].num_children = 1;
+  m.schema[0].converted_type = PQ_CT_NONE;
+  m.schema[1].name = pq_meta_strdup(&m, "x", &err);
+  m.schema[1].has_type = true;
+  m.schema[1].type = fs->type;
+  m.schema[1].has_repetition = true;
+  m.schema[1].repetition = fs->rep;
+  m.schema[1].converted_type = fs->converted;
+  m.num_rows = fs->rows;
+  m.n_row_groups = 1;
+  m.row_groups = pq_meta_alloc_array(&m, 1, sizeof *m.row_groups, &err);
+  pq_row_group *rg = &m.row_groups[0];
+  rg->num_rows = fs->rows;
+  rg->total_byte_size = (int64_t)chunk->len;
+  rg->n_columns = 1;
+  rg->columns = pq_meta_alloc_array(&m, 1, sizeof *rg->columns, &err);
+  pq_column_chunk *cc = &rg->columns[0];
+  cc->has_meta_data = true;
+  cc->file_offset = 4;
+  pq_column_meta *cm = &cc->meta_data;
+  cm->type = fs->type;
+  cm->n_encodings = 1;
+  cm->encodings = pq_meta_alloc_array(&m, 1, sizeof(int32_t), &err);
+  cm->encodings[0] = PQ_ENC_PLAIN;
+  cm->n_path = 1;
+  cm->path_in_schema = pq_meta_alloc_array(&m, 1, sizeof(char *), &err);
+  cm->path_in_schema[0] = pq_meta_strdup(&m, "x", &err);
+  cm->codec = PQ_CODEC_UNCOMPRESSED;
+  cm->num_values = fs->num_values >= 0 ? fs->num_values : fs->rows;
+  cm->total_compressed_size = (int64_t)chunk->len + fs->total_size_delta;
+  cm->total_uncompressed_size = (int64_t)chunk->len;
+  cm->data_page_offset = 4;
+  inlet_buf file = INLET_BUF_INIT;
+  inlet_buf_append(&file, "PAR1", 4);
+  inlet_buf_append(&file, chunk->data, chunk->len);
+  assert_int_equal(pq_footer_serialize(&m, &file, &err), 0);
+  assert_int_equal(tu_write_file(path, file.data, file.len), 0);
+  inlet_buf_reset(&file);
+  pq_file_metadata_reset(&m);
+  return path;
+}
+
+static const file_spec REQ_I32 = {PQ_INT32, PQ_REQUIRED, 3, -1, 0, PQ_CT_NONE};
+static const file_spec OPT_I32 = {PQ_INT32, PQ_OPTIONAL, 3, -1, 0, PQ_CT_NONE};
+
+/* Reads the only row group of @p path into @p b. */
+static int read_one(const char *path, inlet_batch *b, inlet_error *err) {
+  inlet_parquet_reader *r = NULL;
+  int rc = inlet_parquet_reader_open(&r, path, NULL, err);
+  if (rc < 0) return rc;
+  rc = inlet_parquet_reader_read_row_group(r, 0, b, err);
+  inlet_parquet_reader_free(r);
+  return rc;
+}
+
+static const int32_t I32_123[3] = {1, 2, 3};
+
+static void test_reader__built_required_plain_reads(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, -1);
+  const char *path = build_file("req.parquet", &REQ_I32, &c);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(read_one(path, &b, &err), 0);
+  assert_int_equal(b.num_rows, 3);
+  assert_memory_equal(b.columns[0].values, I32_123, 12);
+  assert_null(b.columns[0].validity);
+  inlet_batch_reset(&b);
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__built_optional_levels_spread_values(void **state) {
+  (void)state;
+  /* levels 1,0,1: length 2, bit-packed header (1 group), bits 0b101 */
+  static const uint8_t page[] = {2, 0, 0, 0, 0x03, 0x05, 7, 0, 0, 0, 9, 0, 0, 0};
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, page, sizeof page, -1);
+  const char *path = build_file("opt.parquet", &OPT_I32, &c);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(read_one(path, &b, &err), 0);
+  const inlet_array *a = &b.columns[0];
+  assert_int_equal(a->null_count, 1);
+  assert_non_null(a->validity);
+  assert_true(inlet_array_is_valid(a, 0));
+  assert_false(inlet_array_is_valid(a, 1));
+  assert_true(inlet_array_is_valid(a, 2));
+  const int32_t *v = (const int32_t *)(const void *)a->values;
+  assert_int_equal(v[0], 7);
+  assert_int_equal(v[2], 9);
+  inlet_batch_reset(&b);
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__built_dictionary_gathers(void **state) {
+  (void)state;
+  static const int32_t dict[2] = {10, 20};
+  static const uint8_t idx[] = {1, 0x03, 0x05}; /* width 1; indices 1,0,1 */
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DICTIONARY, 2, PQ_ENC_PLAIN, dict, 8, -1);
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_RLE_DICTIONARY, idx, sizeof idx, -1);
+  const char *path = build_file("dict.parquet", &REQ_I32, &c);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(read_one(path, &b, &err), 0);
+  const int32_t *v = (const int32_t *)(const void *)b.columns[0].values;
+  assert_int_equal(v[0], 20);
+  assert_int_equal(v[1], 10);
+  assert_int_equal(v[2], 20);
+  inlet_batch_reset(&b);
+  inlet_buf_reset(&c);
+}
+
+/* Expects @p path to fail with @p code and a message containing @p words
+ * (and always the file name and the column). */
+static void expect_failure(const char *path, int code, const char *words) {
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  int rc = read_one(path, &b, &err);
+  if (rc != code || !strstr(err.message, words) || !strstr(err.message, path))
+    fail_msg("expected %s with \"%s\" for %s, got %d: %s", inlet_strerror(code), words, path, rc,
+             err.message);
+  inlet_batch_reset(&b);
+}
+
+static void test_reader__dictionary_index_out_of_range_is_corrupt(void **state) {
+  (void)state;
+  static const int32_t dict[1] = {10};
+  static const uint8_t idx[] = {1, 0x03, 0x05};
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DICTIONARY, 1, PQ_ENC_PLAIN, dict, 4, -1);
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_RLE_DICTIONARY, idx, sizeof idx, -1);
+  expect_failure(build_file("dict-oob.parquet", &REQ_I32, &c), INLET_ECORRUPT, "column \"x\"");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__definition_level_above_max_is_corrupt(void **state) {
+  (void)state;
+  /* RLE run of 3 levels of value 2 with max level 1 (width 1 holds a byte). */
+  static const uint8_t page[] = {2, 0, 0, 0, 0x06, 0x02, 7, 0, 0, 0};
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, page, sizeof page, -1);
+  expect_failure(build_file("level.parquet", &OPT_I32, &c), INLET_ECORRUPT, "row group 0");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__page_overrunning_chunk_is_corrupt(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, 4000);
+  expect_failure(build_file("overrun.parquet", &REQ_I32, &c), INLET_ECORRUPT, "runs past");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__more_page_values_than_rows_is_corrupt(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, -1);
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, -1);
+  expect_failure(build_file("extra.parquet", &REQ_I32, &c), INLET_ECORRUPT, "rows are left");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__fewer_values_than_rows_is_corrupt(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 2, PQ_ENC_PLAIN, I32_123, 8, -1);
+  expect_failure(build_file("short.parquet", &REQ_I32, &c), INLET_ECORRUPT, "holds 2 values");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__too_few_plain_bytes_is_corrupt(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 10, -1);
+  expect_failure(build_file("fewbytes.parquet", &REQ_I32, &c), INLET_ECORRUPT, "column \"x\"");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__chunk_past_footer_is_corrupt_at_open(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, -1);
+  file_spec fs = REQ_I32;
+  fs.total_size_delta = 1000;
+  const char *path = build_file("pastfooter.parquet", &fs, &c);
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, path, NULL, &err), INLET_ECORRUPT);
+  assert_null(r);
+  assert_non_null(strstr(err.message, "outside the data area"));
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__num_values_mismatch_is_corrupt(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, -1);
+  file_spec fs = REQ_I32;
+  fs.num_values = 5;
+  expect_failure(build_file("numvalues.parquet", &fs, &c), INLET_ECORRUPT, "has 5 values");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__string_length_past_page_is_corrupt(void **state) {
+  (void)state;
+  static const uint8_t page[] = {1, 0, 0, 0, 'a', 200, 0, 0, 0, 'b'};
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 2, PQ_ENC_PLAIN, page, sizeof page, -1);
+  file_spec fs = {PQ_BYTE_ARRAY, PQ_REQUIRED, 2, -1, 0, PQ_CT_UTF8};
+  expect_failure(build_file("strlen.parquet", &fs, &c), INLET_ECORRUPT, "column \"x\"");
+  inlet_buf_reset(&c);
+}
+
+static void test_reader__unknown_encoding_is_unsupported_by_number(void **state) {
+  (void)state;
+  static const uint8_t page[] = {0x80, 0x01, 0x04, 0x03, 0x02};
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, 42, page, sizeof page, -1);
+  expect_failure(build_file("enc42.parquet", &REQ_I32, &c), INLET_EUNSUPPORTED,
+                 "unknown encoding 42");
+  inlet_buf_reset(&c);
+}
+
+/* ---- robustness ---------------------------------------------------------- */
+
+static uint8_t *load(const char *path, size_t *len) {
+  uint8_t *p = (uint8_t *)tu_read_file(path, len);
+  assert_non_null(p);
+  return p;
+}
+
+static void truncations(const char *src) {
+  size_t len;
+  uint8_t *bytes = load(src, &len);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/trunc.parquet", g_dir);
+  for (size_t n = 0; n < len; n++) {
+    assert_int_equal(tu_write_file(path, bytes, n), 0);
+    inlet_error err = INLET_ERROR_INIT;
+    int64_t rows;
+    int rc = read_all(path, &rows, &err);
+    if (rc == 0) fail_msg("%s truncated to %zu bytes was read (%lld rows)", src, n, (long long)rows);
+    if (rc == INLET_EINTERNAL || !strstr(err.message, "trunc.parquet"))
+      fail_msg("%s truncated to %zu: bad error %d: %s", src, n, rc, err.message);
+  }
+  free(bytes);
+}
+
+static void test_reader__every_truncation_fails_cleanly(void **state) {
+  (void)state;
+  truncations(DATA "/alltypes_dictionary.parquet");
+  truncations(DATA "/alltypes_plain.snappy.parquet");
+}
+
+static void flips(const char *src) {
+  size_t len;
+  uint8_t *bytes = load(src, &len);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/flip.parquet", g_dir);
+  for (size_t i = 0; i < len; i++) {
+    uint8_t saved = bytes[i];
+    bytes[i] ^= (uint8_t)(1u << (i % 8));
+    assert_int_equal(tu_write_file(path, bytes, len), 0);
+    inlet_error err = INLET_ERROR_INIT;
+    int64_t rows;
+    int rc = read_all(path, &rows, &err);
+    if (rc != 0 && (rc == INLET_EINTERNAL || !strstr(err.message, "flip.parquet")))
+      fail_msg("%s with byte %zu flipped: bad error %d: %s", src, i, rc, err.message);
+    bytes[i] = saved;
+  }
+  free(bytes);
+}
+
+static void test_reader__bit_flips_never_crash(void **state) {
+  (void)state;
+  flips(DATA "/alltypes_dictionary.parquet");
+  flips(DATA "/alltypes_plain.snappy.parquet");
+  flips(DATA "/nulls.snappy.parquet");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reader__alltypes_plain_values),
+      cmocka_unit_test(test_reader__projection_orders_and_limits_columns),
+      cmocka_unit_test(test_reader__metadata_json_describes_chunks),
+      cmocka_unit_test(test_reader__built_required_plain_reads),
+      cmocka_unit_test(test_reader__built_optional_levels_spread_values),
+      cmocka_unit_test(test_reader__built_dictionary_gathers),
+      cmocka_unit_test(test_reader__dictionary_index_out_of_range_is_corrupt),
+      cmocka_unit_test(test_reader__definition_level_above_max_is_corrupt),
+      cmocka_unit_test(test_reader__page_overrunning_chunk_is_corrupt),
+      cmocka_unit_test(test_reader__more_page_values_than_rows_is_corrupt),
+      cmocka_unit_test(test_reader__fewer_values_than_rows_is_corrupt),
+      cmocka_unit_test(test_reader__too_few_plain_bytes_is_corrupt),
+      cmocka_unit_test(test_reader__chunk_past_footer_is_corrupt_at_open),
+      cmocka_unit_test(test_reader__num_values_mismatch_is_corrupt),
+      cmocka_unit_test(test_reader__string_length_past_page_is_corrupt),
+      cmocka_unit_test(test_reader__unknown_encoding_is_unsupported_by_number),
+      cmocka_unit_test(test_reader__every_truncation_fails_cleanly),
+      cmocka_unit_test(test_reader__bit_flips_never_crash),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
