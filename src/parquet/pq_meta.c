@@ -795,17 +795,12 @@ static int parse_column_order(pctx *c, int32_t *order) {
   return inlet_thrift_read_struct_end(&c->r);
 }
 
-static int32_t count_leaves(const pq_file_metadata *m) {
-  int32_t n = 0;
-  for (int32_t i = 1; i < m->n_schema; i++)
-    if (!(m->schema[i].has_num_children && m->schema[i].num_children > 0) &&
-        m->schema[i].has_type)
-      n++;
-  return n;
-}
+static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32_t *n_leaves,
+                           inlet_error *err);
 
 static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
   unsigned have = 0;
+  int32_t leaves = -1; /* unknown until the schema is parsed */
   TRY(inlet_thrift_read_struct_begin(&c->r));
   for (;;) {
     int16_t id;
@@ -828,6 +823,9 @@ static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
       m->n_schema = (int32_t)n;
       m->schema = s;
       have |= 2;
+      /* Checked now so row groups can be held to the leaf count before
+       * anything is allocated for them. */
+      TRY(validate_schema(m, NULL, &leaves, c->err));
       break;
     }
     case 3: EXPECT(INLET_THRIFT_I64); TRY(inlet_thrift_read_i64(&c->r, &m->num_rows)); have |= 4; break;
@@ -839,7 +837,6 @@ static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
       if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "row_groups is not a list of structs");
       pq_row_group *rgs = list_alloc(c, n, sizeof *rgs, 7, "row group");
       if (!rgs) return c->rc;
-      int32_t leaves = (have & 2) ? count_leaves(m) : -1;
       for (uint32_t i = 0; i < n; i++) TRY(parse_row_group(c, &rgs[i], leaves));
       TRY(inlet_thrift_read_list_end(&c->r));
       m->n_row_groups = (int32_t)n;
@@ -885,7 +882,8 @@ static bool is_group(const pq_schema_element *e) {
 }
 
 /* Checks the depth-first tree encoded by num_children and collects the leaf
- * element indices into @p leaf_elems (n_schema entries available). */
+ * element indices into @p leaf_elems (n_schema entries available; may be
+ * NULL to only count). */
 static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32_t *n_leaves,
                            inlet_error *err) {
   FAIL_IF(m->n_schema < 1, err, INLET_ECORRUPT, "schema is empty (no root element)");
@@ -924,7 +922,8 @@ static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32
               "FIXED_LEN_BYTE_ARRAY column \"%s\" has no positive type_length", e->name);
       FAIL_IF(leaves >= PQ_MAX_COLUMNS, err, INLET_ECORRUPT,
               "schema has more than %d leaf columns", PQ_MAX_COLUMNS);
-      leaf_elems[leaves++] = i;
+      if (leaf_elems) leaf_elems[leaves] = i;
+      leaves++;
     }
   }
   while (depth > 0 && remaining[depth] == 0) depth--;
@@ -1382,6 +1381,13 @@ static void write_row_group(tw *w, const pq_row_group *rg) {
     if (cc->has_column_index) {
       inlet_thrift_write_field_i64(w, 6, cc->column_index_offset);
       inlet_thrift_write_field_i32(w, 7, cc->column_index_length);
+    }
+    if (cc->has_crypto_metadata) {
+      /* Only presence is modelled: written as ENCRYPTION_WITH_FOOTER_KEY. */
+      inlet_thrift_write_field(w, 8, INLET_THRIFT_STRUCT);
+      inlet_thrift_write_struct_begin(w);
+      write_empty_struct_field(w, 1);
+      inlet_thrift_write_struct_end(w);
     }
     inlet_thrift_write_struct_end(w);
   }
