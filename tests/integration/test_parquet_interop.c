@@ -1,0 +1,537 @@
+/*
+ * Interop proof for the Parquet writer (issue 2, section 5 "Interop"):
+ * inlet writes files through the public API for every supported flat type
+ * x encoding (dictionary, PLAIN, dictionary with PLAIN fallback) x codec x
+ * null pattern (REQUIRED, OPTIONAL without nulls, mixed, all null), plus an
+ * empty file, a one-row file and files with many row groups and pages; then
+ * DuckDB reads each file (`refcheck parquet`) and `refcheck compare
+ * --ordered` checks its values and column types against the rows the test
+ * put in.
+ *
+ * The expected JSON is computed here, independently of the code under test,
+ * in refcheck's canonical encoding (../shared/tools/refcheck/README.md):
+ * dates and timestamps are formatted from day/microsecond counts with a
+ * civil-calendar conversion, decimals from their unscaled integers.
+ * Many columns share one file per codec so that node starts only a few
+ * times.
+ */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+
+#include "inlet/batch.h"
+#include "inlet/parquet.h"
+#include "util/buf.h"
+
+typedef enum vkind {
+  V_BOOL, V_I8, V_I16, V_I32, V_I64, V_U8, V_U16, V_U32, V_U64, V_FLOAT, V_DOUBLE,
+  V_STRING, V_JSON, V_ENUM, V_BINARY, V_FIXED, V_UUID, V_DATE, V_TIME_MS, V_TIME_US,
+  V_TIME_NS, V_TS_S, V_TS_MS, V_TS_US, V_TS_NS, V_TSNTZ_US, V_TSNTZ_MS, V_DEC9, V_DEC18,
+  V_DEC38, V_DEC_FLBA
+} vkind;
+
+typedef struct col_spec {
+  const char *name;
+  vkind kind;
+  inlet_type_id id;
+  inlet_time_unit unit;
+  bool utc;
+  int32_t width, precision, scale;
+  inlet_type_ext ext;
+  const char *duck_type; /* DuckDB's type string for the column */
+} col_spec;
+
+static const col_spec SPECS[] = {
+    {"bool", V_BOOL, INLET_TYPE_BOOL, 0, false, 0, 0, 0, 0, "BOOLEAN"},
+    {"i8", V_I8, INLET_TYPE_INT8, 0, false, 0, 0, 0, 0, "TINYINT"},
+    {"i16", V_I16, INLET_TYPE_INT16, 0, false, 0, 0, 0, 0, "SMALLINT"},
+    {"i32", V_I32, INLET_TYPE_INT32, 0, false, 0, 0, 0, 0, "INTEGER"},
+    {"i64", V_I64, INLET_TYPE_INT64, 0, false, 0, 0, 0, 0, "BIGINT"},
+    {"u8", V_U8, INLET_TYPE_UINT8, 0, false, 0, 0, 0, 0, "UTINYINT"},
+    {"u16", V_U16, INLET_TYPE_UINT16, 0, false, 0, 0, 0, 0, "USMALLINT"},
+    {"u32", V_U32, INLET_TYPE_UINT32, 0, false, 0, 0, 0, 0, "UINTEGER"},
+    {"u64", V_U64, INLET_TYPE_UINT64, 0, false, 0, 0, 0, 0, "UBIGINT"},
+    {"f32", V_FLOAT, INLET_TYPE_FLOAT, 0, false, 0, 0, 0, 0, "FLOAT"},
+    {"f64", V_DOUBLE, INLET_TYPE_DOUBLE, 0, false, 0, 0, 0, 0, "DOUBLE"},
+    {"str", V_STRING, INLET_TYPE_STRING, 0, false, 0, 0, 0, 0, "VARCHAR"},
+    {"json", V_JSON, INLET_TYPE_STRING, 0, false, 0, 0, 0, INLET_EXT_JSON, "JSON"},
+    {"enum", V_ENUM, INLET_TYPE_STRING, 0, false, 0, 0, 0, INLET_EXT_ENUM, "VARCHAR"},
+    {"bin", V_BINARY, INLET_TYPE_BINARY, 0, false, 0, 0, 0, 0, "BLOB"},
+    {"fix", V_FIXED, INLET_TYPE_FIXED_BINARY, 0, false, 5, 0, 0, 0, "BLOB"},
+    {"uuid", V_UUID, INLET_TYPE_FIXED_BINARY, 0, false, 16, 0, 0, INLET_EXT_UUID, "UUID"},
+    {"date", V_DATE, INLET_TYPE_DATE, 0, false, 0, 0, 0, 0, "DATE"},
+    {"tms", V_TIME_MS, INLET_TYPE_TIME, INLET_UNIT_MILLI, false, 0, 0, 0, 0, "TIME"},
+    {"tus", V_TIME_US, INLET_TYPE_TIME, INLET_UNIT_MICRO, false, 0, 0, 0, 0, "TIME"},
+    {"tns", V_TIME_NS, INLET_TYPE_TIME, INLET_UNIT_NANO, false, 0, 0, 0, 0, "TIME_NS"},
+    {"ts_s", V_TS_S, INLET_TYPE_TIMESTAMP, INLET_UNIT_SECOND, true, 0, 0, 0, 0,
+     "TIMESTAMP WITH TIME ZONE"},
+    {"ts_ms", V_TS_MS, INLET_TYPE_TIMESTAMP, INLET_UNIT_MILLI, true, 0, 0, 0, 0,
+     "TIMESTAMP WITH TIME ZONE"},
+    {"ts_us", V_TS_US, INLET_TYPE_TIMESTAMP, INLET_UNIT_MICRO, true, 0, 0, 0, 0,
+     "TIMESTAMP WITH TIME ZONE"},
+    {"ts_ns", V_TS_NS, INLET_TYPE_TIMESTAMP, INLET_UNIT_NANO, false, 0, 0, 0, 0,
+     "TIMESTAMP_NS"},
+    {"ntz_us", V_TSNTZ_US, INLET_TYPE_TIMESTAMP, INLET_UNIT_MICRO, false, 0, 0, 0, 0,
+     "TIMESTAMP"},
+    {"ntz_ms", V_TSNTZ_MS, INLET_TYPE_TIMESTAMP, INLET_UNIT_MILLI, false, 0, 0, 0, 0,
+     "TIMESTAMP"},
+    {"dec9", V_DEC9, INLET_TYPE_DECIMAL, 0, false, 0, 9, 2, 0, "DECIMAL(9,2)"},
+    {"dec18", V_DEC18, INLET_TYPE_DECIMAL, 0, false, 0, 18, 4, 0, "DECIMAL(18,4)"},
+    {"dec38", V_DEC38, INLET_TYPE_DECIMAL, 0, false, 0, 38, 10, 0, "DECIMAL(38,10)"},
+    {"dec25", V_DEC_FLBA, INLET_TYPE_DECIMAL, 0, false, 0, 25, 0, 0, "DECIMAL(25,0)"},
+};
+#define N_SPECS ((int)(sizeof SPECS / sizeof SPECS[0]))
+
+typedef enum pattern { P_REQUIRED, P_NONE, P_MIXED, P_ALL } pattern;
+static const char *PATTERN_NAMES[] = {"req", "none", "mixed", "null"};
+#define N_PATTERNS 4
+
+/* How the value index of row r is chosen. */
+typedef enum data_shape {
+  D_REPEAT, /* k = r % 7: few distinct values, the dictionary pays off */
+  D_UNIQUE, /* k = r: boundary values first, then all distinct */
+  D_PAIRS   /* k = r / 2: dictionary grows past a small limit (fallback) */
+} data_shape;
+
+/* ---- canonical formatting ---------------------------------------------- */
+
+/* Days since 1970-01-01 to a proleptic Gregorian y-m-d (era arithmetic). */
+static void civil(int64_t days, int64_t *y, int *m, int *d) {
+  days += 719468;
+  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  int64_t doe = days - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+static int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+static void fmt_date(inlet_buf *o, int64_t days) {
+  int64_t y;
+  int m, d;
+  civil(days, &y, &m, &d);
+  inlet_buf_appendf(o, "\"%04" PRId64 "-%02d-%02d\"", y, m, d);
+}
+
+/* @p sub: sub-second units since the epoch, @p per: units per second,
+ * @p digits: fraction digits printed. */
+static void fmt_ts(inlet_buf *o, int64_t v, int64_t per, int digits, bool zone) {
+  int64_t secs = floordiv(v, per);
+  int64_t frac = v - secs * per;
+  int64_t days = floordiv(secs, 86400);
+  int64_t sod = secs - days * 86400;
+  int64_t y;
+  int m, d;
+  civil(days, &y, &m, &d);
+  /* Scale the fraction to the printed digits. */
+  int64_t scaled = frac;
+  int64_t p = per;
+  int64_t want = digits == 9 ? 1000000000 : 1000000;
+  while (p < want) { scaled *= 10; p *= 10; }
+  while (p > want) { scaled /= 10; p /= 10; }
+  inlet_buf_appendf(o, "\"%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%0*" PRId64 "%s\"", y, m, d,
+                    (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60), digits, scaled,
+                    zone ? "Z" : "");
+}
+
+static void fmt_time(inlet_buf *o, int64_t v, int64_t per, int digits) {
+  int64_t secs = v / per, frac = v % per;
+  int64_t want = digits == 9 ? 1000000000 : 1000000;
+  while (per < want) { frac *= 10; per *= 10; }
+  inlet_buf_appendf(o, "\"%02d:%02d:%02d.%0*" PRId64 "\"", (int)(secs / 3600),
+                    (int)(secs / 60 % 60), (int)(secs % 60), digits, frac);
+}
+
+static void fmt_int(inlet_buf *o, int64_t v) {
+  if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53)) inlet_buf_appendf(o, "\"%" PRId64 "\"", v);
+  else inlet_buf_appendf(o, "%" PRId64, v);
+}
+
+static void fmt_uint(inlet_buf *o, uint64_t v) {
+  if (v > ((uint64_t)1 << 53)) inlet_buf_appendf(o, "\"%" PRIu64 "\"", v);
+  else inlet_buf_appendf(o, "%" PRIu64, v);
+}
+
+static void fmt_double(inlet_buf *o, double v) {
+  if (isnan(v)) inlet_buf_puts(o, "\"NaN\"");
+  else if (isinf(v)) inlet_buf_puts(o, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  else if (v == 0) inlet_buf_puts(o, "0");
+  else inlet_buf_appendf(o, "%.17g", v);
+}
+
+static void fmt_json_string(inlet_buf *o, const uint8_t *s, size_t n) {
+  inlet_buf_push(o, '"');
+  for (size_t i = 0; i < n; i++) {
+    uint8_t c = s[i];
+    if (c == '"' || c == '\\') {
+      inlet_buf_push(o, '\\');
+      inlet_buf_push(o, c);
+    } else if (c < 0x20) {
+      inlet_buf_appendf(o, "\\u%04x", c);
+    } else {
+      inlet_buf_push(o, c);
+    }
+  }
+  inlet_buf_push(o, '"');
+}
+
+static void fmt_hex(inlet_buf *o, const uint8_t *s, size_t n) {
+  inlet_buf_push(o, '"');
+  for (size_t i = 0; i < n; i++) inlet_buf_appendf(o, "%02x", s[i]);
+  inlet_buf_push(o, '"');
+}
+
+typedef __int128 i128;
+
+static void fmt_decimal(inlet_buf *o, i128 v, int scale) {
+  char digits[64];
+  int n = 0;
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
+  do {
+    digits[n++] = (char)('0' + (int)(u % 10));
+    u /= 10;
+  } while (u);
+  while (n <= scale) digits[n++] = '0';
+  inlet_buf_push(o, '"');
+  if (neg) inlet_buf_push(o, '-');
+  for (int i = n - 1; i >= 0; i--) {
+    if (i == scale - 1) inlet_buf_push(o, '.');
+    inlet_buf_push(o, (uint8_t)digits[i]);
+  }
+  inlet_buf_push(o, '"');
+}
+
+/* ---- value generation ---------------------------------------------------- */
+
+static const char *STRINGS[] = {"", "a", "h\xC3\xA9llo w\xC3\xB6rld", "quote \" and \\ backslash",
+                                "tab\tnew\nline", "\xF0\x9F\x98\x80 emoji",
+                                "a longer string that goes past the usual inline sizes of engines"};
+#define N_STRINGS ((int64_t)(sizeof STRINGS / sizeof STRINGS[0]))
+
+static i128 pow10_128(int n) {
+  i128 v = 1;
+  while (n-- > 0) v *= 10;
+  return v;
+}
+
+/* Appends value k of column @p c to @p a and its canonical JSON to @p o. */
+static void gen(const col_spec *c, const inlet_field *f, inlet_array *a, int64_t k, inlet_buf *o) {
+  char sbuf[64];
+  switch (c->kind) {
+    case V_BOOL: {
+      bool v = k % 3 != 0;
+      assert_int_equal(inlet_array_append_bool(a, v, NULL), 0);
+      inlet_buf_puts(o, v ? "true" : "false");
+      return;
+    }
+    case V_I8: case V_I16: case V_I32: case V_I64: {
+      int bits = c->kind == V_I8 ? 8 : c->kind == V_I16 ? 16 : c->kind == V_I32 ? 32 : 64;
+      int64_t max = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+      int64_t min = -max - 1;
+      int64_t base[] = {min, max, 0, -1};
+      int64_t v = k < 4 ? base[k] : (k * 37 - 1000) % (max > 100000 ? 100000 : max);
+      assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+      fmt_int(o, v);
+      return;
+    }
+    case V_U8: case V_U16: case V_U32: case V_U64: {
+      int bits = c->kind == V_U8 ? 8 : c->kind == V_U16 ? 16 : c->kind == V_U32 ? 32 : 64;
+      uint64_t max = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+      uint64_t base[] = {0, max, max - 1, (max >> 1) + 1};
+      uint64_t v = k < 4 ? base[k] : (uint64_t)(k * 41) % (max > 100000 ? 100000 : max);
+      if (bits == 64) assert_int_equal(inlet_array_append_uint64(a, v, NULL), 0);
+      else assert_int_equal(inlet_array_append_int(a, f, (int64_t)v, NULL), 0);
+      fmt_uint(o, v);
+      return;
+    }
+    case V_FLOAT: {
+      float base[] = {NAN, -0.0f, INFINITY, -INFINITY, FLT_MAX, -1.5f, FLT_MIN};
+      float v = k < 7 ? base[k] : (float)k * 0.25f - 3.0f;
+      assert_int_equal(inlet_array_append_float(a, v, NULL), 0);
+      fmt_double(o, (double)v);
+      return;
+    }
+    case V_DOUBLE: {
+      double base[] = {NAN, -0.0, INFINITY, -INFINITY, DBL_MAX, 0.1, -2.5e-300};
+      double v = k < 7 ? base[k] : (double)k * 1.01 - 50;
+      assert_int_equal(inlet_array_append_double(a, v, NULL), 0);
+      fmt_double(o, v);
+      return;
+    }
+    case V_STRING: case V_ENUM: case V_JSON: {
+      const char *s;
+      if (c->kind == V_JSON) {
+        snprintf(sbuf, sizeof sbuf, "{\"k\":%" PRId64 "}", k);
+        s = sbuf;
+      } else if (k < N_STRINGS && c->kind == V_STRING) {
+        s = STRINGS[k];
+      } else {
+        snprintf(sbuf, sizeof sbuf, "%s%" PRId64, c->kind == V_ENUM ? "enum_" : "s", k);
+        s = sbuf;
+      }
+      assert_int_equal(inlet_array_append_bytes(a, f, s, strlen(s), NULL), 0);
+      fmt_json_string(o, (const uint8_t *)s, strlen(s));
+      return;
+    }
+    case V_BINARY: case V_FIXED: case V_UUID: {
+      uint8_t v[16];
+      size_t n = c->kind == V_BINARY ? (size_t)(k % 5) : (size_t)c->width;
+      for (size_t i = 0; i < n; i++) v[i] = (uint8_t)(k * 31 + (int64_t)i * 97 + (k == 1 ? 0x80 : 0));
+      assert_int_equal(inlet_array_append_bytes(a, f, v, n, NULL), 0);
+      if (c->kind == V_UUID) {
+        static const char hexd[] = "0123456789abcdef";
+        char u[40];
+        int p = 0;
+        for (int i = 0; i < 16; i++) {
+          if (i == 4 || i == 6 || i == 8 || i == 10) u[p++] = '-';
+          u[p++] = hexd[v[i] >> 4];
+          u[p++] = hexd[v[i] & 15];
+        }
+        u[p] = 0;
+        inlet_buf_appendf(o, "\"%s\"", u);
+      } else {
+        fmt_hex(o, v, n);
+      }
+      return;
+    }
+    case V_DATE: {
+      int64_t base[] = {0, -719162, 2932896, -1};
+      int64_t v = k < 4 ? base[k] : 18000 + k * 13;
+      assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+      fmt_date(o, v);
+      return;
+    }
+    case V_TIME_MS: case V_TIME_US: case V_TIME_NS: {
+      int64_t per = c->kind == V_TIME_MS ? 1000 : c->kind == V_TIME_US ? 1000000 : 1000000000;
+      int64_t day = 86400 * per;
+      int64_t v = k == 0 ? 0 : k == 1 ? day - 1 : (k * 1234567 * (per / 1000 + 1)) % day;
+      assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+      fmt_time(o, v, per, c->kind == V_TIME_NS ? 9 : 6);
+      return;
+    }
+    default: break;
+  }
+  if (c->id == INLET_TYPE_TIMESTAMP) {
+    int64_t per = c->unit == INLET_UNIT_SECOND ? 1 : c->unit == INLET_UNIT_MILLI ? 1000
+                  : c->unit == INLET_UNIT_MICRO ? 1000000 : 1000000000;
+    /* 0001-01-01 and 9999-12-31 23:59:59 in seconds; nanos span +-292 years. */
+    int64_t lo_s = per == 1000000000 ? -2208988800 : -62135596800;
+    int64_t hi_s = per == 1000000000 ? 4102444799 : 253402300799;
+    int64_t base[] = {0, -1, lo_s * per, hi_s * per + (per - 1)};
+    int64_t v = k < 4 ? base[k] : 1600000000 * per + k * (per / 1000 + 1) * 1000003;
+    assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+    fmt_ts(o, v, per, c->unit == INLET_UNIT_NANO ? 9 : 6, c->utc);
+    return;
+  }
+  /* Decimals. */
+  i128 max = pow10_128(c->precision) - 1;
+  i128 base[] = {max, -max, 0, -1};
+  i128 v = k < 4 ? base[k] : ((i128)k * 1234567891 - 77777) % max;
+  uint8_t bytes[16];
+  memcpy(bytes, &v, 16);
+  assert_int_equal(inlet_array_append_decimal(a, bytes, NULL), 0);
+  fmt_decimal(o, v, c->scale);
+}
+
+/* ---- one file ------------------------------------------------------------ */
+
+typedef struct file_case {
+  const char *tag;
+  inlet_compression codec;
+  bool dictionary;
+  data_shape shape;
+  int64_t rows;
+  int64_t rg_rows;        /* row_group_max_rows */
+  int64_t page_bytes;
+  int64_t dict_bytes;     /* dictionary_page_bytes */
+} file_case;
+
+static void build_schema(inlet_schema *s) {
+  inlet_schema_init(s);
+  for (int p = 0; p < N_PATTERNS; p++) {
+    for (int i = 0; i < N_SPECS; i++) {
+      const col_spec *c = &SPECS[i];
+      char name[64];
+      snprintf(name, sizeof name, "%s_%s", c->name, PATTERN_NAMES[p]);
+      inlet_field f;
+      memset(&f, 0, sizeof f);
+      f.name = name;
+      f.type.id = c->id;
+      f.type.unit = c->unit;
+      f.type.utc = c->utc;
+      f.type.byte_width = c->width;
+      f.type.precision = c->precision;
+      f.type.scale = c->scale;
+      f.type.ext = c->ext;
+      f.nullable = p != P_REQUIRED;
+      f.field_id = -1;
+      assert_int_equal(inlet_schema_add_field(s, &f, NULL), 0);
+    }
+  }
+}
+
+static void run_case(const file_case *fc) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  build_schema(&schema);
+  int ncols = schema.n_fields;
+  char *dir = tu_mkdtemp(fc->tag);
+  char path[1024], expect_path[1024], duck_path[1024];
+  snprintf(path, sizeof path, "%s/data.parquet", dir);
+  snprintf(expect_path, sizeof expect_path, "%s/expected.json", dir);
+  snprintf(duck_path, sizeof duck_path, "%s/duckdb.json", dir);
+
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.compression = fc->codec;
+  o.dictionary = fc->dictionary;
+  if (fc->rg_rows) o.row_group_max_rows = fc->rg_rows;
+  if (fc->page_bytes) o.page_bytes = fc->page_bytes;
+  if (fc->dict_bytes) o.dictionary_page_bytes = fc->dict_bytes;
+  o.sync_on_close = false;
+  inlet_parquet_writer *w = NULL;
+  int rc = inlet_parquet_writer_open(&w, path, &schema, &o, &err);
+  if (rc) fprintf(stderr, "%s: open: %s\n", fc->tag, inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+
+  /* Expected JSON: the columns DuckDB should report, then the rows. */
+  inlet_buf ex = INLET_BUF_INIT;
+  inlet_buf_puts(&ex, "{\"columns\":[");
+  for (int c = 0; c < ncols; c++) {
+    inlet_buf_appendf(&ex, "%s{\"name\":\"%s\",\"type\":\"%s\"}", c ? "," : "",
+                      schema.fields[c].name, SPECS[c % N_SPECS].duck_type);
+  }
+  inlet_buf_puts(&ex, "],\"rows\":[\n");
+
+  /* Rows go in batches of uneven sizes (not multiples of 8) so that batch
+   * boundaries fall inside bitmap bytes. */
+  int64_t r = 0, batch_no = 0;
+  while (r < fc->rows || (fc->rows == 0 && batch_no == 0)) {
+    static const int64_t sizes[] = {101, 77, 150};
+    int64_t n = sizes[batch_no % 3];
+    if (n > fc->rows - r) n = fc->rows - r;
+    inlet_batch b;
+    assert_int_equal(inlet_batch_init(&b, &schema, NULL), 0);
+    for (int64_t i = 0; i < n; i++, r++) {
+      int64_t k = fc->shape == D_REPEAT ? r % 7 : fc->shape == D_UNIQUE ? r : r / 2;
+      inlet_buf_puts(&ex, r ? ",\n[" : "[");
+      for (int c = 0; c < ncols; c++) {
+        pattern p = (pattern)(c / N_SPECS);
+        if (c) inlet_buf_push(&ex, ',');
+        bool null = p == P_ALL || (p == P_MIXED && r % 3 == 1);
+        if (null) {
+          assert_int_equal(inlet_array_append_null(&b.columns[c], &b.schema.fields[c], NULL), 0);
+          inlet_buf_puts(&ex, "null");
+        } else {
+          gen(&SPECS[c % N_SPECS], &b.schema.fields[c], &b.columns[c], k, &ex);
+        }
+      }
+      inlet_buf_push(&ex, ']');
+    }
+    b.num_rows = n;
+    rc = inlet_parquet_writer_write(w, &b, &err);
+    if (rc) fprintf(stderr, "%s: write: %s\n", fc->tag, inlet_errmsg(&err));
+    assert_int_equal(rc, 0);
+    inlet_batch_reset(&b);
+    batch_no++;
+  }
+  inlet_buf_puts(&ex, "\n]}\n");
+  assert_int_equal(inlet_buf_status(&ex), 0);
+  rc = inlet_parquet_writer_close(w, &err);
+  if (rc) fprintf(stderr, "%s: close: %s\n", fc->tag, inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+  assert_int_equal(inlet_parquet_writer_rows(w), fc->rows);
+  inlet_parquet_writer_free(w);
+  assert_int_equal(tu_write_file(expect_path, ex.data, ex.len), 0);
+  inlet_buf_reset(&ex);
+  inlet_schema_reset(&schema);
+
+  tu_result res;
+  tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, path, duck_path);
+  if (res.status != 0) {
+    char *out = tu_read_file(duck_path, NULL);
+    fprintf(stderr, "%s: refcheck parquet exit %d\n%s\n%s\n", fc->tag, res.status,
+            out ? out : "", res.err);
+    free(out);
+  }
+  assert_int_equal(res.status, 0);
+  tu_result_free(&res);
+  tu_sh(&res, "'%s' '%s' compare '%s' '%s' --ordered", INLET_NODE, INLET_REFCHECK, duck_path,
+        expect_path);
+  if (res.status != 0)
+    fprintf(stderr, "%s: %s\n%s\n%s\n", fc->tag, path, res.out, res.err);
+  assert_int_equal(res.status, 0);
+  tu_result_free(&res);
+  tu_rmtree(dir);
+}
+
+/* ---- cases ----------------------------------------------------------------- */
+
+static void test_interop__codec_matrix(void **state, inlet_compression codec, const char *name) {
+  (void)state;
+  char tag[64];
+  /* Dictionary-encoded, several row groups and pages. */
+  snprintf(tag, sizeof tag, "interop_%s_dict", name);
+  file_case dict = {tag, codec, true, D_REPEAT, 328, 128, 512, 0};
+  run_case(&dict);
+  /* PLAIN, boundary values, one row group with several pages. */
+  snprintf(tag, sizeof tag, "interop_%s_plain", name);
+  file_case plain = {tag, codec, false, D_UNIQUE, 200, 0, 700, 0};
+  run_case(&plain);
+}
+
+static void test_interop__uncompressed_dict_and_plain(void **state) {
+  test_interop__codec_matrix(state, INLET_COMPRESSION_UNCOMPRESSED, "none");
+}
+static void test_interop__snappy_dict_and_plain(void **state) {
+  test_interop__codec_matrix(state, INLET_COMPRESSION_SNAPPY, "snappy");
+}
+static void test_interop__gzip_dict_and_plain(void **state) {
+  test_interop__codec_matrix(state, INLET_COMPRESSION_GZIP, "gzip");
+}
+static void test_interop__zstd_dict_and_plain(void **state) {
+  test_interop__codec_matrix(state, INLET_COMPRESSION_ZSTD, "zstd");
+}
+static void test_interop__lz4_raw_dict_and_plain(void **state) {
+  test_interop__codec_matrix(state, INLET_COMPRESSION_LZ4_RAW, "lz4raw");
+}
+
+static void test_interop__dictionary_fallback_to_plain_mid_chunk(void **state) {
+  (void)state;
+  file_case fc = {"interop_fallback", INLET_COMPRESSION_SNAPPY, true, D_PAIRS, 400, 0, 256, 64};
+  run_case(&fc);
+}
+
+static void test_interop__empty_file(void **state) {
+  (void)state;
+  file_case fc = {"interop_empty", INLET_COMPRESSION_ZSTD, true, D_REPEAT, 0, 0, 0, 0};
+  run_case(&fc);
+}
+
+static void test_interop__one_row(void **state) {
+  (void)state;
+  file_case fc = {"interop_one", INLET_COMPRESSION_SNAPPY, true, D_UNIQUE, 1, 0, 0, 0};
+  run_case(&fc);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_interop__uncompressed_dict_and_plain),
+      cmocka_unit_test(test_interop__snappy_dict_and_plain),
+      cmocka_unit_test(test_interop__gzip_dict_and_plain),
+      cmocka_unit_test(test_interop__zstd_dict_and_plain),
+      cmocka_unit_test(test_interop__lz4_raw_dict_and_plain),
+      cmocka_unit_test(test_interop__dictionary_fallback_to_plain_mid_chunk),
+      cmocka_unit_test(test_interop__empty_file),
+      cmocka_unit_test(test_interop__one_row),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
