@@ -22,6 +22,7 @@
 #include <zlib.h>
 
 #include "codec/codec.h"
+#include "parquet/delta_decode.h"
 #include "parquet/encoding.h"
 #include "util/util.h"
 
@@ -123,7 +124,7 @@ void pq_column_reader_reset(pq_column_reader *cr) {
   inlet_buf_reset(&cr->dict);
   inlet_free(cr->dict_offsets);
   inlet_free(cr->idx);
-  inlet_free(cr->tmp);
+  inlet_buf_reset(&cr->plain);
   memset(cr, 0, sizeof *cr);
 }
 
@@ -381,15 +382,37 @@ static int decode_values(chunk_state *s, int32_t encoding, const uint8_t *data, 
     CTRY(pq_rle_get_validity(&rd, a->values, r0, n, 1, &ones, err));
     return 0;
   }
-  case PQ_ENC_DELTA_BINARY_PACKED:
+  /* The newer encodings are transcoded to PLAIN, then decoded as such. */
+  case PQ_ENC_DELTA_BINARY_PACKED: {
+    pq_type t = s->ctx->desc->physical_type;
+    if (t != PQ_INT32 && t != PQ_INT64) goto wrong_type;
+    CTRY(pq_delta_to_plain(data, len, n, s->in_width, &cr->plain, err));
+    break;
+  }
   case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
-  case PQ_ENC_DELTA_BYTE_ARRAY:
-  case PQ_ENC_BYTE_STREAM_SPLIT:
-    return cfail(s, err, INLET_EUNSUPPORTED, "encoding %s is not supported",
-                 pq_encoding_name(encoding));
+    if (s->ctx->desc->physical_type != PQ_BYTE_ARRAY) goto wrong_type;
+    CTRY(pq_delta_length_to_plain(data, len, n, &cr->plain, err));
+    break;
+  case PQ_ENC_DELTA_BYTE_ARRAY: {
+    pq_type t = s->ctx->desc->physical_type;
+    if (t != PQ_BYTE_ARRAY && t != PQ_FIXED_LEN_BYTE_ARRAY) goto wrong_type;
+    CTRY(pq_delta_byte_array_to_plain(data, len, n, t == PQ_BYTE_ARRAY ? 0 : s->in_width,
+                                      &cr->plain, err));
+    break;
+  }
+  case PQ_ENC_BYTE_STREAM_SPLIT: {
+    pq_type t = s->ctx->desc->physical_type;
+    if (t == PQ_BOOLEAN || t == PQ_BYTE_ARRAY || t == PQ_INT96) goto wrong_type;
+    CTRY(pq_byte_stream_split_to_plain(data, len, n, s->in_width, &cr->plain, err));
+    break;
+  }
   default:
     return cfail(s, err, INLET_EUNSUPPORTED, "unknown encoding %d", encoding);
   }
+  return decode_values(s, PQ_ENC_PLAIN, cr->plain.data, cr->plain.len, r0, n, err);
+wrong_type:
+  return cfail(s, err, INLET_ECORRUPT, "encoding %s on a %s column", pq_encoding_name(encoding),
+               pq_type_name(s->ctx->desc->physical_type));
 }
 
 /* Moves the n_valid dense values of rows [r0, r0 + n) to their rows. */
@@ -479,6 +502,21 @@ static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *
   int64_t nv = dh->num_values;
   if (nv < 0) return cfail(s, err, INLET_ECORRUPT, "page has %lld values", (long long)nv);
   TRY(rows_left_check(s, nv, err));
+  if (s->max_def == 0 && dh->encoding == PQ_ENC_PLAIN && s->kind == K_COPY &&
+      s->cm->codec != PQ_CODEC_UNCOMPRESSED &&
+      (int64_t)h->uncompressed_page_size == nv * (int64_t)s->in_width) {
+    /* A required fixed-width PLAIN page is nothing but the values: inflate
+     * it straight into the output. */
+    if (nv > 0) {
+      int rc = inlet_decompress(s->cm->codec, body, body_len,
+                                s->out->values + (size_t)s->rows * s->out_width,
+                                (size_t)h->uncompressed_page_size, err);
+      if (rc < 0) return cprefix(s, err, rc);
+    }
+    s->rows += nv;
+    s->n_valid += nv;
+    return 0;
+  }
   const uint8_t *p;
   TRY(page_bytes(s, body, body_len, h->uncompressed_page_size, true, &p, err));
   size_t left = (size_t)h->uncompressed_page_size;

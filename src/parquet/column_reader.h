@@ -43,8 +43,7 @@ typedef struct pq_column_reader {
   bool has_dict;
   uint32_t *idx;           /* owned: dictionary indices of one page */
   size_t idx_cap;          /* entries */
-  uint8_t *tmp;            /* owned: staging for converted PLAIN values */
-  size_t tmp_cap;          /* bytes */
+  inlet_buf plain;         /* owned: a page's values transcoded to PLAIN */
 } pq_column_reader;
 
 void pq_column_reader_init(pq_column_reader *cr);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "inlet/parquet.h"
+#include "parquet/delta_decode.h"
 #include "parquet/pq_meta.h"
 #include "testutil.h"
 #include "util/buf.h"
@@ -427,6 +428,51 @@ static void test_reader__unknown_encoding_is_unsupported_by_number(void **state)
   inlet_buf_reset(&c);
 }
 
+/* ---- newer encodings ------------------------------------------------------ */
+
+static void test_reader__delta_binary_packed_spec_example(void **state) {
+  (void)state;
+  /* Encodings.md: 1,2,3,4,5 -> block 128, 4 miniblocks, 5 values, first 1,
+   * min delta 1, all bit widths 0 (no miniblock bytes). */
+  static const uint8_t enc[] = {0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0, 0, 0, 0};
+  uint64_t out[5];
+  size_t used = 0;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(pq_delta_decode(enc, sizeof enc, out, 5, &used, &err), 0);
+  for (int i = 0; i < 5; i++) assert_int_equal(out[i], i + 1);
+  assert_int_equal(used, sizeof enc);
+  /* Wrong count and cut-short input are corrupt. */
+  assert_int_equal(pq_delta_decode(enc, sizeof enc, out, 4, &used, &err), INLET_ECORRUPT);
+  assert_int_equal(pq_delta_decode(enc, 6, out, 5, &used, &err), INLET_ECORRUPT);
+}
+
+static void test_reader__delta_negative_deltas_and_packed_miniblock(void **state) {
+  (void)state;
+  /* 7,5,3,1: first 7 (zz 14), min delta -2 (zz 3), width 1 for miniblock 0
+   * whose 32 one-bit deltas are all 0 (4 bytes), other widths 0. */
+  static const uint8_t enc[] = {0x80, 0x01, 0x04, 0x04, 0x0e, 0x03, 1, 0, 0, 0, 0, 0, 0, 0};
+  uint64_t out[4];
+  size_t used = 0;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(pq_delta_decode(enc, sizeof enc, out, 4, &used, &err), 0);
+  assert_int_equal((int64_t)out[0], 7);
+  assert_int_equal((int64_t)out[3], 1);
+  assert_int_equal(used, sizeof enc);
+}
+
+static void test_reader__byte_stream_split_interleaves(void **state) {
+  (void)state;
+  static const uint8_t enc[] = {0x01, 0x02, 0xaa, 0xbb}; /* two 2-byte values */
+  inlet_buf plain = INLET_BUF_INIT;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(pq_byte_stream_split_to_plain(enc, 4, 2, 2, &plain, &err), 0);
+  static const uint8_t want[] = {0x01, 0xaa, 0x02, 0xbb};
+  assert_int_equal(plain.len, 4);
+  assert_memory_equal(plain.data, want, 4);
+  assert_int_equal(pq_byte_stream_split_to_plain(enc, 3, 2, 2, &plain, &err), INLET_ECORRUPT);
+  inlet_buf_reset(&plain);
+}
+
 /* ---- robustness ---------------------------------------------------------- */
 
 static uint8_t *load(const char *path, size_t *len) {
@@ -502,6 +548,9 @@ int main(void) {
       cmocka_unit_test(test_reader__num_values_mismatch_is_corrupt),
       cmocka_unit_test(test_reader__string_length_past_page_is_corrupt),
       cmocka_unit_test(test_reader__unknown_encoding_is_unsupported_by_number),
+      cmocka_unit_test(test_reader__delta_binary_packed_spec_example),
+      cmocka_unit_test(test_reader__delta_negative_deltas_and_packed_miniblock),
+      cmocka_unit_test(test_reader__byte_stream_split_interleaves),
       cmocka_unit_test(test_reader__every_truncation_fails_cleanly),
       cmocka_unit_test(test_reader__bit_flips_never_crash),
   };
