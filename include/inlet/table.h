@@ -1,0 +1,248 @@
+/*
+ * Delta Lake tables: create, open, snapshots (latest, at a version, at a
+ * timestamp), transactional appends, scans, history and describe.
+ *
+ * A table is a directory of Parquet data files plus a Delta transaction log
+ * (`_delta_log/`, delta-io/delta PROTOCOL.md) that Spark, DuckDB, Trino and
+ * delta-rs read. Every commit is atomic: a log entry appears whole or not
+ * at all and never replaces a concurrent one; data files are durable before
+ * the commit that references them.
+ *
+ * Ownership: handles returned through `out` parameters belong to the
+ * caller, who frees them with the matching _free function. A snapshot, scan
+ * or table writer borrows its table: free them before the table. Getters
+ * lend pointers that live as long as the handle they came from.
+ *
+ * Thread safety: a handle is used by one thread at a time; distinct
+ * handles (even on the same table, in different processes) are
+ * independent, and concurrent writers are serialised by the log itself.
+ */
+#ifndef INLET_TABLE_H
+#define INLET_TABLE_H
+
+#include "inlet/batch.h"
+#include "inlet/common.h"
+#include "inlet/error.h"
+#include "inlet/parquet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct inlet_table inlet_table;
+typedef struct inlet_snapshot inlet_snapshot;
+typedef struct inlet_table_writer inlet_table_writer;
+typedef struct inlet_table_scan inlet_table_scan;
+
+/* ---- create / open ------------------------------------------------------- */
+
+typedef struct inlet_table_create_options {
+  int version;                         /* INLET_TABLE_CREATE_OPTIONS_VERSION */
+  int32_t n_partition_columns;
+  const char *const *partition_columns; /* names of top-level schema columns */
+  int32_t n_properties;                /* table properties (metaData.configuration) */
+  const char *const *property_keys;
+  const char *const *property_values;
+  const char *name;                    /* optional metaData.name */
+  const char *description;             /* optional metaData.description */
+} inlet_table_create_options;
+
+#define INLET_TABLE_CREATE_OPTIONS_VERSION 1
+#define INLET_TABLE_CREATE_OPTIONS_INIT {INLET_TABLE_CREATE_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, NULL}
+
+/**
+ * Creates a table at @p path (the directory is created if needed) by
+ * committing version 0: protocol (reader 1, writer 2), metaData (fresh
+ * table id, @p schema, partition columns, properties, createdTime) and
+ * commitInfo. @p options may be NULL.
+ * @return 0, INLET_EEXISTS (a table is already there), INLET_EINVAL (bad
+ *         partition column, duplicate column name), INLET_EUNSUPPORTED (a
+ *         type Delta cannot store, e.g. uint32), INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *schema,
+                                 const inlet_table_create_options *options, inlet_error *err);
+
+/**
+ * Opens the table at @p path. Only checks that `_delta_log` exists; the log
+ * is read by snapshots. @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_open(inlet_table **out, const char *path, inlet_error *err);
+
+/** Frees the handle. NULL-safe. */
+INLET_API void inlet_table_free(inlet_table *table);
+
+/** The table's directory as given to create/open. */
+INLET_API const char *inlet_table_path(const inlet_table *table);
+
+/* ---- snapshots ------------------------------------------------------------ */
+
+/**
+ * Loads a consistent snapshot: the latest version, version @p version, or
+ * the newest version committed at or before @p timestamp_ms (commit
+ * timestamps: inCommitTimestamp when present, else the commit file's
+ * modification time).
+ * @return 0, INLET_ENOTFOUND (no table, no such version or none that old),
+ *         INLET_ECORRUPT (a gap in the commits, malformed log, no protocol
+ *         or metaData), INLET_EUNSUPPORTED (reader version or feature inlet
+ *         lacks, named in the message), INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_snapshot(inlet_snapshot **out, inlet_table *table, inlet_error *err);
+INLET_API int inlet_table_snapshot_at_version(inlet_snapshot **out, inlet_table *table,
+                                              int64_t version, inlet_error *err);
+INLET_API int inlet_table_snapshot_at_timestamp(inlet_snapshot **out, inlet_table *table,
+                                                int64_t timestamp_ms, inlet_error *err);
+INLET_API void inlet_snapshot_free(inlet_snapshot *snapshot);
+
+INLET_API int64_t inlet_snapshot_version(const inlet_snapshot *s);
+/** Commit timestamp of the snapshot's version, ms since the epoch. */
+INLET_API int64_t inlet_snapshot_timestamp(const inlet_snapshot *s);
+/** The table schema, partition columns included, in schemaString order.
+ * Empty for log-only tables whose metaData has no schemaString. */
+INLET_API const inlet_schema *inlet_snapshot_schema(const inlet_snapshot *s);
+INLET_API int32_t inlet_snapshot_num_partition_columns(const inlet_snapshot *s);
+INLET_API const char *inlet_snapshot_partition_column(const inlet_snapshot *s, int32_t i);
+/** metaData.configuration value of @p key, or NULL. */
+INLET_API const char *inlet_snapshot_property(const inlet_snapshot *s, const char *key);
+INLET_API const char *inlet_snapshot_table_id(const inlet_snapshot *s);
+/** Last version recorded by appId @p app_id (txn action), or -1. */
+INLET_API int64_t inlet_snapshot_txn_version(const inlet_snapshot *s, const char *app_id);
+
+/** One live data file. */
+typedef struct inlet_file_info {
+  const char *path;         /* decoded, relative to the table directory */
+  int64_t size;             /* bytes */
+  int64_t modification_time; /* ms */
+  int64_t num_records;      /* from stats, -1 when unknown */
+  const char *stats;        /* raw add.stats JSON, or NULL */
+} inlet_file_info;
+
+INLET_API int64_t inlet_snapshot_num_files(const inlet_snapshot *s);
+/** Fills @p out for file @p i (0 <= i < num_files), sorted by path. */
+INLET_API void inlet_snapshot_file(const inlet_snapshot *s, int64_t i, inlet_file_info *out);
+/** Partition value of file @p i for @p column: the stored string, or NULL
+ * for a null (or when @p column is not a partition column). */
+INLET_API const char *inlet_snapshot_file_partition_value(const inlet_snapshot *s, int64_t i,
+                                                          const char *column);
+
+/* ---- appends ---------------------------------------------------------------- */
+
+typedef struct inlet_append_options {
+  int version;                   /* INLET_APPEND_OPTIONS_VERSION */
+  int64_t expected_version;      /* >= 0: strict mode, commit only if the table is still at
+                                    this version (else INLET_ECONFLICT); -1: latest, and
+                                    retry automatically after non-conflicting commits */
+  const char *app_id;            /* with app_version: record a txn action (exactly-once
+                                    progress for streams); NULL for none */
+  int64_t app_version;
+  const char *operation;         /* commitInfo.operation; NULL = "WRITE" */
+  inlet_compression compression; /* data file codec; default SNAPPY */
+  int max_attempts;              /* commit attempts before INLET_ELIMIT; 0 = 1000 */
+} inlet_append_options;
+
+#define INLET_APPEND_OPTIONS_VERSION 1
+#define INLET_APPEND_OPTIONS_INIT                                                           \
+  {INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0}
+
+/**
+ * Starts a transaction appending rows. Batches written to it become Parquet
+ * data files named as Delta writers name them
+ * (`[col=value/...]part-00000-<uuid>-c000.snappy.parquet`), each with
+ * add.stats; nothing is visible until commit. @p options may be NULL.
+ * @return 0, INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EUNSUPPORTED (writer
+ *         version or feature inlet lacks), INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
+                                      const inlet_append_options *options, inlet_error *err);
+/**
+ * Writes the rows of @p batch, whose columns must match the table schema
+ * (names and types, partition columns included, in schema order).
+ * @return 0, INLET_EINVAL (schema mismatch, null in a NOT NULL column),
+ *         INLET_EUNSUPPORTED, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *batch,
+                                       inlet_error *err);
+/**
+ * Closes the data files (fsynced) and commits them as one transaction.
+ * @p version (may be NULL) receives the committed version.
+ * @return 0, INLET_ECONFLICT (kind in the message), INLET_ELIMIT (too many
+ *         attempts), INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version,
+                                        inlet_error *err);
+/** Rows written so far. */
+INLET_API int64_t inlet_table_writer_rows(const inlet_table_writer *w);
+/** Frees the writer; data files of an uncommitted transaction are removed. NULL-safe. */
+INLET_API void inlet_table_writer_free(inlet_table_writer *w);
+
+/** Convenience: open a writer, write @p n batches, commit. */
+INLET_API int inlet_table_append(inlet_table *table, const inlet_batch *batches, size_t n,
+                                 const inlet_append_options *options, int64_t *version,
+                                 inlet_error *err);
+
+/* ---- scans ------------------------------------------------------------------ */
+
+/**
+ * Iterates the rows of a snapshot, one batch per data file row group, with
+ * the snapshot schema (partition columns filled from the log, columns a file
+ * lacks filled with nulls). @return 0, INLET_EUNSUPPORTED (e.g. a log-only
+ * table without schema), INLET_ENOMEM.
+ */
+INLET_API int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s,
+                                    inlet_error *err);
+/**
+ * Fills @p batch (zeroed, or filled by a previous call) with the next rows.
+ * @return 1 with rows, 0 at the end, or INLET_ENOTFOUND (data file
+ *         missing), INLET_ECORRUPT, INLET_EUNSUPPORTED, INLET_EIO,
+ *         INLET_ENOMEM.
+ */
+INLET_API int inlet_table_scan_next(inlet_table_scan *scan, inlet_batch *batch, inlet_error *err);
+INLET_API void inlet_table_scan_free(inlet_table_scan *scan);
+
+/* ---- history and describe ------------------------------------------------------ */
+
+typedef struct inlet_history_entry {
+  int64_t version;
+  int64_t timestamp_ms;     /* commitInfo timestamp, else the file's mtime */
+  char *operation;          /* owned, NULL without commitInfo */
+  char *parameters_json;    /* owned operationParameters object, or NULL */
+  char *metrics_json;       /* owned operationMetrics object, or NULL */
+  char *commit_info_json;   /* owned whole commitInfo, or NULL */
+} inlet_history_entry;
+
+/**
+ * Commits of the table, newest first, at most @p limit (<= 0: all present
+ * on disk). @return 0, INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_table *table,
+                                  int64_t limit, inlet_error *err);
+INLET_API void inlet_history_free(inlet_history_entry *entries, size_t n);
+
+typedef struct inlet_table_description {
+  int64_t version;
+  int64_t commits;               /* commit files on disk up to version */
+  int64_t compactions;           /* commits removing more files than adding, or OPTIMIZE */
+  int64_t last_commit_timestamp; /* ms */
+  int64_t files;
+  int64_t bytes;
+  int64_t rows;                  /* sum of numRecords over files that have stats */
+  int64_t small_files;           /* files below small_file_bytes */
+  int64_t small_file_bytes;      /* delta.targetFileSize, default 128 MiB */
+  int64_t partitions;            /* distinct partition value tuples */
+  int64_t last_checkpoint;       /* version, -1 when none */
+} inlet_table_description;
+
+/**
+ * Describes the latest snapshot from the log alone (no data file is read).
+ * @p json (may be NULL) receives the description as a JSON object (keys
+ * version, commits, compactions, last_commit_timestamp, files, bytes, rows,
+ * small_files, partitions, partition_columns, last_checkpoint, table_id,
+ * schema, properties, protocol), freed with inlet_string_free.
+ */
+INLET_API int inlet_table_describe(inlet_table *table, inlet_table_description *out, char **json,
+                                   inlet_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INLET_TABLE_H */

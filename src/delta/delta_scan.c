@@ -1,0 +1,260 @@
+/*
+ * Table scans (include/inlet/table.h): the rows of a snapshot, file by file
+ * and row group by row group, shaped to the table schema.
+ *
+ * Spec: PROTOCOL.md "Data Files" and "Consistency Between Table Metadata
+ * and Data Files" (partition column values come from the log, not the
+ * file; a column a file lacks reads as null), "Partition Value
+ * Serialization", "Type Widening" (older files may hold narrower types:
+ * integers widen, float widens to double, dates to timestamp_ntz, decimals
+ * gain precision/scale) and the Parquet timestamp variants Delta writers
+ * left behind (INT96 and millisecond timestamps are converted to the
+ * table's microseconds).
+ */
+#include <stdio.h>
+#include <strings.h>
+
+#include "delta/delta_table_int.h"
+#include "util/util.h"
+
+struct inlet_table_scan {
+  const inlet_snapshot *snap;   /* borrowed */
+  int64_t file;                 /* next file index when reader is NULL */
+  inlet_parquet_reader *reader; /* owned, the current file */
+  int32_t rg, n_rg;
+  int32_t *file_col;            /* owned: per table column, index in the projection or -1 */
+  int32_t *part_of;             /* owned: per table column, partition column index or -1 */
+  inlet_batch tmp;              /* owned: projected row group */
+};
+
+int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet_error *err) {
+  *out = NULL;
+  FAIL_IF(!s->snap.has_schema, err, INLET_EUNSUPPORTED,
+          "table metaData has no schemaString: the table cannot be scanned");
+  inlet_table_scan *sc = inlet_calloc(1, sizeof *sc);
+  if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  sc->snap = s;
+  int32_t n = s->snap.schema.n_fields;
+  sc->file_col = inlet_calloc((size_t)n + 1, sizeof(int32_t));
+  sc->part_of = inlet_calloc((size_t)n + 1, sizeof(int32_t));
+  if (!sc->file_col || !sc->part_of) {
+    inlet_table_scan_free(sc);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  }
+  for (int32_t i = 0; i < n; i++) {
+    sc->part_of[i] = -1;
+    for (int32_t p = 0; p < s->snap.metadata.n_partition_columns; p++)
+      if (strcasecmp(s->snap.metadata.partition_columns[p], s->snap.schema.fields[i].name) == 0)
+        sc->part_of[i] = p;
+  }
+  *out = sc;
+  return 0;
+}
+
+void inlet_table_scan_free(inlet_table_scan *sc) {
+  if (!sc) return;
+  inlet_parquet_reader_free(sc->reader);
+  inlet_batch_reset(&sc->tmp);
+  inlet_free(sc->file_col);
+  inlet_free(sc->part_of);
+  inlet_free(sc);
+}
+
+static int find_col(const inlet_schema *fs, const char *name) {
+  for (int32_t i = 0; i < fs->n_fields; i++)
+    if (strcmp(fs->fields[i].name, name) == 0) return i;
+  for (int32_t i = 0; i < fs->n_fields; i++)
+    if (strcasecmp(fs->fields[i].name, name) == 0) return i;
+  return -1;
+}
+
+static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
+  const delta_snapshot *s = &sc->snap->snap;
+  const delta_file *f = &s->files[sc->file++];
+  char *abs = delta_join_path(sc->snap->table->root_abs, f->add.path);
+  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
+  int rc = inlet_parquet_reader_open(&sc->reader, abs, &ro, err);
+  inlet_free(abs);
+  if (rc < 0) return inlet_error_prefix(err, "data file \"%s\"", f->add.path);
+  const inlet_schema *fs = inlet_parquet_reader_schema(sc->reader);
+  int32_t proj[4096], np = 0;
+  const inlet_schema *ts = &s->schema;
+  for (int32_t i = 0; i < ts->n_fields; i++) {
+    sc->file_col[i] = -1;
+    if (sc->part_of[i] >= 0) continue;
+    int j = find_col(fs, ts->fields[i].name);
+    if (j < 0) continue;
+    FAIL_IF(np >= 4096, err, INLET_ELIMIT, "data file \"%s\": too many columns", f->add.path);
+    sc->file_col[i] = np;
+    proj[np++] = j;
+  }
+  if (np == 0) {
+    /* Only partition columns (or none present): still need the row count,
+     * read via an unprojected row group count below. */
+  } else {
+    rc = inlet_parquet_reader_project(sc->reader, proj, np, err);
+    if (rc < 0) return inlet_error_prefix(err, "data file \"%s\"", f->add.path);
+  }
+  sc->rg = 0;
+  sc->n_rg = inlet_parquet_reader_num_row_groups(sc->reader);
+  return 0;
+}
+
+static bool same_shape(const inlet_field *a, const inlet_field *b) {
+  const inlet_type *x = &a->type, *y = &b->type;
+  if (x->id != y->id || a->n_children != b->n_children) return false;
+  if (x->id == INLET_TYPE_TIMESTAMP && x->unit != y->unit) return false;
+  if (x->id == INLET_TYPE_DECIMAL && (x->precision != y->precision || x->scale != y->scale))
+    return false;
+  if (x->id == INLET_TYPE_FIXED_BINARY && x->byte_width != y->byte_width) return false;
+  if (x->id == INLET_TYPE_STRUCT) {
+    for (int32_t i = 0; i < a->n_children; i++)
+      if (strcasecmp(a->children[i].name, b->children[i].name) != 0) return false;
+  }
+  for (int32_t i = 0; i < a->n_children; i++)
+    if (!same_shape(&a->children[i], &b->children[i])) return false;
+  return true;
+}
+
+static bool is_int(inlet_type_id id) {
+  return id == INLET_TYPE_INT8 || id == INLET_TYPE_INT16 || id == INLET_TYPE_INT32 ||
+         id == INLET_TYPE_INT64 || id == INLET_TYPE_UINT8 || id == INLET_TYPE_UINT16 ||
+         id == INLET_TYPE_UINT32;
+}
+
+static int64_t read_int(const inlet_type *t, const inlet_array *a, int64_t r) {
+  switch (t->id) {
+  case INLET_TYPE_INT8: return ((const int8_t *)a->values)[r];
+  case INLET_TYPE_UINT8: return ((const uint8_t *)a->values)[r];
+  case INLET_TYPE_INT16: return ((const int16_t *)a->values)[r];
+  case INLET_TYPE_UINT16: return ((const uint16_t *)a->values)[r];
+  case INLET_TYPE_INT32: case INLET_TYPE_DATE: return ((const int32_t *)a->values)[r];
+  case INLET_TYPE_UINT32: return ((const uint32_t *)a->values)[r];
+  default: return ((const int64_t *)a->values)[r];
+  }
+}
+
+static int64_t ts_to_unit(int64_t v, inlet_time_unit from, inlet_time_unit to) {
+  static const int64_t per_s[] = {1, 1000, 1000000, 1000000000};
+  int64_t f = per_s[from], t = per_s[to];
+  if (f == t) return v;
+  if (f < t) return v * (t / f);
+  int64_t d = f / t;
+  return v >= 0 ? v / d : -((-v + d - 1) / d);
+}
+
+/* Converts column @p src (file field @p sf) to the table field @p tf. */
+static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *src,
+                   const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
+  const inlet_type *tt = &tf->type, *st = &sf->type;
+  bool ok = (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_TIMESTAMP) ||
+            (is_int(tt->id) && is_int(st->id)) ||
+            (tt->id == INLET_TYPE_DOUBLE && (st->id == INLET_TYPE_FLOAT || is_int(st->id))) ||
+            (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_DATE) ||
+            (tt->id == INLET_TYPE_DECIMAL && st->id == INLET_TYPE_DECIMAL &&
+             tt->scale >= st->scale) ||
+            (tt->id == INLET_TYPE_STRING && st->id == INLET_TYPE_BINARY) ||
+            (tt->id == INLET_TYPE_BINARY && st->id == INLET_TYPE_STRING);
+  if (!ok) {
+    char a[128], b[128];
+    inlet_type_name(tt, a, sizeof a);
+    inlet_type_name(st, b, sizeof b);
+    return inlet_fail(err, INLET_EUNSUPPORTED, "data file \"%s\" column \"%s\": stored type %s "
+                      "cannot be read as table type %s", path, tf->name, b, a);
+  }
+  TRY(inlet_array_reserve_rows(dst, tf, n, err));
+  for (int64_t r = 0; r < n; r++) {
+    if (!inlet_array_is_valid(src, r)) {
+      TRY(inlet_array_append_null(dst, tf, err));
+      continue;
+    }
+    switch (tt->id) {
+    case INLET_TYPE_TIMESTAMP: {
+      int64_t v = st->id == INLET_TYPE_DATE ? read_int(st, src, r) * 86400000000LL
+                                           : ts_to_unit(read_int(st, src, r), st->unit, INLET_UNIT_MICRO);
+      TRY(inlet_array_append_int(dst, tf, ts_to_unit(v, INLET_UNIT_MICRO, tt->unit), err));
+      break;
+    }
+    case INLET_TYPE_DOUBLE:
+      TRY(inlet_array_append_double(dst, st->id == INLET_TYPE_FLOAT ? ((const float *)src->values)[r]
+                                                               : (double)read_int(st, src, r), err));
+      break;
+    case INLET_TYPE_DECIMAL: {
+      unsigned __int128 u = 0;
+      for (int i = 15; i >= 0; i--) u = (u << 8) | src->values[r * 16 + i];
+      __int128 v = (__int128)u;
+      for (int i = st->scale; i < tt->scale; i++) v *= 10;
+      uint8_t le[16];
+      for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)v >> (8 * i));
+      TRY(inlet_array_append_decimal(dst, le, err));
+      break;
+    }
+    case INLET_TYPE_STRING:
+    case INLET_TYPE_BINARY:
+      TRY(inlet_array_append_bytes(dst, tf, src->values + src->offsets[r],
+                                   (size_t)(src->offsets[r + 1] - src->offsets[r]), err));
+      break;
+    default: TRY(inlet_array_append_int(dst, tf, read_int(st, src, r), err)); break;
+    }
+  }
+  return 0;
+}
+
+int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *err) {
+  const delta_snapshot *s = &sc->snap->snap;
+  const inlet_schema *ts = &s->schema;
+  for (;;) {
+    if (!sc->reader) {
+      if (sc->file >= s->n_files) return 0;
+      TRY(open_next_file(sc, err));
+    }
+    if (sc->rg >= sc->n_rg) {
+      inlet_parquet_reader_free(sc->reader);
+      sc->reader = NULL;
+      continue;
+    }
+    const delta_file *f = &s->files[sc->file - 1];
+    int32_t rg = sc->rg++;
+    int64_t n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
+    bool any_file_col = false;
+    for (int32_t i = 0; i < ts->n_fields; i++) any_file_col |= sc->file_col[i] >= 0;
+    if (any_file_col) {
+      int rc = inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err);
+      if (rc < 0) return inlet_error_prefix(err, "data file \"%s\"", f->add.path);
+      n = sc->tmp.num_rows;
+    }
+    if (n == 0) continue;
+    inlet_batch_reset(out);
+    TRY(inlet_batch_init(out, ts, err));
+    const inlet_schema *fs = &sc->tmp.schema;
+    for (int32_t i = 0; i < ts->n_fields; i++) {
+      const inlet_field *tf = &ts->fields[i];
+      inlet_array *dst = &out->columns[i];
+      if (sc->part_of[i] >= 0) {
+        const char *v = NULL;
+        for (int32_t k = 0; k < f->add.n_partition_values; k++)
+          if (strcasecmp(f->add.partition_values[k].key, tf->name) == 0)
+            v = f->add.partition_values[k].value;
+        TRY(inlet_array_reserve_rows(dst, tf, n, err));
+        int rc = delta_partition_value_append(dst, tf, v, n, err);
+        if (rc < 0) return inlet_error_prefix(err, "file \"%s\"", f->add.path);
+      } else if (sc->file_col[i] < 0) {
+        TRY(inlet_array_reserve_rows(dst, tf, n, err));
+        for (int64_t r = 0; r < n; r++) TRY(inlet_array_append_null(dst, tf, err));
+      } else {
+        int32_t j = sc->file_col[i];
+        inlet_array *src = &sc->tmp.columns[j];
+        if (same_shape(tf, &fs->fields[j])) {
+          inlet_array_reset(dst);
+          *dst = *src; /* move the decoded buffers */
+          memset(src, 0, sizeof *src);
+        } else {
+          TRY(convert(dst, tf, src, &fs->fields[j], n, f->add.path, err));
+        }
+      }
+    }
+    out->num_rows = n;
+    return 1;
+  }
+}

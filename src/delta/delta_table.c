@@ -1,0 +1,497 @@
+/*
+ * Public table API (include/inlet/table.h): create, open, snapshots and
+ * their getters, history and describe. Writing lives in delta_write.c,
+ * scanning in delta_scan.c.
+ *
+ * Spec: PROTOCOL.md "Change Metadata" and "Protocol Evolution" (version 0
+ * of a new table: protocol reader 1 / writer 2, or 3 / 7 with the
+ * timestampNtz feature when the schema needs it), "Commit Provenance
+ * Information" (history), "Table Properties".
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "delta/delta_table_int.h"
+#include "util/util.h"
+
+char *delta_join_path(const char *root, const char *rel) {
+  size_t a = strlen(root), b = strlen(rel);
+  char *p = inlet_malloc(a + b + 2);
+  if (!p) return NULL;
+  memcpy(p, root, a);
+  p[a] = '/';
+  memcpy(p + a + 1, rel, b + 1);
+  return p;
+}
+
+void inlet_table_free(inlet_table *t) {
+  if (!t) return;
+  if (t->st) t->st->ops->free(t->st);
+  inlet_free(t->path);
+  inlet_free(t->root_abs);
+  inlet_free(t);
+}
+
+const char *inlet_table_path(const inlet_table *t) { return t->path; }
+
+static int table_new(inlet_table **out, const char *path, bool create, inlet_error *err) {
+  if (create && mkdir(path, 0777) < 0 && errno != EEXIST)
+    return inlet_fail(err, INLET_EIO, "cannot create table directory %s: %s", path,
+                      strerror(errno));
+  char real[PATH_MAX];
+  if (!realpath(path, real))
+    return inlet_fail(err, errno == ENOENT ? INLET_ENOTFOUND : INLET_EIO, "table %s: %s", path,
+                      strerror(errno));
+  inlet_table *t = inlet_calloc(1, sizeof *t);
+  if (!t) return inlet_fail(err, INLET_ENOMEM, "out of memory opening table %s", path);
+  t->path = inlet_strdup(path);
+  t->root_abs = inlet_strdup(real);
+  if (!t->path || !t->root_abs) {
+    inlet_table_free(t);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening table %s", path);
+  }
+  int rc = inlet_storage_posix_open(&t->st, real, false, err);
+  if (rc < 0) {
+    inlet_table_free(t);
+    return rc;
+  }
+  *out = t;
+  return 0;
+}
+
+int inlet_table_open(inlet_table **out, const char *path, inlet_error *err) {
+  *out = NULL;
+  inlet_table *t = NULL;
+  TRY(table_new(&t, path, false, err));
+  inlet_dirent de;
+  memset(&de, 0, sizeof de);
+  int rc = t->st->ops->stat(t->st, "_delta_log", &de, err);
+  inlet_free(de.name);
+  if (rc < 0 || !de.is_dir) {
+    inlet_table_free(t);
+    return inlet_fail(err, rc == INLET_ENOTFOUND || rc == 0 ? INLET_ENOTFOUND : rc,
+                      "not a Delta table: %s has no _delta_log directory", path);
+  }
+  *out = t;
+  return 0;
+}
+
+static bool schema_has_ntz(const inlet_field *f, int32_t n) {
+  for (int32_t i = 0; i < n; i++) {
+    if (f[i].type.id == INLET_TYPE_TIMESTAMP && !f[i].type.utc) return true;
+    if (schema_has_ntz(f[i].children, f[i].n_children)) return true;
+  }
+  return false;
+}
+
+static int validate_create(const inlet_schema *schema, const inlet_table_create_options *o,
+                           inlet_error *err) {
+  FAIL_IF(schema->n_fields == 0, err, INLET_EINVAL, "a table needs at least one column");
+  for (int32_t i = 0; i < schema->n_fields; i++)
+    for (int32_t j = i + 1; j < schema->n_fields; j++)
+      FAIL_IF(strcasecmp(schema->fields[i].name, schema->fields[j].name) == 0, err, INLET_EINVAL,
+              "duplicate column name \"%s\" (Delta column names are case-insensitive)",
+              schema->fields[j].name);
+  int32_t n_data = schema->n_fields;
+  for (int32_t p = 0; p < o->n_partition_columns; p++) {
+    int idx = inlet_schema_find(schema, o->partition_columns[p]);
+    FAIL_IF(idx < 0, err, INLET_EINVAL, "partition column \"%s\" is not in the schema",
+            o->partition_columns[p]);
+    const inlet_type *t = &schema->fields[idx].type;
+    FAIL_IF(t->id == INLET_TYPE_STRUCT || t->id == INLET_TYPE_LIST || t->id == INLET_TYPE_MAP ||
+                t->id == INLET_TYPE_BINARY,
+            err, INLET_EINVAL, "partition column \"%s\" must have a primitive type",
+            o->partition_columns[p]);
+    for (int32_t q = 0; q < p; q++)
+      FAIL_IF(strcmp(o->partition_columns[p], o->partition_columns[q]) == 0, err, INLET_EINVAL,
+              "partition column \"%s\" listed twice", o->partition_columns[p]);
+    n_data--;
+  }
+  FAIL_IF(n_data == 0, err, INLET_EINVAL, "every column is a partition column; a table needs "
+          "at least one data column");
+  return 0;
+}
+
+int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *schema,
+                       const inlet_table_create_options *options, inlet_error *err) {
+  *out = NULL;
+  inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
+  const inlet_table_create_options *o = options ? options : &dflt;
+  TRY(validate_create(schema, o, err));
+  char *schema_json = NULL;
+  TRY(delta_schema_to_json(&schema_json, schema, err));
+  inlet_table *t = NULL;
+  delta_txn *txn = NULL;
+  delta_action pa, ma;
+  memset(&pa, 0, sizeof pa);
+  memset(&ma, 0, sizeof ma);
+  char *params = NULL;
+  int rc = table_new(&t, path, true, err);
+  if (rc < 0) goto done;
+  rc = t->st->ops->mkdirs(t->st, "_delta_log", err);
+  if (rc < 0) goto done;
+
+  pa.kind = DELTA_ACTION_PROTOCOL;
+  static char *ntz_features[] = {"timestampNtz"};
+  if (schema_has_ntz(schema->fields, schema->n_fields)) {
+    /* timestamp_ntz needs table features: reader 3 / writer 7. */
+    pa.u.protocol = (delta_protocol){3, 7, 1, ntz_features, 1, ntz_features};
+  } else {
+    pa.u.protocol = (delta_protocol){1, 2, 0, NULL, 0, NULL};
+  }
+  char id[37];
+  delta_uuid4(id);
+  ma.kind = DELTA_ACTION_METADATA;
+  delta_metadata *m = &ma.u.metadata;
+  m->id = id;
+  m->name = (char *)o->name;
+  m->description = (char *)o->description;
+  m->format = "parquet";
+  m->schema_string = schema_json;
+  m->n_partition_columns = o->n_partition_columns;
+  m->partition_columns = (char **)o->partition_columns;
+  m->created_time = delta_now_ms();
+  delta_kv conf[256];
+  FAIL_GOTO(o->n_properties > 256, err, INLET_ELIMIT, "at most 256 table properties");
+  for (int32_t i = 0; i < o->n_properties; i++)
+    conf[i] = (delta_kv){(char *)o->property_keys[i], (char *)o->property_values[i]};
+  m->n_configuration = o->n_properties;
+  m->configuration = conf;
+
+  /* operationParameters as Spark writes them for CREATE TABLE. */
+  json_t *pj = json_object();
+  json_t *pcols = json_array();
+  for (int32_t i = 0; i < o->n_partition_columns; i++)
+    json_array_append_new(pcols, json_string(o->partition_columns[i]));
+  char *pcs = json_dumps(pcols, JSON_COMPACT);
+  json_decref(pcols);
+  json_t *props = json_object();
+  for (int32_t i = 0; i < o->n_properties; i++)
+    json_object_set_new(props, o->property_keys[i], json_string(o->property_values[i]));
+  char *ps = json_dumps(props, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(props);
+  json_object_set_new(pj, "isManaged", json_string("false"));
+  json_object_set_new(pj, "description", o->description ? json_string(o->description) : json_null());
+  json_object_set_new(pj, "partitionBy", json_string(pcs ? pcs : "[]"));
+  json_object_set_new(pj, "properties", json_string(ps ? ps : "{}"));
+  free(pcs);
+  free(ps);
+  char *pjs = json_dumps(pj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(pj);
+  params = pjs ? inlet_strdup(pjs) : NULL;
+  free(pjs);
+  FAIL_GOTO(!params, err, INLET_ENOMEM, "out of memory creating table");
+
+  rc = delta_txn_begin(&txn, t->st, t->root_abs, -1, "CREATE TABLE", err);
+  if (rc < 0) goto done;
+  delta_txn_set_strict(txn, true);
+  if ((rc = delta_txn_set_params(txn, params, err)) < 0) goto done;
+  if ((rc = delta_txn_add_action(txn, &pa, err)) < 0) goto done;
+  if ((rc = delta_txn_add_action(txn, &ma, err)) < 0) goto done;
+  int64_t v;
+  rc = delta_txn_commit(txn, &v, err);
+done:
+  delta_txn_free(txn);
+  inlet_free(params);
+  inlet_free(schema_json);
+  if (rc < 0) inlet_table_free(t);
+  else *out = t;
+  return rc;
+}
+
+/* ---- snapshots --------------------------------------------------------------- */
+
+static int snap_load(inlet_snapshot **out, inlet_table *t, delta_snap_mode mode, int64_t arg,
+                     inlet_error *err) {
+  *out = NULL;
+  inlet_snapshot *s = inlet_calloc(1, sizeof *s);
+  if (!s) return inlet_fail(err, INLET_ENOMEM, "out of memory loading snapshot");
+  s->table = t;
+  int rc = delta_snapshot_load(&s->snap, t->st, t->root_abs, mode, arg, err);
+  if (rc < 0) {
+    inlet_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+int inlet_table_snapshot(inlet_snapshot **out, inlet_table *t, inlet_error *err) {
+  return snap_load(out, t, DELTA_SNAP_LATEST, 0, err);
+}
+int inlet_table_snapshot_at_version(inlet_snapshot **out, inlet_table *t, int64_t version,
+                                    inlet_error *err) {
+  return snap_load(out, t, DELTA_SNAP_VERSION, version, err);
+}
+int inlet_table_snapshot_at_timestamp(inlet_snapshot **out, inlet_table *t, int64_t ts,
+                                      inlet_error *err) {
+  return snap_load(out, t, DELTA_SNAP_TIMESTAMP, ts, err);
+}
+
+void inlet_snapshot_free(inlet_snapshot *s) {
+  if (!s) return;
+  delta_snapshot_reset(&s->snap);
+  inlet_free(s);
+}
+
+int64_t inlet_snapshot_version(const inlet_snapshot *s) { return s->snap.version; }
+int64_t inlet_snapshot_timestamp(const inlet_snapshot *s) { return s->snap.timestamp_ms; }
+const inlet_schema *inlet_snapshot_schema(const inlet_snapshot *s) { return &s->snap.schema; }
+int32_t inlet_snapshot_num_partition_columns(const inlet_snapshot *s) {
+  return s->snap.metadata.n_partition_columns;
+}
+const char *inlet_snapshot_partition_column(const inlet_snapshot *s, int32_t i) {
+  return i >= 0 && i < s->snap.metadata.n_partition_columns ? s->snap.metadata.partition_columns[i]
+                                                            : NULL;
+}
+const char *inlet_snapshot_property(const inlet_snapshot *s, const char *key) {
+  return delta_metadata_conf(&s->snap.metadata, key);
+}
+const char *inlet_snapshot_table_id(const inlet_snapshot *s) { return s->snap.metadata.id; }
+int64_t inlet_snapshot_txn_version(const inlet_snapshot *s, const char *app_id) {
+  return delta_snapshot_txn_version(&s->snap, app_id);
+}
+int64_t inlet_snapshot_num_files(const inlet_snapshot *s) { return s->snap.n_files; }
+
+void inlet_snapshot_file(const inlet_snapshot *s, int64_t i, inlet_file_info *out) {
+  const delta_file *f = &s->snap.files[i];
+  out->path = f->add.path;
+  out->size = f->add.size;
+  out->modification_time = f->add.modification_time;
+  out->num_records = f->num_records;
+  out->stats = f->add.stats;
+}
+
+const char *inlet_snapshot_file_partition_value(const inlet_snapshot *s, int64_t i,
+                                                const char *column) {
+  const delta_add *a = &s->snap.files[i].add;
+  for (int32_t k = 0; k < a->n_partition_values; k++)
+    if (strcmp(a->partition_values[k].key, column) == 0) return a->partition_values[k].value;
+  return NULL;
+}
+
+/* ---- history ------------------------------------------------------------------- */
+
+typedef struct ci_ctx {
+  char *commit_info; /* owned, first commitInfo of the commit */
+  int64_t adds, removes;
+} ci_ctx;
+
+static int ci_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  ci_ctx *c = ctx;
+  if (a->kind == DELTA_ACTION_COMMIT_INFO && !c->commit_info) {
+    c->commit_info = inlet_strdup(a->u.commit_info);
+    if (!c->commit_info) return inlet_fail(err, INLET_ENOMEM, "out of memory reading history");
+  } else if (a->kind == DELTA_ACTION_ADD) {
+    c->adds++;
+  } else if (a->kind == DELTA_ACTION_REMOVE) {
+    c->removes++;
+  }
+  return 0;
+}
+
+static char *dump_field(json_t *o, const char *key) {
+  json_t *v = json_object_get(o, key);
+  if (!v) return NULL;
+  char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+  char *r = s ? inlet_strdup(s) : NULL;
+  free(s);
+  return r;
+}
+
+/* Fills @p e from a commit's commitInfo (may be NULL). */
+static void fill_entry(inlet_history_entry *e, char *commit_info, int64_t mtime) {
+  e->timestamp_ms = mtime;
+  e->commit_info_json = commit_info;
+  if (!commit_info) return;
+  json_t *o = json_loads(commit_info, 0, NULL);
+  if (!o) return;
+  json_t *ts = json_object_get(o, "inCommitTimestamp");
+  if (!json_is_integer(ts)) ts = json_object_get(o, "timestamp");
+  if (json_is_integer(ts)) e->timestamp_ms = (int64_t)json_integer_value(ts);
+  const char *op = json_string_value(json_object_get(o, "operation"));
+  if (op) e->operation = inlet_strdup(op);
+  e->parameters_json = dump_field(o, "operationParameters");
+  e->metrics_json = dump_field(o, "operationMetrics");
+  json_decref(o);
+}
+
+void inlet_history_free(inlet_history_entry *e, size_t n) {
+  if (!e) return;
+  for (size_t i = 0; i < n; i++) {
+    inlet_free(e[i].operation);
+    inlet_free(e[i].parameters_json);
+    inlet_free(e[i].metrics_json);
+    inlet_free(e[i].commit_info_json);
+  }
+  inlet_free(e);
+}
+
+int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_table *t, int64_t limit,
+                        inlet_error *err) {
+  *out = NULL;
+  *n = 0;
+  delta_log_listing l;
+  TRY(delta_log_list(&l, t->st, err));
+  int64_t count = l.n_commits;
+  if (limit > 0 && limit < count) count = limit;
+  int rc = 0;
+  inlet_history_entry *e = inlet_calloc((size_t)count + 1, sizeof *e);
+  FAIL_GOTO(!e, err, INLET_ENOMEM, "out of memory reading history");
+  for (int64_t k = 0; k < count; k++) {
+    int64_t idx = l.n_commits - 1 - k;
+    ci_ctx c = {NULL, 0, 0};
+    rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[idx], ci_cb, &c, err);
+    if (rc < 0) {
+      inlet_free(c.commit_info);
+      inlet_history_free(e, (size_t)k);
+      e = NULL;
+      goto done;
+    }
+    e[k].version = l.commit_versions[idx];
+    fill_entry(&e[k], c.commit_info, l.commit_mtimes[idx]);
+  }
+  *out = e;
+  *n = (size_t)count;
+done:
+  delta_log_listing_reset(&l);
+  return rc;
+}
+
+/* ---- describe --------------------------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **json,
+                         inlet_error *err) {
+  memset(out, 0, sizeof *out);
+  if (json) *json = NULL;
+  inlet_snapshot *s = NULL;
+  TRY(inlet_table_snapshot(&s, t, err));
+  const delta_snapshot *sn = &s->snap;
+  int rc = 0;
+  delta_log_listing l;
+  memset(&l, 0, sizeof l);
+  char **keys = NULL;
+  json_t *o = NULL;
+  out->version = sn->version;
+  out->last_checkpoint = -1;
+  out->last_commit_timestamp = sn->timestamp_ms;
+  const char *tfs = delta_metadata_conf(&sn->metadata, "delta.targetFileSize");
+  out->small_file_bytes = tfs ? strtoll(tfs, NULL, 10) : 0;
+  if (out->small_file_bytes <= 0) out->small_file_bytes = (int64_t)128 << 20;
+  for (int64_t i = 0; i < sn->n_files; i++) {
+    const delta_file *f = &sn->files[i];
+    out->files++;
+    out->bytes += f->add.size;
+    if (f->num_records > 0) out->rows += f->num_records;
+    if (f->add.size < out->small_file_bytes) out->small_files++;
+  }
+  /* Distinct partition tuples: sort the joined values. */
+  if (sn->metadata.n_partition_columns > 0 && sn->n_files > 0) {
+    keys = inlet_calloc((size_t)sn->n_files, sizeof *keys);
+    FAIL_GOTO(!keys, err, INLET_ENOMEM, "out of memory describing table");
+    for (int64_t i = 0; i < sn->n_files; i++) {
+      inlet_buf b = INLET_BUF_INIT;
+      for (int32_t p = 0; p < sn->metadata.n_partition_columns; p++) {
+        const char *v = inlet_snapshot_file_partition_value(s, i, sn->metadata.partition_columns[p]);
+        inlet_buf_puts(&b, v ? v : "\x01null");
+        inlet_buf_push(&b, 0x02);
+      }
+      inlet_buf_terminate(&b);
+      FAIL_GOTO(inlet_buf_status(&b), err, INLET_ENOMEM, "out of memory describing table");
+      keys[i] = (char *)inlet_buf_detach(&b, NULL);
+    }
+    qsort(keys, (size_t)sn->n_files, sizeof *keys, cmp_str);
+    for (int64_t i = 0; i < sn->n_files; i++)
+      if (i == 0 || strcmp(keys[i], keys[i - 1]) != 0) out->partitions++;
+  } else if (sn->n_files > 0) {
+    out->partitions = 1;
+  }
+  /* Commits and compactions from the commit files themselves. */
+  rc = delta_log_list(&l, t->st, err);
+  if (rc < 0) goto done;
+  for (int64_t i = 0; i < l.n_checkpoints; i++)
+    if (l.checkpoints[i].version <= sn->version) out->last_checkpoint = l.checkpoints[i].version;
+  for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= sn->version; i++) {
+    ci_ctx c = {NULL, 0, 0};
+    rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[i], ci_cb, &c, err);
+    if (rc < 0) {
+      inlet_free(c.commit_info);
+      goto done;
+    }
+    out->commits++;
+    bool optimize = false;
+    if (c.commit_info) {
+      json_t *ci = json_loads(c.commit_info, 0, NULL);
+      const char *op = json_string_value(json_object_get(ci, "operation"));
+      optimize = op && strcmp(op, "OPTIMIZE") == 0;
+      json_decref(ci);
+    }
+    if (optimize || c.removes > c.adds) out->compactions++;
+    inlet_free(c.commit_info);
+  }
+  if (json) {
+    o = json_object();
+    json_object_set_new(o, "version", json_integer(out->version));
+    json_object_set_new(o, "commits", json_integer(out->commits));
+    json_object_set_new(o, "compactions", json_integer(out->compactions));
+    json_object_set_new(o, "last_commit_timestamp", json_integer(out->last_commit_timestamp));
+    json_object_set_new(o, "files", json_integer(out->files));
+    json_object_set_new(o, "bytes", json_integer(out->bytes));
+    json_object_set_new(o, "rows", json_integer(out->rows));
+    json_object_set_new(o, "small_files", json_integer(out->small_files));
+    json_object_set_new(o, "small_file_bytes", json_integer(out->small_file_bytes));
+    json_object_set_new(o, "partitions", json_integer(out->partitions));
+    json_t *pc = json_array();
+    for (int32_t p = 0; p < sn->metadata.n_partition_columns; p++)
+      json_array_append_new(pc, json_string(sn->metadata.partition_columns[p]));
+    json_object_set_new(o, "partition_columns", pc);
+    json_object_set_new(o, "last_checkpoint",
+                        out->last_checkpoint >= 0 ? json_integer(out->last_checkpoint) : json_null());
+    json_object_set_new(o, "table_id", json_string(sn->metadata.id));
+    if (sn->metadata.name) json_object_set_new(o, "name", json_string(sn->metadata.name));
+    json_t *sch = sn->metadata.schema_string ? json_loads(sn->metadata.schema_string, 0, NULL) : NULL;
+    json_object_set_new(o, "schema", sch ? sch : json_null());
+    inlet_buf ddl = INLET_BUF_INIT;
+    for (int32_t i = 0; i < sn->schema.n_fields; i++) {
+      char tn[256];
+      inlet_type_name(&sn->schema.fields[i].type, tn, sizeof tn);
+      inlet_buf_appendf(&ddl, "%s%s %s%s", i ? ", " : "", sn->schema.fields[i].name, tn,
+                        sn->schema.fields[i].nullable ? "" : " not null");
+    }
+    inlet_buf_terminate(&ddl);
+    json_object_set_new(o, "schema_ddl", json_string(ddl.data ? (char *)ddl.data : ""));
+    inlet_buf_reset(&ddl);
+    json_t *props = json_object();
+    for (int32_t i = 0; i < sn->metadata.n_configuration; i++)
+      json_object_set_new(props, sn->metadata.configuration[i].key,
+                          sn->metadata.configuration[i].value
+                              ? json_string(sn->metadata.configuration[i].value)
+                              : json_null());
+    json_object_set_new(o, "properties", props);
+    json_t *proto = json_object();
+    json_object_set_new(proto, "minReaderVersion", json_integer(sn->protocol.min_reader));
+    json_object_set_new(proto, "minWriterVersion", json_integer(sn->protocol.min_writer));
+    json_object_set_new(o, "protocol", proto);
+    char *s1 = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    FAIL_GOTO(!s1, err, INLET_ENOMEM, "out of memory describing table");
+    *json = inlet_strdup(s1);
+    free(s1);
+    FAIL_GOTO(!*json, err, INLET_ENOMEM, "out of memory describing table");
+  }
+done:
+  json_decref(o);
+  if (keys)
+    for (int64_t i = 0; i < sn->n_files; i++) inlet_free(keys[i]);
+  inlet_free(keys);
+  delta_log_listing_reset(&l);
+  inlet_snapshot_free(s);
+  return rc;
+}

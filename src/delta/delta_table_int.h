@@ -1,0 +1,26 @@
+/*
+ * Private to src/delta: the structs behind the public handles of
+ * include/inlet/table.h, shared by delta_table.c, delta_write.c and
+ * delta_scan.c.
+ */
+#ifndef INLET_DELTA_TABLE_INT_H
+#define INLET_DELTA_TABLE_INT_H
+
+#include "inlet/table.h"
+#include "delta/delta.h"
+
+struct inlet_table {
+  char *path;           /* owned, as given */
+  char *root_abs;       /* owned, absolute (realpath) */
+  inlet_storage *st;    /* owned posix backend rooted at the table */
+};
+
+struct inlet_snapshot {
+  inlet_table *table;   /* borrowed */
+  delta_snapshot snap;  /* owned */
+};
+
+/* Joins root and a relative path; caller frees. */
+char *delta_join_path(const char *root, const char *rel);
+
+#endif /* INLET_DELTA_TABLE_INT_H */

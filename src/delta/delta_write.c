@@ -1,0 +1,540 @@
+/*
+ * Table writers (include/inlet/table.h): batches in, Parquet data files out,
+ * committed as one transaction.
+ *
+ * Spec: PROTOCOL.md "Data Files" (files in the table directory or in
+ * partition subdirectories `col=value/`; names unique per writer, here as
+ * Spark names them: part-<n>-<uuid>-c000.<codec>.parquet), "Add File and
+ * Remove File", "Per-file Statistics", "Writer Version Requirements" and
+ * "Table Features" (we refuse to write tables needing writer features we do
+ * not honour), "Consistency Between Table Metadata and Data Files"
+ * (partition columns are not stored in the data files).
+ *
+ * Rows are routed to one open Parquet writer per partition directory. Each
+ * data file is fsynced on close (and its directory synced) before the
+ * commit that references it is published; a writer freed without commit
+ * removes its files.
+ */
+#include <stdio.h>
+
+#include "delta/delta_table_int.h"
+#include "util/util.h"
+
+typedef struct part_file {
+  char *dir;                 /* owned: "" or "a=1/b=x" */
+  char *rel_path;            /* owned: dir + file name */
+  delta_kv *pvals;           /* owned: partition values */
+  int32_t n_pvals;
+  inlet_parquet_writer *pw;  /* owned; NULL once closed */
+  delta_stats_acc *stats;    /* owned */
+  int64_t size;              /* after close */
+  bool created;              /* the file exists on disk */
+  int64_t *rows;             /* scratch: row indices of the current batch */
+  int64_t n_rows, cap_rows;
+} part_file;
+
+struct inlet_table_writer {
+  inlet_table *table;        /* borrowed */
+  delta_snapshot snap;       /* owned: the version this transaction reads */
+  inlet_append_options opts; /* app_id/operation point at the owned copies below */
+  char *app_id;              /* owned */
+  char *operation;           /* owned */
+  inlet_schema data_schema;  /* owned: table schema minus partition columns */
+  int32_t *data_idx;         /* owned: table column of each data column */
+  int32_t n_part;
+  int32_t *part_idx;         /* owned: table column of each partition column */
+  part_file *files;          /* owned */
+  size_t n_files, cap_files;
+  int32_t counter;
+  int64_t rows;
+  bool committed;
+};
+
+static const char *codec_suffix(inlet_compression c) {
+  switch (c) {
+  case INLET_COMPRESSION_SNAPPY: return ".snappy";
+  case INLET_COMPRESSION_GZIP: return ".gz";
+  case INLET_COMPRESSION_ZSTD: return ".zstd";
+  case INLET_COMPRESSION_LZ4_RAW: return ".lz4";
+  case INLET_COMPRESSION_BROTLI: return ".br";
+  default: return "";
+  }
+}
+
+static bool in_list(const char *f, const char *const *list) {
+  for (; *list; list++)
+    if (strcmp(f, *list) == 0) return true;
+  return false;
+}
+
+static int check_writer(const delta_snapshot *s, inlet_error *err) {
+  const delta_protocol *p = &s->protocol;
+  static const char *const ok[] = {"appendOnly", "invariants", "timestampNtz", "domainMetadata",
+                                   "vacuumProtocolCheck", NULL};
+  if (p->min_writer <= 2) return 0;
+  if (p->min_writer == 7) {
+    for (int32_t i = 0; i < p->n_writer_features; i++)
+      if (!in_list(p->writer_features[i], ok))
+        return inlet_fail(err, INLET_EUNSUPPORTED, "table requires writer feature \"%s\", which "
+                          "inlet cannot honour when writing", p->writer_features[i]);
+    return 0;
+  }
+  return inlet_fail(err, INLET_EUNSUPPORTED, "table requires writer version %d (inlet writes "
+                    "versions 1, 2 and 7 with known features)", (int)p->min_writer);
+}
+
+int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
+                            const inlet_append_options *options, inlet_error *err) {
+  *out = NULL;
+  inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
+  inlet_table_writer *w = inlet_calloc(1, sizeof *w);
+  if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a table writer");
+  w->table = table;
+  w->opts = options ? *options : dflt;
+  inlet_schema_init(&w->data_schema);
+  int rc;
+  if (w->opts.expected_version >= 0)
+    rc = delta_snapshot_load(&w->snap, table->st, table->root_abs, DELTA_SNAP_VERSION,
+                             w->opts.expected_version, err);
+  else
+    rc = delta_snapshot_load(&w->snap, table->st, table->root_abs, DELTA_SNAP_LATEST, 0, err);
+  if (rc < 0) goto fail;
+  if (w->opts.expected_version >= 0) {
+    /* Strict mode: the table must still be at that version. */
+    delta_log_listing l;
+    rc = delta_log_list(&l, table->st, err);
+    if (rc < 0) goto fail;
+    int64_t latest = l.n_commits ? l.commit_versions[l.n_commits - 1] : -1;
+    delta_log_listing_reset(&l);
+    if (latest != w->opts.expected_version) {
+      rc = inlet_fail(err, INLET_ECONFLICT, "conflict (table moved): table is at version %lld, "
+                      "not %lld", (long long)latest, (long long)w->opts.expected_version);
+      goto fail;
+    }
+  }
+  rc = check_writer(&w->snap, err);
+  if (rc < 0) goto fail;
+  if (!w->snap.has_schema) {
+    rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
+    goto fail;
+  }
+  const char *ao = delta_metadata_conf(&w->snap.metadata, "delta.appendOnly");
+  (void)ao; /* appends are always allowed on append-only tables */
+  w->app_id = w->opts.app_id ? inlet_strdup(w->opts.app_id) : NULL;
+  w->operation = inlet_strdup(w->opts.operation ? w->opts.operation : "WRITE");
+  w->opts.app_id = w->app_id;
+  w->opts.operation = w->operation;
+  const inlet_schema *ts = &w->snap.schema;
+  w->n_part = w->snap.metadata.n_partition_columns;
+  w->data_idx = inlet_calloc((size_t)ts->n_fields + 1, sizeof(int32_t));
+  w->part_idx = inlet_calloc((size_t)w->n_part + 1, sizeof(int32_t));
+  if (!w->operation || (w->opts.app_id && !w->app_id) || !w->data_idx || !w->part_idx) {
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory opening a table writer");
+    goto fail;
+  }
+  for (int32_t p = 0; p < w->n_part; p++) {
+    int idx = inlet_schema_find(ts, w->snap.metadata.partition_columns[p]);
+    if (idx < 0) {
+      rc = inlet_fail(err, INLET_ECORRUPT, "partition column \"%s\" is not in the table schema",
+                      w->snap.metadata.partition_columns[p]);
+      goto fail;
+    }
+    w->part_idx[p] = idx;
+  }
+  for (int32_t i = 0; i < ts->n_fields; i++) {
+    bool is_part = false;
+    for (int32_t p = 0; p < w->n_part; p++) is_part |= w->part_idx[p] == i;
+    if (is_part) continue;
+    w->data_idx[w->data_schema.n_fields] = i;
+    rc = inlet_schema_add_field(&w->data_schema, &ts->fields[i], err);
+    if (rc < 0) goto fail;
+  }
+  *out = w;
+  return 0;
+fail:
+  inlet_table_writer_free(w);
+  return rc;
+}
+
+static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_file) {
+  if (f->pw) inlet_parquet_writer_free(f->pw); /* removes a partial file */
+  else if (remove_file && f->created) {
+    inlet_error ignore = INLET_ERROR_INIT;
+    w->table->st->ops->remove(w->table->st, f->rel_path, &ignore);
+  }
+  inlet_free(f->dir);
+  inlet_free(f->rel_path);
+  for (int32_t i = 0; i < f->n_pvals; i++) {
+    inlet_free(f->pvals[i].key);
+    inlet_free(f->pvals[i].value);
+  }
+  inlet_free(f->pvals);
+  delta_stats_free(f->stats);
+  inlet_free(f->rows);
+  memset(f, 0, sizeof *f);
+}
+
+void inlet_table_writer_free(inlet_table_writer *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->n_files; i++) part_file_reset(w, &w->files[i], !w->committed);
+  inlet_free(w->files);
+  delta_snapshot_reset(&w->snap);
+  inlet_schema_reset(&w->data_schema);
+  inlet_free(w->data_idx);
+  inlet_free(w->part_idx);
+  inlet_free(w->app_id);
+  inlet_free(w->operation);
+  inlet_free(w);
+}
+
+int64_t inlet_table_writer_rows(const inlet_table_writer *w) { return w->rows; }
+
+static bool types_match(const inlet_field *a, const inlet_field *b) {
+  const inlet_type *x = &a->type, *y = &b->type;
+  if (x->id != y->id || a->n_children != b->n_children) return false;
+  if (x->id == INLET_TYPE_TIMESTAMP && (x->unit != y->unit || x->utc != y->utc)) return false;
+  if (x->id == INLET_TYPE_DECIMAL && (x->precision != y->precision || x->scale != y->scale))
+    return false;
+  for (int32_t i = 0; i < a->n_children; i++)
+    if (!types_match(&a->children[i], &b->children[i])) return false;
+  return true;
+}
+
+static int check_batch(const inlet_table_writer *w, const inlet_batch *b, inlet_error *err) {
+  const inlet_schema *ts = &w->snap.schema;
+  FAIL_IF(b->schema.n_fields != ts->n_fields, err, INLET_EINVAL,
+          "batch has %d columns, table has %d", (int)b->schema.n_fields, (int)ts->n_fields);
+  for (int32_t i = 0; i < ts->n_fields; i++) {
+    const inlet_field *tf = &ts->fields[i], *bf = &b->schema.fields[i];
+    FAIL_IF(strcmp(tf->name, bf->name) != 0, err, INLET_EINVAL,
+            "batch column %d is \"%s\", table column is \"%s\"", (int)i, bf->name, tf->name);
+    if (!types_match(tf, bf)) {
+      char x[128], y[128];
+      inlet_type_name(&tf->type, x, sizeof x);
+      inlet_type_name(&bf->type, y, sizeof y);
+      return inlet_fail(err, INLET_EINVAL, "column \"%s\": batch type %s does not match table "
+                        "type %s", tf->name, y, x);
+    }
+    FAIL_IF(!tf->nullable && b->columns[i].null_count > 0, err, INLET_EINVAL,
+            "column \"%s\" is NOT NULL but the batch holds %lld nulls", tf->name,
+            (long long)b->columns[i].null_count);
+    FAIL_IF(b->columns[i].length != b->num_rows, err, INLET_EINVAL,
+            "column \"%s\" has %lld rows, batch has %lld", tf->name,
+            (long long)b->columns[i].length, (long long)b->num_rows);
+  }
+  return 0;
+}
+
+/* Appends value @p row of @p src to @p dst (same field), any type. */
+static int gather_one(inlet_array *dst, const inlet_field *f, const inlet_array *src, int64_t row,
+                      inlet_error *err) {
+  if (!inlet_array_is_valid(src, row)) return inlet_array_append_null(dst, f, err);
+  switch (f->type.id) {
+  case INLET_TYPE_BOOL: return inlet_array_append_bool(dst, inlet_bit_get(src->values, row), err);
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY:
+    return inlet_array_append_bytes(dst, f, src->values + src->offsets[row],
+                                    (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
+  case INLET_TYPE_STRUCT:
+    for (int32_t c = 0; c < f->n_children; c++)
+      TRY(gather_one(&dst->children[c], &f->children[c], &src->children[c], row, err));
+    return inlet_array_append_struct_entry(dst, err);
+  case INLET_TYPE_LIST:
+  case INLET_TYPE_MAP:
+    for (int32_t j = src->offsets[row]; j < src->offsets[row + 1]; j++)
+      TRY(gather_one(&dst->children[0], &f->children[0], &src->children[0], j, err));
+    return inlet_array_append_list_entry(dst, err);
+  default: {
+    int32_t wd = inlet_type_value_width(&f->type);
+    if (f->type.id == INLET_TYPE_FIXED_BINARY)
+      return inlet_array_append_bytes(dst, f, src->values + row * wd, (size_t)wd, err);
+    if (f->type.id == INLET_TYPE_DECIMAL) return inlet_array_append_decimal(dst, src->values + row * 16, err);
+    if (f->type.id == INLET_TYPE_FLOAT)
+      return inlet_array_append_float(dst, ((const float *)src->values)[row], err);
+    if (f->type.id == INLET_TYPE_DOUBLE)
+      return inlet_array_append_double(dst, ((const double *)src->values)[row], err);
+    int64_t v;
+    switch (wd) {
+    case 1: v = ((const int8_t *)src->values)[row]; break;
+    case 2: v = ((const int16_t *)src->values)[row]; break;
+    case 4: v = ((const int32_t *)src->values)[row]; break;
+    default: v = ((const int64_t *)src->values)[row]; break;
+    }
+    return inlet_array_append_int(dst, f, v, err);
+  }
+  }
+}
+
+static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err) {
+  char uuid[37], name[128];
+  delta_uuid4(uuid);
+  snprintf(name, sizeof name, "part-%05d-%s-c000%s.parquet", (int)(w->counter++ % 100000), uuid,
+           codec_suffix(w->opts.compression));
+  size_t n = strlen(f->dir) + strlen(name) + 2;
+  f->rel_path = inlet_malloc(n);
+  if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  snprintf(f->rel_path, n, "%s%s%s", f->dir, *f->dir ? "/" : "", name);
+  if (*f->dir) TRY(w->table->st->ops->mkdirs(w->table->st, f->dir, err));
+  char *abs = delta_join_path(w->table->root_abs, f->rel_path);
+  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  po.compression = w->opts.compression;
+  po.sync_on_close = true;
+  int rc = inlet_parquet_writer_open(&f->pw, abs, &w->data_schema, &po, err);
+  inlet_free(abs);
+  if (rc < 0) return rc;
+  f->created = true;
+  const char *nic = delta_metadata_conf(&w->snap.metadata, "delta.dataSkippingNumIndexedCols");
+  int32_t max_cols = nic ? (int32_t)strtol(nic, NULL, 10) : 32;
+  return delta_stats_new(&f->stats, &w->data_schema, max_cols, err);
+}
+
+/* Finds or creates the file for partition directory @p dir (owned by the
+ * caller on failure, by the file on success). */
+static int find_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_file **out,
+                     inlet_error *err) {
+  for (size_t i = 0; i < w->n_files; i++)
+    if (strcmp(w->files[i].dir, dir) == 0) {
+      *out = &w->files[i];
+      return 1; /* existing: caller frees dir and pvals */
+    }
+  if (w->n_files == w->cap_files) {
+    size_t nc = w->cap_files ? w->cap_files * 2 : 4;
+    part_file *nf = inlet_realloc(w->files, nc * sizeof *nf);
+    if (!nf) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    w->files = nf;
+    w->cap_files = nc;
+  }
+  part_file *f = &w->files[w->n_files++];
+  memset(f, 0, sizeof *f);
+  f->dir = dir;
+  f->pvals = pvals;
+  f->n_pvals = w->n_part;
+  *out = f;
+  int rc = part_file_open(w, f, err);
+  if (rc < 0) {
+    f->dir = NULL;
+    f->pvals = NULL;
+    part_file_reset(w, f, true);
+    w->n_files--;
+    return rc;
+  }
+  return 0;
+}
+
+/* Partition directory and values of row @p r. */
+static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r, char **dir,
+                         delta_kv **pvals, inlet_error *err) {
+  *dir = NULL;
+  *pvals = inlet_calloc((size_t)w->n_part, sizeof **pvals);
+  if (!*pvals) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_buf d = INLET_BUF_INIT;
+  int rc = 0;
+  for (int32_t p = 0; p < w->n_part; p++) {
+    int32_t ci = w->part_idx[p];
+    const inlet_field *f = &w->snap.schema.fields[ci];
+    delta_kv *kv = &(*pvals)[p];
+    kv->key = inlet_strdup(f->name);
+    if (!kv->key) {
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+      break;
+    }
+    rc = delta_partition_value_format(&kv->value, f, &b->columns[ci], r, err);
+    if (rc < 0) break;
+    char *en = delta_hive_escape(f->name), *ev = delta_hive_escape(kv->value);
+    if (p) inlet_buf_push(&d, '/');
+    if (en && ev) inlet_buf_appendf(&d, "%s=%s", en, ev);
+    else d.error = INLET_ENOMEM;
+    inlet_free(en);
+    inlet_free(ev);
+  }
+  inlet_buf_terminate(&d);
+  if (rc == 0 && inlet_buf_status(&d)) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc < 0) {
+    for (int32_t p = 0; p < w->n_part; p++) {
+      inlet_free((*pvals)[p].key);
+      inlet_free((*pvals)[p].value);
+    }
+    inlet_free(*pvals);
+    *pvals = NULL;
+    inlet_buf_reset(&d);
+    return rc;
+  }
+  *dir = d.data ? (char *)inlet_buf_detach(&d, NULL) : inlet_strdup("");
+  return *dir ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
+}
+
+static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b, const int64_t *rows,
+                      int64_t n, inlet_error *err) {
+  /* A view of the data columns: shallow copies that share b's buffers. */
+  inlet_batch view;
+  memset(&view, 0, sizeof view);
+  view.schema = w->data_schema;
+  int32_t nd = w->data_schema.n_fields;
+  inlet_array *cols = inlet_calloc((size_t)nd + 1, sizeof *cols);
+  if (!cols) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  int rc = 0;
+  bool gathered = rows != NULL;
+  for (int32_t i = 0; i < nd; i++) {
+    const inlet_array *src = &b->columns[w->data_idx[i]];
+    if (!gathered) {
+      cols[i] = *src;
+      continue;
+    }
+    const inlet_field *fld = &w->data_schema.fields[i];
+    rc = inlet_array_init(&cols[i], fld, err);
+    if (rc == 0) rc = inlet_array_reserve_rows(&cols[i], fld, n, err);
+    for (int64_t k = 0; rc == 0 && k < n; k++) rc = gather_one(&cols[i], fld, src, rows[k], err);
+    if (rc < 0) break;
+  }
+  if (rc == 0) {
+    view.columns = cols;
+    view.num_rows = gathered ? n : b->num_rows;
+    rc = inlet_parquet_writer_write(f->pw, &view, err);
+    if (rc == 0) rc = delta_stats_add(f->stats, &view, NULL, view.num_rows, err);
+  }
+  if (gathered)
+    for (int32_t i = 0; i < nd; i++) inlet_array_reset(&cols[i]);
+  inlet_free(cols);
+  return rc;
+}
+
+int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_error *err) {
+  FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
+  TRY(check_batch(w, b, err));
+  if (b->num_rows == 0) return 0;
+  if (w->n_part == 0) {
+    part_file *f = w->n_files ? &w->files[0] : NULL;
+    if (!f) {
+      char *dir = inlet_strdup("");
+      if (!dir) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+      int rc = find_file(w, dir, NULL, &f, err);
+      if (rc < 0) {
+        inlet_free(dir);
+        return rc;
+      }
+    }
+    TRY(write_rows(w, f, b, NULL, b->num_rows, err));
+    w->rows += b->num_rows;
+    return 0;
+  }
+  for (size_t i = 0; i < w->n_files; i++) w->files[i].n_rows = 0;
+  for (int64_t r = 0; r < b->num_rows; r++) {
+    char *dir;
+    delta_kv *pv;
+    TRY(row_partition(w, b, r, &dir, &pv, err));
+    part_file *f;
+    int rc = find_file(w, dir, pv, &f, err);
+    if (rc != 0) {
+      inlet_free(dir);
+      for (int32_t p = 0; p < w->n_part; p++) {
+        inlet_free(pv[p].key);
+        inlet_free(pv[p].value);
+      }
+      inlet_free(pv);
+      if (rc < 0) return rc;
+    }
+    if (f->n_rows == f->cap_rows) {
+      int64_t nc = f->cap_rows ? f->cap_rows * 2 : 256;
+      int64_t *nr = inlet_realloc(f->rows, (size_t)nc * sizeof *nr);
+      if (!nr) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+      f->rows = nr;
+      f->cap_rows = nc;
+    }
+    f->rows[f->n_rows++] = r;
+  }
+  for (size_t i = 0; i < w->n_files; i++) {
+    part_file *f = &w->files[i];
+    if (f->n_rows == 0) continue;
+    if (f->n_rows == b->num_rows) TRY(write_rows(w, f, b, NULL, b->num_rows, err));
+    else TRY(write_rows(w, f, b, f->rows, f->n_rows, err));
+  }
+  w->rows += b->num_rows;
+  return 0;
+}
+
+int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err) {
+  FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
+  int rc = 0;
+  delta_txn *txn = NULL;
+  int64_t now = delta_now_ms();
+  for (size_t i = 0; i < w->n_files; i++) {
+    part_file *f = &w->files[i];
+    rc = inlet_parquet_writer_close(f->pw, err);
+    if (rc < 0) return rc;
+    f->size = inlet_parquet_writer_bytes(f->pw);
+    inlet_parquet_writer_free(f->pw);
+    f->pw = NULL;
+    if (*f->dir) {
+      rc = w->table->st->ops->sync_dir(w->table->st, f->dir, err);
+      if (rc < 0) return rc;
+    }
+  }
+  if (w->n_files) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
+  TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
+  if (w->opts.expected_version >= 0) delta_txn_set_strict(txn, true);
+  if (w->opts.max_attempts > 0) delta_txn_set_max_attempts(txn, w->opts.max_attempts);
+  delta_txn_add_rows(txn, w->rows);
+  char params[64];
+  snprintf(params, sizeof params, "{\"mode\":\"Append\",\"partitionBy\":\"[]\"}");
+  if ((rc = delta_txn_set_params(txn, params, err)) < 0) goto done;
+  if (w->app_id) {
+    delta_action ta;
+    memset(&ta, 0, sizeof ta);
+    ta.kind = DELTA_ACTION_TXN;
+    ta.u.txn = (delta_txn_action){w->app_id, w->opts.app_version, now};
+    if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
+  }
+  for (size_t i = 0; i < w->n_files; i++) {
+    part_file *f = &w->files[i];
+    delta_action aa;
+    memset(&aa, 0, sizeof aa);
+    aa.kind = DELTA_ACTION_ADD;
+    delta_add *a = &aa.u.add;
+    a->path = f->rel_path;
+    a->partition_values = f->pvals;
+    a->n_partition_values = f->pvals ? f->n_pvals : 0;
+    a->size = f->size;
+    a->modification_time = now;
+    a->data_change = true;
+    char *stats = NULL;
+    if ((rc = delta_stats_json(f->stats, &stats, err)) < 0) goto done;
+    a->stats = stats;
+    rc = delta_txn_add_action(txn, &aa, err);
+    inlet_free(stats);
+    if (rc < 0) goto done;
+  }
+  int64_t v = -1;
+  rc = delta_txn_commit(txn, &v, err);
+  if (rc < 0) goto done;
+  w->committed = true;
+  if (version) *version = v;
+  /* Checkpoint hook: every delta.checkpointInterval commits (default 10). */
+  const char *ci = delta_metadata_conf(&w->snap.metadata, "delta.checkpointInterval");
+  int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
+  if (interval > 0 && v > 0 && v % interval == 0) {
+    inlet_error ignore = INLET_ERROR_INIT;
+    (void)delta_checkpoint_write(w->table->st, &w->snap, &ignore);
+  }
+done:
+  delta_txn_free(txn);
+  return rc;
+}
+
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
+  (void)st;
+  (void)snap;
+  return inlet_fail(err, INLET_EUNSUPPORTED,
+                    "writing checkpoints needs the nested Parquet writer (not available yet)");
+}
+
+int inlet_table_append(inlet_table *table, const inlet_batch *batches, size_t n,
+                       const inlet_append_options *options, int64_t *version, inlet_error *err) {
+  inlet_table_writer *w = NULL;
+  TRY(inlet_table_writer_open(&w, table, options, err));
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) rc = inlet_table_writer_write(w, &batches[i], err);
+  if (rc == 0) rc = inlet_table_writer_commit(w, version, err);
+  inlet_table_writer_free(w);
+  return rc;
+}
