@@ -190,8 +190,10 @@ int pq_dict_put32(pq_dict *d, const uint32_t *values, const uint8_t *validity, i
       continue;
     }
     if (d->count >= INT32_MAX) FAIL_GOTO(true, err, INLET_ELIMIT, "dictionary too large");
-    if (inlet_buf_append(&d->values, &v, 4) < 0)
+    if (inlet_buf_append(&d->values, &v, 4) < 0) {
+      d->values.error = 0; /* the content is intact; let a later put retry */
       FAIL_GOTO(true, err, INLET_ENOMEM, "out of memory growing a dictionary");
+    }
     s[h].value = v;
     s[h].idx1 = ++d->count;
     d->plain_bytes += 4;
@@ -219,8 +221,10 @@ int pq_dict_put64(pq_dict *d, const uint64_t *values, const uint8_t *validity, i
       continue;
     }
     if (d->count >= INT32_MAX) FAIL_GOTO(true, err, INLET_ELIMIT, "dictionary too large");
-    if (inlet_buf_append(&d->values, &v, 8) < 0)
+    if (inlet_buf_append(&d->values, &v, 8) < 0) {
+      d->values.error = 0; /* the content is intact; let a later put retry */
       FAIL_GOTO(true, err, INLET_ENOMEM, "out of memory growing a dictionary");
+    }
     s[h].value = v;
     s[h].idx1 = ++d->count;
     d->plain_bytes += 8;
@@ -266,8 +270,10 @@ static int64_t put_bytes(pq_dict *d, const uint8_t *p, size_t len, inlet_error *
       d->offsets_cap = cap;
     }
   }
-  if (inlet_buf_append(&d->values, p, len) < 0)
+  if (inlet_buf_append(&d->values, p, len) < 0) {
+    d->values.error = 0; /* the content is intact; let a later put retry */
     return inlet_fail(err, INLET_ENOMEM, "out of memory growing a dictionary");
+  }
   uint32_t ix = d->count++;
   if (!fixed) {
     d->offsets[ix + 1] = (int32_t)d->values.len;
