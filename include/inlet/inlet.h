@@ -9,5 +9,7 @@
 #include "inlet/error.h"
 #include "inlet/batch.h"
 #include "inlet/parquet.h"
+#include "inlet/table.h"
+#include "inlet/text.h"
 
 #endif /* INLET_INLET_H */

@@ -1,0 +1,84 @@
+/*
+ * Private interface of the text import/export code in src/batch/: scalar
+ * parsers shared by the NDJSON and CSV paths, the JSON-to-column converter,
+ * array truncation (row rollback) and the canonical value formatter.
+ */
+#ifndef INLET_TEXT_INT_H
+#define INLET_TEXT_INT_H
+
+#include "inlet/batch.h"
+#include "inlet/text.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+__extension__ typedef __int128 inlet_i128;
+__extension__ typedef unsigned __int128 inlet_u128;
+
+/* How a scalar arrived: a JSON string (unescaped), a JSON number (raw
+ * text), a JSON boolean, or a CSV cell (raw text, nothing typed). */
+typedef enum text_tok { TOK_STRING, TOK_NUMBER, TOK_BOOL, TOK_TEXT } text_tok;
+
+/* Per-conversion state. A bad value sets `reason` and returns INLET_EINVAL;
+ * any other negative code is fatal (out of memory, 2 GiB column). */
+typedef struct text_conv {
+  inlet_epoch_unit epoch_unit;
+  bool strict;
+  const char *field;        /* top-level field being converted, for messages */
+  char reason[384];
+  inlet_buf scratch;        /* unescaped strings; each is consumed before the next */
+  inlet_error err;          /* detail of fatal errors */
+} text_conv;
+
+/* Sets c->reason (prefixed with the field name) and returns INLET_EINVAL. */
+int text_bad(text_conv *c, const char *fmt, ...) INLET_PRINTF(2, 3);
+
+/* Converts one scalar token into @p a (described by @p f). For TOK_BOOL,
+ * @p bval is the value and s/n are ignored. */
+int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_tok kind,
+                       const char *s, size_t n, bool bval);
+
+/* Appends a null, or reports a bad record when @p f is NOT NULL. */
+int text_append_null(text_conv *c, inlet_array *a, const inlet_field *f);
+
+/* Parses one JSON value from [*p, end) into @p a. */
+int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const char **p,
+                    const char *end, int depth);
+
+/* Parses a JSON object holding one row of @p schema into the columns of
+ * @p batch (rows are rolled back by the caller on failure). */
+typedef struct text_field_index text_field_index;
+int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_index *idx,
+                  inlet_array *columns, int64_t row, const char *s, size_t n);
+
+/* Field-name lookup for top-level fields (open addressing). */
+int text_field_index_new(text_field_index **out, const inlet_schema *schema);
+void text_field_index_free(text_field_index *idx);
+int text_field_index_find(const text_field_index *idx, const char *name, size_t n);
+
+/* Shrinks @p a to @p len rows (children follow), fixing null_count. */
+void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
+
+/* ---- scalar parsers (return false on malformed input) ------------------ */
+bool text_parse_i64(const char *s, size_t n, int64_t *out, bool *overflow);
+bool text_parse_u64(const char *s, size_t n, uint64_t *out, bool *overflow);
+bool text_parse_double(const char *s, size_t n, double *out);
+bool text_parse_float(const char *s, size_t n, float *out);
+/* Returns NULL on success or a static reason. */
+const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale,
+                               inlet_i128 *out);
+bool text_parse_date(const char *s, size_t n, int32_t *days);
+int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d);
+void text_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+bool text_utf8_valid(const uint8_t *s, size_t n);
+
+/* ---- formatting -------------------------------------------------------- */
+
+/* Appends the canonical text of row @p row to @p b (JSON when @p json). */
+int text_format_value(inlet_buf *b, const inlet_array *a, const inlet_field *f, int64_t row,
+                      bool json, int depth);
+/* Shortest round-trip decimal form of @p v (finite), JavaScript-style. */
+void text_format_double(char out[40], double v);
+/* Appends @p s as a JSON string literal. */
+void text_json_quote(inlet_buf *b, const char *s, size_t n);
+
+#endif /* INLET_TEXT_INT_H */

@@ -1,0 +1,541 @@
+/*
+ * A JSON (RFC 8259) reader that converts values straight into columns of a
+ * target schema, without building a document tree: the NDJSON import hot
+ * path. Strings without escapes are used in place; keys are matched to
+ * fields by first trying the field after the previous match (producers
+ * usually repeat one key order), then a hash table.
+ *
+ * A field's presence is read from its column's length: after an object,
+ * a column still as long as before the row was missing (null or error),
+ * and one that grew twice saw a duplicate key.
+ */
+#include <stdio.h>
+
+#include "batch/text_int.h"
+
+#define JSON_MAX_DEPTH 64
+
+struct text_field_index {
+  int32_t n_slots; /* power of two */
+  int32_t *slots;  /* field index + 1, 0 = empty */
+  const inlet_schema *schema;
+};
+
+static uint32_t hash_name(const char *s, size_t n) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+  return h;
+}
+
+int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
+  text_field_index *idx = inlet_calloc(1, sizeof *idx);
+  if (!idx) return INLET_ENOMEM;
+  int32_t n = 8;
+  while (n < schema->n_fields * 2) n *= 2;
+  idx->slots = inlet_calloc((size_t)n, sizeof *idx->slots);
+  if (!idx->slots) {
+    inlet_free(idx);
+    return INLET_ENOMEM;
+  }
+  idx->n_slots = n;
+  idx->schema = schema;
+  for (int32_t i = 0; i < schema->n_fields; i++) {
+    const char *name = schema->fields[i].name;
+    uint32_t h = hash_name(name, strlen(name)) & (uint32_t)(n - 1);
+    while (idx->slots[h]) h = (h + 1) & (uint32_t)(n - 1);
+    idx->slots[h] = i + 1;
+  }
+  *out = idx;
+  return 0;
+}
+
+void text_field_index_free(text_field_index *idx) {
+  if (!idx) return;
+  inlet_free(idx->slots);
+  inlet_free(idx);
+}
+
+static bool name_is(const char *name, const char *s, size_t n) {
+  return strncmp(name, s, n) == 0 && name[n] == '\0';
+}
+
+int text_field_index_find(const text_field_index *idx, const char *s, size_t n) {
+  uint32_t mask = (uint32_t)(idx->n_slots - 1);
+  uint32_t h = hash_name(s, n) & mask;
+  while (idx->slots[h]) {
+    int32_t f = idx->slots[h] - 1;
+    if (name_is(idx->schema->fields[f].name, s, n)) return f;
+    h = (h + 1) & mask;
+  }
+  return -1;
+}
+
+/* ---- lexical helpers ---------------------------------------------------- */
+
+static inline void skip_ws(const char **p, const char *end) {
+  const char *q = *p;
+  while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) q++;
+  *p = q;
+}
+
+static int syntax(text_conv *c, const char *what) { return text_bad(c, "invalid JSON: %s", what); }
+
+static int utf8_put(inlet_buf *b, uint32_t cp) {
+  uint8_t t[4];
+  size_t n;
+  if (cp < 0x80) t[0] = (uint8_t)cp, n = 1;
+  else if (cp < 0x800) t[0] = (uint8_t)(0xc0 | cp >> 6), t[1] = (uint8_t)(0x80 | (cp & 0x3f)), n = 2;
+  else if (cp < 0x10000)
+    t[0] = (uint8_t)(0xe0 | cp >> 12), t[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)),
+    t[2] = (uint8_t)(0x80 | (cp & 0x3f)), n = 3;
+  else
+    t[0] = (uint8_t)(0xf0 | cp >> 18), t[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f)),
+    t[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), t[3] = (uint8_t)(0x80 | (cp & 0x3f)), n = 4;
+  return inlet_buf_append(b, t, n);
+}
+
+static int hex4(const char *p, const char *end, uint32_t *out) {
+  if (end - p < 4) return -1;
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) {
+    char ch = p[i];
+    int d = ch >= '0' && ch <= '9'   ? ch - '0'
+            : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                     : -1;
+    if (d < 0) return -1;
+    v = v << 4 | (uint32_t)d;
+  }
+  *out = v;
+  return 0;
+}
+
+/* Reads a string at *p (which is '"'). On success (*s, *n) point either into
+ * the input (no escapes) or into c->scratch. */
+static int read_string(text_conv *c, const char **p, const char *end, const char **s,
+                       size_t *n) {
+  const char *q = *p + 1, *start = q;
+  while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+  if (q < end && *q == '"') {
+    *s = start;
+    *n = (size_t)(q - start);
+    *p = q + 1;
+    return 0;
+  }
+  inlet_buf *b = &c->scratch;
+  inlet_buf_clear(b);
+  inlet_buf_append(b, start, (size_t)(q - start));
+  while (q < end) {
+    char ch = *q;
+    if (ch == '"') {
+      if (inlet_buf_status(b) < 0) return inlet_fail(&c->err, INLET_ENOMEM, "out of memory");
+      *s = (const char *)b->data;
+      *n = b->len;
+      *p = q + 1;
+      return 0;
+    }
+    if ((unsigned char)ch < 0x20) return syntax(c, "control character in a string");
+    if (ch != '\\') {
+      const char *r = q;
+      while (r < end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) r++;
+      inlet_buf_append(b, q, (size_t)(r - q));
+      q = r;
+      continue;
+    }
+    if (++q >= end) break;
+    switch (*q) {
+    case '"': inlet_buf_push(b, '"'); break;
+    case '\\': inlet_buf_push(b, '\\'); break;
+    case '/': inlet_buf_push(b, '/'); break;
+    case 'b': inlet_buf_push(b, '\b'); break;
+    case 'f': inlet_buf_push(b, '\f'); break;
+    case 'n': inlet_buf_push(b, '\n'); break;
+    case 'r': inlet_buf_push(b, '\r'); break;
+    case 't': inlet_buf_push(b, '\t'); break;
+    case 'u': {
+      uint32_t cp;
+      if (hex4(q + 1, end, &cp) < 0) return syntax(c, "bad \\u escape");
+      q += 4;
+      if (cp >= 0xd800 && cp <= 0xdbff) {
+        uint32_t lo;
+        if (end - q < 7 || q[1] != '\\' || q[2] != 'u' || hex4(q + 3, end, &lo) < 0 ||
+            lo < 0xdc00 || lo > 0xdfff)
+          return syntax(c, "unpaired surrogate in \\u escape");
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+        q += 6;
+      } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+        return syntax(c, "unpaired surrogate in \\u escape");
+      }
+      utf8_put(b, cp);
+      break;
+    }
+    default: return syntax(c, "bad escape in a string");
+    }
+    q++;
+  }
+  return syntax(c, "unterminated string");
+}
+
+/* Scans a JSON number; returns its length or 0. */
+static size_t scan_number(const char *p, const char *end) {
+  const char *q = p;
+  if (q < end && *q == '-') q++;
+  if (q >= end) return 0;
+  if (*q == '0') q++;
+  else if (*q >= '1' && *q <= '9')
+    while (q < end && *q >= '0' && *q <= '9') q++;
+  else return 0;
+  if (q < end && *q == '.') {
+    q++;
+    const char *f = q;
+    while (q < end && *q >= '0' && *q <= '9') q++;
+    if (q == f) return 0;
+  }
+  if (q < end && (*q == 'e' || *q == 'E')) {
+    q++;
+    if (q < end && (*q == '+' || *q == '-')) q++;
+    const char *e = q;
+    while (q < end && *q >= '0' && *q <= '9') q++;
+    if (q == e) return 0;
+  }
+  return (size_t)(q - p);
+}
+
+static bool literal(const char **p, const char *end, const char *word, size_t n) {
+  if ((size_t)(end - *p) >= n && memcmp(*p, word, n) == 0) {
+    *p += n;
+    return true;
+  }
+  return false;
+}
+
+/* Skips one value (for ignored fields and raw json columns). */
+static int skip_value(text_conv *c, const char **p, const char *end, int depth) {
+  if (depth > JSON_MAX_DEPTH) return syntax(c, "nested too deeply");
+  skip_ws(p, end);
+  if (*p >= end) return syntax(c, "expected a value");
+  const char *s;
+  size_t n;
+  switch (**p) {
+  case '"': {
+    /* Validate without unescaping into scratch when we can. */
+    return read_string(c, p, end, &s, &n);
+  }
+  case '{':
+  case '[': {
+    char close = **p == '{' ? '}' : ']';
+    bool obj = close == '}';
+    (*p)++;
+    skip_ws(p, end);
+    if (*p < end && **p == close) {
+      (*p)++;
+      return 0;
+    }
+    for (;;) {
+      if (obj) {
+        skip_ws(p, end);
+        if (*p >= end || **p != '"') return syntax(c, "expected a key");
+        TRY(read_string(c, p, end, &s, &n));
+        skip_ws(p, end);
+        if (*p >= end || **p != ':') return syntax(c, "expected ':'");
+        (*p)++;
+      }
+      TRY(skip_value(c, p, end, depth + 1));
+      skip_ws(p, end);
+      if (*p < end && **p == ',') {
+        (*p)++;
+        continue;
+      }
+      if (*p < end && **p == close) {
+        (*p)++;
+        return 0;
+      }
+      return syntax(c, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
+  case 't': if (literal(p, end, "true", 4)) return 0; break;
+  case 'f': if (literal(p, end, "false", 5)) return 0; break;
+  case 'n': if (literal(p, end, "null", 4)) return 0; break;
+  default: {
+    size_t k = scan_number(*p, end);
+    if (k) {
+      *p += k;
+      return 0;
+    }
+  }
+  }
+  return syntax(c, "unexpected character");
+}
+
+/* ---- conversion into columns --------------------------------------------- */
+
+static int json_object_into_struct(text_conv *c, inlet_array *a, const inlet_field *f,
+                                   const char **p, const char *end, int depth);
+
+static int json_list(text_conv *c, inlet_array *a, const inlet_field *f, const char **p,
+                     const char *end, int depth) {
+  (*p)++; /* '[' */
+  inlet_array *child = &a->children[0];
+  const inlet_field *cf = &f->children[0];
+  skip_ws(p, end);
+  if (*p < end && **p == ']') {
+    (*p)++;
+  } else {
+    for (;;) {
+      TRY(text_json_value(c, child, cf, p, end, depth + 1));
+      skip_ws(p, end);
+      if (*p < end && **p == ',') {
+        (*p)++;
+        continue;
+      }
+      if (*p < end && **p == ']') {
+        (*p)++;
+        break;
+      }
+      return syntax(c, "expected ',' or ']'");
+    }
+  }
+  int rc = inlet_array_append_list_entry(a, &c->err);
+  return rc;
+}
+
+/* One map entry: key text already read (JSON object form). */
+static int map_entry(text_conv *c, inlet_array *entries, const inlet_field *ef, const char *k,
+                     size_t kn, bool key_is_string, const char **p, const char *end,
+                     int depth) {
+  TRY(text_append_scalar(c, &entries->children[0], &ef->children[0],
+                         key_is_string ? TOK_STRING : TOK_TEXT, k, kn, false));
+  TRY(text_json_value(c, &entries->children[1], &ef->children[1], p, end, depth + 1));
+  return inlet_array_append_struct_entry(entries, &c->err);
+}
+
+static int json_map(text_conv *c, inlet_array *a, const inlet_field *f, const char **p,
+                    const char *end, int depth) {
+  inlet_array *entries = &a->children[0];
+  const inlet_field *ef = &f->children[0];
+  char open = **p;
+  (*p)++;
+  skip_ws(p, end);
+  char close = open == '{' ? '}' : ']';
+  if (*p < end && **p == close) {
+    (*p)++;
+    return inlet_array_append_list_entry(a, &c->err);
+  }
+  for (;;) {
+    skip_ws(p, end);
+    if (open == '{') {
+      const char *k;
+      size_t kn;
+      if (*p >= end || **p != '"') return syntax(c, "expected a key");
+      TRY(read_string(c, p, end, &k, &kn));
+      skip_ws(p, end);
+      if (*p >= end || **p != ':') return syntax(c, "expected ':'");
+      (*p)++;
+      TRY(map_entry(c, entries, ef, k, kn, true, p, end, depth));
+    } else {
+      /* [key, value] pair */
+      if (*p >= end || **p != '[') return text_bad(c, "map entries must be [key, value] pairs");
+      (*p)++;
+      TRY(text_json_value(c, &entries->children[0], &ef->children[0], p, end, depth + 1));
+      skip_ws(p, end);
+      if (*p >= end || **p != ',') return text_bad(c, "map entries must be [key, value] pairs");
+      (*p)++;
+      TRY(text_json_value(c, &entries->children[1], &ef->children[1], p, end, depth + 1));
+      skip_ws(p, end);
+      if (*p >= end || **p != ']') return text_bad(c, "map entries must be [key, value] pairs");
+      (*p)++;
+      TRY(inlet_array_append_struct_entry(entries, &c->err));
+    }
+    skip_ws(p, end);
+    if (*p < end && **p == ',') {
+      (*p)++;
+      continue;
+    }
+    if (*p < end && **p == close) {
+      (*p)++;
+      break;
+    }
+    return syntax(c, "expected ',' or the end of the map");
+  }
+  /* A null map key is a bad record (Parquet map keys are required). */
+  if (entries->children[0].null_count > 0) return text_bad(c, "null map key");
+  return inlet_array_append_list_entry(a, &c->err);
+}
+
+int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const char **p,
+                    const char *end, int depth) {
+  if (depth > JSON_MAX_DEPTH) return syntax(c, "nested too deeply");
+  skip_ws(p, end);
+  if (*p >= end) return syntax(c, "expected a value");
+  char ch = **p;
+  if (f->type.id == INLET_TYPE_STRING && f->type.ext == INLET_EXT_JSON && ch != 'n') {
+    const char *start = *p;
+    TRY(skip_value(c, p, end, depth));
+    if (!text_utf8_valid((const uint8_t *)start, (size_t)(*p - start)))
+      return text_bad(c, "invalid UTF-8 in JSON text");
+    return inlet_array_append_bytes(a, f, start, (size_t)(*p - start), &c->err);
+  }
+  switch (ch) {
+  case '"': {
+    const char *s;
+    size_t n;
+    TRY(read_string(c, p, end, &s, &n));
+    return text_append_scalar(c, a, f, TOK_STRING, s, n, false);
+  }
+  case 'n':
+    if (!literal(p, end, "null", 4)) break;
+    return text_append_null(c, a, f);
+  case 't':
+    if (!literal(p, end, "true", 4)) break;
+    return text_append_scalar(c, a, f, TOK_BOOL, NULL, 0, true);
+  case 'f':
+    if (!literal(p, end, "false", 5)) break;
+    return text_append_scalar(c, a, f, TOK_BOOL, NULL, 0, false);
+  case '{':
+    if (f->type.id == INLET_TYPE_STRUCT) return json_object_into_struct(c, a, f, p, end, depth);
+    if (f->type.id == INLET_TYPE_MAP) return json_map(c, a, f, p, end, depth);
+    return text_bad(c, "expected %s, found a JSON object",
+                    f->type.id == INLET_TYPE_LIST ? "a JSON array" : "a scalar");
+  case '[':
+    if (f->type.id == INLET_TYPE_LIST) return json_list(c, a, f, p, end, depth);
+    if (f->type.id == INLET_TYPE_MAP) return json_map(c, a, f, p, end, depth);
+    return text_bad(c, "expected %s, found a JSON array",
+                    f->type.id == INLET_TYPE_STRUCT ? "a JSON object" : "a scalar");
+  default: {
+    size_t k = scan_number(*p, end);
+    if (!k) break;
+    const char *s = *p;
+    *p += k;
+    return text_append_scalar(c, a, f, TOK_NUMBER, s, k, false);
+  }
+  }
+  return syntax(c, "unexpected character");
+}
+
+/* Fills nulls for fields absent from an object and rejects duplicates. */
+static int finish_fields(text_conv *c, inlet_array *cols, const inlet_field *fields, int32_t n,
+                         int64_t row) {
+  for (int32_t i = 0; i < n; i++) {
+    if (cols[i].length == row + 1) continue;
+    if (cols[i].length > row + 1) {
+      if (!c->field) c->field = fields[i].name;
+      return text_bad(c, "duplicate key \"%s\"", fields[i].name);
+    }
+    if (!fields[i].nullable) {
+      if (!c->field) return (c->field = fields[i].name, text_bad(c, "missing NOT NULL field"));
+      return text_bad(c, "missing NOT NULL field \"%s\"", fields[i].name);
+    }
+    TRY(inlet_array_append_null(&cols[i], &fields[i], &c->err));
+  }
+  return 0;
+}
+
+static int json_object_into_struct(text_conv *c, inlet_array *a, const inlet_field *f,
+                                   const char **p, const char *end, int depth) {
+  (*p)++;
+  int64_t row = a->length;
+  skip_ws(p, end);
+  if (*p < end && **p == '}') {
+    (*p)++;
+  } else {
+    int32_t hint = 0;
+    for (;;) {
+      skip_ws(p, end);
+      const char *k;
+      size_t kn;
+      if (*p >= end || **p != '"') return syntax(c, "expected a key");
+      TRY(read_string(c, p, end, &k, &kn));
+      skip_ws(p, end);
+      if (*p >= end || **p != ':') return syntax(c, "expected ':'");
+      (*p)++;
+      int32_t fi = -1;
+      if (hint < f->n_children && name_is(f->children[hint].name, k, kn)) fi = hint;
+      else
+        for (int32_t i = 0; i < f->n_children; i++)
+          if (name_is(f->children[i].name, k, kn)) {
+            fi = i;
+            break;
+          }
+      if (fi < 0) {
+        if (c->strict) {
+          char nm[64];
+          snprintf(nm, sizeof nm, "%.*s", (int)(kn < 60 ? kn : 60), k);
+          return text_bad(c, "unknown struct field \"%s\"", nm);
+        }
+        TRY(skip_value(c, p, end, depth + 1));
+      } else {
+        if (a->children[fi].length > row)
+          return text_bad(c, "duplicate key \"%s\"", f->children[fi].name);
+        TRY(text_json_value(c, &a->children[fi], &f->children[fi], p, end, depth + 1));
+        hint = fi + 1;
+      }
+      skip_ws(p, end);
+      if (*p < end && **p == ',') {
+        (*p)++;
+        continue;
+      }
+      if (*p < end && **p == '}') {
+        (*p)++;
+        break;
+      }
+      return syntax(c, "expected ',' or '}'");
+    }
+  }
+  TRY(finish_fields(c, a->children, f->children, f->n_children, row));
+  return inlet_array_append_struct_entry(a, &c->err);
+}
+
+int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_index *idx,
+                  inlet_array *columns, int64_t row, const char *s, size_t n) {
+  const char *p = s, *end = s + n;
+  c->field = NULL;
+  skip_ws(&p, end);
+  if (p >= end || *p != '{') return syntax(c, "a record must be a JSON object");
+  p++;
+  skip_ws(&p, end);
+  if (p < end && *p == '}') {
+    p++;
+  } else {
+    int32_t hint = 0;
+    for (;;) {
+      skip_ws(&p, end);
+      const char *k;
+      size_t kn;
+      if (p >= end || *p != '"') return syntax(c, "expected a key");
+      TRY(read_string(c, &p, end, &k, &kn));
+      skip_ws(&p, end);
+      if (p >= end || *p != ':') return syntax(c, "expected ':'");
+      p++;
+      int32_t fi;
+      if (hint < schema->n_fields && name_is(schema->fields[hint].name, k, kn)) fi = hint;
+      else fi = text_field_index_find(idx, k, kn);
+      if (fi < 0) {
+        if (c->strict) {
+          char nm[64];
+          snprintf(nm, sizeof nm, "%.*s", (int)(kn < 60 ? kn : 60), k);
+          return text_bad(c, "unknown field \"%s\"", nm);
+        }
+        TRY(skip_value(c, &p, end, 1));
+      } else {
+        c->field = schema->fields[fi].name;
+        if (columns[fi].length > row) return text_bad(c, "duplicate key");
+        TRY(text_json_value(c, &columns[fi], &schema->fields[fi], &p, end, 1));
+        c->field = NULL;
+        hint = fi + 1;
+      }
+      skip_ws(&p, end);
+      if (p < end && *p == ',') {
+        p++;
+        continue;
+      }
+      if (p < end && *p == '}') {
+        p++;
+        break;
+      }
+      return syntax(c, "expected ',' or '}'");
+    }
+  }
+  skip_ws(&p, end);
+  if (p != end) return syntax(c, "text after the JSON object");
+  return finish_fields(c, columns, schema->fields, schema->n_fields, row);
+}

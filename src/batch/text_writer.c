@@ -1,0 +1,341 @@
+/*
+ * The text writer (include/inlet/text.h): batches out as NDJSON (one object
+ * per row keyed by column name, canonical values), CSV (RFC 4180: header
+ * row, CR-free LF line ends, quoting of cells holding the delimiter, quotes
+ * or line breaks, and of empty strings so they differ from null) or an
+ * aligned table for humans. The table buffers at most table_align_rows
+ * rows to measure column widths; later rows reuse those widths.
+ */
+#include <stdio.h>
+
+#include "batch/text_int.h"
+
+#define FLUSH_AT (64 * 1024)
+
+struct inlet_text_writer {
+  inlet_schema schema; /* owned */
+  inlet_text_writer_options opt;
+  inlet_write_fn write_fn;
+  void *ctx;
+  inlet_buf out;  /* pending output */
+  inlet_buf cell; /* scratch for one value */
+  bool started;   /* header written */
+  /* TABLE: buffered cells until widths are fixed. */
+  inlet_buf cells;    /* cell texts back to back */
+  size_t *cell_end;   /* owned: end offset of each buffered cell */
+  int64_t n_cells, cap_cells;
+  int64_t buffered_rows;
+  int32_t *width;     /* owned, per column */
+  bool *right;        /* owned: right-align numbers */
+  bool widths_fixed;
+  char **names;       /* borrowed from schema */
+};
+
+static int file_write(void *ctx, const void *data, size_t len, inlet_error *err) {
+  FILE *f = ctx;
+  if (len && fwrite(data, 1, len, f) != len)
+    return inlet_fail(err, INLET_EIO, "write failed");
+  return 0;
+}
+
+int inlet_text_writer_new(inlet_text_writer **out, const inlet_schema *schema,
+                          const inlet_text_writer_options *options, inlet_write_fn write_fn,
+                          void *ctx, inlet_error *err) {
+  *out = NULL;
+  inlet_text_writer_options def = INLET_TEXT_WRITER_OPTIONS_INIT;
+  const inlet_text_writer_options *o = options ? options : &def;
+  FAIL_IF(o->version != INLET_TEXT_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
+          "text writer: unknown options version %d", o->version);
+  FAIL_IF(o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV &&
+              o->format != INLET_TEXT_TABLE,
+          err, INLET_EINVAL, "text writer: unknown format");
+  inlet_text_writer *w = inlet_calloc(1, sizeof *w);
+  if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  w->opt = *o;
+  if (w->opt.table_align_rows <= 0) w->opt.table_align_rows = 1000;
+  if (w->opt.table_max_width < 4) w->opt.table_max_width = 48;
+  w->write_fn = write_fn;
+  w->ctx = ctx;
+  int rc = inlet_schema_copy(&w->schema, schema, err);
+  if (rc == 0) {
+    size_t n = (size_t)(schema->n_fields ? schema->n_fields : 1);
+    w->width = inlet_calloc(n, sizeof *w->width);
+    w->right = inlet_calloc(n, sizeof *w->right);
+    if (!w->width || !w->right) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  if (rc < 0) {
+    inlet_text_writer_free(w);
+    return rc;
+  }
+  for (int32_t i = 0; i < schema->n_fields; i++) {
+    inlet_type_id id = schema->fields[i].type.id;
+    w->right[i] = (id >= INLET_TYPE_INT8 && id <= INLET_TYPE_DOUBLE) || id == INLET_TYPE_DECIMAL;
+  }
+  *out = w;
+  return 0;
+}
+
+int inlet_text_writer_new_file(inlet_text_writer **out, const inlet_schema *schema,
+                               const inlet_text_writer_options *options, FILE *f,
+                               inlet_error *err) {
+  return inlet_text_writer_new(out, schema, options, file_write, f, err);
+}
+
+void inlet_text_writer_free(inlet_text_writer *w) {
+  if (!w) return;
+  inlet_schema_reset(&w->schema);
+  inlet_buf_reset(&w->out);
+  inlet_buf_reset(&w->cell);
+  inlet_buf_reset(&w->cells);
+  inlet_free(w->cell_end);
+  inlet_free(w->width);
+  inlet_free(w->right);
+  inlet_free(w);
+}
+
+static int flush(inlet_text_writer *w, inlet_error *err) {
+  if (inlet_buf_status(&w->out) < 0) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (w->out.len == 0) return 0;
+  int rc = w->write_fn(w->ctx, w->out.data, w->out.len, err);
+  inlet_buf_clear(&w->out);
+  return rc;
+}
+
+static void csv_cell(inlet_buf *b, const char *s, size_t n, bool is_null) {
+  if (is_null) return;
+  bool quote = n == 0;
+  for (size_t i = 0; i < n && !quote; i++)
+    quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+  if (!quote) {
+    inlet_buf_append(b, s, n);
+    return;
+  }
+  inlet_buf_push(b, '"');
+  size_t run = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] != '"') continue;
+    inlet_buf_append(b, s + run, i + 1 - run);
+    inlet_buf_push(b, '"');
+    run = i + 1;
+  }
+  inlet_buf_append(b, s + run, n - run);
+  inlet_buf_push(b, '"');
+}
+
+/* ---- table ---------------------------------------------------------------- */
+
+/* Display width: UTF-8 code points (continuation bytes do not count). */
+static int32_t display_width(const char *s, size_t n) {
+  int32_t w = 0;
+  for (size_t i = 0; i < n; i++) w += ((unsigned char)s[i] & 0xc0) != 0x80;
+  return w;
+}
+
+/* Appends @p s cut to @p maxw code points ("..." marks a cut) and padded to
+ * @p width; control characters are shown as spaces so rows stay on one line. */
+static void table_cell(inlet_buf *b, const char *s, size_t n, int32_t width, int32_t maxw,
+                       bool right) {
+  int32_t dw = display_width(s, n);
+  size_t take = n;
+  bool cut = false;
+  if (dw > maxw) {
+    int32_t cps = 0;
+    for (take = 0; take < n; take++) {
+      if (((unsigned char)s[take] & 0xc0) != 0x80) {
+        if (cps == maxw - 3) break;
+        cps++;
+      }
+    }
+    dw = maxw;
+    cut = true;
+  }
+  if (right)
+    for (int32_t i = dw; i < width; i++) inlet_buf_push(b, ' ');
+  for (size_t i = 0; i < take; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    inlet_buf_push(b, ch < 0x20 ? ' ' : ch);
+  }
+  if (cut) inlet_buf_append(b, "...", 3);
+  if (!right)
+    for (int32_t i = dw; i < width; i++) inlet_buf_push(b, ' ');
+}
+
+static void table_rule(inlet_text_writer *w) {
+  for (int32_t i = 0; i < w->schema.n_fields; i++) {
+    inlet_buf_puts(&w->out, i ? "-+-" : "");
+    for (int32_t k = 0; k < w->width[i]; k++) inlet_buf_push(&w->out, '-');
+  }
+  inlet_buf_push(&w->out, '\n');
+}
+
+static void table_row(inlet_text_writer *w, const char *const *s, const size_t *n, bool header) {
+  for (int32_t i = 0; i < w->schema.n_fields; i++) {
+    if (i) inlet_buf_append(&w->out, " | ", 3);
+    table_cell(&w->out, s[i], n[i], w->width[i], w->opt.table_max_width,
+               !header && w->right[i]);
+  }
+  /* Trailing spaces carry no information. */
+  while (w->out.len && w->out.data[w->out.len - 1] == ' ') w->out.len--;
+  inlet_buf_push(&w->out, '\n');
+}
+
+static int fix_widths(inlet_text_writer *w, inlet_error *err) {
+  int32_t nf = w->schema.n_fields;
+  for (int32_t i = 0; i < nf; i++) {
+    const char *nm = w->schema.fields[i].name;
+    int32_t dw = display_width(nm, strlen(nm));
+    w->width[i] = dw < w->opt.table_max_width ? dw : w->opt.table_max_width;
+  }
+  for (int64_t c = 0; c < w->n_cells; c++) {
+    size_t lo = c ? w->cell_end[c - 1] : 0;
+    int32_t dw = display_width((const char *)w->cells.data + lo, w->cell_end[c] - lo);
+    if (dw > w->opt.table_max_width) dw = w->opt.table_max_width;
+    if (dw > w->width[c % nf]) w->width[c % nf] = dw;
+  }
+  w->widths_fixed = true;
+  if (w->opt.header) {
+    const char **s = inlet_malloc(sizeof *s * (size_t)nf);
+    size_t *n = inlet_malloc(sizeof *n * (size_t)nf);
+    if (!s || !n) {
+      inlet_free(s);
+      inlet_free(n);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    }
+    for (int32_t i = 0; i < nf; i++) {
+      s[i] = w->schema.fields[i].name;
+      n[i] = strlen(s[i]);
+    }
+    table_row(w, s, n, true);
+    table_rule(w);
+    inlet_free(s);
+    inlet_free(n);
+  }
+  /* Replay the buffered rows. */
+  const char **s = inlet_malloc(sizeof *s * (size_t)nf);
+  size_t *n = inlet_malloc(sizeof *n * (size_t)nf);
+  if (!s || !n) {
+    inlet_free(s);
+    inlet_free(n);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  for (int64_t r = 0; r < w->buffered_rows; r++) {
+    for (int32_t i = 0; i < nf; i++) {
+      int64_t c = r * nf + i;
+      size_t lo = c ? w->cell_end[c - 1] : 0;
+      s[i] = (const char *)w->cells.data + lo;
+      n[i] = w->cell_end[c] - lo;
+    }
+    table_row(w, s, n, false);
+    if (w->out.len >= FLUSH_AT) {
+      int rc = flush(w, err);
+      if (rc < 0) {
+        inlet_free(s);
+        inlet_free(n);
+        return rc;
+      }
+    }
+  }
+  inlet_free(s);
+  inlet_free(n);
+  inlet_buf_reset(&w->cells);
+  inlet_free(w->cell_end);
+  w->cell_end = NULL;
+  w->n_cells = w->cap_cells = w->buffered_rows = 0;
+  return flush(w, err);
+}
+
+static int table_add_cell(inlet_text_writer *w, const char *s, size_t n, inlet_error *err) {
+  if (w->n_cells == w->cap_cells) {
+    int64_t nc = w->cap_cells ? w->cap_cells * 2 : 256;
+    size_t *p = inlet_realloc(w->cell_end, sizeof *p * (size_t)nc);
+    if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    w->cell_end = p;
+    w->cap_cells = nc;
+  }
+  /* Only the displayed prefix is kept, bounding the buffer per cell. */
+  size_t keep = n;
+  size_t limit = (size_t)w->opt.table_max_width * 4 + 8;
+  if (keep > limit) keep = limit;
+  inlet_buf_append(&w->cells, s, keep);
+  if (inlet_buf_status(&w->cells) < 0) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  w->cell_end[w->n_cells++] = w->cells.len;
+  return 0;
+}
+
+/* ---- rows ------------------------------------------------------------------ */
+
+static int write_header(inlet_text_writer *w, inlet_error *err) {
+  w->started = true;
+  if (w->opt.format != INLET_TEXT_CSV || !w->opt.header) return 0;
+  for (int32_t i = 0; i < w->schema.n_fields; i++) {
+    if (i) inlet_buf_push(&w->out, ',');
+    const char *nm = w->schema.fields[i].name;
+    csv_cell(&w->out, nm, strlen(nm), false);
+  }
+  inlet_buf_push(&w->out, '\n');
+  return inlet_buf_status(&w->out) < 0 ? inlet_fail(err, INLET_ENOMEM, "out of memory") : 0;
+}
+
+int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inlet_error *err) {
+  FAIL_IF(batch->schema.n_fields != w->schema.n_fields, err, INLET_EINVAL,
+          "text writer: batch has %d columns, writer %d", (int)batch->schema.n_fields,
+          (int)w->schema.n_fields);
+  if (!w->started) TRY(write_header(w, err));
+  int32_t nf = w->schema.n_fields;
+  for (int64_t r = 0; r < batch->num_rows; r++) {
+    if (w->opt.format == INLET_TEXT_NDJSON) inlet_buf_push(&w->out, '{');
+    for (int32_t i = 0; i < nf; i++) {
+      const inlet_field *f = &batch->schema.fields[i];
+      const inlet_array *a = &batch->columns[i];
+      switch (w->opt.format) {
+      case INLET_TEXT_NDJSON:
+        if (i) inlet_buf_push(&w->out, ',');
+        text_json_quote(&w->out, f->name, strlen(f->name));
+        inlet_buf_push(&w->out, ':');
+        if (text_format_value(&w->out, a, f, r, true, 0) < 0)
+          return inlet_fail(err, INLET_ENOMEM, "cannot format column \"%s\"", f->name);
+        break;
+      case INLET_TEXT_CSV:
+        if (i) inlet_buf_push(&w->out, ',');
+        inlet_buf_clear(&w->cell);
+        if (text_format_value(&w->cell, a, f, r, false, 0) < 0)
+          return inlet_fail(err, INLET_ENOMEM, "cannot format column \"%s\"", f->name);
+        csv_cell(&w->out, (const char *)w->cell.data, w->cell.len, !inlet_array_is_valid(a, r));
+        break;
+      default: {
+        inlet_buf_clear(&w->cell);
+        bool valid = inlet_array_is_valid(a, r);
+        if (valid && text_format_value(&w->cell, a, f, r, false, 0) < 0)
+          return inlet_fail(err, INLET_ENOMEM, "cannot format column \"%s\"", f->name);
+        const char *s = valid ? (const char *)w->cell.data : "NULL";
+        size_t n = valid ? w->cell.len : 4;
+        if (!s) s = "";
+        if (!w->widths_fixed) {
+          TRY(table_add_cell(w, s, n, err));
+        } else {
+          if (i) inlet_buf_append(&w->out, " | ", 3);
+          table_cell(&w->out, s, n, w->width[i], w->opt.table_max_width, w->right[i]);
+        }
+      }
+      }
+    }
+    if (w->opt.format == INLET_TEXT_NDJSON) {
+      inlet_buf_append(&w->out, "}\n", 2);
+    } else if (w->opt.format == INLET_TEXT_CSV) {
+      inlet_buf_push(&w->out, '\n');
+    } else if (w->widths_fixed) {
+      while (w->out.len && w->out.data[w->out.len - 1] == ' ') w->out.len--;
+      inlet_buf_push(&w->out, '\n');
+    } else if (++w->buffered_rows >= w->opt.table_align_rows) {
+      TRY(fix_widths(w, err));
+    }
+    if (w->out.len >= FLUSH_AT) TRY(flush(w, err));
+  }
+  return flush(w, err);
+}
+
+int inlet_text_writer_finish(inlet_text_writer *w, inlet_error *err) {
+  if (!w->started) TRY(write_header(w, err));
+  if (w->opt.format == INLET_TEXT_TABLE && !w->widths_fixed) TRY(fix_widths(w, err));
+  return flush(w, err);
+}
