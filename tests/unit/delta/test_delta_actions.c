@@ -1,0 +1,443 @@
+/*
+ * Unit tests for src/delta action parsing and serialisation, schemaString
+ * mapping, partition values and per-file statistics. Hostile log lines
+ * (malformed JSON, wrong types, escaping paths, absurd sizes) must yield
+ * clear errors naming the commit file and line, never a crash.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+
+#include "delta/delta.h"
+#include "util/util.h"
+
+static const delta_line_ctx CTX = {"_delta_log/00000000000000000007.json", 3, "/data/t"};
+
+static int parse(delta_action *a, const char *line, inlet_error *err) {
+  return delta_action_parse(a, line, strlen(line), &CTX, err);
+}
+
+static void test_actions__add_path_is_percent_decoded(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a,
+      "{\"add\":{\"path\":\"p=a%253Ab/part%20one.parquet\",\"partitionValues\":{\"p\":\"a:b\","
+      "\"q\":null},\"size\":12,\"modificationTime\":5,\"dataChange\":false,\"stats\":"
+      "\"{\\\"numRecords\\\":3}\",\"tags\":{\"k\":\"v\"}}}", &err), 0);
+  assert_int_equal(a.kind, DELTA_ACTION_ADD);
+  assert_string_equal(a.u.add.path, "p=a%3Ab/part one.parquet");
+  assert_int_equal(a.u.add.n_partition_values, 2);
+  assert_string_equal(a.u.add.partition_values[0].value, "a:b");
+  assert_null(a.u.add.partition_values[1].value);
+  assert_int_equal(a.u.add.size, 12);
+  assert_false(a.u.add.data_change);
+  assert_string_equal(a.u.add.stats, "{\"numRecords\":3}");
+  assert_string_equal(a.u.add.tags, "{\"k\":\"v\"}");
+  assert_null(a.u.add.dv_id);
+  delta_action_reset(&a);
+}
+
+static void test_actions__dotdot_path_refused(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"a/../../etc/passwd\",\"size\":1}}", &err),
+                   INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "escapes the table"));
+  assert_non_null(strstr(err.message, "00000000000000000007.json line 3"));
+  /* Percent-encoded dots decode to the same escape. */
+  assert_int_equal(parse(&a, "{\"remove\":{\"path\":\"%2E%2E/x\"}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"\",\"size\":1}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"a//b\",\"size\":1}}", &err), INLET_ECORRUPT);
+}
+
+static void test_actions__absolute_paths_inside_root_become_relative(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"/data/t/x/f.parquet\",\"size\":1}}", &err), 0);
+  assert_string_equal(a.u.add.path, "x/f.parquet");
+  delta_action_reset(&a);
+  assert_int_equal(parse(&a, "{\"remove\":{\"path\":\"file:///data/t/f.parquet\"}}", &err), 0);
+  assert_string_equal(a.u.remove.path, "f.parquet");
+  delta_action_reset(&a);
+  assert_int_equal(parse(&a, "{\"remove\":{\"path\":\"file:/data/t/f.parquet\"}}", &err), 0);
+  assert_string_equal(a.u.remove.path, "f.parquet");
+  delta_action_reset(&a);
+  /* Outside the root, or a sibling sharing its prefix. */
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"/etc/passwd\",\"size\":1}}", &err),
+                   INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"/data/t2/f.parquet\",\"size\":1}}", &err),
+                   INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"file://host/data/t/f\",\"size\":1}}", &err),
+                   INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"s3://bucket/f\",\"size\":1}}", &err),
+                   INLET_EUNSUPPORTED);
+}
+
+static void test_actions__malformed_json_names_file_and_line(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":", &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "malformed JSON"));
+  assert_non_null(strstr(err.message, "00000000000000000007.json line 3"));
+  assert_int_equal(parse(&a, "[1,2]", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{},\"remove\":{}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":3}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"a\",\"path\":\"b\",\"size\":1}}", &err),
+                   INLET_ECORRUPT);
+}
+
+static void test_actions__wrong_types_and_absurd_sizes_refused(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":\"12\"}}", &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "add.size is not an integer"));
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":-5}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":99999999999999999999999}}", &err),
+                   INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":7,\"size\":1}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"size\":1}}", &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "add.path is missing"));
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":1,\"dataChange\":\"yes\"}}", &err),
+                   INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":1,\"partitionValues\":{\"a\":1}}}",
+                         &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"protocol\":{\"minReaderVersion\":1e99,\"minWriterVersion\":2}}",
+                         &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"protocol\":{\"minReaderVersion\":4294967296,"
+                         "\"minWriterVersion\":2}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"txn\":{\"appId\":\"x\"}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f%zz\",\"size\":1}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f%00\",\"size\":1}}", &err), INLET_ECORRUPT);
+  /* A line longer than the limit is refused before it is parsed. */
+  assert_int_equal(delta_action_parse(&a, "{}", DELTA_MAX_LINE_BYTES + 1, &CTX, &err),
+                   INLET_ELIMIT);
+}
+
+static void test_actions__unknown_and_blank_lines_ignored(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"cdc\":{\"path\":\"_change_data/x\",\"size\":1}}", &err), 0);
+  assert_int_equal(a.kind, DELTA_ACTION_NONE);
+  assert_int_equal(parse(&a, "{\"someFutureAction\":[1,2,3]}", &err), 0);
+  assert_int_equal(a.kind, DELTA_ACTION_NONE);
+  assert_int_equal(parse(&a, "   ", &err), 0);
+  assert_int_equal(a.kind, DELTA_ACTION_NONE);
+}
+
+static void test_actions__protocol_metadata_txn_domain_parse(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+                         "\"readerFeatures\":[\"deletionVectors\"],\"writerFeatures\":"
+                         "[\"deletionVectors\",\"appendOnly\"]}}", &err), 0);
+  assert_int_equal(a.u.protocol.min_reader, 3);
+  assert_int_equal(a.u.protocol.n_reader_features, 1);
+  assert_string_equal(a.u.protocol.writer_features[1], "appendOnly");
+  delta_action_reset(&a);
+  assert_int_equal(parse(&a, "{\"metaData\":{\"id\":\"abc\",\"format\":{\"provider\":\"parquet\","
+                         "\"options\":{}},\"schemaString\":\"{}\",\"partitionColumns\":[\"p\"],"
+                         "\"configuration\":{\"delta.appendOnly\":\"true\"},\"createdTime\":9}}",
+                         &err), 0);
+  assert_string_equal(a.u.metadata.id, "abc");
+  assert_string_equal(a.u.metadata.partition_columns[0], "p");
+  assert_string_equal(delta_metadata_conf(&a.u.metadata, "delta.appendOnly"), "true");
+  assert_int_equal(a.u.metadata.created_time, 9);
+  delta_action_reset(&a);
+  assert_int_equal(parse(&a, "{\"txn\":{\"appId\":\"s1\",\"version\":42,\"lastUpdated\":7}}", &err), 0);
+  assert_string_equal(a.u.txn.app_id, "s1");
+  assert_int_equal(a.u.txn.version, 42);
+  delta_action_reset(&a);
+  assert_int_equal(parse(&a, "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\","
+                         "\"removed\":false}}", &err), 0);
+  assert_string_equal(a.u.domain.domain, "d");
+  delta_action_reset(&a);
+  assert_int_equal(parse(&a, "{\"commitInfo\":{\"operation\":\"WRITE\",\"operationParameters\":"
+                         "{\"n\":1}}}", &err), 0);
+  assert_int_equal(a.kind, DELTA_ACTION_COMMIT_INFO);
+  assert_non_null(strstr(a.u.commit_info, "\"operation\":\"WRITE\""));
+  delta_action_reset(&a);
+}
+
+static void test_actions__deletion_vector_id_includes_offset(void **state) {
+  (void)state;
+  delta_action a;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a, "{\"remove\":{\"path\":\"f\",\"deletionTimestamp\":5,\"dataChange\":"
+                         "true,\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"ab\","
+                         "\"offset\":4,\"sizeInBytes\":3,\"cardinality\":1}}}", &err), 0);
+  assert_string_equal(a.u.remove.dv_id, "uab@4");
+  assert_int_equal(a.u.remove.deletion_timestamp, 5);
+  delta_action_reset(&a);
+}
+
+static void test_actions__add_roundtrips_through_json(void **state) {
+  (void)state;
+  delta_action a, b;
+  memset(&a, 0, sizeof a);
+  a.kind = DELTA_ACTION_ADD;
+  delta_kv pv[1] = {{"d", "2024-01-01 10:00:00"}};
+  a.u.add = (delta_add){"d=2024-01-01 10%3A00%3A00/part-0.parquet", 1, pv, 100, 7, true,
+                        "{\"numRecords\":1}", NULL, NULL, NULL};
+  inlet_buf buf = INLET_BUF_INIT;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(delta_action_write(&buf, &a, &err), 0);
+  assert_int_equal(buf.data[buf.len - 1], '\n');
+  inlet_buf_terminate(&buf);
+  /* Spaces and % are escaped in the log. */
+  assert_non_null(strstr((char *)buf.data, "d=2024-01-01%2010%253A00%253A00/part-0.parquet"));
+  assert_int_equal(delta_action_parse(&b, (char *)buf.data, buf.len - 1, &CTX, &err), 0);
+  assert_string_equal(b.u.add.path, a.u.add.path);
+  assert_string_equal(b.u.add.partition_values[0].value, "2024-01-01 10:00:00");
+  assert_int_equal(b.u.add.size, 100);
+  assert_string_equal(b.u.add.stats, "{\"numRecords\":1}");
+  delta_action_reset(&b);
+  inlet_buf_reset(&buf);
+}
+
+/* ---- schema ---------------------------------------------------------------- */
+
+static void test_schema__nested_types_roundtrip(void **state) {
+  (void)state;
+  const char *js =
+      "{\"type\":\"struct\",\"fields\":["
+      "{\"name\":\"a\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
+      "{\"name\":\"d\",\"type\":\"decimal(12,5)\",\"nullable\":true,\"metadata\":{}},"
+      "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{}},"
+      "{\"name\":\"s\",\"type\":{\"type\":\"struct\",\"fields\":[{\"name\":\"x\",\"type\":"
+      "\"date\",\"nullable\":true,\"metadata\":{}}]},\"nullable\":true,\"metadata\":{}},"
+      "{\"name\":\"l\",\"type\":{\"type\":\"array\",\"elementType\":\"binary\",\"containsNull\":"
+      "false},\"nullable\":true,\"metadata\":{}},"
+      "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"keyType\":\"string\",\"valueType\":"
+      "\"timestamp\",\"valueContainsNull\":true},\"nullable\":true,\"metadata\":{}}]}";
+  inlet_schema s, s2;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(delta_schema_parse(&s, js, &err), 0);
+  assert_int_equal(s.n_fields, 6);
+  assert_int_equal(s.fields[0].type.id, INLET_TYPE_INT64);
+  assert_false(s.fields[0].nullable);
+  assert_int_equal(s.fields[1].type.precision, 12);
+  assert_int_equal(s.fields[1].type.scale, 5);
+  assert_int_equal(s.fields[2].type.id, INLET_TYPE_TIMESTAMP);
+  assert_false(s.fields[2].type.utc);
+  assert_int_equal(s.fields[3].children[0].type.id, INLET_TYPE_DATE);
+  assert_int_equal(s.fields[4].type.id, INLET_TYPE_LIST);
+  assert_false(s.fields[4].children[0].nullable);
+  assert_int_equal(s.fields[5].type.id, INLET_TYPE_MAP);
+  assert_int_equal(s.fields[5].children[0].children[1].type.id, INLET_TYPE_TIMESTAMP);
+  assert_true(s.fields[5].children[0].children[1].type.utc);
+  char *out = NULL;
+  assert_int_equal(delta_schema_to_json(&out, &s, &err), 0);
+  assert_string_equal(out, js);
+  assert_int_equal(delta_schema_parse(&s2, out, &err), 0);
+  assert_true(inlet_schema_equal(&s, &s2));
+  inlet_free(out);
+  inlet_schema_reset(&s);
+  inlet_schema_reset(&s2);
+}
+
+static void test_schema__bad_schemas_refused(void **state) {
+  (void)state;
+  inlet_schema s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(delta_schema_parse(&s, "{", &err), INLET_ECORRUPT);
+  assert_int_equal(delta_schema_parse(&s, "{\"type\":\"array\"}", &err), INLET_ECORRUPT);
+  assert_int_equal(delta_schema_parse(&s, "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
+                   "\"type\":\"variant\",\"nullable\":true}]}", &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(err.message, "variant"));
+  assert_int_equal(delta_schema_parse(&s, "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
+                   "\"type\":\"decimal(40,2)\",\"nullable\":true}]}", &err), INLET_ECORRUPT);
+  /* Deep nesting stops at the limit instead of recursing without bound. */
+  char deep[20000] = "{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":";
+  for (int i = 0; i < 200; i++) strcat(deep, "{\"type\":\"array\",\"elementType\":");
+  strcat(deep, "\"long\"");
+  for (int i = 0; i < 200; i++) strcat(deep, "}");
+  strcat(deep, "}]}");
+  assert_int_equal(delta_schema_parse(&s, deep, &err), INLET_ELIMIT);
+}
+
+/* ---- partition values -------------------------------------------------------- */
+
+static void test_partition__values_parse_per_type(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_field f;
+  memset(&f, 0, sizeof f);
+  f.name = "c";
+  f.nullable = true;
+  inlet_array a;
+
+  f.type = (inlet_type){.id = INLET_TYPE_TIMESTAMP, .unit = INLET_UNIT_MICRO, .utc = true};
+  assert_int_equal(inlet_array_init(&a, &f, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, "2021-09-08 11:11:11", 1, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, "1970-01-01T00:00:00.123456Z", 1, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, NULL, 1, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, "", 1, &err), 0);
+  assert_int_equal(((int64_t *)a.values)[0], 1631099471000000LL);
+  assert_int_equal(((int64_t *)a.values)[1], 123456);
+  assert_int_equal(a.null_count, 2);
+  assert_int_equal(delta_partition_value_append(&a, &f, "yesterday", 1, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "partition column \"c\""));
+  inlet_array_reset(&a);
+
+  f.type = (inlet_type){.id = INLET_TYPE_DECIMAL, .precision = 10, .scale = 2};
+  assert_int_equal(inlet_array_init(&a, &f, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, "-12.5", 1, &err), 0);
+  char buf[64];
+  delta_format_decimal(buf, sizeof buf, a.values, 2);
+  assert_string_equal(buf, "-12.50");
+  inlet_array_reset(&a);
+
+  f.type = (inlet_type){.id = INLET_TYPE_INT8};
+  assert_int_equal(inlet_array_init(&a, &f, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, "300", 1, &err), INLET_ECORRUPT);
+  assert_int_equal(delta_partition_value_append(&a, &f, "-7", 2, &err), 0);
+  assert_int_equal(((int8_t *)a.values)[1], -7);
+  inlet_array_reset(&a);
+
+  f.type = (inlet_type){.id = INLET_TYPE_STRING};
+  assert_int_equal(inlet_array_init(&a, &f, &err), 0);
+  assert_int_equal(delta_partition_value_append(&a, &f, "null", 1, &err), 0);
+  assert_int_equal(a.null_count, 0); /* the literal string "null" is a value */
+  inlet_array_reset(&a);
+}
+
+static void test_partition__hive_escaping(void **state) {
+  (void)state;
+  char *e = delta_hive_escape("a b/c=d:%");
+  assert_string_equal(e, "a b%2Fc%3Dd%3A%25");
+  inlet_free(e);
+  e = delta_hive_escape(NULL);
+  assert_string_equal(e, "__HIVE_DEFAULT_PARTITION__");
+  inlet_free(e);
+}
+
+static void test_partition__format_values(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_field f;
+  memset(&f, 0, sizeof f);
+  f.name = "ts";
+  f.nullable = true;
+  f.type = (inlet_type){.id = INLET_TYPE_TIMESTAMP, .unit = INLET_UNIT_MICRO, .utc = true};
+  inlet_array a;
+  assert_int_equal(inlet_array_init(&a, &f, &err), 0);
+  assert_int_equal(inlet_array_append_int(&a, &f, 1631099471000001LL, &err), 0);
+  assert_int_equal(inlet_array_append_null(&a, &f, &err), 0);
+  char *s = NULL;
+  assert_int_equal(delta_partition_value_format(&s, &f, &a, 0, &err), 0);
+  assert_string_equal(s, "2021-09-08T11:11:11.000001Z");
+  inlet_free(s);
+  assert_int_equal(delta_partition_value_format(&s, &f, &a, 1, &err), 0);
+  assert_null(s);
+  inlet_array_reset(&a);
+  char d[64];
+  delta_format_double(d, sizeof d, 0.1, false);
+  assert_string_equal(d, "0.1");
+  delta_format_double(d, sizeof d, 1e300, false);
+  assert_true(strtod(d, NULL) == 1e300);
+}
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+static void test_stats__min_max_nulls_and_truncation(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long not null, name string, amount double, "
+                   "ts timestamp, st struct<x:int>", &err), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
+  const char *long_name = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], 10 - i, &err), 0);
+    if (i == 1) assert_int_equal(inlet_array_append_null(&b.columns[1], &s.fields[1], &err), 0);
+    else assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], i ? "b" : long_name,
+                                                   i ? 1 : strlen(long_name), &err), 0);
+    assert_int_equal(inlet_array_append_double(&b.columns[2], i * 1.5, &err), 0);
+    assert_int_equal(inlet_array_append_int(&b.columns[3], &s.fields[3], 1000999 * (i + 1), &err), 0);
+    if (i == 2) {
+      assert_int_equal(inlet_array_append_null(&b.columns[4], &s.fields[4], &err), 0);
+    } else {
+      assert_int_equal(inlet_array_append_int(&b.columns[4].children[0], &s.fields[4].children[0],
+                                              i, &err), 0);
+      assert_int_equal(inlet_array_append_struct_entry(&b.columns[4], &err), 0);
+    }
+  }
+  b.num_rows = 3;
+  delta_stats_acc *acc = NULL;
+  assert_int_equal(delta_stats_new(&acc, &s, 32, &err), 0);
+  assert_int_equal(delta_stats_add(acc, &b, NULL, 3, &err), 0);
+  char *js = NULL;
+  assert_int_equal(delta_stats_json(acc, &js, &err), 0);
+  assert_string_equal(js,
+      "{\"numRecords\":3,"
+      "\"minValues\":{\"id\":8,\"name\":\"abcdefghijklmnopqrstuvwxyz012345\",\"amount\":0,"
+      "\"ts\":\"1970-01-01T00:00:01.000Z\",\"st\":{\"x\":0}},"
+      "\"maxValues\":{\"id\":10,\"name\":\"b\",\"amount\":3,\"ts\":\"1970-01-01T00:00:03.002Z\","
+      "\"st\":{\"x\":1}},"
+      "\"nullCount\":{\"id\":0,\"name\":1,\"amount\":0,\"ts\":0,\"st\":{\"x\":1}}}");
+  inlet_free(js);
+  delta_stats_free(acc);
+  /* Only the first N leaf columns are indexed. */
+  assert_int_equal(delta_stats_new(&acc, &s, 1, &err), 0);
+  assert_int_equal(delta_stats_add(acc, &b, NULL, 3, &err), 0);
+  assert_int_equal(delta_stats_json(acc, &js, &err), 0);
+  assert_string_equal(js, "{\"numRecords\":3,\"minValues\":{\"id\":8},\"maxValues\":{\"id\":10},"
+                          "\"nullCount\":{\"id\":0}}");
+  inlet_free(js);
+  delta_stats_free(acc);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
+static void test_stats__truncated_max_string_stays_an_upper_bound(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "name string", &err), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
+  const char *v = "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"; /* 38 chars */
+  assert_int_equal(inlet_array_append_bytes(&b.columns[0], &s.fields[0], v, strlen(v), &err), 0);
+  b.num_rows = 1;
+  delta_stats_acc *acc = NULL;
+  assert_int_equal(delta_stats_new(&acc, &s, 32, &err), 0);
+  assert_int_equal(delta_stats_add(acc, &b, NULL, 1, &err), 0);
+  char *js = NULL;
+  assert_int_equal(delta_stats_json(acc, &js, &err), 0);
+  assert_non_null(strstr(js, "\"maxValues\":{\"name\":\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\xF4\x8F\xBF\xBF\"}"));
+  assert_non_null(strstr(js, "\"minValues\":{\"name\":\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\"}"));
+  inlet_free(js);
+  delta_stats_free(acc);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_actions__add_path_is_percent_decoded),
+      cmocka_unit_test(test_actions__dotdot_path_refused),
+      cmocka_unit_test(test_actions__absolute_paths_inside_root_become_relative),
+      cmocka_unit_test(test_actions__malformed_json_names_file_and_line),
+      cmocka_unit_test(test_actions__wrong_types_and_absurd_sizes_refused),
+      cmocka_unit_test(test_actions__unknown_and_blank_lines_ignored),
+      cmocka_unit_test(test_actions__protocol_metadata_txn_domain_parse),
+      cmocka_unit_test(test_actions__deletion_vector_id_includes_offset),
+      cmocka_unit_test(test_actions__add_roundtrips_through_json),
+      cmocka_unit_test(test_schema__nested_types_roundtrip),
+      cmocka_unit_test(test_schema__bad_schemas_refused),
+      cmocka_unit_test(test_partition__values_parse_per_type),
+      cmocka_unit_test(test_partition__hive_escaping),
+      cmocka_unit_test(test_partition__format_values),
+      cmocka_unit_test(test_stats__min_max_nulls_and_truncation),
+      cmocka_unit_test(test_stats__truncated_max_string_stays_an_upper_bound),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
