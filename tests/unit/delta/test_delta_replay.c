@@ -1,0 +1,333 @@
+/*
+ * Unit tests for log replay (snapshots) and commits with the conflict
+ * rules, on hand-written logs in a scratch directory through the POSIX
+ * storage backend.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "delta/delta.h"
+#include "util/util.h"
+
+#define PROTO "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
+#define META(id)                                                                              \
+  "{\"metaData\":{\"id\":\"" id "\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"     \
+  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"a\\\","    \
+  "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","                   \
+  "\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}\n"
+#define ADD(p) "{\"add\":{\"path\":\"" p "\",\"partitionValues\":{},\"size\":10,"                \
+  "\"modificationTime\":1,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":5}\"}}\n"
+#define REMOVE(p) "{\"remove\":{\"path\":\"" p "\",\"deletionTimestamp\":2,\"dataChange\":true}}\n"
+
+typedef struct fixture {
+  char dir[4096];
+  inlet_storage *st;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("delta-replay"));
+  char log[4200];
+  snprintf(log, sizeof log, "%s/_delta_log", f->dir);
+  mkdir(log, 0755);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_storage_posix_open(&f->st, f->dir, false, &err), 0);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  f->st->ops->free(f->st);
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+static void put_commit(fixture *f, int64_t v, const char *body) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", f->dir, (long long)v);
+  assert_int_equal(tu_write_file(path, body, strlen(body)), 0);
+}
+
+static void put_file(fixture *f, const char *name, const char *body) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/%s", f->dir, name);
+  assert_int_equal(tu_write_file(path, body, strlen(body)), 0);
+}
+
+static int load(fixture *f, delta_snapshot *s, delta_snap_mode mode, int64_t arg, inlet_error *err) {
+  return delta_snapshot_load(s, f->st, f->dir, mode, arg, err);
+}
+
+static void test_replay__add_remove_reconcile_and_latest_metadata_wins(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("one") ADD("a.parquet") ADD("b.parquet"));
+  put_commit(f, 1, REMOVE("a.parquet") ADD("c.parquet")
+             "{\"txn\":{\"appId\":\"app\",\"version\":3}}\n");
+  put_commit(f, 2, META("two") "{\"txn\":{\"appId\":\"app\",\"version\":4}}\n"
+             "{\"txn\":{\"appId\":\"other\",\"version\":1}}\n" ADD("a.parquet"));
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.version, 2);
+  assert_string_equal(s.metadata.id, "two");
+  assert_int_equal(s.n_files, 3);
+  assert_string_equal(s.files[0].add.path, "a.parquet");
+  assert_string_equal(s.files[2].add.path, "c.parquet");
+  assert_int_equal(s.files[0].num_records, 5);
+  assert_int_equal(delta_snapshot_txn_version(&s, "app"), 4);
+  assert_int_equal(delta_snapshot_txn_version(&s, "other"), 1);
+  assert_int_equal(delta_snapshot_txn_version(&s, "none"), -1);
+  assert_true(s.has_schema);
+  assert_int_equal(s.schema.n_fields, 1);
+  delta_snapshot_reset(&s);
+  /* Time travel to version 1. */
+  assert_int_equal(load(f, &s, DELTA_SNAP_VERSION, 1, &err), 0);
+  assert_int_equal(s.n_files, 2);
+  assert_string_equal(s.files[0].add.path, "b.parquet");
+  assert_string_equal(s.metadata.id, "one");
+  assert_int_equal(delta_snapshot_txn_version(&s, "app"), 3);
+  delta_snapshot_reset(&s);
+  assert_int_equal(load(f, &s, DELTA_SNAP_VERSION, 3, &err), INLET_ENOTFOUND);
+  assert_non_null(strstr(err.message, "version 3 does not exist"));
+}
+
+static void test_replay__same_path_different_dv_is_a_different_file(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x") ADD("a.parquet")
+             "{\"remove\":{\"path\":\"a.parquet\",\"deletionVector\":{\"storageType\":\"i\","
+             "\"pathOrInlineDv\":\"zz\",\"sizeInBytes\":1,\"cardinality\":1}}}\n");
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  /* The remove names (a.parquet, dv zz): the plain a.parquet stays live. */
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.n_files, 1);
+  delta_snapshot_reset(&s);
+}
+
+static void test_replay__gap_in_commits_is_corrupt(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x"));
+  put_commit(f, 1, ADD("a"));
+  put_commit(f, 3, ADD("b"));
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "version 2 is missing"));
+  assert_int_equal(load(f, &s, DELTA_SNAP_VERSION, 1, &err), 0);
+  delta_snapshot_reset(&s);
+}
+
+static void test_replay__missing_protocol_or_metadata_is_corrupt(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, META("x") ADD("a"));
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "no protocol"));
+  put_commit(f, 0, PROTO ADD("a"));
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "no metaData"));
+}
+
+static void test_replay__unsupported_reader_features_are_named(void **state) {
+  fixture *f = *state;
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  put_commit(f, 0, "{\"protocol\":{\"minReaderVersion\":99,\"minWriterVersion\":7}}\n" META("x"));
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(err.message, "reader version 99"));
+  put_commit(f, 0, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+             "\"readerFeatures\":[\"catalogManaged\"],\"writerFeatures\":[]}}\n" META("x"));
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(err.message, "catalogManaged"));
+  /* Deletion vectors are refused only when a live file has one. */
+  put_commit(f, 0, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+             "\"readerFeatures\":[\"deletionVectors\"],\"writerFeatures\":[]}}\n" META("x")
+             ADD("a"));
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  delta_snapshot_reset(&s);
+  put_commit(f, 1, "{\"add\":{\"path\":\"b\",\"size\":1,\"deletionVector\":{\"storageType\":"
+             "\"u\",\"pathOrInlineDv\":\"q\",\"sizeInBytes\":1,\"cardinality\":1}}}\n");
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(err.message, "deletion vectors"));
+}
+
+static void test_replay__checkpoint_falls_back_to_commits_or_refuses(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x") ADD("a"));
+  put_commit(f, 1, ADD("b"));
+  put_file(f, "00000000000000000001.checkpoint.parquet", "not really parquet");
+  put_file(f, "_last_checkpoint", "{garbage");
+  put_commit(f, 2, REMOVE("a"));
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  /* All commits exist: replay them from 0 whatever the hint says. */
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.n_files, 1);
+  assert_string_equal(s.files[0].add.path, "b");
+  delta_snapshot_reset(&s);
+  /* Commit 0 cleaned up: the checkpoint is needed and cannot be read. */
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/%020d.json", f->dir, 0);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(err.message, "checkpoint at version 1"));
+}
+
+static void test_replay__malformed_commit_names_file_and_line(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x") "{\"add\":{\"path\":\"../../x\",\"size\":1}}\n");
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "00000000000000000000.json line 3"));
+  put_commit(f, 0, PROTO META("x") "{\"add\":{\"path\":\"a\",\"size\":1}\n");
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "line 3"));
+  /* No trailing newline and CRLF line ends still parse. */
+  put_commit(f, 0, PROTO META("x") "{\"add\":{\"path\":\"a\",\"size\":1}}\r\n"
+             "{\"add\":{\"path\":\"b\",\"size\":1}}");
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.n_files, 2);
+  delta_snapshot_reset(&s);
+}
+
+static void test_replay__not_a_table(void **state) {
+  fixture *f = *state;
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ENOTFOUND);
+}
+
+/* ---- commits and conflicts ------------------------------------------------------ */
+
+static int commit_actions(fixture *f, int64_t read_version, bool strict, const char *lines,
+                          int64_t *v, inlet_error *err) {
+  delta_txn *t = NULL;
+  assert_int_equal(delta_txn_begin(&t, f->st, f->dir, read_version, "WRITE", err), 0);
+  delta_txn_set_strict(t, strict);
+  delta_line_ctx ctx = {"test", 1, f->dir};
+  const char *p = lines;
+  while (*p) {
+    const char *e = strchr(p, '\n');
+    delta_action a;
+    assert_int_equal(delta_action_parse(&a, p, (size_t)(e - p), &ctx, err), 0);
+    assert_int_equal(delta_txn_add_action(t, &a, err), 0);
+    delta_action_reset(&a);
+    p = e + 1;
+  }
+  int rc = delta_txn_commit(t, v, err);
+  delta_txn_free(t);
+  return rc;
+}
+
+static void test_commit__blind_appends_both_land(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  int64_t v = -1;
+  assert_int_equal(commit_actions(f, -1, true, PROTO META("x"), &v, &err), 0);
+  assert_int_equal(v, 0);
+  assert_int_equal(commit_actions(f, 0, false, ADD("a"), &v, &err), 0);
+  assert_int_equal(v, 1);
+  /* Read version 0 again: loses version 1, retries at 2. */
+  assert_int_equal(commit_actions(f, 0, false, ADD("b"), &v, &err), 0);
+  assert_int_equal(v, 2);
+  delta_snapshot s;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.n_files, 2);
+  delta_snapshot_reset(&s);
+  /* commitInfo carries the provenance fields. */
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/%020d.json", f->dir, 2);
+  char *body = tu_read_file(path, NULL);
+  assert_non_null(body);
+  assert_non_null(strstr(body, "\"isBlindAppend\":true"));
+  assert_non_null(strstr(body, "\"engineInfo\":\"inlet/0.1.0\""));
+  assert_non_null(strstr(body, "\"txnId\":\""));
+  assert_non_null(strstr(body, "\"numOutputBytes\":\"10\""));
+  free(body);
+}
+
+static void test_commit__create_twice_is_eexists(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  int64_t v;
+  assert_int_equal(commit_actions(f, -1, true, PROTO META("x"), &v, &err), 0);
+  assert_int_equal(commit_actions(f, -1, true, PROTO META("y"), &v, &err), INLET_EEXISTS);
+}
+
+static void test_commit__strict_mode_refuses_moved_table(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  int64_t v;
+  assert_int_equal(commit_actions(f, -1, true, PROTO META("x"), &v, &err), 0);
+  assert_int_equal(commit_actions(f, 0, true, ADD("a"), &v, &err), 0);
+  assert_int_equal(commit_actions(f, 0, true, ADD("b"), &v, &err), INLET_ECONFLICT);
+  assert_non_null(strstr(err.message, "table moved"));
+}
+
+static void test_commit__conflict_kinds(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  int64_t v;
+  assert_int_equal(commit_actions(f, -1, true, PROTO META("x"), &v, &err), 0);
+  assert_int_equal(commit_actions(f, 0, false, ADD("a") ADD("b") ADD("c"), &v, &err), 0);
+  /* Version 2 removes a (a delete). */
+  assert_int_equal(commit_actions(f, 1, false, REMOVE("a"), &v, &err), 0);
+  /* Removing a again from version 1: someone already removed it. */
+  assert_int_equal(commit_actions(f, 1, false, REMOVE("a"), &v, &err), INLET_ECONFLICT);
+  assert_non_null(strstr(err.message, "concurrent delete"));
+  /* A compaction of b and c (dataChange=false) read at 1 does not conflict with 2. */
+  assert_int_equal(commit_actions(f, 1, false,
+      "{\"remove\":{\"path\":\"b\",\"dataChange\":false}}\n"
+      "{\"remove\":{\"path\":\"c\",\"dataChange\":false}}\n"
+      "{\"add\":{\"path\":\"bc\",\"size\":20,\"dataChange\":false}}\n", &v, &err), 0);
+  assert_int_equal(v, 3);
+  /* An append read at 2 never conflicts with the compaction. */
+  assert_int_equal(commit_actions(f, 2, false, ADD("d"), &v, &err), 0);
+  assert_int_equal(v, 4);
+  /* A data-changing rewrite read at 3 conflicts with the append in 4. */
+  assert_int_equal(commit_actions(f, 3, false, REMOVE("bc") ADD("e"), &v, &err), INLET_ECONFLICT);
+  assert_non_null(strstr(err.message, "concurrent append"));
+  /* txn for the same appId. */
+  assert_int_equal(commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n",
+                                  &v, &err), 0);
+  assert_int_equal(commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n",
+                                  &v, &err), INLET_ECONFLICT);
+  assert_non_null(strstr(err.message, "appId \"s\""));
+  assert_int_equal(commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"t\",\"version\":1}}\n",
+                                  &v, &err), 0);
+  /* Metadata changed concurrently. */
+  assert_int_equal(commit_actions(f, v, false, META("y"), &v, &err), 0);
+  assert_int_equal(commit_actions(f, v - 1, false, ADD("z"), &v, &err), INLET_ECONFLICT);
+  assert_non_null(strstr(err.message, "metadata changed"));
+  /* No temp debris is left behind by the losers. */
+  inlet_dirent *ents = NULL;
+  size_t n = 0;
+  assert_int_equal(f->st->ops->list(f->st, "_delta_log", &ents, &n, &err), 0);
+  for (size_t i = 0; i < n; i++) assert_true(ents[i].name[0] != '.');
+  inlet_dirents_free(ents, n);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_replay__add_remove_reconcile_and_latest_metadata_wins, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__same_path_different_dv_is_a_different_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__gap_in_commits_is_corrupt, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__missing_protocol_or_metadata_is_corrupt, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__unsupported_reader_features_are_named, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__checkpoint_falls_back_to_commits_or_refuses, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__malformed_commit_names_file_and_line, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__not_a_table, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_commit__blind_appends_both_land, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_commit__create_twice_is_eexists, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_commit__strict_mode_refuses_moved_table, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_commit__conflict_kinds, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
