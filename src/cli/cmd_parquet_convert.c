@@ -1,0 +1,164 @@
+/*
+ * `inlet parquet convert IN OUT --schema 'DDL' ...`: NDJSON or CSV text to
+ * a Parquet file, batch by batch (memory bounded by the text reader's batch
+ * limits and the writer's row group size). Bad records are reported on
+ * stderr as "inlet: IN:LINE: reason"; any bad record fails the command and
+ * leaves no output unless --skip-bad is given.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "usage: inlet parquet convert IN OUT --schema 'DDL' [--input-format ndjson|csv]\n"
+    "         [--compression snappy|zstd|gzip|lz4_raw|none] [--compression-level N]\n"
+    "         [--row-group-size BYTES] [--page-size BYTES] [--no-dictionary] [--skip-bad]\n"
+    "         [--strict] [--epoch-unit s|ms|us|ns] [--force]\n"
+    "IN may be '-' for standard input (then --input-format is required).\n";
+
+/* Bad records beyond this many are counted but not printed. */
+#define MAX_SHOWN 100
+
+typedef struct bad_ctx {
+  const char *path;
+  int64_t count;
+} bad_ctx;
+
+static int on_bad(void *ctx, const inlet_text_bad_record *b) {
+  bad_ctx *c = ctx;
+  if (c->count++ < MAX_SHOWN)
+    fprintf(stderr, "inlet: %s:%lld: %s\n", c->path, (long long)b->line, b->reason);
+  return 0;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+int cmd_parquet_convert(int argc, char **argv) {
+  const char *ddl = NULL, *in_fmt = NULL, *codec = NULL, *level_s = NULL, *rg_s = NULL,
+             *page_s = NULL, *epoch_s = NULL;
+  bool no_dict = false, skip_bad = false, strict = false, force = false;
+  const cli_opt opts[] = {
+      {"schema", &ddl, NULL},          {"input-format", &in_fmt, NULL},
+      {"compression", &codec, NULL},   {"compression-level", &level_s, NULL},
+      {"row-group-size", &rg_s, NULL}, {"page-size", &page_s, NULL},
+      {"epoch-unit", &epoch_s, NULL},  {"no-dictionary", NULL, &no_dict},
+      {"skip-bad", NULL, &skip_bad},   {"strict", NULL, &strict},
+      {"force", NULL, &force},
+  };
+  const char *pos[2];
+  int n_pos;
+  int rc = cli_parse(argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 2, &n_pos, usage);
+  if (rc) return rc;
+  if (n_pos != 2) return cli_usage_error(usage, "parquet convert: needs IN and OUT");
+  if (!ddl) return cli_usage_error(usage, "parquet convert: --schema is required");
+  const char *in = pos[0], *out = pos[1];
+  inlet_error err = INLET_ERROR_INIT;
+
+  inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
+  if (in_fmt) {
+    if (inlet_text_format_parse(&ro.format, in_fmt, &err) < 0 || ro.format == INLET_TEXT_TABLE)
+      return cli_usage_error(usage, "--input-format must be ndjson or csv, not '%s'", in_fmt);
+  } else if (ends_with(in, ".csv")) {
+    ro.format = INLET_TEXT_CSV;
+  } else if (ends_with(in, ".ndjson") || ends_with(in, ".jsonl") || ends_with(in, ".json")) {
+    ro.format = INLET_TEXT_NDJSON;
+  } else {
+    return cli_usage_error(usage, "cannot tell the format of '%s' from its name; use --input-format",
+                           in);
+  }
+  ro.strict = strict;
+  if (epoch_s) {
+    static const struct {
+      const char *n;
+      inlet_epoch_unit u;
+    } units[] = {{"s", INLET_EPOCH_SECONDS},  {"ms", INLET_EPOCH_MILLIS},
+                 {"us", INLET_EPOCH_MICROS},  {"ns", INLET_EPOCH_NANOS},
+                 {"auto", INLET_EPOCH_AUTO}};
+    bool found = false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+      if (strcmp(epoch_s, units[i].n) == 0) ro.epoch_unit = units[i].u, found = true;
+    if (!found) return cli_usage_error(usage, "--epoch-unit must be s, ms, us, ns or auto");
+  }
+
+  inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  if (codec && inlet_compression_parse(&wo.compression, codec, &err) < 0)
+    return cli_usage_error(usage, "%s", inlet_errmsg(&err));
+  if (level_s) {
+    char *end;
+    long v = strtol(level_s, &end, 10);
+    if (!*level_s || *end || v < -131072 || v > 100)
+      return cli_usage_error(usage, "--compression-level needs an integer, not '%s'", level_s);
+    wo.compression_level = (int)v;
+  }
+  if (rg_s && (!cli_parse_size(rg_s, &wo.row_group_bytes) || wo.row_group_bytes <= 0))
+    return cli_usage_error(usage, "--row-group-size needs a positive byte count, not '%s'", rg_s);
+  if (page_s && (!cli_parse_size(page_s, &wo.page_bytes) || wo.page_bytes <= 0))
+    return cli_usage_error(usage, "--page-size needs a positive byte count, not '%s'", page_s);
+  if (no_dict) wo.dictionary = false;
+
+  inlet_schema schema;
+  if (inlet_schema_parse(&schema, ddl, &err) < 0)
+    return cli_usage_error(NULL, "--schema: %s", inlet_errmsg(&err));
+
+  bad_ctx bad = {in, 0};
+  ro.on_bad_record = on_bad;
+  ro.ctx = &bad;
+  inlet_text_reader *r = NULL;
+  inlet_parquet_writer *w = NULL;
+  inlet_batch batch;
+  memset(&batch, 0, sizeof batch);
+  rc = CLI_FAIL;
+  if (inlet_text_reader_open_path(&r, in, &schema, &ro, &err) < 0) {
+    cli_fail(&err);
+    goto done;
+  }
+  if (force && strcmp(out, in) != 0) unlink(out);
+  if (inlet_parquet_writer_open(&w, out, &schema, &wo, &err) < 0) {
+    if (err.code == INLET_EEXISTS) cli_error("%s already exists (use --force to replace it)", out);
+    else cli_fail(&err);
+    goto done;
+  }
+  for (;;) {
+    if (inlet_text_reader_next(r, &batch, &err) < 0) {
+      cli_error("%s: %s", in, inlet_errmsg(&err));
+      goto done;
+    }
+    if (batch.num_rows == 0) break;
+    if (bad.count > 0 && !skip_bad) continue; /* keep reading to report every bad record */
+    if (inlet_parquet_writer_write(w, &batch, &err) < 0) {
+      cli_fail(&err);
+      goto done;
+    }
+  }
+  inlet_text_reader_stats st;
+  inlet_text_reader_get_stats(r, &st);
+  if (bad.count > MAX_SHOWN)
+    fprintf(stderr, "inlet: %s: %lld more bad records not shown\n", in,
+            (long long)(bad.count - MAX_SHOWN));
+  if (bad.count > 0 && !skip_bad) {
+    cli_error("%s: %lld bad record%s; %s not written (--skip-bad writes the good rows)", in,
+              (long long)bad.count, bad.count == 1 ? "" : "s", out);
+    goto done; /* freeing the unclosed writer removes the partial file */
+  }
+  if (inlet_parquet_writer_close(w, &err) < 0) {
+    cli_fail(&err);
+    goto done;
+  }
+  printf("%s: %lld rows, %lld bytes", out, (long long)inlet_parquet_writer_rows(w),
+         (long long)inlet_parquet_writer_bytes(w));
+  if (bad.count) printf(", %lld bad records skipped", (long long)bad.count);
+  printf("\n");
+  rc = CLI_OK;
+done:
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&batch);
+  inlet_text_reader_free(r);
+  inlet_schema_reset(&schema);
+  return rc;
+}
