@@ -17,18 +17,40 @@
 #define PQ_ALWAYS_INLINE inline
 #endif
 
+#define REP8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+/* 8 values of w (0..32) bits; reads up to 8 bytes past the group's w bytes,
+ * so callers use it only where the source has that much slack. Each value
+ * spans at most 5 bytes (7 bits of offset + 32), so one unaligned 64-bit
+ * load per value suffices. */
+static PQ_ALWAYS_INLINE void unpack8_32_fast(uint32_t *restrict dst, const uint8_t *restrict src,
+                                             const int w) {
+  const uint64_t mask = w >= 32 ? 0xffffffffull : ((1ull << w) - 1);
+#define X(k)                                                                           \
+  {                                                                                    \
+    uint64_t x_;                                                                       \
+    memcpy(&x_, src + (((k) * w) >> 3), 8);                                            \
+    dst[k] = (uint32_t)((x_ >> (((k) * w) & 7)) & mask);                               \
+  }
+  REP8(X)
+#undef X
+}
+
 /* 8 values of w (0..32) bits from exactly w bytes. */
 static PQ_ALWAYS_INLINE void unpack8_32(uint32_t *restrict dst, const uint8_t *restrict src,
                                         const int w) {
   uint64_t words[5] = {0, 0, 0, 0, 0};
   memcpy(words, src, (size_t)w);
   const uint64_t mask = w >= 32 ? 0xffffffffull : ((1ull << w) - 1);
-  for (int k = 0; k < 8; k++) {
-    const int bit = k * w, wi = bit >> 6, off = bit & 63;
-    uint64_t v = words[wi] >> off;
-    if (off + w > 64) v |= words[wi + 1] << (64 - off);
-    dst[k] = (uint32_t)(v & mask);
+#define X(k)                                                                           \
+  {                                                                                    \
+    const int bit = (k) * w, wi = bit >> 6, off = bit & 63;                            \
+    uint64_t v = words[wi] >> off;                                                     \
+    if (off + w > 64) v |= words[wi + 1] << ((64 - off) & 63);                                \
+    dst[k] = (uint32_t)(v & mask);                                                     \
   }
+  REP8(X)
+#undef X
 }
 
 static PQ_ALWAYS_INLINE void unpack8_64(uint64_t *restrict dst, const uint8_t *restrict src,
@@ -36,24 +58,32 @@ static PQ_ALWAYS_INLINE void unpack8_64(uint64_t *restrict dst, const uint8_t *r
   uint64_t words[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   memcpy(words, src, (size_t)w);
   const uint64_t mask = w >= 64 ? ~0ull : ((1ull << w) - 1);
-  for (int k = 0; k < 8; k++) {
-    const int bit = k * w, wi = bit >> 6, off = bit & 63;
-    uint64_t v = words[wi] >> off;
-    if (off && off + w > 64) v |= words[wi + 1] << (64 - off);
-    dst[k] = v & mask;
+#define X(k)                                                                           \
+  {                                                                                    \
+    const int bit = (k) * w, wi = bit >> 6, off = bit & 63;                            \
+    uint64_t v = words[wi] >> off;                                                     \
+    if (off && off + w > 64) v |= words[wi + 1] << ((64 - off) & 63);                         \
+    dst[k] = v & mask;                                                                 \
   }
+  REP8(X)
+#undef X
 }
 
+/* Packs 8 values into a 64-bit accumulator flushed word by word: with a
+ * constant w every shift and flush point is known at compile time. */
 static PQ_ALWAYS_INLINE void pack8_32(uint8_t *restrict dst, const uint32_t *restrict src,
                                       const int w) {
   uint64_t words[5] = {0, 0, 0, 0, 0};
   const uint64_t mask = w >= 32 ? 0xffffffffull : ((1ull << w) - 1);
-  for (int k = 0; k < 8; k++) {
-    const int bit = k * w, wi = bit >> 6, off = bit & 63;
-    const uint64_t v = src[k] & mask;
-    words[wi] |= v << off;
-    if (off + w > 64) words[wi + 1] |= v >> (64 - off);
+#define X(k)                                                                           \
+  {                                                                                    \
+    const int bit = (k) * w, wi = bit >> 6, off = bit & 63;                            \
+    const uint64_t v = src[k] & mask;                                                  \
+    words[wi] |= v << off;                                                             \
+    if (off + w > 64) words[wi + 1] |= v >> ((64 - off) & 63);                                \
   }
+  REP8(X)
+#undef X
   memcpy(dst, words, (size_t)w);
 }
 
@@ -61,12 +91,15 @@ static PQ_ALWAYS_INLINE void pack8_64(uint8_t *restrict dst, const uint64_t *res
                                       const int w) {
   uint64_t words[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   const uint64_t mask = w >= 64 ? ~0ull : ((1ull << w) - 1);
-  for (int k = 0; k < 8; k++) {
-    const int bit = k * w, wi = bit >> 6, off = bit & 63;
-    const uint64_t v = src[k] & mask;
-    words[wi] |= v << off;
-    if (off && off + w > 64) words[wi + 1] |= v >> (64 - off);
+#define X(k)                                                                           \
+  {                                                                                    \
+    const int bit = (k) * w, wi = bit >> 6, off = bit & 63;                            \
+    const uint64_t v = src[k] & mask;                                                  \
+    words[wi] |= v << off;                                                             \
+    if (off && off + w > 64) words[wi + 1] |= v >> ((64 - off) & 63);                         \
   }
+  REP8(X)
+#undef X
   memcpy(dst, words, (size_t)w);
 }
 
@@ -80,17 +113,27 @@ static PQ_ALWAYS_INLINE void pack8_64(uint8_t *restrict dst, const uint64_t *res
   X(59) X(60) X(61) X(62) X(63) X(64)
 
 void pq_unpack32(uint32_t *dst, const uint8_t *src, size_t n, int width) {
+  pq_unpack32_avail(dst, src, n, width, pq_bitpacked_bytes(n, width));
+}
+
+void pq_unpack32_avail(uint32_t *dst, const uint8_t *src, size_t n, int width, size_t src_avail) {
   const size_t groups = n / 8;
   if (width == 32) {
     memcpy(dst, src, groups * 32);
   } else if (width == 8) {
     for (size_t i = 0; i < groups * 8; i++) dst[i] = src[i];
   } else {
+    /* Groups whose 8-byte over-reads stay inside src take the fast kernel. */
+    const size_t nbytes = src_avail;
+    size_t fast = nbytes >= (size_t)width + 8 ? (nbytes - 8) / (size_t)width : 0;
+    if (fast > groups) fast = groups;
     switch (width) {
 #define X(W)                                                                           \
-  case W:                                                                              \
-    for (size_t g = 0; g < groups; g++) unpack8_32(dst + 8 * g, src + (size_t)(W)*g, W); \
-    break;
+  case W: {                                                                            \
+    size_t g = 0;                                                                      \
+    for (; g < fast; g++) unpack8_32_fast(dst + 8 * g, src + (size_t)(W)*g, W);         \
+    for (; g < groups; g++) unpack8_32(dst + 8 * g, src + (size_t)(W)*g, W);            \
+  } break;
       CASES_0_32(X)
 #undef X
     default: break;

@@ -57,6 +57,10 @@ static inline size_t pq_bitpacked_bytes(size_t n, int width) {
  * pq_bitpacked_bytes(n, width) bytes (no more are read). Any n is allowed;
  * groups of 8 take the fast path. */
 void pq_unpack32(uint32_t *dst, const uint8_t *src, size_t n, int width);
+/* Like pq_unpack32 when @p src_avail (>= pq_bitpacked_bytes(n, width))
+ * bytes are readable at src: the slack lets more groups use the kernel
+ * that over-reads with 8-byte loads. Nothing beyond src_avail is read. */
+void pq_unpack32_avail(uint32_t *dst, const uint8_t *src, size_t n, int width, size_t src_avail);
 /* Same for widths 0..64 (DELTA_BINARY_PACKED). */
 void pq_unpack64(uint64_t *dst, const uint8_t *src, size_t n, int width);
 

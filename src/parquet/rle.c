@@ -137,7 +137,7 @@ static int rle_next(pq_rle_decoder *d, uint32_t *buf, size_t max, uint32_t *valu
       if (max >= 8 && d->bp_left >= 8) {
         size_t k = d->bp_left < max ? (size_t)d->bp_left : max;
         k &= ~(size_t)7;
-        pq_unpack32(buf, d->pos, k, w);
+        pq_unpack32_avail(buf, d->pos, k, w, (size_t)(d->end - d->pos));
         d->pos += k / 8 * (size_t)w;
         d->bp_left -= k;
         if (!d->bp_left) d->pos = d->bp_end;
