@@ -96,13 +96,27 @@ void pq_schema_desc_reset(pq_schema_desc *d);
  * @p elems[0..n) (as validated by pq_file_metadata_parse; re-checked here
  * so hand-built lists are safe too). @p file_name (may be NULL) prefixes
  * messages.
+ * Annotations this code does not know (newer logical types, group-only
+ * annotations on a leaf, NullType) fall back to the legacy converted_type,
+ * then to the physical type, as LogicalTypes.md asks of readers.
  * @return 0; INLET_ECORRUPT (inconsistent tree, annotation not allowed on the
  *         physical type, e.g. DATE on BYTE_ARRAY, bad decimal scale/precision);
- *         INLET_EUNSUPPORTED (nested or repeated column, DECIMAL precision > 38,
- *         an unknown logical type); INLET_ENOMEM.
+ *         INLET_EUNSUPPORTED (nested or repeated column: "nested column X is
+ *         not supported", DECIMAL precision > 38, VECTOR repetition);
+ *         INLET_ENOMEM. On failure @p out is left reset.
  */
 int pq_schema_from_parquet(pq_schema_desc *out, const pq_schema_element *elems, int32_t n,
                            const char *file_name, inlet_error *err);
+
+/*
+ * Builds only the tree (nodes) and per-leaf descriptors (paths, levels,
+ * physical types, annotations, sort orders) for any schema, nested ones
+ * included. desc->schema stays empty; columns' type, field and field_index
+ * are unset (-1/NULL). The basis of nested support.
+ * @return 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (VECTOR), INLET_ENOMEM.
+ */
+int pq_schema_build_tree(pq_schema_desc *out, const pq_schema_element *elems, int32_t n,
+                         const char *file_name, inlet_error *err);
 
 /*
  * Writer direction: fills meta->schema / meta->n_schema (allocated in meta's
