@@ -137,11 +137,23 @@ typedef struct inlet_append_options {
   const char *operation;         /* commitInfo.operation; NULL = "WRITE" */
   inlet_compression compression; /* data file codec; default SNAPPY */
   int max_attempts;              /* commit attempts before INLET_ELIMIT; 0 = 1000 */
+  /* Added for streaming ingestion (src/stream); zero = off. */
+  bool app_version_must_increase; /* writer_open fails with INLET_ECONFLICT when the snapshot
+                                     already records app_version (or more) for app_id: the
+                                     batch was committed before */
+  int32_t n_extra_txns;          /* more txn actions in the same commit (e.g. a stream's
+                                    source position), each checked like app_id on retry.
+                                    These three arrays/strings are read at commit time:
+                                    keep them valid (and update them) until then */
+  const char *const *extra_txn_app_ids;
+  const int64_t *extra_txn_versions;
+  const char *extra_metrics_json; /* JSON object merged into commitInfo.operationMetrics */
 } inlet_append_options;
 
 #define INLET_APPEND_OPTIONS_VERSION 1
 #define INLET_APPEND_OPTIONS_INIT                                                           \
-  {INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0}
+  {INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0, false, 0,   \
+   NULL, NULL, NULL}
 
 /**
  * Starts a transaction appending rows. Batches written to it become Parquet
@@ -197,6 +209,19 @@ INLET_API int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot
  */
 INLET_API int inlet_table_scan_next(inlet_table_scan *scan, inlet_batch *batch, inlet_error *err);
 INLET_API void inlet_table_scan_free(inlet_table_scan *scan);
+
+/* ---- checkpoints ------------------------------------------------------------------ */
+
+/**
+ * Writes a classic checkpoint of the latest version and updates
+ * `_delta_log/_last_checkpoint`. @p version (may be NULL) receives the
+ * checkpointed version. Checkpoints are nested Parquet: until the nested
+ * writer exists this returns INLET_EUNSUPPORTED (writers also skip their
+ * every-delta.checkpointInterval checkpoint then).
+ * @return 0, INLET_EUNSUPPORTED, INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO,
+ *         INLET_ENOMEM.
+ */
+INLET_API int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err);
 
 /* ---- history and describe ------------------------------------------------------ */
 

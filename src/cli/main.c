@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_table.h"
 
 static const char usage_text[] =
     "usage: inlet <command> [options]\n"
@@ -26,6 +27,12 @@ static const char usage_text[] =
     "                  [--row-group-size BYTES] [--page-size BYTES] [--no-dictionary]\n"
     "                  [--skip-bad] [--strict] [--epoch-unit s|ms|us|ns] [--force]\n"
     "                                  NDJSON or CSV to Parquet\n"
+    "  create TABLE --schema 'DDL' [--partition-by COLS] [--property K=V ...]\n"
+    "  append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
+    "  scan TABLE [--version N | --as-of TS] [--format ndjson|csv|table] [--limit N]\n"
+    "  history TABLE [--json] [--limit N]\n"
+    "  describe TABLE [--json]\n"
+    "  checkpoint TABLE\n"
     "  demo [DIR]                      write, read back and check 200 sample events\n"
     "\n"
     "Options:\n"
@@ -147,6 +154,18 @@ int main(int argc, char **argv) {
     rc = CLI_OK;
   } else if (strcmp(cmd, "parquet") == 0) {
     rc = cmd_parquet(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "create") == 0) {
+    rc = cmd_create(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "append") == 0) {
+    rc = cmd_append(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "scan") == 0) {
+    rc = cmd_scan(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "history") == 0) {
+    rc = cmd_history(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "describe") == 0) {
+    rc = cmd_describe(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "checkpoint") == 0) {
+    rc = cmd_checkpoint(argc - 1, argv + 1);
   } else if (strcmp(cmd, "demo") == 0) {
     rc = cmd_demo(argc - 1, argv + 1);
   } else {

@@ -300,6 +300,9 @@ void delta_txn_set_strict(delta_txn *t, bool strict);
 void delta_txn_set_max_attempts(delta_txn *t, int attempts);
 /* Adds to operationMetrics.numOutputRows. */
 void delta_txn_add_rows(delta_txn *t, int64_t rows);
+/* Extra operationMetrics: a JSON object (copied) merged into commitInfo's.
+ * 0, INLET_EINVAL (not a JSON object), INLET_ENOMEM. */
+int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_error *err);
 /*
  * Commits: writes a temp file, publishes it with put_if_absent, retries
  * non-conflicting losses at the next version. *version receives the

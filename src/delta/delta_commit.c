@@ -40,6 +40,7 @@ struct delta_txn {
   delta_action *actions; /* owned */
   size_t n_actions, cap_actions;
   int64_t rows;
+  char *extra_metrics;  /* owned JSON object text, may be NULL (stream metrics) */
 };
 
 int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
@@ -66,7 +67,19 @@ void delta_txn_free(delta_txn *t) {
   inlet_free(t->root_abs);
   inlet_free(t->operation);
   inlet_free(t->params);
+  inlet_free(t->extra_metrics);
   inlet_free(t);
+}
+
+int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_error *err) {
+  json_t *x = json_loads(metrics_json, 0, NULL);
+  bool ok = x && json_is_object(x);
+  json_decref(x);
+  if (!ok) return inlet_fail(err, INLET_EINVAL, "extra operationMetrics must be a JSON object");
+  inlet_free(t->extra_metrics);
+  t->extra_metrics = inlet_strdup(metrics_json);
+  if (!t->extra_metrics) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  return 0;
 }
 
 void delta_txn_set_strict(delta_txn *t, bool strict) { t->strict = strict; }
@@ -194,6 +207,11 @@ static int commit_info_json(const delta_txn *t, char **out, inlet_error *err) {
   if (removed) {
     snprintf(buf, sizeof buf, "%lld", (long long)removed);
     json_object_set_new(m, "numRemovedFiles", json_string(buf));
+  }
+  if (t->extra_metrics) {
+    json_t *x = json_loads(t->extra_metrics, 0, NULL);
+    if (x) json_object_update(m, x);
+    json_decref(x);
   }
   json_object_set_new(ci, "operationMetrics", m);
   json_object_set_new(ci, "engineInfo", json_string(DELTA_ENGINE_INFO));

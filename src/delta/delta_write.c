@@ -114,6 +114,15 @@ int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
   }
   rc = check_writer(&w->snap, err);
   if (rc < 0) goto fail;
+  if (w->opts.app_version_must_increase && w->opts.app_id &&
+      delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {
+    rc = inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent transaction): appId \"%s\" "
+                    "already recorded version %lld (>= %lld) at table version %lld",
+                    w->opts.app_id,
+                    (long long)delta_snapshot_txn_version(&w->snap, w->opts.app_id),
+                    (long long)w->opts.app_version, (long long)w->snap.version);
+    goto fail;
+  }
   if (!w->snap.has_schema) {
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
@@ -485,6 +494,17 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
     ta.u.txn = (delta_txn_action){w->app_id, w->opts.app_version, now};
     if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
   }
+  for (int32_t i = 0; i < w->opts.n_extra_txns; i++) {
+    delta_action ta;
+    memset(&ta, 0, sizeof ta);
+    ta.kind = DELTA_ACTION_TXN;
+    ta.u.txn = (delta_txn_action){(char *)w->opts.extra_txn_app_ids[i],
+                                  w->opts.extra_txn_versions[i], now};
+    if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
+  }
+  if (w->opts.extra_metrics_json &&
+      (rc = delta_txn_set_extra_metrics(txn, w->opts.extra_metrics_json, err)) < 0)
+    goto done;
   for (size_t i = 0; i < w->n_files; i++) {
     part_file *f = &w->files[i];
     delta_action aa;
@@ -526,6 +546,15 @@ int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_
   (void)snap;
   return inlet_fail(err, INLET_EUNSUPPORTED,
                     "writing checkpoints needs the nested Parquet writer (not available yet)");
+}
+
+int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {
+  delta_snapshot s;
+  TRY(delta_snapshot_load(&s, table->st, table->root_abs, DELTA_SNAP_LATEST, 0, err));
+  int rc = delta_checkpoint_write(table->st, &s, err);
+  if (rc == 0 && version) *version = s.version;
+  delta_snapshot_reset(&s);
+  return rc;
 }
 
 int inlet_table_append(inlet_table *table, const inlet_batch *batches, size_t n,

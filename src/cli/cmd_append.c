@@ -1,0 +1,216 @@
+/*
+ * `inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]
+ *  [--compression C] [--expected-version N] [--app-id ID --app-version N]`:
+ * converts the input files to the table schema and commits their rows as
+ * one transaction. The format defaults from each file's extension (.csv,
+ * .parquet, anything else NDJSON; "-" is standard input as NDJSON).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "cmd_table.h"
+
+static const char usage[] =
+    "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
+    "                    [--compression snappy|zstd|gzip|lz4_raw|none]\n"
+    "                    [--expected-version N] [--app-id ID --app-version N]\n";
+
+#define MAX_FILES 1024
+
+typedef struct bad_ctx {
+  bool skip;
+  const char *file;
+  int64_t count;
+} bad_ctx;
+
+static int on_bad(void *ctx, const inlet_text_bad_record *bad) {
+  bad_ctx *b = ctx;
+  b->count++;
+  if (b->skip) {
+    if (b->count <= 10)
+      fprintf(stderr, "inlet: %s line %lld: skipped bad record: %s\n", b->file,
+              (long long)bad->line, bad->reason);
+    return 0;
+  }
+  return 1;
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcasecmp(s + a - b, suffix) == 0;
+}
+
+static bool same_type(const inlet_field *a, const inlet_field *b) {
+  if (a->type.id != b->type.id || a->n_children != b->n_children) return false;
+  if (a->type.id == INLET_TYPE_TIMESTAMP &&
+      (a->type.unit != b->type.unit || a->type.utc != b->type.utc))
+    return false;
+  if (a->type.id == INLET_TYPE_DECIMAL &&
+      (a->type.precision != b->type.precision || a->type.scale != b->type.scale))
+    return false;
+  for (int32_t i = 0; i < a->n_children; i++)
+    if (!same_type(&a->children[i], &b->children[i])) return false;
+  return true;
+}
+
+/* Parquet input: columns matched by name, missing nullable columns null. */
+static int append_parquet(inlet_table_writer *w, const inlet_schema *ts, const char *path,
+                          int64_t *rows, inlet_error *err) {
+  inlet_parquet_reader *r = NULL;
+  int rc = inlet_parquet_reader_open(&r, path, NULL, err);
+  if (rc < 0) return rc;
+  const inlet_schema *fs = inlet_parquet_reader_schema(r);
+  int32_t *map = calloc((size_t)ts->n_fields + 1, sizeof *map);
+  inlet_batch in, out;
+  memset(&in, 0, sizeof in);
+  memset(&out, 0, sizeof out);
+  if (!map) {
+    rc = INLET_ENOMEM;
+    goto done;
+  }
+  for (int32_t i = 0; i < ts->n_fields; i++) {
+    map[i] = inlet_schema_find(fs, ts->fields[i].name);
+    if (map[i] >= 0 && !same_type(&ts->fields[i], &fs->fields[map[i]])) {
+      char a[256], b[256];
+      inlet_field_type_name(&ts->fields[i], a, sizeof a);
+      inlet_field_type_name(&fs->fields[map[i]], b, sizeof b);
+      fprintf(stderr, "inlet: %s: column \"%s\" is %s in the file but %s in the table\n", path,
+              ts->fields[i].name, b, a);
+      rc = INLET_EINVAL;
+      goto done;
+    }
+  }
+  for (int32_t g = 0; g < inlet_parquet_reader_num_row_groups(r); g++) {
+    rc = inlet_parquet_reader_read_row_group(r, g, &in, err);
+    if (rc < 0) goto done;
+    inlet_batch_reset(&out);
+    rc = inlet_batch_init(&out, ts, err);
+    if (rc < 0) goto done;
+    for (int32_t i = 0; i < ts->n_fields; i++) {
+      if (map[i] >= 0) {
+        inlet_array_reset(&out.columns[i]);
+        out.columns[i] = in.columns[map[i]];
+        memset(&in.columns[map[i]], 0, sizeof in.columns[map[i]]);
+      } else {
+        for (int64_t k = 0; k < in.num_rows && rc == 0; k++)
+          rc = inlet_array_append_null(&out.columns[i], &ts->fields[i], err);
+        if (rc < 0) goto done;
+      }
+    }
+    out.num_rows = in.num_rows;
+    rc = inlet_table_writer_write(w, &out, err);
+    if (rc < 0) goto done;
+    *rows += out.num_rows;
+  }
+done:
+  if (rc == INLET_EINVAL && err && !err->message[0]) err->code = rc;
+  inlet_batch_reset(&in);
+  inlet_batch_reset(&out);
+  free(map);
+  inlet_parquet_reader_free(r);
+  return rc;
+}
+
+int cmd_append(int argc, char **argv) {
+  const char *format = NULL, *compression = NULL, *expected = NULL, *app_id = NULL,
+             *app_version = NULL;
+  bool skip_bad = false;
+  cli_opt opts[] = {{"format", &format, NULL},           {"compression", &compression, NULL},
+                    {"expected-version", &expected, NULL}, {"app-id", &app_id, NULL},
+                    {"app-version", &app_version, NULL},   {"skip-bad", NULL, &skip_bad}};
+  const char *pos[MAX_FILES + 1];
+  int n_pos = 0;
+  int rc = cli_parse(argc, argv, opts, 6, pos, MAX_FILES + 1, &n_pos, usage);
+  if (rc) return rc;
+  if (n_pos < 2) return cli_usage_error(usage, "append: need TABLE and at least one FILE");
+  if ((app_id == NULL) != (app_version == NULL))
+    return cli_usage_error(usage, "append: --app-id and --app-version go together");
+  inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+  inlet_error err = INLET_ERROR_INIT;
+  if (compression && inlet_compression_parse(&ao.compression, compression, &err) < 0)
+    return cli_usage_error(usage, "%s", inlet_errmsg(&err));
+  if (expected) {
+    char *end;
+    ao.expected_version = strtoll(expected, &end, 10);
+    if (*end || ao.expected_version < 0)
+      return cli_usage_error(usage, "--expected-version: not a version: '%s'", expected);
+  }
+  if (app_id) {
+    char *end;
+    ao.app_id = app_id;
+    ao.app_version = strtoll(app_version, &end, 10);
+    if (*end) return cli_usage_error(usage, "--app-version: not a number: '%s'", app_version);
+  }
+  if (format && strcasecmp(format, "ndjson") != 0 && strcasecmp(format, "csv") != 0 &&
+      strcasecmp(format, "parquet") != 0 && strcasecmp(format, "jsonl") != 0)
+    return cli_usage_error(usage, "--format: expected ndjson, csv or parquet, got '%s'", format);
+
+  inlet_table *t = NULL;
+  inlet_snapshot *s = NULL;
+  inlet_table_writer *w = NULL;
+  inlet_schema ts;
+  inlet_schema_init(&ts);
+  int64_t rows = 0, version = -1, bad = 0;
+  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0 ||
+      inlet_schema_copy(&ts, inlet_snapshot_schema(s), &err) < 0 ||
+      inlet_table_writer_open(&w, t, &ao, &err) < 0) {
+    rc = cli_fail(&err);
+    goto done;
+  }
+  for (int i = 1; i < n_pos; i++) {
+    const char *path = pos[i];
+    bool is_parquet = format ? strcasecmp(format, "parquet") == 0 : ends_with(path, ".parquet");
+    bool is_csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
+    if (is_parquet) {
+      if (append_parquet(w, &ts, path, &rows, &err) < 0) {
+        rc = err.message[0] ? cli_error("%s: %s", path, inlet_errmsg(&err)) : CLI_FAIL;
+        goto done;
+      }
+      continue;
+    }
+    bad_ctx bc = {skip_bad, path, 0};
+    inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
+    ro.format = is_csv ? INLET_TEXT_CSV : INLET_TEXT_NDJSON;
+    ro.on_bad_record = on_bad;
+    ro.ctx = &bc;
+    inlet_text_reader *r = NULL;
+    if (inlet_text_reader_open_path(&r, path, &ts, &ro, &err) < 0) {
+      rc = cli_error("%s: %s", path, inlet_errmsg(&err));
+      goto done;
+    }
+    inlet_batch b;
+    memset(&b, 0, sizeof b);
+    for (;;) {
+      if (inlet_text_reader_next(r, &b, &err) < 0) {
+        rc = cli_error("%s: %s%s", path, inlet_errmsg(&err),
+                       skip_bad ? "" : " (use --skip-bad to skip bad records)");
+        break;
+      }
+      if (b.num_rows == 0) break;
+      if (inlet_table_writer_write(w, &b, &err) < 0) {
+        rc = cli_error("%s: %s", path, inlet_errmsg(&err));
+        break;
+      }
+      rows += b.num_rows;
+    }
+    bad += bc.count;
+    inlet_batch_reset(&b);
+    inlet_text_reader_free(r);
+    if (rc) goto done;
+  }
+  if (inlet_table_writer_commit(w, &version, &err) < 0) {
+    rc = cli_fail(&err);
+    goto done;
+  }
+  printf("appended %lld rows to %s as version %lld", (long long)rows, pos[0], (long long)version);
+  if (bad) printf(" (%lld bad records skipped)", (long long)bad);
+  printf("\n");
+done:
+  inlet_table_writer_free(w);
+  inlet_schema_reset(&ts);
+  inlet_snapshot_free(s);
+  inlet_table_free(t);
+  return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * `inlet describe TABLE [--json]`: the latest snapshot summarised from the
+ * log alone (no data file is opened): version, commits, compactions, last
+ * commit time, files, bytes, rows, small files, partitions, checkpoint,
+ * table id, schema, properties.
+ */
+#include <string.h>
+
+#include "cli.h"
+#include "cmd_table.h"
+
+static const char usage[] = "usage: inlet describe TABLE [--json]\n";
+
+int cmd_describe(int argc, char **argv) {
+  bool json = false;
+  cli_opt opts[] = {{"json", NULL, &json}};
+  const char *pos[1];
+  int n_pos = 0;
+  int rc = cli_parse(argc, argv, opts, 1, pos, 1, &n_pos, usage);
+  if (rc) return rc;
+  if (n_pos != 1) return cli_usage_error(usage, "describe: missing TABLE");
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t = NULL;
+  inlet_table_description d;
+  char *js = NULL;
+  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_describe(t, &d, &js, &err) < 0) {
+    inlet_table_free(t);
+    return cli_fail(&err);
+  }
+  if (json) {
+    printf("%s\n", js);
+  } else {
+    printf("version                %lld\n", (long long)d.version);
+    printf("commits                %lld\n", (long long)d.commits);
+    printf("compactions            %lld\n", (long long)d.compactions);
+    printf("last_commit_timestamp  %lld\n", (long long)d.last_commit_timestamp);
+    printf("files                  %lld\n", (long long)d.files);
+    printf("bytes                  %lld\n", (long long)d.bytes);
+    printf("rows                   %lld\n", (long long)d.rows);
+    printf("small_files            %lld (below %lld bytes)\n", (long long)d.small_files,
+           (long long)d.small_file_bytes);
+    printf("partitions             %lld\n", (long long)d.partitions);
+    if (d.last_checkpoint >= 0) printf("last_checkpoint        %lld\n", (long long)d.last_checkpoint);
+    else printf("last_checkpoint        none\n");
+    printf("details (JSON):\n%s\n", js);
+  }
+  inlet_string_free(js);
+  inlet_table_free(t);
+  return CLI_OK;
+}
