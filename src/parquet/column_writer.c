@@ -12,8 +12,9 @@
  *
  * Dictionary policy. A chunk starts dictionary-encoded (all types but
  * BOOLEAN). The dictionary is dropped early, before any page of the chunk
- * is written, when it cannot pay off: the first DICT_PROBE_VALUES values
- * are all distinct (sorted ids, timestamps), or at the first page the
+ * is written, when it cannot pay off: more than 98% of the first
+ * DICT_PROBE_VALUES values are distinct (sorted ids, timestamps, random
+ * measurements from a large domain), or at the first page the
  * estimated dictionary-encoded size is not below the PLAIN size. Either
  * way the buffered page is re-encoded as PLAIN from the dictionary. Later,
  * if the dictionary passes dictionary_page_bytes, the current page is
@@ -68,6 +69,8 @@ static int physical_width(const pq_column_desc *d) {
   }
 }
 
+static int nomem(pq_column_writer *cw, inlet_error *err);
+
 int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
                           const pq_column_config *cfg, inlet_error *err) {
   memset(cw, 0, sizeof *cw);
@@ -99,6 +102,10 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
     }
     TRY(pq_dict_init(&cw->dict, dk, desc->type_length, err));
     cw->dict_ready = true;
+    /* Give the value buffer storage up front: a dictionary whose only
+     * entry is the empty string would otherwise have a NULL data pointer,
+     * which the lookup passes to memcmp (undefined even for length 0). */
+    if (inlet_buf_reserve(&cw->dict.values, 64) < 0) return nomem(cw, err);
     cw->use_dict = true;
   }
   return 0;
@@ -156,7 +163,10 @@ static int physical_values(pq_column_writer *cw, const inlet_array *a, int64_t s
                            inlet_error *err) {
   const pq_column_desc *d = cw->desc;
   if (d->conv == PQ_CONV_NONE) {
-    *vals = a->values;
+    /* A string column of empty values may have no data buffer at all;
+     * the encoders still want a pointer. */
+    static const uint8_t empty[8];
+    *vals = a->values ? a->values : empty;
     *valid = a->validity;
     *s = start;
     return 0;
@@ -326,7 +336,10 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
     pq_rle_encode_levels_v1_bits(body, cw->page_nulls ? cw->page_valid : NULL, 0,
                                  (size_t)cw->page_rows);
   int32_t enc;
-  if (cw->use_dict) {
+  /* A page of nulls only, before any value reached the dictionary, is
+   * written PLAIN (no values) so that no RLE_DICTIONARY page can exist
+   * without a dictionary page. */
+  if (cw->use_dict && cw->dict_in_chunk) {
     pq_rle_encode_dict_indices(body, cw->page_idx, cw->page_idx_n, pq_dict_index_width(&cw->dict));
     enc = PQ_ENC_RLE_DICTIONARY;
     cw->n_dict_pages_data++;
@@ -521,7 +534,10 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
     if (!cw->dict_decided && cw->n_dict_pages_data == 0 &&
         cw->page_idx_n >= DICT_PROBE_VALUES) {
       cw->dict_decided = true;
-      if (cw->dict.count == cw->page_idx_n) return abandon_dict(cw, err);
+      /* Nearly all distinct (more than 98%): the values repeat too rarely
+       * for the dictionary to pay for itself within a chunk. */
+      if ((uint64_t)cw->dict.count * 50 > (uint64_t)cw->page_idx_n * 49)
+        return abandon_dict(cw, err);
     }
     if ((int64_t)pq_dict_plain_size(&cw->dict) > cw->cfg->dictionary_page_bytes) {
       /* Fallback: the pages so far keep the dictionary, the rest is PLAIN. */

@@ -258,11 +258,13 @@ static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inle
     FAIL_IF(a->length != b->num_rows, err, INLET_EINVAL,
             "%s: column \"%s\" has %lld rows, batch %lld", w->path, f->name,
             (long long)a->length, (long long)b->num_rows);
-    FAIL_IF(!a->values, err, INLET_EINVAL, "%s: column \"%s\" has no values buffer", w->path,
-            f->name);
     bool var = f->type.id == INLET_TYPE_STRING || f->type.id == INLET_TYPE_BINARY;
     FAIL_IF(var && !a->offsets, err, INLET_EINVAL, "%s: column \"%s\" has no offsets", w->path,
             f->name);
+    /* Builders leave values NULL for all-null columns (and strings for
+     * all-empty ones); anything else needs its values. */
+    FAIL_IF(!var && !a->values && a->null_count != a->length, err, INLET_EINVAL,
+            "%s: column \"%s\" has no values buffer", w->path, f->name);
   }
   return 0;
 }
