@@ -117,6 +117,10 @@ void pq_unpack32(uint32_t *dst, const uint8_t *src, size_t n, int width) {
 }
 
 void pq_unpack32_avail(uint32_t *dst, const uint8_t *src, size_t n, int width, size_t src_avail) {
+  if (width == 0) {
+    memset(dst, 0, n * sizeof *dst);
+    return;
+  }
   const size_t groups = n / 8;
   if (width == 32) {
     memcpy(dst, src, groups * 32);
