@@ -658,7 +658,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     break;
   }
   case INLET_TYPE_TIME: {
-    int64_t v;
+    int64_t v = 0;
     if (kind == TOK_BOOL)
       return text_bad(c, "expected a time HH:MM:SS, found a boolean");
     if (kind == TOK_NUMBER || (n > 0 && memchr(s, ':', n) == NULL)) {
@@ -670,7 +670,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
       int64_t secs, ns;
       size_t k = parse_hms(s, n, &secs, &ns);
       if (!k || k != n) return text_bad(c, "expected a time HH:MM:SS, found \"%s\"", excerpt(ex, s, n));
-      to_unit(secs, ns, t->unit, &v);
+      to_unit(secs, ns, t->unit, &v); /* < 1 day: cannot overflow */
     }
     rc = inlet_array_append_int(a, f, v, &c->err);
     break;

@@ -335,7 +335,7 @@ static int next_cell(text_conv *c, const char **p, const char *end, char delim, 
     out->n = scratch->len;
     out->quoted = true;
   } else {
-    const char *d = memchr(q, delim, (size_t)(end - q));
+    const char *d = q < end ? memchr(q, delim, (size_t)(end - q)) : NULL;
     const char *e = d ? d : end;
     for (const char *x = q; x < e; x++)
       if (*x == '"') return text_bad(c, "quote inside an unquoted CSV field");
