@@ -27,9 +27,14 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 
 echo "== building (Release, bench) in $BUILD" >&2
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_TESTS=OFF \
-  -DINLET_BUILD_BENCH=ON >/dev/null
-cmake --build "$BUILD" -j "$JOBS" --target parquet_bench >/dev/null
+mkdir -p "$BUILD"
+if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_TESTS=OFF \
+         -DINLET_BUILD_BENCH=ON &&
+       cmake --build "$BUILD" -j "$JOBS" --target parquet_bench; } >"$BUILD/build.log" 2>&1; then
+  tail -n 30 "$BUILD/build.log" >&2
+  echo "bench: build failed (log $BUILD/build.log)" >&2
+  exit 1
+fi
 
 if [ -z "${BENCH_NODE_MODULES:-}" ]; then
   BENCH_NODE_MODULES="$BUILD/duckdb-node"
