@@ -252,19 +252,55 @@ int pq_plain_skip_binary(pq_plain_decoder *d, size_t n, inlet_error *err) {
   return 0;
 }
 
-/* Copies values whose lengths pq_plain_measure_binary already validated. */
-static void copy_binary(pq_plain_decoder *d, size_t n, int32_t *offsets, uint8_t *dst) {
-  const uint8_t *p = d->data + d->pos;
-  int32_t o = offsets[0];
+/* Copies a value of @p len bytes; when both sides have 16 bytes of room a
+ * fixed-size copy of short values avoids memcpy's per-call dispatch. */
+static inline void copy_value(uint8_t *dst, const uint8_t *src, size_t len, bool room16) {
+  if (room16 && len <= 16) {
+    uint64_t a, b;
+    memcpy(&a, src, 8);
+    memcpy(&b, src + 8, 8);
+    memcpy(dst, &a, 8);
+    memcpy(dst + 8, &b, 8);
+  } else {
+    memcpy(dst, src, len);
+  }
+}
+
+/*
+ * One validating pass: copies up to n values into dst (room for dst_cap
+ * bytes, never exceeded) and writes offsets. Returns 0, or fails with the
+ * same messages as pq_plain_measure_binary. dst_cap need not cover the
+ * 16-byte over-copy slack: the fast copy is used only where it fits.
+ */
+static int decode_binary_into(pq_plain_decoder *d, size_t n, int32_t *offsets, uint8_t *dst,
+                              size_t dst_cap, inlet_error *err) {
+  const uint8_t *p = d->data + d->pos, *end = d->data + d->len;
+  size_t o = 0;
+  const int64_t base = offsets[0];
   for (size_t i = 0; i < n; i++) {
+    if (end - p < 4)
+      return inlet_fail(err, INLET_ECORRUPT,
+                        "PLAIN BYTE_ARRAY value %zu of %zu: length prefix past the end of the page",
+                        i, n);
     uint32_t len = load_u32le(p);
-    memcpy(dst, p + 4, len);
-    dst += len;
-    p += 4 + (size_t)len;
-    o += (int32_t)len;
-    offsets[i + 1] = o;
+    p += 4;
+    if (len > (size_t)(end - p))
+      return inlet_fail(err, INLET_ECORRUPT,
+                        "PLAIN BYTE_ARRAY value %zu of %zu: length %" PRIu32
+                        " exceeds the %zu bytes left in the page",
+                        i, n, len, (size_t)(end - p));
+    if (len > dst_cap - o)
+      return inlet_fail(err, INLET_ELIMIT,
+                        "PLAIN BYTE_ARRAY value %zu of %zu: %" PRIu32
+                        " bytes do not fit the output buffer",
+                        i, n, len);
+    copy_value(dst + o, p, len, end - p >= 16 && dst_cap - o >= 16);
+    p += len;
+    o += len;
+    offsets[i + 1] = (int32_t)(base + (int64_t)o);
   }
   d->pos = (size_t)(p - d->data);
+  return 0;
 }
 
 static int binary_limit(inlet_error *err, int64_t base, size_t total) {
@@ -275,25 +311,35 @@ static int binary_limit(inlet_error *err, int64_t base, size_t total) {
 
 int pq_plain_decode_binary(pq_plain_decoder *d, size_t n, int32_t *offsets, inlet_buf *data,
                            inlet_error *err) {
-  size_t total;
-  TRY(pq_plain_measure_binary(d, n, &total, err));
-  if (total > (size_t)INT32_MAX - (size_t)offsets[0]) return binary_limit(err, offsets[0], total);
-  if (inlet_buf_reserve(data, total) < 0)
-    return inlet_fail(err, INLET_ENOMEM, "out of memory decoding %zu bytes of byte arrays", total);
-  copy_binary(d, n, offsets, data->data + data->len);
-  data->len += total;
+  /* The page's remaining bytes bound the output, so one reservation and one
+   * validating pass suffice; only when that bound would pass the int32
+   * offset limit is the exact total measured first. */
+  size_t bound = d->len - d->pos;
+  if (offsets[0] < 0) return binary_limit(err, offsets[0], 0);
+  if (bound > (size_t)INT32_MAX - (size_t)offsets[0]) {
+    size_t total;
+    TRY(pq_plain_measure_binary(d, n, &total, err));
+    if (total > (size_t)INT32_MAX - (size_t)offsets[0]) return binary_limit(err, offsets[0], total);
+    bound = total;
+  }
+  if (inlet_buf_reserve(data, bound + 16) < 0)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory decoding %zu bytes of byte arrays", bound);
+  size_t start = d->pos;
+  TRY(decode_binary_into(d, n, offsets, data->data + data->len, bound + 16, err));
+  /* Bytes written = consumed page bytes minus the length prefixes. */
+  data->len += d->pos - start - 4 * n;
   return 0;
 }
 
 int pq_plain_decode_binary_raw(pq_plain_decoder *d, size_t n, int32_t *offsets, uint8_t *data,
                                size_t data_cap, inlet_error *err) {
-  size_t total;
-  TRY(pq_plain_measure_binary(d, n, &total, err));
-  if (offsets[0] < 0 || total > (size_t)INT32_MAX - (size_t)offsets[0] ||
-      (size_t)offsets[0] + total > data_cap)
-    return binary_limit(err, offsets[0], total);
-  copy_binary(d, n, offsets, data + offsets[0]);
-  return 0;
+  if (offsets[0] < 0 || (size_t)offsets[0] > data_cap) return binary_limit(err, offsets[0], 0);
+  size_t cap = data_cap - (size_t)offsets[0];
+  if (cap > (size_t)INT32_MAX - (size_t)offsets[0]) cap = (size_t)INT32_MAX - (size_t)offsets[0];
+  size_t start = d->pos;
+  int rc = decode_binary_into(d, n, offsets, data + offsets[0], cap, err);
+  if (rc < 0) d->pos = start;
+  return rc;
 }
 
 /* ---- spreading -------------------------------------------------------- */
