@@ -11,5 +11,6 @@
 #include "inlet/parquet.h"
 #include "inlet/table.h"
 #include "inlet/text.h"
+#include "inlet/ingest.h"
 
 #endif /* INLET_INLET_H */

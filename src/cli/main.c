@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_ingest.h"
 #include "cmd_table.h"
 
 static const char usage_text[] =
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "  history TABLE [--json] [--limit N]\n"
     "  describe TABLE [--json]\n"
     "  checkpoint TABLE\n"
+    "  ingest TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...\n"
+    "                                  stream records into the table, exactly once\n"
     "  demo [DIR]                      write, read back and check 200 sample events\n"
     "\n"
     "Options:\n"
@@ -166,6 +169,8 @@ int main(int argc, char **argv) {
     rc = cmd_describe(argc - 1, argv + 1);
   } else if (strcmp(cmd, "checkpoint") == 0) {
     rc = cmd_checkpoint(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "ingest") == 0) {
+    rc = cmd_ingest(argc - 1, argv + 1);
   } else if (strcmp(cmd, "demo") == 0) {
     rc = cmd_demo(argc - 1, argv + 1);
   } else {

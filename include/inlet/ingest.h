@@ -1,0 +1,210 @@
+/*
+ * Streaming ingestion: a source of NDJSON/CSV records (a file read to its
+ * end or followed, standard input, a Redis stream) turned into a Delta table
+ * one atomic commit per micro-batch, exactly once across crashes.
+ *
+ * Micro-batches. Records are converted to the table schema (text.h rules)
+ * and accumulated; a batch ends when it holds max_rows rows, or max_bytes
+ * input bytes, or max_latency_ms has passed since its first record arrived,
+ * whichever comes first, or when the source ends. Rows are handed to the
+ * table writer in chunks of at most 65,536 rows, so memory stays bounded by
+ * the writer's row-group buffers, whatever the batch limits. A batch with
+ * neither rows nor rejected/dropped records makes no commit.
+ *
+ * Exactly-once progress (Delta PROTOCOL.md "Transaction Identifiers"). Every
+ * batch commit carries, next to its add actions, these txn actions (appId →
+ * version), all with lastUpdated set:
+ *
+ *   APP          batch sequence number: 1, 2, 3, ... (monotonic, the value
+ *                Spark's sink and kafka-delta-ingest keep in a txn)
+ *   APP#p0       source position, first component  (file: inode;
+ *                redis: entry id milliseconds)
+ *   APP#p1       source position, second component (file: byte offset just
+ *                after the last complete record; redis: entry id sequence)
+ *   APP#p2       source position, third component  (file: fingerprint of the
+ *                file's first bytes, against inode reuse)
+ *   APP#wm       watermark, microseconds since the epoch (only with an
+ *                event-time column, once a watermark exists)
+ *
+ * Why txn actions and not a side store or commitInfo: txn actions are part of
+ * the table state that checkpoints keep and log cleanup preserves (commitInfo
+ * is not), they sit in the same atomic commit as the data they cover, and
+ * Delta's conflict rules make two commits recording the same appId after one
+ * read version conflict. The position needs three numbers, so it takes three
+ * txn entries with derived appIds (a fixed set per ingester: the log state
+ * does not grow with the number of batches). Domain metadata would need the
+ * domainMetadata writer feature, which existing tables may lack.
+ *
+ * Tables whose delta.setTransactionRetentionDuration is set are refused: that
+ * property lets checkpoints expire txn entries, i.e. forget positions.
+ *
+ * On start the ingester loads the latest snapshot, reads APP, APP#p0..2 and APP#wm
+ * and resumes right after the recorded position (file: same inode and
+ * fingerprint → seek to the offset; a rotated-away file is looked for by
+ * inode among its directory's siblings, finished, then the new file is read
+ * from its start). The writer refuses to commit batch N when the table
+ * already records N or more for APP (app_version_must_increase) and the log's
+ * conflict check refuses it when a concurrent commit recorded APP after the
+ * writer's read version; in both cases the ingester drops its batch, reloads
+ * the position and carries on, so a batch is never committed twice.
+ *
+ * Bad records (invalid JSON, wrong type, overflow, missing NOT NULL field,
+ * oversized line, unknown field with strict) never stop the stream and are
+ * never silently dropped: they go to `_errors/<app>/<from>-<to>.ndjson` in
+ * the table directory (ignored by Delta readers; `_`-prefixed), one JSON
+ * object per record {"position", "offset", "reason", "field", "record"},
+ * written with a temporary name and renamed before the batch commits. The
+ * name is the batch's position range; a replay starts at the same committed
+ * position, removes files named `<from>-*` left by the attempt that died,
+ * and writes its own, so dead letters are never duplicated.
+ *
+ * Watermarks and late data. With an event-time column (timestamp or date)
+ * and an allowed lateness L, the watermark is max(event time seen) - L,
+ * advanced row by row in source order and restored from APP#wm on restart;
+ * a row is late when its event time is before the watermark in force when it
+ * arrived (rows with a null event time are never late). Late rows are kept
+ * (counted, and flagged true in the boolean column named by the table
+ * property "inlet.ingest.lateFlagColumn", which on-time rows get false),
+ * dropped (counted), or routed to another table (committed there first with
+ * its own txn APP#late = batch sequence, so a replay does not route twice).
+ * A partition column whose schemaString metadata has a
+ * delta.generationExpression of CAST(c AS DATE), to_date(c), or
+ * date_format(c, 'yyyy-MM-dd[-HH]') is computed from column c.
+ *
+ * Thread safety: one run per thread; the stop flag may be set from a signal
+ * handler.
+ */
+#ifndef INLET_INGEST_H
+#define INLET_INGEST_H
+
+#include <signal.h>
+
+#include "inlet/batch.h"
+#include "inlet/common.h"
+#include "inlet/error.h"
+#include "inlet/table.h"
+#include "inlet/text.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum inlet_late_policy {
+  INLET_LATE_KEEP = 0, /* write with the other rows, flagged and counted */
+  INLET_LATE_DROP,     /* count only */
+  INLET_LATE_ROUTE     /* write to late_table instead */
+} inlet_late_policy;
+
+/** Kind of a progress event. */
+typedef enum inlet_ingest_event {
+  INLET_INGEST_STARTED = 0, /* position restored; batches = 0 */
+  INLET_INGEST_BATCH,       /* a batch committed (or was found already committed) */
+  INLET_INGEST_IDLE,        /* periodic while waiting for records */
+  INLET_INGEST_WARNING,     /* message holds the warning */
+  INLET_INGEST_FINISHED
+} inlet_ingest_event;
+
+/** Counters, cumulative over the run unless noted. */
+typedef struct inlet_ingest_progress {
+  inlet_ingest_event event;
+  int64_t batches;         /* committed by this run */
+  int64_t rows;            /* rows written to the table */
+  int64_t late_rows;       /* late rows seen (kept, dropped or routed) */
+  int64_t dropped_rows;    /* late rows dropped */
+  int64_t routed_rows;     /* late rows routed to the late table */
+  int64_t rejected;        /* bad records sent to _errors/ */
+  int64_t bytes;           /* source bytes consumed */
+  int64_t last_version;    /* last table version committed, -1 none */
+  int64_t batch_rows;      /* this batch (BATCH events) */
+  int64_t lag_ms;          /* source lag: now - arrival (redis: entry id time) of the
+                              batch's last record; -1 unknown */
+  int64_t watermark_us;    /* INT64_MIN when none */
+  int64_t sequence;        /* last batch sequence committed for the app id */
+  int64_t elapsed_ms;      /* since the run started */
+  const char *app_id;      /* lent */
+  const char *position;    /* lent, human-readable position ("inode:offset", "ms-seq") */
+  const char *message;     /* lent, WARNING only */
+} inlet_ingest_progress;
+
+typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
+
+typedef struct inlet_ingest_options {
+  int version;                 /* INLET_INGEST_OPTIONS_VERSION */
+  const char *source;          /* "file:PATH", "stdin" or "redis://HOST:PORT/STREAM" */
+  inlet_text_format format;    /* NDJSON (default) or CSV (file and stdin sources) */
+  int64_t max_rows;            /* default 1,000,000 */
+  int64_t max_bytes;           /* source bytes per batch; default 64 MiB */
+  int64_t max_latency_ms;      /* default 2000 */
+  bool once;                   /* process what is available now, then return */
+  bool follow;                 /* file: keep reading as the file grows / rotates */
+  const char *app_id;          /* default: derived from the source identity */
+  bool strict;                 /* unknown fields are bad records */
+  const char *event_time_column; /* NULL: no watermark */
+  int64_t allowed_lateness_us;
+  inlet_late_policy late_policy;
+  const char *late_table;      /* path of the table for INLET_LATE_ROUTE */
+  inlet_compression compression; /* data files; default SNAPPY */
+  inlet_ingest_progress_fn on_progress; /* may be NULL */
+  void *ctx;
+  volatile sig_atomic_t *stop; /* when set non-zero: finish the current batch, return 0 */
+  int64_t idle_event_ms;       /* IDLE event period; default 1000 */
+  int64_t poll_ms;             /* file follow poll period; default 100 */
+} inlet_ingest_options;
+
+#define INLET_INGEST_OPTIONS_VERSION 1
+#define INLET_INGEST_OPTIONS_INIT                                                          \
+  {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
+   false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0}
+
+/**
+ * Runs an ingester on @p table until the source ends (file without follow,
+ * stdin at EOF), @p once has drained what was available, or *stop is set.
+ * @p out (may be NULL) receives the final counters.
+ * @return 0, INLET_EINVAL (bad options or source), INLET_EUNSUPPORTED (a
+ *         table with delta.setTransactionRetentionDuration, an unsupported
+ *         event-time type or generation expression), INLET_ENOTFOUND (source
+ *         file or table missing), INLET_ECONFLICT (stdin: the batch was
+ *         committed by another process with the same app id), INLET_EIO,
+ *         INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT.
+ */
+INLET_API int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
+                               const inlet_ingest_options *options, inlet_error *err);
+
+/**
+ * The default application id of @p source ("inlet-ingest:" + canonical source:
+ * absolute file path, redis URL, "stdin") into @p out (NUL-terminated,
+ * truncated to @p cap). Returns the length needed, or INLET_EINVAL.
+ */
+INLET_API int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source);
+
+/**
+ * Parses a duration: an integer with unit us, ms, s, m, h or d ("90s",
+ * "5m", "250ms"); a bare number means seconds. @return 0, INLET_EINVAL.
+ */
+INLET_API int inlet_duration_parse(int64_t *out_us, const char *text, inlet_error *err);
+
+/** Event time of row @p row of @p array (timestamp any unit, or date) in
+ * microseconds; false for null or another type. */
+INLET_API bool inlet_event_time_us(const inlet_array *array, const inlet_field *field,
+                                   int64_t row, int64_t *out_us);
+
+/**
+ * The watermark-gated split for scans: sets bit i of @p selection (a bitmap of
+ * batch->num_rows bits, caller-allocated, (num_rows + 7) / 8 bytes) when row i
+ * of column @p column is on time (event time >= @p watermark_us) if @p late is
+ * false, or late (event time < watermark) if @p late is true. Rows with a null
+ * event time count as on time. Returns the number of rows selected, or
+ * INLET_ENOTFOUND / INLET_EINVAL (no such column, not a timestamp or date).
+ */
+INLET_API int64_t inlet_watermark_split(uint8_t *selection, const inlet_batch *batch,
+                                        const char *column, int64_t watermark_us, bool late,
+                                        inlet_error *err);
+
+/** Name of the table property naming the boolean late-flag column. */
+#define INLET_LATE_FLAG_PROPERTY "inlet.ingest.lateFlagColumn"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INLET_INGEST_H */

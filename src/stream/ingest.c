@@ -1,0 +1,903 @@
+/*
+ * The micro-batch ingester (include/inlet/ingest.h): source records →
+ * converted rows (text.h) → table writer chunks → one commit per batch
+ * carrying the batch sequence, source position and watermark as txn actions
+ * (Delta PROTOCOL.md "Transaction Identifiers") and the batch's metrics in
+ * commitInfo.operationMetrics ("Commit Provenance Information").
+ *
+ * Order of effects for one batch, chosen so that a crash anywhere is
+ * harmless: data files written and fsynced (orphans if we die), late rows
+ * committed to the route table under APP#late, dead letters renamed into
+ * place under the batch's position range, then the one commit that makes the
+ * batch and its position visible together. A restart reads the position back
+ * and replays from there; replays rewrite dead-letter files of the same name
+ * and the route table's txn refuses a second copy.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "batch/text_int.h"
+#include "delta/delta_table_int.h"
+#include "stream/stream.h"
+#include "util/util.h"
+
+#define CHUNK_ROWS 65536
+#define CHUNK_BYTES ((int64_t)32 << 20)
+
+enum { GEN_DATE = 1, GEN_DAY_STRING, GEN_HOUR_STRING, GEN_HOUR_TS };
+
+typedef struct gen_col {
+  int32_t col, src;
+  int kind;
+} gen_col;
+
+typedef struct ingester {
+  inlet_table *table; /* borrowed */
+  inlet_ingest_options o;
+  char app[400];
+  char n_pos[STREAM_POS_PARTS][420];
+  char n_wm[420], n_late[420];
+  const char *xnames[4];
+  int64_t xver[4];
+  char metrics[1024];
+
+  stream_source *src; /* owned */
+  inlet_schema schema; /* owned: table schema, flag/generated columns made nullable */
+  inlet_text_reader *reader; /* owned */
+  inlet_text_reader_options ropt;
+  char *header; /* owned copy of the CSV header the reader maps */
+  inlet_batch chunk;
+  bool *late; /* owned, per chunk row */
+  int64_t late_cap;
+  int32_t et_col, flag_col;
+  gen_col gens[8];
+  int n_gens;
+  stream_watermark wm;
+  int64_t wm_committed;
+
+  /* current batch */
+  inlet_table_writer *w; /* owned */
+  stream_trigger trig;
+  stream_pos committed, last;
+  int64_t seq; /* last committed batch sequence */
+  int64_t b_rows, b_late, b_rejected, b_dropped, b_routed, b_bytes, b_records, b_time_ms;
+  bool abandoned;
+
+  /* dead letters */
+  char *dl_dir; /* owned: <table>/_errors/<app> */
+  char *dl_tmp; /* owned: open temp file path, NULL when none */
+  int dl_fd;
+
+  /* late table */
+  inlet_table *late_table; /* owned */
+  inlet_text_reader *late_reader;
+  inlet_batch late_chunk;
+  inlet_table_writer *lw;
+
+  inlet_ingest_progress prog;
+  char posbuf[96];
+  int64_t t0;
+} ingester;
+
+static void emit(ingester *g, inlet_ingest_event ev, const char *msg) {
+  g->prog.event = ev;
+  g->prog.message = msg;
+  g->prog.elapsed_ms = stream_now_ms() - g->t0;
+  g->prog.watermark_us = g->wm.value;
+  g->prog.sequence = g->seq;
+  stream_pos_format(g->posbuf, sizeof g->posbuf, g->src ? g->src->kind : STREAM_FILE,
+                    &g->committed);
+  g->prog.position = g->posbuf;
+  g->prog.app_id = g->app;
+  if (g->o.on_progress) g->o.on_progress(g->o.ctx, &g->prog);
+}
+
+/* ---- state in the table ---------------------------------------------------- */
+
+static int load_state(ingester *g, inlet_error *err) {
+  inlet_snapshot *s = NULL;
+  TRY(inlet_table_snapshot(&s, g->table, err));
+  int64_t seq = inlet_snapshot_txn_version(s, g->app);
+  g->seq = seq < 0 ? 0 : seq;
+  memset(&g->committed, 0, sizeof g->committed);
+  if (inlet_snapshot_txn_version(s, g->n_pos[1]) >= 0) {
+    g->committed.valid = true;
+    for (int i = 0; i < STREAM_POS_PARTS; i++) {
+      int64_t v = inlet_snapshot_txn_version(s, g->n_pos[i]);
+      g->committed.p[i] = v < 0 ? 0 : v;
+    }
+  }
+  int64_t wm = inlet_snapshot_txn_version(s, g->n_wm);
+  g->wm_committed = wm < 0 ? INT64_MIN : wm;
+  g->prog.last_version = g->prog.last_version < 0 ? inlet_snapshot_version(s) : g->prog.last_version;
+  inlet_snapshot_free(s);
+  stream_watermark_init(&g->wm, g->o.allowed_lateness_us, g->wm_committed);
+  g->last = g->committed;
+  return 0;
+}
+
+static int reposition(ingester *g, inlet_error *err) {
+  inlet_buf warn = INLET_BUF_INIT;
+  int rc = g->src->ops->seek(g->src, &g->committed, &warn, err);
+  if (rc == 0 && warn.len) {
+    inlet_buf_terminate(&warn);
+    emit(g, INLET_INGEST_WARNING, (const char *)warn.data);
+  }
+  inlet_buf_reset(&warn);
+  return rc;
+}
+
+/* ---- schema-derived setup --------------------------------------------------- */
+
+static bool ieq_prefix(const char **p, const char *lit) {
+  size_t n = strlen(lit);
+  if (strncasecmp(*p, lit, n) != 0) return false;
+  *p += n;
+  return true;
+}
+
+/* Parses the generation expressions we compute; 0 when unsupported. */
+static int gen_kind(const char *expr, char *col, size_t cap) {
+  char e[512];
+  size_t n = 0;
+  bool q = false;
+  for (const char *p = expr; *p && n + 1 < sizeof e; p++) {
+    if (*p == '\'' || *p == '`') q = !q;
+    if (!q && (*p == ' ' || *p == '\t')) continue;
+    e[n++] = *p;
+  }
+  e[n] = '\0';
+  const char *p = e;
+  int kind = 0;
+  const char *close = NULL;
+  if (ieq_prefix(&p, "cast(")) {
+    close = strstr(p, "AS");
+    if (!close) close = strstr(p, "as");
+    if (!close || strcasecmp(close, "asdate)") != 0) return 0;
+    kind = GEN_DATE;
+  } else if (ieq_prefix(&p, "to_date(")) {
+    close = strchr(p, ')');
+    if (!close || close[1]) return 0;
+    kind = GEN_DATE;
+  } else if (ieq_prefix(&p, "date_format(")) {
+    close = strchr(p, ',');
+    if (!close) return 0;
+    if (strcmp(close, ",'yyyy-MM-dd')") == 0) kind = GEN_DAY_STRING;
+    else if (strcmp(close, ",'yyyy-MM-dd-HH')") == 0) kind = GEN_HOUR_STRING;
+    else return 0;
+  } else if (ieq_prefix(&p, "date_trunc('hour',")) {
+    close = strchr(p, ')');
+    if (!close || close[1]) return 0;
+    kind = GEN_HOUR_TS;
+  } else {
+    return 0;
+  }
+  size_t cl = (size_t)(close - p);
+  if (cl >= 2 && p[0] == '`' && p[cl - 1] == '`') p++, cl -= 2;
+  if (cl == 0 || cl >= cap) return 0;
+  memcpy(col, p, cl);
+  col[cl] = '\0';
+  return kind;
+}
+
+static int setup_generated(ingester *g, const inlet_snapshot *s, inlet_error *err) {
+  const char *ss = s->snap.metadata.schema_string;
+  if (!ss) return 0;
+  json_t *root = json_loads(ss, 0, NULL);
+  json_t *fields = root ? json_object_get(root, "fields") : NULL;
+  size_t i;
+  json_t *f;
+  int rc = 0;
+  json_array_foreach(fields, i, f) {
+    json_t *md = json_object_get(f, "metadata");
+    const char *expr = json_string_value(json_object_get(md, "delta.generationExpression"));
+    const char *name = json_string_value(json_object_get(f, "name"));
+    if (!expr || !name) continue;
+    char col[256];
+    int kind = gen_kind(expr, col, sizeof col);
+    int ci = inlet_schema_find(&g->schema, name), si = kind ? inlet_schema_find(&g->schema, col) : -1;
+    if (!kind || ci < 0 || si < 0 || g->n_gens == (int)(sizeof g->gens / sizeof g->gens[0])) {
+      rc = inlet_fail(err, INLET_EUNSUPPORTED, "generated column \"%s\": expression \"%s\" is "
+                      "not one ingest computes (CAST(c AS DATE), to_date(c), date_format(c, "
+                      "'yyyy-MM-dd[-HH]'), date_trunc('HOUR', c))", name, expr);
+      break;
+    }
+    inlet_type_id t = g->schema.fields[ci].type.id;
+    bool ok = (kind == GEN_DATE && t == INLET_TYPE_DATE) ||
+              ((kind == GEN_DAY_STRING || kind == GEN_HOUR_STRING) && t == INLET_TYPE_STRING) ||
+              (kind == GEN_HOUR_TS && t == INLET_TYPE_TIMESTAMP);
+    inlet_type_id st = g->schema.fields[si].type.id;
+    if (!ok || (st != INLET_TYPE_TIMESTAMP && st != INLET_TYPE_DATE)) {
+      rc = inlet_fail(err, INLET_EUNSUPPORTED, "generated column \"%s\": type does not fit "
+                      "\"%s\"", name, expr);
+      break;
+    }
+    g->gens[g->n_gens++] = (gen_col){ci, si, kind};
+    g->schema.fields[ci].nullable = true;
+  }
+  json_decref(root);
+  return rc;
+}
+
+static int setup_schema(ingester *g, inlet_error *err) {
+  inlet_snapshot *s = NULL;
+  TRY(inlet_table_snapshot(&s, g->table, err));
+  int rc = 0;
+  const char *ret = inlet_snapshot_property(s, "delta.setTransactionRetentionDuration");
+  if (ret) {
+    rc = inlet_fail(err, INLET_EUNSUPPORTED, "table sets delta.setTransactionRetentionDuration "
+                    "(%s): checkpoints could expire the stream positions kept in txn actions; "
+                    "unset it to ingest exactly once", ret);
+    goto done;
+  }
+  if (inlet_snapshot_schema(s)->n_fields == 0) {
+    rc = inlet_fail(err, INLET_EUNSUPPORTED, "table has no schema");
+    goto done;
+  }
+  if ((rc = inlet_schema_copy(&g->schema, inlet_snapshot_schema(s), err)) < 0) goto done;
+  g->et_col = g->flag_col = -1;
+  if (g->o.event_time_column) {
+    g->et_col = inlet_schema_find(&g->schema, g->o.event_time_column);
+    if (g->et_col < 0) {
+      rc = inlet_fail(err, INLET_EINVAL, "event-time column \"%s\" is not in the table",
+                      g->o.event_time_column);
+      goto done;
+    }
+    inlet_type_id t = g->schema.fields[g->et_col].type.id;
+    if (t != INLET_TYPE_TIMESTAMP && t != INLET_TYPE_DATE) {
+      rc = inlet_fail(err, INLET_EUNSUPPORTED, "event-time column \"%s\" must be a timestamp or "
+                      "date", g->o.event_time_column);
+      goto done;
+    }
+  }
+  const char *flag = inlet_snapshot_property(s, INLET_LATE_FLAG_PROPERTY);
+  if (flag) {
+    g->flag_col = inlet_schema_find(&g->schema, flag);
+    if (g->flag_col < 0 || g->schema.fields[g->flag_col].type.id != INLET_TYPE_BOOL) {
+      rc = inlet_fail(err, INLET_EINVAL, "table property %s names \"%s\", which is not a "
+                      "boolean column", INLET_LATE_FLAG_PROPERTY, flag);
+      goto done;
+    }
+    g->schema.fields[g->flag_col].nullable = true;
+  }
+  rc = setup_generated(g, s, err);
+done:
+  inlet_snapshot_free(s);
+  return rc;
+}
+
+static int new_reader(ingester *g, const char *header, size_t len, inlet_error *err) {
+  inlet_text_reader_free(g->reader);
+  g->reader = NULL;
+  if (!header) return inlet_text_reader_open_memory(&g->reader, "", 0, &g->schema, &g->ropt, err);
+  inlet_free(g->header);
+  g->header = inlet_malloc(len + 2);
+  if (!g->header) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  memcpy(g->header, header, len);
+  g->header[len] = '\n';
+  g->header[len + 1] = '\0';
+  TRY(inlet_text_reader_open_memory(&g->reader, g->header, len + 1, &g->schema, &g->ropt, err));
+  inlet_batch tmp;
+  memset(&tmp, 0, sizeof tmp);
+  int rc = inlet_text_reader_next(g->reader, &tmp, err);
+  inlet_batch_reset(&tmp);
+  return rc;
+}
+
+/* ---- dead letters --------------------------------------------------------------- */
+
+static bool utf8_ok(const unsigned char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    unsigned c = s[i];
+    size_t k = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 9;
+    if (k == 9 || i + k >= n + (k ? 0 : 1)) {
+      if (k == 9 || i + k >= n) return false;
+    }
+    for (size_t j = 1; j <= k; j++)
+      if ((s[i + j] & 0xC0) != 0x80) return false;
+    i += k + 1;
+  }
+  return true;
+}
+
+static void json_escape(inlet_buf *b, const char *s, size_t n) {
+  inlet_buf_push(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      inlet_buf_push(b, '\\');
+      inlet_buf_push(b, c);
+    } else if (c < 0x20 || c == 0x7f) {
+      inlet_buf_appendf(b, "\\u%04x", c);
+    } else {
+      inlet_buf_push(b, c);
+    }
+  }
+  inlet_buf_push(b, '"');
+}
+
+static int mkdirs(const char *path, inlet_error *err) {
+  char tmp[PATH_MAX];
+  FAIL_IF(strlen(path) >= sizeof tmp, err, INLET_ELIMIT, "path too long: %s", path);
+  strcpy(tmp, path);
+  for (char *p = tmp + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+      return inlet_fail(err, INLET_EIO, "cannot create %s: %s", tmp, strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
+    return inlet_fail(err, INLET_EIO, "cannot create %s: %s", tmp, strerror(errno));
+  return 0;
+}
+
+static int dead_letter(ingester *g, const stream_record *rec, const char *reason,
+                       inlet_error *err) {
+  if (!g->dl_tmp) {
+    TRY(mkdirs(g->dl_dir, err));
+    size_t n = strlen(g->dl_dir) + 64;
+    g->dl_tmp = inlet_malloc(n);
+    if (!g->dl_tmp) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    snprintf(g->dl_tmp, n, "%s/.tmp-%ld-%016llx.ndjson", g->dl_dir, (long)getpid(),
+             (unsigned long long)delta_random_u64());
+    g->dl_fd = open(g->dl_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (g->dl_fd < 0) {
+      int rc = inlet_fail(err, INLET_EIO, "cannot create %s: %s", g->dl_tmp, strerror(errno));
+      inlet_free(g->dl_tmp);
+      g->dl_tmp = NULL;
+      return rc;
+    }
+  }
+  inlet_buf b = INLET_BUF_INIT;
+  char pos[96];
+  stream_pos_format(pos, sizeof pos, g->src->kind, &rec->pos);
+  inlet_buf_puts(&b, "{\"position\":");
+  json_escape(&b, pos, strlen(pos));
+  if (rec->offset >= 0) inlet_buf_appendf(&b, ",\"offset\":%lld", (long long)rec->offset);
+  inlet_buf_puts(&b, ",\"source\":");
+  json_escape(&b, g->o.source, strlen(g->o.source));
+  inlet_buf_puts(&b, ",\"reason\":");
+  json_escape(&b, reason, strlen(reason));
+  if (rec->oversize) inlet_buf_puts(&b, ",\"truncated\":true");
+  if (utf8_ok((const unsigned char *)rec->data, rec->len)) {
+    inlet_buf_puts(&b, ",\"record\":");
+    json_escape(&b, rec->data, rec->len);
+  } else {
+    inlet_buf_puts(&b, ",\"record_hex\":\"");
+    for (size_t i = 0; i < rec->len; i++)
+      inlet_buf_appendf(&b, "%02x", (unsigned)(unsigned char)rec->data[i]);
+    inlet_buf_push(&b, '"');
+  }
+  inlet_buf_puts(&b, "}\n");
+  int rc = inlet_buf_status(&b) ? inlet_fail(err, INLET_ENOMEM, "out of memory") : 0;
+  for (size_t off = 0; rc == 0 && off < b.len;) {
+    ssize_t w = write(g->dl_fd, b.data + off, b.len - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) rc = inlet_fail(err, INLET_EIO, "cannot write %s: %s", g->dl_tmp, strerror(errno));
+    else off += (size_t)w;
+  }
+  inlet_buf_reset(&b);
+  return rc;
+}
+
+static void dl_discard(ingester *g) {
+  if (!g->dl_tmp) return;
+  close(g->dl_fd);
+  unlink(g->dl_tmp);
+  inlet_free(g->dl_tmp);
+  g->dl_tmp = NULL;
+}
+
+/* Removes files in dl_dir starting with @p prefix (all temp files when
+ * @p prefix is ".tmp-"). */
+static void dl_remove_prefix(ingester *g, const char *prefix) {
+  DIR *d = opendir(g->dl_dir);
+  if (!d) return;
+  struct dirent *de;
+  size_t pl = strlen(prefix);
+  while ((de = readdir(d)) != NULL) {
+    if (strncmp(de->d_name, prefix, pl) != 0) continue;
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s/%s", g->dl_dir, de->d_name) < (int)sizeof p) unlink(p);
+  }
+  closedir(d);
+}
+
+static int dl_publish(ingester *g, inlet_error *err) {
+  if (!g->dl_tmp) return 0;
+  char from[96], to[96], name[PATH_MAX];
+  stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
+  stream_pos_format(to, sizeof to, g->src->kind, &g->last);
+  int rc = 0;
+  if (fsync(g->dl_fd) < 0) rc = inlet_fail(err, INLET_EIO, "cannot sync %s: %s", g->dl_tmp,
+                                           strerror(errno));
+  close(g->dl_fd);
+  if (rc == 0) {
+    char prefix[100];
+    snprintf(prefix, sizeof prefix, "%s_", from);
+    dl_remove_prefix(g, prefix);
+    snprintf(name, sizeof name, "%s/%s_%s.ndjson", g->dl_dir, from, to);
+    if (rename(g->dl_tmp, name) < 0)
+      rc = inlet_fail(err, INLET_EIO, "cannot rename %s: %s", g->dl_tmp, strerror(errno));
+    int dfd = open(g->dl_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      (void)fsync(dfd);
+      close(dfd);
+    }
+  }
+  if (rc < 0) unlink(g->dl_tmp);
+  inlet_free(g->dl_tmp);
+  g->dl_tmp = NULL;
+  return rc;
+}
+
+/* ---- rows -------------------------------------------------------------------------- */
+
+static int fill_derived(ingester *g, inlet_batch *b, inlet_error *err) {
+  if (g->flag_col >= 0) {
+    inlet_array *a = &b->columns[g->flag_col];
+    inlet_array_clear(a);
+    for (int64_t r = 0; r < b->num_rows; r++) TRY(inlet_array_append_bool(a, g->late[r], err));
+  }
+  for (int i = 0; i < g->n_gens; i++) {
+    const gen_col *gc = &g->gens[i];
+    inlet_array *a = &b->columns[gc->col];
+    const inlet_field *f = &b->schema.fields[gc->col];
+    inlet_array_clear(a);
+    for (int64_t r = 0; r < b->num_rows; r++) {
+      int64_t us;
+      if (!inlet_event_time_us(&b->columns[gc->src], &b->schema.fields[gc->src], r, &us)) {
+        TRY(inlet_array_append_null(a, f, err));
+        continue;
+      }
+      int64_t day = us >= 0 ? us / 86400000000LL : -((-us - 1) / 86400000000LL) - 1;
+      int64_t hour_us = us >= 0 ? us / 3600000000LL * 3600000000LL
+                                : (-((-us - 1) / 3600000000LL) - 1) * 3600000000LL;
+      if (gc->kind == GEN_DATE) {
+        TRY(inlet_array_append_int(a, f, day, err));
+      } else if (gc->kind == GEN_HOUR_TS) {
+        int64_t v = hour_us;
+        if (f->type.unit == INLET_UNIT_MILLI) v /= 1000;
+        else if (f->type.unit == INLET_UNIT_SECOND) v /= 1000000;
+        else if (f->type.unit == INLET_UNIT_NANO) v *= 1000;
+        TRY(inlet_array_append_int(a, f, v, err));
+      } else {
+        char ts[40], out[24];
+        delta_format_micros(ts, hour_us, 0);
+        /* "YYYY-MM-DDTHH:..." → "YYYY-MM-DD" or "YYYY-MM-DD-HH" */
+        size_t dl = strcspn(ts, "T");
+        snprintf(out, sizeof out, "%.*s", (int)dl, ts);
+        if (gc->kind == GEN_HOUR_STRING) snprintf(out + dl, sizeof out - dl, "-%.2s", ts + dl + 1);
+        TRY(inlet_array_append_bytes(a, f, out, strlen(out), err));
+      }
+    }
+  }
+  return 0;
+}
+
+static void set_metrics_and_txns(ingester *g);
+static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err);
+
+static int open_writer(ingester *g, inlet_error *err) {
+  if (g->w) return 0;
+  inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+  ao.app_id = g->app;
+  ao.app_version = g->seq + 1;
+  ao.app_version_must_increase = true;
+  ao.operation = "STREAMING UPDATE";
+  ao.compression = g->o.compression;
+  ao.extra_txn_app_ids = g->xnames;
+  ao.extra_txn_versions = g->xver;
+  ao.extra_metrics_json = g->metrics;
+  /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
+  ao.n_extra_txns = g->o.event_time_column ? 4 : 3;
+  return inlet_table_writer_open(&g->w, g->table, &ao, err);
+}
+
+static int flush_chunk(ingester *g, inlet_error *err) {
+  if (g->chunk.num_rows == 0) return 0;
+  TRY(fill_derived(g, &g->chunk, err));
+  TRY(open_writer(g, err));
+  TRY(inlet_table_writer_write(g->w, &g->chunk, err));
+  inlet_batch_clear(&g->chunk);
+  return 0;
+}
+
+static int route_late(ingester *g, const stream_record *rec, inlet_error *err) {
+  if (!g->late_chunk.columns)
+    TRY(inlet_batch_init(&g->late_chunk, inlet_text_reader_schema(g->late_reader), err));
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = inlet_text_reader_append(g->late_reader, &g->late_chunk, rec->data, rec->len, &e);
+  if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
+    char why[600];
+    snprintf(why, sizeof why, "late row rejected by the late table: %s", inlet_errmsg(&e));
+    g->b_rejected++;
+    return dead_letter(g, rec, why, err);
+  }
+  if (rc < 0) {
+    if (err) *err = e;
+    return rc;
+  }
+  g->b_routed++;
+  if (g->late_chunk.num_rows >= CHUNK_ROWS) {
+    if (!g->lw) {
+      inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+      ao.app_id = g->n_late;
+      ao.app_version = g->seq + 1;
+      ao.app_version_must_increase = true;
+      ao.operation = "STREAMING UPDATE";
+      rc = inlet_table_writer_open(&g->lw, g->late_table, &ao, err);
+      if (rc < 0) return rc;
+    }
+    TRY(inlet_table_writer_write(g->lw, &g->late_chunk, err));
+    inlet_batch_clear(&g->late_chunk);
+  }
+  return 0;
+}
+
+static int process(ingester *g, const stream_record *rec, inlet_error *err) {
+  if (rec->header) {
+    if (g->o.format == INLET_TEXT_CSV) return new_reader(g, rec->data, rec->len, err);
+    return 0;
+  }
+  g->b_records++;
+  g->b_bytes += rec->bytes;
+  if (rec->time_ms >= 0) g->b_time_ms = rec->time_ms;
+  if (rec->oversize) {
+    char why[96];
+    snprintf(why, sizeof why, "record exceeds the %lld-byte limit",
+             (long long)g->ropt.max_record_bytes);
+    g->b_rejected++;
+    stream_trigger_add(&g->trig, 0, rec->bytes, stream_now_ms());
+    return dead_letter(g, rec, why, err);
+  }
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
+  if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
+    g->b_rejected++;
+    stream_trigger_add(&g->trig, 0, rec->bytes, stream_now_ms());
+    return dead_letter(g, rec, inlet_errmsg(&e), err);
+  }
+  if (rc < 0) {
+    if (err) *err = e;
+    return rc;
+  }
+  int64_t row = g->chunk.num_rows - 1;
+  bool late = false;
+  int64_t et;
+  if (g->et_col >= 0 &&
+      inlet_event_time_us(&g->chunk.columns[g->et_col], &g->chunk.schema.fields[g->et_col], row,
+                          &et))
+    late = stream_watermark_observe(&g->wm, et);
+  if (late) {
+    g->b_late++;
+    if (g->o.late_policy != INLET_LATE_KEEP) {
+      for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
+        text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
+      g->chunk.num_rows = row;
+      stream_trigger_add(&g->trig, 0, rec->bytes, stream_now_ms());
+      if (g->o.late_policy == INLET_LATE_DROP) {
+        g->b_dropped++;
+        return 0;
+      }
+      return route_late(g, rec, err);
+    }
+  }
+  if (row >= g->late_cap) {
+    int64_t nc = g->late_cap ? g->late_cap * 2 : 1024;
+    bool *nl = inlet_realloc(g->late, (size_t)nc * sizeof *nl);
+    if (!nl) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    g->late = nl;
+    g->late_cap = nc;
+  }
+  g->late[row] = late;
+  g->b_rows++;
+  stream_trigger_add(&g->trig, 1, rec->bytes, stream_now_ms());
+  if (g->chunk.num_rows >= CHUNK_ROWS ||
+      ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
+    rc = flush_chunk(g, &e);
+    if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+    if (rc < 0 && err) *err = e;
+    return rc;
+  }
+  return 0;
+}
+
+/* ---- batches ------------------------------------------------------------------------ */
+
+static void reset_batch(ingester *g) {
+  stream_trigger_reset(&g->trig);
+  g->b_rows = g->b_late = g->b_rejected = g->b_dropped = g->b_routed = g->b_bytes = 0;
+  g->b_records = 0;
+  g->b_time_ms = -1;
+  g->abandoned = false;
+  g->last = g->committed;
+}
+
+static void abandon(ingester *g) {
+  inlet_table_writer_free(g->w);
+  g->w = NULL;
+  inlet_table_writer_free(g->lw);
+  g->lw = NULL;
+  if (g->chunk.columns) inlet_batch_clear(&g->chunk);
+  if (g->late_chunk.columns) inlet_batch_clear(&g->late_chunk);
+  dl_discard(g);
+}
+
+static void set_metrics_and_txns(ingester *g) {
+  for (int i = 0; i < STREAM_POS_PARTS; i++) {
+    g->xnames[i] = g->n_pos[i];
+    g->xver[i] = g->last.valid ? g->last.p[i] : 0;
+  }
+  g->xnames[3] = g->n_wm;
+  g->xver[3] = g->wm.value == INT64_MIN ? -1 : g->wm.value;
+  char wm[48] = "";
+  if (g->wm.value != INT64_MIN) {
+    delta_format_micros(wm, g->wm.value, 6);
+    strcat(wm, "Z");
+  }
+  char pos[96];
+  stream_pos_format(pos, sizeof pos, g->src->kind, &g->last);
+  int64_t lag = g->b_time_ms >= 0 ? stream_wall_ms() - g->b_time_ms : -1;
+  int n = snprintf(g->metrics, sizeof g->metrics,
+                   "{\"numSourceRecords\":\"%lld\",\"numLateRows\":\"%lld\","
+                   "\"numRejectedRows\":\"%lld\",\"numDroppedLateRows\":\"%lld\","
+                   "\"numRoutedLateRows\":\"%lld\",\"numSourceBytes\":\"%lld\","
+                   "\"sourceLagMs\":\"%lld\",\"batchSequence\":\"%lld\","
+                   "\"sourcePosition\":\"%s\",\"watermark\":\"%s\"}",
+                   (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
+                   (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
+                   (long long)lag, (long long)(g->seq + 1), pos, wm);
+  (void)n;
+  g->prog.lag_ms = lag;
+}
+
+/* A concurrent commit recorded our app id, or the table changed under us:
+ * drop the batch, read the position back and replay from there. */
+static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
+  abandon(g);
+  if (!g->src->can_seek)
+    return inlet_fail(err, INLET_ECONFLICT, "%s (stdin cannot be replayed; stopping)",
+                      inlet_errmsg(why));
+  char msg[INLET_ERROR_MESSAGE_SIZE + 64];
+  snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
+           inlet_errmsg(why));
+  TRY(load_state(g, err));
+  TRY(reposition(g, err));
+  emit(g, INLET_INGEST_WARNING, msg);
+  g->abandoned = true;
+  return 0;
+}
+
+static int commit_batch(ingester *g, inlet_error *err) {
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = flush_chunk(g, &e);
+  if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+  if (rc < 0) goto fail;
+  if (g->b_records == 0) return 0; /* nothing to commit (only blank lines or a header) */
+  if ((rc = g->src->ops->finish_pos(g->src, &g->last, &e)) < 0) goto fail;
+  if (g->late_chunk.num_rows > 0 || g->lw) {
+    if (!g->lw) {
+      inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+      ao.app_id = g->n_late;
+      ao.app_version = g->seq + 1;
+      ao.app_version_must_increase = true;
+      ao.operation = "STREAMING UPDATE";
+      rc = inlet_table_writer_open(&g->lw, g->late_table, &ao, &e);
+    }
+    if (rc == 0 && g->late_chunk.num_rows > 0) rc = inlet_table_writer_write(g->lw, &g->late_chunk, &e);
+    if (rc == 0) rc = inlet_table_writer_commit(g->lw, NULL, &e);
+    /* ECONFLICT: an earlier attempt already routed this batch. */
+    if (rc < 0 && rc != INLET_ECONFLICT) goto fail;
+    rc = 0;
+    inlet_table_writer_free(g->lw);
+    g->lw = NULL;
+    if (g->late_chunk.columns) inlet_batch_clear(&g->late_chunk);
+  }
+  if ((rc = open_writer(g, &e)) < 0) {
+    if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+    goto fail;
+  }
+  if ((rc = dl_publish(g, &e)) < 0) goto fail;
+  set_metrics_and_txns(g);
+  int64_t version = -1;
+  rc = inlet_table_writer_commit(g->w, &version, &e);
+  if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+  if (rc < 0) goto fail;
+  inlet_table_writer_free(g->w);
+  g->w = NULL;
+  g->seq++;
+  g->committed = g->last;
+  g->wm_committed = g->wm.value;
+  g->prog.batches++;
+  g->prog.rows += g->b_rows;
+  g->prog.late_rows += g->b_late;
+  g->prog.dropped_rows += g->b_dropped;
+  g->prog.routed_rows += g->b_routed;
+  g->prog.rejected += g->b_rejected;
+  g->prog.batch_rows = g->b_rows;
+  g->prog.last_version = version;
+  emit(g, INLET_INGEST_BATCH, NULL);
+  return 0;
+fail:
+  if (err) *err = e;
+  abandon(g);
+  return rc;
+}
+
+/* ---- run ---------------------------------------------------------------------------- */
+
+int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
+  if (!source || !*source) return INLET_EINVAL;
+  if (strncmp(source, "file:", 5) == 0) {
+    char *abs = realpath(source + 5, NULL);
+    int n = snprintf(out, cap, "inlet-ingest:file:%s", abs ? abs : source + 5);
+    free(abs);
+    return n;
+  }
+  if (strcmp(source, "-") == 0) source = "stdin";
+  return snprintf(out, cap, "inlet-ingest:%s", source);
+}
+
+static void ingester_free(ingester *g) {
+  abandon(g);
+  if (g->src) g->src->ops->free(g->src);
+  inlet_text_reader_free(g->reader);
+  inlet_text_reader_free(g->late_reader);
+  inlet_batch_reset(&g->chunk);
+  inlet_batch_reset(&g->late_chunk);
+  inlet_schema_reset(&g->schema);
+  inlet_free(g->header);
+  inlet_free(g->late);
+  inlet_free(g->dl_dir);
+  inlet_table_free(g->late_table);
+}
+
+static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *options,
+                 inlet_error *err) {
+  inlet_ingest_options dflt = INLET_INGEST_OPTIONS_INIT;
+  g->o = options ? *options : dflt;
+  FAIL_IF(g->o.version != INLET_INGEST_OPTIONS_VERSION, err, INLET_EINVAL,
+          "ingest: unknown options version %d", g->o.version);
+  FAIL_IF(!g->o.source, err, INLET_EINVAL, "ingest: no source");
+  if (g->o.max_rows <= 0) g->o.max_rows = 1000000;
+  if (g->o.max_bytes <= 0) g->o.max_bytes = (int64_t)64 << 20;
+  if (g->o.max_latency_ms <= 0) g->o.max_latency_ms = 2000;
+  if (g->o.idle_event_ms <= 0) g->o.idle_event_ms = 1000;
+  if (g->o.poll_ms <= 0) g->o.poll_ms = 100;
+  FAIL_IF(g->o.late_policy == INLET_LATE_ROUTE && !g->o.late_table, err, INLET_EINVAL,
+          "late policy route needs a table");
+  FAIL_IF(g->o.late_policy != INLET_LATE_KEEP && !g->o.event_time_column, err, INLET_EINVAL,
+          "a late policy needs an event-time column");
+  g->table = table;
+  g->t0 = stream_now_ms();
+  g->dl_fd = -1;
+  g->prog.last_version = -1;
+  g->prog.lag_ms = -1;
+  g->wm.value = INT64_MIN;
+  if (g->o.app_id) {
+    FAIL_IF(!*g->o.app_id || strlen(g->o.app_id) >= sizeof g->app - 8, err, INLET_EINVAL,
+            "bad app id");
+    snprintf(g->app, sizeof g->app, "%s", g->o.app_id);
+  } else {
+    int64_t n = inlet_ingest_default_app_id(g->app, sizeof g->app, g->o.source);
+    FAIL_IF(n < 0 || n >= (int64_t)sizeof g->app, err, INLET_EINVAL,
+            "cannot derive an app id from source \"%s\" (give --app-id)", g->o.source);
+  }
+  for (int i = 0; i < STREAM_POS_PARTS; i++) {
+    char suf[8];
+    snprintf(suf, sizeof suf, "#p%d", i);
+    stream_txn_name(g->n_pos[i], sizeof g->n_pos[i], g->app, suf);
+  }
+  stream_txn_name(g->n_wm, sizeof g->n_wm, g->app, "#wm");
+  stream_txn_name(g->n_late, sizeof g->n_late, g->app, "#late");
+  /* Dead-letter directory: the app id made file-name safe. */
+  char safe[400];
+  size_t k = 0;
+  for (const char *p = g->app; *p && k + 1 < sizeof safe; p++)
+    safe[k++] = (isalnum((unsigned char)*p) || *p == '-' || *p == '.') ? *p : '_';
+  safe[k] = '\0';
+  size_t n = strlen(inlet_table_path(table)) + strlen(safe) + 32;
+  g->dl_dir = inlet_malloc(n);
+  if (!g->dl_dir) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  snprintf(g->dl_dir, n, "%s/_errors/%s", inlet_table_path(table), safe);
+
+  TRY(setup_schema(g, err));
+  inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
+  ro.format = g->o.format;
+  ro.strict = g->o.strict;
+  g->ropt = ro;
+  TRY(new_reader(g, NULL, 0, err));
+  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  if (g->o.late_policy == INLET_LATE_ROUTE) {
+    TRY(inlet_table_open(&g->late_table, g->o.late_table, err));
+    inlet_snapshot *ls = NULL;
+    TRY(inlet_table_snapshot(&ls, g->late_table, err));
+    int rc = inlet_text_reader_open_memory(&g->late_reader, "", 0, inlet_snapshot_schema(ls),
+                                           &g->ropt, err);
+    inlet_snapshot_free(ls);
+    TRY(rc);
+    FAIL_IF(g->o.format == INLET_TEXT_CSV, err, INLET_EUNSUPPORTED,
+            "routing late rows is supported for NDJSON sources");
+  }
+  stream_source_options so = {g->o.format, g->o.follow, g->o.once, ro.max_record_bytes,
+                              g->o.poll_ms};
+  TRY(stream_source_open(&g->src, g->o.source, &so, err));
+  TRY(load_state(g, err));
+  TRY(reposition(g, err));
+  dl_remove_prefix(g, ".tmp-");
+  g->trig.max_rows = g->o.max_rows;
+  g->trig.max_bytes = g->o.max_bytes;
+  g->trig.max_latency_ms = g->o.max_latency_ms;
+  return 0;
+}
+
+int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
+                     const inlet_ingest_options *options, inlet_error *err) {
+  ingester g;
+  memset(&g, 0, sizeof g);
+  int rc = setup(&g, table, options, err);
+  if (rc < 0) goto done;
+  emit(&g, INLET_INGEST_STARTED, NULL);
+  bool ended = false;
+  int64_t last_idle = stream_now_ms();
+  while (!ended) {
+    reset_batch(&g);
+    while (!(g.o.stop && *g.o.stop)) {
+      int64_t now = stream_now_ms();
+      if (stream_trigger_due(&g.trig, now)) break;
+      int64_t wait = g.trig.first_ms < 0 ? g.o.idle_event_ms : stream_trigger_wait_ms(&g.trig, now);
+      if (wait > 500) wait = 500;
+      stream_record rec;
+      rc = g.src->ops->next(g.src, &rec, wait, err);
+      if (rc < 0) goto done;
+      if (rc == STREAM_END) {
+        ended = true;
+        break;
+      }
+      if (rc == STREAM_NONE) {
+        now = stream_now_ms();
+        if (g.trig.first_ms < 0 && now - last_idle >= g.o.idle_event_ms) {
+          last_idle = now;
+          emit(&g, INLET_INGEST_IDLE, NULL);
+        }
+        continue;
+      }
+      g.prog.bytes += rec.bytes;
+      rc = process(&g, &rec, err);
+      if (rc < 0) goto done;
+      if (g.abandoned) break;
+      if (rec.pos.valid) g.last = rec.pos;
+    }
+    if (!g.abandoned) {
+      rc = commit_batch(&g, err);
+      if (rc < 0) goto done;
+    }
+    if (g.abandoned) {
+      ended = false;
+      continue;
+    }
+    if (g.o.stop && *g.o.stop) break;
+  }
+  emit(&g, INLET_INGEST_FINISHED, NULL);
+  rc = 0;
+done:
+  if (out) {
+    *out = g.prog;
+    out->app_id = NULL;
+    out->position = NULL;
+    out->message = NULL;
+  }
+  ingester_free(&g);
+  return rc;
+}
