@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "storage/posix_int.h"
 #include "storage/storage.h"
 #include "util/util.h"
 
@@ -339,8 +340,23 @@ static int px_create(inlet_storage *s, const char *path, inlet_wfile **out, inle
   return create_at(ps->root_fd, s->root, path, path, out, err);
 }
 
+static bool force_rename; /* test hook, see posix_int.h */
+void inlet_posix_test_force_rename(bool on) { force_rename = on; }
+
 static bool link_unsupported(int e) {
   return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK;
+}
+
+/* One attempt at publishing: link(2), or renameat2(RENAME_NOREPLACE) where
+ * hard links are unsupported. Returns 0 or an errno value; *renamed tells
+ * which call succeeded (a rename leaves no temporary to remove). */
+static int publish_once(int fd, const char *tmp_path, const char *final_path, bool *renamed) {
+  *renamed = false;
+  int e = force_rename ? EPERM : (linkat(fd, tmp_path, fd, final_path, 0) < 0 ? errno : 0);
+  if (e == 0 || !link_unsupported(e)) return e;
+  if (renameat2(fd, tmp_path, fd, final_path, RENAME_NOREPLACE) < 0) return errno;
+  *renamed = true;
+  return 0;
 }
 
 static int px_put_if_absent(inlet_storage *s, const char *tmp_path, const char *final_path,
@@ -349,48 +365,40 @@ static int px_put_if_absent(inlet_storage *s, const char *tmp_path, const char *
   TRY(inlet_path_check(tmp_path, err));
   TRY(inlet_path_check(final_path, err));
   int fd = ps->root_fd;
-  int rc = linkat(fd, tmp_path, fd, final_path, 0);
-  int e = rc < 0 ? errno : 0;
-  if (rc < 0 && e == ENOENT && faccessat(fd, tmp_path, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+  bool renamed;
+  int e = publish_once(fd, tmp_path, final_path, &renamed);
+  if (e == ENOENT && faccessat(fd, tmp_path, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
     /* The destination's directory is missing: create it and retry. */
     char *parent;
     TRY(parent_of(final_path, &parent, err));
     int mrc = mkdirs_at(fd, parent, s->root, err);
     inlet_free(parent);
     TRY(mrc);
-    rc = linkat(fd, tmp_path, fd, final_path, 0);
-    e = rc < 0 ? errno : 0;
+    e = publish_once(fd, tmp_path, final_path, &renamed);
   }
-  bool renamed = false;
-  if (rc < 0 && link_unsupported(e)) {
-    rc = renameat2(fd, tmp_path, fd, final_path, RENAME_NOREPLACE);
-    e = rc < 0 ? errno : 0;
-    if (rc < 0 && (e == EINVAL || e == ENOSYS))
-      return inlet_fail(err, INLET_EUNSUPPORTED,
-                        "put-if-absent %s/%s: the filesystem supports neither link(2) nor "
-                        "renameat2(RENAME_NOREPLACE)",
-                        s->root, final_path);
-    renamed = rc == 0;
-  }
-  if (rc < 0) {
-    if (e == EEXIST)
-      return inlet_fail(err, INLET_EEXISTS, "put-if-absent %s/%s: already exists", s->root,
-                        final_path);
-    return os_fail(err, e, "put-if-absent", s->root, final_path);
-  }
+  if (e == EINVAL || e == ENOSYS)
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "put-if-absent %s/%s: the filesystem supports neither link(2) nor "
+                      "renameat2(RENAME_NOREPLACE)",
+                      s->root, final_path);
+  if (e == EEXIST)
+    return inlet_fail(err, INLET_EEXISTS, "put-if-absent %s/%s: already exists", s->root,
+                      final_path);
+  if (e) return os_fail(err, e, "put-if-absent", s->root, final_path);
+  int rc;
   if (!renamed && unlinkat(fd, tmp_path, 0) < 0 && errno != ENOENT)
     return os_fail(err, errno, "remove temporary", s->root, tmp_path);
   char *parent;
   TRY(parent_of(final_path, &parent, err));
   rc = fsync_dir_at(fd, parent, s->root, err);
-  if (rc == 0) {
+  if (rc == 0 && renamed) {
+    /* A rename across directories also changed the temporary's directory;
+     * after link + unlink a lost unlink merely leaves a stray temporary. */
     char *tparent;
     if (parent_of(tmp_path, &tparent, err) < 0) {
       inlet_free(parent);
       return INLET_ENOMEM;
     }
-    /* The temporary's removal need not be durable, but a different
-     * directory costs one more fsync only when it differs. */
     if (strcmp(tparent, parent) != 0) rc = fsync_dir_at(fd, tparent, s->root, err);
     inlet_free(tparent);
   }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "storage/fault.h"
+#include "storage/posix_int.h"
 #include "storage/storage.h"
 
 static char root[4096];
@@ -184,6 +185,26 @@ static void test_storage__concurrent_publishers_one_wins(void **state) {
   assert_non_null(t);
   assert_memory_equal(t, "writer ", 7);
   free(t);
+  s->ops->free(s);
+}
+
+static void test_storage__put_if_absent_rename_fallback(void **state) {
+  (void)state;
+  inlet_storage *s = open_root();
+  write_file(s, "t1", "one");
+  write_file(s, "t2", "two");
+  inlet_posix_test_force_rename(true);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(s->ops->put_if_absent(s, "t1", "log/1.json", &err), 0);
+  assert_int_equal(s->ops->put_if_absent(s, "t2", "log/1.json", &err), INLET_EEXISTS);
+  inlet_posix_test_force_rename(false);
+  char *t = read_file(s, "log/1.json");
+  assert_string_equal(t, "one");
+  free(t);
+  inlet_dirent de;
+  assert_int_equal(s->ops->stat(s, "t1", &de, &err), INLET_ENOTFOUND);
+  assert_int_equal(s->ops->stat(s, "t2", &de, &err), 0);
+  free(de.name);
   s->ops->free(s);
 }
 
@@ -436,6 +457,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_storage__large_buffered_appends, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__put_if_absent_refuses_to_overwrite, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__concurrent_publishers_one_wins, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_storage__put_if_absent_rename_fallback, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__list_sorted_with_sizes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__remove_replace_stat_sync, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__open_missing_root_and_create, setup, teardown),
