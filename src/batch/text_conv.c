@@ -313,20 +313,31 @@ static bool digits_at(const char *s, size_t n, size_t at, int count, int *out) {
   return true;
 }
 
-/* YYYY-MM-DD at the start of s; returns the length consumed (10) or 0. */
+/* YYYY-MM-DD at the start of s, or an ISO 8601 expanded year (+YYYYY-MM-DD,
+ * -YYYY-MM-DD, up to 9 digits) as the exporter prints years outside
+ * 0000-9999. Returns the length consumed or 0. */
 static size_t parse_ymd(const char *s, size_t n, int64_t *days) {
-  int y, mo, d;
-  if (!digits_at(s, n, 0, 4, &y) || n < 10 || s[4] != '-' || !digits_at(s, n, 5, 2, &mo) ||
-      s[7] != '-' || !digits_at(s, n, 8, 2, &d))
+  int mo, d;
+  int64_t y = 0;
+  size_t i = 0;
+  bool neg = false;
+  if (n > 0 && (s[0] == '+' || s[0] == '-')) neg = s[i++] == '-';
+  size_t ys = i;
+  while (i < n && i - ys < 10 && s[i] >= '0' && s[i] <= '9') y = y * 10 + (s[i++] - '0');
+  if (i - ys < 4 || (ys == 0 && i != 4) || i - ys > 9) return 0;
+  if (i + 6 > n || s[i] != '-' || !digits_at(s, n, i + 1, 2, &mo) || s[i + 3] != '-' ||
+      !digits_at(s, n, i + 4, 2, &d))
     return 0;
-  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo)) return 0;
+  if (neg) y = -y;
+  int64_t ly = ((y % 400) + 400) % 400; /* leap rules repeat every 400 years */
+  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(ly, mo)) return 0;
   *days = text_days_from_civil(y, mo, d);
-  return 10;
+  return i + 6;
 }
 
 bool text_parse_date(const char *s, size_t n, int32_t *days) {
   int64_t d;
-  if (parse_ymd(s, n, &d) != 10 || n != 10) return false;
+  if (parse_ymd(s, n, &d) != n || d < INT32_MIN || d > INT32_MAX) return false;
   *days = (int32_t)d;
   return true;
 }
@@ -455,10 +466,19 @@ static const char *parse_epoch(const char *s, size_t n, inlet_epoch_unit eu, int
   return NULL;
 }
 
+/* True when s is entirely [sign]digits[.digits]: an epoch or day count
+ * rather than ISO text. */
 static bool looks_numeric(const char *s, size_t n) {
   size_t i = 0;
   if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-  return i < n && s[i] >= '0' && s[i] <= '9' && (n - i < 5 || s[i + 4] != '-');
+  size_t d0 = i;
+  while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  if (i == d0) return false;
+  if (i < n && s[i] == '.') {
+    i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  }
+  return i == n;
 }
 
 /* ---- strings and bytes ------------------------------------------------- */
@@ -644,7 +664,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
   }
   case INLET_TYPE_DATE: {
     int32_t days;
-    if (kind == TOK_NUMBER || (kind != TOK_BOOL && looks_numeric(s, n) && memchr(s, '-', n) == NULL)) {
+    if (kind == TOK_NUMBER || (kind != TOK_BOOL && looks_numeric(s, n))) {
       int64_t v;
       bool of;
       if (!text_parse_i64(s, n, &v, &of) || of || v < INT32_MIN || v > INT32_MAX)

@@ -245,7 +245,8 @@ static int cmp_keys(const void *x, const void *y) {
   size_t n = a->len < b->len ? a->len : b->len;
   int c = memcmp(sort_base + a->off, sort_base + b->off, n);
   if (c) return c;
-  return a->len < b->len ? -1 : a->len > b->len;
+  if (a->len != b->len) return a->len < b->len ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx; /* stable for equal keys */
 }
 
 static int format_map(inlet_buf *b, const inlet_array *a, const inlet_field *f, int64_t row,
