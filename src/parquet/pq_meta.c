@@ -418,8 +418,12 @@ static int parse_logical_type(pctx *c, pq_logical_type *lt) {
       TRY(inlet_thrift_skip(&c->r, t));
       break;
     default:
-      lt->kind = PQ_LT_OTHER;
-      lt->other_id = id;
+      /* Non-positive ids cannot name a union member; ignoring them keeps
+       * serialize(parse(x)) stable. */
+      if (id > 0) {
+        lt->kind = PQ_LT_OTHER;
+        lt->other_id = id;
+      }
       TRY(inlet_thrift_skip(&c->r, t));
       break;
     }
