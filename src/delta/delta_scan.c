@@ -76,7 +76,7 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
   int rc = inlet_parquet_reader_open(&sc->reader, abs, &ro, err);
   inlet_free(abs);
-  if (rc < 0) return inlet_error_prefix(err, "data file \"%s\"", f->add.path);
+  if (rc < 0) return rc; /* the reader's message names the file */
   const inlet_schema *fs = inlet_parquet_reader_schema(sc->reader);
   int32_t proj[4096], np = 0;
   const inlet_schema *ts = &s->schema;
@@ -154,6 +154,7 @@ static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *s
             (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_DATE) ||
             (tt->id == INLET_TYPE_DECIMAL && st->id == INLET_TYPE_DECIMAL &&
              tt->scale >= st->scale) ||
+            (tt->id == INLET_TYPE_DECIMAL && (is_int(st->id) || st->id == INLET_TYPE_INT64)) ||
             (tt->id == INLET_TYPE_STRING && st->id == INLET_TYPE_BINARY) ||
             (tt->id == INLET_TYPE_BINARY && st->id == INLET_TYPE_STRING);
   if (!ok) {
@@ -181,10 +182,17 @@ static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *s
                                                                : (double)read_int(st, src, r), err));
       break;
     case INLET_TYPE_DECIMAL: {
-      unsigned __int128 u = 0;
-      for (int i = 15; i >= 0; i--) u = (u << 8) | src->values[r * 16 + i];
-      __int128 v = (__int128)u;
-      for (int i = st->scale; i < tt->scale; i++) v *= 10;
+      __int128 v;
+      int from_scale = 0;
+      if (st->id == INLET_TYPE_DECIMAL) {
+        unsigned __int128 u = 0;
+        for (int i = 15; i >= 0; i--) u = (u << 8) | src->values[r * 16 + i];
+        v = (__int128)u;
+        from_scale = st->scale;
+      } else {
+        v = read_int(st, src, r);
+      }
+      for (int i = from_scale; i < tt->scale; i++) v *= 10;
       uint8_t le[16];
       for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)v >> (8 * i));
       TRY(inlet_array_append_decimal(dst, le, err));
@@ -221,7 +229,7 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
     for (int32_t i = 0; i < ts->n_fields; i++) any_file_col |= sc->file_col[i] >= 0;
     if (any_file_col) {
       int rc = inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err);
-      if (rc < 0) return inlet_error_prefix(err, "data file \"%s\"", f->add.path);
+      if (rc < 0) return rc;
       n = sc->tmp.num_rows;
     }
     if (n == 0) continue;
