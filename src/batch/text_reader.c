@@ -52,6 +52,9 @@ struct inlet_text_reader {
   int32_t *map;      /* owned */
   inlet_buf cell;    /* CSV unquoted-cell scratch */
   bool *cell_seen;   /* owned, per field */
+  /* inlet_text_reader_append: the batch columns last checked against the
+   * schema, so the per-record path skips the name-by-name comparison. */
+  const inlet_array *checked_columns;
 };
 
 static int64_t fd_read(void *ctx, void *buf, size_t cap, inlet_error *err) {
@@ -545,8 +548,12 @@ int inlet_text_reader_next(inlet_text_reader *r, inlet_batch *batch, inlet_error
 
 int inlet_text_reader_append(inlet_text_reader *r, inlet_batch *batch, const void *record_data,
                              size_t len, inlet_error *err) {
-  FAIL_IF(!batch->columns || !inlet_schema_equal(&batch->schema, &r->schema), err, INLET_EINVAL,
-          "text reader: batch schema differs from the reader's");
+  if (batch->columns != r->checked_columns || !batch->columns ||
+      batch->schema.n_fields != r->schema.n_fields) {
+    FAIL_IF(!batch->columns || !inlet_schema_equal(&batch->schema, &r->schema), err,
+            INLET_EINVAL, "text reader: batch schema differs from the reader's");
+    r->checked_columns = batch->columns;
+  }
   FAIL_IF((int64_t)len > r->opt.max_record_bytes, err, INLET_ELIMIT,
           "record of %zu bytes exceeds the %lld-byte limit", len,
           (long long)r->opt.max_record_bytes);
