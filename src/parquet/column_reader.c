@@ -171,6 +171,30 @@ static inline void i64_to_dec128(int64_t v, uint8_t *out) {
   memset(out + 8, v < 0 ? 0xff : 0x00, 8);
 }
 
+/*
+ * Legacy INT96 timestamps (8-byte nanoseconds of day, 4-byte Julian day) to
+ * @p unit since the Unix epoch. The arithmetic wraps modulo 2^64 on purpose:
+ * Spark computes (julian day, nanos) from microseconds with wrapping long
+ * arithmetic, so wrapping back recovers its values, including those beyond
+ * the int64-nanosecond range (parquet-testing int96_from_spark.md).
+ */
+static void int96_convert(const uint8_t *src, size_t n, inlet_time_unit unit, uint8_t *dst) {
+  int64_t per_sec = unit == INLET_UNIT_SECOND ? 1
+                    : unit == INLET_UNIT_MILLI ? 1000
+                    : unit == INLET_UNIT_MICRO ? 1000000 : 1000000000;
+  int64_t ns_per_unit = 1000000000 / per_sec;
+  uint64_t per_day = (uint64_t)(86400 * per_sec);
+  for (size_t i = 0; i < n; i++) {
+    int64_t nanos;
+    int32_t jd;
+    memcpy(&nanos, src + 12 * i, 8);
+    memcpy(&jd, src + 12 * i + 8, 4);
+    uint64_t v = ((uint64_t)(int64_t)jd - UINT64_C(2440588)) * per_day +
+                 (uint64_t)(nanos / ns_per_unit);
+    memcpy(dst + 8 * i, &v, 8);
+  }
+}
+
 /* Takes @p nbytes from a PLAIN cursor. */
 static inline const uint8_t *plain_take(pq_plain_decoder *d, size_t nbytes) {
   if (d->len - d->pos < nbytes) return NULL;
@@ -188,7 +212,9 @@ static int plain_fixed(chunk_state *s, pq_plain_decoder *d, uint8_t *dst, size_t
   const uint8_t *src;
   size_t need;
   if (s->kind == K_INT96) {
-    CTRY(pq_plain_decode_int96(d, (int64_t *)(void *)dst, n, s->ctx->desc->type.unit, err));
+    if (inlet_mul_overflow_size(n, 12, &need) || !(src = plain_take(d, need)))
+      return cfail(s, err, INLET_ECORRUPT, "page holds fewer than %zu INT96 values", n);
+    int96_convert(src, n, s->ctx->desc->type.unit, dst);
     return 0;
   }
   if (s->kind == K_DEC_BINARY) {
@@ -690,9 +716,11 @@ int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq
     memset(out->validity, 0, need);
   }
 
-  size_t pos = 0;
+  size_t pos = 0, declared = chunk_len - (ctx->slack < chunk_len ? ctx->slack : chunk_len);
   bool seen_data = false;
-  while (pos < chunk_len) {
+  /* Bytes past the declared chunk size (ctx->slack) are read only while
+   * values are still missing. */
+  while (pos < declared || (pos < chunk_len && s->rows < num_rows)) {
     pq_page_header h;
     size_t hlen = 0;
     s->page_no++;

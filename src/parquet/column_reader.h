@@ -29,6 +29,8 @@ typedef struct pq_chunk_ctx {
   const pq_column_desc *desc;  /* the leaf column */
   int32_t row_group;
   bool verify_checksums;
+  size_t slack;                /* bytes appended past the declared chunk size for
+                                  writers known to under-report it (PARQUET-816) */
 } pq_chunk_ctx;
 
 /* Scratch memory reused from chunk to chunk, so that decoding a row group

@@ -45,6 +45,18 @@ static void chunk_range(const pq_column_meta *cm, int64_t *start, int64_t *len) 
   *len = cm->total_compressed_size;
 }
 
+/* parquet-mr before 1.2.9 left the dictionary page header out of
+ * total_compressed_size (PARQUET-816, IMPALA-694): such chunks may run up to
+ * a header's size past their stated end. */
+#define PARQUET_816_SLACK 100
+static bool parquet_816_writer(const char *created_by) {
+  if (!created_by || strncmp(created_by, "parquet-mr", 10) != 0) return false;
+  const char *v = strstr(created_by, "version ");
+  int a = 0, b = 0, c = 0;
+  if (!v || sscanf(v + 8, "%d.%d.%d", &a, &b, &c) < 2) return true;
+  return a < 1 || (a == 1 && (b < 2 || (b == 2 && c < 9)));
+}
+
 static int validate_row_groups(inlet_parquet_reader *r, inlet_error *err) {
   int64_t total = 0;
   for (int32_t g = 0; g < r->meta.n_row_groups; g++) {
@@ -67,6 +79,7 @@ static int validate_row_groups(inlet_parquet_reader *r, inlet_error *err) {
                            cc->file_path);
       if (!cc->has_meta_data)
         return reader_fail(r, err, INLET_ECORRUPT, g, c, "column chunk has no metadata");
+      if (rg->num_rows == 0 && cm->num_values == 0) continue; /* never read */
       int64_t start, len, end;
       chunk_range(cm, &start, &len);
       if (start < 4 || len < 0 || inlet_add_overflow_i64(start, len, &end) || end > r->data_end)
@@ -148,6 +161,7 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
   }
   TRY_GOTO(pq_schema_from_parquet(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err));
   TRY_GOTO(validate_row_groups(r, err));
+  r->parquet_816 = parquet_816_writer(r->meta.created_by);
 
   r->field_column = inlet_calloc((size_t)(r->sd.schema.n_fields > 0 ? r->sd.schema.n_fields : 1),
                                  sizeof *r->field_column);
@@ -240,8 +254,14 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
   for (int32_t i = 0; i < r->n_proj; i++) {
     int32_t c = r->field_column[r->proj[i]];
     const pq_column_meta *cm = &g->columns[c].meta_data;
-    int64_t start, len;
+    if (g->num_rows == 0 && cm->num_values == 0) continue;
+    int64_t start, len, slack = 0;
     chunk_range(cm, &start, &len);
+    if (r->parquet_816) {
+      slack = r->data_end - (start + len);
+      if (slack > PARQUET_816_SLACK) slack = PARQUET_816_SLACK;
+      len += slack;
+    }
     if (cm->num_values != g->num_rows) {
       rc = reader_fail(r, err, INLET_ECORRUPT, rg, c,
                        "column chunk has %lld values, the row group %lld rows",
@@ -269,7 +289,7 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
         goto done;
       }
     }
-    pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums};
+    pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, (size_t)slack};
     TRY_GOTO(pq_column_read_chunk(&r->cr, &ctx, cm, r->chunk, (size_t)len, g->num_rows,
                                   &out->columns[i], err));
   }

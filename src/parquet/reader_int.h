@@ -18,6 +18,7 @@ struct inlet_parquet_reader {
   inlet_parquet_reader_options opts;
   int64_t data_end;                 /* first byte of the footer (metadata) */
   int64_t num_rows;                 /* sum of row group rows */
+  bool parquet_816;                 /* writer under-reports chunk sizes */
   pq_file_metadata meta;            /* owned */
   pq_schema_desc sd;                /* owned: inlet schema + leaf descriptors */
   int32_t *field_column;            /* owned: per top-level field, its leaf column */

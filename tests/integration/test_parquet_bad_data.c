@@ -26,28 +26,31 @@ typedef struct verdict {
 } verdict;
 
 static const verdict g_verdicts[] = {
-    /* A SchemaElement's thrift value is corrupted: the footer fails to
-     * parse (or names an impossible schema). */
-    {"PARQUET-1481.parquet", true, ""},
-    /* Dictionary page header with a negative num_values. */
-    {"ARROW-RS-GH-6229-DICTHEADER.parquet", true, ""},
+    /* A SchemaElement's thrift value is corrupted (an unknown physical
+     * type): the footer is refused. */
+    {"PARQUET-1481.parquet", true, "footer"},
+    /* Dictionary page header with a negative num_values; the file is also
+     * cut short, so the column chunk ranges already fail at open. */
+    {"ARROW-RS-GH-6229-DICTHEADER.parquet", true, "column \"name\""},
     /* A page with fewer repetition levels than values: the column is
      * nested, which this reader refuses before looking at levels; once
      * nested reading lands the level count check must reject it. */
-    {"ARROW-RS-GH-6229-LEVELS.parquet", true, ""},
-    /* Decoded levels fewer than the page's num_values. */
-    {"ARROW-GH-41321.parquet", true, ""},
-    /* Columns of different lengths in one row group. */
-    {"ARROW-GH-41317.parquet", true, ""},
+    {"ARROW-RS-GH-6229-LEVELS.parquet", true, "nested"},
+    /* Decoded levels fewer than the page's num_values, in a nested column
+     * (refused as nested today; the level count check then applies). */
+    {"ARROW-GH-41321.parquet", true, "nested"},
+    /* Columns of different lengths in one row group; its footer is also
+     * malformed thrift, which is where inlet stops. */
+    {"ARROW-GH-41317.parquet", true, "footer"},
     /* Dictionary indices with bit width 0: every index is 0, which is a
      * valid (if odd) encoding; DuckDB reads the file too, so it must read. */
     {"ARROW-GH-43605.parquet", false, NULL},
     /* Repetition levels starting with 1 (nested column): refused as
      * nested today; the nested reader must reject the level sequence. */
-    {"ARROW-GH-45185.parquet", true, ""},
+    {"ARROW-GH-45185.parquet", true, "nested"},
     /* A REQUIRED column whose pages contain nulls (definition levels on a
      * column whose max definition level is 0 make values go missing). */
-    {"ARROW-GH-47662.parquet", true, ""},
+    {"ARROW-GH-47662.parquet", true, "column \"flba_field\""},
 };
 
 static const verdict *find_verdict(const char *name) {
