@@ -189,7 +189,8 @@ typedef struct inlet_text_writer inlet_text_writer;
  * canonical encoding of refcheck (int64 beyond 2^53 as strings, floats as
  * the float32 value widened to double, doubles shortest round-trip, NaN and
  * infinities as strings, decimals with exactly scale digits, binary as hex,
- * timestamps with 6 fraction digits (9 for nanoseconds) and 'Z' when UTC,
+ * timestamps with 6 fraction digits and 'Z' when UTC (9 digits for
+ * wall-clock nanoseconds; UTC nanoseconds are cut to microseconds),
  * UUIDs 8-4-4-4-12, maps as [key, value] pairs sorted by the key's JSON).
  * CSV uses the same text without JSON quoting (nested values as JSON); an
  * empty string is written "" so that it differs from null (empty).

@@ -5,7 +5,8 @@
  * their shortest round-trip form laid out as ECMAScript Number::toString
  * does, NaN/Infinity as strings, decimals with exactly `scale` fraction
  * digits, binary as lowercase hex, dates and timestamps in ISO-8601 with 6
- * fraction digits (9 for nanoseconds) and 'Z' when UTC-adjusted, UUIDs
+ * fraction digits and 'Z' when UTC-adjusted (wall-clock nanoseconds keep
+ * 9 digits; UTC nanoseconds are cut to microseconds as DuckDB shows them), UUIDs
  * 8-4-4-4-12, maps as [key, value] pairs sorted by the key's JSON text.
  * The same text without JSON quoting serves CSV and table output.
  */
@@ -195,7 +196,11 @@ static void put_timestamp(inlet_buf *b, int64_t v, const inlet_type *type, bool 
   char t[96];
   int n = format_date(t, days);
   t[n++] = 'T';
-  n += format_tod(t + n, tod, sub, type->unit);
+  /* An instant prints with 6 digits whatever its unit, as DuckDB's
+   * TIMESTAMP WITH TIME ZONE does; only wall-clock nanoseconds keep 9. */
+  inlet_time_unit u = type->unit;
+  if (type->utc && u == INLET_UNIT_NANO) sub /= 1000, u = INLET_UNIT_MICRO;
+  n += format_tod(t + n, tod, sub, u);
   if (type->utc) t[n++] = 'Z';
   put_str(b, t, (size_t)n, json);
 }

@@ -146,6 +146,13 @@ static void test_format__dates_times_timestamps(void **state) {
                    0);
   assert_string_equal(one_fmt(&o, 0, true), "\"2024-01-02T03:04:05.123456789\"");
   one_reset(&o);
+  /* UTC nanoseconds print as DuckDB's TIMESTAMPTZ does: cut (floored) to micros. */
+  one_init(&o, "x timestamp_ns");
+  assert_int_equal(inlet_array_append_int(&o.a, &o.s.fields[0], 1999, NULL), 0);
+  assert_int_equal(inlet_array_append_int(&o.a, &o.s.fields[0], -1, NULL), 0);
+  assert_string_equal(one_fmt(&o, 0, true), "\"1970-01-01T00:00:00.000001Z\"");
+  assert_string_equal(one_fmt(&o, 1, true), "\"1969-12-31T23:59:59.999999Z\"");
+  one_reset(&o);
   one_init(&o, "x timestamp_ntz_ms");
   assert_int_equal(inlet_array_append_int(&o.a, &o.s.fields[0], 1500, NULL), 0);
   assert_string_equal(one_fmt(&o, 0, true), "\"1970-01-01T00:00:01.500000\"");
