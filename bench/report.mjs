@@ -34,7 +34,7 @@ console.log(`Parquet benchmark: ${fmtInt(rows)} seed-shaped events, single threa
   `DuckDB ${gen ? gen.version : '?'}`);
 console.log('');
 console.log(`${padr('codec', 8)}${padr('op', 7)}${pad('inlet rows/s', 14)}${pad('DuckDB rows/s', 15)}` +
-  `${pad('inlet/DuckDB', 14)}${pad('target', 8)}  verdict`);
+  `${pad('inlet/DuckDB', 14)}${pad('target', 8)}  verdict${pad('CPU-time ratio', 17)}`);
 for (const codec of ['zstd', 'snappy']) {
   for (const op of ['write', 'scan']) {
     const i = op === 'write' ? find('inlet', 'write', codec, { defaults: false })
@@ -45,9 +45,11 @@ for (const codec of ['zstd', 'snappy']) {
     const ratio = ir / dr;
     const ok = ratio >= TARGET[op];
     if (!ok) missed++;
+    const cpuRatio = i && d && i.cpu_seconds > 0 ? d.cpu_seconds / i.cpu_seconds : NaN;
     console.log(`${padr(codec, 8)}${padr(op, 7)}${pad(i ? fmtInt(ir) : 'failed', 14)}` +
       `${pad(d ? fmtInt(dr) : 'failed', 15)}${pad(Number.isFinite(ratio) ? ratio.toFixed(2) + 'x' : '-', 14)}` +
-      `${pad('>=' + TARGET[op].toFixed(2), 8)}  ${ok ? 'met' : 'MISSED'}`);
+      `${pad('>=' + TARGET[op].toFixed(2), 8)}  ${ok ? 'met   ' : 'MISSED'}` +
+      `${pad(Number.isFinite(cpuRatio) ? cpuRatio.toFixed(2) + 'x' : '-', 17)}`);
   }
 }
 
@@ -72,6 +74,10 @@ if (dd) console.log(`  DuckDB defaults: ${dd.codecs}, ${dd.row_groups} row group
   (id ? `; inlet defaults: ${id.codec}, 128 MiB row groups` : ''));
 
 console.log('');
+if (meta.loadStart) {
+  console.log(`machine: ${meta.cpus} CPUs, load average (1/5/15 min) ${meta.loadStart} at start, ` +
+    `${meta.loadEnd} at end`);
+}
 const rss = recs.filter(r => r.side === 'inlet' && r.max_rss_kb > 0);
 const rssW = Math.max(0, ...rss.filter(r => r.op === 'write').map(r => r.max_rss_kb));
 const rssS = Math.max(0, ...rss.filter(r => r.op === 'scan').map(r => r.max_rss_kb));
@@ -79,6 +85,8 @@ const rssD = Math.max(0, ...recs.filter(r => r.side === 'duckdb').map(r => r.max
 console.log(`peak RSS: inlet write ${fmtMiB(rssW)} (one process per run, generator included), ` +
   `inlet scan ${fmtMiB(rssS)}, DuckDB process ${fmtMiB(rssD)} (holds the in-memory source table)`);
 console.log("note: inlet's write times include fsync of the written file; DuckDB's COPY does not fsync.");
+console.log('note: verdicts use wall time; the CPU-time ratio (DuckDB CPU s / inlet CPU s, fsync waits');
+console.log('      excluded) is shown because other jobs on a shared machine move wall times a lot.');
 console.log("note: row generation is not timed on either side (DuckDB reads from a temp table).");
 
 // Checksums: every scan of these rows, by either engine, must agree.

@@ -57,12 +57,14 @@ rm -rf "$DATA"
 mkdir -p "$DATA"
 : >"$RES"
 
-best() { # best <file of JSON lines>: the line with the smallest "seconds"
+best() { # best <file of JSON lines>: the fastest run (least wall and least CPU time)
   node -e 'const ls=require("fs").readFileSync(process.argv[1],"utf8").trim().split("\n").map(JSON.parse);
     ls.sort((a,b)=>a.seconds-b.seconds); const b=ls[0];
+    b.cpu_seconds=Math.min(...ls.map(l=>l.cpu_seconds));
     b.max_rss_kb=Math.max(...ls.map(l=>l.max_rss_kb)); console.log(JSON.stringify(b));' "$1"
 }
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 echo "== inlet: $ROWS rows, row groups of $RG rows, best of $REPEAT" >&2
 for codec in zstd snappy; do
   out="$DATA/inlet_$codec.parquet"
@@ -91,4 +93,6 @@ node bench/duckdb_side.mjs --scan "$DATA/inlet_zstd.parquet" "$DATA/inlet_snappy
   "$DATA/inlet_default.parquet" >>"$RES"
 
 echo >&2
-BENCH_META="{\"rowGroupRows\":$RG,\"repeat\":$REPEAT}" node bench/report.mjs "$RES"
+load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+BENCH_META="{\"rowGroupRows\":$RG,\"repeat\":$REPEAT,\"loadStart\":\"$load_start\",\"loadEnd\":\"$load_end\",\"cpus\":$(nproc)}" \
+  node bench/report.mjs "$RES"
