@@ -19,7 +19,7 @@
 
 /* Starts INLET_BIN with args (NULL-terminated, argv[0] excluded), output to
  * /dev/null (or to @p out_path). */
-static pid_t ing_spawn(const char *out_path, const char *const *args) {
+static inline pid_t ing_spawn(const char *out_path, const char *const *args) {
   pid_t pid = fork();
   if (pid == 0) {
     int fd = open(out_path ? out_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -40,7 +40,7 @@ static pid_t ing_spawn(const char *out_path, const char *const *args) {
   return pid;
 }
 
-static int ing_wait(pid_t pid) {
+static inline int ing_wait(pid_t pid) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0) {
   }
@@ -48,14 +48,14 @@ static int ing_wait(pid_t pid) {
   return 128 + WTERMSIG(st);
 }
 
-static void ing_sleep_ms(long ms) {
+static inline void ing_sleep_ms(long ms) {
   struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
 }
 
 /* Kills @p pid with SIGKILL after @p ms unless it exits first. Returns true
  * when the kill landed on a running process. */
-static bool ing_kill_after(pid_t pid, long ms) {
+static inline bool ing_kill_after(pid_t pid, long ms) {
   for (long t = 0; t < ms; t += 5) {
     int st;
     pid_t r = waitpid(pid, &st, WNOHANG);
@@ -74,14 +74,14 @@ typedef struct ing_check {
   int64_t dups;
 } ing_check;
 
-static uint64_t ing_mix(int64_t id, int64_t v) {
+static inline uint64_t ing_mix(int64_t id, int64_t v) {
   uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ULL ^ (uint64_t)v * 0xC2B2AE3D27D4EB4FULL;
   x ^= x >> 29;
   return x * 0xBF58476D1CE4E5B9ULL;
 }
 
 /* Scans @p path: columns "id" (long) and "v" (long); ids in [0, max_id). */
-static void ing_check_table(ing_check *c, const char *path, int64_t max_id) {
+static inline void ing_check_table(ing_check *c, const char *path, int64_t max_id) {
   memset(c, 0, sizeof *c);
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
@@ -121,7 +121,7 @@ static void ing_check_table(ing_check *c, const char *path, int64_t max_id) {
 }
 
 /* Counts the lines of every file under @p dir (dead letters). */
-static int64_t ing_count_lines(const char *dir) {
+static inline int64_t ing_count_lines(const char *dir) {
   tu_result r;
   tu_sh(&r, "cat %s/*/*.ndjson 2>/dev/null | wc -l", dir);
   int64_t n = r.out ? strtoll(r.out, NULL, 10) : -1;
@@ -129,7 +129,7 @@ static int64_t ing_count_lines(const char *dir) {
   return n;
 }
 
-static void ing_create_table(const char *path, const char *ddl, const char *extra) {
+static inline void ing_create_table(const char *path, const char *ddl, const char *extra) {
   tu_result r;
   tu_sh(&r, "'%s' create '%s' --schema '%s' %s", INLET_BIN, path, ddl, extra ? extra : "");
   if (r.status != 0) fail_msg("create failed: %s", r.err);

@@ -1,0 +1,319 @@
+/*
+ * `inlet ingest` end to end on file and stdin sources: --once runs that
+ * resume without duplicates, batching by --max-rows, dead letters named by
+ * position range, commitInfo metrics and txn positions, late data (flag
+ * column, restored watermark, drop with a count, routing to a side table),
+ * refusal of tables with delta.setTransactionRetentionDuration, stdin,
+ * --follow stopped by SIGTERM (exit 0, batch committed), CLI usage errors.
+ */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "ingest_support.h"
+
+typedef struct fx {
+  char dir[400];
+  char table[512];
+  char src[512];
+  char source[600];
+} fx;
+
+static int setup(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("ingest_file"));
+  snprintf(f->table, sizeof f->table, "%s/t", f->dir);
+  snprintf(f->src, sizeof f->src, "%s/in.ndjson", f->dir);
+  snprintf(f->source, sizeof f->source, "file:%s", f->src);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fx *f = *state;
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+static void append_text(const char *path, const char *text) {
+  FILE *fp = fopen(path, "a");
+  assert_non_null(fp);
+  fputs(text, fp);
+  fclose(fp);
+}
+
+static tu_result run_ingest(const fx *f, const char *extra) {
+  tu_result r;
+  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once %s", INLET_BIN, f->table, f->source,
+        extra ? extra : "");
+  return r;
+}
+
+static int64_t scan_count(const char *table, const char *grep) {
+  tu_result r;
+  tu_sh(&r, "'%s' scan '%s' --format ndjson | grep -c '%s'", INLET_BIN, table, grep);
+  int64_t n = strtoll(r.out ? r.out : "-1", NULL, 10);
+  tu_result_free(&r);
+  return n;
+}
+
+static int64_t txn_version(const char *table, const char *app) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t = NULL;
+  inlet_snapshot *s = NULL;
+  assert_int_equal(inlet_table_open(&t, table, &err), 0);
+  assert_int_equal(inlet_table_snapshot(&s, t, &err), 0);
+  int64_t v = inlet_snapshot_txn_version(s, app);
+  inlet_snapshot_free(s);
+  inlet_table_free(t);
+  return v;
+}
+
+static int64_t latest_version(const char *table) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t = NULL;
+  inlet_snapshot *s = NULL;
+  assert_int_equal(inlet_table_open(&t, table, &err), 0);
+  assert_int_equal(inlet_table_snapshot(&s, t, &err), 0);
+  int64_t v = inlet_snapshot_version(s);
+  inlet_snapshot_free(s);
+  inlet_table_free(t);
+  return v;
+}
+
+static void test_ingest__once_resumes_without_duplicates(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  FILE *fp = fopen(f->src, "w");
+  for (int i = 0; i < 2500; i++) fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 3);
+  fclose(fp);
+  tu_result r = run_ingest(f, "--max-rows 1000 --app-id A");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 2500 rows in 3 batches"));
+  tu_result_free(&r);
+  assert_int_equal(latest_version(f->table), 3);
+  assert_int_equal(txn_version(f->table, "A"), 3);
+  struct stat st;
+  stat(f->src, &st);
+  assert_int_equal(txn_version(f->table, "A#p1"), (int64_t)st.st_size);
+  assert_int_equal(txn_version(f->table, "A#p0"), (int64_t)st.st_ino);
+  /* Nothing new: no commit. */
+  r = run_ingest(f, "--app-id A");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 0 rows in 0 batches"));
+  tu_result_free(&r);
+  assert_int_equal(latest_version(f->table), 3);
+  /* Appended records only. */
+  append_text(f->src, "{\"id\":2500,\"v\":7500}\n{\"id\":2501,\"v\":7503}\n");
+  r = run_ingest(f, "--app-id A");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 2 rows in 1 batches"));
+  tu_result_free(&r);
+  ing_check c;
+  ing_check_table(&c, f->table, 3000);
+  assert_int_equal(c.rows, 2502);
+  assert_int_equal(c.dups, 0);
+}
+
+static void test_ingest__bad_records_go_to_dead_letter_files(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v int", NULL);
+  append_text(f->src, "{\"id\":1,\"v\":1}\n{oops\n{\"id\":2,\"v\":99999999999}\n{\"v\":3}\n"
+                      "{\"id\":3,\"v\":3}\n");
+  tu_result r = run_ingest(f, "--app-id B --json");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"event\":\"batch\""));
+  assert_non_null(strstr(r.out, "\"rejected\":3"));
+  tu_result_free(&r);
+  assert_int_equal(scan_count(f->table, "\"id\""), 2);
+  char dl[700];
+  snprintf(dl, sizeof dl, "%s/_errors/B", f->table);
+  DIR *d = opendir(dl);
+  assert_non_null(d);
+  struct dirent *de;
+  char name[256] = "";
+  int files = 0;
+  while ((de = readdir(d)) != NULL)
+    if (de->d_name[0] != '.') {
+      snprintf(name, sizeof name, "%s", de->d_name);
+      files++;
+    }
+  closedir(d);
+  assert_int_equal(files, 1);
+  struct stat st;
+  stat(f->src, &st);
+  char want[128];
+  snprintf(want, sizeof want, "start_i%lld-o%lld.ndjson", (long long)st.st_ino,
+           (long long)st.st_size);
+  assert_string_equal(name, want);
+  char path[1000];
+  snprintf(path, sizeof path, "%s/%s", dl, name);
+  char *text = tu_read_file(path, NULL);
+  assert_non_null(text);
+  assert_non_null(strstr(text, "\"record\":\"{oops\""));
+  assert_non_null(strstr(text, "\"offset\":15"));
+  assert_non_null(strstr(text, "out of range"));
+  assert_non_null(strstr(text, "missing NOT NULL field"));
+  int lines = 0;
+  for (char *p = text; *p; p++) lines += *p == '\n';
+  assert_int_equal(lines, 3);
+  free(text);
+  /* commitInfo carries the counts. */
+  tu_result h;
+  tu_sh(&h, "'%s' history '%s' --json", INLET_BIN, f->table);
+  assert_non_null(strstr(h.out, "\"numRejectedRows\":\"3\""));
+  assert_non_null(strstr(h.out, "\"numSourceRecords\":\"5\""));
+  tu_result_free(&h);
+}
+
+static void test_ingest__late_rows_flagged_and_watermark_restored(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, ts timestamp, late boolean",
+                   "--property inlet.ingest.lateFlagColumn=late");
+  append_text(f->src, "{\"id\":1,\"ts\":\"2024-01-01T00:10:00Z\"}\n"
+                      "{\"id\":2,\"ts\":\"2024-01-01T00:05:00Z\"}\n"
+                      "{\"id\":3,\"ts\":\"2024-01-01T00:08:00Z\"}\n");
+  tu_result r = run_ingest(f, "--event-time ts --allowed-lateness 2m");
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  assert_int_equal(scan_count(f->table, "\"late\":true"), 1);
+  assert_int_equal(scan_count(f->table, "\"id\":2,.*\"late\":true"), 1);
+  /* Restart: 00:07 is late against the restored watermark (00:08). */
+  append_text(f->src, "{\"id\":4,\"ts\":\"2024-01-01T00:07:00Z\"}\n");
+  r = run_ingest(f, "--event-time ts --allowed-lateness 2m");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "late 1"));
+  tu_result_free(&r);
+  assert_int_equal(scan_count(f->table, "\"id\":4,.*\"late\":true"), 1);
+  tu_result h;
+  tu_sh(&h, "'%s' history '%s' --json", INLET_BIN, f->table);
+  assert_non_null(strstr(h.out, "\"watermark\":\"2024-01-01T00:08:00.000000Z\""));
+  tu_result_free(&h);
+}
+
+static void test_ingest__late_drop_counts_and_route_writes_side_table(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, ts timestamp", NULL);
+  char side[600];
+  snprintf(side, sizeof side, "%s/late", f->dir);
+  ing_create_table(side, "id long not null, ts timestamp", NULL);
+  append_text(f->src, "{\"id\":1,\"ts\":\"2024-01-01T01:00:00Z\"}\n"
+                      "{\"id\":2,\"ts\":\"2024-01-01T00:00:00Z\"}\n"
+                      "{\"id\":3,\"ts\":\"2024-01-01T01:00:01Z\"}\n");
+  char extra[800];
+  snprintf(extra, sizeof extra, "--event-time ts --allowed-lateness 1m --late-policy route:%s",
+           side);
+  tu_result r = run_ingest(f, extra);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "routed 1"));
+  tu_result_free(&r);
+  assert_int_equal(scan_count(f->table, "\"id\""), 2);
+  assert_int_equal(scan_count(side, "\"id\":2"), 1);
+  char *abs = realpath(f->src, NULL), app[900];
+  snprintf(app, sizeof app, "inlet-ingest:file:%s#late", abs);
+  free(abs);
+  assert_int_equal(txn_version(side, app), 1); /* a replay would not route twice */
+  /* Drop on another table: counted in commitInfo. */
+  char t2[600];
+  snprintf(t2, sizeof t2, "%s/t2", f->dir);
+  ing_create_table(t2, "id long not null, ts timestamp", NULL);
+  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once --event-time ts --allowed-lateness 1m "
+        "--late-policy drop", INLET_BIN, t2, f->source);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "dropped 1"));
+  tu_result_free(&r);
+  assert_int_equal(scan_count(t2, "\"id\""), 2);
+  tu_result h;
+  tu_sh(&h, "'%s' history '%s' --json", INLET_BIN, t2);
+  assert_non_null(strstr(h.out, "\"numDroppedLateRows\":\"1\""));
+  assert_non_null(strstr(h.out, "\"numLateRows\":\"1\""));
+  tu_result_free(&h);
+}
+
+static void test_ingest__refuses_txn_retention_tables(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long", "--property delta.setTransactionRetentionDuration="
+                                        "'interval 1 days'");
+  append_text(f->src, "{\"id\":1}\n");
+  tu_result r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "setTransactionRetentionDuration"));
+  tu_result_free(&r);
+  assert_int_equal(latest_version(f->table), 0);
+}
+
+static void test_ingest__stdin_source(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  tu_result r;
+  tu_sh(&r, "printf '{\"id\":1,\"v\":2}\\n{\"id\":2,\"v\":4}\\n' | '%s' ingest '%s' --source stdin",
+        INLET_BIN, f->table);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  assert_int_equal(scan_count(f->table, "\"id\""), 2);
+  assert_int_equal(txn_version(f->table, "inlet-ingest:stdin"), 1);
+  tu_sh(&r, "'%s' ingest --help", INLET_BIN);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "cannot replay"));
+  tu_result_free(&r);
+}
+
+static void test_ingest__follow_stops_cleanly_on_sigterm(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  append_text(f->src, "{\"id\":1,\"v\":1}\n");
+  const char *args[] = {"ingest", f->table, "--source", f->source, "--follow",
+                        "--max-latency", "60s", "--quiet", NULL};
+  pid_t pid = ing_spawn(NULL, args);
+  ing_sleep_ms(500);
+  append_text(f->src, "{\"id\":2,\"v\":2}\n");
+  ing_sleep_ms(500);
+  kill(pid, SIGTERM);
+  assert_int_equal(ing_wait(pid), 0);
+  /* The open batch (latency 60 s not reached) was committed on the way out. */
+  assert_int_equal(scan_count(f->table, "\"id\""), 2);
+  assert_int_equal(latest_version(f->table), 1);
+}
+
+static void test_ingest__usage_errors(void **state) {
+  fx *f = *state;
+  tu_result r;
+  tu_sh(&r, "'%s' ingest '%s'", INLET_BIN, f->table);
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "--source"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' ingest '%s' --source x --max-latency 5parsecs", INLET_BIN, f->table);
+  assert_int_equal(r.status, 2);
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' ingest '%s' --source x --late-policy maybe --event-time t", INLET_BIN,
+        f->table);
+  assert_int_equal(r.status, 2);
+  tu_result_free(&r);
+  ing_create_table(f->table, "id long", NULL);
+  tu_sh(&r, "'%s' ingest '%s' --source ftp://x --once", INLET_BIN, f->table);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "unknown source"));
+  tu_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_ingest__once_resumes_without_duplicates, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__bad_records_go_to_dead_letter_files, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__late_rows_flagged_and_watermark_restored,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__late_drop_counts_and_route_writes_side_table,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__refuses_txn_retention_tables, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__stdin_source, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__follow_stops_cleanly_on_sigterm, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__usage_errors, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
