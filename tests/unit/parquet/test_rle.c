@@ -143,6 +143,25 @@ static void test_rle__roundtrip_every_width_random_and_runs(void **state) {
   }
 }
 
+static void test_rle__i16_roundtrip_widths_0_to_16(void **state) {
+  (void)state;
+  for (int w = 0; w <= 16; w++) {
+    const size_t n = 777;
+    int16_t *lv = malloc(n * 2), *back = malloc(n * 2);
+    for (size_t i = 0; i < n; i++)
+      lv[i] = (int16_t)((i / 40) % 2 ? rnd() & mask_of(w) : mask_of(w) & 0x5555);
+    inlet_buf enc = INLET_BUF_INIT;
+    assert_int_equal(pq_rle_encode_i16(&enc, lv, n, w), 0);
+    pq_rle_decoder d;
+    assert_int_equal(pq_rle_init(&d, enc.data, enc.len, w, NULL), 0);
+    assert_int_equal(pq_rle_get_i16(&d, back, n, (uint32_t)mask_of(w), NULL), 0);
+    assert_memory_equal(back, lv, n * 2);
+    inlet_buf_reset(&enc);
+    free(lv);
+    free(back);
+  }
+}
+
 static void test_rle__i16_levels_and_validity(void **state) {
   (void)state;
   const size_t n = 5001;
@@ -338,6 +357,7 @@ int main(void) {
       cmocka_unit_test(test_bitpack__bit_width_helper),
       cmocka_unit_test(test_rle__encodes_spec_example_bytes),
       cmocka_unit_test(test_rle__roundtrip_every_width_random_and_runs),
+      cmocka_unit_test(test_rle__i16_roundtrip_widths_0_to_16),
       cmocka_unit_test(test_rle__i16_levels_and_validity),
       cmocka_unit_test(test_rle__bits_encoder_matches_bitmap),
       cmocka_unit_test(test_rle__skip_then_read),
