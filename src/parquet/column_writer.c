@@ -30,6 +30,10 @@
 
 /* Values looked at before deciding whether a dictionary is worth it. */
 #define DICT_PROBE_VALUES 4096
+/* ... and after the previous chunk of the column dropped its dictionary at
+ * the probe: the same data rarely changes character between row groups,
+ * so confirm on fewer values. */
+#define DICT_REPROBE_VALUES 1024
 /* Rows handed to the encoders at once in dictionary or byte-array mode, so
  * size limits are checked often enough. Multiple of 8 to keep bitmap
  * copies byte-aligned. */
@@ -81,7 +85,6 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   inlet_buf_init(&cw->chunk);
   inlet_buf_init(&cw->dict_page);
   inlet_buf_init(&cw->body);
-  inlet_buf_init(&cw->comp);
   inlet_buf_init(&cw->header);
   pq_stats_kind kind = pq_stats_kind_for(desc);
   pq_stats_init(&cw->chunk_stats, kind);
@@ -117,11 +120,11 @@ void pq_column_writer_reset(pq_column_writer *cw) {
   inlet_free(cw->page_valid);
   inlet_free(cw->page_idx);
   inlet_free(cw->conv);
+  inlet_free(cw->spans);
   inlet_buf_reset(&cw->page_plain);
   inlet_buf_reset(&cw->chunk);
   inlet_buf_reset(&cw->dict_page);
   inlet_buf_reset(&cw->body);
-  inlet_buf_reset(&cw->comp);
   inlet_buf_reset(&cw->header);
   pq_stats_reset(&cw->chunk_stats);
   pq_stats_reset(&cw->file_stats);
@@ -273,24 +276,53 @@ static int physical_values(pq_column_writer *cw, const inlet_array *a, int64_t s
 
 /* ---- pages ---------------------------------------------------------------- */
 
+/* Room left in front of each page body for its header, so that the
+ * compressor can write straight into the chunk buffer (no copy of the
+ * compressed bytes); the header is then placed right before the body and
+ * the page recorded as a span. Data page headers without statistics take
+ * about 20 bytes. */
+#define HEADER_GAP 64
+
+static int add_span(pq_column_writer *cw, int64_t off, int64_t len, inlet_error *err) {
+  if (cw->n_spans + 2 > cw->spans_cap) {
+    size_t cap = cw->spans_cap ? cw->spans_cap * 2 : 64;
+    int64_t *p = inlet_realloc(cw->spans, cap * sizeof *p);
+    if (!p) return nomem(cw, err);
+    cw->spans = p;
+    cw->spans_cap = cap;
+  }
+  cw->spans[cw->n_spans++] = off;
+  cw->spans[cw->n_spans++] = len;
+  cw->chunk_bytes += len;
+  return 0;
+}
+
+/* Appends one page (header + compressed body) to @p out and returns where
+ * it starts and how long it is. Bytes before *span_off are unused gap. */
 static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, size_t len,
                      int32_t num_values, int32_t encoding, inlet_buf *out, int64_t *uncompressed,
-                     inlet_error *err) {
-  const uint8_t *payload = body;
-  size_t plen = len;
+                     size_t *span_off, size_t *span_len, inlet_error *err) {
+  if (inlet_buf_reserve(out, HEADER_GAP) < 0) return nomem(cw, err);
+  size_t hdr_slot = out->len;
+  out->len += HEADER_GAP;
+  size_t payload_pos = out->len;
   if (cw->cfg->codec != PQ_CODEC_UNCOMPRESSED) {
-    inlet_buf_clear(&cw->comp);
-    int rc = inlet_compress(cw->cfg->codec, cw->cfg->compression_level, body, len, &cw->comp, err);
+    int rc = inlet_compress(cw->cfg->codec, cw->cfg->compression_level, body, len, out, err);
     if (rc < 0) {
+      out->len = hdr_slot;
       inlet_error_prefix(err, "column \"%s\"", cw->desc->path);
       return rc;
     }
-    payload = cw->comp.data;
-    plen = cw->comp.len;
+  } else {
+    inlet_buf_append(out, body, len);
   }
-  if (len > INT32_MAX || plen > INT32_MAX)
+  if (inlet_buf_status(out) < 0) return nomem(cw, err);
+  size_t plen = out->len - payload_pos;
+  if (len > INT32_MAX || plen > INT32_MAX) {
+    out->len = hdr_slot;
     return inlet_fail(err, INLET_ELIMIT, "column \"%s\": page of %zu bytes exceeds 2 GiB",
                       cw->desc->path, len);
+  }
   pq_page_header h;
   memset(&h, 0, sizeof h);
   h.type = type;
@@ -309,10 +341,33 @@ static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, si
   }
   inlet_buf_clear(&cw->header);
   TRY(pq_page_header_serialize(&h, &cw->header, err));
-  inlet_buf_append(out, cw->header.data, cw->header.len);
-  inlet_buf_append(out, payload, plen);
-  if (inlet_buf_status(out) < 0) return nomem(cw, err);
-  *uncompressed += (int64_t)(cw->header.len + len);
+  size_t hlen = cw->header.len;
+  if (hlen > HEADER_GAP) {
+    /* Not expected without page statistics; keep it correct anyway. */
+    if (inlet_buf_reserve(out, hlen - HEADER_GAP) < 0) return nomem(cw, err);
+    memmove(out->data + hdr_slot + hlen, out->data + payload_pos, plen);
+    payload_pos = hdr_slot + hlen;
+    out->len = payload_pos + plen;
+  }
+  memcpy(out->data + payload_pos - hlen, cw->header.data, hlen);
+  *span_off = payload_pos - hlen;
+  *span_len = hlen + plen;
+  *uncompressed += (int64_t)(hlen + len);
+  return 0;
+}
+
+static int emit_data_page(pq_column_writer *cw, const uint8_t *body, size_t len,
+                          int32_t num_values, int32_t encoding, inlet_error *err) {
+  size_t off, n;
+  TRY(emit_page(cw, PQ_PAGE_DATA, body, len, num_values, encoding, &cw->chunk,
+                &cw->chunk_uncompressed, &off, &n, err));
+  return add_span(cw, (int64_t)off, (int64_t)n, err);
+}
+
+int pq_column_writer_write_chunk(pq_column_writer *cw, inlet_wfile *f, inlet_error *err) {
+  if (cw->dict_page.len) TRY(inlet_wfile_append(f, cw->dict_page.data, cw->dict_page.len, err));
+  for (size_t i = 0; i < cw->n_spans; i += 2)
+    TRY(inlet_wfile_append(f, cw->chunk.data + cw->spans[i], (size_t)cw->spans[i + 1], err));
   return 0;
 }
 
@@ -358,8 +413,7 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
     cw->n_plain_pages++;
   }
   if (inlet_buf_status(body) < 0) return nomem(cw, err);
-  TRY(emit_page(cw, PQ_PAGE_DATA, body->data, body->len, (int32_t)cw->page_rows, enc, &cw->chunk,
-                &cw->chunk_uncompressed, err));
+  TRY(emit_data_page(cw, body->data, body->len, (int32_t)cw->page_rows, enc, err));
   clear_page(cw);
   return 0;
 }
@@ -532,12 +586,12 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
     cw->page_idx_n += k;
     cw->dict_in_chunk = true;
     if (!cw->dict_decided && cw->n_dict_pages_data == 0 &&
-        cw->page_idx_n >= DICT_PROBE_VALUES) {
+        cw->page_idx_n >= (cw->dict_probe_failed ? DICT_REPROBE_VALUES : DICT_PROBE_VALUES)) {
       cw->dict_decided = true;
       /* Nearly all distinct (more than 98%): the values repeat too rarely
        * for the dictionary to pay for itself within a chunk. */
-      if ((uint64_t)cw->dict.count * 50 > (uint64_t)cw->page_idx_n * 49)
-        return abandon_dict(cw, err);
+      cw->dict_probe_failed = (uint64_t)cw->dict.count * 50 > (uint64_t)cw->page_idx_n * 49;
+      if (cw->dict_probe_failed) return abandon_dict(cw, err);
     }
     if ((int64_t)pq_dict_plain_size(&cw->dict) > cw->cfg->dictionary_page_bytes) {
       /* Fallback: the pages so far keep the dictionary, the rest is PLAIN. */
@@ -592,7 +646,13 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
  * the page at once; everything else goes in STEP_ROWS pieces. */
 static int64_t next_step(const pq_column_writer *cw, int64_t left) {
   int64_t step = STEP_ROWS;
-  if (!cw->use_dict && cw->value_width > 0 && cw->desc->conv == PQ_CONV_NONE) {
+  if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
+    /* Stop at the probe point so that a useless dictionary costs only the
+     * probe's worth of hashing. */
+    int64_t probe = cw->dict_probe_failed ? DICT_REPROBE_VALUES : DICT_PROBE_VALUES;
+    int64_t want = probe - (int64_t)cw->page_idx_n;
+    if (want > 0 && want < step) step = (want + 7) & ~(int64_t)7;
+  } else if (!cw->use_dict && cw->value_width > 0 && cw->desc->conv == PQ_CONV_NONE) {
     int64_t room = (cw->cfg->page_bytes - (int64_t)cw->page_plain.len) / cw->value_width;
     step = (room + 8) & ~(int64_t)7;
   } else if (!cw->use_dict && cw->desc->physical_type == PQ_BOOLEAN) {
@@ -639,8 +699,12 @@ int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
     inlet_buf_clear(&cw->body);
     pq_dict_write_plain(&cw->dict, &cw->body);
     if (inlet_buf_status(&cw->body) < 0) return nomem(cw, err);
+    size_t off, n;
     TRY(emit_page(cw, PQ_PAGE_DICTIONARY, cw->body.data, cw->body.len, (int32_t)cw->dict.count,
-                  PQ_ENC_PLAIN, &cw->dict_page, &cw->dict_page_uncompressed, err));
+                  PQ_ENC_PLAIN, &cw->dict_page, &cw->dict_page_uncompressed, &off, &n, err));
+    /* One small page: close the header gap so the buffer is the page. */
+    memmove(cw->dict_page.data, cw->dict_page.data + off, n);
+    cw->dict_page.len = n;
   }
   if (pq_stats_merge(&cw->file_stats, &cw->chunk_stats) < 0) return nomem(cw, err);
   return 0;
@@ -697,6 +761,8 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
   /* Ready for the next row group. */
   inlet_buf_clear(&cw->chunk);
   inlet_buf_clear(&cw->dict_page);
+  cw->n_spans = 0;
+  cw->chunk_bytes = 0;
   cw->chunk_uncompressed = cw->dict_page_uncompressed = 0;
   cw->chunk_values = 0;
   cw->n_dict_pages_data = cw->n_plain_pages = 0;

@@ -27,6 +27,7 @@
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
 #include "parquet/stats.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 
 /* Settings shared by every column of a writer (copied from the options). */
@@ -47,6 +48,7 @@ typedef struct pq_column_writer {
   bool use_dict;                 /* dictionary encoding is current for this chunk */
   bool dict_in_chunk;            /* the chunk needs a dictionary page */
   bool dict_decided;             /* the early "is it worth it" check ran */
+  bool dict_probe_failed;        /* the last probe found nearly all values distinct */
   pq_dict dict;                  /* owned */
   bool dict_ready;
 
@@ -60,8 +62,12 @@ typedef struct pq_column_writer {
   inlet_buf page_plain;          /* owned; PLAIN values of the page */
   pq_bool_encoder bool_enc;
 
-  /* Current chunk: data pages (header + compressed body), in order. */
-  inlet_buf chunk;               /* owned */
+  /* Current chunk: data pages (header + compressed body), in order, as
+   * spans of chunk. */
+  inlet_buf chunk;               /* owned; pages with gaps between them */
+  int64_t *spans;                /* owned; (offset, length) in chunk of each page */
+  size_t n_spans, spans_cap;     /* int64 entries (two per page) */
+  int64_t chunk_bytes;           /* sum of the span lengths */
   inlet_buf dict_page;           /* owned; header + body, built at finish */
   int64_t chunk_uncompressed;    /* data pages incl. headers */
   int64_t chunk_values;          /* value slots incl. nulls */
@@ -73,7 +79,6 @@ typedef struct pq_column_writer {
 
   /* Scratch. */
   inlet_buf body;                /* owned; uncompressed page body */
-  inlet_buf comp;                /* owned; compressed page body */
   inlet_buf header;              /* owned */
   void *conv;                    /* owned; converted physical values */
   size_t conv_cap;               /* bytes */
@@ -97,15 +102,19 @@ int64_t pq_column_writer_estimate(const pq_column_writer *cw);
 
 /*
  * Ends the chunk: flushes the last page, builds the dictionary page and
- * computes statistics. The chunk's bytes are then dict_page followed by
- * chunk (see pq_column_writer_chunk_size).
+ * computes statistics. Then pq_column_writer_write_chunk writes its
+ * pq_column_writer_chunk_size bytes.
  * @return 0, INLET_ENOMEM, INLET_EIO.
  */
 int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err);
 
 static inline int64_t pq_column_writer_chunk_size(const pq_column_writer *cw) {
-  return (int64_t)(cw->dict_page.len + cw->chunk.len);
+  return (int64_t)cw->dict_page.len + cw->chunk_bytes;
 }
+
+/* Appends the finished chunk (dictionary page, then data pages) to @p f.
+ * @return 0, or the file's error (INLET_EIO, INLET_ENOMEM). */
+int pq_column_writer_write_chunk(pq_column_writer *cw, inlet_wfile *f, inlet_error *err);
 
 /*
  * Fills @p cc for the finished chunk written at file offset @p offset

@@ -228,8 +228,7 @@ static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
   for (int32_t i = 0; i < w->n_cols; i++) {
     pq_column_writer *cw = &w->cols[i];
     int64_t off = w->file->written;
-    if (cw->dict_page.len) TRY(inlet_wfile_append(w->file, cw->dict_page.data, cw->dict_page.len, err));
-    if (cw->chunk.len) TRY(inlet_wfile_append(w->file, cw->chunk.data, cw->chunk.len, err));
+    TRY(pq_column_writer_write_chunk(cw, w->file, err));
     TRY(pq_column_writer_chunk_meta(cw, off, &w->meta, &rg->columns[i], err));
     rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
   }
