@@ -517,6 +517,8 @@ int inlet_text_reader_next(inlet_text_reader *r, inlet_batch *batch, inlet_error
     int rc = next_record(r, &rec, err);
     if (rc < 0) return rc;
     if (rc == 0) return 0;
+    if (rec.offset == 0 && rec.n >= 3 && memcmp(rec.s, "\xef\xbb\xbf", 3) == 0)
+      rec.s += 3, rec.n -= 3; /* a UTF-8 byte order mark starts some exported files */
     if (!rec.oversize && blank(rec.s, rec.n)) continue;
     if (r->opt.format == INLET_TEXT_CSV && r->opt.csv_header && !r->header_done) {
       TRY(read_header(r, rec.s, rec.n, err));

@@ -318,6 +318,21 @@ static void test_ndjson__bad_records_are_reported_and_skipped(void **state) {
   inlet_batch_reset(&b);
 }
 
+static void test_reader__byte_order_mark_is_skipped(void **state) {
+  (void)state;
+  inlet_batch b;
+  bad_log log;
+  read_all(&b, "a int", "\xef\xbb\xbf{\"a\":1}\n{\"a\":2}\n", INLET_TEXT_NDJSON, &log, NULL);
+  assert_int_equal(log.n, 0);
+  assert_int_equal(b.num_rows, 2);
+  inlet_batch_reset(&b);
+  read_all(&b, "a int", "\xef\xbb\xbf" "a\n3\n", INLET_TEXT_CSV, &log, NULL);
+  assert_int_equal(log.n, 0);
+  assert_int_equal(b.num_rows, 1);
+  assert_string_equal(cell(&b, 0, 0), "3");
+  inlet_batch_reset(&b);
+}
+
 static void test_ndjson__strict_rejects_unknown_fields(void **state) {
   (void)state;
   inlet_batch b;
@@ -524,6 +539,7 @@ int main(void) {
       cmocka_unit_test(test_ndjson__nested_values),
       cmocka_unit_test(test_ndjson__bad_records_are_reported_and_skipped),
       cmocka_unit_test(test_ndjson__strict_rejects_unknown_fields),
+      cmocka_unit_test(test_reader__byte_order_mark_is_skipped),
       cmocka_unit_test(test_ndjson__invalid_utf8_string_is_bad),
       cmocka_unit_test(test_csv__quoting_newlines_and_nulls),
       cmocka_unit_test(test_csv__header_errors_are_fatal),
