@@ -148,12 +148,16 @@ typedef struct inlet_append_options {
   const char *const *extra_txn_app_ids;
   const int64_t *extra_txn_versions;
   const char *extra_metrics_json; /* JSON object merged into commitInfo.operationMetrics */
+  bool computes_generated_columns; /* the caller fills generated columns itself: tables with
+                                      the generatedColumns writer feature (or legacy writer
+                                      version 3/4 without CHECK constraints or change data
+                                      feed) are accepted */
 } inlet_append_options;
 
 #define INLET_APPEND_OPTIONS_VERSION 1
 #define INLET_APPEND_OPTIONS_INIT                                                           \
   {INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0, false, 0,   \
-   NULL, NULL, NULL}
+   NULL, NULL, NULL, false}
 
 /**
  * Starts a transaction appending rows. Batches written to it become Parquet

@@ -67,14 +67,24 @@ static bool in_list(const char *f, const char *const *list) {
   return false;
 }
 
-static int check_writer(const delta_snapshot *s, inlet_error *err) {
+static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) {
   const delta_protocol *p = &s->protocol;
   static const char *const ok[] = {"appendOnly", "invariants", "timestampNtz", "domainMetadata",
                                    "vacuumProtocolCheck", NULL};
   if (p->min_writer <= 2) return 0;
+  if (gen_ok && p->min_writer <= 4) {
+    /* Legacy 3 (CHECK constraints) and 4 (generated columns, change data
+     * feed): fine when neither constraints nor CDF are in use. */
+    const char *cdf = delta_metadata_conf(&s->metadata, "delta.enableChangeDataFeed");
+    bool constraints = false;
+    for (int32_t i = 0; i < s->metadata.n_configuration; i++)
+      constraints |= strncmp(s->metadata.configuration[i].key, "delta.constraints.", 18) == 0;
+    if (!constraints && !(cdf && strcmp(cdf, "true") == 0)) return 0;
+  }
   if (p->min_writer == 7) {
     for (int32_t i = 0; i < p->n_writer_features; i++)
-      if (!in_list(p->writer_features[i], ok))
+      if (!in_list(p->writer_features[i], ok) &&
+          !(gen_ok && strcmp(p->writer_features[i], "generatedColumns") == 0))
         return inlet_fail(err, INLET_EUNSUPPORTED, "table requires writer feature \"%s\", which "
                           "inlet cannot honour when writing", p->writer_features[i]);
     return 0;
@@ -112,7 +122,7 @@ int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
       goto fail;
     }
   }
-  rc = check_writer(&w->snap, err);
+  rc = check_writer(&w->snap, w->opts.computes_generated_columns, err);
   if (rc < 0) goto fail;
   if (w->opts.app_version_must_increase && w->opts.app_id &&
       delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {

@@ -499,6 +499,7 @@ static int open_writer(ingester *g, inlet_error *err) {
   ao.extra_txn_app_ids = g->xnames;
   ao.extra_txn_versions = g->xver;
   ao.extra_metrics_json = g->metrics;
+  ao.computes_generated_columns = true; /* fill_derived computes them */
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
   ao.n_extra_txns = g->o.event_time_column ? 4 : 3;
   return inlet_table_writer_open(&g->w, g->table, &ao, err);

@@ -3,6 +3,7 @@
  * resume without duplicates, batching by --max-rows, dead letters named by
  * position range, commitInfo metrics and txn positions, late data (flag
  * column, restored watermark, drop with a count, routing to a side table),
+ * event-time partitions through Delta generated columns (day, hour),
  * refusal of tables with delta.setTransactionRetentionDuration, stdin,
  * --follow stopped by SIGTERM (exit 0, batch committed), CLI usage errors.
  */
@@ -232,6 +233,67 @@ static void test_ingest__late_drop_counts_and_route_writes_side_table(void **sta
   tu_result_free(&h);
 }
 
+/* Writes version 0 of a table partitioned by a generated column (protocol
+ * 1/4 as Spark writes it for GENERATED ALWAYS AS columns). */
+static void create_generated_table(const char *table, const char *type, const char *expr) {
+  char log[700], path[800], line[2000];
+  snprintf(log, sizeof log, "%s/_delta_log", table);
+  tu_result r;
+  tu_sh(&r, "mkdir -p '%s'", log);
+  tu_result_free(&r);
+  snprintf(path, sizeof path, "%s/00000000000000000000.json", log);
+  snprintf(line, sizeof line,
+           "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":4}}\n"
+           "{\"metaData\":{\"id\":\"5b0c3a9e-8d53-4e0e-9a36-0c1f7a2f1d11\",\"format\":"
+           "{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":\"{\\\"type\\\":"
+           "\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\","
+           "\\\"nullable\\\":false,\\\"metadata\\\":{}},{\\\"name\\\":\\\"ts\\\",\\\"type\\\":"
+           "\\\"timestamp\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":"
+           "\\\"part\\\",\\\"type\\\":\\\"%s\\\",\\\"nullable\\\":true,\\\"metadata\\\":"
+           "{\\\"delta.generationExpression\\\":\\\"%s\\\"}}]}\",\"partitionColumns\":"
+           "[\"part\"],\"configuration\":{},\"createdTime\":1700000000000}}\n",
+           type, expr);
+  assert_int_equal(tu_write_file(path, line, strlen(line)), 0);
+}
+
+static void test_ingest__event_time_generated_partitions(void **state) {
+  fx *f = *state;
+  create_generated_table(f->table, "date", "CAST(ts AS DATE)");
+  append_text(f->src, "{\"id\":1,\"ts\":\"2024-01-02T00:30:00Z\"}\n"
+                      "{\"id\":2,\"ts\":\"2024-01-01T23:50:00Z\"}\n"
+                      "{\"id\":3,\"ts\":\"2024-01-02T10:00:00Z\",\"part\":\"1999-01-01\"}\n");
+  tu_result r = run_ingest(f, "--event-time ts --allowed-lateness 5m");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "late 1"));
+  tu_result_free(&r);
+  /* The late event landed in its own, older partition; input values for a
+   * generated column are replaced by the computed ones. */
+  assert_int_equal(scan_count(f->table, "\"id\":2,.*\"part\":\"2024-01-01\""), 1);
+  assert_int_equal(scan_count(f->table, "\"part\":\"2024-01-02\""), 2);
+  char dir[800];
+  snprintf(dir, sizeof dir, "%s/part=2024-01-01", f->table);
+  struct stat st;
+  assert_int_equal(stat(dir, &st), 0);
+  /* Hour granularity as a string partition. */
+  char t2[600], src2[600];
+  snprintf(t2, sizeof t2, "%s/hourly", f->dir);
+  snprintf(src2, sizeof src2, "%s", f->source);
+  create_generated_table(t2, "string", "date_format(ts, 'yyyy-MM-dd-HH')");
+  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once", INLET_BIN, t2, src2);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  assert_int_equal(scan_count(t2, "\"part\":\"2024-01-01-23\""), 1);
+  assert_int_equal(scan_count(t2, "\"part\":\"2024-01-02-10\""), 1);
+  /* An expression ingest cannot compute is refused rather than written wrong. */
+  char t3[600];
+  snprintf(t3, sizeof t3, "%s/other", f->dir);
+  create_generated_table(t3, "date", "date_add(ts, 1)");
+  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once", INLET_BIN, t3, src2);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "generated column"));
+  tu_result_free(&r);
+}
+
 static void test_ingest__refuses_txn_retention_tables(void **state) {
   fx *f = *state;
   ing_create_table(f->table, "id long", "--property delta.setTransactionRetentionDuration="
@@ -308,6 +370,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__late_drop_counts_and_route_writes_side_table,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__event_time_generated_partitions, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_ingest__refuses_txn_retention_tables, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ingest__stdin_source, setup, teardown),
