@@ -48,9 +48,9 @@ static void expect(tu_result *r, int status, const char *out_has, const char *er
 }
 
 static char *path_in(const char *name) {
-  static char p[4][4200];
+  static char p[16][4200];
   static int k;
-  k = (k + 1) & 3;
+  k = (k + 1) & 15; /* several paths live in one call's arguments */
   snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
   return p[k];
 }
@@ -288,6 +288,51 @@ static void test_cli__convert_csv_from_stdin_with_options(void **state) {
   tu_result_free(&r);
 }
 
+/* Every flat type through convert and cat, checked value by value against
+ * DuckDB's reading of the file (refcheck), in file order. */
+static void test_cli__every_flat_type_matches_duckdb(void **state) {
+  (void)state;
+  write_text("all.ndjson",
+             "{\"b\":true,\"i8\":-128,\"i16\":32767,\"i32\":-2147483648,\"i64\":9223372036854775807,"
+             "\"u8\":255,\"u16\":65535,\"u32\":4294967295,\"u64\":18446744073709551615,\"f\":0.234,"
+             "\"d\":1.1,\"s\":\"h\xc3\xa9llo \\\"q\\\"\",\"bin\":\"00ff\",\"fx\":\"0102\",\"dt\":\"2021-09-08\","
+             "\"tm\":\"12:34:56.789\",\"ts\":\"2021-09-08T11:11:11Z\",\"tsn\":\"2021-09-08T11:11:11.123456\","
+             "\"tsms\":\"2021-09-08T11:11:11.5Z\",\"dec\":\"-999.99\","
+             "\"dec2\":\"12345678901234567890.123456789012345678\",\"j\":{\"a\":[1,2]},"
+             "\"uu\":\"5f1c2e3a-0000-4000-8000-00000000abcd\"}\n"
+             "{\"b\":false,\"i8\":0,\"f\":\"NaN\",\"d\":-0.0,\"dec\":\"0.00\",\"dec2\":\"-0.000000000000000001\"}\n"
+             "{}\n"
+             "{\"d\":1e300,\"f\":-1.5e-7,\"i64\":-9007199254740993,\"ts\":-1,\"dt\":\"1900-02-28\","
+             "\"tm\":\"00:00\"}\n");
+  tu_result r;
+  run(&r, NULL, "parquet", "convert", path_in("all.ndjson"), path_in("all.parquet"), "--schema",
+      "b boolean, i8 byte, i16 short, i32 int, i64 long, u8 uint8, u16 uint16, u32 uint32, "
+      "u64 uint64, f float, d double, s string, bin binary, fx fixed(2), dt date, tm time, "
+      "ts timestamp, tsn timestamp_ntz, tsms timestamp_ms, dec decimal(5,2), "
+      "dec2 decimal(38,18), j json, uu uuid",
+      NULL);
+  expect(&r, 0, "4 rows", NULL);
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' parquet cat '%s' > '%s' && '%s' '%s' parquet '%s' > '%s' && "
+            "'%s' '%s' compare '%s' '%s' --ndjson --ordered",
+        INLET_BIN, path_in("all.parquet"), path_in("all.out"), INLET_NODE, INLET_REFCHECK,
+        path_in("all.parquet"), path_in("all.ref"), INLET_NODE, INLET_REFCHECK, path_in("all.ref"),
+        path_in("all.out"));
+  expect(&r, 0, "OK (4 rows)", NULL);
+  tu_result_free(&r);
+  /* A few exact strings, derived by hand. */
+  char *out = tu_read_file(path_in("all.out"), NULL);
+  assert_non_null(out);
+  assert_non_null(strstr(out, "\"i64\":\"9223372036854775807\""));
+  assert_non_null(strstr(out, "\"f\":0.23399999737739563"));
+  assert_non_null(strstr(out, "\"f\":\"NaN\""));
+  assert_non_null(strstr(out, "\"d\":0,"));
+  assert_non_null(strstr(out, "\"dec2\":\"-0.000000000000000001\""));
+  assert_non_null(strstr(out, "\"ts\":\"1969-12-31T23:59:59.000000Z\""));
+  assert_non_null(strstr(out, "\"tm\":\"00:00:00.000000\""));
+  free(out);
+}
+
 static void test_cli__demo_round_trip(void **state) {
   (void)state;
   tu_result r;
@@ -311,6 +356,7 @@ int main(void) {
       cmocka_unit_test(test_cli__cat_formats_columns_and_limit),
       cmocka_unit_test(test_cli__convert_reports_bad_records),
       cmocka_unit_test(test_cli__convert_csv_from_stdin_with_options),
+      cmocka_unit_test(test_cli__every_flat_type_matches_duckdb),
       cmocka_unit_test(test_cli__demo_round_trip),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
