@@ -30,8 +30,9 @@
 #include "util/util.h"
 
 #define DEFAULT_CREATED_BY "inlet version " INLET_VERSION_STRING " (build inlet)"
-/* Rows per slice before the writer has seen any data to estimate row width. */
-#define FIRST_SLICE_ROWS 65536
+/* Rows per slice before the writer has seen any data to estimate row width
+ * (small, so that a small row_group_bytes is not overshot by much). */
+#define FIRST_SLICE_ROWS 4096
 #define MAX_SLICE_ROWS (1 << 20)
 
 struct inlet_parquet_writer {
@@ -117,7 +118,8 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
 }
 
 static void writer_destroy(inlet_parquet_writer *w) {
-  for (int32_t i = 0; i < w->n_cols; i++) pq_column_writer_reset(&w->cols[i]);
+  if (w->cols)
+    for (int32_t i = 0; i < w->n_cols; i++) pq_column_writer_reset(&w->cols[i]);
   inlet_free(w->cols);
   inlet_free(w->rgs);
   pq_schema_desc_reset(&w->desc);

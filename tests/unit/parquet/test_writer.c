@@ -17,6 +17,7 @@
 #include "inlet/parquet.h"
 #include "parquet/pq_meta.h"
 #include "parquet/stats.h"
+#include "util/util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -879,6 +880,70 @@ static void test_writer__every_flat_type_writes_annotated_schema(void **state) {
   inlet_batch_reset(&b);
 }
 
+
+static void test_writer__row_group_bytes_bounds_row_groups(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "id long not null");
+  for (int i = 0; i < 100000; i++) put_int(&b, 0, (int64_t)i * 1000003);
+  b.num_rows = 100000;
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.row_group_bytes = 64 * 1024;
+  o.compression = INLET_COMPRESSION_UNCOMPRESSED;
+  const char *path = tmp_file("writer_rgbytes");
+  write_file(path, &b, &o);
+  pq_file_metadata m;
+  read_footer(path, &m);
+  /* 800 KB of PLAIN int64 in row groups of about 64 KiB. */
+  assert_true(m.n_row_groups >= 10 && m.n_row_groups <= 16);
+  int64_t rows = 0;
+  for (int32_t g = 0; g < m.n_row_groups; g++) {
+    rows += m.row_groups[g].num_rows;
+    assert_true(m.row_groups[g].total_byte_size <= 96 * 1024);
+  }
+  assert_int_equal(rows, 100000);
+  pq_file_metadata_reset(&m);
+  inlet_batch_reset(&b);
+}
+
+static void test_writer__allocation_failures_fail_cleanly(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "id long not null, s string, d double");
+  for (int i = 0; i < 5000; i++) {
+    put_int(&b, 0, i);
+    if (i % 5 == 0) put_null(&b, 1);
+    else put_str(&b, 1, i % 2 ? "odd" : "even");
+    assert_int_equal(inlet_array_append_double(&b.columns[2], i * 0.5, NULL), 0);
+  }
+  b.num_rows = 5000;
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.row_group_max_rows = 2000;
+  o.sync_on_close = false;
+  int successes = 0;
+  for (long n = 0; n < 400 && successes < 3; n++) {
+    const char *path = tmp_file("writer_enomem");
+    inlet_error err = INLET_ERROR_INIT;
+    inlet_parquet_writer *w = NULL;
+    inlet_alloc_fail_after(n);
+    int rc = inlet_parquet_writer_open(&w, path, &b.schema, &o, &err);
+    bool opened = rc == 0;
+    if (rc == 0) rc = inlet_parquet_writer_write(w, &b, &err);
+    if (rc == 0) rc = inlet_parquet_writer_close(w, &err);
+    inlet_alloc_fail_after(-1);
+    if (rc != 0 && rc != INLET_ENOMEM) fprintf(stderr, "n=%ld: %s\n", n, inlet_errmsg(&err));
+    assert_true(rc == 0 || rc == INLET_ENOMEM);
+    if (rc == 0) successes++;
+    inlet_parquet_writer_free(w);
+    /* A failed writer leaves no file behind. */
+    /* A writer that opened and then failed leaves no file behind. (A
+     * failure inside the storage layer's create is that layer's to clean.) */
+    if (rc != 0 && opened) assert_int_not_equal(access(path, F_OK), 0);
+  }
+  assert_true(successes > 0);
+  inlet_batch_reset(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats__signed_int32_with_nulls),
@@ -913,6 +978,8 @@ int main(void) {
       cmocka_unit_test(test_writer__nested_schema_is_unsupported),
       cmocka_unit_test(test_writer__bad_options_are_einval),
       cmocka_unit_test(test_writer__every_flat_type_writes_annotated_schema),
+      cmocka_unit_test(test_writer__row_group_bytes_bounds_row_groups),
+      cmocka_unit_test(test_writer__allocation_failures_fail_cleanly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
