@@ -28,13 +28,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                   \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      fprintf(stderr, "parquet_footer_fuzzer: property failed at %s:%d: %s\n",       \
-              __FILE__, __LINE__, #cond);                                             \
-      abort();                                                                        \
-    }                                                                                 \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "parquet_footer_fuzzer: property failed at %s:%d: %s\n", __FILE__, __LINE__, \
+              #cond);                                                                              \
+      abort();                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* ---- in-memory rfile ----------------------------------------------------- */
@@ -52,7 +52,9 @@ static int mem_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n, inlet_e
   return 0;
 }
 
-static void mem_close(inlet_rfile *f) { (void)f; }
+static void mem_close(inlet_rfile *f) {
+  (void)f;
+}
 
 static const struct inlet_rfile_ops mem_ops = {mem_read_at, mem_close};
 

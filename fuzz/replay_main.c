@@ -81,8 +81,10 @@ static int run_dir(const char *dir) {
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
     struct stat st;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-      if (run_file(path) < 0) count = -1;
-      else if (count >= 0) count++;
+      if (run_file(path) < 0)
+        count = -1;
+      else if (count >= 0)
+        count++;
     }
     free(names[i]);
   }
@@ -96,11 +98,15 @@ int main(int argc, char **argv) {
     struct stat st;
     if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
       int c = run_dir(argv[i]);
-      if (c < 0) failed++;
-      else total += c;
+      if (c < 0)
+        failed++;
+      else
+        total += c;
     } else if (stat(argv[i], &st) == 0) {
-      if (run_file(argv[i]) < 0) failed++;
-      else total++;
+      if (run_file(argv[i]) < 0)
+        failed++;
+      else
+        total++;
     }
   }
   /* Deterministic extra inputs: empty, and xorshift bytes of varied sizes. */

@@ -31,7 +31,8 @@ struct pq_arena {
 };
 
 #define PQ_ARENA_ALIGN 16
-#define PQ_ARENA_HDR (((sizeof(pq_arena_chunk) + PQ_ARENA_ALIGN - 1) / PQ_ARENA_ALIGN) * PQ_ARENA_ALIGN)
+#define PQ_ARENA_HDR                                                                               \
+  (((sizeof(pq_arena_chunk) + PQ_ARENA_ALIGN - 1) / PQ_ARENA_ALIGN) * PQ_ARENA_ALIGN)
 #define PQ_ARENA_CHUNK 65536
 
 static void arena_free(struct pq_arena *a) {
@@ -128,7 +129,9 @@ int pq_meta_set_kv(pq_file_metadata *m, pq_key_value *kv, const char *key, const
   return 0;
 }
 
-void pq_file_metadata_init(pq_file_metadata *m) { memset(m, 0, sizeof *m); }
+void pq_file_metadata_init(pq_file_metadata *m) {
+  memset(m, 0, sizeof *m);
+}
 
 void pq_file_metadata_reset(pq_file_metadata *m) {
   if (!m) return;
@@ -167,17 +170,33 @@ const char *pq_codec_name(int32_t c) {
 }
 
 const char *pq_page_type_name(int32_t t) {
-  static const char *const names[] = {"DATA_PAGE", "INDEX_PAGE", "DICTIONARY_PAGE",
-                                      "DATA_PAGE_V2"};
+  static const char *const names[] = {"DATA_PAGE", "INDEX_PAGE", "DICTIONARY_PAGE", "DATA_PAGE_V2"};
   return t >= 0 && t < 4 ? names[t] : "UNKNOWN";
 }
 
 const char *pq_converted_type_name(int32_t ct) {
-  static const char *const names[] = {
-      "UTF8",        "MAP",         "MAP_KEY_VALUE",    "LIST",         "ENUM",   "DECIMAL",
-      "DATE",        "TIME_MILLIS", "TIME_MICROS",      "TIMESTAMP_MILLIS", "TIMESTAMP_MICROS",
-      "UINT_8",      "UINT_16",     "UINT_32",          "UINT_64",      "INT_8",  "INT_16",
-      "INT_32",      "INT_64",      "JSON",             "BSON",         "INTERVAL"};
+  static const char *const names[] = {"UTF8",
+                                      "MAP",
+                                      "MAP_KEY_VALUE",
+                                      "LIST",
+                                      "ENUM",
+                                      "DECIMAL",
+                                      "DATE",
+                                      "TIME_MILLIS",
+                                      "TIME_MICROS",
+                                      "TIMESTAMP_MILLIS",
+                                      "TIMESTAMP_MICROS",
+                                      "UINT_8",
+                                      "UINT_16",
+                                      "UINT_32",
+                                      "UINT_64",
+                                      "INT_8",
+                                      "INT_16",
+                                      "INT_32",
+                                      "INT_64",
+                                      "JSON",
+                                      "BSON",
+                                      "INTERVAL"};
   if (ct == PQ_CT_NONE) return "NONE";
   return ct >= 0 && ct < 22 ? names[ct] : "UNKNOWN";
 }
@@ -200,15 +219,15 @@ typedef struct pctx {
 
 /* Skips the value when the wire type is not the one the schema declares;
  * thrift readers treat a type mismatch as an unknown field. */
-#define EXPECT(ty)                                                             \
-  if (t != (ty)) {                                                             \
-    TRY(inlet_thrift_skip(&c->r, t));                                          \
-    break;                                                                     \
+#define EXPECT(ty)                                                                                 \
+  if (t != (ty)) {                                                                                 \
+    TRY(inlet_thrift_skip(&c->r, t));                                                              \
+    break;                                                                                         \
   }
-#define EXPECT_BOOL()                                                          \
-  if (t != INLET_THRIFT_BOOL_TRUE && t != INLET_THRIFT_BOOL_FALSE) {           \
-    TRY(inlet_thrift_skip(&c->r, t));                                          \
-    break;                                                                     \
+#define EXPECT_BOOL()                                                                              \
+  if (t != INLET_THRIFT_BOOL_TRUE && t != INLET_THRIFT_BOOL_FALSE) {                               \
+    TRY(inlet_thrift_skip(&c->r, t));                                                              \
+    break;                                                                                         \
   }
 
 static int get_bytes(pctx *c, pq_bytes *out) {
@@ -249,8 +268,8 @@ static int corrupt(pctx *c, const char *what) {
 static void *list_alloc(pctx *c, uint32_t n, size_t size, size_t min_bytes, const char *what) {
   if ((uint64_t)n * min_bytes > inlet_thrift_reader_remaining(&c->r)) {
     char msg[128];
-    snprintf(msg, sizeof msg, "%s list of %u elements cannot fit in the %zu bytes left", what,
-             n, inlet_thrift_reader_remaining(&c->r));
+    snprintf(msg, sizeof msg, "%s list of %u elements cannot fit in the %zu bytes left", what, n,
+             inlet_thrift_reader_remaining(&c->r));
     c->rc = corrupt(c, msg);
     return NULL;
   }
@@ -267,8 +286,16 @@ static int parse_statistics(pctx *c, pq_statistics *s) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_BINARY); TRY(get_bytes(c, &s->max)); s->has_max = true; break;
-    case 2: EXPECT(INLET_THRIFT_BINARY); TRY(get_bytes(c, &s->min)); s->has_min = true; break;
+    case 1:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_bytes(c, &s->max));
+      s->has_max = true;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_bytes(c, &s->min));
+      s->has_min = true;
+      break;
     case 3:
       EXPECT(INLET_THRIFT_I64);
       TRY(inlet_thrift_read_i64(&c->r, &s->null_count));
@@ -340,8 +367,15 @@ static int parse_time_like(pctx *c, pq_logical_type *lt) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT_BOOL(); TRY(inlet_thrift_read_bool(&c->r, &lt->utc)); have_utc = true; break;
-    case 2: EXPECT(INLET_THRIFT_STRUCT); TRY(parse_time_unit(c, &lt->unit)); break;
+    case 1:
+      EXPECT_BOOL();
+      TRY(inlet_thrift_read_bool(&c->r, &lt->utc));
+      have_utc = true;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_STRUCT);
+      TRY(parse_time_unit(c, &lt->unit));
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -360,7 +394,11 @@ static int parse_decimal_type(pctx *c, pq_logical_type *lt) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &lt->scale)); have |= 1; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &lt->scale));
+      have |= 1;
+      break;
     case 2:
       EXPECT(INLET_THRIFT_I32);
       TRY(inlet_thrift_read_i32(&c->r, &lt->precision));
@@ -383,8 +421,16 @@ static int parse_int_type(pctx *c, pq_logical_type *lt) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_BYTE); TRY(inlet_thrift_read_i8(&c->r, &lt->bit_width)); have |= 1; break;
-    case 2: EXPECT_BOOL(); TRY(inlet_thrift_read_bool(&c->r, &lt->is_signed)); have |= 2; break;
+    case 1:
+      EXPECT(INLET_THRIFT_BYTE);
+      TRY(inlet_thrift_read_i8(&c->r, &lt->bit_width));
+      have |= 1;
+      break;
+    case 2:
+      EXPECT_BOOL();
+      TRY(inlet_thrift_read_bool(&c->r, &lt->is_signed));
+      have |= 2;
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -406,13 +452,32 @@ static int parse_logical_type(pctx *c, pq_logical_type *lt) {
       continue;
     }
     switch (id) {
-    case PQ_LT_DECIMAL: lt->kind = PQ_LT_DECIMAL; TRY(parse_decimal_type(c, lt)); break;
+    case PQ_LT_DECIMAL:
+      lt->kind = PQ_LT_DECIMAL;
+      TRY(parse_decimal_type(c, lt));
+      break;
     case PQ_LT_TIME:
-    case PQ_LT_TIMESTAMP: lt->kind = (pq_logical_kind)id; TRY(parse_time_like(c, lt)); break;
-    case PQ_LT_INTEGER: lt->kind = PQ_LT_INTEGER; TRY(parse_int_type(c, lt)); break;
-    case PQ_LT_STRING: case PQ_LT_MAP: case PQ_LT_LIST: case PQ_LT_ENUM: case PQ_LT_DATE:
-    case PQ_LT_NULL: case PQ_LT_JSON: case PQ_LT_BSON: case PQ_LT_UUID: case PQ_LT_FLOAT16:
-    case PQ_LT_VARIANT: case PQ_LT_GEOMETRY: case PQ_LT_GEOGRAPHY:
+    case PQ_LT_TIMESTAMP:
+      lt->kind = (pq_logical_kind)id;
+      TRY(parse_time_like(c, lt));
+      break;
+    case PQ_LT_INTEGER:
+      lt->kind = PQ_LT_INTEGER;
+      TRY(parse_int_type(c, lt));
+      break;
+    case PQ_LT_STRING:
+    case PQ_LT_MAP:
+    case PQ_LT_LIST:
+    case PQ_LT_ENUM:
+    case PQ_LT_DATE:
+    case PQ_LT_NULL:
+    case PQ_LT_JSON:
+    case PQ_LT_BSON:
+    case PQ_LT_UUID:
+    case PQ_LT_FLOAT16:
+    case PQ_LT_VARIANT:
+    case PQ_LT_GEOMETRY:
+    case PQ_LT_GEOGRAPHY:
       /* Members without parameters inlet uses; their content is skipped. */
       lt->kind = (pq_logical_kind)id;
       TRY(inlet_thrift_skip(&c->r, t));
@@ -463,14 +528,25 @@ static int parse_schema_element(pctx *c, pq_schema_element *e) {
       e->repetition = (pq_repetition)v;
       e->has_repetition = true;
       break;
-    case 4: EXPECT(INLET_THRIFT_BINARY); TRY(get_string(c, &e->name, NULL)); have_name = true; break;
+    case 4:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_string(c, &e->name, NULL));
+      have_name = true;
+      break;
     case 5:
       EXPECT(INLET_THRIFT_I32);
       TRY(inlet_thrift_read_i32(&c->r, &e->num_children));
       e->has_num_children = true;
       break;
-    case 6: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &e->converted_type)); break;
-    case 7: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &e->scale)); e->has_scale = true; break;
+    case 6:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &e->converted_type));
+      break;
+    case 7:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &e->scale));
+      e->has_scale = true;
+      break;
     case 8:
       EXPECT(INLET_THRIFT_I32);
       TRY(inlet_thrift_read_i32(&c->r, &e->precision));
@@ -481,7 +557,10 @@ static int parse_schema_element(pctx *c, pq_schema_element *e) {
       TRY(inlet_thrift_read_i32(&c->r, &e->field_id));
       e->has_field_id = true;
       break;
-    case 10: EXPECT(INLET_THRIFT_STRUCT); TRY(parse_logical_type(c, &e->logical)); break;
+    case 10:
+      EXPECT(INLET_THRIFT_STRUCT);
+      TRY(parse_logical_type(c, &e->logical));
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -500,8 +579,15 @@ static int parse_key_value(pctx *c, pq_key_value *kv) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_BINARY); TRY(get_string(c, &kv->key, &kv->key_len)); have_key = true; break;
-    case 2: EXPECT(INLET_THRIFT_BINARY); TRY(get_string(c, &kv->value, &kv->value_len)); break;
+    case 1:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_string(c, &kv->key, &kv->key_len));
+      have_key = true;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_string(c, &kv->value, &kv->value_len));
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -517,7 +603,8 @@ static int parse_kv_list(pctx *c, int32_t *n_out, pq_key_value **out) {
   if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "key/value list of non-structs");
   pq_key_value *kv = list_alloc(c, n, sizeof *kv, 3, "key/value");
   if (!kv) return c->rc;
-  for (uint32_t i = 0; i < n; i++) TRY(parse_key_value(c, &kv[i]));
+  for (uint32_t i = 0; i < n; i++)
+    TRY(parse_key_value(c, &kv[i]));
   *n_out = (int32_t)n;
   *out = kv;
   return inlet_thrift_read_list_end(&c->r);
@@ -530,7 +617,8 @@ static int parse_i32_list(pctx *c, int32_t *n_out, int32_t **out) {
   if (n && et != INLET_THRIFT_I32) return corrupt(c, "expected a list of i32");
   int32_t *v = list_alloc(c, n, sizeof *v, 1, "i32");
   if (!v) return c->rc;
-  for (uint32_t i = 0; i < n; i++) TRY(inlet_thrift_read_i32(&c->r, &v[i]));
+  for (uint32_t i = 0; i < n; i++)
+    TRY(inlet_thrift_read_i32(&c->r, &v[i]));
   *n_out = (int32_t)n;
   *out = v;
   return inlet_thrift_read_list_end(&c->r);
@@ -545,9 +633,21 @@ static int parse_encoding_stats(pctx *c, pq_page_encoding_stats *s) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &s->page_type)); have |= 1; break;
-    case 2: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &s->encoding)); have |= 2; break;
-    case 3: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &s->count)); have |= 4; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &s->page_type));
+      have |= 1;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &s->encoding));
+      have |= 2;
+      break;
+    case 3:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &s->count));
+      have |= 4;
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -574,24 +674,38 @@ static int parse_column_meta(pctx *c, pq_column_meta *cm) {
       cm->type = (pq_type)v;
       have |= 1;
       break;
-    case 2: EXPECT(INLET_THRIFT_LIST); TRY(parse_i32_list(c, &cm->n_encodings, &cm->encodings)); have |= 2; break;
+    case 2:
+      EXPECT(INLET_THRIFT_LIST);
+      TRY(parse_i32_list(c, &cm->n_encodings, &cm->encodings));
+      have |= 2;
+      break;
     case 3: {
       EXPECT(INLET_THRIFT_LIST);
       uint8_t et;
       uint32_t n;
       TRY(inlet_thrift_read_list_begin(&c->r, &et, &n));
-      if (n && et != INLET_THRIFT_BINARY) return corrupt(c, "path_in_schema is not a list of strings");
+      if (n && et != INLET_THRIFT_BINARY)
+        return corrupt(c, "path_in_schema is not a list of strings");
       char **parts = list_alloc(c, n, sizeof *parts, 1, "path_in_schema");
       if (!parts) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(get_string(c, &parts[i], NULL));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(get_string(c, &parts[i], NULL));
       TRY(inlet_thrift_read_list_end(&c->r));
       cm->n_path = (int32_t)n;
       cm->path_in_schema = parts;
       have |= 4;
       break;
     }
-    case 4: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &cm->codec)); have |= 8; break;
-    case 5: EXPECT(INLET_THRIFT_I64); TRY(inlet_thrift_read_i64(&c->r, &cm->num_values)); have |= 16; break;
+    case 4:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &cm->codec));
+      have |= 8;
+      break;
+    case 5:
+      EXPECT(INLET_THRIFT_I64);
+      TRY(inlet_thrift_read_i64(&c->r, &cm->num_values));
+      have |= 16;
+      break;
     case 6:
       EXPECT(INLET_THRIFT_I64);
       TRY(inlet_thrift_read_i64(&c->r, &cm->total_uncompressed_size));
@@ -602,7 +716,10 @@ static int parse_column_meta(pctx *c, pq_column_meta *cm) {
       TRY(inlet_thrift_read_i64(&c->r, &cm->total_compressed_size));
       have |= 64;
       break;
-    case 8: EXPECT(INLET_THRIFT_LIST); TRY(parse_kv_list(c, &cm->n_key_value, &cm->key_value)); break;
+    case 8:
+      EXPECT(INLET_THRIFT_LIST);
+      TRY(parse_kv_list(c, &cm->n_key_value, &cm->key_value));
+      break;
     case 9:
       EXPECT(INLET_THRIFT_I64);
       TRY(inlet_thrift_read_i64(&c->r, &cm->data_page_offset));
@@ -628,10 +745,12 @@ static int parse_column_meta(pctx *c, pq_column_meta *cm) {
       uint8_t et;
       uint32_t n;
       TRY(inlet_thrift_read_list_begin(&c->r, &et, &n));
-      if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "encoding_stats is not a list of structs");
+      if (n && et != INLET_THRIFT_STRUCT)
+        return corrupt(c, "encoding_stats is not a list of structs");
       pq_page_encoding_stats *s = list_alloc(c, n, sizeof *s, 7, "encoding_stats");
       if (!s) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_encoding_stats(c, &s[i]));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(parse_encoding_stats(c, &s[i]));
       TRY(inlet_thrift_read_list_end(&c->r));
       cm->n_encoding_stats = (int32_t)n;
       cm->encoding_stats = s;
@@ -663,8 +782,14 @@ static int parse_column_chunk(pctx *c, pq_column_chunk *cc) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_BINARY); TRY(get_string(c, &cc->file_path, NULL)); break;
-    case 2: EXPECT(INLET_THRIFT_I64); TRY(inlet_thrift_read_i64(&c->r, &cc->file_offset)); break;
+    case 1:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_string(c, &cc->file_path, NULL));
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_I64);
+      TRY(inlet_thrift_read_i64(&c->r, &cc->file_offset));
+      break;
     case 3:
       EXPECT(INLET_THRIFT_STRUCT);
       TRY(parse_column_meta(c, &cc->meta_data));
@@ -675,15 +800,27 @@ static int parse_column_chunk(pctx *c, pq_column_chunk *cc) {
       TRY(inlet_thrift_read_i64(&c->r, &cc->offset_index_offset));
       cc->has_offset_index = true;
       break;
-    case 5: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &cc->offset_index_length)); break;
+    case 5:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &cc->offset_index_length));
+      break;
     case 6:
       EXPECT(INLET_THRIFT_I64);
       TRY(inlet_thrift_read_i64(&c->r, &cc->column_index_offset));
       cc->has_column_index = true;
       break;
-    case 7: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &cc->column_index_length)); break;
-    case 8: cc->has_crypto_metadata = true; TRY(inlet_thrift_skip(&c->r, t)); break;
-    case 9: cc->has_encrypted_column_metadata = true; TRY(inlet_thrift_skip(&c->r, t)); break;
+    case 7:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &cc->column_index_length));
+      break;
+    case 8:
+      cc->has_crypto_metadata = true;
+      TRY(inlet_thrift_skip(&c->r, t));
+      break;
+    case 9:
+      cc->has_encrypted_column_metadata = true;
+      TRY(inlet_thrift_skip(&c->r, t));
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -699,9 +836,21 @@ static int parse_sorting_column(pctx *c, pq_sorting_column *s) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &s->column_idx)); have |= 1; break;
-    case 2: EXPECT_BOOL(); TRY(inlet_thrift_read_bool(&c->r, &s->descending)); have |= 2; break;
-    case 3: EXPECT_BOOL(); TRY(inlet_thrift_read_bool(&c->r, &s->nulls_first)); have |= 4; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &s->column_idx));
+      have |= 1;
+      break;
+    case 2:
+      EXPECT_BOOL();
+      TRY(inlet_thrift_read_bool(&c->r, &s->descending));
+      have |= 2;
+      break;
+    case 3:
+      EXPECT_BOOL();
+      TRY(inlet_thrift_read_bool(&c->r, &s->nulls_first));
+      have |= 4;
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -730,23 +879,32 @@ static int parse_row_group(pctx *c, pq_row_group *rg, int32_t leaves) {
       if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "row group columns are not structs");
       if (leaves >= 0 && n != (uint32_t)leaves) {
         char msg[96];
-        snprintf(msg, sizeof msg, "row group has %u column chunks but the schema has %d leaves",
-                 n, leaves);
+        snprintf(msg, sizeof msg, "row group has %u column chunks but the schema has %d leaves", n,
+                 leaves);
         return corrupt(c, msg);
       }
       /* 20 bytes is about the smallest ColumnChunk with its required
        * ColumnMetaData fields. */
       pq_column_chunk *cols = list_alloc(c, n, sizeof *cols, 20, "column chunk");
       if (!cols) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_column_chunk(c, &cols[i]));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(parse_column_chunk(c, &cols[i]));
       TRY(inlet_thrift_read_list_end(&c->r));
       rg->n_columns = (int32_t)n;
       rg->columns = cols;
       have |= 1;
       break;
     }
-    case 2: EXPECT(INLET_THRIFT_I64); TRY(inlet_thrift_read_i64(&c->r, &rg->total_byte_size)); have |= 2; break;
-    case 3: EXPECT(INLET_THRIFT_I64); TRY(inlet_thrift_read_i64(&c->r, &rg->num_rows)); have |= 4; break;
+    case 2:
+      EXPECT(INLET_THRIFT_I64);
+      TRY(inlet_thrift_read_i64(&c->r, &rg->total_byte_size));
+      have |= 2;
+      break;
+    case 3:
+      EXPECT(INLET_THRIFT_I64);
+      TRY(inlet_thrift_read_i64(&c->r, &rg->num_rows));
+      have |= 4;
+      break;
     case 4: {
       EXPECT(INLET_THRIFT_LIST);
       uint8_t et;
@@ -755,7 +913,8 @@ static int parse_row_group(pctx *c, pq_row_group *rg, int32_t leaves) {
       if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "sorting columns are not structs");
       pq_sorting_column *s = list_alloc(c, n, sizeof *s, 5, "sorting column");
       if (!s) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_sorting_column(c, &s[i]));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(parse_sorting_column(c, &s[i]));
       TRY(inlet_thrift_read_list_end(&c->r));
       rg->n_sorting_columns = (int32_t)n;
       rg->sorting_columns = s;
@@ -812,7 +971,11 @@ static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &m->version)); have |= 1; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &m->version));
+      have |= 1;
+      break;
     case 2: {
       EXPECT(INLET_THRIFT_LIST);
       uint8_t et;
@@ -822,7 +985,8 @@ static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
       if (n > PQ_MAX_COLUMNS * 2u) return corrupt(c, "schema has more elements than the limit");
       pq_schema_element *s = list_alloc(c, n, sizeof *s, 3, "schema");
       if (!s) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_schema_element(c, &s[i]));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(parse_schema_element(c, &s[i]));
       TRY(inlet_thrift_read_list_end(&c->r));
       m->n_schema = (int32_t)n;
       m->schema = s;
@@ -832,7 +996,11 @@ static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
       TRY(validate_schema(m, NULL, &leaves, c->err));
       break;
     }
-    case 3: EXPECT(INLET_THRIFT_I64); TRY(inlet_thrift_read_i64(&c->r, &m->num_rows)); have |= 4; break;
+    case 3:
+      EXPECT(INLET_THRIFT_I64);
+      TRY(inlet_thrift_read_i64(&c->r, &m->num_rows));
+      have |= 4;
+      break;
     case 4: {
       EXPECT(INLET_THRIFT_LIST);
       uint8_t et;
@@ -841,31 +1009,46 @@ static int parse_file_metadata(pctx *c, pq_file_metadata *m) {
       if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "row_groups is not a list of structs");
       pq_row_group *rgs = list_alloc(c, n, sizeof *rgs, 7, "row group");
       if (!rgs) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_row_group(c, &rgs[i], leaves));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(parse_row_group(c, &rgs[i], leaves));
       TRY(inlet_thrift_read_list_end(&c->r));
       m->n_row_groups = (int32_t)n;
       m->row_groups = rgs;
       have |= 8;
       break;
     }
-    case 5: EXPECT(INLET_THRIFT_LIST); TRY(parse_kv_list(c, &m->n_key_value, &m->key_value)); break;
-    case 6: EXPECT(INLET_THRIFT_BINARY); TRY(get_string(c, &m->created_by, NULL)); break;
+    case 5:
+      EXPECT(INLET_THRIFT_LIST);
+      TRY(parse_kv_list(c, &m->n_key_value, &m->key_value));
+      break;
+    case 6:
+      EXPECT(INLET_THRIFT_BINARY);
+      TRY(get_string(c, &m->created_by, NULL));
+      break;
     case 7: {
       EXPECT(INLET_THRIFT_LIST);
       uint8_t et;
       uint32_t n;
       TRY(inlet_thrift_read_list_begin(&c->r, &et, &n));
-      if (n && et != INLET_THRIFT_STRUCT) return corrupt(c, "column_orders is not a list of structs");
+      if (n && et != INLET_THRIFT_STRUCT)
+        return corrupt(c, "column_orders is not a list of structs");
       int32_t *o = list_alloc(c, n, sizeof *o, 2, "column order");
       if (!o) return c->rc;
-      for (uint32_t i = 0; i < n; i++) TRY(parse_column_order(c, &o[i]));
+      for (uint32_t i = 0; i < n; i++)
+        TRY(parse_column_order(c, &o[i]));
       TRY(inlet_thrift_read_list_end(&c->r));
       m->n_column_orders = (int32_t)n;
       m->column_orders = o;
       break;
     }
-    case 8: m->has_encryption_algorithm = true; TRY(inlet_thrift_skip(&c->r, t)); break;
-    case 9: m->has_footer_signing_key_metadata = true; TRY(inlet_thrift_skip(&c->r, t)); break;
+    case 8:
+      m->has_encryption_algorithm = true;
+      TRY(inlet_thrift_skip(&c->r, t));
+      break;
+    case 9:
+      m->has_footer_signing_key_metadata = true;
+      TRY(inlet_thrift_skip(&c->r, t));
+      break;
     default: TRY(inlet_thrift_skip(&c->r, t)); break;
     }
   }
@@ -892,8 +1075,7 @@ static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32
                            inlet_error *err) {
   FAIL_IF(m->n_schema < 1, err, INLET_ECORRUPT, "schema is empty (no root element)");
   const pq_schema_element *root = &m->schema[0];
-  FAIL_IF(root->has_type && !(root->has_num_children && root->num_children > 0) &&
-              m->n_schema > 1,
+  FAIL_IF(root->has_type && !(root->has_num_children && root->num_children > 0) && m->n_schema > 1,
           err, INLET_ECORRUPT, "schema root \"%s\" is not a group", root->name);
   /* remaining[d]: children still expected by the open group at depth d. */
   int32_t remaining[PQ_MAX_SCHEMA_DEPTH + 1];
@@ -904,7 +1086,8 @@ static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32
   int32_t leaves = 0;
   for (int32_t i = 1; i < m->n_schema; i++) {
     const pq_schema_element *e = &m->schema[i];
-    while (depth > 0 && remaining[depth] == 0) depth--;
+    while (depth > 0 && remaining[depth] == 0)
+      depth--;
     FAIL_IF(remaining[depth] == 0, err, INLET_ECORRUPT,
             "schema has %d elements but the root's num_children tree ends at element %d",
             m->n_schema, i);
@@ -922,15 +1105,16 @@ static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32
       remaining[++depth] = e->num_children;
     } else {
       FAIL_IF(e->type == PQ_FIXED_LEN_BYTE_ARRAY && (!e->has_type_length || e->type_length <= 0),
-              err, INLET_ECORRUPT,
-              "FIXED_LEN_BYTE_ARRAY column \"%s\" has no positive type_length", e->name);
-      FAIL_IF(leaves >= PQ_MAX_COLUMNS, err, INLET_ECORRUPT,
-              "schema has more than %d leaf columns", PQ_MAX_COLUMNS);
+              err, INLET_ECORRUPT, "FIXED_LEN_BYTE_ARRAY column \"%s\" has no positive type_length",
+              e->name);
+      FAIL_IF(leaves >= PQ_MAX_COLUMNS, err, INLET_ECORRUPT, "schema has more than %d leaf columns",
+              PQ_MAX_COLUMNS);
       if (leaf_elems) leaf_elems[leaves] = i;
       leaves++;
     }
   }
-  while (depth > 0 && remaining[depth] == 0) depth--;
+  while (depth > 0 && remaining[depth] == 0)
+    depth--;
   FAIL_IF(remaining[depth] != 0, err, INLET_ECORRUPT,
           "schema ends early: a group still expects %d more children", remaining[depth]);
   *n_leaves = leaves;
@@ -942,7 +1126,8 @@ static int validate_schema(const pq_file_metadata *m, int32_t *leaf_elems, int32
 static bool path_matches(const pq_file_metadata *m, const int32_t *parent, int32_t leaf,
                          const pq_column_meta *cm) {
   int32_t depth = 0;
-  for (int32_t e = leaf; e > 0; e = parent[e]) depth++;
+  for (int32_t e = leaf; e > 0; e = parent[e])
+    depth++;
   if (depth != cm->n_path) return false;
   int32_t k = depth - 1;
   for (int32_t e = leaf; e > 0; e = parent[e], k--)
@@ -954,8 +1139,7 @@ static int validate(const pq_file_metadata *m, inlet_error *err) {
   int rc = 0;
   int32_t *leaf_elems = NULL, *parent = NULL;
   FAIL_GOTO(m->version < 0, err, INLET_ECORRUPT, "negative version %d", m->version);
-  FAIL_GOTO(m->num_rows < 0, err, INLET_ECORRUPT, "negative num_rows %lld",
-            (long long)m->num_rows);
+  FAIL_GOTO(m->num_rows < 0, err, INLET_ECORRUPT, "negative num_rows %lld", (long long)m->num_rows);
   leaf_elems = inlet_malloc(sizeof *leaf_elems * (size_t)(m->n_schema + 1));
   parent = inlet_malloc(sizeof *parent * (size_t)(m->n_schema + 1));
   FAIL_GOTO(!leaf_elems || !parent, err, INLET_ENOMEM, "out of memory validating the schema");
@@ -969,7 +1153,8 @@ static int validate(const pq_file_metadata *m, inlet_error *err) {
     left[0] = m->schema[0].has_num_children ? m->schema[0].num_children : 0;
     parent[0] = -1;
     for (int32_t i = 1; i < m->n_schema; i++) {
-      while (sp > 0 && left[sp] == 0) sp--;
+      while (sp > 0 && left[sp] == 0)
+        sp--;
       parent[i] = stack[sp];
       left[sp]--;
       if (is_group(&m->schema[i])) {
@@ -986,8 +1171,8 @@ static int validate(const pq_file_metadata *m, inlet_error *err) {
     FAIL_GOTO(rg->n_columns != leaves, err, INLET_ECORRUPT,
               "row group %d has %d column chunks but the schema has %d leaf columns", g,
               rg->n_columns, leaves);
-    FAIL_GOTO(rg->num_rows < 0, err, INLET_ECORRUPT, "row group %d has negative num_rows %lld",
-              g, (long long)rg->num_rows);
+    FAIL_GOTO(rg->num_rows < 0, err, INLET_ECORRUPT, "row group %d has negative num_rows %lld", g,
+              (long long)rg->num_rows);
     FAIL_GOTO(rg->total_byte_size < 0 ||
                   (rg->has_total_compressed_size && rg->total_compressed_size < 0) ||
                   (rg->has_file_offset && rg->file_offset < 0),
@@ -1001,7 +1186,8 @@ static int validate(const pq_file_metadata *m, inlet_error *err) {
       }
       FAIL_GOTO(cc->file_path != NULL, err, INLET_EUNSUPPORTED,
                 "row group %d column \"%s\": column data in another file (file_path \"%s\") "
-                "is not supported", g, leaf->name, cc->file_path);
+                "is not supported",
+                g, leaf->name, cc->file_path);
       FAIL_GOTO(!cc->has_meta_data, err, INLET_ECORRUPT,
                 "row group %d column \"%s\": column chunk lacks meta_data", g, leaf->name);
       const pq_column_meta *cm = &cc->meta_data;
@@ -1056,8 +1242,16 @@ static int parse_data_page_header(pctx *c, pq_data_page_header *h) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->num_values)); have |= 1; break;
-    case 2: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->encoding)); have |= 2; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->num_values));
+      have |= 1;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->encoding));
+      have |= 2;
+      break;
     case 3:
       EXPECT(INLET_THRIFT_I32);
       TRY(inlet_thrift_read_i32(&c->r, &h->definition_level_encoding));
@@ -1091,8 +1285,16 @@ static int parse_dictionary_page_header(pctx *c, pq_dictionary_page_header *h) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->num_values)); have |= 1; break;
-    case 2: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->encoding)); have |= 2; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->num_values));
+      have |= 1;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->encoding));
+      have |= 2;
+      break;
     case 3:
       EXPECT_BOOL();
       TRY(inlet_thrift_read_bool(&c->r, &h->is_sorted));
@@ -1117,10 +1319,26 @@ static int parse_data_page_header_v2(pctx *c, pq_data_page_header_v2 *h) {
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->num_values)); have |= 1; break;
-    case 2: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->num_nulls)); have |= 2; break;
-    case 3: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->num_rows)); have |= 4; break;
-    case 4: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &h->encoding)); have |= 8; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->num_values));
+      have |= 1;
+      break;
+    case 2:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->num_nulls));
+      have |= 2;
+      break;
+    case 3:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->num_rows));
+      have |= 4;
+      break;
+    case 4:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &h->encoding));
+      have |= 8;
+      break;
     case 5:
       EXPECT(INLET_THRIFT_I32);
       TRY(inlet_thrift_read_i32(&c->r, &h->definition_levels_byte_length));
@@ -1131,7 +1349,10 @@ static int parse_data_page_header_v2(pctx *c, pq_data_page_header_v2 *h) {
       TRY(inlet_thrift_read_i32(&c->r, &h->repetition_levels_byte_length));
       have |= 32;
       break;
-    case 7: EXPECT_BOOL(); TRY(inlet_thrift_read_bool(&c->r, &h->is_compressed)); break;
+    case 7:
+      EXPECT_BOOL();
+      TRY(inlet_thrift_read_bool(&c->r, &h->is_compressed));
+      break;
     case 8:
       EXPECT(INLET_THRIFT_STRUCT);
       TRY(parse_statistics(c, &h->statistics));
@@ -1150,8 +1371,8 @@ static int parse_data_page_header_v2(pctx *c, pq_data_page_header_v2 *h) {
   return 0;
 }
 
-int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len,
-                         size_t *consumed, inlet_error *err) {
+int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len, size_t *consumed,
+                         inlet_error *err) {
   memset(out, 0, sizeof *out);
   pctx cx;
   pctx *c = &cx;
@@ -1168,7 +1389,11 @@ int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len,
     TRY(inlet_thrift_read_field(&c->r, &id, &t));
     if (t == INLET_THRIFT_STOP) break;
     switch (id) {
-    case 1: EXPECT(INLET_THRIFT_I32); TRY(inlet_thrift_read_i32(&c->r, &out->type)); have |= 1; break;
+    case 1:
+      EXPECT(INLET_THRIFT_I32);
+      TRY(inlet_thrift_read_i32(&c->r, &out->type));
+      have |= 1;
+      break;
     case 2:
       EXPECT(INLET_THRIFT_I32);
       TRY(inlet_thrift_read_i32(&c->r, &out->uncompressed_page_size));
@@ -1190,7 +1415,11 @@ int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len,
       TRY(parse_data_page_header(c, &out->data_page_header));
       out->has_data_page_header = true;
       break;
-    case 6: EXPECT(INLET_THRIFT_STRUCT); TRY(inlet_thrift_skip(&c->r, t)); out->has_index_page_header = true; break;
+    case 6:
+      EXPECT(INLET_THRIFT_STRUCT);
+      TRY(inlet_thrift_skip(&c->r, t));
+      out->has_index_page_header = true;
+      break;
     case 7:
       EXPECT(INLET_THRIFT_STRUCT);
       TRY(parse_dictionary_page_header(c, &out->dictionary_page_header));
@@ -1217,7 +1446,8 @@ int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len,
       return corrupt(c, "DICTIONARY_PAGE without dictionary_page_header");
     break;
   case PQ_PAGE_DATA_V2: {
-    if (!out->has_data_page_header_v2) return corrupt(c, "DATA_PAGE_V2 without data_page_header_v2");
+    if (!out->has_data_page_header_v2)
+      return corrupt(c, "DATA_PAGE_V2 without data_page_header_v2");
     const pq_data_page_header_v2 *h2 = &out->data_page_header_v2;
     if ((int64_t)h2->definition_levels_byte_length + h2->repetition_levels_byte_length >
         out->compressed_page_size)
@@ -1331,7 +1561,8 @@ static void write_column_meta(tw *w, const pq_column_meta *cm) {
   inlet_thrift_write_field_i32(w, 1, cm->type);
   inlet_thrift_write_field(w, 2, INLET_THRIFT_LIST);
   inlet_thrift_write_list_begin(w, INLET_THRIFT_I32, (uint32_t)cm->n_encodings);
-  for (int32_t i = 0; i < cm->n_encodings; i++) inlet_thrift_write_i32(w, cm->encodings[i]);
+  for (int32_t i = 0; i < cm->n_encodings; i++)
+    inlet_thrift_write_i32(w, cm->encodings[i]);
   inlet_thrift_write_field(w, 3, INLET_THRIFT_LIST);
   inlet_thrift_write_list_begin(w, INLET_THRIFT_BINARY, (uint32_t)cm->n_path);
   for (int32_t i = 0; i < cm->n_path; i++)
@@ -1409,8 +1640,7 @@ static void write_row_group(tw *w, const pq_row_group *rg) {
     }
   }
   if (rg->has_file_offset) inlet_thrift_write_field_i64(w, 5, rg->file_offset);
-  if (rg->has_total_compressed_size)
-    inlet_thrift_write_field_i64(w, 6, rg->total_compressed_size);
+  if (rg->has_total_compressed_size) inlet_thrift_write_field_i64(w, 6, rg->total_compressed_size);
   if (rg->has_ordinal) inlet_thrift_write_field_i16(w, 7, rg->ordinal);
   inlet_thrift_write_struct_end(w);
 }
@@ -1422,11 +1652,13 @@ int pq_file_metadata_serialize(const pq_file_metadata *m, inlet_buf *out, inlet_
   inlet_thrift_write_field_i32(&w, 1, m->version);
   inlet_thrift_write_field(&w, 2, INLET_THRIFT_LIST);
   inlet_thrift_write_list_begin(&w, INLET_THRIFT_STRUCT, (uint32_t)m->n_schema);
-  for (int32_t i = 0; i < m->n_schema; i++) write_schema_element(&w, &m->schema[i]);
+  for (int32_t i = 0; i < m->n_schema; i++)
+    write_schema_element(&w, &m->schema[i]);
   inlet_thrift_write_field_i64(&w, 3, m->num_rows);
   inlet_thrift_write_field(&w, 4, INLET_THRIFT_LIST);
   inlet_thrift_write_list_begin(&w, INLET_THRIFT_STRUCT, (uint32_t)m->n_row_groups);
-  for (int32_t i = 0; i < m->n_row_groups; i++) write_row_group(&w, &m->row_groups[i]);
+  for (int32_t i = 0; i < m->n_row_groups; i++)
+    write_row_group(&w, &m->row_groups[i]);
   if (m->n_key_value > 0) write_kv_list(&w, 5, m->n_key_value, m->key_value);
   if (m->created_by) inlet_thrift_write_field_string(&w, 6, m->created_by);
   if (m->n_column_orders > 0) {
@@ -1434,8 +1666,8 @@ int pq_file_metadata_serialize(const pq_file_metadata *m, inlet_buf *out, inlet_
     inlet_thrift_write_list_begin(&w, INLET_THRIFT_STRUCT, (uint32_t)m->n_column_orders);
     for (int32_t i = 0; i < m->n_column_orders; i++) {
       inlet_thrift_write_struct_begin(&w);
-      write_empty_struct_field(&w, (int16_t)(m->column_orders[i] > 0 ? m->column_orders[i]
-                                                                     : PQ_ORDER_TYPE_DEFINED));
+      write_empty_struct_field(
+          &w, (int16_t)(m->column_orders[i] > 0 ? m->column_orders[i] : PQ_ORDER_TYPE_DEFINED));
       inlet_thrift_write_struct_end(&w);
     }
   }
@@ -1450,8 +1682,8 @@ int pq_footer_serialize(const pq_file_metadata *m, inlet_buf *out, inlet_error *
   TRY(pq_file_metadata_serialize(m, out, err));
   size_t n = out->len - start;
   FAIL_IF(n > UINT32_MAX, err, INLET_ELIMIT, "Parquet footer of %zu bytes exceeds 4 GiB", n);
-  uint8_t tail[8] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24),
-                     'P', 'A', 'R', '1'};
+  uint8_t tail[8] = {
+      (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24), 'P', 'A', 'R', '1'};
   inlet_buf_append(out, tail, sizeof tail);
   FAIL_IF(inlet_buf_status(out) < 0, err, INLET_ENOMEM, "out of memory writing Parquet footer");
   return 0;

@@ -76,11 +76,7 @@ enum {
   PQ_CT_INTERVAL = 21
 };
 
-typedef enum pq_repetition {
-  PQ_REQUIRED = 0,
-  PQ_OPTIONAL = 1,
-  PQ_REPEATED = 2
-} pq_repetition;
+typedef enum pq_repetition { PQ_REQUIRED = 0, PQ_OPTIONAL = 1, PQ_REPEATED = 2 } pq_repetition;
 
 /* Encoding. */
 enum {
@@ -108,19 +104,10 @@ enum {
 };
 
 /* PageType. */
-enum {
-  PQ_PAGE_DATA = 0,
-  PQ_PAGE_INDEX = 1,
-  PQ_PAGE_DICTIONARY = 2,
-  PQ_PAGE_DATA_V2 = 3
-};
+enum { PQ_PAGE_DATA = 0, PQ_PAGE_INDEX = 1, PQ_PAGE_DICTIONARY = 2, PQ_PAGE_DATA_V2 = 3 };
 
 /* ColumnOrder union member ids. */
-enum {
-  PQ_ORDER_TYPE_DEFINED = 1,
-  PQ_ORDER_IEEE754_TOTAL = 2,
-  PQ_ORDER_INT96_TIMESTAMP = 3
-};
+enum { PQ_ORDER_TYPE_DEFINED = 1, PQ_ORDER_IEEE754_TOTAL = 2, PQ_ORDER_INT96_TIMESTAMP = 3 };
 
 /* LogicalType union member ids; PQ_LT_NONE when absent, PQ_LT_OTHER for a
  * member this code does not know (its id is kept in other_id). */
@@ -164,37 +151,37 @@ typedef struct pq_bytes {
 
 typedef struct pq_logical_type {
   pq_logical_kind kind;
-  int16_t other_id;     /* PQ_LT_OTHER: the union member id */
-  int32_t scale;        /* DECIMAL */
-  int32_t precision;    /* DECIMAL */
-  pq_time_unit unit;    /* TIME, TIMESTAMP */
-  bool utc;             /* TIME, TIMESTAMP: isAdjustedToUTC */
-  int8_t bit_width;     /* INTEGER: 8, 16, 32, 64 */
-  bool is_signed;       /* INTEGER */
+  int16_t other_id;  /* PQ_LT_OTHER: the union member id */
+  int32_t scale;     /* DECIMAL */
+  int32_t precision; /* DECIMAL */
+  pq_time_unit unit; /* TIME, TIMESTAMP */
+  bool utc;          /* TIME, TIMESTAMP: isAdjustedToUTC */
+  int8_t bit_width;  /* INTEGER: 8, 16, 32, 64 */
+  bool is_signed;    /* INTEGER */
 } pq_logical_type;
 
 typedef struct pq_schema_element {
-  bool has_type;            /* false for groups */
+  bool has_type; /* false for groups */
   pq_type type;
   bool has_type_length;
-  int32_t type_length;      /* FIXED_LEN_BYTE_ARRAY byte width */
-  bool has_repetition;      /* false only for the root */
+  int32_t type_length; /* FIXED_LEN_BYTE_ARRAY byte width */
+  bool has_repetition; /* false only for the root */
   pq_repetition repetition;
-  char *name;               /* NUL-terminated (never NULL after parse) */
-  bool has_num_children;    /* true for groups */
+  char *name;            /* NUL-terminated (never NULL after parse) */
+  bool has_num_children; /* true for groups */
   int32_t num_children;
-  int32_t converted_type;   /* PQ_CT_*, PQ_CT_NONE when absent */
+  int32_t converted_type; /* PQ_CT_*, PQ_CT_NONE when absent */
   bool has_scale;
   int32_t scale;
   bool has_precision;
   int32_t precision;
   bool has_field_id;
   int32_t field_id;
-  pq_logical_type logical;  /* kind PQ_LT_NONE when absent */
+  pq_logical_type logical; /* kind PQ_LT_NONE when absent */
 } pq_schema_element;
 
 typedef struct pq_statistics {
-  bool has_max, has_min;             /* deprecated signed-order fields */
+  bool has_max, has_min; /* deprecated signed-order fields */
   pq_bytes max, min;
   bool has_null_count;
   int64_t null_count;
@@ -209,25 +196,25 @@ typedef struct pq_statistics {
 } pq_statistics;
 
 typedef struct pq_key_value {
-  char *key;          /* NUL-terminated; key_len bytes before the NUL */
+  char *key; /* NUL-terminated; key_len bytes before the NUL */
   uint32_t key_len;
-  char *value;        /* NUL-terminated, NULL when absent */
+  char *value; /* NUL-terminated, NULL when absent */
   uint32_t value_len;
 } pq_key_value;
 
 typedef struct pq_page_encoding_stats {
-  int32_t page_type;  /* PQ_PAGE_* */
-  int32_t encoding;   /* PQ_ENC_* */
+  int32_t page_type; /* PQ_PAGE_* */
+  int32_t encoding;  /* PQ_ENC_* */
   int32_t count;
 } pq_page_encoding_stats;
 
 typedef struct pq_column_meta {
   pq_type type;
   int32_t n_encodings;
-  int32_t *encodings;           /* PQ_ENC_* values */
+  int32_t *encodings; /* PQ_ENC_* values */
   int32_t n_path;
-  char **path_in_schema;        /* n_path NUL-terminated names */
-  int32_t codec;                /* PQ_CODEC_* */
+  char **path_in_schema; /* n_path NUL-terminated names */
+  int32_t codec;         /* PQ_CODEC_* */
   int64_t num_values;
   int64_t total_uncompressed_size;
   int64_t total_compressed_size;
@@ -249,17 +236,17 @@ typedef struct pq_column_meta {
 } pq_column_meta;
 
 typedef struct pq_column_chunk {
-  char *file_path;              /* NULL when absent (data in this file) */
-  int64_t file_offset;          /* deprecated; written as 0 */
-  bool has_meta_data;           /* validated true by pq_file_metadata_parse */
+  char *file_path;     /* NULL when absent (data in this file) */
+  int64_t file_offset; /* deprecated; written as 0 */
+  bool has_meta_data;  /* validated true by pq_file_metadata_parse */
   pq_column_meta meta_data;
-  bool has_offset_index;        /* offset_index_offset + _length present */
+  bool has_offset_index; /* offset_index_offset + _length present */
   int64_t offset_index_offset;
   int32_t offset_index_length;
   bool has_column_index;
   int64_t column_index_offset;
   int32_t column_index_length;
-  bool has_crypto_metadata;     /* encrypted column: reader refuses it */
+  bool has_crypto_metadata; /* encrypted column: reader refuses it */
   bool has_encrypted_column_metadata;
 } pq_column_chunk;
 
@@ -271,7 +258,7 @@ typedef struct pq_sorting_column {
 
 typedef struct pq_row_group {
   int32_t n_columns;
-  pq_column_chunk *columns;     /* one per leaf column, schema order */
+  pq_column_chunk *columns; /* one per leaf column, schema order */
   int64_t total_byte_size;
   int64_t num_rows;
   int32_t n_sorting_columns;
@@ -289,18 +276,18 @@ struct pq_arena; /* private to pq_meta.c */
 typedef struct pq_file_metadata {
   int32_t version;
   int32_t n_schema;
-  pq_schema_element *schema;    /* depth-first; schema[0] is the root */
+  pq_schema_element *schema; /* depth-first; schema[0] is the root */
   int64_t num_rows;
   int32_t n_row_groups;
   pq_row_group *row_groups;
   int32_t n_key_value;
   pq_key_value *key_value;
-  char *created_by;             /* NULL when absent */
-  int32_t n_column_orders;      /* 0 when absent */
-  int32_t *column_orders;       /* PQ_ORDER_* per leaf column */
-  bool has_encryption_algorithm;/* never true after a successful parse */
+  char *created_by;              /* NULL when absent */
+  int32_t n_column_orders;       /* 0 when absent */
+  int32_t *column_orders;        /* PQ_ORDER_* per leaf column */
+  bool has_encryption_algorithm; /* never true after a successful parse */
   bool has_footer_signing_key_metadata;
-  struct pq_arena *arena;       /* owns every allocation above; may be NULL */
+  struct pq_arena *arena; /* owns every allocation above; may be NULL */
 } pq_file_metadata;
 
 typedef struct pq_data_page_header {
@@ -326,17 +313,17 @@ typedef struct pq_data_page_header_v2 {
   int32_t encoding;
   int32_t definition_levels_byte_length;
   int32_t repetition_levels_byte_length;
-  bool is_compressed;           /* defaults to true when absent */
+  bool is_compressed; /* defaults to true when absent */
   bool has_statistics;
   pq_statistics statistics;
 } pq_data_page_header_v2;
 
 typedef struct pq_page_header {
-  int32_t type;                 /* PQ_PAGE_* */
+  int32_t type; /* PQ_PAGE_* */
   int32_t uncompressed_page_size;
   int32_t compressed_page_size;
   bool has_crc;
-  uint32_t crc;                 /* thrift i32, reinterpreted as CRC-32 */
+  uint32_t crc; /* thrift i32, reinterpreted as CRC-32 */
   bool has_data_page_header;
   pq_data_page_header data_page_header;
   bool has_index_page_header;
@@ -349,8 +336,8 @@ typedef struct pq_page_header {
 /* ---- limits ------------------------------------------------------------ */
 
 /* Hard limits for untrusted metadata (beyond "fits in the bytes given"). */
-#define PQ_MAX_SCHEMA_DEPTH 64        /* nesting of schema groups */
-#define PQ_MAX_COLUMNS 100000         /* leaf columns */
+#define PQ_MAX_SCHEMA_DEPTH 64 /* nesting of schema groups */
+#define PQ_MAX_COLUMNS 100000  /* leaf columns */
 #define PQ_FOOTER_MAGIC "PAR1"
 #define PQ_ENCRYPTED_MAGIC "PARE"
 
@@ -375,8 +362,10 @@ void pq_file_metadata_reset(pq_file_metadata *m);
  * disagree) but each row group's num_rows >= 0.
  * @p file_name (may be NULL) prefixes error messages.
  * @return 0; INLET_ECORRUPT; INLET_EUNSUPPORTED ("encrypted Parquet is not
- *         supported" when encryption_algorithm is set); INLET_ENOMEM. On
- *         failure @p out is left reset.
+ *         supported" when encryption_algorithm or a column's crypto metadata
+ *         is set; column data in another file via file_path); INLET_ENOMEM.
+ *         On failure @p out is left reset. Messages start with the file name
+ *         ("x.parquet: corrupt footer: ...").
  */
 int pq_file_metadata_parse(pq_file_metadata *out, const uint8_t *bytes, size_t len,
                            const char *file_name, inlet_error *err);
@@ -432,8 +421,8 @@ int pq_meta_set_kv(pq_file_metadata *m, pq_key_value *kv, const char *key, const
  * Errors carry no file name: callers prefix file/column/row group.
  * @return 0, INLET_ECORRUPT (including a header cut off by @p len).
  */
-int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len,
-                         size_t *consumed, inlet_error *err);
+int pq_page_header_parse(pq_page_header *out, const uint8_t *bytes, size_t len, size_t *consumed,
+                         inlet_error *err);
 
 /* Appends the compact-protocol PageHeader for @p h. @return 0, INLET_ENOMEM. */
 int pq_page_header_serialize(const pq_page_header *h, inlet_buf *out, inlet_error *err);

@@ -21,7 +21,8 @@ void pq_schema_desc_reset(pq_schema_desc *d) {
   for (int32_t i = 0; i < d->n_columns; i++) {
     pq_column_desc *c = &d->columns[i];
     if (c->path_parts)
-      for (int32_t k = 0; k < c->n_path; k++) inlet_free(c->path_parts[k]);
+      for (int32_t k = 0; k < c->n_path; k++)
+        inlet_free(c->path_parts[k]);
     inlet_free(c->path_parts);
     inlet_free(c->path);
   }
@@ -33,8 +34,8 @@ void pq_schema_desc_reset(pq_schema_desc *d) {
 
 int32_t pq_decimal_byte_width(int32_t precision) {
   /* Smallest n with 10^precision - 1 <= 2^(8n-1) - 1. */
-  static const int8_t width[39] = {0, 1,  1,  2,  2,  3,  3,  4,  4,  4,  5,  5,  6,
-                                   6, 6,  7,  7,  8,  8,  9,  9,  9,  10, 10, 11, 11,
+  static const int8_t width[39] = {0,  1,  1,  2,  2,  3,  3,  4,  4,  4,  5,  5,  6,
+                                   6,  6,  7,  7,  8,  8,  9,  9,  9,  10, 10, 11, 11,
                                    11, 12, 12, 13, 13, 13, 14, 14, 15, 15, 16, 16, 16};
   if (precision < 1) return 1;
   if (precision > 38) return 16;
@@ -97,13 +98,17 @@ static bool is_group(const pq_schema_element *e) {
   return (e->has_num_children && e->num_children > 0) || !e->has_type;
 }
 
-static const char *fname(const char *file_name) { return file_name ? file_name : "Parquet file"; }
+static const char *fname(const char *file_name) {
+  return file_name ? file_name : "Parquet file";
+}
 
 /* ---- tree and descriptors ------------------------------------------------ */
 
 static int add_column(pq_schema_desc *d, const pq_schema_element *elems, int32_t leaf,
                       inlet_error *err) {
-  pq_column_desc *c = &d->columns[d->n_columns];
+  /* Counted before allocating, so a reset after ENOMEM frees the parts. */
+  int32_t index = d->n_columns++;
+  pq_column_desc *c = &d->columns[index];
   const pq_schema_node *nodes = d->nodes;
   int32_t depth = nodes[leaf].depth;
   c->path_parts = inlet_calloc((size_t)depth, sizeof *c->path_parts);
@@ -139,8 +144,7 @@ static int add_column(pq_schema_desc *d, const pq_schema_element *elems, int32_t
   c->sort_order = pq_element_sort_order(e);
   c->conv = PQ_CONV_NONE;
   c->scale_factor = 1;
-  d->nodes[leaf].column = d->n_columns;
-  d->n_columns++;
+  d->nodes[leaf].column = index;
   return 0;
 oom:
   return inlet_fail(err, INLET_ENOMEM, "out of memory building column descriptors");
@@ -162,7 +166,8 @@ static int build_tree(pq_schema_desc *d, const pq_schema_element *elems, int32_t
   d->columns = inlet_calloc((size_t)(leaves ? leaves : 1), sizeof *d->columns);
   FAIL_IF(!d->columns, err, INLET_ENOMEM, "out of memory building column descriptors");
 
-  int32_t stack[PQ_MAX_SCHEMA_DEPTH + 1], left[PQ_MAX_SCHEMA_DEPTH + 1], last_child[PQ_MAX_SCHEMA_DEPTH + 1];
+  int32_t stack[PQ_MAX_SCHEMA_DEPTH + 1], left[PQ_MAX_SCHEMA_DEPTH + 1],
+      last_child[PQ_MAX_SCHEMA_DEPTH + 1];
   int sp = 0;
   const pq_schema_element *root = &elems[0];
   FAIL_IF(n > 1 && !is_group(root), err, INLET_ECORRUPT,
@@ -177,7 +182,8 @@ static int build_tree(pq_schema_desc *d, const pq_schema_element *elems, int32_t
   for (int32_t i = 1; i < n; i++) {
     const pq_schema_element *e = &elems[i];
     const char *name = e->name ? e->name : "";
-    while (sp > 0 && left[sp] == 0) sp--;
+    while (sp > 0 && left[sp] == 0)
+      sp--;
     FAIL_IF(left[sp] == 0, err, INLET_ECORRUPT,
             "%s: corrupt footer: schema element %d (\"%s\") is outside the root's tree",
             fname(file_name), i, name);
@@ -189,8 +195,10 @@ static int build_tree(pq_schema_desc *d, const pq_schema_element *elems, int32_t
     nd->next_sibling = -1;
     nd->column = -1;
     nd->depth = d->nodes[parent].depth + 1;
-    if (last_child[sp] < 0) d->nodes[parent].first_child = i;
-    else d->nodes[last_child[sp]].next_sibling = i;
+    if (last_child[sp] < 0)
+      d->nodes[parent].first_child = i;
+    else
+      d->nodes[last_child[sp]].next_sibling = i;
     last_child[sp] = i;
     pq_repetition rep = e->has_repetition ? e->repetition : PQ_REQUIRED;
     FAIL_IF((int)rep > PQ_REPEATED, err, INLET_EUNSUPPORTED,
@@ -217,7 +225,8 @@ static int build_tree(pq_schema_desc *d, const pq_schema_element *elems, int32_t
       TRY(add_column(d, elems, i, err));
     }
   }
-  while (sp > 0 && left[sp] == 0) sp--;
+  while (sp > 0 && left[sp] == 0)
+    sp--;
   FAIL_IF(left[sp] != 0, err, INLET_ECORRUPT,
           "%s: corrupt footer: schema ends while a group expects %d more children",
           fname(file_name), left[sp]);
@@ -242,8 +251,8 @@ typedef struct map_ctx {
 
 static int wrong_physical(const map_ctx *m, const char *annotation, pq_type t) {
   return inlet_fail(m->err, INLET_ECORRUPT,
-                    "%s: corrupt footer: column \"%s\": %s annotation on physical type %s",
-                    m->file, m->col, annotation, pq_type_name(t));
+                    "%s: corrupt footer: column \"%s\": %s annotation on physical type %s", m->file,
+                    m->col, annotation, pq_type_name(t));
 }
 
 static int set_decimal(const map_ctx *m, pq_column_desc *c, int32_t precision, int32_t scale) {
@@ -289,8 +298,7 @@ static int set_string(const map_ctx *m, pq_column_desc *c, const char *ann, inle
   return 0;
 }
 
-static int set_time(const map_ctx *m, pq_column_desc *c, bool timestamp, pq_time_unit u,
-                    bool utc) {
+static int set_time(const map_ctx *m, pq_column_desc *c, bool timestamp, pq_time_unit u, bool utc) {
   pq_type want = (!timestamp && u == PQ_UNIT_MILLIS) ? PQ_INT32 : PQ_INT64;
   if (c->physical_type != want)
     return wrong_physical(m, timestamp ? "TIMESTAMP" : "TIME", c->physical_type);
@@ -395,7 +403,8 @@ static int map_leaf(const map_ctx *m, const pq_schema_element *e, pq_column_desc
   case PQ_CT_INT_64: return set_int(m, c, 64, true);
   case PQ_CT_INTERVAL:
     /* months, days, millis as three LE uint32; kept as raw bytes for now. */
-    if (t != PQ_FIXED_LEN_BYTE_ARRAY || c->type_length != 12) return wrong_physical(m, "INTERVAL", t);
+    if (t != PQ_FIXED_LEN_BYTE_ARRAY || c->type_length != 12)
+      return wrong_physical(m, "INTERVAL", t);
     c->type.id = INLET_TYPE_FIXED_BINARY;
     c->type.byte_width = 12;
     return 0;
@@ -487,13 +496,15 @@ static int element_for_field(const inlet_field *f, pq_schema_element *e, pq_valu
     bool is_signed = t->id == INLET_TYPE_INT8 || t->id == INLET_TYPE_INT16;
     int bits = (t->id == INLET_TYPE_INT8 || t->id == INLET_TYPE_UINT8)     ? 8
                : (t->id == INLET_TYPE_INT16 || t->id == INLET_TYPE_UINT16) ? 16
-                                                                          : 32;
+                                                                           : 32;
     e->type = PQ_INT32;
     lt->kind = PQ_LT_INTEGER;
     lt->bit_width = (int8_t)bits;
     lt->is_signed = is_signed;
     e->converted_type = is_signed ? (bits == 8 ? PQ_CT_INT_8 : PQ_CT_INT_16)
-                                  : (bits == 8 ? PQ_CT_UINT_8 : bits == 16 ? PQ_CT_UINT_16 : PQ_CT_UINT_32);
+                                  : (bits == 8    ? PQ_CT_UINT_8
+                                     : bits == 16 ? PQ_CT_UINT_16
+                                                  : PQ_CT_UINT_32);
     if (bits < 32) *conv = PQ_CONV_INT_NARROW;
     break;
   }
@@ -529,8 +540,8 @@ static int element_for_field(const inlet_field *f, pq_schema_element *e, pq_valu
     }
     break;
   case INLET_TYPE_FIXED_BINARY:
-    FAIL_IF(t->byte_width <= 0, err, INLET_EINVAL, "column \"%s\": fixed(%d) needs a positive width",
-            f->name, t->byte_width);
+    FAIL_IF(t->byte_width <= 0, err, INLET_EINVAL,
+            "column \"%s\": fixed(%d) needs a positive width", f->name, t->byte_width);
     e->type = PQ_FIXED_LEN_BYTE_ARRAY;
     e->has_type_length = true;
     e->type_length = t->byte_width;
@@ -577,9 +588,9 @@ static int element_for_field(const inlet_field *f, pq_schema_element *e, pq_valu
     break;
   }
   case INLET_TYPE_DECIMAL: {
-    FAIL_IF(t->precision < 1 || t->precision > 38 || t->scale < 0 || t->scale > t->precision,
-            err, INLET_EINVAL, "column \"%s\": decimal(%d,%d) cannot be written", f->name,
-            t->precision, t->scale);
+    FAIL_IF(t->precision < 1 || t->precision > 38 || t->scale < 0 || t->scale > t->precision, err,
+            INLET_EINVAL, "column \"%s\": decimal(%d,%d) cannot be written", f->name, t->precision,
+            t->scale);
     if (t->precision <= 9) {
       e->type = PQ_INT32;
     } else if (t->precision <= 18) {
@@ -610,8 +621,8 @@ static int element_for_field(const inlet_field *f, pq_schema_element *e, pq_valu
   return 0;
 }
 
-int pq_schema_to_parquet(pq_file_metadata *meta, pq_schema_desc *out,
-                         const inlet_schema *schema, inlet_error *err) {
+int pq_schema_to_parquet(pq_file_metadata *meta, pq_schema_desc *out, const inlet_schema *schema,
+                         inlet_error *err) {
   pq_schema_desc_reset(out);
   int rc = 0;
   int32_t n = schema->n_fields;
@@ -652,7 +663,8 @@ int pq_schema_to_parquet(pq_file_metadata *meta, pq_schema_desc *out,
   }
   int32_t *orders = pq_meta_alloc_array(meta, (size_t)n + 1, sizeof *orders, err);
   FAIL_GOTO(!orders, err, INLET_ENOMEM, "out of memory mapping the schema");
-  for (int32_t i = 0; i < n; i++) orders[i] = PQ_ORDER_TYPE_DEFINED;
+  for (int32_t i = 0; i < n; i++)
+    orders[i] = PQ_ORDER_TYPE_DEFINED;
   meta->schema = elems;
   meta->n_schema = n + 1;
   meta->column_orders = orders;

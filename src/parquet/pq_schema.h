@@ -35,56 +35,56 @@ typedef enum pq_sort_order {
  * inlet array layout of desc->type. The reader applies it forwards, the
  * writer backwards. */
 typedef enum pq_value_conv {
-  PQ_CONV_NONE = 0,      /* identical little-endian bytes (incl. UINT32 in INT32,
-                            UINT64 in INT64, DATE, TIME millis in INT32) */
-  PQ_CONV_INT_NARROW,    /* INT32 storage, 8/16-bit inlet value (INT8/16, UINT8/16):
-                            reader truncates, writer sign/zero-extends */
-  PQ_CONV_SCALE,         /* integer times scale_factor: parquet = inlet * factor
-                            (TIMESTAMP/TIME seconds written as MILLIS: 1000) */
-  PQ_CONV_INT96,         /* legacy INT96 (nanos-of-day LE int64, Julian day LE
-                            int32) -> TIMESTAMP micros, not UTC-adjusted */
-  PQ_CONV_FLOAT16,       /* FIXED_LEN_BYTE_ARRAY(2) IEEE half -> FLOAT */
-  PQ_CONV_DECIMAL        /* INT32/INT64 unscaled or big-endian two's complement
-                            FIXED/BYTE_ARRAY -> decimal128 (16 bytes LE) */
+  PQ_CONV_NONE = 0,   /* identical little-endian bytes (incl. UINT32 in INT32,
+                         UINT64 in INT64, DATE, TIME millis in INT32) */
+  PQ_CONV_INT_NARROW, /* INT32 storage, 8/16-bit inlet value (INT8/16, UINT8/16):
+                         reader truncates, writer sign/zero-extends */
+  PQ_CONV_SCALE,      /* integer times scale_factor: parquet = inlet * factor
+                         (TIMESTAMP/TIME seconds written as MILLIS: 1000) */
+  PQ_CONV_INT96,      /* legacy INT96 (nanos-of-day LE int64, Julian day LE
+                         int32) -> TIMESTAMP micros, not UTC-adjusted */
+  PQ_CONV_FLOAT16,    /* FIXED_LEN_BYTE_ARRAY(2) IEEE half -> FLOAT */
+  PQ_CONV_DECIMAL     /* INT32/INT64 unscaled or big-endian two's complement
+                         FIXED/BYTE_ARRAY -> decimal128 (16 bytes LE) */
 } pq_value_conv;
 
 /* One node per SchemaElement, same index as the element. */
 typedef struct pq_schema_node {
-  int32_t parent;        /* node index, -1 for the root */
-  int32_t first_child;   /* node index, -1 for leaves */
-  int32_t next_sibling;  /* node index, -1 for the last child */
-  int32_t depth;         /* root 0, top-level fields 1 */
-  int16_t def_level;     /* max definition level of values at this node */
-  int16_t rep_level;     /* max repetition level at this node */
-  int32_t column;        /* leaf: index into columns; groups: -1 */
+  int32_t parent;       /* node index, -1 for the root */
+  int32_t first_child;  /* node index, -1 for leaves */
+  int32_t next_sibling; /* node index, -1 for the last child */
+  int32_t depth;        /* root 0, top-level fields 1 */
+  int16_t def_level;    /* max definition level of values at this node */
+  int16_t rep_level;    /* max repetition level at this node */
+  int32_t column;       /* leaf: index into columns; groups: -1 */
 } pq_schema_node;
 
 typedef struct pq_column_desc {
-  char *path;                 /* owned: dotted path, "a.b.c" */
+  char *path; /* owned: dotted path, "a.b.c" */
   int32_t n_path;
-  char **path_parts;          /* owned: the components (ColumnMetaData path_in_schema) */
-  int32_t element;            /* index of the leaf SchemaElement (== node index) */
+  char **path_parts; /* owned: the components (ColumnMetaData path_in_schema) */
+  int32_t element;   /* index of the leaf SchemaElement (== node index) */
   pq_type physical_type;
-  int32_t type_length;        /* FIXED_LEN_BYTE_ARRAY width, else 0 */
-  pq_repetition repetition;   /* of the leaf element */
+  int32_t type_length;      /* FIXED_LEN_BYTE_ARRAY width, else 0 */
+  pq_repetition repetition; /* of the leaf element */
   int16_t max_def_level;
   int16_t max_rep_level;
-  int32_t field_index;        /* index of the top-level inlet field it belongs to */
-  const inlet_field *field;   /* borrowed: the inlet field (in desc->schema) of the leaf */
-  inlet_type type;            /* inlet type of the decoded values */
-  pq_logical_type logical;    /* annotation as read, or as written */
-  int32_t converted_type;     /* PQ_CT_*, PQ_CT_NONE */
+  int32_t field_index;      /* index of the top-level inlet field it belongs to */
+  const inlet_field *field; /* borrowed: the inlet field (in desc->schema) of the leaf */
+  inlet_type type;          /* inlet type of the decoded values */
+  pq_logical_type logical;  /* annotation as read, or as written */
+  int32_t converted_type;   /* PQ_CT_*, PQ_CT_NONE */
   pq_sort_order sort_order;
   pq_value_conv conv;
-  int64_t scale_factor;       /* PQ_CONV_SCALE: parquet value = inlet value * factor; else 1 */
+  int64_t scale_factor; /* PQ_CONV_SCALE: parquet value = inlet value * factor; else 1 */
 } pq_column_desc;
 
 typedef struct pq_schema_desc {
-  inlet_schema schema;        /* owned */
+  inlet_schema schema; /* owned */
   int32_t n_nodes;
-  pq_schema_node *nodes;      /* owned, one per SchemaElement */
+  pq_schema_node *nodes; /* owned, one per SchemaElement */
   int32_t n_columns;
-  pq_column_desc *columns;    /* owned, one per leaf, schema order */
+  pq_column_desc *columns; /* owned, one per leaf, schema order */
 } pq_schema_desc;
 
 void pq_schema_desc_init(pq_schema_desc *d);
@@ -132,8 +132,8 @@ int pq_schema_build_tree(pq_schema_desc *out, const pq_schema_element *elems, in
  *         precision 0 or > 38, FIXED_BINARY width <= 0, empty name);
  *         INLET_EUNSUPPORTED (STRUCT/LIST/MAP for now); INLET_ENOMEM.
  */
-int pq_schema_to_parquet(pq_file_metadata *meta, pq_schema_desc *out,
-                         const inlet_schema *schema, inlet_error *err);
+int pq_schema_to_parquet(pq_file_metadata *meta, pq_schema_desc *out, const inlet_schema *schema,
+                         inlet_error *err);
 
 /* Sort order of a leaf element's statistics (TypeDefinedOrder rules). */
 pq_sort_order pq_element_sort_order(const pq_schema_element *leaf);

@@ -65,7 +65,9 @@ static int read_byte(inlet_thrift_reader *r, uint8_t *b) {
   return 0;
 }
 
-static bool valid_type(uint8_t t) { return t >= INLET_THRIFT_BOOL_TRUE && t <= INLET_THRIFT_UUID; }
+static bool valid_type(uint8_t t) {
+  return t >= INLET_THRIFT_BOOL_TRUE && t <= INLET_THRIFT_UUID;
+}
 
 static int push(inlet_thrift_reader *r) {
   if (INLET_UNLIKELY(r->depth >= INLET_THRIFT_MAX_DEPTH))
@@ -81,8 +83,12 @@ static int pop(inlet_thrift_reader *r) {
   return 0;
 }
 
-int inlet_thrift_read_struct_begin(inlet_thrift_reader *r) { return push(r); }
-int inlet_thrift_read_struct_end(inlet_thrift_reader *r) { return pop(r); }
+int inlet_thrift_read_struct_begin(inlet_thrift_reader *r) {
+  return push(r);
+}
+int inlet_thrift_read_struct_end(inlet_thrift_reader *r) {
+  return pop(r);
+}
 
 int inlet_thrift_read_field(inlet_thrift_reader *r, int16_t *id, uint8_t *type) {
   uint8_t b;
@@ -163,7 +169,8 @@ int inlet_thrift_read_i64(inlet_thrift_reader *r, int64_t *v) {
 int inlet_thrift_read_double(inlet_thrift_reader *r, double *v) {
   if (INLET_UNLIKELY(r->end - r->p < 8)) return tfail(r, "truncated double");
   uint64_t bits = 0;
-  for (int i = 7; i >= 0; i--) bits = (bits << 8) | r->p[i];
+  for (int i = 7; i >= 0; i--)
+    bits = (bits << 8) | r->p[i];
   memcpy(v, &bits, sizeof *v);
   r->p += 8;
   return 0;
@@ -229,7 +236,9 @@ int inlet_thrift_read_list_begin(inlet_thrift_reader *r, uint8_t *elem_type, uin
   return 0;
 }
 
-int inlet_thrift_read_list_end(inlet_thrift_reader *r) { return pop(r); }
+int inlet_thrift_read_list_end(inlet_thrift_reader *r) {
+  return pop(r);
+}
 
 int inlet_thrift_read_map_begin(inlet_thrift_reader *r, uint8_t *key_type, uint8_t *value_type,
                                 uint32_t *size) {
@@ -254,7 +263,9 @@ int inlet_thrift_read_map_begin(inlet_thrift_reader *r, uint8_t *key_type, uint8
   return 0;
 }
 
-int inlet_thrift_read_map_end(inlet_thrift_reader *r) { return pop(r); }
+int inlet_thrift_read_map_end(inlet_thrift_reader *r) {
+  return pop(r);
+}
 
 int inlet_thrift_skip(inlet_thrift_reader *r, uint8_t type) {
   switch (type) {
@@ -291,7 +302,8 @@ int inlet_thrift_skip(inlet_thrift_reader *r, uint8_t type) {
     uint8_t et;
     uint32_t n;
     TRY(inlet_thrift_read_list_begin(r, &et, &n));
-    for (uint32_t i = 0; i < n; i++) TRY(inlet_thrift_skip(r, et));
+    for (uint32_t i = 0; i < n; i++)
+      TRY(inlet_thrift_skip(r, et));
     return inlet_thrift_read_list_end(r);
   }
   case INLET_THRIFT_MAP: {
@@ -315,8 +327,7 @@ int inlet_thrift_skip(inlet_thrift_reader *r, uint8_t type) {
     }
     return inlet_thrift_read_struct_end(r);
   }
-  default:
-    return tfail(r, "cannot skip a value of unknown type");
+  default: return tfail(r, "cannot skip a value of unknown type");
   }
 }
 
@@ -404,9 +415,15 @@ void inlet_thrift_write_field_string(inlet_thrift_writer *w, int16_t id, const c
 void inlet_thrift_write_bool(inlet_thrift_writer *w, bool v) {
   inlet_buf_push(w->out, v ? INLET_THRIFT_BOOL_TRUE : INLET_THRIFT_BOOL_FALSE);
 }
-void inlet_thrift_write_i8(inlet_thrift_writer *w, int8_t v) { inlet_buf_push(w->out, (uint8_t)v); }
-void inlet_thrift_write_i16(inlet_thrift_writer *w, int16_t v) { write_zigzag32(w->out, v); }
-void inlet_thrift_write_i32(inlet_thrift_writer *w, int32_t v) { write_zigzag32(w->out, v); }
+void inlet_thrift_write_i8(inlet_thrift_writer *w, int8_t v) {
+  inlet_buf_push(w->out, (uint8_t)v);
+}
+void inlet_thrift_write_i16(inlet_thrift_writer *w, int16_t v) {
+  write_zigzag32(w->out, v);
+}
+void inlet_thrift_write_i32(inlet_thrift_writer *w, int32_t v) {
+  write_zigzag32(w->out, v);
+}
 void inlet_thrift_write_i64(inlet_thrift_writer *w, int64_t v) {
   inlet_thrift_write_varint(w->out, inlet_zigzag_encode64(v));
 }
@@ -414,7 +431,8 @@ void inlet_thrift_write_double(inlet_thrift_writer *w, double v) {
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   uint8_t le[8];
-  for (int i = 0; i < 8; i++) le[i] = (uint8_t)(bits >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    le[i] = (uint8_t)(bits >> (8 * i));
   inlet_buf_append(w->out, le, 8);
 }
 void inlet_thrift_write_binary(inlet_thrift_writer *w, const void *data, size_t len) {

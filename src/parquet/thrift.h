@@ -60,7 +60,7 @@ typedef struct inlet_thrift_reader {
   int16_t last_fid;     /* previous field id in the current struct */
   int8_t bool_pending;  /* -1 none; 0/1 value of a bool field just read */
   int16_t fid_stack[INLET_THRIFT_MAX_DEPTH];
-  inlet_error *err;     /* borrowed, may be NULL */
+  inlet_error *err; /* borrowed, may be NULL */
 } inlet_thrift_reader;
 
 /* Starts reading @p len bytes at @p data. @p err receives failures. */
@@ -116,7 +116,7 @@ int inlet_thrift_skip(inlet_thrift_reader *r, uint8_t type);
 /* ---- writer ---------------------------------------------------------- */
 
 typedef struct inlet_thrift_writer {
-  inlet_buf *out;   /* borrowed: bytes are appended here */
+  inlet_buf *out; /* borrowed: bytes are appended here */
   int depth;
   int16_t last_fid;
   int16_t fid_stack[INLET_THRIFT_MAX_DEPTH];

@@ -53,7 +53,9 @@ static inlet_rfile *mem_open(const char *name, const void *data, size_t n) {
 }
 
 /* Reads a test file fully; NULL when missing. */
-static uint8_t *slurp(const char *path, size_t *n) { return (uint8_t *)tu_read_file(path, n); }
+static uint8_t *slurp(const char *path, size_t *n) {
+  return (uint8_t *)tu_read_file(path, n);
+}
 
 /* Parses the footer of a file on disk. */
 static int read_footer(pq_file_metadata *m, const char *path, inlet_error *err) {
@@ -211,7 +213,8 @@ static void build_meta(pq_file_metadata *m) {
   m->created_by = pq_meta_strdup(m, "inlet version 0.1.0 (build test)", &err);
   m->n_column_orders = 3;
   m->column_orders = pq_meta_alloc_array(m, 3, sizeof(int32_t), &err);
-  for (int k = 0; k < 3; k++) m->column_orders[k] = PQ_ORDER_TYPE_DEFINED;
+  for (int k = 0; k < 3; k++)
+    m->column_orders[k] = PQ_ORDER_TYPE_DEFINED;
   assert_int_equal(err.code, 0);
 }
 
@@ -424,11 +427,11 @@ static void test_meta__alltypes_plain_footer(void **state) {
   assert_int_equal(m.num_rows, 8);
   assert_int_equal(m.n_schema, 12);
   assert_int_equal(m.schema[0].num_children, 11);
-  static const char *names[] = {"id",         "bool_col",   "tinyint_col",     "smallint_col",
-                                "int_col",    "bigint_col", "float_col",       "double_col",
-                                "date_string_col", "string_col", "timestamp_col"};
-  static const pq_type types[] = {PQ_INT32, PQ_BOOLEAN, PQ_INT32,      PQ_INT32,
-                                  PQ_INT32, PQ_INT64,   PQ_FLOAT,      PQ_DOUBLE,
+  static const char *names[] = {
+      "id",        "bool_col",   "tinyint_col",     "smallint_col", "int_col",      "bigint_col",
+      "float_col", "double_col", "date_string_col", "string_col",   "timestamp_col"};
+  static const pq_type types[] = {PQ_INT32,      PQ_BOOLEAN,    PQ_INT32, PQ_INT32,
+                                  PQ_INT32,      PQ_INT64,      PQ_FLOAT, PQ_DOUBLE,
                                   PQ_BYTE_ARRAY, PQ_BYTE_ARRAY, PQ_INT96};
   for (int i = 0; i < 11; i++) {
     assert_string_equal(m.schema[i + 1].name, names[i]);
@@ -589,11 +592,21 @@ static void expect_invalid(void (*mutate)(pq_file_metadata *), int rc, const cha
   pq_file_metadata_reset(&back);
 }
 
-static void mut_children_too_many(pq_file_metadata *m) { m->schema[0].num_children = 4; }
-static void mut_children_too_few(pq_file_metadata *m) { m->schema[0].num_children = 2; }
-static void mut_negative_rows(pq_file_metadata *m) { m->num_rows = -1; }
-static void mut_rg_negative_rows(pq_file_metadata *m) { m->row_groups[1].num_rows = -5; }
-static void mut_chunk_count(pq_file_metadata *m) { m->row_groups[0].n_columns = 2; }
+static void mut_children_too_many(pq_file_metadata *m) {
+  m->schema[0].num_children = 4;
+}
+static void mut_children_too_few(pq_file_metadata *m) {
+  m->schema[0].num_children = 2;
+}
+static void mut_negative_rows(pq_file_metadata *m) {
+  m->num_rows = -1;
+}
+static void mut_rg_negative_rows(pq_file_metadata *m) {
+  m->row_groups[1].num_rows = -5;
+}
+static void mut_chunk_count(pq_file_metadata *m) {
+  m->row_groups[0].n_columns = 2;
+}
 static void mut_chunk_type(pq_file_metadata *m) {
   m->row_groups[0].columns[1].meta_data.type = PQ_INT32;
 }
@@ -603,12 +616,18 @@ static void mut_chunk_path(pq_file_metadata *m) {
 static void mut_negative_size(pq_file_metadata *m) {
   m->row_groups[0].columns[2].meta_data.total_compressed_size = -1;
 }
-static void mut_flba_no_length(pq_file_metadata *m) { m->schema[3].has_type_length = false; }
+static void mut_flba_no_length(pq_file_metadata *m) {
+  m->schema[3].has_type_length = false;
+}
 static void mut_group_no_children(pq_file_metadata *m) {
   m->schema[2].has_type = false; /* neither type nor children */
 }
-static void mut_encrypted(pq_file_metadata *m) { m->row_groups[0].columns[0].has_crypto_metadata = true; }
-static void mut_column_orders(pq_file_metadata *m) { m->n_column_orders = 2; }
+static void mut_encrypted(pq_file_metadata *m) {
+  m->row_groups[0].columns[0].has_crypto_metadata = true;
+}
+static void mut_column_orders(pq_file_metadata *m) {
+  m->n_column_orders = 2;
+}
 static void mut_negative_null_count(pq_file_metadata *m) {
   m->row_groups[0].columns[0].meta_data.statistics.null_count = -3;
 }
@@ -697,6 +716,39 @@ static void test_meta__huge_list_counts_fail_before_allocating(void **state) {
   assert_int_equal(pq_file_metadata_parse(&m, d, sizeof d, "h.parquet", &err), INLET_ECORRUPT);
   assert_non_null(strstr(err.message, "cannot fit"));
   pq_file_metadata_reset(&m);
+}
+
+static void test_meta__allocation_failures_are_clean(void **state) {
+  (void)state;
+  size_t n;
+  uint8_t *f = footer_bytes(DATA_DIR "/alltypes_plain.parquet", &n);
+  pq_file_metadata m;
+  pq_file_metadata_init(&m);
+  long k;
+  for (k = 0;; k++) {
+    inlet_error err = INLET_ERROR_INIT;
+    inlet_alloc_fail_after(k);
+    int rc = pq_file_metadata_parse(&m, f, n, "a.parquet", &err);
+    inlet_alloc_fail_after(-1);
+    if (rc == 0) break;
+    if (rc != INLET_ENOMEM) fail_msg("after %ld allocations: rc %d: %s", k, rc, err.message);
+    assert_int_equal(m.n_schema, 0);
+    assert_null(m.arena);
+  }
+  assert_true(k >= 2);
+  /* Serialization reports a failed buffer growth once, at the end. */
+  for (k = 0;; k++) {
+    inlet_buf b = INLET_BUF_INIT;
+    inlet_error err = INLET_ERROR_INIT;
+    inlet_alloc_fail_after(k);
+    int rc = pq_file_metadata_serialize(&m, &b, &err);
+    inlet_alloc_fail_after(-1);
+    inlet_buf_reset(&b);
+    if (rc == 0) break;
+    assert_int_equal(rc, INLET_ENOMEM);
+  }
+  pq_file_metadata_reset(&m);
+  free(f);
 }
 
 /* ---- page headers ------------------------------------------------------ */
@@ -885,6 +937,7 @@ int main(void) {
       cmocka_unit_test(test_meta__encryption_algorithm_is_unsupported),
       cmocka_unit_test(test_meta__deep_schema_is_corrupt),
       cmocka_unit_test(test_meta__huge_list_counts_fail_before_allocating),
+      cmocka_unit_test(test_meta__allocation_failures_are_clean),
       cmocka_unit_test(test_page_header__v1_dict_v2_roundtrip),
       cmocka_unit_test(test_page_header__invalid_headers_are_corrupt),
       cmocka_unit_test(test_page_header__first_page_of_alltypes_plain),

@@ -23,8 +23,8 @@ typedef struct leaf_spec {
   pq_type type;
   int32_t type_length;
   pq_logical_kind lt;
-  int a, b;            /* DECIMAL precision/scale; INTEGER bits/signed; TIME unit/utc */
-  int32_t ct;          /* converted type */
+  int a, b;   /* DECIMAL precision/scale; INTEGER bits/signed; TIME unit/utc */
+  int32_t ct; /* converted type */
   int32_t ct_precision, ct_scale;
 } leaf_spec;
 
@@ -74,6 +74,7 @@ typedef struct map_case {
   pq_sort_order order;
 } map_case;
 
+/* clang-format off */
 #define N PQ_CT_NONE
 static const map_case map_cases[] = {
     /* physical types without annotation */
@@ -137,6 +138,7 @@ static const map_case map_cases[] = {
     {{PQ_FIXED_LEN_BYTE_ARRAY, 12, PQ_LT_NONE, 0, 0, PQ_CT_INTERVAL, 0, 0}, INLET_TYPE_FIXED_BINARY, 0, 0, 12, 0, 0, PQ_CONV_NONE, PQ_SORT_UNKNOWN},
 };
 #undef N
+/* clang-format on */
 
 static void test_schema__every_physical_and_annotation_maps(void **state) {
   (void)state;
@@ -158,7 +160,8 @@ static void test_schema__every_physical_and_annotation_maps(void **state) {
       assert_int_equal(f->type.unit, mc->unit);
       assert_int_equal(f->type.utc, mc->utc);
     }
-    if (mc->id == INLET_TYPE_FIXED_BINARY) assert_int_equal(f->type.byte_width, mc->width_or_precision);
+    if (mc->id == INLET_TYPE_FIXED_BINARY)
+      assert_int_equal(f->type.byte_width, mc->width_or_precision);
     if (mc->id == INLET_TYPE_DECIMAL) {
       assert_int_equal(f->type.precision, mc->width_or_precision);
       assert_int_equal(f->type.scale, mc->scale);
@@ -167,7 +170,8 @@ static void test_schema__every_physical_and_annotation_maps(void **state) {
     assert_int_equal(d.n_columns, 1);
     const pq_column_desc *c = &d.columns[0];
     if (c->conv != mc->conv) fail_msg("case %zu: conv %d, want %d", i, c->conv, mc->conv);
-    if (c->sort_order != mc->order) fail_msg("case %zu: order %d, want %d", i, c->sort_order, mc->order);
+    if (c->sort_order != mc->order)
+      fail_msg("case %zu: order %d, want %d", i, c->sort_order, mc->order);
     assert_int_equal(pq_element_sort_order(&e[1]), mc->order);
     assert_ptr_equal(c->field, f);
     assert_int_equal(c->field_index, 0);
@@ -190,9 +194,9 @@ static void test_schema__annotation_on_wrong_physical_type_is_corrupt(void **sta
       {PQ_FIXED_LEN_BYTE_ARRAY, 8, PQ_LT_UUID, 0, 0, PQ_CT_NONE, 0, 0},
       {PQ_FIXED_LEN_BYTE_ARRAY, 4, PQ_LT_FLOAT16, 0, 0, PQ_CT_NONE, 0, 0},
       {PQ_DOUBLE, 0, PQ_LT_DECIMAL, 5, 2, PQ_CT_NONE, 0, 0},
-      {PQ_INT32, 0, PQ_LT_DECIMAL, 5, 7, PQ_CT_NONE, 0, 0},   /* scale > precision */
-      {PQ_INT32, 0, PQ_LT_NONE, 0, 0, PQ_CT_DECIMAL, 0, 0},   /* no precision */
-      {PQ_INT32, 0, PQ_LT_INTEGER, 12, 1, PQ_CT_NONE, 0, 0},  /* bit width */
+      {PQ_INT32, 0, PQ_LT_DECIMAL, 5, 7, PQ_CT_NONE, 0, 0},  /* scale > precision */
+      {PQ_INT32, 0, PQ_LT_NONE, 0, 0, PQ_CT_DECIMAL, 0, 0},  /* no precision */
+      {PQ_INT32, 0, PQ_LT_INTEGER, 12, 1, PQ_CT_NONE, 0, 0}, /* bit width */
       {PQ_INT64, 0, PQ_LT_NONE, 0, 0, PQ_CT_UINT_8, 0, 0},
       {PQ_BYTE_ARRAY, 0, PQ_LT_NONE, 0, 0, PQ_CT_INTERVAL, 0, 0},
   };
@@ -348,6 +352,7 @@ typedef struct write_case {
   int64_t factor;
 } write_case;
 
+/* clang-format off */
 #define T(id) {INLET_TYPE_##id, 0, 0, 0, 0, 0, 0}
 static const write_case write_cases[] = {
     {T(BOOL), PQ_BOOLEAN, 0, PQ_LT_NONE, PQ_CT_NONE, PQ_CONV_NONE, 1},
@@ -387,6 +392,7 @@ static const write_case write_cases[] = {
     {{INLET_TYPE_DECIMAL, 0, 0, 0, 38, 10, 0}, PQ_FIXED_LEN_BYTE_ARRAY, 16, PQ_LT_DECIMAL, PQ_CT_DECIMAL, PQ_CONV_DECIMAL, 1},
 };
 #undef T
+/* clang-format on */
 
 static void test_schema__writer_sets_logical_and_legacy_annotations(void **state) {
   (void)state;
@@ -439,7 +445,8 @@ static void test_schema__writer_sets_logical_and_legacy_annotations(void **state
       assert_int_equal(e->logical.precision, wc->type.precision);
       assert_int_equal(e->logical.scale, wc->type.scale);
     }
-    if (wc->lt == PQ_LT_TIMESTAMP || wc->lt == PQ_LT_TIME) assert_int_equal(e->logical.utc, wc->type.utc);
+    if (wc->lt == PQ_LT_TIMESTAMP || wc->lt == PQ_LT_TIME)
+      assert_int_equal(e->logical.utc, wc->type.utc);
   }
 
   /* What the writer declares reads back as the same inlet types (seconds
@@ -459,7 +466,8 @@ static void test_schema__writer_sets_logical_and_legacy_annotations(void **state
         want.unit == INLET_UNIT_SECOND)
       want.unit = INLET_UNIT_MILLI;
     const inlet_type *got = &r.schema.fields[i].type;
-    if (got->id != want.id || got->ext != want.ext) fail_msg("case %zu: read back as %d", i, got->id);
+    if (got->id != want.id || got->ext != want.ext)
+      fail_msg("case %zu: read back as %d", i, got->id);
     if (want.id == INLET_TYPE_TIME || want.id == INLET_TYPE_TIMESTAMP) {
       assert_int_equal(got->unit, want.unit);
       assert_int_equal(got->utc, want.utc);
@@ -524,7 +532,8 @@ static void test_schema__decimal_byte_widths(void **state) {
    * known boundaries above (19 -> 9, 38 -> 16). */
   for (int p = 1; p <= 18; p++) {
     int64_t max = 1;
-    for (int i = 0; i < p; i++) max *= 10;
+    for (int i = 0; i < p; i++)
+      max *= 10;
     max -= 1;
     int w = pq_decimal_byte_width(p);
     assert_true(w >= 1 && w <= 8);
@@ -538,6 +547,69 @@ static void test_schema__decimal_byte_widths(void **state) {
   assert_int_equal(pq_decimal_byte_width(38), 16);
 }
 
+static void test_schema__allocation_failures_are_clean(void **state) {
+  (void)state;
+  pq_schema_element e[6];
+  nested_elems(e);
+  pq_schema_desc d;
+  pq_schema_desc_init(&d);
+  long k;
+  for (k = 0;; k++) {
+    inlet_error err = INLET_ERROR_INIT;
+    inlet_alloc_fail_after(k);
+    int rc = pq_schema_build_tree(&d, e, 6, "a.parquet", &err);
+    inlet_alloc_fail_after(-1);
+    if (rc == 0) break;
+    assert_int_equal(rc, INLET_ENOMEM);
+    assert_int_equal(d.n_columns, 0);
+  }
+  assert_true(k >= 3);
+  pq_schema_desc_reset(&d);
+  /* Writer direction over a schema of every writable type. */
+  inlet_schema s;
+  inlet_schema_init(&s);
+  inlet_error err = INLET_ERROR_INIT;
+  for (size_t i = 0; i < sizeof write_cases / sizeof *write_cases; i++) {
+    inlet_field f;
+    memset(&f, 0, sizeof f);
+    f.name = "col";
+    f.type = write_cases[i].type;
+    f.field_id = -1;
+    assert_int_equal(inlet_schema_add_field(&s, &f, &err), 0);
+  }
+  for (k = 0;; k++) {
+    pq_file_metadata m;
+    pq_file_metadata_init(&m);
+    inlet_alloc_fail_after(k);
+    int rc = pq_schema_to_parquet(&m, &d, &s, &err);
+    inlet_alloc_fail_after(-1);
+    if (rc == 0) {
+      /* ... and reading it back, failing at every point too. */
+      pq_schema_desc r;
+      pq_schema_desc_init(&r);
+      long j;
+      for (j = 0;; j++) {
+        inlet_alloc_fail_after(j);
+        int rc2 = pq_schema_from_parquet(&r, m.schema, m.n_schema, "a.parquet", &err);
+        inlet_alloc_fail_after(-1);
+        if (rc2 == 0) break;
+        assert_int_equal(rc2, INLET_ENOMEM);
+        assert_int_equal(r.schema.n_fields, 0);
+      }
+      assert_true(j >= 3);
+      pq_schema_desc_reset(&r);
+      pq_file_metadata_reset(&m);
+      break;
+    }
+    assert_int_equal(rc, INLET_ENOMEM);
+    assert_int_equal(m.n_schema, 0);
+    assert_int_equal(d.n_columns, 0);
+    pq_file_metadata_reset(&m);
+  }
+  pq_schema_desc_reset(&d);
+  inlet_schema_reset(&s);
+}
+
 /* ---- real files against DuckDB's types ---------------------------------- */
 
 /* Column types DuckDB 1.5 reports for the parquet-testing files (refcheck
@@ -546,6 +618,7 @@ static const struct {
   const char *file;
   const char *cols; /* name:TYPE;name:TYPE... */
 } duck[] = {
+    /* clang-format off */
     {"alltypes_dictionary.parquet", "id:INTEGER;bool_col:BOOLEAN;tinyint_col:INTEGER;smallint_col:INTEGER;int_col:INTEGER;bigint_col:BIGINT;float_col:FLOAT;double_col:DOUBLE;date_string_col:BLOB;string_col:BLOB;timestamp_col:TIMESTAMP"},
     {"alltypes_plain.parquet", "id:INTEGER;bool_col:BOOLEAN;tinyint_col:INTEGER;smallint_col:INTEGER;int_col:INTEGER;bigint_col:BIGINT;float_col:FLOAT;double_col:DOUBLE;date_string_col:BLOB;string_col:BLOB;timestamp_col:TIMESTAMP"},
     {"alltypes_plain.snappy.parquet", "id:INTEGER;bool_col:BOOLEAN;tinyint_col:INTEGER;smallint_col:INTEGER;int_col:INTEGER;bigint_col:BIGINT;float_col:FLOAT;double_col:DOUBLE;date_string_col:BLOB;string_col:BLOB;timestamp_col:TIMESTAMP"},
@@ -605,6 +678,7 @@ static const struct {
     {"single_nan.parquet", "mycol:DOUBLE"},
     {"sort_columns.parquet", "a:BIGINT;b:VARCHAR"},
     {"unknown-logical-type.parquet", "column with known type:VARCHAR;column with unknown type:BLOB"},
+    /* clang-format on */
 };
 
 /* DuckDB's name of an inlet type, for the comparison. */
@@ -699,6 +773,7 @@ int main(void) {
       cmocka_unit_test(test_schema__writer_sets_logical_and_legacy_annotations),
       cmocka_unit_test(test_schema__writer_refuses_unwritable_types),
       cmocka_unit_test(test_schema__decimal_byte_widths),
+      cmocka_unit_test(test_schema__allocation_failures_are_clean),
       cmocka_unit_test(test_schema__testing_files_map_like_duckdb),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

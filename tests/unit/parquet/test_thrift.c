@@ -116,18 +116,24 @@ static void test_thrift__long_field_header_for_big_or_backward_ids(void **state)
 
 static void test_thrift__integers_roundtrip_at_boundaries(void **state) {
   (void)state;
-  const int64_t i64s[] = {0, 1, -1, 63, -64, 64, 127, 128, -129, INT32_MAX, INT32_MIN,
-                          (int64_t)INT32_MAX + 1, INT64_MAX, INT64_MIN, INT64_MIN + 1};
+  const int64_t i64s[] = {0,         1,         -1,           63,
+                          -64,       64,        127,          128,
+                          -129,      INT32_MAX, INT32_MIN,    (int64_t)INT32_MAX + 1,
+                          INT64_MAX, INT64_MIN, INT64_MIN + 1};
   const int32_t i32s[] = {0, 1, -1, 300, -300, 1 << 20, INT32_MAX, INT32_MIN};
   const int16_t i16s[] = {0, 1, -1, 255, -256, INT16_MAX, INT16_MIN};
   const int8_t i8s[] = {0, 1, -1, INT8_MAX, INT8_MIN};
   inlet_buf b = INLET_BUF_INIT;
   inlet_thrift_writer w;
   inlet_thrift_writer_init(&w, &b);
-  for (size_t i = 0; i < sizeof i64s / sizeof *i64s; i++) inlet_thrift_write_i64(&w, i64s[i]);
-  for (size_t i = 0; i < sizeof i32s / sizeof *i32s; i++) inlet_thrift_write_i32(&w, i32s[i]);
-  for (size_t i = 0; i < sizeof i16s / sizeof *i16s; i++) inlet_thrift_write_i16(&w, i16s[i]);
-  for (size_t i = 0; i < sizeof i8s / sizeof *i8s; i++) inlet_thrift_write_i8(&w, i8s[i]);
+  for (size_t i = 0; i < sizeof i64s / sizeof *i64s; i++)
+    inlet_thrift_write_i64(&w, i64s[i]);
+  for (size_t i = 0; i < sizeof i32s / sizeof *i32s; i++)
+    inlet_thrift_write_i32(&w, i32s[i]);
+  for (size_t i = 0; i < sizeof i16s / sizeof *i16s; i++)
+    inlet_thrift_write_i16(&w, i16s[i]);
+  for (size_t i = 0; i < sizeof i8s / sizeof *i8s; i++)
+    inlet_thrift_write_i8(&w, i8s[i]);
   assert_int_equal(inlet_buf_status(&b), 0);
 
   uint8_t *d = dup_exact(b.data, b.len);
@@ -167,13 +173,16 @@ static void test_thrift__doubles_uuid_and_binary_roundtrip(void **state) {
   (void)state;
   const double ds[] = {0.0, -0.0, 1.5, -2.25e300, INFINITY, -INFINITY, NAN, 5e-324};
   uint8_t uuid[16];
-  for (int i = 0; i < 16; i++) uuid[i] = (uint8_t)(i * 17);
+  for (int i = 0; i < 16; i++)
+    uuid[i] = (uint8_t)(i * 17);
   uint8_t big[300];
-  for (int i = 0; i < 300; i++) big[i] = (uint8_t)i;
+  for (int i = 0; i < 300; i++)
+    big[i] = (uint8_t)i;
   inlet_buf b = INLET_BUF_INIT;
   inlet_thrift_writer w;
   inlet_thrift_writer_init(&w, &b);
-  for (size_t i = 0; i < 8; i++) inlet_thrift_write_double(&w, ds[i]);
+  for (size_t i = 0; i < 8; i++)
+    inlet_thrift_write_double(&w, ds[i]);
   inlet_thrift_write_uuid(&w, uuid);
   inlet_thrift_write_binary(&w, big, sizeof big);
   inlet_thrift_write_binary(&w, "", 0);
@@ -208,14 +217,16 @@ static void test_thrift__lists_sets_maps_and_bool_elements(void **state) {
   inlet_thrift_writer_init(&w, &b);
   /* Short list header: size 3 << 4 | I32. */
   inlet_thrift_write_list_begin(&w, INLET_THRIFT_I32, 3);
-  for (int i = 0; i < 3; i++) inlet_thrift_write_i32(&w, i - 1);
+  for (int i = 0; i < 3; i++)
+    inlet_thrift_write_i32(&w, i - 1);
   assert_int_equal(b.data[0], 0x35);
   /* Long form: 0xF0 | type, varint size 20. */
   size_t at = b.len;
   inlet_thrift_write_list_begin(&w, INLET_THRIFT_BOOL, 20);
   assert_int_equal(b.data[at], 0xF1);
   assert_int_equal(b.data[at + 1], 20);
-  for (int i = 0; i < 20; i++) inlet_thrift_write_bool(&w, i % 3 == 0);
+  for (int i = 0; i < 20; i++)
+    inlet_thrift_write_bool(&w, i % 3 == 0);
   inlet_thrift_write_map_begin(&w, INLET_THRIFT_BINARY, INLET_THRIFT_I64, 2);
   inlet_thrift_write_binary(&w, "a", 1);
   inlet_thrift_write_i64(&w, -5);
@@ -289,7 +300,8 @@ static void write_everything(inlet_thrift_writer *w) {
   }
   inlet_thrift_write_field(w, 9, INLET_THRIFT_SET);
   inlet_thrift_write_list_begin(w, INLET_THRIFT_BINARY, 16);
-  for (int i = 0; i < 16; i++) inlet_thrift_write_binary(w, "s", 1);
+  for (int i = 0; i < 16; i++)
+    inlet_thrift_write_binary(w, "s", 1);
   inlet_thrift_write_field(w, 10, INLET_THRIFT_MAP);
   inlet_thrift_write_map_begin(w, INLET_THRIFT_I32, INLET_THRIFT_STRUCT, 1);
   inlet_thrift_write_i32(w, 9);
