@@ -107,6 +107,10 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
           "parquet writer options: page_bytes must be in 1..1 GiB");
   FAIL_IF(o->dictionary_page_bytes <= 0 || o->dictionary_page_bytes > (int64_t)1 << 30, err,
           INLET_EINVAL, "parquet writer options: dictionary_page_bytes must be in 1..1 GiB");
+  FAIL_IF(o->int_encoding == INLET_INT_ENCODING_DELTA, err, INLET_EUNSUPPORTED,
+          "parquet writer options: DELTA_BINARY_PACKED is not supported yet");
+  FAIL_IF(o->int_encoding != INLET_INT_ENCODING_AUTO && o->int_encoding != INLET_INT_ENCODING_PLAIN,
+          err, INLET_EINVAL, "parquet writer options: unknown int_encoding %d", (int)o->int_encoding);
   FAIL_IF(o->statistics_truncate < 0, err, INLET_EINVAL,
           "parquet writer options: statistics_truncate must not be negative");
   FAIL_IF(o->n_metadata < 0 || (o->n_metadata > 0 && !o->metadata_keys), err, INLET_EINVAL,

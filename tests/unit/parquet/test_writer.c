@@ -944,6 +944,98 @@ static void test_writer__allocation_failures_fail_cleanly(void **state) {
   inlet_batch_reset(&b);
 }
 
+
+static void test_writer__timestamp_seconds_overflowing_millis_is_einval(void **state) {
+  (void)state;
+  inlet_schema s;
+  inlet_schema_init(&s);
+  inlet_field f;
+  memset(&f, 0, sizeof f);
+  f.name = "ts";
+  f.type.id = INLET_TYPE_TIMESTAMP;
+  f.type.unit = INLET_UNIT_SECOND;
+  f.type.utc = true;
+  f.nullable = true;
+  f.field_id = -1;
+  assert_int_equal(inlet_schema_add_field(&s, &f, NULL), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, NULL), 0);
+  put_int(&b, 0, 1700000000);
+  put_null(&b, 0);
+  put_int(&b, 0, INT64_MAX / 100); /* times 1000 overflows */
+  b.num_rows = 3;
+  const char *path = tmp_file("writer_tsover");
+  inlet_parquet_writer *w = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_writer_open(&w, path, &s, NULL, &err), 0);
+  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "row 2"));
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
+static void test_writer__timestamp_seconds_written_as_millis(void **state) {
+  (void)state;
+  inlet_schema s;
+  inlet_schema_init(&s);
+  inlet_field f;
+  memset(&f, 0, sizeof f);
+  f.name = "ts";
+  f.type.id = INLET_TYPE_TIMESTAMP;
+  f.type.unit = INLET_UNIT_SECOND;
+  f.nullable = false;
+  f.field_id = -1;
+  assert_int_equal(inlet_schema_add_field(&s, &f, NULL), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, NULL), 0);
+  put_int(&b, 0, -5);
+  put_int(&b, 0, 1700000000);
+  b.num_rows = 2;
+  const char *path = tmp_file("writer_tssec");
+  write_file(path, &b, NULL);
+  pq_file_metadata m;
+  read_footer(path, &m);
+  const pq_statistics *st = &m.row_groups[0].columns[0].meta_data.statistics;
+  assert_int_equal(le64(st->min_value), -5000);
+  assert_int_equal(le64(st->max_value), 1700000000000);
+  pq_file_metadata_reset(&m);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
+static void test_writer__decimal_beyond_precision_is_einval(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "d decimal(5,2)");
+  uint8_t v[16];
+  memset(v, 0, sizeof v);
+  v[4] = 1; /* 2^32: does not fit INT32 storage */
+  assert_int_equal(inlet_array_append_decimal(&b.columns[0], v, NULL), 0);
+  b.num_rows = 1;
+  const char *path = tmp_file("writer_decover");
+  inlet_parquet_writer *w = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_writer_open(&w, path, &b.schema, NULL, &err), 0);
+  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "decimal"));
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&b);
+}
+
+static void test_writer__delta_int_encoding_is_unsupported(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "v long");
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.int_encoding = INLET_INT_ENCODING_DELTA;
+  inlet_parquet_writer *w = NULL;
+  assert_int_equal(inlet_parquet_writer_open(&w, tmp_file("writer_delta"), &b.schema, &o, NULL),
+                   INLET_EUNSUPPORTED);
+  assert_null(w);
+  inlet_batch_reset(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats__signed_int32_with_nulls),
@@ -980,6 +1072,10 @@ int main(void) {
       cmocka_unit_test(test_writer__every_flat_type_writes_annotated_schema),
       cmocka_unit_test(test_writer__row_group_bytes_bounds_row_groups),
       cmocka_unit_test(test_writer__allocation_failures_fail_cleanly),
+      cmocka_unit_test(test_writer__timestamp_seconds_overflowing_millis_is_einval),
+      cmocka_unit_test(test_writer__timestamp_seconds_written_as_millis),
+      cmocka_unit_test(test_writer__decimal_beyond_precision_is_einval),
+      cmocka_unit_test(test_writer__delta_int_encoding_is_unsupported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
