@@ -18,11 +18,54 @@
 
 #define TWO53 9007199254740992.0
 
+static const double pow10_tab[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Fast path for values with a short exact decimal form (prices, counters):
+ * the first k with m / 10^k == |v| for m = round(|v| * 10^k) < 2^53. That
+ * division is correctly rounded, so the decimal m e-k reads back as v, and
+ * the nearest m at the smallest k has the fewest digits. */
+static bool short_double(char out[40], double v) {
+  double a = fabs(v);
+  if (!(a >= 1e-5 && a < 1e15)) return false;
+  for (int k = 0; k <= 22; k++) {
+    double scaled = a * pow10_tab[k];
+    if (scaled >= TWO53) return false;
+    double m = nearbyint(scaled);
+    if (m / pow10_tab[k] != a) continue;
+    char digits[24];
+    int nd = 0;
+    uint64_t u = (uint64_t)m;
+    do {
+      digits[nd++] = (char)('0' + u % 10);
+      u /= 10;
+    } while (u);
+    char *o = out;
+    if (v < 0) *o++ = '-';
+    if (nd <= k) {
+      *o++ = '0';
+      *o++ = '.';
+      for (int i = nd; i < k; i++) *o++ = '0';
+      for (int i = nd - 1; i >= 0; i--) *o++ = digits[i];
+    } else {
+      for (int i = nd - 1; i >= 0; i--) {
+        *o++ = digits[i];
+        if (i == k && k > 0) *o++ = '.';
+      }
+    }
+    *o = '\0';
+    return true;
+  }
+  return false;
+}
+
 void text_format_double(char out[40], double v) {
   if (v == 0) {
     strcpy(out, "0"); /* -0.0 prints as 0 after a JSON round trip */
     return;
   }
+  if (short_double(out, v)) return;
   /* Shortest of 15, 16, 17 significant digits that reads back exactly:
    * any double with a <= 15-digit form prints it at 15 digits. */
   char e[40];
@@ -173,20 +216,47 @@ static int64_t floor_div(int64_t a, int64_t b) {
 
 static const int64_t unit_per_sec[] = {1, 1000, 1000000, 1000000000};
 
+/* Writes @p v as exactly @p w decimal digits (v < 10^w). */
+static inline void put_digits(char *t, int64_t v, int w) {
+  for (int i = w - 1; i >= 0; i--) {
+    t[i] = (char)('0' + v % 10);
+    v /= 10;
+  }
+}
+
 static int format_date(char *t, int64_t days) {
   int64_t y;
   int m, d;
   text_civil_from_days(days, &y, &m, &d);
-  if (y >= 0 && y <= 9999) return sprintf(t, "%04d-%02d-%02d", (int)y, m, d);
-  return sprintf(t, "%s%04lld-%02d-%02d", y < 0 ? "-" : "+", (long long)(y < 0 ? -y : y), m, d);
+  int n = 0;
+  if (y < 0 || y > 9999) {
+    /* ISO 8601 expanded years, which the importer reads back. */
+    n = sprintf(t, "%s%04lld", y < 0 ? "-" : "+", (long long)(y < 0 ? -y : y));
+  } else {
+    put_digits(t, y, 4);
+    n = 4;
+  }
+  t[n] = '-';
+  put_digits(t + n + 1, m, 2);
+  t[n + 3] = '-';
+  put_digits(t + n + 4, d, 2);
+  return n + 6;
 }
 
 /* time-of-day text: HH:MM:SS.ffffff (9 digits for nanoseconds). */
 static int format_tod(char *t, int64_t secs, int64_t sub, inlet_time_unit unit) {
-  int n = sprintf(t, "%02d:%02d:%02d", (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
-  if (unit == INLET_UNIT_NANO) return n + sprintf(t + n, ".%09lld", (long long)sub);
-  int64_t micros = sub * (1000000 / unit_per_sec[unit]);
-  return n + sprintf(t + n, ".%06lld", (long long)micros);
+  put_digits(t, secs / 3600, 2);
+  t[2] = ':';
+  put_digits(t + 3, secs / 60 % 60, 2);
+  t[5] = ':';
+  put_digits(t + 6, secs % 60, 2);
+  t[8] = '.';
+  if (unit == INLET_UNIT_NANO) {
+    put_digits(t + 9, sub, 9);
+    return 18;
+  }
+  put_digits(t + 9, sub * (1000000 / unit_per_sec[unit]), 6);
+  return 15;
 }
 
 static void put_timestamp(inlet_buf *b, int64_t v, const inlet_type *type, bool json) {

@@ -55,6 +55,36 @@ static void test_format__double_shortest_round_trip(void **state) {
   assert_string_equal(dbl((double)0.234f), "0.23399999737739563");
 }
 
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static void test_format__double_forms_read_back_exactly(void **state) {
+  (void)state;
+  char want[40];
+  for (int i = 0; i < 100000; i++) {
+    /* Cents: the expected text is built from the integer, trailing zeros cut. */
+    long long c = (long long)(rnd() % 100000000000ull);
+    double v = (double)c / 100.0;
+    if (c % 100 == 0) snprintf(want, sizeof want, "%lld", c / 100);
+    else if (c % 10 == 0) snprintf(want, sizeof want, "%lld.%lld", c / 100, (c % 100) / 10);
+    else snprintf(want, sizeof want, "%lld.%02lld", c / 100, c % 100);
+    if (strcmp(dbl(v), want) != 0) fail_msg("%lld cents: got %s want %s", c, dbl(v), want);
+    /* Arbitrary bit patterns: the text reads back to the same double. */
+    uint64_t bits = rnd();
+    double x;
+    memcpy(&x, &bits, 8);
+    if (isnan(x) || isinf(x)) continue;
+    const char *t = dbl(x);
+    if (strtod(t, NULL) != x && x != 0) fail_msg("%a printed as %s", x, t);
+    if (strlen(t) > 25) fail_msg("%a printed too long: %s", x, t);
+  }
+}
+
 static void test_format__integers_beyond_2_53_are_strings(void **state) {
   (void)state;
   one o;
@@ -286,6 +316,7 @@ static void test_writer__table_aligns_and_cuts(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_format__double_shortest_round_trip),
+      cmocka_unit_test(test_format__double_forms_read_back_exactly),
       cmocka_unit_test(test_format__integers_beyond_2_53_are_strings),
       cmocka_unit_test(test_format__floats_and_specials),
       cmocka_unit_test(test_format__decimals_have_exactly_scale_digits),
