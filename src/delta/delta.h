@@ -270,6 +270,15 @@ typedef enum delta_snap_mode { DELTA_SNAP_LATEST = 0, DELTA_SNAP_VERSION, DELTA_
  */
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err);
+/* Like delta_snapshot_load, but starts from @p base (a snapshot of the same
+ * table loaded earlier) when base->version <= the target, replaying only the
+ * commits after it: the cost of a reload is then the live files plus the new
+ * commits, not the history. */
+int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
+                             const char *root_abs, delta_snap_mode mode, int64_t arg,
+                             inlet_error *err);
+/* Deep copy. 0, INLET_ENOMEM. */
+int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_error *err);
 void delta_snapshot_reset(delta_snapshot *s);
 /* Txn version of @p app_id in the snapshot, or -1. */
 int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id);

@@ -303,8 +303,39 @@ static int64_t find_commit(const delta_log_listing *l, int64_t v) {
   return lo < l->n_commits && l->commit_versions[lo] == v ? lo : -1;
 }
 
+/* Seeds a replay with the state of @p base (deep copies). */
+static int seed_from(replay *r, const delta_snapshot *base, inlet_error *err) {
+  TRY(delta_protocol_copy(&r->protocol, &base->protocol, err));
+  r->has_protocol = true;
+  TRY(delta_metadata_copy(&r->metadata, &base->metadata, err));
+  r->has_metadata = true;
+  for (int64_t i = 0; i < base->n_files; i++) TRY(on_add(r, &base->files[i].add, err));
+  for (int64_t i = 0; i < base->n_txns; i++) {
+    delta_txn_action t = {base->txns[i].app_id, base->txns[i].version, base->txns[i].last_updated};
+    TRY(on_txn(r, &t, err));
+  }
+  for (int64_t i = 0; i < base->n_domains; i++) TRY(on_domain(r, &base->domains[i], err));
+  return 0;
+}
+
+static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
+                         const char *root_abs, delta_snap_mode mode, int64_t arg,
+                         inlet_error *err);
+
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err) {
+  return snapshot_load(out, NULL, st, root_abs, mode, arg, err);
+}
+
+int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
+                             const char *root_abs, delta_snap_mode mode, int64_t arg,
+                             inlet_error *err) {
+  return snapshot_load(out, base, st, root_abs, mode, arg, err);
+}
+
+static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
+                         const char *root_abs, delta_snap_mode mode, int64_t arg,
+                         inlet_error *err) {
   memset(out, 0, sizeof *out);
   out->checkpoint_version = -1;
   delta_log_listing l;
@@ -333,11 +364,20 @@ int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root
   }
   r.target = target;
 
-  /* Pick the start: newest readable checkpoint <= target, else version 0. */
+  /* Pick the start: a base snapshot at or below the target (commits are
+   * immutable, so its state stays valid), else the newest readable
+   * checkpoint <= target, else version 0. */
   int64_t start = 0;
   int cp_rc = 0;
   inlet_error cp_err = INLET_ERROR_INIT;
-  for (int64_t i = l.n_checkpoints - 1; i >= 0; i--) {
+  if (base && base->version <= target) {
+    rc = seed_from(&r, base, err);
+    if (rc < 0) goto done;
+    start = base->version + 1;
+    out->checkpoint_version = base->checkpoint_version;
+    out->timestamp_ms = base->timestamp_ms;
+  }
+  for (int64_t i = l.n_checkpoints - 1; i >= 0 && !(base && base->version <= target); i--) {
     const delta_checkpoint_ref *cp = &l.checkpoints[i];
     if (cp->version > target) continue;
     cp_rc = delta_checkpoint_read(st, root_abs, cp, replay_cb, &r, &cp_err);
@@ -356,7 +396,8 @@ int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root
     }
     break; /* older checkpoints have the same problem; try the JSON commits */
   }
-  if (out->checkpoint_version < 0 && find_commit(&l, 0) < 0) {
+  if (!(base && base->version <= target) && out->checkpoint_version < 0 &&
+      find_commit(&l, 0) < 0) {
     if (cp_rc < 0)
       rc = inlet_fail(err, INLET_EUNSUPPORTED, "%s, and the commits before it were cleaned up",
                       inlet_errmsg(&cp_err));
@@ -455,4 +496,46 @@ int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id) 
   for (int64_t i = 0; i < s->n_txns; i++)
     if (strcmp(s->txns[i].app_id, app_id) == 0) return s->txns[i].version;
   return -1;
+}
+
+int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_error *err) {
+  memset(dst, 0, sizeof *dst);
+  dst->checkpoint_version = -1;
+  int rc = 0;
+  dst->version = src->version;
+  dst->timestamp_ms = src->timestamp_ms;
+  dst->checkpoint_version = src->checkpoint_version;
+  dst->n_commits_on_disk = src->n_commits_on_disk;
+  dst->has_schema = src->has_schema;
+  if ((rc = delta_protocol_copy(&dst->protocol, &src->protocol, err)) < 0) goto fail;
+  if ((rc = delta_metadata_copy(&dst->metadata, &src->metadata, err)) < 0) goto fail;
+  if ((rc = inlet_schema_copy(&dst->schema, &src->schema, err)) < 0) goto fail;
+  dst->files = inlet_calloc((size_t)src->n_files + 1, sizeof *dst->files);
+  dst->txns = inlet_calloc((size_t)src->n_txns + 1, sizeof *dst->txns);
+  dst->domains = inlet_calloc((size_t)src->n_domains + 1, sizeof *dst->domains);
+  FAIL_GOTO(!dst->files || !dst->txns || !dst->domains, err, INLET_ENOMEM,
+            "out of memory copying a snapshot");
+  for (int64_t i = 0; i < src->n_files; i++) {
+    if ((rc = delta_add_copy(&dst->files[i].add, &src->files[i].add, err)) < 0) goto fail;
+    dst->files[i].num_records = src->files[i].num_records;
+    dst->n_files++;
+  }
+  for (int64_t i = 0; i < src->n_txns; i++) {
+    dst->txns[i] = src->txns[i];
+    dst->txns[i].app_id = inlet_strdup(src->txns[i].app_id);
+    FAIL_GOTO(!dst->txns[i].app_id, err, INLET_ENOMEM, "out of memory copying a snapshot");
+    dst->n_txns++;
+  }
+  for (int64_t i = 0; i < src->n_domains; i++) {
+    dst->domains[i].domain = inlet_strdup(src->domains[i].domain);
+    dst->domains[i].configuration = inlet_strdup(src->domains[i].configuration);
+    dst->n_domains++;
+    FAIL_GOTO(!dst->domains[i].domain || !dst->domains[i].configuration, err, INLET_ENOMEM,
+              "out of memory copying a snapshot");
+  }
+  return 0;
+done:
+fail:
+  delta_snapshot_reset(dst);
+  return rc;
 }

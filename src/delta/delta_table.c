@@ -28,8 +28,26 @@ char *delta_join_path(const char *root, const char *rel) {
   return p;
 }
 
+int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
+                     inlet_error *err) {
+  TRY(delta_snapshot_load_from(out, t->latest, t->st, t->root_abs, mode, arg, err));
+  if (!t->latest || out->version > t->latest->version) {
+    delta_snapshot *c = inlet_calloc(1, sizeof *c);
+    if (c && delta_snapshot_copy(c, out, NULL) == 0) {
+      if (t->latest) delta_snapshot_reset(t->latest);
+      inlet_free(t->latest);
+      t->latest = c;
+    } else {
+      inlet_free(c); /* the cache is an optimisation: losing it is harmless */
+    }
+  }
+  return 0;
+}
+
 void inlet_table_free(inlet_table *t) {
   if (!t) return;
+  if (t->latest) delta_snapshot_reset(t->latest);
+  inlet_free(t->latest);
   if (t->st) t->st->ops->free(t->st);
   inlet_free(t->path);
   inlet_free(t->root_abs);
@@ -211,7 +229,7 @@ static int snap_load(inlet_snapshot **out, inlet_table *t, delta_snap_mode mode,
   inlet_snapshot *s = inlet_calloc(1, sizeof *s);
   if (!s) return inlet_fail(err, INLET_ENOMEM, "out of memory loading snapshot");
   s->table = t;
-  int rc = delta_snapshot_load(&s->snap, t->st, t->root_abs, mode, arg, err);
+  int rc = delta_table_load(t, &s->snap, mode, arg, err);
   if (rc < 0) {
     inlet_free(s);
     return rc;

@@ -13,12 +13,18 @@ struct inlet_table {
   char *path;           /* owned, as given */
   char *root_abs;       /* owned, absolute (realpath) */
   inlet_storage *st;    /* owned posix backend rooted at the table */
+  delta_snapshot *latest; /* owned cache: the newest snapshot loaded, or NULL */
 };
 
 struct inlet_snapshot {
   inlet_table *table;   /* borrowed */
   delta_snapshot snap;  /* owned */
 };
+
+/* Loads a snapshot of @p t, starting from the table's cached newest
+ * snapshot when it is at or below the target, and refreshes the cache. */
+int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
+                     inlet_error *err);
 
 /* Joins root and a relative path; caller frees. */
 char *delta_join_path(const char *root, const char *rel);

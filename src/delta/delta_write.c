@@ -104,10 +104,9 @@ int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
   inlet_schema_init(&w->data_schema);
   int rc;
   if (w->opts.expected_version >= 0)
-    rc = delta_snapshot_load(&w->snap, table->st, table->root_abs, DELTA_SNAP_VERSION,
-                             w->opts.expected_version, err);
+    rc = delta_table_load(table, &w->snap, DELTA_SNAP_VERSION, w->opts.expected_version, err);
   else
-    rc = delta_snapshot_load(&w->snap, table->st, table->root_abs, DELTA_SNAP_LATEST, 0, err);
+    rc = delta_table_load(table, &w->snap, DELTA_SNAP_LATEST, 0, err);
   if (rc < 0) goto fail;
   if (w->opts.expected_version >= 0) {
     /* Strict mode: the table must still be at that version. */

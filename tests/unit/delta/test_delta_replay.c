@@ -197,6 +197,39 @@ static void test_replay__malformed_commit_names_file_and_line(void **state) {
   delta_snapshot_reset(&s);
 }
 
+static void test_replay__incremental_load_matches_full_replay(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("one") ADD("a") ADD("b"));
+  put_commit(f, 1, REMOVE("a") "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n");
+  delta_snapshot base, inc, full, copy;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &base, DELTA_SNAP_LATEST, 0, &err), 0);
+  put_commit(f, 2, ADD("c") META("two") "{\"txn\":{\"appId\":\"s\",\"version\":2}}\n");
+  put_commit(f, 3, REMOVE("b"));
+  assert_int_equal(delta_snapshot_load_from(&inc, &base, f->st, f->dir, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(load(f, &full, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(inc.version, 3);
+  assert_int_equal(inc.n_files, full.n_files);
+  assert_int_equal(inc.n_files, 1);
+  assert_string_equal(inc.files[0].add.path, "c");
+  assert_string_equal(inc.metadata.id, "two");
+  assert_int_equal(delta_snapshot_txn_version(&inc, "s"), 2);
+  /* A target below the base falls back to a full replay. */
+  delta_snapshot old;
+  assert_int_equal(delta_snapshot_load_from(&old, &inc, f->st, f->dir, DELTA_SNAP_VERSION, 0, &err), 0);
+  assert_int_equal(old.n_files, 2);
+  assert_string_equal(old.metadata.id, "one");
+  assert_int_equal(delta_snapshot_copy(&copy, &inc, &err), 0);
+  assert_int_equal(copy.n_files, 1);
+  assert_string_equal(copy.files[0].add.path, "c");
+  assert_true(inlet_schema_equal(&copy.schema, &inc.schema));
+  delta_snapshot_reset(&copy);
+  delta_snapshot_reset(&old);
+  delta_snapshot_reset(&base);
+  delta_snapshot_reset(&inc);
+  delta_snapshot_reset(&full);
+}
+
 static void test_replay__not_a_table(void **state) {
   fixture *f = *state;
   delta_snapshot s;
@@ -323,6 +356,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_replay__unsupported_reader_features_are_named, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__checkpoint_falls_back_to_commits_or_refuses, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__malformed_commit_names_file_and_line, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__incremental_load_matches_full_replay, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__not_a_table, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__blind_appends_both_land, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__create_twice_is_eexists, setup, teardown),
