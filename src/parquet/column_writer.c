@@ -714,7 +714,9 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
                                 pq_column_chunk *cc, inlet_error *err) {
   const pq_column_desc *d = cw->desc;
   memset(cc, 0, sizeof *cc);
-  cc->file_offset = offset;
+  /* parquet.thrift: deprecated, "writers should set this field to 0 if no
+   * ColumnMetaData has been written outside the footer". */
+  cc->file_offset = 0;
   cc->has_meta_data = true;
   pq_column_meta *md = &cc->meta_data;
   md->type = d->physical_type;
