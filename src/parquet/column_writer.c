@@ -644,7 +644,8 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
 
 /* Rows to take in the next step: plain fixed-width pages take what fits in
  * the page at once; everything else goes in STEP_ROWS pieces. */
-static int64_t next_step(const pq_column_writer *cw, int64_t left) {
+static int64_t next_step(const pq_column_writer *cw, const inlet_array *a, int64_t start,
+                         int64_t left) {
   int64_t step = STEP_ROWS;
   if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
     /* Stop at the probe point so that a useless dictionary costs only the
@@ -659,14 +660,39 @@ static int64_t next_step(const pq_column_writer *cw, int64_t left) {
     step = (cw->cfg->page_bytes - (int64_t)cw->page_plain.len) * 8 + 64;
   }
   if (step < 8) step = 8;
-  return step < left ? step : left;
+  if (step > left) step = left;
+  /* Never take much more than a page of value bytes at once, so that huge
+   * values cannot make one page (or one dictionary step) enormous. */
+  if (cw->value_width > 0) {
+    int64_t cap = cw->cfg->page_bytes / cw->value_width;
+    if (cap < 1) cap = 1;
+    if (step > cap) step = cap;
+  } else if (cw->desc->physical_type == PQ_BYTE_ARRAY && a->offsets) {
+    const int32_t *off = a->offsets + start;
+    /* Room left in the page (PLAIN) or in the dictionary (dictionary mode,
+     * where the values land in the dictionary). */
+    int64_t budget = cw->use_dict
+                         ? cw->cfg->dictionary_page_bytes - (int64_t)pq_dict_plain_size(&cw->dict)
+                         : cw->cfg->page_bytes - page_estimate(cw);
+    if ((int64_t)off[step] - off[0] > budget) {
+      /* Largest k with off[k] - off[0] <= budget, at least one row. */
+      int64_t lo = 1, hi = step;
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if ((int64_t)off[mid] - off[0] <= budget) lo = mid;
+        else hi = mid - 1;
+      }
+      step = lo;
+    }
+  }
+  return step;
 }
 
 int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
                            inlet_error *err) {
   int64_t done = 0;
   while (done < n) {
-    int64_t step = next_step(cw, n - done);
+    int64_t step = next_step(cw, a, start + done, n - done);
     const void *vals;
     const uint8_t *valid;
     int64_t s;

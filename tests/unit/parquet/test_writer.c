@@ -1038,6 +1038,64 @@ static void test_writer__delta_int_encoding_is_unsupported(void **state) {
   inlet_batch_reset(&b);
 }
 
+
+/* Walks the data pages of column chunk @p md in the file bytes; returns the
+ * number of pages and the largest uncompressed page size. */
+static int walk_pages(const char *data, size_t len, const pq_column_meta *md, int32_t *max_size) {
+  int64_t pos = md->has_dictionary_page_offset ? md->dictionary_page_offset : md->data_page_offset;
+  int64_t end = pos + md->total_compressed_size;
+  int pages = 0;
+  *max_size = 0;
+  while (pos < end) {
+    pq_page_header h;
+    size_t used;
+    assert_int_equal(pq_page_header_parse(&h, (const uint8_t *)data + pos, len - (size_t)pos,
+                                          &used, NULL), 0);
+    if (h.type == PQ_PAGE_DATA) {
+      pages++;
+      if (h.uncompressed_page_size > *max_size) *max_size = h.uncompressed_page_size;
+    }
+    pos += (int64_t)used + h.compressed_page_size;
+  }
+  assert_int_equal(pos, end);
+  return pages;
+}
+
+static void test_writer__huge_strings_keep_pages_bounded(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "s string");
+  size_t big = 300 * 1024;
+  char *v = malloc(big + 1);
+  for (int i = 0; i < 20; i++) {
+    memset(v, 'a' + i, big);
+    v[big] = 0;
+    put_str(&b, 0, v);
+  }
+  free(v);
+  b.num_rows = 20;
+  for (int dict = 0; dict < 2; dict++) {
+    inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    o.dictionary = dict;
+    o.compression = INLET_COMPRESSION_UNCOMPRESSED;
+    const char *path = tmp_file("writer_huge");
+    write_file(path, &b, &o);
+    pq_file_metadata m;
+    read_footer(path, &m);
+    const pq_column_meta *md = &m.row_groups[0].columns[0].meta_data;
+    size_t len;
+    char *data = tu_read_file(path, &len);
+    int32_t max_size;
+    int pages = walk_pages(data, len, md, &max_size);
+    /* 6 MB of values in pages of about 1 MiB (at most one value over). */
+    assert_true(pages >= 5);
+    assert_true(max_size <= 1024 * 1024 + (int32_t)big + 64);
+    free(data);
+    pq_file_metadata_reset(&m);
+  }
+  inlet_batch_reset(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats__signed_int32_with_nulls),
@@ -1078,6 +1136,7 @@ int main(void) {
       cmocka_unit_test(test_writer__timestamp_seconds_written_as_millis),
       cmocka_unit_test(test_writer__decimal_beyond_precision_is_einval),
       cmocka_unit_test(test_writer__delta_int_encoding_is_unsupported),
+      cmocka_unit_test(test_writer__huge_strings_keep_pages_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
