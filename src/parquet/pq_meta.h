@@ -389,7 +389,9 @@ int pq_footer_serialize(const pq_file_metadata *m, inlet_buf *out, inlet_error *
  * Reads and parses the footer of @p f: checks "PAR1" at both ends (a "PARE"
  * tail is INLET_EUNSUPPORTED "encrypted Parquet is not supported"), that the
  * footer length fits the file (size >= 12 + length) and does not exceed
- * @p max_footer_bytes (INLET_ELIMIT), then parses it. Errors name f->name.
+ * @p max_footer_bytes (INLET_ELIMIT; <= 0 means no limit), then parses it.
+ * Errors name f->name. Column chunk offsets are not checked against the
+ * file size here: the reader does that per chunk it reads.
  * @return 0, INLET_ECORRUPT, INLET_EUNSUPPORTED, INLET_ELIMIT, INLET_EIO,
  *         INLET_ENOMEM.
  */
