@@ -389,7 +389,9 @@ int pq_dict_gather_binary(int32_t *offsets, inlet_buf *data, const int32_t *dict
   for (size_t i = 0; i < n; i++) {
     uint32_t ix = idx[i];
     int32_t a = dict_offsets[ix], len = dict_offsets[ix + 1] - a;
-    if (len <= 16 && a <= dict_end - 16) {
+    if (len == 0) {
+      /* nothing to copy; dict_data may be NULL when every value is empty */
+    } else if (len <= 16 && a <= dict_end - 16) {
       uint64_t x, y;
       memcpy(&x, dict_data + a, 8);
       memcpy(&y, dict_data + a + 8, 8);

@@ -45,6 +45,7 @@ static size_t valid_run_end(const uint8_t *validity, int64_t start, size_t i, si
 
 int pq_plain_encode_fixed(inlet_buf *out, const void *values, size_t width,
                           const uint8_t *validity, int64_t start, size_t n) {
+  if (n == 0) return inlet_buf_status(out);
   const uint8_t *v = (const uint8_t *)values + (size_t)start * width;
   if (!validity) return inlet_buf_append(out, v, n * width);
   size_t i = 0;
@@ -76,7 +77,7 @@ int pq_plain_encode_binary(inlet_buf *out, const int32_t *offsets, const uint8_t
     if (validity && !inlet_bit_get(validity, start + (int64_t)i)) continue;
     uint32_t len = (uint32_t)(off[i + 1] - off[i]);
     memcpy(p, &len, 4);
-    memcpy(p + 4, data + off[i], len);
+    if (len) memcpy(p + 4, data + off[i], len); /* data may be NULL if all are empty */
     p += 4 + (size_t)len;
   }
   out->len += total;
