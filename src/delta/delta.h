@@ -154,6 +154,13 @@ int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err);
 int delta_path_decode(char **out, const char *s, inlet_error *err);
 char *delta_path_encode(const char *s);
 
+/* Turns a log path (percent-encoded relative URI, absolute path or file:
+ * URI inside ctx->root_abs) into a decoded path relative to the table root;
+ * anything outside is INLET_ECORRUPT, another URI scheme INLET_EUNSUPPORTED.
+ * @p what names the action in messages. Caller frees *out. */
+int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, const char *what,
+                       inlet_error *err);
+
 /* Value of configuration key @p key, or NULL. */
 const char *delta_metadata_conf(const delta_metadata *m, const char *key);
 

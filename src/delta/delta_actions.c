@@ -251,8 +251,8 @@ static bool rel_path_ok(const char *p) {
 
 /* Turns a log path (relative URI, absolute path or file: URI) into a decoded
  * path relative to the table root, refusing anything outside it. */
-static int table_relative_path(char **out, const char *raw, const delta_line_ctx *ctx,
-                               const char *what, inlet_error *err) {
+int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, const char *what,
+                       inlet_error *err) {
   char *dec = NULL;
   int rc = delta_path_decode(&dec, raw, err);
   if (rc < 0)
@@ -452,7 +452,7 @@ static int parse_metadata(pctx *pc, json_t *o, delta_metadata *m) {
 static int parse_add(pctx *pc, json_t *o, delta_add *a) {
   char *raw = NULL;
   TRY(get_str(pc, o, "path", true, &raw));
-  int rc = table_relative_path(&a->path, raw, pc->ctx, "add", pc->err);
+  int rc = delta_path_resolve(&a->path, raw, pc->ctx, "add", pc->err);
   inlet_free(raw);
   TRY(rc);
   TRY(get_map(pc, o, "partitionValues", &a->partition_values, &a->n_partition_values));
@@ -472,7 +472,7 @@ static int parse_add(pctx *pc, json_t *o, delta_add *a) {
 static int parse_remove(pctx *pc, json_t *o, delta_remove *r) {
   char *raw = NULL;
   TRY(get_str(pc, o, "path", true, &raw));
-  int rc = table_relative_path(&r->path, raw, pc->ctx, "remove", pc->err);
+  int rc = delta_path_resolve(&r->path, raw, pc->ctx, "remove", pc->err);
   inlet_free(raw);
   TRY(rc);
   TRY(get_i64(pc, o, "deletionTimestamp", false, -1, &r->deletion_timestamp));

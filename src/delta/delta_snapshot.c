@@ -234,18 +234,6 @@ static void replay_reset(replay *r) {
   memset(r, 0, sizeof *r);
 }
 
-int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
-                          delta_replay_fn fn, void *ctx, inlet_error *err) {
-  (void)st;
-  (void)root_abs;
-  (void)fn;
-  (void)ctx;
-  return inlet_fail(err, INLET_EUNSUPPORTED,
-                    "reading the %s checkpoint at version %lld needs the nested Parquet reader",
-                    cp->v2 ? "v2" : cp->parts > 1 ? "multi-part" : "classic",
-                    (long long)cp->version);
-}
-
 static bool in_list(const char *f, const char *const *list) {
   for (; *list; list++)
     if (strcmp(f, *list) == 0) return true;
@@ -377,11 +365,13 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     out->checkpoint_version = base->checkpoint_version;
     out->timestamp_ms = base->timestamp_ms;
   }
+  int64_t failed_cp = -1;
   for (int64_t i = l.n_checkpoints - 1; i >= 0 && !(base && base->version <= target); i--) {
     const delta_checkpoint_ref *cp = &l.checkpoints[i];
     if (cp->version > target) continue;
-    cp_rc = delta_checkpoint_read(st, root_abs, cp, replay_cb, &r, &cp_err);
-    if (cp_rc == 0) {
+    inlet_error e1 = INLET_ERROR_INIT;
+    int crc = delta_checkpoint_read(st, root_abs, cp, replay_cb, &r, &e1);
+    if (crc == 0) {
       start = cp->version + 1;
       out->checkpoint_version = cp->version;
       break;
@@ -390,17 +380,23 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     replay_reset(&r);
     r.target = target;
     r.ict = -1;
-    if (cp_rc != INLET_EUNSUPPORTED && cp_rc != INLET_ENOTFOUND) {
-      rc = inlet_fail(err, cp_rc, "%s", inlet_errmsg(&cp_err));
+    if (crc != INLET_EUNSUPPORTED && crc != INLET_ENOTFOUND && crc != INLET_ECORRUPT) {
+      rc = inlet_fail(err, crc, "%s", inlet_errmsg(&e1));
       goto done;
     }
-    break; /* older checkpoints have the same problem; try the JSON commits */
+    /* Remember the newest failure; try older checkpoints, then the JSON commits. */
+    if (failed_cp < 0) {
+      failed_cp = cp->version;
+      cp_rc = crc;
+      cp_err = e1;
+    }
   }
   if (!(base && base->version <= target) && out->checkpoint_version < 0 &&
       find_commit(&l, 0) < 0) {
     if (cp_rc < 0)
-      rc = inlet_fail(err, INLET_EUNSUPPORTED, "%s, and the commits before it were cleaned up",
-                      inlet_errmsg(&cp_err));
+      rc = inlet_fail(err, cp_rc == INLET_ECORRUPT ? INLET_ECORRUPT : INLET_EUNSUPPORTED,
+                      "the checkpoint at version %lld cannot be read (%s), and the commits "
+                      "before it were cleaned up", (long long)failed_cp, inlet_errmsg(&cp_err));
     else
       rc = inlet_fail(err, target < (l.n_commits ? l.commit_versions[0] : 0) ? INLET_ENOTFOUND
                                                                             : INLET_ECORRUPT,
@@ -408,6 +404,8 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
                       "checkpoint at or below it exists", (long long)target);
     goto done;
   }
+  /* Replaying from version 0 after a failed checkpoint: the commits between
+   * must be contiguous, which the loop below checks. */
   for (int64_t v = start; v <= target; v++) {
     int64_t idx = find_commit(&l, v);
     FAIL_GOTO(idx < 0, err, INLET_ECORRUPT,
