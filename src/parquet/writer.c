@@ -266,6 +266,19 @@ static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inle
     bool var = f->type.id == INLET_TYPE_STRING || f->type.id == INLET_TYPE_BINARY;
     FAIL_IF(var && !a->offsets, err, INLET_EINVAL, "%s: column \"%s\" has no offsets", w->path,
             f->name);
+    if (var) {
+      /* Offsets decide how many bytes the encoders copy: a decreasing or
+       * out-of-buffer offset would make them read wild memory. */
+      const int32_t *off = a->offsets;
+      bool ok = off[0] >= 0;
+      for (int64_t r = 0; ok && r < a->length; r++) ok = off[r] <= off[r + 1];
+      FAIL_IF(!ok, err, INLET_EINVAL, "%s: column \"%s\" has invalid offsets", w->path,
+              f->name);
+      FAIL_IF(a->values_cap > 0 && off[a->length] > a->values_cap, err, INLET_EINVAL,
+              "%s: column \"%s\" offsets pass its data buffer", w->path, f->name);
+      FAIL_IF(!a->values && off[a->length] > off[0], err, INLET_EINVAL,
+              "%s: column \"%s\" has no data buffer", w->path, f->name);
+    }
     /* Builders leave values NULL for all-null columns (and strings for
      * all-empty ones); anything else needs its values. */
     FAIL_IF(!var && !a->values && a->null_count != a->length, err, INLET_EINVAL,

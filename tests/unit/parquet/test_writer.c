@@ -1096,6 +1096,25 @@ static void test_writer__huge_strings_keep_pages_bounded(void **state) {
   inlet_batch_reset(&b);
 }
 
+
+static void test_writer__decreasing_string_offsets_are_einval(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "s string");
+  put_str(&b, 0, "abc");
+  put_str(&b, 0, "de");
+  b.num_rows = 2;
+  b.columns[0].offsets[1] = 6; /* 0, 6, 5: the second value would be -1 bytes */
+  const char *path = tmp_file("writer_badoff");
+  inlet_parquet_writer *w = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_writer_open(&w, path, &b.schema, NULL, &err), 0);
+  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "offsets"));
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats__signed_int32_with_nulls),
@@ -1137,6 +1156,7 @@ int main(void) {
       cmocka_unit_test(test_writer__decimal_beyond_precision_is_einval),
       cmocka_unit_test(test_writer__delta_int_encoding_is_unsupported),
       cmocka_unit_test(test_writer__huge_strings_keep_pages_bounded),
+      cmocka_unit_test(test_writer__decreasing_string_offsets_are_einval),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
