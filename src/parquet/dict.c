@@ -354,7 +354,7 @@ int pq_dict_write_plain(const pq_dict *d, inlet_buf *out) {
   for (uint32_t i = 0; i < d->count; i++) {
     uint32_t len = (uint32_t)(d->offsets[i + 1] - d->offsets[i]);
     memcpy(p, &len, 4);
-    memcpy(p + 4, d->values.data + d->offsets[i], len);
+    if (len) memcpy(p + 4, d->values.data + d->offsets[i], len);
     p += 4 + (size_t)len;
   }
   out->len += d->plain_bytes;
