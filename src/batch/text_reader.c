@@ -256,7 +256,7 @@ static int next_record(inlet_text_reader *r, record *rec, inlet_error *err) {
       if (!r->skipping) {
         r->skipping = true;
         rec->s = base;
-        rec->n = 200;
+        rec->n = avail < 200 ? avail : 200;
         rec->line = r->line + 1;
         rec->offset = r->base_offset + (int64_t)r->start;
         rec->oversize = true;

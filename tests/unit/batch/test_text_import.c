@@ -18,6 +18,7 @@ typedef struct bad_log {
   int64_t record[16], line[16], offset[16];
   char field[16][64];
   char reason[16][256];
+  char text[16][32]; /* first bytes of the raw record */
 } bad_log;
 
 static int on_bad(void *ctx, const inlet_text_bad_record *b) {
@@ -28,6 +29,7 @@ static int on_bad(void *ctx, const inlet_text_bad_record *b) {
     log->offset[log->n] = b->byte_offset;
     snprintf(log->field[log->n], 64, "%s", b->field ? b->field : "");
     snprintf(log->reason[log->n], 256, "%s", b->reason);
+    snprintf(log->text[log->n], 32, "%.*s", (int)(b->text_len < 31 ? b->text_len : 31), b->text);
   }
   log->n++;
   return 0;
@@ -306,6 +308,8 @@ static void test_ndjson__bad_records_are_reported_and_skipped(void **state) {
   assert_int_equal(i64_at(&b, 0, 1), 7);
   assert_int_equal(log.n, 6);
   int64_t offs[] = {9, 17, 21, 29, 41, 52};
+  assert_string_equal(log.text[0], "{\"id\":2");
+  assert_string_equal(log.text[1], "[1]");
   for (int i = 0; i < 6; i++) {
     assert_int_equal(log.offset[i], offs[i]);
     assert_int_equal(log.line[i], i + 2);
@@ -482,6 +486,7 @@ static void test_reader__batches_bounded_and_streamed(void **state) {
   assert_int_equal(log.n, 1);
   assert_int_equal(log.line[0], 1001);
   assert_non_null(strstr(log.reason[0], "exceeds the 100-byte limit"));
+  assert_string_equal(log.text[0], "{\"v\":\"" "0000000000000000000000000"); /* 31 bytes */
   inlet_text_reader_stats st;
   inlet_text_reader_get_stats(r, &st);
   assert_int_equal(st.rows, 1001);
