@@ -209,6 +209,63 @@ static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *s
   return 0;
 }
 
+/* Takes @p src's validity (and offsets) into @p dst, which holds none yet. */
+static void take_buffers(inlet_array *dst, inlet_array *src, bool offsets) {
+  inlet_free(dst->validity);
+  dst->validity = src->validity;
+  dst->validity_cap = src->validity_cap;
+  src->validity = NULL;
+  src->validity_cap = 0;
+  if (offsets) {
+    inlet_free(dst->offsets);
+    dst->offsets = src->offsets;
+    dst->offsets_cap = src->offsets_cap;
+    src->offsets = NULL;
+    src->offsets_cap = 0;
+  }
+  dst->length = src->length;
+  dst->null_count = src->null_count;
+}
+
+/* Shapes column @p src (file field @p sf, @p n rows, consumed) as table field
+ * @p tf into @p dst (empty, initialised for tf): moves it when the shapes
+ * agree, matches struct fields by name (missing ones read as null) and
+ * converts widened leaf types. */
+static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src,
+                   const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
+  if (same_shape(tf, sf)) {
+    inlet_array_reset(dst);
+    *dst = *src; /* move the decoded buffers */
+    memset(src, 0, sizeof *src);
+    return 0;
+  }
+  if (tf->type.id == INLET_TYPE_STRUCT && sf->type.id == INLET_TYPE_STRUCT) {
+    for (int32_t c = 0; c < tf->n_children; c++) {
+      const inlet_field *tc = &tf->children[c];
+      int32_t k = -1;
+      for (int32_t q = 0; q < sf->n_children && k < 0; q++)
+        if (strcasecmp(sf->children[q].name, tc->name) == 0) k = q;
+      if (k >= 0) {
+        TRY(conform(&dst->children[c], tc, &src->children[k], &sf->children[k], n, path, err));
+      } else {
+        TRY(inlet_array_reserve_rows(&dst->children[c], tc, n, err));
+        for (int64_t r = 0; r < n; r++) TRY(inlet_array_append_null(&dst->children[c], tc, err));
+      }
+    }
+    take_buffers(dst, src, false);
+    return 0;
+  }
+  if ((tf->type.id == INLET_TYPE_LIST || tf->type.id == INLET_TYPE_MAP) &&
+      tf->type.id == sf->type.id) {
+    int64_t child_n = n > 0 && src->offsets ? src->offsets[n] : 0;
+    TRY(conform(&dst->children[0], &tf->children[0], &src->children[0], &sf->children[0], child_n,
+                path, err));
+    take_buffers(dst, src, true);
+    return 0;
+  }
+  return convert(dst, tf, src, sf, n, path, err);
+}
+
 int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   const inlet_schema *ts = &s->schema;
@@ -253,13 +310,7 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
       } else {
         int32_t j = sc->file_col[i];
         inlet_array *src = &sc->tmp.columns[j];
-        if (same_shape(tf, &fs->fields[j])) {
-          inlet_array_reset(dst);
-          *dst = *src; /* move the decoded buffers */
-          memset(src, 0, sizeof *src);
-        } else {
-          TRY(convert(dst, tf, src, &fs->fields[j], n, f->add.path, err));
-        }
+        TRY(conform(dst, tf, src, &fs->fields[j], n, f->add.path, err));
       }
     }
     out->num_rows = n;
