@@ -50,13 +50,17 @@
  *
  * Bad records (invalid JSON, wrong type, overflow, missing NOT NULL field,
  * oversized line, unknown field with strict) never stop the stream and are
- * never silently dropped: they go to `_errors/<app>/<from>-<to>.ndjson` in
+ * never silently dropped: they go to `_errors/<app>/<from>_<to>.ndjson` in
  * the table directory (ignored by Delta readers; `_`-prefixed), one JSON
- * object per record {"position", "offset", "reason", "field", "record"},
- * written with a temporary name and renamed before the batch commits. The
- * name is the batch's position range; a replay starts at the same committed
- * position, removes files named `<from>-*` left by the attempt that died,
- * and writes its own, so dead letters are never duplicated.
+ * object per record {"position", "offset", "source", "reason", "record"
+ * (or "record_hex" when not UTF-8), "truncated"}, written with a temporary
+ * name and renamed before the batch commits. The name is the batch's
+ * position range (<from> is "start" before the first commit). A replay of
+ * the same range rewrites the same name; after a commit of [from, to] every
+ * other `<from>_*` file (an attempt that died or lost the commit race) is
+ * removed, and on restart that cleanup is repeated for the last commit
+ * (found through commitInfo's sourceStartPosition/sourcePosition/ingestAppId),
+ * so dead letters are neither lost nor duplicated.
  *
  * Watermarks and late data. With an event-time column (timestamp or date)
  * and an allowed lateness L, the watermark is max(event time seen) - L,

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -48,7 +49,8 @@ typedef struct ingester {
   char n_wm[420], n_late[420];
   const char *xnames[4];
   int64_t xver[4];
-  char metrics[1024];
+  char metrics[2048];
+  char app_json[900]; /* the app id as a JSON string */
 
   stream_source *src; /* owned */
   inlet_schema schema; /* owned: table schema, flag/generated columns made nullable */
@@ -76,6 +78,7 @@ typedef struct ingester {
   char *dl_dir; /* owned: <table>/_errors/<app> */
   char *dl_tmp; /* owned: open temp file path, NULL when none */
   int dl_fd;
+  char dl_published[PATH_MAX]; /* this batch's published file, "" when none */
 
   /* late table */
   inlet_table *late_table; /* owned */
@@ -399,18 +402,40 @@ static void dl_discard(ingester *g) {
 }
 
 /* Removes files in dl_dir starting with @p prefix (all temp files when
- * @p prefix is ".tmp-"). */
-static void dl_remove_prefix(ingester *g, const char *prefix) {
+ * @p prefix is ".tmp-"), except the one named @p keep (may be NULL). */
+static void dl_remove_prefix_except(ingester *g, const char *prefix, const char *keep) {
   DIR *d = opendir(g->dl_dir);
   if (!d) return;
   struct dirent *de;
   size_t pl = strlen(prefix);
   while ((de = readdir(d)) != NULL) {
     if (strncmp(de->d_name, prefix, pl) != 0) continue;
+    if (keep && strcmp(de->d_name, keep) == 0) continue;
+    if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+      /* ".tmp-<pid>-...": only debris of dead processes is ours to remove. */
+      long pid = strtol(de->d_name + 5, NULL, 10);
+      if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) continue;
+    }
     char p[PATH_MAX];
     if (snprintf(p, sizeof p, "%s/%s", g->dl_dir, de->d_name) < (int)sizeof p) unlink(p);
   }
   closedir(d);
+}
+
+static void dl_remove_prefix(ingester *g, const char *prefix) {
+  dl_remove_prefix_except(g, prefix, NULL);
+}
+
+/* After batch [from, to] committed: any other "<from>_*" file was written by
+ * an attempt on the same start position that did not commit (it died, or lost
+ * the commit race to us), so it goes. Race-free: only one commit per start
+ * position can win (the txn conflict rule), and a loser that publishes after
+ * this cleanup removes its own file when its commit fails. */
+static void dl_cleanup_committed(ingester *g, const char *from, const char *to) {
+  char prefix[100], keep[200];
+  snprintf(prefix, sizeof prefix, "%s_", from);
+  snprintf(keep, sizeof keep, "%s_%s.ndjson", from, to);
+  dl_remove_prefix_except(g, prefix, keep);
 }
 
 static int dl_publish(ingester *g, inlet_error *err) {
@@ -423,9 +448,7 @@ static int dl_publish(ingester *g, inlet_error *err) {
                                            strerror(errno));
   close(g->dl_fd);
   if (rc == 0) {
-    char prefix[100];
-    snprintf(prefix, sizeof prefix, "%s_", from);
-    dl_remove_prefix(g, prefix);
+    /* A replay of the same range rewrites the same name. */
     snprintf(name, sizeof name, "%s/%s_%s.ndjson", g->dl_dir, from, to);
     if (rename(g->dl_tmp, name) < 0)
       rc = inlet_fail(err, INLET_EIO, "cannot rename %s: %s", g->dl_tmp, strerror(errno));
@@ -436,6 +459,7 @@ static int dl_publish(ingester *g, inlet_error *err) {
     }
   }
   if (rc < 0) unlink(g->dl_tmp);
+  else snprintf(g->dl_published, sizeof g->dl_published, "%s", name);
   inlet_free(g->dl_tmp);
   g->dl_tmp = NULL;
   return rc;
@@ -487,6 +511,8 @@ static int fill_derived(ingester *g, inlet_batch *b, inlet_error *err) {
 
 static void set_metrics_and_txns(ingester *g);
 static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err);
+static int find_commit(ingester *g, const int64_t *seq, const char *from, const char *to,
+                       bool *found, inlet_error *err);
 
 static int open_writer(ingester *g, inlet_error *err) {
   if (g->w) return 0;
@@ -623,6 +649,7 @@ static void reset_batch(ingester *g) {
   g->b_time_ms = -1;
   g->abandoned = false;
   g->last = g->committed;
+  g->dl_published[0] = '\0';
 }
 
 static void abandon(ingester *g) {
@@ -647,18 +674,20 @@ static void set_metrics_and_txns(ingester *g) {
     delta_format_micros(wm, g->wm.value, 6);
     strcat(wm, "Z");
   }
-  char pos[96];
+  char pos[96], start[96];
   stream_pos_format(pos, sizeof pos, g->src->kind, &g->last);
+  stream_pos_format(start, sizeof start, g->src->kind, &g->committed);
   int64_t lag = g->b_time_ms >= 0 ? stream_wall_ms() - g->b_time_ms : -1;
   int n = snprintf(g->metrics, sizeof g->metrics,
                    "{\"numSourceRecords\":\"%lld\",\"numLateRows\":\"%lld\","
                    "\"numRejectedRows\":\"%lld\",\"numDroppedLateRows\":\"%lld\","
                    "\"numRoutedLateRows\":\"%lld\",\"numSourceBytes\":\"%lld\","
                    "\"sourceLagMs\":\"%lld\",\"batchSequence\":\"%lld\","
-                   "\"sourcePosition\":\"%s\",\"watermark\":\"%s\"}",
+                   "\"sourceStartPosition\":\"%s\",\"sourcePosition\":\"%s\","
+                   "\"watermark\":\"%s\",\"ingestAppId\":%s}",
                    (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
                    (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
-                   (long long)lag, (long long)(g->seq + 1), pos, wm);
+                   (long long)lag, (long long)(g->seq + 1), start, pos, wm, g->app_json);
   (void)n;
   g->prog.lag_ms = lag;
 }
@@ -673,8 +702,20 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   char msg[INLET_ERROR_MESSAGE_SIZE + 64];
   snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
            inlet_errmsg(why));
+  char from[96], to[96];
+  stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
+  stream_pos_format(to, sizeof to, g->src->kind, &g->last);
   TRY(load_state(g, err));
   TRY(reposition(g, err));
+  /* Our dead letters, published before the commit failed, go unless another
+   * process with our app id committed exactly that range (then the file is
+   * its, with the same name and the same records). */
+  if (g->dl_published[0]) {
+    bool exists = false;
+    TRY(find_commit(g, NULL, from, to, &exists, err));
+    if (!exists) unlink(g->dl_published);
+  }
+  g->dl_published[0] = '\0';
   emit(g, INLET_INGEST_WARNING, msg);
   g->abandoned = true;
   return 0;
@@ -717,6 +758,10 @@ static int commit_batch(ingester *g, inlet_error *err) {
   if (rc < 0) goto fail;
   inlet_table_writer_free(g->w);
   g->w = NULL;
+  char from[96], to[96];
+  stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
+  stream_pos_format(to, sizeof to, g->src->kind, &g->last);
+  dl_cleanup_committed(g, from, to);
   g->seq++;
   g->committed = g->last;
   g->wm_committed = g->wm.value;
@@ -748,6 +793,42 @@ int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
   }
   if (strcmp(source, "-") == 0) source = "stdin";
   return snprintf(out, cap, "inlet-ingest:%s", source);
+}
+
+/* Looks among the recent commits for ours with batch sequence *@p seq (then
+ * repeats its dead-letter cleanup), or with the range [@p from, @p to] (then
+ * sets *@p found). */
+static int find_commit(ingester *g, const int64_t *seq, const char *from, const char *to,
+                       bool *found, inlet_error *err) {
+  inlet_history_entry *h = NULL;
+  size_t n = 0;
+  TRY(inlet_table_history(&h, &n, g->table, 200, err));
+  char want[64] = "";
+  if (seq) snprintf(want, sizeof want, "\"batchSequence\":\"%lld\"", (long long)*seq);
+  for (size_t i = 0; i < n; i++) {
+    const char *m = h[i].metrics_json;
+    if (!m || !strstr(m, "ingestAppId") || (seq && !strstr(m, want))) continue;
+    json_t *j = json_loads(m, 0, NULL);
+    const char *app = json_string_value(json_object_get(j, "ingestAppId"));
+    const char *f = json_string_value(json_object_get(j, "sourceStartPosition"));
+    const char *t = json_string_value(json_object_get(j, "sourcePosition"));
+    bool hit = app && f && t && strcmp(app, g->app) == 0 &&
+               (seq || (strcmp(f, from) == 0 && strcmp(t, to) == 0));
+    if (hit && seq) dl_cleanup_committed(g, f, t);
+    if (hit && found) *found = true;
+    json_decref(j);
+    if (hit) break;
+  }
+  inlet_history_free(h, n);
+  return 0;
+}
+
+/* Startup: repeats the post-commit dead-letter cleanup of our last commit,
+ * in case we died between that commit and its cleanup. Its start and end
+ * positions are in its commitInfo (found among the recent commits). */
+static int cleanup_last_commit(ingester *g, inlet_error *err) {
+  if (g->seq <= 0) return 0;
+  return find_commit(g, &g->seq, NULL, NULL, NULL, err);
 }
 
 static void ingester_free(ingester *g) {
@@ -802,6 +883,13 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   }
   stream_txn_name(g->n_wm, sizeof g->n_wm, g->app, "#wm");
   stream_txn_name(g->n_late, sizeof g->n_late, g->app, "#late");
+  json_t *aj = json_string(g->app);
+  char *ajs = aj ? json_dumps(aj, JSON_ENCODE_ANY) : NULL;
+  json_decref(aj);
+  FAIL_IF(!ajs || strlen(ajs) >= sizeof g->app_json, err, INLET_EINVAL,
+          "app id must be UTF-8 and at most 300 bytes");
+  snprintf(g->app_json, sizeof g->app_json, "%s", ajs);
+  free(ajs);
   /* Dead-letter directory: the app id made file-name safe. */
   char safe[400];
   size_t k = 0;
@@ -837,6 +925,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   TRY(load_state(g, err));
   TRY(reposition(g, err));
   dl_remove_prefix(g, ".tmp-");
+  TRY(cleanup_last_commit(g, err));
   g->trig.max_rows = g->o.max_rows;
   g->trig.max_bytes = g->o.max_bytes;
   g->trig.max_latency_ms = g->o.max_latency_ms;

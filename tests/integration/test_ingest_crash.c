@@ -5,7 +5,9 @@
  *     event is in the table exactly once (count, distinct ids, checksum of
  *     all values) and every bad record is in _errors/ exactly once;
  *   - two ingesters with different sources feed one table at the same time,
- *     each killed and restarted several times; same checks.
+ *     each killed and restarted several times; same checks;
+ *   - two processes with the same app id race on the same source: each
+ *     batch lands once (the loser of a commit re-reads the position).
  * INLET_SOAK=1 runs the full version: 1,000,000 events and 20 kills.
  */
 #include "testutil.h"
@@ -137,10 +139,39 @@ static void test_crash__two_ingesters_share_a_table(void **state) {
   free(dir);
 }
 
+/* Two processes with the same app id and source at once (a zombie next to
+ * its replacement): every batch is committed by exactly one of them. */
+static void test_crash__same_app_id_racing_commits_each_batch_once(void **state) {
+  (void)state;
+  char *dir = strdup(tu_mkdtemp("ingest_same"));
+  char table[512], src[512], source[600], errors[600];
+  snprintf(table, sizeof table, "%s/t", dir);
+  snprintf(src, sizeof src, "%s/e.ndjson", dir);
+  snprintf(source, sizeof source, "file:%s", src);
+  snprintf(errors, sizeof errors, "%s/_errors", table);
+  ing_check want = {0, 0, 0, 0};
+  int64_t bad = write_events(src, 0, 20000, &want);
+  ing_create_table(table, "id long not null, v long, s string", NULL);
+  const char *args[] = {"ingest", table, "--source", source, "--once", "--max-rows", "500",
+                        "--quiet", NULL};
+  pid_t a = ing_spawn(NULL, args), b = ing_spawn(NULL, args);
+  assert_int_equal(ing_wait(a), 0);
+  assert_int_equal(ing_wait(b), 0);
+  ing_check got;
+  ing_check_table(&got, table, 20000);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, want.rows);
+  assert_true(got.checksum == want.checksum);
+  assert_int_equal(ing_count_lines(errors), bad);
+  tu_rmtree(dir);
+  free(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_crash__kill9_restarts_lose_and_duplicate_nothing),
       cmocka_unit_test(test_crash__two_ingesters_share_a_table),
+      cmocka_unit_test(test_crash__same_app_id_racing_commits_each_batch_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
