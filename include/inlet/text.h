@@ -12,8 +12,9 @@
  *              (overflow is a bad record). CSV: the cell text.
  *   float/double  any JSON number, or "NaN", "Infinity", "-Infinity".
  *   boolean    true/false; in CSV and strings also 1/0, t/f, yes/no (any case).
- *   string     JSON string (invalid UTF-8 is a bad record); json columns take
- *              any JSON value as its raw text.
+ *   string     JSON string (invalid UTF-8 is a bad record); a number, boolean,
+ *              object or array is kept as its JSON text; json columns keep
+ *              any value (strings included) as its raw JSON text.
  *   binary     hex string (either case, even length); uuid also 8-4-4-4-12.
  *   date       "YYYY-MM-DD", or an integer count of days since 1970-01-01.
  *   time       "HH:MM[:SS[.fraction]]", or an integer in the column's unit.

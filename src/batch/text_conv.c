@@ -645,9 +645,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     if (kind == TOK_BOOL) {
       s = bval ? "true" : "false";
       n = strlen(s);
-    } else if (kind == TOK_NUMBER && t->ext != INLET_EXT_JSON) {
-      return text_bad(c, "expected a string, found the number %s", excerpt(ex, s, n));
-    }
+    } /* a number keeps its JSON text, as Spark's and DuckDB's readers do */
     if (!text_utf8_valid((const uint8_t *)s, n)) return text_bad(c, "invalid UTF-8 in string");
     rc = inlet_array_append_bytes(a, f, s, n, &c->err);
     break;

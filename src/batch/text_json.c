@@ -368,7 +368,10 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
   skip_ws(p, end);
   if (*p >= end) return syntax(c, "expected a value");
   char ch = **p;
-  if (f->type.id == INLET_TYPE_STRING && f->type.ext == INLET_EXT_JSON && ch != 'n') {
+  /* json columns keep any value's text; plain strings keep an object's or
+   * an array's text (Spark's JSON reader does the same for StringType). */
+  if (f->type.id == INLET_TYPE_STRING && ch != 'n' &&
+      (f->type.ext == INLET_EXT_JSON || ch == '{' || ch == '[')) {
     const char *start = *p;
     TRY(skip_value(c, p, end, depth));
     if (!text_utf8_valid((const uint8_t *)start, (size_t)(*p - start)))

@@ -350,6 +350,20 @@ static void test_ndjson__strict_rejects_unknown_fields(void **state) {
   inlet_batch_reset(&b);
 }
 
+static void test_ndjson__non_string_values_keep_their_text_in_strings(void **state) {
+  (void)state;
+  inlet_batch b;
+  bad_log log;
+  read_all(&b, "s string", "{\"s\":12.50}\n{\"s\":true}\n{\"s\":{\"a\": [1]}}\n{\"s\":[]}\n",
+           INLET_TEXT_NDJSON, &log, NULL);
+  assert_int_equal(log.n, 0);
+  assert_string_equal(cell(&b, 0, 0), "\"12.50\"");
+  assert_string_equal(cell(&b, 0, 1), "\"true\"");
+  assert_string_equal(cell(&b, 0, 2), "\"{\\\"a\\\": [1]}\"");
+  assert_string_equal(cell(&b, 0, 3), "\"[]\"");
+  inlet_batch_reset(&b);
+}
+
 static void test_ndjson__invalid_utf8_string_is_bad(void **state) {
   (void)state;
   inlet_batch b;
@@ -546,6 +560,7 @@ int main(void) {
       cmocka_unit_test(test_ndjson__strict_rejects_unknown_fields),
       cmocka_unit_test(test_reader__byte_order_mark_is_skipped),
       cmocka_unit_test(test_ndjson__invalid_utf8_string_is_bad),
+      cmocka_unit_test(test_ndjson__non_string_values_keep_their_text_in_strings),
       cmocka_unit_test(test_csv__quoting_newlines_and_nulls),
       cmocka_unit_test(test_csv__header_errors_are_fatal),
       cmocka_unit_test(test_csv__no_header_maps_in_order),
