@@ -188,6 +188,13 @@ static int64_t ict_of(const char *commit_info) {
   return strtoll(p + 20, NULL, 10);
 }
 
+/* Reads the inCommitTimestamp of a commit's first action, then stops. */
+static int first_ict_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  (void)err;
+  if (a->kind == DELTA_ACTION_COMMIT_INFO) *(int64_t *)ctx = ict_of(a->u.commit_info);
+  return 1;
+}
+
 static int replay_cb(void *ctx, const delta_action *a, inlet_error *err) {
   replay *r = ctx;
   switch (a->kind) {
@@ -343,9 +350,18 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
               "version %lld does not exist (latest is %lld)", (long long)arg, (long long)latest);
     target = arg;
   } else if (mode == DELTA_SNAP_TIMESTAMP) {
+    /* Newest commit whose timestamp is <= arg: its inCommitTimestamp when
+     * the commit has one (a commitInfo that must come first), else the file
+     * modification time. */
     target = -1;
-    for (int64_t i = 0; i < l.n_commits; i++)
-      if (l.commit_mtimes[i] <= arg) target = l.commit_versions[i];
+    for (int64_t i = l.n_commits - 1; i >= 0 && target < 0; i--) {
+      int64_t ts = l.commit_mtimes[i], ict = -1;
+      rc = delta_log_read_commit(st, root_abs, l.commit_versions[i], first_ict_cb, &ict, err);
+      if (rc < 0) goto done;
+      rc = 0;
+      if (ict >= 0) ts = ict;
+      if (ts <= arg) target = l.commit_versions[i];
+    }
     FAIL_GOTO(target < 0, err, INLET_ENOTFOUND,
               "no version of the table was committed at or before timestamp %lld ms",
               (long long)arg);

@@ -420,6 +420,52 @@ static void test_stats__truncated_max_string_stays_an_upper_bound(void **state) 
   inlet_schema_reset(&s);
 }
 
+/* Random byte mutations of valid lines: every outcome is a parsed action or
+ * a clean error, never a crash or an overread (ASan watches). */
+static void test_actions__mutated_lines_never_crash(void **state) {
+  (void)state;
+  static const char *seeds[] = {
+      "{\"add\":{\"path\":\"a%20b/c.parquet\",\"partitionValues\":{\"p\":\"1\"},\"size\":12,"
+      "\"modificationTime\":5,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":3}\","
+      "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"x\",\"offset\":1}}}",
+      "{\"metaData\":{\"id\":\"i\",\"format\":{\"provider\":\"parquet\"},\"schemaString\":\"{}\","
+      "\"partitionColumns\":[\"p\"],\"configuration\":{\"k\":\"v\"}}}",
+      "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"a\"]}}",
+      "{\"remove\":{\"path\":\"file:///t/x\",\"deletionTimestamp\":1,\"size\":3}}",
+      "{\"txn\":{\"appId\":\"a\",\"version\":1}}"};
+  uint64_t rng = 0x9E3779B97F4A7C15ull;
+  delta_line_ctx ctx = {"fuzz", 1, "/t"};
+  int ok = 0, errors = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    const char *seed = seeds[iter % 5];
+    size_t n = strlen(seed);
+    char *buf = malloc(n);
+    memcpy(buf, seed, n);
+    for (int m = 0; m < 1 + iter % 4; m++) {
+      rng ^= rng << 13;
+      rng ^= rng >> 7;
+      rng ^= rng << 17;
+      buf[rng % n] = (char)(rng >> 24);
+    }
+    rng ^= rng << 13;
+    size_t len = (rng >> 40) % 4 == 0 ? (rng >> 8) % n : n; /* sometimes truncated */
+    delta_action a;
+    inlet_error err = INLET_ERROR_INIT;
+    int rc = delta_action_parse(&a, buf, len, &ctx, &err);
+    if (rc == 0) {
+      ok++;
+      if (a.kind == DELTA_ACTION_ADD) assert_true(a.u.add.path[0] != '/');
+      delta_action_reset(&a);
+    } else {
+      errors++;
+      assert_true(rc == INLET_ECORRUPT || rc == INLET_EUNSUPPORTED);
+      assert_true(err.message[0] != '\0');
+    }
+    free(buf);
+  }
+  assert_true(ok > 0 && errors > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_actions__add_path_is_percent_decoded),
@@ -431,6 +477,7 @@ int main(void) {
       cmocka_unit_test(test_actions__protocol_metadata_txn_domain_parse),
       cmocka_unit_test(test_actions__deletion_vector_id_includes_offset),
       cmocka_unit_test(test_actions__add_roundtrips_through_json),
+      cmocka_unit_test(test_actions__mutated_lines_never_crash),
       cmocka_unit_test(test_schema__nested_types_roundtrip),
       cmocka_unit_test(test_schema__bad_schemas_refused),
       cmocka_unit_test(test_partition__values_parse_per_type),

@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "delta/delta.h"
@@ -267,6 +269,39 @@ static void test_replay__incremental_load_matches_full_replay(void **state) {
   delta_snapshot_reset(&full);
 }
 
+static void set_mtime(fixture *f, int64_t v, int64_t sec) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", f->dir, (long long)v);
+  struct timespec ts[2] = {{(time_t)sec, 0}, {(time_t)sec, 0}};
+  assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void test_replay__time_travel_by_timestamp(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x") ADD("a"));
+  put_commit(f, 1, ADD("b"));
+  put_commit(f, 2, "{\"commitInfo\":{\"timestamp\":1,\"inCommitTimestamp\":2500500}}\n" ADD("c"));
+  set_mtime(f, 0, 1000);
+  set_mtime(f, 1, 2000);
+  set_mtime(f, 2, 9000); /* the inCommitTimestamp (2500.5 s) wins over the mtime */
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_TIMESTAMP, 1500000, &err), 0);
+  assert_int_equal(s.version, 0);
+  assert_int_equal(s.timestamp_ms, 1000000);
+  delta_snapshot_reset(&s);
+  assert_int_equal(load(f, &s, DELTA_SNAP_TIMESTAMP, 2400000, &err), 0);
+  assert_int_equal(s.version, 1);
+  delta_snapshot_reset(&s);
+  assert_int_equal(load(f, &s, DELTA_SNAP_TIMESTAMP, 2500500, &err), 0);
+  assert_int_equal(s.version, 2);
+  assert_int_equal(s.timestamp_ms, 2500500);
+  assert_int_equal(s.n_files, 3);
+  delta_snapshot_reset(&s);
+  assert_int_equal(load(f, &s, DELTA_SNAP_TIMESTAMP, 999999, &err), INLET_ENOTFOUND);
+  assert_non_null(strstr(err.message, "at or before timestamp"));
+}
+
 static void test_replay__not_a_table(void **state) {
   fixture *f = *state;
   delta_snapshot s;
@@ -395,6 +430,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_replay__spark_checkpoint_without_early_commits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__malformed_commit_names_file_and_line, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__incremental_load_matches_full_replay, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__time_travel_by_timestamp, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__not_a_table, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__blind_appends_both_land, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__create_twice_is_eexists, setup, teardown),
