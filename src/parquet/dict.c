@@ -259,28 +259,19 @@ done:
   return rc;
 }
 
-/* Looks up or inserts one byte string; returns its index or a negative code. */
-static inline int64_t put_bytes(pq_dict *d, const uint8_t *p, size_t len, inlet_error *err) {
-  const uint32_t hv = hash_bytes(p, len);
-  slotb *s = d->slots;
-  const size_t mask = d->n_slots - 1;
-  size_t h = hv & mask;
+#if defined(__GNUC__)
+#define DICT_INLINE inline __attribute__((always_inline))
+#define DICT_NOINLINE __attribute__((noinline))
+#else
+#define DICT_INLINE inline
+#define DICT_NOINLINE
+#endif
+
+/* Adds a byte string known to be absent, at empty slot @p h. Out of line:
+ * distinct values are rare next to lookups. */
+static DICT_NOINLINE int64_t insert_bytes(pq_dict *d, const uint8_t *p, size_t len, uint32_t hv,
+                                          size_t h, inlet_error *err) {
   const bool fixed = d->kind == PQ_DICT_FIXED;
-  const size_t fw = (size_t)d->fixed_width;
-  for (; s[h].idx1; h = (h + 1) & mask) {
-    if (s[h].hash != hv) continue;
-    uint32_t ix = s[h].idx1 - 1;
-    const uint8_t *q;
-    size_t qlen;
-    if (fixed) {
-      q = d->values.data + (size_t)ix * fw;
-      qlen = fw;
-    } else {
-      q = d->values.data + d->offsets[ix];
-      qlen = (size_t)(d->offsets[ix + 1] - d->offsets[ix]);
-    }
-    if (qlen == len && bytes_equal(p, q, len)) return ix;
-  }
   if (d->count >= INT32_MAX) return too_many(err);
   if (!fixed) {
     if (len > (size_t)INT32_MAX - d->values.len)
@@ -303,10 +294,34 @@ static inline int64_t put_bytes(pq_dict *d, const uint8_t *p, size_t len, inlet_
     d->plain_bytes += 4;
   }
   d->plain_bytes += len;
+  slotb *s = d->slots;
   s[h].hash = hv;
   s[h].idx1 = ix + 1;
   if (NEED_GROW(d)) TRY(grow(d, err));
   return ix;
+}
+
+/* Looks up or inserts one byte string; returns its index or a negative
+ * code. @p fixed is a constant at each call site, so the binary and fixed
+ * loops each get their own specialised probe. */
+static DICT_INLINE int64_t put_bytes(pq_dict *d, const uint8_t *p, size_t len, const bool fixed,
+                                     inlet_error *err) {
+  const uint32_t hv = hash_bytes(p, len);
+  const slotb *s = d->slots;
+  const size_t mask = d->n_slots - 1;
+  const uint8_t *vals = d->values.data;
+  size_t h = hv & mask;
+  for (; s[h].idx1; h = (h + 1) & mask) {
+    if (s[h].hash != hv) continue;
+    uint32_t ix = s[h].idx1 - 1;
+    if (fixed) {
+      if (bytes_equal(p, vals + (size_t)ix * len, len)) return ix;
+    } else {
+      const int32_t a = d->offsets[ix];
+      if ((size_t)(d->offsets[ix + 1] - a) == len && bytes_equal(p, vals + a, len)) return ix;
+    }
+  }
+  return insert_bytes(d, p, len, hv, h, err);
 }
 
 int pq_dict_put_binary(pq_dict *d, const int32_t *offsets, const uint8_t *data,
@@ -317,7 +332,7 @@ int pq_dict_put_binary(pq_dict *d, const int32_t *offsets, const uint8_t *data,
   for (size_t i = 0; i < n; i++) {
     int64_t r = start + (int64_t)i;
     if (validity && !inlet_bit_get(validity, r)) continue;
-    int64_t ix = put_bytes(d, data + offsets[r], (size_t)(offsets[r + 1] - offsets[r]), err);
+    int64_t ix = put_bytes(d, data + offsets[r], (size_t)(offsets[r + 1] - offsets[r]), false, err);
     if (ix < 0) {
       rc = (int)ix;
       break;
@@ -336,7 +351,7 @@ int pq_dict_put_fixed(pq_dict *d, const uint8_t *values, const uint8_t *validity
   for (size_t i = 0; i < n; i++) {
     int64_t r = start + (int64_t)i;
     if (validity && !inlet_bit_get(validity, r)) continue;
-    int64_t ix = put_bytes(d, values + (size_t)r * w, w, err);
+    int64_t ix = put_bytes(d, values + (size_t)r * w, w, true, err);
     if (ix < 0) {
       rc = (int)ix;
       break;
