@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "delta/delta.h"
+#include "inlet/table.h"
 #include "util/util.h"
 
 #define PROTO "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
@@ -419,6 +420,37 @@ static void test_commit__conflict_kinds(void **state) {
   inlet_dirents_free(ents, n);
 }
 
+static void test_describe__counts_compactions_files_and_rows(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  int64_t v;
+  assert_int_equal(commit_actions(f, -1, true, PROTO META("x"), &v, &err), 0);
+  assert_int_equal(commit_actions(f, 0, false, ADD("a") ADD("b") ADD("c"), &v, &err), 0);
+  /* A rewrite of three files into one: removes more than it adds. */
+  assert_int_equal(commit_actions(f, 1, false,
+      "{\"remove\":{\"path\":\"a\",\"dataChange\":false}}\n"
+      "{\"remove\":{\"path\":\"b\",\"dataChange\":false}}\n"
+      "{\"add\":{\"path\":\"ab\",\"size\":300000000,\"dataChange\":false,"
+      "\"stats\":\"{\\\"numRecords\\\":10}\"}}\n", &v, &err), 0);
+  inlet_table *t = NULL;
+  assert_int_equal(inlet_table_open(&t, f->dir, &err), 0);
+  inlet_table_description d;
+  char *json = NULL;
+  assert_int_equal(inlet_table_describe(t, &d, &json, &err), 0);
+  assert_int_equal(d.version, 2);
+  assert_int_equal(d.commits, 3);
+  assert_int_equal(d.compactions, 1);
+  assert_int_equal(d.files, 2);
+  assert_int_equal(d.rows, 15);
+  assert_int_equal(d.bytes, 300000010);
+  assert_int_equal(d.small_files, 1); /* "c" (10 bytes) is below 128 MiB, "ab" is not */
+  assert_int_equal(d.last_checkpoint, -1);
+  assert_non_null(strstr(json, "\"compactions\": 1"));
+  assert_non_null(strstr(json, "\"last_checkpoint\": null"));
+  inlet_string_free(json);
+  inlet_table_free(t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_replay__add_remove_reconcile_and_latest_metadata_wins, setup, teardown),
@@ -436,6 +468,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_commit__create_twice_is_eexists, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__strict_mode_refuses_moved_table, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__conflict_kinds, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_describe__counts_compactions_files_and_rows, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
