@@ -551,6 +551,40 @@ static void test_meta__every_truncated_footer_is_corrupt(void **state) {
   pq_file_metadata_reset(&m);
 }
 
+static void test_meta__every_truncated_file_is_corrupt(void **state) {
+  (void)state;
+  size_t n;
+  uint8_t *d = slurp(DATA_DIR "/alltypes_plain.parquet", &n);
+  assert_non_null(d);
+  pq_file_metadata m;
+  pq_file_metadata_init(&m);
+  for (size_t len = 0; len < n; len++) {
+    inlet_rfile *f = mem_open("cut.parquet", d, len);
+    inlet_error err = INLET_ERROR_INIT;
+    int rc = pq_footer_read(&m, f, 1 << 20, &err);
+    inlet_rfile_close(f);
+    if (rc != INLET_ECORRUPT) fail_msg("length %zu: rc %d: %s", len, rc, err.message);
+    assert_non_null(strstr(err.message, "cut.parquet"));
+  }
+  /* A footer length pointing before the start magic, or past it. */
+  uint8_t *e = malloc(n);
+  memcpy(e, d, n);
+  for (uint32_t fl = (uint32_t)n - 11; fl < (uint32_t)n + 3; fl++) {
+    e[n - 8] = (uint8_t)fl;
+    e[n - 7] = (uint8_t)(fl >> 8);
+    e[n - 6] = (uint8_t)(fl >> 16);
+    e[n - 5] = (uint8_t)(fl >> 24);
+    inlet_rfile *f = mem_open("len.parquet", e, n);
+    inlet_error err = INLET_ERROR_INIT;
+    assert_int_equal(pq_footer_read(&m, f, 1 << 20, &err), INLET_ECORRUPT);
+    assert_non_null(strstr(err.message, "exceeds the file size"));
+    inlet_rfile_close(f);
+  }
+  free(e);
+  free(d);
+  pq_file_metadata_reset(&m);
+}
+
 static void test_meta__byte_flips_never_crash(void **state) {
   (void)state;
   size_t n;
@@ -932,6 +966,7 @@ int main(void) {
       cmocka_unit_test(test_meta__every_testing_file_parses_and_reserializes),
       cmocka_unit_test(test_meta__corrupted_schema_type_in_bad_data_is_corrupt),
       cmocka_unit_test(test_meta__every_truncated_footer_is_corrupt),
+      cmocka_unit_test(test_meta__every_truncated_file_is_corrupt),
       cmocka_unit_test(test_meta__byte_flips_never_crash),
       cmocka_unit_test(test_meta__inconsistent_metadata_is_rejected),
       cmocka_unit_test(test_meta__encryption_algorithm_is_unsupported),
