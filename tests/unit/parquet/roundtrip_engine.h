@@ -609,10 +609,11 @@ RT_FN int rt_cmp_cell(const inlet_field *f, const inlet_array *e, int64_t i, con
   }
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
-    ep = e->values + e->offsets[i];
+    /* All-empty strings may leave values NULL: no arithmetic on it then. */
     en = (size_t)(e->offsets[i + 1] - e->offsets[i]);
-    ap = a->values + a->offsets[j];
     an = (size_t)(a->offsets[j + 1] - a->offsets[j]);
+    ep = en ? e->values + e->offsets[i] : (const uint8_t *)"";
+    ap = an ? a->values + a->offsets[j] : (const uint8_t *)"";
     break;
   default: {
     size_t w = (size_t)inlet_type_value_width(t);
