@@ -8,13 +8,16 @@
  * else a JSON object built from all field/value pairs (values as strings).
  *
  * XREAD COUNT 1000 [BLOCK ms] STREAMS key <last id>; with --once the read
- * does not block and the first empty reply ends the source. Redis commands:
+ * does not block and the first empty reply ends the source. Without --once a
+ * lost connection is retried (the position is in memory; nothing is lost);
+ * with --once it is an error. Redis commands:
  * https://redis.io/commands/xread/.
  */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "stream/stream.h"
 #include "util/util.h"
@@ -56,6 +59,13 @@ int stream_redis_parse_url(char *host, size_t host_cap, int *port, char *key, si
   FAIL_IF(strlen(slash + 1) >= key_cap, err, INLET_EINVAL, "stream name too long in \"%s\"", url);
   snprintf(key, key_cap, "%s", slash + 1);
   return 0;
+}
+
+static void nap(int64_t ms) {
+  if (ms > 1000) ms = 1000;
+  if (ms < 10) ms = 10;
+  struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
 }
 
 static void drop_reply(redis_src *r) {
@@ -168,7 +178,13 @@ static int redis_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
     if (r->entries && r->next_entry < r->entries->elements)
       return entry_record(r, r->entries->element[r->next_entry++], rec, err);
     drop_reply(r);
-    TRY(connect_redis(r, err));
+    int crc = connect_redis(r, err);
+    if (crc < 0) {
+      if (r->o.once) return crc;
+      /* A long-running reader outlives a Redis restart: retry quietly. */
+      nap(wait_ms);
+      return STREAM_NONE;
+    }
     char id[64];
     snprintf(id, sizeof id, "%llu-%llu", (unsigned long long)r->last_ms,
              (unsigned long long)r->last_seq);
@@ -184,7 +200,10 @@ static int redis_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
                           r->c->errstr[0] ? r->c->errstr : "connection lost");
       redisFree(r->c);
       r->c = NULL;
-      return rc;
+      if (r->o.once) return rc;
+      inlet_error_clear(err);
+      nap(wait_ms);
+      return STREAM_NONE;
     }
     if (rep->type == REDIS_REPLY_ERROR) {
       int rc = inlet_fail(err, INLET_EIO, "redis XREAD on %s: %s", r->key, rep->str);
