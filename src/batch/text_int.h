@@ -24,6 +24,7 @@ typedef struct text_conv {
   inlet_epoch_unit epoch_unit;
   bool strict;
   const char *field;        /* top-level field being converted, for messages */
+  const char *rec_start;    /* start of the JSON text, for error columns (or NULL) */
   char reason[384];
   inlet_buf scratch;        /* unescaped strings; each is consumed before the next */
   inlet_error err;          /* detail of fatal errors */

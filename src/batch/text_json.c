@@ -78,7 +78,12 @@ static inline void skip_ws(const char **p, const char *end) {
   *p = q;
 }
 
-static int syntax(text_conv *c, const char *what) { return text_bad(c, "invalid JSON: %s", what); }
+/* A syntax error, located by its byte column in the record (1-based). */
+static int syntax(text_conv *c, const char *at, const char *what) {
+  if (c->rec_start && at >= c->rec_start)
+    return text_bad(c, "invalid JSON at column %lld: %s", (long long)(at - c->rec_start) + 1, what);
+  return text_bad(c, "invalid JSON: %s", what);
+}
 
 static int utf8_put(inlet_buf *b, uint32_t cp) {
   uint8_t t[4];
@@ -134,7 +139,7 @@ static int read_string(text_conv *c, const char **p, const char *end, const char
       *p = q + 1;
       return 0;
     }
-    if ((unsigned char)ch < 0x20) return syntax(c, "control character in a string");
+    if ((unsigned char)ch < 0x20) return syntax(c, q, "control character in a string");
     if (ch != '\\') {
       const char *r = q;
       while (r < end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) r++;
@@ -154,26 +159,26 @@ static int read_string(text_conv *c, const char **p, const char *end, const char
     case 't': inlet_buf_push(b, '\t'); break;
     case 'u': {
       uint32_t cp;
-      if (hex4(q + 1, end, &cp) < 0) return syntax(c, "bad \\u escape");
+      if (hex4(q + 1, end, &cp) < 0) return syntax(c, q, "bad \\u escape");
       q += 4;
       if (cp >= 0xd800 && cp <= 0xdbff) {
         uint32_t lo;
         if (end - q < 7 || q[1] != '\\' || q[2] != 'u' || hex4(q + 3, end, &lo) < 0 ||
             lo < 0xdc00 || lo > 0xdfff)
-          return syntax(c, "unpaired surrogate in \\u escape");
+          return syntax(c, q, "unpaired surrogate in \\u escape");
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         q += 6;
       } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-        return syntax(c, "unpaired surrogate in \\u escape");
+        return syntax(c, q, "unpaired surrogate in \\u escape");
       }
       utf8_put(b, cp);
       break;
     }
-    default: return syntax(c, "bad escape in a string");
+    default: return syntax(c, q, "bad escape in a string");
     }
     q++;
   }
-  return syntax(c, "unterminated string");
+  return syntax(c, q, "unterminated string");
 }
 
 /* Scans a JSON number; returns its length or 0. */
@@ -211,9 +216,9 @@ static bool literal(const char **p, const char *end, const char *word, size_t n)
 
 /* Skips one value (for ignored fields and raw json columns). */
 static int skip_value(text_conv *c, const char **p, const char *end, int depth) {
-  if (depth > JSON_MAX_DEPTH) return syntax(c, "nested too deeply");
+  if (depth > JSON_MAX_DEPTH) return syntax(c, *p, "nested too deeply");
   skip_ws(p, end);
-  if (*p >= end) return syntax(c, "expected a value");
+  if (*p >= end) return syntax(c, *p, "expected a value");
   const char *s;
   size_t n;
   switch (**p) {
@@ -234,10 +239,10 @@ static int skip_value(text_conv *c, const char **p, const char *end, int depth) 
     for (;;) {
       if (obj) {
         skip_ws(p, end);
-        if (*p >= end || **p != '"') return syntax(c, "expected a key");
+        if (*p >= end || **p != '"') return syntax(c, *p, "expected a key");
         TRY(read_string(c, p, end, &s, &n));
         skip_ws(p, end);
-        if (*p >= end || **p != ':') return syntax(c, "expected ':'");
+        if (*p >= end || **p != ':') return syntax(c, *p, "expected ':'");
         (*p)++;
       }
       TRY(skip_value(c, p, end, depth + 1));
@@ -250,7 +255,7 @@ static int skip_value(text_conv *c, const char **p, const char *end, int depth) 
         (*p)++;
         return 0;
       }
-      return syntax(c, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+      return syntax(c, *p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
     }
   }
   case 't': if (literal(p, end, "true", 4)) return 0; break;
@@ -264,7 +269,7 @@ static int skip_value(text_conv *c, const char **p, const char *end, int depth) 
     }
   }
   }
-  return syntax(c, "unexpected character");
+  return syntax(c, *p, "unexpected character");
 }
 
 /* ---- conversion into columns --------------------------------------------- */
@@ -292,7 +297,7 @@ static int json_list(text_conv *c, inlet_array *a, const inlet_field *f, const c
         (*p)++;
         break;
       }
-      return syntax(c, "expected ',' or ']'");
+      return syntax(c, *p, "expected ',' or ']'");
     }
   }
   int rc = inlet_array_append_list_entry(a, &c->err);
@@ -326,10 +331,10 @@ static int json_map(text_conv *c, inlet_array *a, const inlet_field *f, const ch
     if (open == '{') {
       const char *k;
       size_t kn;
-      if (*p >= end || **p != '"') return syntax(c, "expected a key");
+      if (*p >= end || **p != '"') return syntax(c, *p, "expected a key");
       TRY(read_string(c, p, end, &k, &kn));
       skip_ws(p, end);
-      if (*p >= end || **p != ':') return syntax(c, "expected ':'");
+      if (*p >= end || **p != ':') return syntax(c, *p, "expected ':'");
       (*p)++;
       TRY(map_entry(c, entries, ef, k, kn, true, p, end, depth));
     } else {
@@ -355,7 +360,7 @@ static int json_map(text_conv *c, inlet_array *a, const inlet_field *f, const ch
       (*p)++;
       break;
     }
-    return syntax(c, "expected ',' or the end of the map");
+    return syntax(c, *p, "expected ',' or the end of the map");
   }
   /* A null map key is a bad record (Parquet map keys are required). */
   if (entries->children[0].null_count > 0) return text_bad(c, "null map key");
@@ -364,9 +369,9 @@ static int json_map(text_conv *c, inlet_array *a, const inlet_field *f, const ch
 
 int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const char **p,
                     const char *end, int depth) {
-  if (depth > JSON_MAX_DEPTH) return syntax(c, "nested too deeply");
+  if (depth > JSON_MAX_DEPTH) return syntax(c, *p, "nested too deeply");
   skip_ws(p, end);
-  if (*p >= end) return syntax(c, "expected a value");
+  if (*p >= end) return syntax(c, *p, "expected a value");
   char ch = **p;
   /* json columns keep any value's text; plain strings keep an object's or
    * an array's text (Spark's JSON reader does the same for StringType). */
@@ -412,7 +417,7 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
     return text_append_scalar(c, a, f, TOK_NUMBER, s, k, false);
   }
   }
-  return syntax(c, "unexpected character");
+  return syntax(c, *p, "unexpected character");
 }
 
 /* Fills nulls for fields absent from an object and rejects duplicates. */
@@ -446,10 +451,10 @@ static int json_object_into_struct(text_conv *c, inlet_array *a, const inlet_fie
       skip_ws(p, end);
       const char *k;
       size_t kn;
-      if (*p >= end || **p != '"') return syntax(c, "expected a key");
+      if (*p >= end || **p != '"') return syntax(c, *p, "expected a key");
       TRY(read_string(c, p, end, &k, &kn));
       skip_ws(p, end);
-      if (*p >= end || **p != ':') return syntax(c, "expected ':'");
+      if (*p >= end || **p != ':') return syntax(c, *p, "expected ':'");
       (*p)++;
       int32_t fi = -1;
       if (hint < f->n_children && name_is(f->children[hint].name, k, kn)) fi = hint;
@@ -481,7 +486,7 @@ static int json_object_into_struct(text_conv *c, inlet_array *a, const inlet_fie
         (*p)++;
         break;
       }
-      return syntax(c, "expected ',' or '}'");
+      return syntax(c, *p, "expected ',' or '}'");
     }
   }
   TRY(finish_fields(c, a->children, f->children, f->n_children, row));
@@ -492,8 +497,9 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
                   inlet_array *columns, int64_t row, const char *s, size_t n) {
   const char *p = s, *end = s + n;
   c->field = NULL;
+  c->rec_start = s;
   skip_ws(&p, end);
-  if (p >= end || *p != '{') return syntax(c, "a record must be a JSON object");
+  if (p >= end || *p != '{') return syntax(c, p, "a record must be a JSON object");
   p++;
   skip_ws(&p, end);
   if (p < end && *p == '}') {
@@ -504,10 +510,10 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
       skip_ws(&p, end);
       const char *k;
       size_t kn;
-      if (p >= end || *p != '"') return syntax(c, "expected a key");
+      if (p >= end || *p != '"') return syntax(c, p, "expected a key");
       TRY(read_string(c, &p, end, &k, &kn));
       skip_ws(&p, end);
-      if (p >= end || *p != ':') return syntax(c, "expected ':'");
+      if (p >= end || *p != ':') return syntax(c, p, "expected ':'");
       p++;
       int32_t fi;
       if (hint < schema->n_fields && name_is(schema->fields[hint].name, k, kn)) fi = hint;
@@ -535,10 +541,10 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
         p++;
         break;
       }
-      return syntax(c, "expected ',' or '}'");
+      return syntax(c, p, "expected ',' or '}'");
     }
   }
   skip_ws(&p, end);
-  if (p != end) return syntax(c, "text after the JSON object");
+  if (p != end) return syntax(c, p, "text after the JSON object");
   return finish_fields(c, columns, schema->fields, schema->n_fields, row);
 }

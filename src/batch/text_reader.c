@@ -423,8 +423,11 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
       TRY(text_append_null(c, &cols[fi], f));
     } else if (is_nested(f) || (f->type.ext == INLET_EXT_JSON && f->type.id == INLET_TYPE_STRING)) {
       const char *q = cl.s, *qe = cl.s + cl.n;
+      c->rec_start = cl.s; /* columns count within the cell */
       /* The cell may live in r->cell, which the JSON reader does not touch. */
-      TRY(text_json_value(c, &cols[fi], f, &q, qe, 1));
+      int jrc = text_json_value(c, &cols[fi], f, &q, qe, 1);
+      c->rec_start = NULL;
+      TRY(jrc);
       while (q < qe && (*q == ' ' || *q == '\t')) q++;
       if (q != qe) return text_bad(c, "text after the JSON value");
     } else {
