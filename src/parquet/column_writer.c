@@ -81,6 +81,7 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   cw->desc = desc;
   cw->cfg = cfg;
   cw->value_width = physical_width(desc);
+  cw->level_mode = desc->max_rep_level > 0 || desc->max_def_level > 1;
   inlet_buf_init(&cw->page_plain);
   inlet_buf_init(&cw->chunk);
   inlet_buf_init(&cw->dict_page);
@@ -121,6 +122,8 @@ void pq_column_writer_reset(pq_column_writer *cw) {
   inlet_free(cw->page_idx);
   inlet_free(cw->conv);
   inlet_free(cw->spans);
+  inlet_free(cw->page_def);
+  inlet_free(cw->page_rep);
   inlet_buf_reset(&cw->page_plain);
   inlet_buf_reset(&cw->chunk);
   inlet_buf_reset(&cw->dict_page);
@@ -387,9 +390,19 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
                       cw->desc->path);
   inlet_buf *body = &cw->body;
   inlet_buf_clear(body);
-  if (is_optional(cw))
+  if (cw->level_mode) {
+    /* Data page v1: repetition levels, then definition levels, each with
+     * its 4-byte length; absent when the maximum level is 0. */
+    if (cw->desc->max_rep_level > 0)
+      pq_rle_encode_levels_v1_i16(body, cw->page_rep, (size_t)cw->page_rows,
+                                  pq_bit_width((uint64_t)cw->desc->max_rep_level));
+    if (cw->desc->max_def_level > 0)
+      pq_rle_encode_levels_v1_i16(body, cw->page_def, (size_t)cw->page_rows,
+                                  pq_bit_width((uint64_t)cw->desc->max_def_level));
+  } else if (is_optional(cw)) {
     pq_rle_encode_levels_v1_bits(body, cw->page_nulls ? cw->page_valid : NULL, 0,
                                  (size_t)cw->page_rows);
+  }
   int32_t enc;
   /* A page of nulls only, before any value reached the dictionary, is
    * written PLAIN (no values) so that no RLE_DICTIONARY page can exist
@@ -520,6 +533,10 @@ static int ensure_idx(pq_column_writer *cw, size_t n, inlet_error *err) {
 
 static int64_t page_estimate(const pq_column_writer *cw) {
   int64_t levels = is_optional(cw) ? (cw->page_nulls ? (cw->page_rows >> 3) + 8 : 8) : 0;
+  if (cw->level_mode)
+    levels = (int64_t)pq_bitpacked_bytes((size_t)cw->page_rows,
+                                         pq_bit_width((uint64_t)cw->desc->max_def_level) +
+                                             pq_bit_width((uint64_t)cw->desc->max_rep_level)) + 16;
   if (cw->use_dict)
     return levels + (int64_t)pq_bitpacked_bytes(cw->page_idx_n, pq_dict_index_width(&cw->dict));
   return levels + (int64_t)cw->page_plain.len;
@@ -530,6 +547,9 @@ int64_t pq_column_writer_estimate(const pq_column_writer *cw) {
   if (cw->dict_in_chunk) est += (int64_t)pq_dict_plain_size(&cw->dict);
   return est;
 }
+
+static int put_values(pq_column_writer *cw, const inlet_array *a, const void *vals,
+                      const uint8_t *valid, int64_t s, int64_t n, inlet_error *err);
 
 /* Encodes one step of rows (values already physical). */
 static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals,
@@ -556,7 +576,14 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
   cw->chunk_values += n;
   pq_stats_count(&cw->chunk_stats, n, nulls);
   if (nulls == n) return 0;
+  return put_values(cw, a, vals, valid, s, n, err);
+}
 
+/* Encodes the non-null values of one step (values already physical): into
+ * the dictionary or the PLAIN page buffer, updating PLAIN statistics. */
+static int put_values(pq_column_writer *cw, const inlet_array *a, const void *vals,
+                      const uint8_t *valid, int64_t s, int64_t n, inlet_error *err) {
+  const pq_column_desc *d = cw->desc;
   const int32_t *offsets = a->offsets;
   if (cw->use_dict) {
     TRY(ensure_idx(cw, (size_t)n, err));
@@ -594,9 +621,15 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
       if (cw->dict_probe_failed) return abandon_dict(cw, err);
     }
     if ((int64_t)pq_dict_plain_size(&cw->dict) > cw->cfg->dictionary_page_bytes) {
-      /* Fallback: the pages so far keep the dictionary, the rest is PLAIN. */
-      TRY(flush_page(cw, err));
-      cw->use_dict = false;
+      /* Fallback: the pages so far keep the dictionary, the rest is PLAIN.
+       * With levels the page may only end at a row boundary: the caller
+       * switches after the rows it is writing. */
+      if (cw->level_mode) {
+        cw->dict_full = true;
+      } else {
+        TRY(flush_page(cw, err));
+        cw->use_dict = false;
+      }
     }
     return 0;
   }
@@ -690,6 +723,8 @@ static int64_t next_step(const pq_column_writer *cw, const inlet_array *a, int64
 
 int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
                            inlet_error *err) {
+  if (cw->level_mode)
+    return inlet_fail(err, INLET_EINTERNAL, "column \"%s\" needs levels", cw->desc->path);
   int64_t done = 0;
   while (done < n) {
     int64_t step = next_step(cw, a, start + done, n - done);
@@ -706,6 +741,81 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
       }
       TRY(flush_page(cw, err));
     }
+  }
+  return 0;
+}
+
+static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {
+  size_t need = (size_t)(cw->page_rows + more);
+  if (need <= cw->levels_cap) return 0;
+  size_t cap = cw->levels_cap ? cw->levels_cap : 4096;
+  while (cap < need) cap *= 2;
+  int16_t *d = inlet_realloc(cw->page_def, cap * sizeof *d);
+  if (!d) return nomem(cw, err);
+  cw->page_def = d;
+  int16_t *r = inlet_realloc(cw->page_rep, cap * sizeof *r);
+  if (!r) return nomem(cw, err);
+  cw->page_rep = r;
+  cw->levels_cap = cap;
+  return 0;
+}
+
+int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
+                                  int64_t n_levels, const inlet_array *a, int64_t start,
+                                  int64_t n, inlet_error *err) {
+  const pq_column_desc *d = cw->desc;
+  if (!cw->level_mode)
+    return inlet_fail(err, INLET_EINTERNAL, "column \"%s\" takes no levels", d->path);
+  if (n_levels <= 0) return 0;
+  const char *fname = cw->cfg->file_name ? cw->cfg->file_name : "parquet writer";
+  if (d->max_rep_level > 0 && (!rep || rep[0] != 0))
+    return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\": levels must start a row", fname,
+                      d->path);
+  int64_t present = 0;
+  for (int64_t i = 0; i < n_levels; i++) {
+    int16_t dl = def ? def[i] : d->max_def_level;
+    int16_t rl = rep ? rep[i] : 0;
+    if (dl < 0 || dl > d->max_def_level || rl < 0 || rl > d->max_rep_level)
+      return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\": level out of range at %lld",
+                        fname, d->path, (long long)i);
+    present += dl == d->max_def_level;
+  }
+  int64_t valid = a->validity ? pq_count_bits(a->validity, start, (size_t)n) : n;
+  if (valid != present)
+    return inlet_fail(err, INLET_EINVAL,
+                      "%s: column \"%s\": %lld levels at the maximum but %lld values",
+                      fname, d->path, (long long)present, (long long)valid);
+  TRY(ensure_levels(cw, n_levels, err));
+  if (def) memcpy(cw->page_def + cw->page_rows, def, (size_t)n_levels * sizeof *def);
+  else for (int64_t i = 0; i < n_levels; i++) cw->page_def[cw->page_rows + i] = d->max_def_level;
+  if (rep) memcpy(cw->page_rep + cw->page_rows, rep, (size_t)n_levels * sizeof *rep);
+  else memset(cw->page_rep + cw->page_rows, 0, (size_t)n_levels * sizeof *rep);
+  int64_t nulls = n_levels - present;
+  cw->page_rows += n_levels;
+  cw->page_nulls += nulls;
+  cw->chunk_values += n_levels;
+  pq_stats_count(&cw->chunk_stats, n_levels, nulls);
+  for (int64_t done = 0; done < n;) {
+    int64_t step = n - done < STEP_ROWS ? n - done : STEP_ROWS;
+    const void *vals;
+    const uint8_t *vb;
+    int64_t s;
+    TRY(physical_values(cw, a, start + done, step, &vals, &vb, &s, err));
+    int64_t k = vb ? pq_count_bits(vb, s, (size_t)step) : step;
+    if (k > 0) TRY(put_values(cw, a, vals, vb, s, step, err));
+    done += step;
+  }
+  /* The rows are complete: pages may end here. */
+  if (cw->dict_full) {
+    cw->dict_full = false;
+    TRY(flush_page(cw, err));
+    cw->use_dict = false;
+  } else if (page_estimate(cw) >= cw->cfg->page_bytes) {
+    if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
+      cw->dict_decided = true;
+      if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
+    }
+    TRY(flush_page(cw, err));
   }
   return 0;
 }

@@ -12,8 +12,9 @@
  * The writer is level-based: a page holds definition levels for every value
  * slot and the non-null values. Flat columns derive their levels from the
  * batch's validity bitmap (max definition level 1 for OPTIONAL, none for
- * REQUIRED); repetition levels and deeper definition levels are where
- * nested support will plug in.
+ * REQUIRED; pq_column_writer_write). Nested leaves take explicit
+ * repetition and definition levels (pq_column_writer_write_levels), which
+ * the record shredding of nested batches will produce.
  */
 #ifndef INLET_PARQUET_COLUMN_WRITER_H
 #define INLET_PARQUET_COLUMN_WRITER_H
@@ -52,8 +53,13 @@ typedef struct pq_column_writer {
   pq_dict dict;                  /* owned */
   bool dict_ready;
 
+  bool level_mode;               /* nested leaf: explicit def/rep levels (write_levels) */
+  bool dict_full;                /* level mode: fall back to PLAIN after the current rows */
+
   /* Current page. */
   int64_t page_rows;             /* value slots (levels) in the page */
+  int16_t *page_def, *page_rep;  /* owned; level mode: the page's levels */
+  size_t levels_cap;             /* entries of page_def / page_rep */
   int64_t page_nulls;
   uint8_t *page_valid;           /* owned; definition bits of the page (OPTIONAL only) */
   int64_t page_valid_cap;        /* bytes */
@@ -96,6 +102,22 @@ void pq_column_writer_reset(pq_column_writer *cw);
  */
 int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
                            inlet_error *err);
+
+/*
+ * Level-based append for nested leaves (max repetition level > 0 or max
+ * definition level > 1): @p n_levels definition/repetition level pairs
+ * (@p def NULL = all at the maximum, @p rep NULL = all 0) covering complete
+ * rows (the first repetition level is 0), and the leaf values: rows
+ * [start, start + n) of @p a, whose non-null entries correspond in order
+ * to the levels equal to the maximum definition level. Pages end only
+ * between calls, so rows never straddle pages.
+ * @return 0, INLET_EINVAL (levels out of range, counts disagree, not at a
+ *         row start), INLET_ENOMEM, INLET_ELIMIT, INLET_EINTERNAL (a flat
+ *         column: use pq_column_writer_write).
+ */
+int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
+                                  int64_t n_levels, const inlet_array *a, int64_t start,
+                                  int64_t n, inlet_error *err);
 
 /* Estimated encoded (uncompressed) size of the chunk so far. */
 int64_t pq_column_writer_estimate(const pq_column_writer *cw);

@@ -25,6 +25,10 @@
 
 #include "inlet/batch.h"
 #include "inlet/parquet.h"
+#include "parquet/column_writer.h"
+#include "parquet/pq_meta.h"
+#include "parquet/pq_schema.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 
 typedef enum vkind {
@@ -537,6 +541,261 @@ static void test_interop__one_row(void **state) {
   run_case(&fc);
 }
 
+
+/* ---- nested leaves through the level-based column writer ----------------
+ *
+ * The public writer is flat for now; these build a one-column file by hand
+ * (schema elements, one column writer fed explicit levels, footer) to show
+ * that the level path the nested writer will use is read back by DuckDB.
+ */
+
+typedef struct nested_case {
+  const char *tag;
+  pq_schema_element elems[4];
+  int32_t n_elems;
+  const int16_t *def, *rep;
+  int64_t n_levels;
+  const int64_t *values;  /* leaf array (INT64 or INT32 storage per elems) */
+  const bool *valid;      /* leaf validity, one per leaf array entry */
+  int64_t n_values;
+  int64_t rows;
+  int32_t codec;
+  bool dictionary;
+  const char *expected;   /* refcheck JSON */
+  int64_t split_levels;   /* > 0: write in two calls, the first with this many levels */
+  int64_t dict_bytes;     /* dictionary_page_bytes, 0 = 1 MiB */
+} nested_case;
+
+static void run_nested(const nested_case *nc) {
+  inlet_error err = INLET_ERROR_INIT;
+  char *dir = tu_mkdtemp(nc->tag);
+  char path[1024], expect_path[1024], duck_path[1024];
+  snprintf(path, sizeof path, "%s/data.parquet", dir);
+  snprintf(expect_path, sizeof expect_path, "%s/expected.json", dir);
+  snprintf(duck_path, sizeof duck_path, "%s/duckdb.json", dir);
+
+  pq_schema_desc desc;
+  pq_schema_desc_init(&desc);
+  int rc = pq_schema_build_tree(&desc, nc->elems, nc->n_elems, NULL, &err);
+  if (rc) fprintf(stderr, "%s: %s\n", nc->tag, inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+  assert_int_equal(desc.n_columns, 1);
+  pq_column_desc *cd = &desc.columns[0];
+  bool is64 = cd->physical_type == PQ_INT64;
+
+  /* The leaf array, Arrow-shaped. */
+  inlet_array a;
+  memset(&a, 0, sizeof a);
+  a.length = nc->n_values;
+  a.values = calloc((size_t)nc->n_values + 1, 8);
+  a.validity = calloc((size_t)nc->n_values / 8 + 1, 1);
+  for (int64_t i = 0; i < nc->n_values; i++) {
+    if (is64) ((int64_t *)a.values)[i] = nc->values[i];
+    else ((int32_t *)a.values)[i] = (int32_t)nc->values[i];
+    inlet_bit_set(a.validity, i, nc->valid[i]);
+    a.null_count += !nc->valid[i];
+  }
+
+  pq_column_config cfg = {nc->codec, 0, 1 << 20, nc->dictionary,
+                          nc->dict_bytes ? nc->dict_bytes : 1 << 20, 64, path};
+  pq_column_writer cw;
+  assert_int_equal(pq_column_writer_init(&cw, cd, &cfg, &err), 0);
+  int64_t l0 = 0, v0 = 0;
+  if (nc->split_levels > 0) {
+    /* Leaf array entries exist for levels at or above max_def - 1 (the leaf
+     * is optional in these schemas). */
+    int64_t entries = 0;
+    for (int64_t i = 0; i < nc->split_levels; i++) entries += nc->def[i] >= cd->max_def_level - 1;
+    rc = pq_column_writer_write_levels(&cw, nc->def, nc->rep, nc->split_levels, &a, 0, entries,
+                                       &err);
+    assert_int_equal(rc, 0);
+    l0 = nc->split_levels;
+    v0 = entries;
+  }
+  rc = pq_column_writer_write_levels(&cw, nc->def ? nc->def + l0 : NULL,
+                                     nc->rep ? nc->rep + l0 : NULL, nc->n_levels - l0, &a, v0,
+                                     nc->n_values - v0, &err);
+  if (rc) fprintf(stderr, "%s: %s\n", nc->tag, inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+  assert_int_equal(pq_column_writer_finish_chunk(&cw, &err), 0);
+
+  pq_file_metadata m;
+  pq_file_metadata_init(&m);
+  inlet_wfile *f = NULL;
+  assert_int_equal(inlet_wfile_create_path(&f, path, &err), 0);
+  assert_int_equal(inlet_wfile_append(f, "PAR1", 4, &err), 0);
+  assert_int_equal(pq_column_writer_write_chunk(&cw, f, &err), 0);
+  pq_column_chunk cc;
+  assert_int_equal(pq_column_writer_chunk_meta(&cw, 4, &m, &cc, &err), 0);
+  pq_row_group rg;
+  memset(&rg, 0, sizeof rg);
+  rg.n_columns = 1;
+  rg.columns = &cc;
+  rg.num_rows = nc->rows;
+  rg.total_byte_size = cc.meta_data.total_uncompressed_size;
+  int32_t order = PQ_ORDER_TYPE_DEFINED;
+  m.version = 2;
+  m.schema = (pq_schema_element *)nc->elems;
+  m.n_schema = nc->n_elems;
+  m.num_rows = nc->rows;
+  m.row_groups = &rg;
+  m.n_row_groups = 1;
+  m.column_orders = &order;
+  m.n_column_orders = 1;
+  m.created_by = (char *)"inlet version 0.1.0 (build inlet)";
+  inlet_buf foot = INLET_BUF_INIT;
+  assert_int_equal(pq_footer_serialize(&m, &foot, &err), 0);
+  assert_int_equal(inlet_wfile_append(f, foot.data, foot.len, &err), 0);
+  assert_int_equal(inlet_wfile_close(f, false, &err), 0);
+  inlet_buf_reset(&foot);
+  /* Only the arena-allocated parts belong to m. */
+  m.schema = NULL;
+  m.row_groups = NULL;
+  m.column_orders = NULL;
+  m.created_by = NULL;
+  pq_file_metadata_reset(&m);
+  pq_column_writer_reset(&cw);
+  pq_schema_desc_reset(&desc);
+  free(a.values);
+  free(a.validity);
+
+  assert_int_equal(tu_write_file(expect_path, nc->expected, strlen(nc->expected)), 0);
+  tu_result res;
+  tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, path, duck_path);
+  if (res.status != 0) {
+    char *out = tu_read_file(duck_path, NULL);
+    fprintf(stderr, "%s: refcheck parquet exit %d\n%s\n%s\n", nc->tag, res.status, out ? out : "",
+            res.err);
+    free(out);
+  }
+  assert_int_equal(res.status, 0);
+  tu_result_free(&res);
+  tu_sh(&res, "'%s' '%s' compare '%s' '%s' --ordered", INLET_NODE, INLET_REFCHECK, duck_path,
+        expect_path);
+  if (res.status != 0) fprintf(stderr, "%s: %s\n%s\n%s\n", nc->tag, path, res.out, res.err);
+  assert_int_equal(res.status, 0);
+  tu_result_free(&res);
+  if (!getenv("INLET_TEST_KEEP")) tu_rmtree(dir);
+}
+
+static pq_schema_element group_el(const char *name, int rep, int32_t children, int32_t ct,
+                                  pq_logical_kind lt) {
+  pq_schema_element e;
+  memset(&e, 0, sizeof e);
+  e.name = (char *)name;
+  e.has_repetition = rep >= 0;
+  e.repetition = rep >= 0 ? (pq_repetition)rep : PQ_REQUIRED;
+  e.has_num_children = true;
+  e.num_children = children;
+  e.converted_type = ct;
+  e.logical.kind = lt;
+  return e;
+}
+
+static pq_schema_element leaf_el(const char *name, int rep, pq_type type) {
+  pq_schema_element e;
+  memset(&e, 0, sizeof e);
+  e.name = (char *)name;
+  e.has_repetition = true;
+  e.repetition = (pq_repetition)rep;
+  e.has_type = true;
+  e.type = type;
+  e.converted_type = PQ_CT_NONE;
+  return e;
+}
+
+/* optional group l (LIST) { repeated group list { optional int64 element } }
+ * rows: [1, 2], null, [], [null, 3] */
+static void test_interop__list_levels_read_back(void **state) {
+  (void)state;
+  static const int16_t def[] = {3, 3, 0, 1, 2, 3};
+  static const int16_t rep[] = {0, 1, 0, 0, 0, 1};
+  static const int64_t vals[] = {1, 2, 0, 3};
+  static const bool valid[] = {true, true, false, true};
+  for (int codec = 0; codec < 2; codec++) {
+    for (int dict = 0; dict < 2; dict++) {
+      nested_case nc = {
+          "interop_list", {{0}}, 4, def, rep, 6, vals, valid, 4, 4,
+          codec ? PQ_CODEC_ZSTD : PQ_CODEC_UNCOMPRESSED, dict,
+          "{\"rows\":[[[1,2]],[null],[[]],[[null,3]]]}", 0, 0};
+      nc.elems[0] = group_el("schema", -1, 1, PQ_CT_NONE, PQ_LT_NONE);
+      nc.elems[1] = group_el("l", PQ_OPTIONAL, 1, PQ_CT_LIST, PQ_LT_LIST);
+      nc.elems[2] = group_el("list", PQ_REPEATED, 1, PQ_CT_NONE, PQ_LT_NONE);
+      nc.elems[3] = leaf_el("element", PQ_OPTIONAL, PQ_INT64);
+      run_nested(&nc);
+    }
+  }
+}
+
+/* optional group s { optional int32 a }: rows {a: 7}, null, {a: null}, {a: -1} */
+static void test_interop__struct_levels_read_back(void **state) {
+  (void)state;
+  static const int16_t def[] = {2, 0, 1, 2};
+  static const int64_t vals[] = {7, 0, 0, -1};
+  static const bool valid[] = {true, false, false, true};
+  nested_case nc = {"interop_struct", {{0}}, 3, def, NULL, 4, vals, valid, 4, 4,
+                    PQ_CODEC_SNAPPY, true,
+                    "{\"rows\":[[{\"a\":7}],[null],[{\"a\":null}],[{\"a\":-1}]]}", 0, 0};
+  nc.elems[0] = group_el("schema", -1, 1, PQ_CT_NONE, PQ_LT_NONE);
+  nc.elems[1] = group_el("s", PQ_OPTIONAL, 1, PQ_CT_NONE, PQ_LT_NONE);
+  nc.elems[2] = leaf_el("a", PQ_OPTIONAL, PQ_INT32);
+  run_nested(&nc);
+}
+
+
+/* Many rows with repeating values, so the dictionary is kept (and, with a
+ * tiny limit, falls back to PLAIN between rows). Row r: null when r % 5 == 1,
+ * [] when r % 5 == 2, else [r % 3, null, 7 + r % 50]. */
+static void test_interop__list_levels_with_dictionary(void **state) {
+  (void)state;
+  enum { ROWS = 400 };
+  static int16_t def[ROWS * 3], rep[ROWS * 3];
+  static int64_t vals[ROWS * 3];
+  static bool valid[ROWS * 3];
+  int64_t nl = 0, nv = 0;
+  inlet_buf ex = INLET_BUF_INIT;
+  inlet_buf_puts(&ex, "{\"rows\":[");
+  for (int r = 0; r < ROWS; r++) {
+    inlet_buf_puts(&ex, r ? ",[" : "[");
+    if (r % 5 == 1) {
+      def[nl] = 0, rep[nl++] = 0;
+      inlet_buf_puts(&ex, "null]");
+      continue;
+    }
+    if (r % 5 == 2) {
+      def[nl] = 1, rep[nl++] = 0;
+      inlet_buf_puts(&ex, "[]]");
+      continue;
+    }
+    int64_t a = r % 3, c = 7 + r % 50;
+    def[nl] = 3, rep[nl++] = 0;
+    vals[nv] = a, valid[nv++] = true;
+    def[nl] = 2, rep[nl++] = 1;
+    vals[nv] = 0, valid[nv++] = false;
+    def[nl] = 3, rep[nl++] = 1;
+    vals[nv] = c, valid[nv++] = true;
+    inlet_buf_appendf(&ex, "[%lld,null,%lld]]", (long long)a, (long long)c);
+  }
+  inlet_buf_puts(&ex, "]}");
+  inlet_buf_terminate(&ex);
+  assert_int_equal(inlet_buf_status(&ex), 0);
+  nested_case nc = {"interop_list_dict", {{0}}, 4, def, rep, nl, vals, valid, nv, ROWS,
+                    PQ_CODEC_SNAPPY, true, (const char *)ex.data, 0, 0};
+  nc.elems[0] = group_el("schema", -1, 1, PQ_CT_NONE, PQ_LT_NONE);
+  nc.elems[1] = group_el("l", PQ_OPTIONAL, 1, PQ_CT_LIST, PQ_LT_LIST);
+  nc.elems[2] = group_el("list", PQ_REPEATED, 1, PQ_CT_NONE, PQ_LT_NONE);
+  nc.elems[3] = leaf_el("element", PQ_OPTIONAL, PQ_INT64);
+  run_nested(&nc);
+  /* The same rows in two calls with a dictionary limit the first call
+   * passes: dictionary pages, then PLAIN from the second call on. */
+  nc.tag = "interop_list_fallback";
+  nc.split_levels = 3 * 100; /* rows are 1 or 3 levels; find a row start */
+  while (nc.split_levels < nl && rep[nc.split_levels] != 0) nc.split_levels++;
+  nc.dict_bytes = 64;
+  run_nested(&nc);
+  inlet_buf_reset(&ex);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_interop__uncompressed_dict_and_plain),
@@ -547,6 +806,9 @@ int main(void) {
       cmocka_unit_test(test_interop__dictionary_fallback_to_plain_mid_chunk),
       cmocka_unit_test(test_interop__empty_file),
       cmocka_unit_test(test_interop__one_row),
+      cmocka_unit_test(test_interop__list_levels_read_back),
+      cmocka_unit_test(test_interop__struct_levels_read_back),
+      cmocka_unit_test(test_interop__list_levels_with_dictionary),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
