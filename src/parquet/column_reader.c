@@ -57,7 +57,10 @@ typedef struct chunk_state {
   int64_t n_valid;   /* non-null rows so far */
   int32_t page_no;   /* 1-based page ordinal within the chunk, for messages */
   int16_t max_def;
+  int16_t max_rep;
   int def_width;     /* bit width of definition levels */
+  int rep_width;     /* bit width of repetition levels */
+  bool nested;       /* levels mode: keep levels, decode values densely */
   int64_t max_page_bytes; /* sanity bound for uncompressed page sizes */
 } chunk_state;
 
@@ -125,6 +128,8 @@ void pq_column_reader_reset(pq_column_reader *cr) {
   inlet_free(cr->dict_offsets);
   inlet_free(cr->idx);
   inlet_buf_reset(&cr->plain);
+  inlet_free(cr->rep_levels);
+  inlet_free(cr->def_levels);
   memset(cr, 0, sizeof *cr);
 }
 
@@ -522,11 +527,110 @@ static int rows_left_check(chunk_state *s, int64_t nv, inlet_error *err) {
   return 0;
 }
 
+/* ---- nested (levels mode) --------------------------------------------------- */
+
+static int grow_levels(chunk_state *s, size_t extra, inlet_error *err) {
+  pq_column_reader *cr = s->cr;
+  size_t need = cr->n_levels + extra + 1; /* never NULL, even for empty pages */
+  if (need <= cr->levels_cap) return 0;
+  size_t cap = cr->levels_cap * 2 > need ? cr->levels_cap * 2 : need;
+  int16_t *r = inlet_realloc(cr->rep_levels, cap * sizeof *r);
+  if (!r) return inlet_fail(err, INLET_ENOMEM, "out of memory for %zu levels", cap);
+  cr->rep_levels = r;
+  int16_t *d = inlet_realloc(cr->def_levels, cap * sizeof *d);
+  if (!d) return inlet_fail(err, INLET_ENOMEM, "out of memory for %zu levels", cap);
+  cr->def_levels = d;
+  cr->levels_cap = cap;
+  return 0;
+}
+
+/* Room for @p total dense values in the output. */
+static int dense_reserve(chunk_state *s, int64_t total, inlet_error *err) {
+  inlet_array *a = s->out;
+  if (total > INT32_MAX)
+    return cfail(s, err, INLET_ELIMIT, "more than %d values in one column chunk", INT32_MAX);
+  switch (s->kind) {
+  case K_BOOL: {
+    int64_t old = a->values_cap, need = (total + 7) / 8 + 1;
+    TRY(out_values_reserve(a, need, err));
+    if (a->values_cap > old) memset(a->values + old, 0, (size_t)(a->values_cap - old));
+    return 0;
+  }
+  case K_BINARY: return inlet_array_reserve_rows(a, s->ctx->desc->field, total, err);
+  default: return out_values_reserve(a, total * (int64_t)s->out_width + PAD, err);
+  }
+}
+
+/* Counts the records (rep level 0) and non-null values of @p nv new levels
+ * at cr->n_levels, checks them, and decodes the page's values densely. */
+static int nested_values(chunk_state *s, int32_t encoding, const uint8_t *p, size_t left,
+                         int64_t nv, int64_t *n_valid_out, inlet_error *err) {
+  pq_column_reader *cr = s->cr;
+  const int16_t *rl = cr->rep_levels + cr->n_levels, *dl = cr->def_levels + cr->n_levels;
+  int64_t rows = 0, valid = 0;
+  for (int64_t j = 0; j < nv; j++) {
+    rows += rl[j] == 0;
+    valid += dl[j] == s->max_def;
+  }
+  if (nv > 0 && cr->n_levels == 0 && rl[0] != 0)
+    return cfail(s, err, INLET_ECORRUPT, "the first repetition level is %d, not 0", rl[0]);
+  if (rows > s->num_rows - s->rows)
+    return cfail(s, err, INLET_ECORRUPT,
+                 "page starts %lld records but only %lld of the row group's %lld are left",
+                 (long long)rows, (long long)(s->num_rows - s->rows), (long long)s->num_rows);
+  TRY(dense_reserve(s, s->n_valid + valid, err));
+  TRY(decode_values(s, encoding, p, left, s->n_valid, (size_t)valid, err));
+  s->rows += rows;
+  s->n_valid += valid;
+  cr->n_levels += (size_t)nv;
+  *n_valid_out = valid;
+  return 0;
+}
+
+static int data_page_v1_nested(chunk_state *s, const pq_page_header *h, const uint8_t *p,
+                               size_t left, inlet_error *err) {
+  const pq_data_page_header *dh = &h->data_page_header;
+  int64_t nv = dh->num_values, n_valid;
+  pq_column_reader *cr = s->cr;
+  TRY(grow_levels(s, (size_t)nv, err));
+  int16_t *rl = cr->rep_levels + cr->n_levels, *dl = cr->def_levels + cr->n_levels;
+  pq_rle_decoder rd;
+  size_t used;
+  if (s->max_rep > 0) {
+    if (dh->repetition_level_encoding != PQ_ENC_RLE)
+      return cfail(s, err, INLET_EUNSUPPORTED, "repetition level encoding %s is not supported",
+                   pq_encoding_name(dh->repetition_level_encoding));
+    CTRY(pq_rle_init_levels_v1(&rd, p, left, s->rep_width, &used, err));
+    CTRY(pq_rle_get_i16(&rd, rl, (size_t)nv, (uint32_t)s->max_rep, err));
+    p += used;
+    left -= used;
+  } else {
+    memset(rl, 0, (size_t)nv * sizeof *rl);
+  }
+  if (s->max_def > 0) {
+    if (dh->definition_level_encoding != PQ_ENC_RLE)
+      return cfail(s, err, INLET_EUNSUPPORTED, "definition level encoding %s is not supported",
+                   pq_encoding_name(dh->definition_level_encoding));
+    CTRY(pq_rle_init_levels_v1(&rd, p, left, s->def_width, &used, err));
+    CTRY(pq_rle_get_i16(&rd, dl, (size_t)nv, (uint32_t)s->max_def, err));
+    p += used;
+    left -= used;
+  } else {
+    memset(dl, 0, (size_t)nv * sizeof *dl);
+  }
+  return nested_values(s, dh->encoding, p, left, nv, &n_valid, err);
+}
+
 static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *body,
                         size_t body_len, inlet_error *err) {
   const pq_data_page_header *dh = &h->data_page_header;
   int64_t nv = dh->num_values;
   if (nv < 0) return cfail(s, err, INLET_ECORRUPT, "page has %lld values", (long long)nv);
+  if (s->nested) {
+    const uint8_t *np;
+    TRY(page_bytes(s, body, body_len, h->uncompressed_page_size, true, &np, err));
+    return data_page_v1_nested(s, h, np, (size_t)h->uncompressed_page_size, err);
+  }
   TRY(rows_left_check(s, nv, err));
   if (s->max_def == 0 && dh->encoding == PQ_ENC_PLAIN && s->kind == K_COPY &&
       s->cm->codec != PQ_CODEC_UNCOMPRESSED &&
@@ -571,10 +675,52 @@ static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *
   return 0;
 }
 
+static int data_page_v2_nested(chunk_state *s, const pq_page_header *h, const uint8_t *body,
+                               size_t body_len, inlet_error *err) {
+  const pq_data_page_header_v2 *dh = &h->data_page_header_v2;
+  int64_t nv = dh->num_values, rl = dh->repetition_levels_byte_length,
+          dl = dh->definition_levels_byte_length, n_valid;
+  if (nv < 0 || rl < 0 || dl < 0 || rl + dl > (int64_t)body_len ||
+      rl + dl > (int64_t)h->uncompressed_page_size)
+    return cfail(s, err, INLET_ECORRUPT, "level lengths %lld + %lld exceed the page size",
+                 (long long)rl, (long long)dl);
+  pq_column_reader *cr = s->cr;
+  TRY(grow_levels(s, (size_t)nv, err));
+  int16_t *rls = cr->rep_levels + cr->n_levels, *dls = cr->def_levels + cr->n_levels;
+  pq_rle_decoder rd;
+  if (s->max_rep > 0) {
+    CTRY(pq_rle_init(&rd, body, (size_t)rl, s->rep_width, err));
+    CTRY(pq_rle_get_i16(&rd, rls, (size_t)nv, (uint32_t)s->max_rep, err));
+  } else {
+    memset(rls, 0, (size_t)nv * sizeof *rls);
+  }
+  if (s->max_def > 0) {
+    CTRY(pq_rle_init(&rd, body + rl, (size_t)dl, s->def_width, err));
+    CTRY(pq_rle_get_i16(&rd, dls, (size_t)nv, (uint32_t)s->max_def, err));
+  } else {
+    memset(dls, 0, (size_t)nv * sizeof *dls);
+  }
+  int64_t rows = 0, valid = 0;
+  for (int64_t j = 0; j < nv; j++) {
+    rows += rls[j] == 0;
+    valid += dls[j] == s->max_def;
+  }
+  if (rows != dh->num_rows || nv - valid != dh->num_nulls)
+    return cfail(s, err, INLET_ECORRUPT,
+                 "page v2 header says %d rows and %d nulls, its levels %lld and %lld",
+                 dh->num_rows, dh->num_nulls, (long long)rows, (long long)(nv - valid));
+  const uint8_t *p;
+  int64_t vsize = (int64_t)h->uncompressed_page_size - rl - dl;
+  TRY(page_bytes(s, body + rl + dl, body_len - (size_t)(rl + dl), vsize, dh->is_compressed, &p,
+                 err));
+  return nested_values(s, dh->encoding, p, (size_t)vsize, nv, &n_valid, err);
+}
+
 static int data_page_v2(chunk_state *s, const pq_page_header *h, const uint8_t *body,
                         size_t body_len, inlet_error *err) {
   const pq_data_page_header_v2 *dh = &h->data_page_header_v2;
   int64_t nv = dh->num_values;
+  if (s->nested) return data_page_v2_nested(s, h, body, body_len, err);
   if (nv < 0 || dh->num_rows != dh->num_values)
     return cfail(s, err, INLET_ECORRUPT, "page v2 of a flat column has %d values for %d rows",
                  dh->num_values, dh->num_rows);
@@ -672,55 +818,46 @@ bad:
                pq_type_name(d->physical_type));
 }
 
-int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
-                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
-                         inlet_array *out, inlet_error *err) {
-  chunk_state st = {0}, *s = &st;
+static int chunk_setup(chunk_state *s, pq_column_reader *cr, const pq_chunk_ctx *ctx,
+                       const pq_column_meta *cm, int64_t num_rows, inlet_array *out,
+                       inlet_error *err) {
   s->ctx = ctx;
   s->cm = cm;
   s->cr = cr;
   s->out = out;
   s->num_rows = num_rows;
   s->max_def = ctx->desc->max_def_level;
+  s->max_rep = ctx->desc->max_rep_level;
   s->def_width = pq_bit_width((uint64_t)(s->max_def > 0 ? s->max_def : 0));
-  if (ctx->desc->max_rep_level > 0)
-    return cfail(s, err, INLET_EUNSUPPORTED, "nested (repeated) columns are not supported");
+  s->rep_width = pq_bit_width((uint64_t)(s->max_rep > 0 ? s->max_rep : 0));
   if (num_rows < 0 || num_rows > INT32_MAX)
     return cfail(s, err, INLET_ELIMIT, "row group of %lld rows exceeds the %d-row limit",
                  (long long)num_rows, INT32_MAX);
   TRY(choose_kind(s, err));
+  /* Byte arrays end up behind int32 offsets: a chunk that inflates past
+   * 2 GiB cannot fit (checked here, before inflating gigabytes). */
+  if ((s->kind == K_BINARY) && cm->total_uncompressed_size > INT32_MAX)
+    return cfail(s, err, INLET_ELIMIT,
+                 "column chunk inflates to %lld bytes; string data over 2 GiB per row group "
+                 "is not supported",
+                 (long long)cm->total_uncompressed_size);
   /* A page never decompresses to more than the chunk's stated total; a
    * small floor tolerates writers that under-report tiny chunks. */
   s->max_page_bytes = cm->total_uncompressed_size > (1 << 20) ? cm->total_uncompressed_size
                                                                : (1 << 20);
   cr->has_dict = false;
   cr->dict_n = 0;
+  return 0;
+}
 
-  /* Output buffers for num_rows rows. */
-  TRY(inlet_array_reserve_rows(out, ctx->desc->field, num_rows, err));
-  if (s->kind == K_BOOL) {
-    TRY(out_values_reserve(out, (num_rows + 7) / 8 + 1, err));
-    memset(out->values, 0, (size_t)((num_rows + 7) / 8 + 1));
-  } else if (s->kind == K_BINARY) {
-    TRY(out_values_reserve(out, PAD, err));
-    out->offsets[0] = 0;
-  } else {
-    TRY(out_values_reserve(out, num_rows * (int64_t)s->out_width + PAD, err));
-  }
-  if (s->max_def > 0) {
-    size_t need = (size_t)(num_rows + 7) / 8 + 1, cap = (size_t)out->validity_cap;
-    uint8_t *p = out->validity;
-    TRY(grow_bytes(&p, &cap, need, err));
-    out->validity = p;
-    out->validity_cap = (int64_t)cap;
-    memset(out->validity, 0, need);
-  }
-
+static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, inlet_error *err) {
+  const pq_chunk_ctx *ctx = s->ctx;
+  pq_column_reader *cr = s->cr;
   size_t pos = 0, declared = chunk_len - (ctx->slack < chunk_len ? ctx->slack : chunk_len);
   bool seen_data = false;
   /* Bytes past the declared chunk size (ctx->slack) are read only while
    * values are still missing. */
-  while (pos < declared || (pos < chunk_len && s->rows < num_rows)) {
+  while (pos < declared || (pos < chunk_len && s->rows < s->num_rows)) {
     pq_page_header h;
     size_t hlen = 0;
     s->page_no++;
@@ -764,9 +901,41 @@ int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq
     }
   }
   s->page_no = 0;
-  if (s->rows != num_rows)
-    return cfail(s, err, INLET_ECORRUPT, "column chunk holds %lld values, the row group has %lld rows",
-                 (long long)s->rows, (long long)num_rows);
+  if (s->rows != s->num_rows)
+    return cfail(s, err, INLET_ECORRUPT,
+                 "column chunk holds %lld %s, the row group has %lld rows", (long long)s->rows,
+                 s->nested ? "records" : "values", (long long)s->num_rows);
+  return 0;
+}
+
+int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
+                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
+                         inlet_array *out, inlet_error *err) {
+  chunk_state st = {0}, *s = &st;
+  TRY(chunk_setup(s, cr, ctx, cm, num_rows, out, err));
+  if (s->max_rep > 0)
+    return cfail(s, err, INLET_EINTERNAL, "repeated column read as a flat one");
+
+  /* Output buffers for num_rows rows. */
+  TRY(inlet_array_reserve_rows(out, ctx->desc->field, num_rows, err));
+  if (s->kind == K_BOOL) {
+    TRY(out_values_reserve(out, (num_rows + 7) / 8 + 1, err));
+    memset(out->values, 0, (size_t)((num_rows + 7) / 8 + 1));
+  } else if (s->kind == K_BINARY) {
+    TRY(out_values_reserve(out, PAD, err));
+    out->offsets[0] = 0;
+  } else {
+    TRY(out_values_reserve(out, num_rows * (int64_t)s->out_width + PAD, err));
+  }
+  if (s->max_def > 0) {
+    size_t need = (size_t)(num_rows + 7) / 8 + 1, cap = (size_t)out->validity_cap;
+    uint8_t *p = out->validity;
+    TRY(grow_bytes(&p, &cap, need, err));
+    out->validity = p;
+    out->validity_cap = (int64_t)cap;
+    memset(out->validity, 0, need);
+  }
+  TRY(read_pages(s, chunk, chunk_len, err));
   out->length = num_rows;
   out->null_count = num_rows - s->n_valid;
   if (out->null_count == 0 && out->validity) {
@@ -775,4 +944,31 @@ int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq
     out->validity_cap = 0;
   }
   return 0;
+}
+
+int pq_column_read_levels(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
+                          const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
+                          inlet_array *out, inlet_error *err) {
+  chunk_state st = {0}, *s = &st;
+  TRY(chunk_setup(s, cr, ctx, cm, num_rows, out, err));
+  s->nested = true;
+  cr->n_levels = 0;
+  cr->n_dense = 0;
+  TRY(dense_reserve(s, 0, err));
+  if (s->kind == K_BINARY) out->offsets[0] = 0;
+  TRY(read_pages(s, chunk, chunk_len, err));
+  cr->n_dense = s->n_valid;
+  return 0;
+}
+
+void pq_column_spread(const pq_column_desc *desc, inlet_array *a, size_t n, size_t n_valid) {
+  if (n_valid == n) return;
+  switch (desc->type.id) {
+  case INLET_TYPE_BOOL: pq_spread_bits(a->values, 0, a->validity, 0, n, n_valid); break;
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY: pq_spread_offsets(a->offsets, a->validity, 0, n, n_valid); break;
+  default:
+    pq_spread_fixed(a->values, (size_t)inlet_type_value_width(&desc->type), a->validity, 0, n,
+                    n_valid);
+  }
 }

@@ -46,6 +46,12 @@ typedef struct pq_column_reader {
   uint32_t *idx;           /* owned: dictionary indices of one page */
   size_t idx_cap;          /* entries */
   inlet_buf plain;         /* owned: a page's values transcoded to PLAIN */
+  /* Levels of a nested column chunk (pq_column_read_levels). */
+  int16_t *rep_levels;     /* owned; NULL-free only after a nested read */
+  int16_t *def_levels;     /* owned */
+  size_t levels_cap;       /* entries of each */
+  size_t n_levels;         /* entries decoded by the last nested read */
+  int64_t n_dense;         /* non-null values decoded by the last nested read */
 } pq_column_reader;
 
 void pq_column_reader_init(pq_column_reader *cr);
@@ -64,5 +70,23 @@ void pq_column_reader_reset(pq_column_reader *cr);
 int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
                          const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
                          inlet_array *out, inlet_error *err);
+
+/*
+ * Nested columns (max_rep_level > 0, or a leaf below a group): decodes the
+ * chunk's repetition and definition levels into cr->rep_levels and
+ * cr->def_levels (cr->n_levels entries; rep levels are all 0 when
+ * max_rep_level is 0) and its non-null values densely into @p out from
+ * index 0 (cr->n_dense of them; out->length stays 0). The levels must
+ * describe exactly @p num_rows records. Assembly into the nested arrays is
+ * nested.c's job.
+ * @return as pq_column_read_chunk.
+ */
+int pq_column_read_levels(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
+                          const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
+                          inlet_array *out, inlet_error *err);
+
+/* Moves the @p n_valid dense values at the start of @p a to the slots among
+ * [0, n) whose bit in a->validity is set (a->validity must exist). */
+void pq_column_spread(const pq_column_desc *desc, inlet_array *a, size_t n, size_t n_valid);
 
 #endif /* INLET_PARQUET_COLUMN_READER_H */

@@ -143,6 +143,7 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
   pq_schema_desc_init(&r->sd);
   inlet_schema_init(&r->proj_schema);
   pq_column_reader_init(&r->cr);
+  pq_nested_init(&r->nested);
   r->name = inlet_strdup(path);
   FAIL_GOTO(!r->name, err, INLET_ENOMEM, "out of memory opening %s", path);
 
@@ -159,7 +160,17 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
     FAIL_GOTO(r->data_end < 4, err, INLET_ECORRUPT, "%s: footer length %u exceeds the file",
               r->name, flen);
   }
-  TRY_GOTO(pq_schema_from_parquet(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err));
+  rc = pq_schema_from_parquet(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err);
+  if (rc == INLET_EUNSUPPORTED) {
+    /* Not flat: map the nested schema (which reports anything it cannot
+     * represent, including what made the flat mapping give up). */
+    TRY_GOTO(pq_schema_build_tree(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err));
+    TRY_GOTO(pq_nested_build(&r->nested, &r->sd, r->meta.schema, r->meta.n_schema, r->name,
+                             err));
+    r->nested_mode = true;
+    rc = 0;
+  }
+  if (rc < 0) goto done;
   TRY_GOTO(validate_row_groups(r, err));
   r->parquet_816 = parquet_816_writer(r->meta.created_by);
 
@@ -167,7 +178,7 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
                                  sizeof *r->field_column);
   FAIL_GOTO(!r->field_column, err, INLET_ENOMEM, "out of memory opening %s", path);
   for (int32_t f = 0; f < r->sd.schema.n_fields; f++) r->field_column[f] = -1;
-  for (int32_t c = 0; c < r->sd.n_columns; c++) {
+  for (int32_t c = 0; c < r->sd.n_columns && !r->nested_mode; c++) {
     int32_t f = r->sd.columns[c].field_index;
     FAIL_GOTO(f < 0 || f >= r->sd.schema.n_fields, err, INLET_EINTERNAL,
               "%s: leaf %d maps to field %d", r->name, c, f);
@@ -176,7 +187,7 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
               r->sd.schema.fields[f].name);
     r->field_column[f] = c;
   }
-  for (int32_t f = 0; f < r->sd.schema.n_fields; f++)
+  for (int32_t f = 0; f < r->sd.schema.n_fields && !r->nested_mode; f++)
     FAIL_GOTO(r->field_column[f] < 0, err, INLET_EUNSUPPORTED,
               "%s: column \"%s\" has no leaf (nested group) and is not supported", r->name,
               r->sd.schema.fields[f].name);
@@ -195,6 +206,7 @@ void inlet_parquet_reader_free(inlet_parquet_reader *r) {
   pq_schema_desc_reset(&r->sd);
   inlet_schema_reset(&r->proj_schema);
   pq_column_reader_reset(&r->cr);
+  pq_nested_reset(&r->nested);
   inlet_free(r->field_column);
   inlet_free(r->proj);
   inlet_free(r->chunk);
@@ -242,6 +254,90 @@ static int prepare_batch(inlet_parquet_reader *r, inlet_batch *out, inlet_error 
   return inlet_batch_init(out, &r->proj_schema, err);
 }
 
+/* Reads column chunk @p c of row group @p rg into r->chunk. */
+static int load_chunk(inlet_parquet_reader *r, int32_t rg, int32_t c, bool flat, size_t *len_out,
+                      size_t *slack_out, inlet_error *err) {
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  const pq_column_meta *cm = &g->columns[c].meta_data;
+  int64_t start, len, slack = 0;
+  chunk_range(cm, &start, &len);
+  if (r->parquet_816) {
+    slack = r->data_end - (start + len);
+    if (slack > PARQUET_816_SLACK) slack = PARQUET_816_SLACK;
+    len += slack;
+  }
+  /* Flat columns have one value per row; nested ones one per level. */
+  if (flat && cm->num_values != g->num_rows)
+    return reader_fail(r, err, INLET_ECORRUPT, rg, c,
+                       "column chunk has %lld values, the row group %lld rows",
+                       (long long)cm->num_values, (long long)g->num_rows);
+  if (len > r->opts.max_column_chunk_bytes)
+    return reader_fail(r, err, INLET_ELIMIT, rg, c,
+                       "column chunk of %lld bytes exceeds the %lld-byte limit", (long long)len,
+                       (long long)r->opts.max_column_chunk_bytes);
+  if ((size_t)len > r->chunk_cap) {
+    uint8_t *p = inlet_realloc(r->chunk, (size_t)len);
+    if (!p)
+      return inlet_fail(err, INLET_ENOMEM, "%s: out of memory for a %lld-byte column chunk",
+                        r->name, (long long)len);
+    r->chunk = p;
+    r->chunk_cap = (size_t)len;
+  }
+  if (len > 0) {
+    int rc = inlet_rfile_read_at(r->file, start, r->chunk, (size_t)len, err);
+    if (rc < 0)
+      return reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s",
+                         (long long)len, (long long)start, inlet_errmsg(err));
+  }
+  *len_out = (size_t)len;
+  *slack_out = (size_t)slack;
+  return 0;
+}
+
+static int read_flat(inlet_parquet_reader *r, int32_t rg, int32_t c, inlet_array *out,
+                     inlet_error *err) {
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  const pq_column_meta *cm = &g->columns[c].meta_data;
+  if (g->num_rows == 0 && cm->num_values == 0) return 0;
+  size_t len, slack;
+  TRY(load_chunk(r, rg, c, true, &len, &slack, err));
+  pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack};
+  return pq_column_read_chunk(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, out, err);
+}
+
+/* Every leaf of nested top-level field @p f into @p out. */
+static int read_nested(inlet_parquet_reader *r, int32_t rg, int32_t f, inlet_array *out,
+                       const inlet_field *field, inlet_error *err) {
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  for (int32_t c = 0; c < r->nested.n_plans; c++) {
+    const pq_leaf_plan *plan = &r->nested.plans[c];
+    if (plan->field != f) continue;
+    const pq_column_desc *desc = &r->sd.columns[c];
+    if (plan->n_steps == 1 && desc->max_rep_level == 0) return read_flat(r, rg, c, out, err);
+    const pq_column_meta *cm = &g->columns[c].meta_data;
+    if (g->num_rows == 0 && cm->num_values == 0) continue;
+    size_t len, slack;
+    TRY(load_chunk(r, rg, c, false, &len, &slack, err));
+    inlet_array *leaf = out;
+    for (int32_t k = 1; k < plan->n_steps; k++) leaf = &leaf->children[plan->steps[k].child];
+    pq_chunk_ctx ctx = {r->name, desc, rg, r->opts.verify_checksums, slack};
+    TRY(pq_column_read_levels(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, leaf, err));
+    if ((int64_t)r->cr.n_levels != cm->num_values)
+      return reader_fail(r, err, INLET_ECORRUPT, rg, c,
+                         "column chunk says %lld values, its pages hold %zu levels",
+                         (long long)cm->num_values, r->cr.n_levels);
+    int rc = pq_nested_assemble(plan, desc, r->cr.rep_levels, r->cr.def_levels, r->cr.n_levels,
+                                r->cr.n_dense, out, field, err);
+    if (rc < 0)
+      return inlet_error_prefix(err, "%s column \"%s\" row group %d", r->name, desc->path, rg);
+  }
+  int rc = pq_nested_finish(out, field, g->num_rows, err);
+  if (rc < 0)
+    return inlet_error_prefix(err, "%s field \"%s\" row group %d: columns disagree", r->name,
+                              field->name, rg);
+  return 0;
+}
+
 int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inlet_batch *out,
                                         inlet_error *err) {
   if (!r || !out) return inlet_fail(err, INLET_EINVAL, "NULL reader or batch");
@@ -252,46 +348,10 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
   const pq_row_group *g = &r->meta.row_groups[rg];
   int rc = 0;
   for (int32_t i = 0; i < r->n_proj; i++) {
-    int32_t c = r->field_column[r->proj[i]];
-    const pq_column_meta *cm = &g->columns[c].meta_data;
-    if (g->num_rows == 0 && cm->num_values == 0) continue;
-    int64_t start, len, slack = 0;
-    chunk_range(cm, &start, &len);
-    if (r->parquet_816) {
-      slack = r->data_end - (start + len);
-      if (slack > PARQUET_816_SLACK) slack = PARQUET_816_SLACK;
-      len += slack;
-    }
-    if (cm->num_values != g->num_rows) {
-      rc = reader_fail(r, err, INLET_ECORRUPT, rg, c,
-                       "column chunk has %lld values, the row group %lld rows",
-                       (long long)cm->num_values, (long long)g->num_rows);
-      goto done;
-    }
-    if (len > r->opts.max_column_chunk_bytes) {
-      rc = reader_fail(r, err, INLET_ELIMIT, rg, c,
-                       "column chunk of %lld bytes exceeds the %lld-byte limit",
-                       (long long)len, (long long)r->opts.max_column_chunk_bytes);
-      goto done;
-    }
-    if ((size_t)len > r->chunk_cap) {
-      uint8_t *p = inlet_realloc(r->chunk, (size_t)len);
-      FAIL_GOTO(!p, err, INLET_ENOMEM, "%s: out of memory for a %lld-byte column chunk",
-                r->name, (long long)len);
-      r->chunk = p;
-      r->chunk_cap = (size_t)len;
-    }
-    if (len > 0) {
-      rc = inlet_rfile_read_at(r->file, start, r->chunk, (size_t)len, err);
-      if (rc < 0) {
-        reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s", (long long)len,
-                    (long long)start, inlet_errmsg(err));
-        goto done;
-      }
-    }
-    pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, (size_t)slack};
-    TRY_GOTO(pq_column_read_chunk(&r->cr, &ctx, cm, r->chunk, (size_t)len, g->num_rows,
-                                  &out->columns[i], err));
+    if (r->nested_mode)
+      TRY_GOTO(read_nested(r, rg, r->proj[i], &out->columns[i], &out->schema.fields[i], err));
+    else
+      TRY_GOTO(read_flat(r, rg, r->field_column[r->proj[i]], &out->columns[i], err));
   }
   out->num_rows = g->num_rows;
   return 0;

@@ -8,6 +8,7 @@
 
 #include "inlet/parquet.h"
 #include "parquet/column_reader.h"
+#include "parquet/nested.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
 #include "storage/storage.h"
@@ -28,6 +29,8 @@ struct inlet_parquet_reader {
   uint8_t *chunk;                   /* owned: the current column chunk's bytes */
   size_t chunk_cap;
   pq_column_reader cr;              /* owned scratch */
+  bool nested_mode;                 /* schema has groups or repeated fields */
+  pq_nested nested;                 /* owned: leaf plans (nested_mode only) */
 };
 
 #endif /* INLET_PARQUET_READER_INT_H */

@@ -32,22 +32,21 @@ static const verdict g_verdicts[] = {
     /* Dictionary page header with a negative num_values; the file is also
      * cut short, so the column chunk ranges already fail at open. */
     {"ARROW-RS-GH-6229-DICTHEADER.parquet", true, "column \"name\""},
-    /* A page with fewer repetition levels than values: the column is
-     * nested, which this reader refuses before looking at levels; once
-     * nested reading lands the level count check must reject it. */
-    {"ARROW-RS-GH-6229-LEVELS.parquet", true, "nested"},
-    /* Decoded levels fewer than the page's num_values, in a nested column
-     * (refused as nested today; the level count check then applies). */
-    {"ARROW-GH-41321.parquet", true, "nested"},
+    /* A page with fewer repetition levels than values: the level decoder
+     * runs out of runs. */
+    {"ARROW-RS-GH-6229-LEVELS.parquet", true, "ran out"},
+    /* Decoded levels fewer than the page's num_values: the level runs end
+     * early. */
+    {"ARROW-GH-41321.parquet", true, "RLE/bit-packed"},
     /* Columns of different lengths in one row group; its footer is also
      * malformed thrift, which is where inlet stops. */
     {"ARROW-GH-41317.parquet", true, "footer"},
     /* Dictionary indices with bit width 0: every index is 0, which is a
      * valid (if odd) encoding; DuckDB reads the file too, so it must read. */
     {"ARROW-GH-43605.parquet", false, NULL},
-    /* Repetition levels starting with 1 (nested column): refused as
-     * nested today; the nested reader must reject the level sequence. */
-    {"ARROW-GH-45185.parquet", true, "nested"},
+    /* Repetition levels starting with 1: a record cannot continue before
+     * it started. */
+    {"ARROW-GH-45185.parquet", true, "first repetition level"},
     /* A REQUIRED column whose pages contain nulls (definition levels on a
      * column whose max definition level is 0 make values go missing). */
     {"ARROW-GH-47662.parquet", true, "column \"flba_field\""},
