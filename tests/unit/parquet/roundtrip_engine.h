@@ -418,15 +418,17 @@ typedef struct rt_case {
 
 static const inlet_compression rt_codecs[] __attribute__((unused)) = {
     INLET_COMPRESSION_UNCOMPRESSED, INLET_COMPRESSION_SNAPPY, INLET_COMPRESSION_GZIP,
-    INLET_COMPRESSION_ZSTD, INLET_COMPRESSION_LZ4_RAW};
+    INLET_COMPRESSION_ZSTD, INLET_COMPRESSION_LZ4_RAW, INLET_COMPRESSION_BROTLI};
+#define RT_N_CODECS 6
 
 RT_FN void rt_gen_options(rt_src *s, inlet_parquet_writer_options *o) {
   inlet_parquet_writer_options d = INLET_PARQUET_WRITER_OPTIONS_INIT;
   *o = d;
-  o->compression = rt_codecs[rt_below(s, 5)];
+  o->compression = rt_codecs[rt_below(s, RT_N_CODECS)];
   if (rt_chance(s, 3)) {
     if (o->compression == INLET_COMPRESSION_ZSTD) o->compression_level = 1 + (int)rt_below(s, 5);
     if (o->compression == INLET_COMPRESSION_GZIP) o->compression_level = 1 + (int)rt_below(s, 9);
+    if (o->compression == INLET_COMPRESSION_BROTLI) o->compression_level = 1 + (int)rt_below(s, 5);
   }
   o->dictionary = !rt_chance(s, 3);
   if (rt_chance(s, 2)) o->page_bytes = 16 + (int64_t)rt_below(s, 4096);

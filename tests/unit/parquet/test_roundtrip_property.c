@@ -136,7 +136,7 @@ static void test_roundtrip__boundary_values_of_every_type(void **state) {
       inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
       o.sync_on_close = false;
       o.dictionary = variant & 1;
-      o.compression = rt_codecs[variant % 5];
+      o.compression = rt_codecs[variant % RT_N_CODECS];
       if (variant >= 6) o.page_bytes = 64;
       rt_case c;
       kind_case(&s, &c, k, 2 + variant % 2, 1, 300, &o);
@@ -200,7 +200,7 @@ static void test_roundtrip__tiny_limits_force_many_pages_row_groups_and_fallback
     o.row_group_bytes = 8192;
     o.dictionary = true;
     o.dictionary_page_bytes = 64; /* random values overflow it: PLAIN fallback */
-    o.compression = rt_codecs[k % 5];
+    o.compression = rt_codecs[k % RT_N_CODECS];
     rt_case c;
     /* Several writes: the writer measures row group size between slices of
      * what it is given, and sizes its first slice before it can measure. */
@@ -337,7 +337,7 @@ static void test_roundtrip__empty_and_all_null_files(void **state) {
   for (int k = 0; k < RT_K_COUNT; k++) {
     inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
     o.sync_on_close = false;
-    o.compression = rt_codecs[k % 5];
+    o.compression = rt_codecs[k % RT_N_CODECS];
     rt_case c;
     kind_case(&s, &c, k, 1, 0, k % 2 ? 0 : 77, &o); /* all null, or no rows at all */
     char what[48];
