@@ -685,6 +685,15 @@ RT_FN int rt_verify(const rt_case *c, const char *path, const int32_t *proj, int
       goto done;
     }
   }
+  if (n_proj == 0) { /* the metadata dump must cope with every file the writer makes */
+    char *json = NULL;
+    if (inlet_parquet_reader_metadata_json(r, &json, &err) != 0 || json == NULL || json[0] != '{') {
+      inlet_string_free(json);
+      rc = rt_msg(msg, cap, "reader_metadata_json: %s", inlet_errmsg(&err));
+      goto done;
+    }
+    inlet_string_free(json);
+  }
   if (inlet_parquet_reader_num_rows(r) != c->rows) {
     rc = rt_msg(msg, cap, "file has %" PRId64 " rows, wrote %" PRId64,
                 inlet_parquet_reader_num_rows(r), c->rows);
