@@ -285,6 +285,9 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
     bool any_file_col = false;
     for (int32_t i = 0; i < ts->n_fields; i++) any_file_col |= sc->file_col[i] >= 0;
     if (any_file_col) {
+      /* Columns moved out of tmp last time are empty shells: start afresh. */
+      inlet_batch_reset(&sc->tmp);
+      memset(&sc->tmp, 0, sizeof sc->tmp);
       int rc = inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err);
       if (rc < 0) return rc;
       n = sc->tmp.num_rows;
