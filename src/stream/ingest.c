@@ -84,6 +84,10 @@ typedef struct ingester {
   inlet_table *late_table; /* owned */
   inlet_text_reader *late_reader;
   inlet_batch late_chunk;
+  stream_pos late_routed; /* late rows up to here are in the late table */
+  char n_late_pos[STREAM_POS_PARTS][440];
+  const char *late_xnames[STREAM_POS_PARTS];
+  int64_t late_xver[STREAM_POS_PARTS];
   inlet_table_writer *lw;
 
   inlet_ingest_progress prog;
@@ -106,6 +110,8 @@ static void emit(ingester *g, inlet_ingest_event ev, const char *msg) {
 
 /* ---- state in the table ---------------------------------------------------- */
 
+static int load_late_state(ingester *g, inlet_error *err);
+
 static int load_state(ingester *g, inlet_error *err) {
   inlet_snapshot *s = NULL;
   TRY(inlet_table_snapshot(&s, g->table, err));
@@ -123,6 +129,7 @@ static int load_state(ingester *g, inlet_error *err) {
   g->wm_committed = wm < 0 ? INT64_MIN : wm;
   g->prog.last_version = g->prog.last_version < 0 ? inlet_snapshot_version(s) : g->prog.last_version;
   inlet_snapshot_free(s);
+  TRY(load_late_state(g, err));
   stream_watermark_init(&g->wm, g->o.allowed_lateness_us, g->wm_committed);
   g->last = g->committed;
   return 0;
@@ -540,7 +547,52 @@ static int flush_chunk(ingester *g, inlet_error *err) {
   return 0;
 }
 
+/* Position order within one file (inode) or one redis stream; positions in
+ * different files are unordered (false). */
+static bool pos_le(stream_kind kind, const stream_pos *a, const stream_pos *b) {
+  if (!a->valid || !b->valid) return false;
+  if (kind == STREAM_FILE) return a->p[0] == b->p[0] && a->p[1] <= b->p[1];
+  if (kind == STREAM_REDIS) return a->p[0] < b->p[0] || (a->p[0] == b->p[0] && a->p[1] <= b->p[1]);
+  return false;
+}
+
+/* The late table records, next to APP#late = batch sequence, the source
+ * position its routed rows reach (APP#late#p0..2): a replayed batch, whose
+ * boundaries may differ from the first attempt's, routes only rows past it. */
+static int open_late_writer(ingester *g, inlet_error *err) {
+  if (g->lw) return 0;
+  inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+  ao.app_id = g->n_late;
+  ao.app_version = g->seq + 1;
+  ao.operation = "STREAMING UPDATE";
+  for (int i = 0; i < STREAM_POS_PARTS; i++) g->late_xnames[i] = g->n_late_pos[i];
+  ao.n_extra_txns = STREAM_POS_PARTS;
+  ao.extra_txn_app_ids = g->late_xnames;
+  ao.extra_txn_versions = g->late_xver;
+  return inlet_table_writer_open(&g->lw, g->late_table, &ao, err);
+}
+
+static int load_late_state(ingester *g, inlet_error *err) {
+  memset(&g->late_routed, 0, sizeof g->late_routed);
+  if (!g->late_table) return 0;
+  inlet_snapshot *s = NULL;
+  TRY(inlet_table_snapshot(&s, g->late_table, err));
+  if (inlet_snapshot_txn_version(s, g->n_late_pos[1]) >= 0) {
+    g->late_routed.valid = true;
+    for (int i = 0; i < STREAM_POS_PARTS; i++) {
+      int64_t v = inlet_snapshot_txn_version(s, g->n_late_pos[i]);
+      g->late_routed.p[i] = v < 0 ? 0 : v;
+    }
+  }
+  inlet_snapshot_free(s);
+  return 0;
+}
+
 static int route_late(ingester *g, const stream_record *rec, inlet_error *err) {
+  if (pos_le(g->src->kind, &rec->pos, &g->late_routed)) {
+    g->b_routed++; /* routed by an earlier attempt */
+    return 0;
+  }
   if (!g->late_chunk.columns)
     TRY(inlet_batch_init(&g->late_chunk, inlet_text_reader_schema(g->late_reader), err));
   inlet_error e = INLET_ERROR_INIT;
@@ -557,15 +609,7 @@ static int route_late(ingester *g, const stream_record *rec, inlet_error *err) {
   }
   g->b_routed++;
   if (g->late_chunk.num_rows >= CHUNK_ROWS) {
-    if (!g->lw) {
-      inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
-      ao.app_id = g->n_late;
-      ao.app_version = g->seq + 1;
-      ao.app_version_must_increase = true;
-      ao.operation = "STREAMING UPDATE";
-      rc = inlet_table_writer_open(&g->lw, g->late_table, &ao, err);
-      if (rc < 0) return rc;
-    }
+    TRY(open_late_writer(g, err));
     TRY(inlet_table_writer_write(g->lw, &g->late_chunk, err));
     inlet_batch_clear(&g->late_chunk);
   }
@@ -728,23 +772,19 @@ static int commit_batch(ingester *g, inlet_error *err) {
   if (rc < 0) goto fail;
   if (g->b_records == 0) return 0; /* nothing to commit (only blank lines or a header) */
   if ((rc = g->src->ops->finish_pos(g->src, &g->last, &e)) < 0) goto fail;
-  if (g->late_chunk.num_rows > 0 || g->lw) {
-    if (!g->lw) {
-      inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
-      ao.app_id = g->n_late;
-      ao.app_version = g->seq + 1;
-      ao.app_version_must_increase = true;
-      ao.operation = "STREAMING UPDATE";
-      rc = inlet_table_writer_open(&g->lw, g->late_table, &ao, &e);
-    }
-    if (rc == 0 && g->late_chunk.num_rows > 0) rc = inlet_table_writer_write(g->lw, &g->late_chunk, &e);
+  if ((g->late_chunk.columns && g->late_chunk.num_rows > 0) || g->lw) {
+    rc = open_late_writer(g, &e);
+    if (rc == 0 && g->late_chunk.num_rows > 0)
+      rc = inlet_table_writer_write(g->lw, &g->late_chunk, &e);
+    for (int i = 0; i < STREAM_POS_PARTS; i++) g->late_xver[i] = g->last.p[i];
     if (rc == 0) rc = inlet_table_writer_commit(g->lw, NULL, &e);
-    /* ECONFLICT: an earlier attempt already routed this batch. */
-    if (rc < 0 && rc != INLET_ECONFLICT) goto fail;
-    rc = 0;
+    /* ECONFLICT: a process with our app id routed concurrently. */
+    if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+    if (rc < 0) goto fail;
     inlet_table_writer_free(g->lw);
     g->lw = NULL;
     if (g->late_chunk.columns) inlet_batch_clear(&g->late_chunk);
+    g->late_routed = g->last;
   }
   if ((rc = open_writer(g, &e)) < 0) {
     if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
@@ -883,6 +923,11 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   }
   stream_txn_name(g->n_wm, sizeof g->n_wm, g->app, "#wm");
   stream_txn_name(g->n_late, sizeof g->n_late, g->app, "#late");
+  for (int i = 0; i < STREAM_POS_PARTS; i++) {
+    char suf[16];
+    snprintf(suf, sizeof suf, "#late#p%d", i);
+    stream_txn_name(g->n_late_pos[i], sizeof g->n_late_pos[i], g->app, suf);
+  }
   json_t *aj = json_string(g->app);
   char *ajs = aj ? json_dumps(aj, JSON_ENCODE_ANY) : NULL;
   json_decref(aj);

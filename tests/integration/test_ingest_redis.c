@@ -182,8 +182,8 @@ static void test_redis__kill9_restarts_exactly_once(void **state) {
   ing_check want = {0, 0, 0, 0};
   int64_t bad = 0;
   for (int64_t i = 0; i < n; i += 10000) bad += add_events(f, i, 10000, &want);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--max-rows", "1000",
-                        "--quiet", NULL};
+  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--max-rows",
+                        big ? "20000" : "1000", "--quiet", NULL};
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   int landed = 0;
   for (int k = 0; landed < kills && k < kills * 8; k++) {
