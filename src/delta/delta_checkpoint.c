@@ -309,3 +309,210 @@ int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_c
   }
   return 0;
 }
+
+/* ---- writing ------------------------------------------------------------------ */
+
+/* The classic checkpoint schema as Spark writes it (PROTOCOL.md "Checkpoint
+ * Schema"); stats stay a JSON string. Every row sets exactly one column. */
+static const char CHECKPOINT_DDL[] =
+    "txn struct<appId:string,version:long,lastUpdated:long>, "
+    "add struct<path:string,partitionValues:map<string,string>,size:long,modificationTime:long,"
+    "dataChange:boolean,tags:map<string,string>,stats:string>, "
+    "remove struct<path:string,deletionTimestamp:long,dataChange:boolean,"
+    "extendedFileMetadata:boolean,partitionValues:map<string,string>,size:long>, "
+    "metaData struct<id:string,name:string,description:string,"
+    "format:struct<provider:string,options:map<string,string>>,schemaString:string,"
+    "partitionColumns:array<string>,configuration:map<string,string>,createdTime:long>, "
+    "protocol struct<minReaderVersion:int,minWriterVersion:int,readerFeatures:array<string>,"
+    "writerFeatures:array<string>>, "
+    "domainMetadata struct<domain:string,configuration:string,removed:boolean>";
+
+enum { COL_TXN, COL_ADD, COL_REMOVE, COL_META, COL_PROTOCOL, COL_DOMAIN, N_COLS };
+#define CP_BATCH_ROWS 8192
+
+static int put_str(inlet_array *a, const inlet_field *f, const char *s, inlet_error *err) {
+  if (!s) return inlet_array_append_null(a, f, err);
+  return inlet_array_append_bytes(a, f, s, strlen(s), err);
+}
+
+static int put_i64(inlet_array *a, const inlet_field *f, int64_t v, bool valid, inlet_error *err) {
+  return valid ? inlet_array_append_int(a, f, v, err) : inlet_array_append_null(a, f, err);
+}
+
+static int put_map(inlet_array *a, const inlet_field *f, const delta_kv *kv, int32_t n,
+                   bool valid, inlet_error *err) {
+  if (!valid) return inlet_array_append_null(a, f, err);
+  inlet_array *ent = &a->children[0];
+  const inlet_field *ef = &f->children[0];
+  for (int32_t i = 0; i < n; i++) {
+    TRY(put_str(&ent->children[0], &ef->children[0], kv[i].key, err));
+    TRY(put_str(&ent->children[1], &ef->children[1], kv[i].value, err));
+    TRY(inlet_array_append_struct_entry(ent, err));
+  }
+  return inlet_array_append_list_entry(a, err);
+}
+
+static int put_strv(inlet_array *a, const inlet_field *f, char *const *v, int32_t n, bool valid,
+                    inlet_error *err) {
+  if (!valid) return inlet_array_append_null(a, f, err);
+  for (int32_t i = 0; i < n; i++) TRY(put_str(&a->children[0], &f->children[0], v[i], err));
+  return inlet_array_append_list_entry(a, err);
+}
+
+/* Appends one row: column @p col gets the action, the others null. The
+ * callback fills the struct's children (in schema order). */
+typedef int (*fill_fn)(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err);
+
+static int put_row(inlet_batch *b, int col, fill_fn fill, const void *x, inlet_error *err) {
+  for (int c = 0; c < N_COLS; c++) {
+    inlet_array *a = &b->columns[c];
+    const inlet_field *f = &b->schema.fields[c];
+    if (c != col) {
+      TRY(inlet_array_append_null(a, f, err));
+      continue;
+    }
+    TRY(fill(a, f, x, err));
+    TRY(inlet_array_append_struct_entry(a, err));
+  }
+  b->num_rows++;
+  return 0;
+}
+
+static int fill_protocol(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
+  const delta_protocol *p = x;
+  TRY(inlet_array_append_int(&a->children[0], &f->children[0], p->min_reader, err));
+  TRY(inlet_array_append_int(&a->children[1], &f->children[1], p->min_writer, err));
+  TRY(put_strv(&a->children[2], &f->children[2], p->reader_features, p->n_reader_features,
+               p->reader_features != NULL, err));
+  return put_strv(&a->children[3], &f->children[3], p->writer_features, p->n_writer_features,
+                  p->writer_features != NULL, err);
+}
+
+static int fill_metadata(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
+  const delta_metadata *m = x;
+  TRY(put_str(&a->children[0], &f->children[0], m->id, err));
+  TRY(put_str(&a->children[1], &f->children[1], m->name, err));
+  TRY(put_str(&a->children[2], &f->children[2], m->description, err));
+  inlet_array *fmt = &a->children[3];
+  const inlet_field *ff = &f->children[3];
+  TRY(put_str(&fmt->children[0], &ff->children[0], m->format ? m->format : "parquet", err));
+  TRY(put_map(&fmt->children[1], &ff->children[1], NULL, 0, true, err));
+  TRY(inlet_array_append_struct_entry(fmt, err));
+  TRY(put_str(&a->children[4], &f->children[4], m->schema_string, err));
+  TRY(put_strv(&a->children[5], &f->children[5], m->partition_columns, m->n_partition_columns,
+               true, err));
+  TRY(put_map(&a->children[6], &f->children[6], m->configuration, m->n_configuration, true, err));
+  return put_i64(&a->children[7], &f->children[7], m->created_time, m->created_time >= 0, err);
+}
+
+static int fill_txn(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
+  const delta_txn_entry *t = x;
+  TRY(put_str(&a->children[0], &f->children[0], t->app_id, err));
+  TRY(inlet_array_append_int(&a->children[1], &f->children[1], t->version, err));
+  return put_i64(&a->children[2], &f->children[2], t->last_updated, t->last_updated >= 0, err);
+}
+
+static int fill_domain(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
+  const delta_domain *d = x;
+  TRY(put_str(&a->children[0], &f->children[0], d->domain, err));
+  TRY(put_str(&a->children[1], &f->children[1], d->configuration, err));
+  return inlet_array_append_bool(&a->children[2], d->removed, err);
+}
+
+static int fill_add(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
+  const delta_add *ad = x;
+  char *enc = delta_path_encode(ad->path);
+  if (!enc) return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+  int rc = put_str(&a->children[0], &f->children[0], enc, err);
+  inlet_free(enc);
+  TRY(rc);
+  TRY(put_map(&a->children[1], &f->children[1], ad->partition_values, ad->n_partition_values,
+              true, err));
+  TRY(inlet_array_append_int(&a->children[2], &f->children[2], ad->size, err));
+  TRY(inlet_array_append_int(&a->children[3], &f->children[3], ad->modification_time, err));
+  /* A checkpoint is a state, not a change (Spark writes dataChange=false). */
+  TRY(inlet_array_append_bool(&a->children[4], false, err));
+  TRY(put_map(&a->children[5], &f->children[5], NULL, 0, false, err));
+  return put_str(&a->children[6], &f->children[6], ad->stats, err);
+}
+
+static int flush(inlet_parquet_writer *pw, inlet_batch *b, const inlet_schema *s, inlet_error *err) {
+  if (b->num_rows == 0) return 0;
+  TRY(inlet_parquet_writer_write(pw, b, err));
+  inlet_batch_reset(b);
+  return inlet_batch_init(b, s, err);
+}
+
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
+  for (int64_t i = 0; i < snap->n_files; i++)
+    FAIL_IF(snap->files[i].add.dv_id, err, INLET_EUNSUPPORTED,
+            "cannot checkpoint a table with deletion vectors yet");
+  inlet_schema cs;
+  TRY(inlet_schema_parse(&cs, CHECKPOINT_DDL, err));
+  char tmp_rel[128], final_rel[128];
+  snprintf(tmp_rel, sizeof tmp_rel, "_delta_log/.tmp-%020lld-%016llx.checkpoint.parquet",
+           (long long)snap->version, (unsigned long long)delta_random_u64());
+  snprintf(final_rel, sizeof final_rel, "_delta_log/%020lld.checkpoint.parquet",
+           (long long)snap->version);
+  char *tmp_abs = delta_join_path(st->root, tmp_rel);
+  inlet_parquet_writer *pw = NULL;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int rc = tmp_abs ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc == 0) rc = inlet_batch_init(&b, &cs, err);
+  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  po.sync_on_close = true;
+  if (rc == 0) rc = inlet_parquet_writer_open(&pw, tmp_abs, &cs, &po, err);
+  int64_t actions = 0;
+  if (rc == 0) rc = put_row(&b, COL_PROTOCOL, fill_protocol, &snap->protocol, err);
+  if (rc == 0) rc = put_row(&b, COL_META, fill_metadata, &snap->metadata, err);
+  actions += 2;
+  for (int64_t i = 0; rc == 0 && i < snap->n_txns; i++, actions++)
+    rc = put_row(&b, COL_TXN, fill_txn, &snap->txns[i], err);
+  for (int64_t i = 0; rc == 0 && i < snap->n_domains; i++, actions++)
+    rc = put_row(&b, COL_DOMAIN, fill_domain, &snap->domains[i], err);
+  for (int64_t i = 0; rc == 0 && i < snap->n_files; i++, actions++) {
+    rc = put_row(&b, COL_ADD, fill_add, &snap->files[i].add, err);
+    if (rc == 0 && b.num_rows >= CP_BATCH_ROWS) rc = flush(pw, &b, &cs, err);
+  }
+  if (rc == 0) rc = flush(pw, &b, &cs, err);
+  if (rc == 0) rc = inlet_parquet_writer_close(pw, err);
+  int64_t bytes = rc == 0 ? inlet_parquet_writer_bytes(pw) : 0;
+  if (rc == 0) {
+    inlet_parquet_writer_free(pw);
+    pw = NULL;
+    /* Same version, same content: replacing an existing checkpoint is safe. */
+    rc = st->ops->replace(st, tmp_rel, final_rel, err);
+  }
+  if (rc == 0) {
+    /* _last_checkpoint is a hint: written after the checkpoint is complete. */
+    char hint[256], htmp[128];
+    int n = snprintf(hint, sizeof hint,
+                     "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%lld,\"numOfAddFiles\":%lld}\n",
+                     (long long)snap->version, (long long)actions, (long long)bytes,
+                     (long long)snap->n_files);
+    snprintf(htmp, sizeof htmp, "_delta_log/.tmp-last-checkpoint-%016llx",
+             (unsigned long long)delta_random_u64());
+    inlet_wfile *wf = NULL;
+    rc = st->ops->create(st, htmp, &wf, err);
+    if (rc == 0) {
+      rc = inlet_wfile_append(wf, hint, (size_t)n, err);
+      int rc2 = inlet_wfile_close(wf, true, err);
+      if (rc == 0) rc = rc2;
+    }
+    if (rc == 0) rc = st->ops->replace(st, htmp, "_delta_log/_last_checkpoint", err);
+    if (rc < 0) {
+      inlet_error ignore = INLET_ERROR_INIT;
+      st->ops->remove(st, htmp, &ignore);
+    }
+  }
+  inlet_parquet_writer_free(pw); /* removes a partial file */
+  if (rc < 0) {
+    inlet_error ignore = INLET_ERROR_INIT;
+    st->ops->remove(st, tmp_rel, &ignore);
+  }
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&cs);
+  inlet_free(tmp_abs);
+  return rc;
+}

@@ -542,24 +542,22 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   const char *ci = delta_metadata_conf(&w->snap.metadata, "delta.checkpointInterval");
   int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
   if (interval > 0 && v > 0 && v % interval == 0) {
+    /* Best effort: the commit stands whether or not the checkpoint lands. */
     inlet_error ignore = INLET_ERROR_INIT;
-    (void)delta_checkpoint_write(w->table->st, &w->snap, &ignore);
+    delta_snapshot at;
+    if (delta_table_load(w->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
+      (void)delta_checkpoint_write(w->table->st, &at, &ignore);
+      delta_snapshot_reset(&at);
+    }
   }
 done:
   delta_txn_free(txn);
   return rc;
 }
 
-int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
-  (void)st;
-  (void)snap;
-  return inlet_fail(err, INLET_EUNSUPPORTED,
-                    "writing checkpoints needs the nested Parquet writer (not available yet)");
-}
-
 int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {
   delta_snapshot s;
-  TRY(delta_snapshot_load(&s, table->st, table->root_abs, DELTA_SNAP_LATEST, 0, err));
+  TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
   int rc = delta_checkpoint_write(table->st, &s, err);
   if (rc == 0 && version) *version = s.version;
   delta_snapshot_reset(&s);
