@@ -81,7 +81,7 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   cw->desc = desc;
   cw->cfg = cfg;
   cw->value_width = physical_width(desc);
-  cw->level_mode = desc->max_rep_level > 0 || desc->max_def_level > 1;
+  cw->level_mode = desc->max_rep_level > 0 || desc->max_def_level > 1 || desc->n_path > 1;
   inlet_buf_init(&cw->page_plain);
   inlet_buf_init(&cw->chunk);
   inlet_buf_init(&cw->dict_page);

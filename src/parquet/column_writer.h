@@ -53,7 +53,8 @@ typedef struct pq_column_writer {
   pq_dict dict;                  /* owned */
   bool dict_ready;
 
-  bool level_mode;               /* nested leaf: explicit def/rep levels (write_levels) */
+  bool level_mode;               /* nested leaf (below the root's children, or with
+                                    levels a bitmap cannot carry): write_levels */
   bool dict_full;                /* level mode: fall back to PLAIN after the current rows */
 
   /* Current page. */
@@ -104,8 +105,8 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
                            inlet_error *err);
 
 /*
- * Level-based append for nested leaves (max repetition level > 0 or max
- * definition level > 1): @p n_levels definition/repetition level pairs
+ * Level-based append for nested leaves (path longer than one, max
+ * repetition level > 0 or max definition level > 1): @p n_levels definition/repetition level pairs
  * (@p def NULL = all at the maximum, @p rep NULL = all 0) covering complete
  * rows (the first repetition level is 0), and the leaf values: rows
  * [start, start + n) of @p a, whose non-null entries correspond in order

@@ -24,6 +24,7 @@
 #include "parquet/column_writer.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
+#include "parquet/shred.h"
 #include "parquet/stats.h"
 #include "storage/storage.h"
 #include "util/buf.h"
@@ -46,6 +47,7 @@ struct inlet_parquet_writer {
   pq_column_config cfg;
   int32_t n_cols;
   pq_column_writer *cols;     /* owned, n_cols */
+  pq_shredder *shred;         /* owned, n_cols; used by nested leaves (level_mode) */
   pq_row_group *rgs;          /* owned array (contents in meta's arena) */
   int32_t n_rgs, cap_rgs;
   int64_t rg_rows;            /* rows in the open row group */
@@ -124,7 +126,10 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
 static void writer_destroy(inlet_parquet_writer *w) {
   if (w->cols)
     for (int32_t i = 0; i < w->n_cols; i++) pq_column_writer_reset(&w->cols[i]);
+  if (w->shred)
+    for (int32_t i = 0; i < w->n_cols; i++) pq_shredder_reset(&w->shred[i]);
   inlet_free(w->cols);
+  inlet_free(w->shred);
   inlet_free(w->rgs);
   pq_schema_desc_reset(&w->desc);
   pq_file_metadata_reset(&w->meta);
@@ -154,15 +159,12 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   w->path = inlet_strdup(path);
   FAIL_GOTO(!w->path, err, INLET_ENOMEM, "%s: out of memory", path);
   TRY_GOTO(inlet_schema_copy(&w->schema, schema, err));
-  rc = pq_schema_to_parquet(&w->meta, &w->desc, schema, err);
+  /* Descriptors point into w->schema (our copy), which outlives them. */
+  rc = pq_writer_schema(&w->meta, &w->desc, &w->schema, err);
   if (rc < 0) {
     inlet_error_prefix(err, "%s", path);
     goto done;
   }
-  for (int32_t i = 0; i < w->desc.n_columns; i++)
-    FAIL_GOTO(w->desc.columns[i].max_rep_level > 0 || w->desc.columns[i].n_path != 1, err,
-              INLET_EUNSUPPORTED, "%s: nested column \"%s\" is not supported yet", path,
-              w->desc.columns[i].path);
 
   w->cfg.codec = (int32_t)o->compression;
   w->cfg.compression_level = o->compression_level;
@@ -190,8 +192,14 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   w->n_cols = w->desc.n_columns;
   w->cols = inlet_calloc((size_t)w->n_cols, sizeof *w->cols);
   FAIL_GOTO(!w->cols, err, INLET_ENOMEM, "%s: out of memory", path);
-  for (int32_t i = 0; i < w->n_cols; i++)
+  w->shred = inlet_calloc((size_t)w->n_cols, sizeof *w->shred);
+  FAIL_GOTO(!w->shred, err, INLET_ENOMEM, "%s: out of memory", path);
+  for (int32_t i = 0; i < w->n_cols; i++) {
     TRY_GOTO(pq_column_writer_init(&w->cols[i], &w->desc.columns[i], &w->cfg, err));
+    if (w->cols[i].level_mode)
+      TRY_GOTO(pq_shredder_init(&w->shred[i], &w->schema, i, w->desc.columns[i].max_def_level,
+                                w->desc.columns[i].path, err));
+  }
 
   TRY_GOTO(inlet_wfile_create_path(&w->file, path, err));
   rc = inlet_wfile_append(w->file, PQ_FOOTER_MAGIC, 4, err);
@@ -281,7 +289,9 @@ static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inle
     }
     /* Builders leave values NULL for all-null columns (and strings for
      * all-empty ones); anything else needs its values. */
-    FAIL_IF(!var && !a->values && a->null_count != a->length, err, INLET_EINVAL,
+    bool nested = f->type.id == INLET_TYPE_STRUCT || f->type.id == INLET_TYPE_LIST ||
+                  f->type.id == INLET_TYPE_MAP; /* shapes checked while shredding */
+    FAIL_IF(!var && !nested && !a->values && a->null_count != a->length, err, INLET_EINVAL,
             "%s: column \"%s\" has no values buffer", w->path, f->name);
   }
   return 0;
@@ -311,8 +321,18 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
   while (done < batch->num_rows) {
     int64_t n = slice_rows(w, batch->num_rows - done);
     for (int32_t i = 0; i < w->n_cols; i++) {
-      int rc = pq_column_writer_write(&w->cols[i], &batch->columns[w->desc.columns[i].field_index],
-                                      done, n, err);
+      const inlet_array *top = &batch->columns[w->desc.columns[i].field_index];
+      int rc;
+      if (w->cols[i].level_mode) {
+        pq_shredder *sh = &w->shred[i];
+        rc = pq_shred(sh, top, done, n, err);
+        if (rc == 0)
+          rc = pq_column_writer_write_levels(&w->cols[i], sh->def, sh->rep, sh->n_levels,
+                                             &sh->values, 0, sh->values.length, err);
+        if (rc < 0) inlet_error_prefix(err, "%s", w->path);
+      } else {
+        rc = pq_column_writer_write(&w->cols[i], top, done, n, err);
+      }
       if (rc < 0) {
         /* Columns now disagree on their row counts: the file cannot be
          * finished consistently. */

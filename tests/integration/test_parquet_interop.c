@@ -25,6 +25,7 @@
 
 #include "inlet/batch.h"
 #include "inlet/parquet.h"
+#include "inlet/text.h"
 #include "parquet/column_writer.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
@@ -796,6 +797,131 @@ static void test_interop__list_levels_with_dictionary(void **state) {
   inlet_buf_reset(&ex);
 }
 
+
+/* ---- nested columns through the public writer ----------------------------- */
+
+static const char *NESTED_DDL =
+    "id int not null, s struct<a:int,b:string>, l array<long>, m map<string,int>, "
+    "ls array<struct<x:double,y:array<string>>>, ll array<array<int>>";
+
+/* NDJSON input and the canonical rows refcheck should print; @ is the id. */
+static const char *NESTED_IN[] = {
+    "{\"id\":@,\"s\":{\"a\":1,\"b\":\"x\"},\"l\":[1,2,3],\"m\":{\"k1\":1,\"k2\":2},"
+    "\"ls\":[{\"x\":1.5,\"y\":[\"a\",\"b\"]}],\"ll\":[[1],[2,3]]}",
+    "{\"id\":@,\"s\":null,\"l\":null,\"m\":null,\"ls\":null,\"ll\":null}",
+    "{\"id\":@,\"s\":{\"a\":null,\"b\":null},\"l\":[],\"m\":{},\"ls\":[],\"ll\":[]}",
+    "{\"id\":@,\"s\":{\"a\":-5},\"l\":[null,7,null],\"m\":{\"z\":null},"
+    "\"ls\":[null,{\"x\":null,\"y\":null},{\"x\":2,\"y\":[]}],\"ll\":[null,[],[null,4]]}",
+    "{\"id\":@}",
+    "{\"id\":@,\"l\":[\"9223372036854775807\"],\"m\":{\"b\":2,\"a\":1}}",
+};
+static const char *NESTED_OUT[] = {
+    "[@,{\"a\":1,\"b\":\"x\"},[1,2,3],[[\"k1\",1],[\"k2\",2]],[{\"x\":1.5,\"y\":[\"a\",\"b\"]}],"
+    "[[1],[2,3]]]",
+    "[@,null,null,null,null,null]",
+    "[@,{\"a\":null,\"b\":null},[],[],[],[]]",
+    "[@,{\"a\":-5,\"b\":null},[null,7,null],[[\"z\",null]],"
+    "[null,{\"x\":null,\"y\":null},{\"x\":2,\"y\":[]}],[null,[],[null,4]]]",
+    "[@,null,null,null,null,null]",
+    "[@,null,[\"9223372036854775807\"],[[\"a\",1],[\"b\",2]],null,null]",
+};
+#define N_NESTED ((int)(sizeof NESTED_IN / sizeof NESTED_IN[0]))
+
+static void put_template(inlet_buf *o, const char *t, int id) {
+  for (; *t; t++) {
+    if (*t == '@') inlet_buf_appendf(o, "%d", id);
+    else inlet_buf_push(o, (uint8_t)*t);
+  }
+}
+
+static void run_nested_public(const char *tag, int reps, inlet_compression codec, bool dict,
+                              int64_t rg_rows, int64_t page_bytes) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  inlet_schema_init(&schema);
+  assert_int_equal(inlet_schema_parse(&schema, NESTED_DDL, &err), 0);
+  inlet_buf in = INLET_BUF_INIT, ex = INLET_BUF_INIT;
+  inlet_buf_puts(&ex, "{\"rows\":[\n");
+  for (int r = 0; r < reps; r++) {
+    for (int k = 0; k < N_NESTED; k++) {
+      int id = r * 10 + k;
+      put_template(&in, NESTED_IN[k], id);
+      inlet_buf_push(&in, '\n');
+      if (r || k) inlet_buf_puts(&ex, ",\n");
+      put_template(&ex, NESTED_OUT[k], id);
+    }
+  }
+  inlet_buf_puts(&ex, "\n]}\n");
+  assert_int_equal(inlet_buf_status(&in) | inlet_buf_status(&ex), 0);
+
+  char *dir = tu_mkdtemp(tag);
+  char path[1024], expect_path[1024], duck_path[1024];
+  snprintf(path, sizeof path, "%s/data.parquet", dir);
+  snprintf(expect_path, sizeof expect_path, "%s/expected.json", dir);
+  snprintf(duck_path, sizeof duck_path, "%s/duckdb.json", dir);
+  assert_int_equal(tu_write_file(expect_path, ex.data, ex.len), 0);
+
+  inlet_text_reader *tr = NULL;
+  inlet_text_reader_options to = INLET_TEXT_READER_OPTIONS_INIT;
+  to.max_batch_rows = 100; /* several batches, boundaries inside row groups */
+  assert_int_equal(inlet_text_reader_open_memory(&tr, in.data, in.len, &schema, &to, &err), 0);
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.compression = codec;
+  o.dictionary = dict;
+  o.row_group_max_rows = rg_rows;
+  if (page_bytes) o.page_bytes = page_bytes;
+  o.sync_on_close = false;
+  inlet_parquet_writer *w = NULL;
+  int rc = inlet_parquet_writer_open(&w, path, &schema, &o, &err);
+  if (rc) fprintf(stderr, "%s: open: %s\n", tag, inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int64_t total = 0;
+  for (;;) {
+    rc = inlet_text_reader_next(tr, &b, &err);
+    if (rc) fprintf(stderr, "%s: text: %s\n", tag, inlet_errmsg(&err));
+    assert_int_equal(rc, 0);
+    if (b.num_rows == 0) break;
+    total += b.num_rows;
+    rc = inlet_parquet_writer_write(w, &b, &err);
+    if (rc) fprintf(stderr, "%s: write: %s\n", tag, inlet_errmsg(&err));
+    assert_int_equal(rc, 0);
+  }
+  assert_int_equal(total, (int64_t)reps * N_NESTED);
+  assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&b);
+  inlet_text_reader_free(tr);
+  inlet_schema_reset(&schema);
+  inlet_buf_reset(&in);
+  inlet_buf_reset(&ex);
+
+  tu_result res;
+  tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, path, duck_path);
+  if (res.status != 0) {
+    char *out = tu_read_file(duck_path, NULL);
+    fprintf(stderr, "%s: refcheck parquet exit %d\n%s\n%s\n", tag, res.status, out ? out : "",
+            res.err);
+    free(out);
+  }
+  assert_int_equal(res.status, 0);
+  tu_result_free(&res);
+  tu_sh(&res, "'%s' '%s' compare '%s' '%s' --ordered", INLET_NODE, INLET_REFCHECK, duck_path,
+        expect_path);
+  if (res.status != 0) fprintf(stderr, "%s: %s\n%s\n%s\n", tag, path, res.out, res.err);
+  assert_int_equal(res.status, 0);
+  tu_result_free(&res);
+  if (!getenv("INLET_TEST_KEEP")) tu_rmtree(dir);
+}
+
+static void test_interop__nested_struct_list_map_columns(void **state) {
+  (void)state;
+  run_nested_public("interop_nested_one", 1, INLET_COMPRESSION_SNAPPY, true, 0, 0);
+  run_nested_public("interop_nested_dict", 60, INLET_COMPRESSION_ZSTD, true, 128, 256);
+  run_nested_public("interop_nested_plain", 60, INLET_COMPRESSION_UNCOMPRESSED, false, 50, 300);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_interop__uncompressed_dict_and_plain),
@@ -809,6 +935,7 @@ int main(void) {
       cmocka_unit_test(test_interop__list_levels_read_back),
       cmocka_unit_test(test_interop__struct_levels_read_back),
       cmocka_unit_test(test_interop__list_levels_with_dictionary),
+      cmocka_unit_test(test_interop__nested_struct_list_map_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

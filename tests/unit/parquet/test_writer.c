@@ -41,6 +41,9 @@ static void batch_from_ddl(inlet_batch *b, const char *ddl) {
 static void put_int(inlet_batch *b, int col, int64_t v) {
   assert_int_equal(inlet_array_append_int(&b->columns[col], &b->schema.fields[col], v, NULL), 0);
 }
+static void put_int_field(inlet_array *a, const inlet_field *f, int64_t v) {
+  assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+}
 static void put_null(inlet_batch *b, int col) {
   assert_int_equal(inlet_array_append_null(&b->columns[col], &b->schema.fields[col], NULL), 0);
 }
@@ -777,17 +780,56 @@ static void test_writer__batch_schema_mismatch_is_einval(void **state) {
   inlet_batch_reset(&b);
 }
 
-static void test_writer__nested_schema_is_unsupported(void **state) {
+static void test_writer__nested_schema_uses_three_level_lists_and_maps(void **state) {
   (void)state;
   inlet_batch b;
-  batch_from_ddl(&b, "s struct<a:int>");
+  batch_from_ddl(&b, "s struct<a:int>, l array<long>, m map<string,int>");
+  b.num_rows = 0;
   const char *path = tmp_file("writer_nested");
+  write_file(path, &b, NULL);
+  pq_file_metadata m;
+  read_footer(path, &m);
+  /* schema, s, a, l, list, element, m, key_value, key, value */
+  assert_int_equal(m.n_schema, 10);
+  static const char *names[] = {"schema", "s", "a", "l", "list", "element",
+                                "m", "key_value", "key", "value"};
+  for (int i = 0; i < 10; i++) assert_string_equal(m.schema[i].name, names[i]);
+  assert_int_equal(m.schema[3].converted_type, PQ_CT_LIST);
+  assert_int_equal(m.schema[3].logical.kind, PQ_LT_LIST);
+  assert_int_equal(m.schema[4].repetition, PQ_REPEATED);
+  assert_int_equal(m.schema[6].converted_type, PQ_CT_MAP);
+  assert_int_equal(m.schema[7].repetition, PQ_REPEATED);
+  assert_int_equal(m.schema[8].repetition, PQ_REQUIRED);
+  assert_int_equal(m.schema[8].logical.kind, PQ_LT_STRING);
+  assert_int_equal(m.schema[9].repetition, PQ_OPTIONAL);
+  assert_int_equal(m.n_column_orders, 4);
+  pq_file_metadata_reset(&m);
+  inlet_batch_reset(&b);
+}
+
+static void test_writer__null_map_key_is_einval(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "m map<string,int>");
+  inlet_array *ma = &b.columns[0];
+  inlet_array *entries = &ma->children[0];
+  const inlet_field *ef = &b.schema.fields[0].children[0];
+  /* One row holding one entry whose key is null. */
+  assert_int_equal(inlet_array_append_null(&entries->children[0], &ef->children[0], NULL), 0);
+  put_int_field(&entries->children[1], &ef->children[1], 1);
+  entries->length = 1;
+  assert_int_equal(inlet_array_reserve_rows(ma, &b.schema.fields[0], 1, NULL), 0);
+  ma->offsets[0] = 0;
+  ma->offsets[1] = 1;
+  ma->length = 1;
+  b.num_rows = 1;
+  const char *path = tmp_file("writer_nullkey");
   inlet_parquet_writer *w = NULL;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(inlet_parquet_writer_open(&w, path, &b.schema, NULL, &err),
-                   INLET_EUNSUPPORTED);
-  assert_null(w);
-  assert_int_not_equal(access(path, F_OK), 0);
+  assert_int_equal(inlet_parquet_writer_open(&w, path, &b.schema, NULL, &err), 0);
+  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "map key"));
+  inlet_parquet_writer_free(w);
   inlet_batch_reset(&b);
 }
 
@@ -1146,7 +1188,8 @@ int main(void) {
       cmocka_unit_test(test_writer__existing_file_is_not_replaced),
       cmocka_unit_test(test_writer__null_in_required_column_is_einval),
       cmocka_unit_test(test_writer__batch_schema_mismatch_is_einval),
-      cmocka_unit_test(test_writer__nested_schema_is_unsupported),
+      cmocka_unit_test(test_writer__nested_schema_uses_three_level_lists_and_maps),
+      cmocka_unit_test(test_writer__null_map_key_is_einval),
       cmocka_unit_test(test_writer__bad_options_are_einval),
       cmocka_unit_test(test_writer__every_flat_type_writes_annotated_schema),
       cmocka_unit_test(test_writer__row_group_bytes_bounds_row_groups),
