@@ -15,6 +15,7 @@
  * commit that references it is published; a writer freed without commit
  * removes its files.
  */
+#include <jansson.h>
 #include <stdio.h>
 
 #include "delta/delta_table_int.h"
@@ -493,9 +494,21 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   if (w->opts.expected_version >= 0) delta_txn_set_strict(txn, true);
   if (w->opts.max_attempts > 0) delta_txn_set_max_attempts(txn, w->opts.max_attempts);
   delta_txn_add_rows(txn, w->rows);
-  char params[64];
-  snprintf(params, sizeof params, "{\"mode\":\"Append\",\"partitionBy\":\"[]\"}");
-  if ((rc = delta_txn_set_params(txn, params, err)) < 0) goto done;
+  /* operationParameters as Spark writes them: partitionBy is a JSON array
+   * inside a string. */
+  json_t *cols = json_array();
+  for (int32_t p = 0; p < w->n_part; p++)
+    json_array_append_new(cols, json_string(w->snap.metadata.partition_columns[p]));
+  char *cols_s = json_dumps(cols, JSON_COMPACT);
+  json_decref(cols);
+  json_t *params = json_pack("{s:s,s:s}", "mode", "Append", "partitionBy", cols_s ? cols_s : "[]");
+  free(cols_s);
+  char *params_s = params ? json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(params);
+  rc = params_s ? delta_txn_set_params(txn, params_s, err)
+                : inlet_fail(err, INLET_ENOMEM, "out of memory");
+  free(params_s);
+  if (rc < 0) goto done;
   if (w->app_id) {
     delta_action ta;
     memset(&ta, 0, sizeof ta);
