@@ -400,14 +400,16 @@ int text_format_value(inlet_buf *b, const inlet_array *a, const inlet_field *f, 
     break;
   }
   case INLET_TYPE_STRING: {
-    const char *s = (const char *)a->values + a->offsets[row];
     size_t n = (size_t)(a->offsets[row + 1] - a->offsets[row]);
-    put_str(b, n ? s : "", n, json);
+    /* values may be NULL when every string is empty */
+    put_str(b, n ? (const char *)a->values + a->offsets[row] : "", n, json);
     break;
   }
   case INLET_TYPE_BINARY:
-    put_hex(b, a->values + a->offsets[row], (size_t)(a->offsets[row + 1] - a->offsets[row]), json,
-            false);
+  {
+    size_t n = (size_t)(a->offsets[row + 1] - a->offsets[row]);
+    put_hex(b, n ? a->values + a->offsets[row] : (const uint8_t *)"", n, json, false);
+  }
     break;
   case INLET_TYPE_FIXED_BINARY:
     put_hex(b, a->values + row * t->byte_width, (size_t)t->byte_width, json,

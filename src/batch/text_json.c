@@ -55,8 +55,9 @@ void text_field_index_free(text_field_index *idx) {
   inlet_free(idx);
 }
 
+/* Keys may hold NUL bytes (\u0000), so compare lengths, not C strings. */
 static bool name_is(const char *name, const char *s, size_t n) {
-  return strncmp(name, s, n) == 0 && name[n] == '\0';
+  return strlen(name) == n && memcmp(name, s, n) == 0;
 }
 
 int text_field_index_find(const text_field_index *idx, const char *s, size_t n) {

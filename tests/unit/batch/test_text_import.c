@@ -365,6 +365,18 @@ static void test_ndjson__non_string_values_keep_their_text_in_strings(void **sta
   inlet_batch_reset(&b);
 }
 
+static void test_ndjson__keys_with_nul_bytes_match_no_field(void **state) {
+  (void)state;
+  inlet_batch b;
+  bad_log log;
+  read_all(&b, "a int, s string", "{\"a\\u0000b\":1,\"a\":2,\"s\":\"\"}\n", INLET_TEXT_NDJSON,
+           &log, NULL);
+  assert_int_equal(log.n, 0);
+  assert_string_equal(cell(&b, 0, 0), "2");
+  assert_string_equal(cell(&b, 1, 0), "\"\""); /* an empty string with no data buffer */
+  inlet_batch_reset(&b);
+}
+
 static void test_ndjson__invalid_utf8_string_is_bad(void **state) {
   (void)state;
   inlet_batch b;
@@ -561,6 +573,7 @@ int main(void) {
       cmocka_unit_test(test_ndjson__strict_rejects_unknown_fields),
       cmocka_unit_test(test_reader__byte_order_mark_is_skipped),
       cmocka_unit_test(test_ndjson__invalid_utf8_string_is_bad),
+      cmocka_unit_test(test_ndjson__keys_with_nul_bytes_match_no_field),
       cmocka_unit_test(test_ndjson__non_string_values_keep_their_text_in_strings),
       cmocka_unit_test(test_csv__quoting_newlines_and_nulls),
       cmocka_unit_test(test_csv__header_errors_are_fatal),
