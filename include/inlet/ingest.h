@@ -69,11 +69,21 @@
  * arrived (rows with a null event time are never late). Late rows are kept
  * (counted, and flagged true in the boolean column named by the table
  * property "inlet.ingest.lateFlagColumn", which on-time rows get false),
- * dropped (counted), or routed to another table (committed there first with
- * its own txn APP#late = batch sequence, so a replay does not route twice).
+ * dropped (counted), or routed to another table (committed there first,
+ * with txn actions APP#late = batch sequence and APP#late#p0..2 = the source
+ * position the routed rows reach; a replayed batch, whose boundaries may
+ * differ from the first attempt's, routes only rows past that position, so
+ * each late row lands in the late table once).
  * A partition column whose schemaString metadata has a
  * delta.generationExpression of CAST(c AS DATE), to_date(c), or
  * date_format(c, 'yyyy-MM-dd[-HH]') is computed from column c.
+ *
+ * Sources. file:PATH positions survive restarts (above). stdin cannot be
+ * replayed: committed data is never duplicated within a run, but records a
+ * process read and did not commit before it died are gone, and a restarted
+ * process starts with whatever stdin now holds. Redis: XREAD after the
+ * recorded entry id; the record is the entry's "data" (or "json",
+ * "payload") field, else a JSON object of all its fields.
  *
  * Thread safety: one run per thread; the stop flag may be set from a signal
  * handler.
@@ -120,8 +130,9 @@ typedef struct inlet_ingest_progress {
   int64_t bytes;           /* source bytes consumed */
   int64_t last_version;    /* last table version committed, -1 none */
   int64_t batch_rows;      /* this batch (BATCH events) */
-  int64_t lag_ms;          /* source lag: now - arrival (redis: entry id time) of the
-                              batch's last record; -1 unknown */
+  int64_t lag_ms;          /* source lag: now - the redis entry id time of the batch's
+                              last record; -1 unknown (files) */
+  int64_t lag_bytes;       /* file sources: bytes of the file not yet read; -1 unknown */
   int64_t watermark_us;    /* INT64_MIN when none */
   int64_t sequence;        /* last batch sequence committed for the app id */
   int64_t elapsed_ms;      /* since the run started */

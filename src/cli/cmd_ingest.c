@@ -53,12 +53,13 @@ static void json_event(const inlet_ingest_progress *p) {
   static const char *const names[] = {"started", "batch", "idle", "warning", "finished"};
   printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
          "\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,\"bytes\":%lld,"
-         "\"version\":%lld,\"batch_rows\":%lld,\"lag_ms\":%lld,\"sequence\":%lld,"
-         "\"elapsed_ms\":%lld",
+         "\"version\":%lld,\"batch_rows\":%lld,\"lag_ms\":%lld,\"lag_bytes\":%lld,"
+         "\"sequence\":%lld,\"elapsed_ms\":%lld",
          names[p->event], (long long)p->batches, (long long)p->rows, (long long)p->late_rows,
          (long long)p->dropped_rows, (long long)p->routed_rows, (long long)p->rejected,
          (long long)p->bytes, (long long)p->last_version, (long long)p->batch_rows,
-         (long long)p->lag_ms, (long long)p->sequence, (long long)p->elapsed_ms);
+         (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
+         (long long)p->elapsed_ms);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);
   if (p->position) {
     printf(",\"position\":\"");
@@ -102,6 +103,7 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
                             : 0.0;
   char lag[32] = "-";
   if (p->lag_ms >= 0) snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
+  else if (p->lag_bytes >= 0) snprintf(lag, sizeof lag, "%lldB", (long long)p->lag_bytes);
   fprintf(stderr, "\r\033[K%.0f events/s  batches %lld  version %lld  lag %s  late %.1f%%  "
           "rejected %lld  rows %lld",
           rate, (long long)p->batches, (long long)p->last_version, lag, late_pct,

@@ -722,18 +722,22 @@ static void set_metrics_and_txns(ingester *g) {
   stream_pos_format(pos, sizeof pos, g->src->kind, &g->last);
   stream_pos_format(start, sizeof start, g->src->kind, &g->committed);
   int64_t lag = g->b_time_ms >= 0 ? stream_wall_ms() - g->b_time_ms : -1;
+  int64_t lag_bytes = g->src->ops->lag_bytes(g->src);
   int n = snprintf(g->metrics, sizeof g->metrics,
                    "{\"numSourceRecords\":\"%lld\",\"numLateRows\":\"%lld\","
                    "\"numRejectedRows\":\"%lld\",\"numDroppedLateRows\":\"%lld\","
                    "\"numRoutedLateRows\":\"%lld\",\"numSourceBytes\":\"%lld\","
-                   "\"sourceLagMs\":\"%lld\",\"batchSequence\":\"%lld\","
+                   "\"sourceLagMs\":\"%lld\",\"sourceLagBytes\":\"%lld\","
+                   "\"batchSequence\":\"%lld\","
                    "\"sourceStartPosition\":\"%s\",\"sourcePosition\":\"%s\","
                    "\"watermark\":\"%s\",\"ingestAppId\":%s}",
                    (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
                    (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
-                   (long long)lag, (long long)(g->seq + 1), start, pos, wm, g->app_json);
+                   (long long)lag, (long long)lag_bytes, (long long)(g->seq + 1), start, pos, wm,
+                   g->app_json);
   (void)n;
   g->prog.lag_ms = lag;
+  g->prog.lag_bytes = lag_bytes;
 }
 
 /* A concurrent commit recorded our app id, or the table changed under us:
@@ -906,6 +910,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->dl_fd = -1;
   g->prog.last_version = -1;
   g->prog.lag_ms = -1;
+  g->prog.lag_bytes = -1;
   g->wm.value = INT64_MIN;
   if (g->o.app_id) {
     FAIL_IF(!*g->o.app_id || strlen(g->o.app_id) >= sizeof g->app - 8, err, INLET_EINVAL,

@@ -442,7 +442,19 @@ static void file_free(stream_source *s) {
   inlet_free(f);
 }
 
-static const stream_source_ops file_ops = {file_next, file_seek, file_finish_pos, file_free};
+static int64_t file_lag_bytes(stream_source *s) {
+  file_src *f = (file_src *)s;
+  struct stat st;
+  if (!f->path || f->fd < 0 || fstat(f->fd, &st) < 0) return -1;
+  int64_t lag = (int64_t)st.st_size - (f->file_off + (int64_t)f->start);
+  return lag < 0 ? 0 : lag;
+}
+
+static const stream_source_ops file_ops = {.next = file_next,
+                                           .seek = file_seek,
+                                           .finish_pos = file_finish_pos,
+                                           .lag_bytes = file_lag_bytes,
+                                           .free = file_free};
 
 int stream_file_open(stream_source **out, const char *path, bool is_stdin,
                      const stream_source_options *o, inlet_error *err) {

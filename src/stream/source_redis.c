@@ -253,7 +253,13 @@ static void redis_free(stream_source *s) {
   inlet_free(r);
 }
 
-static const stream_source_ops redis_ops = {redis_next, redis_seek, redis_finish_pos, redis_free};
+static int64_t redis_lag_bytes(stream_source *s) { return -1; }
+
+static const stream_source_ops redis_ops = {.next = redis_next,
+                                            .seek = redis_seek,
+                                            .finish_pos = redis_finish_pos,
+                                            .lag_bytes = redis_lag_bytes,
+                                            .free = redis_free};
 
 int stream_redis_open(stream_source **out, const char *url, const stream_source_options *o,
                       inlet_error *err) {

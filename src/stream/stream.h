@@ -63,6 +63,8 @@ typedef struct stream_source_ops {
   int (*seek)(stream_source *s, const stream_pos *pos, inlet_buf *warn, inlet_error *err);
   /* Completes @p pos (e.g. the file fingerprint) before it is committed. */
   int (*finish_pos)(stream_source *s, stream_pos *pos, inlet_error *err);
+  /* Source bytes not yet read (file: size - position), -1 when unknown. */
+  int64_t (*lag_bytes)(stream_source *s);
   void (*free)(stream_source *s);
 } stream_source_ops;
 
