@@ -414,6 +414,12 @@ static int map_leaf(const map_ctx *m, const pq_schema_element *e, pq_column_desc
   return 0;
 }
 
+int pq_column_map_type(pq_column_desc *c, const pq_schema_element *e, const char *file_name,
+                       inlet_error *err) {
+  map_ctx m = {fname(file_name), c->path ? c->path : (e->name ? e->name : ""), err};
+  return map_leaf(&m, e, c);
+}
+
 int pq_schema_build_tree(pq_schema_desc *out, const pq_schema_element *elems, int32_t n,
                          const char *file_name, inlet_error *err) {
   pq_schema_desc_reset(out);

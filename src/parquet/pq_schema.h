@@ -135,6 +135,17 @@ int pq_schema_build_tree(pq_schema_desc *out, const pq_schema_element *elems, in
 int pq_schema_to_parquet(pq_file_metadata *meta, pq_schema_desc *out, const inlet_schema *schema,
                          inlet_error *err);
 
+/*
+ * Maps the annotations of leaf element @p e onto c->type, c->conv and
+ * c->scale_factor, with the rules and errors of pq_schema_from_parquet
+ * (repetition aside). c->physical_type and c->type_length must describe
+ * @p e, as pq_schema_build_tree leaves them; c->path (or e->name) names the
+ * column in messages. For nested readers, which map each leaf themselves.
+ * @return 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (DECIMAL precision > 38).
+ */
+int pq_column_map_type(pq_column_desc *c, const pq_schema_element *e, const char *file_name,
+                       inlet_error *err);
+
 /* Sort order of a leaf element's statistics (TypeDefinedOrder rules). */
 pq_sort_order pq_element_sort_order(const pq_schema_element *leaf);
 

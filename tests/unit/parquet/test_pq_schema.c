@@ -295,6 +295,19 @@ static void test_schema__nested_tree_levels_and_paths(void **state) {
   assert_int_equal(d.nodes[4].depth, 3);
   assert_int_equal(d.nodes[4].column, 1);
   assert_int_equal(d.nodes[3].column, -1);
+  /* Nested readers map each leaf's type themselves. */
+  assert_int_equal(pq_column_map_type(&d.columns[1], &e[4], "n.parquet", &err), 0);
+  assert_int_equal(d.columns[1].type.id, INLET_TYPE_INT32);
+  e[4].logical.kind = PQ_LT_INTEGER;
+  e[4].logical.bit_width = 16;
+  e[4].logical.is_signed = false;
+  assert_int_equal(pq_column_map_type(&d.columns[1], &e[4], "n.parquet", &err), 0);
+  assert_int_equal(d.columns[1].type.id, INLET_TYPE_UINT16);
+  assert_int_equal(d.columns[1].conv, PQ_CONV_INT_NARROW);
+  e[4].logical.kind = PQ_LT_STRING;
+  assert_int_equal(pq_column_map_type(&d.columns[1], &e[4], "n.parquet", &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "\"a.list.element\": STRING annotation"));
+  nested_elems(e);
   pq_schema_desc_reset(&d);
 
   /* The flat mapping refuses it, naming the first nested column. */
