@@ -102,6 +102,24 @@ static void put(char *out, size_t cap, size_t *pos, const char *s, size_t n) {
   *pos += n;
 }
 
+/* Writes a struct field name, back-quoted unless the DDL parser reads it
+ * as a plain word, so the type text parses back. */
+static void put_name(char *out, size_t cap, size_t *pos, const char *name) {
+  bool plain = *name != '\0';
+  for (const char *p = name; *p; p++)
+    if (!isalnum((unsigned char)*p) && *p != '_') plain = false;
+  if (plain) {
+    put(out, cap, pos, name, strlen(name));
+    return;
+  }
+  put(out, cap, pos, "`", 1);
+  for (const char *p = name; *p; p++) {
+    if (*p == '`') put(out, cap, pos, "`", 1);
+    put(out, cap, pos, p, 1);
+  }
+  put(out, cap, pos, "`", 1);
+}
+
 static void field_type_name(const inlet_field *f, char *out, size_t cap, size_t *pos) {
   char tmp[64];
   switch (f->type.id) {
@@ -109,7 +127,7 @@ static void field_type_name(const inlet_field *f, char *out, size_t cap, size_t 
     put(out, cap, pos, "struct<", 7);
     for (int32_t i = 0; i < f->n_children; i++) {
       if (i) put(out, cap, pos, ",", 1);
-      put(out, cap, pos, f->children[i].name, strlen(f->children[i].name));
+      put_name(out, cap, pos, f->children[i].name);
       put(out, cap, pos, ":", 1);
       field_type_name(&f->children[i], out, cap, pos);
       if (!f->children[i].nullable) put(out, cap, pos, " not null", 9);

@@ -118,6 +118,12 @@ static void test_parse__nested_types_and_names(void **state) {
   assert_int_equal(n, strlen(name));
   inlet_field_type_name(m, name, sizeof name);
   assert_string_equal(name, "map<string,integer>");
+  /* Odd struct field names come back quoted, so the text parses again. */
+  inlet_schema q;
+  assert_int_equal(inlet_schema_parse(&q, "x struct<`a b`:int, `c``d`:string>", NULL), 0);
+  inlet_field_type_name(&q.fields[0], name, sizeof name);
+  assert_string_equal(name, "struct<`a b`:integer,`c``d`:string>");
+  inlet_schema_reset(&q);
   /* Truncation still reports the full length. */
   char small[8];
   assert_int_equal(inlet_field_type_name(m, small, sizeof small), strlen("map<string,integer>"));
