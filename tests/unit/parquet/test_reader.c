@@ -149,6 +149,62 @@ static void test_reader__metadata_json_describes_chunks(void **state) {
   inlet_parquet_reader_free(r);
 }
 
+static void test_reader__nested_lists_assemble_offsets_and_nulls(void **state) {
+  (void)state;
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, DATA "/list_columns.parquet", NULL, &err), 0);
+  const inlet_schema *s = inlet_parquet_reader_schema(r);
+  assert_int_equal(s->n_fields, 2);
+  assert_int_equal(s->fields[0].type.id, INLET_TYPE_LIST);
+  assert_int_equal(s->fields[0].children[0].type.id, INLET_TYPE_INT64);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(inlet_batch_validate(&b, &err), 0);
+  /* int64_list: [1,2,3], [null,1], [4] */
+  const inlet_array *l = &b.columns[0], *e = &l->children[0];
+  assert_int_equal(l->length, 3);
+  assert_int_equal(l->offsets[1], 3);
+  assert_int_equal(l->offsets[2], 5);
+  assert_int_equal(l->offsets[3], 6);
+  assert_int_equal(e->null_count, 1);
+  assert_false(inlet_array_is_valid(e, 3));
+  assert_int_equal(((const int64_t *)(const void *)e->values)[5], 4);
+  /* utf8_list: row 1 is a null list */
+  const inlet_array *u = &b.columns[1];
+  assert_int_equal(u->null_count, 1);
+  assert_false(inlet_array_is_valid(u, 1));
+  assert_int_equal(u->offsets[2] - u->offsets[1], 0);
+  assert_int_equal(u->children[0].length, 7);
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+}
+
+static void test_reader__nested_map_projection(void **state) {
+  (void)state;
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, DATA "/nested_maps.snappy.parquet", NULL, &err),
+                   0);
+  int32_t proj[2] = {2, 0};
+  assert_int_equal(inlet_parquet_reader_project(r, proj, 2, &err), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(inlet_batch_validate(&b, &err), 0);
+  assert_string_equal(b.schema.fields[0].name, "c");
+  assert_int_equal(b.schema.fields[1].type.id, INLET_TYPE_MAP);
+  const inlet_array *m = &b.columns[1];
+  assert_int_equal(m->length, 6);
+  /* row 0: {"a": {1: true, 2: false}} */
+  assert_int_equal(m->offsets[1], 1);
+  const inlet_array *inner = &m->children[0].children[1];
+  assert_int_equal(inner->offsets[1], 2);
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+}
+
 /* ---- hand-built single-column files ------------------------------------- */
 
 typedef struct chunk_builder {
@@ -502,14 +558,16 @@ static void test_reader__every_truncation_fails_cleanly(void **state) {
   (void)state;
   truncations(DATA "/alltypes_dictionary.parquet");
   truncations(DATA "/alltypes_plain.snappy.parquet");
+  truncations(DATA "/nested_maps.snappy.parquet");
 }
 
-static void flips(const char *src) {
+/* Flips one bit in every @p stride-th byte of @p src and reads the result. */
+static void flips_every(const char *src, size_t stride) {
   size_t len;
   uint8_t *bytes = load(src, &len);
   char path[4200];
   snprintf(path, sizeof path, "%s/flip.parquet", g_dir);
-  for (size_t i = 0; i < len; i++) {
+  for (size_t i = 0; i < len; i += stride) {
     uint8_t saved = bytes[i];
     bytes[i] ^= (uint8_t)(1u << (i % 8));
     assert_int_equal(tu_write_file(path, bytes, len), 0);
@@ -523,11 +581,18 @@ static void flips(const char *src) {
   free(bytes);
 }
 
+static void flips(const char *src) { flips_every(src, 1); }
+
 static void test_reader__bit_flips_never_crash(void **state) {
   (void)state;
   flips(DATA "/alltypes_dictionary.parquet");
   flips(DATA "/alltypes_plain.snappy.parquet");
   flips(DATA "/nulls.snappy.parquet");
+  flips(DATA "/nullable.impala.parquet");
+  flips(DATA "/nested_lists.snappy.parquet");
+  flips(DATA "/old_list_structure.parquet");
+  flips_every(DATA "/delta_encoding_optional_column.parquet", 7);
+  flips(DATA "/datapage_v2.snappy.parquet");
 }
 
 int main(void) {
@@ -535,6 +600,8 @@ int main(void) {
       cmocka_unit_test(test_reader__alltypes_plain_values),
       cmocka_unit_test(test_reader__projection_orders_and_limits_columns),
       cmocka_unit_test(test_reader__metadata_json_describes_chunks),
+      cmocka_unit_test(test_reader__nested_lists_assemble_offsets_and_nulls),
+      cmocka_unit_test(test_reader__nested_map_projection),
       cmocka_unit_test(test_reader__built_required_plain_reads),
       cmocka_unit_test(test_reader__built_optional_levels_spread_values),
       cmocka_unit_test(test_reader__built_dictionary_gathers),
