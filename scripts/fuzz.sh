@@ -77,8 +77,11 @@ for name in $names; do
   fi
 done
 
+n_all=$(echo $names | wc -w)
+n_failed=$(echo $failed | wc -w)
 if [ -n "$failed" ]; then
   echo "fuzzing failed:$failed" >&2
-  exit 1
 fi
-echo "fuzzing: all fuzzers ran ${secs}s without a crash" >&2
+# A plain closing line that CI understands.
+echo "fuzz: $((n_all - n_failed)) passed, $n_failed failed"
+[ -z "$failed" ]
