@@ -119,7 +119,7 @@ int pq_bool_encoder_finish(pq_bool_encoder *e) {
 /* ---- decoding -------------------------------------------------------- */
 
 void pq_plain_init(pq_plain_decoder *d, const uint8_t *data, size_t len) {
-  d->data = data;
+  d->data = data ? data : (const uint8_t *)""; /* NULL + 0 is undefined */
   d->len = len;
   d->pos = 0;
   d->bit_pos = 0;

@@ -30,6 +30,7 @@ static int rle_corrupt(const pq_rle_decoder *d, inlet_error *err, const char *wh
 int pq_rle_init(pq_rle_decoder *d, const uint8_t *data, size_t len, int bit_width,
                 inlet_error *err) {
   memset(d, 0, sizeof *d);
+  if (!data) data = (const uint8_t *)""; /* NULL + 0 is undefined; "" is not */
   d->pos = data;
   d->end = data + len;
   d->bp_end = data;
