@@ -305,32 +305,55 @@ static int new_reader(ingester *g, const char *header, size_t len, inlet_error *
 
 /* ---- dead letters --------------------------------------------------------------- */
 
+/* Length of the strict UTF-8 sequence at s[0..n) (no overlongs, surrogates
+ * or code points past U+10FFFF), 0 when invalid. */
+static size_t utf8_len(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  size_t k;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) k = 1;
+  else if (c >= 0xE0 && c <= 0xEF) k = 2;
+  else if (c >= 0xF0 && c <= 0xF4) k = 3;
+  else return 0;
+  if (k > n - 1) return 0;
+  for (size_t j = 1; j <= k; j++)
+    if ((s[j] & 0xC0) != 0x80) return 0;
+  unsigned c1 = s[1];
+  if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) ||
+      (c == 0xF4 && c1 >= 0x90))
+    return 0;
+  return k + 1;
+}
+
 static bool utf8_ok(const unsigned char *s, size_t n) {
-  for (size_t i = 0; i < n;) {
-    unsigned c = s[i];
-    size_t k = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 9;
-    if (k == 9 || i + k >= n + (k ? 0 : 1)) {
-      if (k == 9 || i + k >= n) return false;
-    }
-    for (size_t j = 1; j <= k; j++)
-      if ((s[i + j] & 0xC0) != 0x80) return false;
-    i += k + 1;
-  }
+  for (size_t i = 0, k; i < n; i += k)
+    if ((k = utf8_len(s + i, n - i)) == 0) return false;
   return true;
 }
 
-static void json_escape(inlet_buf *b, const char *s, size_t n) {
+/* A JSON string; bytes that are not UTF-8 become \u00XX, so every line of a
+ * dead-letter file is valid JSON (the raw record keeps its exact bytes in
+ * "record_hex"). */
+static void json_escape(inlet_buf *b, const char *str, size_t n) {
+  const unsigned char *s = (const unsigned char *)str;
   inlet_buf_push(b, '"');
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
+  for (size_t i = 0; i < n;) {
+    unsigned char c = s[i];
+    size_t k = utf8_len(s + i, n - i);
+    if (k > 1) {
+      inlet_buf_append(b, s + i, k);
+      i += k;
+      continue;
+    }
     if (c == '"' || c == '\\') {
       inlet_buf_push(b, '\\');
       inlet_buf_push(b, c);
-    } else if (c < 0x20 || c == 0x7f) {
+    } else if (c < 0x20 || c == 0x7f || k == 0) {
       inlet_buf_appendf(b, "\\u%04x", c);
     } else {
       inlet_buf_push(b, c);
     }
+    i++;
   }
   inlet_buf_push(b, '"');
 }

@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <jansson.h>
 #include <sys/stat.h>
 
 #include "ingest_support.h"
@@ -122,11 +123,11 @@ static void test_ingest__bad_records_go_to_dead_letter_files(void **state) {
   fx *f = *state;
   ing_create_table(f->table, "id long not null, v int", NULL);
   append_text(f->src, "{\"id\":1,\"v\":1}\n{oops\n{\"id\":2,\"v\":99999999999}\n{\"v\":3}\n"
-                      "{\"id\":3,\"v\":3}\n");
+                      "{\"id\":3,\"v\":3}\n{\"id\":4,\"v\":\"\xff\xfe\"}\n");
   tu_result r = run_ingest(f, "--app-id B --json");
   assert_int_equal(r.status, 0);
   assert_non_null(strstr(r.out, "\"event\":\"batch\""));
-  assert_non_null(strstr(r.out, "\"rejected\":3"));
+  assert_non_null(strstr(r.out, "\"rejected\":4"));
   tu_result_free(&r);
   assert_int_equal(scan_count(f->table, "\"id\""), 2);
   char dl[700];
@@ -157,15 +158,25 @@ static void test_ingest__bad_records_go_to_dead_letter_files(void **state) {
   assert_non_null(strstr(text, "\"offset\":15"));
   assert_non_null(strstr(text, "out of range"));
   assert_non_null(strstr(text, "missing NOT NULL field"));
+  assert_non_null(strstr(text, "\"record_hex\":\"7b226964223a342c2276223a22fffe227d\""));
+  /* Every line is a JSON object with the position and reason. */
   int lines = 0;
-  for (char *p = text; *p; p++) lines += *p == '\n';
-  assert_int_equal(lines, 3);
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    json_error_t je;
+    json_t *j = json_loads(line, 0, &je);
+    if (!j) fail_msg("dead letter line is not JSON: %s", je.text);
+    assert_non_null(json_string_value(json_object_get(j, "position")));
+    assert_non_null(json_string_value(json_object_get(j, "reason")));
+    json_decref(j);
+    lines++;
+  }
+  assert_int_equal(lines, 4);
   free(text);
   /* commitInfo carries the counts. */
   tu_result h;
   tu_sh(&h, "'%s' history '%s' --json", INLET_BIN, f->table);
-  assert_non_null(strstr(h.out, "\"numRejectedRows\":\"3\""));
-  assert_non_null(strstr(h.out, "\"numSourceRecords\":\"5\""));
+  assert_non_null(strstr(h.out, "\"numRejectedRows\":\"4\""));
+  assert_non_null(strstr(h.out, "\"numSourceRecords\":\"6\""));
   tu_result_free(&h);
 }
 
