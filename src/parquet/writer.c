@@ -1,7 +1,8 @@
 /*
  * The Parquet file writer (inlet/parquet.h, writing half): splits incoming
  * batches into row groups bounded by rows and estimated bytes, drives one
- * column writer per leaf (column_writer.c), writes each row group's column
+ * column writer per leaf (column_writer.c; nested leaves get their levels
+ * from the record shredder in shred.c), writes each row group's column
  * chunks contiguously, and ends the file with the FileMetaData footer, its
  * length and "PAR1" (parquet-format README "File Format").
  *
