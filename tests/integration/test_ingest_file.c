@@ -5,7 +5,9 @@
  * column, restored watermark, drop with a count, routing to a side table),
  * event-time partitions through Delta generated columns (day, hour),
  * refusal of tables with delta.setTransactionRetentionDuration, stdin,
- * --follow stopped by SIGTERM (exit 0, batch committed), CLI usage errors.
+ * --follow stopped by SIGTERM (exit 0, batch committed), --follow across
+ * rotations with a kill -9 and a restart that finds the rotated file, CLI
+ * usage errors.
  */
 #include "testutil.h"
 
@@ -350,6 +352,61 @@ static void test_ingest__follow_stops_cleanly_on_sigterm(void **state) {
   assert_int_equal(latest_version(f->table), 1);
 }
 
+static void write_range(const char *path, int from, int to, ing_check *want) {
+  FILE *fp = fopen(path, "a");
+  for (int i = from; i < to; i++) {
+    fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 5);
+    want->rows++;
+    want->checksum += ing_mix(i, i * 5);
+  }
+  fclose(fp);
+}
+
+static int64_t wait_rows(const char *table, int64_t n, int64_t max_id) {
+  ing_check c = {0, 0, 0, 0};
+  for (int i = 0; i < 300 && c.rows < n; i++) {
+    ing_sleep_ms(50);
+    ing_check_table(&c, table, max_id);
+  }
+  return c.rows;
+}
+
+/* --follow across two rotations by rename, with a kill -9 while the
+ * rotated file still has unread data: the restart finds it by inode. */
+static void test_ingest__follow_rotation_and_restart(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  ing_check want = {0, 0, 0, 0};
+  char r1[600], r2[600];
+  snprintf(r1, sizeof r1, "%s.1", f->src);
+  snprintf(r2, sizeof r2, "%s.2", f->src);
+  write_range(f->src, 0, 1000, &want);
+  const char *args[] = {"ingest", f->table, "--source", f->source, "--follow",
+                        "--max-latency", "100ms", "--quiet", NULL};
+  pid_t pid = ing_spawn(NULL, args);
+  assert_int_equal(wait_rows(f->table, 1000, 10000), 1000);
+  write_range(f->src, 1000, 1500, &want);
+  assert_int_equal(rename(f->src, r1), 0);
+  write_range(f->src, 1500, 2500, &want);
+  assert_int_equal(wait_rows(f->table, 2500, 10000), 2500);
+  /* Stop hard, then rotate again with unread data in the rotated file. */
+  kill(pid, SIGKILL);
+  ing_wait(pid);
+  write_range(f->src, 2500, 3000, &want);
+  assert_int_equal(rename(r1, r2), 0);
+  assert_int_equal(rename(f->src, r1), 0);
+  write_range(f->src, 3000, 3300, &want);
+  pid = ing_spawn(NULL, args);
+  assert_int_equal(wait_rows(f->table, 3300, 10000), 3300);
+  kill(pid, SIGTERM);
+  assert_int_equal(ing_wait(pid), 0);
+  ing_check got;
+  ing_check_table(&got, f->table, 10000);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, want.rows);
+  assert_true(got.checksum == want.checksum);
+}
+
 static void test_ingest__usage_errors(void **state) {
   fx *f = *state;
   tu_result r;
@@ -387,6 +444,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ingest__stdin_source, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__follow_stops_cleanly_on_sigterm, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__follow_rotation_and_restart, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ingest__usage_errors, setup, teardown),
   };
