@@ -136,6 +136,10 @@ void delta_remove_reset(delta_remove *r);
 int delta_protocol_copy(delta_protocol *dst, const delta_protocol *src, inlet_error *err);
 int delta_metadata_copy(delta_metadata *dst, const delta_metadata *src, inlet_error *err);
 int delta_add_copy(delta_add *dst, const delta_add *src, inlet_error *err);
+int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *err);
+/* delta.deletedFileRetentionDuration of @p m in ms ("interval 1 week" when
+ * absent or unparseable). */
+int64_t delta_retention_ms(const delta_metadata *m);
 
 /*
  * Parses one log line into @p out. A line with an unknown action (or a
@@ -261,6 +265,8 @@ typedef struct delta_snapshot {
   delta_txn_entry *txns;   /* owned */
   int64_t n_domains;
   delta_domain *domains;   /* owned, non-removed only */
+  int64_t n_tombstones;
+  delta_remove *tombstones; /* owned: removes not yet past delta.deletedFileRetentionDuration */
   int64_t checkpoint_version; /* checkpoint the replay started from, -1 none */
   int64_t n_commits_on_disk;
 } delta_snapshot;

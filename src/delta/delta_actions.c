@@ -171,6 +171,40 @@ int delta_add_copy(delta_add *dst, const delta_add *src, inlet_error *err) {
   return 0;
 }
 
+int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *err) {
+  bool oom = false;
+  *dst = *src;
+  dst->path = dup_or_null(src->path, &oom);
+  kv_copy(&dst->partition_values, src->partition_values, src->n_partition_values, &oom);
+  if (!dst->partition_values) dst->n_partition_values = 0;
+  dst->stats = dup_or_null(src->stats, &oom);
+  dst->dv_id = dup_or_null(src->dv_id, &oom);
+  dst->dv_json = dup_or_null(src->dv_json, &oom);
+  if (oom) {
+    delta_remove_reset(dst);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory copying remove action");
+  }
+  return 0;
+}
+
+int64_t delta_retention_ms(const delta_metadata *m) {
+  const int64_t week = 7LL * 24 * 3600 * 1000;
+  const char *v = delta_metadata_conf(m, "delta.deletedFileRetentionDuration");
+  if (!v) return week;
+  long long n = 0;
+  char unit[32] = "";
+  if (sscanf(v, "interval %lld %31s", &n, unit) != 2 || n < 0) return week;
+  static const struct { const char *u; int64_t ms; } units[] = {
+      {"millisecond", 1}, {"second", 1000}, {"minute", 60000}, {"hour", 3600000},
+      {"day", 86400000}, {"week", 604800000}};
+  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+    size_t l = strlen(units[i].u);
+    if (strncmp(unit, units[i].u, l) == 0 && (unit[l] == '\0' || strcmp(unit + l, "s") == 0))
+      return n > INT64_MAX / units[i].ms ? INT64_MAX : n * units[i].ms;
+  }
+  return week;
+}
+
 const char *delta_metadata_conf(const delta_metadata *m, const char *key) {
   for (int32_t i = 0; i < m->n_configuration; i++)
     if (strcmp(m->configuration[i].key, key) == 0) return m->configuration[i].value;

@@ -436,6 +436,22 @@ static int fill_add(inlet_array *a, const inlet_field *f, const void *x, inlet_e
   return put_str(&a->children[6], &f->children[6], ad->stats, err);
 }
 
+static int fill_remove(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
+  const delta_remove *rm = x;
+  char *enc = delta_path_encode(rm->path);
+  if (!enc) return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+  int rc = put_str(&a->children[0], &f->children[0], enc, err);
+  inlet_free(enc);
+  TRY(rc);
+  TRY(put_i64(&a->children[1], &f->children[1], rm->deletion_timestamp,
+              rm->deletion_timestamp >= 0, err));
+  TRY(inlet_array_append_bool(&a->children[2], false, err));
+  TRY(inlet_array_append_bool(&a->children[3], rm->extended_file_metadata, err));
+  TRY(put_map(&a->children[4], &f->children[4], rm->partition_values, rm->n_partition_values,
+              true, err));
+  return put_i64(&a->children[5], &f->children[5], rm->size, rm->size >= 0, err);
+}
+
 static int flush(inlet_parquet_writer *pw, inlet_batch *b, const inlet_schema *s, inlet_error *err) {
   if (b->num_rows == 0) return 0;
   TRY(inlet_parquet_writer_write(pw, b, err));
@@ -473,6 +489,12 @@ int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_
     rc = put_row(&b, COL_DOMAIN, fill_domain, &snap->domains[i], err);
   for (int64_t i = 0; rc == 0 && i < snap->n_files; i++, actions++) {
     rc = put_row(&b, COL_ADD, fill_add, &snap->files[i].add, err);
+    if (rc == 0 && b.num_rows >= CP_BATCH_ROWS) rc = flush(pw, &b, &cs, err);
+  }
+  /* Tombstones within the retention period, so VACUUM by any engine keeps
+   * files that time travel may still need. */
+  for (int64_t i = 0; rc == 0 && i < snap->n_tombstones; i++, actions++) {
+    rc = put_row(&b, COL_REMOVE, fill_remove, &snap->tombstones[i], err);
     if (rc == 0 && b.num_rows >= CP_BATCH_ROWS) rc = flush(pw, &b, &cs, err);
   }
   if (rc == 0) rc = flush(pw, &b, &cs, err);

@@ -119,29 +119,7 @@ int delta_txn_add_action(delta_txn *t, const delta_action *a, inlet_error *err) 
   case DELTA_ACTION_PROTOCOL: rc = delta_protocol_copy(&d->u.protocol, &a->u.protocol, err); break;
   case DELTA_ACTION_METADATA: rc = delta_metadata_copy(&d->u.metadata, &a->u.metadata, err); break;
   case DELTA_ACTION_ADD: rc = delta_add_copy(&d->u.add, &a->u.add, err); break;
-  case DELTA_ACTION_REMOVE: {
-    const delta_remove *s = &a->u.remove;
-    delta_remove *r = &d->u.remove;
-    *r = *s;
-    r->path = sdup(s->path, &oom);
-    r->stats = sdup(s->stats, &oom);
-    r->dv_id = sdup(s->dv_id, &oom);
-    r->dv_json = sdup(s->dv_json, &oom);
-    r->partition_values = NULL;
-    r->n_partition_values = 0;
-    if (s->n_partition_values) {
-      r->partition_values = inlet_calloc((size_t)s->n_partition_values, sizeof(delta_kv));
-      if (!r->partition_values) oom = true;
-      else {
-        r->n_partition_values = s->n_partition_values;
-        for (int32_t i = 0; i < s->n_partition_values; i++) {
-          r->partition_values[i].key = sdup(s->partition_values[i].key, &oom);
-          r->partition_values[i].value = sdup(s->partition_values[i].value, &oom);
-        }
-      }
-    }
-    break;
-  }
+  case DELTA_ACTION_REMOVE: rc = delta_remove_copy(&d->u.remove, &a->u.remove, err); break;
   case DELTA_ACTION_TXN:
     d->u.txn = a->u.txn;
     d->u.txn.app_id = sdup(a->u.txn.app_id, &oom);

@@ -23,15 +23,18 @@
 #include "delta/delta.h"
 #include "util/util.h"
 
+/* One replay key: a live file (add) or a tombstone (its newest remove). */
 typedef struct file_node {
   struct file_node *next;
-  char *key; /* owned: path '\n' dv id */
-  delta_add add;
+  char *key;      /* owned: path '\n' dv id */
+  bool tomb;
+  delta_add add;  /* owned, when !tomb */
+  delta_remove rm;/* owned, when tomb */
 } file_node;
 
 typedef struct replay {
   file_node **buckets;
-  size_t n_buckets, n_files;
+  size_t n_buckets, n_files, n_nodes; /* live files; files + tombstones */
   delta_protocol protocol;
   bool has_protocol;
   delta_metadata metadata;
@@ -89,11 +92,12 @@ static file_node **find_slot(replay *r, const char *key) {
 static void node_free(file_node *n) {
   inlet_free(n->key);
   delta_add_reset(&n->add);
+  delta_remove_reset(&n->rm);
   inlet_free(n);
 }
 
 static int on_add(replay *r, const delta_add *a, inlet_error *err) {
-  if (r->n_files >= r->n_buckets) TRY(grow(r, err));
+  if (r->n_nodes >= r->n_buckets) TRY(grow(r, err));
   char *key = make_key(a->path, a->dv_id);
   if (!key) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
   file_node **slot = find_slot(r, key);
@@ -109,29 +113,43 @@ static int on_add(replay *r, const delta_add *a, inlet_error *err) {
     return INLET_ENOMEM;
   }
   if (*slot) {
+    if ((*slot)->tomb) r->n_files++;
     n->next = (*slot)->next;
     node_free(*slot);
     *slot = n;
   } else {
     *slot = n;
     r->n_files++;
+    r->n_nodes++;
   }
   return 0;
 }
 
+/* A remove turns the file into a tombstone, kept for checkpoints (VACUUM
+ * retention) and pruned by age when the snapshot is built. */
 static int on_remove(replay *r, const delta_remove *rm, inlet_error *err) {
-  if (!r->n_buckets) return 0;
+  if (r->n_nodes >= r->n_buckets) TRY(grow(r, err));
   char *key = make_key(rm->path, rm->dv_id);
   if (!key) return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
   file_node **slot = find_slot(r, key);
-  inlet_free(key);
-  if (*slot) {
-    file_node *n = *slot;
-    *slot = n->next;
-    node_free(n);
-    r->n_files--;
+  file_node *n = *slot;
+  if (!n) {
+    n = inlet_calloc(1, sizeof *n);
+    if (!n) {
+      inlet_free(key);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory replaying the log");
+    }
+    n->key = key;
+    *slot = n;
+    r->n_nodes++;
+  } else {
+    inlet_free(key);
+    if (!n->tomb) r->n_files--;
+    delta_add_reset(&n->add);
+    delta_remove_reset(&n->rm);
   }
-  return 0;
+  n->tomb = true;
+  return delta_remove_copy(&n->rm, rm, err);
 }
 
 static int on_txn(replay *r, const delta_txn_action *t, inlet_error *err) {
@@ -310,6 +328,7 @@ static int seed_from(replay *r, const delta_snapshot *base, inlet_error *err) {
     TRY(on_txn(r, &t, err));
   }
   for (int64_t i = 0; i < base->n_domains; i++) TRY(on_domain(r, &base->domains[i], err));
+  for (int64_t i = 0; i < base->n_tombstones; i++) TRY(on_remove(r, &base->tombstones[i], err));
   return 0;
 }
 
@@ -455,9 +474,20 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     inlet_schema_init(&out->schema);
   }
   out->files = inlet_calloc(r.n_files + 1, sizeof *out->files);
-  FAIL_GOTO(!out->files, err, INLET_ENOMEM, "out of memory building the snapshot");
+  out->tombstones = inlet_calloc(r.n_nodes - r.n_files + 1, sizeof *out->tombstones);
+  FAIL_GOTO(!out->files || !out->tombstones, err, INLET_ENOMEM,
+            "out of memory building the snapshot");
+  int64_t cutoff = delta_now_ms() - delta_retention_ms(&r.metadata);
   for (size_t i = 0; i < r.n_buckets; i++) {
     for (file_node *n = r.buckets[i]; n; n = n->next) {
+      if (n->tomb) {
+        /* Expired tombstones are dropped, as checkpoints drop them. */
+        if (n->rm.deletion_timestamp > cutoff) {
+          out->tombstones[out->n_tombstones++] = n->rm; /* move */
+          memset(&n->rm, 0, sizeof n->rm);
+        }
+        continue;
+      }
       delta_file *f = &out->files[out->n_files++];
       f->add = n->add; /* move */
       memset(&n->add, 0, sizeof n->add);
@@ -502,6 +532,8 @@ void delta_snapshot_reset(delta_snapshot *s) {
     inlet_free(s->domains[i].configuration);
   }
   inlet_free(s->domains);
+  for (int64_t i = 0; i < s->n_tombstones; i++) delta_remove_reset(&s->tombstones[i]);
+  inlet_free(s->tombstones);
   memset(s, 0, sizeof *s);
   s->checkpoint_version = -1;
 }
@@ -527,8 +559,13 @@ int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_er
   dst->files = inlet_calloc((size_t)src->n_files + 1, sizeof *dst->files);
   dst->txns = inlet_calloc((size_t)src->n_txns + 1, sizeof *dst->txns);
   dst->domains = inlet_calloc((size_t)src->n_domains + 1, sizeof *dst->domains);
-  FAIL_GOTO(!dst->files || !dst->txns || !dst->domains, err, INLET_ENOMEM,
+  dst->tombstones = inlet_calloc((size_t)src->n_tombstones + 1, sizeof *dst->tombstones);
+  FAIL_GOTO(!dst->files || !dst->txns || !dst->domains || !dst->tombstones, err, INLET_ENOMEM,
             "out of memory copying a snapshot");
+  for (int64_t i = 0; i < src->n_tombstones; i++) {
+    if ((rc = delta_remove_copy(&dst->tombstones[i], &src->tombstones[i], err)) < 0) goto fail;
+    dst->n_tombstones++;
+  }
   for (int64_t i = 0; i < src->n_files; i++) {
     if ((rc = delta_add_copy(&dst->files[i].add, &src->files[i].add, err)) < 0) goto fail;
     dst->files[i].num_records = src->files[i].num_records;

@@ -112,6 +112,89 @@ static void test_replay__same_path_different_dv_is_a_different_file(void **state
   delta_snapshot_reset(&s);
 }
 
+static void test_replay__tombstones_kept_within_retention(void **state) {
+  fixture *f = *state;
+  char c1[512];
+  snprintf(c1, sizeof c1, "{\"remove\":{\"path\":\"a\",\"deletionTimestamp\":%lld,"
+           "\"dataChange\":true,\"size\":10}}\n"
+           "{\"remove\":{\"path\":\"b\",\"deletionTimestamp\":5,\"dataChange\":true}}\n",
+           (long long)delta_now_ms());
+  put_commit(f, 0, PROTO META("x") ADD("a") ADD("b") ADD("c"));
+  put_commit(f, 1, c1);
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.n_files, 1);
+  /* b's tombstone is decades old: expired under the default week. */
+  assert_int_equal(s.n_tombstones, 1);
+  assert_string_equal(s.tombstones[0].path, "a");
+  assert_int_equal(s.tombstones[0].size, 10);
+  delta_snapshot_reset(&s);
+  /* Re-adding a tombstoned path makes it live again. */
+  put_commit(f, 2, ADD("a"));
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.n_files, 2);
+  assert_int_equal(s.n_tombstones, 0);
+  delta_snapshot_reset(&s);
+  delta_metadata m;
+  memset(&m, 0, sizeof m);
+  delta_kv kv = {"delta.deletedFileRetentionDuration", "interval 2 days"};
+  m.n_configuration = 1;
+  m.configuration = &kv;
+  assert_int_equal(delta_retention_ms(&m), 2LL * 86400000);
+  kv.value = "nonsense";
+  assert_int_equal(delta_retention_ms(&m), 7LL * 86400000);
+}
+
+/* Our own checkpoint (when nested Parquet writing is available) restores
+ * the same live files, tombstones, txns and metadata with the commits gone. */
+static void test_replay__own_checkpoint_round_trips_state(void **state) {
+  fixture *f = *state;
+  char c1[512];
+  snprintf(c1, sizeof c1, "{\"remove\":{\"path\":\"a b\",\"deletionTimestamp\":%lld,"
+           "\"dataChange\":true,\"size\":10}}\n{\"txn\":{\"appId\":\"s\",\"version\":9}}\n"
+           "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\",\"removed\":false}}\n",
+           (long long)delta_now_ms());
+  put_commit(f, 0, PROTO META("x") ADD("a%20b") ADD("p=1/c")
+             "{\"add\":{\"path\":\"p=%253A/d\",\"partitionValues\":{\"p\":\":\",\"q\":null},"
+             "\"size\":7,\"modificationTime\":3,\"dataChange\":true}}\n");
+  put_commit(f, 1, c1);
+  delta_snapshot s, back;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+  int rc = delta_checkpoint_write(f->st, &s, &err);
+  if (rc != 0) {
+    assert_int_equal(rc, INLET_EUNSUPPORTED);
+    delta_snapshot_reset(&s);
+    return;
+  }
+  char path[4300];
+  for (int v = 0; v <= 1; v++) {
+    snprintf(path, sizeof path, "%s/_delta_log/%020d.json", f->dir, v);
+    assert_int_equal(unlink(path), 0);
+  }
+  assert_int_equal(load(f, &back, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(back.checkpoint_version, 1);
+  assert_int_equal(back.version, 1);
+  assert_int_equal(back.n_files, s.n_files);
+  for (int64_t i = 0; i < s.n_files; i++) {
+    assert_string_equal(back.files[i].add.path, s.files[i].add.path);
+    assert_int_equal(back.files[i].add.size, s.files[i].add.size);
+    assert_int_equal(back.files[i].add.n_partition_values, s.files[i].add.n_partition_values);
+  }
+  assert_string_equal(back.files[0].add.path, "p=%3A/d");
+  assert_string_equal(back.files[0].add.partition_values[0].value, ":");
+  assert_null(back.files[0].add.partition_values[1].value);
+  assert_int_equal(back.n_tombstones, 1);
+  assert_string_equal(back.tombstones[0].path, "a b");
+  assert_int_equal(delta_snapshot_txn_version(&back, "s"), 9);
+  assert_int_equal(back.n_domains, 1);
+  assert_string_equal(back.metadata.id, "x");
+  assert_true(inlet_schema_equal(&back.schema, &s.schema));
+  delta_snapshot_reset(&back);
+  delta_snapshot_reset(&s);
+}
+
 static void test_replay__gap_in_commits_is_corrupt(void **state) {
   fixture *f = *state;
   put_commit(f, 0, PROTO META("x"));
@@ -455,6 +538,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_replay__add_remove_reconcile_and_latest_metadata_wins, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__same_path_different_dv_is_a_different_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__tombstones_kept_within_retention, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__own_checkpoint_round_trips_state, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__gap_in_commits_is_corrupt, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__missing_protocol_or_metadata_is_corrupt, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__unsupported_reader_features_are_named, setup, teardown),
