@@ -490,6 +490,15 @@ RT_FN int rt_gen_rows(rt_src *s, const rt_limits *lim, rt_case *c, int64_t rows,
       }
     }
     c->batches[b].num_rows = n;
+    /* A validity bitmap with no null in it is legal and must read back as
+     * all valid. */
+    for (int col = 0; col < n_cols; col++) {
+      if (c->schema.fields[col].nullable && c->batches[b].columns[col].validity == NULL &&
+          rt_chance(s, 3)) {
+        rc = inlet_array_ensure_validity(&c->batches[b].columns[col], err);
+        if (rc != 0) return rc;
+      }
+    }
   }
   return 0;
 }

@@ -330,6 +330,33 @@ static void test_roundtrip__dictionary_keeps_nan_payloads_and_negative_zero(void
   }
 }
 
+/* Bigger than the random cases: default page and row group sizes, so pages
+ * reach their 1 MiB target and dictionaries their limits. */
+static void test_roundtrip__large_file_with_default_options(void **state) {
+  (void)state;
+  rt_src s;
+  rt_src_seed(&s, 77);
+  rt_limits lim = {.max_cols = RT_K_COUNT, .max_rows = 0, .max_batches = 3, .huge_strings = 0};
+  for (int round = 0; round < 2; round++) {
+    rt_case c;
+    memset(&c, 0, sizeof c);
+    inlet_error err = INLET_ERROR_INIT;
+    inlet_schema_init(&c.schema);
+    for (int k = 0; k < RT_K_COUNT; k++) { /* one column of every kind */
+      inlet_field f;
+      snprintf(c.names.name[k], sizeof c.names.name[k], "k%d", k);
+      rt_field_of_kind(&s, &f, k, c.names.name[k]);
+      f.nullable = rt_chance(&s, 2);
+      assert_int_equal(inlet_schema_add_field(&c.schema, &f, &err), 0);
+    }
+    c.opts = (inlet_parquet_writer_options)INLET_PARQUET_WRITER_OPTIONS_INIT;
+    c.opts.sync_on_close = false;
+    c.opts.compression = round ? INLET_COMPRESSION_ZSTD : INLET_COMPRESSION_SNAPPY;
+    assert_int_equal(rt_gen_rows(&s, &lim, &c, 60000, &err), 0);
+    check_case(&s, &c, round ? "large zstd" : "large snappy");
+  }
+}
+
 static void test_roundtrip__empty_and_all_null_files(void **state) {
   (void)state;
   rt_src s;
@@ -355,6 +382,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip__row_count_limit_splits_row_groups_exactly),
       cmocka_unit_test(test_roundtrip__one_mib_strings),
       cmocka_unit_test(test_roundtrip__dictionary_keeps_nan_payloads_and_negative_zero),
+      cmocka_unit_test(test_roundtrip__large_file_with_default_options),
       cmocka_unit_test(test_roundtrip__empty_and_all_null_files),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
