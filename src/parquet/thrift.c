@@ -30,8 +30,9 @@ static int tfail(inlet_thrift_reader *r, const char *what) {
                     inlet_thrift_reader_offset(r), what);
 }
 
-/* Reads an unsigned LEB128 varint of at most @p max_bits significant bits. */
-static int read_varint(inlet_thrift_reader *r, uint64_t *out, int max_bits) {
+/* Reads an unsigned LEB128 varint of at most @p max_bits significant bits
+ * (the header's inline readers call this for multi-byte values). */
+int inlet_thrift_read_varint_slow(inlet_thrift_reader *r, uint64_t *out, int max_bits) {
   const uint8_t *p = r->p;
   /* Fast path: one-byte values are by far the most common (field ids,
    * small counts, enum values). */
@@ -90,7 +91,7 @@ int inlet_thrift_read_struct_end(inlet_thrift_reader *r) {
   return pop(r);
 }
 
-int inlet_thrift_read_field(inlet_thrift_reader *r, int16_t *id, uint8_t *type) {
+int inlet_thrift_read_field_slow(inlet_thrift_reader *r, int16_t *id, uint8_t *type) {
   uint8_t b;
   r->bool_pending = -1;
   TRY(read_byte(r, &b));
@@ -145,24 +146,9 @@ int inlet_thrift_read_i8(inlet_thrift_reader *r, int8_t *v) {
 
 int inlet_thrift_read_i16(inlet_thrift_reader *r, int16_t *v) {
   uint64_t u;
-  TRY(read_varint(r, &u, 16));
+  TRY(inlet_thrift_read_varint_slow(r, &u, 16));
   uint32_t z = (uint32_t)u;
   *v = (int16_t)((int32_t)(z >> 1) ^ -(int32_t)(z & 1));
-  return 0;
-}
-
-int inlet_thrift_read_i32(inlet_thrift_reader *r, int32_t *v) {
-  uint64_t u;
-  TRY(read_varint(r, &u, 32));
-  uint32_t z = (uint32_t)u;
-  *v = (int32_t)(z >> 1) ^ -(int32_t)(z & 1);
-  return 0;
-}
-
-int inlet_thrift_read_i64(inlet_thrift_reader *r, int64_t *v) {
-  uint64_t u;
-  TRY(read_varint(r, &u, 64));
-  *v = inlet_zigzag_decode64(u);
   return 0;
 }
 
@@ -178,7 +164,7 @@ int inlet_thrift_read_double(inlet_thrift_reader *r, double *v) {
 
 int inlet_thrift_read_binary(inlet_thrift_reader *r, const uint8_t **data, uint32_t *len) {
   uint64_t n;
-  TRY(read_varint(r, &n, 32));
+  TRY(inlet_thrift_read_varint_slow(r, &n, 32));
   if (INLET_UNLIKELY(n > (uint64_t)(r->end - r->p))) {
     char msg[96];
     snprintf(msg, sizeof msg, "binary length %llu exceeds the %zu bytes left",
@@ -225,7 +211,7 @@ int inlet_thrift_read_list_begin(inlet_thrift_reader *r, uint8_t *elem_type, uin
   TRY(read_byte(r, &b));
   uint8_t t = b & 0x0f;
   uint64_t n = b >> 4;
-  if (n == 15) TRY(read_varint(r, &n, 32));
+  if (n == 15) TRY(inlet_thrift_read_varint_slow(r, &n, 32));
   if (n > 0 && INLET_UNLIKELY(!valid_type(t))) return tfail(r, "unknown list element type");
   /* Bool elements are one byte each whichever nibble announced them. */
   if (t == INLET_THRIFT_BOOL_FALSE) t = INLET_THRIFT_BOOL_TRUE;
@@ -243,7 +229,7 @@ int inlet_thrift_read_list_end(inlet_thrift_reader *r) {
 int inlet_thrift_read_map_begin(inlet_thrift_reader *r, uint8_t *key_type, uint8_t *value_type,
                                 uint32_t *size) {
   uint64_t n;
-  TRY(read_varint(r, &n, 32));
+  TRY(inlet_thrift_read_varint_slow(r, &n, 32));
   uint8_t kt = 0, vt = 0;
   if (n > 0) {
     uint8_t b;
@@ -282,7 +268,10 @@ int inlet_thrift_skip(inlet_thrift_reader *r, uint8_t type) {
   case INLET_THRIFT_I32:
   case INLET_THRIFT_I64: {
     uint64_t u;
-    return read_varint(r, &u, type == INLET_THRIFT_I64 ? 64 : type == INLET_THRIFT_I32 ? 32 : 16);
+    return inlet_thrift_read_varint_slow(r, &u,
+                                         type == INLET_THRIFT_I64   ? 64
+                                         : type == INLET_THRIFT_I32 ? 32
+                                                                    : 16);
   }
   case INLET_THRIFT_DOUBLE: {
     double d;

@@ -52,6 +52,14 @@ enum {
  * the margin leaves room for unknown fields from newer writers. */
 #define INLET_THRIFT_MAX_DEPTH 32
 
+/* Zigzag mapping of signed integers (0, -1, 1, -2 ... -> 0, 1, 2, 3 ...). */
+static inline uint64_t inlet_zigzag_encode64(int64_t v) {
+  return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static inline int64_t inlet_zigzag_decode64(uint64_t v) {
+  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
 typedef struct inlet_thrift_reader {
   const uint8_t *start; /* borrowed: first byte of the range */
   const uint8_t *p;     /* next byte to read */
@@ -86,13 +94,13 @@ int inlet_thrift_read_struct_end(inlet_thrift_reader *r);
  * header: *type is BOOL_TRUE or BOOL_FALSE and inlet_thrift_read_bool returns
  * it (or inlet_thrift_skip consumes it).
  */
-int inlet_thrift_read_field(inlet_thrift_reader *r, int16_t *id, uint8_t *type);
+static inline int inlet_thrift_read_field(inlet_thrift_reader *r, int16_t *id, uint8_t *type);
 
 int inlet_thrift_read_bool(inlet_thrift_reader *r, bool *v);
 int inlet_thrift_read_i8(inlet_thrift_reader *r, int8_t *v);
 int inlet_thrift_read_i16(inlet_thrift_reader *r, int16_t *v);
-int inlet_thrift_read_i32(inlet_thrift_reader *r, int32_t *v);
-int inlet_thrift_read_i64(inlet_thrift_reader *r, int64_t *v);
+static inline int inlet_thrift_read_i32(inlet_thrift_reader *r, int32_t *v);
+static inline int inlet_thrift_read_i64(inlet_thrift_reader *r, int64_t *v);
 int inlet_thrift_read_double(inlet_thrift_reader *r, double *v);
 /* Binary/string: *data points into the input range (borrowed). */
 int inlet_thrift_read_binary(inlet_thrift_reader *r, const uint8_t **data, uint32_t *len);
@@ -112,6 +120,55 @@ int inlet_thrift_read_map_begin(inlet_thrift_reader *r, uint8_t *key_type, uint8
 int inlet_thrift_read_map_end(inlet_thrift_reader *r);
 /* Skips one value of wire type @p type (any type, nested to the depth limit). */
 int inlet_thrift_skip(inlet_thrift_reader *r, uint8_t type);
+
+/* Out-of-line general paths of the inline readers below. */
+int inlet_thrift_read_varint_slow(inlet_thrift_reader *r, uint64_t *out, int max_bits);
+int inlet_thrift_read_field_slow(inlet_thrift_reader *r, int16_t *id, uint8_t *type);
+
+/* Page headers are parsed on the reader's hot path: the common cases (short
+ * field headers, one-byte varints) are inlined, everything else, including
+ * every error, goes through the checked out-of-line code. */
+static inline int inlet_thrift_read_field(inlet_thrift_reader *r, int16_t *id, uint8_t *type) {
+  if (INLET_LIKELY(r->p < r->end)) {
+    uint8_t b = *r->p, t = b & 0x0f, delta = b >> 4;
+    /* Non-bool value types with an id delta that cannot overflow. */
+    if (INLET_LIKELY(delta != 0 && t >= INLET_THRIFT_BYTE && t <= INLET_THRIFT_UUID &&
+                     r->last_fid <= INT16_MAX - 15)) {
+      r->p++;
+      r->bool_pending = -1;
+      r->last_fid = (int16_t)(r->last_fid + delta);
+      *id = r->last_fid;
+      *type = t;
+      return 0;
+    }
+  }
+  return inlet_thrift_read_field_slow(r, id, type);
+}
+
+static inline int inlet_thrift_read_i32(inlet_thrift_reader *r, int32_t *v) {
+  uint64_t u;
+  if (INLET_LIKELY(r->p < r->end && *r->p < 0x80)) {
+    u = *r->p++;
+  } else {
+    int rc = inlet_thrift_read_varint_slow(r, &u, 32);
+    if (rc < 0) return rc;
+  }
+  uint32_t z = (uint32_t)u;
+  *v = (int32_t)(z >> 1) ^ -(int32_t)(z & 1);
+  return 0;
+}
+
+static inline int inlet_thrift_read_i64(inlet_thrift_reader *r, int64_t *v) {
+  uint64_t u;
+  if (INLET_LIKELY(r->p < r->end && *r->p < 0x80)) {
+    u = *r->p++;
+  } else {
+    int rc = inlet_thrift_read_varint_slow(r, &u, 64);
+    if (rc < 0) return rc;
+  }
+  *v = inlet_zigzag_decode64(u);
+  return 0;
+}
 
 /* ---- writer ---------------------------------------------------------- */
 
@@ -162,11 +219,5 @@ void inlet_thrift_write_map_begin(inlet_thrift_writer *w, uint8_t key_type, uint
 /* Low-level integer codecs, exposed for tests and for other compact
  * encodings (ULEB128 in DELTA_BINARY_PACKED uses the same varint). */
 void inlet_thrift_write_varint(inlet_buf *out, uint64_t v);
-static inline uint64_t inlet_zigzag_encode64(int64_t v) {
-  return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-static inline int64_t inlet_zigzag_decode64(uint64_t v) {
-  return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
 
 #endif /* INLET_PARQUET_THRIFT_H */
