@@ -13,6 +13,7 @@
 #   BENCH_BUILD=DIR         build directory (default build/bench)
 #   BENCH_NODE_MODULES=DIR  a directory with node_modules/@duckdb/node-api to use
 #   BENCH_STRICT=1          exit 1 when a target is missed
+#   BENCH_KEEP_DATA=1       keep the written Parquet files in $BUILD/data
 # Exit 1 also when the two engines' scans disagree on the checksums.
 set -eu
 cd "$(dirname "$0")/.."
@@ -95,4 +96,8 @@ node bench/duckdb_side.mjs --scan "$DATA/inlet_zstd.parquet" "$DATA/inlet_snappy
 echo >&2
 load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 BENCH_META="{\"rowGroupRows\":$RG,\"repeat\":$REPEAT,\"loadStart\":\"$load_start\",\"loadEnd\":\"$load_end\",\"cpus\":$(nproc)}" \
-  node bench/report.mjs "$RES"
+  node bench/report.mjs "$RES" && rc=0 || rc=$?
+# The Parquet files take ~1 GB at 10M rows.
+[ "${BENCH_KEEP_DATA:-0}" = 1 ] || rm -rf "$DATA"
+echo "(results: $RES)" >&2
+exit "$rc"
