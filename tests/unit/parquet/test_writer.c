@@ -15,8 +15,10 @@
 
 #include "inlet/batch.h"
 #include "inlet/parquet.h"
+#include "inlet/text.h"
 #include "parquet/pq_meta.h"
 #include "parquet/stats.h"
+#include "util/buf.h"
 #include "util/util.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -1157,6 +1159,56 @@ static void test_writer__decreasing_string_offsets_are_einval(void **state) {
   inlet_batch_reset(&b);
 }
 
+
+static void test_writer__nested_allocation_failures_fail_cleanly(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  inlet_schema_init(&schema);
+  assert_int_equal(inlet_schema_parse(&schema,
+                                      "id long, l array<string>, m map<string,array<int>>, "
+                                      "s struct<a:double,b:array<boolean>>",
+                                      &err),
+                   0);
+  inlet_buf in = INLET_BUF_INIT;
+  for (int i = 0; i < 300; i++)
+    inlet_buf_appendf(&in,
+                      "{\"id\":%d,\"l\":[\"a%d\",null,\"b\"],\"m\":{\"k%d\":[1,null,%d]},"
+                      "\"s\":{\"a\":%d.5,\"b\":[true,null]}}\n",
+                      i, i % 7, i % 3, i, i);
+  inlet_text_reader *tr = NULL;
+  inlet_text_reader_options to = INLET_TEXT_READER_OPTIONS_INIT;
+  assert_int_equal(inlet_text_reader_open_memory(&tr, in.data, in.len, &schema, &to, &err), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_text_reader_next(tr, &b, &err), 0);
+  assert_int_equal(b.num_rows, 300);
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.row_group_max_rows = 100;
+  o.sync_on_close = false;
+  int successes = 0;
+  for (long n = 0; n < 600 && successes < 2; n++) {
+    const char *path = tmp_file("writer_nested_enomem");
+    inlet_parquet_writer *w = NULL;
+    inlet_alloc_fail_after(n);
+    int rc = inlet_parquet_writer_open(&w, path, &schema, &o, &err);
+    bool opened = rc == 0;
+    if (rc == 0) rc = inlet_parquet_writer_write(w, &b, &err);
+    if (rc == 0) rc = inlet_parquet_writer_close(w, &err);
+    inlet_alloc_fail_after(-1);
+    if (rc != 0 && rc != INLET_ENOMEM) fprintf(stderr, "n=%ld: %s\n", n, inlet_errmsg(&err));
+    assert_true(rc == 0 || rc == INLET_ENOMEM);
+    if (rc == 0) successes++;
+    inlet_parquet_writer_free(w);
+    if (rc != 0 && opened) assert_int_not_equal(access(path, F_OK), 0);
+  }
+  assert_true(successes > 0);
+  inlet_batch_reset(&b);
+  inlet_text_reader_free(tr);
+  inlet_buf_reset(&in);
+  inlet_schema_reset(&schema);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats__signed_int32_with_nulls),
@@ -1190,6 +1242,7 @@ int main(void) {
       cmocka_unit_test(test_writer__batch_schema_mismatch_is_einval),
       cmocka_unit_test(test_writer__nested_schema_uses_three_level_lists_and_maps),
       cmocka_unit_test(test_writer__null_map_key_is_einval),
+      cmocka_unit_test(test_writer__nested_allocation_failures_fail_cleanly),
       cmocka_unit_test(test_writer__bad_options_are_einval),
       cmocka_unit_test(test_writer__every_flat_type_writes_annotated_schema),
       cmocka_unit_test(test_writer__row_group_bytes_bounds_row_groups),
