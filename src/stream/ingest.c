@@ -853,8 +853,11 @@ fail:
 int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
   if (!source || !*source) return INLET_EINVAL;
   if (strncmp(source, "file:", 5) == 0) {
-    char *abs = realpath(source + 5, NULL);
-    int n = snprintf(out, cap, "inlet-ingest:file:%s", abs ? abs : source + 5);
+    /* Absolute, so that the id does not depend on the working directory. */
+    char *abs = realpath(source + 5, NULL), cwd[PATH_MAX] = "";
+    if (!abs && source[5] != '/' && !getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
+    int n = abs ? snprintf(out, cap, "inlet-ingest:file:%s", abs)
+                : snprintf(out, cap, "inlet-ingest:file:%s%s%s", cwd, *cwd ? "/" : "", source + 5);
     free(abs);
     return n;
   }
