@@ -158,12 +158,18 @@ static int map_map(builder *b, int32_t i, inlet_field *f) {
     return inlet_fail(b->err, INLET_EUNSUPPORTED,
                       "%s: MAP column \"%s\" without one repeated key_value group is not supported",
                       b->file, e->name);
+  int16_t rd = nodes[r].def_level, rr = nodes[r].rep_level;
+  if (n_children(b, r) == 1) {
+    /* A map without values is a list of its keys (parquet-testing
+     * map_no_value.md; parquet-rs and Arrow read it so). */
+    f->type.id = INLET_TYPE_LIST;
+    TRY(alloc_children(b, f, 1));
+    return map_node(b, nodes[r].first_child, &f->children[0], 0, rr, rd, false);
+  }
   if (n_children(b, r) != 2)
     return inlet_fail(b->err, INLET_EUNSUPPORTED,
-                      "%s: MAP column \"%s\" with %d fields per entry (a MAP without values) "
-                      "is not supported",
-                      b->file, e->name, n_children(b, r));
-  int16_t rd = nodes[r].def_level, rr = nodes[r].rep_level;
+                      "%s: MAP column \"%s\" with %d fields per entry is not supported", b->file,
+                      e->name, n_children(b, r));
   f->type.id = INLET_TYPE_MAP;
   TRY(alloc_children(b, f, 1));
   inlet_field *entries = &f->children[0];

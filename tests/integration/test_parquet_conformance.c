@@ -18,6 +18,9 @@
  *                          rows with DuckDB's reading of OTHER.
  *   FILE pairs-equal       DuckDB cannot read FILE; in every row, each column
  *                          X_plain must equal X_byte_stream_split.
+ *   FILE expected JSON     DuckDB cannot read FILE; compare with the rows in
+ *                          tests/integration/JSON, written by hand from the
+ *                          file's documentation.
  *
  * *.encrypted files must fail with a message saying "encrypted". Where a
  * *_expect.csv exists it is compared too (values as text, empty = null).
@@ -295,7 +298,10 @@ static int check_file(const char *dir, const char *name) {
     char ref[1024];
     if (e && strcmp(e->kind, "same-as") == 0) snprintf(ref, sizeof ref, "%s/%s", DATA_DIR, e->text);
     else snprintf(ref, sizeof ref, "%s", path);
-    tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, ref, expected);
+    if (e && strcmp(e->kind, "expected") == 0)
+      tu_sh(&res, "cp '%s/tests/integration/%s' '%s'", INLET_SOURCE_DIR, e->text, expected);
+    else
+      tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, ref, expected);
     if (res.status != 0) {
       printf("FAIL %s: refcheck parquet exited %d (add an expectation): %s%s\n", name,
              res.status, res.out, res.err);
