@@ -301,6 +301,9 @@ static int push_level(pq_shredder *s, int16_t def, int16_t rep, inlet_error *err
 static int gather(pq_shredder *s, const inlet_field *f, const inlet_array *a, int64_t i,
                   inlet_error *err) {
   inlet_array *v = &s->values;
+  bool var = f->type.id == INLET_TYPE_STRING || f->type.id == INLET_TYPE_BINARY;
+  FAIL_IF(var ? !a->offsets : !a->values, err, INLET_EINVAL, "\"%s\": leaf array has no buffer",
+          s->name);
   switch (f->type.id) {
     case INLET_TYPE_BOOL: {
       if ((v->length & 7) == 0) inlet_buf_push(&s->data, 0);
@@ -322,6 +325,7 @@ static int gather(pq_shredder *s, const inlet_field *f, const inlet_array *a, in
       FAIL_IF(b0 < 0 || b1 < b0, err, INLET_EINVAL, "\"%s\": invalid string offsets", s->name);
       FAIL_IF((size_t)(b1 - b0) > (size_t)INT32_MAX - s->data.len, err, INLET_ELIMIT,
               "\"%s\": more than 2 GiB of strings in one write", s->name);
+      FAIL_IF(b1 > b0 && !a->values, err, INLET_EINVAL, "\"%s\": strings without data", s->name);
       if (b1 > b0) inlet_buf_append(&s->data, a->values + b0, (size_t)(b1 - b0));
       if (inlet_buf_status(&s->data) < 0)
         return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
@@ -350,6 +354,8 @@ static int walk(pq_shredder *s, int32_t k, const inlet_array *a, int64_t i, int1
   bool entries = parent && parent->type.id == INLET_TYPE_MAP;
   bool key = k > 1 && s->steps[k - 2].field->type.id == INLET_TYPE_MAP && s->steps[k - 1].child == 0;
   bool optional = f->nullable && !entries && !key;
+  FAIL_IF(i >= a->length, err, INLET_EINVAL, "\"%s\": a child array is shorter than its parent",
+          s->name);
   if (a->validity && !inlet_bit_get(a->validity, i) && !entries) {
     if (!optional)
       return inlet_fail(err, INLET_EINVAL, "\"%s\": null in a required field or map key",
