@@ -16,10 +16,13 @@
  *              object or array is kept as its JSON text; json columns keep
  *              any value (strings included) as its raw JSON text.
  *   binary     hex string (either case, even length); uuid also 8-4-4-4-12.
- *   date       "YYYY-MM-DD", or an integer count of days since 1970-01-01.
+ *   date       "YYYY-MM-DD" (or an expanded year), or an integer count of days
+ *              since 1970-01-01.
  *   time       "HH:MM[:SS[.fraction]]", or an integer in the column's unit.
  *   timestamp  ISO-8601 "YYYY-MM-DD[(T| )HH:MM[:SS[.f{1,9}]]][Z|+hh[:mm]|-hh[:mm]]"
- *              (a missing zone means UTC; timestamp_ntz columns reject a
+ *              (also +hhmm offsets and ISO expanded years such as
+ *              "+10000-01-01" or "-0001-12-31", which export prints for years
+ *              outside 0000-9999; a missing zone means UTC; timestamp_ntz columns reject a
  *              non-zero offset rather than silently shift the wall clock);
  *              or an epoch number: with INLET_EPOCH_AUTO its magnitude picks
  *              the unit (|v| < 1e11 seconds, < 1e14 milliseconds, < 1e17
