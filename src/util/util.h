@@ -28,7 +28,7 @@
  * returns @p code, so callers can write `return inlet_fail(err, ...)`.
  */
 int inlet_fail(inlet_error *err, int code, const char *fmt, ...) INLET_PRINTF(3, 4);
-int inlet_failv(inlet_error *err, int code, const char *fmt, va_list ap);
+int inlet_failv(inlet_error *err, int code, const char *fmt, va_list ap) INLET_PRINTF(3, 0);
 
 /*
  * Prefixes the message already in @p err with "<prefix>: " (truncating at the
