@@ -36,6 +36,8 @@
  * (small, so that a small row_group_bytes is not overshot by much). */
 #define FIRST_SLICE_ROWS 4096
 #define MAX_SLICE_ROWS (1 << 20)
+/* Rows shredded per call for nested columns. */
+#define NESTED_STEP_ROWS 1024
 
 struct inlet_parquet_writer {
   char *path;                 /* owned */
@@ -325,11 +327,17 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
       const inlet_array *top = &batch->columns[w->desc.columns[i].field_index];
       int rc;
       if (w->cols[i].level_mode) {
+        /* Pages of nested columns end between calls: keep calls small so
+         * that pages stay near page_bytes. */
         pq_shredder *sh = &w->shred[i];
-        rc = pq_shred(sh, top, done, n, err);
-        if (rc == 0)
-          rc = pq_column_writer_write_levels(&w->cols[i], sh->def, sh->rep, sh->n_levels,
-                                             &sh->values, 0, sh->values.length, err);
+        rc = 0;
+        for (int64_t off = 0; rc == 0 && off < n; off += NESTED_STEP_ROWS) {
+          int64_t m = n - off < NESTED_STEP_ROWS ? n - off : NESTED_STEP_ROWS;
+          rc = pq_shred(sh, top, done + off, m, err);
+          if (rc == 0)
+            rc = pq_column_writer_write_levels(&w->cols[i], sh->def, sh->rep, sh->n_levels,
+                                               &sh->values, 0, sh->values.length, err);
+        }
         if (rc < 0) inlet_error_prefix(err, "%s", w->path);
       } else {
         rc = pq_column_writer_write(&w->cols[i], top, done, n, err);

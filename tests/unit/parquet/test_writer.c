@@ -1209,6 +1209,51 @@ static void test_writer__nested_allocation_failures_fail_cleanly(void **state) {
   inlet_schema_reset(&schema);
 }
 
+
+static void test_writer__nested_pages_stay_bounded(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  inlet_schema_init(&schema);
+  assert_int_equal(inlet_schema_parse(&schema, "l array<long>", &err), 0);
+  inlet_buf in = INLET_BUF_INIT;
+  /* 20000 rows of 10 distinct-ish longs: 1.6 MB of PLAIN values. */
+  for (int i = 0; i < 20000; i++) {
+    inlet_buf_puts(&in, "{\"l\":[");
+    for (int j = 0; j < 10; j++) inlet_buf_appendf(&in, "%s%d", j ? "," : "", i * 10 + j);
+    inlet_buf_puts(&in, "]}\n");
+  }
+  inlet_text_reader *tr = NULL;
+  inlet_text_reader_options to = INLET_TEXT_READER_OPTIONS_INIT;
+  assert_int_equal(inlet_text_reader_open_memory(&tr, in.data, in.len, &schema, &to, &err), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_text_reader_next(tr, &b, &err), 0);
+  assert_int_equal(b.num_rows, 20000);
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.compression = INLET_COMPRESSION_UNCOMPRESSED;
+  o.page_bytes = 64 * 1024;
+  const char *path = tmp_file("writer_nested_pages");
+  write_file(path, &b, &o);
+  pq_file_metadata m;
+  read_footer(path, &m);
+  const pq_column_meta *md = &m.row_groups[0].columns[0].meta_data;
+  assert_int_equal(md->num_values, 200000);
+  size_t len;
+  char *data = tu_read_file(path, &len);
+  int32_t max_size;
+  int pages = walk_pages(data, len, md, &max_size);
+  assert_true(pages >= 20);
+  /* One call (1024 rows, ~82 KB of values and levels) over the target at most. */
+  assert_true(max_size <= 64 * 1024 + 100 * 1024);
+  free(data);
+  pq_file_metadata_reset(&m);
+  inlet_batch_reset(&b);
+  inlet_text_reader_free(tr);
+  inlet_buf_reset(&in);
+  inlet_schema_reset(&schema);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stats__signed_int32_with_nulls),
@@ -1243,6 +1288,7 @@ int main(void) {
       cmocka_unit_test(test_writer__nested_schema_uses_three_level_lists_and_maps),
       cmocka_unit_test(test_writer__null_map_key_is_einval),
       cmocka_unit_test(test_writer__nested_allocation_failures_fail_cleanly),
+      cmocka_unit_test(test_writer__nested_pages_stay_bounded),
       cmocka_unit_test(test_writer__bad_options_are_einval),
       cmocka_unit_test(test_writer__every_flat_type_writes_annotated_schema),
       cmocka_unit_test(test_writer__row_group_bytes_bounds_row_groups),
