@@ -333,6 +333,26 @@ static void test_cli__every_flat_type_matches_duckdb(void **state) {
   free(out);
 }
 
+static void test_cli__convert_strict_and_epoch_unit(void **state) {
+  (void)state;
+  write_text("ep.ndjson", "{\"t\":1500,\"odd name\":\"x\"}\n{\"t\":2,\"zz\":1}\n");
+  tu_result r;
+  run(&r, NULL, "parquet", "convert", path_in("ep.ndjson"), path_in("ep.parquet"), "--schema",
+      "t timestamp_ms, `odd name` string", "--epoch-unit", "ms", "--strict", "--skip-bad", NULL);
+  expect(&r, 0, "1 rows", "ep.ndjson:2: unknown field \"zz\"");
+  tu_result_free(&r);
+  run(&r, NULL, "parquet", "cat", path_in("ep.parquet"), NULL);
+  expect(&r, 0, "{\"t\":\"1970-01-01T00:00:01.500000Z\",\"odd name\":\"x\"}\n", NULL);
+  tu_result_free(&r);
+  run(&r, NULL, "parquet", "schema", path_in("ep.parquet"), NULL);
+  expect(&r, 0, "t timestamp_ms\n`odd name` string\n", NULL);
+  tu_result_free(&r);
+  run(&r, NULL, "parquet", "convert", path_in("ep.ndjson"), path_in("ep2.parquet"), "--schema",
+      "t timestamp_ms", "--epoch-unit", "minutes", NULL);
+  expect(&r, 2, NULL, "--epoch-unit must be");
+  tu_result_free(&r);
+}
+
 static void test_cli__demo_round_trip(void **state) {
   (void)state;
   tu_result r;
@@ -357,6 +377,7 @@ int main(void) {
       cmocka_unit_test(test_cli__convert_reports_bad_records),
       cmocka_unit_test(test_cli__convert_csv_from_stdin_with_options),
       cmocka_unit_test(test_cli__every_flat_type_matches_duckdb),
+      cmocka_unit_test(test_cli__convert_strict_and_epoch_unit),
       cmocka_unit_test(test_cli__demo_round_trip),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
