@@ -232,6 +232,18 @@ int pq_plain_skip_binary(pq_plain_decoder *d, size_t n, inlet_error *err);
 int pq_plain_skip_bool(pq_plain_decoder *d, size_t n, inlet_error *err);
 
 /* ======================================================================
+ * DELTA_BINARY_PACKED encoding (Encodings.md "Delta Encoding
+ * (DELTA_BINARY_PACKED = 5)"): blocks of 128 values in 4 miniblocks of 32,
+ * deltas wrapping in the type's width. One-shot: give it a page's
+ * non-null values of rows [start, start + n) (validity may be NULL).
+ * Returns 0 or INLET_ENOMEM.
+ * ====================================================================== */
+int pq_delta_encode_i32(inlet_buf *out, const int32_t *values, const uint8_t *validity,
+                        int64_t start, size_t n);
+int pq_delta_encode_i64(inlet_buf *out, const int64_t *values, const uint8_t *validity,
+                        int64_t start, size_t n);
+
+/* ======================================================================
  * Spreading dense non-null values to row positions (in place)
  *
  * A page stores non-null values only. Decoders write the @p n_valid values
