@@ -31,7 +31,7 @@ static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
 int pq_delta_decode(const uint8_t *p, size_t len, uint64_t *out, size_t n, size_t *consumed,
                     inlet_error *err) {
   const uint8_t *start = p, *end = p + len;
-  uint64_t block, mbs, total, first;
+  uint64_t block = 0, mbs = 0, total = 0, first = 0;
   TRY(uleb(&p, end, &block, err));
   TRY(uleb(&p, end, &mbs, err));
   TRY(uleb(&p, end, &total, err));
@@ -48,7 +48,7 @@ int pq_delta_decode(const uint8_t *p, size_t len, uint64_t *out, size_t n, size_
   if (n > 0) out[0] = unzigzag(first);
   size_t i = 1;
   while (i < n) {
-    uint64_t md;
+    uint64_t md = 0;
     TRY(uleb(&p, end, &md, err));
     uint64_t min_delta = unzigzag(md);
     if ((size_t)(end - p) < mbs)

@@ -299,7 +299,7 @@ static int read_flat(inlet_parquet_reader *r, int32_t rg, int32_t c, inlet_array
   const pq_row_group *g = &r->meta.row_groups[rg];
   const pq_column_meta *cm = &g->columns[c].meta_data;
   if (g->num_rows == 0 && cm->num_values == 0) return 0;
-  size_t len, slack;
+  size_t len = 0, slack = 0;
   TRY(load_chunk(r, rg, c, true, &len, &slack, err));
   pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack};
   return pq_column_read_chunk(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, out, err);
@@ -316,7 +316,7 @@ static int read_nested(inlet_parquet_reader *r, int32_t rg, int32_t f, inlet_arr
     if (plan->n_steps == 1 && desc->max_rep_level == 0) return read_flat(r, rg, c, out, err);
     const pq_column_meta *cm = &g->columns[c].meta_data;
     if (g->num_rows == 0 && cm->num_values == 0) continue;
-    size_t len, slack;
+    size_t len = 0, slack = 0;
     TRY(load_chunk(r, rg, c, false, &len, &slack, err));
     inlet_array *leaf = out;
     for (int32_t k = 1; k < plan->n_steps; k++) leaf = &leaf->children[plan->steps[k].child];
