@@ -18,6 +18,7 @@
 struct text_field_index {
   int32_t n_slots; /* power of two */
   int32_t *slots;  /* field index + 1, 0 = empty */
+  size_t *lens;    /* owned: strlen of each field name, for the hot key match */
   const inlet_schema *schema;
 };
 
@@ -33,10 +34,14 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
   int32_t n = 8;
   while (n < schema->n_fields * 2) n *= 2;
   idx->slots = inlet_calloc((size_t)n, sizeof *idx->slots);
-  if (!idx->slots) {
+  idx->lens = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->lens);
+  if (!idx->slots || !idx->lens) {
+    inlet_free(idx->slots);
+    inlet_free(idx->lens);
     inlet_free(idx);
     return INLET_ENOMEM;
   }
+  for (int32_t i = 0; i < schema->n_fields; i++) idx->lens[i] = strlen(schema->fields[i].name);
   idx->n_slots = n;
   idx->schema = schema;
   for (int32_t i = 0; i < schema->n_fields; i++) {
@@ -52,6 +57,7 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
 void text_field_index_free(text_field_index *idx) {
   if (!idx) return;
   inlet_free(idx->slots);
+  inlet_free(idx->lens);
   inlet_free(idx);
 }
 
@@ -65,7 +71,7 @@ int text_field_index_find(const text_field_index *idx, const char *s, size_t n) 
   uint32_t h = hash_name(s, n) & mask;
   while (idx->slots[h]) {
     int32_t f = idx->slots[h] - 1;
-    if (name_is(idx->schema->fields[f].name, s, n)) return f;
+    if (idx->lens[f] == n && memcmp(idx->schema->fields[f].name, s, n) == 0) return f;
     h = (h + 1) & mask;
   }
   return -1;
@@ -517,7 +523,9 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
       if (p >= end || *p != ':') return syntax(c, p, "expected ':'");
       p++;
       int32_t fi;
-      if (hint < schema->n_fields && name_is(schema->fields[hint].name, k, kn)) fi = hint;
+      if (hint < schema->n_fields && idx->lens[hint] == kn &&
+          memcmp(schema->fields[hint].name, k, kn) == 0)
+        fi = hint;
       else fi = text_field_index_find(idx, k, kn);
       if (fi < 0) {
         if (c->strict) {
