@@ -34,8 +34,6 @@
 #define CHUNK_ROWS 65536
 #define CHUNK_BYTES ((int64_t)32 << 20)
 
-enum { GEN_DATE = 1, GEN_DAY_STRING, GEN_HOUR_STRING, GEN_HOUR_TS };
-
 typedef struct gen_col {
   int32_t col, src;
   int kind;
@@ -155,8 +153,7 @@ static bool ieq_prefix(const char **p, const char *lit) {
   return true;
 }
 
-/* Parses the generation expressions we compute; 0 when unsupported. */
-static int gen_kind(const char *expr, char *col, size_t cap) {
+int stream_generation_kind(const char *expr, char *col, size_t cap) {
   char e[512];
   size_t n = 0;
   bool q = false;
@@ -213,7 +210,7 @@ static int setup_generated(ingester *g, const inlet_snapshot *s, inlet_error *er
     const char *name = json_string_value(json_object_get(f, "name"));
     if (!expr || !name) continue;
     char col[256];
-    int kind = gen_kind(expr, col, sizeof col);
+    int kind = stream_generation_kind(expr, col, sizeof col);
     int ci = inlet_schema_find(&g->schema, name), si = kind ? inlet_schema_find(&g->schema, col) : -1;
     if (!kind || ci < 0 || si < 0 || g->n_gens == (int)(sizeof g->gens / sizeof g->gens[0])) {
       rc = inlet_fail(err, INLET_EUNSUPPORTED, "generated column \"%s\": expression \"%s\" is "

@@ -122,6 +122,17 @@ void stream_watermark_init(stream_watermark *w, int64_t lateness_us, int64_t res
  * advances the watermark. */
 bool stream_watermark_observe(stream_watermark *w, int64_t event_us);
 
+/* ---- generated columns ----------------------------------------------------- */
+
+enum { GEN_DATE = 1, GEN_DAY_STRING, GEN_HOUR_STRING, GEN_HOUR_TS };
+
+/* Recognises the delta.generationExpression forms ingest computes:
+ * CAST(c AS DATE) / to_date(c) → GEN_DATE, date_format(c, 'yyyy-MM-dd') →
+ * GEN_DAY_STRING, date_format(c, 'yyyy-MM-dd-HH') → GEN_HOUR_STRING,
+ * date_trunc('HOUR', c) → GEN_HOUR_TS (function names any case, spaces
+ * free, c optionally `quoted`). Copies c into @p col; 0 when unsupported. */
+int stream_generation_kind(const char *expr, char *col, size_t cap);
+
 /* Monotonic clock, ms. */
 int64_t stream_now_ms(void);
 /* Wall clock, ms. */

@@ -191,6 +191,29 @@ static void test_split__on_time_and_late_partition_rows(void **state) {
   inlet_schema_reset(&s);
 }
 
+static void test_generated__expressions_ingest_computes(void **state) {
+  (void)state;
+  char col[64];
+  assert_int_equal(stream_generation_kind("CAST(eventTime AS DATE)", col, sizeof col), GEN_DATE);
+  assert_string_equal(col, "eventTime");
+  assert_int_equal(stream_generation_kind("cast( `event time` as date )", col, sizeof col),
+                   GEN_DATE);
+  assert_string_equal(col, "event time");
+  assert_int_equal(stream_generation_kind("to_date(ts)", col, sizeof col), GEN_DATE);
+  assert_int_equal(stream_generation_kind("date_format(ts, 'yyyy-MM-dd')", col, sizeof col),
+                   GEN_DAY_STRING);
+  assert_int_equal(stream_generation_kind("DATE_FORMAT(ts,'yyyy-MM-dd-HH')", col, sizeof col),
+                   GEN_HOUR_STRING);
+  assert_int_equal(stream_generation_kind("date_trunc('HOUR', ts)", col, sizeof col),
+                   GEN_HOUR_TS);
+  assert_string_equal(col, "ts");
+  assert_int_equal(stream_generation_kind("date_format(ts, 'MM/dd')", col, sizeof col), 0);
+  assert_int_equal(stream_generation_kind("CAST(ts AS STRING)", col, sizeof col), 0);
+  assert_int_equal(stream_generation_kind("year(ts)", col, sizeof col), 0);
+  assert_int_equal(stream_generation_kind("to_date()", col, sizeof col), 0);
+  assert_int_equal(stream_generation_kind("to_date(ts) + 1", col, sizeof col), 0);
+}
+
 static void test_redis__url_parsing(void **state) {
   (void)state;
   char host[64], key[64];
@@ -428,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_watermark__restore_classifies_like_first_run),
       cmocka_unit_test(test_duration__units_and_errors),
       cmocka_unit_test(test_split__on_time_and_late_partition_rows),
+      cmocka_unit_test(test_generated__expressions_ingest_computes),
       cmocka_unit_test(test_redis__url_parsing),
       cmocka_unit_test(test_file__records_positions_and_blank_lines),
       cmocka_unit_test(test_file__follow_waits_for_the_newline),
