@@ -13,8 +13,8 @@
  * slot and the non-null values. Flat columns derive their levels from the
  * batch's validity bitmap (max definition level 1 for OPTIONAL, none for
  * REQUIRED; pq_column_writer_write). Nested leaves take explicit
- * repetition and definition levels (pq_column_writer_write_levels), which
- * the record shredding of nested batches will produce.
+ * repetition and definition levels (pq_column_writer_write_levels) from
+ * the record shredder (shred.h).
  */
 #ifndef INLET_PARQUET_COLUMN_WRITER_H
 #define INLET_PARQUET_COLUMN_WRITER_H
