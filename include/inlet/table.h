@@ -45,18 +45,23 @@ typedef struct inlet_table_create_options {
   const char *const *property_values;
   const char *name;                    /* optional metaData.name */
   const char *description;             /* optional metaData.description */
+  size_t n_batches;                    /* rows committed with the table in version 0 */
+  const inlet_batch *batches;          /* (schema-matching, like inlet_table_writer_write) */
 } inlet_table_create_options;
 
 #define INLET_TABLE_CREATE_OPTIONS_VERSION 1
-#define INLET_TABLE_CREATE_OPTIONS_INIT {INLET_TABLE_CREATE_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, NULL}
+#define INLET_TABLE_CREATE_OPTIONS_INIT                                                     \
+  {INLET_TABLE_CREATE_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL}
 
 /**
  * Creates a table at @p path (the directory is created if needed) by
  * committing version 0: protocol (reader 1, writer 2), metaData (fresh
  * table id, @p schema, partition columns, properties, createdTime) and
- * commitInfo. @p options may be NULL.
+ * commitInfo. With options->batches, their rows are written as data files
+ * and committed in the same version 0 (one transaction: the table appears
+ * with its data or not at all). @p options may be NULL.
  * @return 0, INLET_EEXISTS (a table is already there), INLET_EINVAL (bad
- *         partition column, duplicate column name), INLET_EUNSUPPORTED (a
+ *         partition column, duplicate column name, batch not matching), INLET_EUNSUPPORTED (a
  *         type Delta cannot store, e.g. uint32), INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *schema,

@@ -204,6 +204,25 @@ int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *
   free(pjs);
   FAIL_GOTO(!params, err, INLET_ENOMEM, "out of memory creating table");
 
+  if (o->n_batches > 0) {
+    /* Data too: a writer seeded with the new table's state commits version 0. */
+    delta_snapshot cs;
+    memset(&cs, 0, sizeof cs);
+    cs.version = -1;
+    cs.checkpoint_version = -1;
+    cs.protocol = pa.u.protocol;
+    cs.metadata = ma.u.metadata;
+    cs.schema = *schema;
+    cs.has_schema = true;
+    inlet_table_writer *w = NULL;
+    rc = delta_writer_open_create(&w, t, &cs, params, err); /* copies cs */
+    for (size_t i = 0; rc == 0 && i < o->n_batches; i++)
+      rc = inlet_table_writer_write(w, &o->batches[i], err);
+    int64_t v0;
+    if (rc == 0) rc = inlet_table_writer_commit(w, &v0, err);
+    inlet_table_writer_free(w);
+    goto done;
+  }
   rc = delta_txn_begin(&txn, t->st, t->root_abs, -1, "CREATE TABLE", err);
   if (rc < 0) goto done;
   delta_txn_set_strict(txn, true);

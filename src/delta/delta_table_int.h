@@ -26,6 +26,11 @@ struct inlet_snapshot {
 int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
                      inlet_error *err);
 
+/* A writer whose commit creates the table: version 0 with the protocol and
+ * metaData of @p create (version -1, copied) plus the data written. */
+int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
+                             const delta_snapshot *create, const char *params, inlet_error *err);
+
 /* Joins root and a relative path; caller frees. */
 char *delta_join_path(const char *root, const char *rel);
 

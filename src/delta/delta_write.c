@@ -49,6 +49,8 @@ struct inlet_table_writer {
   int32_t counter;
   int64_t rows;
   bool committed;
+  bool create;               /* this transaction creates the table (version 0) */
+  char *create_params;       /* owned: CREATE operationParameters, or NULL */
 };
 
 static const char *codec_suffix(inlet_compression c) {
@@ -94,8 +96,25 @@ static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) 
                     "versions 1, 2 and 7 with known features)", (int)p->min_writer);
 }
 
+static int writer_open(inlet_table_writer **out, inlet_table *table,
+                       const inlet_append_options *options, const delta_snapshot *create,
+                       const char *create_params, inlet_error *err);
+
 int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
                             const inlet_append_options *options, inlet_error *err) {
+  return writer_open(out, table, options, NULL, NULL, err);
+}
+
+int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
+                             const delta_snapshot *create, const char *params, inlet_error *err) {
+  inlet_append_options o = INLET_APPEND_OPTIONS_INIT;
+  o.operation = "CREATE TABLE AS SELECT";
+  return writer_open(out, table, &o, create, params, err);
+}
+
+static int writer_open(inlet_table_writer **out, inlet_table *table,
+                       const inlet_append_options *options, const delta_snapshot *create,
+                       const char *create_params, inlet_error *err) {
   *out = NULL;
   inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
   inlet_table_writer *w = inlet_calloc(1, sizeof *w);
@@ -104,12 +123,17 @@ int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
   w->opts = options ? *options : dflt;
   inlet_schema_init(&w->data_schema);
   int rc;
-  if (w->opts.expected_version >= 0)
+  if (create) {
+    /* Table creation with data: version 0 holds protocol, metaData and adds. */
+    w->create = true;
+    w->create_params = create_params ? inlet_strdup(create_params) : NULL;
+    rc = delta_snapshot_copy(&w->snap, create, err);
+  } else if (w->opts.expected_version >= 0)
     rc = delta_table_load(table, &w->snap, DELTA_SNAP_VERSION, w->opts.expected_version, err);
   else
     rc = delta_table_load(table, &w->snap, DELTA_SNAP_LATEST, 0, err);
   if (rc < 0) goto fail;
-  if (w->opts.expected_version >= 0) {
+  if (!create && w->opts.expected_version >= 0) {
     /* Strict mode: the table must still be at that version. */
     delta_log_listing l;
     rc = delta_log_list(&l, table->st, err);
@@ -203,6 +227,7 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->part_idx);
   inlet_free(w->app_id);
   inlet_free(w->operation);
+  inlet_free(w->create_params);
   inlet_free(w);
 }
 
@@ -491,7 +516,18 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   }
   if (w->n_files) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
   TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
-  if (w->opts.expected_version >= 0) delta_txn_set_strict(txn, true);
+  if (w->opts.expected_version >= 0 || w->create) delta_txn_set_strict(txn, true);
+  if (w->create) {
+    delta_action pa, ma;
+    memset(&pa, 0, sizeof pa);
+    memset(&ma, 0, sizeof ma);
+    pa.kind = DELTA_ACTION_PROTOCOL;
+    pa.u.protocol = w->snap.protocol; /* borrowed: add_action copies */
+    ma.kind = DELTA_ACTION_METADATA;
+    ma.u.metadata = w->snap.metadata;
+    if ((rc = delta_txn_add_action(txn, &pa, err)) < 0) goto done;
+    if ((rc = delta_txn_add_action(txn, &ma, err)) < 0) goto done;
+  }
   if (w->opts.max_attempts > 0) delta_txn_set_max_attempts(txn, w->opts.max_attempts);
   delta_txn_add_rows(txn, w->rows);
   /* operationParameters as Spark writes them: partitionBy is a JSON array
@@ -505,7 +541,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   free(cols_s);
   char *params_s = params ? json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
   json_decref(params);
-  rc = params_s ? delta_txn_set_params(txn, params_s, err)
+  rc = params_s ? delta_txn_set_params(txn, w->create_params ? w->create_params : params_s, err)
                 : inlet_fail(err, INLET_ENOMEM, "out of memory");
   free(params_s);
   if (rc < 0) goto done;

@@ -219,6 +219,50 @@ static void test_table__partitioned_appends_read_back_at_every_version(void **st
   inlet_schema_reset(&s);
 }
 
+static void test_table__create_with_data_is_one_commit(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, DDL, &err), 0);
+  inlet_batch b;
+  make_batch(&b, &s, 0, 12);
+  const char *parts[] = {"day"};
+  inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
+  co.n_partition_columns = 1;
+  co.partition_columns = parts;
+  co.n_batches = 1;
+  co.batches = &b;
+  inlet_table *t = NULL;
+  int rc = inlet_table_create(&t, f->table, &s, &co, &err);
+  if (rc) fail_msg("create with data: %s", inlet_errmsg(&err));
+  int64_t sum = 0;
+  assert_int_equal(scan_count(t, 0, &sum), 12);
+  assert_int_equal(sum, 66);
+  refcheck_version(f, 0, 12);
+  /* Exactly one commit holding protocol, metaData and the two adds. */
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/00000000000000000000.json", f->table);
+  char *body = tu_read_file(path, NULL);
+  assert_non_null(body);
+  assert_non_null(strstr(body, "\"operation\":\"CREATE TABLE AS SELECT\""));
+  assert_non_null(strstr(body, "{\"protocol\":"));
+  assert_non_null(strstr(body, "{\"metaData\":"));
+  int adds = 0;
+  for (char *p = body; (p = strstr(p, "{\"add\":")); p++) adds++;
+  assert_int_equal(adds, 2);
+  free(body);
+  /* A second create with data fails and leaves no data files behind. */
+  inlet_table *t2 = NULL;
+  assert_int_equal(inlet_table_create(&t2, f->table, &s, &co, &err), INLET_EEXISTS);
+  tu_result r;
+  tu_sh(&r, "find '%s' -name '*.parquet' | wc -l", f->table);
+  assert_int_equal(atoi(r.out), 2);
+  tu_result_free(&r);
+  inlet_batch_reset(&b);
+  inlet_table_free(t);
+  inlet_schema_reset(&s);
+}
+
 static void test_table__open_missing_table_is_not_found(void **state) {
   fixture *f = *state;
   inlet_error err = INLET_ERROR_INIT;
@@ -263,6 +307,7 @@ static void test_table__writer_rejects_mismatched_batches(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_table__partitioned_appends_read_back_at_every_version, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_table__create_with_data_is_one_commit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_table__open_missing_table_is_not_found, setup, teardown),
       cmocka_unit_test_setup_teardown(test_table__writer_rejects_mismatched_batches, setup, teardown),
   };
