@@ -127,15 +127,29 @@ done:
 
 int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
                               const inlet_parquet_reader_options *options, inlet_error *err) {
-  int rc = 0;
   if (!out) return inlet_fail(err, INLET_EINVAL, "NULL reader out-parameter");
   *out = NULL;
   if (!path) return inlet_fail(err, INLET_EINVAL, "NULL path");
+  inlet_rfile *f = NULL;
+  TRY(inlet_rfile_open_path(&f, path, err));
+  return pq_reader_open_rfile(out, f, path, options, err);
+}
+
+int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const char *path,
+                         const inlet_parquet_reader_options *options, inlet_error *err) {
+  int rc = 0;
+  *out = NULL;
   inlet_parquet_reader_options defaults = INLET_PARQUET_READER_OPTIONS_INIT;
-  if (options && options->version != INLET_PARQUET_READER_OPTIONS_VERSION)
+  if (options && options->version != INLET_PARQUET_READER_OPTIONS_VERSION) {
+    inlet_rfile_close(file);
     return inlet_fail(err, INLET_EINVAL, "unknown reader options version %d", options->version);
+  }
   inlet_parquet_reader *r = inlet_calloc(1, sizeof *r);
-  if (!r) return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", path);
+  if (!r) {
+    inlet_rfile_close(file);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", path);
+  }
+  r->file = file;
   r->opts = options ? *options : defaults;
   if (r->opts.max_column_chunk_bytes <= 0) r->opts.max_column_chunk_bytes = defaults.max_column_chunk_bytes;
   if (r->opts.max_footer_bytes <= 0) r->opts.max_footer_bytes = defaults.max_footer_bytes;
@@ -147,7 +161,6 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
   r->name = inlet_strdup(path);
   FAIL_GOTO(!r->name, err, INLET_ENOMEM, "out of memory opening %s", path);
 
-  TRY_GOTO(inlet_rfile_open_path(&r->file, path, err));
   TRY_GOTO(pq_footer_read(&r->meta, r->file, r->opts.max_footer_bytes, err));
   {
     /* pq_footer_read checked the tail; the footer length locates the end

@@ -33,4 +33,10 @@ struct inlet_parquet_reader {
   pq_nested nested;                 /* owned: leaf plans (nested_mode only) */
 };
 
+/* inlet_parquet_reader_open over an already open file (e.g. an in-memory
+ * one in tests and fuzzers), which the reader owns from here on, also on
+ * failure. @p path names the file in messages. */
+int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const char *path,
+                         const inlet_parquet_reader_options *options, inlet_error *err);
+
 #endif /* INLET_PARQUET_READER_INT_H */
