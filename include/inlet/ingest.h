@@ -196,7 +196,7 @@ INLET_API int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char 
  * Parses a duration: an integer with unit us, ms, s, m, h or d ("90s",
  * "5m", "250ms"); a bare number means seconds. @return 0, INLET_EINVAL.
  */
-INLET_API int inlet_duration_parse(int64_t *out_us, const char *text, inlet_error *err);
+INLET_API int inlet_ingest_parse_duration(int64_t *out_us, const char *text, inlet_error *err);
 
 /** Event time of row @p row of @p array (timestamp any unit, or date) in
  * microseconds; false for null or another type. */

@@ -149,14 +149,14 @@ int cmd_ingest(int argc, char **argv) {
     return cli_usage_error(usage, "ingest: bad --max-bytes '%s'", max_bytes);
   if (max_latency) {
     int64_t us;
-    if (inlet_duration_parse(&us, max_latency, &err) < 0)
+    if (inlet_ingest_parse_duration(&us, max_latency, &err) < 0)
       return cli_usage_error(usage, "ingest: --max-latency: %s", inlet_errmsg(&err));
     o.max_latency_ms = us / 1000 > 0 ? us / 1000 : 1;
   }
   if (lateness && !event_time)
     return cli_usage_error(usage, "ingest: --allowed-lateness needs --event-time");
   o.event_time_column = event_time;
-  if (lateness && inlet_duration_parse(&o.allowed_lateness_us, lateness, &err) < 0)
+  if (lateness && inlet_ingest_parse_duration(&o.allowed_lateness_us, lateness, &err) < 0)
     return cli_usage_error(usage, "ingest: --allowed-lateness: %s", inlet_errmsg(&err));
   if (late_policy) {
     if (strcmp(late_policy, "keep") == 0) o.late_policy = INLET_LATE_KEEP;

@@ -94,7 +94,7 @@ int64_t stream_wall_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int inlet_duration_parse(int64_t *out_us, const char *text, inlet_error *err) {
+int inlet_ingest_parse_duration(int64_t *out_us, const char *text, inlet_error *err) {
   FAIL_IF(!text || !*text, err, INLET_EINVAL, "empty duration");
   const char *p = text;
   int64_t total = 0;

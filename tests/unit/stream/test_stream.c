@@ -151,18 +151,18 @@ static void test_duration__units_and_errors(void **state) {
   (void)state;
   int64_t us;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(inlet_duration_parse(&us, "250ms", &err), 0);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "250ms", &err), 0);
   assert_int_equal(us, 250000);
-  assert_int_equal(inlet_duration_parse(&us, "1h30m", &err), 0);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "1h30m", &err), 0);
   assert_int_equal(us, 5400000000LL);
-  assert_int_equal(inlet_duration_parse(&us, "7", &err), 0);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "7", &err), 0);
   assert_int_equal(us, 7000000);
-  assert_int_equal(inlet_duration_parse(&us, "2d", &err), 0);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "2d", &err), 0);
   assert_int_equal(us, 172800000000LL);
-  assert_int_equal(inlet_duration_parse(&us, "5x", &err), INLET_EINVAL);
-  assert_int_equal(inlet_duration_parse(&us, "", &err), INLET_EINVAL);
-  assert_int_equal(inlet_duration_parse(&us, "-5s", &err), INLET_EINVAL);
-  assert_int_equal(inlet_duration_parse(&us, "99999999999999999999s", &err), INLET_EINVAL);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "5x", &err), INLET_EINVAL);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "", &err), INLET_EINVAL);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "-5s", &err), INLET_EINVAL);
+  assert_int_equal(inlet_ingest_parse_duration(&us, "99999999999999999999s", &err), INLET_EINVAL);
 }
 
 static void test_split__on_time_and_late_partition_rows(void **state) {
