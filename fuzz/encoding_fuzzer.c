@@ -3,7 +3,8 @@
  * (src/parquet/encoding.h, src/codec/codec.h): hostile bytes go through
  * every decoder (RLE/bit-packed hybrid, PLAIN, dictionary gathers, INT96,
  * each decompressor), and round-trip properties (RLE encode/decode,
- * dictionary build/gather, compress/decompress) must hold exactly.
+ * dictionary build/gather, compress/decompress, DELTA_BINARY_PACKED encode
+ * against the reader's decoder) must hold exactly.
  *
  * Input: [mode][p1][n lo][n hi] then the payload. A crash, sanitizer
  * report or __builtin_trap() is a finding; error returns are fine.
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "codec/codec.h"
+#include "parquet/delta_decode.h"
 #include "parquet/encoding.h"
 
 #define CHECK(c)                                                                       \
@@ -170,13 +172,39 @@ static void dict_roundtrip(const uint8_t *p, size_t len) {
   free(off);
 }
 
+static void delta_roundtrip(const uint8_t *p, size_t len, bool wide) {
+  /* Values: the payload as little-endian int32/int64 words. */
+  size_t w = wide ? 8 : 4, n = len / w;
+  inlet_buf out = INLET_BUF_INIT;
+  uint64_t *back = malloc((n + 1) * 8);
+  size_t used = 0;
+  if (wide) {
+    int64_t *v = malloc((n + 1) * 8);
+    if (n) memcpy(v, p, n * 8);
+    CHECK(pq_delta_encode_i64(&out, v, NULL, 0, n) == 0);
+    CHECK(pq_delta_decode(out.data, out.len, back, n, &used, NULL) == 0);
+    for (size_t i = 0; i < n; i++) CHECK((int64_t)back[i] == v[i]);
+    free(v);
+  } else {
+    int32_t *v = malloc((n + 1) * 4);
+    if (n) memcpy(v, p, n * 4);
+    CHECK(pq_delta_encode_i32(&out, v, NULL, 0, n) == 0);
+    CHECK(pq_delta_decode(out.data, out.len, back, n, &used, NULL) == 0);
+    for (size_t i = 0; i < n; i++) CHECK((int32_t)back[i] == v[i]);
+    free(v);
+  }
+  CHECK(used == out.len);
+  free(back);
+  inlet_buf_reset(&out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 4) return 0;
   const uint8_t mode = data[0], p1 = data[1];
   size_t n = (size_t)data[2] | (size_t)data[3] << 8;
   const uint8_t *p = data + 4;
   size_t len = size - 4;
-  switch (mode % 10) {
+  switch (mode % 11) {
   case 0: rle_decode(p, len, p1 % 33, n); break;
   case 1: rle_validity(p, len, p1 % 5, n); break;
   case 2: rle_dict(p, len, p1, n); break;
@@ -186,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   case 6: decompress(p, len, p1 % 9, n); break;
   case 7: rle_roundtrip(p, len, p1 % 33); break;
   case 8: dict_roundtrip(p, len); break;
+  case 10: delta_roundtrip(p, len, p1 & 1); break;
   default: {
     /* Hybrid skip then read must equal reading everything. */
     int w = p1 % 33;
