@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "codec/codec.h"
+#include "parquet/thrift.h"
 
 /* Values looked at before deciding whether a dictionary is worth it. */
 #define DICT_PROBE_VALUES 4096
@@ -94,7 +95,8 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   if (desc->conv == PQ_CONV_INT96 || desc->conv == PQ_CONV_FLOAT16)
     return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": writing %s is not supported",
                       desc->path, desc->conv == PQ_CONV_INT96 ? "INT96" : "FLOAT16");
-  if (cfg->dictionary && desc->physical_type != PQ_BOOLEAN) {
+  cw->delta = cfg->int_delta && (desc->physical_type == PQ_INT32 || desc->physical_type == PQ_INT64);
+  if (cfg->dictionary && desc->physical_type != PQ_BOOLEAN && !cw->delta) {
     pq_dict_kind dk;
     switch (desc->physical_type) {
       case PQ_INT32:
@@ -383,6 +385,75 @@ static void clear_page(pq_column_writer *cw) {
 
 static bool is_optional(const pq_column_writer *cw) { return cw->desc->max_def_level > 0; }
 
+/*
+ * DELTA_BINARY_PACKED (Encodings.md): blocks of 128 values in 4 miniblocks
+ * of 32, each block a zigzag min delta, 4 bit widths and the packed
+ * (delta - min delta) values. Deltas wrap in the column's own width, so
+ * INT32 never needs more than 32 bits; miniblocks past the last value have
+ * width 0 and no bytes.
+ */
+#define DELTA_BLOCK 128
+#define DELTA_MINI 32
+
+static void delta_encode(inlet_buf *out, const uint8_t *vals, size_t n, int width) {
+  inlet_thrift_write_varint(out, DELTA_BLOCK);
+  inlet_thrift_write_varint(out, DELTA_BLOCK / DELTA_MINI);
+  inlet_thrift_write_varint(out, n);
+  int64_t prev = 0;
+  if (n) {
+    if (width == 4) {
+      int32_t v;
+      memcpy(&v, vals, 4);
+      prev = v;
+    } else {
+      memcpy(&prev, vals, 8);
+    }
+  }
+  inlet_thrift_write_varint(out, inlet_zigzag_encode64(prev));
+  uint64_t rel[DELTA_BLOCK];
+  int64_t delta[DELTA_BLOCK];
+  for (size_t i = 1; i < n;) {
+    size_t m = n - i < DELTA_BLOCK ? n - i : DELTA_BLOCK;
+    int64_t min = INT64_MAX;
+    for (size_t j = 0; j < m; j++, i++) {
+      int64_t d;
+      if (width == 4) {
+        int32_t v;
+        memcpy(&v, vals + i * 4, 4);
+        d = (int32_t)((uint32_t)v - (uint32_t)prev);
+        prev = v;
+      } else {
+        int64_t v;
+        memcpy(&v, vals + i * 8, 8);
+        d = (int64_t)((uint64_t)v - (uint64_t)prev);
+        prev = v;
+      }
+      delta[j] = d;
+      min = d < min ? d : min;
+    }
+    uint8_t widths[DELTA_BLOCK / DELTA_MINI];
+    for (size_t j = 0; j < DELTA_BLOCK; j++) {
+      if (j >= m) rel[j] = 0;
+      else if (width == 4) rel[j] = (uint32_t)((uint32_t)delta[j] - (uint32_t)min);
+      else rel[j] = (uint64_t)delta[j] - (uint64_t)min;
+    }
+    for (size_t k = 0; k < DELTA_BLOCK / DELTA_MINI; k++) {
+      uint64_t any = 0;
+      if (k * DELTA_MINI < m)
+        for (size_t j = 0; j < DELTA_MINI; j++) any |= rel[k * DELTA_MINI + j];
+      widths[k] = (uint8_t)pq_bit_width(any);
+    }
+    inlet_thrift_write_varint(out, inlet_zigzag_encode64(min));
+    inlet_buf_append(out, widths, sizeof widths);
+    for (size_t k = 0; k < DELTA_BLOCK / DELTA_MINI && k * DELTA_MINI < m; k++) {
+      size_t bytes = (size_t)widths[k] * DELTA_MINI / 8;
+      if (inlet_buf_reserve(out, bytes) < 0) return;
+      pq_pack64(out->data + out->len, rel + k * DELTA_MINI, DELTA_MINI, widths[k]);
+      out->len += bytes;
+    }
+  }
+}
+
 static int flush_page(pq_column_writer *cw, inlet_error *err) {
   if (cw->page_rows == 0) return 0;
   if (cw->page_rows > INT32_MAX)
@@ -411,6 +482,12 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
     pq_rle_encode_dict_indices(body, cw->page_idx, cw->page_idx_n, pq_dict_index_width(&cw->dict));
     enc = PQ_ENC_RLE_DICTIONARY;
     cw->n_dict_pages_data++;
+  } else if (cw->delta) {
+    if (inlet_buf_status(&cw->page_plain) < 0) return nomem(cw, err);
+    delta_encode(body, cw->page_plain.data, cw->page_plain.len / (size_t)cw->value_width,
+                 cw->value_width);
+    enc = PQ_ENC_DELTA_BINARY_PACKED;
+    cw->n_delta_pages++;
   } else {
     if (cw->desc->physical_type == PQ_BOOLEAN) pq_bool_encoder_finish(&cw->bool_enc);
     if (inlet_buf_status(&cw->page_plain) < 0) return nomem(cw, err);
@@ -857,11 +934,12 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
   pq_column_meta *md = &cc->meta_data;
   md->type = d->physical_type;
   bool has_dict = cw->dict_page.len > 0;
-  int32_t encs[3];
+  int32_t encs[4];
   int32_t ne = 0;
   if (has_dict || cw->n_plain_pages) encs[ne++] = PQ_ENC_PLAIN;
   encs[ne++] = PQ_ENC_RLE;
   if (cw->n_dict_pages_data) encs[ne++] = PQ_ENC_RLE_DICTIONARY;
+  if (cw->n_delta_pages) encs[ne++] = PQ_ENC_DELTA_BINARY_PACKED;
   md->encodings = pq_meta_alloc_array(m, (size_t)ne, sizeof(int32_t), err);
   if (!md->encodings) return INLET_ENOMEM;
   memcpy(md->encodings, encs, (size_t)ne * sizeof(int32_t));
@@ -882,13 +960,16 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
               d->logical.kind == PQ_LT_ENUM || d->converted_type == PQ_CT_UTF8;
   TRY(pq_stats_to_thrift(&cw->chunk_stats, cw->cfg->statistics_truncate, utf8, m,
                          &md->statistics, err));
-  pq_page_encoding_stats es[3];
+  pq_page_encoding_stats es[4];
   int32_t nes = 0;
   if (has_dict) es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
   if (cw->n_dict_pages_data)
     es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_RLE_DICTIONARY, cw->n_dict_pages_data};
   if (cw->n_plain_pages)
     es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_PLAIN, cw->n_plain_pages};
+  if (cw->n_delta_pages)
+    es[nes++] =
+        (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_DELTA_BINARY_PACKED, cw->n_delta_pages};
   if (nes) {
     md->encoding_stats = pq_meta_alloc_array(m, (size_t)nes, sizeof *es, err);
     if (!md->encoding_stats) return INLET_ENOMEM;
@@ -903,7 +984,7 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
   cw->chunk_bytes = 0;
   cw->chunk_uncompressed = cw->dict_page_uncompressed = 0;
   cw->chunk_values = 0;
-  cw->n_dict_pages_data = cw->n_plain_pages = 0;
+  cw->n_dict_pages_data = cw->n_plain_pages = cw->n_delta_pages = 0;
   pq_stats_clear(&cw->chunk_stats);
   if (cw->dict_ready) {
     pq_dict_clear(&cw->dict);

@@ -40,6 +40,7 @@ typedef struct pq_column_config {
   int64_t dictionary_page_bytes; /* PLAIN fallback past this dictionary size */
   int32_t statistics_truncate;
   const char *file_name;         /* borrowed, for messages */
+  bool int_delta;                /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
 } pq_column_config;
 
 typedef struct pq_column_writer {
@@ -80,6 +81,8 @@ typedef struct pq_column_writer {
   int64_t chunk_values;          /* value slots incl. nulls */
   int32_t n_dict_pages_data;     /* data pages RLE_DICTIONARY */
   int32_t n_plain_pages;         /* data pages PLAIN */
+  int32_t n_delta_pages;         /* data pages DELTA_BINARY_PACKED */
+  bool delta;                    /* this column's data pages are DELTA_BINARY_PACKED */
   int64_t dict_page_uncompressed;
   pq_stats chunk_stats;          /* owned */
   pq_stats file_stats;           /* owned; every chunk finished so far */

@@ -112,9 +112,8 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
           "parquet writer options: page_bytes must be in 1..1 GiB");
   FAIL_IF(o->dictionary_page_bytes <= 0 || o->dictionary_page_bytes > (int64_t)1 << 30, err,
           INLET_EINVAL, "parquet writer options: dictionary_page_bytes must be in 1..1 GiB");
-  FAIL_IF(o->int_encoding == INLET_INT_ENCODING_DELTA, err, INLET_EUNSUPPORTED,
-          "parquet writer options: DELTA_BINARY_PACKED is not supported yet");
-  FAIL_IF(o->int_encoding != INLET_INT_ENCODING_AUTO && o->int_encoding != INLET_INT_ENCODING_PLAIN,
+  FAIL_IF(o->int_encoding != INLET_INT_ENCODING_AUTO && o->int_encoding != INLET_INT_ENCODING_PLAIN &&
+              o->int_encoding != INLET_INT_ENCODING_DELTA,
           err, INLET_EINVAL, "parquet writer options: unknown int_encoding %d", (int)o->int_encoding);
   FAIL_IF(o->statistics_truncate < 0, err, INLET_EINVAL,
           "parquet writer options: statistics_truncate must not be negative");
@@ -176,6 +175,9 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   w->cfg.dictionary_page_bytes = o->dictionary_page_bytes;
   w->cfg.statistics_truncate = o->statistics_truncate;
   w->cfg.file_name = w->path;
+  /* AUTO keeps PLAIN/dictionary: our reader transcodes DELTA pages, which
+   * would slow scans; DELTA is for callers who ask for smaller files. */
+  w->cfg.int_delta = o->int_encoding == INLET_INT_ENCODING_DELTA;
   w->row_group_bytes = o->row_group_bytes;
   w->row_group_max_rows = o->row_group_max_rows;
   w->sync_on_close = o->sync_on_close;

@@ -358,6 +358,7 @@ typedef struct file_case {
   int64_t rg_rows;        /* row_group_max_rows */
   int64_t page_bytes;
   int64_t dict_bytes;     /* dictionary_page_bytes */
+  bool int_delta;         /* int_encoding DELTA */
 } file_case;
 
 static void build_schema(inlet_schema *s) {
@@ -401,6 +402,7 @@ static void run_case(const file_case *fc) {
   if (fc->rg_rows) o.row_group_max_rows = fc->rg_rows;
   if (fc->page_bytes) o.page_bytes = fc->page_bytes;
   if (fc->dict_bytes) o.dictionary_page_bytes = fc->dict_bytes;
+  if (fc->int_delta) o.int_encoding = INLET_INT_ENCODING_DELTA;
   o.sync_on_close = false;
   inlet_parquet_writer *w = NULL;
   int rc = inlet_parquet_writer_open(&w, path, &schema, &o, &err);
@@ -500,11 +502,11 @@ static void test_interop__codec_matrix(void **state, inlet_compression codec, co
   char tag[64];
   /* Dictionary-encoded, several row groups and pages. */
   snprintf(tag, sizeof tag, "interop_%s_dict", name);
-  file_case dict = {tag, codec, true, D_REPEAT, 328, 128, 512, 0};
+  file_case dict = {tag, codec, true, D_REPEAT, 328, 128, 512, 0, false};
   run_case(&dict);
   /* PLAIN, boundary values, one row group with several pages. */
   snprintf(tag, sizeof tag, "interop_%s_plain", name);
-  file_case plain = {tag, codec, false, D_UNIQUE, 200, 0, 700, 0};
+  file_case plain = {tag, codec, false, D_UNIQUE, 200, 0, 700, 0, false};
   run_case(&plain);
 }
 
@@ -526,22 +528,36 @@ static void test_interop__lz4_raw_dict_and_plain(void **state) {
 
 static void test_interop__dictionary_fallback_to_plain_mid_chunk(void **state) {
   (void)state;
-  file_case fc = {"interop_fallback", INLET_COMPRESSION_SNAPPY, true, D_PAIRS, 400, 0, 256, 64};
+  file_case fc = {"interop_fallback", INLET_COMPRESSION_SNAPPY, true, D_PAIRS, 400, 0, 256, 64,
+                  false};
   run_case(&fc);
 }
 
 static void test_interop__empty_file(void **state) {
   (void)state;
-  file_case fc = {"interop_empty", INLET_COMPRESSION_ZSTD, true, D_REPEAT, 0, 0, 0, 0};
+  file_case fc = {"interop_empty", INLET_COMPRESSION_ZSTD, true, D_REPEAT, 0, 0, 0, 0, false};
   run_case(&fc);
 }
 
 static void test_interop__one_row(void **state) {
   (void)state;
-  file_case fc = {"interop_one", INLET_COMPRESSION_SNAPPY, true, D_UNIQUE, 1, 0, 0, 0};
+  file_case fc = {"interop_one", INLET_COMPRESSION_SNAPPY, true, D_UNIQUE, 1, 0, 0, 0, false};
   run_case(&fc);
 }
 
+
+
+/* DELTA_BINARY_PACKED for every integer-backed column: boundary values
+ * (deltas that wrap), several pages and row groups, and a repeating shape. */
+static void test_interop__delta_binary_packed_integers(void **state) {
+  (void)state;
+  file_case unique = {"interop_delta_unique", INLET_COMPRESSION_SNAPPY, true, D_UNIQUE, 700, 300,
+                      900, 0, true};
+  run_case(&unique);
+  file_case repeat = {"interop_delta_repeat", INLET_COMPRESSION_UNCOMPRESSED, false, D_REPEAT, 150,
+                      0, 0, 0, true};
+  run_case(&repeat);
+}
 
 /* ---- nested leaves through the level-based column writer ----------------
  *
@@ -598,7 +614,7 @@ static void run_nested(const nested_case *nc) {
   }
 
   pq_column_config cfg = {nc->codec, 0, 1 << 20, nc->dictionary,
-                          nc->dict_bytes ? nc->dict_bytes : 1 << 20, 64, path};
+                          nc->dict_bytes ? nc->dict_bytes : 1 << 20, 64, path, false};
   pq_column_writer cw;
   assert_int_equal(pq_column_writer_init(&cw, cd, &cfg, &err), 0);
   int64_t l0 = 0, v0 = 0;
@@ -940,6 +956,7 @@ int main(void) {
       cmocka_unit_test(test_interop__dictionary_fallback_to_plain_mid_chunk),
       cmocka_unit_test(test_interop__empty_file),
       cmocka_unit_test(test_interop__one_row),
+      cmocka_unit_test(test_interop__delta_binary_packed_integers),
       cmocka_unit_test(test_interop__list_levels_read_back),
       cmocka_unit_test(test_interop__struct_levels_read_back),
       cmocka_unit_test(test_interop__list_levels_with_dictionary),
