@@ -12,5 +12,6 @@
 #include "inlet/table.h"
 #include "inlet/text.h"
 #include "inlet/ingest.h"
+#include "inlet/maint.h"
 
 #endif /* INLET_INLET_H */

@@ -1,0 +1,189 @@
+/*
+ * Table maintenance: compaction (OPTIMIZE), vacuum and log cleanup, the
+ * operations that keep a streaming table healthy while ingestion goes on.
+ *
+ * Spec: delta-io/delta PROTOCOL.md "Add File and Remove File" (removes with
+ * dataChange=false for rewrites), "Commit Provenance Information"
+ * (operation OPTIMIZE, operationParameters, operationMetrics), "Checkpoints"
+ * and "Metadata Cleanup" (log entries older than
+ * delta.logRetentionDuration may go once a checkpoint covers them),
+ * "Table Properties" (delta.deletedFileRetentionDuration, delta.targetFileSize).
+ *
+ * Safety: compaction reads one snapshot and commits later; concurrent
+ * appends never make it fail (it rebases), a concurrent removal of one of
+ * its input files makes that group fail cleanly (its new files deleted, the
+ * table untouched) while the other groups proceed, and two compactors can
+ * never both remove the same file (the commit protocol refuses the second).
+ * Vacuum judges committed files from remove timestamps in the log; only
+ * files the log never mentions (debris of crashed writers) are judged by
+ * modification time.
+ *
+ * Thread safety: as include/inlet/table.h (one thread per handle).
+ */
+#ifndef INLET_MAINT_H
+#define INLET_MAINT_H
+
+#include "inlet/common.h"
+#include "inlet/error.h"
+#include "inlet/parquet.h"
+#include "inlet/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- compaction -------------------------------------------------------------- */
+
+/** One bin of files rewritten together (reported through on_group). */
+typedef struct inlet_compact_group {
+  const char *partition;   /* "day=2024-01-01/kind=a" style, "" when unpartitioned */
+  int64_t n_inputs;        /* files read */
+  int64_t input_bytes;
+  int64_t n_outputs;       /* files written (0 in dry-run or on failure) */
+  int64_t output_bytes;
+  int64_t rows;
+  int64_t version;         /* committed version; -1 for dry-run, failed, or not yet committed */
+  int status;              /* 0, or the INLET_E* code that made this group fail */
+  const char *message;     /* failure detail, NULL when status is 0 */
+} inlet_compact_group;
+
+typedef void (*inlet_compact_group_fn)(void *ctx, const inlet_compact_group *g);
+
+typedef struct inlet_compact_options {
+  int version;                  /* INLET_COMPACT_OPTIONS_VERSION */
+  int64_t target_size;          /* bytes; 0 = delta.targetFileSize property, else 128 MiB */
+  int32_t min_files;            /* small files a partition needs before it is rewritten;
+                                   0 = inlet.compaction.minFiles property, else 8 */
+  const char *where;            /* partition predicate: "col OP value [AND ...]" with OP one of
+                                   = != < <= > >= (numbers compare numerically, else as text;
+                                   "col IS NULL" too); NULL = every partition */
+  int32_t n_sort_by;            /* sort rows by these data columns, ascending, nulls first,
+                                   within each output row group (bounded memory) */
+  const char *const *sort_by;
+  int32_t bins_per_commit;      /* bins committed together; 0 = 1 */
+  bool dry_run;                 /* plan and report only */
+  int64_t row_group_bytes;      /* output row group target = memory bound of the writer;
+                                   0 = min(target_size, 64 MiB) */
+  inlet_compression compression;/* output codec; default SNAPPY */
+  int64_t max_bins;             /* stop after this many bins; 0 = no limit */
+  inlet_compact_group_fn on_group; /* called after each group (may be NULL) */
+  void *ctx;
+} inlet_compact_options;
+
+#define INLET_COMPACT_OPTIONS_VERSION 1
+#define INLET_COMPACT_OPTIONS_INIT                                                           \
+  {INLET_COMPACT_OPTIONS_VERSION, 0, 0, NULL, 0, NULL, 0, false, 0, INLET_COMPRESSION_SNAPPY, \
+   0, NULL, NULL}
+
+typedef struct inlet_compact_result {
+  int64_t read_version;       /* snapshot the plan was made from */
+  int64_t partitions;         /* partitions with enough small files */
+  int64_t bins;               /* bins planned (dry-run) or attempted */
+  int64_t commits;            /* OPTIMIZE commits made */
+  int64_t failed_groups;      /* groups dropped after a conflict or error */
+  int64_t files_removed, files_added;
+  int64_t bytes_removed, bytes_added;
+  int64_t rows;               /* rows rewritten */
+  int64_t last_version;       /* newest version committed, -1 when none */
+} inlet_compact_result;
+
+/**
+ * Compacts the small files of @p table (see the file comment). Each commit
+ * is an OPTIMIZE: remove actions (dataChange=false, deletionTimestamp,
+ * partitionValues, size, stats) for exactly the files read, add actions
+ * with fresh stats, operationMetrics numRemovedFiles, numAddedFiles,
+ * numRemovedBytes, numAddedBytes, numOutputRows. Row counts of inputs and
+ * outputs are compared before committing. A group that fails (conflict,
+ * corrupt input) is reported through on_group and counted in
+ * failed_groups; the call still returns 0 unless nothing could be done
+ * for a reason affecting the whole table. @p out may be NULL.
+ * @return 0, INLET_EINVAL (bad predicate, unknown sort column),
+ *         INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EUNSUPPORTED, INLET_EIO,
+ *         INLET_ENOMEM.
+ */
+INLET_API int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
+                                  const inlet_compact_options *options, inlet_error *err);
+
+/* ---- vacuum -------------------------------------------------------------------- */
+
+typedef void (*inlet_vacuum_file_fn)(void *ctx, const char *path, int64_t size);
+
+typedef struct inlet_vacuum_options {
+  int version;             /* INLET_VACUUM_OPTIONS_VERSION */
+  int64_t retain_ms;       /* retention window; < 0 = delta.deletedFileRetentionDuration,
+                              else 7 days */
+  bool force;              /* allow a window shorter than 7 days */
+  bool dry_run;            /* list, delete nothing */
+  int64_t now_ms;          /* clock for tests; 0 = now */
+  inlet_vacuum_file_fn on_file; /* each file deleted (or that would be); may be NULL */
+  void *ctx;
+} inlet_vacuum_options;
+
+#define INLET_VACUUM_OPTIONS_VERSION 1
+#define INLET_VACUUM_OPTIONS_INIT {INLET_VACUUM_OPTIONS_VERSION, -1, false, false, 0, NULL, NULL}
+
+typedef struct inlet_vacuum_result {
+  int64_t files;        /* files deleted (or to delete in dry-run) */
+  int64_t bytes;
+  int64_t tombstoned;   /* of which removed by a commit older than the window */
+  int64_t debris;       /* of which never committed (judged by mtime) */
+  int64_t kept;         /* non-live files kept because they are inside the window */
+} inlet_vacuum_result;
+
+/**
+ * Deletes data files no snapshot inside the retention window can read:
+ * files removed by a commit whose deletionTimestamp is older than now -
+ * retain, and files the log does not mention at all (uncommitted debris,
+ * abandoned temp files) whose modification time is older than now - retain.
+ * Live files are never touched, nor anything under a path component that
+ * starts with '_' or '.' (_delta_log, _errors, ...), nor deletion vector
+ * files. @p out may be NULL.
+ * @return 0, INLET_EINVAL (window below 7 days without force),
+ *         INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
+                                 const inlet_vacuum_options *options, inlet_error *err);
+
+/* ---- log cleanup ------------------------------------------------------------------ */
+
+typedef struct inlet_log_cleanup_options {
+  int version;          /* INLET_LOG_CLEANUP_OPTIONS_VERSION */
+  int64_t retain_ms;    /* < 0 = delta.logRetentionDuration, else 30 days */
+  int64_t now_ms;       /* clock for tests; 0 = now */
+  bool dry_run;
+} inlet_log_cleanup_options;
+
+#define INLET_LOG_CLEANUP_OPTIONS_VERSION 1
+#define INLET_LOG_CLEANUP_OPTIONS_INIT {INLET_LOG_CLEANUP_OPTIONS_VERSION, -1, 0, false}
+
+typedef struct inlet_log_cleanup_result {
+  int64_t commits_removed;
+  int64_t checkpoints_removed;
+  int64_t oldest_kept;  /* oldest version still reconstructible, -1 when nothing changed */
+} inlet_log_cleanup_result;
+
+/**
+ * Removes commit files and checkpoints older than the log retention window,
+ * but only below the newest checkpoint whose version is itself older than
+ * the window (so every version inside the window stays reconstructible:
+ * that checkpoint plus the commits after it). Transaction positions live in
+ * the checkpoint and survive. Removal goes oldest first, so a crash midway
+ * leaves a log with an intact suffix. @p out may be NULL.
+ * @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
+                                      const inlet_log_cleanup_options *options,
+                                      inlet_error *err);
+
+/**
+ * Parses a duration: a number with unit s|sec|m|min|h|hour|d|day|w|week
+ * (plural and "interval N unit" forms too, as Delta writes table
+ * properties), or plain milliseconds. @return 0, INLET_EINVAL.
+ */
+INLET_API int inlet_duration_parse(int64_t *out_ms, const char *text, inlet_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INLET_MAINT_H */

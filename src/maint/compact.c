@@ -1,0 +1,859 @@
+/*
+ * Compaction (include/inlet/maint.h inlet_table_compact): small data files
+ * of a partition are bin-packed and rewritten into files near the target
+ * size, committed as OPTIMIZE with removes and adds of dataChange=false.
+ *
+ * Spec: PROTOCOL.md "Add File and Remove File" (dataChange=false marks a
+ * rearrangement of existing data), "Commit Provenance Information",
+ * "Per-file Statistics" (fresh stats on the new files), "Table Properties"
+ * (delta.targetFileSize).
+ *
+ * Memory is bounded by configuration, not by the data: input files are
+ * read one row group at a time and streamed into a Parquet writer whose
+ * row groups are flushed at row_group_bytes. With --sort-by, rows are
+ * buffered up to one output row group and sorted there (sorted runs per row
+ * group, documented in docs: a global sort would need a k-way merge and
+ * spilling; per-row-group order is what min/max stats of pages and row
+ * groups use).
+ *
+ * Concurrency: the plan comes from snapshot V. Before each commit the
+ * commits after V are read once (incrementally) and the removes they hold
+ * collected: a group whose input appears there, or any metaData/protocol
+ * change, fails cleanly (its output files are deleted). The transaction
+ * then reads the newest version seen, so concurrent appends cost nothing,
+ * and delta_txn_commit's delete/delete rule covers races after that point
+ * (two compactors never both remove a file).
+ */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "delta/delta_table_int.h"
+#include "maint/maint_int.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+#define DEFAULT_TARGET ((int64_t)128 << 20)
+#define DEFAULT_MIN_FILES 8
+#define MAX_RG_BYTES ((int64_t)64 << 20)
+
+typedef struct cand {
+  int64_t file;  /* index into snapshot files */
+  char *label;   /* owned */
+  char *key;     /* owned */
+} cand;
+
+typedef struct bin {
+  int64_t first, n; /* range in the candidate array */
+  int64_t bytes;
+} bin;
+
+typedef struct out_file {
+  char *rel_path;          /* owned */
+  inlet_parquet_writer *pw;/* owned, NULL once closed */
+  delta_stats_acc *stats;  /* owned */
+  int64_t size, rows;
+  int64_t bin;             /* the bin whose rows it holds */
+  bool created;
+} out_file;
+
+/* Output files of the bins of one commit. */
+typedef struct unit {
+  out_file *files;  /* owned */
+  size_t n_files, cap_files;
+} unit;
+
+typedef struct compactor {
+  inlet_table *table;        /* borrowed */
+  delta_snapshot snap;       /* owned: the version the plan reads */
+  inlet_compact_options o;
+  int64_t target;
+  int32_t min_files;
+  int64_t rg_bytes;
+  inlet_schema data_schema;  /* owned: table schema minus partition columns */
+  int32_t *sort_cols;        /* owned: data column of each sort key */
+  int32_t max_indexed;
+  cand *cands;               /* owned */
+  int64_t n_cands;
+  bin *bins;                 /* owned */
+  int64_t n_bins;
+  /* Rebase state: commits after snap.version already inspected. */
+  int64_t seen_version;
+  char **removed;            /* owned: paths removed by those commits */
+  size_t n_removed, cap_removed;
+  bool meta_changed;
+  int32_t counter;
+  int64_t cur_bin;           /* bin being rewritten */
+} compactor;
+
+static void unit_reset(compactor *c, unit *u, bool remove_files) {
+  for (size_t i = 0; i < u->n_files; i++) {
+    out_file *f = &u->files[i];
+    if (f->pw) inlet_parquet_writer_free(f->pw); /* removes the partial file */
+    else if (remove_files && f->created) {
+      inlet_error ignore = INLET_ERROR_INIT;
+      c->table->st->ops->remove(c->table->st, f->rel_path, &ignore);
+    }
+    delta_stats_free(f->stats);
+    inlet_free(f->rel_path);
+  }
+  inlet_free(u->files);
+  memset(u, 0, sizeof *u);
+}
+
+static void compactor_reset(compactor *c) {
+  delta_snapshot_reset(&c->snap);
+  inlet_schema_reset(&c->data_schema);
+  inlet_free(c->sort_cols);
+  for (int64_t i = 0; i < c->n_cands; i++) {
+    inlet_free(c->cands[i].label);
+    inlet_free(c->cands[i].key);
+  }
+  inlet_free(c->cands);
+  inlet_free(c->bins);
+  for (size_t i = 0; i < c->n_removed; i++) inlet_free(c->removed[i]);
+  inlet_free(c->removed);
+}
+
+/* ---- planning ------------------------------------------------------------------ */
+
+static const delta_add *cand_add(const compactor *c, int64_t i) {
+  return &c->snap.files[c->cands[i].file].add;
+}
+
+static int cand_cmp(const void *pa, const void *pb, void *ctx) {
+  const compactor *c = ctx;
+  const cand *a = pa, *b = pb;
+  int k = strcmp(a->key, b->key);
+  if (k) return k;
+  const delta_add *x = &c->snap.files[a->file].add, *y = &c->snap.files[b->file].add;
+  /* Oldest first: bins then hold neighbouring arrivals (time locality). */
+  if (x->modification_time != y->modification_time)
+    return x->modification_time < y->modification_time ? -1 : 1;
+  return strcmp(x->path, y->path);
+}
+
+/* qsort has no context argument in C11: a small insertion/merge sort. */
+static void cand_sort(compactor *c) {
+  int64_t n = c->n_cands;
+  if (n < 2) return;
+  cand *tmp = inlet_malloc((size_t)n * sizeof *tmp);
+  if (!tmp) { /* fall back to insertion sort: correct, only slower */
+    for (int64_t i = 1; i < n; i++)
+      for (int64_t j = i; j > 0 && cand_cmp(&c->cands[j - 1], &c->cands[j], c) > 0; j--) {
+        cand t = c->cands[j];
+        c->cands[j] = c->cands[j - 1];
+        c->cands[j - 1] = t;
+      }
+    return;
+  }
+  for (int64_t w = 1; w < n; w *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = cand_cmp(&c->cands[i], &c->cands[j], c) <= 0 ? c->cands[i++] : c->cands[j++];
+      while (i < mid) tmp[k++] = c->cands[i++];
+      while (j < hi) tmp[k++] = c->cands[j++];
+    }
+    memcpy(c->cands, tmp, (size_t)n * sizeof *tmp);
+  }
+  inlet_free(tmp);
+}
+
+static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
+  maint_pred pred;
+  TRY(maint_pred_parse(&pred, c->o.where, &c->snap.metadata, err));
+  int rc = 0;
+  c->cands = inlet_calloc((size_t)c->snap.n_files + 1, sizeof *c->cands);
+  FAIL_GOTO(!c->cands, err, INLET_ENOMEM, "out of memory planning compaction");
+  for (int64_t i = 0; i < c->snap.n_files; i++) {
+    const delta_add *a = &c->snap.files[i].add;
+    /* Files with deletion vectors would need the vector applied: left alone. */
+    if (a->size >= c->target || a->dv_id || !maint_pred_match(&pred, a)) continue;
+    cand *cd = &c->cands[c->n_cands];
+    TRY_GOTO(maint_partition_names(&cd->label, &cd->key, a, &c->snap.metadata, err));
+    cd->file = i;
+    c->n_cands++;
+  }
+  cand_sort(c);
+  c->bins = inlet_calloc((size_t)c->n_cands + 1, sizeof *c->bins);
+  FAIL_GOTO(!c->bins, err, INLET_ENOMEM, "out of memory planning compaction");
+  for (int64_t s = 0; s < c->n_cands;) {
+    int64_t e = s;
+    while (e < c->n_cands && strcmp(c->cands[e].key, c->cands[s].key) == 0) e++;
+    if (e - s >= c->min_files) {
+      res->partitions++;
+      /* Next-fit packing in arrival order: a bin closes when the next file
+       * would take it past the target. Single-file bins are no gain. */
+      int64_t b0 = s;
+      int64_t bytes = 0;
+      for (int64_t i = s; i <= e; i++) {
+        int64_t sz = i < e ? cand_add(c, i)->size : 0;
+        if (i == e || (i > b0 && bytes + sz > c->target)) {
+          if (i - b0 >= 2) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes};
+          b0 = i;
+          bytes = 0;
+        }
+        bytes += sz;
+      }
+    }
+    s = e;
+  }
+  if (c->o.max_bins > 0 && c->n_bins > c->o.max_bins) c->n_bins = c->o.max_bins;
+done:
+  maint_pred_reset(&pred);
+  return rc;
+}
+
+/* ---- rewriting ------------------------------------------------------------------- */
+
+static const char *codec_suffix(inlet_compression k) {
+  switch (k) {
+  case INLET_COMPRESSION_SNAPPY: return ".snappy";
+  case INLET_COMPRESSION_GZIP: return ".gz";
+  case INLET_COMPRESSION_ZSTD: return ".zstd";
+  case INLET_COMPRESSION_LZ4_RAW: return ".lz4";
+  case INLET_COMPRESSION_BROTLI: return ".br";
+  default: return "";
+  }
+}
+
+static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
+  if (u->n_files == u->cap_files) {
+    size_t nc = u->cap_files ? u->cap_files * 2 : 4;
+    out_file *nf = inlet_realloc(u->files, nc * sizeof *nf);
+    if (!nf) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    u->files = nf;
+    u->cap_files = nc;
+  }
+  out_file *f = &u->files[u->n_files++];
+  memset(f, 0, sizeof *f);
+  f->bin = c->cur_bin;
+  char uuid[37], name[160];
+  delta_uuid4(uuid);
+  snprintf(name, sizeof name, "part-%05d-%s-c000%s.parquet", (int)(c->counter++ % 100000), uuid,
+           codec_suffix(c->o.compression));
+  size_t n = strlen(dir) + strlen(name) + 2;
+  f->rel_path = inlet_malloc(n);
+  if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  snprintf(f->rel_path, n, "%s%s%s", dir, *dir ? "/" : "", name);
+  char *abs = delta_join_path(c->table->root_abs, f->rel_path);
+  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  po.compression = c->o.compression;
+  po.row_group_bytes = c->rg_bytes;
+  po.sync_on_close = true;
+  int rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
+  inlet_free(abs);
+  if (rc < 0) return rc;
+  f->created = true;
+  return delta_stats_new(&f->stats, &c->data_schema, c->max_indexed, err);
+}
+
+static int out_close(compactor *c, out_file *f, const char *dir, inlet_error *err) {
+  if (!f->pw) return 0;
+  TRY(inlet_parquet_writer_close(f->pw, err));
+  f->size = inlet_parquet_writer_bytes(f->pw);
+  f->rows = inlet_parquet_writer_rows(f->pw);
+  inlet_parquet_writer_free(f->pw);
+  f->pw = NULL;
+  if (*dir) TRY(c->table->st->ops->sync_dir(c->table->st, dir, err));
+  return 0;
+}
+
+/* Writes @p b (data schema) to the unit's current output, rolling to a new
+ * file once the current one reaches the target. */
+static int emit(compactor *c, unit *u, size_t first_out, const char *dir, const inlet_batch *b,
+                inlet_error *err) {
+  if (b->num_rows == 0) return 0;
+  if (u->n_files == first_out || !u->files[u->n_files - 1].pw) TRY(out_open(c, u, dir, err));
+  out_file *f = &u->files[u->n_files - 1];
+  TRY(inlet_parquet_writer_write(f->pw, b, err));
+  TRY(delta_stats_add(f->stats, b, NULL, b->num_rows, err));
+  if (inlet_parquet_writer_bytes(f->pw) >= c->target) TRY(out_close(c, f, dir, err));
+  return 0;
+}
+
+/* ---- sorting within a row group ---------------------------------------------------- */
+
+/* Buffered rows awaiting a sort: whole input batches (owned). */
+typedef struct sort_buf {
+  inlet_batch *batches; /* owned */
+  size_t n, cap;
+  int64_t rows, bytes;
+} sort_buf;
+
+static void sort_buf_reset(sort_buf *s) {
+  for (size_t i = 0; i < s->n; i++) inlet_batch_reset(&s->batches[i]);
+  inlet_free(s->batches);
+  memset(s, 0, sizeof *s);
+}
+
+typedef struct row_ref {
+  uint32_t batch;
+  int64_t row;
+} row_ref;
+
+static int cmp_value(const inlet_field *f, const inlet_array *x, int64_t i, const inlet_array *y,
+                     int64_t j) {
+  bool vx = inlet_array_is_valid(x, i), vy = inlet_array_is_valid(y, j);
+  if (!vx || !vy) return vx == vy ? 0 : vx ? 1 : -1; /* nulls first */
+  switch (f->type.id) {
+  case INLET_TYPE_BOOL: return (int)inlet_bit_get(x->values, i) - (int)inlet_bit_get(y->values, j);
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY: {
+    size_t lx = (size_t)(x->offsets[i + 1] - x->offsets[i]);
+    size_t ly = (size_t)(y->offsets[j + 1] - y->offsets[j]);
+    int k = memcmp(x->values + x->offsets[i], y->values + y->offsets[j], lx < ly ? lx : ly);
+    return k ? k : (lx < ly ? -1 : lx > ly);
+  }
+  case INLET_TYPE_FLOAT: {
+    float a = ((const float *)x->values)[i], b = ((const float *)y->values)[j];
+    return a < b ? -1 : a > b;
+  }
+  case INLET_TYPE_DOUBLE: {
+    double a = ((const double *)x->values)[i], b = ((const double *)y->values)[j];
+    return a < b ? -1 : a > b;
+  }
+  default: {
+    int32_t w = inlet_type_value_width(&f->type);
+    int64_t a, b;
+    switch (w) {
+    case 1: a = ((const int8_t *)x->values)[i]; b = ((const int8_t *)y->values)[j]; break;
+    case 2: a = ((const int16_t *)x->values)[i]; b = ((const int16_t *)y->values)[j]; break;
+    case 4: a = ((const int32_t *)x->values)[i]; b = ((const int32_t *)y->values)[j]; break;
+    case 8: a = ((const int64_t *)x->values)[i]; b = ((const int64_t *)y->values)[j]; break;
+    default: return 0; /* decimals, fixed binary: order not defined here (checked at open) */
+    }
+    return a < b ? -1 : a > b;
+  }
+  }
+}
+
+static int cmp_rows(const compactor *c, const sort_buf *s, const row_ref *a, const row_ref *b) {
+  for (int32_t k = 0; k < c->o.n_sort_by; k++) {
+    int32_t col = c->sort_cols[k];
+    const inlet_field *f = &c->data_schema.fields[col];
+    int r = cmp_value(f, &s->batches[a->batch].columns[col], a->row,
+                      &s->batches[b->batch].columns[col], b->row);
+    if (r) return r;
+  }
+  /* Stable: arrival order breaks ties. */
+  if (a->batch != b->batch) return a->batch < b->batch ? -1 : 1;
+  return a->row < b->row ? -1 : a->row > b->row;
+}
+
+/* Appends value @p row of @p src to @p dst (same field). */
+static int gather_one(inlet_array *dst, const inlet_field *f, const inlet_array *src, int64_t row,
+                      inlet_error *err) {
+  if (!inlet_array_is_valid(src, row)) return inlet_array_append_null(dst, f, err);
+  switch (f->type.id) {
+  case INLET_TYPE_BOOL: return inlet_array_append_bool(dst, inlet_bit_get(src->values, row), err);
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY:
+    return inlet_array_append_bytes(dst, f, src->values + src->offsets[row],
+                                    (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
+  case INLET_TYPE_STRUCT:
+    for (int32_t k = 0; k < f->n_children; k++)
+      TRY(gather_one(&dst->children[k], &f->children[k], &src->children[k], row, err));
+    return inlet_array_append_struct_entry(dst, err);
+  case INLET_TYPE_LIST:
+  case INLET_TYPE_MAP:
+    for (int32_t j = src->offsets[row]; j < src->offsets[row + 1]; j++)
+      TRY(gather_one(&dst->children[0], &f->children[0], &src->children[0], j, err));
+    return inlet_array_append_list_entry(dst, err);
+  case INLET_TYPE_FLOAT: return inlet_array_append_float(dst, ((const float *)src->values)[row], err);
+  case INLET_TYPE_DOUBLE:
+    return inlet_array_append_double(dst, ((const double *)src->values)[row], err);
+  case INLET_TYPE_DECIMAL: return inlet_array_append_decimal(dst, src->values + row * 16, err);
+  default: {
+    int32_t w = inlet_type_value_width(&f->type);
+    if (f->type.id == INLET_TYPE_FIXED_BINARY)
+      return inlet_array_append_bytes(dst, f, src->values + row * w, (size_t)w, err);
+    int64_t v;
+    switch (w) {
+    case 1: v = ((const int8_t *)src->values)[row]; break;
+    case 2: v = ((const int16_t *)src->values)[row]; break;
+    case 4: v = ((const int32_t *)src->values)[row]; break;
+    default: v = ((const int64_t *)src->values)[row]; break;
+    }
+    return inlet_array_append_int(dst, f, v, err);
+  }
+  }
+}
+
+static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir, sort_buf *s,
+                        inlet_error *err) {
+  if (s->rows == 0) return 0;
+  int rc = 0;
+  row_ref *refs = inlet_malloc((size_t)s->rows * sizeof *refs);
+  row_ref *tmp = inlet_malloc((size_t)s->rows * sizeof *tmp);
+  inlet_batch out;
+  memset(&out, 0, sizeof out);
+  FAIL_GOTO(!refs || !tmp, err, INLET_ENOMEM, "out of memory sorting %lld rows",
+            (long long)s->rows);
+  int64_t n = 0;
+  for (size_t b = 0; b < s->n; b++)
+    for (int64_t r = 0; r < s->batches[b].num_rows; r++) refs[n++] = (row_ref){(uint32_t)b, r};
+  for (int64_t w = 1; w < n; w *= 2) { /* bottom-up merge sort: stable, O(n log n) */
+    for (int64_t lo = 0; lo < n; lo += 2 * w) {
+      int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) tmp[k++] = cmp_rows(c, s, &refs[i], &refs[j]) <= 0 ? refs[i++] : refs[j++];
+      while (i < mid) tmp[k++] = refs[i++];
+      while (j < hi) tmp[k++] = refs[j++];
+    }
+    memcpy(refs, tmp, (size_t)n * sizeof *tmp);
+  }
+  TRY_GOTO(inlet_batch_init(&out, &c->data_schema, err));
+  for (int32_t col = 0; col < c->data_schema.n_fields; col++) {
+    const inlet_field *f = &c->data_schema.fields[col];
+    TRY_GOTO(inlet_array_reserve_rows(&out.columns[col], f, n, err));
+    for (int64_t k = 0; k < n; k++)
+      TRY_GOTO(gather_one(&out.columns[col], f, &s->batches[refs[k].batch].columns[col],
+                          refs[k].row, err));
+  }
+  out.num_rows = n;
+  sort_buf_reset(s);
+  rc = emit(c, u, first_out, dir, &out, err);
+done:
+  inlet_batch_reset(&out);
+  inlet_free(refs);
+  inlet_free(tmp);
+  return rc;
+}
+
+/* ---- one bin ------------------------------------------------------------------------- */
+
+static bool same_type(const inlet_field *a, const inlet_field *b) {
+  char x[256], y[256];
+  inlet_field_type_name(a, x, sizeof x);
+  inlet_field_type_name(b, y, sizeof y);
+  return strcmp(x, y) == 0;
+}
+
+/* Streams the rows of input @p a into the unit. *rows receives the rows read. */
+static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, const delta_add *a,
+                     int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
+  char *abs = delta_join_path(c->table->root_abs, a->path);
+  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_parquet_reader *r = NULL;
+  int32_t *idx = NULL;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int rc = inlet_parquet_reader_open(&r, abs, NULL, err);
+  inlet_free(abs);
+  if (rc < 0) {
+    inlet_error_prefix(err, "compacting \"%s\"", a->path);
+    return rc;
+  }
+  const inlet_schema *fs = inlet_parquet_reader_schema(r);
+  int32_t nd = c->data_schema.n_fields;
+  idx = inlet_calloc((size_t)nd + 1, sizeof *idx);
+  FAIL_GOTO(!idx, err, INLET_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < nd; i++) {
+    const inlet_field *tf = &c->data_schema.fields[i];
+    int k = inlet_schema_find(fs, tf->name);
+    /* Schema evolution (a column added later) would need null filling;
+     * such files are left for a rewrite that handles it. */
+    FAIL_GOTO(k < 0, err, INLET_EUNSUPPORTED, "cannot compact \"%s\": it lacks column \"%s\"",
+              a->path, tf->name);
+    FAIL_GOTO(!same_type(tf, &fs->fields[k]), err, INLET_EUNSUPPORTED,
+              "cannot compact \"%s\": column \"%s\" has another type than the table's", a->path,
+              tf->name);
+    idx[i] = k;
+  }
+  TRY_GOTO(inlet_parquet_reader_project(r, idx, nd, err));
+  int64_t file_rows = inlet_parquet_reader_num_rows(r);
+  FAIL_GOTO(stats_rows >= 0 && stats_rows != file_rows, err, INLET_ECORRUPT,
+            "\"%s\": stats say %lld rows, the file holds %lld", a->path, (long long)stats_rows,
+            (long long)file_rows);
+  int32_t nrg = inlet_parquet_reader_num_row_groups(r);
+  int64_t got = 0;
+  for (int32_t g = 0; g < nrg; g++) {
+    rc = inlet_parquet_reader_read_row_group(r, g, &b, err);
+    if (rc < 0) {
+      inlet_error_prefix(err, "compacting \"%s\" row group %d", a->path, (int)g);
+      goto done;
+    }
+    for (int32_t i = 0; i < nd; i++)
+      FAIL_GOTO(!c->data_schema.fields[i].nullable && b.columns[i].null_count > 0, err,
+                INLET_ECORRUPT, "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path,
+                (int)g, c->data_schema.fields[i].name);
+    got += b.num_rows;
+    if (c->o.n_sort_by > 0) {
+      if (sb->n == sb->cap) {
+        size_t nc = sb->cap ? sb->cap * 2 : 8;
+        inlet_batch *nb = inlet_realloc(sb->batches, nc * sizeof *nb);
+        FAIL_GOTO(!nb, err, INLET_ENOMEM, "out of memory");
+        sb->batches = nb;
+        sb->cap = nc;
+      }
+      sb->rows += b.num_rows;
+      sb->bytes += inlet_batch_memory(&b);
+      sb->batches[sb->n++] = b; /* moved */
+      memset(&b, 0, sizeof b);
+      if (sb->bytes >= c->rg_bytes) TRY_GOTO(flush_sorted(c, u, first_out, dir, sb, err));
+      continue;
+    }
+    /* The file's fields may differ in nullability or metadata only: write a
+     * view with the table's data schema over the decoded columns. */
+    inlet_batch view = b;
+    view.schema = c->data_schema;
+    TRY_GOTO(emit(c, u, first_out, dir, &view, err));
+  }
+  FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT, "\"%s\": footer says %lld rows, row groups "
+            "hold %lld", a->path, (long long)file_rows, (long long)got);
+  *rows = got;
+done:
+  inlet_batch_reset(&b);
+  inlet_free(idx);
+  inlet_parquet_reader_free(r);
+  return rc;
+}
+
+static int partition_dir(char **out, const char *path) {
+  const char *slash = strrchr(path, '/');
+  *out = slash ? inlet_strndup(path, (size_t)(slash - path)) : inlet_strdup("");
+  return *out ? 0 : INLET_ENOMEM;
+}
+
+/* Rewrites bin @p bi into new files appended to @p u; *rows: rows written. */
+static int rewrite_bin(compactor *c, unit *u, int64_t bi, int64_t *rows, inlet_error *err) {
+  const bin *bn = &c->bins[bi];
+  char *dir = NULL;
+  if (partition_dir(&dir, cand_add(c, bn->first)->path) < 0)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  size_t first_out = u->n_files;
+  c->cur_bin = bi;
+  sort_buf sb;
+  memset(&sb, 0, sizeof sb);
+  int rc = 0;
+  int64_t in_rows = 0;
+  for (int64_t i = bn->first; i < bn->first + bn->n; i++) {
+    const delta_file *df = &c->snap.files[c->cands[i].file];
+    int64_t r = 0;
+    TRY_GOTO(copy_file(c, u, first_out, dir, &df->add, df->num_records, &sb, &r, err));
+    in_rows += r;
+  }
+  TRY_GOTO(flush_sorted(c, u, first_out, dir, &sb, err));
+  int64_t out_rows = 0;
+  for (size_t k = first_out; k < u->n_files; k++) {
+    TRY_GOTO(out_close(c, &u->files[k], dir, err));
+    out_rows += u->files[k].rows;
+    FAIL_GOTO(delta_stats_rows(u->files[k].stats) != u->files[k].rows, err, INLET_EINTERNAL,
+              "compaction output \"%s\": stats count %lld rows, file %lld",
+              u->files[k].rel_path, (long long)delta_stats_rows(u->files[k].stats),
+              (long long)u->files[k].rows);
+  }
+  FAIL_GOTO(out_rows != in_rows, err, INLET_EINTERNAL, "compaction of partition \"%s\" read %lld "
+            "rows but wrote %lld", c->cands[bn->first].label, (long long)in_rows,
+            (long long)out_rows);
+  *rows = out_rows;
+done:
+  sort_buf_reset(&sb);
+  inlet_free(dir);
+  return rc;
+}
+
+/* ---- committing ------------------------------------------------------------------------ */
+
+typedef struct rebase_ctx {
+  compactor *c;
+  int64_t version;
+} rebase_ctx;
+
+static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  rebase_ctx *r = ctx;
+  compactor *c = r->c;
+  if (a->kind == DELTA_ACTION_METADATA || a->kind == DELTA_ACTION_PROTOCOL) {
+    c->meta_changed = true;
+    return 0;
+  }
+  if (a->kind != DELTA_ACTION_REMOVE) return 0;
+  if (c->n_removed == c->cap_removed) {
+    size_t nc = c->cap_removed ? c->cap_removed * 2 : 64;
+    char **nr = inlet_realloc(c->removed, nc * sizeof *nr);
+    if (!nr) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    c->removed = nr;
+    c->cap_removed = nc;
+  }
+  c->removed[c->n_removed] = inlet_strdup(a->u.remove.path);
+  if (!c->removed[c->n_removed]) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  c->n_removed++;
+  return 0;
+}
+
+/* Reads the commits that landed since the last look. */
+static int rebase(compactor *c, inlet_error *err) {
+  delta_log_listing l;
+  TRY(delta_log_list(&l, c->table->st, err));
+  int rc = 0;
+  for (int64_t i = 0; i < l.n_commits; i++) {
+    int64_t v = l.commit_versions[i];
+    if (v <= c->seen_version) continue;
+    FAIL_GOTO(v != c->seen_version + 1, err, INLET_ECONFLICT, "conflict (log changed): commit "
+              "%lld missing while rebasing compaction", (long long)(c->seen_version + 1));
+    rebase_ctx r = {c, v};
+    TRY_GOTO(delta_log_read_commit(c->table->st, c->table->root_abs, v, rebase_cb, &r, err));
+    c->seen_version = v;
+  }
+done:
+  delta_log_listing_reset(&l);
+  return rc;
+}
+
+static bool was_removed(const compactor *c, const char *path) {
+  for (size_t i = 0; i < c->n_removed; i++)
+    if (strcmp(c->removed[i], path) == 0) return true;
+  return false;
+}
+
+static char *metric(int64_t v) {
+  static __thread char buf[32];
+  snprintf(buf, sizeof buf, "%lld", (long long)v);
+  return buf;
+}
+
+static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t rows,
+                       int64_t *version, inlet_error *err) {
+  TRY(rebase(c, err));
+  FAIL_IF(c->meta_changed, err, INLET_ECONFLICT, "conflict (metadata changed): the table's "
+          "metaData or protocol changed after version %lld", (long long)c->snap.version);
+  for (int64_t bi = b0; bi < b0 + nb; bi++)
+    for (int64_t i = c->bins[bi].first; i < c->bins[bi].first + c->bins[bi].n; i++) {
+      const char *p = cand_add(c, i)->path;
+      FAIL_IF(was_removed(c, p), err, INLET_ECONFLICT, "conflict (concurrent delete): input "
+              "\"%s\" was removed by a concurrent commit", p);
+    }
+  delta_txn *txn = NULL;
+  TRY(delta_txn_begin(&txn, c->table->st, c->table->root_abs, c->seen_version, "OPTIMIZE", err));
+  int rc = 0;
+  int64_t now = delta_now_ms(), removed_bytes = 0, n_removed = 0, added_bytes = 0;
+  for (int64_t bi = b0; bi < b0 + nb; bi++)
+    for (int64_t i = c->bins[bi].first; i < c->bins[bi].first + c->bins[bi].n; i++) {
+      const delta_add *a = cand_add(c, i);
+      delta_action ra;
+      memset(&ra, 0, sizeof ra);
+      ra.kind = DELTA_ACTION_REMOVE;
+      delta_remove *r = &ra.u.remove;
+      r->path = a->path; /* borrowed: add_action copies */
+      r->deletion_timestamp = now;
+      r->data_change = false;
+      r->extended_file_metadata = true;
+      r->n_partition_values = a->n_partition_values;
+      r->partition_values = a->partition_values;
+      r->size = a->size;
+      r->stats = a->stats;
+      TRY_GOTO(delta_txn_add_action(txn, &ra, err));
+      removed_bytes += a->size;
+      n_removed++;
+    }
+  for (size_t k = 0; k < u->n_files; k++) {
+    out_file *f = &u->files[k];
+    const delta_add *pv_src = cand_add(c, c->bins[f->bin].first);
+    delta_action aa;
+    memset(&aa, 0, sizeof aa);
+    aa.kind = DELTA_ACTION_ADD;
+    delta_add *a = &aa.u.add;
+    a->path = f->rel_path;
+    a->n_partition_values = pv_src->n_partition_values;
+    a->partition_values = pv_src->partition_values;
+    a->size = f->size;
+    a->modification_time = now;
+    a->data_change = false;
+    char *stats = NULL;
+    rc = delta_stats_json(f->stats, &stats, err);
+    if (rc == 0) {
+      a->stats = stats;
+      rc = delta_txn_add_action(txn, &aa, err);
+    }
+    inlet_free(stats);
+    if (rc < 0) goto done;
+    added_bytes += f->size;
+  }
+  json_t *params = json_object();
+  json_t *pred = json_array();
+  if (c->o.where) json_array_append_new(pred, json_string(c->o.where));
+  char *pred_s = json_dumps(pred, JSON_COMPACT);
+  json_decref(pred);
+  json_object_set_new(params, "predicate", json_string(pred_s ? pred_s : "[]"));
+  free(pred_s);
+  json_object_set_new(params, "zOrderBy", json_string("[]"));
+  json_t *sort = json_array();
+  for (int32_t i = 0; i < c->o.n_sort_by; i++) json_array_append_new(sort, json_string(c->o.sort_by[i]));
+  char *sort_s = json_dumps(sort, JSON_COMPACT);
+  json_decref(sort);
+  json_object_set_new(params, "sortBy", json_string(sort_s ? sort_s : "[]"));
+  free(sort_s);
+  json_object_set_new(params, "auto", json_false());
+  char *params_s = json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(params);
+  FAIL_GOTO(!params_s, err, INLET_ENOMEM, "out of memory");
+  rc = delta_txn_set_params(txn, params_s, err);
+  free(params_s);
+  if (rc < 0) goto done;
+  /* Spark's OPTIMIZE metrics, values as strings like Spark writes them. */
+  json_t *m = json_object();
+  json_object_set_new(m, "numRemovedFiles", json_string(metric(n_removed)));
+  json_object_set_new(m, "numAddedFiles", json_string(metric((int64_t)u->n_files)));
+  json_object_set_new(m, "numRemovedBytes", json_string(metric(removed_bytes)));
+  json_object_set_new(m, "numAddedBytes", json_string(metric(added_bytes)));
+  json_object_set_new(m, "numBatches", json_string(metric(nb)));
+  json_object_set_new(m, "numRemovedRows", json_string(metric(rows)));
+  char *m_s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(m);
+  FAIL_GOTO(!m_s, err, INLET_ENOMEM, "out of memory");
+  rc = delta_txn_set_extra_metrics(txn, m_s, err);
+  free(m_s);
+  if (rc < 0) goto done;
+  delta_txn_add_rows(txn, rows);
+  TRY_GOTO(delta_txn_commit(txn, version, err));
+done:
+  delta_txn_free(txn);
+  return rc;
+}
+
+static void maybe_checkpoint(compactor *c, int64_t v) {
+  const char *ci = delta_metadata_conf(&c->snap.metadata, "delta.checkpointInterval");
+  int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
+  if (interval <= 0 || v <= 0 || v % interval != 0) return;
+  inlet_error ignore = INLET_ERROR_INIT; /* best effort, as the writers do */
+  delta_snapshot at;
+  if (delta_table_load(c->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
+    (void)delta_checkpoint_write(c->table->st, &at, &ignore);
+    delta_snapshot_reset(&at);
+  }
+}
+
+static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t rows,
+                   int64_t version, int status, const inlet_error *e) {
+  if (!c->o.on_group) return;
+  for (int64_t bi = b0; bi < b0 + nb; bi++) {
+    const bin *bn = &c->bins[bi];
+    inlet_compact_group g;
+    memset(&g, 0, sizeof g);
+    g.partition = c->cands[bn->first].label;
+    g.n_inputs = bn->n;
+    g.input_bytes = bn->bytes;
+    g.version = version;
+    g.status = status;
+    g.message = status ? inlet_errmsg(e) : NULL;
+    if (u && nb == 1) {
+      g.n_outputs = (int64_t)u->n_files;
+      for (size_t k = 0; k < u->n_files; k++) g.output_bytes += u->files[k].size;
+      g.rows = rows;
+    }
+    c->o.on_group(c->o.ctx, &g);
+  }
+}
+
+int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
+                        const inlet_compact_options *options, inlet_error *err) {
+  inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
+  inlet_compact_result res;
+  memset(&res, 0, sizeof res);
+  res.last_version = -1;
+  compactor c;
+  memset(&c, 0, sizeof c);
+  c.table = table;
+  c.o = options ? *options : dflt;
+  inlet_schema_init(&c.data_schema);
+  FAIL_IF(c.o.target_size < 0 || c.o.min_files < 0 || c.o.row_group_bytes < 0, err, INLET_EINVAL,
+          "negative compaction size or count");
+  int rc = delta_table_load(table, &c.snap, DELTA_SNAP_LATEST, 0, err);
+  if (rc < 0) {
+    compactor_reset(&c);
+    return rc;
+  }
+  c.seen_version = c.snap.version;
+  res.read_version = c.snap.version;
+  FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
+  c.target = c.o.target_size ? c.o.target_size
+                             : maint_conf_size(&c.snap.metadata, "delta.targetFileSize",
+                                               DEFAULT_TARGET);
+  c.min_files = c.o.min_files ? c.o.min_files
+                              : (int32_t)maint_conf_size(&c.snap.metadata,
+                                                         "inlet.compaction.minFiles",
+                                                         DEFAULT_MIN_FILES);
+  if (c.min_files < 2) c.min_files = 2;
+  c.rg_bytes = c.o.row_group_bytes ? c.o.row_group_bytes
+                                   : (c.target < MAX_RG_BYTES ? c.target : MAX_RG_BYTES);
+  if (c.rg_bytes < 4096) c.rg_bytes = 4096;
+  const char *nic = delta_metadata_conf(&c.snap.metadata, "delta.dataSkippingNumIndexedCols");
+  c.max_indexed = nic ? (int32_t)strtol(nic, NULL, 10) : 32;
+  for (int32_t i = 0; i < c.snap.schema.n_fields; i++) {
+    bool is_part = false;
+    for (int32_t p = 0; p < c.snap.metadata.n_partition_columns; p++)
+      is_part |= strcmp(c.snap.metadata.partition_columns[p], c.snap.schema.fields[i].name) == 0;
+    if (!is_part) TRY_GOTO(inlet_schema_add_field(&c.data_schema, &c.snap.schema.fields[i], err));
+  }
+  if (c.o.n_sort_by > 0) {
+    c.sort_cols = inlet_calloc((size_t)c.o.n_sort_by, sizeof *c.sort_cols);
+    FAIL_GOTO(!c.sort_cols, err, INLET_ENOMEM, "out of memory");
+    for (int32_t i = 0; i < c.o.n_sort_by; i++) {
+      int k = inlet_schema_find(&c.data_schema, c.o.sort_by[i]);
+      FAIL_GOTO(k < 0, err, INLET_EINVAL, "sort column \"%s\" is not a data column of the table",
+                c.o.sort_by[i]);
+      inlet_type_id t = c.data_schema.fields[k].type.id;
+      FAIL_GOTO(t == INLET_TYPE_STRUCT || t == INLET_TYPE_LIST || t == INLET_TYPE_MAP ||
+                    t == INLET_TYPE_DECIMAL || t == INLET_TYPE_FIXED_BINARY,
+                err, INLET_EUNSUPPORTED, "cannot sort by column \"%s\" (nested, decimal or "
+                "fixed-size binary)", c.o.sort_by[i]);
+      c.sort_cols[i] = k;
+    }
+  }
+  TRY_GOTO(plan(&c, &res, err));
+  res.bins = c.n_bins;
+  if (c.o.dry_run) {
+    for (int64_t bi = 0; bi < c.n_bins; bi++) {
+      res.files_removed += c.bins[bi].n;
+      res.bytes_removed += c.bins[bi].bytes;
+      report(&c, bi, 1, NULL, 0, -1, 0, NULL);
+    }
+    goto done;
+  }
+  int64_t per = c.o.bins_per_commit > 0 ? c.o.bins_per_commit : 1;
+  for (int64_t b0 = 0; b0 < c.n_bins; b0 += per) {
+    int64_t nb = c.n_bins - b0 < per ? c.n_bins - b0 : per;
+    unit u;
+    memset(&u, 0, sizeof u);
+    inlet_error ge = INLET_ERROR_INIT;
+    int64_t rows = 0, v = -1;
+    int grc = 0;
+    for (int64_t bi = b0; bi < b0 + nb && grc == 0; bi++) {
+      int64_t r = 0;
+      grc = rewrite_bin(&c, &u, bi, &r, &ge);
+      rows += r;
+    }
+    if (grc == 0 && u.n_files > 0) grc = c.table->st->ops->sync_dir(c.table->st, "", &ge);
+    if (grc == 0) grc = commit_unit(&c, &u, b0, nb, rows, &v, &ge);
+    if (grc < 0) {
+      /* The group fails alone: its new files go, the table is untouched. */
+      report(&c, b0, nb, &u, rows, -1, grc, &ge);
+      unit_reset(&c, &u, true);
+      res.failed_groups += nb;
+      if (grc == INLET_ENOMEM) {
+        rc = inlet_fail(err, grc, "%s", ge.message);
+        goto done;
+      }
+      continue;
+    }
+    res.commits++;
+    res.last_version = v;
+    res.rows += rows;
+    res.files_added += (int64_t)u.n_files;
+    for (size_t k = 0; k < u.n_files; k++) res.bytes_added += u.files[k].size;
+    for (int64_t bi = b0; bi < b0 + nb; bi++) {
+      res.files_removed += c.bins[bi].n;
+      res.bytes_removed += c.bins[bi].bytes;
+    }
+    report(&c, b0, nb, &u, rows, v, 0, NULL);
+    unit_reset(&c, &u, false);
+    maybe_checkpoint(&c, v);
+  }
+done:
+  compactor_reset(&c);
+  if (out) *out = res;
+  return rc;
+}

@@ -1,0 +1,234 @@
+/*
+ * Vacuum (include/inlet/maint.h inlet_table_vacuum): deletes data files
+ * that no snapshot inside the retention window can read.
+ *
+ * Spec: PROTOCOL.md "Add File and Remove File" (a remove's
+ * deletionTimestamp says when the file left the table; tombstones are
+ * kept in checkpoints until delta.deletedFileRetentionDuration expires),
+ * "Table Properties".
+ *
+ * Judgement, per regular file under the table (path components starting
+ * with '_' or '.' are never entered: _delta_log, _errors, temp files):
+ *   - live in the latest snapshot (re-read just before deleting, so a
+ *     commit landing meanwhile protects its files): kept;
+ *   - removed by a commit (tombstones of the snapshot plus every remove
+ *     in the commit files still on disk, newest deletionTimestamp wins):
+ *     deleted when that timestamp is older than now - retain;
+ *   - never mentioned by the log (a crashed writer's or compactor's output,
+ *     or a tombstone that already expired from the log): deleted when its
+ *     modification time is older than now - retain. This is the one use of
+ *     mtimes: a file being written right now is young, so in-flight
+ *     transactions are safe as long as they take less than the window.
+ * Deletion vector files are left alone (inlet does not write them).
+ */
+#include <stdio.h>
+
+#include "delta/delta_table_int.h"
+#include "maint/maint_int.h"
+#include "util/util.h"
+
+#define MIN_SAFE_RETAIN_MS (7LL * 24 * 3600 * 1000)
+
+typedef struct tomb {
+  char *path; /* owned */
+  int64_t ts; /* deletionTimestamp, -1 unknown */
+} tomb;
+
+typedef struct vac {
+  inlet_table *table;      /* borrowed */
+  tomb *tombs;             /* owned */
+  size_t n_tombs, cap_tombs;
+  char **cands;            /* owned: relative paths to delete */
+  int64_t *cand_sizes;     /* owned */
+  int64_t *cand_kind;      /* owned: 1 tombstoned, 2 debris */
+  size_t n_cands, cap_cands;
+} vac;
+
+static void vac_reset(vac *v) {
+  for (size_t i = 0; i < v->n_tombs; i++) inlet_free(v->tombs[i].path);
+  inlet_free(v->tombs);
+  for (size_t i = 0; i < v->n_cands; i++) inlet_free(v->cands[i]);
+  inlet_free(v->cands);
+  inlet_free(v->cand_sizes);
+  inlet_free(v->cand_kind);
+}
+
+static int add_tomb(vac *v, const char *path, int64_t ts, inlet_error *err) {
+  if (v->n_tombs == v->cap_tombs) {
+    size_t nc = v->cap_tombs ? v->cap_tombs * 2 : 256;
+    tomb *nt = inlet_realloc(v->tombs, nc * sizeof *nt);
+    if (!nt) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    v->tombs = nt;
+    v->cap_tombs = nc;
+  }
+  char *p = inlet_strdup(path);
+  if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  v->tombs[v->n_tombs++] = (tomb){p, ts};
+  return 0;
+}
+
+static int tomb_cmp(const void *a, const void *b) {
+  const tomb *x = a, *y = b;
+  int c = strcmp(x->path, y->path);
+  if (c) return c;
+  return x->ts < y->ts ? 1 : x->ts > y->ts ? -1 : 0; /* newest first */
+}
+
+static int remove_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  if (a->kind != DELTA_ACTION_REMOVE) return 0;
+  return add_tomb(ctx, a->u.remove.path, a->u.remove.deletion_timestamp, err);
+}
+
+/* Newest deletion timestamp of @p path: -1 unknown, -2 never removed. */
+static int64_t tomb_find(const vac *v, const char *path) {
+  size_t lo = 0, hi = v->n_tombs;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(v->tombs[mid].path, path);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < v->n_tombs && strcmp(v->tombs[lo].path, path) == 0 ? v->tombs[lo].ts : -2;
+}
+
+static bool is_live(const delta_snapshot *s, const char *path) {
+  int64_t lo = 0, hi = s->n_files;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(s->files[mid].add.path, path);
+    if (c == 0) return true;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+static int add_cand(vac *v, const char *path, int64_t size, int kind, inlet_error *err) {
+  if (v->n_cands == v->cap_cands) {
+    size_t nc = v->cap_cands ? v->cap_cands * 2 : 64;
+    char **np = inlet_realloc(v->cands, nc * sizeof *np);
+    if (np) v->cands = np;
+    int64_t *ns = np ? inlet_realloc(v->cand_sizes, nc * sizeof *ns) : NULL;
+    if (ns) v->cand_sizes = ns;
+    int64_t *nk = ns ? inlet_realloc(v->cand_kind, nc * sizeof *nk) : NULL;
+    if (nk) v->cand_kind = nk;
+    if (!nk) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    v->cap_cands = nc;
+  }
+  char *p = inlet_strdup(path);
+  if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  v->cands[v->n_cands] = p;
+  v->cand_sizes[v->n_cands] = size;
+  v->cand_kind[v->n_cands] = kind;
+  v->n_cands++;
+  return 0;
+}
+
+/* Walks directory @p dir ("" = root), judging each file. */
+static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff, int depth,
+                inlet_vacuum_result *res, inlet_error *err) {
+  FAIL_IF(depth > 64, err, INLET_ELIMIT, "directory nesting below \"%s\" too deep", dir);
+  inlet_storage *st = v->table->st;
+  inlet_dirent *ents = NULL;
+  size_t n = 0;
+  int rc = st->ops->list(st, dir, &ents, &n, err);
+  if (rc == INLET_ENOTFOUND && *dir) return 0; /* removed meanwhile */
+  TRY(rc);
+  char *path = NULL;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = ents[i].name;
+    if (name[0] == '_' || name[0] == '.') continue; /* _delta_log, _errors, temp files */
+    size_t len = strlen(dir) + strlen(name) + 2;
+    inlet_free(path);
+    path = inlet_malloc(len);
+    FAIL_GOTO(!path, err, INLET_ENOMEM, "out of memory");
+    snprintf(path, len, "%s%s%s", dir, *dir ? "/" : "", name);
+    if (ents[i].is_dir) {
+      TRY_GOTO(walk(v, s, path, cutoff, depth + 1, res, err));
+      continue;
+    }
+    if (strncmp(name, "deletion_vector_", 16) == 0 || is_live(s, path)) continue;
+    int64_t ts = tomb_find(v, path);
+    if (ts >= 0) {
+      if (ts < cutoff) TRY_GOTO(add_cand(v, path, ents[i].size, 1, err));
+      else res->kept++;
+    } else if (ents[i].mtime_ms < cutoff) {
+      TRY_GOTO(add_cand(v, path, ents[i].size, 2, err));
+    } else {
+      res->kept++;
+    }
+  }
+done:
+  inlet_free(path);
+  inlet_dirents_free(ents, n);
+  return rc;
+}
+
+int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
+                       const inlet_vacuum_options *options, inlet_error *err) {
+  inlet_vacuum_options dflt = INLET_VACUUM_OPTIONS_INIT;
+  inlet_vacuum_options o = options ? *options : dflt;
+  inlet_vacuum_result res;
+  memset(&res, 0, sizeof res);
+  vac v;
+  memset(&v, 0, sizeof v);
+  v.table = table;
+  delta_snapshot s, s2;
+  memset(&s2, 0, sizeof s2);
+  bool have_s2 = false;
+  TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
+  int rc = 0;
+  delta_log_listing l;
+  memset(&l, 0, sizeof l);
+  int64_t table_retain = delta_retention_ms(&s.metadata);
+  int64_t retain = o.retain_ms >= 0 ? o.retain_ms : table_retain;
+  int64_t safe = table_retain < MIN_SAFE_RETAIN_MS ? table_retain : MIN_SAFE_RETAIN_MS;
+  FAIL_GOTO(retain < safe && !o.force, err, INLET_EINVAL,
+            "retention %lld ms is shorter than the table's %lld ms: time travel and concurrent "
+            "readers or writers could lose files; pass --force to do it anyway",
+            (long long)retain, (long long)safe);
+  int64_t now = o.now_ms ? o.now_ms : delta_now_ms();
+  int64_t cutoff = now - retain;
+  for (int64_t i = 0; i < s.n_tombstones; i++)
+    TRY_GOTO(add_tomb(&v, s.tombstones[i].path, s.tombstones[i].deletion_timestamp, err));
+  TRY_GOTO(delta_log_list(&l, table->st, err));
+  for (int64_t i = 0; i < l.n_commits; i++) {
+    if (l.commit_versions[i] > s.version) break;
+    rc = delta_log_read_commit(table->st, table->root_abs, l.commit_versions[i], remove_cb, &v,
+                               err);
+    if (rc == INLET_ENOTFOUND) { /* cleaned up meanwhile: its removes are older */
+      rc = 0;
+      continue;
+    }
+    if (rc < 0) goto done;
+  }
+  qsort(v.tombs, v.n_tombs, sizeof *v.tombs, tomb_cmp);
+  TRY_GOTO(walk(&v, &s, "", cutoff, 0, &res, err));
+  /* Commits that landed during the walk protect their files. */
+  TRY_GOTO(delta_table_load(table, &s2, DELTA_SNAP_LATEST, 0, err));
+  have_s2 = true;
+  for (size_t i = 0; i < v.n_cands; i++) {
+    if (is_live(&s2, v.cands[i])) continue;
+    if (!o.dry_run) {
+      inlet_error e = INLET_ERROR_INIT;
+      int r = table->st->ops->remove(table->st, v.cands[i], &e);
+      if (r == INLET_ENOTFOUND) continue; /* another vacuum got there first */
+      if (r < 0) {
+        rc = inlet_fail(err, r, "vacuum: %s", e.message);
+        goto done;
+      }
+    }
+    if (o.on_file) o.on_file(o.ctx, v.cands[i], v.cand_sizes[i]);
+    res.files++;
+    res.bytes += v.cand_sizes[i];
+    if (v.cand_kind[i] == 1) res.tombstoned++;
+    else res.debris++;
+  }
+done:
+  delta_log_listing_reset(&l);
+  delta_snapshot_reset(&s);
+  if (have_s2) delta_snapshot_reset(&s2);
+  vac_reset(&v);
+  if (out) *out = res;
+  return rc;
+}
