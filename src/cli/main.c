@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cmd_ingest.h"
+#include "cmd_maint.h"
 #include "cmd_table.h"
 
 static const char usage_text[] =
@@ -34,7 +35,13 @@ static const char usage_text[] =
     "  history TABLE [--json] [--limit N]\n"
     "  describe TABLE [--json]\n"
     "  checkpoint TABLE\n"
-    "  ingest TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...\n"
+    "  compact TABLE [--min-files N] [--target-size SIZE] [--where PRED] [--sort-by COLS]\n"
+    "                [--bins-per-commit N] [--dry-run]\n"
+    "                                  rewrite small files into target-size files (OPTIMIZE)\n"
+    "  vacuum TABLE [--retain DURATION] [--dry-run] [--force]\n"
+    "                                  delete files no snapshot in the window references\n"
+    "  maintain TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]\n"
+    "                                  auto-compaction and log cleanup companion\n"    "  ingest TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...\n"
     "                                  stream records into the table, exactly once\n"
     "  demo [DIR]                      write, read back and check 200 sample events\n"
     "\n"
@@ -169,6 +176,12 @@ int main(int argc, char **argv) {
     rc = cmd_describe(argc - 1, argv + 1);
   } else if (strcmp(cmd, "checkpoint") == 0) {
     rc = cmd_checkpoint(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "compact") == 0) {
+    rc = cmd_compact(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "vacuum") == 0) {
+    rc = cmd_vacuum(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "maintain") == 0) {
+    rc = cmd_maintain(argc - 1, argv + 1);
   } else if (strcmp(cmd, "ingest") == 0) {
     rc = cmd_ingest(argc - 1, argv + 1);
   } else if (strcmp(cmd, "demo") == 0) {
