@@ -89,6 +89,7 @@ typedef struct ingester {
   inlet_table_writer *lw;
 
   inlet_ingest_progress prog;
+  int64_t now; /* monotonic ms, read once per record */
   char posbuf[96];
   int64_t t0;
 } ingester;
@@ -649,14 +650,14 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     snprintf(why, sizeof why, "record exceeds the %lld-byte limit",
              (long long)g->ropt.max_record_bytes);
     g->b_rejected++;
-    stream_trigger_add(&g->trig, 0, rec->bytes, stream_now_ms());
+    stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
     return dead_letter(g, rec, why, err);
   }
   inlet_error e = INLET_ERROR_INIT;
   int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
   if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
     g->b_rejected++;
-    stream_trigger_add(&g->trig, 0, rec->bytes, stream_now_ms());
+    stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
     return dead_letter(g, rec, inlet_errmsg(&e), err);
   }
   if (rc < 0) {
@@ -676,7 +677,7 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
       for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
         text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
       g->chunk.num_rows = row;
-      stream_trigger_add(&g->trig, 0, rec->bytes, stream_now_ms());
+      stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
       if (g->o.late_policy == INLET_LATE_DROP) {
         g->b_dropped++;
         return 0;
@@ -693,7 +694,7 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
   }
   g->late[row] = late;
   g->b_rows++;
-  stream_trigger_add(&g->trig, 1, rec->bytes, stream_now_ms());
+  stream_trigger_add(&g->trig, 1, rec->bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
       ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
     rc = flush_chunk(g, &e);
@@ -1017,7 +1018,7 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
   while (!ended) {
     reset_batch(&g);
     while (!(g.o.stop && *g.o.stop)) {
-      int64_t now = stream_now_ms();
+      int64_t now = g.now = stream_now_ms();
       if (stream_trigger_due(&g.trig, now)) break;
       int64_t wait = g.trig.first_ms < 0 ? g.o.idle_event_ms : stream_trigger_wait_ms(&g.trig, now);
       if (wait > 500) wait = 500;
@@ -1036,6 +1037,8 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
         }
         continue;
       }
+      /* The wait may have been long: the batch's clock starts at its first record. */
+      if (g.trig.first_ms < 0) g.now = stream_now_ms();
       g.prog.bytes += rec.bytes;
       rc = process(&g, &rec, err);
       if (rc < 0) goto done;

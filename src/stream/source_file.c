@@ -247,13 +247,14 @@ static int file_next(stream_source *s, stream_record *rec, int64_t wait_ms, inle
   file_src *f = (file_src *)s;
   if (f->fd < 0) return STREAM_END;
   if (f->header_pending) return read_header(f, rec, err);
-  int64_t deadline = stream_now_ms() + (wait_ms < 0 ? 0 : wait_ms);
+  int64_t deadline = -1; /* read the clock only when the buffer runs dry */
   for (;;) {
     size_t eol = find_eol(f);
     if (eol < f->end) {
       if (emit(f, rec, eol, true)) return STREAM_RECORD;
       continue;
     }
+    if (deadline < 0) deadline = stream_now_ms() + (wait_ms < 0 ? 0 : wait_ms);
     /* No complete record in the buffer. */
     if (!f->skipping && (int64_t)(f->end - f->start) > f->o.max_record_bytes) {
       f->skipping = true;
