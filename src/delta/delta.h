@@ -239,6 +239,21 @@ typedef int (*delta_action_cb)(void *ctx, const delta_action *a, inlet_error *er
 int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t version,
                           delta_action_cb cb, void *ctx, inlet_error *err);
 
+/* ---- scan selection (for src/scan) ----------------------------------------- */
+
+/* Narrows a table scan (include/inlet/table.h) before its first
+ * inlet_table_scan_next: files with keep_file[i] == 0 (snapshot file order)
+ * are never opened; table columns with keep_col[i] == 0 are not decoded and
+ * come back as empty (length 0) arrays; a row group for which @p rg_keep
+ * returns false is not read. Any of them may be NULL (keep everything).
+ * The arrays are borrowed and must outlive the scan. */
+struct inlet_table_scan;
+struct inlet_parquet_reader;
+typedef bool (*delta_scan_rg_keep)(void *ctx, int64_t file, const struct inlet_parquet_reader *r,
+                                   int32_t rg);
+void delta_scan_select(struct inlet_table_scan *sc, const uint8_t *keep_file,
+                       const uint8_t *keep_col, delta_scan_rg_keep rg_keep, void *ctx);
+
 /* ---- snapshots ----------------------------------------------------------- */
 
 typedef struct delta_file {

@@ -25,7 +25,19 @@ struct inlet_table_scan {
   int32_t *file_col;            /* owned: per table column, index in the projection or -1 */
   int32_t *part_of;             /* owned: per table column, partition column index or -1 */
   inlet_batch tmp;              /* owned: projected row group */
+  const uint8_t *keep_file;     /* borrowed (delta_scan_select), NULL = all */
+  const uint8_t *keep_col;      /* borrowed (delta_scan_select), NULL = all */
+  delta_scan_rg_keep rg_keep;   /* NULL = every row group */
+  void *rg_ctx;
 };
+
+void delta_scan_select(inlet_table_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
+                       delta_scan_rg_keep rg_keep, void *ctx) {
+  sc->keep_file = keep_file;
+  sc->keep_col = keep_col;
+  sc->rg_keep = rg_keep;
+  sc->rg_ctx = ctx;
+}
 
 int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet_error *err) {
   *out = NULL;
@@ -82,7 +94,7 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   const inlet_schema *ts = &s->schema;
   for (int32_t i = 0; i < ts->n_fields; i++) {
     sc->file_col[i] = -1;
-    if (sc->part_of[i] >= 0) continue;
+    if (sc->part_of[i] >= 0 || (sc->keep_col && !sc->keep_col[i])) continue;
     int j = find_col(fs, ts->fields[i].name);
     if (j < 0) continue;
     FAIL_IF(np >= 4096, err, INLET_ELIMIT, "data file \"%s\": too many columns", f->add.path);
@@ -272,6 +284,10 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
   for (;;) {
     if (!sc->reader) {
       if (sc->file >= s->n_files) return 0;
+      if (sc->keep_file && !sc->keep_file[sc->file]) {
+        sc->file++;
+        continue;
+      }
       TRY(open_next_file(sc, err));
     }
     if (sc->rg >= sc->n_rg) {
@@ -281,6 +297,7 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
     }
     const delta_file *f = &s->files[sc->file - 1];
     int32_t rg = sc->rg++;
+    if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg)) continue;
     int64_t n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
     bool any_file_col = false;
     for (int32_t i = 0; i < ts->n_fields; i++) any_file_col |= sc->file_col[i] >= 0;
@@ -299,6 +316,7 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
     for (int32_t i = 0; i < ts->n_fields; i++) {
       const inlet_field *tf = &ts->fields[i];
       inlet_array *dst = &out->columns[i];
+      if (sc->keep_col && !sc->keep_col[i]) continue;
       if (sc->part_of[i] >= 0) {
         const char *v = NULL;
         for (int32_t k = 0; k < f->add.n_partition_values; k++)

@@ -316,6 +316,41 @@ static int64_t find_commit(const delta_log_listing *l, int64_t v) {
   return lo < l->n_commits && l->commit_versions[lo] == v ? lo : -1;
 }
 
+/* A listing of the commit files from @p from on, found by probing names in
+ * order until one is missing. */
+static int probe_commits(delta_log_listing *l, inlet_storage *st, int64_t from, inlet_error *err) {
+  memset(l, 0, sizeof *l);
+  int64_t cap = 0;
+  for (int64_t v = from;; v++) {
+    char name[64];
+    delta_commit_name(name, v);
+    inlet_dirent de;
+    memset(&de, 0, sizeof de);
+    inlet_error e1 = INLET_ERROR_INIT;
+    int rc = st->ops->stat(st, name, &de, &e1);
+    inlet_free(de.name);
+    if (rc == INLET_ENOTFOUND) return 0;
+    if (rc < 0) {
+      delta_log_listing_reset(l);
+      return inlet_fail(err, rc, "%s", inlet_errmsg(&e1));
+    }
+    if (l->n_commits == cap) {
+      cap = cap ? cap * 2 : 8;
+      int64_t *a = inlet_realloc(l->commit_versions, (size_t)cap * sizeof *a);
+      if (a) l->commit_versions = a;
+      int64_t *b = a ? inlet_realloc(l->commit_mtimes, (size_t)cap * sizeof *b) : NULL;
+      if (b) l->commit_mtimes = b;
+      if (!a || !b) {
+        delta_log_listing_reset(l);
+        return inlet_fail(err, INLET_ENOMEM, "out of memory probing the log");
+      }
+    }
+    l->commit_versions[l->n_commits] = v;
+    l->commit_mtimes[l->n_commits] = de.mtime_ms;
+    l->n_commits++;
+  }
+}
+
 /* Seeds a replay with the state of @p base (deep copies). */
 static int seed_from(replay *r, const delta_snapshot *base, inlet_error *err) {
   TRY(delta_protocol_copy(&r->protocol, &base->protocol, err));
@@ -356,9 +391,16 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
   replay r;
   memset(&r, 0, sizeof r);
   r.ict = -1;
-  TRY(delta_log_list(&l, st, err));
+  /* With a base snapshot and the latest version wanted, probe for the
+   * commits after the base instead of listing the whole directory: the cost
+   * of catching up is then independent of the log's length. Writers never
+   * skip a version (they try each in turn), so the first missing name ends
+   * the log; a directory listing (no base) also detects gaps. */
+  bool probed = base && mode == DELTA_SNAP_LATEST;
+  TRY(probed ? probe_commits(&l, st, base->version + 1, err) : delta_log_list(&l, st, err));
   int rc = 0;
   int64_t latest = l.n_commits ? l.commit_versions[l.n_commits - 1] : -1;
+  if (probed && latest < base->version) latest = base->version;
   if (l.n_checkpoints && l.checkpoints[l.n_checkpoints - 1].version > latest)
     latest = l.checkpoints[l.n_checkpoints - 1].version;
   FAIL_GOTO(latest < 0, err, INLET_ENOTFOUND, "not a Delta table: %s/_delta_log holds no commits",
@@ -460,7 +502,7 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
   if (rc < 0) goto done;
 
   out->version = target;
-  out->n_commits_on_disk = 0;
+  out->n_commits_on_disk = probed ? base->n_commits_on_disk : 0;
   for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= target; i++)
     out->n_commits_on_disk++;
   if (r.metadata.schema_string) {
