@@ -616,7 +616,7 @@ static char *metric(int64_t v) {
 }
 
 static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t rows,
-                       int64_t *version, inlet_error *err) {
+                       int64_t *version, bool *maybe_published, inlet_error *err) {
   TRY(rebase(c, err));
   FAIL_IF(c->meta_changed, err, INLET_ECONFLICT, "conflict (metadata changed): the table's "
           "metaData or protocol changed after version %lld", (long long)c->snap.version);
@@ -708,7 +708,10 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   free(m_s);
   if (rc < 0) goto done;
   delta_txn_add_rows(txn, rows);
-  TRY_GOTO(delta_txn_commit(txn, version, err));
+  rc = delta_txn_commit(txn, version, err);
+  /* Conflicts and retry limits are decided before anything is published. */
+  if (rc < 0 && rc != INLET_ECONFLICT && rc != INLET_ELIMIT && rc != INLET_ENOMEM)
+    *maybe_published = true;
 done:
   delta_txn_free(txn);
   return rc;
@@ -827,11 +830,15 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
       rows += r;
     }
     if (grc == 0 && u.n_files > 0) grc = c.table->st->ops->sync_dir(c.table->st, "", &ge);
-    if (grc == 0) grc = commit_unit(&c, &u, b0, nb, rows, &v, &ge);
+    bool maybe_published = false;
+    if (grc == 0) grc = commit_unit(&c, &u, b0, nb, rows, &v, &maybe_published, &ge);
     if (grc < 0) {
-      /* The group fails alone: its new files go, the table is untouched. */
+      /* The group fails alone: its new files go, the table is untouched.
+       * Except when the commit's publication itself failed with an I/O
+       * error: the entry may have reached the log, so the files stay
+       * (vacuum removes them later if the log never references them). */
       report(&c, b0, nb, &u, rows, -1, grc, &ge);
-      unit_reset(&c, &u, true);
+      unit_reset(&c, &u, !maybe_published);
       res.failed_groups += nb;
       if (grc == INLET_ENOMEM) {
         rc = inlet_fail(err, grc, "%s", ge.message);

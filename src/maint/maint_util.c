@@ -256,6 +256,7 @@ int maint_pred_parse(maint_pred *out, const char *text, const delta_metadata *me
       }
       val = next_token(&s, &q, &oom, &bad);
       FAIL_GOTO(oom, err, INLET_ENOMEM, "out of memory");
+      FAIL_GOTO(bad, err, INLET_EINVAL, "predicate \"%s\": unterminated quote", text);
       FAIL_GOTO(!val, err, INLET_EINVAL, "predicate \"%s\": missing value after \"%s %s\"", text,
                 col, op);
     }

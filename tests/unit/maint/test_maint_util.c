@@ -1,0 +1,170 @@
+/*
+ * White-box tests of src/maint/maint_util.c: duration parsing (CLI forms
+ * and Delta's "interval N unit" property form), partition predicates for
+ * `inlet compact --where` (parsing, errors, numeric vs text comparison,
+ * nulls) and partition labels/keys.
+ */
+#include "testutil.h"
+
+#include <string.h>
+
+#include "maint/maint_int.h"
+#include "util/util.h"
+
+static void test_duration__units_and_interval_form(void **state) {
+  (void)state;
+  int64_t ms = -1;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_duration_parse(&ms, "7d", &err), 0);
+  assert_int_equal(ms, 7LL * 86400000);
+  assert_int_equal(inlet_duration_parse(&ms, "168h", &err), 0);
+  assert_int_equal(ms, 168LL * 3600000);
+  assert_int_equal(inlet_duration_parse(&ms, "interval 30 days", &err), 0);
+  assert_int_equal(ms, 30LL * 86400000);
+  assert_int_equal(inlet_duration_parse(&ms, "interval 1 week", &err), 0);
+  assert_int_equal(ms, 604800000LL);
+  assert_int_equal(inlet_duration_parse(&ms, "0s", &err), 0);
+  assert_int_equal(ms, 0);
+  assert_int_equal(inlet_duration_parse(&ms, "1500", &err), 0);
+  assert_int_equal(ms, 1500);
+  assert_int_equal(inlet_duration_parse(&ms, "90 MIN", &err), 0);
+  assert_int_equal(ms, 90LL * 60000);
+}
+
+static void test_duration__rejects_garbage_and_overflow(void **state) {
+  (void)state;
+  int64_t ms = 42;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_duration_parse(&ms, "", &err), INLET_EINVAL);
+  assert_int_equal(inlet_duration_parse(&ms, "-1d", &err), INLET_EINVAL);
+  assert_int_equal(inlet_duration_parse(&ms, "7 fortnights", &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "fortnights"));
+  assert_int_equal(inlet_duration_parse(&ms, "7d extra", &err), INLET_EINVAL);
+  assert_int_equal(inlet_duration_parse(&ms, "99999999999999999w", &err), INLET_EINVAL);
+  assert_int_equal(inlet_duration_parse(&ms, NULL, &err), INLET_EINVAL);
+  assert_int_equal(ms, 42);
+}
+
+/* A metaData with partition columns day and n, and an add with values. */
+static char *cols[] = {"day", "n"};
+static delta_metadata meta(void) {
+  delta_metadata m;
+  memset(&m, 0, sizeof m);
+  m.n_partition_columns = 2;
+  m.partition_columns = cols;
+  return m;
+}
+
+static delta_add add_with(const char *day, const char *n, delta_kv kv[2]) {
+  delta_add a;
+  memset(&a, 0, sizeof a);
+  kv[0] = (delta_kv){"day", (char *)day};
+  kv[1] = (delta_kv){"n", (char *)n};
+  a.partition_values = kv;
+  a.n_partition_values = 2;
+  a.path = "x.parquet";
+  return a;
+}
+
+static bool match(const char *pred, const char *day, const char *n) {
+  delta_metadata m = meta();
+  maint_pred p;
+  inlet_error err = INLET_ERROR_INIT;
+  if (maint_pred_parse(&p, pred, &m, &err) != 0) fail_msg("parse %s: %s", pred, err.message);
+  delta_kv kv[2];
+  delta_add a = add_with(day, n, kv);
+  bool r = maint_pred_match(&p, &a);
+  maint_pred_reset(&p);
+  return r;
+}
+
+static void test_pred__comparisons_and_conjunctions(void **state) {
+  (void)state;
+  assert_true(match("day = '2024-01-02'", "2024-01-02", "5"));
+  assert_false(match("day = '2024-01-02'", "2024-01-03", "5"));
+  assert_true(match("day>='2024-01-02' AND day < '2024-02-01'", "2024-01-15", "5"));
+  assert_false(match("day>='2024-01-02' and day < '2024-02-01'", "2024-02-01", "5"));
+  /* Numbers compare as numbers: 10 > 9 although "10" < "9" as text. */
+  assert_true(match("n > 9", "2024-01-01", "10"));
+  assert_false(match("n <= 9", "2024-01-01", "10"));
+  assert_true(match("n != 3", "2024-01-01", "4"));
+  assert_true(match("n <> 3", "2024-01-01", "4"));
+  assert_true(match("`day` = \"a b\"", "a b", "1"));
+  assert_true(match("day = 'it''s'", "it's", "1"));
+}
+
+static void test_pred__nulls_follow_sql(void **state) {
+  (void)state;
+  assert_true(match("n IS NULL", "2024-01-01", NULL));
+  assert_false(match("n IS NOT NULL", "2024-01-01", NULL));
+  assert_true(match("n is not null", "2024-01-01", "0"));
+  /* A comparison with null is not true, whichever way it goes. */
+  assert_false(match("n = 0", "2024-01-01", NULL));
+  assert_false(match("n != 0", "2024-01-01", NULL));
+}
+
+static void expect_bad(const char *pred, const char *needle) {
+  delta_metadata m = meta();
+  maint_pred p;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(maint_pred_parse(&p, pred, &m, &err), INLET_EINVAL);
+  if (!strstr(err.message, needle)) fail_msg("\"%s\": message \"%s\" lacks \"%s\"", pred,
+                                             err.message, needle);
+  assert_int_equal(p.n_terms, 0);
+}
+
+static void test_pred__errors_name_the_problem(void **state) {
+  (void)state;
+  expect_bad("msg = 'x'", "not a partition column");
+  expect_bad("day ~ 'x'", "unknown operator");
+  expect_bad("day = ", "missing value");
+  expect_bad("day = 'x' OR n = 1", "only AND");
+  expect_bad("day = 'x' AND", "dangling AND");
+  expect_bad("day = 'x", "unterminated");
+  expect_bad("", "empty");
+  expect_bad("n IS 3", "IS [NOT] NULL");
+}
+
+static void test_partition_names__nulls_distinct_from_strings(void **state) {
+  (void)state;
+  delta_metadata m = meta();
+  delta_kv kv1[2], kv2[2];
+  delta_add a = add_with("2024-01-01", NULL, kv1);
+  delta_add b = add_with("2024-01-01", "__HIVE_DEFAULT_PARTITION__", kv2);
+  char *la, *ka, *lb, *kb;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(maint_partition_names(&la, &ka, &a, &m, &err), 0);
+  assert_int_equal(maint_partition_names(&lb, &kb, &b, &m, &err), 0);
+  assert_string_equal(la, "day=2024-01-01/n=__HIVE_DEFAULT_PARTITION__");
+  assert_string_not_equal(ka, kb);
+  inlet_free(la);
+  inlet_free(ka);
+  inlet_free(lb);
+  inlet_free(kb);
+}
+
+static void test_conf_size__suffixes_and_fallback(void **state) {
+  (void)state;
+  delta_kv conf[3] = {{"a", "128m"}, {"b", "1GiB"}, {"c", "lots"}};
+  delta_metadata m;
+  memset(&m, 0, sizeof m);
+  m.n_configuration = 3;
+  m.configuration = conf;
+  assert_int_equal(maint_conf_size(&m, "a", 7), 128LL << 20);
+  assert_int_equal(maint_conf_size(&m, "b", 7), 1LL << 30);
+  assert_int_equal(maint_conf_size(&m, "c", 7), 7);
+  assert_int_equal(maint_conf_size(&m, "absent", 9), 9);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_duration__units_and_interval_form),
+      cmocka_unit_test(test_duration__rejects_garbage_and_overflow),
+      cmocka_unit_test(test_pred__comparisons_and_conjunctions),
+      cmocka_unit_test(test_pred__nulls_follow_sql),
+      cmocka_unit_test(test_pred__errors_name_the_problem),
+      cmocka_unit_test(test_partition_names__nulls_distinct_from_strings),
+      cmocka_unit_test(test_conf_size__suffixes_and_fallback),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
