@@ -46,31 +46,35 @@ static void copy_bits(uint8_t *dst, int64_t doff, const uint8_t *src, int64_t so
   if (n <= 0) return;
   if ((doff & 7) == 0 && (soff & 7) == 0) {
     memcpy(dst + (doff >> 3), src + (soff >> 3), (size_t)(n >> 3));
-    for (int64_t i = n & ~(int64_t)7; i < n; i++) inlet_bit_set(dst, doff + i, inlet_bit_get(src, soff + i));
+    for (int64_t i = n & ~(int64_t)7; i < n; i++)
+      inlet_bit_set(dst, doff + i, inlet_bit_get(src, soff + i));
     return;
   }
-  for (int64_t i = 0; i < n; i++) inlet_bit_set(dst, doff + i, inlet_bit_get(src, soff + i));
+  for (int64_t i = 0; i < n; i++)
+    inlet_bit_set(dst, doff + i, inlet_bit_get(src, soff + i));
 }
 
 static void set_bits(uint8_t *dst, int64_t doff, int64_t n) {
   int64_t i = 0;
-  while (i < n && ((doff + i) & 7)) inlet_bit_set(dst, doff + i++, true);
+  while (i < n && ((doff + i) & 7))
+    inlet_bit_set(dst, doff + i++, true);
   int64_t bytes = (n - i) >> 3;
   if (bytes > 0) memset(dst + ((doff + i) >> 3), 0xFF, (size_t)bytes);
   i += bytes << 3;
-  while (i < n) inlet_bit_set(dst, doff + i++, true);
+  while (i < n)
+    inlet_bit_set(dst, doff + i++, true);
 }
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
 static int physical_width(const pq_column_desc *d) {
   switch (d->physical_type) {
-    case PQ_INT32:
-    case PQ_FLOAT: return 4;
-    case PQ_INT64:
-    case PQ_DOUBLE: return 8;
-    case PQ_FIXED_LEN_BYTE_ARRAY: return d->type_length;
-    default: return 0;
+  case PQ_INT32:
+  case PQ_FLOAT: return 4;
+  case PQ_INT64:
+  case PQ_DOUBLE: return 8;
+  case PQ_FIXED_LEN_BYTE_ARRAY: return d->type_length;
+  default: return 0;
   }
 }
 
@@ -95,16 +99,17 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   if (desc->conv == PQ_CONV_INT96 || desc->conv == PQ_CONV_FLOAT16)
     return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": writing %s is not supported",
                       desc->path, desc->conv == PQ_CONV_INT96 ? "INT96" : "FLOAT16");
-  cw->delta = cfg->int_delta && (desc->physical_type == PQ_INT32 || desc->physical_type == PQ_INT64);
+  cw->delta =
+      cfg->int_delta && (desc->physical_type == PQ_INT32 || desc->physical_type == PQ_INT64);
   if (cfg->dictionary && desc->physical_type != PQ_BOOLEAN && !cw->delta) {
     pq_dict_kind dk;
     switch (desc->physical_type) {
-      case PQ_INT32:
-      case PQ_FLOAT: dk = PQ_DICT_32; break;
-      case PQ_INT64:
-      case PQ_DOUBLE: dk = PQ_DICT_64; break;
-      case PQ_BYTE_ARRAY: dk = PQ_DICT_BINARY; break;
-      default: dk = PQ_DICT_FIXED; break;
+    case PQ_INT32:
+    case PQ_FLOAT: dk = PQ_DICT_32; break;
+    case PQ_INT64:
+    case PQ_DOUBLE: dk = PQ_DICT_64; break;
+    case PQ_BYTE_ARRAY: dk = PQ_DICT_BINARY; break;
+    default: dk = PQ_DICT_FIXED; break;
     }
     TRY(pq_dict_init(&cw->dict, dk, desc->type_length, err));
     cw->dict_ready = true;
@@ -146,7 +151,8 @@ static int nomem(pq_column_writer *cw, inlet_error *err) {
 static int ensure_conv(pq_column_writer *cw, size_t bytes, inlet_error *err) {
   if (bytes <= cw->conv_cap) return 0;
   size_t cap = cw->conv_cap ? cw->conv_cap : 4096;
-  while (cap < bytes) cap *= 2;
+  while (cap < bytes)
+    cap *= 2;
   void *p = inlet_realloc(cw->conv, cap);
   if (!p) return nomem(cw, err);
   cw->conv = p;
@@ -167,8 +173,7 @@ static int value_error(pq_column_writer *cw, int64_t row, const char *what, inle
  * start & ~7 so the validity bitmap can be reused by pointer.
  */
 static int physical_values(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
-                           const void **vals, const uint8_t **valid, int64_t *s,
-                           inlet_error *err) {
+                           const void **vals, const uint8_t **valid, int64_t *s, inlet_error *err) {
   const pq_column_desc *d = cw->desc;
   if (d->conv == PQ_CONV_NONE) {
     /* A string column of empty values may have no data buffer at all;
@@ -186,92 +191,104 @@ static int physical_values(pq_column_writer *cw, const inlet_array *a, int64_t s
   const uint8_t *vb = a->validity;
   uint8_t *out = cw->conv;
   switch (d->conv) {
-    case PQ_CONV_INT_NARROW: {
-      int32_t *o = (int32_t *)cw->conv;
-      switch (d->type.id) {
-        case INLET_TYPE_INT8: {
-          const int8_t *v = (const int8_t *)a->values + base;
-          for (int64_t i = 0; i < m; i++) o[i] = v[i];
-          break;
-        }
-        case INLET_TYPE_UINT8: {
-          const uint8_t *v = (const uint8_t *)a->values + base;
-          for (int64_t i = 0; i < m; i++) o[i] = v[i];
-          break;
-        }
-        case INLET_TYPE_INT16: {
-          const int16_t *v = (const int16_t *)a->values + base;
-          for (int64_t i = 0; i < m; i++) o[i] = v[i];
-          break;
-        }
-        case INLET_TYPE_UINT16: {
-          const uint16_t *v = (const uint16_t *)a->values + base;
-          for (int64_t i = 0; i < m; i++) o[i] = v[i];
-          break;
-        }
-        default:
-          return inlet_fail(err, INLET_EINTERNAL, "column \"%s\": bad narrow conversion",
-                            d->path);
-      }
+  case PQ_CONV_INT_NARROW: {
+    int32_t *o = (int32_t *)cw->conv;
+    switch (d->type.id) {
+    case INLET_TYPE_INT8: {
+      const int8_t *v = (const int8_t *)a->values + base;
+      for (int64_t i = 0; i < m; i++)
+        o[i] = v[i];
       break;
     }
-    case PQ_CONV_SCALE: {
-      int64_t f = d->scale_factor;
-      if (w == 4) {
-        const int32_t *v = (const int32_t *)a->values + base;
-        int32_t *o = (int32_t *)cw->conv;
-        for (int64_t i = 0; i < m; i++) {
-          int64_t x = (int64_t)v[i] * f;
-          if (x < INT32_MIN || x > INT32_MAX) {
-            if (vb && !inlet_bit_get(vb, base + i)) { o[i] = 0; continue; }
-            return value_error(cw, base + i, "value out of range after unit conversion", err);
-          }
-          o[i] = (int32_t)x;
-        }
-      } else {
-        const int64_t *v = (const int64_t *)a->values + base;
-        int64_t *o = (int64_t *)cw->conv;
-        for (int64_t i = 0; i < m; i++) {
-          if (__builtin_mul_overflow(v[i], f, &o[i])) {
-            if (vb && !inlet_bit_get(vb, base + i)) { o[i] = 0; continue; }
-            return value_error(cw, base + i, "value out of range after unit conversion", err);
-          }
-        }
-      }
+    case INLET_TYPE_UINT8: {
+      const uint8_t *v = (const uint8_t *)a->values + base;
+      for (int64_t i = 0; i < m; i++)
+        o[i] = v[i];
       break;
     }
-    case PQ_CONV_DECIMAL: {
-      const uint8_t *v = a->values + (size_t)base * 16;
-      for (int64_t i = 0; i < m; i++, v += 16) {
-        bool is_valid = !vb || inlet_bit_get(vb, base + i);
-        uint64_t lo;
-        int64_t hi;
-        memcpy(&lo, v, 8);
-        memcpy(&hi, v + 8, 8);
-        if (w == 4 || w == 8) {
-          int64_t l = (int64_t)lo;
-          bool fits = hi == (l >> 63) && (w == 8 || (l >= INT32_MIN && l <= INT32_MAX));
-          if (!fits) {
-            if (is_valid) return value_error(cw, base + i, "decimal does not fit its precision", err);
-            l = 0;
-          }
-          if (w == 4) ((int32_t *)cw->conv)[i] = (int32_t)l;
-          else ((int64_t *)cw->conv)[i] = l;
-        } else {
-          uint8_t *o = out + (size_t)i * (size_t)w;
-          uint8_t sign = (v[w - 1] & 0x80) ? 0xFF : 0x00;
-          bool fits = true;
-          for (int k = w; k < 16; k++) fits = fits && v[k] == sign;
-          if (!fits && is_valid)
-            return value_error(cw, base + i, "decimal does not fit its precision", err);
-          for (int k = 0; k < w; k++) o[k] = v[w - 1 - k];
-        }
-      }
+    case INLET_TYPE_INT16: {
+      const int16_t *v = (const int16_t *)a->values + base;
+      for (int64_t i = 0; i < m; i++)
+        o[i] = v[i];
+      break;
+    }
+    case INLET_TYPE_UINT16: {
+      const uint16_t *v = (const uint16_t *)a->values + base;
+      for (int64_t i = 0; i < m; i++)
+        o[i] = v[i];
       break;
     }
     default:
-      return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": unsupported conversion",
-                        d->path);
+      return inlet_fail(err, INLET_EINTERNAL, "column \"%s\": bad narrow conversion", d->path);
+    }
+    break;
+  }
+  case PQ_CONV_SCALE: {
+    int64_t f = d->scale_factor;
+    if (w == 4) {
+      const int32_t *v = (const int32_t *)a->values + base;
+      int32_t *o = (int32_t *)cw->conv;
+      for (int64_t i = 0; i < m; i++) {
+        int64_t x = (int64_t)v[i] * f;
+        if (x < INT32_MIN || x > INT32_MAX) {
+          if (vb && !inlet_bit_get(vb, base + i)) {
+            o[i] = 0;
+            continue;
+          }
+          return value_error(cw, base + i, "value out of range after unit conversion", err);
+        }
+        o[i] = (int32_t)x;
+      }
+    } else {
+      const int64_t *v = (const int64_t *)a->values + base;
+      int64_t *o = (int64_t *)cw->conv;
+      for (int64_t i = 0; i < m; i++) {
+        if (__builtin_mul_overflow(v[i], f, &o[i])) {
+          if (vb && !inlet_bit_get(vb, base + i)) {
+            o[i] = 0;
+            continue;
+          }
+          return value_error(cw, base + i, "value out of range after unit conversion", err);
+        }
+      }
+    }
+    break;
+  }
+  case PQ_CONV_DECIMAL: {
+    const uint8_t *v = a->values + (size_t)base * 16;
+    for (int64_t i = 0; i < m; i++, v += 16) {
+      bool is_valid = !vb || inlet_bit_get(vb, base + i);
+      uint64_t lo;
+      int64_t hi;
+      memcpy(&lo, v, 8);
+      memcpy(&hi, v + 8, 8);
+      if (w == 4 || w == 8) {
+        int64_t l = (int64_t)lo;
+        bool fits = hi == (l >> 63) && (w == 8 || (l >= INT32_MIN && l <= INT32_MAX));
+        if (!fits) {
+          if (is_valid) return value_error(cw, base + i, "decimal does not fit its precision", err);
+          l = 0;
+        }
+        if (w == 4)
+          ((int32_t *)cw->conv)[i] = (int32_t)l;
+        else
+          ((int64_t *)cw->conv)[i] = l;
+      } else {
+        uint8_t *o = out + (size_t)i * (size_t)w;
+        uint8_t sign = (v[w - 1] & 0x80) ? 0xFF : 0x00;
+        bool fits = true;
+        for (int k = w; k < 16; k++)
+          fits = fits && v[k] == sign;
+        if (!fits && is_valid)
+          return value_error(cw, base + i, "decimal does not fit its precision", err);
+        for (int k = 0; k < w; k++)
+          o[k] = v[w - 1 - k];
+      }
+    }
+    break;
+  }
+  default:
+    return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": unsupported conversion", d->path);
   }
   *vals = cw->conv;
   *valid = vb ? vb + (base >> 3) : NULL;
@@ -361,8 +378,8 @@ static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, si
   return 0;
 }
 
-static int emit_data_page(pq_column_writer *cw, const uint8_t *body, size_t len,
-                          int32_t num_values, int32_t encoding, inlet_error *err) {
+static int emit_data_page(pq_column_writer *cw, const uint8_t *body, size_t len, int32_t num_values,
+                          int32_t encoding, inlet_error *err) {
   size_t off, n;
   TRY(emit_page(cw, PQ_PAGE_DATA, body, len, num_values, encoding, &cw->chunk,
                 &cw->chunk_uncompressed, &off, &n, err));
@@ -383,7 +400,9 @@ static void clear_page(pq_column_writer *cw) {
   pq_bool_encoder_init(&cw->bool_enc, &cw->page_plain);
 }
 
-static bool is_optional(const pq_column_writer *cw) { return cw->desc->max_def_level > 0; }
+static bool is_optional(const pq_column_writer *cw) {
+  return cw->desc->max_def_level > 0;
+}
 
 /*
  * DELTA_BINARY_PACKED (Encodings.md): blocks of 128 values in 4 miniblocks
@@ -433,14 +452,18 @@ static void delta_encode(inlet_buf *out, const uint8_t *vals, size_t n, int widt
     }
     uint8_t widths[DELTA_BLOCK / DELTA_MINI];
     for (size_t j = 0; j < DELTA_BLOCK; j++) {
-      if (j >= m) rel[j] = 0;
-      else if (width == 4) rel[j] = (uint32_t)((uint32_t)delta[j] - (uint32_t)min);
-      else rel[j] = (uint64_t)delta[j] - (uint64_t)min;
+      if (j >= m)
+        rel[j] = 0;
+      else if (width == 4)
+        rel[j] = (uint32_t)((uint32_t)delta[j] - (uint32_t)min);
+      else
+        rel[j] = (uint64_t)delta[j] - (uint64_t)min;
     }
     for (size_t k = 0; k < DELTA_BLOCK / DELTA_MINI; k++) {
       uint64_t any = 0;
       if (k * DELTA_MINI < m)
-        for (size_t j = 0; j < DELTA_MINI; j++) any |= rel[k * DELTA_MINI + j];
+        for (size_t j = 0; j < DELTA_MINI; j++)
+          any |= rel[k * DELTA_MINI + j];
       widths[k] = (uint8_t)pq_bit_width(any);
     }
     inlet_thrift_write_varint(out, inlet_zigzag_encode64(min));
@@ -517,15 +540,17 @@ static int stats_from_dict(pq_column_writer *cw) {
   pq_stats *s = &cw->chunk_stats;
   if (d->count == 0) return 0;
   switch (cw->desc->physical_type) {
-    case PQ_INT32: pq_stats_update_i32(s, (const int32_t *)d->values.data, NULL, 0, d->count); break;
-    case PQ_INT64: pq_stats_update_i64(s, (const int64_t *)d->values.data, NULL, 0, d->count); break;
-    case PQ_FLOAT: pq_stats_update_float(s, (const float *)d->values.data, NULL, 0, d->count); break;
-    case PQ_DOUBLE: pq_stats_update_double(s, (const double *)d->values.data, NULL, 0, d->count); break;
-    case PQ_BYTE_ARRAY:
-      return pq_stats_update_binary(s, d->offsets, d->values.data, NULL, 0, d->count);
-    case PQ_FIXED_LEN_BYTE_ARRAY:
-      return pq_stats_update_fixed(s, d->values.data, (size_t)d->fixed_width, NULL, 0, d->count);
-    default: break;
+  case PQ_INT32: pq_stats_update_i32(s, (const int32_t *)d->values.data, NULL, 0, d->count); break;
+  case PQ_INT64: pq_stats_update_i64(s, (const int64_t *)d->values.data, NULL, 0, d->count); break;
+  case PQ_FLOAT: pq_stats_update_float(s, (const float *)d->values.data, NULL, 0, d->count); break;
+  case PQ_DOUBLE:
+    pq_stats_update_double(s, (const double *)d->values.data, NULL, 0, d->count);
+    break;
+  case PQ_BYTE_ARRAY:
+    return pq_stats_update_binary(s, d->offsets, d->values.data, NULL, 0, d->count);
+  case PQ_FIXED_LEN_BYTE_ARRAY:
+    return pq_stats_update_fixed(s, d->values.data, (size_t)d->fixed_width, NULL, 0, d->count);
+  default: break;
   }
   return 0;
 }
@@ -550,11 +575,14 @@ static int abandon_dict(pq_column_writer *cw, inlet_error *err) {
       uint8_t *o = out->data;
       const uint8_t *dv = d->values.data;
       if (w == 8) {
-        for (size_t i = 0; i < cw->page_idx_n; i++) memcpy(o + i * 8, dv + (size_t)cw->page_idx[i] * 8, 8);
+        for (size_t i = 0; i < cw->page_idx_n; i++)
+          memcpy(o + i * 8, dv + (size_t)cw->page_idx[i] * 8, 8);
       } else if (w == 4) {
-        for (size_t i = 0; i < cw->page_idx_n; i++) memcpy(o + i * 4, dv + (size_t)cw->page_idx[i] * 4, 4);
+        for (size_t i = 0; i < cw->page_idx_n; i++)
+          memcpy(o + i * 4, dv + (size_t)cw->page_idx[i] * 4, 4);
       } else {
-        for (size_t i = 0; i < cw->page_idx_n; i++) memcpy(o + i * w, dv + (size_t)cw->page_idx[i] * w, w);
+        for (size_t i = 0; i < cw->page_idx_n; i++)
+          memcpy(o + i * w, dv + (size_t)cw->page_idx[i] * w, w);
       }
       out->len = cw->page_idx_n * w;
     }
@@ -588,7 +616,8 @@ static int ensure_page_valid(pq_column_writer *cw, int64_t rows, inlet_error *er
   int64_t need = (rows + 7) >> 3;
   if (need <= cw->page_valid_cap) return 0;
   int64_t cap = cw->page_valid_cap ? cw->page_valid_cap : 1024;
-  while (cap < need) cap *= 2;
+  while (cap < need)
+    cap *= 2;
   uint8_t *p = inlet_realloc(cw->page_valid, (size_t)cap);
   if (!p) return nomem(cw, err);
   cw->page_valid = p;
@@ -600,7 +629,8 @@ static int ensure_idx(pq_column_writer *cw, size_t n, inlet_error *err) {
   size_t need = cw->page_idx_n + n;
   if (need <= cw->page_idx_cap) return 0;
   size_t cap = cw->page_idx_cap ? cw->page_idx_cap : 8192;
-  while (cap < need) cap *= 2;
+  while (cap < need)
+    cap *= 2;
   uint32_t *p = inlet_realloc(cw->page_idx, cap * sizeof *p);
   if (!p) return nomem(cw, err);
   cw->page_idx = p;
@@ -613,7 +643,8 @@ static int64_t page_estimate(const pq_column_writer *cw) {
   if (cw->level_mode)
     levels = (int64_t)pq_bitpacked_bytes((size_t)cw->page_rows,
                                          pq_bit_width((uint64_t)cw->desc->max_def_level) +
-                                             pq_bit_width((uint64_t)cw->desc->max_rep_level)) + 16;
+                                             pq_bit_width((uint64_t)cw->desc->max_rep_level)) +
+             16;
   if (cw->use_dict)
     return levels + (int64_t)pq_bitpacked_bytes(cw->page_idx_n, pq_dict_index_width(&cw->dict));
   return levels + (int64_t)cw->page_plain.len;
@@ -644,8 +675,10 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
     }
     if (nulls || cw->page_nulls) {
       TRY(ensure_page_valid(cw, cw->page_rows + n, err));
-      if (valid) copy_bits(cw->page_valid, cw->page_rows, valid, s, n);
-      else set_bits(cw->page_valid, cw->page_rows, n);
+      if (valid)
+        copy_bits(cw->page_valid, cw->page_rows, valid, s, n);
+      else
+        set_bits(cw->page_valid, cw->page_rows, n);
     }
   }
   cw->page_rows += n;
@@ -668,20 +701,14 @@ static int put_values(pq_column_writer *cw, const inlet_array *a, const void *va
     int rc;
     uint32_t *idx = cw->page_idx + cw->page_idx_n;
     switch (d->physical_type) {
-      case PQ_INT32:
-      case PQ_FLOAT:
-        rc = pq_dict_put32(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err);
-        break;
-      case PQ_INT64:
-      case PQ_DOUBLE:
-        rc = pq_dict_put64(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err);
-        break;
-      case PQ_BYTE_ARRAY:
-        rc = pq_dict_put_binary(&cw->dict, offsets, vals, valid, s, (size_t)n, idx, &k, err);
-        break;
-      default:
-        rc = pq_dict_put_fixed(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err);
-        break;
+    case PQ_INT32:
+    case PQ_FLOAT: rc = pq_dict_put32(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err); break;
+    case PQ_INT64:
+    case PQ_DOUBLE: rc = pq_dict_put64(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err); break;
+    case PQ_BYTE_ARRAY:
+      rc = pq_dict_put_binary(&cw->dict, offsets, vals, valid, s, (size_t)n, idx, &k, err);
+      break;
+    default: rc = pq_dict_put_fixed(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err); break;
     }
     if (rc < 0) {
       inlet_error_prefix(err, "column \"%s\"", d->path);
@@ -714,39 +741,37 @@ static int put_values(pq_column_writer *cw, const inlet_array *a, const void *va
   pq_stats *st = &cw->chunk_stats;
   int rc = 0;
   switch (d->physical_type) {
-    case PQ_BOOLEAN:
-      rc = pq_bool_encoder_put(&cw->bool_enc, vals, valid, s, (size_t)n);
-      pq_stats_update_bool(st, vals, valid, s, (size_t)n);
-      break;
-    case PQ_INT32:
-      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
-      pq_stats_update_i32(st, vals, valid, s, (size_t)n);
-      break;
-    case PQ_INT64:
-      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
-      pq_stats_update_i64(st, vals, valid, s, (size_t)n);
-      break;
-    case PQ_FLOAT:
-      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
-      pq_stats_update_float(st, vals, valid, s, (size_t)n);
-      break;
-    case PQ_DOUBLE:
-      rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
-      pq_stats_update_double(st, vals, valid, s, (size_t)n);
-      break;
-    case PQ_BYTE_ARRAY:
-      rc = pq_plain_encode_binary(&cw->page_plain, offsets, vals, valid, s, (size_t)n);
-      if (rc == 0) rc = pq_stats_update_binary(st, offsets, vals, valid, s, (size_t)n);
-      break;
-    case PQ_FIXED_LEN_BYTE_ARRAY:
-      rc = pq_plain_encode_fixed(&cw->page_plain, vals, (size_t)cw->value_width, valid, s,
-                                 (size_t)n);
-      if (rc == 0)
-        rc = pq_stats_update_fixed(st, vals, (size_t)cw->value_width, valid, s, (size_t)n);
-      break;
-    default:
-      return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": cannot write %s", d->path,
-                        pq_type_name(d->physical_type));
+  case PQ_BOOLEAN:
+    rc = pq_bool_encoder_put(&cw->bool_enc, vals, valid, s, (size_t)n);
+    pq_stats_update_bool(st, vals, valid, s, (size_t)n);
+    break;
+  case PQ_INT32:
+    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
+    pq_stats_update_i32(st, vals, valid, s, (size_t)n);
+    break;
+  case PQ_INT64:
+    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
+    pq_stats_update_i64(st, vals, valid, s, (size_t)n);
+    break;
+  case PQ_FLOAT:
+    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
+    pq_stats_update_float(st, vals, valid, s, (size_t)n);
+    break;
+  case PQ_DOUBLE:
+    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
+    pq_stats_update_double(st, vals, valid, s, (size_t)n);
+    break;
+  case PQ_BYTE_ARRAY:
+    rc = pq_plain_encode_binary(&cw->page_plain, offsets, vals, valid, s, (size_t)n);
+    if (rc == 0) rc = pq_stats_update_binary(st, offsets, vals, valid, s, (size_t)n);
+    break;
+  case PQ_FIXED_LEN_BYTE_ARRAY:
+    rc = pq_plain_encode_fixed(&cw->page_plain, vals, (size_t)cw->value_width, valid, s, (size_t)n);
+    if (rc == 0) rc = pq_stats_update_fixed(st, vals, (size_t)cw->value_width, valid, s, (size_t)n);
+    break;
+  default:
+    return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": cannot write %s", d->path,
+                      pq_type_name(d->physical_type));
   }
   if (rc < 0) return nomem(cw, err);
   return 0;
@@ -789,8 +814,10 @@ static int64_t next_step(const pq_column_writer *cw, const inlet_array *a, int64
       int64_t lo = 1, hi = step;
       while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
-        if ((int64_t)off[mid] - off[0] <= budget) lo = mid;
-        else hi = mid - 1;
+        if ((int64_t)off[mid] - off[0] <= budget)
+          lo = mid;
+        else
+          hi = mid - 1;
       }
       step = lo;
     }
@@ -826,7 +853,8 @@ static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {
   size_t need = (size_t)(cw->page_rows + more);
   if (need <= cw->levels_cap) return 0;
   size_t cap = cw->levels_cap ? cw->levels_cap : 4096;
-  while (cap < need) cap *= 2;
+  while (cap < need)
+    cap *= 2;
   int16_t *d = inlet_realloc(cw->page_def, cap * sizeof *d);
   if (!d) return nomem(cw, err);
   cw->page_def = d;
@@ -838,8 +866,8 @@ static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {
 }
 
 int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
-                                  int64_t n_levels, const inlet_array *a, int64_t start,
-                                  int64_t n, inlet_error *err) {
+                                  int64_t n_levels, const inlet_array *a, int64_t start, int64_t n,
+                                  inlet_error *err) {
   const pq_column_desc *d = cw->desc;
   if (!cw->level_mode)
     return inlet_fail(err, INLET_EINTERNAL, "column \"%s\" takes no levels", d->path);
@@ -853,20 +881,25 @@ int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, cons
     int16_t dl = def ? def[i] : d->max_def_level;
     int16_t rl = rep ? rep[i] : 0;
     if (dl < 0 || dl > d->max_def_level || rl < 0 || rl > d->max_rep_level)
-      return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\": level out of range at %lld",
-                        fname, d->path, (long long)i);
+      return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\": level out of range at %lld", fname,
+                        d->path, (long long)i);
     present += dl == d->max_def_level;
   }
   int64_t valid = a->validity ? pq_count_bits(a->validity, start, (size_t)n) : n;
   if (valid != present)
     return inlet_fail(err, INLET_EINVAL,
-                      "%s: column \"%s\": %lld levels at the maximum but %lld values",
-                      fname, d->path, (long long)present, (long long)valid);
+                      "%s: column \"%s\": %lld levels at the maximum but %lld values", fname,
+                      d->path, (long long)present, (long long)valid);
   TRY(ensure_levels(cw, n_levels, err));
-  if (def) memcpy(cw->page_def + cw->page_rows, def, (size_t)n_levels * sizeof *def);
-  else for (int64_t i = 0; i < n_levels; i++) cw->page_def[cw->page_rows + i] = d->max_def_level;
-  if (rep) memcpy(cw->page_rep + cw->page_rows, rep, (size_t)n_levels * sizeof *rep);
-  else memset(cw->page_rep + cw->page_rows, 0, (size_t)n_levels * sizeof *rep);
+  if (def)
+    memcpy(cw->page_def + cw->page_rows, def, (size_t)n_levels * sizeof *def);
+  else
+    for (int64_t i = 0; i < n_levels; i++)
+      cw->page_def[cw->page_rows + i] = d->max_def_level;
+  if (rep)
+    memcpy(cw->page_rep + cw->page_rows, rep, (size_t)n_levels * sizeof *rep);
+  else
+    memset(cw->page_rep + cw->page_rows, 0, (size_t)n_levels * sizeof *rep);
   int64_t nulls = n_levels - present;
   cw->page_rows += n_levels;
   cw->page_nulls += nulls;
@@ -958,13 +991,14 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
   md->has_statistics = true;
   bool utf8 = d->logical.kind == PQ_LT_STRING || d->logical.kind == PQ_LT_JSON ||
               d->logical.kind == PQ_LT_ENUM || d->converted_type == PQ_CT_UTF8;
-  TRY(pq_stats_to_thrift(&cw->chunk_stats, cw->cfg->statistics_truncate, utf8, m,
-                         &md->statistics, err));
+  TRY(pq_stats_to_thrift(&cw->chunk_stats, cw->cfg->statistics_truncate, utf8, m, &md->statistics,
+                         err));
   pq_page_encoding_stats es[4];
   int32_t nes = 0;
   if (has_dict) es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
   if (cw->n_dict_pages_data)
-    es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_RLE_DICTIONARY, cw->n_dict_pages_data};
+    es[nes++] =
+        (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_RLE_DICTIONARY, cw->n_dict_pages_data};
   if (cw->n_plain_pages)
     es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DATA, PQ_ENC_PLAIN, cw->n_plain_pages};
   if (cw->n_delta_pages)

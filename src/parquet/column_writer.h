@@ -33,65 +33,65 @@
 
 /* Settings shared by every column of a writer (copied from the options). */
 typedef struct pq_column_config {
-  int32_t codec;                 /* PQ_CODEC_* */
+  int32_t codec; /* PQ_CODEC_* */
   int compression_level;
-  int64_t page_bytes;            /* uncompressed data page target */
+  int64_t page_bytes; /* uncompressed data page target */
   bool dictionary;
   int64_t dictionary_page_bytes; /* PLAIN fallback past this dictionary size */
   int32_t statistics_truncate;
-  const char *file_name;         /* borrowed, for messages */
-  bool int_delta;                /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
+  const char *file_name; /* borrowed, for messages */
+  bool int_delta;        /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
 } pq_column_config;
 
 typedef struct pq_column_writer {
-  const pq_column_desc *desc;    /* borrowed */
-  const pq_column_config *cfg;   /* borrowed */
-  int value_width;               /* physical bytes per value (FLBA: type_length), 0 BOOLEAN/BYTE_ARRAY */
-  bool use_dict;                 /* dictionary encoding is current for this chunk */
-  bool dict_in_chunk;            /* the chunk needs a dictionary page */
-  bool dict_decided;             /* the early "is it worth it" check ran */
-  bool dict_probe_failed;        /* the last probe found nearly all values distinct */
-  pq_dict dict;                  /* owned */
+  const pq_column_desc *desc;  /* borrowed */
+  const pq_column_config *cfg; /* borrowed */
+  int value_width;        /* physical bytes per value (FLBA: type_length), 0 BOOLEAN/BYTE_ARRAY */
+  bool use_dict;          /* dictionary encoding is current for this chunk */
+  bool dict_in_chunk;     /* the chunk needs a dictionary page */
+  bool dict_decided;      /* the early "is it worth it" check ran */
+  bool dict_probe_failed; /* the last probe found nearly all values distinct */
+  pq_dict dict;           /* owned */
   bool dict_ready;
 
-  bool level_mode;               /* nested leaf (below the root's children, or with
-                                    levels a bitmap cannot carry): write_levels */
-  bool dict_full;                /* level mode: fall back to PLAIN after the current rows */
+  bool level_mode; /* nested leaf (below the root's children, or with
+                      levels a bitmap cannot carry): write_levels */
+  bool dict_full;  /* level mode: fall back to PLAIN after the current rows */
 
   /* Current page. */
-  int64_t page_rows;             /* value slots (levels) in the page */
-  int16_t *page_def, *page_rep;  /* owned; level mode: the page's levels */
-  size_t levels_cap;             /* entries of page_def / page_rep */
+  int64_t page_rows;            /* value slots (levels) in the page */
+  int16_t *page_def, *page_rep; /* owned; level mode: the page's levels */
+  size_t levels_cap;            /* entries of page_def / page_rep */
   int64_t page_nulls;
-  uint8_t *page_valid;           /* owned; definition bits of the page (OPTIONAL only) */
-  int64_t page_valid_cap;        /* bytes */
-  uint32_t *page_idx;            /* owned; dictionary indices of the page */
+  uint8_t *page_valid;    /* owned; definition bits of the page (OPTIONAL only) */
+  int64_t page_valid_cap; /* bytes */
+  uint32_t *page_idx;     /* owned; dictionary indices of the page */
   size_t page_idx_n, page_idx_cap;
-  inlet_buf page_plain;          /* owned; PLAIN values of the page */
+  inlet_buf page_plain; /* owned; PLAIN values of the page */
   pq_bool_encoder bool_enc;
 
   /* Current chunk: data pages (header + compressed body), in order, as
    * spans of chunk. */
-  inlet_buf chunk;               /* owned; pages with gaps between them */
-  int64_t *spans;                /* owned; (offset, length) in chunk of each page */
-  size_t n_spans, spans_cap;     /* int64 entries (two per page) */
-  int64_t chunk_bytes;           /* sum of the span lengths */
-  inlet_buf dict_page;           /* owned; header + body, built at finish */
-  int64_t chunk_uncompressed;    /* data pages incl. headers */
-  int64_t chunk_values;          /* value slots incl. nulls */
-  int32_t n_dict_pages_data;     /* data pages RLE_DICTIONARY */
-  int32_t n_plain_pages;         /* data pages PLAIN */
-  int32_t n_delta_pages;         /* data pages DELTA_BINARY_PACKED */
-  bool delta;                    /* this column's data pages are DELTA_BINARY_PACKED */
+  inlet_buf chunk;            /* owned; pages with gaps between them */
+  int64_t *spans;             /* owned; (offset, length) in chunk of each page */
+  size_t n_spans, spans_cap;  /* int64 entries (two per page) */
+  int64_t chunk_bytes;        /* sum of the span lengths */
+  inlet_buf dict_page;        /* owned; header + body, built at finish */
+  int64_t chunk_uncompressed; /* data pages incl. headers */
+  int64_t chunk_values;       /* value slots incl. nulls */
+  int32_t n_dict_pages_data;  /* data pages RLE_DICTIONARY */
+  int32_t n_plain_pages;      /* data pages PLAIN */
+  int32_t n_delta_pages;      /* data pages DELTA_BINARY_PACKED */
+  bool delta;                 /* this column's data pages are DELTA_BINARY_PACKED */
   int64_t dict_page_uncompressed;
-  pq_stats chunk_stats;          /* owned */
-  pq_stats file_stats;           /* owned; every chunk finished so far */
+  pq_stats chunk_stats; /* owned */
+  pq_stats file_stats;  /* owned; every chunk finished so far */
 
   /* Scratch. */
-  inlet_buf body;                /* owned; uncompressed page body */
-  inlet_buf header;              /* owned */
-  void *conv;                    /* owned; converted physical values */
-  size_t conv_cap;               /* bytes */
+  inlet_buf body;   /* owned; uncompressed page body */
+  inlet_buf header; /* owned */
+  void *conv;       /* owned; converted physical values */
+  size_t conv_cap;  /* bytes */
 } pq_column_writer;
 
 int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
@@ -120,8 +120,8 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
  *         column: use pq_column_writer_write).
  */
 int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
-                                  int64_t n_levels, const inlet_array *a, int64_t start,
-                                  int64_t n, inlet_error *err);
+                                  int64_t n_levels, const inlet_array *a, int64_t start, int64_t n,
+                                  inlet_error *err);
 
 /* Estimated encoded (uncompressed) size of the chunk so far. */
 int64_t pq_column_writer_estimate(const pq_column_writer *cw);

@@ -31,46 +31,47 @@ static int measure(const inlet_field *f, int depth, int32_t *leaves, int32_t *el
   FAIL_IF(depth > PQ_MAX_SCHEMA_DEPTH - 2, err, INLET_EINVAL, "field \"%s\" is nested too deeply",
           f->name ? f->name : "");
   switch (f->type.id) {
-    case INLET_TYPE_STRUCT:
-      FAIL_IF(f->n_children <= 0, err, INLET_EINVAL, "struct \"%s\" has no fields", f->name);
-      *elems += 1;
-      for (int32_t i = 0; i < f->n_children; i++)
-        TRY(measure(&f->children[i], depth + 1, leaves, elems, err));
-      return 0;
-    case INLET_TYPE_LIST:
-      FAIL_IF(f->n_children != 1, err, INLET_EINVAL, "list \"%s\" needs one child", f->name);
-      *elems += 2;
-      return measure(&f->children[0], depth + 2, leaves, elems, err);
-    case INLET_TYPE_MAP: {
-      const inlet_field *e = f->n_children == 1 ? &f->children[0] : NULL;
-      FAIL_IF(!e || e->type.id != INLET_TYPE_STRUCT || e->n_children != 2, err, INLET_EINVAL,
-              "map \"%s\" needs an entries struct of key and value", f->name);
-      *elems += 2;
-      TRY(measure(&e->children[0], depth + 2, leaves, elems, err));
-      return measure(&e->children[1], depth + 2, leaves, elems, err);
-    }
-    default:
-      *elems += 1;
-      *leaves += 1;
-      return 0;
+  case INLET_TYPE_STRUCT:
+    FAIL_IF(f->n_children <= 0, err, INLET_EINVAL, "struct \"%s\" has no fields", f->name);
+    *elems += 1;
+    for (int32_t i = 0; i < f->n_children; i++)
+      TRY(measure(&f->children[i], depth + 1, leaves, elems, err));
+    return 0;
+  case INLET_TYPE_LIST:
+    FAIL_IF(f->n_children != 1, err, INLET_EINVAL, "list \"%s\" needs one child", f->name);
+    *elems += 2;
+    return measure(&f->children[0], depth + 2, leaves, elems, err);
+  case INLET_TYPE_MAP: {
+    const inlet_field *e = f->n_children == 1 ? &f->children[0] : NULL;
+    FAIL_IF(!e || e->type.id != INLET_TYPE_STRUCT || e->n_children != 2, err, INLET_EINVAL,
+            "map \"%s\" needs an entries struct of key and value", f->name);
+    *elems += 2;
+    TRY(measure(&e->children[0], depth + 2, leaves, elems, err));
+    return measure(&e->children[1], depth + 2, leaves, elems, err);
+  }
+  default:
+    *elems += 1;
+    *leaves += 1;
+    return 0;
   }
 }
 
-static void collect(const inlet_field *f, int32_t top, const inlet_field **leaves,
-                    int32_t *tops, int32_t *n) {
+static void collect(const inlet_field *f, int32_t top, const inlet_field **leaves, int32_t *tops,
+                    int32_t *n) {
   switch (f->type.id) {
-    case INLET_TYPE_STRUCT:
-      for (int32_t i = 0; i < f->n_children; i++) collect(&f->children[i], top, leaves, tops, n);
-      return;
-    case INLET_TYPE_LIST: collect(&f->children[0], top, leaves, tops, n); return;
-    case INLET_TYPE_MAP:
-      collect(&f->children[0].children[0], top, leaves, tops, n);
-      collect(&f->children[0].children[1], top, leaves, tops, n);
-      return;
-    default:
-      leaves[*n] = f;
-      tops[*n] = top;
-      (*n)++;
+  case INLET_TYPE_STRUCT:
+    for (int32_t i = 0; i < f->n_children; i++)
+      collect(&f->children[i], top, leaves, tops, n);
+    return;
+  case INLET_TYPE_LIST: collect(&f->children[0], top, leaves, tops, n); return;
+  case INLET_TYPE_MAP:
+    collect(&f->children[0].children[0], top, leaves, tops, n);
+    collect(&f->children[0].children[1], top, leaves, tops, n);
+    return;
+  default:
+    leaves[*n] = f;
+    tops[*n] = top;
+    (*n)++;
   }
 }
 
@@ -103,61 +104,62 @@ static int emit(schema_builder *b, const inlet_field *f, const char *name, pq_re
   pq_schema_element *e = new_element(b, name, rep, f->field_id);
   if (!e) return INLET_ENOMEM;
   switch (f->type.id) {
-    case INLET_TYPE_STRUCT:
-      e->has_num_children = true;
-      e->num_children = f->n_children;
-      for (int32_t i = 0; i < f->n_children; i++) {
-        const inlet_field *c = &f->children[i];
-        TRY(emit(b, c, c->name, c->nullable ? PQ_OPTIONAL : PQ_REQUIRED));
-      }
-      return 0;
-    case INLET_TYPE_LIST: {
-      e->has_num_children = true;
-      e->num_children = 1;
-      e->converted_type = PQ_CT_LIST;
-      e->logical.kind = PQ_LT_LIST;
-      pq_schema_element *g = new_element(b, "list", PQ_REPEATED, -1);
-      if (!g) return INLET_ENOMEM;
-      g->has_num_children = true;
-      g->num_children = 1;
-      const inlet_field *c = &f->children[0];
-      return emit(b, c, "element", c->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
+  case INLET_TYPE_STRUCT:
+    e->has_num_children = true;
+    e->num_children = f->n_children;
+    for (int32_t i = 0; i < f->n_children; i++) {
+      const inlet_field *c = &f->children[i];
+      TRY(emit(b, c, c->name, c->nullable ? PQ_OPTIONAL : PQ_REQUIRED));
     }
-    case INLET_TYPE_MAP: {
-      e->has_num_children = true;
-      e->num_children = 1;
-      e->converted_type = PQ_CT_MAP;
-      e->logical.kind = PQ_LT_MAP;
-      pq_schema_element *g = new_element(b, "key_value", PQ_REPEATED, -1);
-      if (!g) return INLET_ENOMEM;
-      g->has_num_children = true;
-      g->num_children = 2;
-      const inlet_field *entries = &f->children[0];
-      TRY(emit(b, &entries->children[0], "key", PQ_REQUIRED));
-      const inlet_field *v = &entries->children[1];
-      return emit(b, v, "value", v->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
-    }
-    default: {
-      const pq_schema_element *l = &b->leaf_elems[b->leaf++];
-      e->has_type = l->has_type;
-      e->type = l->type;
-      e->has_type_length = l->has_type_length;
-      e->type_length = l->type_length;
-      e->converted_type = l->converted_type;
-      e->has_scale = l->has_scale;
-      e->scale = l->scale;
-      e->has_precision = l->has_precision;
-      e->precision = l->precision;
-      e->logical = l->logical;
-      return 0;
-    }
+    return 0;
+  case INLET_TYPE_LIST: {
+    e->has_num_children = true;
+    e->num_children = 1;
+    e->converted_type = PQ_CT_LIST;
+    e->logical.kind = PQ_LT_LIST;
+    pq_schema_element *g = new_element(b, "list", PQ_REPEATED, -1);
+    if (!g) return INLET_ENOMEM;
+    g->has_num_children = true;
+    g->num_children = 1;
+    const inlet_field *c = &f->children[0];
+    return emit(b, c, "element", c->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
+  }
+  case INLET_TYPE_MAP: {
+    e->has_num_children = true;
+    e->num_children = 1;
+    e->converted_type = PQ_CT_MAP;
+    e->logical.kind = PQ_LT_MAP;
+    pq_schema_element *g = new_element(b, "key_value", PQ_REPEATED, -1);
+    if (!g) return INLET_ENOMEM;
+    g->has_num_children = true;
+    g->num_children = 2;
+    const inlet_field *entries = &f->children[0];
+    TRY(emit(b, &entries->children[0], "key", PQ_REQUIRED));
+    const inlet_field *v = &entries->children[1];
+    return emit(b, v, "value", v->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
+  }
+  default: {
+    const pq_schema_element *l = &b->leaf_elems[b->leaf++];
+    e->has_type = l->has_type;
+    e->type = l->type;
+    e->has_type_length = l->has_type_length;
+    e->type_length = l->type_length;
+    e->converted_type = l->converted_type;
+    e->has_scale = l->has_scale;
+    e->scale = l->scale;
+    e->has_precision = l->has_precision;
+    e->precision = l->precision;
+    e->logical = l->logical;
+    return 0;
+  }
   }
 }
 
 int pq_writer_schema(pq_file_metadata *meta, pq_schema_desc *out, const inlet_schema *schema,
                      inlet_error *err) {
   bool nested = false;
-  for (int32_t i = 0; i < schema->n_fields; i++) nested = nested || is_nested(&schema->fields[i].type);
+  for (int32_t i = 0; i < schema->n_fields; i++)
+    nested = nested || is_nested(&schema->fields[i].type);
   if (!nested) return pq_schema_to_parquet(meta, out, schema, err);
 
   int32_t n_leaves = 0, n_elems = 1;
@@ -166,7 +168,8 @@ int pq_writer_schema(pq_file_metadata *meta, pq_schema_desc *out, const inlet_sc
             "field %d has an empty name", (int)i);
     TRY(measure(&schema->fields[i], 1, &n_leaves, &n_elems, err));
   }
-  FAIL_IF(n_leaves > PQ_MAX_COLUMNS, err, INLET_EINVAL, "schema has %d leaf columns", (int)n_leaves);
+  FAIL_IF(n_leaves > PQ_MAX_COLUMNS, err, INLET_EINVAL, "schema has %d leaf columns",
+          (int)n_leaves);
 
   int rc = 0;
   const inlet_field **leaves = inlet_calloc((size_t)n_leaves, sizeof *leaves);
@@ -179,7 +182,8 @@ int pq_writer_schema(pq_file_metadata *meta, pq_schema_desc *out, const inlet_sc
   pq_schema_desc_init(&tmp_desc);
   FAIL_GOTO(!leaves || !tops, err, INLET_ENOMEM, "out of memory mapping the schema");
   int32_t n = 0;
-  for (int32_t i = 0; i < schema->n_fields; i++) collect(&schema->fields[i], i, leaves, tops, &n);
+  for (int32_t i = 0; i < schema->n_fields; i++)
+    collect(&schema->fields[i], i, leaves, tops, &n);
 
   /* Leaf types through the flat mapping (one field per leaf). */
   for (int32_t k = 0; k < n_leaves; k++) {
@@ -218,7 +222,8 @@ int pq_writer_schema(pq_file_metadata *meta, pq_schema_desc *out, const inlet_sc
   }
   int32_t *orders = pq_meta_alloc_array(meta, (size_t)n_leaves, sizeof *orders, err);
   FAIL_GOTO(!orders, err, INLET_ENOMEM, "out of memory mapping the schema");
-  for (int32_t k = 0; k < n_leaves; k++) orders[k] = PQ_ORDER_TYPE_DEFINED;
+  for (int32_t k = 0; k < n_leaves; k++)
+    orders[k] = PQ_ORDER_TYPE_DEFINED;
   meta->schema = b.elems;
   meta->n_schema = b.n;
   meta->column_orders = orders;
@@ -240,23 +245,23 @@ static bool find_leaf(const inlet_field *f, int32_t *left, pq_shredder *s, int d
   s->steps[depth].field = f;
   s->steps[depth].child = -1;
   switch (f->type.id) {
-    case INLET_TYPE_STRUCT:
-      for (int32_t i = 0; i < f->n_children; i++) {
-        s->steps[depth].child = i;
-        if (find_leaf(&f->children[i], left, s, depth + 1)) return true;
-      }
-      return false;
-    case INLET_TYPE_LIST:
-    case INLET_TYPE_MAP:
-      s->steps[depth].child = 0;
-      return find_leaf(&f->children[0], left, s, depth + 1);
-    default:
-      if (*left == 0) {
-        s->n_steps = depth + 1;
-        return true;
-      }
-      (*left)--;
-      return false;
+  case INLET_TYPE_STRUCT:
+    for (int32_t i = 0; i < f->n_children; i++) {
+      s->steps[depth].child = i;
+      if (find_leaf(&f->children[i], left, s, depth + 1)) return true;
+    }
+    return false;
+  case INLET_TYPE_LIST:
+  case INLET_TYPE_MAP:
+    s->steps[depth].child = 0;
+    return find_leaf(&f->children[0], left, s, depth + 1);
+  default:
+    if (*left == 0) {
+      s->n_steps = depth + 1;
+      return true;
+    }
+    (*left)--;
+    return false;
   }
 }
 
@@ -305,42 +310,42 @@ static int gather(pq_shredder *s, const inlet_field *f, const inlet_array *a, in
   FAIL_IF(var ? !a->offsets : !a->values, err, INLET_EINVAL, "\"%s\": leaf array has no buffer",
           s->name);
   switch (f->type.id) {
-    case INLET_TYPE_BOOL: {
-      if ((v->length & 7) == 0) inlet_buf_push(&s->data, 0);
-      if (inlet_buf_status(&s->data) < 0)
-        return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
-      inlet_bit_set(s->data.data, v->length, inlet_bit_get(a->values, i));
-      break;
+  case INLET_TYPE_BOOL: {
+    if ((v->length & 7) == 0) inlet_buf_push(&s->data, 0);
+    if (inlet_buf_status(&s->data) < 0)
+      return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
+    inlet_bit_set(s->data.data, v->length, inlet_bit_get(a->values, i));
+    break;
+  }
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY: {
+    if ((size_t)v->length + 2 > s->offsets_cap) {
+      size_t cap = s->offsets_cap ? s->offsets_cap * 2 : 1024;
+      int32_t *o = inlet_realloc(s->offsets, cap * sizeof *o);
+      if (!o) return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
+      s->offsets = o;
+      s->offsets_cap = cap;
     }
-    case INLET_TYPE_STRING:
-    case INLET_TYPE_BINARY: {
-      if ((size_t)v->length + 2 > s->offsets_cap) {
-        size_t cap = s->offsets_cap ? s->offsets_cap * 2 : 1024;
-        int32_t *o = inlet_realloc(s->offsets, cap * sizeof *o);
-        if (!o) return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
-        s->offsets = o;
-        s->offsets_cap = cap;
-      }
-      int32_t b0 = a->offsets[i], b1 = a->offsets[i + 1];
-      FAIL_IF(b0 < 0 || b1 < b0, err, INLET_EINVAL, "\"%s\": invalid string offsets", s->name);
-      FAIL_IF((size_t)(b1 - b0) > (size_t)INT32_MAX - s->data.len, err, INLET_ELIMIT,
-              "\"%s\": more than 2 GiB of strings in one write", s->name);
-      FAIL_IF(b1 > b0 && !a->values, err, INLET_EINVAL, "\"%s\": strings without data", s->name);
-      if (b1 > b0) inlet_buf_append(&s->data, a->values + b0, (size_t)(b1 - b0));
-      if (inlet_buf_status(&s->data) < 0)
-        return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
-      s->offsets[0] = 0;
-      s->offsets[v->length + 1] = (int32_t)s->data.len;
-      break;
-    }
-    default: {
-      int32_t w = inlet_type_value_width(&f->type);
-      FAIL_IF(w <= 0, err, INLET_EINVAL, "\"%s\": type cannot be shredded", s->name);
-      inlet_buf_append(&s->data, a->values + (size_t)i * (size_t)w, (size_t)w);
-      if (inlet_buf_status(&s->data) < 0)
-        return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
-      break;
-    }
+    int32_t b0 = a->offsets[i], b1 = a->offsets[i + 1];
+    FAIL_IF(b0 < 0 || b1 < b0, err, INLET_EINVAL, "\"%s\": invalid string offsets", s->name);
+    FAIL_IF((size_t)(b1 - b0) > (size_t)INT32_MAX - s->data.len, err, INLET_ELIMIT,
+            "\"%s\": more than 2 GiB of strings in one write", s->name);
+    FAIL_IF(b1 > b0 && !a->values, err, INLET_EINVAL, "\"%s\": strings without data", s->name);
+    if (b1 > b0) inlet_buf_append(&s->data, a->values + b0, (size_t)(b1 - b0));
+    if (inlet_buf_status(&s->data) < 0)
+      return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
+    s->offsets[0] = 0;
+    s->offsets[v->length + 1] = (int32_t)s->data.len;
+    break;
+  }
+  default: {
+    int32_t w = inlet_type_value_width(&f->type);
+    FAIL_IF(w <= 0, err, INLET_EINVAL, "\"%s\": type cannot be shredded", s->name);
+    inlet_buf_append(&s->data, a->values + (size_t)i * (size_t)w, (size_t)w);
+    if (inlet_buf_status(&s->data) < 0)
+      return inlet_fail(err, INLET_ENOMEM, "out of memory shredding \"%s\"", s->name);
+    break;
+  }
   }
   v->length++;
   return 0;
@@ -352,41 +357,41 @@ static int walk(pq_shredder *s, int32_t k, const inlet_array *a, int64_t i, int1
   const inlet_field *f = s->steps[k].field;
   const inlet_field *parent = k > 0 ? s->steps[k - 1].field : NULL;
   bool entries = parent && parent->type.id == INLET_TYPE_MAP;
-  bool key = k > 1 && s->steps[k - 2].field->type.id == INLET_TYPE_MAP && s->steps[k - 1].child == 0;
+  bool key =
+      k > 1 && s->steps[k - 2].field->type.id == INLET_TYPE_MAP && s->steps[k - 1].child == 0;
   bool optional = f->nullable && !entries && !key;
   FAIL_IF(i >= a->length, err, INLET_EINVAL, "\"%s\": a child array is shorter than its parent",
           s->name);
   if (a->validity && !inlet_bit_get(a->validity, i) && !entries) {
     if (!optional)
-      return inlet_fail(err, INLET_EINVAL, "\"%s\": null in a required field or map key",
-                        s->name);
+      return inlet_fail(err, INLET_EINVAL, "\"%s\": null in a required field or map key", s->name);
     return push_level(s, def, rep, err);
   }
   if (optional) def++;
   switch (f->type.id) {
-    case INLET_TYPE_STRUCT:
-      FAIL_IF(a->n_children != f->n_children, err, INLET_EINVAL, "\"%s\": struct array shape",
-              s->name);
-      return walk(s, k + 1, &a->children[s->steps[k].child], i, rep, def, depth, err);
-    case INLET_TYPE_LIST:
-    case INLET_TYPE_MAP: {
-      FAIL_IF(a->n_children != 1 || !a->offsets, err, INLET_EINVAL, "\"%s\": list array shape",
-              s->name);
-      int64_t b = a->offsets[i], e = a->offsets[i + 1];
-      const inlet_array *c = &a->children[0];
-      FAIL_IF(b < 0 || e < b || e > c->length, err, INLET_EINVAL,
-              "\"%s\": list offsets out of range", s->name);
-      if (b == e) return push_level(s, def, rep, err);
-      for (int64_t j = b; j < e; j++)
-        TRY(walk(s, k + 1, c, j, j == b ? rep : (int16_t)(depth + 1), (int16_t)(def + 1),
-                 (int16_t)(depth + 1), err));
-      return 0;
-    }
-    default:
-      FAIL_IF(def != s->max_def, err, INLET_EINTERNAL, "\"%s\": level mismatch (%d vs %d)",
-              s->name, def, s->max_def);
-      TRY(push_level(s, def, rep, err));
-      return gather(s, f, a, i, err);
+  case INLET_TYPE_STRUCT:
+    FAIL_IF(a->n_children != f->n_children, err, INLET_EINVAL, "\"%s\": struct array shape",
+            s->name);
+    return walk(s, k + 1, &a->children[s->steps[k].child], i, rep, def, depth, err);
+  case INLET_TYPE_LIST:
+  case INLET_TYPE_MAP: {
+    FAIL_IF(a->n_children != 1 || !a->offsets, err, INLET_EINVAL, "\"%s\": list array shape",
+            s->name);
+    int64_t b = a->offsets[i], e = a->offsets[i + 1];
+    const inlet_array *c = &a->children[0];
+    FAIL_IF(b < 0 || e < b || e > c->length, err, INLET_EINVAL, "\"%s\": list offsets out of range",
+            s->name);
+    if (b == e) return push_level(s, def, rep, err);
+    for (int64_t j = b; j < e; j++)
+      TRY(walk(s, k + 1, c, j, j == b ? rep : (int16_t)(depth + 1), (int16_t)(def + 1),
+               (int16_t)(depth + 1), err));
+    return 0;
+  }
+  default:
+    FAIL_IF(def != s->max_def, err, INLET_EINTERNAL, "\"%s\": level mismatch (%d vs %d)", s->name,
+            def, s->max_def);
+    TRY(push_level(s, def, rep, err));
+    return gather(s, f, a, i, err);
   }
 }
 
@@ -394,7 +399,8 @@ int pq_shred(pq_shredder *s, const inlet_array *top, int64_t start, int64_t n, i
   s->n_levels = 0;
   inlet_buf_clear(&s->data);
   memset(&s->values, 0, sizeof s->values);
-  for (int64_t r = start; r < start + n; r++) TRY(walk(s, 0, top, r, 0, 0, 0, err));
+  for (int64_t r = start; r < start + n; r++)
+    TRY(walk(s, 0, top, r, 0, 0, 0, err));
   s->values.values = s->data.data;
   s->values.offsets = s->offsets;
   const inlet_field *leaf = s->steps[s->n_steps - 1].field;

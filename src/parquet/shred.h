@@ -43,12 +43,12 @@ typedef struct pq_shredder {
   int16_t *def, *rep;
   int64_t n_levels;
   size_t levels_cap;
-  inlet_array values;       /* gathered non-null leaf values, no validity */
-  inlet_buf data;           /* owned storage behind values.values */
-  int32_t *offsets;         /* owned storage behind values.offsets */
+  inlet_array values; /* gathered non-null leaf values, no validity */
+  inlet_buf data;     /* owned storage behind values.values */
+  int32_t *offsets;   /* owned storage behind values.offsets */
   size_t offsets_cap;
-  int64_t bits_cap;         /* BOOL: bytes allocated in data */
-  const char *name;         /* borrowed: leaf path for messages */
+  int64_t bits_cap; /* BOOL: bytes allocated in data */
+  const char *name; /* borrowed: leaf path for messages */
 } pq_shredder;
 
 /* Prepares to shred leaf @p leaf (DFS order) of @p schema.

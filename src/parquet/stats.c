@@ -14,14 +14,14 @@ pq_stats_kind pq_stats_kind_for(const pq_column_desc *desc) {
   if (desc->sort_order == PQ_SORT_UNKNOWN) return PQ_STATS_NONE;
   bool uns = desc->sort_order == PQ_SORT_UNSIGNED;
   switch (desc->physical_type) {
-    case PQ_BOOLEAN: return PQ_STATS_BOOL;
-    case PQ_INT32: return uns ? PQ_STATS_U32 : PQ_STATS_I32;
-    case PQ_INT64: return uns ? PQ_STATS_U64 : PQ_STATS_I64;
-    case PQ_FLOAT: return PQ_STATS_FLOAT;
-    case PQ_DOUBLE: return PQ_STATS_DOUBLE;
-    case PQ_BYTE_ARRAY:
-    case PQ_FIXED_LEN_BYTE_ARRAY: return uns ? PQ_STATS_BYTES : PQ_STATS_SIGNED_BE;
-    default: return PQ_STATS_NONE;
+  case PQ_BOOLEAN: return PQ_STATS_BOOL;
+  case PQ_INT32: return uns ? PQ_STATS_U32 : PQ_STATS_I32;
+  case PQ_INT64: return uns ? PQ_STATS_U64 : PQ_STATS_I64;
+  case PQ_FLOAT: return PQ_STATS_FLOAT;
+  case PQ_DOUBLE: return PQ_STATS_DOUBLE;
+  case PQ_BYTE_ARRAY:
+  case PQ_FIXED_LEN_BYTE_ARRAY: return uns ? PQ_STATS_BYTES : PQ_STATS_SIGNED_BE;
+  default: return PQ_STATS_NONE;
   }
 }
 
@@ -53,31 +53,31 @@ static inline bool valid_at(const uint8_t *validity, int64_t i) {
 
 /* The loops below are written so that the all-valid case is a plain
  * reduction the compiler vectorises; nulls take a branchy loop. */
-#define MINMAX_LOOP(T, values, validity, start, n, lo, hi, seen)                 \
-  do {                                                                           \
-    const T *v_ = (values) + (start);                                            \
-    if (!(validity)) {                                                           \
-      if ((n) > 0) {                                                             \
-        seen = true;                                                             \
-        for (size_t i_ = 0; i_ < (n); i_++) {                                    \
-          T x_ = v_[i_];                                                         \
-          lo = x_ < lo ? x_ : lo;                                                \
-          hi = x_ > hi ? x_ : hi;                                                \
-        }                                                                        \
-      }                                                                          \
-    } else {                                                                     \
-      for (size_t i_ = 0; i_ < (n); i_++) {                                      \
-        if (!valid_at((validity), (start) + (int64_t)i_)) continue;              \
-        T x_ = v_[i_];                                                           \
-        seen = true;                                                             \
-        lo = x_ < lo ? x_ : lo;                                                  \
-        hi = x_ > hi ? x_ : hi;                                                  \
-      }                                                                          \
-    }                                                                            \
+#define MINMAX_LOOP(T, values, validity, start, n, lo, hi, seen)                                   \
+  do {                                                                                             \
+    const T *v_ = (values) + (start);                                                              \
+    if (!(validity)) {                                                                             \
+      if ((n) > 0) {                                                                               \
+        seen = true;                                                                               \
+        for (size_t i_ = 0; i_ < (n); i_++) {                                                      \
+          T x_ = v_[i_];                                                                           \
+          lo = x_ < lo ? x_ : lo;                                                                  \
+          hi = x_ > hi ? x_ : hi;                                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (size_t i_ = 0; i_ < (n); i_++) {                                                        \
+        if (!valid_at((validity), (start) + (int64_t)i_)) continue;                                \
+        T x_ = v_[i_];                                                                             \
+        seen = true;                                                                               \
+        lo = x_ < lo ? x_ : lo;                                                                    \
+        hi = x_ > hi ? x_ : hi;                                                                    \
+      }                                                                                            \
+    }                                                                                              \
   } while (0)
 
-void pq_stats_update_i32(pq_stats *s, const int32_t *values, const uint8_t *validity,
-                         int64_t start, size_t n) {
+void pq_stats_update_i32(pq_stats *s, const int32_t *values, const uint8_t *validity, int64_t start,
+                         size_t n) {
   bool seen = false;
   if (s->kind == PQ_STATS_U32) {
     uint32_t lo = UINT32_MAX, hi = 0;
@@ -97,8 +97,8 @@ void pq_stats_update_i32(pq_stats *s, const int32_t *values, const uint8_t *vali
   s->has_minmax = true;
 }
 
-void pq_stats_update_i64(pq_stats *s, const int64_t *values, const uint8_t *validity,
-                         int64_t start, size_t n) {
+void pq_stats_update_i64(pq_stats *s, const int64_t *values, const uint8_t *validity, int64_t start,
+                         size_t n) {
   bool seen = false;
   if (s->kind == PQ_STATS_U64) {
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -120,8 +120,8 @@ void pq_stats_update_i64(pq_stats *s, const int64_t *values, const uint8_t *vali
 
 /* NaN compares false both ways, so it never replaces lo/hi; "seen" is then
  * decided by lo <= hi (both still at their infinities means no number). */
-void pq_stats_update_float(pq_stats *s, const float *values, const uint8_t *validity,
-                           int64_t start, size_t n) {
+void pq_stats_update_float(pq_stats *s, const float *values, const uint8_t *validity, int64_t start,
+                           size_t n) {
   if (s->kind != PQ_STATS_FLOAT) return;
   float lo = INFINITY, hi = -INFINITY;
   bool seen = false;
@@ -144,15 +144,17 @@ void pq_stats_update_double(pq_stats *s, const double *values, const uint8_t *va
   s->has_minmax = true;
 }
 
-void pq_stats_update_bool(pq_stats *s, const uint8_t *bits, const uint8_t *validity,
-                          int64_t start, size_t n) {
+void pq_stats_update_bool(pq_stats *s, const uint8_t *bits, const uint8_t *validity, int64_t start,
+                          size_t n) {
   if (s->kind != PQ_STATS_BOOL) return;
   bool any_true = false, any_false = false;
   for (size_t i = 0; i < n && !(any_true && any_false); i++) {
     int64_t r = start + (int64_t)i;
     if (validity && !valid_at(validity, r)) continue;
-    if (valid_at(bits, r)) any_true = true;
-    else any_false = true;
+    if (valid_at(bits, r))
+      any_true = true;
+    else
+      any_false = true;
   }
   if (!any_true && !any_false) return;
   uint64_t lo = any_false ? 0 : 1, hi = any_true ? 1 : 0;
@@ -238,8 +240,8 @@ int pq_stats_update_binary(pq_stats *s, const int32_t *offsets, const uint8_t *d
   return pq_stats_update_bytes(s, hi, hi_len);
 }
 
-int pq_stats_update_fixed(pq_stats *s, const uint8_t *values, size_t width,
-                          const uint8_t *validity, int64_t start, size_t n) {
+int pq_stats_update_fixed(pq_stats *s, const uint8_t *values, size_t width, const uint8_t *validity,
+                          int64_t start, size_t n) {
   if (s->kind != PQ_STATS_BYTES && s->kind != PQ_STATS_SIGNED_BE) return 0;
   const uint8_t *lo = NULL, *hi = NULL;
   for (size_t i = 0; i < n; i++) {
@@ -264,28 +266,27 @@ int pq_stats_merge(pq_stats *dst, const pq_stats *src) {
   dst->null_count += src->null_count;
   if (!src->has_minmax || dst->kind != src->kind) return 0;
   switch (dst->kind) {
-    case PQ_STATS_BYTES:
-    case PQ_STATS_SIGNED_BE:
-      TRY(pq_stats_update_bytes(dst, src->min_bytes.data, src->min_bytes.len));
-      return pq_stats_update_bytes(dst, src->max_bytes.data, src->max_bytes.len);
-    case PQ_STATS_BOOL:
-    case PQ_STATS_U32:
-    case PQ_STATS_U64:
-      if (!dst->has_minmax || src->min.u < dst->min.u) dst->min.u = src->min.u;
-      if (!dst->has_minmax || src->max.u > dst->max.u) dst->max.u = src->max.u;
-      break;
-    case PQ_STATS_I32:
-    case PQ_STATS_I64:
-      if (!dst->has_minmax || src->min.i < dst->min.i) dst->min.i = src->min.i;
-      if (!dst->has_minmax || src->max.i > dst->max.i) dst->max.i = src->max.i;
-      break;
-    case PQ_STATS_FLOAT:
-    case PQ_STATS_DOUBLE:
-      if (!dst->has_minmax || src->min.d < dst->min.d) dst->min.d = src->min.d;
-      if (!dst->has_minmax || src->max.d > dst->max.d) dst->max.d = src->max.d;
-      break;
-    default:
-      return 0;
+  case PQ_STATS_BYTES:
+  case PQ_STATS_SIGNED_BE:
+    TRY(pq_stats_update_bytes(dst, src->min_bytes.data, src->min_bytes.len));
+    return pq_stats_update_bytes(dst, src->max_bytes.data, src->max_bytes.len);
+  case PQ_STATS_BOOL:
+  case PQ_STATS_U32:
+  case PQ_STATS_U64:
+    if (!dst->has_minmax || src->min.u < dst->min.u) dst->min.u = src->min.u;
+    if (!dst->has_minmax || src->max.u > dst->max.u) dst->max.u = src->max.u;
+    break;
+  case PQ_STATS_I32:
+  case PQ_STATS_I64:
+    if (!dst->has_minmax || src->min.i < dst->min.i) dst->min.i = src->min.i;
+    if (!dst->has_minmax || src->max.i > dst->max.i) dst->max.i = src->max.i;
+    break;
+  case PQ_STATS_FLOAT:
+  case PQ_STATS_DOUBLE:
+    if (!dst->has_minmax || src->min.d < dst->min.d) dst->min.d = src->min.d;
+    if (!dst->has_minmax || src->max.d > dst->max.d) dst->max.d = src->max.d;
+    break;
+  default: return 0;
   }
   dst->has_minmax = true;
   return 0;
@@ -296,7 +297,8 @@ int pq_stats_merge(pq_stats *dst, const pq_stats *src) {
 /* Largest cut <= limit that does not split a UTF-8 sequence. */
 static size_t utf8_cut(const uint8_t *v, size_t len, size_t limit) {
   size_t cut = limit < len ? limit : len;
-  while (cut > 0 && cut < len && (v[cut] & 0xC0) == 0x80) cut--;
+  while (cut > 0 && cut < len && (v[cut] & 0xC0) == 0x80)
+    cut--;
   return cut;
 }
 
@@ -316,11 +318,21 @@ static size_t utf8_decode(const uint8_t *v, size_t len, uint32_t *cp) {
   uint8_t b = v[0];
   size_t n;
   uint32_t c;
-  if (b < 0x80) { *cp = b; return 1; }
-  if ((b & 0xE0) == 0xC0) { n = 2; c = b & 0x1F; }
-  else if ((b & 0xF0) == 0xE0) { n = 3; c = b & 0x0F; }
-  else if ((b & 0xF8) == 0xF0) { n = 4; c = b & 0x07; }
-  else return 0;
+  if (b < 0x80) {
+    *cp = b;
+    return 1;
+  }
+  if ((b & 0xE0) == 0xC0) {
+    n = 2;
+    c = b & 0x1F;
+  } else if ((b & 0xF0) == 0xE0) {
+    n = 3;
+    c = b & 0x0F;
+  } else if ((b & 0xF8) == 0xF0) {
+    n = 4;
+    c = b & 0x07;
+  } else
+    return 0;
   if (n > len) return 0;
   for (size_t i = 1; i < n; i++) {
     if ((v[i] & 0xC0) != 0x80) return 0;
@@ -331,7 +343,10 @@ static size_t utf8_decode(const uint8_t *v, size_t len, uint32_t *cp) {
 }
 
 static size_t utf8_encode(uint32_t c, uint8_t *out) {
-  if (c < 0x80) { out[0] = (uint8_t)c; return 1; }
+  if (c < 0x80) {
+    out[0] = (uint8_t)c;
+    return 1;
+  }
   if (c < 0x800) {
     out[0] = (uint8_t)(0xC0 | (c >> 6));
     out[1] = (uint8_t)(0x80 | (c & 0x3F));
@@ -434,83 +449,82 @@ int pq_stats_to_thrift(const pq_stats *s, int32_t truncate, bool utf8, pq_file_m
   size_t width = 0;
   bool legacy = false;
   switch (s->kind) {
-    case PQ_STATS_BOOL:
-      lo[0] = (uint8_t)s->min.u;
-      hi[0] = (uint8_t)s->max.u;
-      width = 1;
-      break;
-    case PQ_STATS_I32:
-    case PQ_STATS_U32: {
-      uint32_t a = (uint32_t)(s->kind == PQ_STATS_I32 ? (uint64_t)s->min.i : s->min.u);
-      uint32_t b = (uint32_t)(s->kind == PQ_STATS_I32 ? (uint64_t)s->max.i : s->max.u);
-      memcpy(lo, &a, 4);
-      memcpy(hi, &b, 4);
-      width = 4;
-      legacy = s->kind == PQ_STATS_I32;
-      break;
+  case PQ_STATS_BOOL:
+    lo[0] = (uint8_t)s->min.u;
+    hi[0] = (uint8_t)s->max.u;
+    width = 1;
+    break;
+  case PQ_STATS_I32:
+  case PQ_STATS_U32: {
+    uint32_t a = (uint32_t)(s->kind == PQ_STATS_I32 ? (uint64_t)s->min.i : s->min.u);
+    uint32_t b = (uint32_t)(s->kind == PQ_STATS_I32 ? (uint64_t)s->max.i : s->max.u);
+    memcpy(lo, &a, 4);
+    memcpy(hi, &b, 4);
+    width = 4;
+    legacy = s->kind == PQ_STATS_I32;
+    break;
+  }
+  case PQ_STATS_I64:
+  case PQ_STATS_U64:
+    memcpy(lo, &s->min.u, 8);
+    memcpy(hi, &s->max.u, 8);
+    width = 8;
+    legacy = s->kind == PQ_STATS_I64;
+    break;
+  case PQ_STATS_FLOAT: {
+    /* Zero bounds are written as -0.0 (min) and +0.0 (max) so that a
+     * reader comparing either sign of zero is never wrongly excluded. */
+    float a = s->min.d == 0 ? -0.0f : (float)s->min.d;
+    float b = s->max.d == 0 ? 0.0f : (float)s->max.d;
+    memcpy(lo, &a, 4);
+    memcpy(hi, &b, 4);
+    width = 4;
+    legacy = true;
+    break;
+  }
+  case PQ_STATS_DOUBLE: {
+    double a = s->min.d == 0 ? -0.0 : s->min.d;
+    double b = s->max.d == 0 ? 0.0 : s->max.d;
+    memcpy(lo, &a, 8);
+    memcpy(hi, &b, 8);
+    width = 8;
+    legacy = true;
+    break;
+  }
+  case PQ_STATS_SIGNED_BE:
+    /* Decimals are short (<= 16 bytes) and a truncated number is not a
+     * bound in numeric order: always exact. */
+    TRY(put_bytes(m, s->min_bytes.data, s->min_bytes.len, &out->min_value, err));
+    TRY(put_bytes(m, s->max_bytes.data, s->max_bytes.len, &out->max_value, err));
+    out->has_min_value = out->has_max_value = true;
+    out->has_is_min_value_exact = out->has_is_max_value_exact = true;
+    out->is_min_value_exact = out->is_max_value_exact = true;
+    return 0;
+  case PQ_STATS_BYTES: {
+    size_t limit = truncate > 0 ? (size_t)truncate : SIZE_MAX;
+    size_t cap = s->min_bytes.len > s->max_bytes.len ? s->min_bytes.len : s->max_bytes.len;
+    if (cap > limit) cap = limit;
+    uint8_t *tmp = pq_meta_alloc(m, cap ? cap : 1, err);
+    if (!tmp) return INLET_ENOMEM;
+    int64_t n = pq_truncate_min(s->min_bytes.data, s->min_bytes.len, limit, utf8, tmp);
+    out->min_value.data = tmp;
+    out->min_value.len = (uint32_t)n;
+    out->has_min_value = true;
+    out->has_is_min_value_exact = true;
+    out->is_min_value_exact = (size_t)n == s->min_bytes.len;
+    uint8_t *tmp2 = pq_meta_alloc(m, cap ? cap : 1, err);
+    if (!tmp2) return INLET_ENOMEM;
+    n = pq_truncate_max(s->max_bytes.data, s->max_bytes.len, limit, utf8, tmp2);
+    if (n >= 0) {
+      out->max_value.data = tmp2;
+      out->max_value.len = (uint32_t)n;
+      out->has_max_value = true;
+      out->has_is_max_value_exact = true;
+      out->is_max_value_exact = s->max_bytes.len <= limit;
     }
-    case PQ_STATS_I64:
-    case PQ_STATS_U64:
-      memcpy(lo, &s->min.u, 8);
-      memcpy(hi, &s->max.u, 8);
-      width = 8;
-      legacy = s->kind == PQ_STATS_I64;
-      break;
-    case PQ_STATS_FLOAT: {
-      /* Zero bounds are written as -0.0 (min) and +0.0 (max) so that a
-       * reader comparing either sign of zero is never wrongly excluded. */
-      float a = s->min.d == 0 ? -0.0f : (float)s->min.d;
-      float b = s->max.d == 0 ? 0.0f : (float)s->max.d;
-      memcpy(lo, &a, 4);
-      memcpy(hi, &b, 4);
-      width = 4;
-      legacy = true;
-      break;
-    }
-    case PQ_STATS_DOUBLE: {
-      double a = s->min.d == 0 ? -0.0 : s->min.d;
-      double b = s->max.d == 0 ? 0.0 : s->max.d;
-      memcpy(lo, &a, 8);
-      memcpy(hi, &b, 8);
-      width = 8;
-      legacy = true;
-      break;
-    }
-    case PQ_STATS_SIGNED_BE:
-      /* Decimals are short (<= 16 bytes) and a truncated number is not a
-       * bound in numeric order: always exact. */
-      TRY(put_bytes(m, s->min_bytes.data, s->min_bytes.len, &out->min_value, err));
-      TRY(put_bytes(m, s->max_bytes.data, s->max_bytes.len, &out->max_value, err));
-      out->has_min_value = out->has_max_value = true;
-      out->has_is_min_value_exact = out->has_is_max_value_exact = true;
-      out->is_min_value_exact = out->is_max_value_exact = true;
-      return 0;
-    case PQ_STATS_BYTES: {
-      size_t limit = truncate > 0 ? (size_t)truncate : SIZE_MAX;
-      size_t cap = s->min_bytes.len > s->max_bytes.len ? s->min_bytes.len : s->max_bytes.len;
-      if (cap > limit) cap = limit;
-      uint8_t *tmp = pq_meta_alloc(m, cap ? cap : 1, err);
-      if (!tmp) return INLET_ENOMEM;
-      int64_t n = pq_truncate_min(s->min_bytes.data, s->min_bytes.len, limit, utf8, tmp);
-      out->min_value.data = tmp;
-      out->min_value.len = (uint32_t)n;
-      out->has_min_value = true;
-      out->has_is_min_value_exact = true;
-      out->is_min_value_exact = (size_t)n == s->min_bytes.len;
-      uint8_t *tmp2 = pq_meta_alloc(m, cap ? cap : 1, err);
-      if (!tmp2) return INLET_ENOMEM;
-      n = pq_truncate_max(s->max_bytes.data, s->max_bytes.len, limit, utf8, tmp2);
-      if (n >= 0) {
-        out->max_value.data = tmp2;
-        out->max_value.len = (uint32_t)n;
-        out->has_max_value = true;
-        out->has_is_max_value_exact = true;
-        out->is_max_value_exact = s->max_bytes.len <= limit;
-      }
-      return 0;
-    }
-    default:
-      return 0;
+    return 0;
+  }
+  default: return 0;
   }
   TRY(put_bytes(m, lo, width, &out->min_value, err));
   TRY(put_bytes(m, hi, width, &out->max_value, err));

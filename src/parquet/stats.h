@@ -28,16 +28,16 @@
 #include "util/buf.h"
 
 typedef enum pq_stats_kind {
-  PQ_STATS_NONE = 0,  /* unknown sort order: counts only, never min/max */
-  PQ_STATS_BOOL,      /* min/max in .u as 0/1 */
-  PQ_STATS_I32,       /* .i (sign-extended) */
-  PQ_STATS_U32,       /* .u */
-  PQ_STATS_I64,       /* .i */
-  PQ_STATS_U64,       /* .u */
-  PQ_STATS_FLOAT,     /* .d (the float widened, exact) */
-  PQ_STATS_DOUBLE,    /* .d */
-  PQ_STATS_BYTES,     /* min_bytes/max_bytes, unsigned lexicographic */
-  PQ_STATS_SIGNED_BE  /* min_bytes/max_bytes, big-endian two's complement */
+  PQ_STATS_NONE = 0, /* unknown sort order: counts only, never min/max */
+  PQ_STATS_BOOL,     /* min/max in .u as 0/1 */
+  PQ_STATS_I32,      /* .i (sign-extended) */
+  PQ_STATS_U32,      /* .u */
+  PQ_STATS_I64,      /* .i */
+  PQ_STATS_U64,      /* .u */
+  PQ_STATS_FLOAT,    /* .d (the float widened, exact) */
+  PQ_STATS_DOUBLE,   /* .d */
+  PQ_STATS_BYTES,    /* min_bytes/max_bytes, unsigned lexicographic */
+  PQ_STATS_SIGNED_BE /* min_bytes/max_bytes, big-endian two's complement */
 } pq_stats_kind;
 
 typedef union pq_stat_value {
@@ -48,9 +48,9 @@ typedef union pq_stat_value {
 
 typedef struct pq_stats {
   pq_stats_kind kind;
-  int64_t num_values;  /* values counted, nulls included (rows, for flat columns) */
+  int64_t num_values; /* values counted, nulls included (rows, for flat columns) */
   int64_t null_count;
-  bool has_minmax;     /* false while no non-null (non-NaN) value was seen */
+  bool has_minmax; /* false while no non-null (non-NaN) value was seen */
   pq_stat_value min, max;
   inlet_buf min_bytes; /* owned; BYTES/SIGNED_BE: the full minimum value */
   inlet_buf max_bytes; /* owned; the full maximum value */
@@ -73,23 +73,23 @@ static inline void pq_stats_count(pq_stats *s, int64_t values, int64_t nulls) {
 /* Min/max updates over the non-null values of rows [start, start + n):
  * row i is values[i]; @p validity may be NULL (all valid). The function
  * must match s->kind (I32 and U32 both take int32 storage, etc.). */
-void pq_stats_update_i32(pq_stats *s, const int32_t *values, const uint8_t *validity,
-                         int64_t start, size_t n);
-void pq_stats_update_i64(pq_stats *s, const int64_t *values, const uint8_t *validity,
-                         int64_t start, size_t n);
-void pq_stats_update_float(pq_stats *s, const float *values, const uint8_t *validity,
-                           int64_t start, size_t n);
+void pq_stats_update_i32(pq_stats *s, const int32_t *values, const uint8_t *validity, int64_t start,
+                         size_t n);
+void pq_stats_update_i64(pq_stats *s, const int64_t *values, const uint8_t *validity, int64_t start,
+                         size_t n);
+void pq_stats_update_float(pq_stats *s, const float *values, const uint8_t *validity, int64_t start,
+                           size_t n);
 void pq_stats_update_double(pq_stats *s, const double *values, const uint8_t *validity,
                             int64_t start, size_t n);
 /* BOOLEAN values are bits of @p bits (LSB first). */
-void pq_stats_update_bool(pq_stats *s, const uint8_t *bits, const uint8_t *validity,
-                          int64_t start, size_t n);
+void pq_stats_update_bool(pq_stats *s, const uint8_t *bits, const uint8_t *validity, int64_t start,
+                          size_t n);
 /* BYTE_ARRAY from offsets + data. @return 0, INLET_ENOMEM. */
 int pq_stats_update_binary(pq_stats *s, const int32_t *offsets, const uint8_t *data,
                            const uint8_t *validity, int64_t start, size_t n);
 /* FIXED_LEN_BYTE_ARRAY values of @p width bytes. @return 0, INLET_ENOMEM. */
-int pq_stats_update_fixed(pq_stats *s, const uint8_t *values, size_t width,
-                          const uint8_t *validity, int64_t start, size_t n);
+int pq_stats_update_fixed(pq_stats *s, const uint8_t *values, size_t width, const uint8_t *validity,
+                          int64_t start, size_t n);
 /* One byte-array value. @return 0, INLET_ENOMEM. */
 int pq_stats_update_bytes(pq_stats *s, const uint8_t *p, size_t len);
 

@@ -40,25 +40,25 @@
 #define NESTED_STEP_ROWS 1024
 
 struct inlet_parquet_writer {
-  char *path;                 /* owned */
-  inlet_wfile *file;          /* owned; NULL after close */
-  bool closed;                /* close() succeeded */
-  bool failed;                /* an error left the writer unusable */
-  inlet_schema schema;        /* owned copy, for inlet_schema_equal */
-  pq_file_metadata meta;      /* owned; the footer being built */
-  pq_schema_desc desc;        /* owned */
+  char *path;            /* owned */
+  inlet_wfile *file;     /* owned; NULL after close */
+  bool closed;           /* close() succeeded */
+  bool failed;           /* an error left the writer unusable */
+  inlet_schema schema;   /* owned copy, for inlet_schema_equal */
+  pq_file_metadata meta; /* owned; the footer being built */
+  pq_schema_desc desc;   /* owned */
   pq_column_config cfg;
   int32_t n_cols;
-  pq_column_writer *cols;     /* owned, n_cols */
-  pq_shredder *shred;         /* owned, n_cols; used by nested leaves (level_mode) */
-  pq_row_group *rgs;          /* owned array (contents in meta's arena) */
+  pq_column_writer *cols; /* owned, n_cols */
+  pq_shredder *shred;     /* owned, n_cols; used by nested leaves (level_mode) */
+  pq_row_group *rgs;      /* owned array (contents in meta's arena) */
   int32_t n_rgs, cap_rgs;
-  int64_t rg_rows;            /* rows in the open row group */
+  int64_t rg_rows; /* rows in the open row group */
   int64_t total_rows;
   int64_t row_group_bytes, row_group_max_rows;
   bool sync_on_close;
   int64_t final_bytes;
-  inlet_buf footer;           /* owned */
+  inlet_buf footer; /* owned */
 };
 
 int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err) {
@@ -91,15 +91,15 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
   FAIL_IF(o->version != INLET_PARQUET_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
           "parquet writer options: unknown version %d", o->version);
   switch (o->compression) {
-    case INLET_COMPRESSION_UNCOMPRESSED:
-    case INLET_COMPRESSION_SNAPPY:
-    case INLET_COMPRESSION_GZIP:
-    case INLET_COMPRESSION_BROTLI:
-    case INLET_COMPRESSION_ZSTD:
-    case INLET_COMPRESSION_LZ4_RAW: break;
-    default:
-      return inlet_fail(err, INLET_EINVAL, "parquet writer options: unknown compression %d",
-                        (int)o->compression);
+  case INLET_COMPRESSION_UNCOMPRESSED:
+  case INLET_COMPRESSION_SNAPPY:
+  case INLET_COMPRESSION_GZIP:
+  case INLET_COMPRESSION_BROTLI:
+  case INLET_COMPRESSION_ZSTD:
+  case INLET_COMPRESSION_LZ4_RAW: break;
+  default:
+    return inlet_fail(err, INLET_EINVAL, "parquet writer options: unknown compression %d",
+                      (int)o->compression);
   }
   FAIL_IF(!inlet_codec_can_write((int)o->compression), err, INLET_EINVAL,
           "parquet writer options: cannot write compression %s",
@@ -112,9 +112,10 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
           "parquet writer options: page_bytes must be in 1..1 GiB");
   FAIL_IF(o->dictionary_page_bytes <= 0 || o->dictionary_page_bytes > (int64_t)1 << 30, err,
           INLET_EINVAL, "parquet writer options: dictionary_page_bytes must be in 1..1 GiB");
-  FAIL_IF(o->int_encoding != INLET_INT_ENCODING_AUTO && o->int_encoding != INLET_INT_ENCODING_PLAIN &&
-              o->int_encoding != INLET_INT_ENCODING_DELTA,
-          err, INLET_EINVAL, "parquet writer options: unknown int_encoding %d", (int)o->int_encoding);
+  FAIL_IF(
+      o->int_encoding != INLET_INT_ENCODING_AUTO && o->int_encoding != INLET_INT_ENCODING_PLAIN &&
+          o->int_encoding != INLET_INT_ENCODING_DELTA,
+      err, INLET_EINVAL, "parquet writer options: unknown int_encoding %d", (int)o->int_encoding);
   FAIL_IF(o->statistics_truncate < 0, err, INLET_EINVAL,
           "parquet writer options: statistics_truncate must not be negative");
   FAIL_IF(o->n_metadata < 0 || (o->n_metadata > 0 && !o->metadata_keys), err, INLET_EINVAL,
@@ -127,9 +128,11 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
 
 static void writer_destroy(inlet_parquet_writer *w) {
   if (w->cols)
-    for (int32_t i = 0; i < w->n_cols; i++) pq_column_writer_reset(&w->cols[i]);
+    for (int32_t i = 0; i < w->n_cols; i++)
+      pq_column_writer_reset(&w->cols[i]);
   if (w->shred)
-    for (int32_t i = 0; i < w->n_cols; i++) pq_shredder_reset(&w->shred[i]);
+    for (int32_t i = 0; i < w->n_cols; i++)
+      pq_shredder_reset(&w->shred[i]);
   inlet_free(w->cols);
   inlet_free(w->shred);
   inlet_free(w->rgs);
@@ -183,10 +186,12 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   w->sync_on_close = o->sync_on_close;
 
   w->meta.version = 2;
-  w->meta.created_by = pq_meta_strdup(&w->meta, o->created_by ? o->created_by : DEFAULT_CREATED_BY, err);
+  w->meta.created_by =
+      pq_meta_strdup(&w->meta, o->created_by ? o->created_by : DEFAULT_CREATED_BY, err);
   FAIL_GOTO(!w->meta.created_by, err, INLET_ENOMEM, "%s: out of memory", path);
   if (o->n_metadata > 0) {
-    w->meta.key_value = pq_meta_alloc_array(&w->meta, (size_t)o->n_metadata, sizeof(pq_key_value), err);
+    w->meta.key_value =
+        pq_meta_alloc_array(&w->meta, (size_t)o->n_metadata, sizeof(pq_key_value), err);
     FAIL_GOTO(!w->meta.key_value, err, INLET_ENOMEM, "%s: out of memory", path);
     for (int32_t i = 0; i < o->n_metadata; i++)
       TRY_GOTO(pq_meta_set_kv(&w->meta, &w->meta.key_value[i], o->metadata_keys[i],
@@ -223,13 +228,15 @@ done:
 
 static int64_t estimate_rg_bytes(const inlet_parquet_writer *w) {
   int64_t total = 0;
-  for (int32_t i = 0; i < w->n_cols; i++) total += pq_column_writer_estimate(&w->cols[i]);
+  for (int32_t i = 0; i < w->n_cols; i++)
+    total += pq_column_writer_estimate(&w->cols[i]);
   return total;
 }
 
 static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
   if (w->rg_rows == 0) return 0;
-  for (int32_t i = 0; i < w->n_cols; i++) TRY(pq_column_writer_finish_chunk(&w->cols[i], err));
+  for (int32_t i = 0; i < w->n_cols; i++)
+    TRY(pq_column_writer_finish_chunk(&w->cols[i], err));
   if (w->n_rgs == w->cap_rgs) {
     int32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
     pq_row_group *p = inlet_realloc(w->rgs, (size_t)cap * sizeof *p);
@@ -274,8 +281,8 @@ static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inle
     const inlet_array *a = &b->columns[i];
     const inlet_field *f = &w->schema.fields[i];
     FAIL_IF(a->length != b->num_rows, err, INLET_EINVAL,
-            "%s: column \"%s\" has %lld rows, batch %lld", w->path, f->name,
-            (long long)a->length, (long long)b->num_rows);
+            "%s: column \"%s\" has %lld rows, batch %lld", w->path, f->name, (long long)a->length,
+            (long long)b->num_rows);
     bool var = f->type.id == INLET_TYPE_STRING || f->type.id == INLET_TYPE_BINARY;
     FAIL_IF(var && !a->offsets, err, INLET_EINVAL, "%s: column \"%s\" has no offsets", w->path,
             f->name);
@@ -284,9 +291,9 @@ static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inle
        * out-of-buffer offset would make them read wild memory. */
       const int32_t *off = a->offsets;
       bool ok = off[0] >= 0;
-      for (int64_t r = 0; ok && r < a->length; r++) ok = off[r] <= off[r + 1];
-      FAIL_IF(!ok, err, INLET_EINVAL, "%s: column \"%s\" has invalid offsets", w->path,
-              f->name);
+      for (int64_t r = 0; ok && r < a->length; r++)
+        ok = off[r] <= off[r + 1];
+      FAIL_IF(!ok, err, INLET_EINVAL, "%s: column \"%s\" has invalid offsets", w->path, f->name);
       FAIL_IF(a->values_cap > 0 && off[a->length] > a->values_cap, err, INLET_EINVAL,
               "%s: column \"%s\" offsets pass its data buffer", w->path, f->name);
       FAIL_IF(!a->values && off[a->length] > off[0], err, INLET_EINVAL,
@@ -392,7 +399,9 @@ fail:
   return rc;
 }
 
-int64_t inlet_parquet_writer_rows(const inlet_parquet_writer *w) { return w ? w->total_rows : 0; }
+int64_t inlet_parquet_writer_rows(const inlet_parquet_writer *w) {
+  return w ? w->total_rows : 0;
+}
 
 int64_t inlet_parquet_writer_bytes(const inlet_parquet_writer *w) {
   if (!w) return 0;
@@ -412,7 +421,9 @@ void inlet_parquet_writer_free(inlet_parquet_writer *w) {
 
 /* ---- per-file statistics (stats.h) ------------------------------------ */
 
-int32_t pq_writer_num_leaves(const inlet_parquet_writer *w) { return w ? w->n_cols : 0; }
+int32_t pq_writer_num_leaves(const inlet_parquet_writer *w) {
+  return w ? w->n_cols : 0;
+}
 
 const pq_column_desc *pq_writer_leaf_desc(const inlet_parquet_writer *w, int32_t leaf) {
   if (!w || leaf < 0 || leaf >= w->n_cols) return NULL;

@@ -33,10 +33,37 @@
 #include "util/buf.h"
 
 typedef enum vkind {
-  V_BOOL, V_I8, V_I16, V_I32, V_I64, V_U8, V_U16, V_U32, V_U64, V_FLOAT, V_DOUBLE,
-  V_STRING, V_JSON, V_ENUM, V_BINARY, V_FIXED, V_UUID, V_DATE, V_TIME_MS, V_TIME_US,
-  V_TIME_NS, V_TS_S, V_TS_MS, V_TS_US, V_TS_NS, V_TSNTZ_US, V_TSNTZ_MS, V_DEC9, V_DEC18,
-  V_DEC38, V_DEC_FLBA
+  V_BOOL,
+  V_I8,
+  V_I16,
+  V_I32,
+  V_I64,
+  V_U8,
+  V_U16,
+  V_U32,
+  V_U64,
+  V_FLOAT,
+  V_DOUBLE,
+  V_STRING,
+  V_JSON,
+  V_ENUM,
+  V_BINARY,
+  V_FIXED,
+  V_UUID,
+  V_DATE,
+  V_TIME_MS,
+  V_TIME_US,
+  V_TIME_NS,
+  V_TS_S,
+  V_TS_MS,
+  V_TS_US,
+  V_TS_NS,
+  V_TSNTZ_US,
+  V_TSNTZ_MS,
+  V_DEC9,
+  V_DEC18,
+  V_DEC38,
+  V_DEC_FLBA
 } vkind;
 
 typedef struct col_spec {
@@ -78,12 +105,9 @@ static const col_spec SPECS[] = {
      "TIMESTAMP WITH TIME ZONE"},
     {"ts_us", V_TS_US, INLET_TYPE_TIMESTAMP, INLET_UNIT_MICRO, true, 0, 0, 0, 0,
      "TIMESTAMP WITH TIME ZONE"},
-    {"ts_ns", V_TS_NS, INLET_TYPE_TIMESTAMP, INLET_UNIT_NANO, false, 0, 0, 0, 0,
-     "TIMESTAMP_NS"},
-    {"ntz_us", V_TSNTZ_US, INLET_TYPE_TIMESTAMP, INLET_UNIT_MICRO, false, 0, 0, 0, 0,
-     "TIMESTAMP"},
-    {"ntz_ms", V_TSNTZ_MS, INLET_TYPE_TIMESTAMP, INLET_UNIT_MILLI, false, 0, 0, 0, 0,
-     "TIMESTAMP"},
+    {"ts_ns", V_TS_NS, INLET_TYPE_TIMESTAMP, INLET_UNIT_NANO, false, 0, 0, 0, 0, "TIMESTAMP_NS"},
+    {"ntz_us", V_TSNTZ_US, INLET_TYPE_TIMESTAMP, INLET_UNIT_MICRO, false, 0, 0, 0, 0, "TIMESTAMP"},
+    {"ntz_ms", V_TSNTZ_MS, INLET_TYPE_TIMESTAMP, INLET_UNIT_MILLI, false, 0, 0, 0, 0, "TIMESTAMP"},
     {"dec9", V_DEC9, INLET_TYPE_DECIMAL, 0, false, 0, 9, 2, 0, "DECIMAL(9,2)"},
     {"dec18", V_DEC18, INLET_TYPE_DECIMAL, 0, false, 0, 18, 4, 0, "DECIMAL(18,4)"},
     {"dec38", V_DEC38, INLET_TYPE_DECIMAL, 0, false, 0, 38, 10, 0, "DECIMAL(38,10)"},
@@ -117,7 +141,9 @@ static void civil(int64_t days, int64_t *y, int *m, int *d) {
   *y = yoe + era * 400 + (*m <= 2);
 }
 
-static int64_t floordiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t floordiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 static void fmt_date(inlet_buf *o, int64_t days) {
   int64_t y;
@@ -140,8 +166,14 @@ static void fmt_ts(inlet_buf *o, int64_t v, int64_t per, int digits, bool zone) 
   int64_t scaled = frac;
   int64_t p = per;
   int64_t want = digits == 9 ? 1000000000 : 1000000;
-  while (p < want) { scaled *= 10; p *= 10; }
-  while (p > want) { scaled /= 10; p /= 10; }
+  while (p < want) {
+    scaled *= 10;
+    p *= 10;
+  }
+  while (p > want) {
+    scaled /= 10;
+    p /= 10;
+  }
   inlet_buf_appendf(o, "\"%04" PRId64 "-%02d-%02dT%02d:%02d:%02d.%0*" PRId64 "%s\"", y, m, d,
                     (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60), digits, scaled,
                     zone ? "Z" : "");
@@ -150,26 +182,37 @@ static void fmt_ts(inlet_buf *o, int64_t v, int64_t per, int digits, bool zone) 
 static void fmt_time(inlet_buf *o, int64_t v, int64_t per, int digits) {
   int64_t secs = v / per, frac = v % per;
   int64_t want = digits == 9 ? 1000000000 : 1000000;
-  while (per < want) { frac *= 10; per *= 10; }
+  while (per < want) {
+    frac *= 10;
+    per *= 10;
+  }
   inlet_buf_appendf(o, "\"%02d:%02d:%02d.%0*" PRId64 "\"", (int)(secs / 3600),
                     (int)(secs / 60 % 60), (int)(secs % 60), digits, frac);
 }
 
 static void fmt_int(inlet_buf *o, int64_t v) {
-  if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53)) inlet_buf_appendf(o, "\"%" PRId64 "\"", v);
-  else inlet_buf_appendf(o, "%" PRId64, v);
+  if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53))
+    inlet_buf_appendf(o, "\"%" PRId64 "\"", v);
+  else
+    inlet_buf_appendf(o, "%" PRId64, v);
 }
 
 static void fmt_uint(inlet_buf *o, uint64_t v) {
-  if (v > ((uint64_t)1 << 53)) inlet_buf_appendf(o, "\"%" PRIu64 "\"", v);
-  else inlet_buf_appendf(o, "%" PRIu64, v);
+  if (v > ((uint64_t)1 << 53))
+    inlet_buf_appendf(o, "\"%" PRIu64 "\"", v);
+  else
+    inlet_buf_appendf(o, "%" PRIu64, v);
 }
 
 static void fmt_double(inlet_buf *o, double v) {
-  if (isnan(v)) inlet_buf_puts(o, "\"NaN\"");
-  else if (isinf(v)) inlet_buf_puts(o, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-  else if (v == 0) inlet_buf_puts(o, "0");
-  else inlet_buf_appendf(o, "%.17g", v);
+  if (isnan(v))
+    inlet_buf_puts(o, "\"NaN\"");
+  else if (isinf(v))
+    inlet_buf_puts(o, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  else if (v == 0)
+    inlet_buf_puts(o, "0");
+  else
+    inlet_buf_appendf(o, "%.17g", v);
 }
 
 static void fmt_json_string(inlet_buf *o, const uint8_t *s, size_t n) {
@@ -190,7 +233,8 @@ static void fmt_json_string(inlet_buf *o, const uint8_t *s, size_t n) {
 
 static void fmt_hex(inlet_buf *o, const uint8_t *s, size_t n) {
   inlet_buf_push(o, '"');
-  for (size_t i = 0; i < n; i++) inlet_buf_appendf(o, "%02x", s[i]);
+  for (size_t i = 0; i < n; i++)
+    inlet_buf_appendf(o, "%02x", s[i]);
   inlet_buf_push(o, '"');
 }
 
@@ -205,7 +249,8 @@ static void fmt_decimal(inlet_buf *o, i128 v, int scale) {
     digits[n++] = (char)('0' + (int)(u % 10));
     u /= 10;
   } while (u);
-  while (n <= scale) digits[n++] = '0';
+  while (n <= scale)
+    digits[n++] = '0';
   inlet_buf_push(o, '"');
   if (neg) inlet_buf_push(o, '-');
   for (int i = n - 1; i >= 0; i--) {
@@ -217,14 +262,19 @@ static void fmt_decimal(inlet_buf *o, i128 v, int scale) {
 
 /* ---- value generation ---------------------------------------------------- */
 
-static const char *STRINGS[] = {"", "a", "h\xC3\xA9llo w\xC3\xB6rld", "quote \" and \\ backslash",
-                                "tab\tnew\nline", "\xF0\x9F\x98\x80 emoji",
+static const char *STRINGS[] = {"",
+                                "a",
+                                "h\xC3\xA9llo w\xC3\xB6rld",
+                                "quote \" and \\ backslash",
+                                "tab\tnew\nline",
+                                "\xF0\x9F\x98\x80 emoji",
                                 "a longer string that goes past the usual inline sizes of engines"};
 #define N_STRINGS ((int64_t)(sizeof STRINGS / sizeof STRINGS[0]))
 
 static i128 pow10_128(int n) {
   i128 v = 1;
-  while (n-- > 0) v *= 10;
+  while (n-- > 0)
+    v *= 10;
   return v;
 }
 
@@ -232,102 +282,119 @@ static i128 pow10_128(int n) {
 static void gen(const col_spec *c, const inlet_field *f, inlet_array *a, int64_t k, inlet_buf *o) {
   char sbuf[64];
   switch (c->kind) {
-    case V_BOOL: {
-      bool v = k % 3 != 0;
-      assert_int_equal(inlet_array_append_bool(a, v, NULL), 0);
-      inlet_buf_puts(o, v ? "true" : "false");
-      return;
+  case V_BOOL: {
+    bool v = k % 3 != 0;
+    assert_int_equal(inlet_array_append_bool(a, v, NULL), 0);
+    inlet_buf_puts(o, v ? "true" : "false");
+    return;
+  }
+  case V_I8:
+  case V_I16:
+  case V_I32:
+  case V_I64: {
+    int bits = c->kind == V_I8 ? 8 : c->kind == V_I16 ? 16 : c->kind == V_I32 ? 32 : 64;
+    int64_t max = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
+    int64_t min = -max - 1;
+    int64_t base[] = {min, max, 0, -1};
+    int64_t v = k < 4 ? base[k] : (k * 37 - 1000) % (max > 100000 ? 100000 : max);
+    assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+    fmt_int(o, v);
+    return;
+  }
+  case V_U8:
+  case V_U16:
+  case V_U32:
+  case V_U64: {
+    int bits = c->kind == V_U8 ? 8 : c->kind == V_U16 ? 16 : c->kind == V_U32 ? 32 : 64;
+    uint64_t max = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+    uint64_t base[] = {0, max, max - 1, (max >> 1) + 1};
+    uint64_t v = k < 4 ? base[k] : (uint64_t)(k * 41) % (max > 100000 ? 100000 : max);
+    if (bits == 64)
+      assert_int_equal(inlet_array_append_uint64(a, v, NULL), 0);
+    else
+      assert_int_equal(inlet_array_append_int(a, f, (int64_t)v, NULL), 0);
+    fmt_uint(o, v);
+    return;
+  }
+  case V_FLOAT: {
+    float base[] = {NAN, -0.0f, INFINITY, -INFINITY, FLT_MAX, -1.5f, FLT_MIN};
+    float v = k < 7 ? base[k] : (float)k * 0.25f - 3.0f;
+    assert_int_equal(inlet_array_append_float(a, v, NULL), 0);
+    fmt_double(o, (double)v);
+    return;
+  }
+  case V_DOUBLE: {
+    double base[] = {NAN, -0.0, INFINITY, -INFINITY, DBL_MAX, 0.1, -2.5e-300};
+    double v = k < 7 ? base[k] : (double)k * 1.01 - 50;
+    assert_int_equal(inlet_array_append_double(a, v, NULL), 0);
+    fmt_double(o, v);
+    return;
+  }
+  case V_STRING:
+  case V_ENUM:
+  case V_JSON: {
+    const char *s;
+    if (c->kind == V_JSON) {
+      snprintf(sbuf, sizeof sbuf, "{\"k\":%" PRId64 "}", k);
+      s = sbuf;
+    } else if (k < N_STRINGS && c->kind == V_STRING) {
+      s = STRINGS[k];
+    } else {
+      snprintf(sbuf, sizeof sbuf, "%s%" PRId64, c->kind == V_ENUM ? "enum_" : "s", k);
+      s = sbuf;
     }
-    case V_I8: case V_I16: case V_I32: case V_I64: {
-      int bits = c->kind == V_I8 ? 8 : c->kind == V_I16 ? 16 : c->kind == V_I32 ? 32 : 64;
-      int64_t max = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
-      int64_t min = -max - 1;
-      int64_t base[] = {min, max, 0, -1};
-      int64_t v = k < 4 ? base[k] : (k * 37 - 1000) % (max > 100000 ? 100000 : max);
-      assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
-      fmt_int(o, v);
-      return;
-    }
-    case V_U8: case V_U16: case V_U32: case V_U64: {
-      int bits = c->kind == V_U8 ? 8 : c->kind == V_U16 ? 16 : c->kind == V_U32 ? 32 : 64;
-      uint64_t max = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-      uint64_t base[] = {0, max, max - 1, (max >> 1) + 1};
-      uint64_t v = k < 4 ? base[k] : (uint64_t)(k * 41) % (max > 100000 ? 100000 : max);
-      if (bits == 64) assert_int_equal(inlet_array_append_uint64(a, v, NULL), 0);
-      else assert_int_equal(inlet_array_append_int(a, f, (int64_t)v, NULL), 0);
-      fmt_uint(o, v);
-      return;
-    }
-    case V_FLOAT: {
-      float base[] = {NAN, -0.0f, INFINITY, -INFINITY, FLT_MAX, -1.5f, FLT_MIN};
-      float v = k < 7 ? base[k] : (float)k * 0.25f - 3.0f;
-      assert_int_equal(inlet_array_append_float(a, v, NULL), 0);
-      fmt_double(o, (double)v);
-      return;
-    }
-    case V_DOUBLE: {
-      double base[] = {NAN, -0.0, INFINITY, -INFINITY, DBL_MAX, 0.1, -2.5e-300};
-      double v = k < 7 ? base[k] : (double)k * 1.01 - 50;
-      assert_int_equal(inlet_array_append_double(a, v, NULL), 0);
-      fmt_double(o, v);
-      return;
-    }
-    case V_STRING: case V_ENUM: case V_JSON: {
-      const char *s;
-      if (c->kind == V_JSON) {
-        snprintf(sbuf, sizeof sbuf, "{\"k\":%" PRId64 "}", k);
-        s = sbuf;
-      } else if (k < N_STRINGS && c->kind == V_STRING) {
-        s = STRINGS[k];
-      } else {
-        snprintf(sbuf, sizeof sbuf, "%s%" PRId64, c->kind == V_ENUM ? "enum_" : "s", k);
-        s = sbuf;
+    assert_int_equal(inlet_array_append_bytes(a, f, s, strlen(s), NULL), 0);
+    fmt_json_string(o, (const uint8_t *)s, strlen(s));
+    return;
+  }
+  case V_BINARY:
+  case V_FIXED:
+  case V_UUID: {
+    uint8_t v[16];
+    size_t n = c->kind == V_BINARY ? (size_t)(k % 5) : (size_t)c->width;
+    for (size_t i = 0; i < n; i++)
+      v[i] = (uint8_t)(k * 31 + (int64_t)i * 97 + (k == 1 ? 0x80 : 0));
+    assert_int_equal(inlet_array_append_bytes(a, f, v, n, NULL), 0);
+    if (c->kind == V_UUID) {
+      static const char hexd[] = "0123456789abcdef";
+      char u[40];
+      int p = 0;
+      for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) u[p++] = '-';
+        u[p++] = hexd[v[i] >> 4];
+        u[p++] = hexd[v[i] & 15];
       }
-      assert_int_equal(inlet_array_append_bytes(a, f, s, strlen(s), NULL), 0);
-      fmt_json_string(o, (const uint8_t *)s, strlen(s));
-      return;
+      u[p] = 0;
+      inlet_buf_appendf(o, "\"%s\"", u);
+    } else {
+      fmt_hex(o, v, n);
     }
-    case V_BINARY: case V_FIXED: case V_UUID: {
-      uint8_t v[16];
-      size_t n = c->kind == V_BINARY ? (size_t)(k % 5) : (size_t)c->width;
-      for (size_t i = 0; i < n; i++) v[i] = (uint8_t)(k * 31 + (int64_t)i * 97 + (k == 1 ? 0x80 : 0));
-      assert_int_equal(inlet_array_append_bytes(a, f, v, n, NULL), 0);
-      if (c->kind == V_UUID) {
-        static const char hexd[] = "0123456789abcdef";
-        char u[40];
-        int p = 0;
-        for (int i = 0; i < 16; i++) {
-          if (i == 4 || i == 6 || i == 8 || i == 10) u[p++] = '-';
-          u[p++] = hexd[v[i] >> 4];
-          u[p++] = hexd[v[i] & 15];
-        }
-        u[p] = 0;
-        inlet_buf_appendf(o, "\"%s\"", u);
-      } else {
-        fmt_hex(o, v, n);
-      }
-      return;
-    }
-    case V_DATE: {
-      int64_t base[] = {0, -719162, 2932896, -1};
-      int64_t v = k < 4 ? base[k] : 18000 + k * 13;
-      assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
-      fmt_date(o, v);
-      return;
-    }
-    case V_TIME_MS: case V_TIME_US: case V_TIME_NS: {
-      int64_t per = c->kind == V_TIME_MS ? 1000 : c->kind == V_TIME_US ? 1000000 : 1000000000;
-      int64_t day = 86400 * per;
-      int64_t v = k == 0 ? 0 : k == 1 ? day - 1 : (k * 1234567 * (per / 1000 + 1)) % day;
-      assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
-      fmt_time(o, v, per, c->kind == V_TIME_NS ? 9 : 6);
-      return;
-    }
-    default: break;
+    return;
+  }
+  case V_DATE: {
+    int64_t base[] = {0, -719162, 2932896, -1};
+    int64_t v = k < 4 ? base[k] : 18000 + k * 13;
+    assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+    fmt_date(o, v);
+    return;
+  }
+  case V_TIME_MS:
+  case V_TIME_US:
+  case V_TIME_NS: {
+    int64_t per = c->kind == V_TIME_MS ? 1000 : c->kind == V_TIME_US ? 1000000 : 1000000000;
+    int64_t day = 86400 * per;
+    int64_t v = k == 0 ? 0 : k == 1 ? day - 1 : (k * 1234567 * (per / 1000 + 1)) % day;
+    assert_int_equal(inlet_array_append_int(a, f, v, NULL), 0);
+    fmt_time(o, v, per, c->kind == V_TIME_NS ? 9 : 6);
+    return;
+  }
+  default: break;
   }
   if (c->id == INLET_TYPE_TIMESTAMP) {
-    int64_t per = c->unit == INLET_UNIT_SECOND ? 1 : c->unit == INLET_UNIT_MILLI ? 1000
-                  : c->unit == INLET_UNIT_MICRO ? 1000000 : 1000000000;
+    int64_t per = c->unit == INLET_UNIT_SECOND  ? 1
+                  : c->unit == INLET_UNIT_MILLI ? 1000
+                  : c->unit == INLET_UNIT_MICRO ? 1000000
+                                                : 1000000000;
     /* 0001-01-01 and 9999-12-31 23:59:59 in seconds; nanos span +-292 years. */
     int64_t lo_s = per == 1000000000 ? -2208988800 : -62135596800;
     int64_t hi_s = per == 1000000000 ? 4102444799 : 253402300799;
@@ -355,10 +422,10 @@ typedef struct file_case {
   bool dictionary;
   data_shape shape;
   int64_t rows;
-  int64_t rg_rows;        /* row_group_max_rows */
+  int64_t rg_rows; /* row_group_max_rows */
   int64_t page_bytes;
-  int64_t dict_bytes;     /* dictionary_page_bytes */
-  bool int_delta;         /* int_encoding DELTA */
+  int64_t dict_bytes; /* dictionary_page_bytes */
+  bool int_delta;     /* int_encoding DELTA */
 } file_case;
 
 static void build_schema(inlet_schema *s) {
@@ -465,8 +532,8 @@ static void run_case(const file_case *fc) {
   tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, path, duck_path);
   if (res.status != 0) {
     char *out = tu_read_file(duck_path, NULL);
-    fprintf(stderr, "%s: refcheck parquet exit %d\n%s\n%s\n", fc->tag, res.status,
-            out ? out : "", res.err);
+    fprintf(stderr, "%s: refcheck parquet exit %d\n%s\n%s\n", fc->tag, res.status, out ? out : "",
+            res.err);
     free(out);
   }
   assert_int_equal(res.status, 0);
@@ -482,14 +549,14 @@ static void run_case(const file_case *fc) {
   assert_non_null(dend);
   assert_non_null(mend);
   *dend = *mend = 0;
-  if (strcmp(duck, mine) != 0) fprintf(stderr, "%s: column types differ:\n%s\n%s\n", fc->tag, duck, mine);
+  if (strcmp(duck, mine) != 0)
+    fprintf(stderr, "%s: column types differ:\n%s\n%s\n", fc->tag, duck, mine);
   assert_string_equal(duck, mine);
   free(duck);
   free(mine);
   tu_sh(&res, "'%s' '%s' compare '%s' '%s' --ordered", INLET_NODE, INLET_REFCHECK, duck_path,
         expect_path);
-  if (res.status != 0)
-    fprintf(stderr, "%s: %s\n%s\n%s\n", fc->tag, path, res.out, res.err);
+  if (res.status != 0) fprintf(stderr, "%s: %s\n%s\n%s\n", fc->tag, path, res.out, res.err);
   assert_int_equal(res.status, 0);
   tu_result_free(&res);
   if (!getenv("INLET_TEST_KEEP")) tu_rmtree(dir);
@@ -528,8 +595,8 @@ static void test_interop__lz4_raw_dict_and_plain(void **state) {
 
 static void test_interop__dictionary_fallback_to_plain_mid_chunk(void **state) {
   (void)state;
-  file_case fc = {"interop_fallback", INLET_COMPRESSION_SNAPPY, true, D_PAIRS, 400, 0, 256, 64,
-                  false};
+  file_case fc = {
+      "interop_fallback", INLET_COMPRESSION_SNAPPY, true, D_PAIRS, 400, 0, 256, 64, false};
   run_case(&fc);
 }
 
@@ -545,17 +612,15 @@ static void test_interop__one_row(void **state) {
   run_case(&fc);
 }
 
-
-
 /* DELTA_BINARY_PACKED for every integer-backed column: boundary values
  * (deltas that wrap), several pages and row groups, and a repeating shape. */
 static void test_interop__delta_binary_packed_integers(void **state) {
   (void)state;
-  file_case unique = {"interop_delta_unique", INLET_COMPRESSION_SNAPPY, true, D_UNIQUE, 700, 300,
-                      900, 0, true};
+  file_case unique = {
+      "interop_delta_unique", INLET_COMPRESSION_SNAPPY, true, D_UNIQUE, 700, 300, 900, 0, true};
   run_case(&unique);
-  file_case repeat = {"interop_delta_repeat", INLET_COMPRESSION_UNCOMPRESSED, false, D_REPEAT, 150,
-                      0, 0, 0, true};
+  file_case repeat = {
+      "interop_delta_repeat", INLET_COMPRESSION_UNCOMPRESSED, false, D_REPEAT, 150, 0, 0, 0, true};
   run_case(&repeat);
 }
 
@@ -572,15 +637,15 @@ typedef struct nested_case {
   int32_t n_elems;
   const int16_t *def, *rep;
   int64_t n_levels;
-  const int64_t *values;  /* leaf array (INT64 or INT32 storage per elems) */
-  const bool *valid;      /* leaf validity, one per leaf array entry */
+  const int64_t *values; /* leaf array (INT64 or INT32 storage per elems) */
+  const bool *valid;     /* leaf validity, one per leaf array entry */
   int64_t n_values;
   int64_t rows;
   int32_t codec;
   bool dictionary;
-  const char *expected;   /* refcheck JSON */
-  int64_t split_levels;   /* > 0: write in two calls, the first with this many levels */
-  int64_t dict_bytes;     /* dictionary_page_bytes, 0 = 1 MiB */
+  const char *expected; /* refcheck JSON */
+  int64_t split_levels; /* > 0: write in two calls, the first with this many levels */
+  int64_t dict_bytes;   /* dictionary_page_bytes, 0 = 1 MiB */
 } nested_case;
 
 static void run_nested(const nested_case *nc) {
@@ -607,14 +672,17 @@ static void run_nested(const nested_case *nc) {
   a.values = calloc((size_t)nc->n_values + 1, 8);
   a.validity = calloc((size_t)nc->n_values / 8 + 1, 1);
   for (int64_t i = 0; i < nc->n_values; i++) {
-    if (is64) ((int64_t *)a.values)[i] = nc->values[i];
-    else ((int32_t *)a.values)[i] = (int32_t)nc->values[i];
+    if (is64)
+      ((int64_t *)a.values)[i] = nc->values[i];
+    else
+      ((int32_t *)a.values)[i] = (int32_t)nc->values[i];
     inlet_bit_set(a.validity, i, nc->valid[i]);
     a.null_count += !nc->valid[i];
   }
 
-  pq_column_config cfg = {nc->codec, 0, 1 << 20, nc->dictionary,
-                          nc->dict_bytes ? nc->dict_bytes : 1 << 20, 64, path, false};
+  pq_column_config cfg = {
+      nc->codec, 0,    1 << 20, nc->dictionary, nc->dict_bytes ? nc->dict_bytes : 1 << 20,
+      64,        path, false};
   pq_column_writer cw;
   assert_int_equal(pq_column_writer_init(&cw, cd, &cfg, &err), 0);
   int64_t l0 = 0, v0 = 0;
@@ -622,7 +690,8 @@ static void run_nested(const nested_case *nc) {
     /* Leaf array entries exist for levels at or above max_def - 1 (the leaf
      * is optional in these schemas). */
     int64_t entries = 0;
-    for (int64_t i = 0; i < nc->split_levels; i++) entries += nc->def[i] >= cd->max_def_level - 1;
+    for (int64_t i = 0; i < nc->split_levels; i++)
+      entries += nc->def[i] >= cd->max_def_level - 1;
     rc = pq_column_writer_write_levels(&cw, nc->def, nc->rep, nc->split_levels, &a, 0, entries,
                                        &err);
     assert_int_equal(rc, 0);
@@ -731,10 +800,21 @@ static void test_interop__list_levels_read_back(void **state) {
   static const bool valid[] = {true, true, false, true};
   for (int codec = 0; codec < 2; codec++) {
     for (int dict = 0; dict < 2; dict++) {
-      nested_case nc = {
-          "interop_list", {{0}}, 4, def, rep, 6, vals, valid, 4, 4,
-          codec ? PQ_CODEC_ZSTD : PQ_CODEC_UNCOMPRESSED, dict,
-          "{\"rows\":[[[1,2]],[null],[[]],[[null,3]]]}", 0, 0};
+      nested_case nc = {"interop_list",
+                        {{0}},
+                        4,
+                        def,
+                        rep,
+                        6,
+                        vals,
+                        valid,
+                        4,
+                        4,
+                        codec ? PQ_CODEC_ZSTD : PQ_CODEC_UNCOMPRESSED,
+                        dict,
+                        "{\"rows\":[[[1,2]],[null],[[]],[[null,3]]]}",
+                        0,
+                        0};
       nc.elems[0] = group_el("schema", -1, 1, PQ_CT_NONE, PQ_LT_NONE);
       nc.elems[1] = group_el("l", PQ_OPTIONAL, 1, PQ_CT_LIST, PQ_LT_LIST);
       nc.elems[2] = group_el("list", PQ_REPEATED, 1, PQ_CT_NONE, PQ_LT_NONE);
@@ -750,15 +830,26 @@ static void test_interop__struct_levels_read_back(void **state) {
   static const int16_t def[] = {2, 0, 1, 2};
   static const int64_t vals[] = {7, 0, 0, -1};
   static const bool valid[] = {true, false, false, true};
-  nested_case nc = {"interop_struct", {{0}}, 3, def, NULL, 4, vals, valid, 4, 4,
-                    PQ_CODEC_SNAPPY, true,
-                    "{\"rows\":[[{\"a\":7}],[null],[{\"a\":null}],[{\"a\":-1}]]}", 0, 0};
+  nested_case nc = {"interop_struct",
+                    {{0}},
+                    3,
+                    def,
+                    NULL,
+                    4,
+                    vals,
+                    valid,
+                    4,
+                    4,
+                    PQ_CODEC_SNAPPY,
+                    true,
+                    "{\"rows\":[[{\"a\":7}],[null],[{\"a\":null}],[{\"a\":-1}]]}",
+                    0,
+                    0};
   nc.elems[0] = group_el("schema", -1, 1, PQ_CT_NONE, PQ_LT_NONE);
   nc.elems[1] = group_el("s", PQ_OPTIONAL, 1, PQ_CT_NONE, PQ_LT_NONE);
   nc.elems[2] = leaf_el("a", PQ_OPTIONAL, PQ_INT32);
   run_nested(&nc);
 }
-
 
 /* Many rows with repeating values, so the dictionary is kept (and, with a
  * tiny limit, falls back to PLAIN between rows). Row r: null when r % 5 == 1,
@@ -796,8 +887,9 @@ static void test_interop__list_levels_with_dictionary(void **state) {
   inlet_buf_puts(&ex, "]}");
   inlet_buf_terminate(&ex);
   assert_int_equal(inlet_buf_status(&ex), 0);
-  nested_case nc = {"interop_list_dict", {{0}}, 4, def, rep, nl, vals, valid, nv, ROWS,
-                    PQ_CODEC_SNAPPY, true, (const char *)ex.data, 0, 0};
+  nested_case nc = {
+      "interop_list_dict",   {{0}}, 4, def, rep, nl, vals, valid, nv, ROWS, PQ_CODEC_SNAPPY, true,
+      (const char *)ex.data, 0,     0};
   nc.elems[0] = group_el("schema", -1, 1, PQ_CT_NONE, PQ_LT_NONE);
   nc.elems[1] = group_el("l", PQ_OPTIONAL, 1, PQ_CT_LIST, PQ_LT_LIST);
   nc.elems[2] = group_el("list", PQ_REPEATED, 1, PQ_CT_NONE, PQ_LT_NONE);
@@ -807,12 +899,12 @@ static void test_interop__list_levels_with_dictionary(void **state) {
    * passes: dictionary pages, then PLAIN from the second call on. */
   nc.tag = "interop_list_fallback";
   nc.split_levels = 3 * 100; /* rows are 1 or 3 levels; find a row start */
-  while (nc.split_levels < nl && rep[nc.split_levels] != 0) nc.split_levels++;
+  while (nc.split_levels < nl && rep[nc.split_levels] != 0)
+    nc.split_levels++;
   nc.dict_bytes = 64;
   run_nested(&nc);
   inlet_buf_reset(&ex);
 }
-
 
 /* ---- nested columns through the public writer ----------------------------- */
 
@@ -853,8 +945,10 @@ static const char *NESTED_OUT[] = {
 
 static void put_template(inlet_buf *o, const char *t, int id) {
   for (; *t; t++) {
-    if (*t == '@') inlet_buf_appendf(o, "%d", id);
-    else inlet_buf_push(o, (uint8_t)*t);
+    if (*t == '@')
+      inlet_buf_appendf(o, "%d", id);
+    else
+      inlet_buf_push(o, (uint8_t)*t);
   }
 }
 

@@ -280,7 +280,8 @@ static void test_stats__truncate_utf8_stays_valid(void **state) {
   (void)state;
   uint8_t out[8];
   /* "aé" + "bc": é is 2 bytes; a cut at 2 must not split it. */
-  const char *s = "a\xC3\xA9" "bc";
+  const char *s = "a\xC3\xA9"
+                  "bc";
   assert_int_equal(pq_truncate_min((const uint8_t *)s, 5, 2, true, out), 1);
   assert_memory_equal(out, "a", 1);
   /* Max: "a\u00e9" bumped to "a\u00ea" when 3 bytes are allowed. */
@@ -372,7 +373,8 @@ static void test_writer__footer_has_version_created_by_orders_and_metadata(void 
   assert_int_equal(m.n_row_groups, 1);
   assert_int_equal(m.n_schema, 4);
   assert_int_equal(m.n_column_orders, 3);
-  for (int i = 0; i < 3; i++) assert_int_equal(m.column_orders[i], PQ_ORDER_TYPE_DEFINED);
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(m.column_orders[i], PQ_ORDER_TYPE_DEFINED);
   assert_int_equal(m.n_key_value, 2);
   assert_string_equal(m.key_value[1].key, "k2");
   assert_string_equal(m.key_value[1].value, "v2");
@@ -383,7 +385,8 @@ static void test_writer__footer_has_version_created_by_orders_and_metadata(void 
   assert_int_equal(rg->columns[0].meta_data.codec, PQ_CODEC_SNAPPY);
   assert_int_equal(rg->columns[0].meta_data.num_values, 3);
   int64_t total = 0;
-  for (int i = 0; i < 3; i++) total += rg->columns[i].meta_data.total_compressed_size;
+  for (int i = 0; i < 3; i++)
+    total += rg->columns[i].meta_data.total_compressed_size;
   assert_int_equal(rg->total_compressed_size, total);
   /* Column statistics. */
   const pq_statistics *st = &rg->columns[0].meta_data.statistics;
@@ -420,8 +423,10 @@ static void test_writer__row_group_max_rows_splits_row_groups(void **state) {
   batch_from_ddl(&b, "id long not null, v int");
   for (int i = 0; i < 1000; i++) {
     put_int(&b, 0, i);
-    if (i % 3 == 0) put_null(&b, 1);
-    else put_int(&b, 1, i % 7);
+    if (i % 3 == 0)
+      put_null(&b, 1);
+    else
+      put_int(&b, 1, i % 7);
   }
   b.num_rows = 1000;
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
@@ -444,7 +449,8 @@ static void test_writer__row_group_max_rows_splits_row_groups(void **state) {
     /* Column v: every third row (i % 3 == 0) is null. */
     const pq_column_meta *mv = &rg->columns[1].meta_data;
     int64_t nulls = 0;
-    for (int64_t i = g * 300; i < g * 300 + expect_rows[g]; i++) nulls += i % 3 == 0;
+    for (int64_t i = g * 300; i < g * 300 + expect_rows[g]; i++)
+      nulls += i % 3 == 0;
     assert_int_equal(mv->statistics.null_count, nulls);
     assert_int_equal(mv->num_values, expect_rows[g]);
   }
@@ -494,7 +500,8 @@ static void test_writer__unique_sorted_ids_skip_dictionary(void **state) {
   (void)state;
   inlet_batch b;
   batch_from_ddl(&b, "id long not null");
-  for (int i = 0; i < 20000; i++) put_int(&b, 0, 1000000 + i);
+  for (int i = 0; i < 20000; i++)
+    put_int(&b, 0, 1000000 + i);
   b.num_rows = 20000;
   const char *path = tmp_file("writer_unique");
   write_file(path, &b, NULL);
@@ -519,7 +526,8 @@ static void test_writer__large_dictionary_falls_back_to_plain(void **state) {
   batch_from_ddl(&b, "v long");
   /* Each value twice: not "all distinct", but the dictionary grows past the
    * 1000-byte limit early, so later pages must be PLAIN. */
-  for (int i = 0; i < 40000; i++) put_int(&b, 0, i / 2);
+  for (int i = 0; i < 40000; i++)
+    put_int(&b, 0, i / 2);
   b.num_rows = 40000;
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
   o.dictionary_page_bytes = 1000;
@@ -565,7 +573,8 @@ static void test_writer__small_pages_split_the_chunk(void **state) {
   (void)state;
   inlet_batch b;
   batch_from_ddl(&b, "id long not null");
-  for (int i = 0; i < 5000; i++) put_int(&b, 0, i * 7919);
+  for (int i = 0; i < 5000; i++)
+    put_int(&b, 0, i * 7919);
   b.num_rows = 5000;
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
   o.page_bytes = 4096;
@@ -674,8 +683,10 @@ static void test_writer__leaf_stats_cover_every_row_group(void **state) {
   inlet_batch b;
   batch_from_ddl(&b, "v long, s string");
   for (int i = 0; i < 100; i++) {
-    if (i % 10 == 0) put_null(&b, 0);
-    else put_int(&b, 0, 50 - i);
+    if (i % 10 == 0)
+      put_null(&b, 0);
+    else
+      put_int(&b, 0, 50 - i);
     char buf[16];
     snprintf(buf, sizeof buf, "k%03d", i);
     put_str(&b, 1, buf);
@@ -793,9 +804,10 @@ static void test_writer__nested_schema_uses_three_level_lists_and_maps(void **st
   read_footer(path, &m);
   /* schema, s, a, l, list, element, m, key_value, key, value */
   assert_int_equal(m.n_schema, 10);
-  static const char *names[] = {"schema", "s", "a", "l", "list", "element",
-                                "m", "key_value", "key", "value"};
-  for (int i = 0; i < 10; i++) assert_string_equal(m.schema[i].name, names[i]);
+  static const char *names[] = {"schema",  "s", "a",         "l",   "list",
+                                "element", "m", "key_value", "key", "value"};
+  for (int i = 0; i < 10; i++)
+    assert_string_equal(m.schema[i].name, names[i]);
   assert_int_equal(m.schema[3].converted_type, PQ_CT_LIST);
   assert_int_equal(m.schema[3].logical.kind, PQ_LT_LIST);
   assert_int_equal(m.schema[4].repetition, PQ_REPEATED);
@@ -855,10 +867,10 @@ static void test_writer__bad_options_are_einval(void **state) {
 static void test_writer__every_flat_type_writes_annotated_schema(void **state) {
   (void)state;
   inlet_batch b;
-  batch_from_ddl(&b,
-                 "b boolean, i8 byte, u16 uint16, i32 int, u64 uint64, f float, s string, "
-                 "bin binary, dt date, ts timestamp, tn timestamp_ntz, tm time, "
-                 "d1 decimal(9,2), d2 decimal(18,3), d3 decimal(30,4), j json, u uuid, fx fixed(3)");
+  batch_from_ddl(
+      &b, "b boolean, i8 byte, u16 uint16, i32 int, u64 uint64, f float, s string, "
+          "bin binary, dt date, ts timestamp, tn timestamp_ntz, tm time, "
+          "d1 decimal(9,2), d2 decimal(18,3), d3 decimal(30,4), j json, u uuid, fx fixed(3)");
   int n = b.schema.n_fields;
   for (int r = 0; r < 3; r++) {
     for (int c = 0; c < n; c++) {
@@ -869,25 +881,29 @@ static void test_writer__every_flat_type_writes_annotated_schema(void **state) {
         continue;
       }
       switch (f->type.id) {
-        case INLET_TYPE_BOOL: assert_int_equal(inlet_array_append_bool(a, r == 0, NULL), 0); break;
-        case INLET_TYPE_FLOAT: assert_int_equal(inlet_array_append_float(a, 1.5f * r, NULL), 0); break;
-        case INLET_TYPE_UINT64: assert_int_equal(inlet_array_append_uint64(a, UINT64_MAX - (uint64_t)r, NULL), 0); break;
-        case INLET_TYPE_STRING:
-        case INLET_TYPE_BINARY: put_str(&b, c, r ? "xyz" : "ab"); break;
-        case INLET_TYPE_FIXED_BINARY: {
-          uint8_t v[16];
-          memset(v, r ? 0xAB : 0x01, sizeof v);
-          assert_int_equal(inlet_array_append_bytes(a, f, v, (size_t)f->type.byte_width, NULL), 0);
-          break;
-        }
-        case INLET_TYPE_DECIMAL: {
-          uint8_t v[16];
-          memset(v, r ? 0xFF : 0, sizeof v); /* -1 or 0 ... */
-          v[0] = r ? 0x85 : 0x7B;            /* -123 or 123 */
-          assert_int_equal(inlet_array_append_decimal(a, v, NULL), 0);
-          break;
-        }
-        default: put_int(&b, c, r ? -5 : 5); break;
+      case INLET_TYPE_BOOL: assert_int_equal(inlet_array_append_bool(a, r == 0, NULL), 0); break;
+      case INLET_TYPE_FLOAT:
+        assert_int_equal(inlet_array_append_float(a, 1.5f * r, NULL), 0);
+        break;
+      case INLET_TYPE_UINT64:
+        assert_int_equal(inlet_array_append_uint64(a, UINT64_MAX - (uint64_t)r, NULL), 0);
+        break;
+      case INLET_TYPE_STRING:
+      case INLET_TYPE_BINARY: put_str(&b, c, r ? "xyz" : "ab"); break;
+      case INLET_TYPE_FIXED_BINARY: {
+        uint8_t v[16];
+        memset(v, r ? 0xAB : 0x01, sizeof v);
+        assert_int_equal(inlet_array_append_bytes(a, f, v, (size_t)f->type.byte_width, NULL), 0);
+        break;
+      }
+      case INLET_TYPE_DECIMAL: {
+        uint8_t v[16];
+        memset(v, r ? 0xFF : 0, sizeof v); /* -1 or 0 ... */
+        v[0] = r ? 0x85 : 0x7B;            /* -123 or 123 */
+        assert_int_equal(inlet_array_append_decimal(a, v, NULL), 0);
+        break;
+      }
+      default: put_int(&b, c, r ? -5 : 5); break;
       }
     }
   }
@@ -926,12 +942,12 @@ static void test_writer__every_flat_type_writes_annotated_schema(void **state) {
   inlet_batch_reset(&b);
 }
 
-
 static void test_writer__row_group_bytes_bounds_row_groups(void **state) {
   (void)state;
   inlet_batch b;
   batch_from_ddl(&b, "id long not null");
-  for (int i = 0; i < 100000; i++) put_int(&b, 0, (int64_t)i * 1000003);
+  for (int i = 0; i < 100000; i++)
+    put_int(&b, 0, (int64_t)i * 1000003);
   b.num_rows = 100000;
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
   o.row_group_bytes = 64 * 1024;
@@ -958,8 +974,10 @@ static void test_writer__allocation_failures_fail_cleanly(void **state) {
   batch_from_ddl(&b, "id long not null, s string, d double");
   for (int i = 0; i < 5000; i++) {
     put_int(&b, 0, i);
-    if (i % 5 == 0) put_null(&b, 1);
-    else put_str(&b, 1, i % 2 ? "odd" : "even");
+    if (i % 5 == 0)
+      put_null(&b, 1);
+    else
+      put_str(&b, 1, i % 2 ? "odd" : "even");
     assert_int_equal(inlet_array_append_double(&b.columns[2], i * 0.5, NULL), 0);
   }
   b.num_rows = 5000;
@@ -989,7 +1007,6 @@ static void test_writer__allocation_failures_fail_cleanly(void **state) {
   assert_true(successes > 0);
   inlet_batch_reset(&b);
 }
-
 
 static void test_writer__timestamp_seconds_overflowing_millis_is_einval(void **state) {
   (void)state;
@@ -1075,8 +1092,10 @@ static void test_writer__delta_int_encoding_writes_delta_pages(void **state) {
   batch_from_ddl(&b, "id long not null, d date, s string");
   for (int i = 0; i < 10000; i++) {
     put_int(&b, 0, 1000000000000LL + i * 3);
-    if (i % 4 == 0) put_null(&b, 1);
-    else put_int(&b, 1, 19000 + i / 100);
+    if (i % 4 == 0)
+      put_null(&b, 1);
+    else
+      put_int(&b, 1, 19000 + i / 100);
     put_str(&b, 2, i % 2 ? "x" : "y");
   }
   b.num_rows = 10000;
@@ -1125,7 +1144,6 @@ static void test_writer__delta_int_encoding_writes_delta_pages(void **state) {
   inlet_batch_reset(&b);
 }
 
-
 /* Walks the data pages of column chunk @p md in the file bytes; returns the
  * number of pages and the largest uncompressed page size. */
 static int walk_pages(const char *data, size_t len, const pq_column_meta *md, int32_t *max_size) {
@@ -1136,8 +1154,8 @@ static int walk_pages(const char *data, size_t len, const pq_column_meta *md, in
   while (pos < end) {
     pq_page_header h;
     size_t used;
-    assert_int_equal(pq_page_header_parse(&h, (const uint8_t *)data + pos, len - (size_t)pos,
-                                          &used, NULL), 0);
+    assert_int_equal(
+        pq_page_header_parse(&h, (const uint8_t *)data + pos, len - (size_t)pos, &used, NULL), 0);
     if (h.type == PQ_PAGE_DATA) {
       pages++;
       if (h.uncompressed_page_size > *max_size) *max_size = h.uncompressed_page_size;
@@ -1183,7 +1201,6 @@ static void test_writer__huge_strings_keep_pages_bounded(void **state) {
   inlet_batch_reset(&b);
 }
 
-
 static void test_writer__decreasing_string_offsets_are_einval(void **state) {
   (void)state;
   inlet_batch b;
@@ -1201,7 +1218,6 @@ static void test_writer__decreasing_string_offsets_are_einval(void **state) {
   inlet_parquet_writer_free(w);
   inlet_batch_reset(&b);
 }
-
 
 static void test_writer__nested_allocation_failures_fail_cleanly(void **state) {
   (void)state;
@@ -1252,7 +1268,6 @@ static void test_writer__nested_allocation_failures_fail_cleanly(void **state) {
   inlet_schema_reset(&schema);
 }
 
-
 static void test_writer__nested_pages_stay_bounded(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
@@ -1263,7 +1278,8 @@ static void test_writer__nested_pages_stay_bounded(void **state) {
   /* 20000 rows of 10 distinct-ish longs: 1.6 MB of PLAIN values. */
   for (int i = 0; i < 20000; i++) {
     inlet_buf_puts(&in, "{\"l\":[");
-    for (int j = 0; j < 10; j++) inlet_buf_appendf(&in, "%s%d", j ? "," : "", i * 10 + j);
+    for (int j = 0; j < 10; j++)
+      inlet_buf_appendf(&in, "%s%d", j ? "," : "", i * 10 + j);
     inlet_buf_puts(&in, "]}\n");
   }
   inlet_text_reader *tr = NULL;
