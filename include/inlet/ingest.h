@@ -24,7 +24,7 @@
  *   APP#p2       source position, third component  (file: fingerprint of the
  *                file's first bytes, against inode reuse)
  *   APP#wm       watermark, microseconds since the epoch (only with an
- *                event-time column, once a watermark exists)
+ *                event-time column; -1 until a watermark exists)
  *
  * Why txn actions and not a side store or commitInfo: txn actions are part of
  * the table state that checkpoints keep and log cleanup preserves (commitInfo
