@@ -125,7 +125,7 @@ static int load_state(ingester *g, inlet_error *err) {
     }
   }
   int64_t wm = inlet_snapshot_txn_version(s, g->n_wm);
-  g->wm_committed = wm < 0 ? INT64_MIN : wm;
+  g->wm_committed = wm == -1 ? INT64_MIN : wm; /* -1: absent or none yet */
   g->prog.last_version = g->prog.last_version < 0 ? inlet_snapshot_version(s) : g->prog.last_version;
   inlet_snapshot_free(s);
   TRY(load_late_state(g, err));
