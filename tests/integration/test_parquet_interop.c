@@ -911,20 +911,22 @@ static void test_interop__list_levels_with_dictionary(void **state) {
 static const char *NESTED_DDL =
     "id int not null, s struct<a:int,b:string>, l array<long>, m map<string,int>, "
     "ls array<struct<x:double,y:array<string>>>, ll array<array<int>>, lb array<boolean>, "
-    "ld array<decimal(20,2)>, st struct<t:timestamp,u:uuid,bin:binary>";
+    "ld array<decimal(20,2)>, st struct<t:timestamp,u:uuid,bin:binary>, "
+    "mm map<string,array<int>>";
 
 /* NDJSON input and the canonical rows refcheck should print; @ is the id. */
 static const char *NESTED_IN[] = {
     "{\"id\":@,\"s\":{\"a\":1,\"b\":\"x\"},\"l\":[1,2,3],\"m\":{\"k1\":1,\"k2\":2},"
     "\"ls\":[{\"x\":1.5,\"y\":[\"a\",\"b\"]}],\"ll\":[[1],[2,3]],\"lb\":[true,false,null],"
     "\"ld\":[\"1.50\",\"-2.25\",null],\"st\":{\"t\":\"2021-09-08T11:11:11Z\","
-    "\"u\":\"5f1c2e3a-0000-4000-8000-00000000abcd\",\"bin\":\"00ff\"}}",
+    "\"u\":\"5f1c2e3a-0000-4000-8000-00000000abcd\",\"bin\":\"00ff\"},\"mm\":{\"a\":[1,null],\"b\":"
+    "[]}}",
     "{\"id\":@,\"s\":null,\"l\":null,\"m\":null,\"ls\":null,\"ll\":null}",
     "{\"id\":@,\"s\":{\"a\":null,\"b\":null},\"l\":[],\"m\":{},\"ls\":[],\"ll\":[],\"lb\":[],"
-    "\"ld\":[],\"st\":{}}",
+    "\"ld\":[],\"st\":{},\"mm\":{}}",
     "{\"id\":@,\"s\":{\"a\":-5},\"l\":[null,7,null],\"m\":{\"z\":null},"
     "\"ls\":[null,{\"x\":null,\"y\":null},{\"x\":2,\"y\":[]}],\"ll\":[null,[],[null,4]],"
-    "\"lb\":[null],\"ld\":[\"123456789012345678.99\"],\"st\":{\"bin\":\"\"}}",
+    "\"lb\":[null],\"ld\":[\"123456789012345678.99\"],\"st\":{\"bin\":\"\"},\"mm\":{\"c\":null}}",
     "{\"id\":@}",
     "{\"id\":@,\"l\":[\"9223372036854775807\"],\"m\":{\"b\":2,\"a\":1}}",
 };
@@ -932,14 +934,14 @@ static const char *NESTED_OUT[] = {
     "[@,{\"a\":1,\"b\":\"x\"},[1,2,3],[[\"k1\",1],[\"k2\",2]],[{\"x\":1.5,\"y\":[\"a\",\"b\"]}],"
     "[[1],[2,3]],[true,false,null],[\"1.50\",\"-2.25\",null],"
     "{\"t\":\"2021-09-08T11:11:11.000000Z\",\"u\":\"5f1c2e3a-0000-4000-8000-00000000abcd\","
-    "\"bin\":\"00ff\"}]",
-    "[@,null,null,null,null,null,null,null,null]",
-    "[@,{\"a\":null,\"b\":null},[],[],[],[],[],[],{\"t\":null,\"u\":null,\"bin\":null}]",
+    "\"bin\":\"00ff\"},[[\"a\",[1,null]],[\"b\",[]]]]",
+    "[@,null,null,null,null,null,null,null,null,null]",
+    "[@,{\"a\":null,\"b\":null},[],[],[],[],[],[],{\"t\":null,\"u\":null,\"bin\":null},[]]",
     "[@,{\"a\":-5,\"b\":null},[null,7,null],[[\"z\",null]],"
     "[null,{\"x\":null,\"y\":null},{\"x\":2,\"y\":[]}],[null,[],[null,4]],[null],"
-    "[\"123456789012345678.99\"],{\"t\":null,\"u\":null,\"bin\":\"\"}]",
-    "[@,null,null,null,null,null,null,null,null]",
-    "[@,null,[\"9223372036854775807\"],[[\"a\",1],[\"b\",2]],null,null,null,null,null]",
+    "[\"123456789012345678.99\"],{\"t\":null,\"u\":null,\"bin\":\"\"},[[\"c\",null]]]",
+    "[@,null,null,null,null,null,null,null,null,null]",
+    "[@,null,[\"9223372036854775807\"],[[\"a\",1],[\"b\",2]],null,null,null,null,null,null]",
 };
 #define N_NESTED ((int)(sizeof NESTED_IN / sizeof NESTED_IN[0]))
 
