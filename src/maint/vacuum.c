@@ -202,7 +202,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
     }
     if (rc < 0) goto done;
   }
-  qsort(v.tombs, v.n_tombs, sizeof *v.tombs, tomb_cmp);
+  if (v.n_tombs > 1) qsort(v.tombs, v.n_tombs, sizeof *v.tombs, tomb_cmp);
   TRY_GOTO(walk(&v, &s, "", cutoff, 0, &res, err));
   /* Commits that landed during the walk protect their files. */
   TRY_GOTO(delta_table_load(table, &s2, DELTA_SNAP_LATEST, 0, err));
