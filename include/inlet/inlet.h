@@ -13,5 +13,6 @@
 #include "inlet/text.h"
 #include "inlet/ingest.h"
 #include "inlet/maint.h"
+#include "inlet/scan.h"
 
 #endif /* INLET_INLET_H */

@@ -1,20 +1,45 @@
 /*
- * `inlet scan TABLE [--version N | --as-of TIMESTAMP] [--format ndjson|csv|table]
- *  [--limit N]`: prints the rows of a snapshot. ndjson is one JSON object per
- * row keyed by column name with values in refcheck's canonical encoding
- * (what `refcheck compare --ndjson` reads).
+ * `inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B]
+ *  [--where EXPR] [--limit N] [--format table|csv|ndjson|parquet]
+ *  [--output FILE] [--explain]`: prints the rows of a snapshot that match
+ * a predicate (include/inlet/scan.h), skipping partitions, files and row
+ * groups that cannot match. ndjson is one JSON object per row keyed by
+ * column name with values in refcheck's canonical encoding (what `refcheck
+ * compare --ndjson` reads); parquet writes a file (--output required).
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "cli.h"
 #include "cmd_table.h"
+#include "inlet/scan.h"
 
 static const char usage[] =
-    "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--format ndjson|csv|table]\n"
-    "                  [--limit N]\n"
-    "  TIMESTAMP: milliseconds since the epoch, or YYYY-MM-DD[THH:MM[:SS[.fff]]][Z] (UTC)\n";
+    "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B,...]\n"
+    "                  [--where EXPR] [--limit N] [--format table|csv|ndjson|parquet]\n"
+    "                  [--output FILE] [--explain]\n"
+    "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
+    "  --version N      the snapshot at version N\n"
+    "  --as-of TS       the newest version committed at or before TS: milliseconds since\n"
+    "                   the epoch, or YYYY-MM-DD[THH:MM[:SS[.fff]]][Z] (UTC)\n"
+    "  --columns A,B    output only these columns, in this order\n"
+    "  --where EXPR     keep rows where EXPR is true (SQL three-valued logic), e.g.\n"
+    "                   \"event_time >= '2024-05-01T00:00:00Z' AND user IN ('a', 'b')\"\n"
+    "                   operators: = != <> < <= > >=, AND, OR, NOT, ( ), IN (...),\n"
+    "                   [NOT] BETWEEN x AND y, IS [NOT] NULL; 'strings' ('' for a quote);\n"
+    "                   literals take the column's type (numbers, dates, timestamps with\n"
+    "                   Z or +hh:mm, exact decimals, true/false); `odd name` quotes a column\n"
+    "  --limit N        stop after N rows\n"
+    "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"
+    "                   ndjson (the default otherwise), parquet (needs --output)\n"
+    "  --output FILE    write to FILE instead of standard output\n"
+    "  --explain        print the files and row groups considered, skipped and read\n"
+    "                   (and why) instead of the rows\n"
+    "Partitions, files (add.stats min/max/nullCount) and row groups (Parquet statistics)\n"
+    "that cannot match --where are not read; only the needed columns are decoded.\n";
 
 /* Milliseconds since the epoch from digits or an ISO-8601 UTC timestamp. */
 static bool parse_as_of(const char *s, int64_t *ms) {
@@ -52,15 +77,50 @@ static bool parse_as_of(const char *s, int64_t *ms) {
   return true;
 }
 
+/* Splits "a,b, c" into names (trimmed); *names owns one buffer at [0]. */
+static int split_columns(char ***names, int32_t *n, const char *list) {
+  size_t len = strlen(list);
+  char *buf = malloc(len + 1);
+  char **v = calloc(len / 2 + 2, sizeof *v);
+  if (!buf || !v) {
+    free(buf);
+    free(v);
+    return -1;
+  }
+  memcpy(buf, list, len + 1);
+  int32_t k = 0;
+  char *p = buf;
+  for (;;) {
+    char *e = strchr(p, ',');
+    if (e) *e = 0;
+    while (*p == ' ') p++;
+    char *t = p + strlen(p);
+    while (t > p && t[-1] == ' ') *--t = 0;
+    if (*p) v[k++] = p;
+    if (!e) break;
+    p = e + 1;
+  }
+  if (k == 0) v[0] = buf; /* keep the buffer reachable for free() */
+  *names = v;
+  *n = k;
+  return 0;
+}
+
 int cmd_scan(int argc, char **argv) {
-  const char *version = NULL, *as_of = NULL, *format = "table", *limit_s = NULL;
+  const char *version = NULL, *as_of = NULL, *format = NULL, *limit_s = NULL;
+  const char *columns = NULL, *where = NULL, *output = NULL;
+  bool explain = false;
   cli_opt opts[] = {{"version", &version, NULL},
                     {"as-of", &as_of, NULL},
                     {"format", &format, NULL},
-                    {"limit", &limit_s, NULL}};
+                    {"limit", &limit_s, NULL},
+                    {"columns", &columns, NULL},
+                    {"where", &where, NULL},
+                    {"output", &output, NULL},
+                    {"explain", NULL, &explain}};
   const char *pos[1];
   int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 4, pos, 1, &n_pos, usage);
+  int rc = cli_parse(argc, argv, opts, 8, pos, 1, &n_pos, usage);
   if (rc) return rc;
   if (n_pos != 1) return cli_usage_error(usage, "scan: missing TABLE");
   if (version && as_of) return cli_usage_error(usage, "scan: --version and --as-of exclude each other");
@@ -79,13 +139,30 @@ int cmd_scan(int argc, char **argv) {
   }
   inlet_error err = INLET_ERROR_INIT;
   inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
-  if (inlet_text_format_parse(&wo.format, format, &err) < 0)
+  bool to_parquet = format && strcmp(format, "parquet") == 0;
+  if (to_parquet && !output) return cli_usage_error(usage, "--format parquet: needs --output FILE");
+  if (!format) format = !output && isatty(fileno(stdout)) ? "table" : "ndjson";
+  if (!to_parquet && inlet_text_format_parse(&wo.format, format, &err) < 0)
     return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
+
+  char **names = NULL;
+  int32_t n_names = 0;
+  if (columns && split_columns(&names, &n_names, columns) < 0) {
+    fprintf(stderr, "inlet: out of memory\n");
+    return CLI_FAIL;
+  }
+  if (columns && n_names == 0) {
+    free(names ? names[0] : NULL);
+    free(names);
+    return cli_usage_error(usage, "--columns: no column named");
+  }
 
   inlet_table *t = NULL;
   inlet_snapshot *s = NULL;
-  inlet_table_scan *sc = NULL;
+  inlet_scan *sc = NULL;
   inlet_text_writer *tw = NULL;
+  inlet_parquet_writer *pw = NULL;
+  FILE *out = stdout;
   inlet_batch b;
   memset(&b, 0, sizeof b);
   if (inlet_table_open(&t, pos[0], &err) < 0) goto fail;
@@ -93,23 +170,54 @@ int cmd_scan(int argc, char **argv) {
               : as_of ? inlet_table_snapshot_at_timestamp(&s, t, ts, &err)
                       : inlet_table_snapshot(&s, t, &err))
     goto fail;
-  if (inlet_table_scan_open(&sc, s, &err) < 0) goto fail;
-  if (inlet_text_writer_new_file(&tw, inlet_snapshot_schema(s), &wo, stdout, &err) < 0) goto fail;
-  int64_t printed = 0;
+  inlet_scan_options so = INLET_SCAN_OPTIONS_INIT;
+  so.n_columns = n_names;
+  so.columns = (const char *const *)names;
+  so.where = where;
+  so.limit = limit;
+  so.explain = explain;
+  if (inlet_scan_open(&sc, s, &so, &err) < 0) {
+    if (err.code == INLET_EINVAL || err.code == INLET_ENOTFOUND) {
+      fprintf(stderr, "inlet: --where: %s\n", inlet_errmsg(&err));
+      rc = CLI_USAGE;
+      goto done;
+    }
+    goto fail;
+  }
+  if (explain) {
+    for (;;) {
+      int n = inlet_scan_next(sc, &b, &err);
+      if (n < 0) goto fail;
+      if (n == 0) break;
+    }
+    if (output && !(out = fopen(output, "w"))) {
+      fprintf(stderr, "inlet: cannot write %s\n", output);
+      rc = CLI_FAIL;
+      goto done;
+    }
+    fputs(inlet_scan_explain(sc), out);
+    rc = CLI_OK;
+    goto done;
+  }
+  if (to_parquet) {
+    inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    if (inlet_parquet_writer_open(&pw, output, inlet_scan_schema(sc), &po, &err) < 0) goto fail;
+  } else {
+    if (output && !(out = fopen(output, "w"))) {
+      fprintf(stderr, "inlet: cannot write %s\n", output);
+      rc = CLI_FAIL;
+      goto done;
+    }
+    if (inlet_text_writer_new_file(&tw, inlet_scan_schema(sc), &wo, out, &err) < 0) goto fail;
+  }
   for (;;) {
-    int n = inlet_table_scan_next(sc, &b, &err);
+    int n = inlet_scan_next(sc, &b, &err);
     if (n < 0) goto fail;
     if (n == 0) break;
-    if (limit >= 0 && printed + b.num_rows > limit) {
-      b.num_rows = limit - printed;
-      for (int32_t c = 0; c < b.schema.n_fields; c++)
-        if (b.columns[c].length > b.num_rows) b.columns[c].length = b.num_rows;
-    }
-    if (inlet_text_writer_write(tw, &b, &err) < 0) goto fail;
-    printed += b.num_rows;
-    if (limit >= 0 && printed >= limit) break;
+    if (pw ? inlet_parquet_writer_write(pw, &b, &err) : inlet_text_writer_write(tw, &b, &err))
+      goto fail;
   }
-  if (inlet_text_writer_finish(tw, &err) < 0) goto fail;
+  if (pw ? inlet_parquet_writer_close(pw, &err) : inlet_text_writer_finish(tw, &err)) goto fail;
   rc = CLI_OK;
   goto done;
 fail:
@@ -117,8 +225,15 @@ fail:
 done:
   inlet_batch_reset(&b);
   inlet_text_writer_free(tw);
-  inlet_table_scan_free(sc);
+  inlet_parquet_writer_free(pw);
+  if (out != stdout && fclose(out) != 0 && rc == CLI_OK) {
+    fprintf(stderr, "inlet: cannot write %s\n", output);
+    rc = CLI_FAIL;
+  }
+  inlet_scan_free(sc);
   inlet_snapshot_free(s);
   inlet_table_free(t);
+  if (names) free(n_names ? names[0] : NULL);
+  free(names);
   return rc;
 }

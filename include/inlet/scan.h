@@ -1,0 +1,129 @@
+/*
+ * Filtered, projected scans of a table snapshot, and the predicates they
+ * filter with.
+ *
+ * A scan reads only what can matter: files whose partition values cannot
+ * satisfy the predicate are pruned, files whose add.stats (min/max/
+ * nullCount, PROTOCOL.md "Per-file Statistics") rule it out are skipped,
+ * row groups whose Parquet statistics rule it out are not read, and only
+ * the requested columns plus those the predicate needs are decoded. The
+ * remaining rows are filtered with SQL three-valued logic (a row passes
+ * only when the predicate is TRUE, never when it is NULL).
+ *
+ * Predicate syntax (case-insensitive keywords):
+ *   expr    := expr OR expr | expr AND expr | NOT expr | ( expr ) | pred
+ *   pred    := col op lit | lit op col | col [NOT] IN (lit, ...)
+ *            | col [NOT] BETWEEN lit AND lit | col IS [NOT] NULL
+ *            | bool_col | TRUE | FALSE
+ *   op      := = | == | != | <> | < | <= | > | >=
+ *   col     := name | `any name` | "any name"   (matched case-insensitively)
+ *   lit     := number | 'string' ('' inside is one quote) | TRUE | FALSE | NULL
+ *            | DATE 'YYYY-MM-DD' | TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f][Z|+hh:mm]'
+ * A literal is typed by the column it meets, with the conversions of
+ * inlet/text.h (dates, timestamps with zone, exact decimals, ...); a
+ * literal the column's type cannot hold is an error. Comparing with NULL
+ * yields NULL, as in SQL. Doubles order NaN above every number.
+ *
+ * Batches are Arrow-shaped (inlet/batch.h). Thread safety: a scan or
+ * predicate is used by one thread at a time; a parsed predicate is
+ * read-only during evaluation.
+ */
+#ifndef INLET_SCAN_H
+#define INLET_SCAN_H
+
+#include "inlet/batch.h"
+#include "inlet/common.h"
+#include "inlet/error.h"
+#include "inlet/table.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- predicates ------------------------------------------------------- */
+
+typedef struct inlet_predicate inlet_predicate;
+
+/**
+ * Parses @p text against @p schema (columns are looked up in it; literals
+ * take their column's type).
+ * @return 0, INLET_EINVAL (the message gives the 1-based column of the
+ *         problem, then the expression and a caret under that column on
+ *         two more lines), INLET_ENOTFOUND (unknown column, same format),
+ *         INLET_EUNSUPPORTED (comparison on a nested column), INLET_ENOMEM.
+ */
+INLET_API int inlet_predicate_parse(inlet_predicate **out, const char *text,
+                                    const inlet_schema *schema, inlet_error *err);
+INLET_API void inlet_predicate_free(inlet_predicate *p);
+
+/**
+ * Evaluates @p p on every row of @p batch, which has the parse schema.
+ * @p result receives batch->num_rows bytes: 1 TRUE, 0 FALSE, 2 NULL.
+ * @return 0, INLET_EINVAL (batch schema differs), INLET_ENOMEM.
+ */
+INLET_API int inlet_predicate_eval(const inlet_predicate *p, const inlet_batch *batch,
+                                   uint8_t *result, inlet_error *err);
+
+/* ---- scans -------------------------------------------------------------- */
+
+typedef struct inlet_scan_options {
+  int version;                 /* INLET_SCAN_OPTIONS_VERSION */
+  int32_t n_columns;           /* 0: every column, in schema order */
+  const char *const *columns;  /* output columns, in this order (case-insensitive) */
+  const char *where;           /* predicate text, NULL for all rows */
+  int64_t limit;               /* at most this many rows; -1 for no limit */
+  bool explain;                /* record per-file and per-row-group decisions */
+} inlet_scan_options;
+
+#define INLET_SCAN_OPTIONS_VERSION 1
+#define INLET_SCAN_OPTIONS_INIT {INLET_SCAN_OPTIONS_VERSION, 0, NULL, NULL, -1, false}
+
+/** What a scan did so far. */
+typedef struct inlet_scan_stats {
+  int64_t files;                  /* live files in the snapshot */
+  int64_t files_pruned;           /* by partition values */
+  int64_t files_skipped;          /* by add.stats */
+  int64_t files_read;             /* opened (so far) */
+  int64_t row_groups;             /* in files opened */
+  int64_t row_groups_skipped;     /* by Parquet statistics */
+  int64_t row_groups_read;
+  int64_t rows_read;              /* decoded */
+  int64_t rows_matched;           /* returned (after limit) */
+} inlet_scan_stats;
+
+typedef struct inlet_scan inlet_scan;
+
+/**
+ * Prepares a scan of @p snapshot (borrowed: it must outlive the scan).
+ * Pruning and file skipping are decided here; nothing is read yet.
+ * @p options may be NULL (every row and column).
+ * @return 0, INLET_EINVAL / INLET_ENOTFOUND (bad predicate or unknown
+ *         column; see inlet_predicate_parse), INLET_EUNSUPPORTED (table
+ *         without schema), INLET_ENOMEM.
+ */
+INLET_API int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snapshot,
+                              const inlet_scan_options *options, inlet_error *err);
+/** The output schema: the requested columns in the requested order. */
+INLET_API const inlet_schema *inlet_scan_schema(const inlet_scan *scan);
+/**
+ * Fills @p batch (zeroed, or from a previous call; it is reset here) with
+ * the next matching rows, in the output schema. Batches are never empty.
+ * @return 1 with rows, 0 at the end, or INLET_ENOTFOUND (data file
+ *         missing), INLET_ECORRUPT, INLET_EUNSUPPORTED, INLET_EIO,
+ *         INLET_ENOMEM.
+ */
+INLET_API int inlet_scan_next(inlet_scan *scan, inlet_batch *batch, inlet_error *err);
+INLET_API void inlet_scan_get_stats(const inlet_scan *scan, inlet_scan_stats *out);
+/**
+ * The explain report so far (options.explain): one line per file and per
+ * row group considered, saying pruned/skipped/read and why, then totals.
+ * Lent: valid until the next call on the scan.
+ */
+INLET_API const char *inlet_scan_explain(inlet_scan *scan);
+INLET_API void inlet_scan_free(inlet_scan *scan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INLET_SCAN_H */

@@ -1,0 +1,82 @@
+/*
+ * Row-group statistics for skipping: the Statistics of each column chunk
+ * (parquet.thrift ColumnMetaData.statistics: min_value/max_value in the
+ * column's sort order, null_count) of flat top-level columns, turned into
+ * sc_colstats. Only the column-order fields are trusted, except the
+ * deprecated signed min/max of plain integers whose signed order is right.
+ * Float bounds, decimals and columns whose stored type differs from the
+ * table type (type widening) stay unknown: skipping then just reads more.
+ */
+#include <strings.h>
+
+#include "parquet/reader_int.h"
+#include "scan/scan_stats.h"
+
+static bool le_int(const pq_bytes *b, int width, int64_t *out, bool is_unsigned) {
+  if (!b->data || b->len != (uint32_t)width) return false;
+  uint64_t u = 0;
+  for (int i = width - 1; i >= 0; i--) u = (u << 8) | b->data[i];
+  if (width == 4) *out = is_unsigned ? (int64_t)(uint32_t)u : (int64_t)(int32_t)(uint32_t)u;
+  else *out = (int64_t)u;
+  return true;
+}
+
+static bool same_type(const inlet_type *a, const inlet_type *b) {
+  if (a->id != b->id) return false;
+  if (a->id == INLET_TYPE_TIMESTAMP || a->id == INLET_TYPE_TIME) return a->unit == b->unit;
+  return true;
+}
+
+int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, int32_t rg,
+                            inlet_error *err) {
+  if (rg < 0 || rg >= r->meta.n_row_groups) return 0;
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  TRY(sc_file_stats_begin(fs, g->num_rows, err));
+  if (r->nested_mode || !r->field_column) return 0;
+  const inlet_schema *file_schema = &r->sd.schema;
+  for (int32_t c = 0; c < fs->n; c++) {
+    const inlet_field *tf = &fs->schema->fields[c];
+    int32_t j = -1;
+    for (int32_t k = 0; k < file_schema->n_fields && j < 0; k++)
+      if (strcasecmp(file_schema->fields[k].name, tf->name) == 0) j = k;
+    if (j < 0) continue; /* partition column or absent: the caller knows */
+    int32_t leaf = r->field_column[j];
+    if (leaf < 0 || leaf >= g->n_columns) continue;
+    const pq_column_meta *m = &g->columns[leaf].meta_data;
+    if (!g->columns[leaf].has_meta_data || !m->has_statistics) continue;
+    const pq_statistics *st = &m->statistics;
+    sc_colstats *cs = &fs->cols[c];
+    if (st->has_null_count && st->null_count >= 0) cs->null_count = st->null_count;
+    const inlet_field *ff = &file_schema->fields[j];
+    if (!same_type(&tf->type, &ff->type)) continue;
+    sc_kind k = sc_kind_of(&tf->type);
+    const pq_bytes *mn = st->has_min_value ? &st->min_value : NULL;
+    const pq_bytes *mx = st->has_max_value ? &st->max_value : NULL;
+    bool plain_int = tf->type.id == INLET_TYPE_INT32 || tf->type.id == INLET_TYPE_INT64 ||
+                     tf->type.id == INLET_TYPE_DATE || tf->type.id == INLET_TYPE_TIMESTAMP;
+    if (!mn && plain_int && st->has_min) mn = &st->min;
+    if (!mx && plain_int && st->has_max) mx = &st->max;
+    if (k == SCK_I64 && tf->type.id != INLET_TYPE_BOOL) {
+      int width = m->type == PQ_INT32 ? 4 : m->type == PQ_INT64 ? 8 : 0;
+      if (!width) continue;
+      bool uns = tf->type.id == INLET_TYPE_UINT8 || tf->type.id == INLET_TYPE_UINT16 ||
+                 tf->type.id == INLET_TYPE_UINT32;
+      if (mn && le_int(mn, width, &cs->min.i, uns)) cs->has_min = true;
+      if (mx && le_int(mx, width, &cs->max.i, uns)) cs->has_max = true;
+    } else if (k == SCK_BYTES && tf->type.id == INLET_TYPE_STRING && m->type == PQ_BYTE_ARRAY) {
+      /* Truncated string bounds stay bounds (the spec requires it of
+       * writers that truncate). */
+      if (mn && (mn->data || mn->len == 0)) {
+        cs->min.p = mn->data ? mn->data : (const uint8_t *)"";
+        cs->min.n = mn->len;
+        cs->has_min = true;
+      }
+      if (mx && (mx->data || mx->len == 0)) {
+        cs->max.p = mx->data ? mx->data : (const uint8_t *)"";
+        cs->max.n = mx->len;
+        cs->has_max = true;
+      }
+    }
+  }
+  return 0;
+}

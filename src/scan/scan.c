@@ -1,0 +1,359 @@
+/*
+ * Filtered, projected scans (include/inlet/scan.h) over the table scan of
+ * src/delta: decides per file (partition pruning from add.partitionValues,
+ * skipping from add.stats; PROTOCOL.md "Per-file Statistics") and per row
+ * group (Parquet column statistics) whether the predicate can be TRUE
+ * anywhere in it, decodes only the columns the output and the predicate
+ * need, filters the rows, applies the limit and records an explain report.
+ */
+#include <stdio.h>
+#include <strings.h>
+
+#include "delta/delta.h"
+#include "scan/scan_stats.h"
+
+struct inlet_scan {
+  const inlet_snapshot *snap;   /* borrowed */
+  const inlet_schema *schema;   /* borrowed table schema */
+  inlet_table_scan *ts;         /* owned */
+  inlet_predicate *pred;        /* owned, NULL without --where */
+  uint8_t *keep_file;           /* owned, per snapshot file */
+  uint8_t *keep_col;            /* owned, per table column */
+  uint8_t *is_part;             /* owned, per table column */
+  int32_t *out_cols;            /* owned: table column of each output column */
+  inlet_schema out_schema;      /* owned */
+  int64_t limit;
+  bool explain;
+  inlet_buf report;             /* owned explain lines */
+  char *report_text;            /* owned copy handed out by inlet_scan_explain */
+  inlet_scan_stats st;
+  sc_file_stats fst;            /* owned: scratch for file and row-group stats */
+  int64_t cur_file;             /* file of the last row group callback */
+  inlet_batch in;               /* owned: the delta scan's batch */
+  uint8_t *mask;                /* owned, mask_cap bytes */
+  int64_t mask_cap;
+  int cb_rc;                    /* error from the row group callback */
+  inlet_error cb_err;
+};
+
+static const char *file_path(const inlet_snapshot *s, int64_t i) {
+  inlet_file_info fi;
+  inlet_snapshot_file(s, i, &fi);
+  return fi.path;
+}
+
+/* Fills sc->fst for file @p i from the log: partition values and stats. */
+static int file_stats(inlet_scan *sc, int64_t i, bool with_stats, inlet_error *err) {
+  inlet_file_info fi;
+  inlet_snapshot_file(sc->snap, i, &fi);
+  TRY(sc_file_stats_begin(&sc->fst, fi.num_records, err));
+  if (with_stats) sc_file_stats_from_json(&sc->fst, fi.stats);
+  for (int32_t c = 0; c < sc->schema->n_fields; c++) {
+    if (!sc->is_part[c]) continue;
+    const char *v = inlet_snapshot_file_partition_value(sc->snap, i, sc->schema->fields[c].name);
+    TRY(sc_file_stats_partition(&sc->fst, c, v, err));
+  }
+  return 0;
+}
+
+static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *r, int32_t rg) {
+  inlet_scan *sc = ctx;
+  if (file != sc->cur_file) {
+    sc->cur_file = file;
+    sc->st.files_read++;
+    sc->st.row_groups += inlet_parquet_reader_num_row_groups(r);
+  }
+  bool keep = true;
+  if (sc->pred && sc->cb_rc == 0) {
+    int rc = sc_file_stats_row_group(&sc->fst, r, rg, &sc->cb_err);
+    /* Partition columns are not in the file: their values come from the log. */
+    for (int32_t c = 0; rc == 0 && c < sc->schema->n_fields; c++) {
+      if (!sc->is_part[c]) continue;
+      const char *v =
+          inlet_snapshot_file_partition_value(sc->snap, file, sc->schema->fields[c].name);
+      rc = sc_file_stats_partition(&sc->fst, c, v, &sc->cb_err);
+    }
+    if (rc < 0) sc->cb_rc = rc;
+    else keep = (sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE) != 0;
+  }
+  if (keep) sc->st.row_groups_read++;
+  else sc->st.row_groups_skipped++;
+  if (sc->explain)
+    inlet_buf_appendf(&sc->report, "  row group %d of %s: %s (%lld rows)\n", (int)rg,
+                      file_path(sc->snap, file), keep ? "read" : "skipped by Parquet statistics",
+                      (long long)inlet_parquet_reader_row_group_rows(r, rg));
+  return keep;
+}
+
+static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_error *err) {
+  const inlet_schema *s = sc->schema;
+  int32_t n = o && o->n_columns > 0 ? o->n_columns : s->n_fields;
+  sc->out_cols = inlet_calloc((size_t)n + 1, sizeof(int32_t));
+  if (!sc->out_cols) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  inlet_schema_init(&sc->out_schema);
+  for (int32_t j = 0; j < n; j++) {
+    int32_t c = j;
+    if (o && o->n_columns > 0) {
+      const char *name = o->columns[j];
+      c = -1;
+      for (int32_t i = 0; i < s->n_fields && c < 0; i++)
+        if (strcmp(s->fields[i].name, name) == 0) c = i;
+      for (int32_t i = 0; i < s->n_fields && c < 0; i++)
+        if (strcasecmp(s->fields[i].name, name) == 0) c = i;
+      FAIL_IF(c < 0, err, INLET_ENOTFOUND, "no column named \"%s\" in the table", name);
+    }
+    sc->out_cols[j] = c;
+    sc->keep_col[c] = 1;
+    TRY(inlet_schema_add_field(&sc->out_schema, &s->fields[c], err));
+  }
+  return 0;
+}
+
+int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_scan_options *o,
+                    inlet_error *err) {
+  *out = NULL;
+  inlet_scan *sc = inlet_calloc(1, sizeof *sc);
+  if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  int rc = 0;
+  sc->snap = snap;
+  sc->schema = inlet_snapshot_schema(snap);
+  sc->limit = o && o->limit >= 0 ? o->limit : -1;
+  sc->explain = o && o->explain;
+  sc->cur_file = -1;
+  inlet_buf_init(&sc->report);
+  inlet_schema_init(&sc->out_schema);
+  sc_file_stats_init(&sc->fst, sc->schema);
+  int32_t nf = sc->schema->n_fields;
+  int64_t nfiles = inlet_snapshot_num_files(snap);
+  sc->st.files = nfiles;
+  TRY_GOTO(inlet_table_scan_open(&sc->ts, snap, err));
+  sc->keep_col = inlet_calloc((size_t)nf + 1, 1);
+  sc->is_part = inlet_calloc((size_t)nf + 1, 1);
+  sc->keep_file = inlet_calloc((size_t)nfiles + 1, 1);
+  FAIL_GOTO(!sc->keep_col || !sc->is_part || !sc->keep_file, err, INLET_ENOMEM,
+            "out of memory opening a scan");
+  for (int32_t p = 0; p < inlet_snapshot_num_partition_columns(snap); p++) {
+    int c = inlet_schema_find(sc->schema, inlet_snapshot_partition_column(snap, p));
+    for (int32_t i = 0; c < 0 && i < nf; i++)
+      if (strcasecmp(sc->schema->fields[i].name, inlet_snapshot_partition_column(snap, p)) == 0)
+        c = i;
+    if (c >= 0) sc->is_part[c] = 1;
+  }
+  TRY_GOTO(resolve_columns(sc, o, err));
+  if (o && o->where) {
+    TRY_GOTO(inlet_predicate_parse(&sc->pred, o->where, sc->schema, err));
+    for (int32_t i = 0; i < sc->pred->n_cols; i++) sc->keep_col[sc->pred->cols[i]] = 1;
+  }
+  if (sc->explain)
+    inlet_buf_appendf(&sc->report, "scan of version %lld: %lld files%s%s\n",
+                      (long long)inlet_snapshot_version(snap), (long long)nfiles,
+                      sc->pred ? ", where " : "", sc->pred ? o->where : "");
+  for (int64_t i = 0; i < nfiles; i++) {
+    const char *why = NULL;
+    if (sc->pred) {
+      /* Partition values alone first, so the report can say which rule
+       * excluded the file. */
+      TRY_GOTO(file_stats(sc, i, false, err));
+      if (!(sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE)) {
+        why = "pruned by partition values";
+        sc->st.files_pruned++;
+      } else {
+        TRY_GOTO(file_stats(sc, i, true, err));
+        if (!(sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE)) {
+          why = "skipped by add.stats";
+          sc->st.files_skipped++;
+        }
+      }
+    }
+    sc->keep_file[i] = why == NULL;
+    if (sc->explain && why)
+      inlet_buf_appendf(&sc->report, "file %s: %s\n", file_path(snap, i), why);
+  }
+  delta_scan_select(sc->ts, sc->keep_file, sc->keep_col, rg_keep, sc);
+  FAIL_GOTO(inlet_buf_status(&sc->report) < 0, err, INLET_ENOMEM, "out of memory");
+done:
+  if (rc < 0) {
+    inlet_scan_free(sc);
+    return rc;
+  }
+  *out = sc;
+  return 0;
+}
+
+const inlet_schema *inlet_scan_schema(const inlet_scan *sc) { return &sc->out_schema; }
+
+void inlet_scan_get_stats(const inlet_scan *sc, inlet_scan_stats *out) { *out = sc->st; }
+
+const char *inlet_scan_explain(inlet_scan *sc) {
+  inlet_free(sc->report_text);
+  sc->report_text = NULL;
+  inlet_buf b;
+  inlet_buf_init(&b);
+  inlet_buf_append(&b, sc->report.data ? (const char *)sc->report.data : "", sc->report.len);
+  const inlet_scan_stats *s = &sc->st;
+  inlet_buf_appendf(&b,
+                    "files: %lld considered, %lld pruned by partition values, %lld skipped by "
+                    "add.stats, %lld read\n"
+                    "row groups: %lld in files read, %lld skipped by Parquet statistics, %lld "
+                    "read\n"
+                    "rows: %lld decoded, %lld returned\n",
+                    (long long)s->files, (long long)s->files_pruned, (long long)s->files_skipped,
+                    (long long)s->files_read, (long long)s->row_groups,
+                    (long long)s->row_groups_skipped, (long long)s->row_groups_read,
+                    (long long)s->rows_read, (long long)s->rows_matched);
+  if (inlet_buf_terminate(&b) < 0) {
+    inlet_buf_reset(&b);
+    return "out of memory\n";
+  }
+  sc->report_text = (char *)inlet_buf_detach(&b, NULL);
+  return sc->report_text ? sc->report_text : "";
+}
+
+void inlet_scan_free(inlet_scan *sc) {
+  if (!sc) return;
+  inlet_table_scan_free(sc->ts);
+  inlet_predicate_free(sc->pred);
+  inlet_free(sc->keep_file);
+  inlet_free(sc->keep_col);
+  inlet_free(sc->is_part);
+  inlet_free(sc->out_cols);
+  inlet_schema_reset(&sc->out_schema);
+  inlet_buf_reset(&sc->report);
+  inlet_free(sc->report_text);
+  sc_file_stats_reset(&sc->fst);
+  inlet_batch_reset(&sc->in);
+  inlet_free(sc->mask);
+  inlet_free(sc);
+}
+
+/* ---- row selection ------------------------------------------------------ */
+
+/* Appends rows @p rows[0..n) of @p src (field @p f) to @p dst. */
+static int take(inlet_array *dst, const inlet_field *f, const inlet_array *src,
+                const int64_t *rows, int64_t n, inlet_error *err) {
+  TRY(inlet_array_reserve_rows(dst, f, n, err));
+  for (int64_t k = 0; k < n; k++) {
+    int64_t r = rows[k];
+    if (!inlet_array_is_valid(src, r)) {
+      TRY(inlet_array_append_null(dst, f, err));
+      continue;
+    }
+    const inlet_type *t = &f->type;
+    switch (t->id) {
+    case INLET_TYPE_BOOL: TRY(inlet_array_append_bool(dst, inlet_bit_get(src->values, r), err)); break;
+    case INLET_TYPE_UINT64:
+      TRY(inlet_array_append_uint64(dst, ((const uint64_t *)src->values)[r], err));
+      break;
+    case INLET_TYPE_FLOAT: TRY(inlet_array_append_float(dst, ((const float *)src->values)[r], err)); break;
+    case INLET_TYPE_DOUBLE:
+      TRY(inlet_array_append_double(dst, ((const double *)src->values)[r], err));
+      break;
+    case INLET_TYPE_DECIMAL: TRY(inlet_array_append_decimal(dst, src->values + r * 16, err)); break;
+    case INLET_TYPE_FIXED_BINARY:
+      TRY(inlet_array_append_bytes(dst, f, src->values + r * t->byte_width, (size_t)t->byte_width,
+                                   err));
+      break;
+    case INLET_TYPE_STRING:
+    case INLET_TYPE_BINARY: {
+      int32_t a = src->offsets[r], b = src->offsets[r + 1];
+      TRY(inlet_array_append_bytes(dst, f, src->values ? src->values + a : (const uint8_t *)"",
+                                   (size_t)(b - a), err));
+      break;
+    }
+    case INLET_TYPE_STRUCT:
+      for (int32_t c = 0; c < f->n_children; c++)
+        TRY(take(&dst->children[c], &f->children[c], &src->children[c], &r, 1, err));
+      TRY(inlet_array_append_struct_entry(dst, err));
+      break;
+    case INLET_TYPE_LIST:
+    case INLET_TYPE_MAP: {
+      for (int64_t e = src->offsets[r]; e < src->offsets[r + 1]; e++)
+        TRY(take(&dst->children[0], &f->children[0], &src->children[0], &e, 1, err));
+      TRY(inlet_array_append_list_entry(dst, err));
+      break;
+    }
+    default: {
+      sc_value v;
+      sc_value_get(&v, SCK_I64, t, src, r);
+      TRY(inlet_array_append_int(dst, f, v.i, err));
+      break;
+    }
+    }
+  }
+  return 0;
+}
+
+int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
+  int64_t *rows = NULL;
+  int rc;
+  for (;;) {
+    if (sc->limit >= 0 && sc->st.rows_matched >= sc->limit) return 0;
+    rc = inlet_table_scan_next(sc->ts, &sc->in, err);
+    if (sc->cb_rc < 0) {
+      *err = sc->cb_err;
+      return sc->cb_rc;
+    }
+    if (rc <= 0) return rc;
+    int64_t n = sc->in.num_rows;
+    sc->st.rows_read += n;
+    int64_t take_n = n;
+    bool all = true;
+    if (sc->pred) {
+      if (n > sc->mask_cap) {
+        inlet_free(sc->mask);
+        sc->mask = inlet_malloc((size_t)n);
+        if (!sc->mask) {
+          sc->mask_cap = 0;
+          return inlet_fail(err, INLET_ENOMEM, "out of memory filtering rows");
+        }
+        sc->mask_cap = n;
+      }
+      TRY(sc_pred_eval(sc->pred, &sc->in, sc->mask, err));
+      take_n = 0;
+      for (int64_t r = 0; r < n; r++) take_n += sc->mask[r] == SC_TRUE;
+      all = take_n == n;
+    }
+    if (take_n == 0) continue;
+    if (sc->limit >= 0 && take_n > sc->limit - sc->st.rows_matched) {
+      take_n = sc->limit - sc->st.rows_matched;
+      all = false;
+    }
+    inlet_batch_reset(out);
+    TRY(inlet_batch_init(out, &sc->out_schema, err));
+    if (!all) {
+      rows = inlet_malloc((size_t)take_n * sizeof *rows + 1);
+      if (!rows) return inlet_fail(err, INLET_ENOMEM, "out of memory filtering rows");
+      int64_t k = 0;
+      for (int64_t r = 0; r < n && k < take_n; r++)
+        if (!sc->pred || sc->mask[r] == SC_TRUE) rows[k++] = r;
+    }
+    for (int32_t j = 0; j < sc->out_schema.n_fields; j++) {
+      int32_t c = sc->out_cols[j];
+      inlet_array *src = &sc->in.columns[c];
+      if (all) {
+        bool used_again = false; /* a column listed twice cannot be moved twice */
+        for (int32_t q = j + 1; q < sc->out_schema.n_fields; q++) used_again |= sc->out_cols[q] == c;
+        if (!used_again) {
+          inlet_array_reset(&out->columns[j]);
+          out->columns[j] = *src;
+          memset(src, 0, sizeof *src);
+          continue;
+        }
+        if (!rows) {
+          rows = inlet_malloc((size_t)n * sizeof *rows + 1);
+          if (!rows) return inlet_fail(err, INLET_ENOMEM, "out of memory filtering rows");
+          for (int64_t r = 0; r < n; r++) rows[r] = r;
+        }
+      }
+      rc = take(&out->columns[j], &sc->out_schema.fields[j], src, rows, take_n, err);
+      if (rc < 0) {
+        inlet_free(rows);
+        return rc;
+      }
+    }
+    inlet_free(rows);
+    out->num_rows = take_n;
+    sc->st.rows_matched += take_n;
+    return 1;
+  }
+}
