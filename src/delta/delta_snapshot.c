@@ -18,6 +18,7 @@
  * delta_checkpoint_read() reports INLET_EUNSUPPORTED and the replay falls
  * back to the JSON commits from version 0 when they all still exist.
  */
+#include <jansson.h>
 #include <stdio.h>
 
 #include "delta/delta.h"
@@ -368,22 +369,60 @@ static int seed_from(replay *r, const delta_snapshot *base, inlet_error *err) {
 }
 
 static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
-                         const char *root_abs, delta_snap_mode mode, int64_t arg,
+                         const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
                          inlet_error *err);
+
+/* The latest version through the `_last_checkpoint` hint, without listing:
+ * on any failure the caller retries with a full listing, which is
+ * authoritative (a missing, stale or corrupt hint never changes a result). */
+static int snapshot_load_hinted(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                inlet_error *err) {
+  inlet_error e1 = INLET_ERROR_INIT;
+  int rc = snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, true, &e1);
+  if (rc == 0) return 0;
+  return snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, false, err);
+}
 
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err) {
-  return snapshot_load(out, NULL, st, root_abs, mode, arg, err);
+  if (mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, err);
+  return snapshot_load(out, NULL, st, root_abs, mode, arg, false, err);
 }
 
 int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                              const char *root_abs, delta_snap_mode mode, int64_t arg,
                              inlet_error *err) {
-  return snapshot_load(out, base, st, root_abs, mode, arg, err);
+  if (!base && mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, err);
+  return snapshot_load(out, base, st, root_abs, mode, arg, false, err);
+}
+
+/* Reads `_delta_log/_last_checkpoint`: 1 with the version and part count,
+ * 0 when absent, unreadable or malformed. */
+static int read_hint(inlet_storage *st, int64_t *version, int32_t *parts) {
+  inlet_error e = INLET_ERROR_INIT;
+  inlet_rfile *f = NULL;
+  if (st->ops->open_read(st, "_delta_log/_last_checkpoint", &f, &e) < 0) return 0;
+  char buf[4096];
+  int ok = 0;
+  if (f->size > 0 && f->size < (int64_t)sizeof buf &&
+      inlet_rfile_read_at(f, 0, buf, (size_t)f->size, &e) == 0) {
+    json_t *o = json_loadb(buf, (size_t)f->size, 0, NULL);
+    json_t *v = json_object_get(o, "version"), *p = json_object_get(o, "parts");
+    if (json_is_integer(v) && json_integer_value(v) >= 0 && !json_object_get(o, "v2Checkpoint")) {
+      *version = (int64_t)json_integer_value(v);
+      *parts = json_is_integer(p) && json_integer_value(p) > 1 && json_integer_value(p) < 100000
+                   ? (int32_t)json_integer_value(p)
+                   : 1;
+      ok = 1;
+    }
+    json_decref(o);
+  }
+  inlet_rfile_close(f);
+  return ok;
 }
 
 static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
-                         const char *root_abs, delta_snap_mode mode, int64_t arg,
+                         const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
                          inlet_error *err) {
   memset(out, 0, sizeof *out);
   out->checkpoint_version = -1;
@@ -397,10 +436,30 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
    * skip a version (they try each in turn), so the first missing name ends
    * the log; a directory listing (no base) also detects gaps. */
   bool probed = base && mode == DELTA_SNAP_LATEST;
-  TRY(probed ? probe_commits(&l, st, base->version + 1, err) : delta_log_list(&l, st, err));
+  int64_t hv = -1;
+  int32_t hparts = 1;
+  bool hinted = !probed && use_hint && read_hint(st, &hv, &hparts);
+  if (probed) {
+    TRY(probe_commits(&l, st, base->version + 1, err));
+  } else if (hinted) {
+    /* The checkpoint the hint names, then the commits from its version on. */
+    TRY(probe_commits(&l, st, hv, err));
+    l.checkpoints = inlet_calloc(1, sizeof *l.checkpoints);
+    if (!l.checkpoints) {
+      delta_log_listing_reset(&l);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    }
+    l.checkpoints[0] = (delta_checkpoint_ref){hv, hparts, false};
+    l.n_checkpoints = 1;
+  } else {
+    TRY(delta_log_list(&l, st, err));
+  }
   int rc = 0;
   int64_t latest = l.n_commits ? l.commit_versions[l.n_commits - 1] : -1;
   if (probed && latest < base->version) latest = base->version;
+  /* Hinted: a checkpoint that failed to read must not fall back to a replay
+   * from version 0 here; the caller retries with a listing instead. */
+  FAIL_GOTO(hinted && latest < 0, err, INLET_ENOTFOUND, "hint names a missing commit");
   if (l.n_checkpoints && l.checkpoints[l.n_checkpoints - 1].version > latest)
     latest = l.checkpoints[l.n_checkpoints - 1].version;
   FAIL_GOTO(latest < 0, err, INLET_ENOTFOUND, "not a Delta table: %s/_delta_log holds no commits",
@@ -457,6 +516,7 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     replay_reset(&r);
     r.target = target;
     r.ict = -1;
+    FAIL_GOTO(hinted, err, crc, "%s", inlet_errmsg(&e1));
     if (crc != INLET_EUNSUPPORTED && crc != INLET_ENOTFOUND && crc != INLET_ECORRUPT) {
       rc = inlet_fail(err, crc, "%s", inlet_errmsg(&e1));
       goto done;
@@ -494,6 +554,10 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     if (v == target) out->timestamp_ms = l.commit_mtimes[idx];
   }
   if (r.ict >= 0) out->timestamp_ms = r.ict;
+  if (out->timestamp_ms == 0) {
+    int64_t idx = find_commit(&l, target);
+    if (idx >= 0) out->timestamp_ms = l.commit_mtimes[idx];
+  }
   FAIL_GOTO(!r.has_protocol, err, INLET_ECORRUPT,
             "corrupt log: no protocol action at or before version %lld", (long long)target);
   FAIL_GOTO(!r.has_metadata, err, INLET_ECORRUPT,

@@ -195,6 +195,38 @@ static void test_replay__own_checkpoint_round_trips_state(void **state) {
   delta_snapshot_reset(&s);
 }
 
+/* The _last_checkpoint hint only speeds loads up: stale, dangling or
+ * garbage hints give the same snapshot as a full listing. */
+static void test_replay__last_checkpoint_hint_never_changes_results(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x") ADD("a"));
+  put_commit(f, 1, ADD("b"));
+  put_commit(f, 2, REMOVE("a") ADD("c"));
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_VERSION, 2, &err), 0);
+  int rc = delta_checkpoint_write(f->st, &s, &err);
+  delta_snapshot_reset(&s);
+  if (rc != 0) {
+    assert_int_equal(rc, INLET_EUNSUPPORTED);
+    return;
+  }
+  put_commit(f, 3, ADD("d"));
+  put_commit(f, 4, REMOVE("b"));
+  static const char *hints[] = {NULL, "{\"version\":9,\"size\":3}", "{\"version\":1}",
+                                "garbage", ""};
+  for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+    if (hints[h]) put_file(f, "_last_checkpoint", hints[h]);
+    assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
+    assert_int_equal(s.version, 4);
+    assert_int_equal(s.n_files, 2);
+    assert_string_equal(s.files[0].add.path, "c");
+    assert_string_equal(s.files[1].add.path, "d");
+    assert_true(s.timestamp_ms > 0);
+    delta_snapshot_reset(&s);
+  }
+}
+
 static void test_replay__gap_in_commits_is_corrupt(void **state) {
   fixture *f = *state;
   put_commit(f, 0, PROTO META("x"));
@@ -540,6 +572,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_replay__same_path_different_dv_is_a_different_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__tombstones_kept_within_retention, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__own_checkpoint_round_trips_state, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__last_checkpoint_hint_never_changes_results, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__gap_in_commits_is_corrupt, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__missing_protocol_or_metadata_is_corrupt, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__unsupported_reader_features_are_named, setup, teardown),
