@@ -309,6 +309,34 @@ static void test_maintain__off_without_property(void **state) {
   tu_rmtree(dir);
 }
 
+static void test_maintain__follow_compacts_while_appends_go_on(void **state) {
+  (void)state;
+  char dir[4096], t[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("maint-follow"));
+  snprintf(t, sizeof t, "%s/t", dir);
+  seed(dir, 0, "inlet.autoCompact", "true");
+  tu_result r;
+  tu_sh(&r, "cd '%s' && { '%s' maintain t --follow --interval 300ms --max-runtime 5s "
+            "--min-files 4 > m.out 2>&1 & P=$!; for i in 0 1 2 3 4 5 6 7 8 9 10 11; do "
+            "printf '{\"id\":%%d,\"day\":\"2024-01-01\",\"ts\":1,\"msg\":\"m\"}\\n' "
+            "$((i*2)) $((i*2+1)) > b.ndjson && '%s' append t b.ndjson --format ndjson >/dev/null "
+            "|| exit 9; sleep 0.2; done; wait $P; } && cat m.out",
+        dir, INLET_BIN, INLET_BIN);
+  sh_ok(&r, "maintain --follow beside appends");
+  assert_non_null(strstr(r.out, "maintain: version"));
+  assert_non_null(strstr(r.out, "compacted"));
+  tu_result_free(&r);
+  ms_expect_ids_0_to_n(t, -1, 24);
+  assert_true(ms_live_files(t) < 12);
+  tu_sh(&r, "cd '%s' && '%s' describe t --json", dir, INLET_BIN);
+  sh_ok(&r, "describe");
+  json_t *d = json_loads(r.out, 0, NULL);
+  assert_true(json_integer_value(json_object_get(d, "compactions")) >= 1);
+  json_decref(d);
+  tu_result_free(&r);
+  tu_rmtree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vacuum__short_window_needs_force),
@@ -318,6 +346,7 @@ int main(void) {
       cmocka_unit_test(test_log_cleanup__without_checkpoint_removes_nothing),
       cmocka_unit_test(test_maintain__one_pass_compacts_when_enabled),
       cmocka_unit_test(test_maintain__off_without_property),
+      cmocka_unit_test(test_maintain__follow_compacts_while_appends_go_on),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
