@@ -7,7 +7,8 @@
  * Durability (storage.h, DEVELOPERS.md): wfile appends are buffered and
  * written with write(2); sync and close(sync) fsync the file and, because a
  * newly created file is only durable once its directory entry is, also the
- * parent directory. put_if_absent publishes with link(2), which fails with
+ * parent directory; directories created on the way (mkdir -p) are synced
+ * into their own parents as they are made. put_if_absent publishes with link(2), which fails with
  * EEXIST rather than replacing a concurrent winner, falling back to
  * renameat2(RENAME_NOREPLACE) on filesystems without hard links, then
  * fsyncs the directory. Every error names the path and the errno text.
@@ -236,7 +237,29 @@ static int make_wfile(inlet_wfile **out, int fd, int dir_fd, const char *name, i
 
 /* ---- directory helpers --------------------------------------------------- */
 
-/* mkdir -p of @p dir relative to @p base_fd (AT_FDCWD for plain paths). */
+/* fsyncs the directory holding the entry @p path (relative to base_fd), so
+ * a directory just created there survives a crash with its contents. */
+static int fsync_parent_at(int base_fd, char *path, const char *root, inlet_error *err) {
+  char *slash = strrchr(path, '/');
+  int fd;
+  if (!slash) {
+    fd = openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } else if (slash == path) {
+    fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } else {
+    *slash = '\0';
+    fd = openat(base_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    *slash = '/';
+  }
+  if (fd < 0) return os_fail(err, errno, "open parent directory of", root, path);
+  int rc = 0;
+  if (fsync(fd) < 0 && errno != EINVAL) rc = os_fail(err, errno, "fsync parent directory of", root, path);
+  close(fd);
+  return rc;
+}
+
+/* mkdir -p of @p dir relative to @p base_fd (AT_FDCWD for plain paths).
+ * Each directory it creates is made durable by syncing its parent. */
 static int mkdirs_at(int base_fd, const char *dir, const char *root, inlet_error *err) {
   size_t len = strlen(dir);
   if (len == 0) return 0;
@@ -247,7 +270,10 @@ static int mkdirs_at(int base_fd, const char *dir, const char *root, inlet_error
     if (i < len && p[i] != '/') continue;
     char saved = p[i];
     p[i] = '\0';
-    if (mkdirat(base_fd, p, 0777) < 0 && errno != EEXIST) {
+    if (mkdirat(base_fd, p, 0777) == 0) {
+      rc = fsync_parent_at(base_fd, p, root, err);
+      if (rc < 0) break;
+    } else if (errno != EEXIST) {
       rc = os_fail(err, errno, "mkdir", root, p);
       break;
     }
