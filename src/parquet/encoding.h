@@ -1,10 +1,11 @@
 /*
  * Parquet value and level encodings (apache/parquet-format Encodings.md):
  * bit packing, the RLE / bit-packed hybrid (levels, dictionary indices, RLE
- * booleans), PLAIN for every physical type, and dictionary support (a hash
- * table that builds dictionaries while writing, and gathers that expand
- * indices while reading). Also the "spread" helpers that move densely
- * decoded non-null values to their row positions.
+ * booleans), PLAIN for every physical type, DELTA_BINARY_PACKED writing,
+ * and dictionary support (a hash table that builds dictionaries while
+ * writing, and gathers that expand indices while reading). Also the
+ * "spread" helpers that move densely decoded non-null values to their row
+ * positions.
  *
  * Conventions shared by every function here:
  *   - Row ranges: encoders take Arrow-shaped column buffers (see
@@ -13,7 +14,9 @@
  *     Parquet page stores non-null values only.
  *   - Decoders produce exactly the number of values asked for or fail with
  *     INLET_ECORRUPT; they never read past the byte range they were given
- *     and never write past n output values. Messages describe the problem
+ *     (a NULL range of length 0 is fine) and never write past n output
+ *     values (byte-array decoders may scribble in an inlet_buf's spare
+ *     capacity beyond its len, never beyond its cap). Messages describe the problem
  *     only ("bit-packed run needs 40 bytes, 12 left"); the caller prefixes
  *     the file / column / row group with inlet_error_prefix().
  *   - Dictionary indices are uint32_t everywhere.
