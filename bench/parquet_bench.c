@@ -137,12 +137,18 @@ static int cmd_write(int argc, char **argv) {
       return 2;
     }
     i++;
-    if (strcmp(a, "--out") == 0) out = v;
-    else if (strcmp(a, "--codec") == 0) codec = v;
-    else if (strcmp(a, "--rows") == 0) rows = arg_i64(v, a);
-    else if (strcmp(a, "--row-group-rows") == 0) rg_rows = arg_i64(v, a);
-    else if (strcmp(a, "--batch-rows") == 0) batch_rows = arg_i64(v, a);
-    else if (strcmp(a, "--level") == 0) level = arg_i64(v, a);
+    if (strcmp(a, "--out") == 0)
+      out = v;
+    else if (strcmp(a, "--codec") == 0)
+      codec = v;
+    else if (strcmp(a, "--rows") == 0)
+      rows = arg_i64(v, a);
+    else if (strcmp(a, "--row-group-rows") == 0)
+      rg_rows = arg_i64(v, a);
+    else if (strcmp(a, "--batch-rows") == 0)
+      batch_rows = arg_i64(v, a);
+    else if (strcmp(a, "--level") == 0)
+      level = arg_i64(v, a);
     else {
       fprintf(stderr, "parquet_bench: unknown option %s\n", a);
       return 2;
@@ -192,11 +198,12 @@ static int cmd_write(int argc, char **argv) {
   inlet_batch_reset(&batch);
   inlet_schema_reset(&schema);
 
-  printf("{\"side\":\"inlet\",\"op\":\"write\",\"codec\":\"%s\",\"defaults\":%s,\"rows\":%" PRId64
-         ",\"seconds\":%.6f,\"cpu_seconds\":%.6f,\"close_seconds\":%.6f,\"sync\":%s,\"bytes\":%" PRId64
-         ",\"max_rss_kb\":%ld}\n",
-         codec, defaults ? "true" : "false", rows, timed, cpu, close_s, sync ? "true" : "false",
-         bytes, max_rss_kb());
+  printf(
+      "{\"side\":\"inlet\",\"op\":\"write\",\"codec\":\"%s\",\"defaults\":%s,\"rows\":%" PRId64
+      ",\"seconds\":%.6f,\"cpu_seconds\":%.6f,\"close_seconds\":%.6f,\"sync\":%s,\"bytes\":%" PRId64
+      ",\"max_rss_kb\":%ld}\n",
+      codec, defaults ? "true" : "false", rows, timed, cpu, close_s, sync ? "true" : "false", bytes,
+      max_rss_kb());
   return 0;
 }
 
@@ -222,7 +229,8 @@ static int cmd_scan(const char *path) {
   for (int32_t rg = 0; rg < n_rg; rg++) {
     if (inlet_parquet_reader_read_row_group(r, rg, &b, &err) != 0) die(path, &err);
     int64_t n = b.num_rows;
-    for (int c = 0; c < b.schema.n_fields; c++) nulls += b.columns[c].null_count;
+    for (int c = 0; c < b.schema.n_fields; c++)
+      nulls += b.columns[c].null_count;
     const int64_t *ids = (const int64_t *)b.columns[c_id].values;
     const double *amounts = (const double *)b.columns[c_amount].values;
     const int64_t *times = (const int64_t *)b.columns[c_time].values;
@@ -241,8 +249,8 @@ static int cmd_scan(const char *path) {
 
   printf("{\"side\":\"inlet\",\"op\":\"scan\",\"file\":\"%s\",\"rows\":%" PRId64
          ",\"seconds\":%.6f,\"cpu_seconds\":%.6f,\"sum_amount\":%.2f,\"sum_event_id\":%" PRId64
-         ",\"sum_user_len\":%" PRId64 ",\"max_event_time\":%" PRId64
-         ",\"nulls\":%" PRId64 ",\"max_rss_kb\":%ld}\n",
+         ",\"sum_user_len\":%" PRId64 ",\"max_event_time\":%" PRId64 ",\"nulls\":%" PRId64
+         ",\"max_rss_kb\":%ld}\n",
          path, rows, secs, cpu, sum_amount, sum_id, sum_user_len, max_time, nulls, max_rss_kb());
   return 0;
 }

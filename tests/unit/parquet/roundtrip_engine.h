@@ -62,7 +62,8 @@ RT_FN void rt_src_bytes(rt_src *s, const uint8_t *data, size_t len) {
 RT_FN uint64_t rt_u64(rt_src *s) {
   if (s->data) {
     uint64_t v = 0;
-    for (int i = 0; i < 8 && s->pos < s->len; i++) v |= (uint64_t)s->data[s->pos++] << (8 * i);
+    for (int i = 0; i < 8 && s->pos < s->len; i++)
+      v |= (uint64_t)s->data[s->pos++] << (8 * i);
     return v;
   }
   uint64_t z = (s->state += UINT64_C(0x9e3779b97f4a7c15));
@@ -81,24 +82,47 @@ RT_FN uint64_t rt_below(rt_src *s, uint64_t n) {
   return rt_u64(s) % n;
 }
 
-RT_FN bool rt_chance(rt_src *s, unsigned one_in) { return rt_below(s, one_in) == 0; }
+RT_FN bool rt_chance(rt_src *s, unsigned one_in) {
+  return rt_below(s, one_in) == 0;
+}
 
 /* ---- limits ----------------------------------------------------------- */
 
 typedef struct rt_limits {
-  int max_cols;          /* columns per schema, >= 1 */
-  int64_t max_rows;      /* rows per file */
-  int max_batches;       /* writer_write calls per file */
-  int huge_strings;      /* 1 MiB strings allowed per file (0 = none) */
+  int max_cols;     /* columns per schema, >= 1 */
+  int64_t max_rows; /* rows per file */
+  int max_batches;  /* writer_write calls per file */
+  int huge_strings; /* 1 MiB strings allowed per file (0 = none) */
 } rt_limits;
 
 /* ---- schema ----------------------------------------------------------- */
 
 enum {
-  RT_K_BOOL, RT_K_INT8, RT_K_INT16, RT_K_INT32, RT_K_INT64, RT_K_UINT8, RT_K_UINT16,
-  RT_K_UINT32, RT_K_UINT64, RT_K_FLOAT, RT_K_DOUBLE, RT_K_STRING, RT_K_JSON, RT_K_ENUM,
-  RT_K_BINARY, RT_K_BSON, RT_K_FIXED, RT_K_UUID, RT_K_DATE, RT_K_TIME, RT_K_TIMESTAMP,
-  RT_K_DEC32, RT_K_DEC64, RT_K_DECFLBA, RT_K_COUNT
+  RT_K_BOOL,
+  RT_K_INT8,
+  RT_K_INT16,
+  RT_K_INT32,
+  RT_K_INT64,
+  RT_K_UINT8,
+  RT_K_UINT16,
+  RT_K_UINT32,
+  RT_K_UINT64,
+  RT_K_FLOAT,
+  RT_K_DOUBLE,
+  RT_K_STRING,
+  RT_K_JSON,
+  RT_K_ENUM,
+  RT_K_BINARY,
+  RT_K_BSON,
+  RT_K_FIXED,
+  RT_K_UUID,
+  RT_K_DATE,
+  RT_K_TIME,
+  RT_K_TIMESTAMP,
+  RT_K_DEC32,
+  RT_K_DEC64,
+  RT_K_DECFLBA,
+  RT_K_COUNT
 };
 
 /* Fills @p f (name owned by the caller's buffer @p name) with type kind @p k. */
@@ -108,18 +132,18 @@ RT_FN void rt_field_of_kind(rt_src *s, inlet_field *f, int k, char *name) {
   f->field_id = -1;
   inlet_type *t = &f->type;
   static const inlet_type_id simple[] = {
-      [RT_K_BOOL] = INLET_TYPE_BOOL,     [RT_K_INT8] = INLET_TYPE_INT8,
-      [RT_K_INT16] = INLET_TYPE_INT16,   [RT_K_INT32] = INLET_TYPE_INT32,
-      [RT_K_INT64] = INLET_TYPE_INT64,   [RT_K_UINT8] = INLET_TYPE_UINT8,
-      [RT_K_UINT16] = INLET_TYPE_UINT16, [RT_K_UINT32] = INLET_TYPE_UINT32,
-      [RT_K_UINT64] = INLET_TYPE_UINT64, [RT_K_FLOAT] = INLET_TYPE_FLOAT,
-      [RT_K_DOUBLE] = INLET_TYPE_DOUBLE, [RT_K_STRING] = INLET_TYPE_STRING,
-      [RT_K_JSON] = INLET_TYPE_STRING,   [RT_K_ENUM] = INLET_TYPE_STRING,
-      [RT_K_BINARY] = INLET_TYPE_BINARY, [RT_K_BSON] = INLET_TYPE_BINARY,
-      [RT_K_FIXED] = INLET_TYPE_FIXED_BINARY, [RT_K_UUID] = INLET_TYPE_FIXED_BINARY,
-      [RT_K_DATE] = INLET_TYPE_DATE,     [RT_K_TIME] = INLET_TYPE_TIME,
+      [RT_K_BOOL] = INLET_TYPE_BOOL,           [RT_K_INT8] = INLET_TYPE_INT8,
+      [RT_K_INT16] = INLET_TYPE_INT16,         [RT_K_INT32] = INLET_TYPE_INT32,
+      [RT_K_INT64] = INLET_TYPE_INT64,         [RT_K_UINT8] = INLET_TYPE_UINT8,
+      [RT_K_UINT16] = INLET_TYPE_UINT16,       [RT_K_UINT32] = INLET_TYPE_UINT32,
+      [RT_K_UINT64] = INLET_TYPE_UINT64,       [RT_K_FLOAT] = INLET_TYPE_FLOAT,
+      [RT_K_DOUBLE] = INLET_TYPE_DOUBLE,       [RT_K_STRING] = INLET_TYPE_STRING,
+      [RT_K_JSON] = INLET_TYPE_STRING,         [RT_K_ENUM] = INLET_TYPE_STRING,
+      [RT_K_BINARY] = INLET_TYPE_BINARY,       [RT_K_BSON] = INLET_TYPE_BINARY,
+      [RT_K_FIXED] = INLET_TYPE_FIXED_BINARY,  [RT_K_UUID] = INLET_TYPE_FIXED_BINARY,
+      [RT_K_DATE] = INLET_TYPE_DATE,           [RT_K_TIME] = INLET_TYPE_TIME,
       [RT_K_TIMESTAMP] = INLET_TYPE_TIMESTAMP, [RT_K_DEC32] = INLET_TYPE_DECIMAL,
-      [RT_K_DEC64] = INLET_TYPE_DECIMAL, [RT_K_DECFLBA] = INLET_TYPE_DECIMAL};
+      [RT_K_DEC64] = INLET_TYPE_DECIMAL,       [RT_K_DECFLBA] = INLET_TYPE_DECIMAL};
   t->id = simple[k];
   switch (k) {
   case RT_K_JSON: t->ext = INLET_EXT_JSON; break;
@@ -169,7 +193,8 @@ RT_FN int rt_gen_schema(rt_src *s, const rt_limits *lim, inlet_schema *schema, r
 /* 10^p - 1 as a 128-bit integer, the largest unscaled DECIMAL(p) value. */
 RT_FN __int128 rt_dec_max(int32_t p) {
   __int128 v = 1;
-  for (int32_t i = 0; i < p; i++) v *= 10;
+  for (int32_t i = 0; i < p; i++)
+    v *= 10;
   return v - 1;
 }
 
@@ -209,9 +234,9 @@ RT_FN uint64_t rt_gen_int_bits(rt_src *s, int bits, bool sign, bool boundary) {
     switch (rt_below(s, 6)) {
     case 0: return 0;
     case 1: return 1;
-    case 2: return mask; /* -1 or unsigned max */
-    case 3: return sign ? mask >> 1 : mask - 1;                       /* max */
-    case 4: return sign ? (mask >> 1) + 1 : 1;                         /* min */
+    case 2: return mask;                        /* -1 or unsigned max */
+    case 3: return sign ? mask >> 1 : mask - 1; /* max */
+    case 4: return sign ? (mask >> 1) + 1 : 1;  /* min */
     default: return sign ? (mask >> 1) - 1 : mask >> 1;
     }
   }
@@ -228,15 +253,14 @@ RT_FN int64_t rt_sext(uint64_t v, int bits) {
 }
 
 RT_FN int64_t rt_time_day(inlet_time_unit u) {
-  static const int64_t per_day[] = {86400, 86400000, INT64_C(86400000000),
-                                    INT64_C(86400000000000)};
+  static const int64_t per_day[] = {86400, 86400000, INT64_C(86400000000), INT64_C(86400000000000)};
   return per_day[u];
 }
 
 /* Generates one value of @p f into @p v. @p huge (may be NULL) is a 1 MiB
  * buffer used when a huge string is requested through *huge_left. */
-RT_FN void rt_gen_value(rt_src *s, const inlet_field *f, bool boundary, rt_value *v,
-                        uint8_t *huge, size_t huge_len, int *huge_left) {
+RT_FN void rt_gen_value(rt_src *s, const inlet_field *f, bool boundary, rt_value *v, uint8_t *huge,
+                        size_t huge_len, int *huge_left) {
   const inlet_type *t = &f->type;
   memset(v, 0, offsetof(rt_value, buf));
   v->bytes = v->buf;
@@ -287,13 +311,14 @@ RT_FN void rt_gen_value(rt_src *s, const inlet_field *f, bool boundary, rt_value
       if (rt_chance(s, 2)) x = -x;
     }
     unsigned __int128 ux = (unsigned __int128)x;
-    for (int i = 0; i < 16; i++) v->dec[i] = (uint8_t)(ux >> (8 * i));
+    for (int i = 0; i < 16; i++)
+      v->dec[i] = (uint8_t)(ux >> (8 * i));
     break;
   }
   case INLET_TYPE_FIXED_BINARY:
     v->len = (size_t)t->byte_width;
-    for (size_t i = 0; i < v->len; i++) v->buf[i] = boundary ? (uint8_t)(rt_chance(s, 2) ? 0 : 0xff)
-                                                             : (uint8_t)rt_u64(s);
+    for (size_t i = 0; i < v->len; i++)
+      v->buf[i] = boundary ? (uint8_t)(rt_chance(s, 2) ? 0 : 0xff) : (uint8_t)rt_u64(s);
     break;
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
@@ -350,12 +375,12 @@ RT_FN int rt_append_value(inlet_array *a, const inlet_field *f, const rt_value *
 
 /* How a column's rows are drawn. */
 typedef struct rt_colplan {
-  int nulls;          /* 0 none, 1 all, 2 mixed, 3 long runs */
-  unsigned null_in;   /* mixed: a row is null one time in null_in */
-  int values;         /* 0 random, 1 boundary-heavy, 2 few distinct (dictionary) */
-  int64_t run_left;   /* long runs: rows left in the current run */
+  int nulls;        /* 0 none, 1 all, 2 mixed, 3 long runs */
+  unsigned null_in; /* mixed: a row is null one time in null_in */
+  int values;       /* 0 random, 1 boundary-heavy, 2 few distinct (dictionary) */
+  int64_t run_left; /* long runs: rows left in the current run */
   bool run_null;
-  int pool_n;         /* values == 2: pool size */
+  int pool_n; /* values == 2: pool size */
   uint64_t pool_seed;
 } rt_colplan;
 
@@ -370,8 +395,8 @@ RT_FN void rt_plan_column(rt_src *s, const inlet_field *f, rt_colplan *p) {
 }
 
 /* Appends one row of column @p c following its plan. */
-RT_FN int rt_gen_cell(rt_src *s, inlet_array *a, const inlet_field *f, rt_colplan *p,
-                      uint8_t *huge, size_t huge_len, int *huge_left, inlet_error *err) {
+RT_FN int rt_gen_cell(rt_src *s, inlet_array *a, const inlet_field *f, rt_colplan *p, uint8_t *huge,
+                      size_t huge_len, int *huge_left, inlet_error *err) {
   bool is_null = false;
   switch (p->nulls) {
   case 1: is_null = true; break;
@@ -412,13 +437,13 @@ typedef struct rt_case {
   int n_batches;
   inlet_batch batches[RT_MAX_BATCHES];
   int64_t rows;
-  uint8_t *huge; /* owned 1 MiB buffer, or NULL */
+  uint8_t *huge;  /* owned 1 MiB buffer, or NULL */
   char desc[512]; /* what was chosen, for failure messages */
 } rt_case;
 
 static const inlet_compression rt_codecs[] __attribute__((unused)) = {
-    INLET_COMPRESSION_UNCOMPRESSED, INLET_COMPRESSION_SNAPPY, INLET_COMPRESSION_GZIP,
-    INLET_COMPRESSION_ZSTD, INLET_COMPRESSION_LZ4_RAW, INLET_COMPRESSION_BROTLI};
+    INLET_COMPRESSION_UNCOMPRESSED, INLET_COMPRESSION_SNAPPY,  INLET_COMPRESSION_GZIP,
+    INLET_COMPRESSION_ZSTD,         INLET_COMPRESSION_LZ4_RAW, INLET_COMPRESSION_BROTLI};
 #define RT_N_CODECS 6
 
 RT_FN void rt_gen_options(rt_src *s, inlet_parquet_writer_options *o) {
@@ -441,7 +466,8 @@ RT_FN void rt_gen_options(rt_src *s, inlet_parquet_writer_options *o) {
 }
 
 RT_FN void rt_case_reset(rt_case *c) {
-  for (int b = 0; b < c->n_batches; b++) inlet_batch_reset(&c->batches[b]);
+  for (int b = 0; b < c->n_batches; b++)
+    inlet_batch_reset(&c->batches[b]);
   c->n_batches = 0;
   inlet_schema_reset(&c->schema);
   free(c->huge);
@@ -449,11 +475,11 @@ RT_FN void rt_case_reset(rt_case *c) {
 }
 
 /* Fills c->batches with @p rows rows for c->schema, split over random batches. */
-RT_FN int rt_gen_rows(rt_src *s, const rt_limits *lim, rt_case *c, int64_t rows,
-                      inlet_error *err) {
+RT_FN int rt_gen_rows(rt_src *s, const rt_limits *lim, rt_case *c, int64_t rows, inlet_error *err) {
   int n_cols = c->schema.n_fields;
   rt_colplan plans[64];
-  for (int i = 0; i < n_cols; i++) rt_plan_column(s, &c->schema.fields[i], &plans[i]);
+  for (int i = 0; i < n_cols; i++)
+    rt_plan_column(s, &c->schema.fields[i], &plans[i]);
   int huge_left = lim->huge_strings;
   size_t huge_len = (size_t)1 << 20;
   if (huge_left > 0) {
@@ -465,10 +491,12 @@ RT_FN int rt_gen_rows(rt_src *s, const rt_limits *lim, rt_case *c, int64_t rows,
       }
       return INLET_ENOMEM;
     }
-    for (size_t i = 0; i < huge_len; i++) c->huge[i] = (uint8_t)('a' + i % 26);
+    for (size_t i = 0; i < huge_len; i++)
+      c->huge[i] = (uint8_t)('a' + i % 26);
   }
-  int max_b = lim->max_batches < 1 ? 1 : lim->max_batches > RT_MAX_BATCHES ? RT_MAX_BATCHES
-                                                                           : lim->max_batches;
+  int max_b = lim->max_batches < 1                ? 1
+              : lim->max_batches > RT_MAX_BATCHES ? RT_MAX_BATCHES
+                                                  : lim->max_batches;
   c->n_batches = 1 + (int)rt_below(s, (uint64_t)max_b);
   c->rows = rows;
   int64_t left = rows;
@@ -508,10 +536,9 @@ RT_FN void rt_describe(rt_case *c) {
   o += (size_t)snprintf(c->desc + o, sizeof c->desc - o,
                         "rows=%" PRId64 " batches=%d codec=%d level=%d dict=%d page=%" PRId64
                         " rg_bytes=%" PRId64 " rg_rows=%" PRId64 " dict_limit=%" PRId64 " cols=",
-                        c->rows, c->n_batches, (int)c->opts.compression,
-                        c->opts.compression_level, (int)c->opts.dictionary, c->opts.page_bytes,
-                        c->opts.row_group_bytes, c->opts.row_group_max_rows,
-                        c->opts.dictionary_page_bytes);
+                        c->rows, c->n_batches, (int)c->opts.compression, c->opts.compression_level,
+                        (int)c->opts.dictionary, c->opts.page_bytes, c->opts.row_group_bytes,
+                        c->opts.row_group_max_rows, c->opts.dictionary_page_bytes);
   for (int i = 0; i < c->schema.n_fields && o < sizeof c->desc; i++) {
     char tn[64];
     inlet_type_name(&c->schema.fields[i].type, tn, sizeof tn);
@@ -614,8 +641,8 @@ RT_FN int rt_cmp_cell(const inlet_field *f, const inlet_array *e, int64_t i, con
   case INLET_TYPE_BOOL: {
     bool x = inlet_bit_get(e->values, i), y = inlet_bit_get(a->values, j);
     if (x != y)
-      return rt_msg(msg, cap, "column %s row %" PRId64 ": expected %d, read %d", f->name, row,
-                    x, y);
+      return rt_msg(msg, cap, "column %s row %" PRId64 ": expected %d, read %d", f->name, row, x,
+                    y);
     return 0;
   }
   case INLET_TYPE_STRING:
@@ -654,8 +681,7 @@ RT_FN int rt_cmp_cell(const inlet_field *f, const inlet_array *e, int64_t i, con
     char hx[64], hy[64];
     rt_hex(hx, sizeof hx, ep, en);
     rt_hex(hy, sizeof hy, ap, an);
-    return rt_msg(msg, cap,
-                  "column %s row %" PRId64 ": expected %zu bytes %s, read %zu bytes %s",
+    return rt_msg(msg, cap, "column %s row %" PRId64 ": expected %zu bytes %s, read %zu bytes %s",
                   f->name, row, en, hx, an, hy);
   }
   return 0;
@@ -710,7 +736,8 @@ RT_FN int rt_verify(const rt_case *c, const char *path, const int32_t *proj, int
   }
   int32_t cols[64];
   int32_t n_cols = n_proj ? n_proj : c->schema.n_fields;
-  for (int32_t k = 0; k < n_cols; k++) cols[k] = n_proj ? proj[k] : k;
+  for (int32_t k = 0; k < n_cols; k++)
+    cols[k] = n_proj ? proj[k] : k;
   if (n_proj && inlet_parquet_reader_project(r, proj, n_proj, &err) != 0) {
     rc = rt_msg(msg, cap, "reader_project: %s", inlet_errmsg(&err));
     goto done;
@@ -727,15 +754,16 @@ RT_FN int rt_verify(const rt_case *c, const char *path, const int32_t *proj, int
     }
     if (got.num_rows != inlet_parquet_reader_row_group_rows(r, g) ||
         got.schema.n_fields != n_cols) {
-      rc = rt_msg(msg, cap, "row group %d: %" PRId64 " rows x %d columns, footer says %" PRId64
-                  " rows, projected %d", g, got.num_rows, got.schema.n_fields,
-                  inlet_parquet_reader_row_group_rows(r, g), n_cols);
+      rc = rt_msg(
+          msg, cap,
+          "row group %d: %" PRId64 " rows x %d columns, footer says %" PRId64 " rows, projected %d",
+          g, got.num_rows, got.schema.n_fields, inlet_parquet_reader_row_group_rows(r, g), n_cols);
       goto done;
     }
     for (int k = 0; k < n_cols; k++) {
       if (got.columns[k].length != got.num_rows) {
-        rc = rt_msg(msg, cap, "row group %d column %d: %" PRId64 " values for %" PRId64 " rows",
-                    g, cols[k], got.columns[k].length, got.num_rows);
+        rc = rt_msg(msg, cap, "row group %d column %d: %" PRId64 " values for %" PRId64 " rows", g,
+                    cols[k], got.columns[k].length, got.num_rows);
         goto done;
       }
     }
@@ -750,8 +778,7 @@ RT_FN int rt_verify(const rt_case *c, const char *path, const int32_t *proj, int
       }
       for (int k = 0; k < n_cols; k++) {
         const inlet_field *f = &c->schema.fields[cols[k]];
-        rc = rt_cmp_cell(f, &c->batches[b].columns[cols[k]], i, &got.columns[k], j, row, msg,
-                         cap);
+        rc = rt_cmp_cell(f, &c->batches[b].columns[cols[k]], i, &got.columns[k], j, row, msg, cap);
         if (rc) {
           size_t l = strlen(msg);
           snprintf(msg + l, cap - l, " (row group %d, row %" PRId64 " in it)", g, j);
@@ -776,7 +803,8 @@ RT_FN int rt_roundtrip(rt_src *s, const rt_case *c, const char *path, char *msg,
   if (rc == 0 && c->schema.n_fields > 1) {
     int32_t perm[64];
     int32_t n = c->schema.n_fields;
-    for (int32_t k = 0; k < n; k++) perm[k] = k;
+    for (int32_t k = 0; k < n; k++)
+      perm[k] = k;
     for (int32_t k = n - 1; k > 0; k--) {
       int32_t j = (int32_t)rt_below(s, (uint64_t)k + 1), t = perm[k];
       perm[k] = perm[j];

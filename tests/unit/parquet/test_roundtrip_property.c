@@ -86,7 +86,8 @@ static void kind_case_split(rt_src *s, rt_case *c, int k, int nulls, int values,
     for (int col = 0; col < 2; col++)
       for (int64_t r = 0; r < n; r++)
         assert_int_equal(rt_gen_cell(s, &c->batches[b].columns[col], &c->schema.fields[col],
-                                     &plans[col], NULL, 0, NULL, &err), 0);
+                                     &plans[col], NULL, 0, NULL, &err),
+                         0);
     c->batches[b].num_rows = n;
   }
 }
@@ -175,13 +176,13 @@ static void test_roundtrip__decimals_on_each_physical_width(void **state) {
         plan.nulls = col == 0 ? 2 : 0;
         plan.values = (int)(p % 2);
         for (int r = 0; r < 200; r++)
-          assert_int_equal(rt_gen_cell(&s, &c.batches[0].columns[col], &c.schema.fields[col],
-                                       &plan, NULL, 0, NULL, &err), 0);
+          assert_int_equal(rt_gen_cell(&s, &c.batches[0].columns[col], &c.schema.fields[col], &plan,
+                                       NULL, 0, NULL, &err),
+                           0);
       }
       c.batches[0].num_rows = 200;
       char what[64];
-      snprintf(what, sizeof what, "decimal(%d,%d) dict=%d", precisions[p], precisions[p] / 2,
-               dict);
+      snprintf(what, sizeof what, "decimal(%d,%d) dict=%d", precisions[p], precisions[p] / 2, dict);
       check_case(&s, &c, what);
     }
   }
@@ -191,8 +192,8 @@ static void test_roundtrip__tiny_limits_force_many_pages_row_groups_and_fallback
   (void)state;
   rt_src s;
   rt_src_seed(&s, 99);
-  static const int kinds[] = {RT_K_INT64, RT_K_DOUBLE, RT_K_STRING, RT_K_BOOL, RT_K_FIXED,
-                              RT_K_DEC64, RT_K_INT8};
+  static const int kinds[] = {RT_K_INT64, RT_K_DOUBLE, RT_K_STRING, RT_K_BOOL,
+                              RT_K_FIXED, RT_K_DEC64,  RT_K_INT8};
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
     inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
     o.sync_on_close = false;
@@ -248,7 +249,8 @@ static void test_roundtrip__row_count_limit_splits_row_groups_exactly(void **sta
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(inlet_parquet_reader_open(&r, g_path, &ro, &err), 0);
   assert_int_equal(inlet_parquet_reader_num_row_groups(r), 11);
-  for (int32_t g = 0; g < 10; g++) assert_int_equal(inlet_parquet_reader_row_group_rows(r, g), 100);
+  for (int32_t g = 0; g < 10; g++)
+    assert_int_equal(inlet_parquet_reader_row_group_rows(r, g), 100);
   assert_int_equal(inlet_parquet_reader_row_group_rows(r, 10), 50);
   inlet_parquet_reader_free(r);
   int rc = rt_verify(&c, g_path, NULL, 0, msg, sizeof msg);
