@@ -255,6 +255,21 @@ static void test_codec__unsupported_codecs(void **state) {
   inlet_buf_reset(&c);
 }
 
+static void test_codec__compress_out_of_memory(void **state) {
+  (void)state;
+  uint8_t *t = compressible_bytes(5000);
+  for (size_t i = 0; i < N_WRITABLE; i++) {
+    inlet_buf c = INLET_BUF_INIT;
+    inlet_error err = INLET_ERROR_INIT;
+    inlet_alloc_fail_after(0);
+    int rc = inlet_compress(writable[i], 0, t, 5000, &c, &err);
+    inlet_alloc_fail_after(-1);
+    assert_int_equal(rc, INLET_ENOMEM);
+    inlet_buf_reset(&c);
+  }
+  free(t);
+}
+
 static void test_codec__names_parse_and_can_write(void **state) {
   (void)state;
   assert_string_equal(inlet_codec_name(INLET_CODEC_ZSTD), "ZSTD");
@@ -291,6 +306,7 @@ int main(void) {
       cmocka_unit_test(test_codec__lz4_hadoop_framing_with_two_blocks),
       cmocka_unit_test(test_codec__lz4_falls_back_to_raw_block_and_frame),
       cmocka_unit_test(test_codec__unsupported_codecs),
+      cmocka_unit_test(test_codec__compress_out_of_memory),
       cmocka_unit_test(test_codec__names_parse_and_can_write),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

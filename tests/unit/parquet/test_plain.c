@@ -192,6 +192,26 @@ static void test_plain__binary_truncated_is_corrupt(void **state) {
   inlet_buf_reset(&bytes);
 }
 
+static void test_plain__binary_decode_out_of_memory(void **state) {
+  (void)state;
+  const uint8_t page[] = {2, 0, 0, 0, 'h', 'i', 1, 0, 0, 0, '!'};
+  pq_plain_decoder d;
+  pq_plain_init(&d, page, sizeof page);
+  int32_t off[3] = {0};
+  inlet_buf bytes = INLET_BUF_INIT;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_alloc_fail_after(0);
+  int rc = pq_plain_decode_binary(&d, 2, off, &bytes, &err);
+  inlet_alloc_fail_after(-1);
+  assert_int_equal(rc, INLET_ENOMEM);
+  assert_int_equal(d.pos, 0); /* nothing consumed: the caller may retry */
+  inlet_buf_clear(&bytes);
+  assert_int_equal(pq_plain_decode_binary(&d, 2, off, &bytes, &err), 0);
+  assert_int_equal(off[2], 3);
+  assert_memory_equal(bytes.data, "hi!", 3);
+  inlet_buf_reset(&bytes);
+}
+
 static void int96(uint8_t out[12], int64_t nanos, uint32_t julian) {
   memcpy(out, &nanos, 8);
   memcpy(out + 8, &julian, 4);
@@ -291,6 +311,7 @@ int main(void) {
       cmocka_unit_test(test_plain__binary_layout_empty_and_nulls),
       cmocka_unit_test(test_plain__binary_one_mib_strings_roundtrip),
       cmocka_unit_test(test_plain__binary_truncated_is_corrupt),
+      cmocka_unit_test(test_plain__binary_decode_out_of_memory),
       cmocka_unit_test(test_plain__int96_to_micros_and_nanos),
       cmocka_unit_test(test_spread__fixed_offsets_and_bits),
   };
