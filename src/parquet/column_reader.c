@@ -507,6 +507,21 @@ static int page_bytes(chunk_state *s, const uint8_t *src, size_t src_len, int64_
     return cfail(s, err, INLET_ECORRUPT,
                  "uncompressed page size %lld exceeds the column chunk's %lld bytes",
                  (long long)size, (long long)s->max_page_bytes);
+  /* Codecs with a bounded expansion cannot inflate a page past it, so a
+   * hostile size claim costs no allocation (snappy: ~21x, LZ4: ~255x,
+   * deflate: ~1032x; ZSTD and BROTLI have no useful bound). */
+  int64_t ratio = 0;
+  switch (s->cm->codec) {
+  case PQ_CODEC_SNAPPY: ratio = 32; break;
+  case PQ_CODEC_LZ4:
+  case PQ_CODEC_LZ4_RAW: ratio = 300; break;
+  case PQ_CODEC_GZIP: ratio = 1100; break;
+  default: break;
+  }
+  if (ratio && size > (int64_t)src_len * ratio + 1024)
+    return cfail(s, err, INLET_ECORRUPT,
+                 "page of %zu %s bytes cannot inflate to the %lld bytes its header claims",
+                 src_len, pq_codec_name(s->cm->codec), (long long)size);
   inlet_buf_clear(&s->cr->page);
   TRY(inlet_buf_reserve(&s->cr->page, (size_t)size + PAD));
   if (size == 0) {
