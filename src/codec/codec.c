@@ -275,21 +275,33 @@ static inline uint32_t load_be32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Hadoop framing; false unless it parses exactly and fills dst. */
+/*
+ * Hadoop framing; false unless it parses exactly and fills dst. Each block
+ * is [4-byte BE uncompressed size] followed by one or more [4-byte BE
+ * compressed size][raw LZ4 block] chunks that together decompress to that
+ * size (parquet-mr writes one chunk per block; Hadoop's stream may split).
+ */
 static bool lz4_hadoop(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len) {
   size_t in = 0, out = 0;
   if (src_len < 8) return false;
   while (in < src_len) {
     if (src_len - in < 8) return false;
-    uint32_t usize = load_be32(src + in), csize = load_be32(src + in + 4);
-    in += 8;
-    if (csize > src_len - in || usize > dst_len - out || csize > LZ4_MAX_INPUT_SIZE ||
-        usize > INT32_MAX)
-      return false;
-    int n = LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)csize, (int)usize);
-    if (n < 0 || (uint32_t)n != usize) return false;
-    in += csize;
-    out += usize;
+    uint32_t usize = load_be32(src + in);
+    in += 4;
+    if (usize > dst_len - out) return false;
+    const size_t block_end = out + usize;
+    do {
+      if (src_len - in < 4) return false;
+      uint32_t csize = load_be32(src + in);
+      in += 4;
+      if (csize > src_len - in || csize > LZ4_MAX_INPUT_SIZE || csize == 0) return false;
+      size_t room = block_end - out;
+      if (room > INT32_MAX) return false;
+      int n = LZ4_decompress_safe((const char *)src + in, (char *)dst + out, (int)csize, (int)room);
+      if (n < 0 || (n == 0 && room > 0)) return false;
+      in += csize;
+      out += (size_t)n;
+    } while (out < block_end);
   }
   return out == dst_len;
 }

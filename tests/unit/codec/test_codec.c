@@ -225,6 +225,32 @@ static void test_codec__lz4_hadoop_framing_with_two_blocks(void **state) {
   free(t);
 }
 
+static void test_codec__lz4_hadoop_block_split_into_chunks(void **state) {
+  (void)state;
+  uint8_t *t = compressible_bytes(6000);
+  uint8_t frame[20000];
+  /* One block of 6000 bytes written as two chunks of 2500 + 3500. */
+  put_be32(frame, 6000);
+  size_t pos = 4, off = 0;
+  const size_t parts[2] = {2500, 3500};
+  for (int k = 0; k < 2; k++) {
+    int c = LZ4_compress_default((const char *)t + off, (char *)frame + pos + 4, (int)parts[k],
+                                 (int)(sizeof frame - pos - 4));
+    assert_true(c > 0);
+    put_be32(frame + pos, (uint32_t)c);
+    pos += 4 + (size_t)c;
+    off += parts[k];
+  }
+  uint8_t back[6000];
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_decompress(INLET_CODEC_LZ4, frame, pos, back, 6000, &err), 0);
+  assert_memory_equal(back, t, 6000);
+  /* Cut inside the second chunk: no framing parses. */
+  assert_int_equal(inlet_decompress(INLET_CODEC_LZ4, frame, pos - 3, back, 6000, &err),
+                   INLET_ECORRUPT);
+  free(t);
+}
+
 static void test_codec__lz4_falls_back_to_raw_block_and_frame(void **state) {
   (void)state;
   uint8_t *t = compressible_bytes(7000);
@@ -304,6 +330,7 @@ int main(void) {
       cmocka_unit_test(test_codec__truncated_and_garbage_input_is_corrupt),
       cmocka_unit_test(test_codec__gzip_concatenated_members),
       cmocka_unit_test(test_codec__lz4_hadoop_framing_with_two_blocks),
+      cmocka_unit_test(test_codec__lz4_hadoop_block_split_into_chunks),
       cmocka_unit_test(test_codec__lz4_falls_back_to_raw_block_and_frame),
       cmocka_unit_test(test_codec__unsupported_codecs),
       cmocka_unit_test(test_codec__compress_out_of_memory),
