@@ -164,15 +164,26 @@ typedef struct inlet_ingest_options {
   volatile sig_atomic_t *stop; /* when set non-zero: finish the current batch, return 0 */
   int64_t idle_event_ms;       /* IDLE event period; default 1000 */
   int64_t poll_ms;             /* file follow poll period; default 100 */
+  /* Added: create the table with the first batch (all NULL = the table must exist).
+   * When the table has no commit yet, the first batch's commit is version 0: protocol,
+   * metaData (this schema, partition columns, properties) and the batch's data and txn
+   * actions in one atomic commit. Ignored when the table already exists. */
+  const char *create_path;     /* with table == NULL: directory of the table (may not exist) */
+  const inlet_schema *create_schema; /* borrowed for the run */
+  const inlet_table_create_options *create_options; /* partitions, properties, name,
+                                                       description (batches ignored); may be
+                                                       NULL */
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
 #define INLET_INGEST_OPTIONS_INIT                                                          \
   {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
-   false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0}
+   false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
+   NULL, NULL, NULL}
 
 /**
- * Runs an ingester on @p table until the source ends (file without follow,
+ * Runs an ingester on @p table (NULL with options->create_path and
+ * create_schema: the table there is opened or created) until the source ends (file without follow,
  * stdin at EOF), @p once has drained what was available, or *stop is set.
  * @p out (may be NULL) receives the final counters.
  * @return 0, INLET_EINVAL (bad options or source), INLET_EUNSUPPORTED (a

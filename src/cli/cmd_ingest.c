@@ -18,6 +18,7 @@ static const char usage[] =
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|none] [--quiet] [--json]\n"
+    "                    [--create-schema 'DDL']\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -33,7 +34,9 @@ static const char usage[] =
     "A batch is committed at --max-rows (default 1000000), --max-bytes of input (default\n"
     "64MiB) or --max-latency after its first record (default 2s), whichever comes first.\n"
     "--once processes what is available and exits. Bad records go to TABLE/_errors/.\n"
-    "Durations: 250ms, 30s, 5m, 1h, 1d. SIGINT/SIGTERM finish the current batch, exit 0.\n";
+    "Durations: 250ms, 30s, 5m, 1h, 1d. SIGINT/SIGTERM finish the current batch, exit 0.\n"
+    "--create-schema: when TABLE does not exist yet, the first batch's commit creates it\n"
+    "(version 0 holds the table and that batch, one transaction). Ignored once it exists.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -115,7 +118,7 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
 int cmd_ingest(int argc, char **argv) {
   const char *source = NULL, *format = NULL, *max_rows = NULL, *max_bytes = NULL,
              *max_latency = NULL, *app_id = NULL, *event_time = NULL, *lateness = NULL,
-             *late_policy = NULL, *compression = NULL;
+             *late_policy = NULL, *compression = NULL, *create_schema = NULL;
   bool once = false, follow = false, strict = false, quiet = false, json = false;
   const cli_opt opts[] = {
       {"source", &source, NULL},           {"format", &format, NULL},
@@ -125,7 +128,7 @@ int cmd_ingest(int argc, char **argv) {
       {"late-policy", &late_policy, NULL}, {"compression", &compression, NULL},
       {"once", NULL, &once},               {"follow", NULL, &follow},
       {"strict", NULL, &strict},           {"quiet", NULL, &quiet},
-      {"json", NULL, &json},
+      {"json", NULL, &json},               {"create-schema", &create_schema, NULL},
   };
   const char *pos[1];
   int n_pos = 0;
@@ -192,11 +195,23 @@ int cmd_ingest(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: a blocked read returns to check the flag */
   sigaction(SIGTERM, &sa, NULL);
 
+  inlet_schema schema;
+  inlet_schema_init(&schema);
+  if (create_schema && inlet_schema_parse(&schema, create_schema, &err) < 0)
+    return cli_usage_error(usage, "ingest: --create-schema: %s", inlet_errmsg(&err));
   inlet_table *t = NULL;
-  if (inlet_table_open(&t, pos[0], &err) < 0) return cli_fail(&err);
+  if (inlet_table_open(&t, pos[0], &err) < 0) {
+    if (!create_schema || err.code != INLET_ENOTFOUND) {
+      inlet_schema_reset(&schema);
+      return cli_fail(&err);
+    }
+    o.create_path = pos[0]; /* the ingester creates it with the first batch */
+  }
+  if (create_schema) o.create_schema = &schema;
   inlet_ingest_progress p;
   rc = inlet_ingest_run(&p, t, &o, &err);
   inlet_table_free(t);
+  inlet_schema_reset(&schema);
   if (u.line_shown) fputc('\n', stderr);
   if (rc < 0) return cli_fail(&err);
   if (!quiet && !json) {

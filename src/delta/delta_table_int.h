@@ -31,6 +31,12 @@ int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, 
 int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
                              const delta_snapshot *create, const char *params, inlet_error *err);
 
+/* The same with append options (txn actions, operation, metrics): a stream's
+ * first batch creates the table and records its position in one commit. */
+int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
+                                  const delta_snapshot *create, const char *params,
+                                  const inlet_append_options *options, inlet_error *err);
+
 /* Joins root and a relative path; caller frees. */
 char *delta_join_path(const char *root, const char *rel);
 

@@ -112,6 +112,12 @@ int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
   return writer_open(out, table, &o, create, params, err);
 }
 
+int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
+                                  const delta_snapshot *create, const char *params,
+                                  const inlet_append_options *options, inlet_error *err) {
+  return writer_open(out, table, options, create, params, err);
+}
+
 static int writer_open(inlet_table_writer **out, inlet_table *table,
                        const inlet_append_options *options, const delta_snapshot *create,
                        const char *create_params, inlet_error *err) {

@@ -88,6 +88,15 @@ typedef struct ingester {
   int64_t late_xver[STREAM_POS_PARTS];
   inlet_table_writer *lw;
 
+  /* creating the table with the first batch (options create_schema) */
+  bool creating;             /* the table has no commit yet: the next commit is version 0 */
+  inlet_table *owned_table;  /* owned: opened from create_path when no table was given */
+  delta_snapshot cs;         /* version -1 state of the table to create; borrows the
+                                fields below and the caller's schema/options */
+  char *cs_schema_json;      /* owned */
+  delta_kv *cs_conf;         /* owned array (keys/values borrowed from the options) */
+  char cs_id[37];
+
   inlet_ingest_progress prog;
   int64_t now; /* monotonic ms, read once per record */
   char posbuf[96];
@@ -113,6 +122,28 @@ static int load_late_state(ingester *g, inlet_error *err);
 
 static int load_state(ingester *g, inlet_error *err) {
   inlet_snapshot *s = NULL;
+  if (g->creating) {
+    /* Still no commit: start from nothing. A table that appeared meanwhile
+     * (a concurrent creator won version 0) is read like any other. */
+    inlet_error e = INLET_ERROR_INIT;
+    int rc = inlet_table_snapshot(&s, g->table, &e);
+    if (rc == 0) {
+      inlet_snapshot_free(s);
+      s = NULL;
+      g->creating = false;
+    } else if (rc != INLET_ENOTFOUND) {
+      if (err) *err = e;
+      return rc;
+    } else {
+      g->seq = 0;
+      memset(&g->committed, 0, sizeof g->committed);
+      g->wm_committed = INT64_MIN;
+      TRY(load_late_state(g, err));
+      stream_watermark_init(&g->wm, g->o.allowed_lateness_us, g->wm_committed);
+      g->last = g->committed;
+      return 0;
+    }
+  }
   TRY(inlet_table_snapshot(&s, g->table, err));
   int64_t seq = inlet_snapshot_txn_version(s, g->app);
   g->seq = seq < 0 ? 0 : seq;
@@ -237,8 +268,15 @@ static int setup_generated(ingester *g, const inlet_snapshot *s, inlet_error *er
 }
 
 static int setup_schema(ingester *g, inlet_error *err) {
-  inlet_snapshot *s = NULL;
-  TRY(inlet_table_snapshot(&s, g->table, err));
+  inlet_snapshot *s = NULL, created;
+  if (g->creating) {
+    /* The table to create stands in for the snapshot (shallow, not freed). */
+    created.table = g->table;
+    created.snap = g->cs;
+    s = &created;
+  } else {
+    TRY(inlet_table_snapshot(&s, g->table, err));
+  }
   int rc = 0;
   const char *ret = inlet_snapshot_property(s, "delta.setTransactionRetentionDuration");
   if (ret) {
@@ -279,7 +317,7 @@ static int setup_schema(ingester *g, inlet_error *err) {
   }
   rc = setup_generated(g, s, err);
 done:
-  inlet_snapshot_free(s);
+  if (s != &created) inlet_snapshot_free(s);
   return rc;
 }
 
@@ -556,6 +594,7 @@ static int open_writer(ingester *g, inlet_error *err) {
   ao.computes_generated_columns = true; /* fill_derived computes them */
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
   ao.n_extra_txns = g->o.event_time_column ? 4 : 3;
+  if (g->creating) return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, err);
   return inlet_table_writer_open(&g->w, g->table, &ao, err);
 }
 
@@ -823,6 +862,7 @@ static int commit_batch(ingester *g, inlet_error *err) {
   if (rc < 0) goto fail;
   inlet_table_writer_free(g->w);
   g->w = NULL;
+  g->creating = false;
   char from[96], to[96];
   stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
   stream_pos_format(to, sizeof to, g->src->kind, &g->last);
@@ -911,6 +951,90 @@ static void ingester_free(ingester *g) {
   inlet_free(g->late);
   inlet_free(g->dl_dir);
   inlet_table_free(g->late_table);
+  inlet_free(g->cs_schema_json);
+  inlet_free(g->cs_conf);
+  inlet_table_free(g->owned_table);
+}
+
+static bool has_ntz(const inlet_field *f, int32_t n) {
+  for (int32_t i = 0; i < n; i++)
+    if ((f[i].type.id == INLET_TYPE_TIMESTAMP && !f[i].type.utc) ||
+        has_ntz(f[i].children, f[i].n_children))
+      return true;
+  return false;
+}
+
+/* The version -1 state whose commit creates the table, as inlet_table_create
+ * writes it: protocol 1/2 (3/7 with the timestampNtz feature when the schema
+ * has timestamp_ntz), metaData with a fresh id. */
+static int build_create(ingester *g, inlet_error *err) {
+  const inlet_schema *sc = g->o.create_schema;
+  inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
+  const inlet_table_create_options *co = g->o.create_options ? g->o.create_options : &dflt;
+  FAIL_IF(sc->n_fields == 0, err, INLET_EINVAL, "ingest: the create schema has no column");
+  FAIL_IF(co->n_partition_columns < 0 || co->n_properties < 0 || co->n_properties > 256, err,
+          INLET_EINVAL, "ingest: bad create options (partition columns or properties)");
+  for (int32_t i = 0; i < co->n_partition_columns; i++)
+    FAIL_IF(inlet_schema_find(sc, co->partition_columns[i]) < 0, err, INLET_EINVAL,
+            "partition column \"%s\" is not in the schema", co->partition_columns[i]);
+  TRY(delta_schema_to_json(&g->cs_schema_json, sc, err));
+  g->cs_conf = inlet_calloc(co->n_properties ? (size_t)co->n_properties : 1, sizeof *g->cs_conf);
+  if (!g->cs_conf) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < co->n_properties; i++)
+    g->cs_conf[i] = (delta_kv){(char *)co->property_keys[i], (char *)co->property_values[i]};
+  delta_uuid4(g->cs_id);
+  static char *ntz_features[] = {"timestampNtz"};
+  memset(&g->cs, 0, sizeof g->cs);
+  g->cs.version = -1;
+  g->cs.checkpoint_version = -1;
+  if (has_ntz(sc->fields, sc->n_fields))
+    g->cs.protocol = (delta_protocol){3, 7, 1, ntz_features, 1, ntz_features};
+  else
+    g->cs.protocol = (delta_protocol){1, 2, 0, NULL, 0, NULL};
+  delta_metadata *m = &g->cs.metadata;
+  m->id = g->cs_id;
+  m->name = (char *)co->name;
+  m->description = (char *)co->description;
+  m->format = "parquet";
+  m->schema_string = g->cs_schema_json;
+  m->n_partition_columns = co->n_partition_columns;
+  m->partition_columns = (char **)co->partition_columns;
+  m->n_configuration = co->n_properties;
+  m->configuration = g->cs_conf;
+  m->created_time = delta_now_ms();
+  g->cs.schema = *sc;
+  g->cs.has_schema = true;
+  return 0;
+}
+
+/* With create options: opens the table at create_path when none was given,
+ * and notes whether it has to be created. */
+static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
+  if (!*table) {
+    FAIL_IF(!g->o.create_path || !g->o.create_schema, err, INLET_EINVAL,
+            "ingest: no table (give one, or create_path and create_schema)");
+    size_t n = strlen(g->o.create_path) + sizeof "/_delta_log";
+    char *log = inlet_malloc(n);
+    if (!log) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    snprintf(log, n, "%s/_delta_log", g->o.create_path);
+    int rc = mkdirs(log, err);
+    inlet_free(log);
+    TRY(rc);
+    TRY(inlet_table_open(&g->owned_table, g->o.create_path, err));
+    *table = g->owned_table;
+  }
+  if (!g->o.create_schema) return 0;
+  inlet_snapshot *s = NULL;
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = inlet_table_snapshot(&s, *table, &e);
+  inlet_snapshot_free(s);
+  if (rc == 0) return 0;
+  if (rc != INLET_ENOTFOUND) {
+    if (err) *err = e;
+    return rc;
+  }
+  g->creating = true;
+  return build_create(g, err);
 }
 
 static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *options,
@@ -936,6 +1060,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->prog.lag_ms = -1;
   g->prog.lag_bytes = -1;
   g->wm.value = INT64_MIN;
+  TRY(setup_create(g, &table, err));
+  g->table = table;
   if (g->o.app_id) {
     FAIL_IF(!*g->o.app_id || strlen(g->o.app_id) >= sizeof g->app - 8, err, INLET_EINVAL,
             "bad app id");
