@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmd_help.h"
 #include "cmd_ingest.h"
 #include "cmd_maint.h"
 #include "cmd_table.h"
@@ -31,7 +32,9 @@ static const char usage_text[] =
     "                                  NDJSON or CSV to Parquet\n"
     "  create TABLE --schema 'DDL' [--partition-by COLS] [--property K=V ...]\n"
     "  append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
-    "  scan TABLE [--version N | --as-of TS] [--format ndjson|csv|table] [--limit N]\n"
+    "  scan TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
+    "             [--format table|csv|ndjson|parquet] [--output FILE] [--explain]\n"
+    "                                  query a snapshot, skipping what cannot match\n"
     "  history TABLE [--json] [--limit N]\n"
     "  describe TABLE [--json]\n"
     "  checkpoint TABLE\n"
@@ -48,6 +51,7 @@ static const char usage_text[] =
     "\n"
     "Options:\n"
     "  -h, --help                      show help (also after a command)\n"
+    "  help COMMAND                    a command's help; help --man prints the man page\n"
     "  --version                       print the version\n";
 
 int cli_error(const char *fmt, ...) {
@@ -160,6 +164,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
     printf("inlet %s\n", INLET_VERSION_STRING);
     rc = CLI_OK;
+  } else if (strcmp(cmd, "help") == 0 && argc > 2) {
+    rc = cmd_help(argc - 1, argv + 1, usage_text);
   } else if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     fputs(usage_text, stdout);
     rc = CLI_OK;
