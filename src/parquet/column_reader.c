@@ -546,6 +546,11 @@ static int rows_left_check(chunk_state *s, int64_t nv, inlet_error *err) {
 
 static int grow_levels(chunk_state *s, size_t extra, inlet_error *err) {
   pq_column_reader *cr = s->cr;
+  /* The chunk's num_values counts its levels: no page may claim more. */
+  if ((int64_t)extra > s->cm->num_values - (int64_t)cr->n_levels)
+    return cfail(s, err, INLET_ECORRUPT,
+                 "page has %zu levels but the column chunk has %lld in all (%zu read)", extra,
+                 (long long)s->cm->num_values, cr->n_levels);
   size_t need = cr->n_levels + extra + 1; /* never NULL, even for empty pages */
   if (need <= cr->levels_cap) return 0;
   size_t cap = cr->levels_cap * 2 > need ? cr->levels_cap * 2 : need;
