@@ -47,7 +47,7 @@ static const char usage_text[] =
     "                                  auto-compaction and log cleanup companion\n"
     "  ingest TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...\n"
     "                                  stream records into the table, exactly once\n"
-    "  demo [DIR]                      write, read back and check 200 sample events\n"
+    "  demo [DIR] [--seed N]           the walkthrough: stream, watermark, compaction, time travel\n"
     "\n"
     "Options:\n"
     "  -h, --help                      show help (also after a command)\n"
