@@ -15,7 +15,13 @@
 static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|none]\n"
-    "                    [--expected-version N] [--app-id ID --app-version N]\n";
+    "                    [--expected-version N] [--app-id ID --app-version N]\n"
+    "Appends the rows of FILEs (converted to the table schema) as one atomic commit.\n"
+    "  --format F          input format (default: by extension, else ndjson)\n"
+    "  --skip-bad          skip records that do not convert (default: fail)\n"
+    "  --compression C     data file codec (default snappy)\n"
+    "  --expected-version N  commit only if the table is still at version N (else a conflict)\n"
+    "  --app-id ID --app-version N  record a txn action (exactly-once progress)\n";
 
 #define MAX_FILES 1024
 

@@ -4,7 +4,10 @@
 #include "cli.h"
 #include "cmd_table.h"
 
-static const char usage[] = "usage: inlet checkpoint TABLE\n";
+static const char usage[] =
+    "usage: inlet checkpoint TABLE\n"
+    "Writes a checkpoint of the latest version (Parquet) and updates _delta_log/_last_checkpoint,\n"
+    "so readers replay the log from there.\n";
 
 int cmd_checkpoint(int argc, char **argv) {
   const char *pos[1];

@@ -10,7 +10,14 @@
 
 static const char usage[] =
     "usage: inlet create TABLE --schema 'DDL' [--partition-by COL[,COL...]]\n"
-    "                    [--property KEY=VALUE ...] [--name NAME] [--description TEXT]\n";
+    "                    [--property KEY=VALUE ...] [--name NAME] [--description TEXT]\n"
+    "Creates an empty Delta table (version 0) at directory TABLE.\n"
+    "  --schema DDL        columns as Spark/Delta DDL, e.g. 'id long not null, user string,\n"
+    "                      amount decimal(10,2), event_time timestamp, day date'\n"
+    "  --partition-by C,D  partition columns (top-level schema columns)\n"
+    "  --property K=V      a table property (metaData.configuration), repeatable, e.g.\n"
+    "                      delta.checkpointInterval=10, inlet.autoCompact=true\n"
+    "  --name, --description  metaData.name and metaData.description\n";
 
 #define MAX_PROPS 256
 #define MAX_PARTS 64

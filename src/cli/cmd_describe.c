@@ -9,7 +9,11 @@
 #include "cli.h"
 #include "cmd_table.h"
 
-static const char usage[] = "usage: inlet describe TABLE [--json]\n";
+static const char usage[] =
+    "usage: inlet describe TABLE [--json]\n"
+    "Describes the latest snapshot from the log alone: version, commits, compactions, last\n"
+    "commit time, files, bytes, rows, small files, partitions, schema, properties, protocol.\n"
+    "  --json  the same as one JSON object\n";
 
 int cmd_describe(int argc, char **argv) {
   bool json = false;

@@ -10,7 +10,11 @@
 #include "cli.h"
 #include "cmd_table.h"
 
-static const char usage[] = "usage: inlet history TABLE [--json] [--limit N]\n";
+static const char usage[] =
+    "usage: inlet history TABLE [--json] [--limit N]\n"
+    "Lists the table's commits, newest first: version, time, operation, parameters, metrics.\n"
+    "  --json     a JSON array: version, timestamp, operation, parameters, metrics\n"
+    "  --limit N  at most N commits\n";
 
 static void print_json_string(const char *s) {
   putchar('"');

@@ -10,7 +10,11 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: inlet parquet cat FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]\n";
+    "usage: inlet parquet cat FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]\n"
+    "Prints the rows of a Parquet file.\n"
+    "  --format F   ndjson (default; refcheck's canonical values), csv (RFC 4180), table\n"
+    "  --columns    only these top-level columns, in this order\n"
+    "  --limit N    at most N rows\n";
 
 int cmd_parquet_cat(int argc, char **argv) {
   const char *format = "ndjson", *columns = NULL, *limit_s = NULL;

@@ -11,7 +11,10 @@
 
 #include "cli.h"
 
-static const char usage[] = "usage: inlet parquet meta FILE [--json]\n";
+static const char usage[] =
+    "usage: inlet parquet meta FILE [--json]\n"
+    "Prints the footer: row groups, column chunks, encodings, codecs, sizes, statistics.\n"
+    "  --json  as one JSON object\n";
 
 typedef enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ } jkind;
 

@@ -6,7 +6,9 @@
 
 #include "cli.h"
 
-static const char usage[] = "usage: inlet parquet schema FILE\n";
+static const char usage[] =
+    "usage: inlet parquet schema FILE\n"
+    "Prints the file's schema as DDL (the form --schema and create accept).\n";
 
 /* Back-quotes names that the DDL parser would not read as plain words. */
 static void print_name(const char *name) {
