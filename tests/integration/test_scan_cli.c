@@ -147,6 +147,27 @@ static void test_scan_cli__explain_counts_files(void **state) {
   tu_result_free(&r);
 }
 
+static void test_scan_cli__man_page_generated_from_help_texts(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' help --man", INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_true(strncmp(r.out, ".TH INLET 1 ", 12) == 0);
+  const char *sections[] = {".SS create\n", ".SS append\n", ".SS ingest\n", ".SS scan\n",
+                            ".SS history\n", ".SS describe\n", ".SS compact\n", ".SS vacuum\n",
+                            ".SS parquet convert\n", ".SH EXIT STATUS\n"};
+  for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
+    if (!strstr(r.out, sections[i])) fail_msg("man page lacks %s", sections[i]);
+  /* The scan section is scan's --help, roff-escaped. */
+  assert_non_null(strstr(r.out, "\\-\\-where EXPR"));
+  tu_result_free(&r);
+  snprintf(cmd, sizeof cmd, "'%s' help scan", INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_true(strncmp(r.out, "usage: inlet scan TABLE", 23) == 0);
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_scan_cli__columns_where_csv, setup, teardown),
@@ -155,6 +176,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_scan_cli__parquet_output_reads_back_in_duckdb, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_scan_cli__explain_counts_files, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_scan_cli__man_page_generated_from_help_texts, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
