@@ -439,8 +439,9 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
   if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
-  inlet_batch b;
+  inlet_batch b, nb;
   memset(&b, 0, sizeof b);
+  memset(&nb, 0, sizeof nb);
   int rc = inlet_parquet_reader_open(&r, abs, NULL, err);
   inlet_free(abs);
   if (rc < 0) {
@@ -448,22 +449,42 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
     return rc;
   }
   const inlet_schema *fs = inlet_parquet_reader_schema(r);
-  int32_t nd = c->data_schema.n_fields;
-  idx = inlet_calloc((size_t)nd + 1, sizeof *idx);
-  FAIL_GOTO(!idx, err, INLET_ENOMEM, "out of memory");
+  int32_t nd = c->data_schema.n_fields, n_proj = 0;
+  idx = inlet_calloc((size_t)nd + 1, sizeof *idx);     /* file column of each table column */
+  int32_t *proj = inlet_calloc((size_t)nd + 1, sizeof *proj);
+  if (!idx || !proj) {
+    inlet_free(proj);
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    goto done;
+  }
   for (int32_t i = 0; i < nd; i++) {
     const inlet_field *tf = &c->data_schema.fields[i];
     int k = inlet_schema_find(fs, tf->name);
-    /* Schema evolution (a column added later) would need null filling;
-     * such files are left for a rewrite that handles it. */
-    FAIL_GOTO(k < 0, err, INLET_EUNSUPPORTED, "cannot compact \"%s\": it lacks column \"%s\"",
-              a->path, tf->name);
-    FAIL_GOTO(!same_type(tf, &fs->fields[k]), err, INLET_EUNSUPPORTED,
-              "cannot compact \"%s\": column \"%s\" has another type than the table's", a->path,
-              tf->name);
-    idx[i] = k;
+    idx[i] = -1;
+    if (k < 0) {
+      /* A column added to the table after the file was written: nulls,
+       * as readers see it (PROTOCOL.md "Schema Evolution"). */
+      if (tf->nullable) continue;
+      inlet_free(proj);
+      rc = inlet_fail(err, INLET_ECORRUPT, "\"%s\" lacks NOT NULL column \"%s\"", a->path,
+                      tf->name);
+      goto done;
+    }
+    if (!same_type(tf, &fs->fields[k])) {
+      inlet_free(proj);
+      rc = inlet_fail(err, INLET_EUNSUPPORTED, "cannot compact \"%s\": column \"%s\" has "
+                      "another type than the table's", a->path, tf->name);
+      goto done;
+    }
+    idx[i] = n_proj;
+    proj[n_proj++] = k;
   }
-  TRY_GOTO(inlet_parquet_reader_project(r, idx, nd, err));
+  /* Projecting nothing would mean "all columns" to the reader. */
+  rc = n_proj ? inlet_parquet_reader_project(r, proj, n_proj, err)
+              : inlet_fail(err, INLET_EUNSUPPORTED, "cannot compact \"%s\": it holds none of "
+                           "the table's columns", a->path);
+  inlet_free(proj);
+  if (rc < 0) goto done;
   int64_t file_rows = inlet_parquet_reader_num_rows(r);
   FAIL_GOTO(stats_rows >= 0 && stats_rows != file_rows, err, INLET_ECORRUPT,
             "\"%s\": stats say %lld rows, the file holds %lld", a->path, (long long)stats_rows,
@@ -476,37 +497,52 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       inlet_error_prefix(err, "compacting \"%s\" row group %d", a->path, (int)g);
       goto done;
     }
-    for (int32_t i = 0; i < nd; i++)
-      FAIL_GOTO(!c->data_schema.fields[i].nullable && b.columns[i].null_count > 0, err,
-                INLET_ECORRUPT, "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path,
-                (int)g, c->data_schema.fields[i].name);
+    FAIL_GOTO(b.schema.n_fields != n_proj, err, INLET_EINTERNAL, "\"%s\": projection of %d "
+              "columns read %d", a->path, (int)n_proj, (int)b.schema.n_fields);
+    /* Re-lay the columns in the table's data schema (moving buffers, not
+     * copying): the file's fields may differ in order, nullability or
+     * metadata, and may lack columns added later. */
+    TRY_GOTO(inlet_batch_init(&nb, &c->data_schema, err));
+    for (int32_t i = 0; i < nd; i++) {
+      const inlet_field *tf = &c->data_schema.fields[i];
+      if (idx[i] >= 0) {
+        inlet_array t = nb.columns[i];
+        nb.columns[i] = b.columns[idx[i]];
+        b.columns[idx[i]] = t;
+        FAIL_GOTO(!tf->nullable && nb.columns[i].null_count > 0, err, INLET_ECORRUPT,
+                  "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path, (int)g,
+                  tf->name);
+      } else {
+        for (int64_t k = 0; k < b.num_rows; k++)
+          TRY_GOTO(inlet_array_append_null(&nb.columns[i], tf, err));
+      }
+    }
+    nb.num_rows = b.num_rows;
     got += b.num_rows;
     if (c->o.n_sort_by > 0) {
       if (sb->n == sb->cap) {
         size_t nc = sb->cap ? sb->cap * 2 : 8;
-        inlet_batch *nb = inlet_realloc(sb->batches, nc * sizeof *nb);
-        FAIL_GOTO(!nb, err, INLET_ENOMEM, "out of memory");
-        sb->batches = nb;
+        inlet_batch *nbs = inlet_realloc(sb->batches, nc * sizeof *nbs);
+        FAIL_GOTO(!nbs, err, INLET_ENOMEM, "out of memory");
+        sb->batches = nbs;
         sb->cap = nc;
       }
-      sb->rows += b.num_rows;
-      sb->bytes += inlet_batch_memory(&b);
-      sb->batches[sb->n++] = b; /* moved */
-      memset(&b, 0, sizeof b);
+      sb->rows += nb.num_rows;
+      sb->bytes += inlet_batch_memory(&nb);
+      sb->batches[sb->n++] = nb; /* moved */
+      memset(&nb, 0, sizeof nb);
       if (sb->bytes >= c->rg_bytes) TRY_GOTO(flush_sorted(c, u, first_out, dir, sb, err));
       continue;
     }
-    /* The file's fields may differ in nullability or metadata only: write a
-     * view with the table's data schema over the decoded columns. */
-    inlet_batch view = b;
-    view.schema = c->data_schema;
-    TRY_GOTO(emit(c, u, first_out, dir, &view, err));
+    TRY_GOTO(emit(c, u, first_out, dir, &nb, err));
+    inlet_batch_reset(&nb);
   }
   FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT, "\"%s\": footer says %lld rows, row groups "
             "hold %lld", a->path, (long long)file_rows, (long long)got);
   *rows = got;
 done:
   inlet_batch_reset(&b);
+  inlet_batch_reset(&nb);
   inlet_free(idx);
   inlet_parquet_reader_free(r);
   return rc;
