@@ -435,7 +435,8 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
    * of catching up is then independent of the log's length. Writers never
    * skip a version (they try each in turn), so the first missing name ends
    * the log; a directory listing (no base) also detects gaps. */
-  bool probed = base && mode == DELTA_SNAP_LATEST;
+  bool probed = base && (mode == DELTA_SNAP_LATEST ||
+                         (mode == DELTA_SNAP_VERSION && arg >= base->version));
   int64_t hv = -1;
   int32_t hparts = 1;
   bool hinted = !probed && use_hint && read_hint(st, &hv, &hparts);
