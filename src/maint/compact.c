@@ -787,6 +787,30 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
   }
 }
 
+/* Compaction copies values and writes plain adds: tables whose writer
+ * features need more (physical column names, row ids kept across
+ * rewrites, Iceberg metadata) are refused whole. Features that constrain
+ * new data only (CHECK, generated/identity columns, appendOnly, change data
+ * feed: dataChange=false rewrites produce no change data) are fine. */
+static int check_protocol(const delta_snapshot *s, inlet_error *err) {
+  static const char *const ok[] = {"appendOnly",      "invariants",     "checkConstraints",
+                                   "generatedColumns", "identityColumns", "changeDataFeed",
+                                   "timestampNtz",    "domainMetadata", "vacuumProtocolCheck",
+                                   "deletionVectors", "v2Checkpoint",   NULL};
+  const char *cm = delta_metadata_conf(&s->metadata, "delta.columnMapping.mode");
+  FAIL_IF(cm && strcmp(cm, "none") != 0, err, INLET_EUNSUPPORTED,
+          "cannot compact a table with column mapping (mode \"%s\")", cm);
+  const delta_protocol *p = &s->protocol;
+  if (p->min_writer < 7) return 0;
+  for (int32_t i = 0; i < p->n_writer_features; i++) {
+    bool known = false;
+    for (const char *const *k = ok; *k; k++) known |= strcmp(*k, p->writer_features[i]) == 0;
+    FAIL_IF(!known, err, INLET_EUNSUPPORTED, "cannot compact: table requires writer feature "
+            "\"%s\", which compaction cannot honour", p->writer_features[i]);
+  }
+  return 0;
+}
+
 int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
                         const inlet_compact_options *options, inlet_error *err) {
   inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
@@ -808,6 +832,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.seen_version = c.snap.version;
   res.read_version = c.snap.version;
   FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
+  TRY_GOTO(check_protocol(&c.snap, err));
   c.target = c.o.target_size ? c.o.target_size
                              : maint_conf_size(&c.snap.metadata, "delta.targetFileSize",
                                                DEFAULT_TARGET);
