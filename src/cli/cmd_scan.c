@@ -178,7 +178,9 @@ int cmd_scan(int argc, char **argv) {
   so.explain = explain;
   if (inlet_scan_open(&sc, s, &so, &err) < 0) {
     if (err.code == INLET_EINVAL || err.code == INLET_ENOTFOUND) {
-      fprintf(stderr, "inlet: --where: %s\n", inlet_errmsg(&err));
+      /* Predicate errors start with "column N:" (a position in --where). */
+      bool in_where = where && strncmp(inlet_errmsg(&err), "column ", 7) == 0;
+      fprintf(stderr, "inlet: %s%s\n", in_where ? "--where: " : "--columns: ", inlet_errmsg(&err));
       rc = CLI_USAGE;
       goto done;
     }
