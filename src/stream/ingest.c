@@ -858,7 +858,9 @@ static int commit_batch(ingester *g, inlet_error *err) {
   set_metrics_and_txns(g);
   int64_t version = -1;
   rc = inlet_table_writer_commit(g->w, &version, &e);
-  if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+  /* EEXISTS: another process created the table first; append to it instead. */
+  if (rc == INLET_ECONFLICT || (rc == INLET_EEXISTS && g->creating))
+    return on_conflict(g, &e, err);
   if (rc < 0) goto fail;
   inlet_table_writer_free(g->w);
   g->w = NULL;

@@ -6,8 +6,8 @@
  * written by the ingester (txn actions present). Expected values come from
  * the walkthrough's specification (10 batches of 20 events), not from the
  * demo's output. Also: the same seed gives the same events, a non-demo
- * directory is refused, --ingest --create-schema creates a table with its
- * first batch.
+ * directory is refused, `inlet ingest --create-schema` creates a table with
+ * its first batch, and two ingesters racing to create it both land once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,12 +161,42 @@ static void test_demo__ingest_create_schema_makes_version_0(void **state) {
   tu_rmtree(base);
 }
 
+/* Two ingesters (different sources) both creating the table: one commits
+ * version 0, the other finds it there, replays its batch as version 1. */
+static void test_demo__concurrent_creators_both_land_once(void **state) {
+  (void)state;
+  char *base = tu_mkdtemp("demo-race");
+  char a[4200], b[4200], table[4200];
+  snprintf(a, sizeof a, "%s/a.ndjson", base);
+  snprintf(b, sizeof b, "%s/b.ndjson", base);
+  snprintf(table, sizeof table, "%s/t", base);
+  tu_result r;
+  tu_sh(&r, "seq 1 50 | sed 's/.*/{\"id\":&}/' > '%s' && seq 51 100 | sed 's/.*/{\"id\":&}/' "
+            "> '%s'", a, b);
+  tu_result_free(&r);
+  for (int round = 0; round < 3; round++) {
+    tu_sh(&r, "rm -rf '%s'; for s in '%s' '%s'; do '%s' ingest '%s' --source \"file:$s\" --once "
+              "--quiet --create-schema 'id long' & done; wait; ls '%s/_delta_log' | grep -c json; "
+              "find '%s' -name '*.parquet' | wc -l",
+          table, a, b, INLET_BIN, table, table, table);
+    assert_int_equal(r.status, 0);
+    int commits = 0, files = 0;
+    assert_int_equal(sscanf(r.out, "%d %d", &commits, &files), 2);
+    assert_int_equal(commits, 2);
+    assert_int_equal(files, 2); /* the loser's first attempt left no orphan */
+    tu_result_free(&r);
+    assert_int_equal(refcheck_rows(table, -1), 100);
+  }
+  tu_rmtree(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_demo__evidence_and_refcheck),
       cmocka_unit_test(test_demo__same_seed_same_events),
       cmocka_unit_test(test_demo__refuses_a_foreign_directory),
       cmocka_unit_test(test_demo__ingest_create_schema_makes_version_0),
+      cmocka_unit_test(test_demo__concurrent_creators_both_land_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
