@@ -1,0 +1,191 @@
+/*
+ * Ingest benchmark (issue 5, "Operability", bench/): end-to-end NDJSON file
+ * -> Delta table throughput of the real `inlet ingest` binary with its
+ * default batch settings, measured from outside (wall time, the child's user
+ * + system CPU time and peak RSS from wait4), then a check of the table's log:
+ * every commit holds at most 1,000,000 rows and carries the exactly-once txn
+ * actions (Delta PROTOCOL.md "Transaction Identifiers").
+ *
+ *   ingest_bench gen FILE ROWS          seed-shaped NDJSON events
+ *   ingest_bench run INLET TABLE FILE   create TABLE, time `inlet ingest`
+ *
+ * Row i of the data uses h = (i * 2654435761) mod 2^32, the formulas of
+ * parquet_bench.c and duckdb_side.mjs: event_id i, user "user_" + (h >> 8) %
+ * 1000, amount ((h >> 4) % 1000000) / 100, event_time 1700000000 s + i ms +
+ * h % 1000 us as an ISO-8601 UTC timestamp. Prints one JSON line.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void civil(int64_t days, int *y, int *m, int *d) {
+  /* days since 1970-01-01 -> proleptic Gregorian date (H. Hinnant's algorithm) */
+  days += 719468;
+  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  int64_t doe = days - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+  *y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+static int gen(const char *path, int64_t rows) {
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    perror(path);
+    return 1;
+  }
+  static char buf[1 << 20];
+  setvbuf(f, buf, _IOFBF, sizeof buf);
+  for (int64_t i = 0; i < rows; i++) {
+    uint32_t h = (uint32_t)((uint64_t)i * 2654435761u);
+    int64_t us = INT64_C(1700000000000000) + i * 1000 + h % 1000;
+    int64_t secs = us / 1000000, frac = us % 1000000;
+    int y, mo, d;
+    civil(secs / 86400, &y, &mo, &d);
+    int64_t sod = secs % 86400;
+    uint32_t cents = (h >> 4) % 1000000;
+    fprintf(f,
+            "{\"event_id\":%" PRId64 ",\"user\":\"user_%u\",\"amount\":%u.%02u,"
+            "\"event_time\":\"%04d-%02d-%02dT%02d:%02d:%02d.%06dZ\"}\n",
+            i, (h >> 8) % 1000, cents / 100, cents % 100, y, mo, d, (int)(sod / 3600),
+            (int)(sod / 60 % 60), (int)(sod % 60), (int)frac);
+  }
+  if (fclose(f) != 0) {
+    perror(path);
+    return 1;
+  }
+  struct stat st;
+  if (stat(path, &st) != 0) return 1;
+  printf("{\"side\":\"gen\",\"rows\":%" PRId64 ",\"bytes\":%lld}\n", rows, (long long)st.st_size);
+  return 0;
+}
+
+/* Runs argv, returns its exit status; *ru gets its resource usage. */
+static int run_child(char *const argv[], struct rusage *ru, int quiet_stdout) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    if (quiet_stdout) {
+      FILE *n = freopen("/dev/null", "w", stdout);
+      (void)n;
+    }
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  int st = 0;
+  while (wait4(pid, &st, 0, ru) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* Scans every commit of TABLE/_delta_log: rows per commit (numRecords of its
+ * add actions) and whether it has the ingester's txn actions. */
+static int check_log(const char *table, int64_t *commits, int64_t *rows, int64_t *max_rows,
+                     int64_t *without_txn) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/_delta_log", table);
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  struct dirent *e;
+  *commits = *rows = *max_rows = *without_txn = 0;
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n != 25 || strcmp(e->d_name + 20, ".json") != 0) continue;
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(p, "r");
+    if (!f) continue;
+    int64_t c_rows = 0;
+    int has_txn = 0, has_add = 0;
+    static char line[1 << 16];
+    while (fgets(line, sizeof line, f)) {
+      if (strncmp(line, "{\"txn\"", 6) == 0) has_txn = 1;
+      if (strncmp(line, "{\"add\"", 6) == 0) {
+        has_add = 1;
+        const char *nr = strstr(line, "numRecords");
+        if (nr) {
+          nr += strlen("numRecords");
+          while (*nr && (*nr < '0' || *nr > '9')) nr++;
+          c_rows += strtoll(nr, NULL, 10);
+        }
+      }
+    }
+    fclose(f);
+    if (!has_add) continue; /* e.g. the create commit */
+    (*commits)++;
+    *rows += c_rows;
+    if (c_rows > *max_rows) *max_rows = c_rows;
+    if (!has_txn) (*without_txn)++;
+  }
+  closedir(d);
+  return 0;
+}
+
+static int run(char *inlet, char *table, const char *file) {
+  struct stat st;
+  if (stat(file, &st) != 0) {
+    perror(file);
+    return 1;
+  }
+  struct rusage ru;
+  char *create[] = {inlet, "create", table, "--schema",
+                    "event_id long not null, user string, amount double, event_time timestamp",
+                    NULL};
+  if (run_child(create, &ru, 1) != 0) {
+    fprintf(stderr, "ingest_bench: inlet create %s failed\n", table);
+    return 1;
+  }
+  char src[4096];
+  snprintf(src, sizeof src, "file:%s", file);
+  char *ingest[] = {inlet, "ingest", table, "--source", src, "--quiet", NULL};
+  double t0 = now_s();
+  int rc = run_child(ingest, &ru, 1);
+  double secs = now_s() - t0;
+  if (rc != 0) {
+    fprintf(stderr, "ingest_bench: inlet ingest exited %d\n", rc);
+    return 1;
+  }
+  double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+  int64_t commits, rows, max_rows, without_txn;
+  if (check_log(table, &commits, &rows, &max_rows, &without_txn) != 0) {
+    fprintf(stderr, "ingest_bench: cannot read %s/_delta_log\n", table);
+    return 1;
+  }
+  printf("{\"side\":\"inlet\",\"op\":\"ingest\",\"rows\":%" PRId64 ",\"bytes\":%lld,"
+         "\"seconds\":%.3f,\"cpu_seconds\":%.3f,\"user_seconds\":%.3f,"
+         "\"rows_per_s_wall\":%.0f,\"rows_per_s_cpu\":%.0f,\"mb_per_s_wall\":%.1f,"
+         "\"mb_per_s_cpu\":%.1f,\"max_rss_kb\":%ld,\"commits\":%" PRId64
+         ",\"max_rows_per_commit\":%" PRId64 ",\"commits_without_txn\":%" PRId64 "}\n",
+         rows, (long long)st.st_size, secs, cpu,
+         (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, (double)rows / secs,
+         (double)rows / cpu, (double)st.st_size / 1e6 / secs, (double)st.st_size / 1e6 / cpu,
+         ru.ru_maxrss, commits, max_rows, without_txn);
+  return (max_rows > 1000000 || without_txn > 0) ? 2 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 4 && strcmp(argv[1], "gen") == 0) return gen(argv[2], strtoll(argv[3], NULL, 10));
+  if (argc == 5 && strcmp(argv[1], "run") == 0) return run(argv[2], argv[3], argv[4]);
+  fprintf(stderr, "usage: ingest_bench gen FILE ROWS | run INLET TABLE FILE\n");
+  return 2;
+}

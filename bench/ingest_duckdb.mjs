@@ -1,0 +1,76 @@
+// DuckDB side of the ingest benchmark (issue 5, "Operability", bench/):
+// single-threaded (SET threads=1) read_ndjson of the same NDJSON file with the
+// table's column types -> COPY TO parquet (snappy, inlet ingest's default
+// codec), best of --repeat runs; then counts the rows of the written file.
+// Prints one JSON line. DuckDB's COPY does not fsync and writes no log.
+//
+//   node ingest_duckdb.mjs --file F --out O [--repeat K]
+//
+// @duckdb/node-api is loaded from $BENCH_NODE_MODULES (a directory holding
+// node_modules/), else from beside this script or the working directory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PKG = '@duckdb/node-api';
+
+function findDuckDB() {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const dirs = [process.env.BENCH_NODE_MODULES, here, process.cwd()].filter(Boolean);
+  for (const d of dirs) {
+    if (fs.existsSync(path.join(d, 'node_modules', PKG))) return path.resolve(d);
+  }
+  throw new Error(`cannot find node_modules/${PKG} in ${dirs.join(', ')}; set BENCH_NODE_MODULES`);
+}
+
+const o = { file: null, out: null, repeat: 1 };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i += 2) {
+  const [a, v] = [argv[i], argv[i + 1]];
+  if (v === undefined) throw new Error(`${a} needs a value`);
+  if (a === '--file') o.file = v;
+  else if (a === '--out') o.out = v;
+  else if (a === '--repeat') o.repeat = Number(v);
+  else throw new Error(`unknown option ${a}`);
+}
+if (!o.file || !o.out) throw new Error('--file and --out are required');
+
+const sqlStr = s => "'" + String(s).replace(/'/g, "''") + "'";
+const seconds = t0 => Number(process.hrtime.bigint() - t0) / 1e9;
+// The query runs on a worker thread of this process; with threads=1 DuckDB
+// adds no others, so the process CPU time around it is DuckDB's.
+const cpuSeconds = c0 => { const d = process.cpuUsage(c0); return (d.user + d.system) / 1e6; };
+
+async function main() {
+  const req = createRequire(path.join(findDuckDB(), 'package.json'));
+  const duckdb = await import(pathToFileURL(req.resolve(PKG)).href);
+  const inst = await duckdb.DuckDBInstance.create(':memory:');
+  const con = await inst.connect();
+  await con.run('SET threads=1');
+  const version = (await con.runAndReadAll('SELECT version()')).getRows()[0][0];
+  const cols = `{'event_id': 'BIGINT', 'user': 'VARCHAR', 'amount': 'DOUBLE', 'event_time': 'TIMESTAMP'}`;
+  const sql = `COPY (SELECT * FROM read_ndjson(${sqlStr(o.file)}, columns = ${cols}))
+    TO ${sqlStr(o.out)} (FORMAT parquet, COMPRESSION snappy)`;
+  let best = Infinity, bestCpu = Infinity;
+  for (let k = 0; k < o.repeat; k++) {
+    fs.rmSync(o.out, { force: true });
+    const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
+    await con.run(sql);
+    best = Math.min(best, seconds(t0));
+    bestCpu = Math.min(bestCpu, cpuSeconds(c0));
+  }
+  const rows = Number((await con.runAndReadAll(
+    `SELECT count(*)::BIGINT FROM read_parquet(${sqlStr(o.out)})`)).getRows()[0][0]);
+  const bytes = fs.statSync(o.file).size;
+  process.stdout.write(JSON.stringify({ side: 'duckdb', op: 'read_ndjson_copy', version, rows, bytes,
+    seconds: +best.toFixed(3), cpu_seconds: +bestCpu.toFixed(3),
+    rows_per_s_wall: Math.round(rows / best), rows_per_s_cpu: Math.round(rows / bestCpu),
+    mb_per_s_wall: +(bytes / 1e6 / best).toFixed(1), mb_per_s_cpu: +(bytes / 1e6 / bestCpu).toFixed(1),
+    out_bytes: fs.statSync(o.out).size, max_rss_kb: process.resourceUsage().maxRSS }) + '\n');
+}
+
+main().catch(e => {
+  process.stderr.write(`ingest_duckdb: ${e.message}\n`);
+  process.exit(1);
+});
