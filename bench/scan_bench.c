@@ -88,10 +88,14 @@ int main(int argc, char **argv) {
   int64_t rows = 10000000, files = 40;
   int repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--dir")) dir = argv[i + 1];
-    else if (!strcmp(argv[i], "--rows")) rows = atoll(argv[i + 1]);
-    else if (!strcmp(argv[i], "--files")) files = atoll(argv[i + 1]);
-    else if (!strcmp(argv[i], "--repeat")) repeat = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--dir"))
+      dir = argv[i + 1];
+    else if (!strcmp(argv[i], "--rows"))
+      rows = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--files"))
+      files = atoll(argv[i + 1]);
+    else if (!strcmp(argv[i], "--repeat"))
+      repeat = atoi(argv[i + 1]);
   }
   if (!dir || rows <= 0 || files <= 0 || repeat <= 0) {
     fprintf(stderr, "usage: scan_bench --dir D [--rows N] [--files F] [--repeat K]\n");
@@ -165,12 +169,13 @@ int main(int argc, char **argv) {
     inlet_snapshot_free(s);
     inlet_table_free(t);
   }
-  printf("{\"engine\":\"inlet\",\"rows\":%lld,\"files\":%lld,\"where\":\"%s\",\"build_seconds\":%.3f,"
-         "\"seconds\":%.4f,\"cpu_seconds\":%.4f,\"count\":%lld,\"sum_event_id\":%lld,"
-         "\"sum_amount\":%.2f,\"sum_user_len\":%lld,\"files_read\":%lld,\"files_skipped\":%lld,"
-         "\"rows_decoded\":%lld}\n",
-         (long long)rows, (long long)live, where, build_s, best, best_cpu, (long long)count,
-         (long long)sum_id, sum_amount, (long long)sum_len, (long long)ss.files_read,
-         (long long)ss.files_skipped, (long long)ss.rows_read);
+  printf(
+      "{\"engine\":\"inlet\",\"rows\":%lld,\"files\":%lld,\"where\":\"%s\",\"build_seconds\":%.3f,"
+      "\"seconds\":%.4f,\"cpu_seconds\":%.4f,\"count\":%lld,\"sum_event_id\":%lld,"
+      "\"sum_amount\":%.2f,\"sum_user_len\":%lld,\"files_read\":%lld,\"files_skipped\":%lld,"
+      "\"rows_decoded\":%lld}\n",
+      (long long)rows, (long long)live, where, build_s, best, best_cpu, (long long)count,
+      (long long)sum_id, sum_amount, (long long)sum_len, (long long)ss.files_read,
+      (long long)ss.files_skipped, (long long)ss.rows_read);
   return 0;
 }

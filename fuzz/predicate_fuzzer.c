@@ -24,7 +24,8 @@ static const char *DDL =
 static const char *ROWS =
     "{\"id\":1,\"user\":\"ann\",\"amount\":\"0.10\",\"score\":1.5,\"ts\":\"2024-05-01T10:00:00Z\","
     "\"flag\":true,\"day\":\"2024-05-01\",\"small\":-3,\"tags\":[\"a\"]}\n"
-    "{\"id\":2,\"user\":null,\"amount\":\"2.00\",\"score\":\"NaN\",\"ts\":\"2024-05-01T12:00:00.000500Z\","
+    "{\"id\":2,\"user\":null,\"amount\":\"2.00\",\"score\":\"NaN\",\"ts\":\"2024-05-01T12:00:00."
+    "000500Z\","
     "\"flag\":false,\"day\":\"2024-05-02\",\"small\":7}\n"
     "{\"id\":-3,\"user\":\"o'neil\",\"amount\":null,\"score\":null,\"ts\":null,\"flag\":null,"
     "\"day\":null,\"small\":null}\n"

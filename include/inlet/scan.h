@@ -67,28 +67,29 @@ INLET_API int inlet_predicate_eval(const inlet_predicate *p, const inlet_batch *
 /* ---- scans -------------------------------------------------------------- */
 
 typedef struct inlet_scan_options {
-  int version;                 /* INLET_SCAN_OPTIONS_VERSION */
-  int32_t n_columns;           /* 0: every column, in schema order */
-  const char *const *columns;  /* output columns, in this order (case-insensitive) */
-  const char *where;           /* predicate text, NULL for all rows */
-  int64_t limit;               /* at most this many rows; -1 for no limit */
-  bool explain;                /* record per-file and per-row-group decisions */
+  int version;                /* INLET_SCAN_OPTIONS_VERSION */
+  int32_t n_columns;          /* 0: every column, in schema order */
+  const char *const *columns; /* output columns, in this order (case-insensitive) */
+  const char *where;          /* predicate text, NULL for all rows */
+  int64_t limit;              /* at most this many rows; -1 for no limit */
+  bool explain;               /* record per-file and per-row-group decisions */
 } inlet_scan_options;
 
 #define INLET_SCAN_OPTIONS_VERSION 1
-#define INLET_SCAN_OPTIONS_INIT {INLET_SCAN_OPTIONS_VERSION, 0, NULL, NULL, -1, false}
+#define INLET_SCAN_OPTIONS_INIT                                                                    \
+  { INLET_SCAN_OPTIONS_VERSION, 0, NULL, NULL, -1, false }
 
 /** What a scan did so far. */
 typedef struct inlet_scan_stats {
-  int64_t files;                  /* live files in the snapshot */
-  int64_t files_pruned;           /* by partition values */
-  int64_t files_skipped;          /* by add.stats */
-  int64_t files_read;             /* opened (so far) */
-  int64_t row_groups;             /* in files opened */
-  int64_t row_groups_skipped;     /* by Parquet statistics */
+  int64_t files;              /* live files in the snapshot */
+  int64_t files_pruned;       /* by partition values */
+  int64_t files_skipped;      /* by add.stats */
+  int64_t files_read;         /* opened (so far) */
+  int64_t row_groups;         /* in files opened */
+  int64_t row_groups_skipped; /* by Parquet statistics */
   int64_t row_groups_read;
-  int64_t rows_read;              /* decoded */
-  int64_t rows_matched;           /* returned (after limit) */
+  int64_t rows_read;    /* decoded */
+  int64_t rows_matched; /* returned (after limit) */
 } inlet_scan_stats;
 
 typedef struct inlet_scan inlet_scan;

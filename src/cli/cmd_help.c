@@ -15,9 +15,9 @@
 #include "inlet/version.h"
 
 static const char *const commands[] = {
-    "create", "append", "ingest", "scan", "history", "describe", "checkpoint", "compact",
-    "vacuum", "maintain", "demo", "parquet schema", "parquet meta", "parquet cat",
-    "parquet convert"};
+    "create",   "append",         "ingest",       "scan",        "history",
+    "describe", "checkpoint",     "compact",      "vacuum",      "maintain",
+    "demo",     "parquet schema", "parquet meta", "parquet cat", "parquet convert"};
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
 /* Writes @p text as roff body text: backslashes escaped, lines that would
@@ -26,9 +26,12 @@ static void roff_text(const char *text) {
   bool bol = true;
   for (const char *p = text; *p; p++) {
     if (bol && (*p == '.' || *p == '\'')) fputs("\\&", stdout);
-    if (*p == '\\') fputs("\\e", stdout);
-    else if (*p == '-' ) fputs("\\-", stdout);
-    else putchar(*p);
+    if (*p == '\\')
+      fputs("\\e", stdout);
+    else if (*p == '-')
+      fputs("\\-", stdout);
+    else
+      putchar(*p);
     bol = *p == '\n';
   }
   if (!bol) putchar('\n');

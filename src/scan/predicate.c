@@ -23,27 +23,38 @@ typedef enum sc_nkind { N_CONST, N_CMP, N_IN, N_ISNULL, N_AND, N_OR, N_NOT } sc_
 
 struct sc_node {
   sc_nkind kind;
-  uint8_t constv;    /* N_CONST: SC_* */
-  sc_op op;          /* N_CMP */
-  int32_t col;       /* N_CMP, N_IN, N_ISNULL: schema index */
-  sc_kind vk;        /* comparison kind of the column */
-  bool negate;       /* N_IN: NOT IN; N_ISNULL: IS NOT NULL */
-  bool in_has_null;  /* N_IN: a NULL among the literals */
-  inlet_array lits;  /* owned: N_CMP one literal, N_IN the non-null list */
-  sc_node *a, *b;    /* owned children (N_NOT uses a) */
+  uint8_t constv;   /* N_CONST: SC_* */
+  sc_op op;         /* N_CMP */
+  int32_t col;      /* N_CMP, N_IN, N_ISNULL: schema index */
+  sc_kind vk;       /* comparison kind of the column */
+  bool negate;      /* N_IN: NOT IN; N_ISNULL: IS NOT NULL */
+  bool in_has_null; /* N_IN: a NULL among the literals */
+  inlet_array lits; /* owned: N_CMP one literal, N_IN the non-null list */
+  sc_node *a, *b;   /* owned children (N_NOT uses a) */
 };
 
 /* ---- values ----------------------------------------------------------- */
 
 sc_kind sc_kind_of(const inlet_type *t) {
   switch (t->id) {
-  case INLET_TYPE_BOOL: case INLET_TYPE_INT8: case INLET_TYPE_INT16: case INLET_TYPE_INT32:
-  case INLET_TYPE_INT64: case INLET_TYPE_UINT8: case INLET_TYPE_UINT16: case INLET_TYPE_UINT32:
-  case INLET_TYPE_DATE: case INLET_TYPE_TIME: case INLET_TYPE_TIMESTAMP: return SCK_I64;
+  case INLET_TYPE_BOOL:
+  case INLET_TYPE_INT8:
+  case INLET_TYPE_INT16:
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_INT64:
+  case INLET_TYPE_UINT8:
+  case INLET_TYPE_UINT16:
+  case INLET_TYPE_UINT32:
+  case INLET_TYPE_DATE:
+  case INLET_TYPE_TIME:
+  case INLET_TYPE_TIMESTAMP: return SCK_I64;
   case INLET_TYPE_UINT64: return SCK_U64;
-  case INLET_TYPE_FLOAT: case INLET_TYPE_DOUBLE: return SCK_F64;
+  case INLET_TYPE_FLOAT:
+  case INLET_TYPE_DOUBLE: return SCK_F64;
   case INLET_TYPE_DECIMAL: return SCK_I128;
-  case INLET_TYPE_STRING: case INLET_TYPE_BINARY: case INLET_TYPE_FIXED_BINARY: return SCK_BYTES;
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY:
+  case INLET_TYPE_FIXED_BINARY: return SCK_BYTES;
   default: return SCK_NONE;
   }
 }
@@ -58,7 +69,8 @@ void sc_value_get(sc_value *v, sc_kind k, const inlet_type *t, const inlet_array
     case INLET_TYPE_INT16: v->i = ((const int16_t *)a->values)[r]; break;
     case INLET_TYPE_UINT16: v->i = ((const uint16_t *)a->values)[r]; break;
     case INLET_TYPE_UINT32: v->i = ((const uint32_t *)a->values)[r]; break;
-    case INLET_TYPE_INT32: case INLET_TYPE_DATE: v->i = ((const int32_t *)a->values)[r]; break;
+    case INLET_TYPE_INT32:
+    case INLET_TYPE_DATE: v->i = ((const int32_t *)a->values)[r]; break;
     case INLET_TYPE_TIME:
       v->i = t->unit <= INLET_UNIT_MILLI ? ((const int32_t *)a->values)[r]
                                          : ((const int64_t *)a->values)[r];
@@ -68,8 +80,8 @@ void sc_value_get(sc_value *v, sc_kind k, const inlet_type *t, const inlet_array
     break;
   case SCK_U64: v->u = ((const uint64_t *)a->values)[r]; break;
   case SCK_F64:
-    v->d = t->id == INLET_TYPE_FLOAT ? ((const float *)a->values)[r]
-                                     : ((const double *)a->values)[r];
+    v->d =
+        t->id == INLET_TYPE_FLOAT ? ((const float *)a->values)[r] : ((const double *)a->values)[r];
     break;
   case SCK_I128: {
     sc_i128 q;
@@ -126,8 +138,9 @@ int sc_literal_parse(inlet_array *out, const inlet_field *field, const char *s, 
      * it (a number for a string column is its digits). */
     rc = text_append_scalar(&c, out, field, is_number ? TOK_NUMBER : TOK_TEXT, s, n, false);
   }
-  if (rc < 0) snprintf(reason, reason_cap, "%s", rc == INLET_EINVAL && c.reason[0] ? c.reason
-                                                                                  : c.err.message);
+  if (rc < 0)
+    snprintf(reason, reason_cap, "%s",
+             rc == INLET_EINVAL && c.reason[0] ? c.reason : c.err.message);
   inlet_buf_reset(&c.scratch);
   return rc;
 }
@@ -153,7 +166,16 @@ void inlet_predicate_free(inlet_predicate *p) {
 /* ---- parser --------------------------------------------------------------- */
 
 typedef enum tok_kind {
-  T_END, T_IDENT, T_QIDENT, T_NUMBER, T_STRING, T_LPAREN, T_RPAREN, T_COMMA, T_OP, T_BAD
+  T_END,
+  T_IDENT,
+  T_QIDENT,
+  T_NUMBER,
+  T_STRING,
+  T_LPAREN,
+  T_RPAREN,
+  T_COMMA,
+  T_OP,
+  T_BAD
 } tok_kind;
 
 typedef struct tok {
@@ -188,24 +210,30 @@ static int perr(parser *ps, int code, size_t pos, const char *fmt, ...) {
   if (to - from > 120) to = from + 120;
   char line[128], caret[128];
   size_t k = 0;
-  for (size_t i = from; i < to; i++) line[k++] = ps->src[i] == '\n' || ps->src[i] == '\t' ? ' ' : ps->src[i];
+  for (size_t i = from; i < to; i++)
+    line[k++] = ps->src[i] == '\n' || ps->src[i] == '\t' ? ' ' : ps->src[i];
   line[k] = 0;
   size_t c = pos - from + (from ? 3 : 0);
   if (c > 123) c = 123;
   memset(caret, ' ', c);
   caret[c] = '^';
   caret[c + 1] = 0;
-  return inlet_fail(ps->err, code, "column %zu: %s\n  %s%s\n  %s", pos + 1, why,
-                    from ? "..." : "", line, caret);
+  return inlet_fail(ps->err, code, "column %zu: %s\n  %s%s\n  %s", pos + 1, why, from ? "..." : "",
+                    line, caret);
 }
 
-static bool is_ident_start(int c) { return isalpha(c) || c == '_'; }
-static bool is_ident_char(int c) { return isalnum(c) || c == '_' || c == '.'; }
+static bool is_ident_start(int c) {
+  return isalpha(c) || c == '_';
+}
+static bool is_ident_char(int c) {
+  return isalnum(c) || c == '_' || c == '.';
+}
 
 static void next_tok(parser *ps) {
   const char *s = ps->src;
   size_t p = ps->pos;
-  while (p < ps->len && isspace((unsigned char)s[p])) p++;
+  while (p < ps->len && isspace((unsigned char)s[p]))
+    p++;
   tok *t = &ps->t;
   t->pos = p;
   t->len = 0;
@@ -217,7 +245,8 @@ static void next_tok(parser *ps) {
   unsigned char c = (unsigned char)s[p];
   size_t q = p + 1;
   if (is_ident_start(c)) {
-    while (q < ps->len && is_ident_char((unsigned char)s[q])) q++;
+    while (q < ps->len && is_ident_char((unsigned char)s[q]))
+      q++;
     t->kind = T_IDENT;
   } else if (isdigit(c) || ((c == '-' || c == '+' || c == '.') && q < ps->len &&
                             (isdigit((unsigned char)s[q]) || s[q] == '.'))) {
@@ -251,7 +280,7 @@ static void next_tok(parser *ps) {
     t->kind = T_RPAREN;
   } else if (c == ',') {
     t->kind = T_COMMA;
-  } else if (c == '=' ) {
+  } else if (c == '=') {
     t->kind = T_OP;
     t->op = OP_EQ;
     if (q < ps->len && s[q] == '=') q++;
@@ -262,8 +291,10 @@ static void next_tok(parser *ps) {
   } else if (c == '<') {
     t->kind = T_OP;
     t->op = OP_LT;
-    if (q < ps->len && s[q] == '=') t->op = OP_LE, q++;
-    else if (q < ps->len && s[q] == '>') t->op = OP_NE, q++;
+    if (q < ps->len && s[q] == '=')
+      t->op = OP_LE, q++;
+    else if (q < ps->len && s[q] == '>')
+      t->op = OP_NE, q++;
   } else if (c == '>') {
     t->kind = T_OP;
     t->op = OP_GT;
@@ -289,17 +320,20 @@ static const char *tok_desc(const parser *ps, char *buf, size_t cap) {
 static int expect_fail(parser *ps, const char *what) {
   char b[64];
   if (ps->t.kind == T_BAD)
-    return perr(ps, INLET_EINVAL, ps->t.pos, "%s", ps->src[ps->t.pos] == '\'' || ps->src[ps->t.pos] == '"' ||
-                                               ps->src[ps->t.pos] == '`'
-                                               ? "unterminated quote"
-                                               : "unexpected character");
-  return perr(ps, INLET_EINVAL, ps->t.pos, "expected %s, found %s", what, tok_desc(ps, b, sizeof b));
+    return perr(ps, INLET_EINVAL, ps->t.pos, "%s",
+                ps->src[ps->t.pos] == '\'' || ps->src[ps->t.pos] == '"' || ps->src[ps->t.pos] == '`'
+                    ? "unterminated quote"
+                    : "unexpected character");
+  return perr(ps, INLET_EINVAL, ps->t.pos, "expected %s, found %s", what,
+              tok_desc(ps, b, sizeof b));
 }
 
 static sc_node *new_node(parser *ps, sc_nkind k) {
   sc_node *n = inlet_calloc(1, sizeof *n);
-  if (!n) inlet_fail(ps->err, INLET_ENOMEM, "out of memory parsing a predicate");
-  else n->kind = k;
+  if (!n)
+    inlet_fail(ps->err, INLET_ENOMEM, "out of memory parsing a predicate");
+  else
+    n->kind = k;
   return n;
 }
 
@@ -393,9 +427,9 @@ static int parse_literal(parser *ps, int32_t col, inlet_array *arr, bool *is_nul
     case INLET_TYPE_FLOAT: arc = inlet_array_append_float(arr, (float)v.d, ps->err); break;
     case INLET_TYPE_DOUBLE: arc = inlet_array_append_double(arr, v.d, ps->err); break;
     case INLET_TYPE_DECIMAL: arc = inlet_array_append_decimal(arr, one.values, ps->err); break;
-    case INLET_TYPE_STRING: case INLET_TYPE_BINARY: case INLET_TYPE_FIXED_BINARY:
-      arc = inlet_array_append_bytes(arr, f, v.p, v.n, ps->err);
-      break;
+    case INLET_TYPE_STRING:
+    case INLET_TYPE_BINARY:
+    case INLET_TYPE_FIXED_BINARY: arc = inlet_array_append_bytes(arr, f, v.p, v.n, ps->err); break;
     default: arc = inlet_array_append_int(arr, f, v.i, ps->err); break;
     }
     inlet_array_reset(&one);
@@ -558,8 +592,7 @@ static int parse_primary(parser *ps, sc_node **out) {
     if (ps->t.kind != T_RPAREN) {
       node_free(*out);
       *out = NULL;
-      if (ps->t.kind == T_END)
-        return perr(ps, INLET_EINVAL, open, "unclosed parenthesis");
+      if (ps->t.kind == T_END) return perr(ps, INLET_EINVAL, open, "unclosed parenthesis");
       return expect_fail(ps, "')'");
     }
     next_tok(ps);
@@ -576,8 +609,10 @@ static int parse_primary(parser *ps, sc_node **out) {
     /* lit op col: the literal is typed by the column, so find it first and
      * then re-read the literal. */
     size_t lit_pos = ps->t.pos;
-    uint8_t konst = is_kw(ps, "TRUE") ? SC_TRUE : is_kw(ps, "FALSE") ? SC_FALSE
-                    : is_kw(ps, "NULL") ? SC_NULL : 255;
+    uint8_t konst = is_kw(ps, "TRUE")    ? SC_TRUE
+                    : is_kw(ps, "FALSE") ? SC_FALSE
+                    : is_kw(ps, "NULL")  ? SC_NULL
+                                         : 255;
     if (is_kw(ps, "DATE") || is_kw(ps, "TIMESTAMP")) next_tok(ps);
     next_tok(ps);
     if (ps->t.kind != T_OP) {
@@ -741,12 +776,30 @@ static bool op_holds(sc_op op, int c) {
 /* Fast path: int64-backed columns (long, timestamp) against one literal. */
 static void cmp_i64_vec(const int64_t *v, int64_t n, sc_op op, int64_t lit, uint8_t *out) {
   switch (op) {
-  case OP_EQ: for (int64_t r = 0; r < n; r++) out[r] = v[r] == lit; break;
-  case OP_NE: for (int64_t r = 0; r < n; r++) out[r] = v[r] != lit; break;
-  case OP_LT: for (int64_t r = 0; r < n; r++) out[r] = v[r] < lit; break;
-  case OP_LE: for (int64_t r = 0; r < n; r++) out[r] = v[r] <= lit; break;
-  case OP_GT: for (int64_t r = 0; r < n; r++) out[r] = v[r] > lit; break;
-  default: for (int64_t r = 0; r < n; r++) out[r] = v[r] >= lit; break;
+  case OP_EQ:
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] == lit;
+    break;
+  case OP_NE:
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] != lit;
+    break;
+  case OP_LT:
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] < lit;
+    break;
+  case OP_LE:
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] <= lit;
+    break;
+  case OP_GT:
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] > lit;
+    break;
+  default:
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] >= lit;
+    break;
   }
 }
 
@@ -757,7 +810,8 @@ static int eval_node(const inlet_predicate *p, const sc_node *nd, const inlet_ba
   case N_CONST: memset(out, nd->constv, (size_t)n); return 0;
   case N_ISNULL: {
     const inlet_array *a = &b->columns[nd->col];
-    for (int64_t r = 0; r < n; r++) out[r] = inlet_array_is_valid(a, r) == nd->negate;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = inlet_array_is_valid(a, r) == nd->negate;
     return 0;
   }
   case N_CMP: {
@@ -808,7 +862,8 @@ static int eval_node(const inlet_predicate *p, const sc_node *nd, const inlet_ba
   }
   case N_NOT:
     TRY(eval_node(p, nd->a, b, out, err));
-    for (int64_t r = 0; r < n; r++) out[r] = out[r] == SC_NULL ? SC_NULL : !out[r];
+    for (int64_t r = 0; r < n; r++)
+      out[r] = out[r] == SC_NULL ? SC_NULL : !out[r];
     return 0;
   case N_AND:
   case N_OR: {
@@ -821,11 +876,13 @@ static int eval_node(const inlet_predicate *p, const sc_node *nd, const inlet_ba
       if (nd->kind == N_AND) {
         for (int64_t r = 0; r < n; r++)
           out[r] = (out[r] == SC_FALSE || tmp[r] == SC_FALSE) ? SC_FALSE
-                   : (out[r] == SC_NULL || tmp[r] == SC_NULL) ? SC_NULL : SC_TRUE;
+                   : (out[r] == SC_NULL || tmp[r] == SC_NULL) ? SC_NULL
+                                                              : SC_TRUE;
       } else {
         for (int64_t r = 0; r < n; r++)
-          out[r] = (out[r] == SC_TRUE || tmp[r] == SC_TRUE) ? SC_TRUE
-                   : (out[r] == SC_NULL || tmp[r] == SC_NULL) ? SC_NULL : SC_FALSE;
+          out[r] = (out[r] == SC_TRUE || tmp[r] == SC_TRUE)   ? SC_TRUE
+                   : (out[r] == SC_NULL || tmp[r] == SC_NULL) ? SC_NULL
+                                                              : SC_FALSE;
       }
     }
     inlet_free(tmp);
@@ -869,12 +926,30 @@ static int cmp_possible(sc_kind k, sc_op op, const sc_colstats *s, const sc_valu
   bool point = s->has_min && s->has_max && c_lo == 0 && c_hi == 0;
   bool may_t, may_f;
   switch (op) {
-  case OP_EQ: may_t = c_lo <= 0 && c_hi >= 0; may_f = !point; break;
-  case OP_NE: may_t = !point; may_f = c_lo <= 0 && c_hi >= 0; break;
-  case OP_LT: may_t = c_lo < 0; may_f = c_hi >= 0; break;
-  case OP_LE: may_t = c_lo <= 0; may_f = c_hi > 0; break;
-  case OP_GT: may_t = c_hi > 0; may_f = c_lo <= 0; break;
-  default: may_t = c_hi >= 0; may_f = c_lo < 0; break;
+  case OP_EQ:
+    may_t = c_lo <= 0 && c_hi >= 0;
+    may_f = !point;
+    break;
+  case OP_NE:
+    may_t = !point;
+    may_f = c_lo <= 0 && c_hi >= 0;
+    break;
+  case OP_LT:
+    may_t = c_lo < 0;
+    may_f = c_hi >= 0;
+    break;
+  case OP_LE:
+    may_t = c_lo <= 0;
+    may_f = c_hi > 0;
+    break;
+  case OP_GT:
+    may_t = c_hi > 0;
+    may_f = c_lo <= 0;
+    break;
+  default:
+    may_t = c_hi >= 0;
+    may_f = c_lo < 0;
+    break;
   }
   return (may_t ? SC_MAY_TRUE : 0) | (may_f ? SC_MAY_FALSE : 0);
 }
@@ -892,8 +967,10 @@ static int combine(sc_nkind k, int a, int b) {
       if (!(b & (1 << y))) continue;
       /* bit 0 TRUE, bit 1 FALSE, bit 2 NULL */
       int v;
-      if (k == N_AND) v = (x == 1 || y == 1) ? 1 : (x == 2 || y == 2) ? 2 : 0;
-      else v = (x == 0 || y == 0) ? 0 : (x == 2 || y == 2) ? 2 : 1;
+      if (k == N_AND)
+        v = (x == 1 || y == 1) ? 1 : (x == 2 || y == 2) ? 2 : 0;
+      else
+        v = (x == 0 || y == 0) ? 0 : (x == 2 || y == 2) ? 2 : 1;
       out |= 1 << v;
     }
   }
@@ -903,7 +980,9 @@ static int combine(sc_nkind k, int a, int b) {
 static int possible(const inlet_predicate *p, const sc_node *nd, const sc_colstats *stats) {
   switch (nd->kind) {
   case N_CONST:
-    return nd->constv == SC_TRUE ? SC_MAY_TRUE : nd->constv == SC_FALSE ? SC_MAY_FALSE : SC_MAY_NULL;
+    return nd->constv == SC_TRUE    ? SC_MAY_TRUE
+           : nd->constv == SC_FALSE ? SC_MAY_FALSE
+                                    : SC_MAY_NULL;
   case N_NOT: return not_set(possible(p, nd->a, stats));
   case N_AND:
   case N_OR: return combine(nd->kind, possible(p, nd->a, stats), possible(p, nd->b, stats));

@@ -15,9 +15,12 @@
 static bool le_int(const pq_bytes *b, int width, int64_t *out, bool is_unsigned) {
   if (!b->data || b->len != (uint32_t)width) return false;
   uint64_t u = 0;
-  for (int i = width - 1; i >= 0; i--) u = (u << 8) | b->data[i];
-  if (width == 4) *out = is_unsigned ? (int64_t)(uint32_t)u : (int64_t)(int32_t)(uint32_t)u;
-  else *out = (int64_t)u;
+  for (int i = width - 1; i >= 0; i--)
+    u = (u << 8) | b->data[i];
+  if (width == 4)
+    *out = is_unsigned ? (int64_t)(uint32_t)u : (int64_t)(int32_t)(uint32_t)u;
+  else
+    *out = (int64_t)u;
   return true;
 }
 

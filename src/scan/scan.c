@@ -13,26 +13,26 @@
 #include "scan/scan_stats.h"
 
 struct inlet_scan {
-  const inlet_snapshot *snap;   /* borrowed */
-  const inlet_schema *schema;   /* borrowed table schema */
-  inlet_table_scan *ts;         /* owned */
-  inlet_predicate *pred;        /* owned, NULL without --where */
-  uint8_t *keep_file;           /* owned, per snapshot file */
-  uint8_t *keep_col;            /* owned, per table column */
-  uint8_t *is_part;             /* owned, per table column */
-  int32_t *out_cols;            /* owned: table column of each output column */
-  inlet_schema out_schema;      /* owned */
+  const inlet_snapshot *snap; /* borrowed */
+  const inlet_schema *schema; /* borrowed table schema */
+  inlet_table_scan *ts;       /* owned */
+  inlet_predicate *pred;      /* owned, NULL without --where */
+  uint8_t *keep_file;         /* owned, per snapshot file */
+  uint8_t *keep_col;          /* owned, per table column */
+  uint8_t *is_part;           /* owned, per table column */
+  int32_t *out_cols;          /* owned: table column of each output column */
+  inlet_schema out_schema;    /* owned */
   int64_t limit;
   bool explain;
-  inlet_buf report;             /* owned explain lines */
-  char *report_text;            /* owned copy handed out by inlet_scan_explain */
+  inlet_buf report;  /* owned explain lines */
+  char *report_text; /* owned copy handed out by inlet_scan_explain */
   inlet_scan_stats st;
-  sc_file_stats fst;            /* owned: scratch for file and row-group stats */
-  int64_t cur_file;             /* file of the last row group callback */
-  inlet_batch in;               /* owned: the delta scan's batch */
-  uint8_t *mask;                /* owned, mask_cap bytes */
+  sc_file_stats fst; /* owned: scratch for file and row-group stats */
+  int64_t cur_file;  /* file of the last row group callback */
+  inlet_batch in;    /* owned: the delta scan's batch */
+  uint8_t *mask;     /* owned, mask_cap bytes */
   int64_t mask_cap;
-  int cb_rc;                    /* error from the row group callback */
+  int cb_rc; /* error from the row group callback */
   inlet_error cb_err;
 };
 
@@ -73,11 +73,15 @@ static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *
           inlet_snapshot_file_partition_value(sc->snap, file, sc->schema->fields[c].name);
       rc = sc_file_stats_partition(&sc->fst, c, v, &sc->cb_err);
     }
-    if (rc < 0) sc->cb_rc = rc;
-    else keep = (sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE) != 0;
+    if (rc < 0)
+      sc->cb_rc = rc;
+    else
+      keep = (sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE) != 0;
   }
-  if (keep) sc->st.row_groups_read++;
-  else sc->st.row_groups_skipped++;
+  if (keep)
+    sc->st.row_groups_read++;
+  else
+    sc->st.row_groups_skipped++;
   if (sc->explain)
     inlet_buf_appendf(&sc->report, "  row group %d of %s: %s (%lld rows)\n", (int)rg,
                       file_path(sc->snap, file), keep ? "read" : "skipped by Parquet statistics",
@@ -142,7 +146,8 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
   TRY_GOTO(resolve_columns(sc, o, err));
   if (o && o->where) {
     TRY_GOTO(inlet_predicate_parse(&sc->pred, o->where, sc->schema, err));
-    for (int32_t i = 0; i < sc->pred->n_cols; i++) sc->keep_col[sc->pred->cols[i]] = 1;
+    for (int32_t i = 0; i < sc->pred->n_cols; i++)
+      sc->keep_col[sc->pred->cols[i]] = 1;
   }
   if (sc->explain)
     inlet_buf_appendf(&sc->report, "scan of version %lld: %lld files%s%s\n",
@@ -180,9 +185,13 @@ done:
   return 0;
 }
 
-const inlet_schema *inlet_scan_schema(const inlet_scan *sc) { return &sc->out_schema; }
+const inlet_schema *inlet_scan_schema(const inlet_scan *sc) {
+  return &sc->out_schema;
+}
 
-void inlet_scan_get_stats(const inlet_scan *sc, inlet_scan_stats *out) { *out = sc->st; }
+void inlet_scan_get_stats(const inlet_scan *sc, inlet_scan_stats *out) {
+  *out = sc->st;
+}
 
 const char *inlet_scan_explain(inlet_scan *sc) {
   inlet_free(sc->report_text);
@@ -240,7 +249,8 @@ static int take_flat(inlet_array *dst, const inlet_field *f, const inlet_array *
   TRY(inlet_array_reserve_rows(dst, f, n, err));
   if (var) {
     int64_t total = 0;
-    for (int64_t k = 0; k < n; k++) total += src->offsets[rows[k] + 1] - src->offsets[rows[k]];
+    for (int64_t k = 0; k < n; k++)
+      total += src->offsets[rows[k] + 1] - src->offsets[rows[k]];
     TRY(inlet_array_reserve_data(dst, total, err));
     int32_t pos = 0;
     dst->offsets[0] = 0;
@@ -253,7 +263,8 @@ static int take_flat(inlet_array *dst, const inlet_field *f, const inlet_array *
   } else if (w == 8) {
     int64_t *o = (int64_t *)dst->values;
     const int64_t *v = (const int64_t *)src->values;
-    for (int64_t k = 0; k < n; k++) o[k] = v[rows[k]];
+    for (int64_t k = 0; k < n; k++)
+      o[k] = v[rows[k]];
   } else {
     for (int64_t k = 0; k < n; k++)
       memcpy(dst->values + k * w, src->values + rows[k] * w, (size_t)w);
@@ -264,8 +275,10 @@ static int take_flat(inlet_array *dst, const inlet_field *f, const inlet_array *
     memset(dst->validity, 0, (size_t)((n + 7) / 8));
     for (int64_t k = 0; k < n; k++) {
       bool ok = inlet_bit_get(src->validity, rows[k]);
-      if (ok) dst->validity[k >> 3] |= (uint8_t)(1u << (k & 7));
-      else nulls++;
+      if (ok)
+        dst->validity[k >> 3] |= (uint8_t)(1u << (k & 7));
+      else
+        nulls++;
     }
   }
   dst->length = n;
@@ -274,8 +287,8 @@ static int take_flat(inlet_array *dst, const inlet_field *f, const inlet_array *
 }
 
 /* Appends rows @p rows[0..n) of @p src (field @p f) to @p dst. */
-static int take(inlet_array *dst, const inlet_field *f, const inlet_array *src,
-                const int64_t *rows, int64_t n, inlet_error *err) {
+static int take(inlet_array *dst, const inlet_field *f, const inlet_array *src, const int64_t *rows,
+                int64_t n, inlet_error *err) {
   int fast = take_flat(dst, f, src, rows, n, err);
   if (fast != 0) return fast < 0 ? fast : 0;
   TRY(inlet_array_reserve_rows(dst, f, n, err));
@@ -287,11 +300,15 @@ static int take(inlet_array *dst, const inlet_field *f, const inlet_array *src,
     }
     const inlet_type *t = &f->type;
     switch (t->id) {
-    case INLET_TYPE_BOOL: TRY(inlet_array_append_bool(dst, inlet_bit_get(src->values, r), err)); break;
+    case INLET_TYPE_BOOL:
+      TRY(inlet_array_append_bool(dst, inlet_bit_get(src->values, r), err));
+      break;
     case INLET_TYPE_UINT64:
       TRY(inlet_array_append_uint64(dst, ((const uint64_t *)src->values)[r], err));
       break;
-    case INLET_TYPE_FLOAT: TRY(inlet_array_append_float(dst, ((const float *)src->values)[r], err)); break;
+    case INLET_TYPE_FLOAT:
+      TRY(inlet_array_append_float(dst, ((const float *)src->values)[r], err));
+      break;
     case INLET_TYPE_DOUBLE:
       TRY(inlet_array_append_double(dst, ((const double *)src->values)[r], err));
       break;
@@ -357,7 +374,8 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
       }
       TRY(sc_pred_eval(sc->pred, &sc->in, sc->mask, err));
       take_n = 0;
-      for (int64_t r = 0; r < n; r++) take_n += sc->mask[r] == SC_TRUE;
+      for (int64_t r = 0; r < n; r++)
+        take_n += sc->mask[r] == SC_TRUE;
       all = take_n == n;
     }
     if (take_n == 0) continue;
@@ -379,7 +397,8 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
       inlet_array *src = &sc->in.columns[c];
       if (all) {
         bool used_again = false; /* a column listed twice cannot be moved twice */
-        for (int32_t q = j + 1; q < sc->out_schema.n_fields; q++) used_again |= sc->out_cols[q] == c;
+        for (int32_t q = j + 1; q < sc->out_schema.n_fields; q++)
+          used_again |= sc->out_cols[q] == c;
         if (!used_again) {
           inlet_array_reset(&out->columns[j]);
           out->columns[j] = *src;
@@ -389,7 +408,8 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
         if (!rows) {
           rows = inlet_malloc((size_t)n * sizeof *rows + 1);
           if (!rows) return inlet_fail(err, INLET_ENOMEM, "out of memory filtering rows");
-          for (int64_t r = 0; r < n; r++) rows[r] = r;
+          for (int64_t r = 0; r < n; r++)
+            rows[r] = r;
         }
       }
       rc = take(&out->columns[j], &sc->out_schema.fields[j], src, rows, take_n, err);

@@ -52,10 +52,10 @@ typedef struct sc_colstats {
 typedef struct sc_node sc_node;
 
 struct inlet_predicate {
-  sc_node *root;          /* owned */
-  inlet_schema schema;    /* owned copy of the schema columns refer to */
-  int32_t n_cols;         /* columns referenced, ascending schema indices */
-  int32_t *cols;          /* owned */
+  sc_node *root;       /* owned */
+  inlet_schema schema; /* owned copy of the schema columns refer to */
+  int32_t n_cols;      /* columns referenced, ascending schema indices */
+  int32_t *cols;       /* owned */
 };
 
 /* Evaluates the predicate over @p b, whose column i holds schema column i

@@ -11,9 +11,9 @@
 typedef struct sc_file_stats {
   const inlet_schema *schema; /* borrowed table schema */
   int32_t n;
-  sc_colstats *cols;          /* owned, one per schema column */
-  inlet_array *mins, *maxs;   /* owned 1-row arrays backing the bounds */
-  inlet_buf scratch;          /* owned */
+  sc_colstats *cols;        /* owned, one per schema column */
+  inlet_array *mins, *maxs; /* owned 1-row arrays backing the bounds */
+  inlet_buf scratch;        /* owned */
 } sc_file_stats;
 
 void sc_file_stats_init(sc_file_stats *fs, const inlet_schema *schema);

@@ -77,7 +77,8 @@ static void set_bound(sc_file_stats *fs, int32_t c, int which, const char *s, si
     /* A max cut to Delta's 32-character prefix without the tie-breaker
      * character is not an upper bound. */
     size_t chars = 0;
-    for (size_t i = 0; i < n; i++) chars += ((unsigned char)s[i] & 0xc0) != 0x80;
+    for (size_t i = 0; i < n; i++)
+      chars += ((unsigned char)s[i] & 0xc0) != 0x80;
     if (chars == 32) return;
   }
   inlet_array *arr = which ? &fs->maxs[c] : &fs->mins[c];
@@ -95,12 +96,18 @@ static void set_bound(sc_file_stats *fs, int32_t c, int which, const char *s, si
   if (k == SCK_F64 && v->d != v->d) return; /* NaN bound: unknown */
   if (which == 1 && f->type.id == INLET_TYPE_TIMESTAMP) {
     /* Stats keep milliseconds; the column may hold finer ticks. */
-    int64_t add = f->type.unit == INLET_UNIT_MICRO ? 999 : f->type.unit == INLET_UNIT_NANO ? 999999 : 0;
-    if (v->i <= INT64_MAX - add) v->i += add;
-    else return;
+    int64_t add = f->type.unit == INLET_UNIT_MICRO  ? 999
+                  : f->type.unit == INLET_UNIT_NANO ? 999999
+                                                    : 0;
+    if (v->i <= INT64_MAX - add)
+      v->i += add;
+    else
+      return;
   }
-  if (which) cs->has_max = true;
-  else cs->has_min = true;
+  if (which)
+    cs->has_max = true;
+  else
+    cs->has_min = true;
 }
 
 /* ---- a minimal JSON walker over add.stats ------------------------------- */
@@ -111,7 +118,8 @@ typedef struct jw {
 } jw;
 
 static void ws(jw *j) {
-  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+    j->p++;
 }
 
 static void put_utf8(inlet_buf *b, uint32_t cp) {
@@ -138,10 +146,14 @@ static bool hex4(const char *p, const char *end, uint32_t *out) {
   for (int i = 0; i < 4; i++) {
     char c = p[i];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-    else return false;
+    if (c >= '0' && c <= '9')
+      v |= (uint32_t)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (uint32_t)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (uint32_t)(c - 'A' + 10);
+    else
+      return false;
   }
   *out = v;
   return true;
@@ -216,7 +228,8 @@ static bool jskip(jw *j, int depth) {
       return false;
     }
   }
-  while (j->p < j->end && *j->p != ',' && *j->p != '}' && *j->p != ']' && *j->p != ' ') j->p++;
+  while (j->p < j->end && *j->p != ',' && *j->p != '}' && *j->p != ']' && *j->p != ' ')
+    j->p++;
   return true;
 }
 
@@ -248,7 +261,8 @@ static bool jcolumns(jw *j, sc_file_stats *fs, int which) {
       if (!jskip(j, 1)) return false;
       if (c >= 0 && *v != '{' && *v != '[' && *v != 'n') {
         size_t n = (size_t)(j->p - v);
-        while (n && (v[n - 1] == ' ' || v[n - 1] == '\n')) n--;
+        while (n && (v[n - 1] == ' ' || v[n - 1] == '\n'))
+          n--;
         if (which < 2) {
           set_bound(fs, c, which, v, n);
         } else {
@@ -292,9 +306,12 @@ int sc_file_stats_from_json(sc_file_stats *fs, const char *json) {
     j.p++;
     ws(&j);
     bool ok;
-    if (strcmp(key, "minValues") == 0) ok = jcolumns(&j, fs, 0);
-    else if (strcmp(key, "maxValues") == 0) ok = jcolumns(&j, fs, 1);
-    else if (strcmp(key, "nullCount") == 0) ok = jcolumns(&j, fs, 2);
+    if (strcmp(key, "minValues") == 0)
+      ok = jcolumns(&j, fs, 0);
+    else if (strcmp(key, "maxValues") == 0)
+      ok = jcolumns(&j, fs, 1);
+    else if (strcmp(key, "nullCount") == 0)
+      ok = jcolumns(&j, fs, 2);
     else if (strcmp(key, "numRecords") == 0) {
       const char *v = j.p;
       ok = jskip(&j, 0);
@@ -303,7 +320,8 @@ int sc_file_stats_from_json(sc_file_stats *fs, const char *json) {
       if (ok && e == j.p && x >= 0)
         for (int32_t c = 0; c < fs->n; c++)
           if (fs->cols[c].rows < 0) fs->cols[c].rows = x;
-    } else ok = jskip(&j, 0);
+    } else
+      ok = jskip(&j, 0);
     if (!ok) goto bad;
     ws(&j);
     if (j.p < j.end && *j.p == ',') {

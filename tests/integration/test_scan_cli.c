@@ -15,7 +15,8 @@ typedef struct fixture {
 } fixture;
 
 static void sh_ok(tu_result *r, const char *what) {
-  if (r->status != 0) fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
 }
 
 static void run_ok(fixture *f, tu_result *r, const char *cmd) {
@@ -26,23 +27,22 @@ static void run_ok(fixture *f, tu_result *r, const char *cmd) {
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("scan-cli"));
-  const char *rows1 =
-      "{\"id\":1,\"user\":\"ann\",\"amount\":\"1.50\",\"day\":\"2024-03-01\"}\n"
-      "{\"id\":2,\"user\":null,\"amount\":\"2.25\",\"day\":\"2024-03-01\"}\n"
-      "{\"id\":3,\"user\":\"bob, jr\",\"amount\":null,\"day\":\"2024-03-02\"}\n";
-  const char *rows2 =
-      "{\"id\":4,\"user\":\"cy\",\"amount\":\"4.00\",\"day\":\"2024-03-02\"}\n"
-      "{\"id\":5,\"user\":\"dee\",\"amount\":\"-5.50\",\"day\":null}\n"
-      "{\"id\":6,\"user\":\"o'neil\",\"amount\":\"6.00\",\"day\":\"2024-03-03\"}\n";
+  const char *rows1 = "{\"id\":1,\"user\":\"ann\",\"amount\":\"1.50\",\"day\":\"2024-03-01\"}\n"
+                      "{\"id\":2,\"user\":null,\"amount\":\"2.25\",\"day\":\"2024-03-01\"}\n"
+                      "{\"id\":3,\"user\":\"bob, jr\",\"amount\":null,\"day\":\"2024-03-02\"}\n";
+  const char *rows2 = "{\"id\":4,\"user\":\"cy\",\"amount\":\"4.00\",\"day\":\"2024-03-02\"}\n"
+                      "{\"id\":5,\"user\":\"dee\",\"amount\":\"-5.50\",\"day\":null}\n"
+                      "{\"id\":6,\"user\":\"o'neil\",\"amount\":\"6.00\",\"day\":\"2024-03-03\"}\n";
   char p[4300];
   snprintf(p, sizeof p, "%s/a.ndjson", f->dir);
   assert_int_equal(tu_write_file(p, rows1, strlen(rows1)), 0);
   snprintf(p, sizeof p, "%s/b.ndjson", f->dir);
   assert_int_equal(tu_write_file(p, rows2, strlen(rows2)), 0);
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long, user string, amount decimal(8,2), day date' "
-            "--partition-by day >/dev/null && '%s' append t a.ndjson >/dev/null && '%s' append t "
-            "b.ndjson >/dev/null",
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long, user string, amount decimal(8,2), day date' "
+        "--partition-by day >/dev/null && '%s' append t a.ndjson >/dev/null && '%s' append t "
+        "b.ndjson >/dev/null",
         f->dir, INLET_BIN, INLET_BIN, INLET_BIN);
   sh_ok(&r, "create + append");
   tu_result_free(&r);
@@ -87,7 +87,8 @@ static void test_scan_cli__default_ndjson_limit_and_output(void **state) {
   fixture *f = *state;
   tu_result r;
   char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s' scan t --columns id --where 'id = 2 OR id >= 5' --limit 2", INLET_BIN);
+  snprintf(cmd, sizeof cmd, "'%s' scan t --columns id --where 'id = 2 OR id >= 5' --limit 2",
+           INLET_BIN);
   run_ok(f, &r, cmd);
   /* Path order: day=2024-03-01, day=2024-03-03, then the null partition (5). */
   assert_string_equal(r.out, "{\"id\":2}\n{\"id\":6}\n");
@@ -154,9 +155,10 @@ static void test_scan_cli__man_page_generated_from_help_texts(void **state) {
   snprintf(cmd, sizeof cmd, "'%s' help --man", INLET_BIN);
   run_ok(f, &r, cmd);
   assert_true(strncmp(r.out, ".TH INLET 1 ", 12) == 0);
-  const char *sections[] = {".SS create\n", ".SS append\n", ".SS ingest\n", ".SS scan\n",
-                            ".SS history\n", ".SS describe\n", ".SS compact\n", ".SS vacuum\n",
-                            ".SS parquet convert\n", ".SH EXIT STATUS\n"};
+  const char *sections[] = {".SS create\n",     ".SS append\n",  ".SS ingest\n",
+                            ".SS scan\n",       ".SS history\n", ".SS describe\n",
+                            ".SS compact\n",    ".SS vacuum\n",  ".SS parquet convert\n",
+                            ".SH EXIT STATUS\n"};
   for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++)
     if (!strstr(r.out, sections[i])) fail_msg("man page lacks %s", sections[i]);
   /* The scan section is scan's --help, roff-escaped. */

@@ -31,9 +31,15 @@ static uint64_t rnd(void) {
   rng_state ^= rng_state << 17;
   return rng_state;
 }
-static int rn(int n) { return (int)(rnd() % (uint64_t)n); }
+static int rn(int n) {
+  return (int)(rnd() % (uint64_t)n);
+}
 
-static const char *USERS[] = {"ann", "bob", "cy", "o'neil", "zed",
+static const char *USERS[] = {"ann",
+                              "bob",
+                              "cy",
+                              "o'neil",
+                              "zed",
                               "a-very-long-user-name-that-exceeds-thirty-two-characters-x",
                               "a-very-long-user-name-that-exceeds-thirty-two-characters-y"};
 #define N_USERS 7
@@ -57,15 +63,17 @@ static void fmt_day(char *out, size_t cap, int64_t us) {
 }
 
 static void sh_ok(tu_result *r, const char *what) {
-  if (r->status != 0) fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
 }
 
 /* Builds the table: append k holds event times in hours [3k, 3k+3) after
  * BASE_S, partitioned by day (5% null), with nulls, NaN and microseconds. */
 static void build_table(const char *dir) {
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long, user string, amount decimal(10,2), "
-            "score double, ts timestamp, flag boolean, day date' --partition-by day",
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long, user string, amount decimal(10,2), "
+        "score double, ts timestamp, flag boolean, day date' --partition-by day",
         dir, INLET_BIN);
   sh_ok(&r, "create");
   tu_result_free(&r);
@@ -76,18 +84,26 @@ static void build_table(const char *dir) {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     for (int i = 0; i < ROWS_PER_APPEND; i++) {
-      int64_t us = (BASE_S + (int64_t)k * 3 * 3600) * 1000000LL + (int64_t)(rnd() % (3ull * 3600 * 1000000));
+      int64_t us =
+          (BASE_S + (int64_t)k * 3 * 3600) * 1000000LL + (int64_t)(rnd() % (3ull * 3600 * 1000000));
       char ts[64], day[32], user[96], amount[32], score[32], flag[8];
       fmt_ts(ts, sizeof ts, us);
       fmt_day(day, sizeof day, us);
-      if (rn(8) == 0) snprintf(user, sizeof user, "null");
-      else snprintf(user, sizeof user, "\"%s\"", USERS[rn(N_USERS)]);
-      if (rn(10) == 0) snprintf(amount, sizeof amount, "null");
-      else snprintf(amount, sizeof amount, "\"%d.%02d\"", rn(200) - 50, rn(100));
+      if (rn(8) == 0)
+        snprintf(user, sizeof user, "null");
+      else
+        snprintf(user, sizeof user, "\"%s\"", USERS[rn(N_USERS)]);
+      if (rn(10) == 0)
+        snprintf(amount, sizeof amount, "null");
+      else
+        snprintf(amount, sizeof amount, "\"%d.%02d\"", rn(200) - 50, rn(100));
       int sc = rn(20);
-      if (sc == 0) snprintf(score, sizeof score, "null");
-      else if (sc == 1) snprintf(score, sizeof score, "\"NaN\"");
-      else snprintf(score, sizeof score, "%d.%d", rn(40) - 20, rn(10));
+      if (sc == 0)
+        snprintf(score, sizeof score, "null");
+      else if (sc == 1)
+        snprintf(score, sizeof score, "\"NaN\"");
+      else
+        snprintf(score, sizeof score, "%d.%d", rn(40) - 20, rn(10));
       int fl = rn(5);
       snprintf(flag, sizeof flag, "%s", fl == 0 ? "null" : fl % 2 ? "true" : "false");
       bool null_day = rn(20) == 0;
@@ -108,7 +124,8 @@ static void gen_literal(char *out, size_t cap, int col) {
   switch (col) {
   case 0: snprintf(out, cap, "%d", rn(N_APPENDS * ROWS_PER_APPEND + 20) - 10); break;
   case 1: {
-    if (rn(6) == 0) snprintf(out, cap, "'b'");
+    if (rn(6) == 0)
+      snprintf(out, cap, "'b'");
     else {
       /* '' doubles a quote, in SQL and in inlet. */
       const char *u = USERS[rn(N_USERS)];
@@ -125,11 +142,14 @@ static void gen_literal(char *out, size_t cap, int col) {
   }
   case 2: snprintf(out, cap, "%d.%02d", rn(200) - 50, rn(100)); break;
   case 3:
-    if (rn(10) == 0) snprintf(out, cap, "'NaN'");
-    else snprintf(out, cap, "%d.%d", rn(40) - 20, rn(10));
+    if (rn(10) == 0)
+      snprintf(out, cap, "'NaN'");
+    else
+      snprintf(out, cap, "%d.%d", rn(40) - 20, rn(10));
     break;
   case 4: {
-    int64_t us = BASE_S * 1000000LL + (int64_t)(rnd() % ((uint64_t)N_APPENDS * 3 * 3600 * 1000000ull));
+    int64_t us =
+        BASE_S * 1000000LL + (int64_t)(rnd() % ((uint64_t)N_APPENDS * 3 * 3600 * 1000000ull));
     char ts[64];
     fmt_ts(ts, sizeof ts, us);
     if (rn(3) == 0) {
@@ -146,7 +166,8 @@ static void gen_literal(char *out, size_t cap, int col) {
   case 5: snprintf(out, cap, "%s", rn(2) ? "true" : "false"); break;
   default: {
     char d[32];
-    fmt_day(d, sizeof d, (BASE_S + (int64_t)rn(N_APPENDS * 3 / 24 + 2) * 86400 - 86400) * 1000000LL);
+    fmt_day(d, sizeof d,
+            (BASE_S + (int64_t)rn(N_APPENDS * 3 / 24 + 2) * 86400 - 86400) * 1000000LL);
     snprintf(out, cap, "'%s'", d);
     break;
   }
@@ -170,16 +191,21 @@ static void gen_atom(char *out, size_t cap) {
     gen_literal(c, sizeof c, col);
     int extra = rn(4);
     const char *neg = rn(3) == 0 ? "NOT " : "";
-    if (extra == 0) snprintf(out, cap, "%s %sIN (%s, %s, NULL)", COLS[col], neg, a, b);
-    else if (extra == 1) snprintf(out, cap, "%s %sIN (%s, %s, %s)", COLS[col], neg, a, b, c);
-    else snprintf(out, cap, "%s %sIN (%s, %s)", COLS[col], neg, a, b);
+    if (extra == 0)
+      snprintf(out, cap, "%s %sIN (%s, %s, NULL)", COLS[col], neg, a, b);
+    else if (extra == 1)
+      snprintf(out, cap, "%s %sIN (%s, %s, %s)", COLS[col], neg, a, b, c);
+    else
+      snprintf(out, cap, "%s %sIN (%s, %s)", COLS[col], neg, a, b);
   } else if (kind == 9 || kind == 10) {
     gen_literal(b, sizeof b, col);
     snprintf(out, cap, "%s %sBETWEEN %s AND %s", COLS[col], rn(3) == 0 ? "NOT " : "", a, b);
   } else {
     /* The literal on the left, or a comparison with NULL. */
-    if (rn(3) == 0) snprintf(out, cap, "%s %s NULL", COLS[col], OPS[rn(7)]);
-    else snprintf(out, cap, "%s %s %s", a, OPS[rn(7)], COLS[col]);
+    if (rn(3) == 0)
+      snprintf(out, cap, "%s %s NULL", COLS[col], OPS[rn(7)]);
+    else
+      snprintf(out, cap, "%s %s %s", a, OPS[rn(7)], COLS[col]);
   }
 }
 
@@ -269,8 +295,9 @@ static void test_scan__where_matches_duckdb_on_generated_predicates(void **state
   }
   fclose(pf);
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' '%s' delta t > rows.json && '%s' '%s/tests/integration/scan_duckdb.mjs' "
-            "rows.json preds.txt",
+  tu_sh(&r,
+        "cd '%s' && '%s' '%s' delta t > rows.json && '%s' '%s/tests/integration/scan_duckdb.mjs' "
+        "rows.json preds.txt",
         f->dir, INLET_NODE, INLET_REFCHECK, INLET_NODE, INLET_SOURCE_DIR);
   sh_ok(&r, "refcheck delta + duckdb");
 
@@ -321,8 +348,9 @@ static void test_scan__selective_range_reads_fewer_files_with_same_rows(void **s
   snprintf(text, sizeof text, "%s\n%s\n", pred, ppred);
   assert_int_equal(tu_write_file(preds_path, text, strlen(text)), 0);
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' '%s' delta t > rows.json && '%s' '%s/tests/integration/scan_duckdb.mjs' "
-            "rows.json preds.txt",
+  tu_sh(&r,
+        "cd '%s' && '%s' '%s' delta t > rows.json && '%s' '%s/tests/integration/scan_duckdb.mjs' "
+        "rows.json preds.txt",
         f->dir, INLET_NODE, INLET_REFCHECK, INLET_NODE, INLET_SOURCE_DIR);
   sh_ok(&r, "refcheck delta + duckdb");
   inlet_error err = INLET_ERROR_INIT;

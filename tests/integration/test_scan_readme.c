@@ -34,8 +34,9 @@ static void test_readme__c_example_compiles_and_prints_the_filtered_rows(void **
   const char *flags[] = {"-fsanitize=address,undefined", ""};
   int status = -1;
   for (int i = 0; i < 2 && status != 0; i++) {
-    tu_sh(&r, "cd '%s' && cc -std=c11 -Wall -Wextra -Werror %s -I'%s/include' -I'%s/include' "
-              "example.c -o example -L'%s' -linlet -Wl,-rpath,'%s' 2>&1",
+    tu_sh(&r,
+          "cd '%s' && cc -std=c11 -Wall -Wextra -Werror %s -I'%s/include' -I'%s/include' "
+          "example.c -o example -L'%s' -linlet -Wl,-rpath,'%s' 2>&1",
           dir, flags[i], INLET_SOURCE_DIR, INLET_BUILD_DIR, INLET_BUILD_DIR, INLET_BUILD_DIR);
     status = r.status;
     if (status != 0 && i == 1) fail_msg("example does not compile:\n%s", r.out);

@@ -28,7 +28,8 @@ typedef struct fx {
 static const char *ROWS =
     "{\"id\":1,\"user\":\"ann\",\"amount\":\"0.10\",\"score\":1.5,\"ts\":\"2024-05-01T10:00:00Z\","
     "\"flag\":true,\"day\":\"2024-05-01\"}\n"
-    "{\"id\":2,\"user\":null,\"amount\":\"2.00\",\"score\":\"NaN\",\"ts\":\"2024-05-01T12:00:00.000500Z\","
+    "{\"id\":2,\"user\":null,\"amount\":\"2.00\",\"score\":\"NaN\",\"ts\":\"2024-05-01T12:00:00."
+    "000500Z\","
     "\"flag\":false,\"day\":\"2024-05-02\"}\n"
     "{\"id\":3,\"user\":\"o'neil\",\"amount\":null,\"score\":null,\"ts\":null,\"flag\":null,"
     "\"day\":null}\n"
@@ -67,15 +68,16 @@ static void eval_str(fx *f, const char *where, char *out) {
   if (rc != 0) fail_msg("parse of <%s> failed: %s", where, inlet_errmsg(&err));
   uint8_t res[8];
   assert_int_equal(inlet_predicate_eval(p, &f->batch, res, &err), 0);
-  for (int i = 0; i < 5; i++) out[i] = res[i] == 1 ? 'T' : res[i] == 0 ? 'F' : 'N';
+  for (int i = 0; i < 5; i++)
+    out[i] = res[i] == 1 ? 'T' : res[i] == 0 ? 'F' : 'N';
   out[5] = 0;
   inlet_predicate_free(p);
 }
 
-#define EXPECT(where, expected)                                                                \
-  do {                                                                                         \
-    char got_[8];                                                                              \
-    eval_str(f, where, got_);                                                                  \
+#define EXPECT(where, expected)                                                                    \
+  do {                                                                                             \
+    char got_[8];                                                                                  \
+    eval_str(f, where, got_);                                                                      \
     if (strcmp(got_, expected) != 0) fail_msg("<%s>: expected %s, got %s", where, expected, got_); \
   } while (0)
 
@@ -146,27 +148,33 @@ static void expect_error(fx *f, const char *where, int code, const char *msg_par
 
 static void test_predicate__errors_point_at_the_column(void **state) {
   fx *f = *state;
-  expect_error(f, "id = = 1", INLET_EINVAL, "column 6: expected a literal, found '='\n  id = = 1\n       ^");
-  expect_error(f, "nope > 3", INLET_ENOTFOUND, "column 1: no column named \"nope\"\n  nope > 3\n  ^");
+  expect_error(f, "id = = 1", INLET_EINVAL,
+               "column 6: expected a literal, found '='\n  id = = 1\n       ^");
+  expect_error(f, "nope > 3", INLET_ENOTFOUND,
+               "column 1: no column named \"nope\"\n  nope > 3\n  ^");
   expect_error(f, "id = 1 AND", INLET_EINVAL, "column 11: expected a column, literal or '('");
   expect_error(f, "(id = 1", INLET_EINVAL, "column 1: unclosed parenthesis");
   expect_error(f, "user = 'abc", INLET_EINVAL, "column 8: unterminated quote");
-  expect_error(f, "id = 'x'", INLET_EINVAL, "column 6: literal 'x' does not fit column \"id\" (long)");
+  expect_error(f, "id = 'x'", INLET_EINVAL,
+               "column 6: literal 'x' does not fit column \"id\" (long)");
   /* Decimals stay exact: a third fraction digit cannot be held. */
   expect_error(f, "amount = 1.234", INLET_EINVAL, "does not fit column \"amount\" (decimal(10,2))");
   expect_error(f, "day = '2024-13-01'", INLET_EINVAL, "column 7:");
   expect_error(f, "id = 1 id = 2", INLET_EINVAL, "column 8: expected AND, OR or the end");
   expect_error(f, "id IN (1, 2", INLET_EINVAL, "expected ',' or ')'");
-  expect_error(f, "id 5", INLET_EINVAL, "column 4: expected a comparison, IN, BETWEEN or IS [NOT] NULL");
+  expect_error(f, "id 5", INLET_EINVAL,
+               "column 4: expected a comparison, IN, BETWEEN or IS [NOT] NULL");
   expect_error(f, "", INLET_EINVAL, "empty expression");
   expect_error(f, "id = 1 # 2", INLET_EINVAL, "column 8: unexpected character");
   /* Deep nesting is refused, not a stack overflow. */
   char deep[2000];
   size_t k = 0;
-  for (int i = 0; i < 600; i++) deep[k++] = '(';
+  for (int i = 0; i < 600; i++)
+    deep[k++] = '(';
   memcpy(deep + k, "id = 1", 6);
   k += 6;
-  for (int i = 0; i < 600; i++) deep[k++] = ')';
+  for (int i = 0; i < 600; i++)
+    deep[k++] = ')';
   deep[k] = 0;
   expect_error(f, deep, INLET_ELIMIT, "nested too deeply");
 }
@@ -233,8 +241,10 @@ static void test_skip__never_wrong_on_weak_stats(void **state) {
   assert_false(can_skip(f, "{\"numRecords\":3}", "id = 5"));
   assert_false(can_skip(f, "{\"numRecords\":3,\"minValues\":{\"id\":10", "id = 5"));
   /* An unparseable min is unknown; the max still bounds. */
-  assert_false(can_skip(f, "{\"minValues\":{\"id\":\"junk\"},\"maxValues\":{\"id\":10}}", "id < 1"));
-  assert_true(can_skip(f, "{\"minValues\":{\"id\":\"junk\"},\"maxValues\":{\"id\":10}}", "id > 10"));
+  assert_false(
+      can_skip(f, "{\"minValues\":{\"id\":\"junk\"},\"maxValues\":{\"id\":10}}", "id < 1"));
+  assert_true(
+      can_skip(f, "{\"minValues\":{\"id\":\"junk\"},\"maxValues\":{\"id\":10}}", "id > 10"));
   /* Timestamps in stats are milliseconds: a max of 12:00:00.000 may hide
    * 12:00:00.000999. */
   const char *ts = "{\"numRecords\":2,\"minValues\":{\"ts\":\"2024-05-01T10:00:00.000Z\"},"
@@ -277,7 +287,8 @@ static void test_skip__partition_values(void **state) {
   assert_int_equal(possible(f, "day = '2024-05-02'", &fs), SC_MAY_NULL);
   assert_int_equal(possible(f, "day != '2024-05-02'", &fs), SC_MAY_NULL);
   assert_int_equal(possible(f, "day IS NULL", &fs), SC_MAY_TRUE);
-  assert_int_equal(possible(f, "NOT (day = '2024-05-02') OR id = 1", &fs) & SC_MAY_TRUE, SC_MAY_TRUE);
+  assert_int_equal(possible(f, "NOT (day = '2024-05-02') OR id = 1", &fs) & SC_MAY_TRUE,
+                   SC_MAY_TRUE);
   sc_file_stats_reset(&fs);
 }
 
@@ -293,8 +304,10 @@ static void test_skip__parquet_row_group_statistics(void **state) {
     char nm[16];
     snprintf(nm, sizeof nm, "n%02d", i);
     assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], i, &err), 0);
-    if (i >= 40) assert_int_equal(inlet_array_append_null(&b.columns[1], &s.fields[1], &err), 0);
-    else assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], nm, 3, &err), 0);
+    if (i >= 40)
+      assert_int_equal(inlet_array_append_null(&b.columns[1], &s.fields[1], &err), 0);
+    else
+      assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], nm, 3, &err), 0);
     assert_int_equal(inlet_array_append_double(&b.columns[2], i * 0.5, &err), 0);
   }
   b.num_rows = 50;
@@ -326,7 +339,8 @@ static void test_skip__parquet_row_group_statistics(void **state) {
     got[2][rg] = (sc_pred_possible(p3, fs.cols) & SC_MAY_TRUE) ? 'R' : 's';
     got[3][rg] = (sc_pred_possible(p4, fs.cols) & SC_MAY_TRUE) ? 'R' : 's';
   }
-  for (int i = 0; i < 4; i++) got[i][5] = 0;
+  for (int i = 0; i < 4; i++)
+    got[i][5] = 0;
   assert_string_equal(got[0], "ssRss");
   assert_string_equal(got[1], "sRsss");
   assert_string_equal(got[2], "ssssR");
@@ -345,9 +359,11 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_predicate__comparisons_on_every_type, setup, teardown),
       cmocka_unit_test_setup_teardown(test_predicate__three_valued_logic, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_predicate__nan_sorts_above_every_number, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_predicate__nan_sorts_above_every_number, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_predicate__errors_point_at_the_column, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_skip__min_max_null_count_from_add_stats, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_skip__min_max_null_count_from_add_stats, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_skip__never_wrong_on_weak_stats, setup, teardown),
       cmocka_unit_test_setup_teardown(test_skip__partition_values, setup, teardown),
       cmocka_unit_test_setup_teardown(test_skip__parquet_row_group_statistics, setup, teardown),
