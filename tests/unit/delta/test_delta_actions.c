@@ -424,12 +424,14 @@ static void test_stats__truncated_max_string_stays_an_upper_bound(void **state) 
  * a clean error, never a crash or an overread (ASan watches). */
 static void test_actions__mutated_lines_never_crash(void **state) {
   (void)state;
+  /* Each seed is one line; adjacent literals are parenthesised so compilers
+   * do not take them for a missing comma. */
   static const char *seeds[] = {
-      "{\"add\":{\"path\":\"a%20b/c.parquet\",\"partitionValues\":{\"p\":\"1\"},\"size\":12,"
-      "\"modificationTime\":5,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":3}\","
-      "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"x\",\"offset\":1}}}",
-      "{\"metaData\":{\"id\":\"i\",\"format\":{\"provider\":\"parquet\"},\"schemaString\":\"{}\","
-      "\"partitionColumns\":[\"p\"],\"configuration\":{\"k\":\"v\"}}}",
+      ("{\"add\":{\"path\":\"a%20b/c.parquet\",\"partitionValues\":{\"p\":\"1\"},\"size\":12,"
+       "\"modificationTime\":5,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":3}\","
+       "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"x\",\"offset\":1}}}"),
+      ("{\"metaData\":{\"id\":\"i\",\"format\":{\"provider\":\"parquet\"},\"schemaString\":\"{}\","
+       "\"partitionColumns\":[\"p\"],\"configuration\":{\"k\":\"v\"}}}"),
       "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":[\"a\"]}}",
       "{\"remove\":{\"path\":\"file:///t/x\",\"deletionTimestamp\":1,\"size\":3}}",
       "{\"txn\":{\"appId\":\"a\",\"version\":1}}"};
