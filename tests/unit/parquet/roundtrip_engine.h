@@ -461,7 +461,10 @@ RT_FN void rt_gen_options(rt_src *s, inlet_parquet_writer_options *o) {
   if (rt_chance(s, 3)) o->row_group_max_rows = 1 + (int64_t)rt_below(s, 500);
   if (rt_chance(s, 2)) o->dictionary_page_bytes = 8 + (int64_t)rt_below(s, 512);
   if (rt_chance(s, 3)) o->statistics_truncate = 1 + (int32_t)rt_below(s, 16);
-  if (rt_chance(s, 4)) o->int_encoding = INLET_INT_ENCODING_PLAIN;
+  /* DELTA_BINARY_PACKED for INT32/INT64-backed columns, or PLAIN only. */
+  static const inlet_int_encoding int_enc[] = {INLET_INT_ENCODING_AUTO, INLET_INT_ENCODING_AUTO,
+                                               INLET_INT_ENCODING_PLAIN, INLET_INT_ENCODING_DELTA};
+  o->int_encoding = int_enc[rt_below(s, 4)];
   o->sync_on_close = false; /* durability is not under test; speed is */
 }
 
@@ -533,12 +536,13 @@ RT_FN int rt_gen_rows(rt_src *s, const rt_limits *lim, rt_case *c, int64_t rows,
 
 RT_FN void rt_describe(rt_case *c) {
   size_t o = 0;
-  o += (size_t)snprintf(c->desc + o, sizeof c->desc - o,
-                        "rows=%" PRId64 " batches=%d codec=%d level=%d dict=%d page=%" PRId64
-                        " rg_bytes=%" PRId64 " rg_rows=%" PRId64 " dict_limit=%" PRId64 " cols=",
-                        c->rows, c->n_batches, (int)c->opts.compression, c->opts.compression_level,
-                        (int)c->opts.dictionary, c->opts.page_bytes, c->opts.row_group_bytes,
-                        c->opts.row_group_max_rows, c->opts.dictionary_page_bytes);
+  o += (size_t)snprintf(
+      c->desc + o, sizeof c->desc - o,
+      "rows=%" PRId64 " batches=%d codec=%d level=%d dict=%d page=%" PRId64 " rg_bytes=%" PRId64
+      " rg_rows=%" PRId64 " dict_limit=%" PRId64 " int_enc=%d cols=",
+      c->rows, c->n_batches, (int)c->opts.compression, c->opts.compression_level,
+      (int)c->opts.dictionary, c->opts.page_bytes, c->opts.row_group_bytes,
+      c->opts.row_group_max_rows, c->opts.dictionary_page_bytes, (int)c->opts.int_encoding);
   for (int i = 0; i < c->schema.n_fields && o < sizeof c->desc; i++) {
     char tn[64];
     inlet_type_name(&c->schema.fields[i].type, tn, sizeof tn);
