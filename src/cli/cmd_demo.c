@@ -466,14 +466,19 @@ int cmd_demo(int argc, char **argv) {
     goto done;
   }
 
-  /* 6. Where next. */
+  /* 6. Where next, with this binary's path so the lines can be pasted as they are. */
+  char exe[4096] = "inlet";
+  ssize_t n_exe = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n_exe > 0) exe[n_exe] = '\0';
+  else snprintf(exe, sizeof exe, "inlet");
   printf("\n6. Query it yourself:\n"
-         "    inlet scan %s --where \"is_late = true\"\n"
-         "    inlet scan %s --version 5 --format csv\n"
-         "    inlet history %s;  inlet describe %s\n"
+         "    %s scan %s --where \"is_late = true\"\n"
+         "    %s scan %s --version 5 --format csv\n"
+         "    %s history %s;  %s describe %s\n"
          "    duckdb -c \"INSTALL delta; LOAD delta; SELECT count(*) FROM delta_scan('%s')\"\n"
          "    spark.read.format(\"delta\").load(\"%s\")   (Spark with delta-spark)\n",
-         table_path, table_path, table_path, table_path, table_path, table_path);
+         exe, table_path, exe, table_path, exe, table_path, exe, table_path, table_path,
+         table_path);
   printf("\ndemo OK: every step's evidence holds\n");
   rc = CLI_OK;
 done:

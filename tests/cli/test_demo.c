@@ -74,6 +74,14 @@ static void test_demo__evidence_and_refcheck(void **state) {
   assert_int_equal(atoi(r.out), 20);
   tu_result_free(&r);
 
+  /* The closing lines' commands work as printed. */
+  tu_sh(&r, "'%s' scan '%s' --where \"is_late = true\" | wc -l", INLET_BIN, table);
+  assert_int_equal(atoi(r.out), 20);
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' scan '%s' --version 5 --format csv | wc -l", INLET_BIN, table);
+  assert_int_equal(atoi(r.out), 121); /* header + 120 rows */
+  tu_result_free(&r);
+
   /* A second run reuses the demo directory. */
   run_demo(&r, dir, NULL);
   assert_int_equal(r.status, 0);
