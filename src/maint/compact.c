@@ -753,6 +753,8 @@ done:
   return rc;
 }
 
+/* Checkpoints every delta.checkpointInterval versions, as the table writer
+ * does (OPTIMIZE commits bypass its hook), then cleans the log. */
 static void maybe_checkpoint(compactor *c, int64_t v) {
   const char *ci = delta_metadata_conf(&c->snap.metadata, "delta.checkpointInterval");
   int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
@@ -760,8 +762,10 @@ static void maybe_checkpoint(compactor *c, int64_t v) {
   inlet_error ignore = INLET_ERROR_INIT; /* best effort, as the writers do */
   delta_snapshot at;
   if (delta_table_load(c->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
-    (void)delta_checkpoint_write(c->table->st, &at, &ignore);
+    int rc = delta_checkpoint_write(c->table->st, &at, &ignore);
     delta_snapshot_reset(&at);
+    /* A fresh checkpoint may let log entries past delta.logRetentionDuration go. */
+    if (rc == 0) (void)inlet_table_cleanup_log(NULL, c->table, NULL, &ignore);
   }
 }
 
