@@ -1012,9 +1012,13 @@ static int build_create(ingester *g, inlet_error *err) {
 /* With create options: opens the table at create_path when none was given,
  * and notes whether it has to be created. */
 static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
+  bool built = false;
   if (!*table) {
     FAIL_IF(!g->o.create_path || !g->o.create_schema, err, INLET_EINVAL,
             "ingest: no table (give one, or create_path and create_schema)");
+    /* Bad create options are refused before any directory is made. */
+    TRY(build_create(g, err));
+    built = true;
     size_t n = strlen(g->o.create_path) + sizeof "/_delta_log";
     char *log = inlet_malloc(n);
     if (!log) return inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -1036,7 +1040,7 @@ static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
     return rc;
   }
   g->creating = true;
-  return build_create(g, err);
+  return built ? 0 : build_create(g, err);
 }
 
 static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *options,

@@ -111,6 +111,10 @@ static void test_ingest_create__bad_partition_column_writes_nothing(void **state
   assert_non_null(strstr(inlet_errmsg(&err), "nope"));
   char *c = tu_read_file(log0, NULL);
   assert_null(c);
+  tu_result r;
+  tu_sh(&r, "test -e '%s'", table); /* not even the directory */
+  assert_int_not_equal(r.status, 0);
+  tu_result_free(&r);
   /* No table and no create options: refused. */
   inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
   o.source = source;
