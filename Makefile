@@ -7,7 +7,7 @@
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
 BUILD_RELEASE ?= build/release
-DEMO_DIR ?= build/demo
+DEMO_DIR ?= build/inlet-demo
 
 .PHONY: all build release demo test deps test-deps fuzz fuzz-long bench format clean
 
