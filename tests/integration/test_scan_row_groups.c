@@ -1,0 +1,110 @@
+/*
+ * Row-group skipping end to end: a table whose data file has several row
+ * groups (as Spark or DuckDB write them) and no add.stats, so the log
+ * cannot skip the file and only the Parquet statistics of each row group
+ * (parquet.thrift ColumnMetaData.statistics) can. The scan must read just
+ * the row groups that may match and still return every matching row.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "inlet/inlet.h"
+
+static void test_scan__row_groups_skipped_by_parquet_statistics(void **state) {
+  (void)state;
+  const char *dir = tu_mkdtemp("scan-rg");
+  char table[4300], file[4400], log[4400];
+  snprintf(table, sizeof table, "%s/t", dir);
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long, name string", &err), 0);
+  inlet_table *t = NULL;
+  assert_int_equal(inlet_table_create(&t, table, &s, NULL, &err), 0);
+
+  /* 50 rows in row groups of 10, written beside the log. */
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
+  for (int i = 0; i < 50; i++) {
+    char nm[16];
+    int n = snprintf(nm, sizeof nm, "n%02d", i);
+    assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], i, &err), 0);
+    assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], nm, (size_t)n, &err), 0);
+  }
+  b.num_rows = 50;
+  snprintf(file, sizeof file, "%s/part-00000-rg.parquet", table);
+  inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  wo.row_group_max_rows = 10;
+  inlet_parquet_writer *w = NULL;
+  assert_int_equal(inlet_parquet_writer_open(&w, file, &s, &wo, &err), 0);
+  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), 0);
+  assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&b);
+  struct stat st;
+  assert_int_equal(stat(file, &st), 0);
+
+  /* Version 1 adds it without stats (PROTOCOL.md "Add File and Remove File"). */
+  snprintf(log, sizeof log, "%s/_delta_log/00000000000000000001.json", table);
+  char line[1024];
+  snprintf(line, sizeof line,
+           "{\"add\":{\"path\":\"part-00000-rg.parquet\",\"partitionValues\":{},\"size\":%lld,"
+           "\"modificationTime\":1714521600000,\"dataChange\":true}}\n",
+           (long long)st.st_size);
+  assert_int_equal(tu_write_file(log, line, strlen(line)), 0);
+
+  inlet_snapshot *snap = NULL;
+  assert_int_equal(inlet_table_snapshot(&snap, t, &err), 0);
+  assert_int_equal(inlet_snapshot_version(snap), 1);
+  inlet_scan_options o = INLET_SCAN_OPTIONS_INIT;
+  o.where = "(id >= 25 AND id < 28) OR name = 'n41'";
+  o.explain = true;
+  inlet_scan *sc = NULL;
+  assert_int_equal(inlet_scan_open(&sc, snap, &o, &err), 0);
+  inlet_batch out;
+  memset(&out, 0, sizeof out);
+  int64_t ids[64], n = 0;
+  int rc;
+  while ((rc = inlet_scan_next(sc, &out, &err)) == 1) {
+    assert_int_equal(out.schema.n_fields, 2);
+    for (int64_t r = 0; r < out.num_rows && n < 64; r++)
+      ids[n++] = ((const int64_t *)out.columns[0].values)[r];
+  }
+  assert_int_equal(rc, 0);
+  assert_int_equal(n, 4);
+  assert_int_equal(ids[0], 25);
+  assert_int_equal(ids[1], 26);
+  assert_int_equal(ids[2], 27);
+  assert_int_equal(ids[3], 41);
+  inlet_scan_stats ss;
+  inlet_scan_get_stats(sc, &ss);
+  assert_int_equal(ss.files, 1);
+  assert_int_equal(ss.files_skipped, 0);
+  assert_int_equal(ss.files_read, 1);
+  assert_int_equal(ss.row_groups, 5);
+  assert_int_equal(ss.row_groups_skipped, 3);
+  assert_int_equal(ss.row_groups_read, 2);
+  assert_int_equal(ss.rows_read, 20);
+  const char *report = inlet_scan_explain(sc);
+  assert_non_null(
+      strstr(report, "row group 0 of part-00000-rg.parquet: skipped by Parquet statistics"));
+  assert_non_null(strstr(report, "row group 2 of part-00000-rg.parquet: read (10 rows)"));
+  assert_non_null(
+      strstr(report, "row groups: 5 in files read, 3 skipped by Parquet statistics, 2 read"));
+  inlet_batch_reset(&out);
+  inlet_scan_free(sc);
+  inlet_snapshot_free(snap);
+  inlet_table_free(t);
+  inlet_schema_reset(&s);
+  tu_rmtree(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scan__row_groups_skipped_by_parquet_statistics),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
