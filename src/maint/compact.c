@@ -45,6 +45,7 @@ typedef struct cand {
 typedef struct bin {
   int64_t first, n; /* range in the candidate array */
   int64_t bytes;
+  int64_t rows;     /* rows rewritten, once done */
 } bin;
 
 typedef struct out_file {
@@ -190,7 +191,7 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
       for (int64_t i = s; i <= e; i++) {
         int64_t sz = i < e ? cand_add(c, i)->size : 0;
         if (i == e || (i > b0 && bytes + sz > c->target)) {
-          if (i - b0 >= 2) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes};
+          if (i - b0 >= 2) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes, 0};
           b0 = i;
           bytes = 0;
         }
@@ -769,8 +770,8 @@ static void maybe_checkpoint(compactor *c, int64_t v) {
   }
 }
 
-static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t rows,
-                   int64_t version, int status, const inlet_error *e) {
+static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t version,
+                   int status, const inlet_error *e) {
   if (!c->o.on_group) return;
   for (int64_t bi = b0; bi < b0 + nb; bi++) {
     const bin *bn = &c->bins[bi];
@@ -782,10 +783,13 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
     g.version = version;
     g.status = status;
     g.message = status ? inlet_errmsg(e) : NULL;
-    if (u && nb == 1) {
-      g.n_outputs = (int64_t)u->n_files;
-      for (size_t k = 0; k < u->n_files; k++) g.output_bytes += u->files[k].size;
-      g.rows = rows;
+    if (u && status == 0) { /* a failed group's outputs are gone */
+      for (size_t k = 0; k < u->n_files; k++)
+        if (u->files[k].bin == bi) {
+          g.n_outputs++;
+          g.output_bytes += u->files[k].size;
+        }
+      g.rows = bn->rows;
     }
     c->o.on_group(c->o.ctx, &g);
   }
@@ -877,7 +881,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     for (int64_t bi = 0; bi < c.n_bins; bi++) {
       res.files_removed += c.bins[bi].n;
       res.bytes_removed += c.bins[bi].bytes;
-      report(&c, bi, 1, NULL, 0, -1, 0, NULL);
+      report(&c, bi, 1, NULL, -1, 0, NULL);
     }
     goto done;
   }
@@ -892,6 +896,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     for (int64_t bi = b0; bi < b0 + nb && grc == 0; bi++) {
       int64_t r = 0;
       grc = rewrite_bin(&c, &u, bi, &r, &ge);
+      c.bins[bi].rows = r;
       rows += r;
     }
     if (grc == 0 && u.n_files > 0) grc = c.table->st->ops->sync_dir(c.table->st, "", &ge);
@@ -902,7 +907,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
        * Except when the commit's publication itself failed with an I/O
        * error: the entry may have reached the log, so the files stay
        * (vacuum removes them later if the log never references them). */
-      report(&c, b0, nb, &u, rows, -1, grc, &ge);
+      report(&c, b0, nb, &u, -1, grc, &ge);
       unit_reset(&c, &u, !maybe_published);
       res.failed_groups += nb;
       if (grc == INLET_ENOMEM) {
@@ -920,7 +925,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
       res.files_removed += c.bins[bi].n;
       res.bytes_removed += c.bins[bi].bytes;
     }
-    report(&c, b0, nb, &u, rows, v, 0, NULL);
+    report(&c, b0, nb, &u, v, 0, NULL);
     unit_reset(&c, &u, false);
     maybe_checkpoint(&c, v);
   }

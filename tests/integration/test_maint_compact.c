@@ -195,6 +195,22 @@ static const char *four_days(int64_t id) {
   return days[(id / 10) % 4];
 }
 
+typedef struct tally {
+  int64_t groups, rows, outputs, inputs, min_inputs, max_inputs;
+  bool bad_version;
+} tally;
+
+static void tally_group(void *ctx, const inlet_compact_group *g) {
+  tally *t = ctx;
+  t->groups++;
+  t->rows += g->rows;
+  t->outputs += g->n_outputs;
+  t->inputs += g->n_inputs;
+  if (t->min_inputs == 0 || g->n_inputs < t->min_inputs) t->min_inputs = g->n_inputs;
+  if (g->n_inputs > t->max_inputs) t->max_inputs = g->n_inputs;
+  t->bad_version |= g->status != 0 || g->version <= 0;
+}
+
 static void test_compact__where_selects_partitions_and_bins_respect_target(void **state) {
   (void)state;
   char dir[4096], t[4200];
@@ -232,7 +248,18 @@ static void test_compact__where_selects_partitions_and_bins_respect_target(void 
   o.where = "day < '2024-01-03'";
   o.target_size = small * 3 + small / 2;
   o.bins_per_commit = 3;
+  tally ty;
+  memset(&ty, 0, sizeof ty);
+  o.on_group = tally_group;
+  o.ctx = &ty;
   if (inlet_table_compact(&res, tb, &o, &err) != 0) fail_msg("compact: %s", err.message);
+  /* Every bin is reported, with its own outputs and rows. */
+  assert_int_equal(ty.groups, res.bins);
+  assert_int_equal(ty.rows, res.rows);
+  assert_int_equal(ty.outputs, res.files_added);
+  assert_int_equal(ty.inputs, 24);
+  assert_true(ty.min_inputs >= 2 && ty.max_inputs <= 3);
+  assert_false(ty.bad_version);
   assert_int_equal(res.partitions, 2);
   assert_true(res.bins >= 8); /* 12 files per partition, <= 3 per bin */
   assert_int_equal(res.commits, (res.bins + 2) / 3);
