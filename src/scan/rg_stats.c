@@ -9,7 +9,7 @@
  */
 #include <strings.h>
 
-#include "parquet/reader_int.h"
+#include "parquet/reader_stats.h"
 #include "scan/scan_stats.h"
 
 static bool le_int(const pq_bytes *b, int width, int64_t *out, bool is_unsigned) {
@@ -32,22 +32,18 @@ static bool same_type(const inlet_type *a, const inlet_type *b) {
 
 int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, int32_t rg,
                             inlet_error *err) {
-  if (rg < 0 || rg >= r->meta.n_row_groups) return 0;
-  const pq_row_group *g = &r->meta.row_groups[rg];
-  TRY(sc_file_stats_begin(fs, g->num_rows, err));
-  if (r->nested_mode || !r->field_column) return 0;
-  const inlet_schema *file_schema = &r->sd.schema;
+  if (rg < 0 || rg >= inlet_parquet_reader_num_row_groups(r)) return 0;
+  TRY(sc_file_stats_begin(fs, inlet_parquet_reader_row_group_rows(r, rg), err));
+  const inlet_schema *file_schema = inlet_parquet_reader_schema(r);
   for (int32_t c = 0; c < fs->n; c++) {
     const inlet_field *tf = &fs->schema->fields[c];
     int32_t j = -1;
     for (int32_t k = 0; k < file_schema->n_fields && j < 0; k++)
       if (strcasecmp(file_schema->fields[k].name, tf->name) == 0) j = k;
     if (j < 0) continue; /* partition column or absent: the caller knows */
-    int32_t leaf = r->field_column[j];
-    if (leaf < 0 || leaf >= g->n_columns) continue;
-    const pq_column_meta *m = &g->columns[leaf].meta_data;
-    if (!g->columns[leaf].has_meta_data || !m->has_statistics) continue;
-    const pq_statistics *st = &m->statistics;
+    pq_type physical;
+    const pq_statistics *st = pq_reader_chunk_statistics(r, rg, j, &physical);
+    if (!st) continue;
     sc_colstats *cs = &fs->cols[c];
     if (st->has_null_count && st->null_count >= 0) cs->null_count = st->null_count;
     const inlet_field *ff = &file_schema->fields[j];
@@ -60,13 +56,13 @@ int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, in
     if (!mn && plain_int && st->has_min) mn = &st->min;
     if (!mx && plain_int && st->has_max) mx = &st->max;
     if (k == SCK_I64 && tf->type.id != INLET_TYPE_BOOL) {
-      int width = m->type == PQ_INT32 ? 4 : m->type == PQ_INT64 ? 8 : 0;
+      int width = physical == PQ_INT32 ? 4 : physical == PQ_INT64 ? 8 : 0;
       if (!width) continue;
       bool uns = tf->type.id == INLET_TYPE_UINT8 || tf->type.id == INLET_TYPE_UINT16 ||
                  tf->type.id == INLET_TYPE_UINT32;
       if (mn && le_int(mn, width, &cs->min.i, uns)) cs->has_min = true;
       if (mx && le_int(mx, width, &cs->max.i, uns)) cs->has_max = true;
-    } else if (k == SCK_BYTES && tf->type.id == INLET_TYPE_STRING && m->type == PQ_BYTE_ARRAY) {
+    } else if (k == SCK_BYTES && tf->type.id == INLET_TYPE_STRING && physical == PQ_BYTE_ARRAY) {
       /* Truncated string bounds stay bounds (the spec requires it of
        * writers that truncate). */
       if (mn && (mn->data || mn->len == 0)) {
