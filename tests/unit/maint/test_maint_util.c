@@ -156,6 +156,46 @@ static void test_conf_size__suffixes_and_fallback(void **state) {
   assert_int_equal(maint_conf_size(&m, "absent", 9), 9);
 }
 
+/* Random text from the predicate/duration alphabet: never a crash or an
+ * overread (ASan), only 0 or INLET_EINVAL, and no terms left on failure. */
+static void test_parsers__random_input_fails_cleanly(void **state) {
+  (void)state;
+  static const char alphabet[] = "dayn =!<>'\"`aAnNdDiIsSoOtTuUlL0123456789-.: \t";
+  uint64_t x = 88172645463325252ULL;
+  delta_metadata m = meta();
+  for (int iter = 0; iter < 20000; iter++) {
+    char buf[40];
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    size_t n = (size_t)(x % (sizeof buf - 1));
+    uint64_t y = x;
+    for (size_t i = 0; i < n; i++) {
+      y = y * 6364136223846793005ULL + 1442695040888963407ULL;
+      buf[i] = alphabet[(y >> 33) % (sizeof alphabet - 1)];
+    }
+    buf[n] = '\0';
+    maint_pred p;
+    inlet_error err = INLET_ERROR_INIT;
+    int rc = maint_pred_parse(&p, buf, &m, &err);
+    assert_true(rc == 0 || rc == INLET_EINVAL);
+    if (rc == 0) {
+      assert_true(p.n_terms >= 1);
+      delta_kv kv[2];
+      delta_add a = add_with("2024-01-01", NULL, kv);
+      (void)maint_pred_match(&p, &a);
+    } else {
+      assert_int_equal(p.n_terms, 0);
+      assert_true(err.message[0] != '\0');
+    }
+    maint_pred_reset(&p);
+    int64_t ms = 0;
+    rc = inlet_duration_parse(&ms, buf, &err);
+    assert_true(rc == 0 || rc == INLET_EINVAL);
+    if (rc == 0) assert_true(ms >= 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_duration__units_and_interval_form),
@@ -165,6 +205,7 @@ int main(void) {
       cmocka_unit_test(test_pred__errors_name_the_problem),
       cmocka_unit_test(test_partition_names__nulls_distinct_from_strings),
       cmocka_unit_test(test_conf_size__suffixes_and_fallback),
+      cmocka_unit_test(test_parsers__random_input_fails_cleanly),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
