@@ -42,6 +42,7 @@ typedef struct vac {
   int64_t *cand_sizes;     /* owned */
   int64_t *cand_kind;      /* owned: 1 tombstoned, 2 debris */
   size_t n_cands, cap_cands;
+  int64_t commit_mtime;    /* of the commit being read */
 } vac;
 
 static void vac_reset(vac *v) {
@@ -76,7 +77,12 @@ static int tomb_cmp(const void *a, const void *b) {
 
 static int remove_cb(void *ctx, const delta_action *a, inlet_error *err) {
   if (a->kind != DELTA_ACTION_REMOVE) return 0;
-  return add_tomb(ctx, a->u.remove.path, a->u.remove.deletion_timestamp, err);
+  vac *v = ctx;
+  /* deletionTimestamp is optional: a remove without one left the table no
+   * earlier than its commit was written. */
+  int64_t ts = a->u.remove.deletion_timestamp >= 0 ? a->u.remove.deletion_timestamp
+                                                   : v->commit_mtime;
+  return add_tomb(v, a->u.remove.path, ts, err);
 }
 
 /* Newest deletion timestamp of @p path: -1 unknown, -2 never removed. */
@@ -194,6 +200,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
   TRY_GOTO(delta_log_list(&l, table->st, err));
   for (int64_t i = 0; i < l.n_commits; i++) {
     if (l.commit_versions[i] > s.version) break;
+    v.commit_mtime = l.commit_mtimes[i];
     rc = delta_log_read_commit(table->st, table->root_abs, l.commit_versions[i], remove_cb, &v,
                                err);
     if (rc == INLET_ENOTFOUND) { /* cleaned up meanwhile: its removes are older */

@@ -132,6 +132,41 @@ static void test_vacuum__removed_files_judged_by_log_timestamp_not_mtime(void **
   tu_rmtree(dir);
 }
 
+/* deletionTimestamp is optional: such a remove counts from its commit's
+ * time, never from the file's (old) mtime. */
+static void test_vacuum__remove_without_timestamp_counts_from_its_commit(void **state) {
+  (void)state;
+  char dir[4096], t[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("maint-vac-nots"));
+  snprintf(t, sizeof t, "%s/t", dir);
+  seed(dir, 2, NULL, NULL);
+  tu_result r;
+  tu_sh(&r, "cd '%s' && f=$(ls day=2024-01-01 | head -1) && printf '%%s\\n%%s\\n' "
+            "'{\"commitInfo\":{\"operation\":\"DELETE\"}}' "
+            "\"{\\\"remove\\\":{\\\"path\\\":\\\"day=2024-01-01/$f\\\",\\\"dataChange\\\":true}}\" "
+            "> _delta_log/00000000000000000003.json && cat _delta_log/00000000000000000003.json", t);
+  sh_ok(&r, "write a remove without deletionTimestamp");
+  assert_null(strstr(r.out, "deletionTimestamp"));
+  tu_result_free(&r);
+  assert_int_equal(ms_live_files(t), 1);
+  age_data_files(t, "30 days ago");
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *tb = NULL;
+  assert_int_equal(inlet_table_open(&tb, t, &err), 0);
+  inlet_vacuum_result vr;
+  assert_int_equal(inlet_table_vacuum(&vr, tb, NULL, &err), 0);
+  assert_int_equal(vr.files, 0);
+  assert_int_equal(vr.kept, 1);
+  inlet_vacuum_options o = INLET_VACUUM_OPTIONS_INIT;
+  o.now_ms = (int64_t)time(NULL) * 1000 + 8LL * 86400000;
+  assert_int_equal(inlet_table_vacuum(&vr, tb, &o, &err), 0);
+  assert_int_equal(vr.files, 1);
+  assert_int_equal(vr.tombstoned, 1);
+  inlet_table_free(tb);
+  assert_int_equal(ms_count_data_files(t), 1);
+  tu_rmtree(dir);
+}
+
 static void test_vacuum__debris_only_past_window_and_never_hidden_paths(void **state) {
   (void)state;
   char dir[4096], t[4200];
@@ -341,6 +376,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_vacuum__short_window_needs_force),
       cmocka_unit_test(test_vacuum__removed_files_judged_by_log_timestamp_not_mtime),
+      cmocka_unit_test(test_vacuum__remove_without_timestamp_counts_from_its_commit),
       cmocka_unit_test(test_vacuum__debris_only_past_window_and_never_hidden_paths),
       cmocka_unit_test(test_log_cleanup__keeps_every_version_in_window_reconstructible),
       cmocka_unit_test(test_log_cleanup__without_checkpoint_removes_nothing),
