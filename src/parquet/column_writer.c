@@ -99,8 +99,9 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   if (desc->conv == PQ_CONV_INT96 || desc->conv == PQ_CONV_FLOAT16)
     return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": writing %s is not supported",
                       desc->path, desc->conv == PQ_CONV_INT96 ? "INT96" : "FLOAT16");
-  cw->delta =
-      cfg->int_delta && (desc->physical_type == PQ_INT32 || desc->physical_type == PQ_INT64);
+  bool int_type = desc->physical_type == PQ_INT32 || desc->physical_type == PQ_INT64;
+  cw->delta = cfg->int_delta && int_type;
+  cw->auto_delta = cfg->int_auto && int_type && !cw->delta;
   if (cfg->dictionary && desc->physical_type != PQ_BOOLEAN && !cw->delta) {
     pq_dict_kind dk;
     switch (desc->physical_type) {
@@ -477,6 +478,63 @@ static void delta_encode(inlet_buf *out, const uint8_t *vals, size_t n, int widt
   }
 }
 
+/*
+ * AUTO's per-page choice, from cheap statistics: the exact DELTA size of up
+ * to DELTA_SAMPLE_BLOCKS blocks spread over the page, scaled to the page.
+ * Sorted ids and event times have small, steady deltas, so a sample
+ * predicts the page well; random values give wide deltas and stay PLAIN.
+ * Costs a few thousand values per page whatever the page size.
+ */
+#define DELTA_SAMPLE_BLOCKS 16
+
+static size_t delta_block_bytes(const uint8_t *vals, size_t first, size_t m, int width) {
+  int64_t d[DELTA_BLOCK];
+  int64_t min = INT64_MAX;
+  for (size_t j = 0; j < m; j++) {
+    size_t i = first + j;
+    if (width == 4) {
+      int32_t a, b;
+      memcpy(&a, vals + (i - 1) * 4, 4);
+      memcpy(&b, vals + i * 4, 4);
+      d[j] = (int32_t)((uint32_t)b - (uint32_t)a);
+    } else {
+      int64_t a, b;
+      memcpy(&a, vals + (i - 1) * 8, 8);
+      memcpy(&b, vals + i * 8, 8);
+      d[j] = (int64_t)((uint64_t)b - (uint64_t)a);
+    }
+    min = d[j] < min ? d[j] : min;
+  }
+  /* Min delta varint (up to 10 bytes; 2 is typical) and the 4 widths. */
+  size_t bytes = 2 + DELTA_BLOCK / DELTA_MINI;
+  for (size_t k = 0; k * DELTA_MINI < m; k++) {
+    uint64_t any = 0;
+    for (size_t j = k * DELTA_MINI; j < m && j < (k + 1) * DELTA_MINI; j++)
+      any |= width == 4 ? (uint32_t)((uint32_t)d[j] - (uint32_t)min)
+                        : (uint64_t)d[j] - (uint64_t)min;
+    bytes += (size_t)pq_bit_width(any) * DELTA_MINI / 8;
+  }
+  return bytes;
+}
+
+static bool delta_pays_off(const uint8_t *vals, size_t n, int width) {
+  if (n < 2) return false;
+  size_t blocks = (n - 1 + DELTA_BLOCK - 1) / DELTA_BLOCK;
+  size_t sample = blocks < DELTA_SAMPLE_BLOCKS ? blocks : DELTA_SAMPLE_BLOCKS;
+  size_t est = 0, sampled = 0;
+  for (size_t s = 0; s < sample; s++) {
+    size_t b = s * blocks / sample;
+    size_t first = 1 + b * DELTA_BLOCK;
+    size_t m = n - first < DELTA_BLOCK ? n - first : DELTA_BLOCK;
+    est += delta_block_bytes(vals, first, m, width);
+    sampled += m;
+  }
+  /* Scale to the page; demand a clear win (3/4 of PLAIN), since the codec
+   * narrows the gap and PLAIN decodes faster. */
+  double page_est = (double)est * (double)(n - 1) / (double)sampled + 16;
+  return page_est * 4 < (double)n * width * 3;
+}
+
 static int flush_page(pq_column_writer *cw, inlet_error *err) {
   if (cw->page_rows == 0) return 0;
   if (cw->page_rows > INT32_MAX)
@@ -505,7 +563,10 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
     pq_rle_encode_dict_indices(body, cw->page_idx, cw->page_idx_n, pq_dict_index_width(&cw->dict));
     enc = PQ_ENC_RLE_DICTIONARY;
     cw->n_dict_pages_data++;
-  } else if (cw->delta) {
+  } else if (cw->delta ||
+             (cw->auto_delta && inlet_buf_status(&cw->page_plain) == 0 &&
+              delta_pays_off(cw->page_plain.data, cw->page_plain.len / (size_t)cw->value_width,
+                             cw->value_width))) {
     if (inlet_buf_status(&cw->page_plain) < 0) return nomem(cw, err);
     delta_encode(body, cw->page_plain.data, cw->page_plain.len / (size_t)cw->value_width,
                  cw->value_width);

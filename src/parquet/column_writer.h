@@ -41,6 +41,8 @@ typedef struct pq_column_config {
   int32_t statistics_truncate;
   const char *file_name; /* borrowed, for messages */
   bool int_delta;        /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
+  bool int_auto;         /* INT32/INT64 PLAIN pages become DELTA_BINARY_PACKED
+                            when the estimate says the page shrinks */
 } pq_column_config;
 
 typedef struct pq_column_writer {
@@ -83,6 +85,7 @@ typedef struct pq_column_writer {
   int32_t n_plain_pages;      /* data pages PLAIN */
   int32_t n_delta_pages;      /* data pages DELTA_BINARY_PACKED */
   bool delta;                 /* this column's data pages are DELTA_BINARY_PACKED */
+  bool auto_delta;            /* INT32/INT64 under AUTO: PLAIN pages may become DELTA */
   int64_t dict_page_uncompressed;
   pq_stats chunk_stats; /* owned */
   pq_stats file_stats;  /* owned; every chunk finished so far */

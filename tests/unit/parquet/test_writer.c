@@ -504,7 +504,10 @@ static void test_writer__unique_sorted_ids_skip_dictionary(void **state) {
     put_int(&b, 0, 1000000 + i);
   b.num_rows = 20000;
   const char *path = tmp_file("writer_unique");
-  write_file(path, &b, NULL);
+  /* PLAIN integers: AUTO would turn these sorted ids into DELTA pages. */
+  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  po.int_encoding = INLET_INT_ENCODING_PLAIN;
+  write_file(path, &b, &po);
   pq_file_metadata m;
   read_footer(path, &m);
   const pq_column_meta *md = &m.row_groups[0].columns[0].meta_data;
@@ -532,6 +535,7 @@ static void test_writer__large_dictionary_falls_back_to_plain(void **state) {
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
   o.dictionary_page_bytes = 1000;
   o.compression = INLET_COMPRESSION_UNCOMPRESSED;
+  o.int_encoding = INLET_INT_ENCODING_PLAIN;
   const char *path = tmp_file("writer_fallback");
   write_file(path, &b, &o);
   pq_file_metadata m;
@@ -579,6 +583,7 @@ static void test_writer__small_pages_split_the_chunk(void **state) {
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
   o.page_bytes = 4096;
   o.dictionary = false;
+  o.int_encoding = INLET_INT_ENCODING_PLAIN;
   const char *path = tmp_file("writer_pages");
   write_file(path, &b, &o);
   pq_file_metadata m;
@@ -1144,6 +1149,78 @@ static void test_writer__delta_int_encoding_writes_delta_pages(void **state) {
   inlet_batch_reset(&b);
 }
 
+/* AUTO (the default): sorted ids and event times become DELTA_BINARY_PACKED
+ * pages; random integers stay PLAIN; repeating integers keep the
+ * dictionary. Values read back exactly. */
+static void test_writer__auto_int_encoding_picks_delta_for_sorted_columns(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "id long not null, t timestamp, r long, k int");
+  uint64_t x = 88172645463325252ULL;
+  int64_t *rnd = malloc(20000 * sizeof *rnd);
+  assert_non_null(rnd);
+  for (int i = 0; i < 20000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    rnd[i] = (int64_t)x;
+    put_int(&b, 0, i);
+    if (i % 10 == 3)
+      put_null(&b, 1);
+    else
+      put_int(&b, 1, 1700000000000000LL + i * 1000LL + (int64_t)(x % 1000));
+    put_int(&b, 2, rnd[i]);
+    put_int(&b, 3, i % 5);
+  }
+  b.num_rows = 20000;
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  assert_int_equal(o.int_encoding, INLET_INT_ENCODING_AUTO);
+  o.compression = INLET_COMPRESSION_UNCOMPRESSED;
+  o.page_bytes = 32 * 1024;
+  const char *path = tmp_file("writer_auto_delta");
+  write_file(path, &b, &o);
+  pq_file_metadata m;
+  read_footer(path, &m);
+  const pq_column_meta *id = &m.row_groups[0].columns[0].meta_data;
+  const pq_column_meta *t = &m.row_groups[0].columns[1].meta_data;
+  const pq_column_meta *r = &m.row_groups[0].columns[2].meta_data;
+  const pq_column_meta *k = &m.row_groups[0].columns[3].meta_data;
+  assert_true(page_count(id, PQ_PAGE_DATA, PQ_ENC_DELTA_BINARY_PACKED) >= 1);
+  assert_int_equal(page_count(id, PQ_PAGE_DATA, PQ_ENC_PLAIN), 0);
+  assert_true(id->total_uncompressed_size < 20000); /* PLAIN: 160,000 */
+  assert_true(page_count(t, PQ_PAGE_DATA, PQ_ENC_DELTA_BINARY_PACKED) >= 1);
+  assert_true(t->total_uncompressed_size < 18000 * 8 / 2);
+  assert_false(has_encoding(r, PQ_ENC_DELTA_BINARY_PACKED));
+  assert_true(has_encoding(k, PQ_ENC_RLE_DICTIONARY));
+  assert_false(has_encoding(k, PQ_ENC_DELTA_BINARY_PACKED));
+  pq_file_metadata_reset(&m);
+
+  inlet_parquet_reader *rd = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  int rc = inlet_parquet_reader_open(&rd, path, NULL, &err);
+  if (rc) fprintf(stderr, "reader: %s\n", inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+  inlet_batch out;
+  memset(&out, 0, sizeof out);
+  rc = inlet_parquet_reader_read_row_group(rd, 0, &out, &err);
+  if (rc) fprintf(stderr, "reader: %s\n", inlet_errmsg(&err));
+  assert_int_equal(rc, 0);
+  assert_int_equal(out.num_rows, 20000);
+  const int64_t *ids = (const int64_t *)out.columns[0].values;
+  const int64_t *ts = (const int64_t *)out.columns[1].values;
+  const int64_t *rs = (const int64_t *)out.columns[2].values;
+  x = 88172645463325252ULL;
+  for (int i = 0; i < 20000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    assert_int_equal(ids[i], i);
+    assert_int_equal(inlet_array_is_valid(&out.columns[1], i), i % 10 != 3);
+    if (i % 10 != 3) assert_int_equal(ts[i], 1700000000000000LL + i * 1000LL + (int64_t)(x % 1000));
+    assert_int_equal(rs[i], rnd[i]);
+  }
+  inlet_batch_reset(&out);
+  inlet_parquet_reader_free(rd);
+  inlet_batch_reset(&b);
+  free(rnd);
+}
+
 /* Walks the data pages of column chunk @p md in the file bytes; returns the
  * number of pages and the largest uncompressed page size. */
 static int walk_pages(const char *data, size_t len, const pq_column_meta *md, int32_t *max_size) {
@@ -1356,6 +1433,7 @@ int main(void) {
       cmocka_unit_test(test_writer__timestamp_seconds_written_as_millis),
       cmocka_unit_test(test_writer__decimal_beyond_precision_is_einval),
       cmocka_unit_test(test_writer__delta_int_encoding_writes_delta_pages),
+      cmocka_unit_test(test_writer__auto_int_encoding_picks_delta_for_sorted_columns),
       cmocka_unit_test(test_writer__huge_strings_keep_pages_bounded),
       cmocka_unit_test(test_writer__decreasing_string_offsets_are_einval),
   };
