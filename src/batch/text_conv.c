@@ -56,10 +56,12 @@ bool text_parse_u64(const char *s, size_t n, uint64_t *out, bool *overflow) {
   if (i < n && s[i] == '+') i++;
   if (i == n) return false;
   uint64_t v = 0;
+  /* 19 digits cannot overflow 64 bits: check only from the 20th. */
+  size_t safe = i + 19;
   for (; i < n; i++) {
     unsigned d = (unsigned)(s[i] - '0');
     if (d > 9) return false;
-    if (v > (UINT64_MAX - d) / 10) *overflow = true;
+    if (i >= safe && v > (UINT64_MAX - d) / 10) *overflow = true;
     v = v * 10 + d;
   }
   *out = v;
@@ -371,6 +373,45 @@ static size_t parse_hms(const char *s, size_t n, int64_t *secs, int64_t *nanos) 
   return i;
 }
 
+static inline bool dig(char ch) { return (unsigned)(ch - '0') < 10; }
+static inline int d2(const char *s) { return (s[0] - '0') * 10 + (s[1] - '0'); }
+
+/* The layout nearly every producer prints, YYYY-MM-DDTHH:MM:SS[.fraction],
+ * checked at fixed offsets: NDJSON ingest parses one per event, and this
+ * costs a third of the general parse_ymd + parse_hms. Returns the length
+ * consumed, or 0 to let the general parsers accept or explain the text. */
+static size_t fast_ymd_hms(const char *s, size_t n, int64_t *days, int64_t *tod, int64_t *nanos) {
+  if (n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+      s[13] != ':' || s[16] != ':')
+    return 0;
+  if (!(dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && dig(s[5]) && dig(s[6]) &&
+        dig(s[8]) && dig(s[9]) && dig(s[11]) && dig(s[12]) && dig(s[14]) && dig(s[15]) &&
+        dig(s[17]) && dig(s[18])))
+    return 0;
+  int y = d2(s) * 100 + d2(s + 2), mo = d2(s + 5), d = d2(s + 8);
+  int h = d2(s + 11), mi = d2(s + 14), sec = d2(s + 17);
+  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
+    return 0;
+  size_t i = 19;
+  int64_t ns = 0;
+  if (i < n && (s[i] == '.' || s[i] == ',')) {
+    i++;
+    int nd = 0;
+    while (i < n && dig(s[i])) {
+      if (nd == 9) return 0;
+      ns = ns * 10 + (s[i] - '0');
+      nd++;
+      i++;
+    }
+    if (nd == 0) return 0;
+    for (; nd < 9; nd++) ns *= 10;
+  }
+  *days = text_days_from_civil(y, mo, d);
+  *tod = h * 3600 + mi * 60 + sec;
+  *nanos = ns;
+  return i;
+}
+
 /* Parses an ISO-8601 timestamp into seconds + nanoseconds since the epoch
  * (UTC when a zone is given; the wall clock otherwise). */
 static const char *parse_iso_timestamp(const char *s, size_t n, int64_t *secs, int64_t *nanos,
@@ -378,12 +419,15 @@ static const char *parse_iso_timestamp(const char *s, size_t n, int64_t *secs, i
   int64_t days, tod = 0, ns = 0;
   *has_offset = false;
   *offset = 0;
-  size_t i = parse_ymd(s, n, &days);
-  if (!i) return "expected an ISO-8601 date";
-  if (i < n && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
-    size_t k = parse_hms(s + i + 1, n - i - 1, &tod, &ns);
-    if (!k) return "expected a time HH:MM[:SS[.fraction]] after the date";
-    i += 1 + k;
+  size_t i = fast_ymd_hms(s, n, &days, &tod, &ns);
+  if (!i) {
+    i = parse_ymd(s, n, &days);
+    if (!i) return "expected an ISO-8601 date";
+    if (i < n && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
+      size_t k = parse_hms(s + i + 1, n - i - 1, &tod, &ns);
+      if (!k) return "expected a time HH:MM[:SS[.fraction]] after the date";
+      i += 1 + k;
+    }
   }
   if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
     *has_offset = true;

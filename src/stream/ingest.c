@@ -692,7 +692,11 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
     return dead_letter(g, rec, why, err);
   }
-  inlet_error e = INLET_ERROR_INIT;
+  /* Not INLET_ERROR_INIT: zeroing the whole message buffer for every record
+   * showed in the ingest profile (bench/RESULTS-ingest.md). */
+  inlet_error e;
+  e.code = 0;
+  e.message[0] = '\0';
   int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
   if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
     g->b_rejected++;
