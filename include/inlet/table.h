@@ -236,7 +236,7 @@ INLET_API int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet
 
 typedef struct inlet_history_entry {
   int64_t version;
-  int64_t timestamp_ms;     /* commitInfo timestamp, else the file's mtime */
+  int64_t timestamp_ms;     /* inCommitTimestamp, else the commit file's mtime (as --as-of) */
   char *operation;          /* owned, NULL without commitInfo */
   char *parameters_json;    /* owned operationParameters object, or NULL */
   char *metrics_json;       /* owned operationMetrics object, or NULL */

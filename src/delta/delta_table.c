@@ -347,8 +347,12 @@ static void fill_entry(inlet_history_entry *e, char *commit_info, int64_t mtime)
   if (!commit_info) return;
   json_t *o = json_loads(commit_info, 0, NULL);
   if (!o) return;
+  /* The version's timestamp is what time travel uses (PROTOCOL.md "Commit
+   * Provenance Information" / "In-Commit Timestamps"): the in-commit timestamp
+   * when present, else the commit file's modification time. commitInfo's
+   * plain `timestamp` is the writer's clock and may differ, so it is not used:
+   * history, describe and --as-of must agree. */
   json_t *ts = json_object_get(o, "inCommitTimestamp");
-  if (!json_is_integer(ts)) ts = json_object_get(o, "timestamp");
   if (json_is_integer(ts)) e->timestamp_ms = (int64_t)json_integer_value(ts);
   const char *op = json_string_value(json_object_get(o, "operation"));
   if (op) e->operation = inlet_strdup(op);
