@@ -386,10 +386,43 @@ static void test_conformance__encrypted_files_say_encrypted(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* Spark's Delta checkpoints are nested Parquet (add/remove/metaData structs
+ * with maps and lists): each must read as DuckDB reads it. */
+static void test_conformance__delta_checkpoints_read_like_duckdb(void **state) {
+  (void)state;
+  tu_result res;
+  tu_sh(&res, "find '%s/delta-golden' -name '*.checkpoint*.parquet' | sort", INLET_TESTDATA);
+  assert_int_equal(res.status, 0);
+  char *dir = strdup(tu_mkdtemp("pq-checkpoints"));
+  int n = 0, failures = 0;
+  char *save = NULL;
+  for (char *f = strtok_r(res.out, "\n", &save); f; f = strtok_r(NULL, "\n", &save), n++) {
+    tu_result r1, r2, r3;
+    tu_sh(&r1, "'%s' '%s' parquet '%s' > '%s/e.json'", INLET_NODE, INLET_REFCHECK, f, dir);
+    tu_sh(&r2, "'%s' parquet cat '%s' --format ndjson > '%s/a.ndjson'", INLET_BIN, f, dir);
+    tu_sh(&r3, "'%s' '%s' compare '%s/e.json' '%s/a.ndjson' --ndjson --ordered", INLET_NODE,
+          INLET_REFCHECK, dir, dir);
+    if (r1.status != 0 || r2.status != 0 || r3.status != 0) {
+      printf("FAIL %s: refcheck %d, inlet %d (%s), compare %d: %s\n", f, r1.status, r2.status,
+             r2.err, r3.status, r3.out);
+      failures++;
+    }
+    tu_result_free(&r1);
+    tu_result_free(&r2);
+    tu_result_free(&r3);
+  }
+  tu_result_free(&res);
+  tu_rmtree(dir);
+  free(dir);
+  assert_true(n >= 5);
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conformance__every_file_reads_like_duckdb_or_is_expected),
       cmocka_unit_test(test_conformance__encrypted_files_say_encrypted),
+      cmocka_unit_test(test_conformance__delta_checkpoints_read_like_duckdb),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
