@@ -5,10 +5,11 @@
  * definition levels and values (Encodings.md) and writes the values,
  * converted to the column's inlet type, straight into an inlet_array.
  *
- * The page loop is split from the value decoders so that what issue 3 adds
- * slots in at one place each: new value encodings in decode_values(),
- * repetition levels and nested assembly next to the definition levels (a
- * column with max_rep_level > 0 is refused today).
+ * The page loop is split from the value decoders: every value encoding is
+ * one case of decode_values() (the DELTA_* and BYTE_STREAM_SPLIT ones
+ * transcode to PLAIN, delta_decode.h), flat columns decode levels straight
+ * into validity bitmaps, and nested columns (pq_column_read_levels) keep
+ * their repetition and definition levels for nested.c to assemble.
  */
 #ifndef INLET_PARQUET_COLUMN_READER_H
 #define INLET_PARQUET_COLUMN_READER_H

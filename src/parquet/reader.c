@@ -2,9 +2,10 @@
  * The Parquet reader (include/inlet/parquet.h, reading half): opens a file,
  * reads and validates its footer (Parquet README "File Format",
  * parquet.thrift FileMetaData), maps the schema to inlet types
- * (pq_schema.h) and decodes one row group at a time, reading each projected
- * column chunk with one positioned read into a reused buffer, so memory is
- * bounded by the largest column chunk requested, never by the file size.
+ * (pq_schema.h for flat schemas, nested.h for groups, lists and maps) and
+ * decodes one row group at a time, reading each projected column chunk
+ * with one positioned read into a reused buffer, so memory is bounded by
+ * the largest column chunk requested, never by the file size.
  *
  * Validation done here, before any page is touched: every column chunk's
  * byte range lies between the leading magic and the footer, chunks are
