@@ -645,7 +645,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     if (kind == TOK_BOOL || !text_parse_i64(s, n, &v, &of))
       return text_bad(c, "expected an integer, found %s \"%s\"", kind_name(kind),
                       kind == TOK_BOOL ? (bval ? "true" : "false") : excerpt(ex, s, n));
-    int bits = 8 * inlet_type_value_width(t);
+    int bits = t->id == INLET_TYPE_INT64 ? 64 : 8 * inlet_type_value_width(t);
     if (of || (bits < 64 && (v < -((int64_t)1 << (bits - 1)) || v >= ((int64_t)1 << (bits - 1)))))
       return text_bad(c, "integer %s out of range for %d-bit column", excerpt(ex, s, n), bits);
     rc = inlet_array_append_int(a, f, v, &c->err);
