@@ -12,8 +12,13 @@ BUILD=${BENCH_BUILD:-build/bench-ingest}
 ROWS=${BENCH_ROWS:-5000000}
 REPEAT=${BENCH_REPEAT:-2}
 DIR=${BENCH_DIR:-$BUILD/ingest-data}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_BENCH=ON -DINLET_BUILD_TESTS=OFF >/dev/null
-cmake --build "$BUILD" -j2 --target inlet ingest_bench >/dev/null
+mkdir -p "$BUILD"
+if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_BENCH=ON -DINLET_BUILD_TESTS=OFF &&
+       cmake --build "$BUILD" -j2 --target inlet ingest_bench; } >"$BUILD/ingest-build.log" 2>&1; then
+  tail -n 30 "$BUILD/ingest-build.log" >&2
+  echo "ingest_bench: build failed (log $BUILD/ingest-build.log)" >&2
+  exit 1
+fi
 NM=${BENCH_NODE_MODULES:-}
 if [ -z "$NM" ]; then
   for d in build/*/refcheck build/*/duckdb-node; do

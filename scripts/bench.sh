@@ -100,4 +100,11 @@ BENCH_META="{\"rowGroupRows\":$RG,\"repeat\":$REPEAT,\"loadStart\":\"$load_start
 # The Parquet files take ~1 GB at 10M rows.
 [ "${BENCH_KEEP_DATA:-0}" = 1 ] || rm -rf "$DATA"
 echo "(results: $RES)" >&2
+# Ingest benchmark (issue 5): NDJSON file -> table with `inlet ingest` beside
+# DuckDB's read_ndjson -> COPY TO parquet, same rows, same build and DuckDB.
+# BENCH_INGEST=0 skips it.
+if [ "${BENCH_INGEST:-1}" = 1 ]; then
+  echo "== ingest: $ROWS NDJSON events (bench/ingest_bench.sh)" >&2
+  BENCH_ROWS="$ROWS" BENCH_BUILD="$BUILD" sh bench/ingest_bench.sh || rc=1
+fi
 exit "$rc"
