@@ -1,13 +1,16 @@
 # Front door for the two everyday jobs. On a fresh Debian 12 machine, as root
 # or with sudo:
 #   make demo   installs what is missing, builds a release binary, runs the walkthrough
-#   make test   installs what tests need, builds with -Werror and ASan+UBSan, runs every test
+#   make test   installs what tests need, builds with -Werror and ASan+UBSan, runs a short
+#               libFuzzer run of every fuzzer (clang), then every test
 # Other targets: build, release, fuzz, bench, format, clean, deps, test-deps.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
 BUILD_RELEASE ?= build/release
 DEMO_DIR ?= build/inlet-demo
+# Each fuzzer's share of the short fuzz run that `make test` ends with.
+CI_FUZZ_SECONDS ?= 20
 
 .PHONY: all build release demo test deps test-deps fuzz fuzz-long bench format clean
 
@@ -32,6 +35,7 @@ test: test-deps
 	cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DINLET_WERROR=ON \
 	  -DINLET_SANITIZE=ON -DINLET_BUILD_TESTS=ON
 	cmake --build $(BUILD_TEST) -j $(JOBS)
+	FUZZ_SECONDS=$(CI_FUZZ_SECONDS) scripts/fuzz.sh short
 	cd $(BUILD_TEST) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)

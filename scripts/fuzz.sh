@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds the libFuzzer harnesses (fuzz/*_fuzzer.c) with clang, ASan and UBSan
+# Builds the libFuzzer harnesses (fuzz/*_fuzzer.c) with clang, ASan, UBSan and
+# -Werror (so `make test` also proves the library clang-warning-clean)
 # and runs each one (issue 2, section 5 "Proof": a short fuzz run in CI).
 #
 #   scripts/fuzz.sh short        each fuzzer ~60 s (CI; `make fuzz`)
@@ -30,7 +31,7 @@ command -v clang >/dev/null 2>&1 || scripts/install-deps.sh test
 
 echo "== building fuzzers with clang in $BUILD" >&2
 CC=clang cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_C_FLAGS=-O1 -DINLET_SANITIZE=ON -DINLET_BUILD_FUZZERS=ON -DINLET_BUILD_TESTS=OFF \
+  -DCMAKE_C_FLAGS=-O1 -DINLET_SANITIZE=ON -DINLET_WERROR=ON -DINLET_BUILD_FUZZERS=ON -DINLET_BUILD_TESTS=OFF \
   >/dev/null
 cmake --build "$BUILD" -j "$JOBS" >/dev/null
 
