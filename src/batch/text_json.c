@@ -240,6 +240,45 @@ static size_t scan_number(const char *p, const char *end) {
   return (size_t)(q - p);
 }
 
+static const double fast_pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+/* The common numbers of a long or double column in one pass instead of
+ * scan_number + text_append_scalar's parse: -?(0|[1-9][0-9]*)(.[0-9]+)?
+ * with at most 18 digits for a long (no overflow possible) or 15 for a double
+ * (mantissa < 2^53 and an exact power of ten, so the one division is
+ * correctly rounded, as strtod's result). Returns the end of the number, or
+ * NULL to leave anything else (exponents, more digits, a fraction for a
+ * long, bad syntax) to the general path, which accepts or explains it. */
+static const char *fast_number(const char *p, const char *end, bool want_double, int64_t *iv,
+                               double *dv) {
+  const char *q = p;
+  bool neg = q < end && *q == '-';
+  if (neg) q++;
+  const char *d0 = q;
+  uint64_t m = 0;
+  if (q < end && *q == '0') q++;
+  else
+    while (q < end && (unsigned)(*q - '0') < 10) m = m * 10 + (uint64_t)(*q++ - '0');
+  if (q == d0 || q - d0 > (want_double ? 15 : 18)) return NULL;
+  int frac = 0;
+  if (q < end && *q == '.') {
+    if (!want_double) return NULL;
+    const char *f0 = ++q;
+    while (q < end && (unsigned)(*q - '0') < 10) m = m * 10 + (uint64_t)(*q++ - '0');
+    frac = (int)(q - f0);
+    if (frac == 0 || (q - d0) - 1 > 15) return NULL;
+  }
+  if (q < end && ((unsigned)(*q - '0') < 10 || *q == 'e' || *q == 'E' || *q == '.')) return NULL;
+  if (want_double) {
+    double d = (double)m / fast_pow10[frac];
+    *dv = neg ? -d : d;
+  } else {
+    *iv = neg ? -(int64_t)m : (int64_t)m;
+  }
+  return q;
+}
+
 static bool literal(const char **p, const char *end, const char *word, size_t n) {
   if ((size_t)(end - *p) >= n && memcmp(*p, word, n) == 0) {
     *p += n;
@@ -444,6 +483,18 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
     return text_bad(c, "expected %s, found a JSON array",
                     f->type.id == INLET_TYPE_STRUCT ? "a JSON object" : "a scalar");
   default: {
+    if (f->type.id == INLET_TYPE_INT64 || f->type.id == INLET_TYPE_DOUBLE) {
+      int64_t iv;
+      double dv;
+      const char *q = fast_number(*p, end, f->type.id == INLET_TYPE_DOUBLE, &iv, &dv);
+      if (q) {
+        *p = q;
+        int rc = f->type.id == INLET_TYPE_INT64 ? inlet_array_append_int(a, f, iv, &c->err)
+                                                : inlet_array_append_double(a, dv, &c->err);
+        /* as text_append_scalar: an append never reports a bad record */
+        return rc < 0 ? (rc == INLET_EINVAL ? INLET_EINTERNAL : rc) : 0;
+      }
+    }
     size_t k = scan_number(*p, end);
     if (!k) break;
     const char *s = *p;

@@ -5,6 +5,7 @@
  * must accept and refuse exactly what the general code does. Expected values
  * are derived by hand in the comments or built by the test from the input.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -166,12 +167,62 @@ static void test_integer_digits__overflow_checked_from_the_twentieth_digit(void 
   close_fixture(&f);
 }
 
+/* Numbers the one-pass path takes and those it leaves to the general
+ * parser, into a double and a long column. */
+static void test_number_fast__doubles_and_longs_match_the_general_rules(void **state) {
+  (void)state;
+  inlet_schema schema;
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_schema_parse(&schema, "d double, l long", &err)) fail_msg("%s", inlet_errmsg(&err));
+  inlet_text_reader_options o = INLET_TEXT_READER_OPTIONS_INIT;
+  inlet_text_reader *r;
+  assert_int_equal(inlet_text_reader_open_memory(&r, "", 0, &schema, &o, &err), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  assert_int_equal(inlet_batch_init(&b, &schema, &err), 0);
+  static const struct {
+    const char *rec;
+    double d;
+    int64_t l;
+  } ok[] = {
+      {"{\"d\":9022.35,\"l\":0}", 9022.35, 0},
+      {"{\"d\":-0.5,\"l\":-7}", -0.5, -7},
+      {"{\"d\":0,\"l\":123456789012345678}", 0.0, 123456789012345678LL},
+      {"{\"d\":123456789012345,\"l\":-123456789012345678}", 123456789012345.0,
+       -123456789012345678LL},
+      {"{\"d\":0.123456789012345,\"l\":9223372036854775807}", 0.123456789012345, INT64_MAX},
+      {"{\"d\":1.5e3,\"l\":1}", 1500.0, 1},
+      {"{\"d\":0.1234567890123456789,\"l\":2}", 0.1234567890123456789, 2},
+      {"{\"d\":12345678901234567890.5,\"l\":3}", 12345678901234567890.5, 3},
+  };
+  for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+    if (inlet_text_reader_append(r, &b, ok[k].rec, strlen(ok[k].rec), &err))
+      fail_msg("%s: %s", ok[k].rec, inlet_errmsg(&err));
+    assert_true(((double *)b.columns[0].values)[k] == ok[k].d);
+    assert_int_equal(((int64_t *)b.columns[1].values)[k], ok[k].l);
+  }
+  static const char *bad[] = {"{\"d\":01}",    "{\"d\":1.}",  "{\"d\":-}",  "{\"d\":1.5.3}",
+                              "{\"l\":1.5}",   "{\"l\":-01}", "{\"d\":.5}", "{\"d\":12x}",
+                              "{\"l\":99999999999999999999}"};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+    if (inlet_text_reader_append(r, &b, bad[k], strlen(bad[k]), &err) != INLET_EINVAL)
+      fail_msg("accepted %s", bad[k]);
+  assert_int_equal(b.num_rows, (int64_t)(sizeof ok / sizeof ok[0]));
+  /* the sign of zero survives, as strtod keeps it */
+  assert_int_equal(inlet_text_reader_append(r, &b, "{\"d\":-0.0}", 10, &err), 0);
+  assert_true(signbit(((double *)b.columns[0].values)[b.num_rows - 1]));
+  inlet_batch_reset(&b);
+  inlet_text_reader_free(r);
+  inlet_schema_reset(&schema);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_string_scan__escapes_at_every_position),
       cmocka_unit_test(test_string_scan__control_and_unterminated_refused_at_every_position),
       cmocka_unit_test(test_timestamp_fast__values_and_variants),
       cmocka_unit_test(test_integer_digits__overflow_checked_from_the_twentieth_digit),
+      cmocka_unit_test(test_number_fast__doubles_and_longs_match_the_general_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
