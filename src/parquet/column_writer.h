@@ -43,6 +43,7 @@ typedef struct pq_column_config {
   bool int_delta;        /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
   bool int_auto;         /* INT32/INT64 PLAIN pages become DELTA_BINARY_PACKED
                             when the estimate says the page shrinks */
+  bool float_split;      /* FLOAT/DOUBLE PLAIN pages as BYTE_STREAM_SPLIT */
 } pq_column_config;
 
 typedef struct pq_column_writer {
@@ -86,6 +87,8 @@ typedef struct pq_column_writer {
   int32_t n_delta_pages;      /* data pages DELTA_BINARY_PACKED */
   bool delta;                 /* this column's data pages are DELTA_BINARY_PACKED */
   bool auto_delta;            /* INT32/INT64 under AUTO: PLAIN pages may become DELTA */
+  bool split;                 /* FLOAT/DOUBLE: PLAIN pages go BYTE_STREAM_SPLIT */
+  int32_t n_split_pages;      /* data pages BYTE_STREAM_SPLIT */
   int64_t dict_page_uncompressed;
   pq_stats chunk_stats; /* owned */
   pq_stats file_stats;  /* owned; every chunk finished so far */

@@ -183,6 +183,12 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
    * clearly smaller (sorted ids, event times); DELTA forces it. */
   w->cfg.int_delta = o->int_encoding == INLET_INT_ENCODING_DELTA;
   w->cfg.int_auto = o->int_encoding == INLET_INT_ENCODING_AUTO;
+  /* AUTO also writes high-cardinality floats BYTE_STREAM_SPLIT when a codec
+   * follows (as DuckDB's PARQUET_VERSION V2 does): the same bytes, grouped
+   * so that the codec finds the repeating exponents. Uncompressed, it
+   * would only cost decoding time. */
+  w->cfg.float_split =
+      w->cfg.int_auto && o->compression != INLET_COMPRESSION_UNCOMPRESSED;
   w->row_group_bytes = o->row_group_bytes;
   w->row_group_max_rows = o->row_group_max_rows;
   w->sync_on_close = o->sync_on_close;

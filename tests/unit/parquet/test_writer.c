@@ -49,6 +49,9 @@ static void put_int_field(inlet_array *a, const inlet_field *f, int64_t v) {
 static void put_null(inlet_batch *b, int col) {
   assert_int_equal(inlet_array_append_null(&b->columns[col], &b->schema.fields[col], NULL), 0);
 }
+static void put_double(inlet_batch *b, int col, double v) {
+  assert_int_equal(inlet_array_append_double(&b->columns[col], v, NULL), 0);
+}
 static void put_str(inlet_batch *b, int col, const char *s) {
   assert_int_equal(
       inlet_array_append_bytes(&b->columns[col], &b->schema.fields[col], s, strlen(s), NULL), 0);
@@ -1221,6 +1224,52 @@ static void test_writer__auto_int_encoding_picks_delta_for_sorted_columns(void *
   free(rnd);
 }
 
+/* AUTO with a codec writes high-cardinality doubles BYTE_STREAM_SPLIT
+ * (low-cardinality ones keep the dictionary); uncompressed, they stay PLAIN. */
+static void test_writer__auto_splits_doubles_when_compressed(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "amount double, few double");
+  for (int i = 0; i < 5000; i++) {
+    if (i % 7 == 0)
+      put_null(&b, 0);
+    else
+      put_double(&b, 0, (double)((i * 2654435761u >> 4) % 1000000) / 100.0);
+    put_double(&b, 1, (double)(i % 3));
+  }
+  b.num_rows = 5000;
+  for (int pass = 0; pass < 2; pass++) {
+    inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    o.compression = pass ? INLET_COMPRESSION_UNCOMPRESSED : INLET_COMPRESSION_ZSTD;
+    o.page_bytes = 8 * 1024;
+    const char *path = tmp_file(pass ? "writer_split_none" : "writer_split_zstd");
+    write_file(path, &b, &o);
+    pq_file_metadata m;
+    read_footer(path, &m);
+    const pq_column_meta *a = &m.row_groups[0].columns[0].meta_data;
+    assert_int_equal(has_encoding(a, PQ_ENC_BYTE_STREAM_SPLIT), !pass);
+    if (!pass) assert_true(page_count(a, PQ_PAGE_DATA, PQ_ENC_BYTE_STREAM_SPLIT) >= 2);
+    assert_true(has_encoding(&m.row_groups[0].columns[1].meta_data, PQ_ENC_RLE_DICTIONARY));
+    pq_file_metadata_reset(&m);
+    inlet_parquet_reader *rd = NULL;
+    inlet_error err = INLET_ERROR_INIT;
+    assert_int_equal(inlet_parquet_reader_open(&rd, path, NULL, &err), 0);
+    inlet_batch out;
+    memset(&out, 0, sizeof out);
+    int rc = inlet_parquet_reader_read_row_group(rd, 0, &out, &err);
+    if (rc) fprintf(stderr, "reader: %s\n", inlet_errmsg(&err));
+    assert_int_equal(rc, 0);
+    const double *v = (const double *)out.columns[0].values;
+    for (int i = 0; i < 5000; i++) {
+      assert_int_equal(inlet_array_is_valid(&out.columns[0], i), i % 7 != 0);
+      if (i % 7) assert_true(v[i] == (double)((i * 2654435761u >> 4) % 1000000) / 100.0);
+    }
+    inlet_batch_reset(&out);
+    inlet_parquet_reader_free(rd);
+  }
+  inlet_batch_reset(&b);
+}
+
 /* Walks the data pages of column chunk @p md in the file bytes; returns the
  * number of pages and the largest uncompressed page size. */
 static int walk_pages(const char *data, size_t len, const pq_column_meta *md, int32_t *max_size) {
@@ -1434,6 +1483,7 @@ int main(void) {
       cmocka_unit_test(test_writer__decimal_beyond_precision_is_einval),
       cmocka_unit_test(test_writer__delta_int_encoding_writes_delta_pages),
       cmocka_unit_test(test_writer__auto_int_encoding_picks_delta_for_sorted_columns),
+      cmocka_unit_test(test_writer__auto_splits_doubles_when_compressed),
       cmocka_unit_test(test_writer__huge_strings_keep_pages_bounded),
       cmocka_unit_test(test_writer__decreasing_string_offsets_are_einval),
   };
