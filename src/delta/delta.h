@@ -140,6 +140,10 @@ int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *e
 /* delta.deletedFileRetentionDuration of @p m in ms ("interval 1 week" when
  * absent or unparseable). */
 int64_t delta_retention_ms(const delta_metadata *m);
+/* Value of an "interval N unit" table property (Delta's duration syntax:
+ * units millisecond..week, optional plural), in ms; @p dflt when the
+ * property is absent or malformed. */
+int64_t delta_interval_conf_ms(const delta_metadata *m, const char *key, int64_t dflt);
 
 /*
  * Parses one log line into @p out. A line with an unknown action (or a
@@ -228,6 +232,7 @@ typedef struct delta_log_listing {
 /* Lists _delta_log. INLET_ENOTFOUND if the directory is missing. */
 int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err);
 void delta_log_listing_reset(delta_log_listing *l);
+
 
 /* Name of the commit file of @p version: "_delta_log/%020lld.json". */
 void delta_commit_name(char out[64], int64_t version);
@@ -368,5 +373,17 @@ bool delta_parse_date(const char *s, int32_t *days);
 void delta_format_decimal(char *buf, size_t cap, const uint8_t *le, int scale);
 /* Shortest text that reads back as the same value ("NaN", "Infinity" too). */
 void delta_format_double(char *buf, size_t cap, double v, bool is_float);
+
+/* Metadata cleanup (delta_log_cleanup.c): removes commits and checkpoints
+ * older than the retention (retain_ms < 0: delta.logRetentionDuration of
+ * @p s, default 30 days) that lie below the newest checkpoint needed to
+ * rebuild every version inside the window. now_ms 0 = the clock. */
+typedef struct delta_log_cleanup_result {
+  int64_t commits_removed;
+  int64_t checkpoints_removed;
+  int64_t oldest_kept; /* the boundary checkpoint's version, -1 when none */
+} delta_log_cleanup_result;
+int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
+                      int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err);
 
 #endif /* INLET_DELTA_H */

@@ -187,13 +187,12 @@ int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *e
   return 0;
 }
 
-int64_t delta_retention_ms(const delta_metadata *m) {
-  const int64_t week = 7LL * 24 * 3600 * 1000;
-  const char *v = delta_metadata_conf(m, "delta.deletedFileRetentionDuration");
-  if (!v) return week;
+int64_t delta_interval_conf_ms(const delta_metadata *m, const char *key, int64_t dflt) {
+  const char *v = delta_metadata_conf(m, key);
+  if (!v) return dflt;
   long long n = 0;
   char unit[32] = "";
-  if (sscanf(v, "interval %lld %31s", &n, unit) != 2 || n < 0) return week;
+  if (sscanf(v, "interval %lld %31s", &n, unit) != 2 || n < 0) return dflt;
   static const struct { const char *u; int64_t ms; } units[] = {
       {"millisecond", 1}, {"second", 1000}, {"minute", 60000}, {"hour", 3600000},
       {"day", 86400000}, {"week", 604800000}};
@@ -202,7 +201,11 @@ int64_t delta_retention_ms(const delta_metadata *m) {
     if (strncmp(unit, units[i].u, l) == 0 && (unit[l] == '\0' || strcmp(unit + l, "s") == 0))
       return n > INT64_MAX / units[i].ms ? INT64_MAX : n * units[i].ms;
   }
-  return week;
+  return dflt;
+}
+
+int64_t delta_retention_ms(const delta_metadata *m) {
+  return delta_interval_conf_ms(m, "delta.deletedFileRetentionDuration", 7LL * 24 * 3600 * 1000);
 }
 
 const char *delta_metadata_conf(const delta_metadata *m, const char *key) {

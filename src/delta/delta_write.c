@@ -601,7 +601,10 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
     inlet_error ignore = INLET_ERROR_INIT;
     delta_snapshot at;
     if (delta_table_load(w->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
-      (void)delta_checkpoint_write(w->table->st, &at, &ignore);
+      /* After a checkpoint, expired log entries below it can go (Spark's
+       * delta.enableExpiredLogCleanup, on by default). */
+      if (delta_checkpoint_write(w->table->st, &at, &ignore) == 0)
+        (void)delta_log_cleanup(NULL, w->table->st, &at, -1, 0, false, &ignore);
       delta_snapshot_reset(&at);
     }
   }

@@ -1,6 +1,7 @@
 /*
- * Log cleanup (include/inlet/maint.h inlet_table_cleanup_log): removes
- * commit files and checkpoints that fell out of delta.logRetentionDuration.
+ * Log cleanup (include/inlet/maint.h inlet_table_cleanup_log): the public
+ * entry to the log module's metadata cleanup (src/delta/delta_log_cleanup.c),
+ * which writers also run after their checkpoints.
  *
  * Spec: PROTOCOL.md "Metadata Cleanup": log entries older than the
  * retention may be deleted, but only below a checkpoint, so that every
@@ -21,19 +22,6 @@
 #include "maint/maint_int.h"
 #include "util/util.h"
 
-#define DEFAULT_LOG_RETAIN_MS (30LL * 24 * 3600 * 1000)
-
-static bool digits20(const char *s, int64_t *v) {
-  int64_t x = 0;
-  for (int i = 0; i < 20; i++) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    if (x > (INT64_MAX - 9) / 10) return false;
-    x = x * 10 + (s[i] - '0');
-  }
-  *v = x;
-  return true;
-}
-
 int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
                             const inlet_log_cleanup_options *options, inlet_error *err) {
   inlet_log_cleanup_options dflt = INLET_LOG_CLEANUP_OPTIONS_INIT;
@@ -41,64 +29,18 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
   inlet_log_cleanup_result res = {0, 0, -1};
   delta_snapshot s;
   TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
-  int rc = 0;
-  delta_log_listing l;
-  memset(&l, 0, sizeof l);
-  inlet_dirent *ents = NULL;
-  size_t n = 0;
   int64_t retain = o.retain_ms;
   if (retain < 0) {
+    /* inlet's duration syntax ("30d") as well as Delta's ("interval 30 days"). */
     const char *p = delta_metadata_conf(&s.metadata, "delta.logRetentionDuration");
     inlet_error ignore = INLET_ERROR_INIT;
-    if (!p || inlet_duration_parse(&retain, p, &ignore) < 0) retain = DEFAULT_LOG_RETAIN_MS;
+    if (p && inlet_duration_parse(&retain, p, &ignore) < 0) retain = -1;
   }
-  int64_t now = o.now_ms ? o.now_ms : delta_now_ms();
-  int64_t cutoff = now - retain;
-  TRY_GOTO(delta_log_list(&l, table->st, err));
-  if (l.n_commits == 0 || l.n_checkpoints == 0) goto done;
-  /* W: oldest commit inside the window (or the newest commit, which always stays). */
-  int64_t w = l.commit_versions[l.n_commits - 1];
-  for (int64_t i = 0; i < l.n_commits; i++)
-    if (l.commit_mtimes[i] >= cutoff) {
-      w = l.commit_versions[i];
-      break;
-    }
-  int64_t boundary = -1;
-  for (int64_t i = 0; i < l.n_checkpoints; i++)
-    if (l.checkpoints[i].version <= w && l.checkpoints[i].version <= s.version)
-      boundary = l.checkpoints[i].version;
-  if (boundary <= 0) goto done;
-  res.oldest_kept = boundary;
-  TRY_GOTO(table->st->ops->list(table->st, "_delta_log", &ents, &n, err));
-  /* The listing is sorted by name = by version for 20-digit names. */
-  for (size_t i = 0; i < n; i++) {
-    const char *nm = ents[i].name;
-    int64_t v;
-    if (ents[i].is_dir || strlen(nm) < 22 || !digits20(nm, &v) || nm[20] != '.') continue;
-    if (v >= boundary) break;
-    const char *rest = nm + 21;
-    bool commit = strcmp(rest, "json") == 0;
-    bool checkpoint = strncmp(rest, "checkpoint.", 11) == 0;
-    bool crc = strcmp(rest, "crc") == 0;
-    if (!commit && !checkpoint && !crc) continue;
-    if (ents[i].mtime_ms >= cutoff) continue;
-    if (!o.dry_run) {
-      char path[128];
-      snprintf(path, sizeof path, "_delta_log/%s", nm);
-      int r = table->st->ops->remove(table->st, path, err);
-      if (r < 0 && r != INLET_ENOTFOUND) {
-        rc = r;
-        goto done;
-      }
-    }
-    if (commit) res.commits_removed++;
-    else if (checkpoint) res.checkpoints_removed++;
-  }
-  if (!o.dry_run && (res.commits_removed || res.checkpoints_removed))
-    TRY_GOTO(table->st->ops->sync_dir(table->st, "_delta_log", err));
-done:
-  inlet_dirents_free(ents, n);
-  delta_log_listing_reset(&l);
+  delta_log_cleanup_result r;
+  int rc = delta_log_cleanup(&r, table->st, &s, retain, o.now_ms, o.dry_run, err);
+  res.commits_removed = r.commits_removed;
+  res.checkpoints_removed = r.checkpoints_removed;
+  res.oldest_kept = r.oldest_kept;
   delta_snapshot_reset(&s);
   if (out) *out = res;
   return rc;
