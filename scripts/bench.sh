@@ -14,6 +14,8 @@
 #   BENCH_NODE_MODULES=DIR  a directory with node_modules/@duckdb/node-api to use
 #   BENCH_STRICT=1          exit 1 when a target is missed
 #   BENCH_KEEP_DATA=1       keep the written Parquet files in $BUILD/data
+#   BENCH_NESTED=1          also run bench/nested_bench.sh (nested checkpoint-shaped
+#                           read/write and DELTA vs PLAIN sizes, issue 3)
 # Exit 1 also when the two engines' scans disagree on the checksums.
 set -eu
 cd "$(dirname "$0")/.."
@@ -106,5 +108,10 @@ echo "(results: $RES)" >&2
 if [ "${BENCH_INGEST:-1}" = 1 ]; then
   echo "== ingest: $ROWS NDJSON events (bench/ingest_bench.sh)" >&2
   BENCH_ROWS="$ROWS" BENCH_BUILD="$BUILD" sh bench/ingest_bench.sh || rc=1
+fi
+# Nested and integer-encoding benchmark (issue 3): opt in with BENCH_NESTED=1.
+if [ "${BENCH_NESTED:-0}" = 1 ]; then
+  BENCH_BUILD="$BUILD" BENCH_REPEAT="$REPEAT" BENCH_ROW_GROUP_ROWS="$RG" sh bench/nested_bench.sh ||
+    rc=1
 fi
 exit "$rc"
