@@ -19,6 +19,8 @@ struct text_field_index {
   int32_t n_slots; /* power of two */
   int32_t *slots;  /* field index + 1, 0 = empty */
   size_t *lens;    /* owned: strlen of each field name, for the hot key match */
+  bool *plain;     /* owned: the name has no '"', '\\' or control byte, so its JSON
+                      key text is the name itself */
   const inlet_schema *schema;
 };
 
@@ -35,13 +37,21 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
   while (n < schema->n_fields * 2) n *= 2;
   idx->slots = inlet_calloc((size_t)n, sizeof *idx->slots);
   idx->lens = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->lens);
-  if (!idx->slots || !idx->lens) {
+  idx->plain = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->plain);
+  if (!idx->slots || !idx->lens || !idx->plain) {
     inlet_free(idx->slots);
     inlet_free(idx->lens);
+    inlet_free(idx->plain);
     inlet_free(idx);
     return INLET_ENOMEM;
   }
-  for (int32_t i = 0; i < schema->n_fields; i++) idx->lens[i] = strlen(schema->fields[i].name);
+  for (int32_t i = 0; i < schema->n_fields; i++) {
+    const char *nm = schema->fields[i].name;
+    idx->lens[i] = strlen(nm);
+    idx->plain[i] = true;
+    for (size_t j = 0; j < idx->lens[i]; j++)
+      if (nm[j] == '"' || nm[j] == '\\' || (unsigned char)nm[j] < 0x20) idx->plain[i] = false;
+  }
   idx->n_slots = n;
   idx->schema = schema;
   for (int32_t i = 0; i < schema->n_fields; i++) {
@@ -58,6 +68,7 @@ void text_field_index_free(text_field_index *idx) {
   if (!idx) return;
   inlet_free(idx->slots);
   inlet_free(idx->lens);
+  inlet_free(idx->plain);
   inlet_free(idx);
 }
 
@@ -595,16 +606,30 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
       skip_ws(&p, end);
       const char *k;
       size_t kn;
+      int32_t fi = -1;
       if (p >= end || *p != '"') return syntax(c, p, "expected a key");
-      TRY(read_string(c, &p, end, &k, &kn));
+      /* Producers repeat one key order: try the expected field's name
+       * against the raw text before scanning the key. */
+      if (hint < schema->n_fields && idx->plain[hint]) {
+        size_t hl = idx->lens[hint];
+        if ((size_t)(end - p) > hl + 1 && p[hl + 1] == '"' &&
+            memcmp(p + 1, schema->fields[hint].name, hl) == 0) {
+          fi = hint;
+          k = p + 1;
+          kn = hl;
+          p += hl + 2;
+        }
+      }
+      if (fi < 0) {
+        TRY(read_string(c, &p, end, &k, &kn));
+        if (hint < schema->n_fields && idx->lens[hint] == kn &&
+            memcmp(schema->fields[hint].name, k, kn) == 0)
+          fi = hint;
+        else fi = text_field_index_find(idx, k, kn);
+      }
       skip_ws(&p, end);
       if (p >= end || *p != ':') return syntax(c, p, "expected ':'");
       p++;
-      int32_t fi;
-      if (hint < schema->n_fields && idx->lens[hint] == kn &&
-          memcmp(schema->fields[hint].name, k, kn) == 0)
-        fi = hint;
-      else fi = text_field_index_find(idx, k, kn);
       if (fi < 0) {
         if (c->strict) {
           char nm[64];

@@ -216,6 +216,36 @@ static void test_number_fast__doubles_and_longs_match_the_general_rules(void **s
   inlet_schema_reset(&schema);
 }
 
+/* The expected key is matched against the raw text first: other orders,
+ * prefixes and extensions of the expected name, escaped spellings and
+ * duplicates must still resolve as the general key lookup does. */
+static void test_key_prediction__orders_prefixes_escapes_duplicates(void **state) {
+  (void)state;
+  fixture f;
+  open_fixture(&f);
+  assert_int_equal(append(&f, "{\"s\":\"a\",\"t\":null,\"i\":1}"), 0);
+  assert_int_equal(append(&f, "{\"i\":2,\"s\":\"b\"}"), 0);
+  assert_int_equal(append(&f, "{\"s\":\"c\",\"ii\":9,\"i\":3}"), 0);   /* unknown key "ii" */
+  assert_int_equal(append(&f, "{\"\\u0073\":\"d\",\"\\u0069\":4}"), 0); /* "s", "i" escaped */
+  assert_int_equal(append(&f, "{\"s\" : \"e\" , \"t\"\t:null,\"i\":5}"), 0);
+  assert_int_equal(f.b.num_rows, 5);
+  static const char *want[] = {"a", "b", "c", "d", "e"};
+  for (int64_t r = 0; r < 5; r++) {
+    const char *sv;
+    size_t n;
+    string_at(&f, r, &sv, &n);
+    assert_int_equal(n, 1);
+    assert_memory_equal(sv, want[r], 1);
+    assert_int_equal(int_at(&f, r), r + 1);
+  }
+  assert_int_equal(append(&f, "{\"s\":\"x\",\"s\":\"y\"}"), INLET_EINVAL);
+  assert_int_equal(append(&f, "{\"s\":\"x\",\"\\u0073\":\"y\"}"), INLET_EINVAL);
+  assert_int_equal(append(&f, "{\"s\""), INLET_EINVAL);
+  assert_int_equal(append(&f, "{\"s"), INLET_EINVAL);
+  assert_int_equal(f.b.num_rows, 5);
+  close_fixture(&f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_string_scan__escapes_at_every_position),
@@ -223,6 +253,7 @@ int main(void) {
       cmocka_unit_test(test_timestamp_fast__values_and_variants),
       cmocka_unit_test(test_integer_digits__overflow_checked_from_the_twentieth_digit),
       cmocka_unit_test(test_number_fast__doubles_and_longs_match_the_general_rules),
+      cmocka_unit_test(test_key_prediction__orders_prefixes_escapes_duplicates),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
