@@ -21,6 +21,7 @@ static const char usage[] =
     "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B,...]\n"
     "                  [--where EXPR] [--limit N] [--format table|csv|ndjson|parquet]\n"
     "                  [--output FILE] [--explain]\n"
+    "                  [--watermark TS (--on-time | --late) [--event-time COL] | --late]\n"
     "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
     "  --version N      the snapshot at version N\n"
     "  --as-of TS       the newest version committed at or before TS: milliseconds since\n"
@@ -36,6 +37,14 @@ static const char usage[] =
     "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"
     "                   ndjson (the default otherwise), parquet (needs --output)\n"
     "  --output FILE    write to FILE instead of standard output\n"
+    "  --watermark TS   with --on-time or --late: the watermark-gated split on the\n"
+    "                   event-time column: --on-time keeps rows at or after TS (and rows\n"
+    "                   without an event time), --late the rows before TS; the two\n"
+    "                   sides add up to the whole table, nothing is dropped\n"
+    "  --late           without --watermark: the rows the ingester flagged late (the\n"
+    "                   boolean column named by table property inlet.ingest.lateFlagColumn)\n"
+    "  --event-time COL the event-time column for --watermark (default: the table's only\n"
+    "                   timestamp or date column)\n"
     "  --explain        print the files and row groups considered, skipped and read\n"
     "                   (and why) instead of the rows\n"
     "Partitions, files (add.stats min/max/nullCount) and row groups (Parquet statistics)\n"
@@ -106,10 +115,92 @@ static int split_columns(char ***names, int32_t *n, const char *list) {
   return 0;
 }
 
+/* Appends @p text to @p buf (cap bytes) as a SQL literal or identifier:
+ * @p quote doubled inside. Returns false when it does not fit. */
+static bool append_quoted(char *buf, size_t cap, const char *text, char quote) {
+  size_t n = strlen(buf);
+  if (n + 1 >= cap) return false;
+  buf[n++] = quote;
+  for (const char *c = text; *c; c++) {
+    if (n + 3 >= cap) return false;
+    if (*c == quote) buf[n++] = quote;
+    buf[n++] = *c;
+  }
+  buf[n++] = quote;
+  buf[n] = '\0';
+  return true;
+}
+
+/* The event-time column for the watermark split: the only timestamp or date
+ * column of the schema, or NULL (none, or several: --event-time decides). */
+static const char *only_event_time_column(const inlet_schema *schema) {
+  const char *found = NULL;
+  for (int32_t i = 0; i < schema->n_fields; i++) {
+    inlet_type_id id = schema->fields[i].type.id;
+    if (id != INLET_TYPE_TIMESTAMP && id != INLET_TYPE_DATE) continue;
+    if (found) return NULL;
+    found = schema->fields[i].name;
+  }
+  return found;
+}
+
+/*
+ * The watermark-gated view (issue "Streaming ingestion", "Watermarks and late
+ * data") as a predicate the scan can also use for pruning:
+ *   --watermark TS --on-time   event_time >= TS OR event_time IS NULL
+ *   --watermark TS --late      event_time < TS
+ *   --late                     <late flag column> = true
+ * combined with --where by AND. Returns the predicate in @p out, or an
+ * error message in @p out and false.
+ */
+static bool watermark_predicate(char *out, size_t cap, const inlet_snapshot *s,
+                                const char *where, const char *watermark, bool on_time,
+                                bool late, const char *event_time) {
+  char split[2048] = "";
+  if (watermark) {
+    const char *col = event_time ? event_time : only_event_time_column(inlet_snapshot_schema(s));
+    if (!col) {
+      snprintf(out, cap, "--watermark: the table has no single timestamp or date column; "
+                         "name it with --event-time COL");
+      return false;
+    }
+    if (!append_quoted(split, sizeof split, col, '`')) goto too_long;
+    size_t n = strlen(split);
+    snprintf(split + n, sizeof split - n, on_time ? " >= " : " < ");
+    if (!append_quoted(split, sizeof split, watermark, '\'')) goto too_long;
+    if (on_time) {
+      n = strlen(split);
+      snprintf(split + n, sizeof split - n, " OR ");
+      if (!append_quoted(split, sizeof split, col, '`')) goto too_long;
+      n = strlen(split);
+      snprintf(split + n, sizeof split - n, " IS NULL");
+    }
+  } else if (late) {
+    const char *flag = inlet_snapshot_property(s, INLET_LATE_FLAG_PROPERTY);
+    if (!flag || !*flag) {
+      snprintf(out, cap, "--late: the table flags no late rows (no table property %s); "
+                         "use --watermark TS --late for the event-time split",
+               INLET_LATE_FLAG_PROPERTY);
+      return false;
+    }
+    if (!append_quoted(split, sizeof split, flag, '`')) goto too_long;
+    size_t n = strlen(split);
+    snprintf(split + n, sizeof split - n, " = true");
+  }
+  int w = where ? snprintf(out, cap, "(%s) AND (%s)", where, split)
+                : snprintf(out, cap, "%s", split);
+  if (w < 0 || (size_t)w >= cap) goto too_long;
+  return true;
+too_long:
+  snprintf(out, cap, "--watermark/--late: expression too long");
+  return false;
+}
+
 int cmd_scan(int argc, char **argv) {
   const char *version = NULL, *as_of = NULL, *format = NULL, *limit_s = NULL;
   const char *columns = NULL, *where = NULL, *output = NULL;
-  bool explain = false;
+  const char *watermark = NULL, *event_time = NULL;
+  bool explain = false, on_time = false, late = false;
   cli_opt opts[] = {{"version", &version, NULL},
                     {"as-of", &as_of, NULL},
                     {"format", &format, NULL},
@@ -117,13 +208,23 @@ int cmd_scan(int argc, char **argv) {
                     {"columns", &columns, NULL},
                     {"where", &where, NULL},
                     {"output", &output, NULL},
-                    {"explain", NULL, &explain}};
+                    {"explain", NULL, &explain},
+                    {"watermark", &watermark, NULL},
+                    {"on-time", NULL, &on_time},
+                    {"late", NULL, &late},
+                    {"event-time", &event_time, NULL}};
   const char *pos[1];
   int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 8, pos, 1, &n_pos, usage);
+  int rc = cli_parse(argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &n_pos,
+                     usage);
   if (rc) return rc;
   if (n_pos != 1) return cli_usage_error(usage, "scan: missing TABLE");
   if (version && as_of) return cli_usage_error(usage, "scan: --version and --as-of exclude each other");
+  if (on_time && late) return cli_usage_error(usage, "scan: --on-time and --late exclude each other");
+  if (watermark && !on_time && !late)
+    return cli_usage_error(usage, "scan: --watermark needs --on-time or --late");
+  if (on_time && !watermark) return cli_usage_error(usage, "scan: --on-time needs --watermark TS");
+  if (event_time && !watermark) return cli_usage_error(usage, "scan: --event-time needs --watermark TS");
   int64_t v = -1, ts = 0, limit = -1;
   if (version) {
     char *end;
@@ -170,6 +271,16 @@ int cmd_scan(int argc, char **argv) {
               : as_of ? inlet_table_snapshot_at_timestamp(&s, t, ts, &err)
                       : inlet_table_snapshot(&s, t, &err))
     goto fail;
+  char split_where[4096];
+  if (on_time || late) {
+    if (!watermark_predicate(split_where, sizeof split_where, s, where, watermark, on_time, late,
+                             event_time)) {
+      fprintf(stderr, "inlet: %s\n", split_where);
+      rc = CLI_USAGE;
+      goto done;
+    }
+    where = split_where;
+  }
   inlet_scan_options so = INLET_SCAN_OPTIONS_INIT;
   so.n_columns = n_names;
   so.columns = (const char *const *)names;
