@@ -44,7 +44,7 @@ static const char usage[] =
     "  --late           without --watermark: the rows the ingester flagged late (the\n"
     "                   boolean column named by table property inlet.ingest.lateFlagColumn)\n"
     "  --event-time COL the event-time column for --watermark (default: the table's only\n"
-    "                   timestamp or date column)\n"
+    "                   timestamp column, else its only date column)\n"
     "  --explain        print the files and row groups considered, skipped and read\n"
     "                   (and why) instead of the rows\n"
     "Partitions, files (add.stats min/max/nullCount) and row groups (Parquet statistics)\n"
@@ -131,17 +131,22 @@ static bool append_quoted(char *buf, size_t cap, const char *text, char quote) {
   return true;
 }
 
-/* The event-time column for the watermark split: the only timestamp or date
- * column of the schema, or NULL (none, or several: --event-time decides). */
+/* The event-time column for the watermark split: the only timestamp column
+ * of the schema, else the only date column, else NULL (--event-time decides). */
 static const char *only_event_time_column(const inlet_schema *schema) {
-  const char *found = NULL;
-  for (int32_t i = 0; i < schema->n_fields; i++) {
-    inlet_type_id id = schema->fields[i].type.id;
-    if (id != INLET_TYPE_TIMESTAMP && id != INLET_TYPE_DATE) continue;
-    if (found) return NULL;
-    found = schema->fields[i].name;
+  const inlet_type_id kinds[2] = {INLET_TYPE_TIMESTAMP, INLET_TYPE_DATE};
+  for (int k = 0; k < 2; k++) {
+    const char *found = NULL;
+    int n = 0;
+    for (int32_t i = 0; i < schema->n_fields; i++)
+      if (schema->fields[i].type.id == kinds[k]) {
+        found = schema->fields[i].name;
+        n++;
+      }
+    if (n == 1) return found;
+    if (n > 1) return NULL;
   }
-  return found;
+  return NULL;
 }
 
 /*
@@ -160,7 +165,7 @@ static bool watermark_predicate(char *out, size_t cap, const inlet_snapshot *s,
   if (watermark) {
     const char *col = event_time ? event_time : only_event_time_column(inlet_snapshot_schema(s));
     if (!col) {
-      snprintf(out, cap, "--watermark: the table has no single timestamp or date column; "
+      snprintf(out, cap, "--watermark: the table has no single timestamp (or date) column; "
                          "name it with --event-time COL");
       return false;
     }

@@ -99,11 +99,38 @@ static void test_scan_watermark__usage_errors(void **state) {
   tu_result_free(&r);
 }
 
+static void test_scan_watermark__timestamp_column_wins_over_a_date(void **state) {
+  (void)state;
+  const char *rows = "{\"t\":\"2024-01-01T10:00:00Z\",\"d\":\"2024-01-01\"}\n"
+                     "{\"t\":\"2024-01-01T14:00:00Z\",\"d\":\"2024-01-01\"}\n";
+  char path[4200];
+  snprintf(path, sizeof path, "%s/in2.ndjson", dir);
+  assert_int_equal(tu_write_file(path, rows, strlen(rows)), 0);
+  tu_result r;
+  tu_sh(&r, "cd '%s' && '%s' create t2 --schema 't timestamp, d date' && '%s' append t2 in2.ndjson",
+        dir, INLET_BIN, INLET_BIN);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  /* Split on t (one row each side); a split on d would put both on time. */
+  tu_sh(&r, "cd '%s' && '%s' scan t2 --format ndjson --watermark 2024-01-01T12:00:00Z --late",
+        dir, INLET_BIN);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(count_lines(r.out), 1);
+  assert_non_null(strstr(r.out, "10:00:00"));
+  tu_result_free(&r);
+  tu_sh(&r, "cd '%s' && '%s' scan t2 --format ndjson --watermark 2024-01-02 --late --event-time d",
+        dir, INLET_BIN);
+  assert_int_equal(r.status, 0);
+  assert_int_equal(count_lines(r.out), 2);
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scan_watermark__split_partitions_the_table),
       cmocka_unit_test(test_scan_watermark__late_alone_reads_the_flag_column),
       cmocka_unit_test(test_scan_watermark__usage_errors),
+      cmocka_unit_test(test_scan_watermark__timestamp_column_wins_over_a_date),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
