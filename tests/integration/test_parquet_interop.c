@@ -957,6 +957,9 @@ static void put_template(inlet_buf *o, const char *t, int id) {
 static void write_ndjson_and_compare(const char *tag, const char *ddl, inlet_buf *in,
                                      inlet_buf *ex, int64_t rows, inlet_compression codec,
                                      bool dict, int64_t rg_rows, int64_t page_bytes);
+/* When set, write_ndjson_and_compare calls it with the file's path once the
+ * file is written (to check what the writer chose). */
+static void (*g_after_write)(const char *path);
 
 static void run_nested_public(const char *tag, int reps, inlet_compression codec, bool dict,
                               int64_t rg_rows, int64_t page_bytes) {
@@ -1030,6 +1033,7 @@ static void write_ndjson_and_compare(const char *tag, const char *ddl, inlet_buf
   assert_int_equal(total, rows);
   assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
   inlet_parquet_writer_free(w);
+  if (g_after_write) g_after_write(path);
   inlet_batch_reset(&b);
   inlet_text_reader_free(tr);
   inlet_schema_reset(&schema);
@@ -1238,6 +1242,60 @@ static void test_interop__random_nested_schemas_read_identically(void **state) {
     run_random_nested(seed, 150, codecs[seed % 4], seed % 2 == 0, 64, seed % 3 ? 512 : 0);
 }
 
+/* ---- AUTO encodings on seed-shaped data ----------------------------------- */
+
+static void expect_auto_encodings(const char *path) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_reader *r = NULL;
+  assert_int_equal(inlet_parquet_reader_open(&r, path, NULL, &err), 0);
+  char *json = NULL;
+  assert_int_equal(inlet_parquet_reader_metadata_json(r, &json, &err), 0);
+  assert_non_null(strstr(json, "DELTA_BINARY_PACKED"));
+  assert_non_null(strstr(json, "BYTE_STREAM_SPLIT"));
+  assert_non_null(strstr(json, "RLE_DICTIONARY"));
+  inlet_string_free(json);
+  inlet_parquet_reader_free(r);
+}
+
+/* Sorted ids and event times (nullable, with nulls), a 1,000-value string,
+ * two-decimal amounts and a random int column, written with the default AUTO
+ * choice under several codecs and small pages: the file holds DELTA,
+ * BYTE_STREAM_SPLIT and dictionary pages, and DuckDB reads it identically. */
+static void test_interop__auto_delta_and_split_read_identically(void **state) {
+  (void)state;
+  static const inlet_compression codecs[] = {INLET_COMPRESSION_ZSTD, INLET_COMPRESSION_SNAPPY};
+  for (int ci = 0; ci < 2; ci++) {
+    inlet_buf in = INLET_BUF_INIT, ex = INLET_BUF_INIT;
+    inlet_buf_puts(&ex, "{\"rows\":[\n");
+    uint64_t x = 12345;
+    const int rows = 6000;
+    for (int i = 0; i < rows; i++) {
+      uint64_t h = ((uint64_t)i * 2654435761u) & 0xffffffffu;
+      int64_t t = 1700000000000000LL + i * 1000LL + (int64_t)(h % 1000);
+      int64_t cents = (int64_t)((h >> 4) % 1000000);
+      int32_t rnd = (int32_t)(uint32_t)rnd_next(&x);
+      inlet_buf_appendf(&in, "{\"id\":%d,\"user\":\"user_%u\",\"amount\":%" PRId64 ".%02d,",
+                        i, (unsigned)((h >> 8) % 1000), cents / 100, (int)(cents % 100));
+      inlet_buf_appendf(&ex, "%s[%d,\"user_%u\",", i ? ",\n" : "", i,
+                        (unsigned)((h >> 8) % 1000));
+      fmt_double(&ex, (double)cents / 100.0);
+      if (i % 97 == 5) {
+        inlet_buf_appendf(&in, "\"t\":null,\"r\":%d}\n", (int)rnd);
+        inlet_buf_appendf(&ex, ",null,%d]", (int)rnd);
+      } else {
+        inlet_buf_appendf(&in, "\"t\":%" PRId64 ",\"r\":%d}\n", t, (int)rnd);
+        inlet_buf_appendf(&ex, ",%" PRId64 ",%d]", t, (int)rnd);
+      }
+    }
+    inlet_buf_puts(&ex, "\n]}\n");
+    g_after_write = expect_auto_encodings;
+    write_ndjson_and_compare(ci ? "interop_auto_snappy" : "interop_auto_zstd",
+                             "id long not null, user string, amount double, t long, r int", &in,
+                             &ex, rows, codecs[ci], true, 2500, 4096);
+    g_after_write = NULL;
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_interop__uncompressed_dict_and_plain),
@@ -1254,6 +1312,7 @@ int main(void) {
       cmocka_unit_test(test_interop__list_levels_with_dictionary),
       cmocka_unit_test(test_interop__nested_struct_list_map_columns),
       cmocka_unit_test(test_interop__random_nested_schemas_read_identically),
+      cmocka_unit_test(test_interop__auto_delta_and_split_read_identically),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
