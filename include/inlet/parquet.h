@@ -33,8 +33,11 @@ typedef enum inlet_compression {
  * @return 0, INLET_EINVAL. */
 INLET_API int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err);
 
-/* Integer column encoding choice (DELTA_BINARY_PACKED arrives with the
- * complete-Parquet work; AUTO picks per column chunk). */
+/* Integer column encoding choice. AUTO (per data page): INT32/INT64 values
+ * that did not keep a dictionary go DELTA_BINARY_PACKED when a sampled
+ * estimate says that is clearly smaller (sorted ids, event times), else
+ * PLAIN; with a codec, high-cardinality FLOAT/DOUBLE pages also go
+ * BYTE_STREAM_SPLIT. PLAIN and DELTA force integers and keep floats PLAIN. */
 typedef enum inlet_int_encoding {
   INLET_INT_ENCODING_AUTO = 0,
   INLET_INT_ENCODING_PLAIN,
