@@ -45,6 +45,8 @@ while [ $i -lt "$REPEAT" ]; do
 done
 echo "$DUCK"
 echo "$INLET"
+# The last inlet run's table against DuckDB's file: same rows, same values.
+BENCH_NODE_MODULES="$NM" node bench/ingest_duckdb.mjs --verify "$DIR/table" "$DIR/duckdb.parquet"
 node -e '
 const d = JSON.parse(process.argv[1]), i = JSON.parse(process.argv[2]);
 if (d.rows !== i.rows) { console.log("ROW COUNT MISMATCH"); process.exit(1); }

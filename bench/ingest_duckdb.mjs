@@ -5,6 +5,11 @@
 // Prints one JSON line. DuckDB's COPY does not fsync and writes no log.
 //
 //   node ingest_duckdb.mjs --file F --out O [--repeat K]
+//   node ingest_duckdb.mjs --verify TABLE O
+//
+// --verify compares inlet's table (its Parquet data files) with DuckDB's file O:
+// row count, distinct event ids and sums of every column must agree; exit 1
+// otherwise.
 //
 // @duckdb/node-api is loaded from $BENCH_NODE_MODULES (a directory holding
 // node_modules/), else from beside this script or the working directory.
@@ -24,17 +29,18 @@ function findDuckDB() {
   throw new Error(`cannot find node_modules/${PKG} in ${dirs.join(', ')}; set BENCH_NODE_MODULES`);
 }
 
-const o = { file: null, out: null, repeat: 1 };
+const o = { file: null, out: null, repeat: 1, verify: null };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   const [a, v] = [argv[i], argv[i + 1]];
   if (v === undefined) throw new Error(`${a} needs a value`);
+  if (a === '--verify') { o.verify = v; o.out = argv[i + 2]; i++; continue; }
   if (a === '--file') o.file = v;
   else if (a === '--out') o.out = v;
   else if (a === '--repeat') o.repeat = Number(v);
   else throw new Error(`unknown option ${a}`);
 }
-if (!o.file || !o.out) throw new Error('--file and --out are required');
+if ((!o.file && !o.verify) || !o.out) throw new Error('--file and --out (or --verify TABLE O) are required');
 
 const sqlStr = s => "'" + String(s).replace(/'/g, "''") + "'";
 const seconds = t0 => Number(process.hrtime.bigint() - t0) / 1e9;
@@ -49,6 +55,19 @@ async function main() {
   const con = await inst.connect();
   await con.run('SET threads=1');
   const version = (await con.runAndReadAll('SELECT version()')).getRows()[0][0];
+  if (o.verify) {
+    const agg = async src => (await con.runAndReadAll(`SELECT count(*)::BIGINT,
+      count(DISTINCT event_id)::BIGINT, sum(event_id)::BIGINT,
+      sum(round(amount * 100)::BIGINT)::HUGEINT::VARCHAR,
+      sum(strlen("user"))::BIGINT, sum(epoch_us(event_time))::HUGEINT::VARCHAR FROM ${src}`))
+      .getRows()[0].map(String);
+    const inlet = await agg(`read_parquet(${sqlStr(path.join(o.verify, '*.parquet'))})`);
+    const duck = await agg(`read_parquet(${sqlStr(o.out)})`);
+    const same = JSON.stringify(inlet) === JSON.stringify(duck);
+    process.stdout.write(JSON.stringify({ side: 'verify', same_rows: same, inlet, duckdb: duck }) + '\n');
+    if (!same) process.exit(1);
+    return;
+  }
   const cols = `{'event_id': 'BIGINT', 'user': 'VARCHAR', 'amount': 'DOUBLE', 'event_time': 'TIMESTAMP'}`;
   const sql = `COPY (SELECT * FROM read_ndjson(${sqlStr(o.file)}, columns = ${cols}))
     TO ${sqlStr(o.out)} (FORMAT parquet, COMPRESSION snappy)`;
