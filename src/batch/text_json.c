@@ -5,6 +5,11 @@
  * fields by first trying the field after the previous match (producers
  * usually repeat one key order), then a hash table.
  *
+ * Throughput (bench/RESULTS-ingest.md): strings are scanned a word at a
+ * time, the expected key is compared against the raw text before any scan,
+ * and plain numbers into long/double columns are parsed while scanned; all
+ * three fall back to the general code for anything unusual.
+ *
  * A field's presence is read from its column's length: after an object,
  * a column still as long as before the row was missing (null or error),
  * and one that grew twice saw a duplicate key.
