@@ -544,7 +544,8 @@ static bool delta_pays_off(const uint8_t *vals, size_t n, int width) {
  * floats line up, which the codec compresses far better.
  */
 static void split_encode(inlet_buf *out, const uint8_t *vals, size_t n, size_t width) {
-  if (inlet_buf_reserve(out, n * width) < 0) return;
+  /* An empty page (every value null) has no values buffer to split. */
+  if (n == 0 || inlet_buf_reserve(out, n * width) < 0) return;
   uint8_t *dst = out->data + out->len;
   for (size_t b = 0; b < width; b++) {
     uint8_t *d = dst + b * n;
