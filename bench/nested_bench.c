@@ -45,8 +45,8 @@
  *                      {"INSERTION_TIME": "<modificationTime>", "ZORDER_BY": null}
  */
 #define GEN_MULT UINT64_C(2654435761)
-#define ADD_DDL                                                                                \
-  "add struct<path:string,partitionValues:map<string,string>,size:long,"                     \
+#define ADD_DDL                                                                                    \
+  "add struct<path:string,partitionValues:map<string,string>,size:long,"                           \
   "modificationTime:long,dataChange:boolean,stats:string,tags:map<string,string>>"
 #define FLAT_TIME_BASE INT64_C(1700000000000000)
 

@@ -102,8 +102,8 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   bool int_type = desc->physical_type == PQ_INT32 || desc->physical_type == PQ_INT64;
   cw->delta = cfg->int_delta && int_type;
   cw->auto_delta = cfg->int_auto && int_type && !cw->delta;
-  cw->split = cfg->float_split &&
-              (desc->physical_type == PQ_FLOAT || desc->physical_type == PQ_DOUBLE);
+  cw->split =
+      cfg->float_split && (desc->physical_type == PQ_FLOAT || desc->physical_type == PQ_DOUBLE);
   if (cfg->dictionary && desc->physical_type != PQ_BOOLEAN && !cw->delta) {
     pq_dict_kind dk;
     switch (desc->physical_type) {
@@ -532,9 +532,9 @@ static bool delta_pays_off(const uint8_t *vals, size_t n, int width) {
   /* Scale to the page, add the block headers (min delta varint and widths)
    * and demand a clear win (3/4 of PLAIN): the codec narrows the gap and
    * PLAIN decodes faster. */
-  double page_est = (double)est * (double)(n - 1) / (double)sampled +
-                    (double)((n + DELTA_BLOCK - 1) / DELTA_BLOCK) * (10 + DELTA_BLOCK / DELTA_MINI) +
-                    16;
+  double page_est =
+      (double)est * (double)(n - 1) / (double)sampled +
+      (double)((n + DELTA_BLOCK - 1) / DELTA_BLOCK) * (10 + DELTA_BLOCK / DELTA_MINI) + 16;
   return page_est * 4 < (double)n * width * 3;
 }
 

@@ -187,8 +187,7 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
    * follows (as DuckDB's PARQUET_VERSION V2 does): the same bytes, grouped
    * so that the codec finds the repeating exponents. Uncompressed, it
    * would only cost decoding time. */
-  w->cfg.float_split =
-      w->cfg.int_auto && o->compression != INLET_COMPRESSION_UNCOMPRESSED;
+  w->cfg.float_split = w->cfg.int_auto && o->compression != INLET_COMPRESSION_UNCOMPRESSED;
   w->row_group_bytes = o->row_group_bytes;
   w->row_group_max_rows = o->row_group_max_rows;
   w->sync_on_close = o->sync_on_close;

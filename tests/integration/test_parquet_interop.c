@@ -682,7 +682,7 @@ static void run_nested(const nested_case *nc) {
 
   pq_column_config cfg = {
       nc->codec, 0,    1 << 20, nc->dictionary, nc->dict_bytes ? nc->dict_bytes : 1 << 20,
-      64,        path, false, false, false};
+      64,        path, false,   false,          false};
   pq_column_writer cw;
   assert_int_equal(pq_column_writer_init(&cw, cd, &cfg, &err), 0);
   int64_t l0 = 0, v0 = 0;
@@ -954,9 +954,9 @@ static void put_template(inlet_buf *o, const char *t, int id) {
   }
 }
 
-static void write_ndjson_and_compare(const char *tag, const char *ddl, inlet_buf *in,
-                                     inlet_buf *ex, int64_t rows, inlet_compression codec,
-                                     bool dict, int64_t rg_rows, int64_t page_bytes);
+static void write_ndjson_and_compare(const char *tag, const char *ddl, inlet_buf *in, inlet_buf *ex,
+                                     int64_t rows, inlet_compression codec, bool dict,
+                                     int64_t rg_rows, int64_t page_bytes);
 /* When set, write_ndjson_and_compare calls it with the file's path once the
  * file is written (to check what the writer chose). */
 static void (*g_after_write)(const char *path);
@@ -1274,10 +1274,9 @@ static void test_interop__auto_delta_and_split_read_identically(void **state) {
       int64_t t = 1700000000000000LL + i * 1000LL + (int64_t)(h % 1000);
       int64_t cents = (int64_t)((h >> 4) % 1000000);
       int32_t rnd = (int32_t)(uint32_t)rnd_next(&x);
-      inlet_buf_appendf(&in, "{\"id\":%d,\"user\":\"user_%u\",\"amount\":%" PRId64 ".%02d,",
-                        i, (unsigned)((h >> 8) % 1000), cents / 100, (int)(cents % 100));
-      inlet_buf_appendf(&ex, "%s[%d,\"user_%u\",", i ? ",\n" : "", i,
-                        (unsigned)((h >> 8) % 1000));
+      inlet_buf_appendf(&in, "{\"id\":%d,\"user\":\"user_%u\",\"amount\":%" PRId64 ".%02d,", i,
+                        (unsigned)((h >> 8) % 1000), cents / 100, (int)(cents % 100));
+      inlet_buf_appendf(&ex, "%s[%d,\"user_%u\",", i ? ",\n" : "", i, (unsigned)((h >> 8) % 1000));
       fmt_double(&ex, (double)cents / 100.0);
       if (i % 97 == 5) {
         inlet_buf_appendf(&in, "\"t\":null,\"r\":%d}\n", (int)rnd);
