@@ -247,7 +247,7 @@ int pq_plain_measure_binary(const pq_plain_decoder *d, size_t n, size_t *total_b
 }
 
 int pq_plain_skip_binary(pq_plain_decoder *d, size_t n, inlet_error *err) {
-  size_t total;
+  size_t total = 0;
   TRY(pq_plain_measure_binary(d, n, &total, err));
   d->pos += total + 4 * n;
   return 0;
@@ -318,7 +318,7 @@ int pq_plain_decode_binary(pq_plain_decoder *d, size_t n, int32_t *offsets, inle
   size_t bound = d->len - d->pos;
   if (offsets[0] < 0) return binary_limit(err, offsets[0], 0);
   if (bound > (size_t)INT32_MAX - (size_t)offsets[0]) {
-    size_t total;
+    size_t total = 0;
     TRY(pq_plain_measure_binary(d, n, &total, err));
     if (total > (size_t)INT32_MAX - (size_t)offsets[0]) return binary_limit(err, offsets[0], total);
     bound = total;

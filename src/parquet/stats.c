@@ -409,7 +409,7 @@ int64_t pq_truncate_max(const uint8_t *v, size_t len, size_t limit, bool utf8, u
   }
   while (n_chars > 0) {
     size_t at = starts[n_chars - 1];
-    uint32_t cp;
+    uint32_t cp = 0;
     utf8_decode(v + at, cut - at, &cp);
     uint32_t next = cp + 1;
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;

@@ -92,7 +92,7 @@ int inlet_thrift_read_struct_end(inlet_thrift_reader *r) {
 }
 
 int inlet_thrift_read_field_slow(inlet_thrift_reader *r, int16_t *id, uint8_t *type) {
-  uint8_t b;
+  uint8_t b = 0;
   r->bool_pending = -1;
   TRY(read_byte(r, &b));
   uint8_t t = b & 0x0f;
@@ -126,7 +126,7 @@ int inlet_thrift_read_bool(inlet_thrift_reader *r, bool *v) {
     r->bool_pending = -1;
     return 0;
   }
-  uint8_t b;
+  uint8_t b = 0;
   TRY(read_byte(r, &b));
   /* Writers use 1 for true and 2 (older ones 0) for false in containers. */
   if (INLET_UNLIKELY(b > 2)) {
@@ -138,14 +138,14 @@ int inlet_thrift_read_bool(inlet_thrift_reader *r, bool *v) {
 }
 
 int inlet_thrift_read_i8(inlet_thrift_reader *r, int8_t *v) {
-  uint8_t b;
+  uint8_t b = 0;
   TRY(read_byte(r, &b));
   *v = (int8_t)b;
   return 0;
 }
 
 int inlet_thrift_read_i16(inlet_thrift_reader *r, int16_t *v) {
-  uint64_t u;
+  uint64_t u = 0;
   TRY(inlet_thrift_read_varint_slow(r, &u, 16));
   uint32_t z = (uint32_t)u;
   *v = (int16_t)((int32_t)(z >> 1) ^ -(int32_t)(z & 1));
@@ -163,7 +163,7 @@ int inlet_thrift_read_double(inlet_thrift_reader *r, double *v) {
 }
 
 int inlet_thrift_read_binary(inlet_thrift_reader *r, const uint8_t **data, uint32_t *len) {
-  uint64_t n;
+  uint64_t n = 0;
   TRY(inlet_thrift_read_varint_slow(r, &n, 32));
   if (INLET_UNLIKELY(n > (uint64_t)(r->end - r->p))) {
     char msg[96];
@@ -207,7 +207,7 @@ static int check_count(inlet_thrift_reader *r, uint64_t n, size_t elem_min, cons
 }
 
 int inlet_thrift_read_list_begin(inlet_thrift_reader *r, uint8_t *elem_type, uint32_t *size) {
-  uint8_t b;
+  uint8_t b = 0;
   TRY(read_byte(r, &b));
   uint8_t t = b & 0x0f;
   uint64_t n = b >> 4;
@@ -228,11 +228,11 @@ int inlet_thrift_read_list_end(inlet_thrift_reader *r) {
 
 int inlet_thrift_read_map_begin(inlet_thrift_reader *r, uint8_t *key_type, uint8_t *value_type,
                                 uint32_t *size) {
-  uint64_t n;
+  uint64_t n = 0;
   TRY(inlet_thrift_read_varint_slow(r, &n, 32));
   uint8_t kt = 0, vt = 0;
   if (n > 0) {
-    uint8_t b;
+    uint8_t b = 0;
     TRY(read_byte(r, &b));
     kt = b >> 4;
     vt = b & 0x0f;
