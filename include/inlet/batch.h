@@ -209,6 +209,13 @@ INLET_API int inlet_array_append_list_entry(inlet_array *a, inlet_error *err);
  * child first. */
 INLET_API int inlet_array_append_struct_entry(inlet_array *a, inlet_error *err);
 
+/** Appends value @p row of @p src (an array of the same @p field shape) to
+ * @p dst, any type including nested ones; a null stays null. Used to gather
+ * rows when splitting or sorting batches. @return 0, INLET_ENOMEM,
+ * INLET_ELIMIT. */
+INLET_API int inlet_array_append_from(inlet_array *dst, const inlet_field *field,
+                                      const inlet_array *src, int64_t row, inlet_error *err);
+
 /* Reservations for decoders that write buffers directly. After writing n
  * values the decoder sets length/null_count itself. */
 INLET_API int inlet_array_reserve_rows(inlet_array *a, const inlet_field *field, int64_t rows,

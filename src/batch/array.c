@@ -384,3 +384,42 @@ int64_t inlet_batch_memory(const inlet_batch *batch) {
   for (int32_t i = 0; i < batch->schema.n_fields; i++) n += array_memory(&batch->columns[i]);
   return n;
 }
+
+int inlet_array_append_from(inlet_array *dst, const inlet_field *f, const inlet_array *src,
+                            int64_t row, inlet_error *err) {
+  if (!inlet_array_is_valid(src, row)) return inlet_array_append_null(dst, f, err);
+  switch (f->type.id) {
+  case INLET_TYPE_BOOL: return inlet_array_append_bool(dst, inlet_bit_get(src->values, row), err);
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY:
+    return inlet_array_append_bytes(dst, f, src->values + src->offsets[row],
+                                    (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
+  case INLET_TYPE_STRUCT:
+    for (int32_t c = 0; c < f->n_children; c++)
+      TRY(inlet_array_append_from(&dst->children[c], &f->children[c], &src->children[c], row, err));
+    return inlet_array_append_struct_entry(dst, err);
+  case INLET_TYPE_LIST:
+  case INLET_TYPE_MAP:
+    for (int32_t j = src->offsets[row]; j < src->offsets[row + 1]; j++)
+      TRY(inlet_array_append_from(&dst->children[0], &f->children[0], &src->children[0], j, err));
+    return inlet_array_append_list_entry(dst, err);
+  default: {
+    int32_t wd = inlet_type_value_width(&f->type);
+    if (f->type.id == INLET_TYPE_FIXED_BINARY)
+      return inlet_array_append_bytes(dst, f, src->values + row * wd, (size_t)wd, err);
+    if (f->type.id == INLET_TYPE_DECIMAL) return inlet_array_append_decimal(dst, src->values + row * 16, err);
+    if (f->type.id == INLET_TYPE_FLOAT)
+      return inlet_array_append_float(dst, ((const float *)src->values)[row], err);
+    if (f->type.id == INLET_TYPE_DOUBLE)
+      return inlet_array_append_double(dst, ((const double *)src->values)[row], err);
+    int64_t v;
+    switch (wd) {
+    case 1: v = ((const int8_t *)src->values)[row]; break;
+    case 2: v = ((const int16_t *)src->values)[row]; break;
+    case 4: v = ((const int32_t *)src->values)[row]; break;
+    default: v = ((const int64_t *)src->values)[row]; break;
+    }
+    return inlet_array_append_int(dst, f, v, err);
+  }
+  }
+}

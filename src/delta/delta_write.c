@@ -275,46 +275,6 @@ static int check_batch(const inlet_table_writer *w, const inlet_batch *b, inlet_
   return 0;
 }
 
-/* Appends value @p row of @p src to @p dst (same field), any type. */
-static int gather_one(inlet_array *dst, const inlet_field *f, const inlet_array *src, int64_t row,
-                      inlet_error *err) {
-  if (!inlet_array_is_valid(src, row)) return inlet_array_append_null(dst, f, err);
-  switch (f->type.id) {
-  case INLET_TYPE_BOOL: return inlet_array_append_bool(dst, inlet_bit_get(src->values, row), err);
-  case INLET_TYPE_STRING:
-  case INLET_TYPE_BINARY:
-    return inlet_array_append_bytes(dst, f, src->values + src->offsets[row],
-                                    (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
-  case INLET_TYPE_STRUCT:
-    for (int32_t c = 0; c < f->n_children; c++)
-      TRY(gather_one(&dst->children[c], &f->children[c], &src->children[c], row, err));
-    return inlet_array_append_struct_entry(dst, err);
-  case INLET_TYPE_LIST:
-  case INLET_TYPE_MAP:
-    for (int32_t j = src->offsets[row]; j < src->offsets[row + 1]; j++)
-      TRY(gather_one(&dst->children[0], &f->children[0], &src->children[0], j, err));
-    return inlet_array_append_list_entry(dst, err);
-  default: {
-    int32_t wd = inlet_type_value_width(&f->type);
-    if (f->type.id == INLET_TYPE_FIXED_BINARY)
-      return inlet_array_append_bytes(dst, f, src->values + row * wd, (size_t)wd, err);
-    if (f->type.id == INLET_TYPE_DECIMAL) return inlet_array_append_decimal(dst, src->values + row * 16, err);
-    if (f->type.id == INLET_TYPE_FLOAT)
-      return inlet_array_append_float(dst, ((const float *)src->values)[row], err);
-    if (f->type.id == INLET_TYPE_DOUBLE)
-      return inlet_array_append_double(dst, ((const double *)src->values)[row], err);
-    int64_t v;
-    switch (wd) {
-    case 1: v = ((const int8_t *)src->values)[row]; break;
-    case 2: v = ((const int16_t *)src->values)[row]; break;
-    case 4: v = ((const int32_t *)src->values)[row]; break;
-    default: v = ((const int64_t *)src->values)[row]; break;
-    }
-    return inlet_array_append_int(dst, f, v, err);
-  }
-  }
-}
-
 static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err) {
   char uuid[37], name[128];
   delta_uuid4(uuid);
@@ -434,7 +394,7 @@ static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
     const inlet_field *fld = &w->data_schema.fields[i];
     rc = inlet_array_init(&cols[i], fld, err);
     if (rc == 0) rc = inlet_array_reserve_rows(&cols[i], fld, n, err);
-    for (int64_t k = 0; rc == 0 && k < n; k++) rc = gather_one(&cols[i], fld, src, rows[k], err);
+    for (int64_t k = 0; rc == 0 && k < n; k++) rc = inlet_array_append_from(&cols[i], fld, src, rows[k], err);
     if (rc < 0) break;
   }
   if (rc == 0) {

@@ -344,45 +344,6 @@ static int cmp_rows(const compactor *c, const sort_buf *s, const row_ref *a, con
   return a->row < b->row ? -1 : a->row > b->row;
 }
 
-/* Appends value @p row of @p src to @p dst (same field). */
-static int gather_one(inlet_array *dst, const inlet_field *f, const inlet_array *src, int64_t row,
-                      inlet_error *err) {
-  if (!inlet_array_is_valid(src, row)) return inlet_array_append_null(dst, f, err);
-  switch (f->type.id) {
-  case INLET_TYPE_BOOL: return inlet_array_append_bool(dst, inlet_bit_get(src->values, row), err);
-  case INLET_TYPE_STRING:
-  case INLET_TYPE_BINARY:
-    return inlet_array_append_bytes(dst, f, src->values + src->offsets[row],
-                                    (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
-  case INLET_TYPE_STRUCT:
-    for (int32_t k = 0; k < f->n_children; k++)
-      TRY(gather_one(&dst->children[k], &f->children[k], &src->children[k], row, err));
-    return inlet_array_append_struct_entry(dst, err);
-  case INLET_TYPE_LIST:
-  case INLET_TYPE_MAP:
-    for (int32_t j = src->offsets[row]; j < src->offsets[row + 1]; j++)
-      TRY(gather_one(&dst->children[0], &f->children[0], &src->children[0], j, err));
-    return inlet_array_append_list_entry(dst, err);
-  case INLET_TYPE_FLOAT: return inlet_array_append_float(dst, ((const float *)src->values)[row], err);
-  case INLET_TYPE_DOUBLE:
-    return inlet_array_append_double(dst, ((const double *)src->values)[row], err);
-  case INLET_TYPE_DECIMAL: return inlet_array_append_decimal(dst, src->values + row * 16, err);
-  default: {
-    int32_t w = inlet_type_value_width(&f->type);
-    if (f->type.id == INLET_TYPE_FIXED_BINARY)
-      return inlet_array_append_bytes(dst, f, src->values + row * w, (size_t)w, err);
-    int64_t v;
-    switch (w) {
-    case 1: v = ((const int8_t *)src->values)[row]; break;
-    case 2: v = ((const int16_t *)src->values)[row]; break;
-    case 4: v = ((const int32_t *)src->values)[row]; break;
-    default: v = ((const int64_t *)src->values)[row]; break;
-    }
-    return inlet_array_append_int(dst, f, v, err);
-  }
-  }
-}
-
 static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir, sort_buf *s,
                         inlet_error *err) {
   if (s->rows == 0) return 0;
@@ -411,7 +372,7 @@ static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir
     const inlet_field *f = &c->data_schema.fields[col];
     TRY_GOTO(inlet_array_reserve_rows(&out.columns[col], f, n, err));
     for (int64_t k = 0; k < n; k++)
-      TRY_GOTO(gather_one(&out.columns[col], f, &s->batches[refs[k].batch].columns[col],
+      TRY_GOTO(inlet_array_append_from(&out.columns[col], f, &s->batches[refs[k].batch].columns[col],
                           refs[k].row, err));
   }
   out.num_rows = n;

@@ -233,6 +233,58 @@ static void test_batch__init_survives_allocation_failures(void **state) {
   inlet_schema_reset(&s);
 }
 
+static void test_array__append_from_gathers_rows_of_every_shape(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "i int, d double, s string, f boolean, m decimal(20,2), l array<long>");
+  inlet_batch src, dst;
+  assert_int_equal(inlet_batch_init(&src, &s, NULL), 0);
+  assert_int_equal(inlet_batch_init(&dst, &s, NULL), 0);
+  const inlet_field *F = src.schema.fields;
+  /* row 0: (-5, 1.5, "ab", true, 1.00, [7, 8]); row 1: all null */
+  assert_int_equal(inlet_array_append_int(&src.columns[0], &F[0], -5, NULL), 0);
+  assert_int_equal(inlet_array_append_double(&src.columns[1], 1.5, NULL), 0);
+  assert_int_equal(inlet_array_append_bytes(&src.columns[2], &F[2], "ab", 2, NULL), 0);
+  assert_int_equal(inlet_array_append_bool(&src.columns[3], true, NULL), 0);
+  uint8_t dec[16] = {100};
+  assert_int_equal(inlet_array_append_decimal(&src.columns[4], dec, NULL), 0);
+  inlet_array *l = &src.columns[5];
+  assert_int_equal(inlet_array_append_int(&l->children[0], &F[5].children[0], 7, NULL), 0);
+  assert_int_equal(inlet_array_append_int(&l->children[0], &F[5].children[0], 8, NULL), 0);
+  assert_int_equal(inlet_array_append_list_entry(l, NULL), 0);
+  for (int c = 0; c < 6; c++)
+    assert_int_equal(inlet_array_append_null(&src.columns[c], &F[c], NULL), 0);
+  src.num_rows = 2;
+  /* Gather rows 1, 0, 0: the copy reverses and repeats. */
+  const int64_t rows[] = {1, 0, 0};
+  for (int c = 0; c < 6; c++)
+    for (int k = 0; k < 3; k++)
+      assert_int_equal(inlet_array_append_from(&dst.columns[c], &F[c], &src.columns[c], rows[k],
+                                               NULL), 0);
+  dst.num_rows = 3;
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_batch_validate(&dst, &err) != 0) fail_msg("%s", inlet_errmsg(&err));
+  for (int c = 0; c < 6; c++) {
+    assert_int_equal(dst.columns[c].null_count, 1);
+    assert_false(inlet_array_is_valid(&dst.columns[c], 0));
+    assert_true(inlet_array_is_valid(&dst.columns[c], 2));
+  }
+  assert_int_equal(((const int32_t *)dst.columns[0].values)[2], -5);
+  assert_true(((const double *)dst.columns[1].values)[1] == 1.5);
+  assert_int_equal(dst.columns[2].offsets[3] - dst.columns[2].offsets[2], 2);
+  assert_memory_equal(dst.columns[2].values + dst.columns[2].offsets[2], "ab", 2);
+  assert_true(inlet_bit_get(dst.columns[3].values, 2));
+  assert_memory_equal(dst.columns[4].values + 2 * 16, dec, 16);
+  const inlet_array *dl = &dst.columns[5];
+  int32_t want[] = {0, 0, 2, 4};
+  assert_memory_equal(dl->offsets, want, sizeof want);
+  const int64_t *lv = (const int64_t *)dl->children[0].values;
+  assert_true(lv[0] == 7 && lv[1] == 8 && lv[2] == 7 && lv[3] == 8);
+  inlet_batch_reset(&src);
+  inlet_batch_reset(&dst);
+  inlet_schema_reset(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_array__bool_bits_are_lsb_first),
@@ -240,6 +292,7 @@ int main(void) {
       cmocka_unit_test(test_array__int_widths_truncate),
       cmocka_unit_test(test_array__strings_build_offsets),
       cmocka_unit_test(test_array__list_and_struct_entries),
+      cmocka_unit_test(test_array__append_from_gathers_rows_of_every_shape),
       cmocka_unit_test(test_batch__validate_rejects_inconsistent_columns),
       cmocka_unit_test(test_array__reserve_then_direct_write),
       cmocka_unit_test(test_batch__init_survives_allocation_failures),
