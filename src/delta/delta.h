@@ -25,8 +25,8 @@
 
 /* ---- limits for untrusted logs ------------------------------------------ */
 
-#define DELTA_MAX_LINE_BYTES ((size_t)64 << 20)   /* one action line */
-#define DELTA_MAX_SCHEMA_DEPTH 64                 /* nesting of schemaString */
+#define DELTA_MAX_LINE_BYTES ((size_t)64 << 20)        /* one action line */
+#define DELTA_MAX_SCHEMA_DEPTH 64                      /* nesting of schemaString */
 #define DELTA_MAX_VERSION ((int64_t)99999999999999999) /* keeps 20-digit names */
 #define DELTA_ENGINE_INFO "inlet/0.1.0"
 
@@ -55,8 +55,8 @@ typedef struct delta_metadata {
   int32_t n_partition_columns;
   char **partition_columns; /* owned */
   int32_t n_configuration;
-  delta_kv *configuration;  /* owned */
-  int64_t created_time;     /* ms, -1 when absent */
+  delta_kv *configuration; /* owned */
+  int64_t created_time;    /* ms, -1 when absent */
 } delta_metadata;
 
 typedef struct delta_add {
@@ -66,14 +66,14 @@ typedef struct delta_add {
   int64_t size;
   int64_t modification_time;
   bool data_change;
-  char *stats;  /* owned raw JSON string, may be NULL */
-  char *tags;   /* owned raw JSON object text, may be NULL */
-  char *dv_id;  /* owned unique id of the deletion vector, NULL when none */
-  char *dv_json;/* owned raw deletionVector object, NULL when none */
+  char *stats;   /* owned raw JSON string, may be NULL */
+  char *tags;    /* owned raw JSON object text, may be NULL */
+  char *dv_id;   /* owned unique id of the deletion vector, NULL when none */
+  char *dv_json; /* owned raw deletionVector object, NULL when none */
 } delta_add;
 
 typedef struct delta_remove {
-  char *path; /* owned, decoded, relative */
+  char *path;                 /* owned, decoded, relative */
   int64_t deletion_timestamp; /* -1 when absent */
   bool data_change;
   bool extended_file_metadata;
@@ -151,8 +151,8 @@ int64_t delta_interval_conf_ms(const delta_metadata *m, const char *key, int64_t
  * wrong types, path escaping the table; the message names ctx file and
  * line), INLET_ELIMIT (line too long), INLET_ENOMEM.
  */
-int delta_action_parse(delta_action *out, const char *line, size_t len,
-                       const delta_line_ctx *ctx, inlet_error *err);
+int delta_action_parse(delta_action *out, const char *line, size_t len, const delta_line_ctx *ctx,
+                       inlet_error *err);
 
 /* Appends @p a as one JSON line (with '\n') to @p out. 0, INLET_ENOMEM. */
 int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err);
@@ -217,8 +217,8 @@ void delta_stats_free(delta_stats_acc *acc);
 
 typedef struct delta_checkpoint_ref {
   int64_t version;
-  int32_t parts;        /* 1 for classic single-file */
-  bool v2;              /* UUID-named (v2) checkpoint */
+  int32_t parts; /* 1 for classic single-file */
+  bool v2;       /* UUID-named (v2) checkpoint */
 } delta_checkpoint_ref;
 
 typedef struct delta_log_listing {
@@ -232,7 +232,6 @@ typedef struct delta_log_listing {
 /* Lists _delta_log. INLET_ENOTFOUND if the directory is missing. */
 int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err);
 void delta_log_listing_reset(delta_log_listing *l);
-
 
 /* Name of the commit file of @p version: "_delta_log/%020lld.json". */
 void delta_commit_name(char out[64], int64_t version);
@@ -262,7 +261,7 @@ void delta_scan_select(struct inlet_table_scan *sc, const uint8_t *keep_file,
 /* ---- snapshots ----------------------------------------------------------- */
 
 typedef struct delta_file {
-  delta_add add; /* owned */
+  delta_add add;       /* owned */
   int64_t num_records; /* from stats, -1 when unknown */
 } delta_file;
 
@@ -274,24 +273,28 @@ typedef struct delta_txn_entry {
 
 typedef struct delta_snapshot {
   int64_t version;
-  int64_t timestamp_ms;   /* commit timestamp of version */
+  int64_t timestamp_ms;    /* commit timestamp of version */
   delta_protocol protocol; /* owned */
   delta_metadata metadata; /* owned */
   inlet_schema schema;     /* owned; parsed schemaString (empty if none) */
   bool has_schema;
   int64_t n_files;
-  delta_file *files;       /* owned, sorted by path */
+  delta_file *files; /* owned, sorted by path */
   int64_t n_txns;
-  delta_txn_entry *txns;   /* owned */
+  delta_txn_entry *txns; /* owned */
   int64_t n_domains;
-  delta_domain *domains;   /* owned, non-removed only */
+  delta_domain *domains; /* owned, non-removed only */
   int64_t n_tombstones;
-  delta_remove *tombstones; /* owned: removes not yet past delta.deletedFileRetentionDuration */
+  delta_remove *tombstones;   /* owned: removes not yet past delta.deletedFileRetentionDuration */
   int64_t checkpoint_version; /* checkpoint the replay started from, -1 none */
   int64_t n_commits_on_disk;
 } delta_snapshot;
 
-typedef enum delta_snap_mode { DELTA_SNAP_LATEST = 0, DELTA_SNAP_VERSION, DELTA_SNAP_TIMESTAMP } delta_snap_mode;
+typedef enum delta_snap_mode {
+  DELTA_SNAP_LATEST = 0,
+  DELTA_SNAP_VERSION,
+  DELTA_SNAP_TIMESTAMP
+} delta_snap_mode;
 
 /*
  * Loads the snapshot of the table in @p st (root absolute path @p root_abs).

@@ -45,8 +45,8 @@ int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const de
   inlet_dirent *ents = NULL;
   size_t n = 0;
   if (retain_ms < 0)
-    retain_ms = delta_interval_conf_ms(&s->metadata, "delta.logRetentionDuration",
-                                       DEFAULT_LOG_RETAIN_MS);
+    retain_ms =
+        delta_interval_conf_ms(&s->metadata, "delta.logRetentionDuration", DEFAULT_LOG_RETAIN_MS);
   int64_t now = now_ms ? now_ms : delta_now_ms();
   int64_t cutoff = now - retain_ms;
   TRY_GOTO(delta_log_list(&l, st, err));
@@ -86,8 +86,10 @@ int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const de
         goto done;
       }
     }
-    if (commit) res.commits_removed++;
-    else if (checkpoint) res.checkpoints_removed++;
+    if (commit)
+      res.commits_removed++;
+    else if (checkpoint)
+      res.checkpoints_removed++;
   }
   if (!dry_run && (res.commits_removed || res.checkpoints_removed))
     TRY_GOTO(st->ops->sync_dir(st, "_delta_log", err));

@@ -15,15 +15,15 @@ typedef struct fault_storage {
   int64_t counts[INLET_FAULT_N_OPS];
   bool armed;
   inlet_fault_op op;
-  int64_t after;        /* matching operations still let through */
+  int64_t after; /* matching operations still let through */
   inlet_fault_mode mode;
   bool fired;
   bool stopped;
 } fault_storage;
 
 static const char *const op_names[INLET_FAULT_N_OPS] = {
-    "any",  "open_read", "read",    "create", "append",   "sync",   "close",
-    "put_if_absent", "list", "remove", "replace", "stat", "mkdirs", "sync_dir"};
+    "any",           "open_read", "read",   "create",  "append", "sync",   "close",
+    "put_if_absent", "list",      "remove", "replace", "stat",   "mkdirs", "sync_dir"};
 
 const char *inlet_fault_op_name(inlet_fault_op op) {
   return op >= 0 && op < INLET_FAULT_N_OPS ? op_names[op] : "unknown";
@@ -57,13 +57,13 @@ static int injected(inlet_error *err, inlet_fault_op op, const char *path, bool 
 }
 
 /* Runs CALL unless the fault says otherwise. */
-#define GUARD(fs, op, path, CALL)                                                      \
-  do {                                                                                 \
-    int fate_ = decide((fs), (op));                                                    \
-    if (fate_ == FAIL_NOW) return injected(err, (op), (path), false);                  \
-    int rc_ = (CALL);                                                                  \
-    if (rc_ < 0 || fate_ == PASS) return rc_;                                          \
-    return injected(err, (op), (path), true);                                          \
+#define GUARD(fs, op, path, CALL)                                                                  \
+  do {                                                                                             \
+    int fate_ = decide((fs), (op));                                                                \
+    if (fate_ == FAIL_NOW) return injected(err, (op), (path), false);                              \
+    int rc_ = (CALL);                                                                              \
+    if (rc_ < 0 || fate_ == PASS) return rc_;                                                      \
+    return injected(err, (op), (path), true);                                                      \
   } while (0)
 
 /* ---- files ---------------------------------------------------------------- */
@@ -268,8 +268,8 @@ static void fs_free(inlet_storage *s) {
 }
 
 static const inlet_storage_ops fault_ops = {
-    fs_open_read, fs_create,  fs_put_if_absent, fs_list,     fs_remove,
-    fs_replace,   fs_stat,    fs_mkdirs,        fs_sync_dir, fs_free,
+    fs_open_read, fs_create, fs_put_if_absent, fs_list,     fs_remove,
+    fs_replace,   fs_stat,   fs_mkdirs,        fs_sync_dir, fs_free,
 };
 
 int inlet_storage_fault_wrap(inlet_storage **out, inlet_storage *inner, bool own_inner,
@@ -315,5 +315,9 @@ void inlet_fault_reset_counts(inlet_storage *s) {
   memset(fs->counts, 0, sizeof fs->counts);
 }
 
-bool inlet_fault_fired(const inlet_storage *s) { return ((const fault_storage *)s)->fired; }
-bool inlet_fault_stopped(const inlet_storage *s) { return ((const fault_storage *)s)->stopped; }
+bool inlet_fault_fired(const inlet_storage *s) {
+  return ((const fault_storage *)s)->fired;
+}
+bool inlet_fault_stopped(const inlet_storage *s) {
+  return ((const fault_storage *)s)->stopped;
+}

@@ -59,7 +59,9 @@ static int check_dir_path(const char *dir, inlet_error *err) {
   if (dir && dir[0] == '\0') return 0;
   return inlet_path_check(dir, err);
 }
-static const char *at_path(const char *p) { return p && p[0] ? p : "."; }
+static const char *at_path(const char *p) {
+  return p && p[0] ? p : ".";
+}
 
 /* ---- files -------------------------------------------------------------- */
 
@@ -72,8 +74,9 @@ static int fd_read_at(inlet_rfile *f, int64_t offset, void *buf, size_t n, inlet
   fd_rfile *r = (fd_rfile *)f;
   int64_t end;
   if (offset < 0 || n > INT64_MAX || inlet_add_overflow_i64(offset, (int64_t)n, &end))
-    return inlet_fail(err, INLET_ECORRUPT, "%s: read of %zu bytes at offset %" PRId64 " is out of range",
-                      f->name, n, offset);
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "%s: read of %zu bytes at offset %" PRId64 " is out of range", f->name, n,
+                      offset);
   uint8_t *p = buf;
   while (n) {
     ssize_t k = pread(r->fd, p, n, (off_t)offset);
@@ -104,10 +107,10 @@ static const struct inlet_rfile_ops fd_rfile_ops = {fd_read_at, fd_rclose};
 typedef struct fd_wfile {
   inlet_wfile base;
   int fd;
-  int dir_fd;      /* owned (or -1): parent directory, fsynced with the file */
-  uint8_t *buf;    /* owned; WBUF_SIZE bytes */
+  int dir_fd;   /* owned (or -1): parent directory, fsynced with the file */
+  uint8_t *buf; /* owned; WBUF_SIZE bytes */
   size_t len;
-  int error;       /* sticky: after a failed write the file is unusable */
+  int error; /* sticky: after a failed write the file is unusable */
 } fd_wfile;
 
 static int write_all(fd_wfile *w, const uint8_t *p, size_t n, inlet_error *err) {
@@ -174,9 +177,12 @@ static int fd_sync(inlet_wfile *f, inlet_error *err) {
 static int fd_wclose(inlet_wfile *f, bool sync, inlet_error *err) {
   fd_wfile *w = (fd_wfile *)f;
   int rc = 0;
-  if (w->error) rc = sticky(w, err);
-  else if (sync) rc = fd_sync(f, err);
-  else rc = flush_buf(w, err);
+  if (w->error)
+    rc = sticky(w, err);
+  else if (sync)
+    rc = fd_sync(f, err);
+  else
+    rc = flush_buf(w, err);
   if (close(w->fd) < 0 && rc == 0) rc = os_fail(err, errno, "close", NULL, f->name);
   if (w->dir_fd >= 0) close(w->dir_fd);
   inlet_free(w->buf);
@@ -253,7 +259,8 @@ static int fsync_parent_at(int base_fd, char *path, const char *root, inlet_erro
   }
   if (fd < 0) return os_fail(err, errno, "open parent directory of", root, path);
   int rc = 0;
-  if (fsync(fd) < 0 && errno != EINVAL) rc = os_fail(err, errno, "fsync parent directory of", root, path);
+  if (fsync(fd) < 0 && errno != EINVAL)
+    rc = os_fail(err, errno, "fsync parent directory of", root, path);
   close(fd);
   return rc;
 }
@@ -281,7 +288,8 @@ static int mkdirs_at(int base_fd, const char *dir, const char *root, inlet_error
   }
   if (rc == 0) {
     struct stat st;
-    if (fstatat(base_fd, dir, &st, 0) < 0) rc = os_fail(err, errno, "stat", root, dir);
+    if (fstatat(base_fd, dir, &st, 0) < 0)
+      rc = os_fail(err, errno, "stat", root, dir);
     else if (!S_ISDIR(st.st_mode))
       rc = inlet_fail(err, INLET_EEXISTS, "mkdir %s%s%s: exists and is not a directory",
                       root ? root : "", root ? "/" : "", dir);
@@ -293,8 +301,10 @@ static int mkdirs_at(int base_fd, const char *dir, const char *root, inlet_error
 /* Parent directory of @p path ("" for a top-level name), into @p out. */
 static int parent_of(const char *path, char **out, inlet_error *err) {
   const char *slash = strrchr(path, '/');
-  if (slash == path) *out = inlet_strdup("/");
-  else *out = slash ? inlet_strndup(path, (size_t)(slash - path)) : inlet_strdup("");
+  if (slash == path)
+    *out = inlet_strdup("/");
+  else
+    *out = slash ? inlet_strndup(path, (size_t)(slash - path)) : inlet_strdup("");
   if (!*out) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   return 0;
 }
@@ -307,7 +317,8 @@ static int fsync_dir_at(int base_fd, const char *dir, const char *root, inlet_er
   int fd = open_dir_at(base_fd, dir);
   if (fd < 0) return os_fail(err, errno, "open directory", root, at_path(dir));
   int rc = 0;
-  if (fsync(fd) < 0 && errno != EINVAL) rc = os_fail(err, errno, "fsync directory", root, at_path(dir));
+  if (fsync(fd) < 0 && errno != EINVAL)
+    rc = os_fail(err, errno, "fsync directory", root, at_path(dir));
   close(fd);
   return rc;
 }
@@ -367,7 +378,9 @@ static int px_create(inlet_storage *s, const char *path, inlet_wfile **out, inle
 }
 
 static bool force_rename; /* test hook, see posix_int.h */
-void inlet_posix_test_force_rename(bool on) { force_rename = on; }
+void inlet_posix_test_force_rename(bool on) {
+  force_rename = on;
+}
 
 static bool link_unsupported(int e) {
   return e == EPERM || e == ENOTSUP || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK;
@@ -526,7 +539,8 @@ static int px_stat(inlet_storage *s, const char *path, inlet_dirent *out, inlet_
   memset(out, 0, sizeof *out);
   TRY(check_dir_path(path, err));
   struct stat st;
-  if (fstatat(ps->root_fd, at_path(path), &st, 0) < 0) return os_fail(err, errno, "stat", s->root, at_path(path));
+  if (fstatat(ps->root_fd, at_path(path), &st, 0) < 0)
+    return os_fail(err, errno, "stat", s->root, at_path(path));
   const char *slash = strrchr(path, '/');
   out->name = inlet_strdup(slash ? slash + 1 : path);
   if (!out->name) return inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -559,8 +573,7 @@ static const inlet_storage_ops posix_ops = {
     px_replace,   px_stat,   px_mkdirs,        px_sync_dir, px_free,
 };
 
-int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create,
-                             inlet_error *err) {
+int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create, inlet_error *err) {
   *out = NULL;
   if (!root || !root[0]) return inlet_fail(err, INLET_EINVAL, "empty storage root");
   if (create) TRY(mkdirs_at(AT_FDCWD, root, NULL, err));
@@ -599,6 +612,7 @@ int inlet_wfile_create_path(inlet_wfile **out, const char *path, inlet_error *er
 
 void inlet_dirents_free(inlet_dirent *ents, size_t count) {
   if (!ents) return;
-  for (size_t i = 0; i < count; i++) inlet_free(ents[i].name);
+  for (size_t i = 0; i < count; i++)
+    inlet_free(ents[i].name);
   inlet_free(ents);
 }

@@ -27,8 +27,8 @@ typedef struct inlet_wfile inlet_wfile;
 /* A file opened for random-access reads. */
 struct inlet_rfile {
   const struct inlet_rfile_ops *ops;
-  char *name;    /* owned; path as given, for error messages */
-  int64_t size;  /* bytes at open time */
+  char *name;   /* owned; path as given, for error messages */
+  int64_t size; /* bytes at open time */
 };
 struct inlet_rfile_ops {
   /* Reads exactly @p n bytes at @p offset; a short read is INLET_ECORRUPT
@@ -40,8 +40,8 @@ struct inlet_rfile_ops {
 /* A new file opened for sequential writing. */
 struct inlet_wfile {
   const struct inlet_wfile_ops *ops;
-  char *name;        /* owned */
-  int64_t written;   /* bytes appended so far */
+  char *name;      /* owned */
+  int64_t written; /* bytes appended so far */
 };
 struct inlet_wfile_ops {
   int (*append)(inlet_wfile *f, const void *buf, size_t n, inlet_error *err);
@@ -52,10 +52,10 @@ struct inlet_wfile_ops {
 };
 
 typedef struct inlet_dirent {
-  char *name;          /* owned; entry name, no directory part */
+  char *name; /* owned; entry name, no directory part */
   bool is_dir;
   int64_t size;
-  int64_t mtime_ms;    /* modification time, ms since the epoch */
+  int64_t mtime_ms; /* modification time, ms since the epoch */
 } inlet_dirent;
 
 typedef struct inlet_storage_ops {
@@ -75,8 +75,7 @@ typedef struct inlet_storage_ops {
   int (*remove)(inlet_storage *s, const char *path, inlet_error *err);
   /* Replaces final_path with tmp_path (for hints such as _last_checkpoint,
    * never for commits). */
-  int (*replace)(inlet_storage *s, const char *tmp_path, const char *final_path,
-                 inlet_error *err);
+  int (*replace)(inlet_storage *s, const char *tmp_path, const char *final_path, inlet_error *err);
   int (*stat)(inlet_storage *s, const char *path, inlet_dirent *out, inlet_error *err);
   int (*mkdirs)(inlet_storage *s, const char *dir, inlet_error *err);
   int (*sync_dir)(inlet_storage *s, const char *dir, inlet_error *err);
@@ -89,8 +88,7 @@ struct inlet_storage {
 };
 
 /* The POSIX backend rooted at @p root (which must exist unless @p create). */
-int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create,
-                             inlet_error *err);
+int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create, inlet_error *err);
 
 /* Opens a local file by absolute or relative path, outside any storage root
  * (for CLI inputs such as `inlet parquet cat FILE`). */
@@ -116,8 +114,7 @@ static inline int inlet_rfile_read_at(inlet_rfile *f, int64_t off, void *buf, si
 static inline void inlet_rfile_close(inlet_rfile *f) {
   if (f) f->ops->close(f);
 }
-static inline int inlet_wfile_append(inlet_wfile *f, const void *buf, size_t n,
-                                     inlet_error *err) {
+static inline int inlet_wfile_append(inlet_wfile *f, const void *buf, size_t n, inlet_error *err) {
   return f->ops->append(f, buf, n, err);
 }
 static inline int inlet_wfile_close(inlet_wfile *f, bool sync, inlet_error *err) {
