@@ -10,15 +10,15 @@
 #include "delta/delta.h"
 
 struct inlet_table {
-  char *path;           /* owned, as given */
-  char *root_abs;       /* owned, absolute (realpath) */
-  inlet_storage *st;    /* owned posix backend rooted at the table */
+  char *path;             /* owned, as given */
+  char *root_abs;         /* owned, absolute (realpath) */
+  inlet_storage *st;      /* owned posix backend rooted at the table */
   delta_snapshot *latest; /* owned cache: the newest snapshot loaded, or NULL */
 };
 
 struct inlet_snapshot {
-  inlet_table *table;   /* borrowed */
-  delta_snapshot snap;  /* owned */
+  inlet_table *table;  /* borrowed */
+  delta_snapshot snap; /* owned */
 };
 
 /* Loads a snapshot of @p t, starting from the table's cached newest

@@ -22,15 +22,15 @@
 #include "util/util.h"
 
 typedef struct part_file {
-  char *dir;                 /* owned: "" or "a=1/b=x" */
-  char *rel_path;            /* owned: dir + file name */
-  delta_kv *pvals;           /* owned: partition values */
+  char *dir;       /* owned: "" or "a=1/b=x" */
+  char *rel_path;  /* owned: dir + file name */
+  delta_kv *pvals; /* owned: partition values */
   int32_t n_pvals;
-  inlet_parquet_writer *pw;  /* owned; NULL once closed */
-  delta_stats_acc *stats;    /* owned */
-  int64_t size;              /* after close */
-  bool created;              /* the file exists on disk */
-  int64_t *rows;             /* scratch: row indices of the current batch */
+  inlet_parquet_writer *pw; /* owned; NULL once closed */
+  delta_stats_acc *stats;   /* owned */
+  int64_t size;             /* after close */
+  bool created;             /* the file exists on disk */
+  int64_t *rows;            /* scratch: row indices of the current batch */
   int64_t n_rows, cap_rows;
 } part_file;
 
@@ -43,14 +43,14 @@ struct inlet_table_writer {
   inlet_schema data_schema;  /* owned: table schema minus partition columns */
   int32_t *data_idx;         /* owned: table column of each data column */
   int32_t n_part;
-  int32_t *part_idx;         /* owned: table column of each partition column */
-  part_file *files;          /* owned */
+  int32_t *part_idx; /* owned: table column of each partition column */
+  part_file *files;  /* owned */
   size_t n_files, cap_files;
   int32_t counter;
   int64_t rows;
   bool committed;
-  bool create;               /* this transaction creates the table (version 0) */
-  char *create_params;       /* owned: CREATE operationParameters, or NULL */
+  bool create;         /* this transaction creates the table (version 0) */
+  char *create_params; /* owned: CREATE operationParameters, or NULL */
 };
 
 static const char *codec_suffix(inlet_compression c) {
@@ -72,8 +72,8 @@ static bool in_list(const char *f, const char *const *list) {
 
 static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) {
   const delta_protocol *p = &s->protocol;
-  static const char *const ok[] = {"appendOnly", "invariants", "timestampNtz", "domainMetadata",
-                                   "vacuumProtocolCheck", NULL};
+  static const char *const ok[] = {"appendOnly",     "invariants",          "timestampNtz",
+                                   "domainMetadata", "vacuumProtocolCheck", NULL};
   if (p->min_writer <= 2) return 0;
   if (gen_ok && p->min_writer <= 4) {
     /* Legacy 3 (CHECK constraints) and 4 (generated columns, change data
@@ -88,12 +88,16 @@ static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) 
     for (int32_t i = 0; i < p->n_writer_features; i++)
       if (!in_list(p->writer_features[i], ok) &&
           !(gen_ok && strcmp(p->writer_features[i], "generatedColumns") == 0))
-        return inlet_fail(err, INLET_EUNSUPPORTED, "table requires writer feature \"%s\", which "
-                          "inlet cannot honour when writing", p->writer_features[i]);
+        return inlet_fail(err, INLET_EUNSUPPORTED,
+                          "table requires writer feature \"%s\", which "
+                          "inlet cannot honour when writing",
+                          p->writer_features[i]);
     return 0;
   }
-  return inlet_fail(err, INLET_EUNSUPPORTED, "table requires writer version %d (inlet writes "
-                    "versions 1, 2 and 7 with known features)", (int)p->min_writer);
+  return inlet_fail(err, INLET_EUNSUPPORTED,
+                    "table requires writer version %d (inlet writes "
+                    "versions 1, 2 and 7 with known features)",
+                    (int)p->min_writer);
 }
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
@@ -147,8 +151,10 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     int64_t latest = l.n_commits ? l.commit_versions[l.n_commits - 1] : -1;
     delta_log_listing_reset(&l);
     if (latest != w->opts.expected_version) {
-      rc = inlet_fail(err, INLET_ECONFLICT, "conflict (table moved): table is at version %lld, "
-                      "not %lld", (long long)latest, (long long)w->opts.expected_version);
+      rc = inlet_fail(err, INLET_ECONFLICT,
+                      "conflict (table moved): table is at version %lld, "
+                      "not %lld",
+                      (long long)latest, (long long)w->opts.expected_version);
       goto fail;
     }
   }
@@ -156,10 +162,10 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   if (rc < 0) goto fail;
   if (w->opts.app_version_must_increase && w->opts.app_id &&
       delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {
-    rc = inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent transaction): appId \"%s\" "
+    rc = inlet_fail(err, INLET_ECONFLICT,
+                    "conflict (concurrent transaction): appId \"%s\" "
                     "already recorded version %lld (>= %lld) at table version %lld",
-                    w->opts.app_id,
-                    (long long)delta_snapshot_txn_version(&w->snap, w->opts.app_id),
+                    w->opts.app_id, (long long)delta_snapshot_txn_version(&w->snap, w->opts.app_id),
                     (long long)w->opts.app_version, (long long)w->snap.version);
     goto fail;
   }
@@ -192,7 +198,8 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   }
   for (int32_t i = 0; i < ts->n_fields; i++) {
     bool is_part = false;
-    for (int32_t p = 0; p < w->n_part; p++) is_part |= w->part_idx[p] == i;
+    for (int32_t p = 0; p < w->n_part; p++)
+      is_part |= w->part_idx[p] == i;
     if (is_part) continue;
     w->data_idx[w->data_schema.n_fields] = i;
     rc = inlet_schema_add_field(&w->data_schema, &ts->fields[i], err);
@@ -206,7 +213,8 @@ fail:
 }
 
 static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_file) {
-  if (f->pw) inlet_parquet_writer_free(f->pw); /* removes a partial file */
+  if (f->pw)
+    inlet_parquet_writer_free(f->pw); /* removes a partial file */
   else if (remove_file && f->created) {
     inlet_error ignore = INLET_ERROR_INIT;
     w->table->st->ops->remove(w->table->st, f->rel_path, &ignore);
@@ -225,7 +233,8 @@ static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_fil
 
 void inlet_table_writer_free(inlet_table_writer *w) {
   if (!w) return;
-  for (size_t i = 0; i < w->n_files; i++) part_file_reset(w, &w->files[i], !w->committed);
+  for (size_t i = 0; i < w->n_files; i++)
+    part_file_reset(w, &w->files[i], !w->committed);
   inlet_free(w->files);
   delta_snapshot_reset(&w->snap);
   inlet_schema_reset(&w->data_schema);
@@ -237,7 +246,9 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w);
 }
 
-int64_t inlet_table_writer_rows(const inlet_table_writer *w) { return w->rows; }
+int64_t inlet_table_writer_rows(const inlet_table_writer *w) {
+  return w->rows;
+}
 
 static bool types_match(const inlet_field *a, const inlet_field *b) {
   const inlet_type *x = &a->type, *y = &b->type;
@@ -262,8 +273,10 @@ static int check_batch(const inlet_table_writer *w, const inlet_batch *b, inlet_
       char x[128], y[128];
       inlet_type_name(&tf->type, x, sizeof x);
       inlet_type_name(&bf->type, y, sizeof y);
-      return inlet_fail(err, INLET_EINVAL, "column \"%s\": batch type %s does not match table "
-                        "type %s", tf->name, y, x);
+      return inlet_fail(err, INLET_EINVAL,
+                        "column \"%s\": batch type %s does not match table "
+                        "type %s",
+                        tf->name, y, x);
     }
     FAIL_IF(!tf->nullable && b->columns[i].null_count > 0, err, INLET_EINVAL,
             "column \"%s\" is NOT NULL but the batch holds %lld nulls", tf->name,
@@ -353,8 +366,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
     if (rc < 0) break;
     char *en = delta_hive_escape(f->name), *ev = delta_hive_escape(kv->value);
     if (p) inlet_buf_push(&d, '/');
-    if (en && ev) inlet_buf_appendf(&d, "%s=%s", en, ev);
-    else d.error = INLET_ENOMEM;
+    if (en && ev)
+      inlet_buf_appendf(&d, "%s=%s", en, ev);
+    else
+      d.error = INLET_ENOMEM;
     inlet_free(en);
     inlet_free(ev);
   }
@@ -374,8 +389,8 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
   return *dir ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
 }
 
-static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b, const int64_t *rows,
-                      int64_t n, inlet_error *err) {
+static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
+                      const int64_t *rows, int64_t n, inlet_error *err) {
   /* A view of the data columns: shallow copies that share b's buffers. */
   inlet_batch view;
   memset(&view, 0, sizeof view);
@@ -394,7 +409,8 @@ static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
     const inlet_field *fld = &w->data_schema.fields[i];
     rc = inlet_array_init(&cols[i], fld, err);
     if (rc == 0) rc = inlet_array_reserve_rows(&cols[i], fld, n, err);
-    for (int64_t k = 0; rc == 0 && k < n; k++) rc = inlet_array_append_from(&cols[i], fld, src, rows[k], err);
+    for (int64_t k = 0; rc == 0 && k < n; k++)
+      rc = inlet_array_append_from(&cols[i], fld, src, rows[k], err);
     if (rc < 0) break;
   }
   if (rc == 0) {
@@ -404,7 +420,8 @@ static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
     if (rc == 0) rc = delta_stats_add(f->stats, &view, NULL, view.num_rows, err);
   }
   if (gathered)
-    for (int32_t i = 0; i < nd; i++) inlet_array_reset(&cols[i]);
+    for (int32_t i = 0; i < nd; i++)
+      inlet_array_reset(&cols[i]);
   inlet_free(cols);
   return rc;
 }
@@ -428,7 +445,8 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
     w->rows += b->num_rows;
     return 0;
   }
-  for (size_t i = 0; i < w->n_files; i++) w->files[i].n_rows = 0;
+  for (size_t i = 0; i < w->n_files; i++)
+    w->files[i].n_rows = 0;
   for (int64_t r = 0; r < b->num_rows; r++) {
     char *dir;
     delta_kv *pv;
@@ -456,8 +474,10 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   for (size_t i = 0; i < w->n_files; i++) {
     part_file *f = &w->files[i];
     if (f->n_rows == 0) continue;
-    if (f->n_rows == b->num_rows) TRY(write_rows(w, f, b, NULL, b->num_rows, err));
-    else TRY(write_rows(w, f, b, f->rows, f->n_rows, err));
+    if (f->n_rows == b->num_rows)
+      TRY(write_rows(w, f, b, NULL, b->num_rows, err));
+    else
+      TRY(write_rows(w, f, b, f->rows, f->n_rows, err));
   }
   w->rows += b->num_rows;
   return 0;
@@ -587,7 +607,8 @@ int inlet_table_append(inlet_table *table, const inlet_batch *batches, size_t n,
   inlet_table_writer *w = NULL;
   TRY(inlet_table_writer_open(&w, table, options, err));
   int rc = 0;
-  for (size_t i = 0; i < n && rc == 0; i++) rc = inlet_table_writer_write(w, &batches[i], err);
+  for (size_t i = 0; i < n && rc == 0; i++)
+    rc = inlet_table_writer_write(w, &batches[i], err);
   if (rc == 0) rc = inlet_table_writer_commit(w, version, err);
   inlet_table_writer_free(w);
   return rc;
