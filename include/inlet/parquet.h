@@ -45,28 +45,29 @@ typedef enum inlet_int_encoding {
 } inlet_int_encoding;
 
 typedef struct inlet_parquet_writer_options {
-  int version;                      /* INLET_PARQUET_WRITER_OPTIONS_VERSION */
-  inlet_compression compression;    /* default SNAPPY */
-  int compression_level;            /* codec level, 0 = codec default */
-  int64_t row_group_bytes;          /* target uncompressed row group size; default 128 MiB */
-  int64_t row_group_max_rows;       /* 0 = no row limit; default 0 */
-  int64_t page_bytes;               /* target uncompressed page size; default 1 MiB */
-  bool dictionary;                  /* try dictionary encoding; default true */
-  int64_t dictionary_page_bytes;    /* dictionary size limit before PLAIN fallback; 1 MiB */
-  int32_t statistics_truncate;      /* max bytes of binary min/max; default 64 */
-  inlet_int_encoding int_encoding;  /* default AUTO */
-  bool sync_on_close;               /* fsync before close returns; default true */
-  const char *created_by;           /* NULL = "inlet version X (build ...)" */
-  int32_t n_metadata;               /* key/value metadata for the footer */
+  int version;                     /* INLET_PARQUET_WRITER_OPTIONS_VERSION */
+  inlet_compression compression;   /* default SNAPPY */
+  int compression_level;           /* codec level, 0 = codec default */
+  int64_t row_group_bytes;         /* target uncompressed row group size; default 128 MiB */
+  int64_t row_group_max_rows;      /* 0 = no row limit; default 0 */
+  int64_t page_bytes;              /* target uncompressed page size; default 1 MiB */
+  bool dictionary;                 /* try dictionary encoding; default true */
+  int64_t dictionary_page_bytes;   /* dictionary size limit before PLAIN fallback; 1 MiB */
+  int32_t statistics_truncate;     /* max bytes of binary min/max; default 64 */
+  inlet_int_encoding int_encoding; /* default AUTO */
+  bool sync_on_close;              /* fsync before close returns; default true */
+  const char *created_by;          /* NULL = "inlet version X (build ...)" */
+  int32_t n_metadata;              /* key/value metadata for the footer */
   const char *const *metadata_keys;
   const char *const *metadata_values;
 } inlet_parquet_writer_options;
 
 #define INLET_PARQUET_WRITER_OPTIONS_VERSION 1
-#define INLET_PARQUET_WRITER_OPTIONS_INIT                                              \
-  {INLET_PARQUET_WRITER_OPTIONS_VERSION, INLET_COMPRESSION_SNAPPY, 0,                  \
-   128 * 1024 * 1024, 0, 1024 * 1024, true, 1024 * 1024, 64, INLET_INT_ENCODING_AUTO,   \
-   true, NULL, 0, NULL, NULL}
+#define INLET_PARQUET_WRITER_OPTIONS_INIT                                                          \
+  {                                                                                                \
+    INLET_PARQUET_WRITER_OPTIONS_VERSION, INLET_COMPRESSION_SNAPPY, 0, 128 * 1024 * 1024, 0,       \
+        1024 * 1024, true, 1024 * 1024, 64, INLET_INT_ENCODING_AUTO, true, NULL, 0, NULL, NULL     \
+  }
 
 typedef struct inlet_parquet_writer inlet_parquet_writer;
 
@@ -106,15 +107,15 @@ INLET_API void inlet_parquet_writer_free(inlet_parquet_writer *w);
 /* ---- reading --------------------------------------------------------- */
 
 typedef struct inlet_parquet_reader_options {
-  int version;                  /* INLET_PARQUET_READER_OPTIONS_VERSION */
+  int version;                    /* INLET_PARQUET_READER_OPTIONS_VERSION */
   int64_t max_column_chunk_bytes; /* refuse larger chunks (INLET_ELIMIT); default 2 GiB */
   int64_t max_footer_bytes;       /* default 256 MiB */
   bool verify_checksums;          /* verify page CRCs when present; default true */
 } inlet_parquet_reader_options;
 
 #define INLET_PARQUET_READER_OPTIONS_VERSION 1
-#define INLET_PARQUET_READER_OPTIONS_INIT                                              \
-  {INLET_PARQUET_READER_OPTIONS_VERSION, (int64_t)2 << 30, 256 * 1024 * 1024, true}
+#define INLET_PARQUET_READER_OPTIONS_INIT                                                          \
+  { INLET_PARQUET_READER_OPTIONS_VERSION, (int64_t)2 << 30, 256 * 1024 * 1024, true }
 
 typedef struct inlet_parquet_reader inlet_parquet_reader;
 

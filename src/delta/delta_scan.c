@@ -22,12 +22,12 @@ struct inlet_table_scan {
   int64_t file;                 /* next file index when reader is NULL */
   inlet_parquet_reader *reader; /* owned, the current file */
   int32_t rg, n_rg;
-  int32_t *file_col;            /* owned: per table column, index in the projection or -1 */
-  int32_t *part_of;             /* owned: per table column, partition column index or -1 */
-  inlet_batch tmp;              /* owned: projected row group */
-  const uint8_t *keep_file;     /* borrowed (delta_scan_select), NULL = all */
-  const uint8_t *keep_col;      /* borrowed (delta_scan_select), NULL = all */
-  delta_scan_rg_keep rg_keep;   /* NULL = every row group */
+  int32_t *file_col;          /* owned: per table column, index in the projection or -1 */
+  int32_t *part_of;           /* owned: per table column, partition column index or -1 */
+  inlet_batch tmp;            /* owned: projected row group */
+  const uint8_t *keep_file;   /* borrowed (delta_scan_select), NULL = all */
+  const uint8_t *keep_col;    /* borrowed (delta_scan_select), NULL = all */
+  delta_scan_rg_keep rg_keep; /* NULL = every row group */
   void *rg_ctx;
 };
 
@@ -141,7 +141,8 @@ static int64_t read_int(const inlet_type *t, const inlet_array *a, int64_t r) {
   case INLET_TYPE_UINT8: return ((const uint8_t *)a->values)[r];
   case INLET_TYPE_INT16: return ((const int16_t *)a->values)[r];
   case INLET_TYPE_UINT16: return ((const uint16_t *)a->values)[r];
-  case INLET_TYPE_INT32: case INLET_TYPE_DATE: return ((const int32_t *)a->values)[r];
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_DATE: return ((const int32_t *)a->values)[r];
   case INLET_TYPE_UINT32: return ((const uint32_t *)a->values)[r];
   default: return ((const int64_t *)a->values)[r];
   }
@@ -160,21 +161,23 @@ static int64_t ts_to_unit(int64_t v, inlet_time_unit from, inlet_time_unit to) {
 static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *src,
                    const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
   const inlet_type *tt = &tf->type, *st = &sf->type;
-  bool ok = (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_TIMESTAMP) ||
-            (is_int(tt->id) && is_int(st->id)) ||
-            (tt->id == INLET_TYPE_DOUBLE && (st->id == INLET_TYPE_FLOAT || is_int(st->id))) ||
-            (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_DATE) ||
-            (tt->id == INLET_TYPE_DECIMAL && st->id == INLET_TYPE_DECIMAL &&
-             tt->scale >= st->scale) ||
-            (tt->id == INLET_TYPE_DECIMAL && (is_int(st->id) || st->id == INLET_TYPE_INT64)) ||
-            (tt->id == INLET_TYPE_STRING && st->id == INLET_TYPE_BINARY) ||
-            (tt->id == INLET_TYPE_BINARY && st->id == INLET_TYPE_STRING);
+  bool ok =
+      (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_TIMESTAMP) ||
+      (is_int(tt->id) && is_int(st->id)) ||
+      (tt->id == INLET_TYPE_DOUBLE && (st->id == INLET_TYPE_FLOAT || is_int(st->id))) ||
+      (tt->id == INLET_TYPE_TIMESTAMP && st->id == INLET_TYPE_DATE) ||
+      (tt->id == INLET_TYPE_DECIMAL && st->id == INLET_TYPE_DECIMAL && tt->scale >= st->scale) ||
+      (tt->id == INLET_TYPE_DECIMAL && (is_int(st->id) || st->id == INLET_TYPE_INT64)) ||
+      (tt->id == INLET_TYPE_STRING && st->id == INLET_TYPE_BINARY) ||
+      (tt->id == INLET_TYPE_BINARY && st->id == INLET_TYPE_STRING);
   if (!ok) {
     char a[128], b[128];
     inlet_type_name(tt, a, sizeof a);
     inlet_type_name(st, b, sizeof b);
-    return inlet_fail(err, INLET_EUNSUPPORTED, "data file \"%s\" column \"%s\": stored type %s "
-                      "cannot be read as table type %s", path, tf->name, b, a);
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "data file \"%s\" column \"%s\": stored type %s "
+                      "cannot be read as table type %s",
+                      path, tf->name, b, a);
   }
   TRY(inlet_array_reserve_rows(dst, tf, n, err));
   for (int64_t r = 0; r < n; r++) {
@@ -184,29 +187,35 @@ static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *s
     }
     switch (tt->id) {
     case INLET_TYPE_TIMESTAMP: {
-      int64_t v = st->id == INLET_TYPE_DATE ? read_int(st, src, r) * 86400000000LL
-                                           : ts_to_unit(read_int(st, src, r), st->unit, INLET_UNIT_MICRO);
+      int64_t v = st->id == INLET_TYPE_DATE
+                      ? read_int(st, src, r) * 86400000000LL
+                      : ts_to_unit(read_int(st, src, r), st->unit, INLET_UNIT_MICRO);
       TRY(inlet_array_append_int(dst, tf, ts_to_unit(v, INLET_UNIT_MICRO, tt->unit), err));
       break;
     }
     case INLET_TYPE_DOUBLE:
-      TRY(inlet_array_append_double(dst, st->id == INLET_TYPE_FLOAT ? ((const float *)src->values)[r]
-                                                               : (double)read_int(st, src, r), err));
+      TRY(inlet_array_append_double(dst,
+                                    st->id == INLET_TYPE_FLOAT ? ((const float *)src->values)[r]
+                                                               : (double)read_int(st, src, r),
+                                    err));
       break;
     case INLET_TYPE_DECIMAL: {
       __int128 v;
       int from_scale = 0;
       if (st->id == INLET_TYPE_DECIMAL) {
         unsigned __int128 u = 0;
-        for (int i = 15; i >= 0; i--) u = (u << 8) | src->values[r * 16 + i];
+        for (int i = 15; i >= 0; i--)
+          u = (u << 8) | src->values[r * 16 + i];
         v = (__int128)u;
         from_scale = st->scale;
       } else {
         v = read_int(st, src, r);
       }
-      for (int i = from_scale; i < tt->scale; i++) v *= 10;
+      for (int i = from_scale; i < tt->scale; i++)
+        v *= 10;
       uint8_t le[16];
-      for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)v >> (8 * i));
+      for (int i = 0; i < 16; i++)
+        le[i] = (uint8_t)((unsigned __int128)v >> (8 * i));
       TRY(inlet_array_append_decimal(dst, le, err));
       break;
     }
@@ -243,8 +252,8 @@ static void take_buffers(inlet_array *dst, inlet_array *src, bool offsets) {
  * @p tf into @p dst (empty, initialised for tf): moves it when the shapes
  * agree, matches struct fields by name (missing ones read as null) and
  * converts widened leaf types. */
-static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src,
-                   const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
+static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, const inlet_field *sf,
+                   int64_t n, const char *path, inlet_error *err) {
   if (same_shape(tf, sf)) {
     inlet_array_reset(dst);
     *dst = *src; /* move the decoded buffers */
@@ -261,7 +270,8 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src,
         TRY(conform(&dst->children[c], tc, &src->children[k], &sf->children[k], n, path, err));
       } else {
         TRY(inlet_array_reserve_rows(&dst->children[c], tc, n, err));
-        for (int64_t r = 0; r < n; r++) TRY(inlet_array_append_null(&dst->children[c], tc, err));
+        for (int64_t r = 0; r < n; r++)
+          TRY(inlet_array_append_null(&dst->children[c], tc, err));
       }
     }
     take_buffers(dst, src, false);
@@ -300,7 +310,8 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
     if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg)) continue;
     int64_t n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
     bool any_file_col = false;
-    for (int32_t i = 0; i < ts->n_fields; i++) any_file_col |= sc->file_col[i] >= 0;
+    for (int32_t i = 0; i < ts->n_fields; i++)
+      any_file_col |= sc->file_col[i] >= 0;
     if (any_file_col) {
       /* Columns moved out of tmp last time are empty shells: start afresh. */
       inlet_batch_reset(&sc->tmp);
@@ -327,7 +338,8 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
         if (rc < 0) return inlet_error_prefix(err, "file \"%s\"", f->add.path);
       } else if (sc->file_col[i] < 0) {
         TRY(inlet_array_reserve_rows(dst, tf, n, err));
-        for (int64_t r = 0; r < n; r++) TRY(inlet_array_append_null(dst, tf, err));
+        for (int64_t r = 0; r < n; r++)
+          TRY(inlet_array_append_null(dst, tf, err));
       } else {
         int32_t j = sc->file_col[i];
         inlet_array *src = &sc->tmp.columns[j];

@@ -31,17 +31,17 @@
 #define PAD 16
 
 typedef enum out_kind {
-  K_BOOL,        /* BOOLEAN -> bitmap */
-  K_COPY,        /* identical little-endian bytes of in_width */
-  K_NARROW8,     /* INT32 -> 1 byte */
-  K_NARROW16,    /* INT32 -> 2 bytes */
-  K_INT96,       /* INT96 -> int64 timestamp */
-  K_FLOAT16,     /* FLBA(2) half -> float */
-  K_DEC_I32,     /* INT32 unscaled -> decimal128 */
-  K_DEC_I64,     /* INT64 unscaled -> decimal128 */
-  K_DEC_FIXED,   /* FLBA big-endian -> decimal128 */
-  K_DEC_BINARY,  /* BYTE_ARRAY big-endian -> decimal128 */
-  K_BINARY       /* BYTE_ARRAY -> offsets + bytes */
+  K_BOOL,       /* BOOLEAN -> bitmap */
+  K_COPY,       /* identical little-endian bytes of in_width */
+  K_NARROW8,    /* INT32 -> 1 byte */
+  K_NARROW16,   /* INT32 -> 2 bytes */
+  K_INT96,      /* INT96 -> int64 timestamp */
+  K_FLOAT16,    /* FLBA(2) half -> float */
+  K_DEC_I32,    /* INT32 unscaled -> decimal128 */
+  K_DEC_I64,    /* INT64 unscaled -> decimal128 */
+  K_DEC_FIXED,  /* FLBA big-endian -> decimal128 */
+  K_DEC_BINARY, /* BYTE_ARRAY big-endian -> decimal128 */
+  K_BINARY      /* BYTE_ARRAY -> offsets + bytes */
 } out_kind;
 
 typedef struct chunk_state {
@@ -50,17 +50,17 @@ typedef struct chunk_state {
   pq_column_reader *cr;
   inlet_array *out;
   out_kind kind;
-  size_t in_width;   /* bytes per PLAIN value for fixed-size physical types */
-  size_t out_width;  /* bytes per output value; 0 for K_BOOL and K_BINARY */
+  size_t in_width;  /* bytes per PLAIN value for fixed-size physical types */
+  size_t out_width; /* bytes per output value; 0 for K_BOOL and K_BINARY */
   int64_t num_rows;
-  int64_t rows;      /* rows decoded so far */
-  int64_t n_valid;   /* non-null rows so far */
-  int32_t page_no;   /* 1-based page ordinal within the chunk, for messages */
+  int64_t rows;    /* rows decoded so far */
+  int64_t n_valid; /* non-null rows so far */
+  int32_t page_no; /* 1-based page ordinal within the chunk, for messages */
   int16_t max_def;
   int16_t max_rep;
-  int def_width;     /* bit width of definition levels */
-  int rep_width;     /* bit width of repetition levels */
-  bool nested;       /* levels mode: keep levels, decode values densely */
+  int def_width;          /* bit width of definition levels */
+  int rep_width;          /* bit width of repetition levels */
+  bool nested;            /* levels mode: keep levels, decode values densely */
   int64_t max_page_bytes; /* sanity bound for uncompressed page sizes */
 } chunk_state;
 
@@ -85,15 +85,15 @@ static int cfail(const chunk_state *s, inlet_error *err, int code, const char *f
 static int cprefix(const chunk_state *s, inlet_error *err, int rc) {
   if (!err) return rc;
   if (err->code == 0) err->code = rc;
-  inlet_error_prefix(err, "%s column \"%s\" row group %d page %d", s->ctx->file,
-                     s->ctx->desc->path, s->ctx->row_group, s->page_no);
+  inlet_error_prefix(err, "%s column \"%s\" row group %d page %d", s->ctx->file, s->ctx->desc->path,
+                     s->ctx->row_group, s->page_no);
   return rc;
 }
 
-#define CTRY(expr)                                                                             \
-  do {                                                                                         \
-    int ctry_rc_ = (expr);                                                                     \
-    if (INLET_UNLIKELY(ctry_rc_ < 0)) return cprefix(s, err, ctry_rc_);                         \
+#define CTRY(expr)                                                                                 \
+  do {                                                                                             \
+    int ctry_rc_ = (expr);                                                                         \
+    if (INLET_UNLIKELY(ctry_rc_ < 0)) return cprefix(s, err, ctry_rc_);                            \
   } while (0)
 
 /* ---- small buffers ------------------------------------------------------ */
@@ -119,7 +119,9 @@ static int out_values_reserve(inlet_array *a, int64_t need, inlet_error *err) {
   return 0;
 }
 
-void pq_column_reader_init(pq_column_reader *cr) { memset(cr, 0, sizeof *cr); }
+void pq_column_reader_init(pq_column_reader *cr) {
+  memset(cr, 0, sizeof *cr);
+}
 
 void pq_column_reader_reset(pq_column_reader *cr) {
   if (!cr) return;
@@ -143,8 +145,10 @@ static float half_to_float(uint16_t h) {
     float v = (float)man * 5.9604644775390625e-8f;
     return sign ? -v : v;
   }
-  if (exp == 31) bits = sign | 0x7f800000u | (man << 13);
-  else bits = sign | ((exp + 112u) << 23) | (man << 13);
+  if (exp == 31)
+    bits = sign | 0x7f800000u | (man << 13);
+  else
+    bits = sign | ((exp + 112u) << 23) | (man << 13);
   float f;
   memcpy(&f, &bits, sizeof f);
   return f;
@@ -167,7 +171,8 @@ static bool be_to_dec128(const uint8_t *src, size_t len, uint8_t out[16]) {
     if ((src[0] ^ sign) & 0x80) return false;
   }
   memset(out, sign, 16);
-  for (size_t i = 0; i < len; i++) out[i] = src[len - 1 - i];
+  for (size_t i = 0; i < len; i++)
+    out[i] = src[len - 1 - i];
   return true;
 }
 
@@ -184,9 +189,10 @@ static inline void i64_to_dec128(int64_t v, uint8_t *out) {
  * the int64-nanosecond range (parquet-testing int96_from_spark.md).
  */
 static void int96_convert(const uint8_t *src, size_t n, inlet_time_unit unit, uint8_t *dst) {
-  int64_t per_sec = unit == INLET_UNIT_SECOND ? 1
+  int64_t per_sec = unit == INLET_UNIT_SECOND  ? 1
                     : unit == INLET_UNIT_MILLI ? 1000
-                    : unit == INLET_UNIT_MICRO ? 1000000 : 1000000000;
+                    : unit == INLET_UNIT_MICRO ? 1000000
+                                               : 1000000000;
   int64_t ns_per_unit = 1000000000 / per_sec;
   uint64_t per_day = (uint64_t)(86400 * per_sec);
   for (size_t i = 0; i < n; i++) {
@@ -194,8 +200,8 @@ static void int96_convert(const uint8_t *src, size_t n, inlet_time_unit unit, ui
     int32_t jd;
     memcpy(&nanos, src + 12 * i, 8);
     memcpy(&jd, src + 12 * i + 8, 4);
-    uint64_t v = ((uint64_t)(int64_t)jd - UINT64_C(2440588)) * per_day +
-                 (uint64_t)(nanos / ns_per_unit);
+    uint64_t v =
+        ((uint64_t)(int64_t)jd - UINT64_C(2440588)) * per_day + (uint64_t)(nanos / ns_per_unit);
     memcpy(dst + 8 * i, &v, 8);
   }
 }
@@ -241,10 +247,12 @@ static int plain_fixed(chunk_state *s, pq_plain_decoder *d, uint8_t *dst, size_t
   switch (s->kind) {
   case K_COPY: memcpy(dst, src, need); break;
   case K_NARROW8:
-    for (size_t i = 0; i < n; i++) dst[i] = src[4 * i];
+    for (size_t i = 0; i < n; i++)
+      dst[i] = src[4 * i];
     break;
   case K_NARROW16:
-    for (size_t i = 0; i < n; i++) memcpy(dst + 2 * i, src + 4 * i, 2);
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + 2 * i, src + 4 * i, 2);
     break;
   case K_FLOAT16:
     for (size_t i = 0; i < n; i++) {
@@ -281,8 +289,8 @@ static int plain_fixed(chunk_state *s, pq_plain_decoder *d, uint8_t *dst, size_t
 
 /* ---- dictionary --------------------------------------------------------- */
 
-static int read_dictionary(chunk_state *s, const pq_page_header *h, const uint8_t *data,
-                           size_t len, inlet_error *err) {
+static int read_dictionary(chunk_state *s, const pq_page_header *h, const uint8_t *data, size_t len,
+                           inlet_error *err) {
   pq_column_reader *cr = s->cr;
   const pq_dictionary_page_header *dh = &h->dictionary_page_header;
   if (dh->encoding != PQ_ENC_PLAIN && dh->encoding != PQ_ENC_PLAIN_DICTIONARY)
@@ -329,12 +337,13 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
   const int32_t *doff = cr->dict_offsets;
   const uint8_t *ddata = cr->dict.data;
   uint32_t dn = cr->dict_n, maxi = 0;
-  for (size_t i = 0; i < n; i++) maxi = idx[i] > maxi ? idx[i] : maxi;
+  for (size_t i = 0; i < n; i++)
+    maxi = idx[i] > maxi ? idx[i] : maxi;
   if (n && maxi >= dn)
-    return cfail(s, err, INLET_ECORRUPT, "dictionary index %u out of range (%u entries)", maxi,
-                 dn);
+    return cfail(s, err, INLET_ECORRUPT, "dictionary index %u out of range (%u entries)", maxi, dn);
   int64_t total = 0;
-  for (size_t i = 0; i < n; i++) total += doff[idx[i] + 1] - doff[idx[i]];
+  for (size_t i = 0; i < n; i++)
+    total += doff[idx[i] + 1] - doff[idx[i]];
   int64_t base = a->offsets[r0];
   if (base + total > INT32_MAX)
     return cfail(s, err, INLET_ELIMIT, "string data of the row group exceeds 2 GiB");
@@ -344,8 +353,10 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
   int32_t cur = (int32_t)base;
   for (size_t i = 0; i < n; i++) {
     int32_t start = doff[idx[i]], len = doff[idx[i] + 1] - start;
-    if (len <= PAD) memcpy(out + cur, ddata + start, PAD); /* padding makes this safe */
-    else memcpy(out + cur, ddata + start, (size_t)len);
+    if (len <= PAD)
+      memcpy(out + cur, ddata + start, PAD); /* padding makes this safe */
+    else
+      memcpy(out + cur, ddata + start, (size_t)len);
     cur += len;
     o[i] = cur;
   }
@@ -372,8 +383,8 @@ static int decode_values(chunk_state *s, int32_t encoding, const uint8_t *data, 
       if (base + (int64_t)len > INT32_MAX)
         return cfail(s, err, INLET_ELIMIT, "string data of the row group exceeds 2 GiB");
       TRY(out_values_reserve(a, base + (int64_t)len + PAD, err));
-      CTRY(pq_plain_decode_binary_raw(&d, n, a->offsets + r0, a->values,
-                                      (size_t)a->values_cap, err));
+      CTRY(pq_plain_decode_binary_raw(&d, n, a->offsets + r0, a->values, (size_t)a->values_cap,
+                                      err));
     } else {
       TRY(plain_fixed(s, &d, a->values + (size_t)r0 * s->out_width, n, err));
     }
@@ -437,8 +448,7 @@ static int decode_values(chunk_state *s, int32_t encoding, const uint8_t *data, 
     CTRY(pq_byte_stream_split_to_plain(data, len, n, s->in_width, &cr->plain, err));
     break;
   }
-  default:
-    return cfail(s, err, INLET_EUNSUPPORTED, "unknown encoding %d", encoding);
+  default: return cfail(s, err, INLET_EUNSUPPORTED, "unknown encoding %d", encoding);
   }
   return decode_values(s, PQ_ENC_PLAIN, cr->plain.data, cr->plain.len, r0, n, err);
 wrong_type:
@@ -461,8 +471,8 @@ static void spread(chunk_state *s, int64_t r0, size_t n, size_t n_valid) {
 /* ---- levels ----------------------------------------------------------------- */
 
 /* The deprecated BIT_PACKED level encoding: MSB-first, no length prefix. */
-static int levels_bit_packed(chunk_state *s, const uint8_t *p, size_t len, size_t n,
-                             int64_t r0, size_t *used, int64_t *n_valid, inlet_error *err) {
+static int levels_bit_packed(chunk_state *s, const uint8_t *p, size_t len, size_t n, int64_t r0,
+                             size_t *used, int64_t *n_valid, inlet_error *err) {
   int w = s->def_width;
   size_t nbytes = (n * (size_t)w + 7) / 8;
   if (nbytes > len)
@@ -493,13 +503,11 @@ static int levels_bit_packed(chunk_state *s, const uint8_t *p, size_t len, size_
 static int page_bytes(chunk_state *s, const uint8_t *src, size_t src_len, int64_t size,
                       bool compressed, const uint8_t **out, inlet_error *err) {
   if (size < 0)
-    return cfail(s, err, INLET_ECORRUPT, "negative uncompressed page size %lld",
-                 (long long)size);
+    return cfail(s, err, INLET_ECORRUPT, "negative uncompressed page size %lld", (long long)size);
   if (!compressed || s->cm->codec == PQ_CODEC_UNCOMPRESSED) {
     if ((size_t)size != src_len)
-      return cfail(s, err, INLET_ECORRUPT,
-                   "uncompressed page of %zu bytes says its size is %lld", src_len,
-                   (long long)size);
+      return cfail(s, err, INLET_ECORRUPT, "uncompressed page of %zu bytes says its size is %lld",
+                   src_len, (long long)size);
     *out = src;
     return 0;
   }
@@ -520,8 +528,8 @@ static int page_bytes(chunk_state *s, const uint8_t *src, size_t src_len, int64_
   }
   if (ratio && size > (int64_t)src_len * ratio + 1024)
     return cfail(s, err, INLET_ECORRUPT,
-                 "page of %zu %s bytes cannot inflate to the %lld bytes its header claims",
-                 src_len, pq_codec_name(s->cm->codec), (long long)size);
+                 "page of %zu %s bytes cannot inflate to the %lld bytes its header claims", src_len,
+                 pq_codec_name(s->cm->codec), (long long)size);
   inlet_buf_clear(&s->cr->page);
   TRY(inlet_buf_reserve(&s->cr->page, (size_t)size + PAD));
   if (size == 0) {
@@ -727,8 +735,8 @@ static int data_page_v2_nested(chunk_state *s, const pq_page_header *h, const ui
   }
   if (rows != dh->num_rows || nv - valid != dh->num_nulls)
     return cfail(s, err, INLET_ECORRUPT,
-                 "page v2 header says %d rows and %d nulls, its levels %lld and %lld",
-                 dh->num_rows, dh->num_nulls, (long long)rows, (long long)(nv - valid));
+                 "page v2 header says %d rows and %d nulls, its levels %lld and %lld", dh->num_rows,
+                 dh->num_nulls, (long long)rows, (long long)(nv - valid));
   const uint8_t *p;
   int64_t vsize = (int64_t)h->uncompressed_page_size - rl - dl;
   TRY(page_bytes(s, body + rl + dl, body_len - (size_t)(rl + dl), vsize, dh->is_compressed, &p,
@@ -755,8 +763,8 @@ static int data_page_v2(chunk_state *s, const pq_page_header *h, const uint8_t *
     pq_rle_decoder rd;
     n_valid = 0;
     CTRY(pq_rle_init(&rd, body + rl, (size_t)dl, s->def_width, err));
-    CTRY(pq_rle_get_validity(&rd, s->out->validity, r0, (size_t)nv, (uint32_t)s->max_def,
-                             &n_valid, err));
+    CTRY(pq_rle_get_validity(&rd, s->out->validity, r0, (size_t)nv, (uint32_t)s->max_def, &n_valid,
+                             err));
   }
   if (nv - n_valid != dh->num_nulls)
     return cfail(s, err, INLET_ECORRUPT, "page v2 says %d nulls, its levels say %lld",
@@ -789,10 +797,14 @@ static int choose_kind(chunk_state *s, inlet_error *err) {
   }
   switch (d->conv) {
   case PQ_CONV_NONE:
-    if (d->physical_type == PQ_BOOLEAN) s->kind = K_BOOL;
-    else if (d->physical_type == PQ_BYTE_ARRAY) s->kind = K_BINARY;
-    else if (d->physical_type == PQ_INT96) s->kind = K_INT96;
-    else s->kind = K_COPY;
+    if (d->physical_type == PQ_BOOLEAN)
+      s->kind = K_BOOL;
+    else if (d->physical_type == PQ_BYTE_ARRAY)
+      s->kind = K_BINARY;
+    else if (d->physical_type == PQ_INT96)
+      s->kind = K_INT96;
+    else
+      s->kind = K_COPY;
     break;
   case PQ_CONV_INT_NARROW: s->kind = s->out_width == 1 ? K_NARROW8 : K_NARROW16; break;
   case PQ_CONV_INT96: s->kind = K_INT96; break;
@@ -863,8 +875,8 @@ static int chunk_setup(chunk_state *s, pq_column_reader *cr, const pq_chunk_ctx 
                  (long long)cm->total_uncompressed_size);
   /* A page never decompresses to more than the chunk's stated total; a
    * small floor tolerates writers that under-report tiny chunks. */
-  s->max_page_bytes = cm->total_uncompressed_size > (1 << 20) ? cm->total_uncompressed_size
-                                                               : (1 << 20);
+  s->max_page_bytes =
+      cm->total_uncompressed_size > (1 << 20) ? cm->total_uncompressed_size : (1 << 20);
   cr->has_dict = false;
   cr->dict_n = 0;
   return 0;
@@ -896,8 +908,8 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
       /* zlib takes uInt lengths; page sizes are int32. */
       crc = (uint32_t)crc32(crc, body, (uInt)body_len);
       if (crc != h.crc)
-        return cfail(s, err, INLET_ECORRUPT,
-                     "page checksum mismatch (stored %08x, computed %08x)", h.crc, crc);
+        return cfail(s, err, INLET_ECORRUPT, "page checksum mismatch (stored %08x, computed %08x)",
+                     h.crc, crc);
     }
     switch (h.type) {
     case PQ_PAGE_DICTIONARY: {
@@ -922,19 +934,17 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
   }
   s->page_no = 0;
   if (s->rows != s->num_rows)
-    return cfail(s, err, INLET_ECORRUPT,
-                 "column chunk holds %lld %s, the row group has %lld rows", (long long)s->rows,
-                 s->nested ? "records" : "values", (long long)s->num_rows);
+    return cfail(s, err, INLET_ECORRUPT, "column chunk holds %lld %s, the row group has %lld rows",
+                 (long long)s->rows, s->nested ? "records" : "values", (long long)s->num_rows);
   return 0;
 }
 
 int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
-                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
-                         inlet_array *out, inlet_error *err) {
+                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows, inlet_array *out,
+                         inlet_error *err) {
   chunk_state st = {0}, *s = &st;
   TRY(chunk_setup(s, cr, ctx, cm, num_rows, out, err));
-  if (s->max_rep > 0)
-    return cfail(s, err, INLET_EINTERNAL, "repeated column read as a flat one");
+  if (s->max_rep > 0) return cfail(s, err, INLET_EINTERNAL, "repeated column read as a flat one");
 
   /* Output buffers for num_rows rows. */
   TRY(inlet_array_reserve_rows(out, ctx->desc->field, num_rows, err));

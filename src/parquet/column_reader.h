@@ -26,12 +26,12 @@
 
 /* Where a chunk comes from, for error messages and options. */
 typedef struct pq_chunk_ctx {
-  const char *file;            /* file name as given to open */
-  const pq_column_desc *desc;  /* the leaf column */
+  const char *file;           /* file name as given to open */
+  const pq_column_desc *desc; /* the leaf column */
   int32_t row_group;
   bool verify_checksums;
-  size_t slack;                /* bytes appended past the declared chunk size for
-                                  writers known to under-report it (PARQUET-816) */
+  size_t slack; /* bytes appended past the declared chunk size for
+                   writers known to under-report it (PARQUET-816) */
 } pq_chunk_ctx;
 
 /* Scratch memory reused from chunk to chunk, so that decoding a row group
@@ -44,15 +44,15 @@ typedef struct pq_column_reader {
   size_t dict_offsets_cap; /* entries */
   uint32_t dict_n;         /* entries in the current dictionary */
   bool has_dict;
-  uint32_t *idx;           /* owned: dictionary indices of one page */
-  size_t idx_cap;          /* entries */
-  inlet_buf plain;         /* owned: a page's values transcoded to PLAIN */
+  uint32_t *idx;   /* owned: dictionary indices of one page */
+  size_t idx_cap;  /* entries */
+  inlet_buf plain; /* owned: a page's values transcoded to PLAIN */
   /* Levels of a nested column chunk (pq_column_read_levels). */
-  int16_t *rep_levels;     /* owned; NULL-free only after a nested read */
-  int16_t *def_levels;     /* owned */
-  size_t levels_cap;       /* entries of each */
-  size_t n_levels;         /* entries decoded by the last nested read */
-  int64_t n_dense;         /* non-null values decoded by the last nested read */
+  int16_t *rep_levels; /* owned; NULL-free only after a nested read */
+  int16_t *def_levels; /* owned */
+  size_t levels_cap;   /* entries of each */
+  size_t n_levels;     /* entries decoded by the last nested read */
+  int64_t n_dense;     /* non-null values decoded by the last nested read */
 } pq_column_reader;
 
 void pq_column_reader_init(pq_column_reader *cr);
@@ -69,8 +69,8 @@ void pq_column_reader_reset(pq_column_reader *cr);
  *         type); INLET_ELIMIT (offsets past INT32_MAX); INLET_ENOMEM.
  */
 int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
-                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows,
-                         inlet_array *out, inlet_error *err);
+                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows, inlet_array *out,
+                         inlet_error *err);
 
 /*
  * Nested columns (max_rep_level > 0, or a leaf below a group): decodes the

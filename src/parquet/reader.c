@@ -72,8 +72,7 @@ static int validate_row_groups(inlet_parquet_reader *r, inlet_error *err) {
       const pq_column_chunk *cc = &rg->columns[c];
       const pq_column_meta *cm = &cc->meta_data;
       if (cc->has_crypto_metadata || cc->has_encrypted_column_metadata)
-        return reader_fail(r, err, INLET_EUNSUPPORTED, g, c,
-                           "encrypted Parquet is not supported");
+        return reader_fail(r, err, INLET_EUNSUPPORTED, g, c, "encrypted Parquet is not supported");
       if (cc->file_path)
         return reader_fail(r, err, INLET_EUNSUPPORTED, g, c,
                            "column chunk stored in another file (\"%s\") is not supported",
@@ -152,7 +151,8 @@ int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const ch
   }
   r->file = file;
   r->opts = options ? *options : defaults;
-  if (r->opts.max_column_chunk_bytes <= 0) r->opts.max_column_chunk_bytes = defaults.max_column_chunk_bytes;
+  if (r->opts.max_column_chunk_bytes <= 0)
+    r->opts.max_column_chunk_bytes = defaults.max_column_chunk_bytes;
   if (r->opts.max_footer_bytes <= 0) r->opts.max_footer_bytes = defaults.max_footer_bytes;
   pq_file_metadata_init(&r->meta);
   pq_schema_desc_init(&r->sd);
@@ -179,8 +179,7 @@ int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const ch
     /* Not flat: map the nested schema (which reports anything it cannot
      * represent, including what made the flat mapping give up). */
     TRY_GOTO(pq_schema_build_tree(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err));
-    TRY_GOTO(pq_nested_build(&r->nested, &r->sd, r->meta.schema, r->meta.n_schema, r->name,
-                             err));
+    TRY_GOTO(pq_nested_build(&r->nested, &r->sd, r->meta.schema, r->meta.n_schema, r->name, err));
     r->nested_mode = true;
     rc = 0;
   }
@@ -191,14 +190,14 @@ int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const ch
   r->field_column = inlet_calloc((size_t)(r->sd.schema.n_fields > 0 ? r->sd.schema.n_fields : 1),
                                  sizeof *r->field_column);
   FAIL_GOTO(!r->field_column, err, INLET_ENOMEM, "out of memory opening %s", path);
-  for (int32_t f = 0; f < r->sd.schema.n_fields; f++) r->field_column[f] = -1;
+  for (int32_t f = 0; f < r->sd.schema.n_fields; f++)
+    r->field_column[f] = -1;
   for (int32_t c = 0; c < r->sd.n_columns && !r->nested_mode; c++) {
     int32_t f = r->sd.columns[c].field_index;
     FAIL_GOTO(f < 0 || f >= r->sd.schema.n_fields, err, INLET_EINTERNAL,
               "%s: leaf %d maps to field %d", r->name, c, f);
     FAIL_GOTO(r->field_column[f] >= 0, err, INLET_EUNSUPPORTED,
-              "%s: nested column \"%s\" is not supported", r->name,
-              r->sd.schema.fields[f].name);
+              "%s: nested column \"%s\" is not supported", r->name, r->sd.schema.fields[f].name);
     r->field_column[f] = c;
   }
   for (int32_t f = 0; f < r->sd.schema.n_fields && !r->nested_mode; f++)
@@ -232,7 +231,9 @@ const inlet_schema *inlet_parquet_reader_schema(const inlet_parquet_reader *r) {
   return &r->sd.schema;
 }
 
-int64_t inlet_parquet_reader_num_rows(const inlet_parquet_reader *r) { return r->num_rows; }
+int64_t inlet_parquet_reader_num_rows(const inlet_parquet_reader *r) {
+  return r->num_rows;
+}
 
 int32_t inlet_parquet_reader_num_row_groups(const inlet_parquet_reader *r) {
   return r->meta.n_row_groups;
@@ -253,8 +254,7 @@ int inlet_parquet_reader_project(inlet_parquet_reader *r, const int32_t *indices
                         r->name, indices[i], r->sd.schema.n_fields);
     for (int32_t j = 0; j < i; j++)
       if (indices[j] == indices[i])
-        return inlet_fail(err, INLET_EINVAL, "%s: field %d projected twice", r->name,
-                          indices[i]);
+        return inlet_fail(err, INLET_EINVAL, "%s: field %d projected twice", r->name, indices[i]);
   }
   return set_projection(r, indices, n, err);
 }
@@ -300,8 +300,8 @@ static int load_chunk(inlet_parquet_reader *r, int32_t rg, int32_t c, bool flat,
   if (len > 0) {
     int rc = inlet_rfile_read_at(r->file, start, r->chunk, (size_t)len, err);
     if (rc < 0)
-      return reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s",
-                         (long long)len, (long long)start, inlet_errmsg(err));
+      return reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s", (long long)len,
+                         (long long)start, inlet_errmsg(err));
   }
   *len_out = (size_t)len;
   *slack_out = (size_t)slack;
@@ -333,7 +333,8 @@ static int read_nested(inlet_parquet_reader *r, int32_t rg, int32_t f, inlet_arr
     size_t len = 0, slack = 0;
     TRY(load_chunk(r, rg, c, false, &len, &slack, err));
     inlet_array *leaf = out;
-    for (int32_t k = 1; k < plan->n_steps; k++) leaf = &leaf->children[plan->steps[k].child];
+    for (int32_t k = 1; k < plan->n_steps; k++)
+      leaf = &leaf->children[plan->steps[k].child];
     pq_chunk_ctx ctx = {r->name, desc, rg, r->opts.verify_checksums, slack};
     TRY(pq_column_read_levels(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, leaf, err));
     if ((int64_t)r->cr.n_levels != cm->num_values)
@@ -356,8 +357,8 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
                                         inlet_error *err) {
   if (!r || !out) return inlet_fail(err, INLET_EINVAL, "NULL reader or batch");
   if (rg < 0 || rg >= r->meta.n_row_groups)
-    return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)",
-                      r->name, rg, r->meta.n_row_groups);
+    return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
+                      rg, r->meta.n_row_groups);
   TRY(prepare_batch(r, out, err));
   const pq_row_group *g = &r->meta.row_groups[rg];
   int rc = 0;
