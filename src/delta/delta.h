@@ -231,6 +231,10 @@ typedef struct delta_log_listing {
 
 /* Lists _delta_log. INLET_ENOTFOUND if the directory is missing. */
 int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err);
+/* The same from entries already listed (sorted by name); commit mtimes are
+ * the entries' (-1 from a list_names listing). 0 or INLET_ENOMEM. */
+int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, size_t n,
+                           inlet_error *err);
 void delta_log_listing_reset(delta_log_listing *l);
 
 /* Name of the commit file of @p version: "_delta_log/%020lld.json". */
@@ -385,8 +389,17 @@ typedef struct delta_log_cleanup_result {
   int64_t commits_removed;
   int64_t checkpoints_removed;
   int64_t oldest_kept; /* the boundary checkpoint's version, -1 when none */
+  int64_t oldest_left; /* oldest commit/checkpoint/crc version left, -1 when none */
 } delta_log_cleanup_result;
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err);
+/* The cleanup a writer runs after each checkpoint. @p *oldest is a version
+ * below which the log holds no commit, checkpoint or crc file (0 when
+ * nothing is known); when the commit at *oldest exists and is inside the
+ * window, nothing can be cleaned and the directory is not listed. Otherwise
+ * delta_log_cleanup runs and *oldest becomes the oldest version it left.
+ * 0 or its codes. */
+int delta_log_cleanup_if_due(inlet_storage *st, const delta_snapshot *s, int64_t *oldest,
+                             inlet_error *err);
 
 #endif /* INLET_DELTA_H */

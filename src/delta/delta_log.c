@@ -57,6 +57,15 @@ int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err) 
     return inlet_fail(err, INLET_ENOTFOUND, "not a Delta table: %s has no _delta_log directory",
                       st->root);
   if (rc < 0) return rc;
+  rc = delta_log_listing_from(out, ents, n, err);
+  inlet_dirents_free(ents, n);
+  return rc;
+}
+
+int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, size_t n,
+                           inlet_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = 0;
   part_ent *parts = NULL;
   size_t n_parts = 0;
   out->commit_versions = inlet_calloc(n + 1, sizeof(int64_t));
@@ -118,7 +127,6 @@ int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err) 
   }
 done:
   inlet_free(parts);
-  inlet_dirents_free(ents, n);
   if (rc < 0) delta_log_listing_reset(out);
   return rc;
 }

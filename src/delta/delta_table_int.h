@@ -14,6 +14,7 @@ struct inlet_table {
   char *root_abs;         /* owned, absolute (realpath) */
   inlet_storage *st;      /* owned posix backend rooted at the table */
   delta_snapshot *latest; /* owned cache: the newest snapshot loaded, or NULL */
+  int64_t log_oldest;     /* no cleanable log entry below this version (0 at first) */
 };
 
 struct inlet_snapshot {

@@ -584,7 +584,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
       /* After a checkpoint, expired log entries below it can go (Spark's
        * delta.enableExpiredLogCleanup, on by default). */
       if (delta_checkpoint_write(w->table->st, &at, &ignore) == 0)
-        (void)delta_log_cleanup(NULL, w->table->st, &at, -1, 0, false, &ignore);
+        (void)delta_log_cleanup_if_due(w->table->st, &at, &w->table->log_oldest, &ignore);
       delta_snapshot_reset(&at);
     }
   }

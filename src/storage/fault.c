@@ -212,19 +212,31 @@ static int fs_put_if_absent(inlet_storage *s, const char *tmp, const char *final
         fs->inner->ops->put_if_absent(fs->inner, tmp, final, err));
 }
 
-static int fs_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
-                   inlet_error *err) {
+/* list and list_names are one kind of operation (INLET_FAULT_LIST). */
+static int list_guarded(inlet_storage *s, const char *dir, bool names, inlet_dirent **out,
+                        size_t *count, inlet_error *err) {
   fault_storage *fs = (fault_storage *)s;
   *out = NULL;
   *count = 0;
   int fate = decide(fs, INLET_FAULT_LIST);
   if (fate == FAIL_NOW) return injected(err, INLET_FAULT_LIST, dir, false);
-  int rc = fs->inner->ops->list(fs->inner, dir, out, count, err);
+  int rc = names ? fs->inner->ops->list_names(fs->inner, dir, out, count, err)
+                 : fs->inner->ops->list(fs->inner, dir, out, count, err);
   if (rc < 0 || fate == PASS) return rc;
   inlet_dirents_free(*out, *count);
   *out = NULL;
   *count = 0;
   return injected(err, INLET_FAULT_LIST, dir, true);
+}
+
+static int fs_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
+                   inlet_error *err) {
+  return list_guarded(s, dir, false, out, count, err);
+}
+
+static int fs_list_names(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
+                         inlet_error *err) {
+  return list_guarded(s, dir, true, out, count, err);
 }
 
 static int fs_remove(inlet_storage *s, const char *path, inlet_error *err) {
@@ -268,7 +280,7 @@ static void fs_free(inlet_storage *s) {
 }
 
 static const inlet_storage_ops fault_ops = {
-    fs_open_read, fs_create, fs_put_if_absent, fs_list,     fs_remove,
+    fs_open_read, fs_create, fs_put_if_absent, fs_list,     fs_list_names, fs_remove,
     fs_replace,   fs_stat,   fs_mkdirs,        fs_sync_dir, fs_free,
 };
 

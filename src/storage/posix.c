@@ -455,8 +455,10 @@ static void fill_dirent(inlet_dirent *d, const struct stat *st) {
   d->mtime_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 }
 
-static int px_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
-                   inlet_error *err) {
+/* Lists @p dir; with @p attrs each entry is stat'ed for size and mtime,
+ * without it only entries whose type readdir cannot tell are. */
+static int list_dir(inlet_storage *s, const char *dir, bool attrs, inlet_dirent **out,
+                    size_t *count, inlet_error *err) {
   posix_storage *ps = (posix_storage *)s;
   *out = NULL;
   *count = 0;
@@ -481,7 +483,8 @@ static int px_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t
     }
     if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
     struct stat st;
-    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+    bool need_stat = attrs || de->d_type == DT_UNKNOWN;
+    if (need_stat && fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
       if (errno == ENOENT) continue; /* removed while listing */
       rc = os_fail(err, errno, "stat", s->root, de->d_name);
       break;
@@ -495,7 +498,13 @@ static int px_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t
     }
     ents[n].name = inlet_strdup(de->d_name);
     FAIL_GOTO(!ents[n].name, err, INLET_ENOMEM, "out of memory listing %s", at_path(dir));
-    fill_dirent(&ents[n], &st);
+    if (attrs) {
+      fill_dirent(&ents[n], &st);
+    } else {
+      ents[n].is_dir = need_stat ? S_ISDIR(st.st_mode) : de->d_type == DT_DIR;
+      ents[n].size = -1;
+      ents[n].mtime_ms = -1;
+    }
     n++;
   }
 done:
@@ -508,6 +517,16 @@ done:
   *out = ents;
   *count = n;
   return 0;
+}
+
+static int px_list(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
+                   inlet_error *err) {
+  return list_dir(s, dir, true, out, count, err);
+}
+
+static int px_list_names(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
+                         inlet_error *err) {
+  return list_dir(s, dir, false, out, count, err);
 }
 
 static int px_remove(inlet_storage *s, const char *path, inlet_error *err) {
@@ -569,7 +588,7 @@ static void px_free(inlet_storage *s) {
 }
 
 static const inlet_storage_ops posix_ops = {
-    px_open_read, px_create, px_put_if_absent, px_list,     px_remove,
+    px_open_read, px_create, px_put_if_absent, px_list,     px_list_names, px_remove,
     px_replace,   px_stat,   px_mkdirs,        px_sync_dir, px_free,
 };
 

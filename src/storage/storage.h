@@ -72,6 +72,11 @@ typedef struct inlet_storage_ops {
    * directory is INLET_ENOTFOUND. */
   int (*list)(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
               inlet_error *err);
+  /* Like list, but only names and is_dir: size and mtime_ms are -1. No
+   * stat per entry where the directory reports entry types, so a listing of
+   * a large `_delta_log` costs reading the directory, not one stat per file. */
+  int (*list_names)(inlet_storage *s, const char *dir, inlet_dirent **out, size_t *count,
+                    inlet_error *err);
   int (*remove)(inlet_storage *s, const char *path, inlet_error *err);
   /* Replaces final_path with tmp_path (for hints such as _last_checkpoint,
    * never for commits). */
