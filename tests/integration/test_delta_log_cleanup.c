@@ -48,7 +48,8 @@ static void test_cleanup__expired_commits_go_after_a_checkpoint(void **state) {
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
   usleep(30 * 1000);
-  for (int b = 1; b <= 4; b++) append_rows(dir, b);
+  for (int b = 1; b <= 4; b++)
+    append_rows(dir, b);
   /* Version 4 has a checkpoint; everything below it expired and went. */
   assert_true(exists(dir, "00000000000000000004.checkpoint.parquet"));
   assert_true(exists(dir, "00000000000000000004.json"));
@@ -81,11 +82,14 @@ static void test_cleanup__default_retention_keeps_the_log(void **state) {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp("log_keep"));
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long not null' "
-        "--property delta.checkpointInterval=2", dir, INLET_BIN);
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long not null' "
+        "--property delta.checkpointInterval=2",
+        dir, INLET_BIN);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
-  for (int b = 1; b <= 4; b++) append_rows(dir, b);
+  for (int b = 1; b <= 4; b++)
+    append_rows(dir, b);
   assert_true(exists(dir, "00000000000000000004.checkpoint.parquet"));
   for (int v = 0; v <= 4; v++) {
     char name[64];

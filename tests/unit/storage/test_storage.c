@@ -95,7 +95,8 @@ static void test_storage__large_buffered_appends(void **state) {
   assert_int_equal(s->ops->create(s, "big.bin", &w, NULL), 0);
   const size_t chunk = 100000;
   uint8_t *data = malloc(chunk * 30);
-  for (size_t i = 0; i < chunk * 30; i++) data[i] = (uint8_t)(i * 31 + i / 7);
+  for (size_t i = 0; i < chunk * 30; i++)
+    data[i] = (uint8_t)(i * 31 + i / 7);
   size_t off = 0;
   /* Mixed sizes: small ones buffer, big ones bypass the buffer. */
   const size_t sizes[] = {1, 17, chunk, 3 * chunk, 5, 1 << 20, chunk * 2, 12345};
@@ -174,9 +175,12 @@ static void test_storage__concurrent_publishers_one_wins(void **state) {
     int st;
     assert_int_equal(waitpid(pids[i], &st, 0), pids[i]);
     assert_true(WIFEXITED(st));
-    if (WEXITSTATUS(st) == 0) winners++;
-    else if (WEXITSTATUS(st) == 1) losers++;
-    else fail_msg("publisher %d exited %d", i, WEXITSTATUS(st));
+    if (WEXITSTATUS(st) == 0)
+      winners++;
+    else if (WEXITSTATUS(st) == 1)
+      losers++;
+    else
+      fail_msg("publisher %d exited %d", i, WEXITSTATUS(st));
   }
   assert_int_equal(winners, 1);
   assert_int_equal(losers, N - 1);
@@ -309,12 +313,19 @@ static void test_storage__plain_path_files(void **state) {
 static void test_path__check_cases(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
-  const char *good[] = {"a", "a/b", "part-0001.parquet", "x=1/y=%20/f.parquet", ".hidden",
-                        "..a", "a..", "a\\b", "_delta_log/00000000000000000000.json"};
+  const char *good[] = {"a",
+                        "a/b",
+                        "part-0001.parquet",
+                        "x=1/y=%20/f.parquet",
+                        ".hidden",
+                        "..a",
+                        "a..",
+                        "a\\b",
+                        "_delta_log/00000000000000000000.json"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
     if (inlet_path_check(good[i], &err)) fail_msg("%s: %s", good[i], inlet_errmsg(&err));
-  const char *bad[] = {"", "/etc/passwd", "..", "../x", "a/../b", "a/..", ".", "./a", "a/./b",
-                       "a//b", "a/", "/"};
+  const char *bad[] = {"",  "/etc/passwd", "..",    "../x", "a/../b", "a/..",
+                       ".", "./a",         "a/./b", "a//b", "a/",     "/"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     if (inlet_path_check(bad[i], &err) != INLET_EINVAL) fail_msg("accepted \"%s\"", bad[i]);
   }
@@ -453,10 +464,13 @@ static void test_fault__reads_fail_at_nth(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_storage__create_write_read_and_exclusive, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_storage__create_write_read_and_exclusive, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_storage__large_buffered_appends, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_storage__put_if_absent_refuses_to_overwrite, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_storage__concurrent_publishers_one_wins, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_storage__put_if_absent_refuses_to_overwrite, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_storage__concurrent_publishers_one_wins, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_storage__put_if_absent_rename_fallback, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__list_sorted_with_sizes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage__remove_replace_stat_sync, setup, teardown),
@@ -464,8 +478,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_storage__plain_path_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_path__check_cases, setup, teardown),
       cmocka_unit_test_setup_teardown(test_fault__counts_and_fails_nth_append, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_fault__stop_fails_everything_until_disarmed, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_fault__fail_after_performs_the_operation, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_fault__stop_fails_everything_until_disarmed, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_fault__fail_after_performs_the_operation, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_fault__reads_fail_at_nth, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
