@@ -238,6 +238,18 @@ static void test_storage__list_sorted_with_sizes(void **state) {
   }
   assert_true(ents[6].is_dir);
   inlet_dirents_free(ents, n);
+  /* Names only: same entries and kinds, no size or mtime. */
+  assert_int_equal(s->ops->list_names(s, "dir", &ents, &n, &err), 0);
+  assert_int_equal(n, 7);
+  for (size_t i = 0; i < n; i++) {
+    assert_string_equal(ents[i].name, want[i]);
+    assert_int_equal(ents[i].is_dir, i == 6);
+    assert_int_equal(ents[i].size, -1);
+    assert_int_equal(ents[i].mtime_ms, -1);
+  }
+  inlet_dirents_free(ents, n);
+  assert_int_equal(s->ops->list_names(s, "nope", &ents, &n, &err), INLET_ENOTFOUND);
+  assert_null(ents);
   /* The root itself. */
   assert_int_equal(s->ops->list(s, "", &ents, &n, &err), 0);
   assert_int_equal(n, 1);
