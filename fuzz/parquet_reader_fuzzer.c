@@ -10,7 +10,11 @@
  *  - each error is a documented code with a message naming the file;
  *  - the metadata JSON of any file that opens is produced;
  *  - reading a projection (fields in reverse order) gives the same row
- *    counts as reading everything.
+ *    counts as reading everything;
+ *  - the page index of every flat column loads or fails with a documented
+ *    code, and reading the rows of every other page it lists (row ranges,
+ *    inlet_parquet_reader_read_rows) gives valid batches of exactly those
+ *    rows.
  * The seed corpus (fuzz/corpus/parquet_reader_fuzzer/) holds small files
  * from parquet-testing covering each encoding, page version and nesting.
  */
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "inlet/parquet.h"
+#include "parquet/page_index.h"
 #include "parquet/reader_int.h"
 #include "util/util.h"
 
@@ -97,6 +102,49 @@ static int64_t read_all(inlet_parquet_reader *r) {
   return rows;
 }
 
+/* Loads each flat column's page index and reads the rows of its even pages. */
+static void page_ranges(inlet_parquet_reader *r) {
+  int32_t nf = inlet_parquet_reader_schema(r)->n_fields;
+  pq_page_index pi;
+  pq_page_index_init(&pi);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int64_t ranges[2 * 64];
+  for (int32_t g = 0; g < inlet_parquet_reader_num_row_groups(r); g++) {
+    for (int32_t f = 0; f < nf && f < 8; f++) {
+      inlet_error err = INLET_ERROR_INIT;
+      int rc = pq_reader_page_index(r, g, f, &pi, &err);
+      if (rc < 0) {
+        CHECK(known_error(rc) || rc == INLET_EIO);
+        CHECK(strstr(err.message, NAME) != NULL || rc == INLET_ENOMEM);
+        continue;
+      }
+      int32_t k = 0;
+      int64_t want = 0;
+      for (int32_t p = 0; p < pi.n_pages && k < 64; p += 2) {
+        ranges[2 * k] = pi.first_row[p];
+        ranges[2 * k + 1] = pi.first_row[p + 1];
+        want += ranges[2 * k + 1] - ranges[2 * k];
+        k++;
+      }
+      if (k == 0) continue;
+      rc = inlet_parquet_reader_read_rows(r, g, ranges, k, &b, &err);
+      if (rc < 0) {
+        CHECK(known_error(rc));
+        continue;
+      }
+      inlet_error verr = INLET_ERROR_INIT;
+      if (inlet_batch_validate(&b, &verr) != 0) {
+        fprintf(stderr, "invalid batch: %s\n", verr.message);
+        CHECK(0);
+      }
+      CHECK(b.num_rows == want);
+    }
+  }
+  inlet_batch_reset(&b);
+  pq_page_index_reset(&pi);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   inlet_parquet_reader *r = NULL;
   inlet_error err = INLET_ERROR_INIT;
@@ -120,6 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int64_t again = read_all(r);
     CHECK(again == rows);
   }
+  if (rows >= 0) page_ranges(r);
   inlet_parquet_reader_free(r);
   return 0;
 }

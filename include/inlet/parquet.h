@@ -60,13 +60,18 @@ typedef struct inlet_parquet_writer_options {
   int32_t n_metadata;              /* key/value metadata for the footer */
   const char *const *metadata_keys;
   const char *const *metadata_values;
+  int64_t page_max_rows; /* rows per data page at most (flat columns); 0 = the
+                            default, 20,000 (as parquet-mr and parquet-rs) */
+  bool page_index;       /* write the page index (ColumnIndex + OffsetIndex per
+                            column chunk), for page skipping; default true */
 } inlet_parquet_writer_options;
 
 #define INLET_PARQUET_WRITER_OPTIONS_VERSION 1
 #define INLET_PARQUET_WRITER_OPTIONS_INIT                                                          \
   {                                                                                                \
     INLET_PARQUET_WRITER_OPTIONS_VERSION, INLET_COMPRESSION_SNAPPY, 0, 128 * 1024 * 1024, 0,       \
-        1024 * 1024, true, 1024 * 1024, 64, INLET_INT_ENCODING_AUTO, true, NULL, 0, NULL, NULL     \
+        1024 * 1024, true, 1024 * 1024, 64, INLET_INT_ENCODING_AUTO, true, NULL, 0, NULL, NULL, 0, \
+        true                                                                                       \
   }
 
 typedef struct inlet_parquet_writer inlet_parquet_writer;
@@ -150,6 +155,18 @@ INLET_API int inlet_parquet_reader_project(inlet_parquet_reader *r, const int32_
  */
 INLET_API int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg,
                                                   inlet_batch *out, inlet_error *err);
+
+/**
+ * Like inlet_parquet_reader_read_row_group, but only the rows of @p rg in
+ * the @p n_ranges row ranges [ranges[2i], ranges[2i+1]) (sorted, disjoint,
+ * non-empty, within the row group); data pages holding none of them are
+ * skipped without being decompressed. Flat schemas only.
+ * @return 0, INLET_EINVAL (bad ranges), INLET_EUNSUPPORTED (nested
+ *         schema), and the codes of inlet_parquet_reader_read_row_group.
+ */
+INLET_API int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg,
+                                             const int64_t *ranges, int32_t n_ranges,
+                                             inlet_batch *out, inlet_error *err);
 
 /**
  * Writes a JSON description of the file's metadata (schema elements, row

@@ -53,8 +53,12 @@ typedef struct chunk_state {
   size_t in_width;  /* bytes per PLAIN value for fixed-size physical types */
   size_t out_width; /* bytes per output value; 0 for K_BOOL and K_BINARY */
   int64_t num_rows;
-  int64_t rows;    /* rows decoded so far */
-  int64_t n_valid; /* non-null rows so far */
+  int64_t rows;       /* rows of the row group read so far (decoded or skipped) */
+  int64_t out_rows;   /* flat: rows in the output so far (== rows without a selection) */
+  int64_t n_valid;    /* non-null rows so far (flat: in the output) */
+  const int64_t *sel; /* flat, optional: row ranges [sel[2i], sel[2i+1]) to keep */
+  int32_t n_sel;
+  int32_t sel_i;   /* first range not yet behind the current page */
   int32_t page_no; /* 1-based page ordinal within the chunk, for messages */
   int16_t max_def;
   int16_t max_rep;
@@ -468,6 +472,88 @@ static void spread(chunk_state *s, int64_t r0, size_t n, size_t n_valid) {
   }
 }
 
+/* ---- row selection (flat columns) ---------------------------------------- */
+
+/* Whether rows [p0, p0 + n) of the row group meet the selection; pages come
+ * in row order, so ranges behind p0 are passed for good. */
+static bool sel_overlaps(chunk_state *s, int64_t p0, int64_t n) {
+  while (s->sel_i < s->n_sel && s->sel[2 * s->sel_i + 1] <= p0)
+    s->sel_i++;
+  return s->sel_i < s->n_sel && s->sel[2 * s->sel_i] < p0 + n;
+}
+
+static void clear_bits(uint8_t *bits, int64_t from, int64_t to) {
+  for (; from < to && (from & 7); from++)
+    inlet_bit_set(bits, from, false);
+  if (from >= to) return;
+  int64_t whole = (to - from) >> 3;
+  memset(bits + (from >> 3), 0, (size_t)whole);
+  for (from += whole << 3; from < to; from++)
+    inlet_bit_set(bits, from, false);
+}
+
+/* Moves bits [src, src + n) down to [dst, dst + n) (dst <= src). */
+static void move_bits(uint8_t *bits, int64_t dst, int64_t src, int64_t n) {
+  if (dst == src) return;
+  if (((dst | src) & 7) == 0) {
+    memmove(bits + (dst >> 3), bits + (src >> 3), (size_t)(n >> 3));
+    for (int64_t i = n & ~(int64_t)7; i < n; i++)
+      inlet_bit_set(bits, dst + i, inlet_bit_get(bits, src + i));
+    return;
+  }
+  for (int64_t i = 0; i < n; i++)
+    inlet_bit_set(bits, dst + i, inlet_bit_get(bits, src + i));
+}
+
+/* Moves output rows [src, src + n) down to row dst (dst <= src). */
+static void move_rows(chunk_state *s, int64_t dst, int64_t src, int64_t n) {
+  inlet_array *a = s->out;
+  if (dst == src || n == 0) return;
+  if (s->max_def > 0) move_bits(a->validity, dst, src, n);
+  switch (s->kind) {
+  case K_BOOL: move_bits(a->values, dst, src, n); break;
+  case K_BINARY: {
+    int32_t *o = a->offsets;
+    int32_t start = o[src], base = o[dst];
+    memmove(a->values + base, a->values + start, (size_t)(o[src + n] - start));
+    for (int64_t i = 1; i <= n; i++)
+      o[dst + i] = base + (o[src + i] - start);
+    break;
+  }
+  default:
+    memmove(a->values + (size_t)dst * s->out_width, a->values + (size_t)src * s->out_width,
+            (size_t)n * s->out_width);
+  }
+}
+
+/* A flat page of @p nv rows was decoded into output rows [r0, r0 + nv)
+ * with @p n_valid non-null values: keeps the selected rows (moving them
+ * together) and advances the counters. */
+static void page_done(chunk_state *s, int64_t r0, int64_t nv, int64_t n_valid) {
+  if (!s->sel) {
+    s->rows += nv;
+    s->out_rows += nv;
+    s->n_valid += n_valid;
+    return;
+  }
+  int64_t p0 = s->rows, dst = r0;
+  for (int32_t i = s->sel_i; i < s->n_sel; i++) {
+    int64_t a = s->sel[2 * i], b = s->sel[2 * i + 1];
+    if (a >= p0 + nv) break;
+    if (b <= p0) continue;
+    int64_t lo = a > p0 ? a : p0, hi = b < p0 + nv ? b : p0 + nv;
+    move_rows(s, dst, r0 + (lo - p0), hi - lo);
+    dst += hi - lo;
+  }
+  int64_t kept = dst - r0;
+  inlet_array *a = s->out;
+  if (s->max_def > 0) clear_bits(a->validity, dst, r0 + nv);
+  if (s->kind == K_BOOL) clear_bits(a->values, dst, r0 + nv);
+  s->rows += nv;
+  s->out_rows += kept;
+  s->n_valid += s->max_def > 0 ? pq_count_bits(a->validity, r0, (size_t)kept) : kept;
+}
+
 /* ---- levels ----------------------------------------------------------------- */
 
 /* The deprecated BIT_PACKED level encoding: MSB-first, no length prefix. */
@@ -660,6 +746,10 @@ static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *
     return data_page_v1_nested(s, h, np, (size_t)h->uncompressed_page_size, err);
   }
   TRY(rows_left_check(s, nv, err));
+  if (s->sel && !sel_overlaps(s, s->rows, nv)) {
+    s->rows += nv; /* not selected: not even inflated */
+    return 0;
+  }
   if (s->max_def == 0 && dh->encoding == PQ_ENC_PLAIN && s->kind == K_COPY &&
       s->cm->codec != PQ_CODEC_UNCOMPRESSED &&
       (int64_t)h->uncompressed_page_size == nv * (int64_t)s->in_width) {
@@ -667,18 +757,17 @@ static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *
      * it straight into the output. */
     if (nv > 0) {
       int rc = inlet_decompress(s->cm->codec, body, body_len,
-                                s->out->values + (size_t)s->rows * s->out_width,
+                                s->out->values + (size_t)s->out_rows * s->out_width,
                                 (size_t)h->uncompressed_page_size, err);
       if (rc < 0) return cprefix(s, err, rc);
     }
-    s->rows += nv;
-    s->n_valid += nv;
+    page_done(s, s->out_rows, nv, nv);
     return 0;
   }
   const uint8_t *p;
   TRY(page_bytes(s, body, body_len, h->uncompressed_page_size, true, &p, err));
   size_t left = (size_t)h->uncompressed_page_size;
-  int64_t r0 = s->rows, n_valid = nv;
+  int64_t r0 = s->out_rows, n_valid = nv;
   if (s->max_def > 0) {
     size_t used = 0;
     n_valid = 0;
@@ -698,8 +787,7 @@ static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *
   }
   TRY(decode_values(s, dh->encoding, p, left, r0, (size_t)n_valid, err));
   if (n_valid < nv) spread(s, r0, (size_t)nv, (size_t)n_valid);
-  s->rows += nv;
-  s->n_valid += n_valid;
+  page_done(s, r0, nv, n_valid);
   return 0;
 }
 
@@ -758,7 +846,11 @@ static int data_page_v2(chunk_state *s, const pq_page_header *h, const uint8_t *
       rl + dl > (int64_t)h->uncompressed_page_size)
     return cfail(s, err, INLET_ECORRUPT, "level lengths %lld + %lld exceed the page size",
                  (long long)rl, (long long)dl);
-  int64_t r0 = s->rows, n_valid = nv;
+  if (s->sel && !sel_overlaps(s, s->rows, nv)) {
+    s->rows += nv;
+    return 0;
+  }
+  int64_t r0 = s->out_rows, n_valid = nv;
   if (s->max_def > 0) {
     pq_rle_decoder rd;
     n_valid = 0;
@@ -775,8 +867,7 @@ static int data_page_v2(chunk_state *s, const pq_page_header *h, const uint8_t *
                  err));
   TRY(decode_values(s, dh->encoding, p, (size_t)vsize, r0, (size_t)n_valid, err));
   if (n_valid < nv) spread(s, r0, (size_t)nv, (size_t)n_valid);
-  s->rows += nv;
-  s->n_valid += n_valid;
+  page_done(s, r0, nv, n_valid);
   return 0;
 }
 
@@ -903,7 +994,13 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
     const uint8_t *body = chunk + pos;
     size_t body_len = (size_t)h.compressed_page_size;
     pos += body_len;
-    if (ctx->verify_checksums && h.has_crc) {
+    /* A data page outside the row selection is skipped unread: no CRC. */
+    int64_t page_values = h.type == PQ_PAGE_DATA      ? h.data_page_header.num_values
+                          : h.type == PQ_PAGE_DATA_V2 ? h.data_page_header_v2.num_values
+                                                      : -1;
+    bool unselected = s->sel && !s->nested && page_values >= 0 &&
+                      !sel_overlaps(s, s->rows, page_values);
+    if (ctx->verify_checksums && h.has_crc && !unselected) {
       uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
       /* zlib takes uInt lengths; page sizes are int32. */
       crc = (uint32_t)crc32(crc, body, (uInt)body_len);
@@ -942,9 +1039,18 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
 int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
                          const uint8_t *chunk, size_t chunk_len, int64_t num_rows, inlet_array *out,
                          inlet_error *err) {
+  return pq_column_read_chunk_rows(cr, ctx, cm, chunk, chunk_len, num_rows, NULL, 0, out, err);
+}
+
+int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
+                              const pq_column_meta *cm, const uint8_t *chunk, size_t chunk_len,
+                              int64_t num_rows, const int64_t *ranges, int32_t n_ranges,
+                              inlet_array *out, inlet_error *err) {
   chunk_state st = {0}, *s = &st;
   TRY(chunk_setup(s, cr, ctx, cm, num_rows, out, err));
   if (s->max_rep > 0) return cfail(s, err, INLET_EINTERNAL, "repeated column read as a flat one");
+  s->sel = ranges;
+  s->n_sel = ranges ? n_ranges : 0;
 
   /* Output buffers for num_rows rows. */
   TRY(inlet_array_reserve_rows(out, ctx->desc->field, num_rows, err));
@@ -966,8 +1072,8 @@ int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq
     memset(out->validity, 0, need);
   }
   TRY(read_pages(s, chunk, chunk_len, err));
-  out->length = num_rows;
-  out->null_count = num_rows - s->n_valid;
+  out->length = s->out_rows;
+  out->null_count = s->out_rows - s->n_valid;
   if (out->null_count == 0 && out->validity) {
     inlet_free(out->validity);
     out->validity = NULL;

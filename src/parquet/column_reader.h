@@ -73,6 +73,18 @@ int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq
                          inlet_error *err);
 
 /*
+ * pq_column_read_chunk keeping only the rows in @p ranges: @p n_ranges
+ * sorted, disjoint, non-empty [ranges[2i], ranges[2i+1]) within the row
+ * group (NULL: every row). Pages holding no selected row are skipped
+ * without being inflated; out->length is the number of selected rows.
+ * Flat columns only. Returns as pq_column_read_chunk.
+ */
+int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
+                              const pq_column_meta *cm, const uint8_t *chunk, size_t chunk_len,
+                              int64_t num_rows, const int64_t *ranges, int32_t n_ranges,
+                              inlet_array *out, inlet_error *err);
+
+/*
  * Nested columns (max_rep_level > 0, or a leaf below a group): decodes the
  * chunk's repetition and definition levels into cr->rep_levels and
  * cr->def_levels (cr->n_levels entries; rep levels are all 0 when

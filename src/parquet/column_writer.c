@@ -93,8 +93,10 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   inlet_buf_init(&cw->body);
   inlet_buf_init(&cw->header);
   pq_stats_kind kind = pq_stats_kind_for(desc);
+  pq_stats_init(&cw->page_stats, kind);
   pq_stats_init(&cw->chunk_stats, kind);
   pq_stats_init(&cw->file_stats, kind);
+  pq_page_index_builder_init(&cw->pib);
   pq_bool_encoder_init(&cw->bool_enc, &cw->page_plain);
   if (desc->conv == PQ_CONV_INT96 || desc->conv == PQ_CONV_FLOAT16)
     return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": writing %s is not supported",
@@ -139,8 +141,11 @@ void pq_column_writer_reset(pq_column_writer *cw) {
   inlet_buf_reset(&cw->dict_page);
   inlet_buf_reset(&cw->body);
   inlet_buf_reset(&cw->header);
+  pq_stats_reset(&cw->page_stats);
   pq_stats_reset(&cw->chunk_stats);
   pq_stats_reset(&cw->file_stats);
+  pq_page_index_builder_reset(&cw->pib);
+  inlet_free(cw->seen);
   memset(cw, 0, sizeof *cw);
 }
 
@@ -556,6 +561,53 @@ static void split_encode(inlet_buf *out, const uint8_t *vals, size_t n, size_t w
   out->len += n * width;
 }
 
+static bool is_utf8(const pq_column_desc *d) {
+  return d->logical.kind == PQ_LT_STRING || d->logical.kind == PQ_LT_JSON ||
+         d->logical.kind == PQ_LT_ENUM || d->converted_type == PQ_CT_UTF8;
+}
+
+/* Folds the dictionary entries a dictionary-encoded page uses into the page
+ * statistics: each distinct entry once (a bitmap of the indices), so the
+ * cost is the page's indices plus the dictionary's size in bits. */
+static int page_stats_from_dict(pq_column_writer *cw) {
+  const pq_dict *d = &cw->dict;
+  pq_stats *s = &cw->page_stats;
+  if (cw->page_idx_n == 0 || d->count == 0 || s->kind == PQ_STATS_NONE) return 0;
+  size_t words = ((size_t)d->count + 63) / 64;
+  if (words > cw->seen_cap) {
+    uint64_t *p = inlet_realloc(cw->seen, words * sizeof *p);
+    if (!p) return INLET_ENOMEM;
+    cw->seen = p;
+    cw->seen_cap = words;
+  }
+  memset(cw->seen, 0, words * sizeof *cw->seen);
+  for (size_t i = 0; i < cw->page_idx_n; i++) {
+    uint32_t k = cw->page_idx[i];
+    if (k < d->count) cw->seen[k >> 6] |= (uint64_t)1 << (k & 63);
+  }
+  for (size_t w = 0; w < words; w++) {
+    for (uint64_t bits = cw->seen[w]; bits; bits &= bits - 1) {
+      int64_t k = (int64_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+      int rc = 0;
+      switch (cw->desc->physical_type) {
+      case PQ_INT32: pq_stats_update_i32(s, (const int32_t *)d->values.data, NULL, k, 1); break;
+      case PQ_INT64: pq_stats_update_i64(s, (const int64_t *)d->values.data, NULL, k, 1); break;
+      case PQ_FLOAT: pq_stats_update_float(s, (const float *)d->values.data, NULL, k, 1); break;
+      case PQ_DOUBLE: pq_stats_update_double(s, (const double *)d->values.data, NULL, k, 1); break;
+      case PQ_BYTE_ARRAY:
+        rc = pq_stats_update_binary(s, d->offsets, d->values.data, NULL, k, 1);
+        break;
+      case PQ_FIXED_LEN_BYTE_ARRAY:
+        rc = pq_stats_update_fixed(s, d->values.data, (size_t)d->fixed_width, NULL, k, 1);
+        break;
+      default: break;
+      }
+      if (rc < 0) return rc;
+    }
+  }
+  return 0;
+}
+
 static int flush_page(pq_column_writer *cw, inlet_error *err) {
   if (cw->page_rows == 0) return 0;
   if (cw->page_rows > INT32_MAX)
@@ -614,18 +666,27 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
     cw->n_plain_pages++;
   }
   if (inlet_buf_status(body) < 0) return nomem(cw, err);
+  if (enc == PQ_ENC_RLE_DICTIONARY && page_stats_from_dict(cw) < 0) return nomem(cw, err);
   TRY(emit_data_page(cw, body->data, body->len, (int32_t)cw->page_rows, enc, err));
+  if (cw->cfg->page_index)
+    TRY(pq_page_index_builder_add(&cw->pib, cw->page_first_row, cw->spans[cw->n_spans - 1],
+                                  &cw->page_stats, cw->cfg->statistics_truncate, is_utf8(cw->desc),
+                                  err));
+  if (pq_stats_merge(&cw->chunk_stats, &cw->page_stats) < 0) return nomem(cw, err);
+  pq_stats_clear(&cw->page_stats);
+  cw->page_first_row = cw->chunk_rows;
   clear_page(cw);
   return 0;
 }
 
 /* ---- dictionary decisions ------------------------------------------------ */
 
-/* Folds the distinct values of the dictionary into the chunk statistics:
- * every entry was inserted by a value of this chunk. */
+/* Folds the distinct values of the dictionary into the page statistics
+ * when the dictionary is abandoned: no dictionary page was written yet, so
+ * every entry was inserted by a value of the current page. */
 static int stats_from_dict(pq_column_writer *cw) {
   pq_dict *d = &cw->dict;
-  pq_stats *s = &cw->chunk_stats;
+  pq_stats *s = &cw->page_stats;
   if (d->count == 0) return 0;
   switch (cw->desc->physical_type) {
   case PQ_INT32: pq_stats_update_i32(s, (const int32_t *)d->values.data, NULL, 0, d->count); break;
@@ -772,7 +833,8 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
   cw->page_rows += n;
   cw->page_nulls += nulls;
   cw->chunk_values += n;
-  pq_stats_count(&cw->chunk_stats, n, nulls);
+  cw->chunk_rows += n;
+  pq_stats_count(&cw->page_stats, n, nulls);
   if (nulls == n) return 0;
   return put_values(cw, a, vals, valid, s, n, err);
 }
@@ -826,7 +888,7 @@ static int put_values(pq_column_writer *cw, const inlet_array *a, const void *va
     return 0;
   }
 
-  pq_stats *st = &cw->chunk_stats;
+  pq_stats *st = &cw->page_stats;
   int rc = 0;
   switch (d->physical_type) {
   case PQ_BOOLEAN:
@@ -920,13 +982,16 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
   int64_t done = 0;
   while (done < n) {
     int64_t step = next_step(cw, a, start + done, n - done);
+    int64_t room = cw->cfg->page_max_rows - cw->page_rows;
+    if (cw->cfg->page_max_rows > 0 && room > 0 && step > room) step = room;
     const void *vals;
     const uint8_t *valid;
     int64_t s;
     TRY(physical_values(cw, a, start + done, step, &vals, &valid, &s, err));
     TRY(put_rows(cw, a, vals, valid, s, step, err));
     done += step;
-    if (page_estimate(cw) >= cw->cfg->page_bytes) {
+    if (page_estimate(cw) >= cw->cfg->page_bytes ||
+        (cw->cfg->page_max_rows > 0 && cw->page_rows >= cw->cfg->page_max_rows)) {
       if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
         cw->dict_decided = true;
         if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
@@ -992,7 +1057,13 @@ int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, cons
   cw->page_rows += n_levels;
   cw->page_nulls += nulls;
   cw->chunk_values += n_levels;
-  pq_stats_count(&cw->chunk_stats, n_levels, nulls);
+  if (rep) {
+    for (int64_t i = 0; i < n_levels; i++)
+      cw->chunk_rows += rep[i] == 0;
+  } else {
+    cw->chunk_rows += n_levels;
+  }
+  pq_stats_count(&cw->page_stats, n_levels, nulls);
   for (int64_t done = 0; done < n;) {
     int64_t step = n - done < STEP_ROWS ? n - done : STEP_ROWS;
     const void *vals;
@@ -1027,7 +1098,6 @@ int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
   inlet_buf_clear(&cw->dict_page);
   cw->dict_page_uncompressed = 0;
   if (cw->dict_in_chunk) {
-    if (stats_from_dict(cw) < 0) return nomem(cw, err);
     if (cw->dict.count > INT32_MAX)
       return inlet_fail(err, INLET_ELIMIT, "column \"%s\": dictionary too large", cw->desc->path);
     inlet_buf_clear(&cw->body);
@@ -1041,6 +1111,17 @@ int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
     cw->dict_page.len = n;
   }
   if (pq_stats_merge(&cw->file_stats, &cw->chunk_stats) < 0) return nomem(cw, err);
+  return 0;
+}
+
+int pq_column_writer_page_index(const pq_column_writer *cw, int64_t offset, inlet_buf *column_index,
+                                bool *has_column_index, inlet_buf *offset_index,
+                                bool *has_offset_index, inlet_error *err) {
+  *has_column_index = *has_offset_index = false;
+  if (!cw->cfg->page_index || cw->pib.n_pages == 0) return 0;
+  TRY(pq_page_index_builder_serialize(&cw->pib, offset + (int64_t)cw->dict_page.len, column_index,
+                                      has_column_index, offset_index, err));
+  *has_offset_index = true;
   return 0;
 }
 
@@ -1078,10 +1159,8 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
     md->dictionary_page_offset = offset;
   }
   md->has_statistics = true;
-  bool utf8 = d->logical.kind == PQ_LT_STRING || d->logical.kind == PQ_LT_JSON ||
-              d->logical.kind == PQ_LT_ENUM || d->converted_type == PQ_CT_UTF8;
-  TRY(pq_stats_to_thrift(&cw->chunk_stats, cw->cfg->statistics_truncate, utf8, m, &md->statistics,
-                         err));
+  TRY(pq_stats_to_thrift(&cw->chunk_stats, cw->cfg->statistics_truncate, is_utf8(d), m,
+                         &md->statistics, err));
   pq_page_encoding_stats es[5];
   int32_t nes = 0;
   if (has_dict) es[nes++] = (pq_page_encoding_stats){PQ_PAGE_DICTIONARY, PQ_ENC_PLAIN, 1};
@@ -1111,6 +1190,8 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
   cw->chunk_values = 0;
   cw->n_dict_pages_data = cw->n_plain_pages = cw->n_delta_pages = cw->n_split_pages = 0;
   pq_stats_clear(&cw->chunk_stats);
+  pq_page_index_builder_clear(&cw->pib);
+  cw->chunk_rows = cw->page_first_row = 0;
   if (cw->dict_ready) {
     pq_dict_clear(&cw->dict);
     cw->use_dict = true;

@@ -25,6 +25,7 @@
 #include "inlet/batch.h"
 #include "inlet/error.h"
 #include "parquet/encoding.h"
+#include "parquet/page_index.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
 #include "parquet/stats.h"
@@ -44,6 +45,8 @@ typedef struct pq_column_config {
   bool int_auto;         /* INT32/INT64 PLAIN pages become DELTA_BINARY_PACKED
                             when the estimate says the page shrinks */
   bool float_split;      /* FLOAT/DOUBLE PLAIN pages as BYTE_STREAM_SPLIT */
+  int64_t page_max_rows; /* flat columns: rows per data page at most (0: no limit) */
+  bool page_index;       /* collect the page index (page_index.h) */
 } pq_column_config;
 
 typedef struct pq_column_writer {
@@ -90,8 +93,14 @@ typedef struct pq_column_writer {
   bool split;                 /* FLOAT/DOUBLE: PLAIN pages go BYTE_STREAM_SPLIT */
   int32_t n_split_pages;      /* data pages BYTE_STREAM_SPLIT */
   int64_t dict_page_uncompressed;
-  pq_stats chunk_stats; /* owned */
-  pq_stats file_stats;  /* owned; every chunk finished so far */
+  pq_stats page_stats;       /* owned; the current page (merged into chunk_stats when it ends) */
+  pq_stats chunk_stats;      /* owned; pages ended so far */
+  pq_stats file_stats;       /* owned; every chunk finished so far */
+  int64_t chunk_rows;        /* rows (not levels) in the chunk so far */
+  int64_t page_first_row;    /* row of the chunk the current page starts at */
+  pq_page_index_builder pib; /* owned; the chunk's page index (cfg->page_index) */
+  uint64_t *seen;            /* owned; dictionary indices used by a page, a bit each */
+  size_t seen_cap;           /* words */
 
   /* Scratch. */
   inlet_buf body;   /* owned; uncompressed page body */
@@ -147,6 +156,18 @@ static inline int64_t pq_column_writer_chunk_size(const pq_column_writer *cw) {
 /* Appends the finished chunk (dictionary page, then data pages) to @p f.
  * @return 0, or the file's error (INLET_EIO, INLET_ENOMEM). */
 int pq_column_writer_write_chunk(pq_column_writer *cw, inlet_wfile *f, inlet_error *err);
+
+/*
+ * The finished chunk's page index (before pq_column_writer_chunk_meta, for
+ * the chunk written at file offset @p offset): appends its ColumnIndex to
+ * @p column_index when one can be written (*has_column_index) and its
+ * OffsetIndex to @p offset_index. Nothing is appended without
+ * cfg->page_index (*has_offset_index false).
+ * @return 0, INLET_ENOMEM, INLET_ELIMIT.
+ */
+int pq_column_writer_page_index(const pq_column_writer *cw, int64_t offset, inlet_buf *column_index,
+                                bool *has_column_index, inlet_buf *offset_index,
+                                bool *has_offset_index, inlet_error *err);
 
 /*
  * Fills @p cc for the finished chunk written at file offset @p offset

@@ -308,15 +308,21 @@ static int load_chunk(inlet_parquet_reader *r, int32_t rg, int32_t c, bool flat,
   return 0;
 }
 
-static int read_flat(inlet_parquet_reader *r, int32_t rg, int32_t c, inlet_array *out,
-                     inlet_error *err) {
+static int read_flat_rows(inlet_parquet_reader *r, int32_t rg, int32_t c, const int64_t *ranges,
+                          int32_t n_ranges, inlet_array *out, inlet_error *err) {
   const pq_row_group *g = &r->meta.row_groups[rg];
   const pq_column_meta *cm = &g->columns[c].meta_data;
   if (g->num_rows == 0 && cm->num_values == 0) return 0;
   size_t len = 0, slack = 0;
   TRY(load_chunk(r, rg, c, true, &len, &slack, err));
   pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack};
-  return pq_column_read_chunk(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, out, err);
+  return pq_column_read_chunk_rows(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, ranges, n_ranges,
+                                   out, err);
+}
+
+static int read_flat(inlet_parquet_reader *r, int32_t rg, int32_t c, inlet_array *out,
+                     inlet_error *err) {
+  return read_flat_rows(r, rg, c, NULL, 0, out, err);
 }
 
 /* Every leaf of nested top-level field @p f into @p out. */
@@ -369,6 +375,46 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
       TRY_GOTO(read_flat(r, rg, r->field_column[r->proj[i]], &out->columns[i], err));
   }
   out->num_rows = g->num_rows;
+  return 0;
+done:
+  inlet_batch_clear(out);
+  return rc;
+}
+
+int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg, const int64_t *ranges,
+                                   int32_t n_ranges, inlet_batch *out, inlet_error *err) {
+  if (!r || !out || n_ranges < 0 || (n_ranges > 0 && !ranges))
+    return inlet_fail(err, INLET_EINVAL, "NULL reader, batch or ranges");
+  if (rg < 0 || rg >= r->meta.n_row_groups)
+    return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
+                      rg, r->meta.n_row_groups);
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  int64_t want = 0;
+  for (int32_t i = 0; i < n_ranges; i++) {
+    int64_t a = ranges[2 * i], b = ranges[2 * i + 1];
+    if (a < (i ? ranges[2 * i - 1] : 0) || b <= a || b > g->num_rows)
+      return inlet_fail(err, INLET_EINVAL,
+                        "%s row group %d: row range %d [%lld, %lld) is empty, out of order or "
+                        "past the %lld rows",
+                        r->name, rg, i, (long long)a, (long long)b, (long long)g->num_rows);
+    want += b - a;
+  }
+  if (r->nested_mode)
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "%s: reading row ranges of nested columns is "
+                      "not supported",
+                      r->name);
+  TRY(prepare_batch(r, out, err));
+  int rc = 0;
+  for (int32_t i = 0; i < r->n_proj; i++) {
+    int32_t c = r->field_column[r->proj[i]];
+    TRY_GOTO(read_flat_rows(r, rg, c, ranges, n_ranges, &out->columns[i], err));
+    /* Every column must deliver the same rows, page boundaries or not. */
+    FAIL_GOTO(g->num_rows > 0 && out->columns[i].length != want, err, INLET_ECORRUPT,
+              "%s column \"%s\" row group %d: %lld of %lld selected rows decoded", r->name,
+              r->sd.columns[c].path, rg, (long long)out->columns[i].length, (long long)want);
+  }
+  out->num_rows = want;
   return 0;
 done:
   inlet_batch_clear(out);

@@ -3,8 +3,11 @@
  * batches into row groups bounded by rows and estimated bytes, drives one
  * column writer per leaf (column_writer.c; nested leaves get their levels
  * from the record shredder in shred.c), writes each row group's column
- * chunks contiguously, and ends the file with the FileMetaData footer, its
- * length and "PAR1" (parquet-format README "File Format").
+ * chunks contiguously, then the page index (every ColumnIndex, then every
+ * OffsetIndex; page_index.h) and ends the file with the FileMetaData
+ * footer, its length and "PAR1" (parquet-format README "File Format").
+ * Data pages hold at most page_max_rows rows, so the page index can skip
+ * within a row group.
  *
  * Footer choices: FileMetaData.version 2 (the file uses 2.x features:
  * logical types and RLE_DICTIONARY; only data page v1), column_orders
@@ -58,7 +61,14 @@ struct inlet_parquet_writer {
   int64_t row_group_bytes, row_group_max_rows;
   bool sync_on_close;
   int64_t final_bytes;
-  inlet_buf footer; /* owned */
+  /* The page index, written before the footer: every chunk's ColumnIndex,
+   * then every OffsetIndex, located by (offset, length) pairs relative to
+   * the start of each buffer, per row group and column. */
+  inlet_buf column_index, offset_index; /* owned */
+  int64_t *index_locs;                  /* owned: 4 per chunk (ci off, ci len, oi off, oi len),
+                                           -1 when absent */
+  size_t index_locs_cap;                /* entries */
+  inlet_buf footer;                     /* owned */
 };
 
 int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err) {
@@ -110,6 +120,8 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
           "parquet writer options: row_group_max_rows must not be negative");
   FAIL_IF(o->page_bytes <= 0 || o->page_bytes > (int64_t)1 << 30, err, INLET_EINVAL,
           "parquet writer options: page_bytes must be in 1..1 GiB");
+  FAIL_IF(o->page_max_rows < 0, err, INLET_EINVAL,
+          "parquet writer options: page_max_rows must not be negative");
   FAIL_IF(o->dictionary_page_bytes <= 0 || o->dictionary_page_bytes > (int64_t)1 << 30, err,
           INLET_EINVAL, "parquet writer options: dictionary_page_bytes must be in 1..1 GiB");
   FAIL_IF(
@@ -140,6 +152,9 @@ static void writer_destroy(inlet_parquet_writer *w) {
   pq_file_metadata_reset(&w->meta);
   inlet_schema_reset(&w->schema);
   inlet_buf_reset(&w->footer);
+  inlet_buf_reset(&w->column_index);
+  inlet_buf_reset(&w->offset_index);
+  inlet_free(w->index_locs);
   inlet_free(w->path);
   inlet_free(w);
 }
@@ -161,6 +176,8 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   pq_file_metadata_init(&w->meta);
   pq_schema_desc_init(&w->desc);
   inlet_buf_init(&w->footer);
+  inlet_buf_init(&w->column_index);
+  inlet_buf_init(&w->offset_index);
   w->path = inlet_strdup(path);
   FAIL_GOTO(!w->path, err, INLET_ENOMEM, "%s: out of memory", path);
   TRY_GOTO(inlet_schema_copy(&w->schema, schema, err));
@@ -178,6 +195,8 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   w->cfg.dictionary_page_bytes = o->dictionary_page_bytes;
   w->cfg.statistics_truncate = o->statistics_truncate;
   w->cfg.file_name = w->path;
+  w->cfg.page_max_rows = o->page_max_rows > 0 ? o->page_max_rows : 20000;
+  w->cfg.page_index = o->page_index;
   /* AUTO keeps dictionary encoding where it pays and turns PLAIN integer
    * pages into DELTA_BINARY_PACKED when a sample of the page says DELTA is
    * clearly smaller (sorted ids, event times); DELTA forces it. */
@@ -240,6 +259,61 @@ static int64_t estimate_rg_bytes(const inlet_parquet_writer *w) {
   return total;
 }
 
+/* Serializes the page index of the chunk @p cw just wrote at @p off into
+ * the writer's index buffers and remembers where it went. */
+static int record_page_index(inlet_parquet_writer *w, const pq_column_writer *cw, int64_t off,
+                             inlet_error *err) {
+  size_t need = ((size_t)w->n_rgs * (size_t)w->n_cols + (size_t)(cw - w->cols) + 1) * 4;
+  if (need > w->index_locs_cap) {
+    size_t cap = w->index_locs_cap ? w->index_locs_cap * 2 : 64;
+    while (cap < need)
+      cap *= 2;
+    int64_t *p = inlet_realloc(w->index_locs, cap * sizeof *p);
+    if (!p) return inlet_fail(err, INLET_ENOMEM, "%s: out of memory", w->path);
+    w->index_locs = p;
+    w->index_locs_cap = cap;
+  }
+  int64_t *loc = w->index_locs + need - 4;
+  size_t ci0 = w->column_index.len, oi0 = w->offset_index.len;
+  bool has_ci, has_oi;
+  int rc = pq_column_writer_page_index(cw, off, &w->column_index, &has_ci, &w->offset_index,
+                                       &has_oi, err);
+  if (rc < 0) return inlet_error_prefix(err, "%s column \"%s\"", w->path, cw->desc->path);
+  loc[0] = has_ci ? (int64_t)ci0 : -1;
+  loc[1] = (int64_t)(w->column_index.len - ci0);
+  loc[2] = has_oi ? (int64_t)oi0 : -1;
+  loc[3] = (int64_t)(w->offset_index.len - oi0);
+  return 0;
+}
+
+/* Writes the collected page index and points each column chunk at it. */
+static int write_page_index(inlet_parquet_writer *w, inlet_error *err) {
+  if (w->column_index.len == 0 && w->offset_index.len == 0) return 0;
+  int64_t ci_base = w->file->written;
+  if (w->column_index.len)
+    TRY(inlet_wfile_append(w->file, w->column_index.data, w->column_index.len, err));
+  int64_t oi_base = w->file->written;
+  if (w->offset_index.len)
+    TRY(inlet_wfile_append(w->file, w->offset_index.data, w->offset_index.len, err));
+  for (int32_t g = 0; g < w->n_rgs; g++) {
+    for (int32_t c = 0; c < w->n_cols; c++) {
+      const int64_t *loc = w->index_locs + ((size_t)g * (size_t)w->n_cols + (size_t)c) * 4;
+      pq_column_chunk *cc = &w->rgs[g].columns[c];
+      if (loc[0] >= 0) {
+        cc->has_column_index = true;
+        cc->column_index_offset = ci_base + loc[0];
+        cc->column_index_length = (int32_t)loc[1];
+      }
+      if (loc[2] >= 0) {
+        cc->has_offset_index = true;
+        cc->offset_index_offset = oi_base + loc[2];
+        cc->offset_index_length = (int32_t)loc[3];
+      }
+    }
+  }
+  return 0;
+}
+
 static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
   if (w->rg_rows == 0) return 0;
   for (int32_t i = 0; i < w->n_cols; i++)
@@ -262,6 +336,7 @@ static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
     pq_column_writer *cw = &w->cols[i];
     int64_t off = w->file->written;
     TRY(pq_column_writer_write_chunk(cw, w->file, err));
+    TRY(record_page_index(w, cw, off, err));
     TRY(pq_column_writer_chunk_meta(cw, off, &w->meta, &rg->columns[i], err));
     rg->total_byte_size += rg->columns[i].meta_data.total_uncompressed_size;
   }
@@ -385,6 +460,8 @@ int inlet_parquet_writer_close(inlet_parquet_writer *w, inlet_error *err) {
   if (w->closed) return 0;
   FAIL_IF(w->failed || !w->file, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
   int rc = flush_row_group(w, err);
+  if (rc < 0) goto fail;
+  rc = write_page_index(w, err);
   if (rc < 0) goto fail;
   w->meta.num_rows = w->total_rows;
   w->meta.row_groups = w->rgs;

@@ -682,7 +682,8 @@ static void run_nested(const nested_case *nc) {
 
   pq_column_config cfg = {
       nc->codec, 0,    1 << 20, nc->dictionary, nc->dict_bytes ? nc->dict_bytes : 1 << 20,
-      64,        path, false,   false,          false};
+      64,        path, false,   false,          false,
+      0,         false};
   pq_column_writer cw;
   assert_int_equal(pq_column_writer_init(&cw, cd, &cfg, &err), 0);
   int64_t l0 = 0, v0 = 0;
