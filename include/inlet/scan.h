@@ -90,6 +90,7 @@ typedef struct inlet_scan_stats {
   int64_t row_groups_read;
   int64_t rows_read;    /* decoded */
   int64_t rows_matched; /* returned (after limit) */
+  int64_t rows_skipped; /* in row groups read, left out by the page index (never decoded) */
 } inlet_scan_stats;
 
 typedef struct inlet_scan inlet_scan;

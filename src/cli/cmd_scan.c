@@ -45,10 +45,11 @@ static const char usage[] =
     "                   boolean column named by table property inlet.ingest.lateFlagColumn)\n"
     "  --event-time COL the event-time column for --watermark (default: the table's only\n"
     "                   timestamp column, else its only date column)\n"
-    "  --explain        print the files and row groups considered, skipped and read\n"
-    "                   (and why) instead of the rows\n"
-    "Partitions, files (add.stats min/max/nullCount) and row groups (Parquet statistics)\n"
-    "that cannot match --where are not read; only the needed columns are decoded.\n";
+    "  --explain        print the files, row groups and page-index row ranges considered,\n"
+    "                   skipped and read (and why) instead of the rows\n"
+    "Partitions, files (add.stats min/max/nullCount), row groups (Parquet statistics) and\n"
+    "pages (the Parquet page index) that cannot match --where are not read; only the\n"
+    "needed columns are decoded.\n";
 
 /* Milliseconds since the epoch from digits or an ISO-8601 UTC timestamp. */
 static bool parse_as_of(const char *s, int64_t *ms) {

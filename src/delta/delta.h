@@ -253,12 +253,14 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
  * inlet_table_scan_next: files with keep_file[i] == 0 (snapshot file order)
  * are never opened; table columns with keep_col[i] == 0 are not decoded and
  * come back as empty (length 0) arrays; a row group for which @p rg_keep
- * returns false is not read. Any of them may be NULL (keep everything).
- * The arrays are borrowed and must outlive the scan. */
+ * returns false is not read; one that sets *ranges (borrowed from ctx until
+ * its next call) to @p n_ranges row ranges has only those rows read
+ * (inlet_parquet_reader_read_rows). Any of them may be NULL (keep
+ * everything). The arrays are borrowed and must outlive the scan. */
 struct inlet_table_scan;
 struct inlet_parquet_reader;
 typedef bool (*delta_scan_rg_keep)(void *ctx, int64_t file, const struct inlet_parquet_reader *r,
-                                   int32_t rg);
+                                   int32_t rg, const int64_t **ranges, int32_t *n_ranges);
 void delta_scan_select(struct inlet_table_scan *sc, const uint8_t *keep_file,
                        const uint8_t *keep_col, delta_scan_rg_keep rg_keep, void *ctx);
 

@@ -307,8 +307,16 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
     }
     const delta_file *f = &s->files[sc->file - 1];
     int32_t rg = sc->rg++;
-    if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg)) continue;
+    const int64_t *ranges = NULL;
+    int32_t n_ranges = 0;
+    if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg, &ranges, &n_ranges))
+      continue;
     int64_t n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
+    if (ranges) {
+      n = 0;
+      for (int32_t k = 0; k < n_ranges; k++)
+        n += ranges[2 * k + 1] - ranges[2 * k];
+    }
     bool any_file_col = false;
     for (int32_t i = 0; i < ts->n_fields; i++)
       any_file_col |= sc->file_col[i] >= 0;
@@ -316,7 +324,9 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
       /* Columns moved out of tmp last time are empty shells: start afresh. */
       inlet_batch_reset(&sc->tmp);
       memset(&sc->tmp, 0, sizeof sc->tmp);
-      int rc = inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err);
+      int rc = ranges
+                   ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
+                   : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err);
       if (rc < 0) return rc;
       n = sc->tmp.num_rows;
     }

@@ -30,6 +30,47 @@ static bool same_type(const inlet_type *a, const inlet_type *b) {
   return true;
 }
 
+void sc_colstats_from_parquet(sc_colstats *cs, const inlet_field *tf, const inlet_field *ff,
+                              int32_t physical, const pq_statistics *st) {
+  if (st->has_null_count && st->null_count >= 0) cs->null_count = st->null_count;
+  if (!same_type(&tf->type, &ff->type)) return;
+  sc_kind k = sc_kind_of(&tf->type);
+  const pq_bytes *mn = st->has_min_value ? &st->min_value : NULL;
+  const pq_bytes *mx = st->has_max_value ? &st->max_value : NULL;
+  bool plain_int = tf->type.id == INLET_TYPE_INT32 || tf->type.id == INLET_TYPE_INT64 ||
+                   tf->type.id == INLET_TYPE_DATE || tf->type.id == INLET_TYPE_TIMESTAMP;
+  if (!mn && plain_int && st->has_min) mn = &st->min;
+  if (!mx && plain_int && st->has_max) mx = &st->max;
+  if (k == SCK_I64 && tf->type.id != INLET_TYPE_BOOL) {
+    int width = physical == PQ_INT32 ? 4 : physical == PQ_INT64 ? 8 : 0;
+    if (!width) return;
+    bool uns = tf->type.id == INLET_TYPE_UINT8 || tf->type.id == INLET_TYPE_UINT16 ||
+               tf->type.id == INLET_TYPE_UINT32;
+    if (mn && le_int(mn, width, &cs->min.i, uns)) cs->has_min = true;
+    if (mx && le_int(mx, width, &cs->max.i, uns)) cs->has_max = true;
+  } else if (k == SCK_BYTES && tf->type.id == INLET_TYPE_STRING && physical == PQ_BYTE_ARRAY) {
+    /* Truncated string bounds stay bounds (the spec requires it of
+     * writers that truncate). */
+    if (mn && (mn->data || mn->len == 0)) {
+      cs->min.p = mn->data ? mn->data : (const uint8_t *)"";
+      cs->min.n = mn->len;
+      cs->has_min = true;
+    }
+    if (mx && (mx->data || mx->len == 0)) {
+      cs->max.p = mx->data ? mx->data : (const uint8_t *)"";
+      cs->max.n = mx->len;
+      cs->has_max = true;
+    }
+  }
+}
+
+int32_t sc_file_field(const inlet_parquet_reader *r, const char *name) {
+  const inlet_schema *fs = inlet_parquet_reader_schema(r);
+  for (int32_t k = 0; k < fs->n_fields; k++)
+    if (strcasecmp(fs->fields[k].name, name) == 0) return k;
+  return -1;
+}
+
 int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, int32_t rg,
                             inlet_error *err) {
   if (rg < 0 || rg >= inlet_parquet_reader_num_row_groups(r)) return 0;
@@ -37,45 +78,12 @@ int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, in
   const inlet_schema *file_schema = inlet_parquet_reader_schema(r);
   for (int32_t c = 0; c < fs->n; c++) {
     const inlet_field *tf = &fs->schema->fields[c];
-    int32_t j = -1;
-    for (int32_t k = 0; k < file_schema->n_fields && j < 0; k++)
-      if (strcasecmp(file_schema->fields[k].name, tf->name) == 0) j = k;
+    int32_t j = sc_file_field(r, tf->name);
     if (j < 0) continue; /* partition column or absent: the caller knows */
     pq_type physical;
     const pq_statistics *st = pq_reader_chunk_statistics(r, rg, j, &physical);
     if (!st) continue;
-    sc_colstats *cs = &fs->cols[c];
-    if (st->has_null_count && st->null_count >= 0) cs->null_count = st->null_count;
-    const inlet_field *ff = &file_schema->fields[j];
-    if (!same_type(&tf->type, &ff->type)) continue;
-    sc_kind k = sc_kind_of(&tf->type);
-    const pq_bytes *mn = st->has_min_value ? &st->min_value : NULL;
-    const pq_bytes *mx = st->has_max_value ? &st->max_value : NULL;
-    bool plain_int = tf->type.id == INLET_TYPE_INT32 || tf->type.id == INLET_TYPE_INT64 ||
-                     tf->type.id == INLET_TYPE_DATE || tf->type.id == INLET_TYPE_TIMESTAMP;
-    if (!mn && plain_int && st->has_min) mn = &st->min;
-    if (!mx && plain_int && st->has_max) mx = &st->max;
-    if (k == SCK_I64 && tf->type.id != INLET_TYPE_BOOL) {
-      int width = physical == PQ_INT32 ? 4 : physical == PQ_INT64 ? 8 : 0;
-      if (!width) continue;
-      bool uns = tf->type.id == INLET_TYPE_UINT8 || tf->type.id == INLET_TYPE_UINT16 ||
-                 tf->type.id == INLET_TYPE_UINT32;
-      if (mn && le_int(mn, width, &cs->min.i, uns)) cs->has_min = true;
-      if (mx && le_int(mx, width, &cs->max.i, uns)) cs->has_max = true;
-    } else if (k == SCK_BYTES && tf->type.id == INLET_TYPE_STRING && physical == PQ_BYTE_ARRAY) {
-      /* Truncated string bounds stay bounds (the spec requires it of
-       * writers that truncate). */
-      if (mn && (mn->data || mn->len == 0)) {
-        cs->min.p = mn->data ? mn->data : (const uint8_t *)"";
-        cs->min.n = mn->len;
-        cs->has_min = true;
-      }
-      if (mx && (mx->data || mx->len == 0)) {
-        cs->max.p = mx->data ? mx->data : (const uint8_t *)"";
-        cs->max.n = mx->len;
-        cs->has_max = true;
-      }
-    }
+    sc_colstats_from_parquet(&fs->cols[c], tf, &file_schema->fields[j], (int32_t)physical, st);
   }
   return 0;
 }

@@ -28,6 +28,7 @@ struct inlet_scan {
   char *report_text; /* owned copy handed out by inlet_scan_explain */
   inlet_scan_stats st;
   sc_file_stats fst; /* owned: scratch for file and row-group stats */
+  sc_page_sel pages; /* owned: row ranges chosen by the page index */
   int64_t cur_file;  /* file of the last row group callback */
   inlet_batch in;    /* owned: the delta scan's batch */
   uint8_t *mask;     /* owned, mask_cap bytes */
@@ -56,7 +57,8 @@ static int file_stats(inlet_scan *sc, int64_t i, bool with_stats, inlet_error *e
   return 0;
 }
 
-static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *r, int32_t rg) {
+static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *r, int32_t rg,
+                    const int64_t **ranges, int32_t *n_ranges) {
   inlet_scan *sc = ctx;
   if (file != sc->cur_file) {
     sc->cur_file = file;
@@ -78,14 +80,41 @@ static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *
     else
       keep = (sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE) != 0;
   }
+  int64_t rows = inlet_parquet_reader_row_group_rows(r, rg);
+  bool by_pages = false;
+  if (keep && sc->pred && sc->cb_rc == 0) {
+    /* Within the row group: the page index may rule out runs of rows. */
+    bool use = false;
+    int rc = sc_page_select(&sc->pages, &use, sc->pred, &sc->fst, sc->is_part, r, rg, &sc->cb_err);
+    if (rc < 0) {
+      sc->cb_rc = rc;
+    } else if (use && sc->pages.rows_selected < rows) {
+      by_pages = true;
+      keep = sc->pages.n_ranges > 0;
+      sc->st.rows_skipped += rows - sc->pages.rows_selected;
+      *ranges = sc->pages.ranges;
+      *n_ranges = sc->pages.n_ranges;
+    }
+  }
   if (keep)
     sc->st.row_groups_read++;
   else
     sc->st.row_groups_skipped++;
-  if (sc->explain)
-    inlet_buf_appendf(&sc->report, "  row group %d of %s: %s (%lld rows)\n", (int)rg,
-                      file_path(sc->snap, file), keep ? "read" : "skipped by Parquet statistics",
-                      (long long)inlet_parquet_reader_row_group_rows(r, rg));
+  if (sc->explain) {
+    if (by_pages && keep)
+      inlet_buf_appendf(&sc->report,
+                        "  row group %d of %s: read %lld of %lld rows in %d ranges (pages "
+                        "skipped by the page index)\n",
+                        (int)rg, file_path(sc->snap, file), (long long)sc->pages.rows_selected,
+                        (long long)rows, (int)sc->pages.n_ranges);
+    else
+      inlet_buf_appendf(&sc->report, "  row group %d of %s: %s (%lld rows)\n", (int)rg,
+                        file_path(sc->snap, file),
+                        keep       ? "read"
+                        : by_pages ? "skipped by the page index"
+                                   : "skipped by Parquet statistics",
+                        (long long)rows);
+  }
   return keep;
 }
 
@@ -127,6 +156,7 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
   inlet_buf_init(&sc->report);
   inlet_schema_init(&sc->out_schema);
   sc_file_stats_init(&sc->fst, sc->schema);
+  sc_page_sel_init(&sc->pages);
   int32_t nf = sc->schema->n_fields;
   int64_t nfiles = inlet_snapshot_num_files(snap);
   sc->st.files = nfiles;
@@ -205,11 +235,13 @@ const char *inlet_scan_explain(inlet_scan *sc) {
                     "add.stats, %lld read\n"
                     "row groups: %lld in files read, %lld skipped by Parquet statistics, %lld "
                     "read\n"
-                    "rows: %lld decoded, %lld returned\n",
+                    "rows: %lld decoded, %lld returned\n"
+                    "page index: %lld rows of the row groups read skipped\n",
                     (long long)s->files, (long long)s->files_pruned, (long long)s->files_skipped,
                     (long long)s->files_read, (long long)s->row_groups,
                     (long long)s->row_groups_skipped, (long long)s->row_groups_read,
-                    (long long)s->rows_read, (long long)s->rows_matched);
+                    (long long)s->rows_read, (long long)s->rows_matched,
+                    (long long)s->rows_skipped);
   if (inlet_buf_terminate(&b) < 0) {
     inlet_buf_reset(&b);
     return "out of memory\n";
@@ -230,6 +262,7 @@ void inlet_scan_free(inlet_scan *sc) {
   inlet_buf_reset(&sc->report);
   inlet_free(sc->report_text);
   sc_file_stats_reset(&sc->fst);
+  sc_page_sel_reset(&sc->pages);
   inlet_batch_reset(&sc->in);
   inlet_free(sc->mask);
   inlet_free(sc);
