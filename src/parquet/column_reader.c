@@ -58,8 +58,9 @@ typedef struct chunk_state {
   int64_t n_valid;    /* non-null rows so far (flat: in the output) */
   const int64_t *sel; /* flat, optional: row ranges [sel[2i], sel[2i+1]) to keep */
   int32_t n_sel;
-  int32_t sel_i;   /* first range not yet behind the current page */
-  int32_t page_no; /* 1-based page ordinal within the chunk, for messages */
+  int32_t sel_i;    /* first range not yet behind the current page */
+  int64_t reserved; /* flat: output rows with room */
+  int32_t page_no;  /* 1-based page ordinal within the chunk, for messages */
   int16_t max_def;
   int16_t max_rep;
   int def_width;          /* bit width of definition levels */
@@ -472,6 +473,46 @@ static void spread(chunk_state *s, int64_t r0, size_t n, size_t n_valid) {
   }
 }
 
+/* ---- output room (flat columns) ------------------------------------------- */
+
+/* Room in the output for @p rows rows, keeping what was decoded; validity
+ * and boolean bits past what was reserved before (all of them when
+ * @p first) are cleared. */
+static int out_reserve(chunk_state *s, int64_t rows, bool first, inlet_error *err) {
+  inlet_array *out = s->out;
+  if (!first && rows <= s->reserved) return 0;
+  TRY(inlet_array_reserve_rows(out, s->ctx->desc->field, rows, err));
+  size_t old_bits = first ? 0 : (size_t)(s->reserved + 7) / 8 + 1;
+  size_t bits = (size_t)(rows + 7) / 8 + 1;
+  if (s->kind == K_BOOL) {
+    TRY(out_values_reserve(out, (int64_t)bits, err));
+    memset(out->values + old_bits, 0, bits - old_bits);
+  } else if (s->kind == K_BINARY) {
+    TRY(out_values_reserve(out, PAD, err));
+  } else {
+    TRY(out_values_reserve(out, rows * (int64_t)s->out_width + PAD, err));
+  }
+  if (s->max_def > 0) {
+    size_t cap = (size_t)out->validity_cap;
+    uint8_t *p = out->validity;
+    TRY(grow_bytes(&p, &cap, bits, err));
+    out->validity = p;
+    out->validity_cap = (int64_t)cap;
+    memset(out->validity + old_bits, 0, bits - old_bits);
+  }
+  s->reserved = rows;
+  return 0;
+}
+
+/* Room for a selected page of @p nv rows, decoded whole before trimming. */
+static int sel_room(chunk_state *s, int64_t nv, inlet_error *err) {
+  int64_t need = s->out_rows + nv;
+  if (!s->sel || need <= s->reserved) return 0;
+  int64_t rows = s->reserved * 2 > need ? s->reserved * 2 : need;
+  if (rows > s->num_rows) rows = s->num_rows;
+  return out_reserve(s, rows, false, err);
+}
+
 /* ---- row selection (flat columns) ---------------------------------------- */
 
 /* Whether rows [p0, p0 + n) of the row group meet the selection; pages come
@@ -750,6 +791,7 @@ static int data_page_v1(chunk_state *s, const pq_page_header *h, const uint8_t *
     s->rows += nv; /* not selected: not even inflated */
     return 0;
   }
+  TRY(sel_room(s, nv, err));
   if (s->max_def == 0 && dh->encoding == PQ_ENC_PLAIN && s->kind == K_COPY &&
       s->cm->codec != PQ_CODEC_UNCOMPRESSED &&
       (int64_t)h->uncompressed_page_size == nv * (int64_t)s->in_width) {
@@ -850,6 +892,7 @@ static int data_page_v2(chunk_state *s, const pq_page_header *h, const uint8_t *
     s->rows += nv;
     return 0;
   }
+  TRY(sel_room(s, nv, err));
   int64_t r0 = s->out_rows, n_valid = nv;
   if (s->max_def > 0) {
     pq_rle_decoder rd;
@@ -998,8 +1041,8 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
     int64_t page_values = h.type == PQ_PAGE_DATA      ? h.data_page_header.num_values
                           : h.type == PQ_PAGE_DATA_V2 ? h.data_page_header_v2.num_values
                                                       : -1;
-    bool unselected = s->sel && !s->nested && page_values >= 0 &&
-                      !sel_overlaps(s, s->rows, page_values);
+    bool unselected =
+        s->sel && !s->nested && page_values >= 0 && !sel_overlaps(s, s->rows, page_values);
     if (ctx->verify_checksums && h.has_crc && !unselected) {
       uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
       /* zlib takes uInt lengths; page sizes are int32. */
@@ -1052,25 +1095,19 @@ int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
   s->sel = ranges;
   s->n_sel = ranges ? n_ranges : 0;
 
-  /* Output buffers for num_rows rows. */
-  TRY(inlet_array_reserve_rows(out, ctx->desc->field, num_rows, err));
-  if (s->kind == K_BOOL) {
-    TRY(out_values_reserve(out, (num_rows + 7) / 8 + 1, err));
-    memset(out->values, 0, (size_t)((num_rows + 7) / 8 + 1));
-  } else if (s->kind == K_BINARY) {
-    TRY(out_values_reserve(out, PAD, err));
+  /* Output buffers for every row, or for the selected ones (growing when
+   * a page that is decoded whole before trimming needs more). */
+  int64_t rows = num_rows;
+  if (ranges) {
+    rows = 0;
+    for (int32_t i = 0; i < n_ranges; i++)
+      rows += ranges[2 * i + 1] - ranges[2 * i];
+  }
+  if (s->kind == K_BINARY) {
+    TRY(inlet_array_reserve_rows(out, ctx->desc->field, 1, err));
     out->offsets[0] = 0;
-  } else {
-    TRY(out_values_reserve(out, num_rows * (int64_t)s->out_width + PAD, err));
   }
-  if (s->max_def > 0) {
-    size_t need = (size_t)(num_rows + 7) / 8 + 1, cap = (size_t)out->validity_cap;
-    uint8_t *p = out->validity;
-    TRY(grow_bytes(&p, &cap, need, err));
-    out->validity = p;
-    out->validity_cap = (int64_t)cap;
-    memset(out->validity, 0, need);
-  }
+  TRY(out_reserve(s, rows, true, err));
   TRY(read_pages(s, chunk, chunk_len, err));
   out->length = s->out_rows;
   out->null_count = s->out_rows - s->n_valid;
