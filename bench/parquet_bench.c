@@ -119,7 +119,7 @@ static int64_t arg_i64(const char *s, const char *name) {
 
 static int cmd_write(int argc, char **argv) {
   const char *out = NULL, *codec = "zstd";
-  int64_t rows = 10000000, rg_rows = 122880, batch_rows = 65536, level = 0;
+  int64_t rows = 10000000, rg_rows = 122880, batch_rows = 65536, level = 0, page_rows = 0;
   bool defaults = false, sync = true;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -149,6 +149,8 @@ static int cmd_write(int argc, char **argv) {
       batch_rows = arg_i64(v, a);
     else if (strcmp(a, "--level") == 0)
       level = arg_i64(v, a);
+    else if (strcmp(a, "--page-rows") == 0)
+      page_rows = arg_i64(v, a);
     else {
       fprintf(stderr, "parquet_bench: unknown option %s\n", a);
       return 2;
@@ -168,6 +170,7 @@ static int cmd_write(int argc, char **argv) {
     opts.row_group_bytes = (int64_t)1 << 40;
     opts.compression_level = (int)level;
   }
+  opts.page_max_rows = page_rows;
   opts.sync_on_close = sync;
 
   inlet_schema schema;
