@@ -88,12 +88,23 @@ static void event_schema(inlet_schema *schema) {
 
 /* Fills @p b with rows [first, first + n). Generation goes through the
  * general append API: it is not timed, so clarity wins over speed. */
+/* --gen mix: h from a 64-bit mixer instead (no long-range structure), to
+ * tell what page size costs on data without exact periods. */
+static bool g_mix;
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= UINT64_C(0xbf58476d1ce4e5b9);
+  x ^= x >> 27;
+  x *= UINT64_C(0x94d049bb133111eb);
+  return (x ^ (x >> 31)) & UINT64_C(0xffffffff);
+}
+
 static void event_gen(inlet_batch *b, int64_t first, int64_t n) {
   inlet_error err = INLET_ERROR_INIT;
   const inlet_field *f = b->schema.fields;
   inlet_batch_clear(b);
   for (int64_t i = first; i < first + n; i++) {
-    uint64_t h = ((uint64_t)i * GEN_MULT) & UINT64_C(0xffffffff);
+    uint64_t h = g_mix ? mix64((uint64_t)i) : ((uint64_t)i * GEN_MULT) & UINT64_C(0xffffffff);
     char user[16];
     int ulen = snprintf(user, sizeof user, "user_%u", (unsigned)((h >> 8) % 1000));
     double amount = (double)((h >> 4) % 1000000) / 100.0;
@@ -151,6 +162,8 @@ static int cmd_write(int argc, char **argv) {
       level = arg_i64(v, a);
     else if (strcmp(a, "--page-rows") == 0)
       page_rows = arg_i64(v, a);
+    else if (strcmp(a, "--gen") == 0 && (strcmp(v, "mix") == 0 || strcmp(v, "lcg") == 0))
+      g_mix = strcmp(v, "mix") == 0;
     else {
       fprintf(stderr, "parquet_bench: unknown option %s\n", a);
       return 2;
