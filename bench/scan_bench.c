@@ -12,7 +12,8 @@
  * column of the matching rows into a checksum (count, sum(event_id),
  * sum(amount), sum(length(user))) so nothing is decoded for nothing.
  *
- *   scan_bench --dir D [--rows N] [--files F] [--repeat K]
+ *   scan_bench --dir D [--rows N] [--files F] [--repeat K] [--shift R]
+ * (--shift moves the queried window by R rows, off file and page starts.)
  * Creates D/t if absent; writes D/files.txt (live files, absolute paths)
  * and prints one JSON line.
  */
@@ -85,7 +86,7 @@ static void fmt_ts(char *out, size_t cap, int64_t us) {
 
 int main(int argc, char **argv) {
   const char *dir = NULL;
-  int64_t rows = 10000000, files = 40;
+  int64_t rows = 10000000, files = 40, shift = 0;
   int repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--dir"))
@@ -96,6 +97,8 @@ int main(int argc, char **argv) {
       files = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--repeat"))
       repeat = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--shift"))
+      shift = atoll(argv[i + 1]);
   }
   if (!dir || rows <= 0 || files <= 0 || repeat <= 0) {
     fprintf(stderr, "usage: scan_bench --dir D [--rows N] [--files F] [--repeat K]\n");
@@ -111,8 +114,8 @@ int main(int argc, char **argv) {
     build_s = now_s() - t0;
   }
   char lo[64], hi[64], where[256];
-  fmt_ts(lo, sizeof lo, START_US + rows / 100 * 50 * 1000);
-  fmt_ts(hi, sizeof hi, START_US + rows / 100 * 51 * 1000);
+  fmt_ts(lo, sizeof lo, START_US + (rows / 100 * 50 + shift) * 1000);
+  fmt_ts(hi, sizeof hi, START_US + (rows / 100 * 51 + shift) * 1000);
   snprintf(where, sizeof where, "event_time >= '%s' AND event_time < '%s'", lo, hi);
 
   inlet_error err = INLET_ERROR_INIT;

@@ -5,6 +5,7 @@
 # threads=1). Builds Release with -DINLET_BUILD_BENCH=ON.
 #
 # Environment: BENCH_ROWS (10000000), BENCH_FILES (40), BENCH_REPEAT (3),
+# BENCH_SHIFT (0: the window starts on a file boundary; R moves it R rows),
 # BENCH_BUILD (build/bench-scan), BENCH_NODE_MODULES (dir holding
 # node_modules/@duckdb/node-api; default: the first build/*/refcheck found),
 # BENCH_KEEP_DATA=1 keeps the table.
@@ -32,7 +33,8 @@ mkdir -p "$DATA"
 # Build the table (if missing) in a process of its own: the timed process
 # then starts with a cold heap, as a query would.
 "$BUILD/bench/scan_bench" --dir "$DATA" --rows "$ROWS" --files "$FILES" --repeat 1 >/dev/null
-INLET=$("$BUILD/bench/scan_bench" --dir "$DATA" --rows "$ROWS" --files "$FILES" --repeat "$REPEAT")
+INLET=$("$BUILD/bench/scan_bench" --dir "$DATA" --rows "$ROWS" --files "$FILES" --repeat "$REPEAT" \
+  --shift "${BENCH_SHIFT:-0}")
 echo "$INLET"
 WHERE=$(printf '%s' "$INLET" | sed 's/.*"where":"\([^"]*\)".*/\1/')
 DUCK=$(node bench/scan_bench.mjs "$DATA/files.txt" "$WHERE" "$REPEAT")

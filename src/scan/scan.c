@@ -319,6 +319,65 @@ static int take_flat(inlet_array *dst, const inlet_field *f, const inlet_array *
   return 1;
 }
 
+/* Whether compact_in_place can filter column @p a (field @p f, @p n rows):
+ * flat fixed-width, boolean and string/binary columns. */
+static bool can_compact(const inlet_array *a, const inlet_field *f, int64_t n) {
+  inlet_type_id id = f->type.id;
+  bool var = id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY;
+  if (f->n_children > 0 || a->length != n || (var && !a->offsets)) return false;
+  return var || id == INLET_TYPE_BOOL || inlet_type_value_width(&f->type) > 0;
+}
+
+/* Moves bits [src, src + n) of @p bits down to dst (dst <= src). */
+static void move_bits(uint8_t *bits, int64_t dst, int64_t src, int64_t n) {
+  if (dst == src) return;
+  for (int64_t i = 0; i < n; i++) inlet_bit_set(bits, dst + i, inlet_bit_get(bits, src + i));
+}
+
+/* Keeps, in place, the first @p keep rows of @p a (field @p f, @p n rows;
+ * can_compact) whose mask byte is SC_TRUE (every row when @p mask is NULL):
+ * no allocation, the kept rows stay in memory already touched, and runs of
+ * kept rows (what range predicates leave) move in one piece. */
+static void compact_in_place(inlet_array *a, const inlet_field *f, const uint8_t *mask, int64_t n,
+                             int64_t keep) {
+  inlet_type_id id = f->type.id;
+  int32_t w = inlet_type_value_width(&f->type);
+  bool var = id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY;
+  bool bits = id == INLET_TYPE_BOOL;
+  int64_t k = 0, r = 0;
+  int32_t pos = 0;
+  int32_t *o = a->offsets;
+  while (r < n && k < keep) {
+    if (mask && mask[r] != SC_TRUE) {
+      r++;
+      continue;
+    }
+    int64_t e = r + 1;
+    while (e < n && e - r < keep - k && (!mask || mask[e] == SC_TRUE)) e++;
+    int64_t len = e - r;
+    if (a->validity) move_bits(a->validity, k, r, len);
+    if (var) {
+      int32_t s0 = o[r], s1 = o[e];
+      if (pos != s0) memmove(a->values + pos, a->values + s0, (size_t)(s1 - s0));
+      for (int64_t i = 1; i <= len; i++) o[k + i] = pos + (o[r + i] - s0);
+      pos += s1 - s0;
+    } else if (bits) {
+      move_bits(a->values, k, r, len);
+    } else if (k != r) {
+      memmove(a->values + k * w, a->values + r * w, (size_t)(len * w));
+    }
+    k += len;
+    r = e;
+  }
+  if (var) o[0] = 0;
+  int64_t nulls = 0;
+  if (a->validity) {
+    for (int64_t q = 0; q < k; q++) nulls += !inlet_bit_get(a->validity, q);
+  }
+  a->length = k;
+  a->null_count = nulls;
+}
+
 /* Appends rows @p rows[0..n) of @p src (field @p f) to @p dst. */
 static int take(inlet_array *dst, const inlet_field *f, const inlet_array *src, const int64_t *rows,
                 int64_t n, inlet_error *err) {
@@ -419,6 +478,27 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
     inlet_batch_reset(out);
     TRY(inlet_batch_init(out, &sc->out_schema, err));
     if (!all) {
+      /* When every output column is flat and output once, filter the
+       * decoded columns in place and move them; else gather below. */
+      bool in_place = true;
+      for (int32_t j = 0; j < sc->out_schema.n_fields && in_place; j++) {
+        int32_t c = sc->out_cols[j];
+        for (int32_t q = 0; q < sc->out_schema.n_fields; q++)
+          in_place &= q == j || sc->out_cols[q] != c;
+        in_place &= can_compact(&sc->in.columns[c], &sc->out_schema.fields[j], n);
+      }
+      if (in_place) {
+        for (int32_t j = 0; j < sc->out_schema.n_fields; j++) {
+          inlet_array *src = &sc->in.columns[sc->out_cols[j]];
+          compact_in_place(src, &sc->out_schema.fields[j], sc->pred ? sc->mask : NULL, n, take_n);
+          inlet_array_reset(&out->columns[j]);
+          out->columns[j] = *src;
+          memset(src, 0, sizeof *src);
+        }
+        out->num_rows = take_n;
+        sc->st.rows_matched += take_n;
+        return 1;
+      }
       rows = inlet_malloc((size_t)take_n * sizeof *rows + 1);
       if (!rows) return inlet_fail(err, INLET_ENOMEM, "out of memory filtering rows");
       int64_t k = 0;
