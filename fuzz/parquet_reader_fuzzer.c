@@ -73,6 +73,7 @@ static int open_mem(inlet_parquet_reader **r, const uint8_t *data, size_t size,
   inlet_parquet_reader_options opts = INLET_PARQUET_READER_OPTIONS_INIT;
   /* Keep hostile size claims from eating the fuzzer's memory budget. */
   opts.max_column_chunk_bytes = 64 << 20;
+  opts.max_decoded_bytes = 256 << 20;
   return pq_reader_open_rfile(r, &f->base, NAME, &opts, err);
 }
 

@@ -116,11 +116,17 @@ typedef struct inlet_parquet_reader_options {
   int64_t max_column_chunk_bytes; /* refuse larger chunks (INLET_ELIMIT); default 2 GiB */
   int64_t max_footer_bytes;       /* default 256 MiB */
   bool verify_checksums;          /* verify page CRCs when present; default true */
+  int64_t max_decoded_bytes;      /* refuse (INLET_ELIMIT) a row group read whose decoded
+                                     values, levels and offsets would exceed this, before
+                                     allocating; string bytes are not counted; default 4 GiB */
 } inlet_parquet_reader_options;
 
 #define INLET_PARQUET_READER_OPTIONS_VERSION 1
 #define INLET_PARQUET_READER_OPTIONS_INIT                                                          \
-  { INLET_PARQUET_READER_OPTIONS_VERSION, (int64_t)2 << 30, 256 * 1024 * 1024, true }
+  {                                                                                                \
+    INLET_PARQUET_READER_OPTIONS_VERSION, (int64_t)2 << 30, 256 * 1024 * 1024, true,               \
+        (int64_t)4 << 30                                                                           \
+  }
 
 typedef struct inlet_parquet_reader inlet_parquet_reader;
 

@@ -154,6 +154,7 @@ int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const ch
   if (r->opts.max_column_chunk_bytes <= 0)
     r->opts.max_column_chunk_bytes = defaults.max_column_chunk_bytes;
   if (r->opts.max_footer_bytes <= 0) r->opts.max_footer_bytes = defaults.max_footer_bytes;
+  if (r->opts.max_decoded_bytes <= 0) r->opts.max_decoded_bytes = defaults.max_decoded_bytes;
   pq_file_metadata_init(&r->meta);
   pq_schema_desc_init(&r->sd);
   inlet_schema_init(&r->proj_schema);
@@ -308,6 +309,36 @@ static int load_chunk(inlet_parquet_reader *r, int32_t rg, int32_t c, bool flat,
   return 0;
 }
 
+/* What decoding @p rows rows of row group @p rg (the projection) will
+ * allocate, held against max_decoded_bytes before anything is allocated: a
+ * footer may claim billions of rows that tiny RLE pages then "hold". */
+static int check_decoded_size(const inlet_parquet_reader *r, int32_t rg, int64_t rows,
+                              inlet_error *err) {
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  __int128 total = 0;
+  for (int32_t i = 0; i < r->n_proj; i++) {
+    for (int32_t c = 0; c < r->sd.n_columns && c < g->n_columns; c++) {
+      const pq_column_desc *d = &r->sd.columns[c];
+      bool mine = r->nested_mode ? c < r->nested.n_plans && r->nested.plans[c].field == r->proj[i]
+                                 : c == r->field_column[r->proj[i]];
+      if (!mine) continue;
+      int32_t w = inlet_type_value_width(&d->type);
+      if (w <= 0) w = d->type.id == INLET_TYPE_BOOL ? 1 : 4; /* bits, or offsets */
+      int64_t n = r->nested_mode ? g->columns[c].meta_data.num_values : rows;
+      if (n < 0) n = 0;
+      /* Values (or offsets) and validity bits; levels for nested leaves. */
+      total += (__int128)n * (w + 1) + (r->nested_mode ? (__int128)n * 4 : 0);
+    }
+  }
+  if (total > r->opts.max_decoded_bytes)
+    return reader_fail(r, err, INLET_ELIMIT, rg, -1,
+                       "decoding %lld rows would take over %lld bytes, more than the %lld-byte "
+                       "limit (reader option max_decoded_bytes)",
+                       (long long)rows, (long long)(total > INT64_MAX ? INT64_MAX : total),
+                       (long long)r->opts.max_decoded_bytes);
+  return 0;
+}
+
 static int read_flat_rows(inlet_parquet_reader *r, int32_t rg, int32_t c, const int64_t *ranges,
                           int32_t n_ranges, inlet_array *out, inlet_error *err) {
   const pq_row_group *g = &r->meta.row_groups[rg];
@@ -365,8 +396,9 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
   if (rg < 0 || rg >= r->meta.n_row_groups)
     return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
                       rg, r->meta.n_row_groups);
-  TRY(prepare_batch(r, out, err));
   const pq_row_group *g = &r->meta.row_groups[rg];
+  TRY(check_decoded_size(r, rg, g->num_rows, err));
+  TRY(prepare_batch(r, out, err));
   int rc = 0;
   for (int32_t i = 0; i < r->n_proj; i++) {
     if (r->nested_mode)
@@ -404,6 +436,7 @@ int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg, const in
                       "%s: reading row ranges of nested columns is "
                       "not supported",
                       r->name);
+  TRY(check_decoded_size(r, rg, want, err));
   TRY(prepare_batch(r, out, err));
   int rc = 0;
   for (int32_t i = 0; i < r->n_proj; i++) {

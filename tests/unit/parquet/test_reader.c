@@ -464,6 +464,43 @@ static void test_reader__num_values_mismatch_is_corrupt(void **state) {
   inlet_buf_reset(&c);
 }
 
+/* A footer claiming 2^31 - 1 rows held by one tiny page is refused with
+ * INLET_ELIMIT before anything is allocated for them (a row group read
+ * would otherwise reserve 8 GiB), for whole and row-range reads. */
+static void test_reader__huge_row_claim_is_refused_before_allocating(void **state) {
+  (void)state;
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DATA, 3, PQ_ENC_PLAIN, I32_123, 12, -1);
+  file_spec fs = REQ_I32;
+  fs.rows = INT32_MAX;
+  expect_failure(build_file("huge.parquet", &fs, &c), INLET_ELIMIT, "max_decoded_bytes");
+  inlet_parquet_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_reader_open(&r, build_file("huge.parquet", &fs, &c), NULL, &err),
+                   0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  const int64_t range[] = {0, INT32_MAX};
+  assert_int_equal(inlet_parquet_reader_read_rows(r, 0, range, 1, &b, &err), INLET_ELIMIT);
+  /* A lower limit refuses what the default allows. */
+  inlet_parquet_reader_free(r);
+  fs.rows = 3;
+  inlet_parquet_reader_options o = INLET_PARQUET_READER_OPTIONS_INIT;
+  o.max_decoded_bytes = 8;
+  assert_int_equal(inlet_parquet_reader_open(&r, build_file("small.parquet", &fs, &c), &o, &err),
+                   0);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), INLET_ELIMIT);
+  o.max_decoded_bytes = 15;
+  inlet_parquet_reader_free(r);
+  assert_int_equal(inlet_parquet_reader_open(&r, build_file("small.parquet", &fs, &c), &o, &err),
+                   0);
+  assert_int_equal(inlet_parquet_reader_read_row_group(r, 0, &b, &err), 0);
+  assert_int_equal(b.num_rows, 3);
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+  inlet_buf_reset(&c);
+}
+
 static void test_reader__string_length_past_page_is_corrupt(void **state) {
   (void)state;
   static const uint8_t page[] = {1, 0, 0, 0, 'a', 200, 0, 0, 0, 'b'};
@@ -613,6 +650,7 @@ int main(void) {
       cmocka_unit_test(test_reader__too_few_plain_bytes_is_corrupt),
       cmocka_unit_test(test_reader__chunk_past_footer_is_corrupt_at_open),
       cmocka_unit_test(test_reader__num_values_mismatch_is_corrupt),
+      cmocka_unit_test(test_reader__huge_row_claim_is_refused_before_allocating),
       cmocka_unit_test(test_reader__string_length_past_page_is_corrupt),
       cmocka_unit_test(test_reader__unknown_encoding_is_unsupported_by_number),
       cmocka_unit_test(test_reader__delta_binary_packed_spec_example),
