@@ -466,6 +466,9 @@ RT_FN void rt_gen_options(rt_src *s, inlet_parquet_writer_options *o) {
                                                INLET_INT_ENCODING_PLAIN, INLET_INT_ENCODING_DELTA};
   o->int_encoding = int_enc[rt_below(s, 4)];
   o->sync_on_close = false; /* durability is not under test; speed is */
+  /* Drawn last, so the choices above stay what they were for old inputs. */
+  if (rt_chance(s, 2)) o->page_max_rows = 1 + (int64_t)rt_below(s, 64);
+  o->page_index = !rt_chance(s, 4);
 }
 
 RT_FN void rt_case_reset(rt_case *c) {
@@ -536,13 +539,14 @@ RT_FN int rt_gen_rows(rt_src *s, const rt_limits *lim, rt_case *c, int64_t rows,
 
 RT_FN void rt_describe(rt_case *c) {
   size_t o = 0;
-  o += (size_t)snprintf(
-      c->desc + o, sizeof c->desc - o,
-      "rows=%" PRId64 " batches=%d codec=%d level=%d dict=%d page=%" PRId64 " rg_bytes=%" PRId64
-      " rg_rows=%" PRId64 " dict_limit=%" PRId64 " int_enc=%d cols=",
-      c->rows, c->n_batches, (int)c->opts.compression, c->opts.compression_level,
-      (int)c->opts.dictionary, c->opts.page_bytes, c->opts.row_group_bytes,
-      c->opts.row_group_max_rows, c->opts.dictionary_page_bytes, (int)c->opts.int_encoding);
+  o += (size_t)snprintf(c->desc + o, sizeof c->desc - o,
+                        "rows=%" PRId64 " batches=%d codec=%d level=%d dict=%d page=%" PRId64
+                        " rg_bytes=%" PRId64 " rg_rows=%" PRId64 " dict_limit=%" PRId64
+                        " int_enc=%d page_rows=%" PRId64 " page_index=%d cols=",
+                        c->rows, c->n_batches, (int)c->opts.compression, c->opts.compression_level,
+                        (int)c->opts.dictionary, c->opts.page_bytes, c->opts.row_group_bytes,
+                        c->opts.row_group_max_rows, c->opts.dictionary_page_bytes,
+                        (int)c->opts.int_encoding, c->opts.page_max_rows, (int)c->opts.page_index);
   for (int i = 0; i < c->schema.n_fields && o < sizeof c->desc; i++) {
     char tn[64];
     inlet_type_name(&c->schema.fields[i].type, tn, sizeof tn);
@@ -799,7 +803,74 @@ done:
   return rc;
 }
 
-/* Writes the case, verifies every column, then a random projection.
+/* Reads random row ranges of every row group of @p path
+ * (inlet_parquet_reader_read_rows) and compares them with the case's rows:
+ * pages outside the ranges are skipped and partial pages trimmed, whatever
+ * the page boundaries of each column. Nested files refuse row ranges (and
+ * must say so). */
+RT_FN int rt_verify_ranges(rt_src *s, const rt_case *c, const char *path, char *msg, size_t cap) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_reader *r = NULL;
+  int rc = 0;
+  inlet_batch got;
+  memset(&got, 0, sizeof got);
+  if (inlet_parquet_reader_open(&r, path, NULL, &err) != 0)
+    return rt_msg(msg, cap, "reader_open: %s", inlet_errmsg(&err));
+  int64_t rg_first = 0, ranges[2 * 8];
+  for (int32_t g = 0; g < inlet_parquet_reader_num_row_groups(r) && rc == 0; g++) {
+    int64_t n = inlet_parquet_reader_row_group_rows(r, g);
+    int32_t k = 0;
+    for (int64_t pos = 0; k < 8 && pos < n;) {
+      int64_t a = pos + (int64_t)rt_below(s, (uint64_t)(n - pos));
+      int64_t b = a + 1 + (int64_t)rt_below(s, (uint64_t)(n - a));
+      ranges[2 * k] = a;
+      ranges[2 * k + 1] = b;
+      k++;
+      pos = b + 1 + (int64_t)rt_below(s, 4);
+    }
+    if (k > 0) {
+      int x = inlet_parquet_reader_read_rows(r, g, ranges, k, &got, &err);
+      if (x == INLET_EUNSUPPORTED && strstr(err.message, "nested")) goto next;
+      if (x != 0) {
+        rc = rt_msg(msg, cap, "read_rows %d: %s", g, inlet_errmsg(&err));
+        break;
+      }
+      int64_t j = 0;
+      for (int32_t q = 0; q < k && rc == 0; q++) {
+        for (int64_t row = rg_first + ranges[2 * q]; row < rg_first + ranges[2 * q + 1];
+             row++, j++) {
+          int b = 0;
+          int64_t i = row;
+          while (b < c->n_batches && i >= c->batches[b].num_rows)
+            i -= c->batches[b++].num_rows;
+          if (b >= c->n_batches || j >= got.num_rows) {
+            rc = rt_msg(msg, cap, "read_rows %d: %" PRId64 " rows for the ranges", g, got.num_rows);
+            break;
+          }
+          for (int col = 0; col < c->schema.n_fields && rc == 0; col++) {
+            rc = rt_cmp_cell(&c->schema.fields[col], &c->batches[b].columns[col], i,
+                             &got.columns[col], j, row, msg, cap);
+            if (rc) {
+              size_t l = strlen(msg);
+              snprintf(msg + l, cap - l, " (read_rows, row group %d, range %d)", g, q);
+            }
+          }
+        }
+      }
+      if (rc == 0 && j != got.num_rows)
+        rc = rt_msg(msg, cap, "read_rows %d: %" PRId64 " rows, ranges hold %" PRId64, g,
+                    got.num_rows, j);
+    }
+  next:
+    rg_first += n;
+  }
+  inlet_batch_reset(&got);
+  inlet_parquet_reader_free(r);
+  return rc;
+}
+
+/* Writes the case, verifies every column, then a random projection and
+ * random row ranges.
  * @return 0, or 1 with @p msg saying what differed. */
 RT_FN int rt_roundtrip(rt_src *s, const rt_case *c, const char *path, char *msg, size_t cap) {
   int rc = rt_write(c, path, msg, cap);
@@ -821,6 +892,7 @@ RT_FN int rt_roundtrip(rt_src *s, const rt_case *c, const char *path, char *msg,
       snprintf(msg + l, cap - l, " [projection of %d columns]", m);
     }
   }
+  if (rc == 0) rc = rt_verify_ranges(s, c, path, msg, cap);
   if (rc) {
     size_t l = strlen(msg);
     snprintf(msg + l, cap - l, "; case: %s", c->desc);
