@@ -328,12 +328,29 @@ int pq_nested_assemble(const pq_leaf_plan *plan, const pq_column_desc *desc, con
     TRY(ensure_bits(A[k], A[k]->length + (int64_t)n, err));
   }
   const pq_step *steps = plan->steps;
+  /* Deepest step the previous level gave a slot (-1: none yet). A level
+   * with repetition level r > 0 adds an element to the list entry the
+   * previous level opened, so that level must have reached the element's
+   * step: otherwise the entry is null, empty or missing and the levels are
+   * corrupt (they would otherwise grow an offset nobody owns). */
+  int32_t prev_reach = -1;
   for (size_t i = 0; i < n; i++) {
     int16_t r = rep[i], d = def[i];
+    if (r > 0) {
+      int32_t k0 = 0;
+      while (k0 < ns && r > steps[k0].depth) k0++;
+      if (k0 >= ns || d < steps[k0].slot_def || prev_reach < k0)
+        return inlet_fail(err, INLET_ECORRUPT,
+                          "level %zu: repetition level %d continues a list that the previous "
+                          "value did not open",
+                          i, r);
+    }
+    int32_t reach = -1;
     for (int32_t k = 0; k < ns; k++) {
       const pq_step *st = &steps[k];
       if (r > st->depth) continue;
       if (d < st->slot_def) break;
+      reach = k;
       bool valid = d >= st->nonnull_def;
       if (st->owned) {
         add_slot(st, A[k], valid);
@@ -348,6 +365,7 @@ int pq_nested_assemble(const pq_leaf_plan *plan, const pq_column_desc *desc, con
         break;
       }
     }
+    prev_reach = reach;
   }
   inlet_array *leaf = A[ns - 1];
   int64_t leaf_valid = leaf->length - leaf->null_count;
