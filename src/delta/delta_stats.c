@@ -159,6 +159,42 @@ static void acc_string(leaf *l, const inlet_array *a, int64_t r) {
   }
 }
 
+/* Min/max of all @p n rows of a top-level column without nulls, for the
+ * types streams carry most (64-bit integers, microsecond timestamps,
+ * doubles) in one tight loop. Returns false for the others. */
+static bool fast_minmax(leaf *l, const inlet_type *t, const inlet_array *a, int64_t n) {
+  if (t->id == INLET_TYPE_INT64 ||
+      (t->id == INLET_TYPE_TIMESTAMP && t->unit == INLET_UNIT_MICRO)) {
+    const int64_t *v = (const int64_t *)a->values;
+    int64_t lo = v[0], hi = v[0];
+    for (int64_t r = 1; r < n; r++) {
+      lo = v[r] < lo ? v[r] : lo;
+      hi = v[r] > hi ? v[r] : hi;
+    }
+    if (!l->has || lo < l->imin) l->imin = lo;
+    if (!l->has || hi > l->imax) l->imax = hi;
+  } else if (t->id == INLET_TYPE_DOUBLE) {
+    const double *v = (const double *)a->values;
+    double lo = v[0], hi = v[0];
+    bool finite = true;
+    for (int64_t r = 0; r < n; r++) {
+      finite &= isfinite(v[r]) != 0;
+      lo = v[r] < lo ? v[r] : lo;
+      hi = v[r] > hi ? v[r] : hi;
+    }
+    if (!finite) {
+      l->poisoned = true;
+      return true;
+    }
+    if (!l->has || lo < l->dmin) l->dmin = lo;
+    if (!l->has || hi > l->dmax) l->dmax = hi;
+  } else {
+    return false;
+  }
+  l->has = true;
+  return true;
+}
+
 int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_t *rows,
                     int64_t n_rows, inlet_error *err) {
   if (!rows) n_rows = batch->num_rows;
@@ -173,6 +209,9 @@ int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_
     }
     const inlet_type *t = &l->field->type;
     bool ordered = has_order(t);
+    if (l->depth == 1 && !rows && a->null_count == 0 && n_rows > 0 && ordered && !l->poisoned &&
+        fast_minmax(l, t, a, n_rows))
+      continue;
     for (int64_t k = 0; k < n_rows; k++) {
       int64_t r = rows ? rows[k] : k;
       bool valid = true;

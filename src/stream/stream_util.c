@@ -88,6 +88,16 @@ int64_t stream_now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t stream_now_coarse_ms(void) {
+  struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) == 0)
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+#endif
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 int64_t stream_wall_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);

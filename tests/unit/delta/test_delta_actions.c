@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "delta/delta.h"
@@ -397,6 +398,45 @@ static void test_stats__min_max_nulls_and_truncation(void **state) {
   inlet_schema_reset(&s);
 }
 
+/* Null-free 64-bit, timestamp and double columns take a tight loop: bounds
+ * across several batches, negatives, and a NaN dropping a double's bounds. */
+static void test_stats__null_free_columns_across_batches(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long not null, x double, ts timestamp, y double",
+                                      &err),
+                   0);
+  delta_stats_acc *acc = NULL;
+  assert_int_equal(delta_stats_new(&acc, &s, 32, &err), 0);
+  const int64_t ids[2][3] = {{5, -3, 7}, {100, 0, 1}};
+  const double xs[2][3] = {{1.5, -2.0, 0.25}, {4.0, 3.0, -1.0}};
+  const double ys[2][3] = {{1.0, NAN, 2.0}, {3.0, 4.0, 5.0}};
+  for (int k = 0; k < 2; k++) {
+    inlet_batch b;
+    assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
+    for (int i = 0; i < 3; i++) {
+      assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], ids[k][i], &err), 0);
+      assert_int_equal(inlet_array_append_double(&b.columns[1], xs[k][i], &err), 0);
+      assert_int_equal(
+          inlet_array_append_int(&b.columns[2], &s.fields[2], 1000000 * ids[k][i], &err), 0);
+      assert_int_equal(inlet_array_append_double(&b.columns[3], ys[k][i], &err), 0);
+    }
+    b.num_rows = 3;
+    assert_int_equal(delta_stats_add(acc, &b, NULL, 3, &err), 0);
+    inlet_batch_reset(&b);
+  }
+  char *js = NULL;
+  assert_int_equal(delta_stats_json(acc, &js, &err), 0);
+  assert_string_equal(js, "{\"numRecords\":6,"
+                          "\"minValues\":{\"id\":-3,\"x\":-2,\"ts\":\"1969-12-31T23:59:57.000Z\"},"
+                          "\"maxValues\":{\"id\":100,\"x\":4,\"ts\":\"1970-01-01T00:01:40.000Z\"},"
+                          "\"nullCount\":{\"id\":0,\"x\":0,\"ts\":0,\"y\":0}}");
+  inlet_free(js);
+  delta_stats_free(acc);
+  inlet_schema_reset(&s);
+}
+
 static void test_stats__truncated_max_string_stays_an_upper_bound(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
@@ -486,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_partition__hive_escaping),
       cmocka_unit_test(test_partition__format_values),
       cmocka_unit_test(test_stats__min_max_nulls_and_truncation),
+      cmocka_unit_test(test_stats__null_free_columns_across_batches),
       cmocka_unit_test(test_stats__truncated_max_string_stays_an_upper_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
