@@ -26,6 +26,9 @@ struct text_field_index {
   size_t *lens;    /* owned: strlen of each field name, for the hot key match */
   bool *plain;     /* owned: the name has no '"', '\\' or control byte, so its JSON
                       key text is the name itself */
+  uint64_t *key16; /* owned, 4 per field: the name and its closing quote as two
+                      little words with their masks (names of at most 15 bytes),
+                      so the hot key match is two loads and compares */
   const inlet_schema *schema;
 };
 
@@ -43,10 +46,12 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
   idx->slots = inlet_calloc((size_t)n, sizeof *idx->slots);
   idx->lens = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->lens);
   idx->plain = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->plain);
-  if (!idx->slots || !idx->lens || !idx->plain) {
+  idx->key16 = inlet_calloc(4 * ((size_t)schema->n_fields + 1), sizeof *idx->key16);
+  if (!idx->slots || !idx->lens || !idx->plain || !idx->key16) {
     inlet_free(idx->slots);
     inlet_free(idx->lens);
     inlet_free(idx->plain);
+    inlet_free(idx->key16);
     inlet_free(idx);
     return INLET_ENOMEM;
   }
@@ -56,6 +61,17 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
     idx->plain[i] = true;
     for (size_t j = 0; j < idx->lens[i]; j++)
       if (nm[j] == '"' || nm[j] == '\\' || (unsigned char)nm[j] < 0x20) idx->plain[i] = false;
+    if (idx->plain[i] && idx->lens[i] < 16) {
+      uint8_t key[16] = {0}, mask[16] = {0};
+      memcpy(key, nm, idx->lens[i]);
+      key[idx->lens[i]] = '"';
+      memset(mask, 0xff, idx->lens[i] + 1);
+      uint64_t *k = idx->key16 + 4 * (size_t)i;
+      memcpy(&k[0], key, 8);
+      memcpy(&k[1], key + 8, 8);
+      memcpy(&k[2], mask, 8);
+      memcpy(&k[3], mask + 8, 8);
+    }
   }
   idx->n_slots = n;
   idx->schema = schema;
@@ -74,6 +90,7 @@ void text_field_index_free(text_field_index *idx) {
   inlet_free(idx->slots);
   inlet_free(idx->lens);
   inlet_free(idx->plain);
+  inlet_free(idx->key16);
   inlet_free(idx);
 }
 
@@ -617,8 +634,19 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
        * against the raw text before scanning the key. */
       if (hint < schema->n_fields && idx->plain[hint]) {
         size_t hl = idx->lens[hint];
-        if ((size_t)(end - p) > hl + 1 && p[hl + 1] == '"' &&
-            memcmp(p + 1, schema->fields[hint].name, hl) == 0) {
+        const uint64_t *kq = idx->key16 + 4 * (size_t)hint;
+        uint64_t w0, w1;
+        if (hl < 16 && end - p >= 17) {
+          memcpy(&w0, p + 1, 8);
+          memcpy(&w1, p + 9, 8);
+          if ((w0 & kq[2]) == kq[0] && (w1 & kq[3]) == kq[1]) {
+            fi = hint;
+            k = p + 1;
+            kn = hl;
+            p += hl + 2;
+          }
+        } else if ((size_t)(end - p) > hl + 1 && p[hl + 1] == '"' &&
+                   memcmp(p + 1, schema->fields[hint].name, hl) == 0) {
           fi = hint;
           k = p + 1;
           kn = hl;
