@@ -438,6 +438,7 @@ int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg, const in
                       r->name);
   TRY(check_decoded_size(r, rg, want, err));
   TRY(prepare_batch(r, out, err));
+  if (n_ranges == 0) return 0; /* no rows asked for: an empty batch */
   int rc = 0;
   for (int32_t i = 0; i < r->n_proj; i++) {
     int32_t c = r->field_column[r->proj[i]];

@@ -410,6 +410,10 @@ static void test_page_index__bad_ranges_are_refused(void **state) {
   assert_int_equal(inlet_parquet_reader_read_rows(r, 0, past, 1, &b, &err), INLET_EINVAL);
   assert_int_equal(inlet_parquet_reader_read_rows(r, 0, negative, 1, &b, &err), INLET_EINVAL);
   assert_int_equal(inlet_parquet_reader_read_rows(r, 1, past, 1, &b, &err), INLET_EINVAL);
+  /* No ranges: no rows, and no error. */
+  assert_int_equal(inlet_parquet_reader_read_rows(r, 0, NULL, 0, &b, &err), 0);
+  assert_int_equal(b.num_rows, 0);
+  assert_int_equal(b.columns[0].length, 0);
   inlet_batch_reset(&b);
   inlet_parquet_reader_free(r);
 }
