@@ -533,26 +533,13 @@ static void clear_bits(uint8_t *bits, int64_t from, int64_t to) {
     inlet_bit_set(bits, from, false);
 }
 
-/* Moves bits [src, src + n) down to [dst, dst + n) (dst <= src). */
-static void move_bits(uint8_t *bits, int64_t dst, int64_t src, int64_t n) {
-  if (dst == src) return;
-  if (((dst | src) & 7) == 0) {
-    memmove(bits + (dst >> 3), bits + (src >> 3), (size_t)(n >> 3));
-    for (int64_t i = n & ~(int64_t)7; i < n; i++)
-      inlet_bit_set(bits, dst + i, inlet_bit_get(bits, src + i));
-    return;
-  }
-  for (int64_t i = 0; i < n; i++)
-    inlet_bit_set(bits, dst + i, inlet_bit_get(bits, src + i));
-}
-
 /* Moves output rows [src, src + n) down to row dst (dst <= src). */
 static void move_rows(chunk_state *s, int64_t dst, int64_t src, int64_t n) {
   inlet_array *a = s->out;
   if (dst == src || n == 0) return;
-  if (s->max_def > 0) move_bits(a->validity, dst, src, n);
+  if (s->max_def > 0) inlet_bits_move_down(a->validity, dst, src, n);
   switch (s->kind) {
-  case K_BOOL: move_bits(a->values, dst, src, n); break;
+  case K_BOOL: inlet_bits_move_down(a->values, dst, src, n); break;
   case K_BINARY: {
     int32_t *o = a->offsets;
     int32_t start = o[src], base = o[dst];

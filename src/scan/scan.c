@@ -328,12 +328,6 @@ static bool can_compact(const inlet_array *a, const inlet_field *f, int64_t n) {
   return var || id == INLET_TYPE_BOOL || inlet_type_value_width(&f->type) > 0;
 }
 
-/* Moves bits [src, src + n) of @p bits down to dst (dst <= src). */
-static void move_bits(uint8_t *bits, int64_t dst, int64_t src, int64_t n) {
-  if (dst == src) return;
-  for (int64_t i = 0; i < n; i++) inlet_bit_set(bits, dst + i, inlet_bit_get(bits, src + i));
-}
-
 /* Keeps, in place, the first @p keep rows of @p a (field @p f, @p n rows;
  * can_compact) whose mask byte is SC_TRUE (every row when @p mask is NULL):
  * no allocation, the kept rows stay in memory already touched, and runs of
@@ -355,14 +349,14 @@ static void compact_in_place(inlet_array *a, const inlet_field *f, const uint8_t
     int64_t e = r + 1;
     while (e < n && e - r < keep - k && (!mask || mask[e] == SC_TRUE)) e++;
     int64_t len = e - r;
-    if (a->validity) move_bits(a->validity, k, r, len);
+    if (a->validity) inlet_bits_move_down(a->validity, k, r, len);
     if (var) {
       int32_t s0 = o[r], s1 = o[e];
       if (pos != s0) memmove(a->values + pos, a->values + s0, (size_t)(s1 - s0));
       for (int64_t i = 1; i <= len; i++) o[k + i] = pos + (o[r + i] - s0);
       pos += s1 - s0;
     } else if (bits) {
-      move_bits(a->values, k, r, len);
+      inlet_bits_move_down(a->values, k, r, len);
     } else if (k != r) {
       memmove(a->values + k * w, a->values + r * w, (size_t)(len * w));
     }

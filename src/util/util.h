@@ -67,6 +67,26 @@ int inlet_error_prefix(inlet_error *err, const char *fmt, ...) INLET_PRINTF(2, 3
   } while (0)
 
 /* Overflow-checked arithmetic: return true on overflow. */
+/* Moves bits [src, src + n) of the LSB-first bitmap @p bits down to
+ * [dst, dst + n) (dst <= src; the ranges may overlap), whole bytes at a time
+ * when both start on a byte. Used to compact rows in place. */
+static inline void inlet_bits_move_down(uint8_t *bits, int64_t dst, int64_t src, int64_t n) {
+  if (dst == src || n <= 0) return;
+  int64_t i = 0;
+  if (((dst | src) & 7) == 0) {
+    memmove(bits + (dst >> 3), bits + (src >> 3), (size_t)(n >> 3));
+    i = n & ~(int64_t)7;
+  }
+  for (; i < n; i++) {
+    int64_t s = src + i, d = dst + i;
+    uint8_t m = (uint8_t)(1u << (d & 7));
+    if ((bits[s >> 3] >> (s & 7)) & 1)
+      bits[d >> 3] |= m;
+    else
+      bits[d >> 3] &= (uint8_t)~m;
+  }
+}
+
 static inline bool inlet_add_overflow_i64(int64_t a, int64_t b, int64_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
