@@ -283,6 +283,11 @@ static int record_page_index(inlet_parquet_writer *w, const pq_column_writer *cw
   loc[1] = (int64_t)(w->column_index.len - ci0);
   loc[2] = has_oi ? (int64_t)oi0 : -1;
   loc[3] = (int64_t)(w->offset_index.len - oi0);
+  /* ColumnChunk stores both lengths as i32. */
+  if (loc[1] > INT32_MAX || loc[3] > INT32_MAX)
+    return inlet_fail(err, INLET_ELIMIT, "%s column \"%s\": page index of a column chunk "
+                      "exceeds 2 GiB (too many pages: raise page_max_rows)",
+                      w->path, cw->desc->path);
   return 0;
 }
 
