@@ -54,9 +54,9 @@ typedef struct inlet_compact_options {
   int64_t target_size;          /* bytes; 0 = delta.targetFileSize property, else 128 MiB */
   int32_t min_files;            /* small files a partition needs before it is rewritten;
                                    0 = inlet.compaction.minFiles property, else 8 */
-  const char *where;            /* partition predicate: "col OP value [AND ...]" with OP one of
-                                   = != < <= > >= (numbers compare numerically, else as text;
-                                   "col IS NULL" too); NULL = every partition */
+  const char *where;            /* partition predicate in the language of scan --where
+                                   (inlet/scan.h) over partition columns only; NULL = every
+                                   partition */
   int32_t n_sort_by;            /* sort rows by these data columns, ascending, nulls first,
                                    within each output row group (bounded memory) */
   const char *const *sort_by;

@@ -161,16 +161,35 @@ static void cand_sort(compactor *c) {
   inlet_free(tmp);
 }
 
+/* keep[i]: whether file i lies in a partition `--where` selects. */
+static int select_partitions(compactor *c, uint8_t *keep, inlet_error *err) {
+  int64_t n = c->snap.n_files;
+  if (!c->o.where) {
+    memset(keep, 1, (size_t)n);
+    return 0;
+  }
+  inlet_predicate *pred = NULL;
+  TRY(maint_where_parse(&pred, c->o.where, &c->snap.schema, &c->snap.metadata, err));
+  const delta_add **adds = inlet_calloc((size_t)n + 1, sizeof *adds);
+  int rc = adds ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory planning compaction");
+  for (int64_t i = 0; rc == 0 && i < n; i++) adds[i] = &c->snap.files[i].add;
+  if (rc == 0) rc = maint_where_match(pred, adds, n, keep, err);
+  inlet_free(adds);
+  expr_free(pred);
+  return rc;
+}
+
 static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
-  maint_pred pred;
-  TRY(maint_pred_parse(&pred, c->o.where, &c->snap.metadata, err));
-  int rc = 0;
+  uint8_t *keep = inlet_malloc((size_t)c->snap.n_files + 1);
+  if (!keep) return inlet_fail(err, INLET_ENOMEM, "out of memory planning compaction");
+  int rc = select_partitions(c, keep, err);
+  if (rc < 0) goto done;
   c->cands = inlet_calloc((size_t)c->snap.n_files + 1, sizeof *c->cands);
   FAIL_GOTO(!c->cands, err, INLET_ENOMEM, "out of memory planning compaction");
   for (int64_t i = 0; i < c->snap.n_files; i++) {
     const delta_add *a = &c->snap.files[i].add;
     /* Files with deletion vectors would need the vector applied: left alone. */
-    if (a->size >= c->target || a->dv_id || !maint_pred_match(&pred, a)) continue;
+    if (a->size >= c->target || a->dv_id || !keep[i]) continue;
     cand *cd = &c->cands[c->n_cands];
     TRY_GOTO(maint_partition_names(&cd->label, &cd->key, a, &c->snap.metadata, err));
     cd->file = i;
@@ -202,7 +221,7 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
   }
   if (c->o.max_bins > 0 && c->n_bins > c->o.max_bins) c->n_bins = c->o.max_bins;
 done:
-  maint_pred_reset(&pred);
+  inlet_free(keep);
   return rc;
 }
 

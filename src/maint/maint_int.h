@@ -4,38 +4,26 @@
  * predicates, partition keys.
  *
  * Dependencies (docs/ARCHITECTURE.md): maint builds on delta, parquet,
- * storage, batch and util; never on stream, scan or cli.
+ * expr, storage, batch and util; never on stream, scan or cli.
  */
 #ifndef INLET_MAINT_INT_H
 #define INLET_MAINT_INT_H
 
 #include "delta/delta.h"
+#include "expr/expr.h"
 #include "inlet/maint.h"
 
-/* A parsed partition predicate: a conjunction of comparisons. */
-typedef enum maint_op {
-  MAINT_OP_EQ, MAINT_OP_NE, MAINT_OP_LT, MAINT_OP_LE, MAINT_OP_GT, MAINT_OP_GE,
-  MAINT_OP_IS_NULL, MAINT_OP_NOT_NULL
-} maint_op;
-
-typedef struct maint_term {
-  char *column;  /* owned */
-  maint_op op;
-  char *value;   /* owned; NULL for IS [NOT] NULL */
-} maint_term;
-
-typedef struct maint_pred {
-  int32_t n_terms;
-  maint_term *terms; /* owned */
-} maint_pred;
-
-/* Parses @p text (see inlet_compact_options.where); every column must be one
- * of @p meta's partition columns. 0, INLET_EINVAL, INLET_ENOMEM. */
-int maint_pred_parse(maint_pred *out, const char *text, const delta_metadata *meta,
-                     inlet_error *err);
-void maint_pred_reset(maint_pred *p);
-/* True when the partition values of @p add satisfy @p p (empty p: true). */
-bool maint_pred_match(const maint_pred *p, const delta_add *add);
+/* Parses @p text, a predicate in the language of `scan --where`
+ * (src/expr), against @p schema; every column it reads must be one of
+ * @p meta's partition columns (compaction selects whole partitions).
+ * 0, INLET_EINVAL, INLET_ENOTFOUND, INLET_ELIMIT, INLET_ENOMEM. */
+int maint_where_parse(inlet_predicate **out, const char *text, const inlet_schema *schema,
+                      const delta_metadata *meta, inlet_error *err);
+/* keep[i] = whether the partition values of @p adds[i] make @p p TRUE (a
+ * partition column absent from the add is null). 0, INLET_ECORRUPT (a
+ * partition value the column's type cannot hold), INLET_ENOMEM. */
+int maint_where_match(const inlet_predicate *p, const delta_add *const *adds, int64_t n,
+                      uint8_t *keep, inlet_error *err);
 
 /* Value of partition column @p col in @p add; *found tells a null from an
  * absent key. */

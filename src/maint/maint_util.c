@@ -4,10 +4,10 @@
  * delta.logRetentionDuration, plus CLI forms like "7d" or "12h"), partition
  * predicates for `inlet compact --where`, and partition keys and labels.
  *
- * Partition values are compared as the strings the log stores (PROTOCOL.md
- * "Partition Value Serialization"): numerically when both sides parse as
- * numbers, otherwise byte-wise, which orders ISO dates and timestamps
- * correctly.
+ * `compact --where` is the language of `scan --where` (src/expr): the
+ * partition values the log stores (PROTOCOL.md "Partition Value
+ * Serialization") are read as values of their columns' types, so numbers
+ * compare as numbers and dates as dates.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -135,191 +135,61 @@ int maint_partition_names(char **label, char **key, const delta_add *add,
   return 0;
 }
 
-/* ---- predicates ------------------------------------------------------------------ */
+/* ---- partition predicates ------------------------------------------------------- */
 
-void maint_pred_reset(maint_pred *p) {
-  for (int32_t i = 0; i < p->n_terms; i++) {
-    inlet_free(p->terms[i].column);
-    inlet_free(p->terms[i].value);
-  }
-  inlet_free(p->terms);
-  memset(p, 0, sizeof *p);
-}
-
-/* Reads one token at *s: an identifier/bare literal, a quoted literal or an
- * operator. Quoted tokens report *quoted. Returns a malloc'd copy, or NULL
- * at the end (*oom on allocation failure, *bad on an unterminated quote). */
-static char *next_token(const char **s, bool *quoted, bool *oom, bool *bad) {
-  const char *p = *s;
-  *quoted = false;
-  while (isspace((unsigned char)*p)) p++;
-  if (!*p) {
-    *s = p;
-    return NULL;
-  }
-  const char *start = p;
-  char *tok;
-  if (*p == '\'' || *p == '"' || *p == '`') {
-    char q = *p++;
-    inlet_buf b = INLET_BUF_INIT;
-    for (;;) {
-      if (!*p) {
-        *bad = true;
-        inlet_buf_reset(&b);
-        return NULL;
-      }
-      if (*p == q) {
-        if (p[1] == q) { /* doubled quote = literal quote */
-          inlet_buf_push(&b, (uint8_t)q);
-          p += 2;
-          continue;
-        }
-        p++;
-        break;
-      }
-      inlet_buf_push(&b, (uint8_t)*p++);
-    }
-    inlet_buf_terminate(&b);
-    if (inlet_buf_status(&b)) {
-      *oom = true;
-      inlet_buf_reset(&b);
-      return NULL;
-    }
-    tok = b.data ? (char *)inlet_buf_detach(&b, NULL) : inlet_strdup("");
-    *quoted = q != '`';
-  } else if (strchr("=!<>", *p)) {
-    p++;
-    if (*p == '=' || (*start == '<' && *p == '>')) p++;
-    tok = inlet_strndup(start, (size_t)(p - start));
-  } else {
-    while (*p && !isspace((unsigned char)*p) && !strchr("=!<>'\"`", *p)) p++;
-    tok = inlet_strndup(start, (size_t)(p - start));
-  }
-  if (!tok) *oom = true;
-  *s = p;
-  return tok;
-}
-
-static bool is_kw(const char *tok, bool quoted, const char *kw) {
-  return tok && !quoted && ieq(tok, strlen(tok), kw);
-}
-
-int maint_pred_parse(maint_pred *out, const char *text, const delta_metadata *meta,
-                     inlet_error *err) {
-  memset(out, 0, sizeof *out);
-  if (!text) return 0;
-  const char *s = text;
-  int rc = 0;
-  char *col = NULL, *op = NULL, *val = NULL;
-  bool q, oom = false, bad = false;
-  for (;;) {
-    col = next_token(&s, &q, &oom, &bad);
-    if (!col) {
-      if (oom) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-      else if (bad) rc = inlet_fail(err, INLET_EINVAL, "predicate \"%s\": unterminated quote", text);
-      else if (out->n_terms == 0)
-        rc = inlet_fail(err, INLET_EINVAL, "empty partition predicate");
-      else rc = inlet_fail(err, INLET_EINVAL, "predicate \"%s\": dangling AND", text);
-      goto done;
-    }
+int maint_where_parse(inlet_predicate **out, const char *text, const inlet_schema *schema,
+                      const delta_metadata *meta, inlet_error *err) {
+  *out = NULL;
+  inlet_predicate *p = NULL;
+  TRY(expr_parse(&p, text, schema, err));
+  for (int32_t i = 0; i < p->n_cols; i++) {
+    const char *col = schema->fields[p->cols[i]].name;
     bool known = false;
-    for (int32_t i = 0; i < meta->n_partition_columns; i++)
-      known |= strcmp(meta->partition_columns[i], col) == 0;
-    FAIL_GOTO(!known, err, INLET_EINVAL, "predicate \"%s\": \"%s\" is not a partition column "
-              "(compaction selects whole partitions)", text, col);
-    op = next_token(&s, &q, &oom, &bad);
-    FAIL_GOTO(oom, err, INLET_ENOMEM, "out of memory");
-    FAIL_GOTO(!op || q, err, INLET_EINVAL, "predicate \"%s\": expected an operator after \"%s\"",
-              text, col);
-    maint_op mop;
-    if (is_kw(op, q, "is")) {
-      inlet_free(op);
-      op = next_token(&s, &q, &oom, &bad);
-      mop = MAINT_OP_IS_NULL;
-      if (is_kw(op, q, "not")) {
-        inlet_free(op);
-        op = next_token(&s, &q, &oom, &bad);
-        mop = MAINT_OP_NOT_NULL;
-      }
-      FAIL_GOTO(!is_kw(op, q, "null"), err, INLET_EINVAL,
-                "predicate \"%s\": expected IS [NOT] NULL", text);
-    } else {
-      if (strcmp(op, "=") == 0 || strcmp(op, "==") == 0) mop = MAINT_OP_EQ;
-      else if (strcmp(op, "!=") == 0 || strcmp(op, "<>") == 0) mop = MAINT_OP_NE;
-      else if (strcmp(op, "<") == 0) mop = MAINT_OP_LT;
-      else if (strcmp(op, "<=") == 0) mop = MAINT_OP_LE;
-      else if (strcmp(op, ">") == 0) mop = MAINT_OP_GT;
-      else if (strcmp(op, ">=") == 0) mop = MAINT_OP_GE;
-      else {
-        rc = inlet_fail(err, INLET_EINVAL, "predicate \"%s\": unknown operator \"%s\"", text, op);
-        goto done;
-      }
-      val = next_token(&s, &q, &oom, &bad);
-      FAIL_GOTO(oom, err, INLET_ENOMEM, "out of memory");
-      FAIL_GOTO(bad, err, INLET_EINVAL, "predicate \"%s\": unterminated quote", text);
-      FAIL_GOTO(!val, err, INLET_EINVAL, "predicate \"%s\": missing value after \"%s %s\"", text,
-                col, op);
+    for (int32_t k = 0; k < meta->n_partition_columns; k++)
+      known |= strcmp(meta->partition_columns[k], col) == 0;
+    if (!known) {
+      int rc = inlet_fail(err, INLET_EINVAL,
+                          "predicate \"%s\": \"%s\" is not a partition column (compaction "
+                          "selects whole partitions)",
+                          text, col);
+      expr_free(p);
+      return rc;
     }
-    inlet_free(op);
-    op = NULL;
-    maint_term *nt = inlet_realloc(out->terms, ((size_t)out->n_terms + 1) * sizeof *nt);
-    FAIL_GOTO(!nt, err, INLET_ENOMEM, "out of memory");
-    out->terms = nt;
-    out->terms[out->n_terms++] = (maint_term){col, mop, val};
-    col = val = NULL;
-    char *conj = next_token(&s, &q, &oom, &bad);
-    if (!conj) {
-      FAIL_GOTO(oom || bad, err, oom ? INLET_ENOMEM : INLET_EINVAL, "bad predicate \"%s\"", text);
-      break;
+  }
+  *out = p;
+  return 0;
+}
+
+int maint_where_match(const inlet_predicate *p, const delta_add *const *adds, int64_t n,
+                      uint8_t *keep, inlet_error *err) {
+  /* One row per file, in slices: the partition columns the predicate reads
+   * hold each file's values, the other columns stay empty. */
+  enum { SLICE = 4096 };
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  TRY(inlet_batch_init(&b, &p->schema, err));
+  int rc = 0;
+  for (int64_t s = 0; s < n; s += SLICE) {
+    int64_t m = n - s < SLICE ? n - s : SLICE;
+    for (int32_t i = 0; i < p->n_cols; i++) {
+      const inlet_field *f = &p->schema.fields[p->cols[i]];
+      inlet_array *a = &b.columns[p->cols[i]];
+      inlet_array_clear(a);
+      for (int64_t k = 0; k < m; k++) {
+        bool found;
+        const char *v = maint_partition_value(adds[s + k], f->name, &found);
+        rc = delta_partition_value_append(a, f, v, 1, err);
+        if (rc < 0) {
+          inlet_error_prefix(err, "file \"%s\"", adds[s + k]->path);
+          goto done;
+        }
+      }
     }
-    bool is_and = is_kw(conj, q, "and");
-    inlet_free(conj);
-    FAIL_GOTO(!is_and, err, INLET_EINVAL, "predicate \"%s\": only AND joins comparisons", text);
+    b.num_rows = m;
+    TRY_GOTO(expr_eval(p, &b, 0, m, keep + s, err));
+    for (int64_t k = 0; k < m; k++) keep[s + k] = keep[s + k] == EXPR_TRUE;
   }
 done:
-  inlet_free(col);
-  inlet_free(op);
-  inlet_free(val);
-  if (rc < 0) maint_pred_reset(out);
+  inlet_batch_reset(&b);
   return rc;
-}
-
-static bool as_number(const char *s, double *out) {
-  if (!*s) return false;
-  char *end;
-  errno = 0;
-  *out = strtod(s, &end);
-  return errno == 0 && *end == '\0';
-}
-
-bool maint_pred_match(const maint_pred *p, const delta_add *add) {
-  for (int32_t i = 0; i < p->n_terms; i++) {
-    const maint_term *t = &p->terms[i];
-    bool found;
-    const char *v = maint_partition_value(add, t->column, &found);
-    if (t->op == MAINT_OP_IS_NULL) {
-      if (v) return false;
-      continue;
-    }
-    if (t->op == MAINT_OP_NOT_NULL) {
-      if (!v) return false;
-      continue;
-    }
-    if (!v) return false; /* SQL: a comparison with null is not true */
-    double a, b;
-    int c;
-    if (as_number(v, &a) && as_number(t->value, &b)) c = a < b ? -1 : a > b;
-    else c = strcmp(v, t->value);
-    bool ok;
-    switch (t->op) {
-    case MAINT_OP_EQ: ok = c == 0; break;
-    case MAINT_OP_NE: ok = c != 0; break;
-    case MAINT_OP_LT: ok = c < 0; break;
-    case MAINT_OP_LE: ok = c <= 0; break;
-    case MAINT_OP_GT: ok = c > 0; break;
-    default: ok = c >= 0; break;
-    }
-    if (!ok) return false;
-  }
-  return true;
 }

@@ -1,13 +1,14 @@
 /*
  * White-box tests of src/maint/maint_util.c: duration parsing (CLI forms
  * and Delta's "interval N unit" property form), partition predicates for
- * `inlet compact --where` (parsing, errors, numeric vs text comparison,
- * nulls) and partition labels/keys.
+ * `inlet compact --where` (the scan --where language over partition values:
+ * typed comparisons, errors, nulls) and partition labels/keys.
  */
 #include "testutil.h"
 
 #include <string.h>
 
+#include "expr/expr.h"
 #include "maint/maint_int.h"
 #include "util/util.h"
 
@@ -66,16 +67,31 @@ static delta_add add_with(const char *day, const char *n, delta_kv kv[2]) {
   return a;
 }
 
+/* The table schema: partition columns day (string) and n (long), data
+ * column msg. */
+static inlet_schema table_schema(void) {
+  inlet_schema s;
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_schema_parse(&s, "day string, n long, msg string", &err) != 0)
+    fail_msg("schema: %s", err.message);
+  return s;
+}
+
 static bool match(const char *pred, const char *day, const char *n) {
   delta_metadata m = meta();
-  maint_pred p;
+  inlet_schema s = table_schema();
+  inlet_predicate *p = NULL;
   inlet_error err = INLET_ERROR_INIT;
-  if (maint_pred_parse(&p, pred, &m, &err) != 0) fail_msg("parse %s: %s", pred, err.message);
+  if (maint_where_parse(&p, pred, &s, &m, &err) != 0) fail_msg("parse %s: %s", pred, err.message);
   delta_kv kv[2];
   delta_add a = add_with(day, n, kv);
-  bool r = maint_pred_match(&p, &a);
-  maint_pred_reset(&p);
-  return r;
+  const delta_add *adds[1] = {&a};
+  uint8_t keep = 9;
+  assert_int_equal(maint_where_match(p, adds, 1, &keep, &err), 0);
+  assert_true(keep == 0 || keep == 1);
+  expr_free(p);
+  inlet_schema_reset(&s);
+  return keep == 1;
 }
 
 static void test_pred__comparisons_and_conjunctions(void **state) {
@@ -89,8 +105,13 @@ static void test_pred__comparisons_and_conjunctions(void **state) {
   assert_false(match("n <= 9", "2024-01-01", "10"));
   assert_true(match("n != 3", "2024-01-01", "4"));
   assert_true(match("n <> 3", "2024-01-01", "4"));
-  assert_true(match("`day` = \"a b\"", "a b", "1"));
+  assert_true(match("`day` = 'a b'", "a b", "1"));
   assert_true(match("day = 'it''s'", "it's", "1"));
+  /* The language of scan --where: OR, IN, NOT, BETWEEN, parentheses. */
+  assert_true(match("day = 'x' OR n = 1", "2024-01-01", "1"));
+  assert_false(match("day = 'x' OR n = 1", "2024-01-01", "2"));
+  assert_true(match("n IN (1, 2, 3) AND NOT (day < '2024')", "2024-01-01", "2"));
+  assert_true(match("n BETWEEN 2 AND 4", "2024-01-01", "4"));
 }
 
 static void test_pred__nulls_follow_sql(void **state) {
@@ -101,28 +122,51 @@ static void test_pred__nulls_follow_sql(void **state) {
   /* A comparison with null is not true, whichever way it goes. */
   assert_false(match("n = 0", "2024-01-01", NULL));
   assert_false(match("n != 0", "2024-01-01", NULL));
+  assert_false(match("NOT (n = 0)", "2024-01-01", NULL));
 }
 
-static void expect_bad(const char *pred, const char *needle) {
+static void expect_bad(const char *pred, int code, const char *needle) {
   delta_metadata m = meta();
-  maint_pred p;
+  inlet_schema s = table_schema();
+  inlet_predicate *p = NULL;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(maint_pred_parse(&p, pred, &m, &err), INLET_EINVAL);
+  assert_int_equal(maint_where_parse(&p, pred, &s, &m, &err), code);
   if (!strstr(err.message, needle)) fail_msg("\"%s\": message \"%s\" lacks \"%s\"", pred,
                                              err.message, needle);
-  assert_int_equal(p.n_terms, 0);
+  assert_null(p);
+  inlet_schema_reset(&s);
 }
 
 static void test_pred__errors_name_the_problem(void **state) {
   (void)state;
-  expect_bad("msg = 'x'", "not a partition column");
-  expect_bad("day ~ 'x'", "unknown operator");
-  expect_bad("day = ", "missing value");
-  expect_bad("day = 'x' OR n = 1", "only AND");
-  expect_bad("day = 'x' AND", "dangling AND");
-  expect_bad("day = 'x", "unterminated");
-  expect_bad("", "empty");
-  expect_bad("n IS 3", "IS [NOT] NULL");
+  expect_bad("msg = 'x'", INLET_EINVAL, "\"msg\" is not a partition column");
+  expect_bad("day = 'x' OR msg = 'y'", INLET_EINVAL, "not a partition column");
+  expect_bad("day ~ 'x'", INLET_EINVAL, "column 5: unexpected character");
+  expect_bad("day = ", INLET_EINVAL, "column 7: expected a literal");
+  expect_bad("day = 'x' AND", INLET_EINVAL, "column 14: expected a column, literal or '('");
+  expect_bad("day = 'x", INLET_EINVAL, "unterminated quote");
+  expect_bad("", INLET_EINVAL, "empty expression");
+  expect_bad("n IS 3", INLET_EINVAL, "column 6: expected NULL");
+  expect_bad("n = 'x'", INLET_EINVAL, "does not fit column \"n\" (long)");
+  expect_bad("nope = 1", INLET_ENOTFOUND, "no column named \"nope\"");
+}
+
+/* A partition value the column's type cannot hold names the file. */
+static void test_pred__bad_partition_value_names_the_file(void **state) {
+  (void)state;
+  delta_metadata m = meta();
+  inlet_schema s = table_schema();
+  inlet_predicate *p = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(maint_where_parse(&p, "n > 1", &s, &m, &err), 0);
+  delta_kv kv[2];
+  delta_add a = add_with("2024-01-01", "ten", kv);
+  const delta_add *adds[1] = {&a};
+  uint8_t keep;
+  assert_int_equal(maint_where_match(p, adds, 1, &keep, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "x.parquet"));
+  expr_free(p);
+  inlet_schema_reset(&s);
 }
 
 static void test_partition_names__nulls_distinct_from_strings(void **state) {
@@ -163,6 +207,7 @@ static void test_parsers__random_input_fails_cleanly(void **state) {
   static const char alphabet[] = "dayn =!<>'\"`aAnNdDiIsSoOtTuUlL0123456789-.: \t";
   uint64_t x = 88172645463325252ULL;
   delta_metadata m = meta();
+  inlet_schema s = table_schema();
   for (int iter = 0; iter < 20000; iter++) {
     char buf[40];
     x ^= x << 13;
@@ -175,25 +220,28 @@ static void test_parsers__random_input_fails_cleanly(void **state) {
       buf[i] = alphabet[(y >> 33) % (sizeof alphabet - 1)];
     }
     buf[n] = '\0';
-    maint_pred p;
+    inlet_predicate *p = NULL;
     inlet_error err = INLET_ERROR_INIT;
-    int rc = maint_pred_parse(&p, buf, &m, &err);
-    assert_true(rc == 0 || rc == INLET_EINVAL);
+    int rc = maint_where_parse(&p, buf, &s, &m, &err);
+    assert_true(rc == 0 || rc == INLET_EINVAL || rc == INLET_ENOTFOUND || rc == INLET_ELIMIT);
     if (rc == 0) {
-      assert_true(p.n_terms >= 1);
       delta_kv kv[2];
       delta_add a = add_with("2024-01-01", NULL, kv);
-      (void)maint_pred_match(&p, &a);
+      const delta_add *adds[1] = {&a};
+      uint8_t keep = 9;
+      assert_int_equal(maint_where_match(p, adds, 1, &keep, &err), 0);
+      assert_true(keep <= 1);
     } else {
-      assert_int_equal(p.n_terms, 0);
+      assert_null(p);
       assert_true(err.message[0] != '\0');
     }
-    maint_pred_reset(&p);
+    expr_free(p);
     int64_t ms = 0;
     rc = inlet_duration_parse(&ms, buf, &err);
     assert_true(rc == 0 || rc == INLET_EINVAL);
     if (rc == 0) assert_true(ms >= 0);
   }
+  inlet_schema_reset(&s);
 }
 
 int main(void) {
@@ -203,6 +251,7 @@ int main(void) {
       cmocka_unit_test(test_pred__comparisons_and_conjunctions),
       cmocka_unit_test(test_pred__nulls_follow_sql),
       cmocka_unit_test(test_pred__errors_name_the_problem),
+      cmocka_unit_test(test_pred__bad_partition_value_names_the_file),
       cmocka_unit_test(test_partition_names__nulls_distinct_from_strings),
       cmocka_unit_test(test_conf_size__suffixes_and_fallback),
       cmocka_unit_test(test_parsers__random_input_fails_cleanly),
