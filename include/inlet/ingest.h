@@ -22,9 +22,22 @@
  *   APP#p1       source position, second component (file: byte offset just
  *                after the last complete record; redis: entry id sequence)
  *   APP#p2       source position, third component  (file: fingerprint of the
- *                file's first bytes, against inode reuse)
+ *                file's first bytes, against inode reuse; redis: the stream's
+ *                entries-added count up to the entry, 0 when unknown, which
+ *                makes trimmed-away entries countable)
  *   APP#wm       watermark, microseconds since the epoch (only with an
  *                event-time column; -1 until a watermark exists)
+ *   APP#src      redis: a 62-bit hash of the stream name, so that the table
+ *                knows which stream a progress record follows, whatever APP
+ *
+ * Application ids. options.app_id names the progress record (recommended in
+ * production). The default is derived from the source canonically, so that
+ * spelling does not matter (inlet_ingest_default_app_id). Spelling is not
+ * identity, and a Redis server has none that survives a restart: without
+ * app_id, a run refuses (INLET_EEXISTS) to start a new progress record while
+ * the table already tracks a Redis stream of the same name, or the same file
+ * (inode and first bytes), under another id. Progress recorded by older
+ * versions under "inlet-ingest:" + the source as spelt is continued.
  *
  * Why txn actions and not a side store or commitInfo: txn actions are part of
  * the table state that checkpoints keep and log cleanup preserves (commitInfo
@@ -42,7 +55,9 @@
  * and resumes right after the recorded position (file: same inode and
  * fingerprint → seek to the offset; a rotated-away file is looked for by
  * inode among its directory's siblings, finished, then the new file is read
- * from its start). The writer refuses to commit batch N when the table
+ * from its start; a file truncated in place goes on at its new end, a
+ * copy-truncated one finishes its copy, a file replaced by a superset goes on
+ * at the offset: docs/INGEST.md "Files"). The writer refuses to commit batch N when the table
  * already records N or more for APP (app_version_must_increase) and the log's
  * conflict check refuses it when a concurrent commit recorded APP after the
  * writer's read version; in both cases the ingester drops its batch, reloads
@@ -78,12 +93,19 @@
  * delta.generationExpression of CAST(c AS DATE), to_date(c), or
  * date_format(c, 'yyyy-MM-dd[-HH]') is computed from column c.
  *
- * Sources. file:PATH positions survive restarts (above). stdin cannot be
+ * Sources. file:PATH positions survive restarts (above); an unterminated
+ * last line is left for a later run unless options.final. stdin cannot be
  * replayed: committed data is never duplicated within a run, but records a
  * process read and did not commit before it died are gone, and a restarted
- * process starts with whatever stdin now holds. Redis: XREAD after the
- * recorded entry id; the record is the entry's "data" (or "json",
- * "payload") field, else a JSON object of all its fields.
+ * process starts with whatever stdin now holds; its unterminated last line
+ * is read at its end. Redis: XREAD after the recorded entry id; the record
+ * is the entry's "data" (or "json", "payload") field, else a JSON object of
+ * all its fields. Entries trimmed or deleted past the position are a gap
+ * (options.allow_gaps); transient errors (connection refused or lost,
+ * timeouts, LOADING, BUSY, ...) are retried with backoff and reported as
+ * warnings (with once for up to 60 s), authentication and protocol errors
+ * are fatal. What a source does (rotation, truncation, retries) is reported
+ * through INLET_INGEST_WARNING events.
  *
  * Thread safety: one run per thread; the stop flag may be set from a signal
  * handler.
@@ -139,6 +161,7 @@ typedef struct inlet_ingest_progress {
   const char *app_id;      /* lent */
   const char *position;    /* lent, human-readable position ("inode:offset", "ms-seq") */
   const char *message;     /* lent, WARNING only */
+  int64_t gaps;            /* source gaps skipped with allow_gaps (see there) */
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
@@ -173,23 +196,34 @@ typedef struct inlet_ingest_options {
   const inlet_table_create_options *create_options; /* partitions, properties, name,
                                                        description (batches ignored); may be
                                                        NULL */
+  /* Added: the input is complete (file sources): an unterminated last record is read as
+   * a record. Without it, it is left for a later run, because its writer may be mid-line
+   * (stdin's end is always final). */
+  bool final;
+  /* Added: records the source lost before they were read (a Redis stream trimmed past
+   * the position) do not stop the run: the gap is reported, counted and recorded in the
+   * commitInfo of the batch that follows it. Without it the run commits what came before
+   * the gap and fails with INLET_ENOTFOUND naming it. */
+  bool allow_gaps;
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
 #define INLET_INGEST_OPTIONS_INIT                                                          \
   {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
    false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
-   NULL, NULL, NULL}
+   NULL, NULL, NULL, false, false}
 
 /**
  * Runs an ingester on @p table (NULL with options->create_path and
  * create_schema: the table there is opened or created) until the source ends (file without follow,
  * stdin at EOF), @p once has drained what was available, or *stop is set.
  * @p out (may be NULL) receives the final counters.
- * @return 0, INLET_EINVAL (bad options or source), INLET_EUNSUPPORTED (a
- *         table with delta.setTransactionRetentionDuration, an unsupported
- *         event-time type or generation expression), INLET_ENOTFOUND (source
- *         file or table missing), INLET_ECONFLICT (stdin: the batch was
+ * @return 0, INLET_EINVAL (bad options or source, Redis refused access),
+ *         INLET_EUNSUPPORTED (a table with delta.setTransactionRetentionDuration,
+ *         an unsupported event-time type or generation expression),
+ *         INLET_ENOTFOUND (source file or table missing; a gap in the source
+ *         without allow_gaps), INLET_EEXISTS (no app_id, and the table tracks
+ *         this source under another id), INLET_ECONFLICT (stdin: the batch was
  *         committed by another process with the same app id), INLET_EIO,
  *         INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT.
  */
@@ -197,9 +231,11 @@ INLET_API int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
                                const inlet_ingest_options *options, inlet_error *err);
 
 /**
- * The default application id of @p source ("inlet-ingest:" + canonical source:
- * absolute file path, redis URL, "stdin") into @p out (NUL-terminated,
- * truncated to @p cap). Returns the length needed, or INLET_EINVAL.
+ * The default application id of @p source ("inlet-ingest:" + the canonical
+ * source: "file:" + real path; "redis://host:port/stream" with the host in
+ * lower case, loopback addresses as "localhost", the port explicit and no
+ * slashes around the stream; "stdin") into @p out (NUL-terminated, truncated
+ * to @p cap). Returns the length needed, or INLET_EINVAL.
  */
 INLET_API int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source);
 

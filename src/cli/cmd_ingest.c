@@ -15,6 +15,7 @@
 static const char usage[] =
     "usage: inlet ingest TABLE --source SRC [--format ndjson|csv] [--max-rows N]\n"
     "                    [--max-bytes B] [--max-latency DUR] [--once] [--follow]\n"
+    "                    [--final] [--allow-gaps]\n"
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|none] [--quiet] [--json]\n"
@@ -22,18 +23,26 @@ static const char usage[] =
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
-    "                   surviving rotation by rename); resumes exactly where the table's\n"
-    "                   last commit left off\n"
+    "                   surviving rotation by rename, copy-truncate and truncation); resumes\n"
+    "                   exactly where the table's last commit left off. An unterminated last\n"
+    "                   line is left for the next run (its writer may be mid-line) unless\n"
+    "                   --final says the file is complete\n"
     "  stdin            standard input. Committed data is never duplicated within a run,\n"
     "                   but a restarted process cannot replay what an earlier one consumed:\n"
     "                   records read but not yet committed when it died are lost\n"
     "  redis://HOST:PORT/STREAM\n"
     "                   Redis stream (XREAD) from the entry id recorded in the table; the\n"
-    "                   entry's \"data\" field holds the JSON record, else its fields are used\n"
+    "                   entry's \"data\" field holds the JSON record, else its fields are used.\n"
+    "                   Entries trimmed away before they were read stop the run with an\n"
+    "                   error naming the gap; --allow-gaps skips it (recorded in the commit).\n"
+    "                   Redis restarting or loading is waited for (retries are reported)\n"
     "\n"
     "A batch is committed at --max-rows (default 1000000), --max-bytes of input (default\n"
     "64MiB) or --max-latency after its first record (default 2s), whichever comes first.\n"
     "--once processes what is available and exits. Bad records go to TABLE/_errors/.\n"
+    "--app-id names the table's progress record for this source (default: derived from\n"
+    "the source; recommended in production). Without it, a source the table already\n"
+    "tracks under another id (same Redis stream name, same file) is refused.\n"
     "Durations: 250ms, 30s, 5m, 1h, 1d. SIGINT/SIGTERM finish the current batch, exit 0.\n"
     "--create-schema: when TABLE does not exist yet, the first batch's commit creates it\n"
     "(version 0 holds the table and that batch, one transaction). Ignored once it exists.\n";
@@ -57,12 +66,12 @@ static void json_event(const inlet_ingest_progress *p) {
   printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
          "\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,\"bytes\":%lld,"
          "\"version\":%lld,\"batch_rows\":%lld,\"lag_ms\":%lld,\"lag_bytes\":%lld,"
-         "\"sequence\":%lld,\"elapsed_ms\":%lld",
+         "\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld",
          names[p->event], (long long)p->batches, (long long)p->rows, (long long)p->late_rows,
          (long long)p->dropped_rows, (long long)p->routed_rows, (long long)p->rejected,
          (long long)p->bytes, (long long)p->last_version, (long long)p->batch_rows,
          (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
-         (long long)p->elapsed_ms);
+         (long long)p->elapsed_ms, (long long)p->gaps);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);
   if (p->position) {
     printf(",\"position\":\"");
@@ -119,7 +128,8 @@ int cmd_ingest(int argc, char **argv) {
   const char *source = NULL, *format = NULL, *max_rows = NULL, *max_bytes = NULL,
              *max_latency = NULL, *app_id = NULL, *event_time = NULL, *lateness = NULL,
              *late_policy = NULL, *compression = NULL, *create_schema = NULL;
-  bool once = false, follow = false, strict = false, quiet = false, json = false;
+  bool once = false, follow = false, strict = false, quiet = false, json = false,
+       final = false, allow_gaps = false;
   const cli_opt opts[] = {
       {"source", &source, NULL},           {"format", &format, NULL},
       {"max-rows", &max_rows, NULL},       {"max-bytes", &max_bytes, NULL},
@@ -129,6 +139,7 @@ int cmd_ingest(int argc, char **argv) {
       {"once", NULL, &once},               {"follow", NULL, &follow},
       {"strict", NULL, &strict},           {"quiet", NULL, &quiet},
       {"json", NULL, &json},               {"create-schema", &create_schema, NULL},
+      {"final", NULL, &final},             {"allow-gaps", NULL, &allow_gaps},
   };
   const char *pos[1];
   int n_pos = 0;
@@ -143,6 +154,12 @@ int cmd_ingest(int argc, char **argv) {
   o.follow = follow;
   o.strict = strict;
   o.app_id = app_id;
+  o.final = final;
+  o.allow_gaps = allow_gaps;
+  if (final && follow && !once)
+    return cli_usage_error(usage, "ingest: --final says the input is complete: not with --follow");
+  if (final && strncmp(source, "redis://", 8) == 0)
+    return cli_usage_error(usage, "ingest: --final applies to file and stdin sources");
   if (format && inlet_text_format_parse(&o.format, format, &err) < 0)
     return cli_usage_error(usage, "ingest: %s", inlet_errmsg(&err));
   if (o.format == INLET_TEXT_TABLE) return cli_usage_error(usage, "ingest: --format ndjson|csv");
@@ -217,11 +234,14 @@ int cmd_ingest(int argc, char **argv) {
   if (!quiet && !json) {
     fprintf(stderr,
             "ingested %lld rows in %lld batches (table version %lld); late %lld (dropped %lld, "
-            "routed %lld); rejected %lld%s; %lld source bytes in %.1fs\n",
+            "routed %lld); rejected %lld%s; %lld source bytes in %.1fs",
             (long long)p.rows, (long long)p.batches, (long long)p.last_version,
             (long long)p.late_rows, (long long)p.dropped_rows, (long long)p.routed_rows,
             (long long)p.rejected, p.rejected ? " (see TABLE/_errors/)" : "",
             (long long)p.bytes, (double)p.elapsed_ms / 1000.0);
+    if (p.gaps) fprintf(stderr, "; %lld source gap%s skipped", (long long)p.gaps,
+                        p.gaps == 1 ? "" : "s");
+    fputc('\n', stderr);
   }
   return CLI_OK;
 }

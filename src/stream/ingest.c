@@ -44,10 +44,12 @@ typedef struct ingester {
   inlet_ingest_options o;
   char app[400];
   char n_pos[STREAM_POS_PARTS][420];
-  char n_wm[420], n_late[420];
-  const char *xnames[4];
-  int64_t xver[4];
-  char metrics[2048];
+  char n_wm[420], n_late[420], n_src[420];
+  const char *xnames[5];
+  int64_t xver[5];
+  int n_x;         /* extra txns per commit: positions, [watermark], [source tag] */
+  int64_t src_tag; /* APP#src (Redis: the stream name's hash), 0 none */
+  char metrics[4096];
   char app_json[900]; /* the app id as a JSON string */
 
   stream_source *src; /* owned */
@@ -68,6 +70,8 @@ typedef struct ingester {
   inlet_table_writer *w; /* owned */
   stream_trigger trig;
   stream_pos committed, last;
+  stream_pos moved; /* the source moved here without a record: commit it (moved_to) */
+  bool b_force;     /* commit this batch even without records (a moved position) */
   int64_t seq; /* last committed batch sequence */
   int64_t b_rows, b_late, b_rejected, b_dropped, b_routed, b_bytes, b_records, b_time_ms;
   bool abandoned;
@@ -97,6 +101,11 @@ typedef struct ingester {
   delta_kv *cs_conf;         /* owned array (keys/values borrowed from the options) */
   char cs_id[37];
 
+  /* source gaps skipped with allow_gaps, recorded by the next commit */
+  int64_t gaps_pending, gap_lost_pending;
+  char gap_ranges[1024];
+  bool gap_stop; /* a gap without allow_gaps: commit what came before it, then fail */
+
   inlet_ingest_progress prog;
   int64_t now; /* monotonic ms, read once per record */
   char posbuf[96];
@@ -122,6 +131,7 @@ static int load_late_state(ingester *g, inlet_error *err);
 
 static int load_state(ingester *g, inlet_error *err) {
   inlet_snapshot *s = NULL;
+  g->moved.valid = false;
   if (g->creating) {
     /* Still no commit: start from nothing. A table that appeared meanwhile
      * (a concurrent creator won version 0) is read like any other. */
@@ -165,6 +175,32 @@ static int load_state(ingester *g, inlet_error *err) {
   return 0;
 }
 
+/* Reports what the source noted (one warning per line) and forgets late
+ * routing positions that a restart of the file's positions made meaningless. */
+static void drain_notices(ingester *g) {
+  if (g->src->pos_reset) {
+    g->src->pos_reset = false;
+    memset(&g->late_routed, 0, sizeof g->late_routed);
+  }
+  if (g->src->moved_to.valid) {
+    g->moved = g->last = g->src->moved_to;
+    g->src->moved_to.valid = false;
+    if (!g->b_force) stream_trigger_add(&g->trig, 0, 0, stream_now_coarse_ms());
+    g->b_force = true;
+  }
+  inlet_buf *n = &g->src->notice;
+  if (n->len == 0) return;
+  if (inlet_buf_terminate(n) == 0) {
+    char *line = (char *)n->data;
+    for (char *nl; line; line = nl) {
+      nl = strchr(line, '\n');
+      if (nl) *nl++ = '\0';
+      emit(g, INLET_INGEST_WARNING, line);
+    }
+  }
+  inlet_buf_clear(n);
+}
+
 static int reposition(ingester *g, inlet_error *err) {
   inlet_buf warn = INLET_BUF_INIT;
   int rc = g->src->ops->seek(g->src, &g->committed, &warn, err);
@@ -173,6 +209,7 @@ static int reposition(ingester *g, inlet_error *err) {
     emit(g, INLET_INGEST_WARNING, (const char *)warn.data);
   }
   inlet_buf_reset(&warn);
+  drain_notices(g);
   return rc;
 }
 
@@ -593,7 +630,7 @@ static int open_writer(ingester *g, inlet_error *err) {
   ao.extra_metrics_json = g->metrics;
   ao.computes_generated_columns = true; /* fill_derived computes them */
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
-  ao.n_extra_txns = g->o.event_time_column ? 4 : 3;
+  ao.n_extra_txns = g->n_x;
   if (g->creating) return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, err);
   return inlet_table_writer_open(&g->w, g->table, &ao, err);
 }
@@ -757,6 +794,11 @@ static void reset_batch(ingester *g) {
   g->b_time_ms = -1;
   g->abandoned = false;
   g->last = g->committed;
+  g->b_force = g->moved.valid;
+  if (g->b_force) {
+    g->last = g->moved;
+    stream_trigger_add(&g->trig, 0, 0, stream_now_coarse_ms());
+  }
   g->dl_published[0] = '\0';
 }
 
@@ -771,12 +813,19 @@ static void abandon(ingester *g) {
 }
 
 static void set_metrics_and_txns(ingester *g) {
-  for (int i = 0; i < STREAM_POS_PARTS; i++) {
-    g->xnames[i] = g->n_pos[i];
-    g->xver[i] = g->last.valid ? g->last.p[i] : 0;
+  int x = 0;
+  for (int i = 0; i < STREAM_POS_PARTS; i++, x++) {
+    g->xnames[x] = g->n_pos[i];
+    g->xver[x] = g->last.valid ? g->last.p[i] : 0;
   }
-  g->xnames[3] = g->n_wm;
-  g->xver[3] = g->wm.value == INT64_MIN ? -1 : g->wm.value;
+  if (g->o.event_time_column) {
+    g->xnames[x] = g->n_wm;
+    g->xver[x++] = g->wm.value == INT64_MIN ? -1 : g->wm.value;
+  }
+  if (g->src_tag) {
+    g->xnames[x] = g->n_src;
+    g->xver[x++] = g->src_tag;
+  }
   char wm[48] = "";
   if (g->wm.value != INT64_MIN) {
     delta_format_micros(wm, g->wm.value, 6);
@@ -794,10 +843,12 @@ static void set_metrics_and_txns(ingester *g) {
                    "\"sourceLagMs\":\"%lld\",\"sourceLagBytes\":\"%lld\","
                    "\"batchSequence\":\"%lld\","
                    "\"sourceStartPosition\":\"%s\",\"sourcePosition\":\"%s\","
-                   "\"watermark\":\"%s\",\"ingestAppId\":%s}",
+                   "\"watermark\":\"%s\",\"numSourceGaps\":\"%lld\","
+                   "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\",\"ingestAppId\":%s}",
                    (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
                    (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
                    (long long)lag, (long long)lag_bytes, (long long)(g->seq + 1), start, pos, wm,
+                   (long long)g->gaps_pending, (long long)g->gap_lost_pending, g->gap_ranges,
                    g->app_json);
   (void)n;
   g->prog.lag_ms = lag;
@@ -830,6 +881,10 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   g->dl_published[0] = '\0';
   emit(g, INLET_INGEST_WARNING, msg);
   g->abandoned = true;
+  /* The replay meets the same gaps again. */
+  g->gaps_pending = g->gap_lost_pending = 0;
+  g->gap_ranges[0] = '\0';
+  g->gap_stop = false;
   return 0;
 }
 
@@ -838,7 +893,9 @@ static int commit_batch(ingester *g, inlet_error *err) {
   int rc = flush_chunk(g, &e);
   if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
   if (rc < 0) goto fail;
-  if (g->b_records == 0) return 0; /* nothing to commit (only blank lines or a header) */
+  /* Nothing to commit (only blank lines or a header), unless the position
+   * moved on its own (a truncated file) and must be recorded. */
+  if (g->b_records == 0 && !g->b_force) return 0;
   if ((rc = g->src->ops->finish_pos(g->src, &g->last, &e)) < 0) goto fail;
   if ((g->late_chunk.columns && g->late_chunk.num_rows > 0) || g->lw) {
     rc = open_late_writer(g, &e);
@@ -876,6 +933,9 @@ static int commit_batch(ingester *g, inlet_error *err) {
   g->seq++;
   g->committed = g->last;
   g->wm_committed = g->wm.value;
+  g->gaps_pending = g->gap_lost_pending = 0;
+  g->gap_ranges[0] = '\0';
+  g->moved.valid = false;
   g->prog.batches++;
   g->prog.rows += g->b_rows;
   g->prog.late_rows += g->b_late;
@@ -893,21 +953,6 @@ fail:
 }
 
 /* ---- run ---------------------------------------------------------------------------- */
-
-int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
-  if (!source || !*source) return INLET_EINVAL;
-  if (strncmp(source, "file:", 5) == 0) {
-    /* Absolute, so that the id does not depend on the working directory. */
-    char *abs = realpath(source + 5, NULL), cwd[PATH_MAX] = "";
-    if (!abs && source[5] != '/' && !getcwd(cwd, sizeof cwd)) cwd[0] = '\0';
-    int n = abs ? snprintf(out, cap, "inlet-ingest:file:%s", abs)
-                : snprintf(out, cap, "inlet-ingest:file:%s%s%s", cwd, *cwd ? "/" : "", source + 5);
-    free(abs);
-    return n;
-  }
-  if (strcmp(source, "-") == 0) source = "stdin";
-  return snprintf(out, cap, "inlet-ingest:%s", source);
-}
 
 /* Looks among the recent commits for ours with batch sequence *@p seq (then
  * repeats its dead-letter cleanup), or with the range [@p from, @p to] (then
@@ -1047,6 +1092,21 @@ static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
   return built ? 0 : build_create(g, err);
 }
 
+/* The progress record (app id) of this run: --app-id, else the source's
+ * default one (src/stream/app_id.c), checked against the table's records. */
+static int choose_app_id(ingester *g, inlet_error *err) {
+  inlet_snapshot *s = NULL;
+  if (!g->creating) TRY(inlet_table_snapshot(&s, g->table, err));
+  inlet_buf warn = INLET_BUF_INIT;
+  int rc = stream_choose_app_id(g->app, sizeof g->app - 16, s ? &s->snap : NULL, g->o.source,
+                                g->o.app_id, &warn, err);
+  inlet_snapshot_free(s);
+  if (rc == 0 && warn.len && inlet_buf_terminate(&warn) == 0)
+    emit(g, INLET_INGEST_WARNING, (const char *)warn.data);
+  inlet_buf_reset(&warn);
+  return rc;
+}
+
 static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *options,
                  inlet_error *err) {
   inlet_ingest_options dflt = INLET_INGEST_OPTIONS_INIT;
@@ -1072,21 +1132,16 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->wm.value = INT64_MIN;
   TRY(setup_create(g, &table, err));
   g->table = table;
-  if (g->o.app_id) {
-    FAIL_IF(!*g->o.app_id || strlen(g->o.app_id) >= sizeof g->app - 8, err, INLET_EINVAL,
-            "bad app id");
-    snprintf(g->app, sizeof g->app, "%s", g->o.app_id);
-  } else {
-    int64_t n = inlet_ingest_default_app_id(g->app, sizeof g->app, g->o.source);
-    FAIL_IF(n < 0 || n >= (int64_t)sizeof g->app, err, INLET_EINVAL,
-            "cannot derive an app id from source \"%s\" (give --app-id)", g->o.source);
-  }
+  TRY(choose_app_id(g, err));
   for (int i = 0; i < STREAM_POS_PARTS; i++) {
     char suf[8];
     snprintf(suf, sizeof suf, "#p%d", i);
     stream_txn_name(g->n_pos[i], sizeof g->n_pos[i], g->app, suf);
   }
   stream_txn_name(g->n_wm, sizeof g->n_wm, g->app, "#wm");
+  stream_txn_name(g->n_src, sizeof g->n_src, g->app, "#src");
+  g->src_tag = stream_source_tag(g->o.source);
+  g->n_x = STREAM_POS_PARTS + (g->o.event_time_column ? 1 : 0) + (g->src_tag ? 1 : 0);
   stream_txn_name(g->n_late, sizeof g->n_late, g->app, "#late");
   for (int i = 0; i < STREAM_POS_PARTS; i++) {
     char suf[16];
@@ -1130,7 +1185,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
             "routing late rows is supported for NDJSON sources");
   }
   stream_source_options so = {g->o.format, g->o.follow, g->o.once, ro.max_record_bytes,
-                              g->o.poll_ms};
+                              g->o.poll_ms, g->o.final};
   TRY(stream_source_open(&g->src, g->o.source, &so, err));
   TRY(load_state(g, err));
   TRY(reposition(g, err));
@@ -1140,6 +1195,30 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->trig.max_bytes = g->o.max_bytes;
   g->trig.max_latency_ms = g->o.max_latency_ms;
   return 0;
+}
+
+/* The source lost records before the next one. With allow_gaps: reported,
+ * counted, recorded by the next commit; true (go on). Otherwise false: the
+ * run commits what it has and fails naming the gap. */
+static bool on_gap(ingester *g) {
+  const stream_gap *gap = &g->src->gap;
+  if (!g->o.allow_gaps) {
+    g->gap_stop = true;
+    return false;
+  }
+  g->gaps_pending++;
+  if (gap->lost > 0) g->gap_lost_pending += gap->lost;
+  size_t l = strlen(g->gap_ranges);
+  if (l + strlen(gap->range) + 8 < sizeof g->gap_ranges)
+    snprintf(g->gap_ranges + l, sizeof g->gap_ranges - l, "%s%s", l ? ";" : "", gap->range);
+  else if (l + 4 < sizeof g->gap_ranges && strcmp(g->gap_ranges + l - 3, "...") != 0)
+    snprintf(g->gap_ranges + l, sizeof g->gap_ranges - l, ";...");
+  g->prog.gaps++;
+  char msg[sizeof gap->message + 96];
+  snprintf(msg, sizeof msg, "%s; skipped (--allow-gaps), recorded in the next commit",
+           gap->message);
+  emit(g, INLET_INGEST_WARNING, msg);
+  return true;
 }
 
 int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
@@ -1162,10 +1241,18 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
       if (wait > 500) wait = 500;
       stream_record rec;
       rc = g.src->ops->next(g.src, &rec, wait, err);
+      drain_notices(&g);
       if (rc < 0) goto done;
       if (rc == STREAM_END) {
         ended = true;
         break;
+      }
+      if (rc == STREAM_GAP) {
+        if (!on_gap(&g)) {
+          ended = true; /* commit what came before the gap, then stop */
+          break;
+        }
+        continue;
       }
       if (rc == STREAM_NONE) {
         now = stream_now_ms();
@@ -1190,6 +1277,11 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
     if (g.abandoned) {
       ended = false;
       continue;
+    }
+    if (g.gap_stop) {
+      rc = inlet_fail(err, INLET_ENOTFOUND, "%s; nothing after it was committed (--allow-gaps "
+                      "skips it, recorded in the commit)", g.src->gap.message);
+      goto done;
     }
     if (g.o.stop && *g.o.stop) break;
   }

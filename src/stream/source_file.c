@@ -4,18 +4,36 @@
  * of a growing file, with positions = (inode, byte offset just after the last
  * complete record, fingerprint of the first bytes).
  *
- * Following (--follow) polls at EOF. Rotation by rename is detected by the
- * path naming a different inode: the old descriptor is drained to its end
- * (its unterminated tail, if any, counts as a last record: nobody appends to
- * a rotated file), then the new file is read from offset 0. A file that
- * shrinks under the same inode (copytruncate) is read again from 0 with a
- * warning. Without --follow an unterminated last line is a record at EOF.
+ * The first STREAM_FP_BYTES bytes of the file being read are kept ("head":
+ * what was actually read, whatever the file holds later); the fingerprint of
+ * a position is the head's first min(1 KiB, offset) bytes. A file is "the
+ * same content" when those bytes match.
  *
- * Resume: the same inode with a matching fingerprint → seek; otherwise the
- * recorded inode is looked up among the siblings in the file's directory
- * (the rotated file), finished from the recorded offset, then the current
- * file follows from its start. Records longer than max_record_bytes are
- * skipped without being held in memory and reported with a prefix.
+ * An unterminated last record is left for a later run (its writer may be
+ * mid-line): it is read only at a true end of input (stdin closed, the
+ * `final` option) or when its file was rotated away (nobody appends to it).
+ *
+ * Following (--follow) polls at EOF and then looks at what the path names:
+ *   - another inode: the old descriptor is drained (its unterminated tail is a
+ *     last record) and the new file is read from 0, unless the old file was
+ *     deleted and the new one holds the same bytes up to where reading
+ *     stopped (an atomic replacement by a superset): then reading goes on
+ *     there;
+ *   - the same inode, now shorter than what was read: with its first bytes
+ *     unchanged it was truncated in place, and reading goes on at its new
+ *     end (nothing read is read again); with new first bytes it is a
+ *     copy-truncate rotation: the copy beside it (same first bytes, long
+ *     enough) is finished from where reading stopped, then the file is read
+ *     from 0.
+ * Every such event is reported through stream_source.notice.
+ *
+ * Resume (seek) applies the same rules to the recorded position: the same
+ * inode and fingerprint → the offset (or the file's new end when it was
+ * truncated below it); the recorded inode among the siblings → finish that
+ * rotated file, then the path from 0; the path replaced by a file with the
+ * recorded fingerprint → the offset; otherwise the path from 0, with a
+ * warning. Records longer than max_record_bytes are skipped without being
+ * held in memory and reported with a prefix.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -51,6 +69,9 @@ typedef struct file_src {
   bool need_header;   /* CSV: the next complete record of this file is its header */
   bool header_pending; /* CSV resume mid-file: header must be read from offset 0 first */
   int64_t consumed;   /* stdin: bytes consumed */
+  char head[STREAM_FP_BYTES]; /* first bytes of the current file, as read */
+  size_t head_len;
+  bool tail_noted;    /* the "unterminated last record left" notice was given */
 } file_src;
 
 static void close_fd(file_src *f) {
@@ -66,6 +87,29 @@ static void reset_buf(file_src *f, int64_t off) {
   f->skipping = false;
 }
 
+/* Reads up to @p n bytes at @p off of @p fd; returns the count, -1 on error. */
+static ssize_t pread_full(int fd, void *buf, size_t n, int64_t off) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + (int64_t)got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return -1;
+    if (r == 0) break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
+/* Continues reading at @p off of the current descriptor (same file). */
+static int move_to(file_src *f, int64_t off, inlet_error *err) {
+  if (lseek(f->fd, (off_t)off, SEEK_SET) < 0)
+    return inlet_fail(err, INLET_EIO, "cannot seek %s: %s", f->path, strerror(errno));
+  reset_buf(f, off);
+  f->need_header = f->o.format == INLET_TEXT_CSV && off == 0;
+  f->header_pending = f->o.format == INLET_TEXT_CSV && off > 0;
+  return 0;
+}
+
 static int open_path(file_src *f, const char *path, int64_t off, inlet_error *err) {
   close_fd(f);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -73,17 +117,38 @@ static int open_path(file_src *f, const char *path, int64_t off, inlet_error *er
     return inlet_fail(err, errno == ENOENT ? INLET_ENOTFOUND : INLET_EIO, "cannot open %s: %s",
                       path, strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) < 0 || lseek(fd, (off_t)off, SEEK_SET) < 0) {
+  ssize_t hn = -1;
+  if (fstat(fd, &st) < 0 || (hn = pread_full(fd, f->head, sizeof f->head, 0)) < 0) {
     int e = errno;
     close(fd);
     return inlet_fail(err, INLET_EIO, "cannot read %s: %s", path, strerror(e));
   }
   f->fd = fd;
   f->inode = (int64_t)st.st_ino;
-  reset_buf(f, off);
-  f->need_header = f->o.format == INLET_TEXT_CSV && off == 0;
-  f->header_pending = f->o.format == INLET_TEXT_CSV && off > 0;
-  return 0;
+  f->head_len = (size_t)hn;
+  return move_to(f, off, err);
+}
+
+/* Extends the head with bytes the buffer holds right after it. */
+static void grow_head(file_src *f) {
+  if (!f->path || f->head_len >= sizeof f->head || f->file_off > (int64_t)f->head_len) return;
+  size_t from = f->head_len - (size_t)f->file_off;
+  if (from >= f->end) return;
+  size_t n = f->end - from;
+  if (n > sizeof f->head - f->head_len) n = sizeof f->head - f->head_len;
+  memcpy(f->head + f->head_len, f->buf + from, n);
+  f->head_len += n;
+}
+
+/* Fingerprint of the head's first @p n bytes, -1 when it is shorter. */
+static int64_t head_fp(const file_src *f, int64_t n) {
+  if (n > (int64_t)f->head_len) return -1;
+  return stream_fingerprint(f->head, (size_t)n);
+}
+
+/* Bytes of the fingerprint of a position at offset @p off. */
+static int64_t fp_len(int64_t off) {
+  return off < STREAM_FP_BYTES ? off : STREAM_FP_BYTES;
 }
 
 /* Reads into the buffer. 1 bytes arrived, 0 EOF or no data within wait_ms. */
@@ -112,6 +177,7 @@ static int fill(file_src *f, int64_t wait_ms, inlet_error *err) {
     if (n > 0) {
       f->end += (size_t)n;
       f->eof_seen = false;
+      grow_head(f);
       return 1;
     }
     if (n == 0) {
@@ -292,22 +358,148 @@ static int file_next(stream_source *s, stream_record *rec, int64_t wait_ms, inle
       continue;
     }
   at_end:
-    if (f->end > f->start) {
-      /* Unterminated last record of a finished file. */
+    if (f->end > f->start || f->skipping) {
+      /* An unterminated last record: a record only at a true end of input
+       * (stdin closed, --final). A file's writer may be mid-line: the
+       * position stays before it, and the next run reads it whole. */
+      if (f->path && !f->o.final) {
+        if (!f->tail_noted) {
+          int64_t at = f->skipping ? f->skip_off : f->file_off + (int64_t)f->start;
+          int64_t len = f->file_off + (int64_t)f->end - at;
+          stream_notice(&f->base, "%s ends with an unterminated record (%lld bytes at offset "
+                        "%lld): left for the next run (--final reads it as the last record)",
+                        f->path, (long long)len, (long long)at);
+          f->tail_noted = true;
+        }
+        return STREAM_END;
+      }
+      if (f->skipping) f->end = f->start;
       if (emit(f, rec, f->end, false)) return STREAM_RECORD;
       continue;
-    }
-    if (f->skipping) {
-      f->end = f->start;
-      if (emit(f, rec, f->end, false)) return STREAM_RECORD;
     }
     return STREAM_END;
   }
 }
 
+/* Fingerprint of the first @p n bytes of @p fd (-1 when it is shorter). */
+static int fp_of(int fd, int64_t n, int64_t *out, inlet_error *err) {
+  char b[STREAM_FP_BYTES];
+  size_t want = n < (int64_t)sizeof b ? (size_t)n : sizeof b;
+  ssize_t got = pread_full(fd, b, want, 0);
+  if (got < 0) return inlet_fail(err, INLET_EIO, "cannot read for fingerprint: %s", strerror(errno));
+  *out = (size_t)got < want ? -1 : stream_fingerprint(b, want);
+  return 0;
+}
+
+/* True when the byte before @p off of @p fd is a newline (a record ends
+ * there), or @p off is 0. */
+static bool record_boundary(int fd, int64_t off) {
+  char c = 0;
+  return off == 0 || (pread_full(fd, &c, 1, off - 1) == 1 && c == '\n');
+}
+
+/* Looks among the siblings of @p path whose names start with its own (the
+ * names rotation gives: log.1, log-20240101) for a regular file other than
+ * inode @p exclude whose first @p n bytes have fingerprint @p fp, at least
+ * @p min_size bytes long with a record boundary there: a copy of the content
+ * a position was recorded in. Returns its path (owned) or NULL. */
+static char *find_copy(const char *path, int64_t exclude, int64_t n, int64_t fp,
+                       int64_t min_size) {
+  if (fp <= 0) return NULL;
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char *dir = slash ? inlet_strndup(path, (size_t)(slash - path) + (slash == path)) : inlet_strdup(".");
+  if (!dir) return NULL;
+  DIR *d = opendir(dir);
+  char *found = NULL;
+  size_t bl = strlen(base);
+  if (d) {
+    struct dirent *de;
+    while (!found && (de = readdir(d)) != NULL) {
+      if (strncmp(de->d_name, base, bl) != 0 || (int64_t)de->d_ino == exclude) continue;
+      size_t pn = strlen(dir) + strlen(de->d_name) + 2;
+      char *p = inlet_malloc(pn);
+      if (!p) break;
+      snprintf(p, pn, "%s/%s", dir, de->d_name);
+      int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      struct stat st;
+      int64_t got = -1;
+      inlet_error ignored = INLET_ERROR_INIT;
+      if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+          (int64_t)st.st_ino != exclude && (int64_t)st.st_size >= min_size &&
+          fp_of(fd, n, &got, &ignored) == 0 && got == fp && record_boundary(fd, min_size))
+        found = p;
+      else
+        inlet_free(p);
+      if (fd >= 0) close(fd);
+    }
+    closedir(d);
+  }
+  inlet_free(dir);
+  return found;
+}
+
+/* True when the file that replaced ours at path (@p st, opened as @p nfd)
+ * holds the same bytes up to @p done: same first bytes, same bytes before
+ * @p done, and ours was deleted (an atomic replacement by rename; a rotation
+ * keeps the old file linked). */
+static bool replaced_by_superset(file_src *f, int nfd, const struct stat *st, int64_t done) {
+  struct stat old;
+  if (done <= 0 || fstat(f->fd, &old) < 0 || old.st_nlink != 0 || (int64_t)st->st_size < done)
+    return false;
+  int64_t n = fp_len(done), got = -1;
+  inlet_error ignored = INLET_ERROR_INIT;
+  if (head_fp(f, n) < 0 || fp_of(nfd, n, &got, &ignored) < 0 || got != head_fp(f, n))
+    return false;
+  char a[STREAM_FP_BYTES], b[STREAM_FP_BYTES];
+  size_t k = (size_t)fp_len(done);
+  return pread_full(f->fd, a, k, done - (int64_t)k) == (ssize_t)k &&
+         pread_full(nfd, b, k, done - (int64_t)k) == (ssize_t)k && memcmp(a, b, k) == 0;
+}
+
+/* The current file (same inode) is now @p size bytes, less than what was
+ * read; reading had handed out records up to @p done. */
+static int on_shrink(file_src *f, int64_t size, int64_t done, bool *switched, inlet_error *err) {
+  *switched = true;
+  if (size >= done) {
+    stream_notice(&f->base, "%s shrank to %lld bytes, cutting its unterminated last record at "
+                  "offset %lld: reading on from there", f->path, (long long)size,
+                  (long long)done);
+    return move_to(f, done, err);
+  }
+  f->base.pos_reset = true;
+  int64_t n = fp_len(done), now = -1;
+  TRY(fp_of(f->fd, n, &now, err));
+  if (now >= 0 && now == head_fp(f, n)) {
+    stream_notice(&f->base, "%s was truncated in place to %lld bytes, below the %lld already "
+                  "read (its first bytes are unchanged): nothing is read again; reading on at "
+                  "its end, offset %lld (what was written after the truncation and before it "
+                  "was seen, if anything, is not read)", f->path, (long long)size,
+                  (long long)done, (long long)size);
+    f->base.moved_to = (stream_pos){true, {f->inode, size, 0}};
+    return move_to(f, size, err);
+  }
+  char *copy = find_copy(f->path, f->inode, n, head_fp(f, n), done);
+  if (copy) {
+    stream_notice(&f->base, "%s was truncated and holds new data (copy-truncate rotation): "
+                  "reading the rest of its copy %s from offset %lld, then %s from its start",
+                  f->path, copy, (long long)done, f->path);
+    int rc = open_path(f, copy, done, err);
+    inlet_free(copy);
+    f->switch_at_eof = rc == 0;
+    return rc;
+  }
+  stream_notice(&f->base, "%s was truncated to %lld bytes, below the %lld already read, and %s "
+                "(copy-truncate rotation): reading it from its start", f->path, (long long)size,
+                (long long)done,
+                now < 0 ? "is too short to compare with its first bytes" : "its first bytes changed");
+  return open_path(f, f->path, 0, err); /* new content: a new head */
+}
+
 /* At EOF while following: switches to the file now at path if it is a
- * different one. Returns STREAM_RECORD when the old file's unterminated tail
- * is emitted first, 0 otherwise (*switched tells). */
+ * different one, or handles the current file shrinking. Returns
+ * STREAM_RECORD when the old file's unterminated tail is emitted first, 0
+ * otherwise (*switched tells). */
 static int rotate_check(file_src *f, stream_record *rec, bool *switched, inlet_error *err) {
   struct stat st;
   if (stat(f->path, &st) < 0) {
@@ -316,15 +508,11 @@ static int rotate_check(file_src *f, stream_record *rec, bool *switched, inlet_e
   }
   if ((int64_t)st.st_ino == f->inode && !f->switch_at_eof) {
     struct stat cur;
-    if (fstat(f->fd, &cur) == 0 &&
-        (int64_t)cur.st_size < f->file_off + (int64_t)f->end) {
-      /* Truncated in place: start again from 0. */
-      TRY(open_path(f, f->path, 0, err));
-      *switched = true;
-    }
+    if (fstat(f->fd, &cur) == 0 && (int64_t)cur.st_size < f->file_off + (int64_t)f->end)
+      return on_shrink(f, (int64_t)cur.st_size, f->file_off + (int64_t)f->start, switched, err);
     return 0;
   }
-  /* Rotated: drain the old descriptor completely, then switch. */
+  /* Another file at path: drain the old descriptor completely first. */
   for (;;) {
     int rc = fill(f, 0, err);
     if (rc < 0) return rc;
@@ -332,7 +520,24 @@ static int rotate_check(file_src *f, stream_record *rec, bool *switched, inlet_e
     size_t eol = find_eol(f);
     if (eol < f->end) return 0; /* complete records to hand out first; we come back */
   }
-  if (f->end > f->start) {
+  int64_t done = f->file_off + (int64_t)f->start;
+  if (!f->switch_at_eof && !f->skipping) {
+    int nfd = open(f->path, O_RDONLY | O_CLOEXEC);
+    struct stat nst;
+    bool superset = nfd >= 0 && fstat(nfd, &nst) == 0 && replaced_by_superset(f, nfd, &nst, done);
+    if (nfd >= 0) close(nfd);
+    if (superset) {
+      stream_notice(&f->base, "%s was replaced (inode %lld -> %lld) by a file holding the same "
+                    "bytes up to offset %lld: reading on there", f->path, (long long)f->inode,
+                    (long long)nst.st_ino, (long long)done);
+      TRY(open_path(f, f->path, done, err));
+      *switched = true;
+      return 0;
+    }
+  }
+  if (f->end > f->start || f->skipping) {
+    /* The rotated file is finished: its unterminated tail is a last record. */
+    if (f->skipping) f->end = f->start;
     if (emit(f, rec, f->end, false)) return STREAM_RECORD;
   }
   f->switch_at_eof = false;
@@ -341,28 +546,17 @@ static int rotate_check(file_src *f, stream_record *rec, bool *switched, inlet_e
   return 0;
 }
 
-/* Fingerprint of the first min(STREAM_FP_BYTES, upto) bytes of @p fd. */
-static int fp_of(int fd, int64_t upto, int64_t *out, inlet_error *err) {
-  char b[STREAM_FP_BYTES];
-  size_t want = upto < (int64_t)sizeof b ? (size_t)upto : sizeof b, n = 0;
-  while (n < want) {
-    ssize_t r = pread(fd, b + n, want - n, (off_t)n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return inlet_fail(err, INLET_EIO, "cannot read for fingerprint: %s", strerror(errno));
-    if (r == 0) break;
-    n += (size_t)r;
-  }
-  *out = n < want ? -1 : stream_fingerprint(b, n);
-  return 0;
-}
-
 static int file_finish_pos(stream_source *s, stream_pos *pos, inlet_error *err) {
   file_src *f = (file_src *)s;
   if (!f->path || !pos->valid) return 0;
   /* The position names the current descriptor's file (records are emitted
-   * from one file at a time and a switch happens only between records). */
-  int64_t fp = 0;
-  if (f->fd >= 0 && pos->p[0] == f->inode) TRY(fp_of(f->fd, pos->p[1], &fp, err));
+   * from one file at a time and a switch happens only between records); its
+   * fingerprint is of the bytes read, whatever the file holds now. */
+  int64_t fp = -1, n = fp_len(pos->p[1]);
+  if (f->fd >= 0 && pos->p[0] == f->inode) {
+    fp = head_fp(f, n);
+    if (fp < 0) TRY(fp_of(f->fd, n, &fp, err));
+  }
   pos->p[2] = fp < 0 ? 0 : fp;
   return 0;
 }
@@ -392,6 +586,55 @@ static char *find_inode(const char *path, int64_t ino) {
   return found;
 }
 
+/* Resumes in @p copy (owned, freed) at @p off, then the path from 0. */
+static int resume_in_copy(file_src *f, char *copy, int64_t off, inlet_error *err) {
+  int rc = open_path(f, copy, off, err);
+  inlet_free(copy);
+  f->switch_at_eof = rc == 0;
+  return rc;
+}
+
+/* Resume when the path still names the recorded inode. */
+static int seek_same_inode(file_src *f, const stream_pos *pos, inlet_buf *warn,
+                           inlet_error *err) {
+  int64_t off = pos->p[1], n = fp_len(off);
+  TRY(open_path(f, f->path, 0, err));
+  struct stat st;
+  if (fstat(f->fd, &st) < 0)
+    return inlet_fail(err, INLET_EIO, "cannot stat %s: %s", f->path, strerror(errno));
+  int64_t size = (int64_t)st.st_size, fp = head_fp(f, n);
+  bool same = pos->p[2] == 0 ? fp >= 0 : fp == pos->p[2];
+  if (same && size >= off) return move_to(f, off, err);
+  if (same && pos->p[2] != 0) {
+    inlet_buf_appendf(warn, "%s was truncated in place to %lld bytes, below the recorded offset "
+                      "%lld (its first bytes are unchanged): nothing is ingested again; reading "
+                      "on at its end, offset %lld (what was written after the truncation and "
+                      "before this run, if anything, is not read)", f->path, (long long)size,
+                      (long long)off, (long long)size);
+    f->base.pos_reset = true;
+    f->base.moved_to = (stream_pos){true, {f->inode, size, 0}};
+    return move_to(f, size, err);
+  }
+  f->base.pos_reset = true;
+  char *copy = find_copy(f->path, f->inode, n, pos->p[2], off);
+  if (copy) {
+    inlet_buf_appendf(warn, "%s holds new data under the recorded inode (copy-truncate "
+                      "rotation): finishing its copy %s from the recorded offset %lld, then "
+                      "reading %s from its start", f->path, copy, (long long)off, f->path);
+    return resume_in_copy(f, copy, off, err);
+  }
+  if (size < off)
+    inlet_buf_appendf(warn, "%s is shorter (%lld bytes) than the recorded offset %lld and %s "
+                      "(copy-truncate rotation): reading it from its start", f->path,
+                      (long long)size, (long long)off,
+                      fp < 0 ? "too short to compare with the recorded first bytes"
+                             : "its first bytes changed");
+  else
+    inlet_buf_appendf(warn, "%s has the recorded inode but other first bytes (copy-truncate "
+                      "rotation, or the inode was reused): reading it from its start", f->path);
+  return move_to(f, 0, err);
+}
+
 static int file_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, inlet_error *err) {
   file_src *f = (file_src *)s;
   inlet_buf_clear(warn);
@@ -403,31 +646,55 @@ static int file_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, i
   }
   f->switch_at_eof = false;
   if (!pos->valid) return open_path(f, f->path, 0, err);
+  int64_t ino = pos->p[0], off = pos->p[1], fp = pos->p[2], n = fp_len(off);
   struct stat st;
-  if (stat(f->path, &st) == 0 && (int64_t)st.st_ino == pos->p[0] &&
-      (int64_t)st.st_size >= pos->p[1]) {
-    TRY(open_path(f, f->path, pos->p[1], err));
-    int64_t fp;
-    TRY(fp_of(f->fd, pos->p[1], &fp, err));
-    if (pos->p[2] == 0 || fp == pos->p[2]) return 0;
-    inlet_buf_appendf(warn, "%s has the recorded inode but different content (inode reused?): "
-                      "reading it from the start", f->path);
-    return open_path(f, f->path, 0, err);
-  }
-  char *old = find_inode(f->path, pos->p[0]);
+  bool here = stat(f->path, &st) == 0;
+  if (here && (int64_t)st.st_ino == ino) return seek_same_inode(f, pos, warn, err);
+  /* Rotated away by rename: the recorded inode beside the path. */
+  char *old = find_inode(f->path, ino);
   if (old) {
-    int rc = open_path(f, old, pos->p[1], err);
-    int64_t fp = 0;
-    if (rc == 0) rc = fp_of(f->fd, pos->p[1], &fp, err);
-    if (rc == 0 && (pos->p[2] == 0 || fp == pos->p[2])) {
+    int rc = open_path(f, old, off, err);
+    int64_t got = 0;
+    if (rc == 0) rc = fp_of(f->fd, n, &got, err);
+    if (rc == 0 && (fp == 0 || got == fp)) {
       inlet_buf_appendf(warn, "resuming in rotated file %s at offset %lld, then %s", old,
-                        (long long)pos->p[1], f->path);
+                        (long long)off, f->path);
       f->switch_at_eof = true;
       inlet_free(old);
       return 0;
     }
     inlet_free(old);
     if (rc < 0) return rc;
+  }
+  /* Replaced (new inode) by a file with the recorded first bytes. */
+  if (here && fp != 0) {
+    TRY(open_path(f, f->path, 0, err));
+    int64_t size = (int64_t)st.st_size;
+    if (head_fp(f, n) == fp) {
+      if (size >= off && record_boundary(f->fd, off)) {
+        inlet_buf_appendf(warn, "%s was replaced (inode %lld -> %lld) by a file with the "
+                          "recorded first bytes: resuming at the recorded offset %lld", f->path,
+                          (long long)ino, (long long)st.st_ino, (long long)off);
+        return move_to(f, off, err);
+      }
+      if (size < off) {
+        inlet_buf_appendf(warn, "%s was replaced (inode %lld -> %lld) by a shorter file (%lld "
+                          "bytes) with the recorded first bytes: everything it holds was "
+                          "already ingested; reading on at offset %lld", f->path,
+                          (long long)ino, (long long)st.st_ino, (long long)size,
+                          (long long)size);
+        f->base.moved_to = (stream_pos){true, {f->inode, size, 0}};
+        return move_to(f, size, err);
+      }
+    }
+    /* A copy of the recorded content under another name (rotated by copy). */
+    char *copy = find_copy(f->path, (int64_t)st.st_ino, n, fp, off);
+    if (copy) {
+      inlet_buf_appendf(warn, "the recorded file (inode %lld) is gone; finishing its copy %s "
+                        "from the recorded offset %lld, then reading %s from its start",
+                        (long long)ino, copy, (long long)off, f->path);
+      return resume_in_copy(f, copy, off, err);
+    }
   }
   inlet_buf_appendf(warn, "the recorded file (inode %lld, offset %lld) is gone: reading %s from "
                     "the start", (long long)pos->p[0], (long long)pos->p[1], f->path);
@@ -437,6 +704,7 @@ static int file_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, i
 static void file_free(stream_source *s) {
   file_src *f = (file_src *)s;
   if (!f) return;
+  inlet_buf_reset(&f->base.notice);
   close_fd(f);
   inlet_free(f->path);
   inlet_free(f->buf);

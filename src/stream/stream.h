@@ -13,6 +13,7 @@
 
 #include "inlet/ingest.h"
 #include "util/buf.h"
+#include "util/util.h"
 
 /* ---- positions ------------------------------------------------------------- */
 
@@ -51,7 +52,16 @@ typedef struct stream_record {
   bool header;       /* a CSV header line, not a record */
 } stream_record;
 
-enum { STREAM_NONE = 0, STREAM_RECORD = 1, STREAM_END = 2 };
+/* Results of next(). STREAM_GAP: records were lost in the source before the
+ * next one (a Redis stream trimmed past the position); stream_source.gap
+ * says what and where, and the next call goes on after the gap. */
+enum { STREAM_NONE = 0, STREAM_RECORD = 1, STREAM_END = 2, STREAM_GAP = 3 };
+
+typedef struct stream_gap {
+  char message[1600]; /* for the user: what was lost and where */
+  char range[200];   /* compact, for commitInfo: "<after>..<before>:<lost|?>" */
+  int64_t lost;      /* records lost, -1 when unknown */
+} stream_gap;
 
 typedef struct stream_source stream_source;
 typedef struct stream_source_ops {
@@ -71,8 +81,24 @@ typedef struct stream_source_ops {
 struct stream_source {
   const stream_source_ops *ops;
   stream_kind kind;
-  bool can_seek; /* stdin cannot */
+  bool can_seek;  /* stdin cannot */
+  /* Set by seek/next when positions start again lower in the same file (a
+   * truncation or copy-truncate): records from here on compare with no
+   * earlier position. The ingester clears it. */
+  bool pos_reset;
+  /* When valid: reading moved to this position without a record (a file
+   * truncated in place goes on at its new end). It must be committed even if
+   * no record follows, because a later run could not find it again. The
+   * ingester takes it and clears it. */
+  stream_pos moved_to;
+  /* Messages for the user that seek/next produced (one per line: a rotation,
+   * a truncation, a retried Redis error); the ingester reports and clears it. */
+  inlet_buf notice;
+  stream_gap gap; /* valid after next() returned STREAM_GAP */
 };
+
+/* Adds one line to s->notice. */
+void stream_notice(stream_source *s, const char *fmt, ...) INLET_PRINTF(2, 3);
 
 typedef struct stream_source_options {
   inlet_text_format format;
@@ -80,6 +106,9 @@ typedef struct stream_source_options {
   bool once;
   int64_t max_record_bytes;
   int64_t poll_ms;
+  /* The input is complete: a file's unterminated last record is read as a
+   * record (otherwise it is left for a later run, its writer may be mid-line). */
+  bool final;
 } stream_source_options;
 
 /* Opens the source named by @p spec ("file:PATH", "stdin", "redis://..."). */
@@ -89,9 +118,71 @@ int stream_file_open(stream_source **out, const char *path, bool is_stdin,
                      const stream_source_options *o, inlet_error *err);
 int stream_redis_open(stream_source **out, const char *url, const stream_source_options *o,
                       inlet_error *err);
-/* Splits "redis://HOST:PORT/STREAM" (port default 6379). */
+/* Splits "redis://HOST:PORT/STREAM" (port default 6379; HOST may be an IPv6
+ * address in brackets; slashes around STREAM are not part of its name). */
 int stream_redis_parse_url(char *host, size_t host_cap, int *port, char *key, size_t key_cap,
                            const char *url, inlet_error *err);
+
+/* ---- Redis gap accounting (source_redis.c; pure, for unit tests) ---------------- */
+
+typedef struct stream_redis_id {
+  uint64_t ms, seq;
+} stream_redis_id;
+
+/* What one atomic read (MULTI, XINFO STREAM, XREAD, EXEC) saw. */
+typedef struct stream_redis_view {
+  bool exists;                 /* the stream key exists */
+  bool counters;               /* entries-added and max-deleted-entry-id (Redis >= 7) */
+  uint64_t length, added;      /* XINFO length, entries-added */
+  stream_redis_id max_deleted; /* XINFO max-deleted-entry-id (XDEL; trimming leaves it) */
+  bool has_first;
+  stream_redis_id first;       /* XINFO first-entry */
+  int64_t k;                   /* entries XREAD returned after the position */
+  bool complete;               /* k is all there are (fewer than asked for) */
+  stream_redis_id e1, ek;      /* first and last of them (k > 0) */
+} stream_redis_view;
+
+/* The reader's state. */
+typedef struct stream_redis_track {
+  bool have_pos;        /* false: reading from the stream's start */
+  stream_redis_id last; /* last entry handed out, or the recorded position */
+  int64_t n;            /* entries-added count up to and including last; -1 unknown */
+  stream_redis_id acked; /* deletions up to here are accounted for */
+} stream_redis_track;
+
+typedef struct stream_redis_judgement {
+  bool gap;        /* entries after last were lost before they were read */
+  bool possible;   /* ... may have been: cannot be told (no count, or Redis < 7) */
+  bool recreated;  /* the stream's count went backwards: deleted and created again */
+  int64_t lost;    /* entries lost, -1 unknown */
+  int64_t n_first; /* entries-added count of e1 (e_i: n_first + i - 1), -1 unknown */
+  int64_t n_end;   /* count at ek (at last when k = 0), -1 unknown */
+} stream_redis_judgement;
+
+void stream_redis_judge(const stream_redis_track *t, const stream_redis_view *v,
+                        stream_redis_judgement *j);
+
+/* ---- application ids ------------------------------------------------------------ */
+
+struct delta_snapshot;
+
+/* The default app id of older versions ("inlet-ingest:" + the source as
+ * spelt, a file path made absolute): progress recorded under it is found. */
+int64_t stream_legacy_app_id(char *out, size_t cap, const char *source);
+/* What APP#src records: for a Redis source a 62-bit hash of "redis:" + its
+ * stream name (never 0), so that the table knows which stream a progress
+ * record follows whatever its app id; 0 for other sources. */
+int64_t stream_source_tag(const char *source);
+/* The app id an ingester of @p source uses on a table in state @p s (NULL:
+ * the table is being created): @p given when not NULL; otherwise the
+ * canonical default id, or the one id under which progress for this source
+ * is already recorded with another spelling. Refuses (INLET_EEXISTS) to
+ * start a new default progress record while the table tracks the same Redis
+ * stream name or the same file under another id. Notes for the user go to
+ * @p warn. */
+int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
+                         const char *source, const char *given, inlet_buf *warn,
+                         inlet_error *err);
 
 /* ---- batching triggers --------------------------------------------------------- */
 

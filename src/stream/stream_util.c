@@ -4,11 +4,22 @@
  * times and the watermark-gated split used by scans
  * (include/inlet/ingest.h, "Watermarks and late data").
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
 
 #include "stream/stream.h"
 #include "util/util.h"
+
+void stream_notice(stream_source *s, const char *fmt, ...) {
+  char line[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (s->notice.len) inlet_buf_push(&s->notice, '\n');
+  inlet_buf_puts(&s->notice, line);
+}
 
 void stream_txn_name(char *out, size_t cap, const char *app_id, const char *suffix) {
   snprintf(out, cap, "%s%s", app_id, suffix ? suffix : "");

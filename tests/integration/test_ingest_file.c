@@ -7,7 +7,10 @@
  * refusal of tables with delta.setTransactionRetentionDuration, stdin,
  * --follow stopped by SIGTERM (exit 0, batch committed), --follow across
  * rotations with a kill -9 and a restart that finds the rotated file, CLI
- * usage errors.
+ * usage errors; a file truncated in place, replaced by a superset, ending in
+ * half a line, rotated by copy-truncate (issue 12); one progress record
+ * whatever the file's path spelling, and refusal of another path to a file
+ * the table already tracks (issue 11 §5).
  */
 #include "testutil.h"
 
@@ -428,6 +431,184 @@ static void test_ingest__usage_errors(void **state) {
   tu_result_free(&r);
 }
 
+/* ---- issue 12: sources that lost or duplicated without a clear signal ---------- */
+
+static void write_ids(const char *path, int from, int to, const char *mode) {
+  FILE *fp = fopen(path, mode);
+  assert_non_null(fp);
+  for (int i = from; i < to; i++) fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 2);
+  fclose(fp);
+}
+
+static long bytes_of_ids(int from, int to) {
+  long n = 0;
+  char line[64];
+  for (int i = from; i < to; i++) n += snprintf(line, sizeof line, "{\"id\":%d,\"v\":%d}\n", i, i * 2);
+  return n;
+}
+
+static void expect_exactly(const char *table, int64_t rows, int64_t max_id) {
+  ing_check c;
+  ing_check_table(&c, table, max_id);
+  assert_int_equal(c.dups, 0);
+  assert_int_equal(c.rows, rows);
+}
+
+static void test_ingest__file_truncated_in_place_is_not_reingested(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  write_ids(f->src, 0, 1000, "w");
+  tu_result r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  /* The file shrinks in place to its first 510 records. */
+  assert_int_equal(truncate(f->src, bytes_of_ids(0, 510)), 0);
+  r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "truncated in place"));
+  assert_null(strstr(r.err, "rotated"));
+  assert_non_null(strstr(r.err, "ingested 0 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 1000, 2000);
+  /* What is written after it is read. */
+  write_ids(f->src, 1000, 1010, "a");
+  r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 10 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 1010, 2000);
+}
+
+static void test_ingest__file_replaced_by_superset_resumes_at_offset(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  write_ids(f->src, 0, 1000, "w");
+  tu_result r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  char tmp[700];
+  snprintf(tmp, sizeof tmp, "%s.tmp", f->src);
+  write_ids(tmp, 0, 1100, "w");
+  assert_int_equal(rename(tmp, f->src), 0); /* new inode, same first KiB */
+  r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "was replaced"));
+  assert_non_null(strstr(r.err, "ingested 100 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 1100, 2000);
+}
+
+static void test_ingest__once_leaves_half_line_for_next_run(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  append_text(f->src, "{\"id\":1,\"v\":1}\n{\"id\":2,\"v\"");
+  tu_result r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "unterminated record"));
+  assert_non_null(strstr(r.err, "ingested 1 rows"));
+  assert_non_null(strstr(r.err, "rejected 0"));
+  tu_result_free(&r);
+  /* The writer finishes the line: it arrives whole. */
+  append_text(f->src, ":2}\n{\"id\":3,\"v\":3}");
+  r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 1 rows"));
+  tu_result_free(&r);
+  /* --final: the input is complete, its last line is a record. */
+  r = run_ingest(f, "--final");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 1 rows"));
+  assert_null(strstr(r.err, "unterminated"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 3, 10);
+  assert_int_equal(ing_count_lines(f->table), 0); /* no dead letters */
+  /* stdin's end is a true end: its unterminated last line is read. */
+  tu_sh(&r, "printf '{\"id\":7,\"v\":1}\\n{\"id\":8,\"v\":2}' | '%s' ingest '%s' --source stdin",
+        INLET_BIN, f->table);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 2 rows"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' ingest '%s' --source '%s' --follow --final", INLET_BIN, f->table, f->source);
+  assert_int_equal(r.status, 2); /* --final says the input is complete: not with --follow */
+  tu_result_free(&r);
+}
+
+static void test_ingest__copy_truncate_rotation_still_works(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  write_ids(f->src, 0, 100, "w");
+  tu_result r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  /* 10 more records, then logrotate's copytruncate, then new records. */
+  write_ids(f->src, 100, 110, "a");
+  tu_sh(&r, "cp '%s' '%s.1' && : > '%s'", f->src, f->src, f->src);
+  tu_result_free(&r);
+  write_ids(f->src, 500, 560, "a");
+  r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "copy-truncate"));
+  assert_non_null(strstr(r.err, "ingested 70 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 170, 1000);
+  /* Without the copy beside it, the new content is still read from its start. */
+  char copy[700];
+  snprintf(copy, sizeof copy, "%s.1", f->src);
+  unlink(copy);
+  tu_sh(&r, ": > '%s'", f->src);
+  tu_result_free(&r);
+  write_ids(f->src, 600, 620, "a");
+  r = run_ingest(f, NULL);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 20 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 190, 1000);
+}
+
+/* ---- issue 11 §5: exactly-once cannot depend on how a source is spelt ----------- */
+
+static void test_ingest__app_id_same_file_any_spelling(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  write_ids(f->src, 0, 50, "w");
+  tu_result r;
+  /* Absolute, relative, dotted and through a symlinked directory: one record. */
+  tu_sh(&r, "'%s' ingest '%s' --source 'file:%s' --once", INLET_BIN, f->table, f->src);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  write_ids(f->src, 50, 60, "a");
+  tu_sh(&r, "cd '%s' && '%s' ingest t --source file:./in.ndjson --once", f->dir, INLET_BIN);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 10 rows"));
+  tu_result_free(&r);
+  write_ids(f->src, 60, 65, "a");
+  tu_sh(&r, "cd '%s' && ln -s . link && '%s' ingest t --source file:link//./in.ndjson --once",
+        f->dir, INLET_BIN);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 5 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 65, 100);
+  /* Another path to the same file (a hard link): refused, not read again. */
+  tu_sh(&r, "cd '%s' && ln in.ndjson other.ndjson && '%s' ingest t --source file:other.ndjson "
+        "--once", f->dir, INLET_BIN);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "already records progress for this file"));
+  assert_non_null(strstr(r.err, "--app-id"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 65, 100);
+  /* Named with the recorded id, it continues that record. */
+  char *abs = realpath(f->src, NULL), app[900];
+  snprintf(app, sizeof app, "inlet-ingest:file:%s", abs);
+  free(abs);
+  write_ids(f->src, 65, 70, "a");
+  tu_sh(&r, "cd '%s' && '%s' ingest t --source file:other.ndjson --once --app-id '%s'", f->dir,
+        INLET_BIN, app);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 5 rows"));
+  tu_result_free(&r);
+  expect_exactly(f->table, 70, 100);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_ingest__once_resumes_without_duplicates, setup,
@@ -448,6 +629,16 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_ingest__follow_rotation_and_restart, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ingest__usage_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__file_truncated_in_place_is_not_reingested,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__file_replaced_by_superset_resumes_at_offset,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__once_leaves_half_line_for_next_run, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__copy_truncate_rotation_still_works, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__app_id_same_file_any_spelling, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,13 +233,25 @@ static void test_redis__url_parsing(void **state) {
                                           "redis://h:1/", &err), INLET_EINVAL);
   assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
                                           "http://h/s", &err), INLET_EINVAL);
+  /* IPv6 in brackets; the slashes around the stream are not part of its name. */
+  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
+                                          "redis://[::1]:7001//a/b/", &err), 0);
+  assert_string_equal(host, "::1");
+  assert_int_equal(port, 7001);
+  assert_string_equal(key, "a/b");
+  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
+                                          "redis://h:12x/s", &err), INLET_EINVAL);
+  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
+                                          "redis://[::1/s", &err), INLET_EINVAL);
+  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
+                                          "redis://h///", &err), INLET_EINVAL);
 }
 
 /* ---- file source ----------------------------------------------------------------- */
 
-static stream_source *open_file(const char *path, inlet_text_format fmt, bool follow,
-                                int64_t max_rec) {
-  stream_source_options o = {fmt, follow, false, max_rec, 10};
+static stream_source *open_file_opts(const char *path, inlet_text_format fmt, bool follow,
+                                     int64_t max_rec, bool final) {
+  stream_source_options o = {fmt, follow, false, max_rec, 10, final};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
@@ -248,6 +260,11 @@ static stream_source *open_file(const char *path, inlet_text_format fmt, bool fo
   assert_int_equal(s->ops->seek(s, &start, &warn, &err), 0);
   inlet_buf_reset(&warn);
   return s;
+}
+
+static stream_source *open_file(const char *path, inlet_text_format fmt, bool follow,
+                                int64_t max_rec) {
+  return open_file_opts(path, fmt, follow, max_rec, false);
 }
 
 static int next(stream_source *s, stream_record *r) {
@@ -261,7 +278,7 @@ static void test_file__records_positions_and_blank_lines(void **state) {
   tu_write_file("f1.ndjson", text, strlen(text));
   struct stat st;
   stat("f1.ndjson", &st);
-  stream_source *s = open_file("f1.ndjson", INLET_TEXT_NDJSON, false, 1000);
+  stream_source *s = open_file_opts("f1.ndjson", INLET_TEXT_NDJSON, false, 1000, true);
   stream_record r;
   assert_int_equal(next(s, &r), STREAM_RECORD);
   assert_int_equal(r.len, 7);
@@ -274,7 +291,7 @@ static void test_file__records_positions_and_blank_lines(void **state) {
   assert_int_equal(r.len, 7); /* CR stripped */
   assert_int_equal(r.offset, 9);
   assert_int_equal(r.pos.p[1], 18);
-  assert_int_equal(next(s, &r), STREAM_RECORD); /* unterminated tail of a finished file */
+  assert_int_equal(next(s, &r), STREAM_RECORD); /* unterminated tail, final input */
   assert_int_equal(r.len, 7);
   assert_int_equal(r.pos.p[1], (int64_t)strlen(text));
   assert_int_equal(next(s, &r), STREAM_END);
@@ -346,7 +363,7 @@ static void test_file__csv_header_and_quoted_newline(void **state) {
   stream_pos p = r.pos;
   assert_int_equal(s->ops->finish_pos(s, &p, &err), 0);
   stream_source *s2 = NULL;
-  stream_source_options o = {INLET_TEXT_CSV, false, false, 1000, 10};
+  stream_source_options o = {INLET_TEXT_CSV, false, false, 1000, 10, false};
   assert_int_equal(stream_file_open(&s2, "f4.csv", false, &o, &err), 0);
   assert_int_equal(s2->ops->seek(s2, &p, &warn, &err), 0);
   assert_int_equal(warn.len, 0);
@@ -376,7 +393,7 @@ static void test_file__resume_finishes_rotated_file_then_new_one(void **state) {
   /* Rotation while the ingester was down. */
   assert_int_equal(rename("rot/log", "rot/log.1"), 0);
   tu_write_file("rot/log", "{\"n\":3}\n", 8);
-  stream_source_options o = {INLET_TEXT_NDJSON, false, false, 1000, 10};
+  stream_source_options o = {INLET_TEXT_NDJSON, false, false, 1000, 10, false};
   assert_int_equal(stream_file_open(&s, "rot/log", false, &o, &err), 0);
   inlet_buf warn = INLET_BUF_INIT;
   assert_int_equal(s->ops->seek(s, &p, &warn, &err), 0);
@@ -423,7 +440,7 @@ static void test_file__reused_inode_with_other_content_restarts(void **state) {
   struct stat st;
   stat("f5.ndjson", &st);
   stream_pos p = {true, {(int64_t)st.st_ino, 8, 12345}}; /* wrong fingerprint */
-  stream_source_options o = {INLET_TEXT_NDJSON, false, false, 1000, 10};
+  stream_source_options o = {INLET_TEXT_NDJSON, false, false, 1000, 10, false};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, "f5.ndjson", false, &o, &err), 0);
@@ -436,6 +453,479 @@ static void test_file__reused_inode_with_other_content_restarts(void **state) {
   s->ops->free(s);
   inlet_buf_reset(&warn);
   unlink("f5.ndjson");
+}
+
+/* ---- file source: truncation, replacement, half lines (issue 12) ------------------ */
+
+/* Writes lines {"n":from}..{"n":to-1} (each 16 bytes: {"n":1000000}\n style
+ * padded) to @p path, appending when @p append. Returns the bytes written. */
+static int64_t write_lines(const char *path, int from, int to, bool append) {
+  FILE *f = fopen(path, append ? "a" : "w");
+  assert_non_null(f);
+  int64_t n = 0;
+  for (int i = from; i < to; i++) n += fprintf(f, "{\"n\":%09d}\n", i);
+  fclose(f);
+  return n;
+}
+
+/* Reads every record available now; returns how many, the last position in
+ * *@p last (finished), and the first record's number in *@p first. */
+static int drain(stream_source *s, stream_pos *last, int *first) {
+  stream_record r;
+  inlet_error err = INLET_ERROR_INIT;
+  int n = 0, rc;
+  while ((rc = s->ops->next(s, &r, 0, &err)) == STREAM_RECORD) {
+    if (n == 0 && first) *first = atoi(r.data + 5);
+    n++;
+    if (last) *last = r.pos;
+  }
+  assert_true(rc == STREAM_END || rc == STREAM_NONE);
+  if (last && n) assert_int_equal(s->ops->finish_pos(s, last, &err), 0);
+  return n;
+}
+
+static stream_source *resume_at(const char *path, const stream_pos *p, bool follow,
+                                inlet_buf *warn) {
+  stream_source_options o = {INLET_TEXT_NDJSON, follow, false, 1000, 10, false};
+  stream_source *s = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
+  assert_int_equal(s->ops->seek(s, p, warn, &err), 0);
+  inlet_buf_terminate(warn);
+  return s;
+}
+
+static const char *notice_text(stream_source *s) {
+  inlet_buf_terminate(&s->notice);
+  return s->notice.data ? (const char *)s->notice.data : "";
+}
+
+static void test_file__once_leaves_unterminated_last_line(void **state) {
+  (void)state;
+  tu_write_file("u1.ndjson", "{\"a\":1}\n{\"a\"", 12);
+  stream_source *s = open_file("u1.ndjson", INLET_TEXT_NDJSON, false, 1000);
+  stream_record r;
+  assert_int_equal(next(s, &r), STREAM_RECORD);
+  stream_pos p = r.pos;
+  assert_int_equal(next(s, &r), STREAM_END); /* the half line is not a record */
+  assert_non_null(strstr(notice_text(s), "unterminated record (4 bytes at offset 8)"));
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(s->ops->finish_pos(s, &p, &err), 0);
+  s->ops->free(s);
+  assert_int_equal(p.p[1], 8);
+  /* The writer finishes the line: the next run reads it whole. */
+  FILE *f = fopen("u1.ndjson", "a");
+  fputs(":2}\n", f);
+  fclose(f);
+  inlet_buf warn = INLET_BUF_INIT;
+  s = resume_at("u1.ndjson", &p, false, &warn);
+  assert_int_equal(warn.len, 0);
+  assert_int_equal(next(s, &r), STREAM_RECORD);
+  assert_int_equal(r.len, 7);
+  assert_memory_equal(r.data, "{\"a\":2}", 7);
+  assert_int_equal(next(s, &r), STREAM_END);
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  /* CSV too: an open quote at EOF is not a record either. */
+  tu_write_file("u1.csv", "a,b\n1,x\n2,\"y", 12);
+  s = open_file("u1.csv", INLET_TEXT_CSV, false, 1000);
+  assert_int_equal(next(s, &r), STREAM_RECORD);
+  assert_true(r.header);
+  assert_int_equal(next(s, &r), STREAM_RECORD);
+  assert_memory_equal(r.data, "1,x", 3);
+  assert_int_equal(next(s, &r), STREAM_END);
+  s->ops->free(s);
+  unlink("u1.ndjson");
+  unlink("u1.csv");
+}
+
+static void test_file__truncated_in_place_resumes_at_new_end(void **state) {
+  (void)state;
+  const char *path = "tr1.ndjson";
+  write_lines(path, 0, 100, false); /* 1600 bytes: more than the fingerprint */
+  stream_source *s = open_file(path, INLET_TEXT_NDJSON, false, 1000);
+  stream_pos p;
+  assert_int_equal(drain(s, &p, NULL), 100);
+  s->ops->free(s);
+  assert_int_equal(p.p[1], 1600);
+  /* Shrinks in place to 75 records: the same file (first KiB unchanged), cut. */
+  assert_int_equal(truncate(path, 1200), 0);
+  inlet_buf warn = INLET_BUF_INIT;
+  s = resume_at(path, &p, false, &warn);
+  assert_non_null(strstr((const char *)warn.data, "truncated in place to 1200 bytes"));
+  assert_null(strstr((const char *)warn.data, "rotated"));
+  assert_true(s->pos_reset);
+  write_lines(path, 100, 103, true); /* written after the run started */
+  int first = -1;
+  stream_pos q;
+  assert_int_equal(drain(s, &q, &first), 3); /* nothing read again */
+  assert_int_equal(first, 100);
+  assert_int_equal(q.p[0], p.p[0]);
+  assert_int_equal(q.p[2], p.p[2]); /* same first bytes, same fingerprint */
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  /* Cut shorter than the fingerprinted first KiB: a truncation cannot be told
+   * from a copy-truncate; it is read from the start, and the warning says so. */
+  assert_int_equal(truncate(path, 480), 0);
+  s = resume_at(path, &q, false, &warn);
+  assert_non_null(strstr((const char *)warn.data, "too short to compare"));
+  assert_int_equal(drain(s, NULL, &first), 30);
+  assert_int_equal(first, 0);
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  /* A copy-truncate rotation (new first bytes) is still read from the start. */
+  tu_write_file(path, "", 0);
+  write_lines(path, 500, 505, false);
+  s = resume_at(path, &q, false, &warn);
+  assert_non_null(strstr((const char *)warn.data, "copy-truncate"));
+  assert_int_equal(drain(s, NULL, &first), 5);
+  assert_int_equal(first, 500);
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  unlink(path);
+}
+
+static void test_file__truncated_in_place_while_following(void **state) {
+  (void)state;
+  const char *path = "tr2.ndjson";
+  write_lines(path, 0, 100, false);
+  stream_source *s = open_file(path, INLET_TEXT_NDJSON, true, 1000);
+  assert_int_equal(drain(s, NULL, NULL), 100);
+  assert_int_equal(truncate(path, 1280), 0);
+  stream_record r;
+  assert_int_equal(next(s, &r), STREAM_NONE);
+  assert_non_null(strstr(notice_text(s), "truncated in place to 1280 bytes"));
+  assert_true(s->pos_reset);
+  write_lines(path, 100, 102, true);
+  int first = -1;
+  assert_int_equal(drain(s, NULL, &first), 2);
+  assert_int_equal(first, 100);
+  s->ops->free(s);
+  unlink(path);
+}
+
+static void test_file__copy_truncate_finishes_the_copy_then_new_data(void **state) {
+  (void)state;
+  mkdir("ct", 0777);
+  write_lines("ct/log", 0, 100, false);
+  /* Resume: the table's position is after record 79; the copy has the rest. */
+  stream_source *s = open_file("ct/log", INLET_TEXT_NDJSON, false, 1000);
+  stream_record r;
+  for (int i = 0; i < 80; i++) assert_int_equal(next(s, &r), STREAM_RECORD);
+  stream_pos p = r.pos;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(s->ops->finish_pos(s, &p, &err), 0);
+  s->ops->free(s);
+  tu_result sh;
+  tu_sh(&sh, "cp ct/log ct/log.1 && : > ct/log");
+  tu_result_free(&sh);
+  write_lines("ct/log", 1000, 1005, true);
+  inlet_buf warn = INLET_BUF_INIT;
+  s = resume_at("ct/log", &p, false, &warn);
+  assert_non_null(strstr((const char *)warn.data, "copy-truncate"));
+  assert_non_null(strstr((const char *)warn.data, "ct/log.1"));
+  int first = -1;
+  assert_int_equal(drain(s, NULL, &first), 25); /* 80..99 from the copy, then 1000..1004 */
+  assert_int_equal(first, 80);
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  /* Following: the writer got 10 records ahead before the copy-truncate. */
+  unlink("ct/log.1");
+  write_lines("ct/log", 0, 100, false);
+  s = open_file("ct/log", INLET_TEXT_NDJSON, true, 1000);
+  assert_int_equal(drain(s, NULL, NULL), 100);
+  write_lines("ct/log", 100, 110, true);
+  tu_sh(&sh, "cp ct/log ct/log.1 && : > ct/log");
+  tu_result_free(&sh);
+  write_lines("ct/log", 2000, 2003, true);
+  assert_int_equal(drain(s, NULL, &first), 13);
+  assert_int_equal(first, 100);
+  assert_non_null(strstr(notice_text(s), "copy-truncate"));
+  s->ops->free(s);
+  unlink("ct/log");
+  unlink("ct/log.1");
+  rmdir("ct");
+}
+
+static void test_file__replaced_by_superset_resumes_at_offset(void **state) {
+  (void)state;
+  mkdir("rp", 0777);
+  write_lines("rp/log", 0, 100, false);
+  stream_source *s = open_file("rp/log", INLET_TEXT_NDJSON, false, 1000);
+  stream_pos p;
+  assert_int_equal(drain(s, &p, NULL), 100);
+  s->ops->free(s);
+  /* Atomically replaced by a superset: new inode, same first bytes. */
+  write_lines("rp/tmp", 0, 110, false);
+  assert_int_equal(rename("rp/tmp", "rp/log"), 0);
+  inlet_buf warn = INLET_BUF_INIT;
+  s = resume_at("rp/log", &p, false, &warn);
+  assert_non_null(strstr((const char *)warn.data, "was replaced"));
+  int first = -1;
+  assert_int_equal(drain(s, &p, &first), 10);
+  assert_int_equal(first, 100);
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  /* Replaced by a file with other first bytes: a new file, read whole. */
+  write_lines("rp/tmp", 5000, 5120, false);
+  assert_int_equal(rename("rp/tmp", "rp/log"), 0);
+  s = resume_at("rp/log", &p, false, &warn);
+  assert_non_null(strstr((const char *)warn.data, "is gone"));
+  assert_int_equal(drain(s, NULL, &first), 120);
+  assert_int_equal(first, 5000);
+  s->ops->free(s);
+  inlet_buf_reset(&warn);
+  unlink("rp/log");
+  rmdir("rp");
+}
+
+static void test_file__replaced_by_superset_while_following(void **state) {
+  (void)state;
+  mkdir("rf", 0777);
+  write_lines("rf/log", 0, 100, false);
+  FILE *f = fopen("rf/log", "a");
+  fputs("{\"n\":0", f); /* the writer is mid-line */
+  fclose(f);
+  stream_source *s = open_file("rf/log", INLET_TEXT_NDJSON, true, 1000);
+  assert_int_equal(drain(s, NULL, NULL), 100);
+  write_lines("rf/tmp", 0, 105, false);
+  assert_int_equal(rename("rf/tmp", "rf/log"), 0);
+  int first = -1;
+  assert_int_equal(drain(s, NULL, &first), 5); /* not 105, and no half record */
+  assert_int_equal(first, 100);
+  assert_non_null(strstr(notice_text(s), "was replaced"));
+  s->ops->free(s);
+  /* A rotation by rename (the old file stays linked) still reads the new file whole,
+   * even when it starts with the same bytes. */
+  write_lines("rf/log", 0, 100, false);
+  s = open_file("rf/log", INLET_TEXT_NDJSON, true, 1000);
+  assert_int_equal(drain(s, NULL, NULL), 100);
+  assert_int_equal(rename("rf/log", "rf/log.1"), 0);
+  write_lines("rf/log", 0, 105, false);
+  assert_int_equal(drain(s, NULL, &first), 105);
+  assert_int_equal(first, 0);
+  s->ops->free(s);
+  unlink("rf/log");
+  unlink("rf/log.1");
+  rmdir("rf");
+}
+
+/* ---- Redis gap accounting (issue 12) --------------------------------------------- */
+
+static stream_redis_id rid(uint64_t ms, uint64_t seq) {
+  stream_redis_id id = {ms, seq};
+  return id;
+}
+
+/* The reader at entry @p last_ms-0 with entries-added count @p n (-1 unknown). */
+static stream_redis_track at(uint64_t last_ms, int64_t n) {
+  stream_redis_track t;
+  memset(&t, 0, sizeof t);
+  t.have_pos = true;
+  t.last = rid(last_ms, 0);
+  t.n = n;
+  t.acked = t.last;
+  return t;
+}
+
+/* A Redis 7 stream holding entries first_ms..last_ms (one per ms, seq 0),
+ * @p added ever added, max deleted @p del_ms; the read after @p t returned
+ * the entries after it (up to @p count). */
+static stream_redis_view view(const stream_redis_track *t, uint64_t first_ms, uint64_t last_ms,
+                              uint64_t added, uint64_t del_ms, int64_t count) {
+  stream_redis_view v;
+  memset(&v, 0, sizeof v);
+  v.exists = true;
+  v.counters = true;
+  v.added = added;
+  v.max_deleted = rid(del_ms, 0);
+  if (last_ms >= first_ms && first_ms > 0) {
+    v.length = last_ms - first_ms + 1;
+    v.has_first = true;
+    v.first = rid(first_ms, 0);
+    uint64_t from = t->have_pos && t->last.ms >= first_ms ? t->last.ms + 1 : first_ms;
+    if (from <= last_ms) {
+      v.k = (int64_t)(last_ms - from + 1);
+      if (v.k > count) v.k = count;
+      v.e1 = rid(from, 0);
+      v.ek = rid(from + (uint64_t)v.k - 1, 0);
+    }
+  }
+  v.complete = v.k < count;
+  return v;
+}
+
+static void test_redis__gap_judgement(void **state) {
+  (void)state;
+  stream_redis_judgement j;
+  /* Entries 1..10 added; read up to 5 (count 5); nothing trimmed: no gap,
+   * counts follow (entry 6 is the 6th added). */
+  stream_redis_track t = at(5, 5);
+  stream_redis_view v = view(&t, 1, 10, 10, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_first, 6);
+  assert_int_equal(j.n_end, 10);
+  /* MAXLEN 2 trimmed 1..8 while the reader was at 5: 6, 7, 8 are lost. */
+  v = view(&t, 9, 10, 10, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_true(j.gap);
+  assert_false(j.possible);
+  assert_int_equal(j.lost, 3);
+  assert_int_equal(j.n_first, 9);
+  /* Trimmed exactly up to the position (MINID on a quiet stream), then new
+   * entries: the first entry is after the position, yet nothing was lost. */
+  t = at(10, 10);
+  v = view(&t, 11, 12, 12, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_first, 11);
+  /* ... and everything trimmed, nothing new: empty, no gap. */
+  v = view(&t, 0, 0, 10, 0, 1000);
+  v.has_first = false;
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_end, 10);
+  /* Everything after the position trimmed and nothing left. */
+  t = at(5, 5);
+  v = view(&t, 0, 0, 10, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_true(j.gap);
+  assert_int_equal(j.lost, 5);
+  assert_int_equal(j.n_end, 10);
+  /* XDEL of entry 7 while the reader was at 5 (trimming not involved): the
+   * complete read returns 4 entries of the 5 added after the position. */
+  t = at(5, 5);
+  v = view(&t, 1, 10, 10, 7, 1000);
+  v.k = 4;
+  v.length = 9;
+  stream_redis_judge(&t, &v, &j);
+  assert_true(j.gap);
+  assert_int_equal(j.lost, 1);
+  /* Not a complete read: max-deleted-entry-id after the position tells. */
+  v.complete = false;
+  stream_redis_judge(&t, &v, &j);
+  assert_true(j.gap);
+  assert_int_equal(j.lost, -1);
+  /* ... once accounted for (acked), it is not reported again. */
+  t.acked = rid(7, 0);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  /* A deletion before the position is not a gap. */
+  t = at(5, 5);
+  v = view(&t, 1, 10, 10, 3, 1000);
+  v.length = 9;
+  v.complete = false;
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  /* A position recorded without a count (older inlet): a first entry after
+   * it is a possible gap; the stream's count is learned from a complete read. */
+  t = at(5, -1);
+  v = view(&t, 9, 10, 10, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_true(j.gap);
+  assert_true(j.possible);
+  assert_int_equal(j.n_first, 9);
+  v = view(&t, 1, 10, 10, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_first, 6);
+  assert_int_equal(j.n_end, 10);
+  /* Redis < 7 (no counters): the first entry after the position is a
+   * possible gap; one at or before it is not. */
+  t = at(5, 5);
+  v = view(&t, 9, 10, 10, 0, 1000);
+  v.counters = false;
+  stream_redis_judge(&t, &v, &j);
+  assert_true(j.gap && j.possible);
+  v = view(&t, 4, 10, 10, 0, 1000);
+  v.counters = false;
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_first, -1);
+  /* The stream deleted and created again (Redis restarted empty): its count
+   * is below the position's; not a gap, reported as recreated. */
+  t = at(5, 5);
+  v = view(&t, 20, 22, 3, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_true(j.recreated);
+  assert_int_equal(j.n_first, 1);
+  /* No stream at all: nothing to judge. */
+  memset(&v, 0, sizeof v);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_end, 5);
+  /* Reading from the start: deletions before the reader began are not gaps. */
+  memset(&t, 0, sizeof t);
+  t.n = -1;
+  v = view(&t, 9, 10, 10, 4, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_first, 9);
+  /* Many entries after the position (an incomplete read): counts carry on. */
+  t = at(5, 5);
+  v = view(&t, 1, 5000, 5000, 0, 1000);
+  stream_redis_judge(&t, &v, &j);
+  assert_false(j.gap);
+  assert_int_equal(j.n_first, 6);
+  assert_int_equal(j.n_end, 1005);
+}
+
+/* ---- application ids (issue 11 §5) -------------------------------------------------- */
+
+static void test_pos__default_app_id_ignores_spelling(void **state) {
+  (void)state;
+  char a[600], b[600];
+  static const char *const same[] = {
+      "redis://localhost:6379/clicks", "redis://127.0.0.1:6379/clicks",
+      "redis://LOCALHOST/clicks",      "redis://localhost:6379/clicks/",
+      "redis://[::1]:6379/clicks",     "redis://127.0.0.2//clicks",
+  };
+  inlet_ingest_default_app_id(a, sizeof a, same[0]);
+  assert_string_equal(a, "inlet-ingest:redis://localhost:6379/clicks");
+  for (size_t i = 1; i < sizeof same / sizeof same[0]; i++) {
+    inlet_ingest_default_app_id(b, sizeof b, same[i]);
+    assert_string_equal(b, a);
+  }
+  /* Other servers, ports or streams are other ids. */
+  inlet_ingest_default_app_id(b, sizeof b, "redis://10.0.0.5:6379/clicks");
+  assert_string_equal(b, "inlet-ingest:redis://10.0.0.5:6379/clicks");
+  inlet_ingest_default_app_id(b, sizeof b, "redis://localhost:6380/clicks");
+  assert_string_not_equal(b, a);
+  inlet_ingest_default_app_id(b, sizeof b, "redis://[2001:DB8::1]:7000/clicks");
+  assert_string_equal(b, "inlet-ingest:redis://[2001:db8::1]:7000/clicks");
+  /* Files: relative, absolute, ./ and .. spellings, and a file not there yet. */
+  char cwd[400];
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  mkdir("appdir", 0777);
+  tu_write_file("appdir/x.ndjson", "", 0);
+  char want[600], abs[600];
+  snprintf(want, sizeof want, "inlet-ingest:file:%s/appdir/x.ndjson", cwd);
+  snprintf(abs, sizeof abs, "file:%s/appdir/x.ndjson", cwd);
+  static const char *const files[] = {"file:appdir/x.ndjson", "file:./appdir//x.ndjson",
+                                      "file:appdir/../appdir/x.ndjson"};
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    inlet_ingest_default_app_id(b, sizeof b, files[i]);
+    assert_string_equal(b, want);
+  }
+  inlet_ingest_default_app_id(b, sizeof b, abs);
+  assert_string_equal(b, want);
+  snprintf(want, sizeof want, "inlet-ingest:file:%s/appdir/later.ndjson", cwd);
+  inlet_ingest_default_app_id(b, sizeof b, "file:./appdir/later.ndjson");
+  assert_string_equal(b, want);
+  snprintf(want, sizeof want, "inlet-ingest:file:%s/nodir/later.ndjson", cwd);
+  inlet_ingest_default_app_id(b, sizeof b, "file:nodir/./x/../later.ndjson");
+  assert_string_equal(b, want);
+  /* The ids older versions used stay computable (to find their progress). */
+  stream_legacy_app_id(b, sizeof b, "redis://127.0.0.1:6379/clicks");
+  assert_string_equal(b, "inlet-ingest:redis://127.0.0.1:6379/clicks");
+  /* The stream tag knows the stream name only. */
+  assert_true(stream_source_tag("redis://a:1/clicks") == stream_source_tag("redis://b/clicks/"));
+  assert_true(stream_source_tag("redis://a:1/clicks") != stream_source_tag("redis://a:1/views"));
+  assert_int_equal(stream_source_tag("file:appdir/x.ndjson"), 0);
+  unlink("appdir/x.ndjson");
+  rmdir("appdir");
 }
 
 int main(void) {
@@ -460,6 +950,14 @@ int main(void) {
       cmocka_unit_test(test_file__resume_finishes_rotated_file_then_new_one),
       cmocka_unit_test(test_file__follow_survives_rotation_by_rename),
       cmocka_unit_test(test_file__reused_inode_with_other_content_restarts),
+      cmocka_unit_test(test_file__once_leaves_unterminated_last_line),
+      cmocka_unit_test(test_file__truncated_in_place_resumes_at_new_end),
+      cmocka_unit_test(test_file__truncated_in_place_while_following),
+      cmocka_unit_test(test_file__copy_truncate_finishes_the_copy_then_new_data),
+      cmocka_unit_test(test_file__replaced_by_superset_resumes_at_offset),
+      cmocka_unit_test(test_file__replaced_by_superset_while_following),
+      cmocka_unit_test(test_redis__gap_judgement),
+      cmocka_unit_test(test_pos__default_app_id_ignores_spelling),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
