@@ -341,12 +341,22 @@ static void test_ingest__stdin_source(void **state) {
 static void test_ingest__follow_stops_cleanly_on_sigterm(void **state) {
   fx *f = *state;
   ing_create_table(f->table, "id long not null, v long", NULL);
-  append_text(f->src, "{\"id\":1,\"v\":1}\n");
+  append_text(f->src, "{\"id\":1,\"v\":1}\n{\"id\":2,\"v\":2}\n");
+  char out[700];
+  snprintf(out, sizeof out, "%s/ingest.out", f->dir);
   const char *args[] = {"ingest", f->table, "--source", f->source, "--follow",
-                        "--max-latency", "60s", "--quiet", NULL};
-  pid_t pid = ing_spawn(NULL, args);
-  ing_sleep_ms(500);
-  append_text(f->src, "{\"id\":2,\"v\":2}\n");
+                        "--max-latency", "60s", "--json", NULL};
+  pid_t pid = ing_spawn(out, args);
+  /* SIGTERM only once the ingester runs (its handler is in place): a loaded
+   * machine can take seconds to start it. */
+  bool started = false;
+  for (int i = 0; i < 600 && !started; i++) {
+    ing_sleep_ms(50);
+    char *text = tu_read_file(out, NULL);
+    started = text && strstr(text, "\"event\":\"started\"");
+    free(text);
+  }
+  assert_true(started);
   ing_sleep_ms(500);
   kill(pid, SIGTERM);
   assert_int_equal(ing_wait(pid), 0);
