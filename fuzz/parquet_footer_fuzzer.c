@@ -56,7 +56,10 @@ static void mem_close(inlet_rfile *f) {
   (void)f;
 }
 
-static const struct inlet_rfile_ops mem_ops = {mem_read_at, mem_close};
+static const struct inlet_rfile_ops mem_ops = {.read_at = mem_read_at,
+                                               .close = mem_close,
+                                               .read_ranges = inlet_rfile_read_ranges_serial,
+                                               .read_tail = inlet_rfile_read_tail_sized};
 
 /* ---- properties ---------------------------------------------------------- */
 

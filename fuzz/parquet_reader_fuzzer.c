@@ -55,7 +55,10 @@ static int mem_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n, inlet_e
 
 static void mem_close(inlet_rfile *f) { free(f); }
 
-static const struct inlet_rfile_ops mem_ops = {mem_read_at, mem_close};
+static const struct inlet_rfile_ops mem_ops = {.read_at = mem_read_at,
+                                               .close = mem_close,
+                                               .read_ranges = inlet_rfile_read_ranges_serial,
+                                               .read_tail = inlet_rfile_read_tail_sized};
 
 static bool known_error(int rc) {
   return rc == INLET_ECORRUPT || rc == INLET_EUNSUPPORTED || rc == INLET_ELIMIT ||

@@ -87,7 +87,29 @@ static void fr_close(inlet_rfile *f) {
   inlet_free(r);
 }
 
-static const struct inlet_rfile_ops fault_rfile_ops = {fr_read_at, fr_close};
+static int fr_read_ranges(inlet_rfile *f, inlet_read_range *ranges, size_t n, inlet_error *err) {
+  fault_rfile *r = (fault_rfile *)f;
+  GUARD(r->fs, INLET_FAULT_READ, f->name, r->inner->ops->read_ranges(r->inner, ranges, n, err));
+}
+
+static int fr_read_tail_inner(fault_rfile *r, void *buf, size_t n, size_t *got, inlet_error *err) {
+  int rc = r->inner->ops->read_tail(r->inner, buf, n, got, err);
+  if (rc == 0) r->base.size = r->inner->size;
+  return rc;
+}
+
+static int fr_read_tail(inlet_rfile *f, void *buf, size_t n, size_t *got, inlet_error *err) {
+  fault_rfile *r = (fault_rfile *)f;
+  *got = 0;
+  GUARD(r->fs, INLET_FAULT_READ, f->name, fr_read_tail_inner(r, buf, n, got, err));
+}
+
+static const struct inlet_rfile_ops fault_rfile_ops = {
+    .read_at = fr_read_at,
+    .close = fr_close,
+    .read_ranges = fr_read_ranges,
+    .read_tail = fr_read_tail,
+};
 
 typedef struct fault_wfile {
   inlet_wfile base;
@@ -132,7 +154,16 @@ static int fw_close(inlet_wfile *f, bool sync, inlet_error *err) {
   return rc;
 }
 
-static const struct inlet_wfile_ops fault_wfile_ops = {fw_append, fw_sync, fw_close};
+/* Not counted: abort is the cleanup of an operation that already failed. */
+static void fw_abort(inlet_wfile *f) {
+  fault_wfile *w = (fault_wfile *)f;
+  inlet_wfile_abort(w->inner);
+  inlet_free(f->name);
+  inlet_free(w);
+}
+
+static const struct inlet_wfile_ops fault_wfile_ops = {
+    .append = fw_append, .sync = fw_sync, .close = fw_close, .abort = fw_abort};
 
 /* ---- storage --------------------------------------------------------------- */
 
@@ -161,16 +192,35 @@ static int open_read_inner(fault_storage *fs, const char *path, inlet_rfile **ou
   return wrap_rfile(fs, inner, out, err);
 }
 
-static int fs_open_read(inlet_storage *s, const char *path, inlet_rfile **out, inlet_error *err) {
-  fault_storage *fs = (fault_storage *)s;
+static int open_read_sized_inner(fault_storage *fs, const char *path, int64_t size,
+                                 inlet_rfile **out, inlet_error *err) {
+  inlet_rfile *inner;
+  TRY(fs->inner->ops->open_read_sized(fs->inner, path, size, &inner, err));
+  return wrap_rfile(fs, inner, out, err);
+}
+
+/* open_read and open_read_sized (size >= -1; -2 selects open_read) are one
+ * kind of operation. */
+static int open_guarded(fault_storage *fs, const char *path, int64_t size, inlet_rfile **out,
+                        inlet_error *err) {
   *out = NULL;
   int fate = decide(fs, INLET_FAULT_OPEN_READ);
   if (fate == FAIL_NOW) return injected(err, INLET_FAULT_OPEN_READ, path, false);
-  int rc = open_read_inner(fs, path, out, err);
+  int rc = size == -2 ? open_read_inner(fs, path, out, err)
+                      : open_read_sized_inner(fs, path, size, out, err);
   if (rc < 0 || fate == PASS) return rc;
   inlet_rfile_close(*out);
   *out = NULL;
   return injected(err, INLET_FAULT_OPEN_READ, path, true);
+}
+
+static int fs_open_read(inlet_storage *s, const char *path, inlet_rfile **out, inlet_error *err) {
+  return open_guarded((fault_storage *)s, path, -2, out, err);
+}
+
+static int fs_open_read_sized(inlet_storage *s, const char *path, int64_t size, inlet_rfile **out,
+                              inlet_error *err) {
+  return open_guarded((fault_storage *)s, path, size < 0 ? -1 : size, out, err);
 }
 
 static int create_inner(fault_storage *fs, const char *path, inlet_wfile **out, inlet_error *err) {
@@ -279,9 +329,75 @@ static void fs_free(inlet_storage *s) {
   inlet_free(fs);
 }
 
+/* put_if_absent_bytes counts as a put_if_absent (the commit publish), put_bytes
+ * as a replace, get_bytes as a read, list_from as a list, and remove_many as
+ * one remove per path, so tests arming those kinds cover both forms. */
+static int fs_put_if_absent_bytes(inlet_storage *s, const char *path, const void *data, size_t n,
+                                  inlet_error *err) {
+  fault_storage *fs = (fault_storage *)s;
+  GUARD(fs, INLET_FAULT_PUT_IF_ABSENT, path,
+        fs->inner->ops->put_if_absent_bytes(fs->inner, path, data, n, err));
+}
+
+static int fs_put_bytes(inlet_storage *s, const char *path, const void *data, size_t n,
+                        inlet_error *err) {
+  fault_storage *fs = (fault_storage *)s;
+  GUARD(fs, INLET_FAULT_REPLACE, path, fs->inner->ops->put_bytes(fs->inner, path, data, n, err));
+}
+
+static int fs_get_bytes(inlet_storage *s, const char *path, size_t limit, uint8_t **out,
+                        size_t *len, inlet_error *err) {
+  fault_storage *fs = (fault_storage *)s;
+  *out = NULL;
+  *len = 0;
+  int fate = decide(fs, INLET_FAULT_READ);
+  if (fate == FAIL_NOW) return injected(err, INLET_FAULT_READ, path, false);
+  int rc = fs->inner->ops->get_bytes(fs->inner, path, limit, out, len, err);
+  if (rc < 0 || fate == PASS) return rc;
+  inlet_free(*out);
+  *out = NULL;
+  *len = 0;
+  return injected(err, INLET_FAULT_READ, path, true);
+}
+
+static int fs_list_from(inlet_storage *s, const char *dir, const inlet_list_options *opts,
+                        inlet_dirent **out, size_t *count, inlet_error *err) {
+  fault_storage *fs = (fault_storage *)s;
+  *out = NULL;
+  *count = 0;
+  int fate = decide(fs, INLET_FAULT_LIST);
+  if (fate == FAIL_NOW) return injected(err, INLET_FAULT_LIST, dir, false);
+  int rc = fs->inner->ops->list_from(fs->inner, dir, opts, out, count, err);
+  if (rc < 0 || fate == PASS) return rc;
+  inlet_dirents_free(*out, *count);
+  *out = NULL;
+  *count = 0;
+  return injected(err, INLET_FAULT_LIST, dir, true);
+}
+
+static int fs_remove_many(inlet_storage *s, const char *const *paths, size_t n, int *results,
+                          inlet_error *err) {
+  return inlet_storage_remove_many_serial(s, paths, n, results, err);
+}
+
 static const inlet_storage_ops fault_ops = {
-    fs_open_read, fs_create, fs_put_if_absent, fs_list,     fs_list_names, fs_remove,
-    fs_replace,   fs_stat,   fs_mkdirs,        fs_sync_dir, fs_free,
+    .open_read = fs_open_read,
+    .create = fs_create,
+    .put_if_absent = fs_put_if_absent,
+    .list = fs_list,
+    .list_names = fs_list_names,
+    .remove = fs_remove,
+    .replace = fs_replace,
+    .stat = fs_stat,
+    .mkdirs = fs_mkdirs,
+    .sync_dir = fs_sync_dir,
+    .free = fs_free,
+    .put_if_absent_bytes = fs_put_if_absent_bytes,
+    .put_bytes = fs_put_bytes,
+    .get_bytes = fs_get_bytes,
+    .open_read_sized = fs_open_read_sized,
+    .list_from = fs_list_from,
+    .remove_many = fs_remove_many,
 };
 
 int inlet_storage_fault_wrap(inlet_storage **out, inlet_storage *inner, bool own_inner,
@@ -296,6 +412,7 @@ int inlet_storage_fault_wrap(inlet_storage **out, inlet_storage *inner, bool own
   }
   fs->base.ops = &fault_ops;
   fs->base.root = root;
+  fs->base.flags = inner->flags;
   fs->inner = inner;
   fs->own_inner = own_inner;
   *out = &fs->base;

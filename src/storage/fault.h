@@ -15,9 +15,13 @@
  *   ... reopen the table through s (or posix) and check the log ...
  *   s->ops->free(s);
  *
- * Operations on files (read_at, append, sync, close) opened through the
- * wrapper are counted and fail too. Files must be closed before the
- * wrapper is freed. Single-threaded use only.
+ * Operations on files (read_at, read_ranges, read_tail, append, sync,
+ * close) opened through the wrapper are counted and fail too; abort is not
+ * counted. The object-store-shaped operations count as their older kin:
+ * put_if_absent_bytes as PUT_IF_ABSENT, put_bytes as REPLACE, get_bytes as
+ * READ, open_read_sized as OPEN_READ, list_from as LIST, remove_many as one
+ * REMOVE per path. Files must be closed before the wrapper is freed.
+ * Single-threaded use only.
  */
 #ifndef INLET_STORAGE_FAULT_H
 #define INLET_STORAGE_FAULT_H

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,11 +103,18 @@ static void fd_rclose(inlet_rfile *f) {
   inlet_free(f);
 }
 
-static const struct inlet_rfile_ops fd_rfile_ops = {fd_read_at, fd_rclose};
+static const struct inlet_rfile_ops fd_rfile_ops = {
+    .read_at = fd_read_at,
+    .close = fd_rclose,
+    .read_ranges = inlet_rfile_read_ranges_serial,
+    .read_tail = inlet_rfile_read_tail_sized,
+};
 
 typedef struct fd_wfile {
   inlet_wfile base;
   int fd;
+  int base_fd;  /* not owned: directory the path below is relative to */
+  char *path;   /* owned; path relative to base_fd, for abort */
   int dir_fd;   /* owned (or -1): parent directory, fsynced with the file */
   uint8_t *buf; /* owned; WBUF_SIZE bytes */
   size_t len;
@@ -185,13 +193,26 @@ static int fd_wclose(inlet_wfile *f, bool sync, inlet_error *err) {
     rc = flush_buf(w, err);
   if (close(w->fd) < 0 && rc == 0) rc = os_fail(err, errno, "close", NULL, f->name);
   if (w->dir_fd >= 0) close(w->dir_fd);
+  inlet_free(w->path);
   inlet_free(w->buf);
   inlet_free(f->name);
   inlet_free(w);
   return rc;
 }
 
-static const struct inlet_wfile_ops fd_wfile_ops = {fd_append, fd_sync, fd_wclose};
+static void fd_wabort(inlet_wfile *f) {
+  fd_wfile *w = (fd_wfile *)f;
+  inlet_error ignore = INLET_ERROR_INIT;
+  w->error = 0;
+  w->len = 0;
+  if (w->path) unlinkat(w->base_fd, w->path, 0);
+  inlet_free(w->path);
+  w->path = NULL;
+  fd_wclose(f, false, &ignore);
+}
+
+static const struct inlet_wfile_ops fd_wfile_ops = {
+    .append = fd_append, .sync = fd_sync, .close = fd_wclose, .abort = fd_wabort};
 
 static int make_rfile(inlet_rfile **out, int fd, const char *name, inlet_error *err) {
   struct stat st;
@@ -220,13 +241,16 @@ static int make_rfile(inlet_rfile **out, int fd, const char *name, inlet_error *
   return 0;
 }
 
-static int make_wfile(inlet_wfile **out, int fd, int dir_fd, const char *name, inlet_error *err) {
+static int make_wfile(inlet_wfile **out, int fd, int dir_fd, int base_fd, const char *path,
+                      const char *name, inlet_error *err) {
   fd_wfile *w = inlet_calloc(1, sizeof *w);
   char *nm = inlet_strdup(name);
+  char *pth = inlet_strdup(path);
   uint8_t *buf = inlet_malloc(WBUF_SIZE);
-  if (!w || !nm || !buf) {
+  if (!w || !nm || !pth || !buf) {
     inlet_free(w);
     inlet_free(nm);
+    inlet_free(pth);
     inlet_free(buf);
     close(fd);
     if (dir_fd >= 0) close(dir_fd);
@@ -236,6 +260,8 @@ static int make_wfile(inlet_wfile **out, int fd, int dir_fd, const char *name, i
   w->base.name = nm;
   w->fd = fd;
   w->dir_fd = dir_fd;
+  w->base_fd = base_fd;
+  w->path = pth;
   w->buf = buf;
   *out = &w->base;
   return 0;
@@ -356,7 +382,7 @@ static int create_at(int base_fd, const char *root, const char *path, const char
     close(fd);
     return os_fail(err, e, "open parent directory of", NULL, name);
   }
-  return make_wfile(out, fd, dir_fd, name, err);
+  return make_wfile(out, fd, dir_fd, base_fd, path, name, err);
 }
 
 /* ---- the backend ----------------------------------------------------------- */
@@ -587,9 +613,245 @@ static void px_free(inlet_storage *s) {
   inlet_free(ps);
 }
 
+/* ---- object-store-shaped operations ---------------------------------------- */
+
+/* A temporary beside @p path: "<dir>/.tmp-<name>-<random>", in the same
+ * directory so link(2) and rename stay within one filesystem. */
+static int tmp_name_for(const char *path, char **out, inlet_error *err) {
+  const char *slash = strrchr(path, '/');
+  size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
+  const char *base = path + dlen;
+  uint64_t r;
+  if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (uint64_t)getpid() * 0x9e3779b97f4a7c15u;
+  size_t cap = strlen(path) + 32;
+  char *t = inlet_malloc(cap);
+  if (!t) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  snprintf(t, cap, "%.*s.tmp-%s-%016" PRIx64, (int)dlen, path, base, r);
+  *out = t;
+  return 0;
+}
+
+/* Writes @p data to a new synced temporary beside @p path. */
+static int write_tmp(inlet_storage *s, const char *path, const void *data, size_t n, char **tmp,
+                     inlet_error *err) {
+  TRY(tmp_name_for(path, tmp, err));
+  inlet_wfile *w = NULL;
+  int rc = px_create(s, *tmp, &w, err);
+  if (rc == 0) rc = fd_append(w, data, n, err);
+  if (rc == 0) {
+    rc = fd_wclose(w, true, err);
+    w = NULL;
+  }
+  if (rc < 0) {
+    if (w)
+      fd_wabort(w);
+    else
+      unlinkat(((posix_storage *)s)->root_fd, *tmp, 0);
+    inlet_free(*tmp);
+    *tmp = NULL;
+  }
+  return rc;
+}
+
+static int px_put_if_absent_bytes(inlet_storage *s, const char *path, const void *data, size_t n,
+                                  inlet_error *err) {
+  TRY(inlet_path_check(path, err));
+  char *tmp;
+  TRY(write_tmp(s, path, data, n, &tmp, err));
+  int rc = px_put_if_absent(s, tmp, path, err);
+  if (rc < 0) unlinkat(((posix_storage *)s)->root_fd, tmp, 0);
+  inlet_free(tmp);
+  return rc;
+}
+
+static int px_put_bytes(inlet_storage *s, const char *path, const void *data, size_t n,
+                        inlet_error *err) {
+  TRY(inlet_path_check(path, err));
+  char *tmp;
+  TRY(write_tmp(s, path, data, n, &tmp, err));
+  int rc = px_replace(s, tmp, path, err);
+  if (rc < 0) unlinkat(((posix_storage *)s)->root_fd, tmp, 0);
+  inlet_free(tmp);
+  return rc;
+}
+
+static int px_get_bytes(inlet_storage *s, const char *path, size_t limit, uint8_t **out,
+                        size_t *len, inlet_error *err) {
+  *out = NULL;
+  *len = 0;
+  inlet_rfile *f;
+  TRY(px_open_read(s, path, &f, err));
+  int rc = 0;
+  uint8_t *buf = NULL;
+  if ((uint64_t)f->size > (uint64_t)limit || (uint64_t)f->size >= SIZE_MAX) {
+    rc = inlet_fail(err, INLET_ELIMIT, "%s/%s: %" PRId64 " bytes exceed the %zu-byte limit",
+                    s->root, path, f->size, limit);
+  } else {
+    size_t n = (size_t)f->size;
+    buf = inlet_malloc(n + 1);
+    if (!buf)
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory reading %s", path);
+    else
+      rc = fd_read_at(f, 0, buf, n, err);
+    if (rc == 0) {
+      buf[n] = 0;
+      *out = buf;
+      *len = n;
+      buf = NULL;
+    }
+  }
+  inlet_free(buf);
+  fd_rclose(f);
+  return rc;
+}
+
+static int px_open_read_sized(inlet_storage *s, const char *path, int64_t size, inlet_rfile **out,
+                              inlet_error *err) {
+  (void)size; /* fstat is free here and cannot be stale */
+  return px_open_read(s, path, out, err);
+}
+
+typedef struct dirent_vec {
+  inlet_dirent *v;
+  size_t n, cap;
+} dirent_vec;
+
+static int vec_push(dirent_vec *d, char *name, const struct stat *st, bool attrs,
+                    inlet_error *err) {
+  if (d->n == d->cap) {
+    size_t ncap = d->cap ? d->cap * 2 : 64;
+    inlet_dirent *nv = inlet_realloc(d->v, ncap * sizeof *nv);
+    if (!nv) {
+      inlet_free(name);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory listing");
+    }
+    d->v = nv;
+    d->cap = ncap;
+  }
+  inlet_dirent *e = &d->v[d->n++];
+  e->name = name;
+  if (attrs) {
+    fill_dirent(e, st);
+  } else {
+    e->is_dir = S_ISDIR(st->st_mode);
+    e->size = -1;
+    e->mtime_ms = -1;
+  }
+  return 0;
+}
+
+/* Files below @p rel ("" = the listed directory itself), names relative to
+ * the listed directory. Symbolic links are not followed: a link to a
+ * directory would let a listing leave the table. */
+static int walk_files(inlet_storage *s, int dir_fd, const char *rel, bool attrs, dirent_vec *out,
+                      inlet_error *err) {
+  int fd = openat(dir_fd, at_path(rel), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return 0;
+    return os_fail(err, errno, "list", s->root, at_path(rel));
+  }
+  DIR *dh = fdopendir(fd);
+  if (!dh) {
+    int e = errno;
+    close(fd);
+    return os_fail(err, e, "list", s->root, at_path(rel));
+  }
+  int rc = 0;
+  for (;;) {
+    errno = 0;
+    struct dirent *de = readdir(dh);
+    if (!de) {
+      if (errno) rc = os_fail(err, errno, "list", s->root, at_path(rel));
+      break;
+    }
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    size_t cap = strlen(rel) + strlen(de->d_name) + 2;
+    char *name = inlet_malloc(cap);
+    if (!name) {
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory listing %s", at_path(rel));
+      break;
+    }
+    snprintf(name, cap, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+    struct stat st;
+    if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+      int e = errno;
+      inlet_free(name);
+      if (e == ENOENT) continue; /* removed while listing */
+      rc = os_fail(err, e, "stat", s->root, de->d_name);
+      break;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      rc = walk_files(s, dir_fd, name, attrs, out, err);
+      inlet_free(name);
+      if (rc < 0) break;
+    } else if ((rc = vec_push(out, name, &st, attrs, err)) < 0) {
+      break;
+    }
+  }
+  closedir(dh);
+  return rc;
+}
+
+static int px_list_from(inlet_storage *s, const char *dir, const inlet_list_options *opts,
+                        inlet_dirent **out, size_t *count, inlet_error *err) {
+  posix_storage *ps = (posix_storage *)s;
+  static const inlet_list_options all = INLET_LIST_OPTIONS_INIT;
+  if (!opts) opts = &all;
+  *out = NULL;
+  *count = 0;
+  TRY(check_dir_path(dir, err));
+  if (!opts->recursive) {
+    inlet_error lerr = INLET_ERROR_INIT;
+    int rc = list_dir(s, dir, opts->attrs, out, count, &lerr);
+    if (rc == INLET_ENOTFOUND) return 0;
+    if (rc < 0) {
+      if (err) *err = lerr;
+      return rc;
+    }
+  } else {
+    int dfd = open_dir_at(ps->root_fd, dir);
+    if (dfd < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return 0;
+      return os_fail(err, errno, "list", s->root, at_path(dir));
+    }
+    dirent_vec v = {0};
+    int rc = walk_files(s, dfd, "", opts->attrs, &v, err);
+    close(dfd);
+    if (rc < 0) {
+      inlet_dirents_free(v.v, v.n);
+      return rc;
+    }
+    if (v.n > 1) qsort(v.v, v.n, sizeof *v.v, cmp_dirent);
+    *out = v.v;
+    *count = v.n;
+  }
+  inlet_dirents_filter(*out, count, opts);
+  return 0;
+}
+
+static int px_remove_many(inlet_storage *s, const char *const *paths, size_t n, int *results,
+                          inlet_error *err) {
+  return inlet_storage_remove_many_serial(s, paths, n, results, err);
+}
+
 static const inlet_storage_ops posix_ops = {
-    px_open_read, px_create, px_put_if_absent, px_list,     px_list_names, px_remove,
-    px_replace,   px_stat,   px_mkdirs,        px_sync_dir, px_free,
+    .open_read = px_open_read,
+    .create = px_create,
+    .put_if_absent = px_put_if_absent,
+    .list = px_list,
+    .list_names = px_list_names,
+    .remove = px_remove,
+    .replace = px_replace,
+    .stat = px_stat,
+    .mkdirs = px_mkdirs,
+    .sync_dir = px_sync_dir,
+    .free = px_free,
+    .put_if_absent_bytes = px_put_if_absent_bytes,
+    .put_bytes = px_put_bytes,
+    .get_bytes = px_get_bytes,
+    .open_read_sized = px_open_read_sized,
+    .list_from = px_list_from,
+    .remove_many = px_remove_many,
 };
 
 int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create, inlet_error *err) {
@@ -608,6 +870,7 @@ int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create,
   }
   ps->base.ops = &posix_ops;
   ps->base.root = r;
+  ps->base.flags = INLET_STORAGE_CONDITIONAL_VERIFIED;
   ps->root_fd = fd;
   *out = &ps->base;
   return 0;

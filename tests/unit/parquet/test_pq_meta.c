@@ -39,7 +39,10 @@ static void mem_close(inlet_rfile *f) {
   free(m);
 }
 
-static const struct inlet_rfile_ops mem_ops = {mem_read_at, mem_close};
+static const struct inlet_rfile_ops mem_ops = {.read_at = mem_read_at,
+                                               .close = mem_close,
+                                               .read_ranges = inlet_rfile_read_ranges_serial,
+                                               .read_tail = inlet_rfile_read_tail_sized};
 
 static inlet_rfile *mem_open(const char *name, const void *data, size_t n) {
   mem_rfile *m = calloc(1, sizeof *m);

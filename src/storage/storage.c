@@ -1,0 +1,99 @@
+/*
+ * Backend-independent parts of storage.h: the serial fallbacks backends
+ * share (vectored reads, batch removes, listing filters) and the probe that
+ * tells whether a store enforces conditional creates.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "storage/storage.h"
+#include "util/util.h"
+
+int inlet_rfile_read_ranges_serial(inlet_rfile *f, inlet_read_range *ranges, size_t n,
+                                   inlet_error *err) {
+  for (size_t i = 0; i < n; i++)
+    TRY(f->ops->read_at(f, ranges[i].offset, ranges[i].buf, ranges[i].len, err));
+  return 0;
+}
+
+int inlet_rfile_read_tail_sized(inlet_rfile *f, void *buf, size_t n, size_t *got,
+                                inlet_error *err) {
+  *got = 0;
+  if (f->size < 0) return inlet_fail(err, INLET_EINTERNAL, "%s: size unknown", f->name);
+  size_t k = (uint64_t)n < (uint64_t)f->size ? n : (size_t)f->size;
+  TRY(f->ops->read_at(f, f->size - (int64_t)k, buf, k, err));
+  *got = k;
+  return 0;
+}
+
+int inlet_storage_remove_many_serial(inlet_storage *s, const char *const *paths, size_t n,
+                                     int *results, inlet_error *err) {
+  int first = 0;
+  for (size_t i = 0; i < n; i++) {
+    inlet_error e = INLET_ERROR_INIT;
+    int rc = s->ops->remove(s, paths[i], &e);
+    if (rc == INLET_ENOTFOUND) rc = 0;
+    if (results) results[i] = rc;
+    if (rc < 0 && first == 0) {
+      first = rc;
+      if (err) *err = e;
+    }
+  }
+  return first;
+}
+
+void inlet_dirents_filter(inlet_dirent *ents, size_t *count, const inlet_list_options *opts) {
+  if (!opts || !ents) return;
+  const char *prefix = opts->prefix && opts->prefix[0] ? opts->prefix : NULL;
+  const char *after = opts->start_after && opts->start_after[0] ? opts->start_after : NULL;
+  size_t plen = prefix ? strlen(prefix) : 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < *count; i++) {
+    bool keep = (!prefix || strncmp(ents[i].name, prefix, plen) == 0) &&
+                (!after || strcmp(ents[i].name, after) > 0) &&
+                (opts->limit == 0 || kept < opts->limit);
+    if (keep)
+      ents[kept++] = ents[i];
+    else
+      inlet_free(ents[i].name);
+  }
+  *count = kept;
+}
+
+int inlet_storage_probe_conditional(inlet_storage *s, const char *dir, inlet_error *err) {
+  if (!(s->flags & INLET_STORAGE_OBJECT_STORE)) {
+    s->flags |= INLET_STORAGE_CONDITIONAL_VERIFIED;
+    return 0;
+  }
+  uint64_t r;
+  if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) r = (uint64_t)getpid();
+  char key[INLET_PATH_MAX];
+  snprintf(key, sizeof key, "%s%s.tmp-inlet-probe-%016" PRIx64, dir && dir[0] ? dir : "",
+           dir && dir[0] ? "/" : "", r);
+  static const char first[] = "inlet conditional-create probe 1\n";
+  static const char second[] = "inlet conditional-create probe 2\n";
+  int rc = s->ops->put_if_absent_bytes(s, key, first, sizeof first - 1, err);
+  if (rc < 0) {
+    inlet_error_prefix(err, "probing conditional creates in %s", s->root);
+    return rc;
+  }
+  inlet_error e2 = INLET_ERROR_INIT;
+  int rc2 = s->ops->put_if_absent_bytes(s, key, second, sizeof second - 1, &e2);
+  inlet_error ignore = INLET_ERROR_INIT;
+  s->ops->remove(s, key, &ignore);
+  if (rc2 == INLET_EEXISTS) {
+    s->flags |= INLET_STORAGE_CONDITIONAL_VERIFIED;
+    return 0;
+  }
+  if (rc2 == 0)
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "%s does not enforce conditional creates (a second PUT with "
+                      "If-None-Match: * of %s succeeded): concurrent writers could overwrite "
+                      "each other's commits; commit there only in single-writer mode",
+                      s->root, key);
+  if (err) *err = e2;
+  inlet_error_prefix(err, "probing conditional creates in %s", s->root);
+  return rc2;
+}
