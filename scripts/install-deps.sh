@@ -5,7 +5,8 @@
 set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
-      libbrotli-dev libjansson-dev libhiredis-dev"
+      libbrotli-dev libjansson-dev libhiredis-dev
+      libcurl4-openssl-dev libexpat1-dev libssl-dev"
 if [ "$mode" = test ]; then
   pkgs="$pkgs libcmocka-dev clang redis-server valgrind"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"

@@ -250,6 +250,62 @@ struct inlet_storage {
 /* The POSIX backend rooted at @p root (which must exist unless @p create). */
 int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create, inlet_error *err);
 
+/*
+ * Settings for opening storage by URL. Every field is optional (NULL / 0 /
+ * -1 = unset); an unset field falls back to the environment the way the AWS
+ * CLI and the Azure CLI read it, then to the profile files, then to a
+ * default (docs/STORAGE.md lists the order). Strings are borrowed for the
+ * call only. Secrets given here are never printed.
+ */
+typedef struct inlet_storage_options {
+  int version; /* INLET_STORAGE_OPTIONS_VERSION */
+  /* S3 and S3-compatible stores */
+  const char *aws_access_key_id;
+  const char *aws_secret_access_key;
+  const char *aws_session_token;
+  const char *aws_region;
+  const char *aws_profile;      /* a profile in ~/.aws/credentials and ~/.aws/config */
+  const char *aws_endpoint_url; /* MinIO, R2, s3rver: "http://127.0.0.1:9000" */
+  int s3_path_style;            /* -1: path style iff a custom endpoint is set; 0; 1 */
+  /* Azure Blob Storage / ADLS Gen2 */
+  const char *azure_connection_string;
+  const char *azure_account;
+  const char *azure_key;       /* shared key, base64 */
+  const char *azure_sas_token; /* "sv=...&sig=..." with or without a leading '?' */
+  const char *azure_endpoint;  /* blob endpoint, "http://127.0.0.1:10000/devstoreaccount1" */
+  /* Transfers (0: default) */
+  size_t part_size;        /* multipart / block size above which uploads split; 8 MiB */
+  int parts_in_flight;     /* parts uploaded at once; 4 */
+  int max_in_flight;       /* concurrent requests of one handle; 16 */
+  int max_attempts;        /* per request; 8 */
+  long timeout_ms;         /* per attempt without a large body; 120000 */
+  long stall_timeout_ms;   /* an attempt moving no byte this long fails; 30000 */
+  long connect_timeout_ms; /* 10000 */
+  long backoff_base_ms;    /* 100 */
+  long backoff_max_ms;     /* 10000 */
+  /* posix (file:// and plain paths): create the root if missing */
+  bool create;
+} inlet_storage_options;
+#define INLET_STORAGE_OPTIONS_VERSION 1
+#define INLET_STORAGE_OPTIONS_INIT                                                                 \
+  {INLET_STORAGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, NULL,  \
+   NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, false}
+
+/*
+ * Opens the storage a location names: "s3://bucket/prefix",
+ * "az://container/prefix", "abfss://container@account.dfs.core.windows.net/
+ * prefix" (served through the Blob API), "file:///path", or a plain local
+ * path. The root is the prefix: paths given to the handle are below it.
+ * Nothing is requested from a store at open. @p opts may be NULL.
+ * @return 0, INLET_EINVAL (malformed URL, unknown scheme, missing
+ * credentials or region), INLET_ENOMEM, or a posix open error.
+ */
+int inlet_storage_open_url(inlet_storage **out, const char *url, const inlet_storage_options *opts,
+                           inlet_error *err);
+
+/* True if @p location is a URL this module opens as an object store. */
+bool inlet_storage_is_object_url(const char *location);
+
 /* Opens a local file by absolute or relative path, outside any storage root
  * (for CLI inputs such as `inlet parquet cat FILE`). */
 int inlet_rfile_open_path(inlet_rfile **out, const char *path, inlet_error *err);
