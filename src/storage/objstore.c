@@ -420,10 +420,19 @@ int inlet_azure_config_resolve(inlet_azure_config *c, const char *container, con
             "AZURE_STORAGE_CONNECTION_STRING",
             container);
   TRY_GOTO(dup_into(&c->account, account, err));
-  const char *key = o->azure_key ? o->azure_key : cs_key ? cs_key : env("AZURE_STORAGE_KEY");
-  const char *sas = o->azure_sas_token ? o->azure_sas_token
-                    : cs_sas           ? cs_sas
-                                       : env("AZURE_STORAGE_SAS_TOKEN");
+  /* Credentials given in the options replace the environment's whole: a
+   * SAS in the options is not mixed with a key from a connection string. */
+  const char *key, *sas;
+  if (o->azure_key || o->azure_sas_token) {
+    key = o->azure_key;
+    sas = o->azure_sas_token;
+  } else if (cs_key || cs_sas) {
+    key = cs_key;
+    sas = cs_sas;
+  } else {
+    key = env("AZURE_STORAGE_KEY");
+    sas = env("AZURE_STORAGE_SAS_TOKEN");
+  }
   if (key) TRY_GOTO(set_key(c, key, err));
   if (sas) TRY_GOTO(set_sas(c, sas, err));
   FAIL_GOTO(!c->key && !c->sas, err, INLET_EINVAL,

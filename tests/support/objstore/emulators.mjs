@@ -349,9 +349,11 @@ if (args['azurite-port']) {
   { stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   child.on('exit', (code) => { console.error(`azurite exited ${code}`); });
+  // Azurite takes a while to start on a loaded machine: wait up to 4 minutes.
   let status = 0;
-  for (let i = 0; i < 300 && status !== 201 && status !== 409; i++) {
-    try { status = await azureCreateContainer(azuritePort, 'inlet-test'); } catch { await sleep(100); }
+  const deadline = Date.now() + 240000;
+  while (Date.now() < deadline && status !== 201 && status !== 409) {
+    try { status = await azureCreateContainer(azuritePort, 'inlet-test'); } catch { await sleep(200); }
   }
   if (status !== 201 && status !== 409) {
     console.error(`could not create the Azurite container (status ${status})`);
