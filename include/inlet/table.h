@@ -55,14 +55,21 @@ typedef struct inlet_table_create_options {
 
 /**
  * Creates a table at @p path (the directory is created if needed) by
- * committing version 0: protocol (reader 1, writer 2), metaData (fresh
- * table id, @p schema, partition columns, properties, createdTime) and
- * commitInfo. With options->batches, their rows are written as data files
+ * committing version 0: protocol, metaData (fresh table id, @p schema,
+ * partition columns, properties, createdTime) and commitInfo. The protocol
+ * is the one Spark derives for the schema and properties: reader 1 / writer
+ * 2 unless they turn on more (a timestamp_ntz column, change data feed,
+ * in-commit timestamps, deletion vectors...), then writer 7 listing every
+ * feature in use. delta.minReaderVersion, delta.minWriterVersion and
+ * delta.feature.NAME=supported request more and are not stored.
+ * With options->batches, their rows are written as data files
  * and committed in the same version 0 (one transaction: the table appears
  * with its data or not at all). @p options may be NULL.
  * @return 0, INLET_EEXISTS (a table is already there), INLET_EINVAL (bad
- *         partition column, duplicate column name, batch not matching), INLET_EUNSUPPORTED (a
- *         type Delta cannot store, e.g. uint32), INLET_EIO, INLET_ENOMEM.
+ *         partition column, duplicate column name, unknown delta.* property or bad value,
+ *         batch not matching), INLET_EUNSUPPORTED (a type Delta cannot store, e.g. uint32;
+ *         a property turning on a feature inlet cannot honour, named in the message; a column
+ *         name that needs column mapping), INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *schema,
                                  const inlet_table_create_options *options, inlet_error *err);
@@ -83,9 +90,12 @@ INLET_API const char *inlet_table_path(const inlet_table *table);
 
 /**
  * Loads a consistent snapshot: the latest version, version @p version, or
- * the newest version committed at or before @p timestamp_ms (commit
- * timestamps: inCommitTimestamp when present, else the commit file's
- * modification time).
+ * the newest version committed at or before @p timestamp_ms. Commit
+ * timestamps are Spark's: on a table with in-commit timestamps, each
+ * commit's inCommitTimestamp from the enablement version on; otherwise the
+ * commit file's modification time, monotonized (a commit whose file is not
+ * newer than its predecessor's counts as 1 ms after it). History uses the
+ * same timestamps.
  * @return 0, INLET_ENOTFOUND (no table, no such version or none that old),
  *         INLET_ECORRUPT (a gap in the commits, malformed log, no protocol
  *         or metaData), INLET_EUNSUPPORTED (reader version or feature inlet

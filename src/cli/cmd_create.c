@@ -16,7 +16,12 @@ static const char usage[] =
     "                      amount decimal(10,2), event_time timestamp, day date'\n"
     "  --partition-by C,D  partition columns (top-level schema columns)\n"
     "  --property K=V      a table property (metaData.configuration), repeatable, e.g.\n"
-    "                      delta.checkpointInterval=10, inlet.autoCompact=true\n"
+    "                      delta.checkpointInterval=10, delta.appendOnly=true,\n"
+    "                      delta.enableInCommitTimestamps=true, inlet.autoCompact=true.\n"
+    "                      The protocol follows from schema and properties as in Spark;\n"
+    "                      delta.minWriterVersion=N and delta.feature.NAME=supported request\n"
+    "                      more. Unknown delta.* keys and features inlet cannot honour are\n"
+    "                      refused\n"
     "  --name, --description  metaData.name and metaData.description\n";
 
 #define MAX_PROPS 256

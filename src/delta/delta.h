@@ -224,7 +224,7 @@ typedef struct delta_checkpoint_ref {
 typedef struct delta_log_listing {
   int64_t n_commits;
   int64_t *commit_versions; /* owned, ascending */
-  int64_t *commit_mtimes;   /* owned, ms */
+  int64_t *commit_mtimes;   /* owned, ms, monotonized: each > the one before */
   int64_t n_checkpoints;
   delta_checkpoint_ref *checkpoints; /* owned, ascending, complete ones only */
 } delta_log_listing;
@@ -246,6 +246,12 @@ void delta_commit_name(char out[64], int64_t version);
 typedef int (*delta_action_cb)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t version,
                           delta_action_cb cb, void *ctx, inlet_error *err);
+
+/* The inCommitTimestamp of commit @p version (its commitInfo must be the
+ * first action, PROTOCOL.md "In-Commit Timestamps"), or -1 when it has none.
+ * 0 or delta_log_read_commit's codes. */
+int delta_commit_ict(inlet_storage *st, const char *root_abs, int64_t version, int64_t *ict,
+                     inlet_error *err);
 
 /* ---- scan selection (for src/scan) ----------------------------------------- */
 
@@ -305,7 +311,8 @@ typedef enum delta_snap_mode {
 /*
  * Loads the snapshot of the table in @p st (root absolute path @p root_abs).
  * @p mode/@p arg select latest, version arg, or the newest version whose
- * commit timestamp is <= arg (ms). Checks reader version and features.
+ * commit timestamp is <= arg (ms; delta_version_at_timestamp). Checks reader
+ * version and features.
  * Returns 0, INLET_ENOTFOUND (no table / no such version), INLET_ECORRUPT
  * (gap, bad log, no protocol/metaData), INLET_EUNSUPPORTED (names the
  * feature), INLET_EIO, INLET_ENOMEM.
@@ -319,6 +326,13 @@ int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root
 int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                              const char *root_abs, delta_snap_mode mode, int64_t arg,
                              inlet_error *err);
+/* The version time travel to @p ts (ms) selects, given the table's latest
+ * snapshot (delta_timestamps.c: monotonized commit file times, in-commit
+ * timestamps from their enablement version on). 0, INLET_ENOTFOUND (no
+ * version that old), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM. */
+int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
+                               const delta_snapshot *latest, int64_t ts, int64_t *version,
+                               inlet_error *err);
 /* Deep copy. 0, INLET_ENOMEM. */
 int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_error *err);
 void delta_snapshot_reset(delta_snapshot *s);
@@ -346,6 +360,13 @@ void delta_txn_free(delta_txn *t);
 int delta_txn_add_action(delta_txn *t, const delta_action *a, inlet_error *err);
 /* operationParameters as raw JSON object text (copied). */
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err);
+/* The table the transaction commits to, from the metaData of the snapshot
+ * it read: with delta.enableInCommitTimestamps=true every commit carries
+ * commitInfo.inCommitTimestamp (monotonic across versions), with
+ * delta.appendOnly=true a remove with dataChange=true is refused. Every
+ * writer of an existing table calls it; a transaction holding a metaData
+ * action (table creation) takes these from that action. */
+void delta_txn_set_table(delta_txn *t, const delta_metadata *m);
 /* Require the commit to land exactly at read_version + 1 (strict mode). */
 void delta_txn_set_strict(delta_txn *t, bool strict);
 void delta_txn_set_max_attempts(delta_txn *t, int attempts);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -460,6 +461,7 @@ static int flush(inlet_parquet_writer *pw, inlet_batch *b, const inlet_schema *s
 }
 
 int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
+  TRY(delta_features_check_write(&snap->protocol, &snap->metadata, DELTA_OP_CHECKPOINT, 0, err));
   for (int64_t i = 0; i < snap->n_files; i++)
     FAIL_IF(snap->files[i].add.dv_id, err, INLET_EUNSUPPORTED,
             "cannot checkpoint a table with deletion vectors yet");

@@ -21,12 +21,18 @@
  *     files) never conflict with appends.
  * Non-conflicting losers retry at the next version after a bounded,
  * jittered exponential backoff.
+ *
+ * On tables with in-commit timestamps (PROTOCOL.md "In-Commit Timestamps")
+ * commitInfo comes first and carries inCommitTimestamp, computed per
+ * attempt from the commit just below the version tried; on append-only
+ * tables ("Append-only Tables") a remove with dataChange=true is refused.
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <strings.h>
 #include <time.h>
 
-#include "delta/delta.h"
+#include "delta/delta_features.h"
 #include "util/util.h"
 
 struct delta_txn {
@@ -41,6 +47,8 @@ struct delta_txn {
   size_t n_actions, cap_actions;
   int64_t rows;
   char *extra_metrics;  /* owned JSON object text, may be NULL (stream metrics) */
+  bool ict;             /* the table writes in-commit timestamps */
+  bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
 };
 
 int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
@@ -83,6 +91,12 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
 }
 
 void delta_txn_set_strict(delta_txn *t, bool strict) { t->strict = strict; }
+
+void delta_txn_set_table(delta_txn *t, const delta_metadata *m) {
+  t->ict = delta_ict_enabled(m);
+  const char *ao = delta_metadata_conf(m, "delta.appendOnly");
+  t->append_only = ao && strcasecmp(ao, "true") == 0;
+}
 void delta_txn_set_max_attempts(delta_txn *t, int attempts) {
   t->max_attempts = attempts < 1 ? 1 : attempts;
 }
@@ -153,7 +167,7 @@ static bool is_blind_append(const delta_txn *t) {
   return true;
 }
 
-static int commit_info_json(const delta_txn *t, char **out, inlet_error *err) {
+static int commit_info_json(const delta_txn *t, int64_t ict, char **out, inlet_error *err) {
   int64_t files = 0, removed = 0, bytes = 0;
   for (size_t i = 0; i < t->n_actions; i++) {
     if (t->actions[i].kind == DELTA_ACTION_ADD) {
@@ -166,6 +180,7 @@ static int commit_info_json(const delta_txn *t, char **out, inlet_error *err) {
   char txn_id[37];
   delta_uuid4(txn_id);
   json_t *ci = json_object();
+  if (ict >= 0) json_object_set_new(ci, "inCommitTimestamp", json_integer(ict));
   json_object_set_new(ci, "timestamp", json_integer(delta_now_ms()));
   json_object_set_new(ci, "operation", json_string(t->operation));
   json_t *params = t->params ? json_loads(t->params, 0, NULL) : NULL;
@@ -202,11 +217,43 @@ static int commit_info_json(const delta_txn *t, char **out, inlet_error *err) {
   return *out ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory writing commitInfo");
 }
 
-static int build_body(const delta_txn *t, inlet_buf *b, inlet_error *err) {
+/* The commit timestamp of version @p v: its inCommitTimestamp when its
+ * commitInfo (the first action) has one, else the file's modification time. */
+static int commit_ts(const delta_txn *t, int64_t v, int64_t *out, inlet_error *err) {
+  int64_t ict;
+  TRY(delta_commit_ict(t->st, t->root_abs, v, &ict, err));
+  if (ict >= 0) {
+    *out = ict;
+    return 0;
+  }
+  char name[64];
+  delta_commit_name(name, v);
+  inlet_dirent de;
+  memset(&de, 0, sizeof de);
+  TRY(t->st->ops->stat(t->st, name, &de, err));
+  inlet_free(de.name);
+  *out = de.mtime_ms;
+  return 0;
+}
+
+/* PROTOCOL.md "In-Commit Timestamps": the later of the time of the attempt
+ * and one millisecond after the previous commit's timestamp (its
+ * inCommitTimestamp, or for the commit that turns the feature on, the
+ * previous commit file's modification time). */
+static int in_commit_timestamp(const delta_txn *t, int64_t v, int64_t *out, inlet_error *err) {
+  int64_t now = delta_now_ms(), prev = -1;
+  if (v > 0) TRY(commit_ts(t, v - 1, &prev, err));
+  *out = prev >= now ? prev + 1 : now;
+  return 0;
+}
+
+static int build_body(const delta_txn *t, int64_t v, inlet_buf *b, inlet_error *err) {
   delta_action ci;
   memset(&ci, 0, sizeof ci);
   ci.kind = DELTA_ACTION_COMMIT_INFO;
-  TRY(commit_info_json(t, &ci.u.commit_info, err));
+  int64_t ict = -1;
+  if (t->ict) TRY(in_commit_timestamp(t, v, &ict, err));
+  TRY(commit_info_json(t, ict, &ci.u.commit_info, err));
   int rc = delta_action_write(b, &ci, err);
   delta_action_reset(&ci);
   TRY(rc);
@@ -305,12 +352,26 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
   inlet_buf body = INLET_BUF_INIT;
   char tmp[128] = "";
   bool have_tmp = false;
-  int rc = build_body(t, &body, err);
-  if (rc < 0) goto done;
+  int rc = 0;
+  /* A new table's own metaData decides, else what delta_txn_set_table saw. */
+  for (size_t i = 0; i < t->n_actions; i++)
+    if (t->actions[i].kind == DELTA_ACTION_METADATA) delta_txn_set_table(t, &t->actions[i].u.metadata);
+  for (size_t i = 0; t->append_only && i < t->n_actions; i++)
+    FAIL_GOTO(t->actions[i].kind == DELTA_ACTION_REMOVE && t->actions[i].u.remove.data_change,
+              err, INLET_EINVAL,
+              "table is append-only (delta.appendOnly=true): this commit would remove data "
+              "(file \"%s\" with dataChange=true)",
+              t->actions[i].u.remove.path);
   int64_t v = t->read_version + 1;
   FAIL_GOTO(v > DELTA_MAX_VERSION, err, INLET_ELIMIT, "table version limit reached");
   for (int attempt = 0;; attempt++) {
     if (!have_tmp) {
+      /* The body depends on the version only through inCommitTimestamp. */
+      if (attempt == 0 || t->ict) {
+        inlet_buf_clear(&body);
+        rc = build_body(t, v, &body, err);
+        if (rc < 0) goto done;
+      }
       rc = write_tmp(t, &body, tmp, sizeof tmp, v, err);
       if (rc < 0) goto done;
       have_tmp = true;
@@ -349,6 +410,11 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     inlet_error ignore = INLET_ERROR_INIT;
     if (t->st->ops->stat(t->st, tmp, &de, &ignore) < 0) have_tmp = false;
     else inlet_free(de.name);
+    if (have_tmp && t->ict) {
+      /* The next version follows the winner's timestamp: a new body. */
+      t->st->ops->remove(t->st, tmp, &ignore);
+      have_tmp = false;
+    }
     backoff(attempt);
   }
 done:

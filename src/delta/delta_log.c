@@ -10,6 +10,7 @@
  * commits, `_last_checkpoint`) is ignored here. Memory is bounded by the
  * longest line, never by the commit file's size.
  */
+#include <jansson.h>
 #include <stdio.h>
 
 #include "delta/delta.h"
@@ -114,6 +115,14 @@ int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, siz
           (delta_checkpoint_ref){parts[i].version, (int32_t)parts[i].parts, false};
     i = j;
   }
+  /* Commit timestamps as Spark monotonizes them (DeltaHistoryManager
+   * monotonizeCommitTimestamps): a commit whose file time is not after its
+   * predecessor's counts as one millisecond after it, so time travel,
+   * history and retention never see time go backwards. */
+  for (int64_t i = 1; i < out->n_commits; i++)
+    if (out->commit_mtimes[i] >= 0 && out->commit_mtimes[i - 1] >= 0 &&
+        out->commit_mtimes[i] <= out->commit_mtimes[i - 1])
+      out->commit_mtimes[i] = out->commit_mtimes[i - 1] + 1;
   /* Listing is sorted by name, and checkpoints were appended in two passes:
    * restore version order (stable enough: ties keep the first kind). */
   for (int64_t a = 1; a < out->n_checkpoints; a++) {
@@ -195,4 +204,23 @@ done:
   inlet_buf_reset(&line);
   inlet_rfile_close(f);
   return rc;
+}
+
+static int first_ict_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  (void)err;
+  if (a->kind == DELTA_ACTION_COMMIT_INFO) {
+    json_t *o = json_loads(a->u.commit_info, 0, NULL);
+    json_t *x = json_object_get(o, "inCommitTimestamp");
+    if (json_is_integer(x) && json_integer_value(x) >= 0)
+      *(int64_t *)ctx = (int64_t)json_integer_value(x);
+    json_decref(o);
+  }
+  return 1; /* the commitInfo of an in-commit-timestamp commit comes first */
+}
+
+int delta_commit_ict(inlet_storage *st, const char *root_abs, int64_t version, int64_t *ict,
+                     inlet_error *err) {
+  *ict = -1;
+  int rc = delta_log_read_commit(st, root_abs, version, first_ict_cb, ict, err);
+  return rc < 0 ? rc : 0;
 }

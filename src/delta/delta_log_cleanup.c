@@ -33,7 +33,7 @@
  */
 #include <stdio.h>
 
-#include "delta/delta.h"
+#include "delta/delta_features.h"
 #include "util/util.h"
 
 #define DEFAULT_LOG_RETAIN_MS (30LL * 24 * 3600 * 1000)
@@ -89,6 +89,8 @@ static int entry_mtime(inlet_storage *st, const char *name, int64_t *mtime, inle
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err) {
   delta_log_cleanup_result res = {0, 0, -1, -1};
+  if (out) *out = res;
+  TRY(delta_features_check_write(&s->protocol, &s->metadata, DELTA_OP_LOG_CLEANUP, 0, err));
   int rc = 0;
   delta_log_listing l;
   memset(&l, 0, sizeof l);

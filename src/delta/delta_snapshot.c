@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "delta/delta.h"
+#include "delta/delta_features.h"
 #include "util/util.h"
 
 /* One replay key: a live file (add) or a tombstone (its newest remove). */
@@ -207,13 +207,6 @@ static int64_t ict_of(const char *commit_info) {
   return strtoll(p + 20, NULL, 10);
 }
 
-/* Reads the inCommitTimestamp of a commit's first action, then stops. */
-static int first_ict_cb(void *ctx, const delta_action *a, inlet_error *err) {
-  (void)err;
-  if (a->kind == DELTA_ACTION_COMMIT_INFO) *(int64_t *)ctx = ict_of(a->u.commit_info);
-  return 1;
-}
-
 static int replay_cb(void *ctx, const delta_action *a, inlet_error *err) {
   replay *r = ctx;
   switch (a->kind) {
@@ -347,7 +340,9 @@ static int probe_commits(delta_log_listing *l, inlet_storage *st, int64_t from, 
       }
     }
     l->commit_versions[l->n_commits] = v;
-    l->commit_mtimes[l->n_commits] = de.mtime_ms;
+    /* Monotonized like a listing's (delta_log_listing_from). */
+    int64_t prev = l->n_commits ? l->commit_mtimes[l->n_commits - 1] : -1;
+    l->commit_mtimes[l->n_commits] = prev >= 0 && de.mtime_ms <= prev ? prev + 1 : de.mtime_ms;
     l->n_commits++;
   }
 }
@@ -383,8 +378,26 @@ static int snapshot_load_hinted(delta_snapshot *out, inlet_storage *st, const ch
   return snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, false, err);
 }
 
+/* The latest snapshot decides how commits are timed (in-commit timestamps
+ * and their enablement version), then the version at @p ts is loaded. */
+static int load_at_timestamp(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
+                             const char *root_abs, int64_t ts, inlet_error *err) {
+  delta_snapshot latest;
+  TRY(delta_snapshot_load_from(&latest, base, st, root_abs, DELTA_SNAP_LATEST, 0, err));
+  int64_t v = -1;
+  int rc = delta_version_at_timestamp(st, root_abs, &latest, ts, &v, err);
+  if (rc == 0 && v == latest.version) {
+    *out = latest; /* move */
+    return 0;
+  }
+  if (rc == 0) rc = delta_snapshot_load_from(out, base, st, root_abs, DELTA_SNAP_VERSION, v, err);
+  delta_snapshot_reset(&latest);
+  return rc;
+}
+
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err) {
+  if (mode == DELTA_SNAP_TIMESTAMP) return load_at_timestamp(out, NULL, st, root_abs, arg, err);
   if (mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, err);
   return snapshot_load(out, NULL, st, root_abs, mode, arg, false, err);
 }
@@ -392,6 +405,7 @@ int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root
 int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                              const char *root_abs, delta_snap_mode mode, int64_t arg,
                              inlet_error *err) {
+  if (mode == DELTA_SNAP_TIMESTAMP) return load_at_timestamp(out, base, st, root_abs, arg, err);
   if (!base && mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, err);
   return snapshot_load(out, base, st, root_abs, mode, arg, false, err);
 }
@@ -471,21 +485,8 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
               "version %lld does not exist (latest is %lld)", (long long)arg, (long long)latest);
     target = arg;
   } else if (mode == DELTA_SNAP_TIMESTAMP) {
-    /* Newest commit whose timestamp is <= arg: its inCommitTimestamp when
-     * the commit has one (a commitInfo that must come first), else the file
-     * modification time. */
-    target = -1;
-    for (int64_t i = l.n_commits - 1; i >= 0 && target < 0; i--) {
-      int64_t ts = l.commit_mtimes[i], ict = -1;
-      rc = delta_log_read_commit(st, root_abs, l.commit_versions[i], first_ict_cb, &ict, err);
-      if (rc < 0) goto done;
-      rc = 0;
-      if (ict >= 0) ts = ict;
-      if (ts <= arg) target = l.commit_versions[i];
-    }
-    FAIL_GOTO(target < 0, err, INLET_ENOTFOUND,
-              "no version of the table was committed at or before timestamp %lld ms",
-              (long long)arg);
+    rc = inlet_fail(err, INLET_EINVAL, "internal: timestamp loads go through load_at_timestamp");
+    goto done;
   }
   r.target = target;
 
@@ -554,7 +555,9 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     if (rc < 0) goto done;
     if (v == target) out->timestamp_ms = l.commit_mtimes[idx];
   }
-  if (r.ict >= 0) out->timestamp_ms = r.ict;
+  /* Spark's Snapshot.timestamp: the in-commit timestamp while the table
+   * enables them, else the (monotonized) commit file time. */
+  if (r.ict >= 0 && delta_ict_enabled(&r.metadata)) out->timestamp_ms = r.ict;
   if (out->timestamp_ms == 0) {
     int64_t idx = find_commit(&l, target);
     if (idx >= 0) out->timestamp_ms = l.commit_mtimes[idx];

@@ -4,9 +4,9 @@
  * scanning in delta_scan.c.
  *
  * Spec: PROTOCOL.md "Change Metadata" and "Protocol Evolution" (version 0
- * of a new table: protocol reader 1 / writer 2, or 3 / 7 with the
- * timestampNtz feature when the schema needs it), "Commit Provenance
- * Information" (history), "Table Properties".
+ * of a new table: the protocol its schema and properties need, derived in
+ * delta_features.c), "Commit Provenance Information" (history), "Table
+ * Properties".
  */
 #include <errno.h>
 #include <jansson.h>
@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -98,14 +99,6 @@ int inlet_table_open(inlet_table **out, const char *path, inlet_error *err) {
   return 0;
 }
 
-static bool schema_has_ntz(const inlet_field *f, int32_t n) {
-  for (int32_t i = 0; i < n; i++) {
-    if (f[i].type.id == INLET_TYPE_TIMESTAMP && !f[i].type.utc) return true;
-    if (schema_has_ntz(f[i].children, f[i].n_children)) return true;
-  }
-  return false;
-}
-
 static int validate_create(const inlet_schema *schema, const inlet_table_create_options *o,
                            inlet_error *err) {
   FAIL_IF(schema->n_fields == 0, err, INLET_EINVAL, "a table needs at least one column");
@@ -114,6 +107,9 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
       FAIL_IF(strcasecmp(schema->fields[i].name, schema->fields[j].name) == 0, err, INLET_EINVAL,
               "duplicate column name \"%s\" (Delta column names are case-insensitive)",
               schema->fields[j].name);
+  TRY(delta_features_check_column_names(schema, err));
+  FAIL_IF(o->n_partition_columns < 0 || o->n_properties < 0, err, INLET_EINVAL,
+          "negative partition column or property count");
   int32_t n_data = schema->n_fields;
   for (int32_t p = 0; p < o->n_partition_columns; p++) {
     int idx = inlet_schema_find(schema, o->partition_columns[p]);
@@ -134,66 +130,78 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
   return 0;
 }
 
+int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
+                    const inlet_table_create_options *options, inlet_error *err) {
+  inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
+  const inlet_table_create_options *o = options ? options : &dflt;
+  memset(out, 0, sizeof *out);
+  out->version = -1;
+  out->checkpoint_version = -1;
+  TRY(validate_create(schema, o, err));
+  delta_metadata *m = &out->metadata;
+  char id[37];
+  delta_uuid4(id);
+  int rc = delta_schema_to_json(&m->schema_string, schema, err);
+  if (rc < 0) goto fail;
+  rc = delta_features_new_table(&out->protocol, &m->configuration, &m->n_configuration,
+                                m->schema_string, o->property_keys, o->property_values,
+                                o->n_properties, err);
+  if (rc < 0) goto fail;
+  m->id = inlet_strdup(id);
+  m->name = o->name ? inlet_strdup(o->name) : NULL;
+  m->description = o->description ? inlet_strdup(o->description) : NULL;
+  m->format = inlet_strdup("parquet");
+  m->partition_columns = inlet_calloc((size_t)o->n_partition_columns + 1, sizeof(char *));
+  m->created_time = delta_now_ms();
+  FAIL_GOTO(!m->id || (o->name && !m->name) || (o->description && !m->description) ||
+                !m->format || !m->partition_columns,
+            err, INLET_ENOMEM, "out of memory creating a table");
+  for (int32_t i = 0; i < o->n_partition_columns; i++) {
+    m->partition_columns[i] = inlet_strdup(o->partition_columns[i]);
+    FAIL_GOTO(!m->partition_columns[i], err, INLET_ENOMEM, "out of memory creating a table");
+    m->n_partition_columns++;
+  }
+  rc = inlet_schema_copy(&out->schema, schema, err);
+  if (rc < 0) goto fail;
+  out->has_schema = true;
+  return 0;
+done:
+fail:
+  delta_snapshot_reset(out);
+  return rc;
+}
+
 int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *schema,
                        const inlet_table_create_options *options, inlet_error *err) {
   *out = NULL;
   inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
   const inlet_table_create_options *o = options ? options : &dflt;
-  TRY(validate_create(schema, o, err));
-  char *schema_json = NULL;
-  TRY(delta_schema_to_json(&schema_json, schema, err));
+  delta_snapshot cs;
+  TRY(delta_new_table(&cs, schema, o, err));
+  const delta_metadata *m = &cs.metadata;
   inlet_table *t = NULL;
   delta_txn *txn = NULL;
-  delta_action pa, ma;
-  memset(&pa, 0, sizeof pa);
-  memset(&ma, 0, sizeof ma);
   char *params = NULL;
   int rc = table_new(&t, path, true, err);
   if (rc < 0) goto done;
   rc = t->st->ops->mkdirs(t->st, "_delta_log", err);
   if (rc < 0) goto done;
 
-  pa.kind = DELTA_ACTION_PROTOCOL;
-  static char *ntz_features[] = {"timestampNtz"};
-  if (schema_has_ntz(schema->fields, schema->n_fields)) {
-    /* timestamp_ntz needs table features: reader 3 / writer 7. */
-    pa.u.protocol = (delta_protocol){3, 7, 1, ntz_features, 1, ntz_features};
-  } else {
-    pa.u.protocol = (delta_protocol){1, 2, 0, NULL, 0, NULL};
-  }
-  char id[37];
-  delta_uuid4(id);
-  ma.kind = DELTA_ACTION_METADATA;
-  delta_metadata *m = &ma.u.metadata;
-  m->id = id;
-  m->name = (char *)o->name;
-  m->description = (char *)o->description;
-  m->format = "parquet";
-  m->schema_string = schema_json;
-  m->n_partition_columns = o->n_partition_columns;
-  m->partition_columns = (char **)o->partition_columns;
-  m->created_time = delta_now_ms();
-  delta_kv conf[256];
-  FAIL_GOTO(o->n_properties > 256, err, INLET_ELIMIT, "at most 256 table properties");
-  for (int32_t i = 0; i < o->n_properties; i++)
-    conf[i] = (delta_kv){(char *)o->property_keys[i], (char *)o->property_values[i]};
-  m->n_configuration = o->n_properties;
-  m->configuration = conf;
-
-  /* operationParameters as Spark writes them for CREATE TABLE. */
+  /* operationParameters as Spark writes them for CREATE TABLE: the stored
+   * properties (protocol requests such as delta.feature.* are not). */
   json_t *pj = json_object();
   json_t *pcols = json_array();
-  for (int32_t i = 0; i < o->n_partition_columns; i++)
-    json_array_append_new(pcols, json_string(o->partition_columns[i]));
+  for (int32_t i = 0; i < m->n_partition_columns; i++)
+    json_array_append_new(pcols, json_string(m->partition_columns[i]));
   char *pcs = json_dumps(pcols, JSON_COMPACT);
   json_decref(pcols);
   json_t *props = json_object();
-  for (int32_t i = 0; i < o->n_properties; i++)
-    json_object_set_new(props, o->property_keys[i], json_string(o->property_values[i]));
+  for (int32_t i = 0; i < m->n_configuration; i++)
+    json_object_set_new(props, m->configuration[i].key, json_string(m->configuration[i].value));
   char *ps = json_dumps(props, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(props);
   json_object_set_new(pj, "isManaged", json_string("false"));
-  json_object_set_new(pj, "description", o->description ? json_string(o->description) : json_null());
+  json_object_set_new(pj, "description", m->description ? json_string(m->description) : json_null());
   json_object_set_new(pj, "partitionBy", json_string(pcs ? pcs : "[]"));
   json_object_set_new(pj, "properties", json_string(ps ? ps : "{}"));
   free(pcs);
@@ -206,14 +214,6 @@ int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *
 
   if (o->n_batches > 0) {
     /* Data too: a writer seeded with the new table's state commits version 0. */
-    delta_snapshot cs;
-    memset(&cs, 0, sizeof cs);
-    cs.version = -1;
-    cs.checkpoint_version = -1;
-    cs.protocol = pa.u.protocol;
-    cs.metadata = ma.u.metadata;
-    cs.schema = *schema;
-    cs.has_schema = true;
     inlet_table_writer *w = NULL;
     rc = delta_writer_open_create(&w, t, &cs, params, err); /* copies cs */
     for (size_t i = 0; rc == 0 && i < o->n_batches; i++)
@@ -223,6 +223,13 @@ int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *
     inlet_table_writer_free(w);
     goto done;
   }
+  delta_action pa, ma;
+  memset(&pa, 0, sizeof pa);
+  memset(&ma, 0, sizeof ma);
+  pa.kind = DELTA_ACTION_PROTOCOL;
+  pa.u.protocol = cs.protocol; /* borrowed: add_action copies */
+  ma.kind = DELTA_ACTION_METADATA;
+  ma.u.metadata = cs.metadata;
   rc = delta_txn_begin(&txn, t->st, t->root_abs, -1, "CREATE TABLE", err);
   if (rc < 0) goto done;
   delta_txn_set_strict(txn, true);
@@ -234,7 +241,7 @@ int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *
 done:
   delta_txn_free(txn);
   inlet_free(params);
-  inlet_free(schema_json);
+  delta_snapshot_reset(&cs);
   if (rc < 0) inlet_table_free(t);
   else *out = t;
   return rc;
@@ -340,20 +347,23 @@ static char *dump_field(json_t *o, const char *key) {
   return r;
 }
 
-/* Fills @p e from a commit's commitInfo (may be NULL). */
-static void fill_entry(inlet_history_entry *e, char *commit_info, int64_t mtime) {
+/* Fills @p e from a commit's commitInfo (may be NULL). *ict_run is true
+ * while every newer commit had an in-commit timestamp. */
+static void fill_entry(inlet_history_entry *e, char *commit_info, int64_t mtime, bool *ict_run) {
   e->timestamp_ms = mtime;
   e->commit_info_json = commit_info;
-  if (!commit_info) return;
-  json_t *o = json_loads(commit_info, 0, NULL);
-  if (!o) return;
+  json_t *o = commit_info ? json_loads(commit_info, 0, NULL) : NULL;
   /* The version's timestamp is what time travel uses (PROTOCOL.md "Commit
-   * Provenance Information" / "In-Commit Timestamps"): the in-commit timestamp
-   * when present, else the commit file's modification time. commitInfo's
-   * plain `timestamp` is the writer's clock and may differ, so it is not used:
+   * Provenance Information" / "In-Commit Timestamps", Spark's
+   * DeltaHistoryManager.getHistory): the in-commit timestamp for the run of
+   * newest commits that carry one (from the enablement version on), else the
+   * commit file's modification time, monotonized. commitInfo's plain
+   * `timestamp` is the writer's clock and may differ, so it is not used:
    * history, describe and --as-of must agree. */
   json_t *ts = json_object_get(o, "inCommitTimestamp");
-  if (json_is_integer(ts)) e->timestamp_ms = (int64_t)json_integer_value(ts);
+  if (*ict_run && json_is_integer(ts)) e->timestamp_ms = (int64_t)json_integer_value(ts);
+  else *ict_run = false;
+  if (!o) return;
   const char *op = json_string_value(json_object_get(o, "operation"));
   if (op) e->operation = inlet_strdup(op);
   e->parameters_json = dump_field(o, "operationParameters");
@@ -383,6 +393,7 @@ int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_table *t, in
   int rc = 0;
   inlet_history_entry *e = inlet_calloc((size_t)count + 1, sizeof *e);
   FAIL_GOTO(!e, err, INLET_ENOMEM, "out of memory reading history");
+  bool ict_run = true;
   for (int64_t k = 0; k < count; k++) {
     int64_t idx = l.n_commits - 1 - k;
     ci_ctx c = {NULL, 0, 0};
@@ -394,7 +405,7 @@ int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_table *t, in
       goto done;
     }
     e[k].version = l.commit_versions[idx];
-    fill_entry(&e[k], c.commit_info, l.commit_mtimes[idx]);
+    fill_entry(&e[k], c.commit_info, l.commit_mtimes[idx], &ict_run);
   }
   *out = e;
   *n = (size_t)count;

@@ -27,6 +27,13 @@ struct inlet_snapshot {
 int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
                      inlet_error *err);
 
+/* The version -1 state of a table about to be created with @p schema and
+ * @p options (may be NULL): protocol derived from schema and properties,
+ * metaData with a fresh id, validated names and properties. Owned; free
+ * with delta_snapshot_reset. 0, INLET_EINVAL, INLET_EUNSUPPORTED, INLET_ENOMEM. */
+int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
+                    const inlet_table_create_options *options, inlet_error *err);
+
 /* A writer whose commit creates the table: version 0 with the protocol and
  * metaData of @p create (version -1, copied) plus the data written. */
 int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,

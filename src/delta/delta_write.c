@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -62,42 +63,6 @@ static const char *codec_suffix(inlet_compression c) {
   case INLET_COMPRESSION_BROTLI: return ".br";
   default: return "";
   }
-}
-
-static bool in_list(const char *f, const char *const *list) {
-  for (; *list; list++)
-    if (strcmp(f, *list) == 0) return true;
-  return false;
-}
-
-static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) {
-  const delta_protocol *p = &s->protocol;
-  static const char *const ok[] = {"appendOnly",     "invariants",          "timestampNtz",
-                                   "domainMetadata", "vacuumProtocolCheck", NULL};
-  if (p->min_writer <= 2) return 0;
-  if (gen_ok && p->min_writer <= 4) {
-    /* Legacy 3 (CHECK constraints) and 4 (generated columns, change data
-     * feed): fine when neither constraints nor CDF are in use. */
-    const char *cdf = delta_metadata_conf(&s->metadata, "delta.enableChangeDataFeed");
-    bool constraints = false;
-    for (int32_t i = 0; i < s->metadata.n_configuration; i++)
-      constraints |= strncmp(s->metadata.configuration[i].key, "delta.constraints.", 18) == 0;
-    if (!constraints && !(cdf && strcmp(cdf, "true") == 0)) return 0;
-  }
-  if (p->min_writer == 7) {
-    for (int32_t i = 0; i < p->n_writer_features; i++)
-      if (!in_list(p->writer_features[i], ok) &&
-          !(gen_ok && strcmp(p->writer_features[i], "generatedColumns") == 0))
-        return inlet_fail(err, INLET_EUNSUPPORTED,
-                          "table requires writer feature \"%s\", which "
-                          "inlet cannot honour when writing",
-                          p->writer_features[i]);
-    return 0;
-  }
-  return inlet_fail(err, INLET_EUNSUPPORTED,
-                    "table requires writer version %d (inlet writes "
-                    "versions 1, 2 and 7 with known features)",
-                    (int)p->min_writer);
 }
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
@@ -158,7 +123,12 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
       goto fail;
     }
   }
-  rc = check_writer(&w->snap, w->opts.computes_generated_columns, err);
+  rc = delta_features_check_write(&w->snap.protocol, &w->snap.metadata,
+                                  create ? DELTA_OP_CREATE : DELTA_OP_APPEND,
+                                  w->opts.computes_generated_columns
+                                      ? DELTA_WRITE_COMPUTES_GENERATED
+                                      : 0,
+                                  err);
   if (rc < 0) goto fail;
   if (w->opts.app_version_must_increase && w->opts.app_id &&
       delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {
@@ -173,8 +143,6 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
-  const char *ao = delta_metadata_conf(&w->snap.metadata, "delta.appendOnly");
-  (void)ao; /* appends are always allowed on append-only tables */
   w->app_id = w->opts.app_id ? inlet_strdup(w->opts.app_id) : NULL;
   w->operation = inlet_strdup(w->opts.operation ? w->opts.operation : "WRITE");
   w->opts.app_id = w->app_id;
@@ -517,6 +485,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   }
   if (w->n_files) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
   TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
+  delta_txn_set_table(txn, &w->snap.metadata);
   if (w->opts.expected_version >= 0 || w->create) delta_txn_set_strict(txn, true);
   if (w->create) {
     delta_action pa, ma;

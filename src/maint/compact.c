@@ -27,6 +27,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "maint/maint_int.h"
 #include "util/buf.h"
@@ -645,6 +646,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
     }
   delta_txn *txn = NULL;
   TRY(delta_txn_begin(&txn, c->table->st, c->table->root_abs, c->seen_version, "OPTIMIZE", err));
+  delta_txn_set_table(txn, &c->snap.metadata);
   int rc = 0;
   int64_t now = delta_now_ms(), removed_bytes = 0, n_removed = 0, added_bytes = 0;
   for (int64_t bi = b0; bi < b0 + nb; bi++)
@@ -775,30 +777,6 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
   }
 }
 
-/* Compaction copies values and writes plain adds: tables whose writer
- * features need more (physical column names, row ids kept across
- * rewrites, Iceberg metadata) are refused whole. Features that constrain
- * new data only (CHECK, generated/identity columns, appendOnly, change data
- * feed: dataChange=false rewrites produce no change data) are fine. */
-static int check_protocol(const delta_snapshot *s, inlet_error *err) {
-  static const char *const ok[] = {"appendOnly",      "invariants",     "checkConstraints",
-                                   "generatedColumns", "identityColumns", "changeDataFeed",
-                                   "timestampNtz",    "domainMetadata", "vacuumProtocolCheck",
-                                   "deletionVectors", "v2Checkpoint",   NULL};
-  const char *cm = delta_metadata_conf(&s->metadata, "delta.columnMapping.mode");
-  FAIL_IF(cm && strcmp(cm, "none") != 0, err, INLET_EUNSUPPORTED,
-          "cannot compact a table with column mapping (mode \"%s\")", cm);
-  const delta_protocol *p = &s->protocol;
-  if (p->min_writer < 7) return 0;
-  for (int32_t i = 0; i < p->n_writer_features; i++) {
-    bool known = false;
-    for (const char *const *k = ok; *k; k++) known |= strcmp(*k, p->writer_features[i]) == 0;
-    FAIL_IF(!known, err, INLET_EUNSUPPORTED, "cannot compact: table requires writer feature "
-            "\"%s\", which compaction cannot honour", p->writer_features[i]);
-  }
-  return 0;
-}
-
 int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
                         const inlet_compact_options *options, inlet_error *err) {
   inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
@@ -820,7 +798,11 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.seen_version = c.snap.version;
   res.read_version = c.snap.version;
   FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
-  TRY_GOTO(check_protocol(&c.snap, err));
+  /* Compaction copies values and writes plain adds: the gate refuses tables
+   * whose writer features need more (physical column names, row ids kept
+   * across rewrites, Iceberg metadata...). */
+  TRY_GOTO(delta_features_check_write(&c.snap.protocol, &c.snap.metadata, DELTA_OP_COMPACT, 0,
+                                      err));
   c.target = c.o.target_size ? c.o.target_size
                              : maint_conf_size(&c.snap.metadata, "delta.targetFileSize",
                                                DEFAULT_TARGET);

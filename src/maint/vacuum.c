@@ -23,6 +23,7 @@
  */
 #include <stdio.h>
 
+#include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "maint/maint_int.h"
 #include "util/util.h"
@@ -186,6 +187,10 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
   int rc = 0;
   delta_log_listing l;
   memset(&l, 0, sizeof l);
+  /* Vacuum checks the writer protocol on every table, as Spark's does (and
+   * vacuumProtocolCheck demands): a writer feature inlet does not know may
+   * keep files alive in ways this walk cannot see. */
+  TRY_GOTO(delta_features_check_write(&s.protocol, &s.metadata, DELTA_OP_VACUUM, 0, err));
   int64_t table_retain = delta_retention_ms(&s.metadata);
   int64_t retain = o.retain_ms >= 0 ? o.retain_ms : table_retain;
   int64_t safe = table_retain < MIN_SAFE_RETAIN_MS ? table_retain : MIN_SAFE_RETAIN_MS;

@@ -95,11 +95,7 @@ typedef struct ingester {
   /* creating the table with the first batch (options create_schema) */
   bool creating;             /* the table has no commit yet: the next commit is version 0 */
   inlet_table *owned_table;  /* owned: opened from create_path when no table was given */
-  delta_snapshot cs;         /* version -1 state of the table to create; borrows the
-                                fields below and the caller's schema/options */
-  char *cs_schema_json;      /* owned */
-  delta_kv *cs_conf;         /* owned array (keys/values borrowed from the options) */
-  char cs_id[37];
+  delta_snapshot cs;         /* owned: version -1 state of the table to create */
 
   /* source gaps skipped with allow_gaps, recorded by the next commit */
   int64_t gaps_pending, gap_lost_pending;
@@ -1002,60 +998,15 @@ static void ingester_free(ingester *g) {
   inlet_free(g->late);
   inlet_free(g->dl_dir);
   inlet_table_free(g->late_table);
-  inlet_free(g->cs_schema_json);
-  inlet_free(g->cs_conf);
+  delta_snapshot_reset(&g->cs);
   inlet_table_free(g->owned_table);
 }
 
-static bool has_ntz(const inlet_field *f, int32_t n) {
-  for (int32_t i = 0; i < n; i++)
-    if ((f[i].type.id == INLET_TYPE_TIMESTAMP && !f[i].type.utc) ||
-        has_ntz(f[i].children, f[i].n_children))
-      return true;
-  return false;
-}
-
 /* The version -1 state whose commit creates the table, as inlet_table_create
- * writes it: protocol 1/2 (3/7 with the timestampNtz feature when the schema
- * has timestamp_ntz), metaData with a fresh id. */
+ * builds it (delta_new_table: protocol from schema and properties, validated
+ * names and properties, fresh table id). */
 static int build_create(ingester *g, inlet_error *err) {
-  const inlet_schema *sc = g->o.create_schema;
-  inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
-  const inlet_table_create_options *co = g->o.create_options ? g->o.create_options : &dflt;
-  FAIL_IF(sc->n_fields == 0, err, INLET_EINVAL, "ingest: the create schema has no column");
-  FAIL_IF(co->n_partition_columns < 0 || co->n_properties < 0 || co->n_properties > 256, err,
-          INLET_EINVAL, "ingest: bad create options (partition columns or properties)");
-  for (int32_t i = 0; i < co->n_partition_columns; i++)
-    FAIL_IF(inlet_schema_find(sc, co->partition_columns[i]) < 0, err, INLET_EINVAL,
-            "partition column \"%s\" is not in the schema", co->partition_columns[i]);
-  TRY(delta_schema_to_json(&g->cs_schema_json, sc, err));
-  g->cs_conf = inlet_calloc(co->n_properties ? (size_t)co->n_properties : 1, sizeof *g->cs_conf);
-  if (!g->cs_conf) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  for (int32_t i = 0; i < co->n_properties; i++)
-    g->cs_conf[i] = (delta_kv){(char *)co->property_keys[i], (char *)co->property_values[i]};
-  delta_uuid4(g->cs_id);
-  static char *ntz_features[] = {"timestampNtz"};
-  memset(&g->cs, 0, sizeof g->cs);
-  g->cs.version = -1;
-  g->cs.checkpoint_version = -1;
-  if (has_ntz(sc->fields, sc->n_fields))
-    g->cs.protocol = (delta_protocol){3, 7, 1, ntz_features, 1, ntz_features};
-  else
-    g->cs.protocol = (delta_protocol){1, 2, 0, NULL, 0, NULL};
-  delta_metadata *m = &g->cs.metadata;
-  m->id = g->cs_id;
-  m->name = (char *)co->name;
-  m->description = (char *)co->description;
-  m->format = "parquet";
-  m->schema_string = g->cs_schema_json;
-  m->n_partition_columns = co->n_partition_columns;
-  m->partition_columns = (char **)co->partition_columns;
-  m->n_configuration = co->n_properties;
-  m->configuration = g->cs_conf;
-  m->created_time = delta_now_ms();
-  g->cs.schema = *sc;
-  g->cs.has_schema = true;
-  return 0;
+  return delta_new_table(&g->cs, g->o.create_schema, g->o.create_options, err);
 }
 
 /* With create options: opens the table at create_path when none was given,
