@@ -236,6 +236,9 @@ int delta_log_list(delta_log_listing *out, inlet_storage *st, inlet_error *err);
 int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, size_t n,
                            inlet_error *err);
 void delta_log_listing_reset(delta_log_listing *l);
+/* Index of the first commit in @p l with version >= @p version (n_commits
+ * when none). */
+int64_t delta_log_listing_find(const delta_log_listing *l, int64_t version);
 
 /* Name of the commit file of @p version: "_delta_log/%020lld.json". */
 void delta_commit_name(char out[64], int64_t version);

@@ -42,6 +42,16 @@ static int cmp_part(const void *a, const void *b) {
   return (x->part > y->part) - (x->part < y->part);
 }
 
+int64_t delta_log_listing_find(const delta_log_listing *l, int64_t version) {
+  int64_t lo = 0, hi = l->n_commits;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (l->commit_versions[mid] < version) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 void delta_log_listing_reset(delta_log_listing *l) {
   inlet_free(l->commit_versions);
   inlet_free(l->commit_mtimes);

@@ -301,13 +301,8 @@ static int64_t num_records(const char *stats) {
 }
 
 static int64_t find_commit(const delta_log_listing *l, int64_t v) {
-  int64_t lo = 0, hi = l->n_commits;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (l->commit_versions[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < l->n_commits && l->commit_versions[lo] == v ? lo : -1;
+  int64_t i = delta_log_listing_find(l, v);
+  return i < l->n_commits && l->commit_versions[i] == v ? i : -1;
 }
 
 /* A listing of the commit files from @p from on, found by probing names in

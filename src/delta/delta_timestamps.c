@@ -20,16 +20,6 @@
 #include "delta/delta_features.h"
 #include "util/util.h"
 
-static int64_t find_version(const delta_log_listing *l, int64_t v) {
-  int64_t lo = 0, hi = l->n_commits;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (l->commit_versions[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo; /* first index with version >= v */
-}
-
 /* Spark's getEarliestRecreatableCommit: version 0 when its commit is there,
  * else the oldest complete checkpoint whose following commits are. */
 static int64_t earliest_recreatable(const delta_log_listing *l) {
@@ -61,8 +51,8 @@ int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
   int64_t earliest = earliest_recreatable(&l);
   FAIL_GOTO(earliest < 0, err, INLET_ENOTFOUND,
             "no version of the table can be reconstructed to travel to");
-  int64_t lo = find_version(&l, earliest); /* candidates: listing [lo, hi) */
-  int64_t hi = find_version(&l, latest->version + 1);
+  int64_t lo = delta_log_listing_find(&l, earliest); /* candidates: listing [lo, hi) */
+  int64_t hi = delta_log_listing_find(&l, latest->version + 1);
   FAIL_GOTO(lo >= hi, err, INLET_ENOTFOUND, "no commit to travel to");
   /* The in-commit timestamp range: [ict_lo, hi) with its first timestamp. */
   int64_t ict_lo = hi, ev = -1, et = -1;
@@ -70,7 +60,7 @@ int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
     bool have_ev = conf_long(&latest->metadata, "delta.inCommitTimestampEnablementVersion", &ev);
     bool have_et = conf_long(&latest->metadata, "delta.inCommitTimestampEnablementTimestamp", &et);
     if (have_ev && have_et && ev > l.commit_versions[lo]) {
-      ict_lo = find_version(&l, ev);
+      ict_lo = delta_log_listing_find(&l, ev);
     } else {
       ict_lo = lo; /* enabled for every commit there is */
       et = -1;

@@ -69,25 +69,8 @@ static void rules_hold(fixture *f, const char *table) {
   if (msg) fail_msg("%s breaks a protocol rule: %s", table, msg);
 }
 
-/* The protocol action of version 0, compact JSON. */
-static char *protocol_of(fixture *f, const char *table) {
-  char path[4300];
-  snprintf(path, sizeof path, "%s/%s/_delta_log/00000000000000000000.json", f->dir, table);
-  char *text = tu_read_file(path, NULL);
-  assert_non_null(text);
-  char *out = NULL;
-  for (char *l = strtok(text, "\n"); l && !out; l = strtok(NULL, "\n")) {
-    json_t *a = json_loads(l, 0, NULL);
-    json_t *p = json_object_get(a, "protocol");
-    if (p) out = json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(a);
-  }
-  free(text);
-  assert_non_null(out);
-  return out;
-}
-
-static json_t *configuration_of(fixture *f, const char *table) {
+/* Action @p kind ("protocol", "metaData") of version 0 of @p table. */
+static json_t *action_of(fixture *f, const char *table, const char *kind) {
   char path[4300];
   snprintf(path, sizeof path, "%s/%s/_delta_log/00000000000000000000.json", f->dir, table);
   char *text = tu_read_file(path, NULL);
@@ -95,11 +78,26 @@ static json_t *configuration_of(fixture *f, const char *table) {
   json_t *out = NULL;
   for (char *l = strtok(text, "\n"); l && !out; l = strtok(NULL, "\n")) {
     json_t *a = json_loads(l, 0, NULL);
-    json_t *m = json_object_get(a, "metaData");
-    if (m) out = json_incref(json_object_get(m, "configuration"));
+    if (json_object_get(a, kind)) out = json_incref(json_object_get(a, kind));
     json_decref(a);
   }
   free(text);
+  assert_non_null(out);
+  return out;
+}
+
+/* The protocol action of version 0, compact JSON. */
+static char *protocol_of(fixture *f, const char *table) {
+  json_t *p = action_of(f, table, "protocol");
+  char *out = json_dumps(p, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(p);
+  return out;
+}
+
+static json_t *configuration_of(fixture *f, const char *table) {
+  json_t *m = action_of(f, table, "metaData");
+  json_t *out = json_incref(json_object_get(m, "configuration"));
+  json_decref(m);
   assert_non_null(out);
   return out;
 }

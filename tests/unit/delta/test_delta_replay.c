@@ -396,7 +396,19 @@ static void test_replay__time_travel_by_timestamp(void **state) {
   fixture *f = *state;
   put_commit(f, 0, PROTO META("x") ADD("a"));
   put_commit(f, 1, ADD("b"));
-  put_commit(f, 2, "{\"commitInfo\":{\"timestamp\":1,\"inCommitTimestamp\":2500500}}\n" ADD("c"));
+  /* Version 2 turns in-commit timestamps on (PROTOCOL.md "In-Commit
+   * Timestamps": enablement version and timestamp in the configuration). */
+  put_commit(f, 2,
+             "{\"commitInfo\":{\"timestamp\":1,\"inCommitTimestamp\":2500500}}\n"
+             "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
+             "[\"inCommitTimestamp\"]}}\n"
+             "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+             "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":"
+             "\\\"a\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+             "\"partitionColumns\":[],\"configuration\":{\"delta.enableInCommitTimestamps\":"
+             "\"true\",\"delta.inCommitTimestampEnablementVersion\":\"2\","
+             "\"delta.inCommitTimestampEnablementTimestamp\":\"2500500\"},\"createdTime\":1}}\n"
+             ADD("c"));
   set_mtime(f, 0, 1000);
   set_mtime(f, 1, 2000);
   set_mtime(f, 2, 9000); /* the inCommitTimestamp (2500.5 s) wins over the mtime */
@@ -416,6 +428,24 @@ static void test_replay__time_travel_by_timestamp(void **state) {
   delta_snapshot_reset(&s);
   assert_int_equal(load(f, &s, DELTA_SNAP_TIMESTAMP, 999999, &err), INLET_ENOTFOUND);
   assert_non_null(strstr(err.message, "at or before timestamp"));
+}
+
+/* An inCommitTimestamp in a commit of a table that does not enable them is
+ * not its timestamp (Spark times such commits by their files). */
+static void test_replay__commit_ict_ignored_without_enablement(void **state) {
+  fixture *f = *state;
+  put_commit(f, 0, PROTO META("x") ADD("a"));
+  put_commit(f, 1, "{\"commitInfo\":{\"timestamp\":1,\"inCommitTimestamp\":1500000}}\n" ADD("b"));
+  set_mtime(f, 0, 1000);
+  set_mtime(f, 1, 3000);
+  delta_snapshot s;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(load(f, &s, DELTA_SNAP_TIMESTAMP, 2000000, &err), 0);
+  assert_int_equal(s.version, 0);
+  delta_snapshot_reset(&s);
+  assert_int_equal(load(f, &s, DELTA_SNAP_VERSION, 1, &err), 0);
+  assert_int_equal(s.timestamp_ms, 3000000);
+  delta_snapshot_reset(&s);
 }
 
 static void test_replay__not_a_table(void **state) {
@@ -581,6 +611,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_replay__malformed_commit_names_file_and_line, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__incremental_load_matches_full_replay, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__time_travel_by_timestamp, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__commit_ict_ignored_without_enablement, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_replay__not_a_table, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__blind_appends_both_land, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__create_twice_is_eexists, setup, teardown),
