@@ -662,6 +662,15 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
       r->partition_values = a->partition_values;
       r->size = a->size;
       r->stats = a->stats;
+      /* The remove carries what identifies and describes the file (its
+       * deletion vector, tags, row tracking fields), as Spark's does. */
+      r->tags = a->tags;
+      r->dv_id = a->dv_id;
+      r->dv_json = a->dv_json;
+      r->has_base_row_id = a->has_base_row_id;
+      r->base_row_id = a->base_row_id;
+      r->has_default_row_commit_version = a->has_default_row_commit_version;
+      r->default_row_commit_version = a->default_row_commit_version;
       TRY_GOTO(delta_txn_add_action(txn, &ra, err));
       removed_bytes += a->size;
       n_removed++;
