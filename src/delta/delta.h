@@ -393,6 +393,9 @@ void delta_txn_set_strict(delta_txn *t, bool strict);
 void delta_txn_set_max_attempts(delta_txn *t, int attempts);
 /* Adds to operationMetrics.numOutputRows. */
 void delta_txn_add_rows(delta_txn *t, int64_t rows);
+/* The snapshot this transaction read (borrowed until commit): the version
+ * checksum of the commit is derived from it when nothing landed between. */
+void delta_txn_set_base(delta_txn *t, const delta_snapshot *base);
 /* Extra operationMetrics: a JSON object (copied) merged into commitInfo's.
  * 0, INLET_EINVAL (not a JSON object), INLET_ENOMEM. */
 int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_error *err);
@@ -425,10 +428,12 @@ void delta_format_decimal(char *buf, size_t cap, const uint8_t *le, int scale);
 /* Shortest text that reads back as the same value ("NaN", "Infinity" too). */
 void delta_format_double(char *buf, size_t cap, double v, bool is_float);
 
-/* Metadata cleanup (delta_log_cleanup.c): removes commits and checkpoints
- * older than the retention (retain_ms < 0: delta.logRetentionDuration of
- * @p s, default 30 days) that lie below the newest checkpoint needed to
- * rebuild every version inside the window. now_ms 0 = the clock. */
+/* Metadata cleanup (delta_log_cleanup.c): removes commits, checksums,
+ * classic/multi-part checkpoints and log compactions older than the
+ * retention (retain_ms < 0: delta.logRetentionDuration of @p s, default 30
+ * days) that lie below the newest readable checkpoint needed to rebuild
+ * every version inside the window; never v2 checkpoints, sidecars or files
+ * it does not know. now_ms 0 = the clock. */
 typedef struct delta_log_cleanup_result {
   int64_t commits_removed;
   int64_t checkpoints_removed;
@@ -437,6 +442,10 @@ typedef struct delta_log_cleanup_result {
 } delta_log_cleanup_result;
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err);
+/* The same knowing only the latest version and its metadata (retention). */
+int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st,
+                         const delta_metadata *m, int64_t version, int64_t retain_ms,
+                         int64_t now_ms, bool dry_run, inlet_error *err);
 /* The cleanup a writer runs after each checkpoint. @p *oldest is a version
  * below which the log holds no commit, checkpoint or crc file (0 when
  * nothing is known); when the commit at *oldest exists and is inside the

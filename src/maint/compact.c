@@ -645,6 +645,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
     }
   delta_txn *txn = NULL;
   TRY(delta_txn_begin(&txn, c->table->st, c->table->root_abs, c->seen_version, "OPTIMIZE", err));
+  delta_txn_set_base(txn, &c->snap);
   int rc = 0;
   int64_t now = delta_now_ms(), removed_bytes = 0, n_removed = 0, added_bytes = 0;
   for (int64_t bi = b0; bi < b0 + nb; bi++)
