@@ -510,9 +510,12 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err) {
   int rc = st->ops->create(st, tmp, &wf, err);
   if (rc == 0) {
     rc = inlet_wfile_append(wf, text, strlen(text), err);
-    /* Synced like a commit: a checksum that names a version must be whole
-     * once its name is visible. */
-    int rc2 = inlet_wfile_close(wf, rc == 0, err);
+    /* Not fsynced before the publish (which syncs the directory): a crash
+     * can at worst leave an empty or cut-off file, which is not a JSON
+     * object, and every reader (inlet, Spark, Delta Kernel) ignores a
+     * checksum it cannot parse. A wrong one is impossible; the commit keeps
+     * its own three fsyncs to itself. */
+    int rc2 = inlet_wfile_close(wf, false, err);
     if (rc == 0) rc = rc2;
     if (rc == 0) rc = st->ops->put_if_absent(st, tmp, final_name, err);
     if (rc < 0) {
@@ -525,6 +528,31 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err) {
 }
 
 /* ---- after a commit ------------------------------------------------------------- */
+
+/* Spark checks a checksum's setTransactions and domainMetadata, when
+ * present, against its own replay, which drops transactions past
+ * delta.setTransactionRetentionDuration; it also keeps at most 100
+ * transactions and 10 domains in a checksum. Present only what its replay
+ * agrees with (all or nothing, so presence stays meaningful). */
+#define CRC_MAX_TXNS 100
+#define CRC_MAX_DOMAINS 10
+static void limit_lists(delta_crc *c, const delta_snapshot *base) {
+  bool retention = delta_metadata_conf(&c->metadata, "delta.setTransactionRetentionDuration") ||
+                   (base && delta_metadata_conf(&base->metadata,
+                                                "delta.setTransactionRetentionDuration"));
+  if (c->has_txns && (retention || c->n_txns > CRC_MAX_TXNS)) {
+    txns_free(c->txns, c->n_txns);
+    c->txns = NULL;
+    c->n_txns = 0;
+    c->has_txns = false;
+  }
+  if (c->has_domains && c->n_domains > CRC_MAX_DOMAINS) {
+    domains_free(c->domains, c->n_domains);
+    c->domains = NULL;
+    c->n_domains = 0;
+    c->has_domains = false;
+  }
+}
 
 void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64_t version,
                             const delta_action *acts, size_t n, const char *body, size_t len) {
@@ -547,6 +575,10 @@ void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64
     inlet_free(c.txn_id);
     commit_info_ids(commit_info, &c.txn_id, &c.ict);
   }
+  if (rc == 0) limit_lists(&c, base);
+  /* With in-commit timestamps the checksum must carry the commit's. */
+  const char *ict = delta_metadata_conf(&c.metadata, "delta.enableInCommitTimestamps");
+  if (rc == 0 && ict && strcmp(ict, "true") == 0 && c.ict < 0) rc = INLET_EUNSUPPORTED;
   if (rc == 0) (void)delta_crc_write(st, &c, &err);
   delta_crc_reset(&c);
   delta_action_reset(&ci);

@@ -663,8 +663,8 @@ static bool num_decimal(const sj_doc *d, const sj_tok *t, int precision, int sca
   if (point < 0) point = nd;
   /* value = digits * 10^(exp10 - (nd - point)); scale it to @p scale. */
   long shift = exp10 - (nd - point) + scale; /* power of ten to multiply the digits by */
-  unsigned __int128 v = 0;
-  const unsigned __int128 limit = ((unsigned __int128)1 << 126);
+  unsigned __int128 v = 0, max = 1; /* max = 10^precision <= 10^38 < 2^127 */
+  for (int i = 0; i < precision; i++) max *= 10;
   int keep = nd;
   if (shift < 0) {
     if (-shift > nd) {
@@ -677,17 +677,16 @@ static bool num_decimal(const sj_doc *d, const sj_tok *t, int precision, int sca
         if (digits[i] != '0') return false;
     }
   }
+  /* Every step stays below max, so nothing overflows. */
   for (int i = 0; i < keep; i++) {
-    v = v * 10 + (unsigned)(digits[i] - '0');
-    if (v > limit) return false;
+    unsigned dg = (unsigned)(digits[i] - '0');
+    if (v > (max - 1 - dg) / 10) return false;
+    v = v * 10 + dg;
   }
   for (long i = 0; i < shift; i++) {
+    if (v > (max - 1) / 10) return false;
     v *= 10;
-    if (v > limit) return false;
   }
-  unsigned __int128 max = 1;
-  for (int i = 0; i < precision; i++) max *= 10;
-  if (v >= max) return false;
   __int128 s = neg ? -(__int128)v : (__int128)v;
   for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)s >> (8 * i));
   return true;
