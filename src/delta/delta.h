@@ -394,7 +394,10 @@ void delta_txn_set_max_attempts(delta_txn *t, int attempts);
 /* Adds to operationMetrics.numOutputRows. */
 void delta_txn_add_rows(delta_txn *t, int64_t rows);
 /* The snapshot this transaction read (borrowed until commit): the version
- * checksum of the commit is derived from it when nothing landed between. */
+ * checksum of the commit is derived from it when nothing landed between.
+ * Only a full snapshot counts (its files: numFiles and tableSizeBytes come
+ * from them); one without its file array (files == NULL) is not used, and
+ * the previous version's checksum is used instead. */
 void delta_txn_set_base(delta_txn *t, const delta_snapshot *base);
 /* Extra operationMetrics: a JSON object (copied) merged into commitInfo's.
  * 0, INLET_EINVAL (not a JSON object), INLET_ENOMEM. */

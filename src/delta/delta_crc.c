@@ -567,7 +567,8 @@ void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64
   delta_crc_init(&c);
   int rc;
   if (version == 0) rc = crc_empty(&c, &err);
-  else if (base && base->version == version - 1) rc = delta_crc_from_snapshot(&c, base, &err);
+  else if (base && base->version == version - 1 && base->files)
+    rc = delta_crc_from_snapshot(&c, base, &err); /* files == NULL: a head without files */
   else rc = delta_crc_read(&c, st, version - 1, &err);
   if (rc == 0) rc = delta_crc_apply(&c, version, acts, n, &err);
   if (rc == 0 && commit_info) {

@@ -55,9 +55,9 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err);
 
 /* After commit @p version (actions @p acts, the commit file's text @p body,
  * whose first line is its commitInfo) was published: writes its checksum,
- * derived from @p base when that is the snapshot of version - 1, else from
- * version - 1's checksum. Best effort: every failure only means no
- * checksum. */
+ * derived from @p base when that is the full snapshot (files != NULL) of
+ * version - 1, else from version - 1's checksum. Best effort: every failure
+ * only means no checksum. */
 void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64_t version,
                             const delta_action *acts, size_t n, const char *body, size_t len);
 
