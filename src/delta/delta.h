@@ -370,10 +370,16 @@ typedef int (*delta_replay_fn)(void *ctx, const delta_action *a, inlet_error *er
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err);
 /* Writes the classic checkpoint of @p snap (delta_checkpoint_write.c) with
- * put-if-absent. INLET_EEXISTS (nothing written) when a complete checkpoint
- * of that version exists, whatever its kind or writer; INLET_EUNSUPPORTED
- * with deletion vectors; storage errors. */
+ * put-if-absent. INLET_EEXISTS (nothing written) when a checkpoint of that
+ * version exists: the classic one, or one `_last_checkpoint` names (the
+ * writers' automatic checkpoints look no further: no listing);
+ * INLET_EUNSUPPORTED with deletion vectors; storage errors. */
 int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+/* The same after listing `_delta_log`: INLET_EEXISTS when a complete
+ * checkpoint of the version exists in any form (classic, multi-part,
+ * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
+int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
+                                   inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */
 

@@ -18,10 +18,16 @@
  *
  * A checkpoint is published with put-if-absent, so a checkpoint another
  * writer made for the same version (which may hold more than inlet knows
- * how to write) is never replaced; if any complete checkpoint of the version
- * exists already (classic, multi-part or UUID-named v2), nothing is written
- * and INLET_EEXISTS says so. `_last_checkpoint` is a hint and is replaced,
- * but never moved back to an older version than it names.
+ * how to write) is never replaced. `inlet checkpoint` first lists the log
+ * and writes nothing when any complete checkpoint of the version exists
+ * (classic, multi-part or UUID-named v2); the writers' automatic
+ * checkpoints only look at the classic name and `_last_checkpoint` (a log
+ * of 100,000 entries is not listed every ten commits), so a multi-part or
+ * v2 checkpoint the hint does not name may get a classic sibling, which the
+ * protocol allows ("Multiple checkpoints could exist for the same table
+ * version"). Either way INLET_EEXISTS says a checkpoint was there.
+ * `_last_checkpoint` is a hint and is replaced, but never moved back to an
+ * older version than it names.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -367,8 +373,50 @@ static int write_actions(cp_writer *w, const delta_snapshot *snap, inlet_error *
   return 0;
 }
 
-/* Describes a complete checkpoint of @p version already in the log, or
- * returns false. */
+/* Version named by `_delta_log/_last_checkpoint`, -1 when absent or
+ * unreadable. */
+static int64_t hint_version(inlet_storage *st) {
+  inlet_error e = INLET_ERROR_INIT;
+  inlet_rfile *f = NULL;
+  if (st->ops->open_read(st, "_delta_log/_last_checkpoint", &f, &e) < 0) return -1;
+  int64_t v = -1;
+  char *buf = f->size > 0 && f->size < (1 << 24) ? inlet_malloc((size_t)f->size) : NULL;
+  if (buf && inlet_rfile_read_at(f, 0, buf, (size_t)f->size, &e) == 0) {
+    json_t *o = json_loadb(buf, (size_t)f->size, 0, NULL);
+    json_t *jv = json_object_get(o, "version");
+    if (json_is_integer(jv)) v = (int64_t)json_integer_value(jv);
+    json_decref(o);
+  }
+  inlet_free(buf);
+  inlet_rfile_close(f);
+  return v;
+}
+
+/* The cheap look the writers' automatic checkpoints take: the classic
+ * name, and `_last_checkpoint` naming this version (which writers of
+ * multi-part and v2 checkpoints update too); no listing of a log that may
+ * hold 100,000 entries. put-if-absent still protects the classic name. */
+static int find_existing_cheap(inlet_storage *st, int64_t version, char *what, size_t cap,
+                               bool *found, inlet_error *err) {
+  char name[128];
+  snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.parquet", (long long)version);
+  inlet_dirent de;
+  memset(&de, 0, sizeof de);
+  int rc = st->ops->stat(st, name, &de, err);
+  inlet_free(de.name);
+  *found = rc == 0;
+  if (rc < 0 && rc != INLET_ENOTFOUND) return rc;
+  if (*found) {
+    snprintf(what, cap, "%s", name + 11);
+  } else if (hint_version(st) == version) {
+    *found = true;
+    snprintf(what, cap, "_last_checkpoint names one");
+  }
+  return 0;
+}
+
+/* Describes a complete checkpoint of @p version of any kind already in the
+ * log (*found), by listing `_delta_log`. */
 static int find_existing(inlet_storage *st, int64_t version, char *what, size_t cap,
                          bool *found, inlet_error *err) {
   *found = false;
@@ -390,25 +438,6 @@ static int find_existing(inlet_storage *st, int64_t version, char *what, size_t 
   }
   delta_log_listing_reset(&l);
   return 0;
-}
-
-/* Version named by `_delta_log/_last_checkpoint`, -1 when absent or
- * unreadable. */
-static int64_t hint_version(inlet_storage *st) {
-  inlet_error e = INLET_ERROR_INIT;
-  inlet_rfile *f = NULL;
-  if (st->ops->open_read(st, "_delta_log/_last_checkpoint", &f, &e) < 0) return -1;
-  int64_t v = -1;
-  char *buf = f->size > 0 && f->size < (1 << 24) ? inlet_malloc((size_t)f->size) : NULL;
-  if (buf && inlet_rfile_read_at(f, 0, buf, (size_t)f->size, &e) == 0) {
-    json_t *o = json_loadb(buf, (size_t)f->size, 0, NULL);
-    json_t *jv = json_object_get(o, "version");
-    if (json_is_integer(jv)) v = (int64_t)json_integer_value(jv);
-    json_decref(o);
-  }
-  inlet_free(buf);
-  inlet_rfile_close(f);
-  return v;
 }
 
 static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t actions,
@@ -436,13 +465,15 @@ static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t act
   return rc;
 }
 
-int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
+static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool list,
+                            inlet_error *err) {
   for (int64_t i = 0; i < snap->n_files; i++)
     FAIL_IF(snap->files[i].add.dv_id, err, INLET_EUNSUPPORTED,
             "cannot checkpoint a table with deletion vectors yet");
   char what[96];
   bool found = false;
-  TRY(find_existing(st, snap->version, what, sizeof what, &found, err));
+  if (list) TRY(find_existing(st, snap->version, what, sizeof what, &found, err));
+  else TRY(find_existing_cheap(st, snap->version, what, sizeof what, &found, err));
   FAIL_IF(found, err, INLET_EEXISTS, "a checkpoint of version %lld already exists (%s); nothing "
           "written", (long long)snap->version, what);
   cp_writer w;
@@ -491,4 +522,13 @@ int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_
   inlet_schema_reset(&w.schema);
   inlet_free(tmp_abs);
   return rc;
+}
+
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
+  return checkpoint_write(st, snap, false, err);
+}
+
+int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
+                                   inlet_error *err) {
+  return checkpoint_write(st, snap, true, err);
 }

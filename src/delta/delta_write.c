@@ -612,7 +612,7 @@ done:
 int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {
   delta_snapshot s;
   TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
-  int rc = delta_checkpoint_write(table->st, &s, err);
+  int rc = delta_checkpoint_write_checked(table->st, &s, err);
   if (rc == 0 && version) *version = s.version;
   delta_snapshot_reset(&s);
   return rc;
