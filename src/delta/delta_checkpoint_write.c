@@ -377,18 +377,16 @@ static int write_actions(cp_writer *w, const delta_snapshot *snap, inlet_error *
  * unreadable. */
 static int64_t hint_version(inlet_storage *st) {
   inlet_error e = INLET_ERROR_INIT;
-  inlet_rfile *f = NULL;
-  if (st->ops->open_read(st, "_delta_log/_last_checkpoint", &f, &e) < 0) return -1;
+  uint8_t *buf = NULL;
+  size_t len = 0;
   int64_t v = -1;
-  char *buf = f->size > 0 && f->size < (1 << 24) ? inlet_malloc((size_t)f->size) : NULL;
-  if (buf && inlet_rfile_read_at(f, 0, buf, (size_t)f->size, &e) == 0) {
-    json_t *o = json_loadb(buf, (size_t)f->size, 0, NULL);
+  if (st->ops->get_bytes(st, "_delta_log/_last_checkpoint", (size_t)1 << 24, &buf, &len, &e) == 0) {
+    json_t *o = json_loadb((const char *)buf, len, 0, NULL);
     json_t *jv = json_object_get(o, "version");
     if (json_is_integer(jv)) v = (int64_t)json_integer_value(jv);
     json_decref(o);
   }
   inlet_free(buf);
-  inlet_rfile_close(f);
   return v;
 }
 
@@ -443,26 +441,12 @@ static int find_existing(inlet_storage *st, int64_t version, char *what, size_t 
 static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t actions,
                       int64_t bytes, inlet_error *err) {
   if (hint_version(st) > snap->version) return 0; /* a newer checkpoint is already named */
-  char hint[256], htmp[128];
+  char hint[256];
   int n = snprintf(hint, sizeof hint,
                    "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%lld,\"numOfAddFiles\":%lld}\n",
                    (long long)snap->version, (long long)actions, (long long)bytes,
                    (long long)snap->n_files);
-  snprintf(htmp, sizeof htmp, "_delta_log/.tmp-last-checkpoint-%016llx",
-           (unsigned long long)delta_random_u64());
-  inlet_wfile *wf = NULL;
-  int rc = st->ops->create(st, htmp, &wf, err);
-  if (rc == 0) {
-    rc = inlet_wfile_append(wf, hint, (size_t)n, err);
-    int rc2 = inlet_wfile_close(wf, true, err);
-    if (rc == 0) rc = rc2;
-  }
-  if (rc == 0) rc = st->ops->replace(st, htmp, "_delta_log/_last_checkpoint", err);
-  if (rc < 0) {
-    inlet_error ignore = INLET_ERROR_INIT;
-    st->ops->remove(st, htmp, &ignore);
-  }
-  return rc;
+  return st->ops->put_bytes(st, "_delta_log/_last_checkpoint", hint, (size_t)n, err);
 }
 
 static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool list,

@@ -481,20 +481,12 @@ int delta_crc_read(delta_crc *out, inlet_storage *st, int64_t version, inlet_err
   delta_crc_init(out);
   char name[64];
   delta_crc_name(name, version);
-  inlet_rfile *f = NULL;
-  TRY(st->ops->open_read(st, name, &f, err));
-  int rc = 0;
-  char *buf = NULL;
-  int64_t size = f->size;
-  if (size <= 0 || size > DELTA_CRC_MAX_BYTES) {
-    rc = bad(name, size <= 0 ? "empty" : "too large", err);
-  } else if (!(buf = inlet_malloc((size_t)size))) {
-    rc = oom(err);
-  } else {
-    rc = inlet_rfile_read_at(f, 0, buf, (size_t)size, err);
-  }
-  inlet_rfile_close(f);
-  if (rc == 0) rc = delta_crc_parse(out, buf, (size_t)size, version, name, err);
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  int rc = st->ops->get_bytes(st, name, (size_t)DELTA_CRC_MAX_BYTES, &buf, &len, err);
+  if (rc == INLET_ELIMIT) rc = bad(name, "too large", err);
+  if (rc == 0 && len == 0) rc = bad(name, "empty", err);
+  if (rc == 0) rc = delta_crc_parse(out, (const char *)buf, len, version, name, err);
   inlet_free(buf);
   return rc;
 }
@@ -502,26 +494,22 @@ int delta_crc_read(delta_crc *out, inlet_storage *st, int64_t version, inlet_err
 int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err) {
   char *text = NULL;
   TRY(delta_crc_to_json(c, &text, err));
-  char final_name[64], tmp[128];
-  delta_crc_name(final_name, c->version);
-  snprintf(tmp, sizeof tmp, "_delta_log/.tmp-%020lld-%016llx.crc", (long long)c->version,
-           (unsigned long long)delta_random_u64());
+  char name[64];
+  delta_crc_name(name, c->version);
+  /* Created under its own name with create's put-if-absent (posix: O_EXCL;
+   * object stores: one PUT with If-None-Match: * at close), never synced:
+   * on posix a reader racing the write, or a crash, can at worst find an
+   * empty or cut-off file, which is not a JSON object, and every reader
+   * (inlet, Spark, Delta Kernel) ignores a checksum it cannot parse; a wrong
+   * one cannot appear. A synced temporary + link would double the fsyncs of
+   * every commit for a hint. Nothing is removed on failure: the name may
+   * be a concurrent writer's. */
   inlet_wfile *wf = NULL;
-  int rc = st->ops->create(st, tmp, &wf, err);
+  int rc = st->ops->create(st, name, &wf, err);
   if (rc == 0) {
     rc = inlet_wfile_append(wf, text, strlen(text), err);
-    /* Not fsynced before the publish (which syncs the directory): a crash
-     * can at worst leave an empty or cut-off file, which is not a JSON
-     * object, and every reader (inlet, Spark, Delta Kernel) ignores a
-     * checksum it cannot parse. A wrong one is impossible; the commit keeps
-     * its own three fsyncs to itself. */
     int rc2 = inlet_wfile_close(wf, false, err);
     if (rc == 0) rc = rc2;
-    if (rc == 0) rc = st->ops->put_if_absent(st, tmp, final_name, err);
-    if (rc < 0) {
-      inlet_error ignore = INLET_ERROR_INIT;
-      st->ops->remove(st, tmp, &ignore);
-    }
   }
   inlet_free(text);
   return rc;
