@@ -232,13 +232,15 @@ INLET_API void inlet_table_scan_free(inlet_table_scan *scan);
 /* ---- checkpoints ------------------------------------------------------------------ */
 
 /**
- * Writes a classic checkpoint of the latest version and updates
- * `_delta_log/_last_checkpoint`. @p version (may be NULL) receives the
- * checkpointed version. Checkpoints are nested Parquet: until the nested
- * writer exists this returns INLET_EUNSUPPORTED (writers also skip their
- * every-delta.checkpointInterval checkpoint then).
- * @return 0, INLET_EUNSUPPORTED, INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO,
- *         INLET_ENOMEM.
+ * Writes a classic checkpoint of the latest version (every field of every
+ * action; typed stats when delta.checkpoint.writeStatsAsStruct is true) and
+ * updates `_delta_log/_last_checkpoint`. @p version (may be NULL) receives
+ * the latest version. A checkpoint of that version that already exists
+ * (classic, multi-part or v2, by any writer) is never replaced: nothing is
+ * written and INLET_EEXISTS is returned; the checkpoint itself is published
+ * with put-if-absent, so a concurrent writer's wins the same way.
+ * @return 0, INLET_EEXISTS, INLET_EUNSUPPORTED (deletion vectors),
+ *         INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err);
 

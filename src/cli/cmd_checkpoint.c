@@ -1,5 +1,7 @@
 /*
- * `inlet checkpoint TABLE`: forces a checkpoint of the latest version.
+ * `inlet checkpoint TABLE`: forces a checkpoint of the latest version. A
+ * version that already has a checkpoint (whoever wrote it, in whatever
+ * form) keeps it: nothing is written and the command says so.
  */
 #include "cli.h"
 #include "cmd_table.h"
@@ -7,7 +9,7 @@
 static const char usage[] =
     "usage: inlet checkpoint TABLE\n"
     "Writes a checkpoint of the latest version (Parquet) and updates _delta_log/_last_checkpoint,\n"
-    "so readers replay the log from there.\n";
+    "so readers replay the log from there. An existing checkpoint of that version is left alone.\n";
 
 int cmd_checkpoint(int argc, char **argv) {
   const char *pos[1];
@@ -18,11 +20,15 @@ int cmd_checkpoint(int argc, char **argv) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   int64_t v = -1;
-  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_checkpoint(t, &v, &err) < 0) {
-    inlet_table_free(t);
-    return cli_fail(&err);
-  }
-  printf("checkpoint written at version %lld\n", (long long)v);
+  if (inlet_table_open(&t, pos[0], &err) < 0) return cli_fail(&err);
+  rc = inlet_table_checkpoint(t, &v, &err);
   inlet_table_free(t);
+  if (rc == INLET_EEXISTS) {
+    /* Not a failure: the version is checkpointed, by us or another writer. */
+    printf("checkpoint not written: %s\n", inlet_errmsg(&err));
+    return CLI_OK;
+  }
+  if (rc < 0) return cli_fail(&err);
+  printf("checkpoint written at version %lld\n", (long long)v);
   return CLI_OK;
 }

@@ -57,6 +57,8 @@ typedef struct delta_metadata {
   int32_t n_configuration;
   delta_kv *configuration; /* owned */
   int64_t created_time;    /* ms, -1 when absent */
+  int32_t n_format_options;
+  delta_kv *format_options; /* owned: format.options */
 } delta_metadata;
 
 typedef struct delta_add {
@@ -67,9 +69,16 @@ typedef struct delta_add {
   int64_t modification_time;
   bool data_change;
   char *stats;   /* owned raw JSON string, may be NULL */
-  char *tags;    /* owned raw JSON object text, may be NULL */
+  char *tags;    /* owned raw JSON object text (string values), may be NULL */
   char *dv_id;   /* owned unique id of the deletion vector, NULL when none */
   char *dv_json; /* owned raw deletionVector object, NULL when none */
+  /* Row tracking and clustering (PROTOCOL.md "Row Tracking", "Clustered
+   * Table"): kept so checkpoints and rewrites carry them unchanged. */
+  bool has_base_row_id;
+  bool has_default_row_commit_version;
+  int64_t base_row_id;
+  int64_t default_row_commit_version;
+  char *clustering_provider; /* owned, may be NULL */
 } delta_add;
 
 typedef struct delta_remove {
@@ -81,8 +90,13 @@ typedef struct delta_remove {
   delta_kv *partition_values; /* owned */
   int64_t size;               /* -1 when absent */
   char *stats;                /* owned, may be NULL */
+  char *tags;                 /* owned raw JSON object text, may be NULL */
   char *dv_id;                /* owned, NULL when none */
   char *dv_json;              /* owned, NULL when none */
+  bool has_base_row_id;
+  bool has_default_row_commit_version;
+  int64_t base_row_id;
+  int64_t default_row_commit_version;
 } delta_remove;
 
 typedef struct delta_txn_action {
@@ -213,6 +227,31 @@ int delta_stats_json(delta_stats_acc *acc, char **out, inlet_error *err);
 int64_t delta_stats_rows(const delta_stats_acc *acc);
 void delta_stats_free(delta_stats_acc *acc);
 
+/* Typed statistics in checkpoints (delta_stats_struct.c). The
+ * `stats_parsed` field of a table with schema @p table (Spark's stats
+ * schema: numRecords, minValues, maxValues, nullCount over the indexed data
+ * columns, tightBounds with deletion vectors). 0, INLET_ENOMEM, INLET_EINVAL
+ * (malformed delta.dataSkippingStatsColumns). */
+int delta_stats_struct_field(inlet_field *out, const inlet_schema *table, const delta_metadata *m,
+                             const delta_protocol *p, inlet_error *err);
+/* The `partitionValues_parsed` field (partition columns, typed); an empty
+ * field (no name) for an unpartitioned table. */
+int delta_partition_struct_field(inlet_field *out, const inlet_schema *table,
+                                 const delta_metadata *m, inlet_error *err);
+/* Appends add.stats JSON text (NULL = no stats) to a stats_parsed array as
+ * Spark's from_json would: values of the wrong type, out of range or not
+ * exact at the column's precision become null. Reuses its scratch memory
+ * across calls. */
+typedef struct delta_stats_struct_writer delta_stats_struct_writer;
+int delta_stats_struct_writer_new(delta_stats_struct_writer **out, inlet_error *err);
+void delta_stats_struct_writer_free(delta_stats_struct_writer *w);
+int delta_stats_struct_append(delta_stats_struct_writer *w, inlet_array *a, const inlet_field *f,
+                              const char *stats_json, inlet_error *err);
+/* Row @p r of a stats_parsed column as add.stats JSON text (*out NULL when
+ * the row is null); caller frees. */
+int delta_stats_struct_to_json(char **out, const inlet_field *f, const inlet_array *a, int64_t r,
+                               inlet_error *err);
+
 /* ---- log files ----------------------------------------------------------- */
 
 typedef struct delta_checkpoint_ref {
@@ -342,13 +381,22 @@ void delta_snapshot_reset(delta_snapshot *s);
 /* Txn version of @p app_id in the snapshot, or -1. */
 int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id);
 
-/* Hook for reading checkpoints (nested Parquet): returns INLET_EUNSUPPORTED
- * until the nested reader exists. */
+/* Streams the actions of a classic or multi-part checkpoint to @p fn, every
+ * field kept (delta_checkpoint.c). v2 checkpoints: INLET_EUNSUPPORTED. */
 typedef int (*delta_replay_fn)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err);
-/* Hook for writing a checkpoint of @p snap: INLET_EUNSUPPORTED for now. */
+/* Writes the classic checkpoint of @p snap (delta_checkpoint_write.c) with
+ * put-if-absent. INLET_EEXISTS (nothing written) when a checkpoint of that
+ * version exists: the classic one, or one `_last_checkpoint` names (the
+ * writers' automatic checkpoints look no further: no listing);
+ * INLET_EUNSUPPORTED with deletion vectors; storage errors. */
 int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+/* The same after listing `_delta_log`: INLET_EEXISTS when a complete
+ * checkpoint of the version exists in any form (classic, multi-part,
+ * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
+int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
+                                   inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */
 
@@ -375,6 +423,12 @@ void delta_txn_set_strict(delta_txn *t, bool strict);
 void delta_txn_set_max_attempts(delta_txn *t, int attempts);
 /* Adds to operationMetrics.numOutputRows. */
 void delta_txn_add_rows(delta_txn *t, int64_t rows);
+/* The snapshot this transaction read (borrowed until commit): the version
+ * checksum of the commit is derived from it when nothing landed between.
+ * Only a full snapshot counts (its files: numFiles and tableSizeBytes come
+ * from them); one without its file array (files == NULL) is not used, and
+ * the previous version's checksum is used instead. */
+void delta_txn_set_base(delta_txn *t, const delta_snapshot *base);
 /* Extra operationMetrics: a JSON object (copied) merged into commitInfo's.
  * 0, INLET_EINVAL (not a JSON object), INLET_ENOMEM. */
 int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_error *err);
@@ -407,10 +461,12 @@ void delta_format_decimal(char *buf, size_t cap, const uint8_t *le, int scale);
 /* Shortest text that reads back as the same value ("NaN", "Infinity" too). */
 void delta_format_double(char *buf, size_t cap, double v, bool is_float);
 
-/* Metadata cleanup (delta_log_cleanup.c): removes commits and checkpoints
- * older than the retention (retain_ms < 0: delta.logRetentionDuration of
- * @p s, default 30 days) that lie below the newest checkpoint needed to
- * rebuild every version inside the window. now_ms 0 = the clock. */
+/* Metadata cleanup (delta_log_cleanup.c): removes commits, checksums,
+ * classic/multi-part checkpoints and log compactions older than the
+ * retention (retain_ms < 0: delta.logRetentionDuration of @p s, default 30
+ * days) that lie below the newest readable checkpoint needed to rebuild
+ * every version inside the window; never v2 checkpoints, sidecars or files
+ * it does not know. now_ms 0 = the clock. */
 typedef struct delta_log_cleanup_result {
   int64_t commits_removed;
   int64_t checkpoints_removed;
@@ -419,6 +475,10 @@ typedef struct delta_log_cleanup_result {
 } delta_log_cleanup_result;
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err);
+/* The same knowing only the latest version and its metadata (retention). */
+int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st,
+                         const delta_protocol *p, const delta_metadata *m, int64_t version, int64_t retain_ms,
+                         int64_t now_ms, bool dry_run, inlet_error *err);
 /* The cleanup a writer runs after each checkpoint. @p *oldest is a version
  * below which the log holds no commit, checkpoint or crc file (0 when
  * nothing is known); when the commit at *oldest exists and is inside the

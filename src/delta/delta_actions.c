@@ -45,6 +45,7 @@ void delta_metadata_reset(delta_metadata *m) {
   inlet_free(m->schema_string);
   strv_free(m->partition_columns, m->n_partition_columns);
   kv_free(m->configuration, m->n_configuration);
+  kv_free(m->format_options, m->n_format_options);
   memset(m, 0, sizeof *m);
   m->created_time = -1;
 }
@@ -56,6 +57,7 @@ void delta_add_reset(delta_add *a) {
   inlet_free(a->tags);
   inlet_free(a->dv_id);
   inlet_free(a->dv_json);
+  inlet_free(a->clustering_provider);
   memset(a, 0, sizeof *a);
 }
 
@@ -63,6 +65,7 @@ void delta_remove_reset(delta_remove *r) {
   inlet_free(r->path);
   kv_free(r->partition_values, r->n_partition_values);
   inlet_free(r->stats);
+  inlet_free(r->tags);
   inlet_free(r->dv_id);
   inlet_free(r->dv_json);
   memset(r, 0, sizeof *r);
@@ -147,6 +150,8 @@ int delta_metadata_copy(delta_metadata *dst, const delta_metadata *src, inlet_er
   if (!dst->partition_columns) dst->n_partition_columns = 0;
   kv_copy(&dst->configuration, src->configuration, src->n_configuration, &oom);
   if (!dst->configuration) dst->n_configuration = 0;
+  kv_copy(&dst->format_options, src->format_options, src->n_format_options, &oom);
+  if (!dst->format_options) dst->n_format_options = 0;
   if (oom) {
     delta_metadata_reset(dst);
     return inlet_fail(err, INLET_ENOMEM, "out of memory copying metaData");
@@ -164,6 +169,7 @@ int delta_add_copy(delta_add *dst, const delta_add *src, inlet_error *err) {
   dst->tags = dup_or_null(src->tags, &oom);
   dst->dv_id = dup_or_null(src->dv_id, &oom);
   dst->dv_json = dup_or_null(src->dv_json, &oom);
+  dst->clustering_provider = dup_or_null(src->clustering_provider, &oom);
   if (oom) {
     delta_add_reset(dst);
     return inlet_fail(err, INLET_ENOMEM, "out of memory copying add action");
@@ -178,6 +184,7 @@ int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *e
   kv_copy(&dst->partition_values, src->partition_values, src->n_partition_values, &oom);
   if (!dst->partition_values) dst->n_partition_values = 0;
   dst->stats = dup_or_null(src->stats, &oom);
+  dst->tags = dup_or_null(src->tags, &oom);
   dst->dv_id = dup_or_null(src->dv_id, &oom);
   dst->dv_json = dup_or_null(src->dv_json, &oom);
   if (oom) {
@@ -436,6 +443,32 @@ static int get_raw(pctx *pc, json_t *v, char **out) {
   return c ? 0 : oom(pc);
 }
 
+/* tags: a string map, kept as its JSON object text (null values allowed). */
+static int get_tags(pctx *pc, json_t *obj, char **out) {
+  json_t *tags = json_object_get(obj, "tags");
+  *out = NULL;
+  if (!tags || json_is_null(tags)) return 0;
+  if (!json_is_object(tags)) return bad(pc, "tags", "is not an object");
+  const char *k;
+  json_t *v;
+  json_object_foreach(tags, k, v) {
+    if (!json_is_string(v) && !json_is_null(v)) return bad(pc, "tags", "has a non-string value");
+  }
+  return get_raw(pc, tags, out);
+}
+
+/* An optional long whose absence is distinct from every value. */
+static int get_opt_i64(pctx *pc, json_t *obj, const char *key, bool *has, int64_t *out) {
+  json_t *v = json_object_get(obj, key);
+  *has = false;
+  *out = 0;
+  if (!v || json_is_null(v)) return 0;
+  if (!json_is_integer(v)) return bad(pc, key, "is not an integer");
+  *has = true;
+  *out = (int64_t)json_integer_value(v);
+  return 0;
+}
+
 /* Deletion vector unique id: storageType + pathOrInlineDv (+ "@" offset). */
 static int parse_dv(pctx *pc, json_t *obj, char **id, char **raw) {
   json_t *dv = json_object_get(obj, "deletionVector");
@@ -479,6 +512,7 @@ static int parse_metadata(pctx *pc, json_t *o, delta_metadata *m) {
   if (fmt && !json_is_null(fmt)) {
     if (!json_is_object(fmt)) return bad(pc, "format", "is not an object");
     TRY(get_str(pc, fmt, "provider", false, &m->format));
+    TRY(get_map(pc, fmt, "options", &m->format_options, &m->n_format_options));
   }
   TRY(get_strv(pc, o, "partitionColumns", &m->partition_columns, &m->n_partition_columns));
   TRY(get_map(pc, o, "configuration", &m->configuration, &m->n_configuration));
@@ -498,11 +532,11 @@ static int parse_add(pctx *pc, json_t *o, delta_add *a) {
   TRY(get_i64(pc, o, "modificationTime", false, 0, &a->modification_time));
   TRY(get_bool(pc, o, "dataChange", false, true, &a->data_change));
   TRY(get_str(pc, o, "stats", false, &a->stats));
-  json_t *tags = json_object_get(o, "tags");
-  if (tags && !json_is_null(tags)) {
-    if (!json_is_object(tags)) return bad(pc, "tags", "is not an object");
-    TRY(get_raw(pc, tags, &a->tags));
-  }
+  TRY(get_tags(pc, o, &a->tags));
+  TRY(get_opt_i64(pc, o, "baseRowId", &a->has_base_row_id, &a->base_row_id));
+  TRY(get_opt_i64(pc, o, "defaultRowCommitVersion", &a->has_default_row_commit_version,
+                  &a->default_row_commit_version));
+  TRY(get_str(pc, o, "clusteringProvider", false, &a->clustering_provider));
   return parse_dv(pc, o, &a->dv_id, &a->dv_json);
 }
 
@@ -519,6 +553,10 @@ static int parse_remove(pctx *pc, json_t *o, delta_remove *r) {
   TRY(get_i64(pc, o, "size", false, -1, &r->size));
   if (r->size < -1) return bad(pc, "size", "is negative");
   TRY(get_str(pc, o, "stats", false, &r->stats));
+  TRY(get_tags(pc, o, &r->tags));
+  TRY(get_opt_i64(pc, o, "baseRowId", &r->has_base_row_id, &r->base_row_id));
+  TRY(get_opt_i64(pc, o, "defaultRowCommitVersion", &r->has_default_row_commit_version,
+                  &r->default_row_commit_version));
   return parse_dv(pc, o, &r->dv_id, &r->dv_json);
 }
 
@@ -649,7 +687,7 @@ int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err) 
     if (m->description) json_object_set_new(body, "description", json_string(m->description));
     json_t *fmt = json_object();
     json_object_set_new(fmt, "provider", json_string(m->format ? m->format : "parquet"));
-    json_object_set_new(fmt, "options", json_object());
+    json_object_set_new(fmt, "options", kv_to_json(m->format_options, m->n_format_options));
     json_object_set_new(body, "format", fmt);
     json_object_set_new(body, "schemaString", jstr_or_null(m->schema_string));
     json_object_set_new(body, "partitionColumns",
@@ -671,6 +709,12 @@ int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err) 
     if (f->stats) json_object_set_new(body, "stats", json_string(f->stats));
     if (f->tags) json_object_set_new(body, "tags", raw_to_json(f->tags));
     if (f->dv_json) json_object_set_new(body, "deletionVector", raw_to_json(f->dv_json));
+    if (f->has_base_row_id) json_object_set_new(body, "baseRowId", json_integer(f->base_row_id));
+    if (f->has_default_row_commit_version)
+      json_object_set_new(body, "defaultRowCommitVersion",
+                          json_integer(f->default_row_commit_version));
+    if (f->clustering_provider)
+      json_object_set_new(body, "clusteringProvider", json_string(f->clustering_provider));
     break;
   }
   case DELTA_ACTION_REMOVE: {
@@ -686,7 +730,12 @@ int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err) 
                         kv_to_json(r->partition_values, r->n_partition_values));
     if (r->size >= 0) json_object_set_new(body, "size", json_integer(r->size));
     if (r->stats) json_object_set_new(body, "stats", json_string(r->stats));
+    if (r->tags) json_object_set_new(body, "tags", raw_to_json(r->tags));
     if (r->dv_json) json_object_set_new(body, "deletionVector", raw_to_json(r->dv_json));
+    if (r->has_base_row_id) json_object_set_new(body, "baseRowId", json_integer(r->base_row_id));
+    if (r->has_default_row_commit_version)
+      json_object_set_new(body, "defaultRowCommitVersion",
+                          json_integer(r->default_row_commit_version));
     break;
   }
   case DELTA_ACTION_TXN:

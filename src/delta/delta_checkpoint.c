@@ -1,6 +1,6 @@
 /*
  * Reading classic checkpoints (single-file and multi-part) into replay
- * actions.
+ * actions, every field of every action kept (writing: delta_checkpoint_write.c).
  *
  * Spec: PROTOCOL.md "Checkpoints", "Checkpoint Naming Scheme" (classic
  * `n.checkpoint.parquet`, multi-part `n.checkpoint.o.p.parquet`) and
@@ -12,12 +12,18 @@
  * percent-encoded URIs like in JSON commits and go through the same
  * resolution, so nothing in a checkpoint can name a file outside the table.
  *
+ * Every field the protocol gives an action is carried into the snapshot
+ * (add/remove tags, deletionVector with all its fields, baseRowId,
+ * defaultRowCommitVersion, clusteringProvider, metaData format options), so
+ * a checkpoint written from it loses nothing another writer put there. An
+ * add whose `stats` string is absent but whose typed `stats_parsed` is
+ * present (a table with delta.checkpoint.writeStatsAsJson=false) gets its
+ * stats back as JSON text.
+ *
  * The file is read through the public Parquet reader, one row group at a
- * time (memory bounded by a row group, not the checkpoint). The reader
- * decodes nested columns only once the nested-Parquet work lands; until then
- * opening or decoding reports INLET_EUNSUPPORTED and log replay falls back
- * to the JSON commits.
+ * time (memory bounded by a row group, not the checkpoint).
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -135,9 +141,40 @@ static int get_strv(cp_ctx *c, sview s, const char *name, int64_t r, char ***out
   return 0;
 }
 
-static int get_dv(cp_ctx *c, sview s, int64_t r, char **id) {
+/* map<string,string> -> JSON object text (tags). */
+static int get_map_json(cp_ctx *c, sview s, const char *name, int64_t r, char **out) {
+  delta_kv *kv = NULL;
+  int32_t n = 0;
+  *out = NULL;
+  sview m;
+  if (!child(s, name, &m) || !inlet_array_is_valid(m.a, r)) return 0;
+  int rc = get_map(c, s, name, r, &kv, &n);
+  json_t *o = rc == 0 ? json_object() : NULL;
+  for (int32_t i = 0; o && i < n; i++)
+    json_object_set_new(o, kv[i].key, kv[i].value ? json_string(kv[i].value) : json_null());
+  for (int32_t i = 0; i < n; i++) {
+    inlet_free(kv[i].key);
+    inlet_free(kv[i].value);
+  }
+  inlet_free(kv);
+  if (rc < 0) return rc;
+  char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(o);
+  *out = txt ? inlet_strdup(txt) : NULL;
+  free(txt);
+  return *out ? 0 : inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
+}
+
+/* An optional long: *has false when the column or value is absent. */
+static void get_opt_i64(sview s, const char *name, int64_t r, bool *has, int64_t *out) {
+  *out = 0;
+  *has = get_i64(s, name, r, out);
+}
+
+static int get_dv(cp_ctx *c, sview s, int64_t r, char **id, char **json) {
   sview dv;
   *id = NULL;
+  *json = NULL;
   if (!child(s, "deletionVector", &dv) || !inlet_array_is_valid(dv.a, r)) return 0;
   char *st = NULL, *pi = NULL;
   int rc = get_str(c, dv, "storageType", r, &st);
@@ -154,7 +191,18 @@ static int get_dv(cp_ctx *c, sview s, int64_t r, char **id) {
   }
   inlet_free(st);
   inlet_free(pi);
+  /* The whole descriptor (sizeInBytes, cardinality, maxRowIndex, ...) as
+   * the JSON object a commit would hold. */
+  if (rc == 0) rc = delta_stats_struct_to_json(json, dv.f, dv.a, r, c->err);
   return rc;
+}
+
+/* add.stats, or the JSON text of add.stats_parsed when only that exists. */
+static int get_stats(cp_ctx *c, sview s, int64_t r, char **out) {
+  TRY(get_str(c, s, "stats", r, out));
+  sview sp;
+  if (*out || !child(s, "stats_parsed", &sp) || sp.f->type.id != INLET_TYPE_STRUCT) return 0;
+  return delta_stats_struct_to_json(out, sp.f, sp.a, r, c->err);
 }
 
 static int resolve(cp_ctx *c, sview s, int64_t r, const char *what, char **out) {
@@ -177,8 +225,13 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
     if (!get_i64(s, "size", r, &x->size) || x->size < 0) return cp_bad(c, "add.size missing or negative");
     get_i64(s, "modificationTime", r, &x->modification_time);
     x->data_change = get_bool(s, "dataChange", r, true);
-    TRY(get_str(c, s, "stats", r, &x->stats));
-    return get_dv(c, s, r, &x->dv_id);
+    TRY(get_stats(c, s, r, &x->stats));
+    TRY(get_map_json(c, s, "tags", r, &x->tags));
+    get_opt_i64(s, "baseRowId", r, &x->has_base_row_id, &x->base_row_id);
+    get_opt_i64(s, "defaultRowCommitVersion", r, &x->has_default_row_commit_version,
+                &x->default_row_commit_version);
+    TRY(get_str(c, s, "clusteringProvider", r, &x->clustering_provider));
+    return get_dv(c, s, r, &x->dv_id, &x->dv_json);
   }
   if (strcmp(name, "remove") == 0) {
     a->kind = DELTA_ACTION_REMOVE;
@@ -188,8 +241,16 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
     x->size = -1;
     get_i64(s, "deletionTimestamp", r, &x->deletion_timestamp);
     get_i64(s, "size", r, &x->size);
+    if (x->size < -1) return cp_bad(c, "remove.size is negative");
     x->data_change = get_bool(s, "dataChange", r, true);
-    return get_dv(c, s, r, &x->dv_id);
+    x->extended_file_metadata = get_bool(s, "extendedFileMetadata", r, false);
+    TRY(get_map(c, s, "partitionValues", r, &x->partition_values, &x->n_partition_values));
+    TRY(get_stats(c, s, r, &x->stats));
+    TRY(get_map_json(c, s, "tags", r, &x->tags));
+    get_opt_i64(s, "baseRowId", r, &x->has_base_row_id, &x->base_row_id);
+    get_opt_i64(s, "defaultRowCommitVersion", r, &x->has_default_row_commit_version,
+                &x->default_row_commit_version);
+    return get_dv(c, s, r, &x->dv_id, &x->dv_json);
   }
   if (strcmp(name, "metaData") == 0) {
     a->kind = DELTA_ACTION_METADATA;
@@ -201,8 +262,10 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
     TRY(get_str(c, s, "description", r, &m->description));
     TRY(get_str(c, s, "schemaString", r, &m->schema_string));
     sview fmt;
-    if (child(s, "format", &fmt) && inlet_array_is_valid(fmt.a, r))
+    if (child(s, "format", &fmt) && inlet_array_is_valid(fmt.a, r)) {
       TRY(get_str(c, fmt, "provider", r, &m->format));
+      TRY(get_map(c, fmt, "options", r, &m->format_options, &m->n_format_options));
+    }
     TRY(get_strv(c, s, "partitionColumns", r, &m->partition_columns, &m->n_partition_columns));
     TRY(get_map(c, s, "configuration", r, &m->configuration, &m->n_configuration));
     get_i64(s, "createdTime", r, &m->created_time);
@@ -311,232 +374,3 @@ int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_c
   return 0;
 }
 
-/* ---- writing ------------------------------------------------------------------ */
-
-/* The classic checkpoint schema as Spark writes it (PROTOCOL.md "Checkpoint
- * Schema"); stats stay a JSON string. Every row sets exactly one column. */
-static const char CHECKPOINT_DDL[] =
-    "txn struct<appId:string,version:long,lastUpdated:long>, "
-    "add struct<path:string,partitionValues:map<string,string>,size:long,modificationTime:long,"
-    "dataChange:boolean,tags:map<string,string>,stats:string>, "
-    "remove struct<path:string,deletionTimestamp:long,dataChange:boolean,"
-    "extendedFileMetadata:boolean,partitionValues:map<string,string>,size:long>, "
-    "metaData struct<id:string,name:string,description:string,"
-    "format:struct<provider:string,options:map<string,string>>,schemaString:string,"
-    "partitionColumns:array<string>,configuration:map<string,string>,createdTime:long>, "
-    "protocol struct<minReaderVersion:int,minWriterVersion:int,readerFeatures:array<string>,"
-    "writerFeatures:array<string>>, "
-    "domainMetadata struct<domain:string,configuration:string,removed:boolean>";
-
-enum { COL_TXN, COL_ADD, COL_REMOVE, COL_META, COL_PROTOCOL, COL_DOMAIN, N_COLS };
-#define CP_BATCH_ROWS 8192
-
-static int put_str(inlet_array *a, const inlet_field *f, const char *s, inlet_error *err) {
-  if (!s) return inlet_array_append_null(a, f, err);
-  return inlet_array_append_bytes(a, f, s, strlen(s), err);
-}
-
-static int put_i64(inlet_array *a, const inlet_field *f, int64_t v, bool valid, inlet_error *err) {
-  return valid ? inlet_array_append_int(a, f, v, err) : inlet_array_append_null(a, f, err);
-}
-
-static int put_map(inlet_array *a, const inlet_field *f, const delta_kv *kv, int32_t n,
-                   bool valid, inlet_error *err) {
-  if (!valid) return inlet_array_append_null(a, f, err);
-  inlet_array *ent = &a->children[0];
-  const inlet_field *ef = &f->children[0];
-  for (int32_t i = 0; i < n; i++) {
-    TRY(put_str(&ent->children[0], &ef->children[0], kv[i].key, err));
-    TRY(put_str(&ent->children[1], &ef->children[1], kv[i].value, err));
-    TRY(inlet_array_append_struct_entry(ent, err));
-  }
-  return inlet_array_append_list_entry(a, err);
-}
-
-static int put_strv(inlet_array *a, const inlet_field *f, char *const *v, int32_t n, bool valid,
-                    inlet_error *err) {
-  if (!valid) return inlet_array_append_null(a, f, err);
-  for (int32_t i = 0; i < n; i++) TRY(put_str(&a->children[0], &f->children[0], v[i], err));
-  return inlet_array_append_list_entry(a, err);
-}
-
-/* Appends one row: column @p col gets the action, the others null. The
- * callback fills the struct's children (in schema order). */
-typedef int (*fill_fn)(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err);
-
-static int put_row(inlet_batch *b, int col, fill_fn fill, const void *x, inlet_error *err) {
-  for (int c = 0; c < N_COLS; c++) {
-    inlet_array *a = &b->columns[c];
-    const inlet_field *f = &b->schema.fields[c];
-    if (c != col) {
-      TRY(inlet_array_append_null(a, f, err));
-      continue;
-    }
-    TRY(fill(a, f, x, err));
-    TRY(inlet_array_append_struct_entry(a, err));
-  }
-  b->num_rows++;
-  return 0;
-}
-
-static int fill_protocol(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
-  const delta_protocol *p = x;
-  TRY(inlet_array_append_int(&a->children[0], &f->children[0], p->min_reader, err));
-  TRY(inlet_array_append_int(&a->children[1], &f->children[1], p->min_writer, err));
-  TRY(put_strv(&a->children[2], &f->children[2], p->reader_features, p->n_reader_features,
-               p->reader_features != NULL, err));
-  return put_strv(&a->children[3], &f->children[3], p->writer_features, p->n_writer_features,
-                  p->writer_features != NULL, err);
-}
-
-static int fill_metadata(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
-  const delta_metadata *m = x;
-  TRY(put_str(&a->children[0], &f->children[0], m->id, err));
-  TRY(put_str(&a->children[1], &f->children[1], m->name, err));
-  TRY(put_str(&a->children[2], &f->children[2], m->description, err));
-  inlet_array *fmt = &a->children[3];
-  const inlet_field *ff = &f->children[3];
-  TRY(put_str(&fmt->children[0], &ff->children[0], m->format ? m->format : "parquet", err));
-  TRY(put_map(&fmt->children[1], &ff->children[1], NULL, 0, true, err));
-  TRY(inlet_array_append_struct_entry(fmt, err));
-  TRY(put_str(&a->children[4], &f->children[4], m->schema_string, err));
-  TRY(put_strv(&a->children[5], &f->children[5], m->partition_columns, m->n_partition_columns,
-               true, err));
-  TRY(put_map(&a->children[6], &f->children[6], m->configuration, m->n_configuration, true, err));
-  return put_i64(&a->children[7], &f->children[7], m->created_time, m->created_time >= 0, err);
-}
-
-static int fill_txn(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
-  const delta_txn_entry *t = x;
-  TRY(put_str(&a->children[0], &f->children[0], t->app_id, err));
-  TRY(inlet_array_append_int(&a->children[1], &f->children[1], t->version, err));
-  return put_i64(&a->children[2], &f->children[2], t->last_updated, t->last_updated >= 0, err);
-}
-
-static int fill_domain(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
-  const delta_domain *d = x;
-  TRY(put_str(&a->children[0], &f->children[0], d->domain, err));
-  TRY(put_str(&a->children[1], &f->children[1], d->configuration, err));
-  return inlet_array_append_bool(&a->children[2], d->removed, err);
-}
-
-static int fill_add(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
-  const delta_add *ad = x;
-  char *enc = delta_path_encode(ad->path);
-  if (!enc) return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
-  int rc = put_str(&a->children[0], &f->children[0], enc, err);
-  inlet_free(enc);
-  TRY(rc);
-  TRY(put_map(&a->children[1], &f->children[1], ad->partition_values, ad->n_partition_values,
-              true, err));
-  TRY(inlet_array_append_int(&a->children[2], &f->children[2], ad->size, err));
-  TRY(inlet_array_append_int(&a->children[3], &f->children[3], ad->modification_time, err));
-  /* A checkpoint is a state, not a change (Spark writes dataChange=false). */
-  TRY(inlet_array_append_bool(&a->children[4], false, err));
-  TRY(put_map(&a->children[5], &f->children[5], NULL, 0, false, err));
-  return put_str(&a->children[6], &f->children[6], ad->stats, err);
-}
-
-static int fill_remove(inlet_array *a, const inlet_field *f, const void *x, inlet_error *err) {
-  const delta_remove *rm = x;
-  char *enc = delta_path_encode(rm->path);
-  if (!enc) return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
-  int rc = put_str(&a->children[0], &f->children[0], enc, err);
-  inlet_free(enc);
-  TRY(rc);
-  TRY(put_i64(&a->children[1], &f->children[1], rm->deletion_timestamp,
-              rm->deletion_timestamp >= 0, err));
-  TRY(inlet_array_append_bool(&a->children[2], false, err));
-  TRY(inlet_array_append_bool(&a->children[3], rm->extended_file_metadata, err));
-  TRY(put_map(&a->children[4], &f->children[4], rm->partition_values, rm->n_partition_values,
-              true, err));
-  return put_i64(&a->children[5], &f->children[5], rm->size, rm->size >= 0, err);
-}
-
-static int flush(inlet_parquet_writer *pw, inlet_batch *b, const inlet_schema *s, inlet_error *err) {
-  if (b->num_rows == 0) return 0;
-  TRY(inlet_parquet_writer_write(pw, b, err));
-  inlet_batch_reset(b);
-  return inlet_batch_init(b, s, err);
-}
-
-int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
-  TRY(delta_features_check_write(&snap->protocol, &snap->metadata, DELTA_OP_CHECKPOINT, 0, err));
-  for (int64_t i = 0; i < snap->n_files; i++)
-    FAIL_IF(snap->files[i].add.dv_id, err, INLET_EUNSUPPORTED,
-            "cannot checkpoint a table with deletion vectors yet");
-  inlet_schema cs;
-  TRY(inlet_schema_parse(&cs, CHECKPOINT_DDL, err));
-  char tmp_rel[128], final_rel[128];
-  snprintf(tmp_rel, sizeof tmp_rel, "_delta_log/.tmp-%020lld-%016llx.checkpoint.parquet",
-           (long long)snap->version, (unsigned long long)delta_random_u64());
-  snprintf(final_rel, sizeof final_rel, "_delta_log/%020lld.checkpoint.parquet",
-           (long long)snap->version);
-  char *tmp_abs = delta_join_path(st->root, tmp_rel);
-  inlet_parquet_writer *pw = NULL;
-  inlet_batch b;
-  memset(&b, 0, sizeof b);
-  int rc = tmp_abs ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
-  if (rc == 0) rc = inlet_batch_init(&b, &cs, err);
-  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
-  po.sync_on_close = true;
-  if (rc == 0) rc = inlet_parquet_writer_open(&pw, tmp_abs, &cs, &po, err);
-  int64_t actions = 0;
-  if (rc == 0) rc = put_row(&b, COL_PROTOCOL, fill_protocol, &snap->protocol, err);
-  if (rc == 0) rc = put_row(&b, COL_META, fill_metadata, &snap->metadata, err);
-  actions += 2;
-  for (int64_t i = 0; rc == 0 && i < snap->n_txns; i++, actions++)
-    rc = put_row(&b, COL_TXN, fill_txn, &snap->txns[i], err);
-  for (int64_t i = 0; rc == 0 && i < snap->n_domains; i++, actions++)
-    rc = put_row(&b, COL_DOMAIN, fill_domain, &snap->domains[i], err);
-  for (int64_t i = 0; rc == 0 && i < snap->n_files; i++, actions++) {
-    rc = put_row(&b, COL_ADD, fill_add, &snap->files[i].add, err);
-    if (rc == 0 && b.num_rows >= CP_BATCH_ROWS) rc = flush(pw, &b, &cs, err);
-  }
-  /* Tombstones within the retention period, so VACUUM by any engine keeps
-   * files that time travel may still need. */
-  for (int64_t i = 0; rc == 0 && i < snap->n_tombstones; i++, actions++) {
-    rc = put_row(&b, COL_REMOVE, fill_remove, &snap->tombstones[i], err);
-    if (rc == 0 && b.num_rows >= CP_BATCH_ROWS) rc = flush(pw, &b, &cs, err);
-  }
-  if (rc == 0) rc = flush(pw, &b, &cs, err);
-  if (rc == 0) rc = inlet_parquet_writer_close(pw, err);
-  int64_t bytes = rc == 0 ? inlet_parquet_writer_bytes(pw) : 0;
-  if (rc == 0) {
-    inlet_parquet_writer_free(pw);
-    pw = NULL;
-    /* Same version, same content: replacing an existing checkpoint is safe. */
-    rc = st->ops->replace(st, tmp_rel, final_rel, err);
-  }
-  if (rc == 0) {
-    /* _last_checkpoint is a hint: written after the checkpoint is complete. */
-    char hint[256], htmp[128];
-    int n = snprintf(hint, sizeof hint,
-                     "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%lld,\"numOfAddFiles\":%lld}\n",
-                     (long long)snap->version, (long long)actions, (long long)bytes,
-                     (long long)snap->n_files);
-    snprintf(htmp, sizeof htmp, "_delta_log/.tmp-last-checkpoint-%016llx",
-             (unsigned long long)delta_random_u64());
-    inlet_wfile *wf = NULL;
-    rc = st->ops->create(st, htmp, &wf, err);
-    if (rc == 0) {
-      rc = inlet_wfile_append(wf, hint, (size_t)n, err);
-      int rc2 = inlet_wfile_close(wf, true, err);
-      if (rc == 0) rc = rc2;
-    }
-    if (rc == 0) rc = st->ops->replace(st, htmp, "_delta_log/_last_checkpoint", err);
-    if (rc < 0) {
-      inlet_error ignore = INLET_ERROR_INIT;
-      st->ops->remove(st, htmp, &ignore);
-    }
-  }
-  inlet_parquet_writer_free(pw); /* removes a partial file */
-  if (rc < 0) {
-    inlet_error ignore = INLET_ERROR_INIT;
-    st->ops->remove(st, tmp_rel, &ignore);
-  }
-  inlet_batch_reset(&b);
-  inlet_schema_reset(&cs);
-  inlet_free(tmp_abs);
-  return rc;
-}

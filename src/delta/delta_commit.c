@@ -32,6 +32,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "delta/delta_crc.h"
 #include "delta/delta_features.h"
 #include "util/util.h"
 
@@ -49,6 +50,7 @@ struct delta_txn {
   char *extra_metrics;  /* owned JSON object text, may be NULL (stream metrics) */
   bool ict;             /* the table writes in-commit timestamps */
   bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
+  const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
 };
 
 int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
@@ -101,6 +103,7 @@ void delta_txn_set_max_attempts(delta_txn *t, int attempts) {
   t->max_attempts = attempts < 1 ? 1 : attempts;
 }
 void delta_txn_add_rows(delta_txn *t, int64_t rows) { t->rows += rows; }
+void delta_txn_set_base(delta_txn *t, const delta_snapshot *base) { t->base = base; }
 
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err) {
   inlet_free(t->params);
@@ -382,6 +385,10 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     if (rc == 0) {
       have_tmp = false;
       *version = v;
+      /* The version checksum: a hint, written only now that the commit is
+       * published; it cannot fail the commit. */
+      delta_crc_after_commit(t->st, t->base, v, t->actions, t->n_actions, (const char *)body.data,
+                             body.len);
       break;
     }
     if (rc != INLET_EEXISTS) goto done;

@@ -12,11 +12,22 @@
  * survives).
  *
  * Rule: let W be the oldest commit whose timestamp (file mtime) is inside
- * the window. The boundary B is the newest checkpoint with version <= W.
- * Commits and checkpoints with version < B and timestamp older than the
- * window are deleted (checkpoint B and every commit from B on remain).
- * Files go oldest first: a crash midway leaves a log whose remaining commits
- * still form a contiguous run from B's checkpoint.
+ * the window. The boundary B is the newest checkpoint with version <= W that
+ * inlet can read back (classic or multi-part, every part a readable Parquet
+ * file: deleting the commits below a checkpoint nobody can read would lose
+ * the table's history for good). Commits, version checksums (.crc) and
+ * checkpoints with version < B and timestamp older than the window are
+ * deleted, as are log compaction files (x.y.compacted.json) that end below
+ * B; checkpoint B and every commit from B on remain. A checkpoint file is
+ * judged by its own age too: one written inside the window stays whatever
+ * version it holds. Files go oldest first: a crash midway leaves a log
+ * whose remaining commits still form a contiguous run from B's checkpoint.
+ *
+ * Files of kinds cleanup does not fully handle are never deleted, whoever
+ * wrote them: UUID-named v2 checkpoints (their sidecars in _sidecars/ would
+ * be orphaned, and which sidecars other checkpoints still use is only known
+ * by reading them), anything under _sidecars/ or other subdirectories,
+ * `_last_checkpoint`, and names that match no kind above.
  *
  * Cost: writers run this at every checkpoint, so it must not stat the whole
  * log. The directory is listed by name only (list_names); W is found by
@@ -34,13 +45,14 @@
 #include <stdio.h>
 
 #include "delta/delta_features.h"
+#include "delta/delta_table_int.h"
 #include "util/util.h"
 
 #define DEFAULT_LOG_RETAIN_MS (30LL * 24 * 3600 * 1000)
 
-static bool digits20(const char *s, int64_t *v) {
+static bool digits(const char *s, int n, int64_t *v) {
   int64_t x = 0;
-  for (int i = 0; i < 20; i++) {
+  for (int i = 0; i < n; i++) {
     if (s[i] < '0' || s[i] > '9') return false;
     if (x > (INT64_MAX - 9) / 10) return false;
     x = x * 10 + (s[i] - '0');
@@ -49,23 +61,40 @@ static bool digits20(const char *s, int64_t *v) {
   return true;
 }
 
-/* A commit, checkpoint or crc file (the kinds cleanup removes), with its
- * version. */
-static bool cleanable(const inlet_dirent *e, int64_t *v, bool *commit, bool *checkpoint) {
+typedef enum entry_kind {
+  K_OTHER = 0, /* never removed */
+  K_COMMIT,
+  K_CHECKPOINT, /* classic or one part of a multi-part checkpoint */
+  K_CRC,
+  K_COMPACTED /* x.y.compacted.json: *v = x, *end = y */
+} entry_kind;
+
+/* The kind of a `_delta_log` entry cleanup may remove, with its version. */
+static entry_kind classify(const inlet_dirent *e, int64_t *v, int64_t *end) {
   const char *nm = e->name;
-  if (e->is_dir || strlen(nm) < 22 || !digits20(nm, v) || nm[20] != '.') return false;
+  size_t len = strlen(nm);
+  if (e->is_dir || len < 22 || !digits(nm, 20, v) || nm[20] != '.') return K_OTHER;
   const char *rest = nm + 21;
-  *commit = strcmp(rest, "json") == 0;
-  *checkpoint = strncmp(rest, "checkpoint.", 11) == 0;
-  return *commit || *checkpoint || strcmp(rest, "crc") == 0;
+  *end = *v;
+  if (strcmp(rest, "json") == 0) return K_COMMIT;
+  if (strcmp(rest, "crc") == 0) return K_CRC;
+  if (strcmp(rest, "checkpoint.parquet") == 0) return K_CHECKPOINT;
+  int64_t o, p;
+  if (strncmp(rest, "checkpoint.", 11) == 0 && strlen(rest) == 40 &&
+      digits(rest + 11, 10, &o) && rest[21] == '.' && digits(rest + 22, 10, &p) &&
+      strcmp(rest + 32, ".parquet") == 0)
+    return K_CHECKPOINT;
+  if (strlen(rest) == 35 && digits(rest, 20, end) && strcmp(rest + 20, ".compacted.json") == 0 &&
+      *end > *v)
+    return K_COMPACTED;
+  return K_OTHER;
 }
 
-/* Version of the first cleanable entry of a sorted listing, -1 if none. */
+/* Version of the first removable entry of a sorted listing, -1 if none. */
 static int64_t first_cleanable(const inlet_dirent *ents, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    int64_t v;
-    bool c, k;
-    if (cleanable(&ents[i], &v, &c, &k)) return v;
+    int64_t v, end;
+    if (classify(&ents[i], &v, &end) != K_OTHER) return v;
   }
   return -1;
 }
@@ -86,19 +115,48 @@ static int entry_mtime(inlet_storage *st, const char *name, int64_t *mtime, inle
   return 0;
 }
 
-int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
-                      int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err) {
+/* Whether every part of checkpoint @p cp opens as a Parquet file with the
+ * action columns: only such a checkpoint may stand in for the commits
+ * below it. */
+static bool checkpoint_readable(inlet_storage *st, const delta_checkpoint_ref *cp) {
+  if (cp->v2) return false;
+  for (int32_t p = 1; p <= cp->parts; p++) {
+    char name[128];
+    if (cp->parts <= 1)
+      snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.parquet", (long long)cp->version);
+    else
+      snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.%010d.%010d.parquet",
+               (long long)cp->version, (int)p, (int)cp->parts);
+    char *path = delta_join_path(st->root, name);
+    inlet_parquet_reader *rd = NULL;
+    inlet_error e = INLET_ERROR_INIT;
+    bool ok = path && inlet_parquet_reader_open(&rd, path, NULL, &e) == 0;
+    if (ok) {
+      const inlet_schema *fs = inlet_parquet_reader_schema(rd);
+      int idx = inlet_schema_find(fs, "protocol");
+      ok = (p > 1 || cp->parts > 1 || idx >= 0) &&
+           (idx < 0 || fs->fields[idx].type.id == INLET_TYPE_STRUCT);
+    }
+    inlet_parquet_reader_free(rd);
+    inlet_free(path);
+    if (!ok) return false;
+  }
+  return true;
+}
+
+int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st,
+                         const delta_protocol *p, const delta_metadata *m, int64_t version, int64_t retain_ms,
+                         int64_t now_ms, bool dry_run, inlet_error *err) {
   delta_log_cleanup_result res = {0, 0, -1, -1};
   if (out) *out = res;
-  TRY(delta_features_check_write(&s->protocol, &s->metadata, DELTA_OP_LOG_CLEANUP, 0, err));
+  TRY(delta_features_check_write(p, m, DELTA_OP_LOG_CLEANUP, 0, err));
   int rc = 0;
   delta_log_listing l;
   memset(&l, 0, sizeof l);
   inlet_dirent *ents = NULL;
   size_t n = 0;
   if (retain_ms < 0)
-    retain_ms =
-        delta_interval_conf_ms(&s->metadata, "delta.logRetentionDuration", DEFAULT_LOG_RETAIN_MS);
+    retain_ms = delta_interval_conf_ms(m, "delta.logRetentionDuration", DEFAULT_LOG_RETAIN_MS);
   int64_t now = now_ms ? now_ms : delta_now_ms();
   int64_t cutoff = now - retain_ms;
   rc = st->ops->list_names(st, "_delta_log", &ents, &n, err);
@@ -129,22 +187,25 @@ int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const de
     }
   }
   int64_t boundary = -1;
-  for (int64_t i = 0; i < l.n_checkpoints; i++)
-    if (l.checkpoints[i].version <= w && l.checkpoints[i].version <= s->version)
-      boundary = l.checkpoints[i].version;
+  for (int64_t i = l.n_checkpoints - 1; i >= 0 && boundary < 0; i--) {
+    const delta_checkpoint_ref *cp = &l.checkpoints[i];
+    if (cp->version <= w && cp->version <= version && checkpoint_readable(st, cp))
+      boundary = cp->version;
+  }
   if (boundary <= 0) goto done;
   res.oldest_kept = boundary;
   res.oldest_left = -1;
-  /* The listing is sorted by name = by version for 20-digit names. */
+  /* The listing is sorted by name = by (start) version for 20-digit names. */
   for (size_t i = 0; i < n; i++) {
     const char *nm = ents[i].name;
-    int64_t v;
-    bool commit, checkpoint;
-    if (!cleanable(&ents[i], &v, &commit, &checkpoint)) continue;
+    int64_t v, end;
+    entry_kind kind = classify(&ents[i], &v, &end);
+    if (kind == K_OTHER) continue;
     if (v >= boundary) {
       if (res.oldest_left < 0) res.oldest_left = v;
       break;
     }
+    if (end >= boundary) continue; /* a compaction reaching past B */
     int64_t mt = 0;
     int r = entry_mtime(st, nm, &mt, err);
     if (r == INLET_ENOTFOUND) continue;
@@ -165,9 +226,9 @@ int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const de
         goto done;
       }
     }
-    if (commit)
+    if (kind == K_COMMIT)
       res.commits_removed++;
-    else if (checkpoint)
+    else if (kind == K_CHECKPOINT)
       res.checkpoints_removed++;
   }
   if (!dry_run && (res.commits_removed || res.checkpoints_removed))
@@ -177,6 +238,11 @@ done:
   delta_log_listing_reset(&l);
   if (out) *out = res;
   return rc;
+}
+
+int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
+                      int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err) {
+  return delta_log_cleanup_at(out, st, &s->protocol, &s->metadata, s->version, retain_ms, now_ms, dry_run, err);
 }
 
 int delta_log_cleanup_if_due(inlet_storage *st, const delta_snapshot *s, int64_t *oldest,

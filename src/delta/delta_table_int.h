@@ -45,6 +45,17 @@ int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
                                   const delta_snapshot *create, const char *params,
                                   const inlet_append_options *options, inlet_error *err);
 
+/* The latest version's protocol and metadata (delta_meta.c): from its
+ * version checksum when that agrees with the log, else by log replay. */
+typedef struct delta_table_meta {
+  int64_t version;
+  delta_protocol protocol; /* owned */
+  delta_metadata metadata; /* owned */
+  bool from_checksum;      /* the checksum file was used (no replay) */
+} delta_table_meta;
+int delta_table_load_meta(inlet_table *t, delta_table_meta *out, inlet_error *err);
+void delta_table_meta_reset(delta_table_meta *m);
+
 /* Joins root and a relative path; caller frees. */
 char *delta_join_path(const char *root, const char *rel);
 

@@ -116,7 +116,12 @@ static bool parse_ymd(const char **p, int64_t *days) {
   if (nd < 4 || !digits(&s, nd, &y)) return false;
   if (*s++ != '-' || !digits(&s, 2, &m) || *s++ != '-' || !digits(&s, 2, &d)) return false;
   if (m < 1 || m > 12 || d < 1 || d > 31) return false;
-  *days = delta_days_from_civil(neg ? -y : y, (unsigned)m, (unsigned)d);
+  /* No 30 February: such a date is malformed, not the next month's. */
+  int64_t yy = neg ? -y : y;
+  static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (yy % 4 == 0 && yy % 100 != 0) || yy % 400 == 0;
+  if (d > mdays[m - 1] + (m == 2 && leap)) return false;
+  *days = delta_days_from_civil(yy, (unsigned)m, (unsigned)d);
   *p = s;
   return true;
 }

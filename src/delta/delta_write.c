@@ -486,6 +486,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   if (w->n_files) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
   TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
   delta_txn_set_table(txn, &w->snap.metadata);
+  delta_txn_set_base(txn, &w->snap);
   if (w->opts.expected_version >= 0 || w->create) delta_txn_set_strict(txn, true);
   if (w->create) {
     delta_action pa, ma;
@@ -580,7 +581,7 @@ done:
 int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {
   delta_snapshot s;
   TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
-  int rc = delta_checkpoint_write(table->st, &s, err);
+  int rc = delta_checkpoint_write_checked(table->st, &s, err);
   if (rc == 0 && version) *version = s.version;
   delta_snapshot_reset(&s);
   return rc;

@@ -647,6 +647,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   delta_txn *txn = NULL;
   TRY(delta_txn_begin(&txn, c->table->st, c->table->root_abs, c->seen_version, "OPTIMIZE", err));
   delta_txn_set_table(txn, &c->snap.metadata);
+  delta_txn_set_base(txn, &c->snap);
   int rc = 0;
   int64_t now = delta_now_ms(), removed_bytes = 0, n_removed = 0, added_bytes = 0;
   for (int64_t bi = b0; bi < b0 + nb; bi++)
@@ -664,6 +665,15 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
       r->partition_values = a->partition_values;
       r->size = a->size;
       r->stats = a->stats;
+      /* The remove carries what identifies and describes the file (its
+       * deletion vector, tags, row tracking fields), as Spark's does. */
+      r->tags = a->tags;
+      r->dv_id = a->dv_id;
+      r->dv_json = a->dv_json;
+      r->has_base_row_id = a->has_base_row_id;
+      r->base_row_id = a->base_row_id;
+      r->has_default_row_commit_version = a->has_default_row_commit_version;
+      r->default_row_commit_version = a->default_row_commit_version;
       TRY_GOTO(delta_txn_add_action(txn, &ra, err));
       removed_bytes += a->size;
       n_removed++;

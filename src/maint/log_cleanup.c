@@ -9,12 +9,7 @@
  * (a checkpoint holds the full state: files, tombstones, txn positions,
  * so ingestion progress survives).
  *
- * Rule: let W be the oldest commit whose timestamp (file mtime) is inside
- * the window. The boundary B is the newest complete checkpoint with version
- * <= W. Commits and checkpoints with version < B and timestamp older than
- * the window are deleted (checkpoint B and every commit from B on remain).
- * Files go oldest first: a crash midway leaves a log whose remaining
- * commits still form a contiguous run from B's checkpoint.
+ * The rule (what goes, what always stays) is in delta_log_cleanup.c.
  */
 #include <stdio.h>
 
@@ -27,8 +22,10 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
   inlet_log_cleanup_options dflt = INLET_LOG_CLEANUP_OPTIONS_INIT;
   inlet_log_cleanup_options o = options ? *options : dflt;
   inlet_log_cleanup_result res = {0, 0, -1};
-  delta_snapshot s;
-  TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
+  /* Only the retention and the latest version are needed: the version
+   * checksum gives them without a replay when it agrees with the log. */
+  delta_table_meta s;
+  TRY(delta_table_load_meta(table, &s, err));
   int64_t retain = o.retain_ms;
   if (retain < 0) {
     /* inlet's duration syntax ("30d") as well as Delta's ("interval 30 days"). */
@@ -37,11 +34,12 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
     if (p && inlet_duration_parse(&retain, p, &ignore) < 0) retain = -1;
   }
   delta_log_cleanup_result r;
-  int rc = delta_log_cleanup(&r, table->st, &s, retain, o.now_ms, o.dry_run, err);
+  int rc = delta_log_cleanup_at(&r, table->st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
+                                o.dry_run, err);
   res.commits_removed = r.commits_removed;
   res.checkpoints_removed = r.checkpoints_removed;
   res.oldest_kept = r.oldest_kept;
-  delta_snapshot_reset(&s);
+  delta_table_meta_reset(&s);
   if (out) *out = res;
   return rc;
 }

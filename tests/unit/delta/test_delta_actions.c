@@ -184,8 +184,13 @@ static void test_actions__add_roundtrips_through_json(void **state) {
   memset(&a, 0, sizeof a);
   a.kind = DELTA_ACTION_ADD;
   delta_kv pv[1] = {{"d", "2024-01-01 10:00:00"}};
-  a.u.add = (delta_add){"d=2024-01-01 10%3A00%3A00/part-0.parquet", 1, pv, 100, 7, true,
-                        "{\"numRecords\":1}", NULL, NULL, NULL};
+  a.u.add = (delta_add){.path = "d=2024-01-01 10%3A00%3A00/part-0.parquet",
+                        .n_partition_values = 1,
+                        .partition_values = pv,
+                        .size = 100,
+                        .modification_time = 7,
+                        .data_change = true,
+                        .stats = "{\"numRecords\":1}"};
   inlet_buf buf = INLET_BUF_INIT;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_action_write(&buf, &a, &err), 0);
