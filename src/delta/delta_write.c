@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "delta/delta_constraints.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -51,6 +52,7 @@ struct inlet_table_writer {
   bool committed;
   bool create;         /* this transaction creates the table (version 0) */
   char *create_params; /* owned: CREATE operationParameters, or NULL */
+  delta_constraints cons; /* owned: invariants and CHECK constraints every row must meet */
 };
 
 static const char *codec_suffix(inlet_compression c) {
@@ -72,17 +74,17 @@ static bool in_list(const char *f, const char *const *list) {
 
 static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) {
   const delta_protocol *p = &s->protocol;
-  static const char *const ok[] = {"appendOnly",     "invariants",          "timestampNtz",
-                                   "domainMetadata", "vacuumProtocolCheck", NULL};
-  if (p->min_writer <= 2) return 0;
+  /* Invariants and CHECK constraints are enforced on every row
+   * (delta_constraints.h). */
+  static const char *const ok[] = {"appendOnly",     "invariants",          "checkConstraints",
+                                   "timestampNtz",   "domainMetadata",      "vacuumProtocolCheck",
+                                   NULL};
+  if (p->min_writer <= 3) return 0;
   if (gen_ok && p->min_writer <= 4) {
-    /* Legacy 3 (CHECK constraints) and 4 (generated columns, change data
-     * feed): fine when neither constraints nor CDF are in use. */
+    /* Legacy 4 (generated columns, change data feed): fine when change
+     * data feed is not in use. */
     const char *cdf = delta_metadata_conf(&s->metadata, "delta.enableChangeDataFeed");
-    bool constraints = false;
-    for (int32_t i = 0; i < s->metadata.n_configuration; i++)
-      constraints |= strncmp(s->metadata.configuration[i].key, "delta.constraints.", 18) == 0;
-    if (!constraints && !(cdf && strcmp(cdf, "true") == 0)) return 0;
+    if (!(cdf && strcmp(cdf, "true") == 0)) return 0;
   }
   if (p->min_writer == 7) {
     for (int32_t i = 0; i < p->n_writer_features; i++)
@@ -96,7 +98,7 @@ static int check_writer(const delta_snapshot *s, bool gen_ok, inlet_error *err) 
   }
   return inlet_fail(err, INLET_EUNSUPPORTED,
                     "table requires writer version %d (inlet writes "
-                    "versions 1, 2 and 7 with known features)",
+                    "versions 1 to 3 and 7 with known features)",
                     (int)p->min_writer);
 }
 
@@ -173,6 +175,9 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
+  /* A table whose constraints inlet cannot evaluate is not written. */
+  rc = delta_constraints_load(&w->cons, &w->snap, err);
+  if (rc < 0) goto fail;
   const char *ao = delta_metadata_conf(&w->snap.metadata, "delta.appendOnly");
   (void)ao; /* appends are always allowed on append-only tables */
   w->app_id = w->opts.app_id ? inlet_strdup(w->opts.app_id) : NULL;
@@ -243,6 +248,7 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->app_id);
   inlet_free(w->operation);
   inlet_free(w->create_params);
+  delta_constraints_reset(&w->cons);
   inlet_free(w);
 }
 
@@ -445,6 +451,9 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
   TRY(check_batch(w, b, err));
   if (b->num_rows == 0) return 0;
+  /* Every row must meet every constraint; a violation writes nothing of
+   * the batch. */
+  TRY(delta_constraints_check(&w->cons, b, 0, b->num_rows, w->rows, NULL, NULL, err));
   if (w->n_part == 0) {
     part_file *f = w->n_files ? &w->files[0] : NULL;
     if (!f) {
