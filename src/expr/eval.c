@@ -45,6 +45,29 @@ void *ex_alloc(ex_ctx *c, size_t bytes, bool zero) {
   return p;
 }
 
+/* Makes the arena's memory reusable for the next chunk of rows, as one
+ * block big enough for what the previous chunk took. */
+static void arena_reset(ex_ctx *c) {
+  ex_block *b = c->blocks;
+  if (!b) return;
+  if (!b->next) {
+    b->used = 0;
+    return;
+  }
+  size_t total = 0;
+  for (ex_block *x = b, *nx; x; x = nx) {
+    nx = x->next;
+    total += x->cap;
+    inlet_free(x);
+  }
+  c->blocks = inlet_malloc(sizeof *c->blocks + total);
+  if (c->blocks) {
+    c->blocks->next = NULL;
+    c->blocks->cap = total;
+    c->blocks->used = 0;
+  }
+}
+
 static void arena_free(ex_ctx *c) {
   for (ex_block *b = c->blocks, *nx; b; b = nx) {
     nx = b->next;
@@ -632,17 +655,24 @@ int expr_eval(const inlet_predicate *p, const inlet_batch *b, int64_t first, int
             "predicate column \"%s\" holds %lld rows, the batch %lld",
             p->schema.fields[p->cols[i]].name, (long long)a->length, (long long)b->num_rows);
   }
-  if (n == 0) return 0;
+  /* Chunks of rows: every vector stays small (cache-resident), and the
+   * arena's memory is reused from chunk to chunk instead of being taken
+   * from and given back to the system for every batch. */
+  enum { CHUNK = 2048 };
   ex_ctx c;
   memset(&c, 0, sizeof c);
   c.p = p;
   c.b = b;
-  c.base = first;
-  c.n = n;
   c.err = err;
-  ex_vec v;
-  int rc = ex_eval(&c, p->root, &v);
-  if (rc == 0) memcpy(out, v.v.b, (size_t)n);
+  int rc = 0;
+  for (int64_t off = 0; off < n && rc == 0; off += CHUNK) {
+    c.base = first + off;
+    c.n = n - off < CHUNK ? n - off : CHUNK;
+    arena_reset(&c);
+    ex_vec v;
+    rc = ex_eval(&c, p->root, &v);
+    if (rc == 0) memcpy(out + off, v.v.b, (size_t)c.n);
+  }
   arena_free(&c);
   return rc;
 }
