@@ -22,6 +22,7 @@ void delta_constraints_reset(delta_constraints *c) {
     expr_free(c->items[i].pred);
   }
   inlet_free(c->items);
+  inlet_schema_reset(&c->schema);
   inlet_free(c->used);
   inlet_free(c->res);
   memset(c, 0, sizeof *c);
@@ -112,8 +113,10 @@ static bool has_nested_not_null(const inlet_field *f, int32_t n, int depth) {
 int delta_constraints_load(delta_constraints *out, const delta_snapshot *s, inlet_error *err) {
   memset(out, 0, sizeof *out);
   int rc = 0;
+  inlet_schema_init(&out->schema);
   out->nested_not_null = has_nested_not_null(s->schema.fields, s->schema.n_fields, 0);
   out->n_cols = s->schema.n_fields;
+  if (out->nested_not_null) rc = inlet_schema_copy(&out->schema, &s->schema, err);
   const delta_metadata *m = &s->metadata;
   for (int32_t i = 0; i < m->n_configuration && rc == 0; i++) {
     const char *k = m->configuration[i].key;
@@ -219,8 +222,10 @@ int delta_constraints_check(delta_constraints *c, const inlet_batch *b, int64_t 
                             int64_t row_base, int64_t *bad_row, int32_t *which, inlet_error *err) {
   if (n <= 0) return 0;
   if (c->nested_not_null) {
-    for (int32_t col = 0; col < b->schema.n_fields && col < c->n_cols; col++) {
-      const inlet_field *f = &b->schema.fields[col];
+    /* Nullability is the table's: the batch may have been read with a
+     * looser schema (a Parquet input's). */
+    for (int32_t col = 0; col < b->schema.n_fields && col < c->schema.n_fields; col++) {
+      const inlet_field *f = &c->schema.fields[col];
       const inlet_array *a = &b->columns[col];
       if (f->n_children == 0 || a->length < first + n) continue;
       for (int64_t r = first; r < first + n; r++) {

@@ -32,6 +32,7 @@ typedef struct delta_constraint {
 
 typedef struct delta_constraints {
   bool nested_not_null;    /* some field below the top level is NOT NULL */
+  inlet_schema schema;     /* owned: the table schema (nullability), when nested_not_null */
   int32_t n;
   delta_constraint *items; /* owned */
   uint8_t *used;           /* owned: per schema column, read by some constraint */
