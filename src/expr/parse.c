@@ -374,6 +374,22 @@ static int enter(parser *ps) {
   if (ps->depth >= EXPR_MAX_DEPTH)
     return ex_perr(ps, INLET_ELIMIT, cur(ps)->pos, "expression nested too deeply");
   ps->depth++;
+  ps->tree++;
+  return 0;
+}
+
+static void leave(parser *ps) {
+  ps->depth--;
+  ps->tree--;
+}
+
+/* One more binary operator. A chain a + b + c ... is a tree as deep as the
+ * chain is long, so the count of operators (never decreased) plus the
+ * open nesting bounds the depth of the tree, and so the recursion of
+ * evaluating and freeing it. */
+static int chain(parser *ps, size_t pos) {
+  if (++ps->tree > EXPR_MAX_TREE)
+    return ex_perr(ps, INLET_ELIMIT, pos, "expression nested too deeply");
   return 0;
 }
 
@@ -780,7 +796,7 @@ static int parse_unary(parser *ps, expr_node **out) {
        * (-9223372036854775808, a column's exact decimal). */
       char buf[130];
       if (t->len + 2 > sizeof buf) {
-        ps->depth--;
+        leave(ps);
         return ex_perr(ps, INLET_EINVAL, t->pos, "number too long");
       }
       buf[0] = minus ? '-' : '+';
@@ -820,7 +836,7 @@ static int parse_unary(parser *ps, expr_node **out) {
       }
       if (rc == 0) *out = x;
     }
-    ps->depth--;
+    leave(ps);
     return rc;
   }
   return parse_postfix(ps, out);
@@ -837,9 +853,14 @@ static int parse_mul(parser *ps, expr_node **out) {
                                      : 0;
     if (!op) break;
     size_t pos = cur(ps)->pos;
+    int rc = chain(ps, pos);
+    if (rc < 0) {
+      expr_node_free(a);
+      return rc;
+    }
     next(ps);
     expr_node *b = NULL;
-    int rc = parse_unary(ps, &b);
+    rc = parse_unary(ps, &b);
     if (rc == 0) rc = ex_make_arith(ps, &a, op, pos, a, b);
     else expr_node_free(a);
     if (rc < 0) return rc;
@@ -855,9 +876,14 @@ static int parse_additive(parser *ps, expr_node **out) {
     int op = is_op(ps, TO_PLUS) ? '+' : is_op(ps, TO_MINUS) ? '-' : is_op(ps, TO_CONCAT) ? '|' : 0;
     if (!op) break;
     size_t pos = cur(ps)->pos;
+    int rc = chain(ps, pos);
+    if (rc < 0) {
+      expr_node_free(a);
+      return rc;
+    }
     next(ps);
     expr_node *b = NULL;
-    int rc = parse_mul(ps, &b);
+    rc = parse_mul(ps, &b);
     if (rc == 0) rc = ex_make_arith(ps, &a, op, pos, a, b);
     else expr_node_free(a);
     if (rc < 0) return rc;
@@ -1093,7 +1119,7 @@ static int parse_not(parser *ps, expr_node **out) {
   expr_node *a = NULL;
   int rc = parse_not(ps, &a);
   if (rc == 0) rc = ex_to_pred(ps, &a);
-  ps->depth--;
+  leave(ps);
   if (rc < 0) {
     expr_node_free(a);
     return rc;
@@ -1107,7 +1133,8 @@ static int parse_and(parser *ps, expr_node **out) {
   expr_node *a = NULL;
   TRY(parse_not(ps, &a));
   while (is_kw(ps, "AND")) {
-    int rc = ex_to_pred(ps, &a);
+    int rc = chain(ps, cur(ps)->pos);
+    if (rc == 0) rc = ex_to_pred(ps, &a);
     if (rc < 0) {
       expr_node_free(a);
       return rc;
@@ -1132,7 +1159,8 @@ static int parse_or(parser *ps, expr_node **out) {
   expr_node *a = NULL;
   int rc = parse_and(ps, &a);
   while (rc == 0 && is_kw(ps, "OR")) {
-    rc = ex_to_pred(ps, &a);
+    rc = chain(ps, cur(ps)->pos);
+    if (rc == 0) rc = ex_to_pred(ps, &a);
     if (rc < 0) break;
     next(ps);
     expr_node *b = NULL;
@@ -1145,7 +1173,7 @@ static int parse_or(parser *ps, expr_node **out) {
     rc = make_bin(ps, &a, N_OR, a, b);
     if (rc < 0) a = NULL;
   }
-  ps->depth--;
+  leave(ps);
   if (rc < 0) {
     expr_node_free(a);
     return rc;

@@ -47,11 +47,15 @@ typedef struct parser {
   const inlet_schema *schema; /* the predicate's own copy: fields stay put */
   inlet_error *err;
   int depth;                /* nesting, held below EXPR_MAX_DEPTH */
+  int tree;                 /* binary operators so far plus open nesting: bounds the depth
+                               of the tree (held below EXPR_MAX_TREE so that evaluating or
+                               freeing it cannot exhaust the stack) */
   const char *operand_what; /* what a missing operand should have been */
   int64_t now_us;           /* current_timestamp(), fixed for the parse */
 } parser;
 
 #define EXPR_MAX_DEPTH 200
+#define EXPR_MAX_TREE 2000
 
 static inline const tok *cur(const parser *ps) {
   return &ps->toks[ps->at];

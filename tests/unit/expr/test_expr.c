@@ -297,6 +297,18 @@ static void test_expr__errors_point_at_the_problem(void **state) {
   expect_error(f, EXPR_WHERE, "n = (1", INLET_EINVAL, "column 5: unclosed parenthesis");
   expect_error(f, EXPR_WHERE, "length(s", INLET_EINVAL, "column 9: expected ',' or ')'");
   expect_error(f, EXPR_SPARK, "s = \"abc", INLET_EINVAL, "column 5: unterminated quote");
+  /* Long operator chains make deep trees: bounded, never a stack overflow. */
+  size_t cap = 3 * 2100 + 16;
+  char *chain = malloc(cap);
+  size_t k = (size_t)snprintf(chain, cap, "n");
+  for (int i = 0; i < 2100; i++) k += (size_t)snprintf(chain + k, cap - k, "+1");
+  snprintf(chain + k, cap - k, " > 0");
+  expect_error(f, EXPR_WHERE, chain, INLET_ELIMIT, "nested too deeply");
+  k = (size_t)snprintf(chain, cap, "n");
+  for (int i = 0; i < 1500; i++) k += (size_t)snprintf(chain + k, cap - k, "+1");
+  snprintf(chain + k, cap - k, " = 1510");
+  EXPECT(chain, "TFNFF");
+  free(chain);
 }
 
 int main(void) {
