@@ -146,6 +146,26 @@ int delta_constraints_load(delta_constraints *out, const delta_snapshot *s, inle
   return rc;
 }
 
+int delta_constraints_check_new(const inlet_schema *schema, const char *const *keys,
+                                const char *const *values, int32_t n, inlet_error *err) {
+  for (int32_t i = 0; i < n; i++) {
+    if (!keys[i] || strncasecmp(keys[i], "delta.constraints.", 18) != 0) continue;
+    FAIL_IF(!keys[i][18], err, INLET_EINVAL, "table property %s names no CHECK constraint",
+            keys[i]);
+    inlet_predicate *p = NULL;
+    inlet_error pe = INLET_ERROR_INIT;
+    int rc = expr_parse(&p, values[i] ? values[i] : "", schema, EXPR_SPARK, &pe);
+    expr_free(p);
+    if (rc == INLET_ENOMEM) return inlet_fail(err, rc, "%s", pe.message);
+    if (rc < 0)
+      return inlet_fail(err, INLET_EINVAL, "table property %s: CHECK constraint (%s) %s%s",
+                        keys[i], values[i] ? values[i] : "",
+                        rc == INLET_EUNSUPPORTED ? "cannot be evaluated by inlet: " : "is invalid: ",
+                        pe.message);
+  }
+  return 0;
+}
+
 /* "{"a":1,"b":"x"}": the columns constraint @p k reads, in row @p r. */
 static void row_values(const delta_constraint *k, const inlet_batch *b, int64_t r, char *out,
                        size_t cap) {

@@ -56,6 +56,16 @@ static inline bool delta_constraints_any(const delta_constraints *c) {
 void delta_constraints_reset(delta_constraints *c);
 
 /*
+ * For a table being created with @p schema: every `delta.constraints.<name>`
+ * among the properties @p keys/@p values must name a constraint and parse,
+ * as a boolean in Spark SQL, against the schema (a new table has no rows to
+ * check). 0, INLET_EINVAL (the message names the property and shows the
+ * problem with a caret), INLET_ENOMEM.
+ */
+int delta_constraints_check_new(const inlet_schema *schema, const char *const *keys,
+                                const char *const *values, int32_t n, inlet_error *err);
+
+/*
  * Checks rows [first, first + n) of @p b (columns in table schema order;
  * columns no constraint reads may be empty): first the NOT NULL fields
  * below the top level (a struct field, list element or map value declared
