@@ -10,19 +10,24 @@
  * remaining rows are filtered with SQL three-valued logic (a row passes
  * only when the predicate is TRUE, never when it is NULL).
  *
- * Predicate syntax (case-insensitive keywords):
+ * Predicate syntax (case-insensitive keywords; the full language, shared
+ * with `compact --where` and table constraints, is in docs/EXPRESSIONS.md):
  *   expr    := expr OR expr | expr AND expr | NOT expr | ( expr ) | pred
- *   pred    := col op lit | lit op col | col [NOT] IN (lit, ...)
- *            | col [NOT] BETWEEN lit AND lit | col IS [NOT] NULL
- *            | bool_col | TRUE | FALSE
- *   op      := = | == | != | <> | < | <= | > | >=
+ *   pred    := value op value | value [NOT] IN (value, ...)
+ *            | value [NOT] BETWEEN value AND value | value IS [NOT] NULL
+ *            | value [NOT] LIKE value | bool_value | TRUE | FALSE
+ *   op      := = | == | != | <> | < | <= | > | >= | <=>
+ *   value   := col | col.field | value[i] | lit | value (+ - * / % ||) value
+ *            | function(value, ...) | CAST(value AS type) | CASE ... END
  *   col     := name | `any name` | "any name"   (matched case-insensitively)
  *   lit     := number | 'string' ('' inside is one quote) | TRUE | FALSE | NULL
  *            | DATE 'YYYY-MM-DD' | TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f][Z|+hh:mm]'
- * A literal is typed by the column it meets, with the conversions of
- * inlet/text.h (dates, timestamps with zone, exact decimals, ...); a
- * literal the column's type cannot hold is an error. Comparing with NULL
- * yields NULL, as in SQL. Doubles order NaN above every number.
+ * A literal compared with a column is typed by the column, with the
+ * conversions of inlet/text.h (dates, timestamps with zone, exact decimals,
+ * ...); a literal the column's type cannot hold is an error. Elsewhere
+ * values compute in Spark SQL's types (exact decimals, integer / integer is
+ * a double); an overflow or a division by zero yields NULL. Comparing with
+ * NULL yields NULL, as in SQL. Doubles order NaN above every number.
  *
  * Batches are Arrow-shaped (inlet/batch.h). Thread safety: a scan or
  * predicate is used by one thread at a time; a parsed predicate is
@@ -50,7 +55,9 @@ typedef struct inlet_predicate inlet_predicate;
  * @return 0, INLET_EINVAL (the message gives the 1-based column of the
  *         problem, then the expression and a caret under that column on
  *         two more lines), INLET_ENOTFOUND (unknown column, same format),
- *         INLET_EUNSUPPORTED (comparison on a nested column), INLET_ENOMEM.
+ *         INLET_EUNSUPPORTED (comparison on a nested column, unknown
+ *         function; same format), INLET_ELIMIT (nesting past 200 levels,
+ *         text past 1 MiB), INLET_ENOMEM.
  */
 INLET_API int inlet_predicate_parse(inlet_predicate **out, const char *text,
                                     const inlet_schema *schema, inlet_error *err);

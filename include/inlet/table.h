@@ -180,15 +180,22 @@ typedef struct inlet_append_options {
  * (`[col=value/...]part-00000-<uuid>-c000.snappy.parquet`), each with
  * add.stats; nothing is visible until commit. @p options may be NULL.
  * @return 0, INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EUNSUPPORTED (writer
- *         version or feature inlet lacks), INLET_EIO, INLET_ENOMEM.
+ *         version or feature inlet lacks, or a column invariant or CHECK
+ *         constraint inlet cannot evaluate; the message names it),
+ *         INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
                                       const inlet_append_options *options, inlet_error *err);
 /**
  * Writes the rows of @p batch, whose columns must match the table schema
- * (names and types, partition columns included, in schema order).
- * @return 0, INLET_EINVAL (schema mismatch, null in a NOT NULL column),
- *         INLET_EUNSUPPORTED, INLET_EIO, INLET_ENOMEM.
+ * (names and types, partition columns included, in schema order). Every
+ * row must meet the table's column invariants (`delta.invariants`) and
+ * CHECK constraints (`delta.constraints.*`): an expression that is FALSE
+ * or NULL for a row refuses the batch, nothing of it written, with a
+ * message naming the constraint, its expression, the row (counted over the
+ * rows of this transaction, from 1) and the values the expression reads.
+ * @return 0, INLET_EINVAL (schema mismatch, null in a NOT NULL column, a
+ *         violated constraint), INLET_EUNSUPPORTED, INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *batch,
                                        inlet_error *err);

@@ -392,7 +392,10 @@ int inlet_array_append_from(inlet_array *dst, const inlet_field *f, const inlet_
   case INLET_TYPE_BOOL: return inlet_array_append_bool(dst, inlet_bit_get(src->values, row), err);
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
-    return inlet_array_append_bytes(dst, f, src->values + src->offsets[row],
+    /* An array of empty strings may have no value buffer at all. */
+    return inlet_array_append_bytes(dst, f,
+                                    src->values ? src->values + src->offsets[row]
+                                                : (const uint8_t *)"",
                                     (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
   case INLET_TYPE_STRUCT:
     for (int32_t c = 0; c < f->n_children; c++)

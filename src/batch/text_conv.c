@@ -339,7 +339,8 @@ static size_t parse_ymd(const char *s, size_t n, int64_t *days) {
 
 bool text_parse_date(const char *s, size_t n, int32_t *days) {
   int64_t d;
-  if (parse_ymd(s, n, &d) != n || d < INT32_MIN || d > INT32_MAX) return false;
+  /* parse_ymd returns 0 on failure: an empty text is no date. */
+  if (n == 0 || parse_ymd(s, n, &d) != n || d < INT32_MIN || d > INT32_MAX) return false;
   *days = (int32_t)d;
   return true;
 }

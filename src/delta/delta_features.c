@@ -26,8 +26,8 @@
 /* Flip each to true when the constraint evaluator enforces delta.invariants
  * (column metadata) / delta.constraints.* (table properties) on every row
  * that append, ingest and compaction commit. */
-#define INLET_ENFORCES_INVARIANTS false
-#define INLET_ENFORCES_CHECK_CONSTRAINTS false
+#define INLET_ENFORCES_INVARIANTS true
+#define INLET_ENFORCES_CHECK_CONSTRAINTS true
 
 enum {
   OP_APPEND = 1u << DELTA_OP_APPEND,

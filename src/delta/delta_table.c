@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "delta/delta_constraints.h"
 #include "delta/delta_crc.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
@@ -111,6 +112,8 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
   TRY(delta_features_check_column_names(schema, err));
   FAIL_IF(o->n_partition_columns < 0 || o->n_properties < 0, err, INLET_EINVAL,
           "negative partition column or property count");
+  TRY(delta_constraints_check_new(schema, o->property_keys, o->property_values, o->n_properties,
+                                  err));
   int32_t n_data = schema->n_fields;
   for (int32_t p = 0; p < o->n_partition_columns; p++) {
     int idx = inlet_schema_find(schema, o->partition_columns[p]);

@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "delta/delta_constraints.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
@@ -52,6 +53,7 @@ struct inlet_table_writer {
   bool committed;
   bool create;         /* this transaction creates the table (version 0) */
   char *create_params; /* owned: CREATE operationParameters, or NULL */
+  delta_constraints cons; /* owned: invariants and CHECK constraints every row must meet */
 };
 
 static const char *codec_suffix(inlet_compression c) {
@@ -143,6 +145,9 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
+  /* A table whose constraints inlet cannot evaluate is not written. */
+  rc = delta_constraints_load(&w->cons, &w->snap, err);
+  if (rc < 0) goto fail;
   w->app_id = w->opts.app_id ? inlet_strdup(w->opts.app_id) : NULL;
   w->operation = inlet_strdup(w->opts.operation ? w->opts.operation : "WRITE");
   w->opts.app_id = w->app_id;
@@ -211,6 +216,7 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->app_id);
   inlet_free(w->operation);
   inlet_free(w->create_params);
+  delta_constraints_reset(&w->cons);
   inlet_free(w);
 }
 
@@ -413,6 +419,9 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
   TRY(check_batch(w, b, err));
   if (b->num_rows == 0) return 0;
+  /* Every row must meet every constraint; a violation writes nothing of
+   * the batch. */
+  TRY(delta_constraints_check(&w->cons, b, 0, b->num_rows, w->rows, NULL, NULL, err));
   if (w->n_part == 0) {
     part_file *f = w->n_files ? &w->files[0] : NULL;
     if (!f) {

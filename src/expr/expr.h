@@ -74,11 +74,25 @@ struct inlet_predicate {
   int32_t *cols;       /* owned */
 };
 
+/*
+ * Two spellings of one language:
+ *   EXPR_WHERE  `scan --where` and `compact --where` (inlet/scan.h): a
+ *               literal compared with a column takes the column's type and
+ *               must fit it; "double quotes" name columns; '' escapes a
+ *               quote inside a string.
+ *   EXPR_SPARK  what Spark stores in delta.constraints.* and
+ *               delta.invariants: Spark SQL literals (typed by their own
+ *               form and promoted, 10L, 1.5D, 1.5BD, X'00'), "double
+ *               quoted" strings, backslash escapes, adjacent strings
+ *               concatenated.
+ */
+typedef enum expr_dialect { EXPR_WHERE = 0, EXPR_SPARK } expr_dialect;
+
 /* Parses @p text against @p schema (see include/inlet/scan.h for the
  * grammar and the error format). 0, INLET_EINVAL, INLET_ENOTFOUND,
  * INLET_EUNSUPPORTED, INLET_ELIMIT, INLET_ENOMEM. */
 int expr_parse(inlet_predicate **out, const char *text, const inlet_schema *schema,
-               inlet_error *err);
+               expr_dialect dialect, inlet_error *err);
 void expr_free(inlet_predicate *p);
 
 /* Evaluates the predicate over rows [first, first + n) of @p b, whose

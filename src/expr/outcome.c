@@ -76,7 +76,12 @@ static int possible(const inlet_predicate *p, const expr_node *nd, const expr_co
   case N_NOT: return not_set(possible(p, nd->a, stats));
   case N_AND:
   case N_OR: return combine(nd->kind, possible(p, nd->a, stats), possible(p, nd->b, stats));
-  default: break;
+  case N_CMP:
+  case N_IN: break;
+  case N_ISNULL:
+    if (!nd->a) break;
+    return EXPR_MAY_ALL;
+  default: return EXPR_MAY_ALL; /* general expressions: no statistics rule them out */
   }
   const expr_colstats *s = &stats[nd->col];
   bool known_counts = s->null_count >= 0 && s->rows >= 0;
@@ -91,14 +96,14 @@ static int possible(const inlet_predicate *p, const expr_node *nd, const expr_co
   int r = 0;
   if (nd->kind == N_CMP) {
     expr_value lit;
-    expr_value_get(&lit, nd->vk, &f->type, &nd->lits, 0);
-    r = cmp_possible(nd->vk, nd->op, s, &lit);
+    expr_value_get(&lit, nd->ck, &f->type, &nd->lits, 0);
+    r = cmp_possible(nd->ck, nd->op, s, &lit);
   } else { /* N_IN: OR of equalities */
     int any_t = 0, all_f = EXPR_MAY_FALSE;
     for (int64_t k = 0; k < nd->lits.length; k++) {
       expr_value lit;
-      expr_value_get(&lit, nd->vk, &f->type, &nd->lits, k);
-      int e = cmp_possible(nd->vk, OP_EQ, s, &lit);
+      expr_value_get(&lit, nd->ck, &f->type, &nd->lits, k);
+      int e = cmp_possible(nd->ck, OP_EQ, s, &lit);
       any_t |= e & EXPR_MAY_TRUE;
       if (!(e & EXPR_MAY_FALSE)) all_f = 0;
     }

@@ -27,6 +27,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "delta/delta_constraints.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "maint/maint_int.h"
@@ -85,6 +86,7 @@ typedef struct compactor {
   bool meta_changed;
   int32_t counter;
   int64_t cur_bin;           /* bin being rewritten */
+  delta_constraints cons;    /* owned: invariants and CHECK constraints rows must meet */
 } compactor;
 
 static void unit_reset(compactor *c, unit *u, bool remove_files) {
@@ -114,6 +116,7 @@ static void compactor_reset(compactor *c) {
   inlet_free(c->bins);
   for (size_t i = 0; i < c->n_removed; i++) inlet_free(c->removed[i]);
   inlet_free(c->removed);
+  delta_constraints_reset(&c->cons);
 }
 
 /* ---- planning ------------------------------------------------------------------ */
@@ -414,6 +417,46 @@ static bool same_type(const inlet_field *a, const inlet_field *b) {
   return strcmp(x, y) == 0;
 }
 
+/* The rows of @p nb (data columns of input @p a) must meet the table's
+ * constraints: compaction never writes a file holding a violating row, even
+ * one an earlier writer committed without checking (the group then fails
+ * and its inputs stay as they are). Partition columns a constraint reads
+ * hold the file's partition value. */
+static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, inlet_error *err) {
+  if (!delta_constraints_any(&c->cons) || nb->num_rows == 0) return 0;
+  const inlet_schema *ts = &c->snap.schema;
+  inlet_batch view;
+  memset(&view, 0, sizeof view);
+  view.schema = *ts; /* borrowed */
+  view.num_rows = nb->num_rows;
+  view.columns = inlet_calloc((size_t)ts->n_fields + 1, sizeof *view.columns);
+  uint8_t *owned = inlet_calloc((size_t)ts->n_fields + 1, 1);
+  int rc = view.columns && owned ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (int32_t i = 0, d = 0; rc == 0 && i < ts->n_fields; i++) {
+    if (d < c->data_schema.n_fields && strcmp(c->data_schema.fields[d].name, ts->fields[i].name) == 0) {
+      view.columns[i] = nb->columns[d++]; /* shallow */
+      continue;
+    }
+    if (!c->cons.used || !c->cons.used[i]) continue;
+    bool found;
+    const char *v = maint_partition_value(a, ts->fields[i].name, &found);
+    owned[i] = 1;
+    rc = inlet_array_init(&view.columns[i], &ts->fields[i], err);
+    if (rc == 0) rc = delta_partition_value_append(&view.columns[i], &ts->fields[i], v, nb->num_rows, err);
+  }
+  if (rc == 0) {
+    rc = delta_constraints_check(&c->cons, &view, 0, nb->num_rows, -1, NULL, NULL, err);
+    if (rc == INLET_EINVAL)
+      inlet_error_prefix(err, "cannot compact \"%s\": it holds a row that breaks a table constraint",
+                         a->path);
+  }
+  for (int32_t i = 0; view.columns && i < ts->n_fields; i++)
+    if (owned && owned[i]) inlet_array_reset(&view.columns[i]);
+  inlet_free(view.columns);
+  inlet_free(owned);
+  return rc;
+}
+
 /* Streams the rows of input @p a into the unit. *rows receives the rows read. */
 static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, const delta_add *a,
                      int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
@@ -500,6 +543,7 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       }
     }
     nb.num_rows = b.num_rows;
+    TRY_GOTO(check_rows(c, &nb, a, err));
     got += b.num_rows;
     if (c->o.n_sort_by > 0) {
       if (sb->n == sb->cap) {
@@ -813,6 +857,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
    * across rewrites, Iceberg metadata...). */
   TRY_GOTO(delta_features_check_write(&c.snap.protocol, &c.snap.metadata, DELTA_OP_COMPACT, 0,
                                       err));
+  /* A table whose constraints inlet cannot evaluate is not rewritten. */
+  TRY_GOTO(delta_constraints_load(&c.cons, &c.snap, err));
   c.target = c.o.target_size ? c.o.target_size
                              : maint_conf_size(&c.snap.metadata, "delta.targetFileSize",
                                                DEFAULT_TARGET);

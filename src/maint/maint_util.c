@@ -141,7 +141,7 @@ int maint_where_parse(inlet_predicate **out, const char *text, const inlet_schem
                       const delta_metadata *meta, inlet_error *err) {
   *out = NULL;
   inlet_predicate *p = NULL;
-  TRY(expr_parse(&p, text, schema, err));
+  TRY(expr_parse(&p, text, schema, EXPR_WHERE, err));
   for (int32_t i = 0; i < p->n_cols; i++) {
     const char *col = schema->fields[p->cols[i]].name;
     bool known = false;

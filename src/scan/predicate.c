@@ -9,7 +9,7 @@
 
 int inlet_predicate_parse(inlet_predicate **out, const char *text, const inlet_schema *schema,
                           inlet_error *err) {
-  return expr_parse(out, text, schema, err);
+  return expr_parse(out, text, schema, EXPR_WHERE, err);
 }
 
 void inlet_predicate_free(inlet_predicate *p) {

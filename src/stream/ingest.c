@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "batch/text_int.h"
+#include "delta/delta_constraints.h"
 #include "delta/delta_table_int.h"
 #include "stream/stream.h"
 #include "util/util.h"
@@ -77,6 +78,7 @@ typedef struct ingester {
   bool abandoned;
 
   /* dead letters */
+  const char *dl_constraint; /* the next dead letter's violated constraint, or NULL */
   char *dl_dir; /* owned: <table>/_errors/<app> */
   char *dl_tmp; /* owned: open temp file path, NULL when none */
   int dl_fd;
@@ -101,6 +103,8 @@ typedef struct ingester {
   int64_t gaps_pending, gap_lost_pending;
   char gap_ranges[1024];
   bool gap_stop; /* a gap without allow_gaps: commit what came before it, then fail */
+
+  delta_constraints cons; /* owned: invariants and CHECK constraints of the table */
 
   inlet_ingest_progress prog;
   int64_t now; /* monotonic ms, read once per record */
@@ -349,6 +353,9 @@ static int setup_schema(ingester *g, inlet_error *err) {
     g->schema.fields[g->flag_col].nullable = true;
   }
   rc = setup_generated(g, s, err);
+  /* Rows are checked one record at a time, so that a violating record goes
+   * to the dead letters (the table writer checks every row again). */
+  if (rc == 0) rc = delta_constraints_load(&g->cons, &s->snap, err);
 done:
   if (s != &created) inlet_snapshot_free(s);
   return rc;
@@ -470,6 +477,10 @@ static int dead_letter(ingester *g, const stream_record *rec, const char *reason
   json_escape(&b, g->o.source, strlen(g->o.source));
   inlet_buf_puts(&b, ",\"reason\":");
   json_escape(&b, reason, strlen(reason));
+  if (g->dl_constraint) {
+    inlet_buf_puts(&b, ",\"constraint\":");
+    json_escape(&b, g->dl_constraint, strlen(g->dl_constraint));
+  }
   if (rec->oversize) inlet_buf_puts(&b, ",\"truncated\":true");
   if (utf8_ok((const unsigned char *)rec->data, rec->len)) {
     inlet_buf_puts(&b, ",\"record\":");
@@ -566,46 +577,72 @@ static int dl_publish(ingester *g, inlet_error *err) {
 
 /* ---- rows -------------------------------------------------------------------------- */
 
-static int fill_derived(ingester *g, inlet_batch *b, inlet_error *err) {
+/* Derived columns of row @p r of @p b (the late flag, generated columns),
+ * replacing whatever the record gave them. */
+static int fill_derived(ingester *g, inlet_batch *b, int64_t r, inlet_error *err) {
   if (g->flag_col >= 0) {
     inlet_array *a = &b->columns[g->flag_col];
-    inlet_array_clear(a);
-    for (int64_t r = 0; r < b->num_rows; r++) TRY(inlet_array_append_bool(a, g->late[r], err));
+    text_array_truncate(a, &b->schema.fields[g->flag_col], r);
+    TRY(inlet_array_append_bool(a, g->late[r], err));
   }
   for (int i = 0; i < g->n_gens; i++) {
     const gen_col *gc = &g->gens[i];
     inlet_array *a = &b->columns[gc->col];
     const inlet_field *f = &b->schema.fields[gc->col];
-    inlet_array_clear(a);
-    for (int64_t r = 0; r < b->num_rows; r++) {
-      int64_t us;
-      if (!inlet_event_time_us(&b->columns[gc->src], &b->schema.fields[gc->src], r, &us)) {
-        TRY(inlet_array_append_null(a, f, err));
-        continue;
-      }
-      int64_t day = us >= 0 ? us / 86400000000LL : -((-us - 1) / 86400000000LL) - 1;
-      int64_t hour_us = us >= 0 ? us / 3600000000LL * 3600000000LL
-                                : (-((-us - 1) / 3600000000LL) - 1) * 3600000000LL;
-      if (gc->kind == GEN_DATE) {
-        TRY(inlet_array_append_int(a, f, day, err));
-      } else if (gc->kind == GEN_HOUR_TS) {
-        int64_t v = hour_us;
-        if (f->type.unit == INLET_UNIT_MILLI) v /= 1000;
-        else if (f->type.unit == INLET_UNIT_SECOND) v /= 1000000;
-        else if (f->type.unit == INLET_UNIT_NANO) v *= 1000;
-        TRY(inlet_array_append_int(a, f, v, err));
-      } else {
-        char ts[40], out[24];
-        delta_format_micros(ts, hour_us, 0);
-        /* "YYYY-MM-DDTHH:..." → "YYYY-MM-DD" or "YYYY-MM-DD-HH" */
-        size_t dl = strcspn(ts, "T");
-        snprintf(out, sizeof out, "%.*s", (int)dl, ts);
-        if (gc->kind == GEN_HOUR_STRING) snprintf(out + dl, sizeof out - dl, "-%.2s", ts + dl + 1);
-        TRY(inlet_array_append_bytes(a, f, out, strlen(out), err));
-      }
+    text_array_truncate(a, f, r);
+    int64_t us;
+    if (!inlet_event_time_us(&b->columns[gc->src], &b->schema.fields[gc->src], r, &us)) {
+      TRY(inlet_array_append_null(a, f, err));
+      continue;
+    }
+    int64_t day = us >= 0 ? us / 86400000000LL : -((-us - 1) / 86400000000LL) - 1;
+    int64_t hour_us = us >= 0 ? us / 3600000000LL * 3600000000LL
+                              : (-((-us - 1) / 3600000000LL) - 1) * 3600000000LL;
+    if (gc->kind == GEN_DATE) {
+      TRY(inlet_array_append_int(a, f, day, err));
+    } else if (gc->kind == GEN_HOUR_TS) {
+      int64_t v = hour_us;
+      if (f->type.unit == INLET_UNIT_MILLI) v /= 1000;
+      else if (f->type.unit == INLET_UNIT_SECOND) v /= 1000000;
+      else if (f->type.unit == INLET_UNIT_NANO) v *= 1000;
+      TRY(inlet_array_append_int(a, f, v, err));
+    } else {
+      char ts[40], out[24];
+      delta_format_micros(ts, hour_us, 0);
+      /* "YYYY-MM-DDTHH:..." → "YYYY-MM-DD" or "YYYY-MM-DD-HH" */
+      size_t dl = strcspn(ts, "T");
+      snprintf(out, sizeof out, "%.*s", (int)dl, ts);
+      if (gc->kind == GEN_HOUR_STRING) snprintf(out + dl, sizeof out - dl, "-%.2s", ts + dl + 1);
+      TRY(inlet_array_append_bytes(a, f, out, strlen(out), err));
     }
   }
   return 0;
+}
+
+/* The table's constraints on row @p row (the record's, complete with its
+ * derived columns): a violating row leaves the chunk for the dead letters,
+ * with the constraint's name. *@p rejected tells. */
+static int check_row(ingester *g, const stream_record *rec, int64_t row, bool *rejected,
+                     inlet_error *err) {
+  *rejected = false;
+  if (!delta_constraints_any(&g->cons)) return 0;
+  inlet_error e = INLET_ERROR_INIT;
+  int32_t which = -1;
+  int rc = delta_constraints_check(&g->cons, &g->chunk, row, 1, -1, NULL, &which, &e);
+  if (rc != INLET_EINVAL) {
+    if (rc < 0 && err) *err = e;
+    return rc;
+  }
+  *rejected = true;
+  for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
+    text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
+  g->chunk.num_rows = row;
+  g->b_rejected++;
+  stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+  g->dl_constraint = which >= 0 ? g->cons.items[which].name : NULL;
+  rc = dead_letter(g, rec, inlet_errmsg(&e), err);
+  g->dl_constraint = NULL;
+  return rc;
 }
 
 static void set_metrics_and_txns(ingester *g);
@@ -633,7 +670,6 @@ static int open_writer(ingester *g, inlet_error *err) {
 
 static int flush_chunk(ingester *g, inlet_error *err) {
   if (g->chunk.num_rows == 0) return 0;
-  TRY(fill_derived(g, &g->chunk, err));
   TRY(open_writer(g, err));
   TRY(inlet_table_writer_write(g->w, &g->chunk, err));
   inlet_batch_clear(&g->chunk);
@@ -769,6 +805,13 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     g->late_cap = nc;
   }
   g->late[row] = late;
+  if (g->flag_col >= 0 || g->n_gens > 0) TRY(fill_derived(g, &g->chunk, row, err));
+  bool rejected;
+  TRY(check_row(g, rec, row, &rejected, err));
+  if (rejected) {
+    if (late) g->b_late--; /* counted with the dead letters, not the committed rows */
+    return 0;
+  }
   g->b_rows++;
   stream_trigger_add(&g->trig, 1, rec->bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
@@ -994,6 +1037,7 @@ static void ingester_free(ingester *g) {
   inlet_batch_reset(&g->chunk);
   inlet_batch_reset(&g->late_chunk);
   inlet_schema_reset(&g->schema);
+  delta_constraints_reset(&g->cons);
   inlet_free(g->header);
   inlet_free(g->late);
   inlet_free(g->dl_dir);

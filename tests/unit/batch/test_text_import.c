@@ -263,6 +263,19 @@ static void test_ndjson__dates_times_binary_uuid_bool(void **state) {
   inlet_batch_reset(&b);
 }
 
+/* An empty string is no date (it used to read as an uninitialised day). */
+static void test_ndjson__empty_date_string_is_bad(void **state) {
+  (void)state;
+  inlet_batch b;
+  bad_log log;
+  read_all(&b, "d date", "{\"d\":\"\"}\n{\"d\":\"2024-01-02\"}\n", INLET_TEXT_NDJSON, &log, NULL);
+  assert_int_equal(b.num_rows, 1);
+  assert_string_equal(cell(&b, 0, 0), "\"2024-01-02\"");
+  assert_int_equal(log.n, 1);
+  assert_non_null(strstr(log.reason[0], "expected a date YYYY-MM-DD, found \"\""));
+  inlet_batch_reset(&b);
+}
+
 static void test_ndjson__nested_values(void **state) {
   (void)state;
   inlet_batch b;
@@ -568,6 +581,7 @@ int main(void) {
       cmocka_unit_test(test_ndjson__timestamps_offsets_and_epochs),
       cmocka_unit_test(test_ndjson__epoch_unit_option_is_exact),
       cmocka_unit_test(test_ndjson__dates_times_binary_uuid_bool),
+      cmocka_unit_test(test_ndjson__empty_date_string_is_bad),
       cmocka_unit_test(test_ndjson__nested_values),
       cmocka_unit_test(test_ndjson__bad_records_are_reported_and_skipped),
       cmocka_unit_test(test_ndjson__strict_rejects_unknown_fields),
