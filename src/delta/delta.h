@@ -172,6 +172,13 @@ int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, c
 /* Value of configuration key @p key, or NULL. */
 const char *delta_metadata_conf(const delta_metadata *m, const char *key);
 
+/* Applies the table properties that shape data files to @p po:
+ * inlet.parquet.pageRows (rows per page) and inlet.parquet.encodings
+ * (compatible, the default, or extended). INLET_EINVAL names a bad value. */
+struct inlet_parquet_writer_options;
+int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta_metadata *m,
+                            inlet_error *err);
+
 /* ---- schema (schemaString) ------------------------------------------------ */
 
 /* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.

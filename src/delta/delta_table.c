@@ -131,6 +131,23 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
   }
   FAIL_IF(n_data == 0, err, INLET_EINVAL, "every column is a partition column; a table needs "
           "at least one data column");
+  /* Data file properties are checked now rather than at the first write. */
+  for (int32_t i = 0; i < o->n_properties; i++) {
+    if (strncmp(o->property_keys[i], "inlet.parquet.", 14) != 0) continue;
+    FAIL_IF(strcmp(o->property_keys[i], "inlet.parquet.pageRows") != 0 &&
+                strcmp(o->property_keys[i], "inlet.parquet.encodings") != 0,
+            err, INLET_EINVAL,
+            "unknown table property %s (inlet.parquet.pageRows and inlet.parquet.encodings "
+            "exist)",
+            o->property_keys[i]);
+    delta_kv kv = {(char *)o->property_keys[i], (char *)o->property_values[i]};
+    delta_metadata one;
+    memset(&one, 0, sizeof one);
+    one.n_configuration = 1;
+    one.configuration = &kv;
+    inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    TRY(delta_data_file_options(&po, &one, err));
+  }
   return 0;
 }
 

@@ -263,7 +263,8 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   po.compression = c->o.compression;
   po.row_group_bytes = c->rg_bytes;
   po.sync_on_close = true;
-  int rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
+  int rc = delta_data_file_options(&po, &c->snap.metadata, err);
+  if (rc == 0) rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
   inlet_free(abs);
   if (rc < 0) return rc;
   f->created = true;
