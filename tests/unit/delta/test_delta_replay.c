@@ -33,6 +33,9 @@ typedef struct fixture {
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("delta-replay"));
+  /* Hand-written logs for the replay, without data files, many broken on
+   * purpose: not tables the protocol rules apply to. */
+  tu_rules_exempt(f->dir, "test_delta_replay: hand-written logs, no data files");
   char log[4200];
   snprintf(log, sizeof log, "%s/_delta_log", f->dir);
   mkdir(log, 0755);

@@ -1,11 +1,11 @@
-// parquet_encodings.mjs -- DuckDB's reading of the encodings of every column
+// conformance_encodings.mjs -- DuckDB's reading of the encodings of every column
 // chunk of the Parquet files named on the command line (for
-// test_spark_safe_encodings.c). Prints one line per file and column chunk:
+// test_conformance_encodings.c). Prints one line per file and column chunk:
 //   <file>\t<row group>\t<column path>\t<ENC,ENC,...>
 // from parquet_metadata(), then "rows\t<file>\t<n>" from a full read of the
 // file (every column), so a file DuckDB cannot decode fails the script.
 //
-//   REFCHECK_NODE_MODULES=<dir with node_modules> node parquet_encodings.mjs F...
+//   REFCHECK_NODE_MODULES=<dir with node_modules> node conformance_encodings.mjs F...
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';

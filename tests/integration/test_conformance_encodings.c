@@ -135,11 +135,11 @@ static void duckdb_encodings(const char *dir, enc_report *rep) {
   int n = list_parquet(dir, &files);
   assert_true(n > 0);
   tu_result r;
-  assert_int_equal(tu_sh(&r, "'%s' '%s/tests/integration/parquet_encodings.mjs'%s", INLET_NODE,
+  assert_int_equal(tu_sh(&r, "'%s' '%s/tests/integration/conformance_encodings.mjs'%s", INLET_NODE,
                          INLET_SOURCE_DIR, files),
                    0);
   free(files);
-  sh_ok(&r, "parquet_encodings.mjs (DuckDB)");
+  sh_ok(&r, "conformance_encodings.mjs (DuckDB)");
   for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
     if (strncmp(line, "rows\t", 5) == 0) {
       rep->files++;
