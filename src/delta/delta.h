@@ -319,6 +319,12 @@ typedef enum delta_snap_mode {
  */
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err);
+/* The latest snapshot for what reads only the log (describe): no reader
+ * version or feature check, deletion vectors allowed, and a schema with
+ * types inlet cannot read leaves has_schema false instead of failing. Never
+ * use it to read or write data files. */
+int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                            inlet_error *err);
 /* Like delta_snapshot_load, but starts from @p base (a snapshot of the same
  * table loaded earlier) when base->version <= the target, replaying only the
  * commits after it: the cost of a reload is then the live files plus the new
