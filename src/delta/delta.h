@@ -184,6 +184,10 @@ int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta
 /* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.
  * variant, names the type), INLET_ENOMEM. */
 int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
+/* The name of a void column (at any depth) of @p schema, or NULL. Writers
+ * refuse such tables: void columns must be left out of data files and
+ * inlet's writers do not do that yet. */
+const char *delta_schema_void_column(const inlet_schema *schema);
 /* Serialises @p schema as a schemaString; caller frees with inlet_free.
  * INLET_EUNSUPPORTED for types Delta lacks (unsigned, time...). */
 int delta_schema_to_json(char **out, const inlet_schema *schema, inlet_error *err);

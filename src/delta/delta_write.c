@@ -173,6 +173,13 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
+  const char *vc = delta_schema_void_column(&w->snap.schema);
+  if (vc) {
+    rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                    "column \"%s\" has type void, which inlet reads (as null) but does not write",
+                    vc);
+    goto fail;
+  }
   const char *ao = delta_metadata_conf(&w->snap.metadata, "delta.appendOnly");
   (void)ao; /* appends are always allowed on append-only tables */
   w->app_id = w->opts.app_id ? inlet_strdup(w->opts.app_id) : NULL;

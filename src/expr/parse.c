@@ -262,6 +262,9 @@ static int parse_literal(parser *ps, int32_t col, inlet_array *arr, bool *is_nul
   } else {
     return expect_fail(ps, "a literal");
   }
+  if (f->type.id == INLET_TYPE_NULL)
+    return perr(ps, INLET_EUNSUPPORTED, pos,
+                "column \"%s\" has type void (always null): test it with IS NULL", f->name);
   if (expr_kind_of(&f->type) == EXK_NONE)
     return perr(ps, INLET_EUNSUPPORTED, pos, "column \"%s\" is nested and cannot be compared",
                 f->name);

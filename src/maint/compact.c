@@ -821,6 +821,9 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.seen_version = c.snap.version;
   res.read_version = c.snap.version;
   FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
+  FAIL_GOTO(delta_schema_void_column(&c.snap.schema), err, INLET_EUNSUPPORTED,
+            "cannot compact: column \"%s\" has type void, which compaction does not write",
+            delta_schema_void_column(&c.snap.schema));
   TRY_GOTO(check_protocol(&c.snap, err));
   c.target = c.o.target_size ? c.o.target_size
                              : maint_conf_size(&c.snap.metadata, "delta.targetFileSize",
