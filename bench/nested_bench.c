@@ -192,9 +192,11 @@ static int cmd_write(int argc, char **argv, bool flat) {
   opts.row_group_max_rows = rg_rows;
   opts.row_group_bytes = (int64_t)1 << 40;
   opts.sync_on_close = false;
-  if (strcmp(ienc, "auto") == 0)
+  if (strcmp(ienc, "auto") == 0) {
+    /* The writer's own choice among the extended encodings (issue 3). */
     opts.int_encoding = INLET_INT_ENCODING_AUTO;
-  else if (strcmp(ienc, "plain") == 0)
+    opts.encodings = INLET_PARQUET_ENCODINGS_EXTENDED;
+  } else if (strcmp(ienc, "plain") == 0)
     opts.int_encoding = INLET_INT_ENCODING_PLAIN;
   else if (strcmp(ienc, "delta") == 0)
     opts.int_encoding = INLET_INT_ENCODING_DELTA;

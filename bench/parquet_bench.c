@@ -10,6 +10,7 @@
  *
  *   parquet_bench write --out F [--codec zstd|snappy|...] [--rows N]
  *                       [--row-group-rows R] [--batch-rows B] [--level L] [--defaults]
+ *                       [--encodings compatible|extended]
  *                       [--no-sync]   (diagnosis only: skip the fsync)
  *   parquet_bench scan F
  *
@@ -129,7 +130,7 @@ static int64_t arg_i64(const char *s, const char *name) {
 }
 
 static int cmd_write(int argc, char **argv) {
-  const char *out = NULL, *codec = "zstd";
+  const char *out = NULL, *codec = "zstd", *encodings = "compatible";
   int64_t rows = 10000000, rg_rows = 122880, batch_rows = 65536, level = 0, page_rows = 0;
   bool defaults = false, sync = true;
   for (int i = 0; i < argc; i++) {
@@ -162,6 +163,8 @@ static int cmd_write(int argc, char **argv) {
       level = arg_i64(v, a);
     else if (strcmp(a, "--page-rows") == 0)
       page_rows = arg_i64(v, a);
+    else if (strcmp(a, "--encodings") == 0)
+      encodings = v;
     else if (strcmp(a, "--gen") == 0 && (strcmp(v, "mix") == 0 || strcmp(v, "lcg") == 0))
       g_mix = strcmp(v, "mix") == 0;
     else {
@@ -177,6 +180,7 @@ static int cmd_write(int argc, char **argv) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_parquet_writer_options opts = INLET_PARQUET_WRITER_OPTIONS_INIT;
   if (inlet_compression_parse(&opts.compression, codec, &err) != 0) die("codec", &err);
+  if (inlet_parquet_encodings_parse(&opts.encodings, encodings, &err) != 0) die("encodings", &err);
   if (!defaults) {
     /* Rows, not bytes, bound a row group, as DuckDB's ROW_GROUP_SIZE does. */
     opts.row_group_max_rows = rg_rows;
@@ -215,11 +219,12 @@ static int cmd_write(int argc, char **argv) {
   inlet_schema_reset(&schema);
 
   printf(
-      "{\"side\":\"inlet\",\"op\":\"write\",\"codec\":\"%s\",\"defaults\":%s,\"rows\":%" PRId64
+      "{\"side\":\"inlet\",\"op\":\"write\",\"codec\":\"%s\",\"encodings\":\"%s\","
+      "\"defaults\":%s,\"rows\":%" PRId64
       ",\"seconds\":%.6f,\"cpu_seconds\":%.6f,\"close_seconds\":%.6f,\"sync\":%s,\"bytes\":%" PRId64
       ",\"max_rss_kb\":%ld}\n",
-      codec, defaults ? "true" : "false", rows, timed, cpu, close_s, sync ? "true" : "false", bytes,
-      max_rss_kb());
+      codec, encodings, defaults ? "true" : "false", rows, timed, cpu, close_s,
+      sync ? "true" : "false", bytes, max_rss_kb());
   return 0;
 }
 

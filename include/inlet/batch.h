@@ -52,7 +52,8 @@ typedef enum inlet_type_id {
   INLET_TYPE_DECIMAL,      /* decimal128: type.precision <= 38, type.scale */
   INLET_TYPE_STRUCT,
   INLET_TYPE_LIST,
-  INLET_TYPE_MAP
+  INLET_TYPE_MAP,
+  INLET_TYPE_NULL /* Delta's void: every value null; validity only (all bits 0) */
 } inlet_type_id;
 
 typedef enum inlet_time_unit {

@@ -33,11 +33,37 @@ typedef enum inlet_compression {
  * @return 0, INLET_EINVAL. */
 INLET_API int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err);
 
-/* Integer column encoding choice. AUTO (per data page): INT32/INT64 values
- * that did not keep a dictionary go DELTA_BINARY_PACKED when a sampled
- * estimate says that is clearly smaller (sorted ids, event times), else
- * PLAIN; with a codec, high-cardinality FLOAT/DOUBLE pages also go
- * BYTE_STREAM_SPLIT. PLAIN and DELTA force integers and keep floats PLAIN. */
+/* Which value encodings the writer may choose from.
+ *
+ * COMPATIBLE (the default): PLAIN, dictionary (a PLAIN dictionary page and
+ * RLE_DICTIONARY data pages) and RLE/bit-packed levels, in V1 data pages:
+ * what parquet-mr (Spark), arrow-rs (delta-rs) and DuckDB write by default
+ * and every Parquet reader decodes, including Spark's vectorized reader in
+ * every release.
+ *
+ * EXTENDED: also DELTA_BINARY_PACKED for INT32/INT64 pages that did not keep
+ * a dictionary, where a sampled estimate says it is clearly smaller (sorted
+ * ids, event times), and, with a codec, BYTE_STREAM_SPLIT for
+ * high-cardinality FLOAT/DOUBLE pages. Smaller files, but Spark's vectorized
+ * reader (its default) decodes DELTA_BINARY_PACKED only from Spark 3.3
+ * (SPARK-36879) and BYTE_STREAM_SPLIT only from Spark 4.3 (SPARK-56894);
+ * older releases fail with "Unsupported encoding". DuckDB and arrow-rs
+ * (delta-rs, Polars) read both. */
+typedef enum inlet_parquet_encodings {
+  INLET_PARQUET_ENCODINGS_COMPATIBLE = 0,
+  INLET_PARQUET_ENCODINGS_EXTENDED
+} inlet_parquet_encodings;
+
+/** Parses "compatible" or "extended" (any case).
+ * @return 0, INLET_EINVAL. */
+INLET_API int inlet_parquet_encodings_parse(inlet_parquet_encodings *out, const char *name,
+                                            inlet_error *err);
+
+/* Integer column encoding. AUTO: whatever `encodings` allows (PLAIN under
+ * COMPATIBLE; DELTA_BINARY_PACKED where it pays under EXTENDED). PLAIN and
+ * DELTA force integer pages that did not keep a dictionary to that encoding
+ * (DELTA is an explicit request and needs no EXTENDED) and keep floats
+ * PLAIN. */
 typedef enum inlet_int_encoding {
   INLET_INT_ENCODING_AUTO = 0,
   INLET_INT_ENCODING_PLAIN,
@@ -64,6 +90,7 @@ typedef struct inlet_parquet_writer_options {
                             default, 20,000 (as parquet-mr and parquet-rs) */
   bool page_index;       /* write the page index (ColumnIndex + OffsetIndex per
                             column chunk), for page skipping; default true */
+  inlet_parquet_encodings encodings; /* default COMPATIBLE */
 } inlet_parquet_writer_options;
 
 #define INLET_PARQUET_WRITER_OPTIONS_VERSION 1
@@ -71,7 +98,7 @@ typedef struct inlet_parquet_writer_options {
   {                                                                                                \
     INLET_PARQUET_WRITER_OPTIONS_VERSION, INLET_COMPRESSION_SNAPPY, 0, 128 * 1024 * 1024, 0,       \
         1024 * 1024, true, 1024 * 1024, 64, INLET_INT_ENCODING_AUTO, true, NULL, 0, NULL, NULL, 0, \
-        true                                                                                       \
+        true, INLET_PARQUET_ENCODINGS_COMPATIBLE                                                   \
   }
 
 typedef struct inlet_parquet_writer inlet_parquet_writer;

@@ -273,11 +273,14 @@ INLET_API void inlet_history_free(inlet_history_entry *entries, size_t n);
 typedef struct inlet_table_description {
   int64_t version;
   int64_t commits;               /* commit files on disk up to version */
-  int64_t compactions;           /* commits removing more files than adding, or OPTIMIZE */
+  int64_t compactions;           /* OPTIMIZE commits (inlet's compaction among them); without
+                                    commitInfo, commits that only rewrite files */
   int64_t last_commit_timestamp; /* ms */
   int64_t files;
   int64_t bytes;
-  int64_t rows;                  /* sum of numRecords over files that have stats */
+  int64_t rows;                  /* sum of add.stats numRecords; -1 (unknown) when a file
+                                    has none */
+  int64_t files_without_stats;   /* live files whose add.stats has no numRecords */
   int64_t small_files;           /* files below small_file_bytes */
   int64_t small_file_bytes;      /* delta.targetFileSize, default 128 MiB */
   int64_t partitions;            /* distinct partition value tuples */
@@ -285,11 +288,14 @@ typedef struct inlet_table_description {
 } inlet_table_description;
 
 /**
- * Describes the latest snapshot from the log alone (no data file is read).
- * @p json (may be NULL) receives the description as a JSON object (keys
- * version, commits, compactions, last_commit_timestamp, files, bytes, rows,
- * small_files, partitions, partition_columns, last_checkpoint, table_id,
- * schema, properties, protocol), freed with inlet_string_free.
+ * Describes the latest snapshot from the log alone (no data file is read),
+ * also for tables whose reader features inlet cannot scan (column mapping,
+ * deletion vectors, variant, ...). @p json (may be NULL) receives the
+ * description as a JSON object (keys version, commits, compactions,
+ * last_commit_timestamp, files, bytes, rows (null when unknown),
+ * files_without_stats, small_files, partitions, partition_columns,
+ * last_checkpoint, table_id, schema, schema_ddl (null when inlet cannot read
+ * a type), properties, protocol), freed with inlet_string_free.
  */
 INLET_API int inlet_table_describe(inlet_table *table, inlet_table_description *out, char **json,
                                    inlet_error *err);

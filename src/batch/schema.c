@@ -81,6 +81,7 @@ size_t inlet_type_name(const inlet_type *type, char *out, size_t cap) {
   case INLET_TYPE_STRUCT: s = "struct"; break;
   case INLET_TYPE_LIST: s = "array"; break;
   case INLET_TYPE_MAP: s = "map"; break;
+  case INLET_TYPE_NULL: s = "void"; break;
   default: s = "invalid"; break;
   }
   size_t n = strlen(s);

@@ -40,7 +40,11 @@ int cmd_describe(int argc, char **argv) {
     printf("last_commit_timestamp  %lld\n", (long long)d.last_commit_timestamp);
     printf("files                  %lld\n", (long long)d.files);
     printf("bytes                  %lld\n", (long long)d.bytes);
-    printf("rows                   %lld\n", (long long)d.rows);
+    if (d.rows >= 0)
+      printf("rows                   %lld\n", (long long)d.rows);
+    else
+      printf("rows                   unknown (%lld of %lld files have no row count in add.stats)\n",
+             (long long)d.files_without_stats, (long long)d.files);
     printf("small_files            %lld (below %lld bytes)\n", (long long)d.small_files,
            (long long)d.small_file_bytes);
     printf("partitions             %lld\n", (long long)d.partitions);

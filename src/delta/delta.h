@@ -186,11 +186,22 @@ int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, c
 /* Value of configuration key @p key, or NULL. */
 const char *delta_metadata_conf(const delta_metadata *m, const char *key);
 
+/* Applies the table properties that shape data files to @p po:
+ * inlet.parquet.pageRows (rows per page) and inlet.parquet.encodings
+ * (compatible, the default, or extended). INLET_EINVAL names a bad value. */
+struct inlet_parquet_writer_options;
+int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta_metadata *m,
+                            inlet_error *err);
+
 /* ---- schema (schemaString) ------------------------------------------------ */
 
 /* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.
  * variant, names the type), INLET_ENOMEM. */
 int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
+/* The name of a void column (at any depth) of @p schema, or NULL. Writers
+ * refuse such tables: void columns must be left out of data files and
+ * inlet's writers do not do that yet. */
+const char *delta_schema_void_column(const inlet_schema *schema);
 /* Serialises @p schema as a schemaString; caller frees with inlet_free.
  * INLET_EUNSUPPORTED for types Delta lacks (unsigned, time...). */
 int delta_schema_to_json(char **out, const inlet_schema *schema, inlet_error *err);
@@ -361,6 +372,12 @@ typedef enum delta_snap_mode {
  */
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err);
+/* The latest snapshot for what reads only the log (describe): no reader
+ * version or feature check, deletion vectors allowed, and a schema with
+ * types inlet cannot read leaves has_schema false instead of failing. Never
+ * use it to read or write data files. */
+int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                            inlet_error *err);
 /* Like delta_snapshot_load, but starts from @p base (a snapshot of the same
  * table loaded earlier) when base->version <= the target, replaying only the
  * commits after it: the cost of a reload is then the live files plus the new

@@ -10,7 +10,8 @@
  * JSON null is a null. A timestamp without a zone is read as UTC (Delta
  * Kernel's convention; the writer's zone is unknowable). Directory names
  * escape the characters Hive/Spark escape (escapePathName) as %XX, and a
- * null is __HIVE_DEFAULT_PARTITION__.
+ * null is __HIVE_DEFAULT_PARTITION__. An empty string is written as null,
+ * as Spark writes it.
  */
 #include <errno.h>
 #include <math.h>
@@ -109,6 +110,17 @@ int delta_partition_value_format(char **out, const inlet_field *field, const inl
   case INLET_TYPE_DECIMAL: delta_format_decimal(buf, sizeof buf, arr->values + row * 16, t->scale); break;
   case INLET_TYPE_STRING: {
     int32_t a = arr->offsets[row], b = arr->offsets[row + 1];
+    if (a == b) {
+      /* Spark stores an empty string partition value as null (directory
+       * __HIVE_DEFAULT_PARTITION__); the protocol reads "" as null anyway,
+       * so a NOT NULL column cannot hold one. */
+      if (!field->nullable)
+        return inlet_fail(err, INLET_EINVAL,
+                          "partition column \"%s\" is NOT NULL, but an empty string partition "
+                          "value is stored as null",
+                          field->name);
+      return 0;
+    }
     *out = inlet_strndup((const char *)arr->values + a, (size_t)(b - a));
     if (!*out) return inlet_fail(err, INLET_ENOMEM, "out of memory");
     if (strlen(*out) != (size_t)(b - a)) {

@@ -95,6 +95,8 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   for (int32_t i = 0; i < ts->n_fields; i++) {
     sc->file_col[i] = -1;
     if (sc->part_of[i] >= 0 || (sc->keep_col && !sc->keep_col[i])) continue;
+    /* A void column is never in a data file (PROTOCOL.md "Void Type"). */
+    if (ts->fields[i].type.id == INLET_TYPE_NULL) continue;
     int j = find_col(fs, ts->fields[i].name);
     if (j < 0) continue;
     FAIL_IF(np >= 4096, err, INLET_ELIMIT, "data file \"%s\": too many columns", f->add.path);
@@ -254,6 +256,12 @@ static void take_buffers(inlet_array *dst, inlet_array *src, bool offsets) {
  * converts widened leaf types. */
 static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, const inlet_field *sf,
                    int64_t n, const char *path, inlet_error *err) {
+  if (tf->type.id == INLET_TYPE_NULL) {
+    /* void: all null, whatever a writer put in the file under that name. */
+    TRY(inlet_array_reserve_rows(dst, tf, n, err));
+    for (int64_t r = 0; r < n; r++) TRY(inlet_array_append_null(dst, tf, err));
+    return 0;
+  }
   if (same_shape(tf, sf)) {
     inlet_array_reset(dst);
     *dst = *src; /* move the decoded buffers */

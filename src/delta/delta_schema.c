@@ -47,6 +47,12 @@ static int parse_primitive(inlet_field *f, const char *s, inlet_error *err) {
     f->type.utc = strcmp(s, "timestamp") == 0;
     return 0;
   }
+  /* PROTOCOL.md "Void Type": not gated by a feature, never in data files,
+   * read as all null. */
+  if (strcmp(s, "void") == 0) {
+    f->type.id = INLET_TYPE_NULL;
+    return 0;
+  }
   if (strcmp(s, "decimal") == 0) {
     f->type.id = INLET_TYPE_DECIMAL;
     f->type.precision = 10;
@@ -213,6 +219,7 @@ static json_t *type_json(const inlet_field *f, inlet_error *err, int *rc) {
     snprintf(buf, sizeof buf, "decimal(%d,%d)", (int)t->precision, (int)t->scale);
     return json_string(buf);
   }
+  case INLET_TYPE_NULL: return json_string("void");
   case INLET_TYPE_STRUCT: return struct_json(f->children, f->n_children, err, rc);
   case INLET_TYPE_LIST: {
     json_t *o = json_object();
@@ -254,4 +261,21 @@ int delta_schema_to_json(char **out, const inlet_schema *schema, inlet_error *er
   *out = inlet_strdup(s);
   free(s);
   return *out ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory serialising schema");
+}
+
+static const char *field_void(const inlet_field *f) {
+  if (f->type.id == INLET_TYPE_NULL) return f->name;
+  for (int32_t i = 0; i < f->n_children; i++) {
+    const char *v = field_void(&f->children[i]);
+    if (v) return v;
+  }
+  return NULL;
+}
+
+const char *delta_schema_void_column(const inlet_schema *schema) {
+  for (int32_t i = 0; i < schema->n_fields; i++) {
+    const char *v = field_void(&schema->fields[i]);
+    if (v) return v;
+  }
+  return NULL;
 }

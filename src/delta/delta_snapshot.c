@@ -360,17 +360,17 @@ static int seed_from(replay *r, const delta_snapshot *base, inlet_error *err) {
 
 static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                          const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
-                         inlet_error *err);
+                         bool log_only, inlet_error *err);
 
 /* The latest version through the `_last_checkpoint` hint, without listing:
  * on any failure the caller retries with a full listing, which is
  * authoritative (a missing, stale or corrupt hint never changes a result). */
 static int snapshot_load_hinted(delta_snapshot *out, inlet_storage *st, const char *root_abs,
-                                inlet_error *err) {
+                                bool log_only, inlet_error *err) {
   inlet_error e1 = INLET_ERROR_INIT;
-  int rc = snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, true, &e1);
+  int rc = snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, true, log_only, &e1);
   if (rc == 0) return 0;
-  return snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, false, err);
+  return snapshot_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, false, log_only, err);
 }
 
 /* The latest snapshot decides how commits are timed (in-commit timestamps
@@ -393,16 +393,21 @@ static int load_at_timestamp(delta_snapshot *out, const delta_snapshot *base, in
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err) {
   if (mode == DELTA_SNAP_TIMESTAMP) return load_at_timestamp(out, NULL, st, root_abs, arg, err);
-  if (mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, err);
-  return snapshot_load(out, NULL, st, root_abs, mode, arg, false, err);
+  if (mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, false, err);
+  return snapshot_load(out, NULL, st, root_abs, mode, arg, false, false, err);
+}
+
+int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                            inlet_error *err) {
+  return snapshot_load_hinted(out, st, root_abs, true, err);
 }
 
 int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                              const char *root_abs, delta_snap_mode mode, int64_t arg,
                              inlet_error *err) {
   if (mode == DELTA_SNAP_TIMESTAMP) return load_at_timestamp(out, base, st, root_abs, arg, err);
-  if (!base && mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, err);
-  return snapshot_load(out, base, st, root_abs, mode, arg, false, err);
+  if (!base && mode == DELTA_SNAP_LATEST) return snapshot_load_hinted(out, st, root_abs, false, err);
+  return snapshot_load(out, base, st, root_abs, mode, arg, false, false, err);
 }
 
 /* Reads `_delta_log/_last_checkpoint`: 1 with the version and part count,
@@ -432,7 +437,7 @@ static int read_hint(inlet_storage *st, int64_t *version, int32_t *parts) {
 
 static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                          const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
-                         inlet_error *err) {
+                         bool log_only, inlet_error *err) {
   memset(out, 0, sizeof *out);
   out->checkpoint_version = -1;
   delta_log_listing l;
@@ -561,20 +566,30 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
             "corrupt log: no protocol action at or before version %lld", (long long)target);
   FAIL_GOTO(!r.has_metadata, err, INLET_ECORRUPT,
             "corrupt log: no metaData action at or before version %lld", (long long)target);
-  rc = check_reader(&r, err);
-  if (rc < 0) goto done;
+  /* What only the log is read for (describe) needs no reader features. */
+  if (!log_only) {
+    rc = check_reader(&r, err);
+    if (rc < 0) goto done;
+  }
 
   out->version = target;
   out->n_commits_on_disk = probed ? base->n_commits_on_disk : 0;
   for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= target; i++)
     out->n_commits_on_disk++;
   if (r.metadata.schema_string) {
-    rc = delta_schema_parse(&out->schema, r.metadata.schema_string, err);
-    if (rc < 0) {
+    inlet_error se = INLET_ERROR_INIT;
+    rc = delta_schema_parse(&out->schema, r.metadata.schema_string, &se);
+    if (rc < 0 && log_only && rc != INLET_ENOMEM) {
+      /* A type inlet cannot read (variant, ...): the log still describes. */
+      inlet_schema_init(&out->schema);
+      rc = 0;
+    } else if (rc < 0) {
+      inlet_fail(err, rc, "%s", inlet_errmsg(&se));
       inlet_error_prefix(err, "metaData.schemaString at version %lld", (long long)target);
       goto done;
+    } else {
+      out->has_schema = true;
     }
-    out->has_schema = true;
   } else {
     inlet_schema_init(&out->schema);
   }
@@ -600,7 +615,7 @@ static int snapshot_load(delta_snapshot *out, const delta_snapshot *base, inlet_
     }
   }
   qsort(out->files, (size_t)out->n_files, sizeof *out->files, cmp_file);
-  for (int64_t i = 0; i < out->n_files; i++)
+  for (int64_t i = 0; i < out->n_files && !log_only; i++)
     FAIL_GOTO(out->files[i].add.dv_id, err, INLET_EUNSUPPORTED,
               "table uses deletion vectors (file \"%s\"), which inlet cannot apply yet",
               out->files[i].add.path);

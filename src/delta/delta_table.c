@@ -131,6 +131,23 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
   }
   FAIL_IF(n_data == 0, err, INLET_EINVAL, "every column is a partition column; a table needs "
           "at least one data column");
+  /* Data file properties are checked now rather than at the first write. */
+  for (int32_t i = 0; i < o->n_properties; i++) {
+    if (strncmp(o->property_keys[i], "inlet.parquet.", 14) != 0) continue;
+    FAIL_IF(strcmp(o->property_keys[i], "inlet.parquet.pageRows") != 0 &&
+                strcmp(o->property_keys[i], "inlet.parquet.encodings") != 0,
+            err, INLET_EINVAL,
+            "unknown table property %s (inlet.parquet.pageRows and inlet.parquet.encodings "
+            "exist)",
+            o->property_keys[i]);
+    delta_kv kv = {(char *)o->property_keys[i], (char *)o->property_values[i]};
+    delta_metadata one;
+    memset(&one, 0, sizeof one);
+    one.n_configuration = 1;
+    one.configuration = &kv;
+    inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    TRY(delta_data_file_options(&po, &one, err));
+  }
   return 0;
 }
 
@@ -327,6 +344,7 @@ const char *inlet_snapshot_file_partition_value(const inlet_snapshot *s, int64_t
 typedef struct ci_ctx {
   char *commit_info; /* owned, first commitInfo of the commit */
   int64_t adds, removes;
+  int64_t data_changes; /* adds and removes with dataChange=true */
 } ci_ctx;
 
 static int ci_cb(void *ctx, const delta_action *a, inlet_error *err) {
@@ -336,10 +354,27 @@ static int ci_cb(void *ctx, const delta_action *a, inlet_error *err) {
     if (!c->commit_info) return inlet_fail(err, INLET_ENOMEM, "out of memory reading history");
   } else if (a->kind == DELTA_ACTION_ADD) {
     c->adds++;
+    if (a->u.add.data_change) c->data_changes++;
   } else if (a->kind == DELTA_ACTION_REMOVE) {
     c->removes++;
+    if (a->u.remove.data_change) c->data_changes++;
   }
   return 0;
+}
+
+/* A compaction: an OPTIMIZE commit (Spark's, Databricks' auto compaction
+ * and inlet's own all say so), or, without commitInfo, a commit that only
+ * rewrites files (adds and removes, all dataChange=false). A DELETE or an
+ * UPDATE removes more files than it adds but is no compaction. */
+static bool is_compaction(const ci_ctx *c) {
+  if (c->commit_info) {
+    json_t *ci = json_loads(c->commit_info, 0, NULL);
+    const char *op = json_string_value(json_object_get(ci, "operation"));
+    bool optimize = op && strcmp(op, "OPTIMIZE") == 0;
+    json_decref(ci);
+    return optimize;
+  }
+  return c->adds > 0 && c->removes > 0 && c->data_changes == 0;
 }
 
 static char *dump_field(json_t *o, const char *key) {
@@ -400,7 +435,7 @@ int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_table *t, in
   bool ict_run = true;
   for (int64_t k = 0; k < count; k++) {
     int64_t idx = l.n_commits - 1 - k;
-    ci_ctx c = {NULL, 0, 0};
+    ci_ctx c = {NULL, 0, 0, 0};
     rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[idx], ci_cb, &c, err);
     if (rc < 0) {
       inlet_free(c.commit_info);
@@ -445,13 +480,21 @@ static json_t *checksum_status(inlet_table *t, const delta_snapshot *sn) {
   return json_string(why);
 }
 
+static const char *file_partition_value(const delta_add *a, const char *column) {
+  for (int32_t k = 0; k < a->n_partition_values; k++)
+    if (strcmp(a->partition_values[k].key, column) == 0) return a->partition_values[k].value;
+  return NULL;
+}
+
 int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **json,
                          inlet_error *err) {
   memset(out, 0, sizeof *out);
   if (json) *json = NULL;
-  inlet_snapshot *s = NULL;
-  TRY(inlet_table_snapshot(&s, t, err));
-  const delta_snapshot *sn = &s->snap;
+  /* The log alone: a table with reader features inlet cannot scan (column
+   * mapping, deletion vectors, variant, ...) is still described. */
+  delta_snapshot snap;
+  TRY(delta_snapshot_load_log(&snap, t->st, t->root_abs, err));
+  const delta_snapshot *sn = &snap;
   int rc = 0;
   delta_log_listing l;
   memset(&l, 0, sizeof l);
@@ -467,9 +510,14 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     const delta_file *f = &sn->files[i];
     out->files++;
     out->bytes += f->add.size;
-    if (f->num_records > 0) out->rows += f->num_records;
+    if (f->num_records >= 0)
+      out->rows += f->num_records;
+    else
+      out->files_without_stats++;
     if (f->add.size < out->small_file_bytes) out->small_files++;
   }
+  /* A file without numRecords makes the total unknown, not smaller. */
+  if (out->files_without_stats > 0) out->rows = -1;
   /* Distinct partition tuples: sort the joined values. */
   if (sn->metadata.n_partition_columns > 0 && sn->n_files > 0) {
     keys = inlet_calloc((size_t)sn->n_files, sizeof *keys);
@@ -477,7 +525,7 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     for (int64_t i = 0; i < sn->n_files; i++) {
       inlet_buf b = INLET_BUF_INIT;
       for (int32_t p = 0; p < sn->metadata.n_partition_columns; p++) {
-        const char *v = inlet_snapshot_file_partition_value(s, i, sn->metadata.partition_columns[p]);
+        const char *v = file_partition_value(&sn->files[i].add, sn->metadata.partition_columns[p]);
         inlet_buf_puts(&b, v ? v : "\x01null");
         inlet_buf_push(&b, 0x02);
       }
@@ -497,21 +545,14 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
   for (int64_t i = 0; i < l.n_checkpoints; i++)
     if (l.checkpoints[i].version <= sn->version) out->last_checkpoint = l.checkpoints[i].version;
   for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= sn->version; i++) {
-    ci_ctx c = {NULL, 0, 0};
+    ci_ctx c = {NULL, 0, 0, 0};
     rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[i], ci_cb, &c, err);
     if (rc < 0) {
       inlet_free(c.commit_info);
       goto done;
     }
     out->commits++;
-    bool optimize = false;
-    if (c.commit_info) {
-      json_t *ci = json_loads(c.commit_info, 0, NULL);
-      const char *op = json_string_value(json_object_get(ci, "operation"));
-      optimize = op && strcmp(op, "OPTIMIZE") == 0;
-      json_decref(ci);
-    }
-    if (optimize || c.removes > c.adds) out->compactions++;
+    if (is_compaction(&c)) out->compactions++;
     inlet_free(c.commit_info);
   }
   if (json) {
@@ -522,7 +563,8 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     json_object_set_new(o, "last_commit_timestamp", json_integer(out->last_commit_timestamp));
     json_object_set_new(o, "files", json_integer(out->files));
     json_object_set_new(o, "bytes", json_integer(out->bytes));
-    json_object_set_new(o, "rows", json_integer(out->rows));
+    json_object_set_new(o, "rows", out->rows >= 0 ? json_integer(out->rows) : json_null());
+    json_object_set_new(o, "files_without_stats", json_integer(out->files_without_stats));
     json_object_set_new(o, "small_files", json_integer(out->small_files));
     json_object_set_new(o, "small_file_bytes", json_integer(out->small_file_bytes));
     json_object_set_new(o, "partitions", json_integer(out->partitions));
@@ -536,6 +578,7 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     if (sn->metadata.name) json_object_set_new(o, "name", json_string(sn->metadata.name));
     json_t *sch = sn->metadata.schema_string ? json_loads(sn->metadata.schema_string, 0, NULL) : NULL;
     json_object_set_new(o, "schema", sch ? sch : json_null());
+    /* No DDL for a schema inlet cannot read (the JSON above still shows it). */
     inlet_buf ddl = INLET_BUF_INIT;
     for (int32_t i = 0; i < sn->schema.n_fields; i++) {
       char tn[256];
@@ -544,7 +587,9 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
                         sn->schema.fields[i].nullable ? "" : " not null");
     }
     inlet_buf_terminate(&ddl);
-    json_object_set_new(o, "schema_ddl", json_string(ddl.data ? (char *)ddl.data : ""));
+    json_object_set_new(o, "schema_ddl", sn->has_schema
+                                             ? json_string(ddl.data ? (char *)ddl.data : "")
+                                             : json_null());
     inlet_buf_reset(&ddl);
     json_t *props = json_object();
     for (int32_t i = 0; i < sn->metadata.n_configuration; i++)
@@ -556,6 +601,18 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     json_t *proto = json_object();
     json_object_set_new(proto, "minReaderVersion", json_integer(sn->protocol.min_reader));
     json_object_set_new(proto, "minWriterVersion", json_integer(sn->protocol.min_writer));
+    if (sn->protocol.min_reader >= 3) {
+      json_t *rf = json_array();
+      for (int32_t i = 0; i < sn->protocol.n_reader_features; i++)
+        json_array_append_new(rf, json_string(sn->protocol.reader_features[i]));
+      json_object_set_new(proto, "readerFeatures", rf);
+    }
+    if (sn->protocol.min_writer >= 7) {
+      json_t *wf = json_array();
+      for (int32_t i = 0; i < sn->protocol.n_writer_features; i++)
+        json_array_append_new(wf, json_string(sn->protocol.writer_features[i]));
+      json_object_set_new(proto, "writerFeatures", wf);
+    }
     json_object_set_new(o, "protocol", proto);
     json_object_set_new(o, "checksum", checksum_status(t, sn));
     char *s1 = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -570,6 +627,6 @@ done:
     for (int64_t i = 0; i < sn->n_files; i++) inlet_free(keys[i]);
   inlet_free(keys);
   delta_log_listing_reset(&l);
-  inlet_snapshot_free(s);
+  delta_snapshot_reset(&snap);
   return rc;
 }

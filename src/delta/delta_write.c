@@ -145,6 +145,13 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
+  const char *vc = delta_schema_void_column(&w->snap.schema);
+  if (vc) {
+    rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                    "column \"%s\" has type void, which inlet reads (as null) but does not write",
+                    vc);
+    goto fail;
+  }
   /* A table whose constraints inlet cannot evaluate is not written. */
   rc = delta_constraints_load(&w->cons, &w->snap, err);
   if (rc < 0) goto fail;
@@ -277,22 +284,12 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.compression = w->opts.compression;
   po.sync_on_close = true;
-  /* Smaller pages let the page index skip more finely inside a row group,
-   * at some cost in compression and per-page overhead. */
-  const char *pr = delta_metadata_conf(&w->snap.metadata, "inlet.parquet.pageRows");
-  if (pr) {
-    char *end = NULL;
-    long long v = strtoll(pr, &end, 10);
-    if (end == pr || *end || v <= 0 || v > INT32_MAX) {
-      inlet_free(abs);
-      return inlet_fail(err, INLET_EINVAL,
-                        "table property inlet.parquet.pageRows must be a positive row count, "
-                        "not \"%s\"",
-                        pr);
-    }
-    po.page_max_rows = v;
+  int rc = delta_data_file_options(&po, &w->snap.metadata, err);
+  if (rc < 0) {
+    inlet_free(abs);
+    return rc;
   }
-  int rc = inlet_parquet_writer_open(&f->pw, abs, &w->data_schema, &po, err);
+  rc = inlet_parquet_writer_open(&f->pw, abs, &w->data_schema, &po, err);
   inlet_free(abs);
   if (rc < 0) return rc;
   f->created = true;

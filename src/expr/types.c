@@ -318,6 +318,20 @@ static void col_name(const parser *ps, const expr_node *c, char *out, size_t cap
   }
 }
 
+/* The error for column @p c where a comparable value is needed: a nested
+ * column, or a void one (always null). */
+static int col_not_comparable(parser *ps, const expr_node *c) {
+  char cn[256];
+  col_name(ps, c, cn, sizeof cn);
+  const inlet_field *f = &ps->schema->fields[c->col];
+  for (int32_t i = 0; i < c->n_path; i++) f = &f->children[c->path[i]];
+  if (f->type.id == INLET_TYPE_NULL)
+    return ex_perr(ps, INLET_EUNSUPPORTED, c->pos,
+                   "column \"%s\" has type void (always null): test it with IS NULL", cn);
+  return ex_perr(ps, INLET_EUNSUPPORTED, c->pos, "column \"%s\" is nested and cannot be compared",
+                 cn);
+}
+
 int ex_settle(parser *ps, expr_node **np, const expr_node *other) {
   expr_node *n = *np;
   if (n->kind != V_LIT || n->type.id != INLET_TYPE_INVALID) return 0;
@@ -330,10 +344,7 @@ int ex_settle(parser *ps, expr_node **np, const expr_node *other) {
   bool column = other->kind == V_COL;
   if (other->vk == VK_LOC) {
     if (column) {
-      char cn[256];
-      col_name(ps, other, cn, sizeof cn);
-      return ex_perr(ps, INLET_EUNSUPPORTED, n->pos, "column \"%s\" is nested and cannot be compared",
-                     cn);
+      return col_not_comparable(ps, other);
     }
     return natural(ps, n);
   }
@@ -514,10 +525,7 @@ static int unify_compare(parser *ps, expr_node **a, expr_node **b, size_t pos) {
   if ((*a)->vk == VK_LOC || (*b)->vk == VK_LOC) {
     const expr_node *x = (*a)->vk == VK_LOC ? *a : *b;
     if (x->kind == V_COL) {
-      char cn[256];
-      col_name(ps, x, cn, sizeof cn);
-      return ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "column \"%s\" is nested and cannot be compared",
-                     cn);
+      return col_not_comparable(ps, x);
     }
     return ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "nested values cannot be compared");
   }
@@ -668,10 +676,7 @@ int ex_make_compare(parser *ps, expr_node **out, expr_op op, expr_node *a, expr_
     rc = ex_settle(ps, &x, NULL);
     if (x == a) a = x; else b = x;
     if (rc == 0 && x->vk == VK_LOC && x->kind == V_COL) {
-      char cn[256];
-      col_name(ps, x, cn, sizeof cn);
-      rc = ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "column \"%s\" is nested and cannot be compared",
-                   cn);
+      rc = col_not_comparable(ps, x);
     }
     expr_node_free(a);
     expr_node_free(b);
@@ -739,10 +744,7 @@ static int cmp_error(parser *ps, const expr_node *a, const expr_node *b) {
   if (a->vk == VK_LOC || b->vk == VK_LOC) {
     const expr_node *x = a->vk == VK_LOC ? a : b;
     if (x->kind == V_COL) {
-      char cn[256];
-      col_name(ps, x, cn, sizeof cn);
-      return ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "column \"%s\" is nested and cannot be compared",
-                     cn);
+      return col_not_comparable(ps, x);
     }
     return ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "nested values cannot be compared");
   }

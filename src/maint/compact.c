@@ -267,7 +267,8 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   po.compression = c->o.compression;
   po.row_group_bytes = c->rg_bytes;
   po.sync_on_close = true;
-  int rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
+  int rc = delta_data_file_options(&po, &c->snap.metadata, err);
+  if (rc == 0) rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
   inlet_free(abs);
   if (rc < 0) return rc;
   f->created = true;
@@ -852,6 +853,9 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.seen_version = c.snap.version;
   res.read_version = c.snap.version;
   FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
+  FAIL_GOTO(delta_schema_void_column(&c.snap.schema), err, INLET_EUNSUPPORTED,
+            "cannot compact: column \"%s\" has type void, which compaction does not write",
+            delta_schema_void_column(&c.snap.schema));
   /* Compaction copies values and writes plain adds: the gate refuses tables
    * whose writer features need more (physical column names, row ids kept
    * across rewrites, Iceberg metadata...). */

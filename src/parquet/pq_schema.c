@@ -620,9 +620,13 @@ static int element_for_field(const inlet_field *f, pq_schema_element *e, pq_valu
   case INLET_TYPE_LIST:
   case INLET_TYPE_MAP:
     return inlet_fail(err, INLET_EUNSUPPORTED, "nested column %s is not supported", f->name);
-  default:
-    return inlet_fail(err, INLET_EINVAL, "column \"%s\": type %d cannot be written", f->name,
-                      (int)t->id);
+  default: {
+    char tn[64];
+    inlet_type_name(t, tn, sizeof tn);
+    return inlet_fail(err, INLET_EINVAL, "column \"%s\": type %s cannot be written to Parquet%s",
+                      f->name, tn,
+                      t->id == INLET_TYPE_NULL ? " (it is always null; leave it out)" : "");
+  }
   }
   return 0;
 }

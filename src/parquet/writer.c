@@ -97,6 +97,21 @@ int inlet_compression_parse(inlet_compression *out, const char *name, inlet_erro
                     name ? name : "(null)");
 }
 
+int inlet_parquet_encodings_parse(inlet_parquet_encodings *out, const char *name,
+                                  inlet_error *err) {
+  if (name && strcasecmp(name, "compatible") == 0) {
+    if (out) *out = INLET_PARQUET_ENCODINGS_COMPATIBLE;
+    return 0;
+  }
+  if (name && strcasecmp(name, "extended") == 0) {
+    if (out) *out = INLET_PARQUET_ENCODINGS_EXTENDED;
+    return 0;
+  }
+  return inlet_fail(err, INLET_EINVAL,
+                    "unknown Parquet encodings \"%s\" (expected compatible or extended)",
+                    name ? name : "(null)");
+}
+
 static int check_options(const inlet_parquet_writer_options *o, inlet_error *err) {
   FAIL_IF(o->version != INLET_PARQUET_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
           "parquet writer options: unknown version %d", o->version);
@@ -128,6 +143,9 @@ static int check_options(const inlet_parquet_writer_options *o, inlet_error *err
       o->int_encoding != INLET_INT_ENCODING_AUTO && o->int_encoding != INLET_INT_ENCODING_PLAIN &&
           o->int_encoding != INLET_INT_ENCODING_DELTA,
       err, INLET_EINVAL, "parquet writer options: unknown int_encoding %d", (int)o->int_encoding);
+  FAIL_IF(o->encodings != INLET_PARQUET_ENCODINGS_COMPATIBLE &&
+              o->encodings != INLET_PARQUET_ENCODINGS_EXTENDED,
+          err, INLET_EINVAL, "parquet writer options: unknown encodings %d", (int)o->encodings);
   FAIL_IF(o->statistics_truncate < 0, err, INLET_EINVAL,
           "parquet writer options: statistics_truncate must not be negative");
   FAIL_IF(o->n_metadata < 0 || (o->n_metadata > 0 && !o->metadata_keys), err, INLET_EINVAL,
@@ -197,11 +215,14 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
   w->cfg.file_name = w->path;
   w->cfg.page_max_rows = o->page_max_rows > 0 ? o->page_max_rows : 20000;
   w->cfg.page_index = o->page_index;
-  /* AUTO keeps dictionary encoding where it pays and turns PLAIN integer
-   * pages into DELTA_BINARY_PACKED when a sample of the page says DELTA is
-   * clearly smaller (sorted ids, event times); DELTA forces it. */
+  /* Dictionary encoding is kept where it pays, whatever the encodings. AUTO
+   * under EXTENDED turns PLAIN integer pages into DELTA_BINARY_PACKED when a
+   * sample of the page says DELTA is clearly smaller (sorted ids, event
+   * times); DELTA forces it. COMPATIBLE stays with what every reader decodes
+   * (Spark's vectorized reader before 3.3 has no DELTA_BINARY_PACKED). */
   w->cfg.int_delta = o->int_encoding == INLET_INT_ENCODING_DELTA;
-  w->cfg.int_auto = o->int_encoding == INLET_INT_ENCODING_AUTO;
+  w->cfg.int_auto = o->int_encoding == INLET_INT_ENCODING_AUTO &&
+                    o->encodings == INLET_PARQUET_ENCODINGS_EXTENDED;
   /* AUTO also writes high-cardinality floats BYTE_STREAM_SPLIT when a codec
    * follows (as DuckDB's PARQUET_VERSION V2 does): the same bytes, grouped
    * so that the codec finds the repeating exponents. Uncompressed, it

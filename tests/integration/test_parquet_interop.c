@@ -961,6 +961,7 @@ static void write_ndjson_and_compare(const char *tag, const char *ddl, inlet_buf
 /* When set, write_ndjson_and_compare calls it with the file's path once the
  * file is written (to check what the writer chose). */
 static void (*g_after_write)(const char *path);
+static inlet_parquet_encodings g_encodings = INLET_PARQUET_ENCODINGS_COMPATIBLE;
 
 static void run_nested_public(const char *tag, int reps, inlet_compression codec, bool dict,
                               int64_t rg_rows, int64_t page_bytes) {
@@ -1009,6 +1010,7 @@ static void write_ndjson_and_compare(const char *tag, const char *ddl, inlet_buf
   to.max_batch_rows = 100; /* several batches, boundaries inside row groups */
   assert_int_equal(inlet_text_reader_open_memory(&tr, in.data, in.len, &schema, &to, &err), 0);
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.encodings = g_encodings;
   o.compression = codec;
   o.dictionary = dict;
   o.row_group_max_rows = rg_rows;
@@ -1259,8 +1261,8 @@ static void expect_auto_encodings(const char *path) {
 }
 
 /* Sorted ids and event times (nullable, with nulls), a 1,000-value string,
- * two-decimal amounts and a random int column, written with the default AUTO
- * choice under several codecs and small pages: the file holds DELTA,
+ * two-decimal amounts and a random int column, written with EXTENDED
+ * encodings (AUTO integer choice) under several codecs and small pages: the file holds DELTA,
  * BYTE_STREAM_SPLIT and dictionary pages, and DuckDB reads it identically. */
 static void test_interop__auto_delta_and_split_read_identically(void **state) {
   (void)state;
@@ -1289,10 +1291,12 @@ static void test_interop__auto_delta_and_split_read_identically(void **state) {
     }
     inlet_buf_puts(&ex, "\n]}\n");
     g_after_write = expect_auto_encodings;
+    g_encodings = INLET_PARQUET_ENCODINGS_EXTENDED;
     write_ndjson_and_compare(ci ? "interop_auto_snappy" : "interop_auto_zstd",
                              "id long not null, user string, amount double, t long, r int", &in,
                              &ex, rows, codecs[ci], true, 2500, 4096);
     g_after_write = NULL;
+    g_encodings = INLET_PARQUET_ENCODINGS_COMPATIBLE;
   }
 }
 

@@ -3,6 +3,8 @@
  */
 #include "testutil.h"
 
+#include "delta_rules.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +15,43 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* The scratch directories this process made, checked once more at exit in
+ * case a test left one behind (tu_rmtree checks the others). */
+static char **g_dirs;
+static size_t g_n_dirs;
+static pid_t g_owner;
+
+/* Runs the Delta rules over every table below @p dir; prints the findings.
+ * Returns the number of failing violations. */
+static int check_tables(const char *dir) {
+  tu_rules_report rep;
+  memset(&rep, 0, sizeof rep);
+  int bad = tu_rules_check_tree(dir, &rep);
+  if (rep.text)
+    fprintf(stderr, "Delta protocol rules (tests/support/delta_rules.h) below %s:\n%s", dir,
+            rep.text);
+  tu_rules_report_free(&rep);
+  return bad;
+}
+
+static void check_leftovers(void) {
+  if (getpid() != g_owner) return; /* a forked child exiting */
+  int bad = 0;
+  for (size_t i = 0; i < g_n_dirs; i++) {
+    struct stat st;
+    if (stat(g_dirs[i], &st) == 0) bad += check_tables(g_dirs[i]);
+    free(g_dirs[i]);
+  }
+  free(g_dirs);
+  g_dirs = NULL;
+  g_n_dirs = 0;
+  if (bad) {
+    fprintf(stderr, "%d Delta protocol rule violation(s) in tables this test left behind\n", bad);
+    fflush(stderr);
+    _exit(1);
+  }
+}
+
 char *tu_mkdtemp(const char *tag) {
   static char path[4096];
   char base[4096];
@@ -20,13 +59,28 @@ char *tu_mkdtemp(const char *tag) {
   mkdir(base, 0755);
   snprintf(path, sizeof path, "%s/%s-XXXXXX", base, tag ? tag : "t");
   if (!mkdtemp(path)) return NULL;
+  if (!g_owner) {
+    g_owner = getpid();
+    atexit(check_leftovers);
+  }
+  char **d = realloc(g_dirs, (g_n_dirs + 1) * sizeof *g_dirs);
+  if (d) {
+    g_dirs = d;
+    g_dirs[g_n_dirs] = strdup(path);
+    if (g_dirs[g_n_dirs]) g_n_dirs++;
+  }
   return path;
 }
 
 void tu_rmtree(const char *path) {
+  int bad = check_tables(path);
+  tu_rules_forget(path);
   char cmd[8192];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
   if (system(cmd) != 0) fprintf(stderr, "tu_rmtree: could not remove %s\n", path);
+  if (bad)
+    fail_msg("%d Delta protocol rule violation(s) in the tables below %s (listed above)", bad,
+             path);
 }
 
 static void append(char **buf, size_t *len, size_t *cap, const char *p, size_t n) {

@@ -12,10 +12,16 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "delta_rules.h"
+
 /* Creates a fresh directory under the build tree's test scratch area and
  * returns its path (static storage per call, caller copies if needed). */
 char *tu_mkdtemp(const char *tag);
-/* Removes a directory tree. */
+/* Checks every Delta table below @p path against the protocol's rules
+ * (delta_rules.h), then removes the tree; a rule violation fails the test
+ * (after the removal, with the findings on stderr). Tables a test corrupts
+ * on purpose are exempted with tu_rules_exempt(). Scratch directories still
+ * there when the process exits are checked then. */
 void tu_rmtree(const char *path);
 
 typedef struct tu_result {

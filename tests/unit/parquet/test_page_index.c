@@ -119,6 +119,7 @@ static void write_file(const char *path, inlet_compression codec, bool page_inde
   }
   b.num_rows = N;
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.encodings = INLET_PARQUET_ENCODINGS_EXTENDED; /* cover DELTA and BYTE_STREAM_SPLIT pages */
   o.compression = codec;
   o.page_max_rows = PAGE_ROWS;
   o.page_index = page_index;

@@ -1152,9 +1152,9 @@ static void test_writer__delta_int_encoding_writes_delta_pages(void **state) {
   inlet_batch_reset(&b);
 }
 
-/* AUTO (the default): sorted ids and event times become DELTA_BINARY_PACKED
- * pages; random integers stay PLAIN; repeating integers keep the
- * dictionary. Values read back exactly. */
+/* AUTO under EXTENDED encodings: sorted ids and event times become
+ * DELTA_BINARY_PACKED pages; random integers stay PLAIN; repeating integers
+ * keep the dictionary. Values read back exactly. */
 static void test_writer__auto_int_encoding_picks_delta_for_sorted_columns(void **state) {
   (void)state;
   inlet_batch b;
@@ -1176,6 +1176,7 @@ static void test_writer__auto_int_encoding_picks_delta_for_sorted_columns(void *
   b.num_rows = 20000;
   inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
   assert_int_equal(o.int_encoding, INLET_INT_ENCODING_AUTO);
+  o.encodings = INLET_PARQUET_ENCODINGS_EXTENDED;
   o.compression = INLET_COMPRESSION_UNCOMPRESSED;
   o.page_bytes = 32 * 1024;
   const char *path = tmp_file("writer_auto_delta");
@@ -1224,7 +1225,7 @@ static void test_writer__auto_int_encoding_picks_delta_for_sorted_columns(void *
   free(rnd);
 }
 
-/* AUTO with a codec writes high-cardinality doubles BYTE_STREAM_SPLIT
+/* EXTENDED with a codec writes high-cardinality doubles BYTE_STREAM_SPLIT
  * (low-cardinality ones keep the dictionary); uncompressed, they stay PLAIN. */
 static void test_writer__auto_splits_doubles_when_compressed(void **state) {
   (void)state;
@@ -1240,6 +1241,7 @@ static void test_writer__auto_splits_doubles_when_compressed(void **state) {
   b.num_rows = 5000;
   for (int pass = 0; pass < 2; pass++) {
     inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    o.encodings = INLET_PARQUET_ENCODINGS_EXTENDED;
     o.compression = pass ? INLET_COMPRESSION_UNCOMPRESSED : INLET_COMPRESSION_ZSTD;
     o.page_bytes = 8 * 1024;
     const char *path = tmp_file(pass ? "writer_split_none" : "writer_split_zstd");
@@ -1267,6 +1269,80 @@ static void test_writer__auto_splits_doubles_when_compressed(void **state) {
     inlet_batch_reset(&out);
     inlet_parquet_reader_free(rd);
   }
+  inlet_batch_reset(&b);
+}
+
+/* The default (COMPATIBLE encodings) writes the columns EXTENDED turns into
+ * DELTA_BINARY_PACKED and BYTE_STREAM_SPLIT as PLAIN or dictionary pages in
+ * V1 data pages only, with every codec; values read back exactly. An unknown
+ * encodings value is refused. */
+static void test_writer__compatible_default_writes_only_v1_encodings(void **state) {
+  (void)state;
+  inlet_batch b;
+  batch_from_ddl(&b, "id long not null, t timestamp, amount double, k int");
+  for (int i = 0; i < 20000; i++) {
+    put_int(&b, 0, i);
+    put_int(&b, 1, 1700000000000000LL + i * 1000LL);
+    put_double(&b, 2, (double)((i * 2654435761u >> 4) % 1000000) / 100.0);
+    put_int(&b, 3, i % 5);
+  }
+  b.num_rows = 20000;
+  const inlet_compression codecs[] = {INLET_COMPRESSION_ZSTD, INLET_COMPRESSION_SNAPPY,
+                                      INLET_COMPRESSION_UNCOMPRESSED};
+  for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++) {
+    inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    assert_int_equal(o.encodings, INLET_PARQUET_ENCODINGS_COMPATIBLE);
+    o.compression = codecs[c];
+    o.page_bytes = 16 * 1024;
+    const char *path = tmp_file("writer_compatible");
+    write_file(path, &b, &o);
+    pq_file_metadata m;
+    read_footer(path, &m);
+    for (int32_t col = 0; col < 4; col++) {
+      const pq_column_meta *md = &m.row_groups[0].columns[col].meta_data;
+      for (int32_t i = 0; i < md->n_encodings; i++)
+        assert_true(md->encodings[i] == PQ_ENC_PLAIN || md->encodings[i] == PQ_ENC_RLE ||
+                    md->encodings[i] == PQ_ENC_RLE_DICTIONARY);
+      for (int32_t i = 0; i < md->n_encoding_stats; i++)
+        assert_true(md->encoding_stats[i].encoding == PQ_ENC_PLAIN ||
+                    md->encoding_stats[i].encoding == PQ_ENC_RLE_DICTIONARY);
+    }
+    assert_true(page_count(&m.row_groups[0].columns[0].meta_data, PQ_PAGE_DATA, PQ_ENC_PLAIN) >= 2);
+    assert_true(page_count(&m.row_groups[0].columns[2].meta_data, PQ_PAGE_DATA, PQ_ENC_PLAIN) >= 2);
+    pq_file_metadata_reset(&m);
+
+    inlet_parquet_reader *rd = NULL;
+    inlet_error err = INLET_ERROR_INIT;
+    assert_int_equal(inlet_parquet_reader_open(&rd, path, NULL, &err), 0);
+    inlet_batch out;
+    memset(&out, 0, sizeof out);
+    assert_int_equal(inlet_parquet_reader_read_row_group(rd, 0, &out, &err), 0);
+    assert_int_equal(out.num_rows, 20000);
+    const int64_t *ids = (const int64_t *)out.columns[0].values;
+    const double *am = (const double *)out.columns[2].values;
+    for (int i = 0; i < 20000; i++) {
+      assert_int_equal(ids[i], i);
+      assert_true(am[i] == (double)((i * 2654435761u >> 4) % 1000000) / 100.0);
+    }
+    inlet_batch_reset(&out);
+    inlet_parquet_reader_free(rd);
+    unlink(path);
+  }
+
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.encodings = (inlet_parquet_encodings)7;
+  inlet_parquet_writer *w = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_parquet_writer_open(&w, tmp_file("writer_bad_enc"), &b.schema, &o, &err),
+                   INLET_EINVAL);
+  assert_non_null(strstr(inlet_errmsg(&err), "encodings"));
+  inlet_parquet_encodings e = INLET_PARQUET_ENCODINGS_COMPATIBLE;
+  assert_int_equal(inlet_parquet_encodings_parse(&e, "EXTENDED", &err), 0);
+  assert_int_equal(e, INLET_PARQUET_ENCODINGS_EXTENDED);
+  assert_int_equal(inlet_parquet_encodings_parse(&e, "Compatible", &err), 0);
+  assert_int_equal(e, INLET_PARQUET_ENCODINGS_COMPATIBLE);
+  assert_int_equal(inlet_parquet_encodings_parse(&e, "v2", &err), INLET_EINVAL);
+  assert_non_null(strstr(inlet_errmsg(&err), "\"v2\""));
   inlet_batch_reset(&b);
 }
 
@@ -1484,6 +1560,7 @@ int main(void) {
       cmocka_unit_test(test_writer__delta_int_encoding_writes_delta_pages),
       cmocka_unit_test(test_writer__auto_int_encoding_picks_delta_for_sorted_columns),
       cmocka_unit_test(test_writer__auto_splits_doubles_when_compressed),
+      cmocka_unit_test(test_writer__compatible_default_writes_only_v1_encodings),
       cmocka_unit_test(test_writer__huge_strings_keep_pages_bounded),
       cmocka_unit_test(test_writer__decreasing_string_offsets_are_einval),
   };

@@ -1,0 +1,354 @@
+/*
+ * Issue 11, section 6 (smaller spec gaps), the items about what inlet reads
+ * from the log and writes into partitions:
+ *   - describe counts compactions as OPTIMIZE commits only (delta-rs's
+ *     cdc_ict_table holds a DELETE and an UPDATE that remove files);
+ *   - rows are unknown (null / "unknown"), not 0, when a live file's
+ *     add.stats has no numRecords;
+ *   - describe and history work from the log alone on tables whose reader
+ *     features inlet cannot scan (column mapping, deletion vectors, variant,
+ *     geospatial, an unknown reader version), while scans still refuse them;
+ *   - an empty-string partition value is written as null in
+ *     __HIVE_DEFAULT_PARTITION__, as Spark writes it;
+ *   - a void column (delta-kernel-rs's void-column table) reads as all null,
+ *     and writes to such a table are refused naming the column.
+ * The foreign tables are copies of tests/data/foreign (see its README).
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+  char dir[4096];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("spec-gaps"));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+/* Runs a shell command (printf-style) into @p r; fails the test when it
+ * cannot be run. */
+static void sh(tu_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sh(tu_result *r, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  assert_int_equal(tu_sh(r, "%s", cmd), 0);
+  free(cmd);
+}
+
+static void sh_ok(tu_result *r, const char *what) {
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+}
+
+/* Copies foreign table @p rel (below tests/data/foreign) into the fixture;
+ * returns the copy's path (static). The upstream fixtures break some of the
+ * protocol rules themselves (trimmed logs, ...), so the copy is exempt from
+ * the rules checker: nothing here writes to it. */
+static const char *foreign(fixture *f, const char *rel) {
+  static char path[4300];
+  const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+  snprintf(path, sizeof path, "%s/%s", f->dir, base);
+  tu_result r;
+  sh(&r, "cp -R '%s/tests/data/foreign/%s' '%s'", INLET_SOURCE_DIR, rel, path);
+  sh_ok(&r, "copy foreign table");
+  tu_result_free(&r);
+  tu_rules_exempt(path, "test_conformance_spec_gaps: upstream fixture, read only");
+  return path;
+}
+
+static json_t *run_json(const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static json_t *run_json(const char *what, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "%s", cmd), 0);
+  free(cmd);
+  sh_ok(&r, what);
+  json_error_t je;
+  json_t *o = json_loads(r.out, 0, &je);
+  if (!o) fail_msg("%s: not JSON (%s): %s", what, je.text, r.out);
+  tu_result_free(&r);
+  return o;
+}
+
+/* Commit files in @p table's _delta_log, counted by the test itself. */
+static int count_commits(const char *table, int64_t *newest) {
+  tu_result r;
+  sh(&r, "ls '%s/_delta_log' | grep -E '^[0-9]{20}\\.json$' | sort", table);
+  int n = 0;
+  *newest = -1;
+  for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+    n++;
+    *newest = strtoll(line, NULL, 10);
+  }
+  tu_result_free(&r);
+  return n;
+}
+
+/* A DELETE and an UPDATE remove files but are no compaction; inlet's own
+ * compaction (OPTIMIZE) is one. */
+static void test_gaps__describe_counts_only_optimize_as_compaction(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-rs/cdc_ict_table");
+  /* The fixture: v2 is a DELETE removing two files, v3 an UPDATE. */
+  tu_result r;
+  sh(&r, "grep -c '\"operation\":\"DELETE\"' '%s/_delta_log/00000000000000000002.json'", t);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  json_t *d = run_json("describe cdc_ict_table", "'%s' describe '%s' --json", INLET_BIN, t);
+  assert_int_equal(json_integer_value(json_object_get(d, "commits")), 4);
+  assert_int_equal(json_integer_value(json_object_get(d, "compactions")), 0);
+  json_decref(d);
+
+  char own[4200], ev[4200];
+  snprintf(own, sizeof own, "%s/own", f->dir);
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  assert_int_equal(tu_write_file(ev, "{\"id\":1}\n{\"id\":2}\n", 18), 0);
+  sh(&r, "'%s' create '%s' --schema 'id long' && '%s' append '%s' '%s' && '%s' append '%s' '%s' && "
+         "'%s' compact '%s' --min-files 2",
+     INLET_BIN, own, INLET_BIN, own, ev, INLET_BIN, own, ev, INLET_BIN, own);
+  sh_ok(&r, "create, append twice, compact");
+  tu_result_free(&r);
+  d = run_json("describe own", "'%s' describe '%s' --json", INLET_BIN, own);
+  assert_int_equal(json_integer_value(json_object_get(d, "commits")), 4);
+  assert_int_equal(json_integer_value(json_object_get(d, "compactions")), 1);
+  assert_int_equal(json_integer_value(json_object_get(d, "rows")), 4);
+  json_decref(d);
+}
+
+/* A live file whose add carries no stats makes the row count unknown. */
+static void test_gaps__rows_without_stats_are_unknown(void **state) {
+  fixture *f = *state;
+  char t[4200], ev[4200];
+  snprintf(t, sizeof t, "%s/nostats", f->dir);
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  assert_int_equal(tu_write_file(ev, "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n", 27), 0);
+  tu_result r;
+  sh(&r, "'%s' create '%s' --schema 'id long' && '%s' append '%s' '%s'", INLET_BIN, t, INLET_BIN,
+     t, ev);
+  sh_ok(&r, "create, append");
+  tu_result_free(&r);
+  /* Version 2 adds a copy of the data file, as a writer without stats would. */
+  sh(&r,
+     "cd '%s' && f=$(ls part-*.parquet) && cp \"$f\" copy.parquet && s=$(stat -c %%s copy.parquet) "
+     "&& printf '{\"add\":{\"path\":\"copy.parquet\",\"partitionValues\":{},\"size\":%%s,"
+     "\"modificationTime\":1,\"dataChange\":true}}\\n' \"$s\" > "
+     "_delta_log/00000000000000000002.json",
+     t);
+  sh_ok(&r, "hand-written commit");
+  tu_result_free(&r);
+  json_t *d = run_json("describe", "'%s' describe '%s' --json", INLET_BIN, t);
+  assert_int_equal(json_integer_value(json_object_get(d, "version")), 2);
+  assert_int_equal(json_integer_value(json_object_get(d, "files")), 2);
+  assert_true(json_is_null(json_object_get(d, "rows")));
+  assert_int_equal(json_integer_value(json_object_get(d, "files_without_stats")), 1);
+  json_decref(d);
+  sh(&r, "'%s' describe '%s'", INLET_BIN, t);
+  sh_ok(&r, "describe (text)");
+  assert_non_null(strstr(r.out, "rows                   unknown (1 of 2 files"));
+  tu_result_free(&r);
+  /* The scan still counts them: six rows. */
+  sh(&r, "'%s' scan '%s' --format csv | tail -n +2 | wc -l", INLET_BIN, t);
+  sh_ok(&r, "scan");
+  assert_string_equal(r.out, "6\n");
+  tu_result_free(&r);
+}
+
+/* Tables whose reader features inlet cannot scan: describe and history read
+ * only the log and work; a scan still refuses, naming what it cannot do. */
+static void test_gaps__describe_and_history_on_unscannable_tables(void **state) {
+  fixture *f = *state;
+  static const struct {
+    const char *rel, *scan_refusal;
+  } tables[] = {
+      {"delta-rs/table_with_column_mapping", "column mapping"},
+      {"delta-rs/table-with-dv-small", "deletion vectors"},
+      {"delta-rs/spark-variant-stable-feature-checkpoint", "variantType"},
+      {"delta-rs/simple_table_features", "reader version 5"},
+      {"delta-kernel-rs/table-with-geo", "geospatial"},
+  };
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    const char *t = foreign(f, tables[i].rel);
+    int64_t newest;
+    int commits = count_commits(t, &newest);
+    assert_true(commits > 0);
+    json_t *d = run_json(tables[i].rel, "'%s' describe '%s' --json", INLET_BIN, t);
+    assert_int_equal(json_integer_value(json_object_get(d, "version")), newest);
+    assert_int_equal(json_integer_value(json_object_get(d, "commits")), commits);
+    /* The protocol shown is the log's: the newest protocol action. */
+    tu_result r;
+    sh(&r, "cat '%s'/_delta_log/*.json | grep -o '\"minReaderVersion\":[0-9]*' | tail -1", t);
+    int reader = atoi(strchr(r.out, ':') + 1);
+    tu_result_free(&r);
+    json_t *p = json_object_get(d, "protocol");
+    assert_int_equal(json_integer_value(json_object_get(p, "minReaderVersion")), reader);
+    json_decref(d);
+    json_t *h = run_json(tables[i].rel, "'%s' history '%s' --json", INLET_BIN, t);
+    assert_true(json_is_array(h));
+    assert_int_equal((int)json_array_size(h), commits);
+    json_decref(h);
+    sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, t);
+    assert_int_not_equal(r.status, 0);
+    if (!strstr(r.err, tables[i].scan_refusal))
+      fail_msg("%s: scan refusal should name %s: %s", tables[i].rel, tables[i].scan_refusal,
+               r.err);
+    tu_result_free(&r);
+  }
+}
+
+/* Spark writes an empty string partition value as null, in
+ * __HIVE_DEFAULT_PARTITION__; a NOT NULL partition column refuses one. */
+static void test_gaps__empty_string_partition_value_is_null(void **state) {
+  fixture *f = *state;
+  char t[4200], ev[4200];
+  snprintf(t, sizeof t, "%s/pt", f->dir);
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  const char *rows = "{\"id\":1,\"s\":\"\"}\n{\"id\":2,\"s\":\"a\"}\n{\"id\":3,\"s\":null}\n";
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  tu_result r;
+  sh(&r, "'%s' create '%s' --schema 'id long, s string' --partition-by s && '%s' append '%s' '%s'",
+     INLET_BIN, t, INLET_BIN, t, ev);
+  sh_ok(&r, "create, append");
+  tu_result_free(&r);
+  /* The log: no "" value; two adds, one for "a", one null in the default
+   * partition directory (rows 1 and 3 together). */
+  char p[4300];
+  snprintf(p, sizeof p, "%s/_delta_log/00000000000000000001.json", t);
+  char *log = tu_read_file(p, NULL);
+  assert_non_null(log);
+  int adds = 0, nulls = 0;
+  for (char *line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *o = json_loads(line, 0, NULL);
+    json_t *a = json_object_get(o, "add");
+    if (a) {
+      adds++;
+      json_t *pv = json_object_get(json_object_get(a, "partitionValues"), "s");
+      const char *path = json_string_value(json_object_get(a, "path"));
+      assert_non_null(pv);
+      if (json_is_null(pv)) {
+        nulls++;
+        assert_true(strncmp(path, "s=__HIVE_DEFAULT_PARTITION__/", 29) == 0);
+      } else {
+        assert_string_equal(json_string_value(pv), "a");
+        assert_true(strncmp(path, "s=a/", 4) == 0);
+      }
+    }
+    json_decref(o);
+  }
+  free(log);
+  assert_int_equal(adds, 2);
+  assert_int_equal(nulls, 1);
+  sh(&r, "test -e '%s/s=' && echo present || echo absent", t);
+  assert_string_equal(r.out, "absent\n");
+  tu_result_free(&r);
+  /* Read back, by inlet and by DuckDB (refcheck): "" is null, as Spark reads it. */
+  sh(&r, "'%s' scan '%s' --format ndjson | sort", INLET_BIN, t);
+  sh_ok(&r, "scan");
+  assert_string_equal(r.out, "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"a\"}\n{\"id\":3,\"s\":null}\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' '%s' delta '%s'", INLET_NODE, INLET_REFCHECK, t);
+  sh_ok(&r, "refcheck delta");
+  json_t *doc = json_loads(r.out, 0, NULL);
+  tu_result_free(&r);
+  assert_non_null(doc);
+  json_t *rs = json_object_get(doc, "rows");
+  assert_int_equal((int)json_array_size(rs), 3);
+  int null_s = 0;
+  size_t i;
+  json_t *row;
+  json_array_foreach(rs, i, row) null_s += json_is_null(json_array_get(row, 1));
+  assert_int_equal(null_s, 2);
+  json_decref(doc);
+
+  /* NOT NULL partition column: an empty string cannot be stored. */
+  snprintf(t, sizeof t, "%s/pt-nn", f->dir);
+  sh(&r, "'%s' create '%s' --schema 'id long, s string not null' --partition-by s && '%s' append "
+         "'%s' '%s'",
+     INLET_BIN, t, INLET_BIN, t, ev);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "\"s\""));
+  tu_result_free(&r);
+}
+
+/* PROTOCOL.md "Void Type": a void column is never in a data file and reads
+ * as all null; inlet refuses to write such a table (it would have to leave
+ * the column out of its data files). */
+static void test_gaps__void_column_reads_as_null(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-kernel-rs/void-column");
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --format ndjson | sort", INLET_BIN, t);
+  sh_ok(&r, "scan void-column");
+  /* The fixture's adds: ids 1, 2 and 3 (their stats), void_col null. */
+  assert_string_equal(r.out, "{\"id\":1,\"void_col\":null}\n{\"id\":2,\"void_col\":null}\n"
+                             "{\"id\":3,\"void_col\":null}\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format csv --where 'void_col IS NULL AND id >= 2' | tail -n +2 | sort",
+     INLET_BIN, t);
+  sh_ok(&r, "scan with IS NULL");
+  assert_string_equal(r.out, "2,\n3,\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format csv --where 'void_col IS NOT NULL' | tail -n +2 | wc -l",
+     INLET_BIN, t);
+  sh_ok(&r, "scan with IS NOT NULL");
+  assert_string_equal(r.out, "0\n");
+  tu_result_free(&r);
+  json_t *d = run_json("describe", "'%s' describe '%s' --json", INLET_BIN, t);
+  assert_string_equal(json_string_value(json_object_get(d, "schema_ddl")), "id long, void_col void");
+  json_decref(d);
+  /* Writes are refused, naming the column; the table is unchanged. */
+  char ev[4200];
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  assert_int_equal(tu_write_file(ev, "{\"id\":4}\n", 9), 0);
+  sh(&r, "cd '%s' && find . -type f | sort | xargs sha256sum > ../void.before", t);
+  tu_result_free(&r);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "\"void_col\""));
+  assert_non_null(strstr(r.err, "void"));
+  tu_result_free(&r);
+  sh(&r, "'%s' compact '%s' --min-files 2", INLET_BIN, t);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "\"void_col\""));
+  tu_result_free(&r);
+  sh(&r, "cd '%s' && find . -type f | sort | xargs sha256sum | cmp - ../void.before && echo same",
+     t);
+  assert_string_equal(r.out, "same\n");
+  tu_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_gaps__describe_counts_only_optimize_as_compaction, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__rows_without_stats_are_unknown, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__describe_and_history_on_unscannable_tables, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__empty_string_partition_value_is_null, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__void_column_reads_as_null, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
