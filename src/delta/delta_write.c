@@ -221,7 +221,9 @@ static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_fil
   }
   inlet_free(f->dir);
   inlet_free(f->rel_path);
-  for (int32_t i = 0; i < f->n_pvals; i++) {
+  /* pvals may be NULL with n_pvals set: a file whose creation failed hands
+   * its dir and pvals back to the caller (find_file). */
+  for (int32_t i = 0; f->pvals && i < f->n_pvals; i++) {
     inlet_free(f->pvals[i].key);
     inlet_free(f->pvals[i].value);
   }
@@ -347,12 +349,14 @@ static int find_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_fil
   memset(f, 0, sizeof *f);
   f->dir = dir;
   f->pvals = pvals;
-  f->n_pvals = w->n_part;
+  f->n_pvals = pvals ? w->n_part : 0;
   *out = f;
   int rc = part_file_open(w, f, err);
   if (rc < 0) {
+    /* dir and pvals go back to the caller, which frees them. */
     f->dir = NULL;
     f->pvals = NULL;
+    f->n_pvals = 0;
     part_file_reset(w, f, true);
     w->n_files--;
     return rc;
