@@ -87,6 +87,14 @@ typedef struct inlet_text_bad_record {
  * with INLET_EINVAL carrying the record's reason). */
 typedef int (*inlet_text_bad_record_fn)(void *ctx, const inlet_text_bad_record *bad);
 
+/** Checks a converted record, row @p row of @p batch, against rules beyond
+ * its types (e.g. inlet_table_writer_check_row: partition values that can
+ * name a directory). Return 0 to keep it; INLET_EINVAL (reason in @p err)
+ * makes it a bad record, rolled back and reported like a conversion failure;
+ * any other negative code fails the read. */
+typedef int (*inlet_text_row_check_fn)(void *ctx, const inlet_batch *batch, int64_t row,
+                                       inlet_error *err);
+
 typedef struct inlet_text_reader_options {
   int version;                    /* INLET_TEXT_READER_OPTIONS_VERSION */
   inlet_text_format format;       /* NDJSON (default) or CSV */
@@ -101,12 +109,16 @@ typedef struct inlet_text_reader_options {
                                      Without it, cells map to schema fields in order. */
   inlet_text_bad_record_fn on_bad_record; /* NULL: bad records are only counted */
   void *ctx;
+  /* Version 2: */
+  inlet_text_row_check_fn row_check;      /* NULL: no check */
+  void *row_check_ctx;
 } inlet_text_reader_options;
 
-#define INLET_TEXT_READER_OPTIONS_VERSION 1
+/* Version 1 (without row_check) is still accepted. */
+#define INLET_TEXT_READER_OPTIONS_VERSION 2
 #define INLET_TEXT_READER_OPTIONS_INIT                                                     \
   {INLET_TEXT_READER_OPTIONS_VERSION, INLET_TEXT_NDJSON, 65536, 64 * 1024 * 1024,         \
-   16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL}
+   16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL, NULL, NULL}
 
 typedef struct inlet_text_reader inlet_text_reader;
 

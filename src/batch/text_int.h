@@ -70,7 +70,6 @@ const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32
 bool text_parse_date(const char *s, size_t n, int32_t *days);
 int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d);
 void text_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
-bool text_utf8_valid(const uint8_t *s, size_t n);
 
 /* ---- formatting -------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
  * truncating every column to the batch's row count.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -72,7 +73,7 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   *out = NULL;
   inlet_text_reader_options def = INLET_TEXT_READER_OPTIONS_INIT;
   const inlet_text_reader_options *o = options ? options : &def;
-  FAIL_IF(o->version != INLET_TEXT_READER_OPTIONS_VERSION, err, INLET_EINVAL,
+  FAIL_IF(o->version != INLET_TEXT_READER_OPTIONS_VERSION && o->version != 1, err, INLET_EINVAL,
           "text reader: unknown options version %d", o->version);
   FAIL_IF(o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV, err, INLET_EINVAL,
           "text reader: format must be ndjson or csv");
@@ -80,7 +81,10 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   inlet_text_reader *r = inlet_calloc(1, sizeof *r);
   if (!r) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   r->fd = -1;
-  r->opt = *o;
+  if (o->version == 1) /* a version-1 struct ends before row_check */
+    memcpy(&r->opt, o, offsetof(inlet_text_reader_options, row_check));
+  else
+    r->opt = *o;
   if (r->opt.max_batch_rows <= 0) r->opt.max_batch_rows = 65536;
   if (r->opt.max_batch_bytes <= 0) r->opt.max_batch_bytes = 64 << 20;
   if (r->opt.max_record_bytes <= 0) r->opt.max_record_bytes = 16 << 20;
@@ -448,7 +452,8 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
   return 0;
 }
 
-/* Converts one record into batch row batch->num_rows; rolls back on failure. */
+/* Converts one record into batch row batch->num_rows and runs the row
+ * check; rolls back on failure. */
 static int convert(inlet_text_reader *r, inlet_batch *b, const char *s, size_t n) {
   int rc;
   r->conv.reason[0] = '\0';
@@ -458,7 +463,15 @@ static int convert(inlet_text_reader *r, inlet_batch *b, const char *s, size_t n
     rc = text_json_row(&r->conv, &r->schema, r->idx, b->columns, b->num_rows, s, n);
   if (rc == 0) {
     b->num_rows++;
-    return 0;
+    if (!r->opt.row_check) return 0;
+    inlet_error e = INLET_ERROR_INIT;
+    rc = r->opt.row_check(r->opt.row_check_ctx, b, b->num_rows - 1, &e);
+    if (rc == 0) return 0;
+    b->num_rows--;
+    if (rc == INLET_EINVAL)
+      snprintf(r->conv.reason, sizeof r->conv.reason, "%s", inlet_errmsg(&e));
+    else
+      r->conv.err = e;
   }
   for (int32_t i = 0; i < r->schema.n_fields; i++)
     text_array_truncate(&b->columns[i], &r->schema.fields[i], b->num_rows);

@@ -221,8 +221,7 @@ static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_fil
   }
   inlet_free(f->dir);
   inlet_free(f->rel_path);
-  /* pvals may be NULL with n_pvals set: a file whose creation failed hands
-   * its dir and pvals back to the caller (find_file). */
+  /* Robust to pvals == NULL whatever n_pvals says (the crash of issue 12). */
   for (int32_t i = 0; f->pvals && i < f->n_pvals; i++) {
     inlet_free(f->pvals[i].key);
     inlet_free(f->pvals[i].value);
@@ -329,15 +328,17 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
   return delta_stats_new(&f->stats, &w->data_schema, max_cols, err);
 }
 
-/* Finds or creates the file for partition directory @p dir (owned by the
- * caller on failure, by the file on success). */
-static int find_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_file **out,
-                     inlet_error *err) {
+/* The file of partition directory @p dir, or NULL. */
+static part_file *lookup_file(inlet_table_writer *w, const char *dir) {
   for (size_t i = 0; i < w->n_files; i++)
-    if (strcmp(w->files[i].dir, dir) == 0) {
-      *out = &w->files[i];
-      return 1; /* existing: caller frees dir and pvals */
-    }
+    if (strcmp(w->files[i].dir, dir) == 0) return &w->files[i];
+  return NULL;
+}
+
+/* Adds a file entry for partition directory @p dir (not created yet: see
+ * open_new_files). Takes @p dir and @p pvals on success only. */
+static int add_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_file **out,
+                    inlet_error *err) {
   if (w->n_files == w->cap_files) {
     size_t nc = w->cap_files ? w->cap_files * 2 : 4;
     part_file *nf = inlet_realloc(w->files, nc * sizeof *nf);
@@ -351,17 +352,28 @@ static int find_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_fil
   f->pvals = pvals;
   f->n_pvals = pvals ? w->n_part : 0;
   *out = f;
-  int rc = part_file_open(w, f, err);
-  if (rc < 0) {
-    /* dir and pvals go back to the caller, which frees them. */
-    f->dir = NULL;
-    f->pvals = NULL;
-    f->n_pvals = 0;
-    part_file_reset(w, f, true);
-    w->n_files--;
-    return rc;
-  }
   return 0;
+}
+
+/* Creates the data files of entries [@p first, n_files). */
+static int open_new_files(inlet_table_writer *w, size_t first, inlet_error *err) {
+  for (size_t i = first; i < w->n_files; i++) TRY(part_file_open(w, &w->files[i], err));
+  return 0;
+}
+
+/* Drops the entries from @p first on, removing the files they created: a
+ * failed write leaves the writer as it found it. */
+static void drop_new_files(inlet_table_writer *w, size_t first) {
+  for (size_t i = first; i < w->n_files; i++) part_file_reset(w, &w->files[i], true);
+  w->n_files = first;
+}
+
+static void free_pvals(delta_kv *pv, int32_t n) {
+  for (int32_t p = 0; pv && p < n; p++) {
+    inlet_free(pv[p].key);
+    inlet_free(pv[p].value);
+  }
+  inlet_free(pv);
 }
 
 /* Partition directory and values of row @p r. */
@@ -383,6 +395,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
     }
     rc = delta_partition_value_format(&kv->value, f, &b->columns[ci], r, err);
     if (rc < 0) break;
+    size_t len;
+    rc = delta_partition_component_check(f->name, kv->value, kv->value ? strlen(kv->value) : 0,
+                                         &len, err);
+    if (rc < 0) break;
     char *en = delta_hive_escape(f->name), *ev = delta_hive_escape(kv->value);
     if (p) inlet_buf_push(&d, '/');
     if (en && ev)
@@ -394,12 +410,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
   }
   inlet_buf_terminate(&d);
   if (rc == 0 && inlet_buf_status(&d)) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc == 0) rc = delta_partition_path_check(strlen(w->table->root_abs), d.len, err);
+  if (rc == INLET_EINVAL) inlet_error_prefix(err, "row %lld", (long long)r);
   if (rc < 0) {
-    for (int32_t p = 0; p < w->n_part; p++) {
-      inlet_free((*pvals)[p].key);
-      inlet_free((*pvals)[p].value);
-    }
-    inlet_free(*pvals);
+    free_pvals(*pvals, w->n_part);
     *pvals = NULL;
     inlet_buf_reset(&d);
     return rc;
@@ -445,20 +459,32 @@ static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
   return rc;
 }
 
+int inlet_table_writer_check_row(const inlet_table_writer *w, const inlet_batch *b, int64_t row,
+                                 inlet_error *err) {
+  FAIL_IF(row < 0 || row >= b->num_rows, err, INLET_EINVAL, "row %lld is not in the batch",
+          (long long)row);
+  TRY(check_batch(w, b, err));
+  return delta_partition_row_check(b, row, w->part_idx, w->n_part, strlen(w->table->root_abs),
+                                   err);
+}
+
 int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_error *err) {
   FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
   TRY(check_batch(w, b, err));
   if (b->num_rows == 0) return 0;
+  size_t first_new = w->n_files;
+  int rc = 0;
   if (w->n_part == 0) {
     part_file *f = w->n_files ? &w->files[0] : NULL;
     if (!f) {
       char *dir = inlet_strdup("");
       if (!dir) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-      int rc = find_file(w, dir, NULL, &f, err);
+      rc = add_file(w, dir, NULL, &f, err);
       if (rc < 0) {
         inlet_free(dir);
         return rc;
       }
+      if ((rc = open_new_files(w, first_new, err)) < 0) goto undo;
     }
     TRY(write_rows(w, f, b, NULL, b->num_rows, err));
     w->rows += b->num_rows;
@@ -466,30 +492,34 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   }
   for (size_t i = 0; i < w->n_files; i++)
     w->files[i].n_rows = 0;
+  /* Every row's partition first: a row whose values cannot name a directory
+   * fails the batch before any file is created. */
   for (int64_t r = 0; r < b->num_rows; r++) {
     char *dir;
     delta_kv *pv;
-    TRY(row_partition(w, b, r, &dir, &pv, err));
-    part_file *f;
-    int rc = find_file(w, dir, pv, &f, err);
-    if (rc != 0) {
+    if ((rc = row_partition(w, b, r, &dir, &pv, err)) < 0) goto undo;
+    part_file *f = lookup_file(w, dir);
+    if (f) {
       inlet_free(dir);
-      for (int32_t p = 0; p < w->n_part; p++) {
-        inlet_free(pv[p].key);
-        inlet_free(pv[p].value);
-      }
-      inlet_free(pv);
-      if (rc < 0) return rc;
+      free_pvals(pv, w->n_part);
+    } else if ((rc = add_file(w, dir, pv, &f, err)) < 0) {
+      inlet_free(dir);
+      free_pvals(pv, w->n_part);
+      goto undo;
     }
     if (f->n_rows == f->cap_rows) {
       int64_t nc = f->cap_rows ? f->cap_rows * 2 : 256;
       int64_t *nr = inlet_realloc(f->rows, (size_t)nc * sizeof *nr);
-      if (!nr) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+      if (!nr) {
+        rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+        goto undo;
+      }
       f->rows = nr;
       f->cap_rows = nc;
     }
     f->rows[f->n_rows++] = r;
   }
+  if ((rc = open_new_files(w, first_new, err)) < 0) goto undo;
   for (size_t i = 0; i < w->n_files; i++) {
     part_file *f = &w->files[i];
     if (f->n_rows == 0) continue;
@@ -500,6 +530,9 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   }
   w->rows += b->num_rows;
   return 0;
+undo:
+  drop_new_files(w, first_new);
+  return rc;
 }
 
 int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err) {

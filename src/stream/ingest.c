@@ -61,6 +61,8 @@ typedef struct ingester {
   int32_t et_col, flag_col;
   gen_col gens[8];
   int n_gens;
+  int32_t *pcheck; /* owned: partition columns whose values records give */
+  int32_t n_pcheck;
   stream_watermark wm;
   int64_t wm_committed;
 
@@ -315,10 +317,32 @@ static int setup_schema(ingester *g, inlet_error *err) {
     }
     g->schema.fields[g->flag_col].nullable = true;
   }
-  rc = setup_generated(g, s, err);
+  if ((rc = setup_generated(g, s, err)) < 0) goto done;
+  /* Partition columns that records fill (generated ones are computed). */
+  int32_t np = inlet_snapshot_num_partition_columns(s);
+  g->pcheck = inlet_calloc((size_t)np + 1, sizeof *g->pcheck);
+  if (!g->pcheck) {
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    goto done;
+  }
+  for (int32_t i = 0; i < np; i++) {
+    int ci = inlet_schema_find(&g->schema, inlet_snapshot_partition_column(s, i));
+    bool generated = false;
+    for (int k = 0; k < g->n_gens; k++) generated |= g->gens[k].col == ci;
+    if (ci >= 0 && !generated) g->pcheck[g->n_pcheck++] = ci;
+  }
 done:
   if (s != &created) inlet_snapshot_free(s);
   return rc;
+}
+
+/* The reader's row check: a record whose partition values cannot name a
+ * directory is a rejected record (dead letter with the reason), not a
+ * failed batch. */
+static int partition_row_check(void *ctx, const inlet_batch *b, int64_t row, inlet_error *err) {
+  ingester *g = ctx;
+  return delta_partition_row_check(b, row, g->pcheck, g->n_pcheck, strlen(g->table->root_abs),
+                                   err);
 }
 
 static int new_reader(ingester *g, const char *header, size_t len, inlet_error *err) {
@@ -955,6 +979,7 @@ static void ingester_free(ingester *g) {
   inlet_schema_reset(&g->schema);
   inlet_free(g->header);
   inlet_free(g->late);
+  inlet_free(g->pcheck);
   inlet_free(g->dl_dir);
   inlet_table_free(g->late_table);
   inlet_free(g->cs_schema_json);
@@ -1116,6 +1141,10 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   ro.format = g->o.format;
   ro.strict = g->o.strict;
   g->ropt = ro;
+  if (g->n_pcheck) {
+    g->ropt.row_check = partition_row_check;
+    g->ropt.row_check_ctx = g;
+  }
   TRY(new_reader(g, NULL, 0, err));
   TRY(inlet_batch_init(&g->chunk, &g->schema, err));
   if (g->o.late_policy == INLET_LATE_ROUTE) {
@@ -1123,7 +1152,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     inlet_snapshot *ls = NULL;
     TRY(inlet_table_snapshot(&ls, g->late_table, err));
     int rc = inlet_text_reader_open_memory(&g->late_reader, "", 0, inlet_snapshot_schema(ls),
-                                           &g->ropt, err);
+                                           &ro, err);
     inlet_snapshot_free(ls);
     TRY(rc);
     FAIL_IF(g->o.format == INLET_TEXT_CSV, err, INLET_EUNSUPPORTED,
