@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "delta/delta_table_int.h"
+#include "parquet/pq_writer.h"
 #include "util/util.h"
 
 typedef struct part_file {
@@ -298,9 +299,6 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
   f->rel_path = inlet_malloc(n);
   if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   snprintf(f->rel_path, n, "%s%s%s", f->dir, *f->dir ? "/" : "", name);
-  if (*f->dir) TRY(w->table->st->ops->mkdirs(w->table->st, f->dir, err));
-  char *abs = delta_join_path(w->table->root_abs, f->rel_path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.compression = w->opts.compression;
   po.sync_on_close = true;
@@ -311,7 +309,6 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
     char *end = NULL;
     long long v = strtoll(pr, &end, 10);
     if (end == pr || *end || v <= 0 || v > INT32_MAX) {
-      inlet_free(abs);
       return inlet_fail(err, INLET_EINVAL,
                         "table property inlet.parquet.pageRows must be a positive row count, "
                         "not \"%s\"",
@@ -319,9 +316,9 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
     }
     po.page_max_rows = v;
   }
-  int rc = inlet_parquet_writer_open(&f->pw, abs, &w->data_schema, &po, err);
-  inlet_free(abs);
-  if (rc < 0) return rc;
+  /* Through the table's storage: its directories are made on the way, and
+   * never through a symbolic link. */
+  TRY(pq_writer_open_storage(&f->pw, w->table->st, f->rel_path, &w->data_schema, &po, err));
   f->created = true;
   const char *nic = delta_metadata_conf(&w->snap.metadata, "delta.dataSkippingNumIndexedCols");
   int32_t max_cols = nic ? (int32_t)strtol(nic, NULL, 10) : 32;

@@ -29,6 +29,7 @@
 
 #include "delta/delta_table_int.h"
 #include "maint/maint_int.h"
+#include "parquet/pq_writer.h"
 #include "util/buf.h"
 #include "util/util.h"
 
@@ -257,15 +258,13 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   f->rel_path = inlet_malloc(n);
   if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   snprintf(f->rel_path, n, "%s%s%s", dir, *dir ? "/" : "", name);
-  char *abs = delta_join_path(c->table->root_abs, f->rel_path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.compression = c->o.compression;
   po.row_group_bytes = c->rg_bytes;
   po.sync_on_close = true;
-  int rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
-  inlet_free(abs);
-  if (rc < 0) return rc;
+  /* Through the table's storage: never through a symbolic link, so a
+   * symlinked partition directory cannot send the output outside the table. */
+  TRY(pq_writer_open_storage(&f->pw, c->table->st, f->rel_path, &c->data_schema, &po, err));
   f->created = true;
   return delta_stats_new(&f->stats, &c->data_schema, c->max_indexed, err);
 }

@@ -54,6 +54,7 @@ struct inlet_wfile_ops {
 typedef struct inlet_dirent {
   char *name; /* owned; entry name, no directory part */
   bool is_dir;
+  bool is_symlink; /* list/list_names: a symbolic link (is_dir false: never followed) */
   int64_t size;
   int64_t mtime_ms; /* modification time, ms since the epoch */
 } inlet_dirent;
