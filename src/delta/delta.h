@@ -385,6 +385,11 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
  * INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT (too many retries).
  */
 int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err);
+/* After a failed delta_txn_commit: true when publishing failed in a way
+ * that may have left the entry in the log (an I/O error that could not be
+ * told apart from success). The data files it references must then stay;
+ * vacuum removes them if the log never names them. */
+bool delta_txn_maybe_published(const delta_txn *t);
 
 /* ---- small helpers --------------------------------------------------------- */
 

@@ -50,6 +50,7 @@ struct inlet_table_writer {
   int32_t counter;
   int64_t rows;
   bool committed;
+  bool keep_files;     /* the commit failed but may be in the log: files stay */
   bool create;         /* this transaction creates the table (version 0) */
   char *create_params; /* owned: CREATE operationParameters, or NULL */
 };
@@ -236,7 +237,7 @@ static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_fil
 void inlet_table_writer_free(inlet_table_writer *w) {
   if (!w) return;
   for (size_t i = 0; i < w->n_files; i++)
-    part_file_reset(w, &w->files[i], !w->committed);
+    part_file_reset(w, &w->files[i], !w->committed && !w->keep_files);
   inlet_free(w->files);
   delta_snapshot_reset(&w->snap);
   inlet_schema_reset(&w->data_schema);
@@ -619,7 +620,10 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   }
   int64_t v = -1;
   rc = delta_txn_commit(txn, &v, err);
-  if (rc < 0) goto done;
+  if (rc < 0) {
+    w->keep_files = delta_txn_maybe_published(txn);
+    goto done;
+  }
   w->committed = true;
   if (version) *version = v;
   /* Checkpoint hook: every delta.checkpointInterval commits (default 10). */

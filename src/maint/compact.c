@@ -725,9 +725,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   if (rc < 0) goto done;
   delta_txn_add_rows(txn, rows);
   rc = delta_txn_commit(txn, version, err);
-  /* Conflicts and retry limits are decided before anything is published. */
-  if (rc < 0 && rc != INLET_ECONFLICT && rc != INLET_ELIMIT && rc != INLET_ENOMEM)
-    *maybe_published = true;
+  if (rc < 0) *maybe_published = delta_txn_maybe_published(txn);
 done:
   delta_txn_free(txn);
   return rc;

@@ -94,6 +94,13 @@ static inline bool inlet_add_overflow_i64(int64_t a, int64_t b, int64_t *out) {
 static inline bool inlet_mul_overflow_i64(int64_t a, int64_t b, int64_t *out) {
   return __builtin_mul_overflow(a, b, out);
 }
+/* a + b, or INT64_MAX / INT64_MIN when it would overflow: for totals that
+ * are reported, not used to address anything. */
+static inline int64_t inlet_add_sat_i64(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
 static inline bool inlet_add_overflow_size(size_t a, size_t b, size_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
