@@ -10,7 +10,9 @@
  * Value conversions (import):
  *   integers   JSON integer or a string holding one; range-checked per width
  *              (overflow is a bad record). CSV: the cell text.
- *   float/double  any JSON number, or "NaN", "Infinity", "-Infinity".
+ *   float/double  any JSON number in the type's range (rounded to the nearest
+ *              value; 1e999, or 1e39 for a float, is a bad record, not an
+ *              infinity), or "NaN", "Infinity", "-Infinity".
  *   boolean    true/false; in CSV and strings also 1/0, t/f, yes/no (any case).
  *   string     JSON string (invalid UTF-8 is a bad record); a number, boolean,
  *              object or array is kept as its JSON text; json columns keep
@@ -37,6 +39,14 @@
  *              array of [key, value] pairs.
  *   null       JSON null, a missing field, or (CSV) an empty unquoted cell;
  *              a null or missing NOT NULL field is a bad record.
+ *
+ * CSV records (RFC 4180): a field starting with a quote may hold line breaks
+ * and ends at its closing quote ("" inside it is a quote); a quote elsewhere
+ * opens nothing (the record is bad, and ends at its line). A malformed record
+ * spanning several lines (a stray quote) is not reported whole: its first
+ * line is a bad record alone and the following lines are read again, also
+ * when the quote is still open at the end of the input or past
+ * max_record_bytes.
  *
  * Thread safety: a reader or writer is used by one thread at a time.
  */

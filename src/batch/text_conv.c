@@ -165,6 +165,13 @@ static bool special_double(const char *s, size_t n, double *out) {
   return false;
 }
 
+/* "Infinity", "NaN" and the like: the only texts that may convert to an
+ * infinity (a number too large for its type is an error, not Infinity). */
+static bool is_special_number(const char *s, size_t n) {
+  double d;
+  return special_double(s, n, &d);
+}
+
 /* strtod/strtof need a terminated copy; numbers longer than this are refused. */
 #define MAX_NUMBER_TEXT 400
 
@@ -640,6 +647,10 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     float v;
     if (kind == TOK_BOOL || !text_parse_float(s, n, &v))
       return text_bad(c, "expected a number, found \"%s\"", kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
+    /* Only the spelled-out names are infinite: 1e39 is out of range, not Infinity. */
+    if (isinf(v) && !is_special_number(s, n))
+      return text_bad(c, "number %s is out of the range of a float (at most 3.4028235e38 in "
+                      "magnitude; write \"Infinity\" for an infinite value)", excerpt(ex, s, n));
     rc = inlet_array_append_float(a, v, &c->err);
     break;
   }
@@ -647,6 +658,10 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     double v;
     if (kind == TOK_BOOL || !text_parse_double(s, n, &v))
       return text_bad(c, "expected a number, found \"%s\"", kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
+    if (isinf(v) && !is_special_number(s, n))
+      return text_bad(c, "number %s is out of the range of a double (at most "
+                      "1.7976931348623157e308 in magnitude; write \"Infinity\" for an infinite "
+                      "value)", excerpt(ex, s, n));
     rc = inlet_array_append_double(a, v, &c->err);
     break;
   }

@@ -210,12 +210,12 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
       int64_t bytes = 0;
       for (int64_t i = s; i <= e; i++) {
         int64_t sz = i < e ? cand_add(c, i)->size : 0;
-        if (i == e || (i > b0 && bytes + sz > c->target)) {
+        if (i == e || (i > b0 && inlet_add_sat_i64(bytes, sz) > c->target)) {
           if (i - b0 >= 2) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes, 0};
           b0 = i;
           bytes = 0;
         }
-        bytes += sz;
+        bytes = inlet_add_sat_i64(bytes, sz); /* sizes come from the log */
       }
     }
     s = e;
@@ -662,7 +662,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
       r->size = a->size;
       r->stats = a->stats;
       TRY_GOTO(delta_txn_add_action(txn, &ra, err));
-      removed_bytes += a->size;
+      removed_bytes = inlet_add_sat_i64(removed_bytes, a->size);
       n_removed++;
     }
   for (size_t k = 0; k < u->n_files; k++) {
@@ -686,7 +686,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
     }
     inlet_free(stats);
     if (rc < 0) goto done;
-    added_bytes += f->size;
+    added_bytes = inlet_add_sat_i64(added_bytes, f->size);
   }
   json_t *params = json_object();
   json_t *pred = json_array();
@@ -764,7 +764,7 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
       for (size_t k = 0; k < u->n_files; k++)
         if (u->files[k].bin == bi) {
           g.n_outputs++;
-          g.output_bytes += u->files[k].size;
+          g.output_bytes = inlet_add_sat_i64(g.output_bytes, u->files[k].size);
         }
       g.rows = bn->rows;
     }
@@ -857,7 +857,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   if (c.o.dry_run) {
     for (int64_t bi = 0; bi < c.n_bins; bi++) {
       res.files_removed += c.bins[bi].n;
-      res.bytes_removed += c.bins[bi].bytes;
+      res.bytes_removed = inlet_add_sat_i64(res.bytes_removed, c.bins[bi].bytes);
       report(&c, bi, 1, NULL, -1, 0, NULL);
     }
     goto done;
@@ -897,10 +897,11 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     res.last_version = v;
     res.rows += rows;
     res.files_added += (int64_t)u.n_files;
-    for (size_t k = 0; k < u.n_files; k++) res.bytes_added += u.files[k].size;
+    for (size_t k = 0; k < u.n_files; k++)
+      res.bytes_added = inlet_add_sat_i64(res.bytes_added, u.files[k].size);
     for (int64_t bi = b0; bi < b0 + nb; bi++) {
       res.files_removed += c.bins[bi].n;
-      res.bytes_removed += c.bins[bi].bytes;
+      res.bytes_removed = inlet_add_sat_i64(res.bytes_removed, c.bins[bi].bytes);
     }
     report(&c, b0, nb, &u, v, 0, NULL);
     unit_reset(&c, &u, false);

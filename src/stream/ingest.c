@@ -700,6 +700,8 @@ static int route_late(ingester *g, const stream_record *rec, inlet_error *err) {
   return 0;
 }
 
+static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err);
+
 static int process(ingester *g, const stream_record *rec, inlet_error *err) {
   if (rec->header) {
     if (g->o.format == INLET_TEXT_CSV) return new_reader(g, rec->data, rec->len, err);
@@ -716,15 +718,55 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
     return dead_letter(g, rec, why, err);
   }
+  return convert_record(g, rec, rec->bytes, err);
+}
+
+/* A malformed CSV record over several lines (a stray quote folded the lines
+ * after it in): its first line is rejected alone and the rest is split into
+ * records again (the rule of the text reader, TEXT_CSV_CUT_REASON). */
+static int split_csv_record(ingester *g, const stream_record *rec, int64_t bytes,
+                            inlet_error *err) {
+  const char *s = rec->data, *nl = memchr(s, '\n', rec->len);
+  stream_record part = *rec;
+  part.len = (size_t)(nl - s);
+  if (part.len > 0 && s[part.len - 1] == '\r') part.len--;
+  g->b_rejected++;
+  stream_trigger_add(&g->trig, 0, bytes, g->now);
+  TRY(dead_letter(g, &part, TEXT_CSV_CUT_REASON, err));
+  size_t at = (size_t)(nl - s) + 1;
+  while (at < rec->len && !g->abandoned) {
+    text_csv_state st = TEXT_CSV_FIELD_START;
+    int64_t lines = 0;
+    size_t end = text_csv_scan(s, at, rec->len, g->ropt.csv_delimiter, &st, &lines);
+    part.data = s + at;
+    part.len = end - at;
+    if (part.len > 0 && part.data[part.len - 1] == '\r') part.len--;
+    part.offset = rec->offset >= 0 ? rec->offset + (int64_t)at : -1;
+    at = end + 1;
+    bool blank = true;
+    for (size_t i = 0; i < part.len && blank; i++) blank = part.data[i] == ' ' || part.data[i] == '\t';
+    if (blank) continue;
+    g->b_records++;
+    TRY(convert_record(g, &part, 0, err));
+  }
+  return 0;
+}
+
+/* Converts one record into the chunk (or the dead letters, or the late
+ * table); @p bytes is its share of the batch's input bytes. */
+static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err) {
   /* Not INLET_ERROR_INIT: zeroing the whole message buffer for every record
    * showed in the ingest profile (bench/RESULTS-ingest.md). */
   inlet_error e;
   e.code = 0;
   e.message[0] = '\0';
   int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
+  if (rc == INLET_EINVAL && text_reader_csv_syntax_failed(g->reader) &&
+      memchr(rec->data, '\n', rec->len))
+    return split_csv_record(g, rec, bytes, err);
   if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
     g->b_rejected++;
-    stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+    stream_trigger_add(&g->trig, 0, bytes, g->now);
     return dead_letter(g, rec, inlet_errmsg(&e), err);
   }
   if (rc < 0) {
@@ -744,7 +786,7 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
       for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
         text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
       g->chunk.num_rows = row;
-      stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+      stream_trigger_add(&g->trig, 0, bytes, g->now);
       if (g->o.late_policy == INLET_LATE_DROP) {
         g->b_dropped++;
         return 0;
@@ -761,7 +803,7 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
   }
   g->late[row] = late;
   g->b_rows++;
-  stream_trigger_add(&g->trig, 1, rec->bytes, g->now);
+  stream_trigger_add(&g->trig, 1, bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
       ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
     rc = flush_chunk(g, &e);
