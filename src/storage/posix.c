@@ -405,12 +405,15 @@ static int open_dir_nofollow(int base_fd, const char *dir, bool create, const ch
     if (nfd < 0) {
       int e = errno;
       struct stat st;
-      if ((e == ENOTDIR || e == ELOOP) && fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISLNK(st.st_mode))
+      bool there = (e == ENOTDIR || e == ELOOP) && fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0;
+      if (there && S_ISLNK(st.st_mode))
         rc = inlet_fail(err, INLET_EINVAL,
                         "%s/%.*s is a symbolic link: inlet creates and removes files only at "
                         "real paths inside the table",
                         root, upto, dir);
+      else if (there && create)
+        rc = inlet_fail(err, INLET_EEXISTS, "mkdir %s/%.*s: exists and is not a directory", root,
+                        upto, dir);
       else
         rc = inlet_fail(err, errno_code(e), "open directory %s/%.*s: %s", root, upto, dir,
                         strerror(e));

@@ -15,6 +15,9 @@
  */
 #include "testutil.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "ingest_support.h"
@@ -187,6 +190,22 @@ static void test_partition_crash__read_only_filesystem_is_clean_error(void **sta
   tu_result_free(&r);
 }
 
+/* A free loopback port: the kernel picks one for a moment. */
+static int free_port(void) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = -1;
+  if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+      getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+    port = ntohs(a.sin_port);
+  if (fd >= 0) close(fd);
+  return port;
+}
+
 static char *repeat(char c, int n) {
   char *s = malloc((size_t)n + 1);
   memset(s, c, (size_t)n);
@@ -314,11 +333,7 @@ static void test_partition_value__too_long_from_redis_is_rejected_record(void **
   tu_sh(&r, "command -v redis-server");
   assert_int_equal(r.status, 0); /* scripts/install-deps.sh test installs it */
   tu_result_free(&r);
-  /* A free port: let the kernel pick one for a moment. */
-  tu_sh(&r, "python3 -c 'import socket; s=socket.socket(); s.bind((\"127.0.0.1\",0)); "
-            "print(s.getsockname()[1])'");
-  int port = (int)strtol(r.out, NULL, 10);
-  tu_result_free(&r);
+  int port = free_port();
   assert_true(port > 0);
   tu_sh(&r, "redis-server --port %d --bind 127.0.0.1 --save '' --appendonly no --daemonize yes "
         "--dir '%s' --pidfile '%s/redis.pid' >/dev/null && "
