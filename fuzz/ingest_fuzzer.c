@@ -162,8 +162,12 @@ static int64_t count_dead_letters(const char *table) {
     size_t cap = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, f)) > 0) {
-      json_t *j = json_loadb(line, (size_t)len, 0, NULL);
-      if (!j || !json_is_string(json_object_get(j, "reason"))) abort();
+      json_error_t je;
+      json_t *j = json_loadb(line, (size_t)len, JSON_ALLOW_NUL, &je); /* \\u0000 is valid JSON */
+      if (!j || !json_is_string(json_object_get(j, "reason"))) {
+        fprintf(stderr, "bad dead letter (%s): %.*s\n", je.text, (int)len, line);
+        abort();
+      }
       json_decref(j);
       n++;
     }
