@@ -117,18 +117,29 @@ typedef struct inlet_vacuum_options {
   int64_t now_ms;          /* clock for tests; 0 = now */
   inlet_vacuum_file_fn on_file; /* each file deleted (or that would be); may be NULL */
   void *ctx;
+  /* Version 2: */
+  inlet_vacuum_file_fn on_symlink; /* each symbolic link left alone; may be NULL */
 } inlet_vacuum_options;
 
-#define INLET_VACUUM_OPTIONS_VERSION 1
-#define INLET_VACUUM_OPTIONS_INIT {INLET_VACUUM_OPTIONS_VERSION, -1, false, false, 0, NULL, NULL}
+/* Version 1 (without on_symlink, and a result without symlinks) is still
+ * accepted. */
+#define INLET_VACUUM_OPTIONS_VERSION 2
+#define INLET_VACUUM_OPTIONS_INIT \
+  {INLET_VACUUM_OPTIONS_VERSION, -1, false, false, 0, NULL, NULL, NULL}
 
 typedef struct inlet_vacuum_result {
   int64_t files;        /* files deleted (or to delete in dry-run) */
   int64_t bytes;
   int64_t tombstoned;   /* of which removed by a commit older than the window */
-  int64_t debris;       /* of which never committed (judged by mtime) */
+  int64_t debris;       /* of which never committed (judged by mtime), temp files included */
   int64_t kept;         /* non-live files kept because they are inside the window */
+  int64_t symlinks;     /* symbolic links left alone (version 2 options) */
 } inlet_vacuum_result;
+
+/** Temp files of killed writers in `_delta_log/` (`.tmp-*`) are removed by
+ * vacuum and log cleanup once this old: a live writer's temp file lives for
+ * the seconds of one commit or checkpoint. */
+#define INLET_LOG_TEMP_MAX_AGE_MS (24LL * 3600 * 1000)
 
 /**
  * Deletes data files no snapshot inside the retention window can read:
@@ -137,9 +148,13 @@ typedef struct inlet_vacuum_result {
  * abandoned temp files) whose modification time is older than now - retain.
  * Live files are never touched, nor anything under a path component that
  * starts with '_' or '.' (_delta_log, _errors, ...), nor deletion vector
- * files. @p out may be NULL.
- * @return 0, INLET_EINVAL (window below 7 days without force),
- *         INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ * files, except `_delta_log/.tmp-*` files older than
+ * INLET_LOG_TEMP_MAX_AGE_MS (debris of killed writers). A symbolic link is
+ * never followed nor deleted, whatever it points at: each one is reported
+ * to on_symlink and counted in symlinks. @p out may be NULL.
+ * @return 0, INLET_EINVAL (window below 7 days without force, unknown
+ *         options version), INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO,
+ *         INLET_ENOMEM.
  */
 INLET_API int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
                                  const inlet_vacuum_options *options, inlet_error *err);

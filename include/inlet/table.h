@@ -194,11 +194,27 @@ INLET_API int inlet_table_writer_open(inlet_table_writer **out, inlet_table *tab
  * or NULL for a row refuses the batch, nothing of it written, with a
  * message naming the constraint, its expression, the row (counted over the
  * rows of this transaction, from 1) and the values the expression reads.
+ * A row whose partition values cannot name a directory (see
+ * inlet_table_writer_check_row) fails the whole batch before any file is
+ * created ("row N: ..."); the writer stays usable.
  * @return 0, INLET_EINVAL (schema mismatch, null in a NOT NULL column, a
- *         violated constraint), INLET_EUNSUPPORTED, INLET_EIO, INLET_ENOMEM.
+ *         violated constraint, bad partition value), INLET_EUNSUPPORTED,
+ *         INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *batch,
                                        inlet_error *err);
+/**
+ * Checks that row @p row of @p batch can be written: its partition values
+ * name a directory that can exist. Refused, with the column in the reason:
+ * a string value holding a NUL byte or invalid UTF-8, a directory name
+ * "column=value" over 255 bytes once Hive-escaped as Spark escapes it, a data
+ * file path of 4096 bytes or more (docs/INGEST.md "Partition values").
+ * Callers that take records one by one (ingest, append) use it to reject the
+ * one record instead of failing the batch.
+ * @return 0, INLET_EINVAL (reason in @p err), INLET_ENOMEM.
+ */
+INLET_API int inlet_table_writer_check_row(const inlet_table_writer *w, const inlet_batch *batch,
+                                           int64_t row, inlet_error *err);
 /**
  * Closes the data files (fsynced) and commits them as one transaction.
  * @p version (may be NULL) receives the committed version.

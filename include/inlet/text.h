@@ -10,7 +10,9 @@
  * Value conversions (import):
  *   integers   JSON integer or a string holding one; range-checked per width
  *              (overflow is a bad record). CSV: the cell text.
- *   float/double  any JSON number, or "NaN", "Infinity", "-Infinity".
+ *   float/double  any JSON number in the type's range (rounded to the nearest
+ *              value; 1e999, or 1e39 for a float, is a bad record, not an
+ *              infinity), or "NaN", "Infinity", "-Infinity".
  *   boolean    true/false; in CSV and strings also 1/0, t/f, yes/no (any case).
  *   string     JSON string (invalid UTF-8 is a bad record); a number, boolean,
  *              object or array is kept as its JSON text; json columns keep
@@ -37,6 +39,14 @@
  *              array of [key, value] pairs.
  *   null       JSON null, a missing field, or (CSV) an empty unquoted cell;
  *              a null or missing NOT NULL field is a bad record.
+ *
+ * CSV records (RFC 4180): a field starting with a quote may hold line breaks
+ * and ends at its closing quote ("" inside it is a quote); a quote elsewhere
+ * opens nothing (the record is bad, and ends at its line). A malformed record
+ * spanning several lines (a stray quote) is not reported whole: its first
+ * line is a bad record alone and the following lines are read again, also
+ * when the quote is still open at the end of the input or past
+ * max_record_bytes.
  *
  * Thread safety: a reader or writer is used by one thread at a time.
  */
@@ -87,6 +97,14 @@ typedef struct inlet_text_bad_record {
  * with INLET_EINVAL carrying the record's reason). */
 typedef int (*inlet_text_bad_record_fn)(void *ctx, const inlet_text_bad_record *bad);
 
+/** Checks a converted record, row @p row of @p batch, against rules beyond
+ * its types (e.g. inlet_table_writer_check_row: partition values that can
+ * name a directory). Return 0 to keep it; INLET_EINVAL (reason in @p err)
+ * makes it a bad record, rolled back and reported like a conversion failure;
+ * any other negative code fails the read. */
+typedef int (*inlet_text_row_check_fn)(void *ctx, const inlet_batch *batch, int64_t row,
+                                       inlet_error *err);
+
 typedef struct inlet_text_reader_options {
   int version;                    /* INLET_TEXT_READER_OPTIONS_VERSION */
   inlet_text_format format;       /* NDJSON (default) or CSV */
@@ -101,12 +119,16 @@ typedef struct inlet_text_reader_options {
                                      Without it, cells map to schema fields in order. */
   inlet_text_bad_record_fn on_bad_record; /* NULL: bad records are only counted */
   void *ctx;
+  /* Version 2: */
+  inlet_text_row_check_fn row_check;      /* NULL: no check */
+  void *row_check_ctx;
 } inlet_text_reader_options;
 
-#define INLET_TEXT_READER_OPTIONS_VERSION 1
+/* Version 1 (without row_check) is still accepted. */
+#define INLET_TEXT_READER_OPTIONS_VERSION 2
 #define INLET_TEXT_READER_OPTIONS_INIT                                                     \
   {INLET_TEXT_READER_OPTIONS_VERSION, INLET_TEXT_NDJSON, 65536, 64 * 1024 * 1024,         \
-   16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL}
+   16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL, NULL, NULL}
 
 typedef struct inlet_text_reader inlet_text_reader;
 

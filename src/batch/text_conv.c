@@ -165,6 +165,13 @@ static bool special_double(const char *s, size_t n, double *out) {
   return false;
 }
 
+/* "Infinity", "NaN" and the like: the only texts that may convert to an
+ * infinity (a number too large for its type is an error, not Infinity). */
+static bool is_special_number(const char *s, size_t n) {
+  double d;
+  return special_double(s, n, &d);
+}
+
 /* strtod/strtof need a terminated copy; numbers longer than this are refused. */
 #define MAX_NUMBER_TEXT 400
 
@@ -528,41 +535,6 @@ static bool looks_numeric(const char *s, size_t n) {
 
 /* ---- strings and bytes ------------------------------------------------- */
 
-bool text_utf8_valid(const uint8_t *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    if (i + 8 <= n) {
-      uint64_t w;
-      memcpy(&w, s + i, 8);
-      if (!(w & 0x8080808080808080ull)) {
-        i += 8;
-        continue;
-      }
-    }
-    uint8_t c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t len;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
-    else return false;
-    if (i + len > n) return false;
-    for (size_t k = 1; k < len; k++) {
-      if ((s[i + k] & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (s[i + k] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-      return false;
-    i += len;
-  }
-  return true;
-}
-
 static int hexval(char ch) {
   if (ch >= '0' && ch <= '9') return ch - '0';
   if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
@@ -676,6 +648,10 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     float v;
     if (kind == TOK_BOOL || !text_parse_float(s, n, &v))
       return text_bad(c, "expected a number, found \"%s\"", kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
+    /* Only the spelled-out names are infinite: 1e39 is out of range, not Infinity. */
+    if (isinf(v) && !is_special_number(s, n))
+      return text_bad(c, "number %s is out of the range of a float (at most 3.4028235e38 in "
+                      "magnitude; write \"Infinity\" for an infinite value)", excerpt(ex, s, n));
     rc = inlet_array_append_float(a, v, &c->err);
     break;
   }
@@ -683,6 +659,10 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     double v;
     if (kind == TOK_BOOL || !text_parse_double(s, n, &v))
       return text_bad(c, "expected a number, found \"%s\"", kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
+    if (isinf(v) && !is_special_number(s, n))
+      return text_bad(c, "number %s is out of the range of a double (at most "
+                      "1.7976931348623157e308 in magnitude; write \"Infinity\" for an infinite "
+                      "value)", excerpt(ex, s, n));
     rc = inlet_array_append_double(a, v, &c->err);
     break;
   }
@@ -691,7 +671,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
       s = bval ? "true" : "false";
       n = strlen(s);
     } /* a number keeps its JSON text, as Spark's and DuckDB's readers do */
-    if (!text_utf8_valid((const uint8_t *)s, n)) return text_bad(c, "invalid UTF-8 in string");
+    if (!inlet_utf8_valid((const uint8_t *)s, n)) return text_bad(c, "invalid UTF-8 in string");
     rc = inlet_array_append_bytes(a, f, s, n, &c->err);
     break;
   case INLET_TYPE_BINARY:

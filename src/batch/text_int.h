@@ -26,6 +26,8 @@ typedef struct text_conv {
   const char *field;        /* top-level field being converted, for messages */
   const char *rec_start;    /* start of the JSON text, for error columns (or NULL) */
   char reason[384];
+  bool csv_syntax;          /* the failure is in the CSV structure (quoting, field
+                               count), not in a value */
   inlet_buf scratch;        /* unescaped strings; each is consumed before the next */
   inlet_error err;          /* detail of fatal errors */
 } text_conv;
@@ -56,6 +58,34 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema);
 void text_field_index_free(text_field_index *idx);
 int text_field_index_find(const text_field_index *idx, const char *name, size_t n);
 
+/* CSV record splitting (RFC 4180), shared by the text reader and the
+ * stream sources. A quote opens a quoted field only at the start of a field;
+ * inside one, "" is a quote and a lone " closes it; a line break inside a
+ * quoted field does not end the record. A quote anywhere else is an ordinary
+ * byte for splitting (the record is then bad, but it ends at its line). */
+typedef enum text_csv_state {
+  TEXT_CSV_FIELD_START = 0,
+  TEXT_CSV_UNQUOTED,
+  TEXT_CSV_QUOTED,
+  TEXT_CSV_QUOTE_IN_QUOTED /* a quote inside a quoted field: escape or close */
+} text_csv_state;
+/* Scans s[from, n) from state *st: returns the index of the '\n' ending the
+ * record (and resets *st), or n when the record goes on past the data (*st
+ * keeps where it stands). Line breaks inside quoted fields are added to
+ * *newlines. */
+size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_state *st,
+                     int64_t *newlines);
+/* The reason given to the first line of a multi-line CSV record that is
+ * malformed: that line is rejected alone and the lines after it are read
+ * again as records (docs/INGEST.md "Bad records"). */
+#define TEXT_CSV_CUT_REASON                                                                      \
+  "unterminated quoted CSV field: the quote opened on this line does not close into a "       \
+  "well-formed record, so the record ends at this line break and the next lines are read as " \
+  "records of their own"
+/* After inlet_text_reader_append failed with INLET_EINVAL: whether the CSV
+ * structure (not a value) was at fault. */
+bool text_reader_csv_syntax_failed(const inlet_text_reader *r);
+
 /* Shrinks @p a to @p len rows (children follow), fixing null_count. */
 void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
 
@@ -70,7 +100,6 @@ const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32
 bool text_parse_date(const char *s, size_t n, int32_t *days);
 int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d);
 void text_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
-bool text_utf8_valid(const uint8_t *s, size_t n);
 
 /* ---- formatting -------------------------------------------------------- */
 

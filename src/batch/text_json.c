@@ -485,7 +485,7 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
       (f->type.ext == INLET_EXT_JSON || ch == '{' || ch == '[')) {
     const char *start = *p;
     TRY(skip_value(c, p, end, depth));
-    if (!text_utf8_valid((const uint8_t *)start, (size_t)(*p - start)))
+    if (!inlet_utf8_valid((const uint8_t *)start, (size_t)(*p - start)))
       return text_bad(c, "invalid UTF-8 in JSON text");
     return inlet_array_append_bytes(a, f, start, (size_t)(*p - start), &c->err);
   }

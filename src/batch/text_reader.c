@@ -11,6 +11,7 @@
  * truncating every column to the batch's row count.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -44,7 +45,7 @@ struct inlet_text_reader {
   int64_t bad;
   bool skipping;  /* inside an oversize record, discarding up to its end */
   size_t scan;    /* CSV: how far the current record has been scanned */
-  bool in_quotes; /* CSV scan state at `scan` */
+  text_csv_state csv_state; /* CSV scan state at `scan` */
   int64_t scan_lines;
 
   bool header_done;
@@ -72,7 +73,7 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   *out = NULL;
   inlet_text_reader_options def = INLET_TEXT_READER_OPTIONS_INIT;
   const inlet_text_reader_options *o = options ? options : &def;
-  FAIL_IF(o->version != INLET_TEXT_READER_OPTIONS_VERSION, err, INLET_EINVAL,
+  FAIL_IF(o->version != INLET_TEXT_READER_OPTIONS_VERSION && o->version != 1, err, INLET_EINVAL,
           "text reader: unknown options version %d", o->version);
   FAIL_IF(o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV, err, INLET_EINVAL,
           "text reader: format must be ndjson or csv");
@@ -80,7 +81,10 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   inlet_text_reader *r = inlet_calloc(1, sizeof *r);
   if (!r) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   r->fd = -1;
-  r->opt = *o;
+  if (o->version == 1) /* a version-1 struct ends before row_check */
+    memcpy(&r->opt, o, offsetof(inlet_text_reader_options, row_check));
+  else
+    r->opt = *o;
   if (r->opt.max_batch_rows <= 0) r->opt.max_batch_rows = 65536;
   if (r->opt.max_batch_bytes <= 0) r->opt.max_batch_bytes = 64 << 20;
   if (r->opt.max_record_bytes <= 0) r->opt.max_record_bytes = 16 << 20;
@@ -213,23 +217,76 @@ typedef struct record {
   bool oversize;
 } record;
 
+size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_state *st,
+                     int64_t *newlines) {
+  text_csv_state q = *st;
+  for (size_t i = from; i < n; i++) {
+    char ch = s[i];
+    switch (q) {
+    case TEXT_CSV_QUOTED:
+      if (ch == '"') q = TEXT_CSV_QUOTE_IN_QUOTED;
+      else if (ch == '\n') (*newlines)++;
+      continue;
+    case TEXT_CSV_QUOTE_IN_QUOTED:
+      if (ch == '"') {
+        q = TEXT_CSV_QUOTED; /* "" */
+        continue;
+      }
+      q = TEXT_CSV_UNQUOTED; /* closed; what follows up to the delimiter is bad text */
+      break;
+    case TEXT_CSV_FIELD_START:
+      if (ch == '"') {
+        q = TEXT_CSV_QUOTED;
+        continue;
+      }
+      q = TEXT_CSV_UNQUOTED;
+      break;
+    case TEXT_CSV_UNQUOTED: break;
+    }
+    if (ch == delim) q = TEXT_CSV_FIELD_START;
+    else if (ch == '\n') {
+      *st = TEXT_CSV_FIELD_START;
+      return i;
+    }
+  }
+  *st = q;
+  return n;
+}
+
+bool text_reader_csv_syntax_failed(const inlet_text_reader *r) {
+  return r->opt.format == INLET_TEXT_CSV && r->conv.csv_syntax;
+}
+
 /* Finds the end of the CSV record starting at r->start: returns the index
  * of its terminating '\n' or r->end when none yet. Resumable via r->scan. */
 static size_t csv_scan(inlet_text_reader *r) {
-  size_t i = r->scan > r->start ? r->scan : r->start;
-  const char *d = r->data;
-  bool q = r->in_quotes;
-  for (; i < r->end; i++) {
-    char ch = d[i];
-    if (ch == '"') q = !q;
-    else if (ch == '\n') {
-      if (!q) break;
-      r->scan_lines++;
-    }
-  }
-  r->in_quotes = q;
+  size_t from = r->scan > r->start ? r->scan : r->start;
+  size_t i = text_csv_scan(r->data, from, r->end, r->opt.csv_delimiter, &r->csv_state,
+                           &r->scan_lines);
   r->scan = i;
   return i;
+}
+
+/* A CSV record still open at a line break that has grown past
+ * max_record_bytes: rather than skip it whole (and the records a stray
+ * quote folded into it), its first line becomes a record of its own (bad:
+ * its quote does not close) and scanning starts again after it. Returns 1
+ * with *rec filled, 0 when the text holds no line break. */
+static int csv_cut_first_line(inlet_text_reader *r, record *rec) {
+  const char *base = r->data + r->start;
+  const char *nl = memchr(base, '\n', r->end - r->start);
+  if (!nl) return 0;
+  size_t len = (size_t)(nl - base);
+  rec->s = base;
+  rec->n = len > 0 && base[len - 1] == '\r' ? len - 1 : len;
+  rec->line = r->line + 1;
+  rec->offset = r->base_offset + (int64_t)r->start;
+  rec->oversize = (int64_t)rec->n > r->opt.max_record_bytes;
+  r->line += 1;
+  r->start = r->scan = r->start + len + 1;
+  r->scan_lines = 0;
+  r->csv_state = TEXT_CSV_FIELD_START;
+  return 1;
 }
 
 /* Next raw record. Returns 1 with *rec filled, 0 at end, < 0 on error. */
@@ -252,6 +309,10 @@ static int next_record(inlet_text_reader *r, record *rec, inlet_error *err) {
       if (!nl) r->scan = r->end;
     }
     bool complete = eol < avail || (r->eof && avail > 0);
+    if (!complete && !r->eof && (int64_t)avail > r->opt.max_record_bytes && !r->skipping &&
+        r->opt.format == INLET_TEXT_CSV && r->csv_state != TEXT_CSV_FIELD_START &&
+        r->scan_lines > 0 && csv_cut_first_line(r, rec))
+      return 1;
     if (!complete && !r->eof && (int64_t)avail > r->opt.max_record_bytes) {
       if (!r->skipping) {
         r->skipping = true;
@@ -282,7 +343,7 @@ static int next_record(inlet_text_reader *r, record *rec, inlet_error *err) {
     size_t next = r->start + eol + (eol < avail ? 1 : 0);
     int64_t lines = 1 + r->scan_lines;
     r->scan_lines = 0;
-    r->in_quotes = false;
+    r->csv_state = TEXT_CSV_FIELD_START;
     if (r->skipping) {
       r->skipping = false;
       r->line += lines;
@@ -322,7 +383,10 @@ static int next_cell(text_conv *c, const char **p, const char *end, char delim, 
     const char *run = q;
     for (;;) {
       const char *nq = memchr(q, '"', (size_t)(end - q));
-      if (!nq) return text_bad(c, "unterminated quoted CSV field");
+      if (!nq) {
+        c->csv_syntax = true;
+        return text_bad(c, "unterminated quoted CSV field");
+      }
       if (nq + 1 < end && nq[1] == '"') {
         inlet_buf_append(scratch, run, (size_t)(nq + 1 - run));
         q = run = nq + 2;
@@ -333,7 +397,10 @@ static int next_cell(text_conv *c, const char **p, const char *end, char delim, 
       break;
     }
     if (inlet_buf_status(scratch) < 0) return inlet_fail(&c->err, INLET_ENOMEM, "out of memory");
-    if (q < end && *q != delim) return text_bad(c, "text after a closing quote in a CSV field");
+    if (q < end && *q != delim) {
+      c->csv_syntax = true;
+      return text_bad(c, "text after a closing quote in a CSV field");
+    }
     out->s = scratch->data ? (const char *)scratch->data : "";
     out->n = scratch->len;
     out->quoted = true;
@@ -341,7 +408,10 @@ static int next_cell(text_conv *c, const char **p, const char *end, char delim, 
     const char *d = q < end ? memchr(q, delim, (size_t)(end - q)) : NULL;
     const char *e = d ? d : end;
     for (const char *x = q; x < e; x++)
-      if (*x == '"') return text_bad(c, "quote inside an unquoted CSV field");
+      if (*x == '"') {
+        c->csv_syntax = true;
+        return text_bad(c, "quote inside an unquoted CSV field");
+      }
     out->s = q;
     out->n = (size_t)(e - q);
     out->quoted = false;
@@ -412,9 +482,11 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
   while ((rc = next_cell(c, &p, end, r->opt.csv_delimiter, &more, &r->cell, &cl)) == 1) {
     int32_t fi = r->map ? (i < r->n_map ? r->map[i] : -2) : (i < r->schema.n_fields ? i : -2);
     i++;
-    if (fi == -2)
+    if (fi == -2) {
+      c->csv_syntax = true;
       return text_bad(c, "record has more than %d fields",
                       (int)(r->map ? r->n_map : r->schema.n_fields));
+    }
     if (fi < 0) continue;
     const inlet_field *f = &r->schema.fields[fi];
     c->field = f->name;
@@ -448,17 +520,27 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
   return 0;
 }
 
-/* Converts one record into batch row batch->num_rows; rolls back on failure. */
+/* Converts one record into batch row batch->num_rows and runs the row
+ * check; rolls back on failure. */
 static int convert(inlet_text_reader *r, inlet_batch *b, const char *s, size_t n) {
   int rc;
   r->conv.reason[0] = '\0';
+  r->conv.csv_syntax = false;
   if (r->opt.format == INLET_TEXT_CSV)
     rc = csv_row(r, b->columns, b->num_rows, s, n);
   else
     rc = text_json_row(&r->conv, &r->schema, r->idx, b->columns, b->num_rows, s, n);
   if (rc == 0) {
     b->num_rows++;
-    return 0;
+    if (!r->opt.row_check) return 0;
+    inlet_error e = INLET_ERROR_INIT;
+    rc = r->opt.row_check(r->opt.row_check_ctx, b, b->num_rows - 1, &e);
+    if (rc == 0) return 0;
+    b->num_rows--;
+    if (rc == INLET_EINVAL)
+      snprintf(r->conv.reason, sizeof r->conv.reason, "%s", inlet_errmsg(&e));
+    else
+      r->conv.err = e;
   }
   for (int32_t i = 0; i < r->schema.n_fields; i++)
     text_array_truncate(&b->columns[i], &r->schema.fields[i], b->num_rows);
@@ -538,6 +620,20 @@ int inlet_text_reader_next(inlet_text_reader *r, inlet_batch *batch, inlet_error
       continue;
     }
     rc = convert(r, batch, rec.s, rec.n);
+    const char *nl;
+    if (rc == INLET_EINVAL && r->conv.csv_syntax && (nl = memchr(rec.s, '\n', rec.n)) != NULL) {
+      /* A malformed record over several lines (typically a stray quote that
+       * folded the next lines in): its first line is rejected alone and
+       * the lines after it are read again. */
+      size_t first = (size_t)(nl - rec.s);
+      r->start = r->scan = (size_t)(rec.s - r->data) + first + 1;
+      r->line = rec.line;
+      r->csv_state = TEXT_CSV_FIELD_START;
+      r->scan_lines = 0;
+      rec.n = first > 0 && rec.s[first - 1] == '\r' ? first - 1 : first;
+      TRY(report_bad(r, &rec, TEXT_CSV_CUT_REASON, err));
+      continue;
+    }
     if (rc == INLET_EINVAL) {
       TRY(report_bad(r, &rec, r->conv.reason, err));
       continue;

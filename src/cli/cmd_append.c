@@ -43,6 +43,12 @@ static int on_bad(void *ctx, const inlet_text_bad_record *bad) {
   return 1;
 }
 
+/* Records whose partition values cannot name a directory are bad records
+ * (reported with their line; skipped with --skip-bad). */
+static int check_row(void *ctx, const inlet_batch *batch, int64_t row, inlet_error *err) {
+  return inlet_table_writer_check_row(ctx, batch, row, err);
+}
+
 static bool ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a >= b && strcasecmp(s + a - b, suffix) == 0;
@@ -107,7 +113,12 @@ static int append_parquet(inlet_table_writer *w, const inlet_schema *ts, const c
     }
     out.num_rows = in.num_rows;
     rc = inlet_table_writer_write(w, &out, err);
-    if (rc < 0) goto done;
+    if (rc < 0) {
+      char msg[sizeof err->message];
+      snprintf(msg, sizeof msg, "row group %d: %s", (int)g, inlet_errmsg(err));
+      snprintf(err->message, sizeof err->message, "%s", msg);
+      goto done;
+    }
     *rows += out.num_rows;
   }
 done:
@@ -181,6 +192,10 @@ int cmd_append(int argc, char **argv) {
     ro.format = is_csv ? INLET_TEXT_CSV : INLET_TEXT_NDJSON;
     ro.on_bad_record = on_bad;
     ro.ctx = &bc;
+    if (inlet_snapshot_num_partition_columns(s) > 0) {
+      ro.row_check = check_row;
+      ro.row_check_ctx = w;
+    }
     inlet_text_reader *r = NULL;
     if (inlet_text_reader_open_path(&r, path, &ts, &ro, &err) < 0) {
       rc = cli_error("%s: %s", path, inlet_errmsg(&err));

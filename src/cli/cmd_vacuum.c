@@ -1,7 +1,8 @@
 /*
  * `inlet vacuum TABLE [--retain DURATION] [--dry-run] [--force]`: deletes
  * data files that no snapshot inside the retention window references
- * (include/inlet/maint.h). Dry-run lists each file and its size.
+ * (include/inlet/maint.h). Dry-run lists each file and its size. Symbolic
+ * links are listed as left alone.
  */
 #include "cli.h"
 #include "cmd_maint.h"
@@ -14,6 +15,12 @@ static const char usage[] =
 static void on_file(void *ctx, const char *path, int64_t size) {
   bool dry = *(bool *)ctx;
   printf("%s%s\t%lld\n", dry ? "would delete " : "deleted ", path, (long long)size);
+}
+
+static void on_symlink(void *ctx, const char *path, int64_t size) {
+  (void)ctx;
+  (void)size;
+  printf("left symbolic link %s alone (vacuum neither follows nor deletes links)\n", path);
 }
 
 int cmd_vacuum(int argc, char **argv) {
@@ -32,6 +39,7 @@ int cmd_vacuum(int argc, char **argv) {
   o.force = force;
   o.dry_run = dry;
   o.on_file = on_file;
+  o.on_symlink = on_symlink;
   o.ctx = &dry;
   inlet_table *t = NULL;
   inlet_vacuum_result res;
@@ -44,5 +52,7 @@ int cmd_vacuum(int argc, char **argv) {
          "committed); %lld files kept inside the window\n", dry ? "would delete" : "deleted",
          (long long)res.files, (long long)res.bytes, (long long)res.tombstoned,
          (long long)res.debris, (long long)res.kept);
+  if (res.symlinks)
+    printf("left %lld symbolic links alone\n", (long long)res.symlinks);
   return CLI_OK;
 }

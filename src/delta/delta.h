@@ -222,6 +222,29 @@ int delta_partition_value_append(inlet_array *arr, const inlet_field *field, con
  * Caller frees. */
 char *delta_hive_escape(const char *s);
 
+/* Partition directories a data file can live in (delta_partition_path.c has
+ * the rule): NUL bytes, invalid UTF-8, directory names over
+ * DELTA_PART_NAME_MAX bytes and data file paths of DELTA_DATA_PATH_MAX bytes
+ * or more are refused with INLET_EINVAL naming the column. */
+#define DELTA_PART_NAME_MAX 255      /* NAME_MAX of Linux filesystems */
+#define DELTA_DATA_PATH_MAX 4096     /* PATH_MAX, the terminating NUL included */
+#define DELTA_DATA_FILE_NAME_MAX 80  /* part-NNNNN-<uuid>-c000<codec>.parquet */
+/* True for the bytes delta_hive_escape writes as %XX. */
+bool delta_hive_needs_escape(unsigned char c);
+/* Length of @p s[0..n) once escaped by delta_hive_escape. */
+size_t delta_hive_escaped_len(const char *s, size_t n);
+/* Checks the directory name of partition column @p column holding value
+ * @p value[0..n) (NULL: null); *len gets its escaped length. */
+int delta_partition_component_check(const char *column, const char *value, size_t n,
+                                    size_t *len, inlet_error *err);
+/* Checks that partition directories of @p dir_len bytes under a table root
+ * of @p root_len bytes leave room for a data file name. */
+int delta_partition_path_check(size_t root_len, size_t dir_len, inlet_error *err);
+/* Checks the partition directory of row @p row of @p batch (table schema):
+ * @p cols are the table columns of the partition columns to check. */
+int delta_partition_row_check(const inlet_batch *batch, int64_t row, const int32_t *cols,
+                              int32_t n_cols, size_t root_len, inlet_error *err);
+
 /* ---- statistics ---------------------------------------------------------- */
 
 typedef struct delta_stats_acc delta_stats_acc;
@@ -457,6 +480,11 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
  * INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT (too many retries).
  */
 int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err);
+/* After a failed delta_txn_commit: true when publishing failed in a way
+ * that may have left the entry in the log (an I/O error that could not be
+ * told apart from success). The data files it references must then stay;
+ * vacuum removes them if the log never names them. */
+bool delta_txn_maybe_published(const delta_txn *t);
 
 /* ---- small helpers --------------------------------------------------------- */
 

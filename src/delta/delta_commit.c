@@ -51,7 +51,10 @@ struct delta_txn {
   bool ict;             /* the table writes in-commit timestamps */
   bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
   const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
+  bool maybe_published; /* commit failed, but its entry may be in the log */
 };
+
+bool delta_txn_maybe_published(const delta_txn *t) { return t->maybe_published; }
 
 int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
                     const char *operation, inlet_error *err) {
@@ -175,7 +178,7 @@ static int commit_info_json(const delta_txn *t, int64_t ict, char **out, inlet_e
   for (size_t i = 0; i < t->n_actions; i++) {
     if (t->actions[i].kind == DELTA_ACTION_ADD) {
       files++;
-      bytes += t->actions[i].u.add.size;
+      bytes = inlet_add_sat_i64(bytes, t->actions[i].u.add.size);
     } else if (t->actions[i].kind == DELTA_ACTION_REMOVE) {
       removed++;
     }
@@ -351,6 +354,28 @@ static void backoff(int attempt) {
   nanosleep(&ts, NULL);
 }
 
+/* After put_if_absent failed with an I/O error: did the commit land anyway
+ * (the link was made, a later step such as the directory fsync failed)?
+ * 1 when @p name holds exactly @p body, 0 when it does not exist or holds
+ * something else, -1 when that cannot be told. */
+static int commit_landed(delta_txn *t, const char *name, const inlet_buf *body) {
+  inlet_error ignore = INLET_ERROR_INIT;
+  inlet_rfile *f = NULL;
+  int rc = t->st->ops->open_read(t->st, name, &f, &ignore);
+  if (rc == INLET_ENOTFOUND) return 0;
+  if (rc < 0) return -1;
+  int landed = 0;
+  if (f->size == (int64_t)body->len) {
+    uint8_t *buf = inlet_malloc(body->len ? body->len : 1);
+    if (!buf) landed = -1;
+    else if (inlet_rfile_read_at(f, 0, buf, body->len, &ignore) < 0) landed = -1;
+    else landed = body->len == 0 || memcmp(buf, body->data, body->len) == 0;
+    inlet_free(buf);
+  }
+  inlet_rfile_close(f);
+  return landed;
+}
+
 int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
   inlet_buf body = INLET_BUF_INIT;
   char tmp[128] = "";
@@ -391,7 +416,20 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
                              body.len);
       break;
     }
-    if (rc != INLET_EEXISTS) goto done;
+    if (rc != INLET_EEXISTS) {
+      /* An I/O error may come after the entry was published (e.g. from the
+       * directory fsync): then the commit stands, and reporting a failure
+       * would make the caller delete the data files it references. */
+      int landed = commit_landed(t, final_name, &body);
+      if (landed == 1) {
+        rc = 0;
+        inlet_error_clear(err);
+        *version = v;
+        break; /* the temp file, if still there, is removed below */
+      }
+      t->maybe_published = landed < 0;
+      goto done;
+    }
     if (t->read_version < 0) {
       rc = inlet_fail(err, INLET_EEXISTS, "table already exists at %s (version 0 is committed)",
                       t->st->root);

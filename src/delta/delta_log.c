@@ -160,7 +160,7 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
   inlet_buf line = INLET_BUF_INIT;
   enum { CHUNK = 1 << 16 };
   char *chunk = inlet_malloc(CHUNK);
-  int64_t off = 0, lineno = 1;
+  int64_t off = 0, lineno = 1, actions = 0;
   delta_line_ctx lc = {name, 0, root_abs};
   if (!chunk) {
     rc = inlet_fail(err, INLET_ENOMEM, "out of memory reading %s", name);
@@ -198,6 +198,7 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
         lc.line = lineno;
         rc = delta_action_parse(&a, line.len ? (const char *)line.data : "", line.len, &lc, err);
         if (rc < 0) goto done;
+        actions += line.len > 0;
         if (a.kind != DELTA_ACTION_NONE) rc = cb(ctx, &a, err);
         delta_action_reset(&a);
         if (rc != 0) goto done;
@@ -209,6 +210,12 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
     }
     if (eof) break;
   }
+  /* Every writer puts at least one action in a commit: an empty file is a
+   * torn write (a crash before the data reached the disk, or a broken
+   * writer), not an empty commit to skip. */
+  if (actions == 0)
+    rc = inlet_fail(err, INLET_ECORRUPT, "%s holds no action (%lld bytes): a torn write, not a "
+                    "commit", name, (long long)f->size);
 done:
   inlet_free(chunk);
   inlet_buf_reset(&line);

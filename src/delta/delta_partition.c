@@ -26,8 +26,7 @@ char *delta_hive_escape(const char *s) {
   inlet_buf b = INLET_BUF_INIT;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     unsigned c = *p;
-    bool esc = c < 0x20 || c == 0x7F || strchr("\"#%'*/:=?\\{[]^", (int)c) != NULL;
-    if (esc) {
+    if (delta_hive_needs_escape((unsigned char)c)) {
       char e[3] = {'%', hex[c >> 4], hex[c & 15]};
       inlet_buf_append(&b, e, 3);
     } else {

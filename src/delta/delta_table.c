@@ -509,11 +509,23 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
   for (int64_t i = 0; i < sn->n_files; i++) {
     const delta_file *f = &sn->files[i];
     out->files++;
-    out->bytes += f->add.size;
-    if (f->num_records >= 0)
-      out->rows += f->num_records;
-    else
-      out->files_without_stats++;
+    /* Sizes and counts come from the log: a hostile one must not wrap the
+     * totals around to negative numbers. */
+    bool bytes_over = inlet_add_overflow_i64(out->bytes, f->add.size, &out->bytes);
+    if (bytes_over ||
+        (f->num_records >= 0 && inlet_add_overflow_i64(out->rows, f->num_records, &out->rows))) {
+      const delta_file *big = f; /* name the largest claim */
+      for (int64_t j = 0; j < sn->n_files; j++)
+        if (bytes_over ? sn->files[j].add.size > big->add.size
+                       : sn->files[j].num_records > big->num_records)
+          big = &sn->files[j];
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "%s in the log overflow the table's total (over 2^63): \"%s\" claims "
+                      "%lld", bytes_over ? "file sizes" : "row counts", big->add.path,
+                      (long long)(bytes_over ? big->add.size : big->num_records));
+      goto done;
+    }
+    if (f->num_records < 0) out->files_without_stats++;
     if (f->add.size < out->small_file_bytes) out->small_files++;
   }
   /* A file without numRecords makes the total unknown, not smaller. */

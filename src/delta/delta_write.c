@@ -21,6 +21,7 @@
 #include "delta/delta_constraints.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
+#include "parquet/pq_writer.h"
 #include "util/util.h"
 
 typedef struct part_file {
@@ -51,6 +52,7 @@ struct inlet_table_writer {
   int32_t counter;
   int64_t rows;
   bool committed;
+  bool keep_files;     /* the commit failed but may be in the log: files stay */
   bool create;         /* this transaction creates the table (version 0) */
   char *create_params; /* owned: CREATE operationParameters, or NULL */
   delta_constraints cons; /* owned: invariants and CHECK constraints every row must meet */
@@ -201,7 +203,8 @@ static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_fil
   }
   inlet_free(f->dir);
   inlet_free(f->rel_path);
-  for (int32_t i = 0; i < f->n_pvals; i++) {
+  /* Robust to pvals == NULL whatever n_pvals says (the crash of issue 12). */
+  for (int32_t i = 0; f->pvals && i < f->n_pvals; i++) {
     inlet_free(f->pvals[i].key);
     inlet_free(f->pvals[i].value);
   }
@@ -214,7 +217,7 @@ static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_fil
 void inlet_table_writer_free(inlet_table_writer *w) {
   if (!w) return;
   for (size_t i = 0; i < w->n_files; i++)
-    part_file_reset(w, &w->files[i], !w->committed);
+    part_file_reset(w, &w->files[i], !w->committed && !w->keep_files);
   inlet_free(w->files);
   delta_snapshot_reset(&w->snap);
   inlet_schema_reset(&w->data_schema);
@@ -278,35 +281,30 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
   f->rel_path = inlet_malloc(n);
   if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   snprintf(f->rel_path, n, "%s%s%s", f->dir, *f->dir ? "/" : "", name);
-  if (*f->dir) TRY(w->table->st->ops->mkdirs(w->table->st, f->dir, err));
-  char *abs = delta_join_path(w->table->root_abs, f->rel_path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.compression = w->opts.compression;
   po.sync_on_close = true;
-  int rc = delta_data_file_options(&po, &w->snap.metadata, err);
-  if (rc < 0) {
-    inlet_free(abs);
-    return rc;
-  }
-  rc = inlet_parquet_writer_open(&f->pw, abs, &w->data_schema, &po, err);
-  inlet_free(abs);
-  if (rc < 0) return rc;
+  TRY(delta_data_file_options(&po, &w->snap.metadata, err));
+  /* Through the table's storage: its directories are made on the way, and
+   * never through a symbolic link. */
+  TRY(pq_writer_open_storage(&f->pw, w->table->st, f->rel_path, &w->data_schema, &po, err));
   f->created = true;
   const char *nic = delta_metadata_conf(&w->snap.metadata, "delta.dataSkippingNumIndexedCols");
   int32_t max_cols = nic ? (int32_t)strtol(nic, NULL, 10) : 32;
   return delta_stats_new(&f->stats, &w->data_schema, max_cols, err);
 }
 
-/* Finds or creates the file for partition directory @p dir (owned by the
- * caller on failure, by the file on success). */
-static int find_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_file **out,
-                     inlet_error *err) {
+/* The file of partition directory @p dir, or NULL. */
+static part_file *lookup_file(inlet_table_writer *w, const char *dir) {
   for (size_t i = 0; i < w->n_files; i++)
-    if (strcmp(w->files[i].dir, dir) == 0) {
-      *out = &w->files[i];
-      return 1; /* existing: caller frees dir and pvals */
-    }
+    if (strcmp(w->files[i].dir, dir) == 0) return &w->files[i];
+  return NULL;
+}
+
+/* Adds a file entry for partition directory @p dir (not created yet: see
+ * open_new_files). Takes @p dir and @p pvals on success only. */
+static int add_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_file **out,
+                    inlet_error *err) {
   if (w->n_files == w->cap_files) {
     size_t nc = w->cap_files ? w->cap_files * 2 : 4;
     part_file *nf = inlet_realloc(w->files, nc * sizeof *nf);
@@ -318,17 +316,30 @@ static int find_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_fil
   memset(f, 0, sizeof *f);
   f->dir = dir;
   f->pvals = pvals;
-  f->n_pvals = w->n_part;
+  f->n_pvals = pvals ? w->n_part : 0;
   *out = f;
-  int rc = part_file_open(w, f, err);
-  if (rc < 0) {
-    f->dir = NULL;
-    f->pvals = NULL;
-    part_file_reset(w, f, true);
-    w->n_files--;
-    return rc;
-  }
   return 0;
+}
+
+/* Creates the data files of entries [@p first, n_files). */
+static int open_new_files(inlet_table_writer *w, size_t first, inlet_error *err) {
+  for (size_t i = first; i < w->n_files; i++) TRY(part_file_open(w, &w->files[i], err));
+  return 0;
+}
+
+/* Drops the entries from @p first on, removing the files they created: a
+ * failed write leaves the writer as it found it. */
+static void drop_new_files(inlet_table_writer *w, size_t first) {
+  for (size_t i = first; i < w->n_files; i++) part_file_reset(w, &w->files[i], true);
+  w->n_files = first;
+}
+
+static void free_pvals(delta_kv *pv, int32_t n) {
+  for (int32_t p = 0; pv && p < n; p++) {
+    inlet_free(pv[p].key);
+    inlet_free(pv[p].value);
+  }
+  inlet_free(pv);
 }
 
 /* Partition directory and values of row @p r. */
@@ -350,6 +361,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
     }
     rc = delta_partition_value_format(&kv->value, f, &b->columns[ci], r, err);
     if (rc < 0) break;
+    size_t len;
+    rc = delta_partition_component_check(f->name, kv->value, kv->value ? strlen(kv->value) : 0,
+                                         &len, err);
+    if (rc < 0) break;
     char *en = delta_hive_escape(f->name), *ev = delta_hive_escape(kv->value);
     if (p) inlet_buf_push(&d, '/');
     if (en && ev)
@@ -361,12 +376,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
   }
   inlet_buf_terminate(&d);
   if (rc == 0 && inlet_buf_status(&d)) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc == 0) rc = delta_partition_path_check(strlen(w->table->root_abs), d.len, err);
+  if (rc == INLET_EINVAL) inlet_error_prefix(err, "row %lld", (long long)r);
   if (rc < 0) {
-    for (int32_t p = 0; p < w->n_part; p++) {
-      inlet_free((*pvals)[p].key);
-      inlet_free((*pvals)[p].value);
-    }
-    inlet_free(*pvals);
+    free_pvals(*pvals, w->n_part);
     *pvals = NULL;
     inlet_buf_reset(&d);
     return rc;
@@ -412,6 +425,15 @@ static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
   return rc;
 }
 
+int inlet_table_writer_check_row(const inlet_table_writer *w, const inlet_batch *b, int64_t row,
+                                 inlet_error *err) {
+  FAIL_IF(row < 0 || row >= b->num_rows, err, INLET_EINVAL, "row %lld is not in the batch",
+          (long long)row);
+  TRY(check_batch(w, b, err));
+  return delta_partition_row_check(b, row, w->part_idx, w->n_part, strlen(w->table->root_abs),
+                                   err);
+}
+
 int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_error *err) {
   FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
   TRY(check_batch(w, b, err));
@@ -419,16 +441,19 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   /* Every row must meet every constraint; a violation writes nothing of
    * the batch. */
   TRY(delta_constraints_check(&w->cons, b, 0, b->num_rows, w->rows, NULL, NULL, err));
+  size_t first_new = w->n_files;
+  int rc = 0;
   if (w->n_part == 0) {
     part_file *f = w->n_files ? &w->files[0] : NULL;
     if (!f) {
       char *dir = inlet_strdup("");
       if (!dir) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-      int rc = find_file(w, dir, NULL, &f, err);
+      rc = add_file(w, dir, NULL, &f, err);
       if (rc < 0) {
         inlet_free(dir);
         return rc;
       }
+      if ((rc = open_new_files(w, first_new, err)) < 0) goto undo;
     }
     TRY(write_rows(w, f, b, NULL, b->num_rows, err));
     w->rows += b->num_rows;
@@ -436,30 +461,34 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   }
   for (size_t i = 0; i < w->n_files; i++)
     w->files[i].n_rows = 0;
+  /* Every row's partition first: a row whose values cannot name a directory
+   * fails the batch before any file is created. */
   for (int64_t r = 0; r < b->num_rows; r++) {
     char *dir;
     delta_kv *pv;
-    TRY(row_partition(w, b, r, &dir, &pv, err));
-    part_file *f;
-    int rc = find_file(w, dir, pv, &f, err);
-    if (rc != 0) {
+    if ((rc = row_partition(w, b, r, &dir, &pv, err)) < 0) goto undo;
+    part_file *f = lookup_file(w, dir);
+    if (f) {
       inlet_free(dir);
-      for (int32_t p = 0; p < w->n_part; p++) {
-        inlet_free(pv[p].key);
-        inlet_free(pv[p].value);
-      }
-      inlet_free(pv);
-      if (rc < 0) return rc;
+      free_pvals(pv, w->n_part);
+    } else if ((rc = add_file(w, dir, pv, &f, err)) < 0) {
+      inlet_free(dir);
+      free_pvals(pv, w->n_part);
+      goto undo;
     }
     if (f->n_rows == f->cap_rows) {
       int64_t nc = f->cap_rows ? f->cap_rows * 2 : 256;
       int64_t *nr = inlet_realloc(f->rows, (size_t)nc * sizeof *nr);
-      if (!nr) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+      if (!nr) {
+        rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+        goto undo;
+      }
       f->rows = nr;
       f->cap_rows = nc;
     }
     f->rows[f->n_rows++] = r;
   }
+  if ((rc = open_new_files(w, first_new, err)) < 0) goto undo;
   for (size_t i = 0; i < w->n_files; i++) {
     part_file *f = &w->files[i];
     if (f->n_rows == 0) continue;
@@ -470,6 +499,9 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   }
   w->rows += b->num_rows;
   return 0;
+undo:
+  drop_new_files(w, first_new);
+  return rc;
 }
 
 int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err) {
@@ -561,7 +593,10 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   }
   int64_t v = -1;
   rc = delta_txn_commit(txn, &v, err);
-  if (rc < 0) goto done;
+  if (rc < 0) {
+    w->keep_files = delta_txn_maybe_published(txn);
+    goto done;
+  }
   w->committed = true;
   if (version) *version = v;
   /* Checkpoint hook: every delta.checkpointInterval commits (default 10). */

@@ -31,6 +31,7 @@
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "maint/maint_int.h"
+#include "parquet/pq_writer.h"
 #include "util/buf.h"
 #include "util/util.h"
 
@@ -213,12 +214,12 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
       int64_t bytes = 0;
       for (int64_t i = s; i <= e; i++) {
         int64_t sz = i < e ? cand_add(c, i)->size : 0;
-        if (i == e || (i > b0 && bytes + sz > c->target)) {
+        if (i == e || (i > b0 && inlet_add_sat_i64(bytes, sz) > c->target)) {
           if (i - b0 >= 2) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes, 0};
           b0 = i;
           bytes = 0;
         }
-        bytes += sz;
+        bytes = inlet_add_sat_i64(bytes, sz); /* sizes come from the log */
       }
     }
     s = e;
@@ -261,16 +262,14 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   f->rel_path = inlet_malloc(n);
   if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   snprintf(f->rel_path, n, "%s%s%s", dir, *dir ? "/" : "", name);
-  char *abs = delta_join_path(c->table->root_abs, f->rel_path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.compression = c->o.compression;
   po.row_group_bytes = c->rg_bytes;
   po.sync_on_close = true;
-  int rc = delta_data_file_options(&po, &c->snap.metadata, err);
-  if (rc == 0) rc = inlet_parquet_writer_open(&f->pw, abs, &c->data_schema, &po, err);
-  inlet_free(abs);
-  if (rc < 0) return rc;
+  TRY(delta_data_file_options(&po, &c->snap.metadata, err));
+  /* Through the table's storage: never through a symbolic link, so a
+   * symlinked partition directory cannot send the output outside the table. */
+  TRY(pq_writer_open_storage(&f->pw, c->table->st, f->rel_path, &c->data_schema, &po, err));
   f->created = true;
   return delta_stats_new(&f->stats, &c->data_schema, c->max_indexed, err);
 }
@@ -720,7 +719,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
       r->has_default_row_commit_version = a->has_default_row_commit_version;
       r->default_row_commit_version = a->default_row_commit_version;
       TRY_GOTO(delta_txn_add_action(txn, &ra, err));
-      removed_bytes += a->size;
+      removed_bytes = inlet_add_sat_i64(removed_bytes, a->size);
       n_removed++;
     }
   for (size_t k = 0; k < u->n_files; k++) {
@@ -744,7 +743,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
     }
     inlet_free(stats);
     if (rc < 0) goto done;
-    added_bytes += f->size;
+    added_bytes = inlet_add_sat_i64(added_bytes, f->size);
   }
   json_t *params = json_object();
   json_t *pred = json_array();
@@ -783,9 +782,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   if (rc < 0) goto done;
   delta_txn_add_rows(txn, rows);
   rc = delta_txn_commit(txn, version, err);
-  /* Conflicts and retry limits are decided before anything is published. */
-  if (rc < 0 && rc != INLET_ECONFLICT && rc != INLET_ELIMIT && rc != INLET_ENOMEM)
-    *maybe_published = true;
+  if (rc < 0) *maybe_published = delta_txn_maybe_published(txn);
 done:
   delta_txn_free(txn);
   return rc;
@@ -824,7 +821,7 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
       for (size_t k = 0; k < u->n_files; k++)
         if (u->files[k].bin == bi) {
           g.n_outputs++;
-          g.output_bytes += u->files[k].size;
+          g.output_bytes = inlet_add_sat_i64(g.output_bytes, u->files[k].size);
         }
       g.rows = bn->rows;
     }
@@ -902,7 +899,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   if (c.o.dry_run) {
     for (int64_t bi = 0; bi < c.n_bins; bi++) {
       res.files_removed += c.bins[bi].n;
-      res.bytes_removed += c.bins[bi].bytes;
+      res.bytes_removed = inlet_add_sat_i64(res.bytes_removed, c.bins[bi].bytes);
       report(&c, bi, 1, NULL, -1, 0, NULL);
     }
     goto done;
@@ -942,10 +939,11 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     res.last_version = v;
     res.rows += rows;
     res.files_added += (int64_t)u.n_files;
-    for (size_t k = 0; k < u.n_files; k++) res.bytes_added += u.files[k].size;
+    for (size_t k = 0; k < u.n_files; k++)
+      res.bytes_added = inlet_add_sat_i64(res.bytes_added, u.files[k].size);
     for (int64_t bi = b0; bi < b0 + nb; bi++) {
       res.files_removed += c.bins[bi].n;
-      res.bytes_removed += c.bins[bi].bytes;
+      res.bytes_removed = inlet_add_sat_i64(res.bytes_removed, c.bins[bi].bytes);
     }
     report(&c, b0, nb, &u, v, 0, NULL);
     unit_reset(&c, &u, false);

@@ -36,6 +36,10 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
   delta_log_cleanup_result r;
   int rc = delta_log_cleanup_at(&r, table->st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
                                 o.dry_run, err);
+  /* Temp files of killed writers, a day old (log_temps.c). */
+  if (rc == 0)
+    rc = maint_remove_log_temps(table->st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,
+                                NULL, NULL, NULL, err);
   res.commits_removed = r.commits_removed;
   res.checkpoints_removed = r.checkpoints_removed;
   res.oldest_kept = r.oldest_kept;

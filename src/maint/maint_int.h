@@ -39,4 +39,11 @@ int maint_partition_names(char **label, char **key, const delta_add *add,
  * @p dflt when absent or unparseable. */
 int64_t maint_conf_size(const delta_metadata *meta, const char *key, int64_t dflt);
 
+/* Removes `_delta_log/.tmp-*` files older than INLET_LOG_TEMP_MAX_AGE_MS at
+ * @p now_ms (log_temps.c), reporting each to @p on_file (may be NULL) and
+ * counting them in *files and *bytes (may be NULL). 0, INLET_EIO, INLET_ENOMEM. */
+int maint_remove_log_temps(inlet_storage *st, int64_t now_ms, bool dry_run,
+                           inlet_vacuum_file_fn on_file, void *ctx, int64_t *files,
+                           int64_t *bytes, inlet_error *err);
+
 #endif /* INLET_MAINT_INT_H */

@@ -20,7 +20,13 @@
  *     mtimes: a file being written right now is young, so in-flight
  *     transactions are safe as long as they take less than the window.
  * Deletion vector files are left alone (inlet does not write them).
+ * Symbolic links are never followed nor deleted (the listing does not
+ * follow them; a link to a directory would otherwise be judged by its own
+ * mtime and removed with the live files behind it): each is reported.
+ * `_delta_log/.tmp-*` files of killed writers go once a day old
+ * (log_temps.c).
  */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "delta/delta_features.h"
@@ -44,6 +50,8 @@ typedef struct vac {
   int64_t *cand_kind;      /* owned: 1 tombstoned, 2 debris */
   size_t n_cands, cap_cands;
   int64_t commit_mtime;    /* of the commit being read */
+  inlet_vacuum_file_fn on_symlink;
+  void *ctx;
 } vac;
 
 static void vac_reset(vac *v) {
@@ -150,6 +158,13 @@ static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff
     path = inlet_malloc(len);
     FAIL_GOTO(!path, err, INLET_ENOMEM, "out of memory");
     snprintf(path, len, "%s%s%s", dir, *dir ? "/" : "", name);
+    if (ents[i].is_symlink) {
+      /* Never followed (what it points at is not ours to judge) and never
+       * deleted (it may be how live files are reached): reported. */
+      res->symlinks++;
+      if (v->on_symlink) v->on_symlink(v->ctx, path, ents[i].size);
+      continue;
+    }
     if (ents[i].is_dir) {
       TRY_GOTO(walk(v, s, path, cutoff, depth + 1, res, err));
       continue;
@@ -173,13 +188,22 @@ done:
 
 int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
                        const inlet_vacuum_options *options, inlet_error *err) {
-  inlet_vacuum_options dflt = INLET_VACUUM_OPTIONS_INIT;
-  inlet_vacuum_options o = options ? *options : dflt;
+  inlet_vacuum_options o = INLET_VACUUM_OPTIONS_INIT;
+  if (options) {
+    FAIL_IF(options->version != 1 && options->version != INLET_VACUUM_OPTIONS_VERSION, err,
+            INLET_EINVAL, "vacuum: unknown options version %d", options->version);
+    if (options->version == 1) /* a version-1 struct ends before on_symlink */
+      memcpy(&o, options, offsetof(inlet_vacuum_options, on_symlink));
+    else
+      o = *options;
+  }
   inlet_vacuum_result res;
   memset(&res, 0, sizeof res);
   vac v;
   memset(&v, 0, sizeof v);
   v.table = table;
+  v.on_symlink = o.on_symlink;
+  v.ctx = o.ctx;
   delta_snapshot s, s2;
   memset(&s2, 0, sizeof s2);
   bool have_s2 = false;
@@ -236,11 +260,23 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
     if (v.cand_kind[i] == 1) res.tombstoned++;
     else res.debris++;
   }
+  {
+    int64_t n_temps = 0;
+    TRY_GOTO(maint_remove_log_temps(table->st, now, o.dry_run, o.on_file, o.ctx, &n_temps,
+                                    &res.bytes, err));
+    res.files += n_temps;
+    res.debris += n_temps;
+  }
 done:
   delta_log_listing_reset(&l);
   delta_snapshot_reset(&s);
   if (have_s2) delta_snapshot_reset(&s2);
   vac_reset(&v);
-  if (out) *out = res;
+  if (out) {
+    if (options && options->version == 1) /* a version-1 result ends before symlinks */
+      memcpy(out, &res, offsetof(inlet_vacuum_result, symlinks));
+    else
+      *out = res;
+  }
   return rc;
 }

@@ -16,7 +16,10 @@
  * which statistics to trust. A file with no rows has no row groups.
  *
  * Durability: bytes go through inlet_wfile; close() fsyncs when asked; a
- * writer freed without a successful close removes its partial file.
+ * writer freed without a successful close removes its partial file. Table
+ * data files are created through the table's storage (pq_writer.h), so the
+ * backend's rules (no symbolic links on the way) and its fault injection
+ * apply to them.
  */
 #include <stdio.h>
 #include <strings.h>
@@ -28,6 +31,7 @@
 #include "parquet/column_writer.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
+#include "parquet/pq_writer.h"
 #include "parquet/shred.h"
 #include "parquet/stats.h"
 #include "storage/storage.h"
@@ -43,7 +47,8 @@
 #define NESTED_STEP_ROWS 1024
 
 struct inlet_parquet_writer {
-  char *path;            /* owned */
+  char *path;            /* owned; relative to st's root when st is set */
+  inlet_storage *st;     /* borrowed, or NULL: the file was created by path */
   inlet_wfile *file;     /* owned; NULL after close */
   bool closed;           /* close() succeeded */
   bool failed;           /* an error left the writer unusable */
@@ -177,9 +182,37 @@ static void writer_destroy(inlet_parquet_writer *w) {
   inlet_free(w);
 }
 
+/* Removes the file of a writer that did not close successfully. */
+static void remove_partial(inlet_parquet_writer *w) {
+  if (w->st) {
+    inlet_error ignore = INLET_ERROR_INIT;
+    w->st->ops->remove(w->st, w->path, &ignore);
+  } else {
+    unlink(w->path);
+  }
+}
+
+static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char *path,
+                       const inlet_schema *schema, const inlet_parquet_writer_options *options,
+                       inlet_error *err);
+
 int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
                               const inlet_schema *schema,
                               const inlet_parquet_writer_options *options, inlet_error *err) {
+  return writer_open(out, NULL, path, schema, options, err);
+}
+
+int pq_writer_open_storage(inlet_parquet_writer **out, inlet_storage *st, const char *path,
+                           const inlet_schema *schema,
+                           const inlet_parquet_writer_options *options, inlet_error *err) {
+  if (out) *out = NULL;
+  FAIL_IF(!st, err, INLET_EINVAL, "parquet writer: NULL storage");
+  return writer_open(out, st, path, schema, options, err);
+}
+
+static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char *path,
+                       const inlet_schema *schema, const inlet_parquet_writer_options *options,
+                       inlet_error *err) {
   if (out) *out = NULL;
   FAIL_IF(!out || !path || !schema, err, INLET_EINVAL, "parquet writer: NULL argument");
   inlet_parquet_writer_options defaults = INLET_PARQUET_WRITER_OPTIONS_INIT;
@@ -258,7 +291,11 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
                                 w->desc.columns[i].path, err));
   }
 
-  TRY_GOTO(inlet_wfile_create_path(&w->file, path, err));
+  w->st = st;
+  if (st)
+    TRY_GOTO(st->ops->create(st, path, &w->file, err));
+  else
+    TRY_GOTO(inlet_wfile_create_path(&w->file, path, err));
   rc = inlet_wfile_append(w->file, PQ_FOOTER_MAGIC, 4, err);
   if (rc < 0) goto done;
   *out = w;
@@ -267,7 +304,7 @@ done:
   if (w->file) {
     inlet_wfile_close(w->file, false, NULL);
     w->file = NULL;
-    unlink(path);
+    remove_partial(w);
   }
   writer_destroy(w);
   return rc;
@@ -524,7 +561,7 @@ void inlet_parquet_writer_free(inlet_parquet_writer *w) {
   if (!w->closed) {
     if (w->file) inlet_wfile_close(w->file, false, NULL);
     w->file = NULL;
-    unlink(w->path);
+    remove_partial(w);
   }
   writer_destroy(w);
 }

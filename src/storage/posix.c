@@ -12,11 +12,18 @@
  * EEXIST rather than replacing a concurrent winner, falling back to
  * renameat2(RENAME_NOREPLACE) on filesystems without hard links, then
  * fsyncs the directory. Every error names the path and the errno text.
+ *
+ * Files are created, directories made and files removed only at real paths
+ * inside the root: those calls walk the path one component at a time with
+ * O_NOFOLLOW and refuse a symbolic link on the way (issue 12: a symlinked
+ * partition directory must not make compaction write, or a cleanup delete,
+ * outside the table). Reads follow links.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -385,6 +392,80 @@ static int create_at(int base_fd, const char *root, const char *path, const char
   return make_wfile(out, fd, dir_fd, base_fd, path, name, err);
 }
 
+/* Opens directory @p dir (relative to @p base_fd, "" for base_fd itself) one
+ * component at a time, never following a symbolic link: files are created
+ * and removed only at real paths inside the root, so a link planted in the
+ * tree cannot send a write or a delete elsewhere. With @p create, missing
+ * components are made, each synced into its parent. Returns the descriptor
+ * or a negative code (a link on the way is INLET_EINVAL). */
+static int open_dir_nofollow(int base_fd, const char *dir, bool create, const char *root,
+                             inlet_error *err) {
+  int fd = openat(base_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return os_fail(err, errno, "open", root, ".");
+  if (!dir || !*dir) return fd;
+  char *p = inlet_strdup(dir);
+  if (!p) {
+    close(fd);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", dir);
+  }
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int rc = 0;
+  char *save = NULL;
+  for (char *c = strtok_r(p, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+    int upto = (int)(c - p + (ptrdiff_t)strlen(c)); /* dir's prefix ending at c */
+    int nfd = openat(fd, c, flags);
+    if (nfd < 0 && errno == ENOENT && create) {
+      if (mkdirat(fd, c, 0777) == 0) {
+        if (fsync(fd) < 0 && errno != EINVAL) {
+          rc = inlet_fail(err, INLET_EIO, "fsync parent directory of %s/%.*s: %s", root, upto,
+                          dir, strerror(errno));
+          break;
+        }
+      } else if (errno != EEXIST) {
+        rc = inlet_fail(err, errno_code(errno), "mkdir %s/%.*s: %s", root, upto, dir,
+                        strerror(errno));
+        break;
+      }
+      nfd = openat(fd, c, flags);
+    }
+    if (nfd < 0) {
+      int e = errno;
+      struct stat st;
+      bool there = (e == ENOTDIR || e == ELOOP) && fstatat(fd, c, &st, AT_SYMLINK_NOFOLLOW) == 0;
+      if (there && S_ISLNK(st.st_mode))
+        rc = inlet_fail(err, INLET_EINVAL,
+                        "%s/%.*s is a symbolic link: inlet creates and removes files only at "
+                        "real paths inside the table",
+                        root, upto, dir);
+      else if (there && create)
+        rc = inlet_fail(err, INLET_EEXISTS, "mkdir %s/%.*s: exists and is not a directory", root,
+                        upto, dir);
+      else
+        rc = inlet_fail(err, errno_code(e), "open directory %s/%.*s: %s", root, upto, dir,
+                        strerror(e));
+      break;
+    }
+    close(fd);
+    fd = nfd;
+  }
+  inlet_free(p);
+  if (rc < 0) {
+    close(fd);
+    return rc;
+  }
+  return fd;
+}
+
+/* Splits @p path into its parent directory (owned, "" at the top) and its
+ * last component (pointing into @p path). */
+static int split_path(const char *path, char **parent, const char **base, inlet_error *err) {
+  const char *slash = strrchr(path, '/');
+  *base = slash ? slash + 1 : path;
+  *parent = slash ? inlet_strndup(path, (size_t)(slash - path)) : inlet_strdup("");
+  if (!*parent) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  return 0;
+}
+
 /* ---- the backend ----------------------------------------------------------- */
 
 static int px_open_read(inlet_storage *s, const char *path, inlet_rfile **out, inlet_error *err) {
@@ -400,7 +481,22 @@ static int px_create(inlet_storage *s, const char *path, inlet_wfile **out, inle
   posix_storage *ps = (posix_storage *)s;
   *out = NULL;
   TRY(inlet_path_check(path, err));
-  return create_at(ps->root_fd, s->root, path, path, out, err);
+  char *parent;
+  const char *base;
+  TRY(split_path(path, &parent, &base, err));
+  int dfd = open_dir_nofollow(ps->root_fd, parent, true, s->root, err);
+  inlet_free(parent);
+  if (dfd < 0) return dfd;
+  /* O_EXCL never follows a link in the last component either. */
+  int fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    int e = errno;
+    close(dfd);
+    if (e == EEXIST) return inlet_fail(err, INLET_EEXISTS, "create %s: file exists", path);
+    return os_fail(err, e, "create", NULL, path);
+  }
+  /* An abort unlinks by the path from the root: the file is ours (O_EXCL). */
+  return make_wfile(out, fd, dfd, ps->root_fd, path, path, err);
 }
 
 static bool force_rename; /* test hook, see posix_int.h */
@@ -477,6 +573,7 @@ static int cmp_dirent(const void *a, const void *b) {
 
 static void fill_dirent(inlet_dirent *d, const struct stat *st) {
   d->is_dir = S_ISDIR(st->st_mode);
+  d->is_symlink = S_ISLNK(st->st_mode);
   d->size = st->st_size;
   d->mtime_ms = (int64_t)st->st_mtim.tv_sec * 1000 + st->st_mtim.tv_nsec / 1000000;
 }
@@ -528,6 +625,7 @@ static int list_dir(inlet_storage *s, const char *dir, bool attrs, inlet_dirent 
       fill_dirent(&ents[n], &st);
     } else {
       ents[n].is_dir = need_stat ? S_ISDIR(st.st_mode) : de->d_type == DT_DIR;
+      ents[n].is_symlink = need_stat ? S_ISLNK(st.st_mode) : de->d_type == DT_LNK;
       ents[n].size = -1;
       ents[n].mtime_ms = -1;
     }
@@ -558,11 +656,21 @@ static int px_list_names(inlet_storage *s, const char *dir, inlet_dirent **out, 
 static int px_remove(inlet_storage *s, const char *path, inlet_error *err) {
   posix_storage *ps = (posix_storage *)s;
   TRY(inlet_path_check(path, err));
-  if (unlinkat(ps->root_fd, path, 0) == 0) return 0;
-  if (errno == EISDIR || errno == EPERM) {
-    if (unlinkat(ps->root_fd, path, AT_REMOVEDIR) == 0) return 0;
-  }
-  return os_fail(err, errno, "remove", s->root, path);
+  /* Through real directories only: a link on the way would make this delete
+   * a file outside the root. A link as the last component is removed
+   * itself, never its target. */
+  char *parent;
+  const char *base;
+  TRY(split_path(path, &parent, &base, err));
+  int dfd = open_dir_nofollow(ps->root_fd, parent, false, s->root, err);
+  inlet_free(parent);
+  if (dfd < 0) return dfd;
+  int rc = 0;
+  if (unlinkat(dfd, base, 0) < 0 &&
+      !((errno == EISDIR || errno == EPERM) && unlinkat(dfd, base, AT_REMOVEDIR) == 0))
+    rc = os_fail(err, errno, "remove", s->root, path);
+  close(dfd);
+  return rc;
 }
 
 static int px_replace(inlet_storage *s, const char *tmp_path, const char *final_path,
@@ -596,7 +704,10 @@ static int px_stat(inlet_storage *s, const char *path, inlet_dirent *out, inlet_
 static int px_mkdirs(inlet_storage *s, const char *dir, inlet_error *err) {
   posix_storage *ps = (posix_storage *)s;
   TRY(check_dir_path(dir, err));
-  return mkdirs_at(ps->root_fd, dir, s->root, err);
+  int fd = open_dir_nofollow(ps->root_fd, dir, true, s->root, err);
+  if (fd < 0) return fd;
+  close(fd);
+  return 0;
 }
 
 static int px_sync_dir(inlet_storage *s, const char *dir, inlet_error *err) {

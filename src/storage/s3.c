@@ -885,7 +885,7 @@ static int push_ent(list_ctx *l, const char *name, size_t len, bool is_dir, int6
   }
   char *nm = inlet_strndup(name, len);
   if (!nm) return inlet_fail(err, INLET_ENOMEM, "out of memory listing");
-  l->v[l->n++] = (inlet_dirent){nm, is_dir, l->attrs ? size : -1, l->attrs ? mtime : -1};
+  l->v[l->n++] = (inlet_dirent){nm, is_dir, false, l->attrs ? size : -1, l->attrs ? mtime : -1};
   return 0;
 }
 

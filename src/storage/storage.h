@@ -104,6 +104,7 @@ struct inlet_wfile_ops {
 typedef struct inlet_dirent {
   char *name; /* owned; entry name relative to the listed directory */
   bool is_dir;
+  bool is_symlink; /* list/list_names: a symbolic link (is_dir false: never followed) */
   int64_t size;
   int64_t mtime_ms; /* modification time, ms since the epoch (object stores:
                      * Last-Modified); -1 when not asked for */

@@ -64,6 +64,8 @@ typedef struct ingester {
   int32_t et_col, flag_col;
   gen_col gens[8];
   int n_gens;
+  int32_t *pcheck; /* owned: partition columns whose values records give */
+  int32_t n_pcheck;
   stream_watermark wm;
   int64_t wm_committed;
 
@@ -352,13 +354,35 @@ static int setup_schema(ingester *g, inlet_error *err) {
     }
     g->schema.fields[g->flag_col].nullable = true;
   }
-  rc = setup_generated(g, s, err);
+  if ((rc = setup_generated(g, s, err)) < 0) goto done;
+  /* Partition columns that records fill (generated ones are computed). */
+  int32_t np = inlet_snapshot_num_partition_columns(s);
+  g->pcheck = inlet_calloc((size_t)np + 1, sizeof *g->pcheck);
+  if (!g->pcheck) {
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    goto done;
+  }
+  for (int32_t i = 0; i < np; i++) {
+    int ci = inlet_schema_find(&g->schema, inlet_snapshot_partition_column(s, i));
+    bool generated = false;
+    for (int k = 0; k < g->n_gens; k++) generated |= g->gens[k].col == ci;
+    if (ci >= 0 && !generated) g->pcheck[g->n_pcheck++] = ci;
+  }
   /* Rows are checked one record at a time, so that a violating record goes
    * to the dead letters (the table writer checks every row again). */
-  if (rc == 0) rc = delta_constraints_load(&g->cons, &s->snap, err);
+  rc = delta_constraints_load(&g->cons, &s->snap, err);
 done:
   if (s != &created) inlet_snapshot_free(s);
   return rc;
+}
+
+/* The reader's row check: a record whose partition values cannot name a
+ * directory is a rejected record (dead letter with the reason), not a
+ * failed batch. */
+static int partition_row_check(void *ctx, const inlet_batch *b, int64_t row, inlet_error *err) {
+  ingester *g = ctx;
+  return delta_partition_row_check(b, row, g->pcheck, g->n_pcheck, strlen(g->table->root_abs),
+                                   err);
 }
 
 static int new_reader(ingester *g, const char *header, size_t len, inlet_error *err) {
@@ -622,8 +646,8 @@ static int fill_derived(ingester *g, inlet_batch *b, int64_t r, inlet_error *err
 /* The table's constraints on row @p row (the record's, complete with its
  * derived columns): a violating row leaves the chunk for the dead letters,
  * with the constraint's name. *@p rejected tells. */
-static int check_row(ingester *g, const stream_record *rec, int64_t row, bool *rejected,
-                     inlet_error *err) {
+static int check_row(ingester *g, const stream_record *rec, int64_t bytes, int64_t row,
+                     bool *rejected, inlet_error *err) {
   *rejected = false;
   if (!delta_constraints_any(&g->cons)) return 0;
   inlet_error e = INLET_ERROR_INIT;
@@ -638,7 +662,7 @@ static int check_row(ingester *g, const stream_record *rec, int64_t row, bool *r
     text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
   g->chunk.num_rows = row;
   g->b_rejected++;
-  stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+  stream_trigger_add(&g->trig, 0, bytes, g->now);
   g->dl_constraint = which >= 0 ? g->cons.items[which].name : NULL;
   rc = dead_letter(g, rec, inlet_errmsg(&e), err);
   g->dl_constraint = NULL;
@@ -745,6 +769,8 @@ static int route_late(ingester *g, const stream_record *rec, inlet_error *err) {
   return 0;
 }
 
+static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err);
+
 static int process(ingester *g, const stream_record *rec, inlet_error *err) {
   if (rec->header) {
     if (g->o.format == INLET_TEXT_CSV) return new_reader(g, rec->data, rec->len, err);
@@ -761,15 +787,55 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
     return dead_letter(g, rec, why, err);
   }
+  return convert_record(g, rec, rec->bytes, err);
+}
+
+/* A malformed CSV record over several lines (a stray quote folded the lines
+ * after it in): its first line is rejected alone and the rest is split into
+ * records again (the rule of the text reader, TEXT_CSV_CUT_REASON). */
+static int split_csv_record(ingester *g, const stream_record *rec, int64_t bytes,
+                            inlet_error *err) {
+  const char *s = rec->data, *nl = memchr(s, '\n', rec->len);
+  stream_record part = *rec;
+  part.len = (size_t)(nl - s);
+  if (part.len > 0 && s[part.len - 1] == '\r') part.len--;
+  g->b_rejected++;
+  stream_trigger_add(&g->trig, 0, bytes, g->now);
+  TRY(dead_letter(g, &part, TEXT_CSV_CUT_REASON, err));
+  size_t at = (size_t)(nl - s) + 1;
+  while (at < rec->len && !g->abandoned) {
+    text_csv_state st = TEXT_CSV_FIELD_START;
+    int64_t lines = 0;
+    size_t end = text_csv_scan(s, at, rec->len, g->ropt.csv_delimiter, &st, &lines);
+    part.data = s + at;
+    part.len = end - at;
+    if (part.len > 0 && part.data[part.len - 1] == '\r') part.len--;
+    part.offset = rec->offset >= 0 ? rec->offset + (int64_t)at : -1;
+    at = end + 1;
+    bool blank = true;
+    for (size_t i = 0; i < part.len && blank; i++) blank = part.data[i] == ' ' || part.data[i] == '\t';
+    if (blank) continue;
+    g->b_records++;
+    TRY(convert_record(g, &part, 0, err));
+  }
+  return 0;
+}
+
+/* Converts one record into the chunk (or the dead letters, or the late
+ * table); @p bytes is its share of the batch's input bytes. */
+static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err) {
   /* Not INLET_ERROR_INIT: zeroing the whole message buffer for every record
    * showed in the ingest profile (bench/RESULTS-ingest.md). */
   inlet_error e;
   e.code = 0;
   e.message[0] = '\0';
   int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
+  if (rc == INLET_EINVAL && text_reader_csv_syntax_failed(g->reader) &&
+      memchr(rec->data, '\n', rec->len))
+    return split_csv_record(g, rec, bytes, err);
   if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
     g->b_rejected++;
-    stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+    stream_trigger_add(&g->trig, 0, bytes, g->now);
     return dead_letter(g, rec, inlet_errmsg(&e), err);
   }
   if (rc < 0) {
@@ -789,7 +855,7 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
       for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
         text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
       g->chunk.num_rows = row;
-      stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+      stream_trigger_add(&g->trig, 0, bytes, g->now);
       if (g->o.late_policy == INLET_LATE_DROP) {
         g->b_dropped++;
         return 0;
@@ -807,13 +873,13 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
   g->late[row] = late;
   if (g->flag_col >= 0 || g->n_gens > 0) TRY(fill_derived(g, &g->chunk, row, err));
   bool rejected;
-  TRY(check_row(g, rec, row, &rejected, err));
+  TRY(check_row(g, rec, bytes, row, &rejected, err));
   if (rejected) {
     if (late) g->b_late--; /* counted with the dead letters, not the committed rows */
     return 0;
   }
   g->b_rows++;
-  stream_trigger_add(&g->trig, 1, rec->bytes, g->now);
+  stream_trigger_add(&g->trig, 1, bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
       ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
     rc = flush_chunk(g, &e);
@@ -1040,6 +1106,7 @@ static void ingester_free(ingester *g) {
   delta_constraints_reset(&g->cons);
   inlet_free(g->header);
   inlet_free(g->late);
+  inlet_free(g->pcheck);
   inlet_free(g->dl_dir);
   inlet_table_free(g->late_table);
   delta_snapshot_reset(&g->cs);
@@ -1166,6 +1233,10 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   ro.format = g->o.format;
   ro.strict = g->o.strict;
   g->ropt = ro;
+  if (g->n_pcheck) {
+    g->ropt.row_check = partition_row_check;
+    g->ropt.row_check_ctx = g;
+  }
   TRY(new_reader(g, NULL, 0, err));
   TRY(inlet_batch_init(&g->chunk, &g->schema, err));
   if (g->o.late_policy == INLET_LATE_ROUTE) {
@@ -1173,7 +1244,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     inlet_snapshot *ls = NULL;
     TRY(inlet_table_snapshot(&ls, g->late_table, err));
     int rc = inlet_text_reader_open_memory(&g->late_reader, "", 0, inlet_snapshot_schema(ls),
-                                           &g->ropt, err);
+                                           &ro, err);
     inlet_snapshot_free(ls);
     TRY(rc);
     FAIL_IF(g->o.format == INLET_TEXT_CSV, err, INLET_EUNSUPPORTED,

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch/text_int.h"
 #include "stream/stream.h"
 #include "util/util.h"
 
@@ -59,7 +60,7 @@ typedef struct file_src {
   int64_t file_off; /* file offset of buf[0] */
   char *buf;        /* owned */
   size_t cap, start, end, scan;
-  bool in_quotes;
+  text_csv_state csv_state; /* CSV record splitting state at scan */
   bool eof_seen;    /* read() returned 0 on this descriptor */
   bool skipping;    /* inside an oversize record */
   int64_t skip_off; /* its start offset */
@@ -81,7 +82,7 @@ static void close_fd(file_src *f) {
 
 static void reset_buf(file_src *f, int64_t off) {
   f->start = f->end = f->scan = 0;
-  f->in_quotes = false;
+  f->csv_state = TEXT_CSV_FIELD_START;
   f->file_off = off;
   f->eof_seen = false;
   f->skipping = false;
@@ -202,13 +203,11 @@ static size_t find_eol(file_src *f) {
     f->scan = nl ? (size_t)(nl - f->buf) : f->end;
     return f->scan;
   }
-  bool q = f->in_quotes;
-  for (; i < f->end; i++) {
-    char c = f->buf[i];
-    if (c == '"') q = !q;
-    else if (c == '\n' && !q) break;
-  }
-  f->in_quotes = q;
+  /* The text reader's splitter: a quote opens a quoted field only at the
+   * start of a field, so a stray quote inside a value does not swallow the
+   * lines after it. */
+  int64_t newlines = 0;
+  i = text_csv_scan(f->buf, i, f->end, ',', &f->csv_state, &newlines);
   f->scan = i;
   return i;
 }
@@ -238,7 +237,7 @@ static int emit(file_src *f, stream_record *rec, size_t eol, bool has_nl) {
   rec->time_ms = -1;
   rec->bytes = (int64_t)(next - f->start);
   f->start = f->scan = next;
-  f->in_quotes = false;
+  f->csv_state = TEXT_CSV_FIELD_START;
   f->consumed += rec->bytes;
   if (f->skipping) {
     f->skipping = false;

@@ -36,7 +36,7 @@ void inlet_free(void *p) { free(p); }
 char *inlet_strndup(const char *s, size_t n) {
   char *d = inlet_malloc(n + 1);
   if (!d) return NULL;
-  memcpy(d, s, n);
+  if (n) memcpy(d, s, n); /* s may be NULL for n == 0 (an empty array's values) */
   d[n] = '\0';
   return d;
 }

@@ -7,6 +7,7 @@
 #define INLET_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,12 +94,23 @@ static inline bool inlet_add_overflow_i64(int64_t a, int64_t b, int64_t *out) {
 static inline bool inlet_mul_overflow_i64(int64_t a, int64_t b, int64_t *out) {
   return __builtin_mul_overflow(a, b, out);
 }
+/* a + b, or INT64_MAX / INT64_MIN when it would overflow: for totals that
+ * are reported, not used to address anything. */
+static inline int64_t inlet_add_sat_i64(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
 static inline bool inlet_add_overflow_size(size_t a, size_t b, size_t *out) {
   return __builtin_add_overflow(a, b, out);
 }
 static inline bool inlet_mul_overflow_size(size_t a, size_t b, size_t *out) {
   return __builtin_mul_overflow(a, b, out);
 }
+
+/* True when s[0..n) is well-formed UTF-8 (RFC 3629: no overlong forms,
+ * surrogates or code points past U+10FFFF). utf8.c. */
+bool inlet_utf8_valid(const uint8_t *s, size_t n);
 
 /*
  * Allocation wrappers. They exist so that a test build can inject allocation

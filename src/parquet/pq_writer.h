@@ -1,0 +1,22 @@
+/*
+ * The Parquet writer over a storage backend (for other modules: delta and
+ * maint write table data files with it). The public
+ * inlet_parquet_writer_open creates its file by path, for CLI outputs.
+ */
+#ifndef INLET_PQ_WRITER_H
+#define INLET_PQ_WRITER_H
+
+#include "inlet/parquet.h"
+#include "storage/storage.h"
+
+/* Like inlet_parquet_writer_open, but the file is created through @p st at
+ * @p path (relative to its root; the backend's create rules apply) and a
+ * writer freed without a successful close removes it through @p st.
+ * @p st is borrowed and must outlive the writer. Same return codes, plus
+ * the backend's (INLET_EEXISTS, INLET_EINVAL for a symbolic link on the
+ * way with the POSIX backend). */
+int pq_writer_open_storage(inlet_parquet_writer **out, inlet_storage *st, const char *path,
+                           const inlet_schema *schema,
+                           const inlet_parquet_writer_options *options, inlet_error *err);
+
+#endif /* INLET_PQ_WRITER_H */
