@@ -362,6 +362,11 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
  * INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT (too many retries).
  */
 int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err);
+/* After a successful delta_txn_commit: feeds @p cb the actions of the
+ * commit file in its order (commitInfo first), as a replay of it would see
+ * them, without reading it back. A callback returning nonzero stops with
+ * that code; INLET_EINVAL before a commit. */
+int delta_txn_replay(const delta_txn *t, delta_action_cb cb, void *ctx, inlet_error *err);
 
 /* ---- small helpers --------------------------------------------------------- */
 

@@ -41,6 +41,7 @@ struct delta_txn {
   size_t n_actions, cap_actions;
   int64_t rows;
   char *extra_metrics;  /* owned JSON object text, may be NULL (stream metrics) */
+  char *commit_info;    /* owned: the commitInfo written, once built */
 };
 
 int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
@@ -68,6 +69,7 @@ void delta_txn_free(delta_txn *t) {
   inlet_free(t->operation);
   inlet_free(t->params);
   inlet_free(t->extra_metrics);
+  inlet_free(t->commit_info);
   inlet_free(t);
 }
 
@@ -202,22 +204,43 @@ static int commit_info_json(const delta_txn *t, char **out, inlet_error *err) {
   return *out ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory writing commitInfo");
 }
 
-static int build_body(const delta_txn *t, inlet_buf *b, inlet_error *err) {
-  delta_action ci;
-  memset(&ci, 0, sizeof ci);
-  ci.kind = DELTA_ACTION_COMMIT_INFO;
-  TRY(commit_info_json(t, &ci.u.commit_info, err));
-  int rc = delta_action_write(b, &ci, err);
-  delta_action_reset(&ci);
-  TRY(rc);
-  /* Protocol and metaData first, then the rest in insertion order. */
+/* Protocol and metaData first, then the rest in insertion order: the order
+ * of the commit file after its commitInfo. */
+static int for_each_in_file_order(const delta_txn *t, delta_action_cb cb, void *ctx,
+                                  inlet_error *err) {
   static const delta_action_kind order[] = {DELTA_ACTION_PROTOCOL, DELTA_ACTION_METADATA,
                                             DELTA_ACTION_TXN,      DELTA_ACTION_DOMAIN,
                                             DELTA_ACTION_REMOVE,   DELTA_ACTION_ADD};
   for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
     for (size_t i = 0; i < t->n_actions; i++)
-      if (t->actions[i].kind == order[k]) TRY(delta_action_write(b, &t->actions[i], err));
+      if (t->actions[i].kind == order[k]) TRY(cb(ctx, &t->actions[i], err));
   return 0;
+}
+
+static int write_action(void *buf, const delta_action *a, inlet_error *err) {
+  return delta_action_write(buf, a, err);
+}
+
+static int build_body(delta_txn *t, inlet_buf *b, inlet_error *err) {
+  delta_action ci;
+  memset(&ci, 0, sizeof ci);
+  ci.kind = DELTA_ACTION_COMMIT_INFO;
+  inlet_free(t->commit_info);
+  t->commit_info = NULL;
+  TRY(commit_info_json(t, &t->commit_info, err));
+  ci.u.commit_info = t->commit_info; /* borrowed */
+  TRY(delta_action_write(b, &ci, err));
+  return for_each_in_file_order(t, write_action, b, err);
+}
+
+int delta_txn_replay(const delta_txn *t, delta_action_cb cb, void *ctx, inlet_error *err) {
+  FAIL_IF(!t->commit_info, err, INLET_EINVAL, "transaction not committed");
+  delta_action ci;
+  memset(&ci, 0, sizeof ci);
+  ci.kind = DELTA_ACTION_COMMIT_INFO;
+  ci.u.commit_info = t->commit_info; /* borrowed */
+  TRY(cb(ctx, &ci, err));
+  return for_each_in_file_order(t, cb, ctx, err);
 }
 
 static int write_tmp(delta_txn *t, const inlet_buf *body, char *tmp, size_t cap, int64_t version,

@@ -28,7 +28,7 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
   inlet_log_cleanup_options o = options ? *options : dflt;
   inlet_log_cleanup_result res = {0, 0, -1};
   delta_snapshot s;
-  TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
+  TRY(delta_table_head(table, &s, err)); /* metaData is all it needs */
   int64_t retain = o.retain_ms;
   if (retain < 0) {
     /* inlet's duration syntax ("30d") as well as Delta's ("interval 30 days"). */
