@@ -164,7 +164,22 @@ int delta_state_catch_up(delta_state *s, inlet_storage *st, const char *root_abs
     inlet_error e1 = INLET_ERROR_INIT;
     int rc = st->ops->stat(st, name, &de, &e1);
     inlet_free(de.name);
-    if (rc == INLET_ENOTFOUND && target < 0) return 0;
+    if (rc == INLET_ENOTFOUND && target < 0) {
+      /* No commit after the state's own: it is the latest, unless log
+       * cleanup removed both (a handle idle past delta.logRetentionDuration,
+       * or the table re-created): then the log went on without us. */
+      if (v > from || from == 0) return 0;
+      char own[64];
+      delta_commit_name(own, from - 1);
+      memset(&de, 0, sizeof de);
+      rc = st->ops->stat(st, own, &de, &e1);
+      inlet_free(de.name);
+      FAIL_IF(rc == INLET_ENOTFOUND, err, INLET_ENOTFOUND,
+              "commit %lld is gone from the log (cleaned up): the state is too old to catch up",
+              (long long)(from - 1));
+      if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(&e1));
+      return 0;
+    }
     FAIL_IF(rc == INLET_ENOTFOUND, err, INLET_ENOTFOUND,
             "version %lld does not exist (latest is %lld)", (long long)target, (long long)(v - 1));
     if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(&e1));

@@ -81,8 +81,11 @@ int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_e
  * Replays into @p s the commits after its version, up to @p target (-1:
  * up to the newest), found by probing commit names (writers never skip a
  * version), so catching up costs the new commits, not the log's length.
- * 0, INLET_ENOTFOUND (@p target not reached: no such version), and the
- * codes of delta_log_read_commit. On failure the state is unusable.
+ * With no newer commit, the state's own commit must still exist: log
+ * cleanup may have removed both (the state is then too old to catch up).
+ * 0, INLET_ENOTFOUND (@p target not reached: no such version; the state's
+ * commit is gone), and the codes of delta_log_read_commit. On failure the
+ * state is unusable.
  */
 int delta_state_catch_up(delta_state *s, inlet_storage *st, const char *root_abs, int64_t target,
                          inlet_error *err);

@@ -11,6 +11,7 @@
  *     domains, protocol, metaData, schema, version and timestamp;
  *   - a failure while applying (a storage operation failing after the
  *     commit) drops the cache and the next load is still right;
+ *   - a cache older than a cleaned-up log is reloaded, not extended;
  *   - the storage work of one commit (operations, bytes read, bytes written)
  *     is the same at 10 live files as at 1,500, through the library and
  *     through the ingester, and never lists `_delta_log`.
@@ -406,7 +407,7 @@ static void test_live__failure_while_applying_drops_the_cache(void **state) {
   inlet_fault_reset_counts(fs);
   must_append(t, 2, "y", "app", 2);
   int64_t stats = inlet_fault_count(fs, INLET_FAULT_STAT);
-  assert_true(stats >= 2); /* catch-up probe before, own commit's mtime after */
+  assert_true(stats >= 2); /* catch-up probes before, the own commit's mtime after */
   inlet_fault_arm(fs, INLET_FAULT_STAT, stats - 1, INLET_FAULT_FAIL);
   must_append(t, 3, "z", "app", 3);
   assert_true(inlet_fault_fired(fs));
@@ -416,6 +417,36 @@ static void test_live__failure_while_applying_drops_the_cache(void **state) {
   t->st = orig;
   fs->ops->free(fs);
   inlet_table_free(t);
+  tu_rmtree(path);
+}
+
+/* A handle idle while others wrote on and log cleanup removed the commits
+ * after its cached version (and that version's own): it must not take the
+ * missing next commit for the end of the log, or its writer would publish a
+ * commit below the checkpoint, where no reader looks. */
+static void test_live__a_state_older_than_the_cleaned_log_is_reloaded(void **state) {
+  (void)state;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/t", tu_mkdtemp("delta-live-cleaned"));
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *a = create_table(path, "10");
+  inlet_table *b = NULL;
+  assert_int_equal(inlet_table_open(&b, path, &err), 0);
+  must_append(a, 1, "x", "app-A", 1); /* a's cache: version 1 */
+  for (int i = 0; i < 15; i++) must_append(b, 100 + i, "y", "app-B", i + 1);
+  int64_t latest = latest_version(path);
+  assert_int_equal(latest, 16); /* checkpoint at 10 */
+  for (int64_t v = 0; v < 10; v++) { /* what cleanup removes below the checkpoint */
+    char p[4400];
+    snprintf(p, sizeof p, "%s/_delta_log/%020lld.json", path, (long long)v);
+    assert_int_equal(unlink(p), 0);
+  }
+  int64_t v = -1;
+  assert_int_equal(append(a, 2, "x", "app-A", 2, &v, &err), 0);
+  assert_int_equal(v, latest + 1);
+  check_cache(a, "after catching up past a cleaned log");
+  inlet_table_free(a);
+  inlet_table_free(b);
   tu_rmtree(path);
 }
 
@@ -608,6 +639,7 @@ int main(void) {
       cmocka_unit_test(test_live__cached_state_equals_fresh_load_through_a_mixed_history),
       cmocka_unit_test(test_live__conflicts_retries_and_strict_mode_keep_the_cache_right),
       cmocka_unit_test(test_live__failure_while_applying_drops_the_cache),
+      cmocka_unit_test(test_live__a_state_older_than_the_cleaned_log_is_reloaded),
       cmocka_unit_test(test_live__append_work_is_independent_of_live_files),
       cmocka_unit_test(test_live__ingest_batch_work_is_independent_of_live_files),
   };
