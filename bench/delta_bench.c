@@ -40,71 +40,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "inlet/inlet.h"
 
 #define MAX_SIZES 8
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double cpu_ms(void) {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-         (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Percentile of @p v (sorts it in place). */
-static double pct(double *v, int n, double p) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  int i = (int)(p * (n - 1) + 0.5);
-  return v[i];
-}
-
-static double mean(const double *v, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++)
-    s += v[i];
-  return n ? s / n : 0;
-}
-
 static void die(const char *what, const inlet_error *err) {
   fprintf(stderr, "delta_bench: %s: %s\n", what, err ? inlet_errmsg(err) : "failed");
   exit(1);
-}
-
-/* One floor sample in @p dir (fd @p dfd): what one commit costs the file
- * system at minimum, with a body the size of a one-file append's commit. */
-static double floor_once(int dfd, int i) {
-  char body[620], fin[64];
-  memset(body, 'x', sizeof body);
-  snprintf(fin, sizeof fin, ".floor-%06d.json", i);
-  double t0 = now_ms();
-  int fd = openat(dfd, ".floor-tmp", O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0 || write(fd, body, sizeof body) != (ssize_t)sizeof body || fsync(fd) != 0)
-    die("floor write", NULL);
-  close(fd);
-  if (linkat(dfd, ".floor-tmp", dfd, fin, 0) != 0 || unlinkat(dfd, ".floor-tmp", 0) != 0 ||
-      fsync(dfd) != 0)
-    die("floor link", NULL);
-  return now_ms() - t0;
-}
-
-static void floor_cleanup(int dfd, int n) {
-  for (int i = 0; i < n; i++) {
-    char fin[64];
-    snprintf(fin, sizeof fin, ".floor-%06d.json", i);
-    unlinkat(dfd, fin, 0);
-  }
-  fsync(dfd);
 }
 
 static void one_row(inlet_batch *b, const inlet_schema *s, int64_t id) {
@@ -238,9 +181,10 @@ int main(int argc, char **argv) {
     for (int j = 0; j < slots; j++) {
       int slot = (i + j) % slots;
       if (slot == 0) {
-        flr_empty[i] = floor_once(empty_fd, i);
+        if ((flr_empty[i] = floor_once(empty_fd, i)) < 0) die("floor sample", NULL);
       } else if (slot <= n) {
-        runs[slot - 1].flr[i] = floor_once(runs[slot - 1].log_fd, i);
+        if ((runs[slot - 1].flr[i] = floor_once(runs[slot - 1].log_fd, i)) < 0)
+          die("floor sample", NULL);
       } else {
         table_run *r = &runs[slot - n - 1];
         int64_t v = -1;

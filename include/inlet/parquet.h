@@ -193,13 +193,26 @@ INLET_API int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32
  * Like inlet_parquet_reader_read_row_group, but only the rows of @p rg in
  * the @p n_ranges row ranges [ranges[2i], ranges[2i+1]) (sorted, disjoint,
  * non-empty, within the row group); data pages holding none of them are
- * skipped without being decompressed. Flat schemas only.
+ * skipped without being decompressed and, when the file has an offset index
+ * (PageIndex.md), without being read: memory and I/O are then bounded by
+ * the pages that hold the ranges. Flat schemas only.
  * @return 0, INLET_EINVAL (bad ranges), INLET_EUNSUPPORTED (nested
  *         schema), and the codes of inlet_parquet_reader_read_row_group.
  */
 INLET_API int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg,
                                              const int64_t *ranges, int32_t n_ranges,
                                              inlet_batch *out, inlet_error *err);
+
+/** What a reader has done so far, over all its reads. */
+typedef struct inlet_parquet_read_stats {
+  int64_t data_pages_decoded; /**< data pages inflated and decoded */
+  int64_t data_pages_skipped; /**< data pages a row-range read passed over (mostly unread) */
+  int64_t column_bytes_read;  /**< bytes of column chunks read from the file */
+} inlet_parquet_read_stats;
+
+/** Fills @p out with @p r's counters (zeros for NULL). */
+INLET_API void inlet_parquet_reader_get_stats(const inlet_parquet_reader *r,
+                                              inlet_parquet_read_stats *out);
 
 /**
  * Writes a JSON description of the file's metadata (schema elements, row

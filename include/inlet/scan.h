@@ -98,6 +98,8 @@ typedef struct inlet_scan_stats {
   int64_t rows_read;    /* decoded */
   int64_t rows_matched; /* returned (after limit) */
   int64_t rows_skipped; /* in row groups read, left out by the page index (never decoded) */
+  int64_t pages_read;   /* data pages decoded (a page read in two slices counts twice) */
+  int64_t bytes_read;   /* bytes of column data read from the files */
 } inlet_scan_stats;
 
 typedef struct inlet_scan inlet_scan;

@@ -20,6 +20,7 @@
 
 #include "inlet/batch.h"
 #include "inlet/error.h"
+#include "inlet/parquet.h"
 #include "storage/storage.h"
 #include "util/buf.h"
 
@@ -345,6 +346,18 @@ typedef bool (*delta_scan_rg_keep)(void *ctx, int64_t file, const struct inlet_p
                                    int32_t rg, const int64_t **ranges, int32_t *n_ranges);
 void delta_scan_select(struct inlet_table_scan *sc, const uint8_t *keep_file,
                        const uint8_t *keep_col, delta_scan_rg_keep rg_keep, void *ctx);
+/* Bounds the rows of the next batches (a scan with a limit): with
+ * @p rows > 0 each row group is read in slices of its selected rows, at
+ * least @p rows per slice (fewer only at its end), so that reading stops
+ * within a page or so of the limit and memory follows the slice, not the
+ * row group (inlet_parquet_reader_read_rows reads only the pages a slice
+ * needs). With @p by_pages the slices end on page boundaries, for
+ * filtered scans that go on page by page until enough rows match. May be
+ * changed between batches; 0 restores whole row groups. */
+void delta_scan_set_window(struct inlet_table_scan *sc, int64_t rows, bool by_pages);
+/* The Parquet readers' counters so far (pages decoded and skipped, column
+ * bytes read), over every file the scan opened. */
+void delta_scan_read_stats(const struct inlet_table_scan *sc, inlet_parquet_read_stats *out);
 
 /* ---- snapshots ----------------------------------------------------------- */
 
@@ -485,6 +498,11 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err);
  * told apart from success). The data files it references must then stay;
  * vacuum removes them if the log never names them. */
 bool delta_txn_maybe_published(const delta_txn *t);
+/* After a successful delta_txn_commit: feeds @p cb the actions of the
+ * commit file in its order (commitInfo first), as a replay of it would see
+ * them, without reading it back. A callback returning nonzero stops with
+ * that code; INLET_EINVAL before a commit. */
+int delta_txn_replay(const delta_txn *t, delta_action_cb cb, void *ctx, inlet_error *err);
 
 /* ---- small helpers --------------------------------------------------------- */
 

@@ -52,6 +52,7 @@ struct delta_txn {
   bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
   const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
   bool maybe_published; /* commit failed, but its entry may be in the log */
+  char *commit_info;    /* owned: the commitInfo written, once built */
 };
 
 bool delta_txn_maybe_published(const delta_txn *t) { return t->maybe_published; }
@@ -81,6 +82,7 @@ void delta_txn_free(delta_txn *t) {
   inlet_free(t->operation);
   inlet_free(t->params);
   inlet_free(t->extra_metrics);
+  inlet_free(t->commit_info);
   inlet_free(t);
 }
 
@@ -253,24 +255,45 @@ static int in_commit_timestamp(const delta_txn *t, int64_t v, int64_t *out, inle
   return 0;
 }
 
-static int build_body(const delta_txn *t, int64_t v, inlet_buf *b, inlet_error *err) {
-  delta_action ci;
-  memset(&ci, 0, sizeof ci);
-  ci.kind = DELTA_ACTION_COMMIT_INFO;
-  int64_t ict = -1;
-  if (t->ict) TRY(in_commit_timestamp(t, v, &ict, err));
-  TRY(commit_info_json(t, ict, &ci.u.commit_info, err));
-  int rc = delta_action_write(b, &ci, err);
-  delta_action_reset(&ci);
-  TRY(rc);
-  /* Protocol and metaData first, then the rest in insertion order. */
+/* Protocol and metaData first, then the rest in insertion order: the order
+ * of the commit file after its commitInfo. */
+static int for_each_in_file_order(const delta_txn *t, delta_action_cb cb, void *ctx,
+                                  inlet_error *err) {
   static const delta_action_kind order[] = {DELTA_ACTION_PROTOCOL, DELTA_ACTION_METADATA,
                                             DELTA_ACTION_TXN,      DELTA_ACTION_DOMAIN,
                                             DELTA_ACTION_REMOVE,   DELTA_ACTION_ADD};
   for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
     for (size_t i = 0; i < t->n_actions; i++)
-      if (t->actions[i].kind == order[k]) TRY(delta_action_write(b, &t->actions[i], err));
+      if (t->actions[i].kind == order[k]) TRY(cb(ctx, &t->actions[i], err));
   return 0;
+}
+
+static int write_action(void *buf, const delta_action *a, inlet_error *err) {
+  return delta_action_write(buf, a, err);
+}
+
+static int build_body(delta_txn *t, int64_t v, inlet_buf *b, inlet_error *err) {
+  delta_action ci;
+  memset(&ci, 0, sizeof ci);
+  ci.kind = DELTA_ACTION_COMMIT_INFO;
+  int64_t ict = -1;
+  if (t->ict) TRY(in_commit_timestamp(t, v, &ict, err));
+  inlet_free(t->commit_info);
+  t->commit_info = NULL;
+  TRY(commit_info_json(t, ict, &t->commit_info, err));
+  ci.u.commit_info = t->commit_info; /* borrowed */
+  TRY(delta_action_write(b, &ci, err));
+  return for_each_in_file_order(t, write_action, b, err);
+}
+
+int delta_txn_replay(const delta_txn *t, delta_action_cb cb, void *ctx, inlet_error *err) {
+  FAIL_IF(!t->commit_info, err, INLET_EINVAL, "transaction not committed");
+  delta_action ci;
+  memset(&ci, 0, sizeof ci);
+  ci.kind = DELTA_ACTION_COMMIT_INFO;
+  ci.u.commit_info = t->commit_info; /* borrowed */
+  TRY(cb(ctx, &ci, err));
+  return for_each_in_file_order(t, cb, ctx, err);
 }
 
 static int write_tmp(delta_txn *t, const inlet_buf *body, char *tmp, size_t cap, int64_t version,

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "delta/delta_table_int.h"
+#include "parquet/page_index.h"
 #include "util/util.h"
 
 struct inlet_table_scan {
@@ -29,6 +30,21 @@ struct inlet_table_scan {
   const uint8_t *keep_col;    /* borrowed (delta_scan_select), NULL = all */
   delta_scan_rg_keep rg_keep; /* NULL = every row group */
   void *rg_ctx;
+  int32_t *proj; /* owned: file field of each projected column (current file) */
+  int32_t n_proj;
+  inlet_parquet_read_stats closed; /* counters of the readers already freed */
+  /* Windowed reading (delta_scan_set_window): the current row group is read
+   * in slices of its selected rows. */
+  int64_t window;     /* rows per slice at least; 0 = whole row groups */
+  bool window_pages;  /* slices end on a page boundary of the lead column */
+  int32_t slice_rg;   /* row group being sliced, -1 none */
+  int64_t *sel;       /* owned: its selected ranges, 2 per range */
+  int32_t n_sel, cap_sel, sel_i;
+  int64_t pos;        /* first row not yet read */
+  int64_t *bounds;    /* owned: page starts of the lead column, then the row count */
+  int32_t n_bounds, cap_bounds;
+  int64_t *slice;     /* owned: ranges of the current slice */
+  int32_t cap_slice;
 };
 
 void delta_scan_select(inlet_table_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
@@ -39,6 +55,31 @@ void delta_scan_select(inlet_table_scan *sc, const uint8_t *keep_file, const uin
   sc->rg_ctx = ctx;
 }
 
+void delta_scan_set_window(inlet_table_scan *sc, int64_t rows, bool by_pages) {
+  sc->window = rows > 0 ? rows : 0;
+  sc->window_pages = by_pages;
+}
+
+static void add_stats(inlet_parquet_read_stats *to, const inlet_parquet_reader *r) {
+  inlet_parquet_read_stats s;
+  inlet_parquet_reader_get_stats(r, &s);
+  to->data_pages_decoded += s.data_pages_decoded;
+  to->data_pages_skipped += s.data_pages_skipped;
+  to->column_bytes_read += s.column_bytes_read;
+}
+
+void delta_scan_read_stats(const inlet_table_scan *sc, inlet_parquet_read_stats *out) {
+  *out = sc->closed;
+  if (sc->reader) add_stats(out, sc->reader);
+}
+
+static void close_reader(inlet_table_scan *sc) {
+  if (sc->reader) add_stats(&sc->closed, sc->reader);
+  inlet_parquet_reader_free(sc->reader);
+  sc->reader = NULL;
+  sc->slice_rg = -1;
+}
+
 int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet_error *err) {
   *out = NULL;
   FAIL_IF(!s->snap.has_schema, err, INLET_EUNSUPPORTED,
@@ -46,6 +87,7 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
   inlet_table_scan *sc = inlet_calloc(1, sizeof *sc);
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   sc->snap = s;
+  sc->slice_rg = -1;
   int32_t n = s->snap.schema.n_fields;
   sc->file_col = inlet_calloc((size_t)n + 1, sizeof(int32_t));
   sc->part_of = inlet_calloc((size_t)n + 1, sizeof(int32_t));
@@ -69,6 +111,10 @@ void inlet_table_scan_free(inlet_table_scan *sc) {
   inlet_batch_reset(&sc->tmp);
   inlet_free(sc->file_col);
   inlet_free(sc->part_of);
+  inlet_free(sc->proj);
+  inlet_free(sc->sel);
+  inlet_free(sc->bounds);
+  inlet_free(sc->slice);
   inlet_free(sc);
 }
 
@@ -90,8 +136,13 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   inlet_free(abs);
   if (rc < 0) return rc; /* the reader's message names the file */
   const inlet_schema *fs = inlet_parquet_reader_schema(sc->reader);
-  int32_t proj[4096], np = 0;
+  int32_t np = 0;
   const inlet_schema *ts = &s->schema;
+  if (!sc->proj) {
+    sc->proj = inlet_calloc((size_t)ts->n_fields + 1, sizeof *sc->proj);
+    if (!sc->proj) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  int32_t *proj = sc->proj;
   for (int32_t i = 0; i < ts->n_fields; i++) {
     sc->file_col[i] = -1;
     if (sc->part_of[i] >= 0 || (sc->keep_col && !sc->keep_col[i])) continue;
@@ -99,10 +150,10 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
     if (ts->fields[i].type.id == INLET_TYPE_NULL) continue;
     int j = find_col(fs, ts->fields[i].name);
     if (j < 0) continue;
-    FAIL_IF(np >= 4096, err, INLET_ELIMIT, "data file \"%s\": too many columns", f->add.path);
     sc->file_col[i] = np;
     proj[np++] = j;
   }
+  sc->n_proj = np;
   if (np == 0) {
     /* Only partition columns (or none present): still need the row count,
      * read via an unprojected row group count below. */
@@ -296,9 +347,164 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
   return convert(dst, tf, src, sf, n, path, err);
 }
 
+/* Grows an int64 array to hold @p n entries. */
+static int reserve_i64(int64_t **a, int32_t *cap, int32_t n, inlet_error *err) {
+  if (n <= *cap) return 0;
+  int32_t nc = *cap ? *cap : 16;
+  while (nc < n) nc *= 2;
+  int64_t *p = inlet_realloc(*a, (size_t)nc * sizeof *p);
+  if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a row group");
+  *a = p;
+  *cap = nc;
+  return 0;
+}
+
+/* Starts slicing row group @p rg: its selected rows (@p ranges, or all
+ * @p rows), and with window_pages the page starts of the lead column, the
+ * projected column with the fewest pages (more than one): a slice ending on
+ * its boundaries decodes each of its pages once, and a finer column's page
+ * at most twice. */
+static int slice_begin(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
+                       int64_t rows, inlet_error *err) {
+  if (!ranges) {
+    TRY(reserve_i64(&sc->sel, &sc->cap_sel, 2, err));
+    sc->sel[0] = 0;
+    sc->sel[1] = rows;
+    sc->n_sel = rows > 0;
+  } else {
+    TRY(reserve_i64(&sc->sel, &sc->cap_sel, 2 * n_ranges, err));
+    memcpy(sc->sel, ranges, (size_t)n_ranges * 2 * sizeof *ranges);
+    sc->n_sel = n_ranges;
+  }
+  sc->sel_i = 0;
+  sc->pos = sc->n_sel ? sc->sel[0] : 0;
+  sc->n_bounds = 0;
+  if (sc->window_pages) {
+    pq_page_index pi, best;
+    pq_page_index_init(&pi);
+    pq_page_index_init(&best);
+    int rc = 0;
+    for (int32_t i = 0; i < sc->n_proj && rc == 0; i++) {
+      rc = pq_reader_page_index(sc->reader, rg, sc->proj[i], &pi, err);
+      if (rc == 0 && pi.n_pages > 1 && (best.n_pages == 0 || pi.n_pages < best.n_pages)) {
+        pq_page_index t = best;
+        best = pi;
+        pi = t;
+      }
+    }
+    if (rc == 0 && best.n_pages > 1) {
+      rc = reserve_i64(&sc->bounds, &sc->cap_bounds, best.n_pages + 1, err);
+      if (rc == 0) {
+        memcpy(sc->bounds, best.first_row, (size_t)(best.n_pages + 1) * sizeof *sc->bounds);
+        sc->n_bounds = best.n_pages + 1;
+      }
+    }
+    pq_page_index_reset(&pi);
+    pq_page_index_reset(&best);
+    TRY(rc);
+  }
+  sc->slice_rg = rg;
+  return 0;
+}
+
+/* The next slice of the row group being sliced, into sc->slice: its
+ * selected rows from sc->pos on, at least sc->window of them (or all that
+ * are left), the end moved to the next lead-column page boundary. Returns
+ * the number of ranges, 0 when the row group is done. */
+static int slice_next(inlet_table_scan *sc, int32_t *n_out, inlet_error *err) {
+  *n_out = 0;
+  while (sc->sel_i < sc->n_sel && sc->sel[2 * sc->sel_i + 1] <= sc->pos) sc->sel_i++;
+  if (sc->sel_i >= sc->n_sel) return 0;
+  int64_t got = 0, end = sc->pos;
+  for (int32_t i = sc->sel_i; i < sc->n_sel; i++) {
+    int64_t a = sc->sel[2 * i] > sc->pos ? sc->sel[2 * i] : sc->pos, b = sc->sel[2 * i + 1];
+    if (got + (b - a) >= sc->window) {
+      end = a + (sc->window - got);
+      break;
+    }
+    got += b - a;
+    end = b;
+  }
+  if (sc->n_bounds > 0) {
+    int32_t lo = 0, hi = sc->n_bounds - 1; /* first bound >= end; the last is the row count */
+    while (lo < hi) {
+      int32_t mid = lo + (hi - lo) / 2;
+      if (sc->bounds[mid] < end) lo = mid + 1;
+      else hi = mid;
+    }
+    end = sc->bounds[lo];
+  }
+  int32_t n = 0;
+  for (int32_t i = sc->sel_i; i < sc->n_sel && sc->sel[2 * i] < end; i++) {
+    int64_t a = sc->sel[2 * i] > sc->pos ? sc->sel[2 * i] : sc->pos;
+    int64_t b = sc->sel[2 * i + 1] < end ? sc->sel[2 * i + 1] : end;
+    if (b <= a) continue;
+    TRY(reserve_i64(&sc->slice, &sc->cap_slice, 2 * (n + 1), err));
+    sc->slice[2 * n] = a;
+    sc->slice[2 * n + 1] = b;
+    n++;
+  }
+  sc->pos = end;
+  *n_out = n;
+  return 0;
+}
+
+/* Shapes the rows just read into sc->tmp (@p n of them; tmp unused when no
+ * column comes from the file) as the table's batch @p out. */
+static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inlet_batch *out,
+                       inlet_error *err) {
+  const inlet_schema *ts = &sc->snap->snap.schema;
+  inlet_batch_reset(out);
+  TRY(inlet_batch_init(out, ts, err));
+  const inlet_schema *fs = &sc->tmp.schema;
+  for (int32_t i = 0; i < ts->n_fields; i++) {
+    const inlet_field *tf = &ts->fields[i];
+    inlet_array *dst = &out->columns[i];
+    if (sc->keep_col && !sc->keep_col[i]) continue;
+    if (sc->part_of[i] >= 0) {
+      const char *v = NULL;
+      for (int32_t k = 0; k < f->add.n_partition_values; k++)
+        if (strcasecmp(f->add.partition_values[k].key, tf->name) == 0)
+          v = f->add.partition_values[k].value;
+      TRY(inlet_array_reserve_rows(dst, tf, n, err));
+      int rc = delta_partition_value_append(dst, tf, v, n, err);
+      if (rc < 0) return inlet_error_prefix(err, "file \"%s\"", f->add.path);
+    } else if (sc->file_col[i] < 0) {
+      TRY(inlet_array_reserve_rows(dst, tf, n, err));
+      for (int64_t r = 0; r < n; r++)
+        TRY(inlet_array_append_null(dst, tf, err));
+    } else {
+      int32_t j = sc->file_col[i];
+      inlet_array *src = &sc->tmp.columns[j];
+      TRY(conform(dst, tf, src, &fs->fields[j], n, f->add.path, err));
+    }
+  }
+  out->num_rows = n;
+  return 0;
+}
+
+/* Reads @p ranges (NULL: all) of row group @p rg into sc->tmp; *n gets the
+ * rows (their count alone when no column comes from the file). */
+static int read_rows(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
+                     int64_t *n, inlet_error *err) {
+  *n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
+  if (ranges) {
+    *n = 0;
+    for (int32_t k = 0; k < n_ranges; k++)
+      *n += ranges[2 * k + 1] - ranges[2 * k];
+  }
+  if (sc->n_proj == 0) return 0;
+  /* Columns moved out of tmp last time are empty shells: start afresh. */
+  inlet_batch_reset(&sc->tmp);
+  memset(&sc->tmp, 0, sizeof sc->tmp);
+  TRY(ranges ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
+             : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+  *n = sc->tmp.num_rows;
+  return 0;
+}
+
 int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
-  const inlet_schema *ts = &s->schema;
   for (;;) {
     if (!sc->reader) {
       if (sc->file >= s->n_files) return 0;
@@ -308,63 +514,37 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
       }
       TRY(open_next_file(sc, err));
     }
-    if (sc->rg >= sc->n_rg) {
-      inlet_parquet_reader_free(sc->reader);
-      sc->reader = NULL;
-      continue;
-    }
     const delta_file *f = &s->files[sc->file - 1];
-    int32_t rg = sc->rg++;
-    const int64_t *ranges = NULL;
-    int32_t n_ranges = 0;
-    if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg, &ranges, &n_ranges))
-      continue;
-    int64_t n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
-    if (ranges) {
-      n = 0;
-      for (int32_t k = 0; k < n_ranges; k++)
-        n += ranges[2 * k + 1] - ranges[2 * k];
-    }
-    bool any_file_col = false;
-    for (int32_t i = 0; i < ts->n_fields; i++)
-      any_file_col |= sc->file_col[i] >= 0;
-    if (any_file_col) {
-      /* Columns moved out of tmp last time are empty shells: start afresh. */
-      inlet_batch_reset(&sc->tmp);
-      memset(&sc->tmp, 0, sizeof sc->tmp);
-      int rc = ranges
-                   ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
-                   : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err);
-      if (rc < 0) return rc;
-      n = sc->tmp.num_rows;
+    int64_t n = 0;
+    if (sc->slice_rg >= 0) {
+      int32_t n_slice = 0;
+      TRY(slice_next(sc, &n_slice, err));
+      if (n_slice == 0) {
+        sc->slice_rg = -1;
+        continue;
+      }
+      TRY(read_rows(sc, sc->slice_rg, sc->slice, n_slice, &n, err));
+    } else {
+      if (sc->rg >= sc->n_rg) {
+        close_reader(sc);
+        continue;
+      }
+      int32_t rg = sc->rg++;
+      const int64_t *ranges = NULL;
+      int32_t n_ranges = 0;
+      if (sc->rg_keep &&
+          !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg, &ranges, &n_ranges))
+        continue;
+      if (sc->window > 0) {
+        /* A limit bounds the work: read the row group slice by slice. */
+        TRY(slice_begin(sc, rg, ranges, n_ranges, inlet_parquet_reader_row_group_rows(sc->reader, rg),
+                        err));
+        continue;
+      }
+      TRY(read_rows(sc, rg, ranges, n_ranges, &n, err));
     }
     if (n == 0) continue;
-    inlet_batch_reset(out);
-    TRY(inlet_batch_init(out, ts, err));
-    const inlet_schema *fs = &sc->tmp.schema;
-    for (int32_t i = 0; i < ts->n_fields; i++) {
-      const inlet_field *tf = &ts->fields[i];
-      inlet_array *dst = &out->columns[i];
-      if (sc->keep_col && !sc->keep_col[i]) continue;
-      if (sc->part_of[i] >= 0) {
-        const char *v = NULL;
-        for (int32_t k = 0; k < f->add.n_partition_values; k++)
-          if (strcasecmp(f->add.partition_values[k].key, tf->name) == 0)
-            v = f->add.partition_values[k].value;
-        TRY(inlet_array_reserve_rows(dst, tf, n, err));
-        int rc = delta_partition_value_append(dst, tf, v, n, err);
-        if (rc < 0) return inlet_error_prefix(err, "file \"%s\"", f->add.path);
-      } else if (sc->file_col[i] < 0) {
-        TRY(inlet_array_reserve_rows(dst, tf, n, err));
-        for (int64_t r = 0; r < n; r++)
-          TRY(inlet_array_append_null(dst, tf, err));
-      } else {
-        int32_t j = sc->file_col[i];
-        inlet_array *src = &sc->tmp.columns[j];
-        TRY(conform(dst, tf, src, &fs->fields[j], n, f->add.path, err));
-      }
-    }
-    out->num_rows = n;
+    TRY(shape_batch(sc, f, n, out, err));
     return 1;
   }
 }

@@ -31,26 +31,78 @@ char *delta_join_path(const char *root, const char *rel) {
   return p;
 }
 
+static void drop_cache(inlet_table *t) {
+  delta_state_free(t->live);
+  t->live = NULL;
+}
+
+/* Brings the cache to version @p target (-1: the latest), from where it
+ * stands when that is at or below the target, else from a fresh load. */
+static int cache_at(inlet_table *t, int64_t target, inlet_error *err) {
+  if (t->live && (target < 0 || target >= delta_state_version(t->live))) {
+    inlet_error e1 = INLET_ERROR_INIT;
+    if (delta_state_catch_up(t->live, t->st, t->root_abs, target, &e1) == 0) return 0;
+    /* A state half caught up is unusable; the fresh load below reports
+     * whatever the problem is. */
+  }
+  drop_cache(t);
+  return delta_state_load(&t->live, t->st, t->root_abs,
+                          target < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION, target, err);
+}
+
 int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
                      inlet_error *err) {
-  TRY(delta_snapshot_load_from(out, t->latest, t->st, t->root_abs, mode, arg, err));
-  if (!t->latest || out->version > t->latest->version) {
-    delta_snapshot *c = inlet_calloc(1, sizeof *c);
-    if (c && delta_snapshot_copy(c, out, NULL) == 0) {
-      if (t->latest) delta_snapshot_reset(t->latest);
-      inlet_free(t->latest);
-      t->latest = c;
-    } else {
-      inlet_free(c); /* the cache is an optimisation: losing it is harmless */
-    }
+  bool cached = mode == DELTA_SNAP_LATEST ||
+                (mode == DELTA_SNAP_VERSION && t->live && arg >= delta_state_version(t->live));
+  if (!cached) return delta_snapshot_load(out, t->st, t->root_abs, mode, arg, err);
+  int rc = cache_at(t, mode == DELTA_SNAP_LATEST ? -1 : arg, err);
+  if (rc < 0) {
+    memset(out, 0, sizeof *out);
+    out->checkpoint_version = -1;
+    return rc;
   }
-  return 0;
+  return delta_state_snapshot(t->live, out, false, err);
+}
+
+int delta_table_head(inlet_table *t, delta_snapshot *out, inlet_error *err) {
+  int rc = cache_at(t, -1, err);
+  if (rc < 0) {
+    memset(out, 0, sizeof *out);
+    out->checkpoint_version = -1;
+    return rc;
+  }
+  return delta_state_head(t->live, out, err);
+}
+
+void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t version) {
+  if (!t->live) return;
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = 0;
+  /* Others may have committed between our read version and ours. */
+  if (delta_state_version(t->live) < version - 1)
+    rc = delta_state_catch_up(t->live, t->st, t->root_abs, version - 1, &e);
+  if (rc == 0 && delta_state_version(t->live) != version - 1) rc = INLET_EINTERNAL;
+  inlet_dirent de;
+  memset(&de, 0, sizeof de);
+  if (rc == 0) {
+    /* Its modification time is the version's timestamp (without in-commit
+     * timestamps), as a fresh load would read it. */
+    char name[64];
+    delta_commit_name(name, version);
+    rc = t->st->ops->stat(t->st, name, &de, &e);
+    inlet_free(de.name);
+  }
+  if (rc == 0) {
+    delta_state_begin_commit(t->live);
+    rc = delta_txn_replay(txn, delta_state_apply, t->live, &e);
+    if (rc == 0) delta_state_end_commit(t->live, version, de.mtime_ms);
+  }
+  if (rc < 0) drop_cache(t);
 }
 
 void inlet_table_free(inlet_table *t) {
   if (!t) return;
-  if (t->latest) delta_snapshot_reset(t->latest);
-  inlet_free(t->latest);
+  delta_state_free(t->live);
   if (t->st) t->st->ops->free(t->st);
   inlet_free(t->path);
   inlet_free(t->root_abs);

@@ -8,12 +8,13 @@
 
 #include "inlet/table.h"
 #include "delta/delta.h"
+#include "delta/delta_state_int.h"
 
 struct inlet_table {
   char *path;             /* owned, as given */
   char *root_abs;         /* owned, absolute (realpath) */
   inlet_storage *st;      /* owned posix backend rooted at the table */
-  delta_snapshot *latest; /* owned cache: the newest snapshot loaded, or NULL */
+  delta_state *live;      /* owned cache: the newest state this handle has seen, or NULL */
   int64_t log_oldest;     /* no cleanable log entry below this version (0 at first) */
 };
 
@@ -22,8 +23,13 @@ struct inlet_snapshot {
   delta_snapshot snap; /* owned */
 };
 
-/* Loads a snapshot of @p t, starting from the table's cached newest
- * snapshot when it is at or below the target, and refreshes the cache. */
+/*
+ * Loads a snapshot of @p t. The latest version, and any version at or
+ * above the cached state's, comes from the handle's cache brought forward
+ * by the commits after it (probed, not listed); older versions and
+ * timestamps are replayed from the log and leave the cache alone. Codes of
+ * delta_snapshot_load.
+ */
 int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
                      inlet_error *err);
 
@@ -33,6 +39,16 @@ int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, 
  * with delta_snapshot_reset. 0, INLET_EINVAL, INLET_EUNSUPPORTED, INLET_ENOMEM. */
 int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
                     const inlet_table_create_options *options, inlet_error *err);
+
+/* The latest version without its files and tombstones (delta_state_head):
+ * what a writer reads, at a cost independent of the table's size. */
+int delta_table_head(inlet_table *t, delta_snapshot *out, inlet_error *err);
+
+/* Tells the handle that @p txn was committed through it as @p version: the
+ * cache applies it from memory (after reading any commits of others that
+ * came before it), so the next writer starts without re-reading the table.
+ * Best effort: on any failure the cache is dropped and rebuilt on demand. */
+void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t version);
 
 /* A writer whose commit creates the table: version 0 with the protocol and
  * metaData of @p create (version -1, copied) plus the data written. */

@@ -107,23 +107,26 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     w->create = true;
     w->create_params = create_params ? inlet_strdup(create_params) : NULL;
     rc = delta_snapshot_copy(&w->snap, create, err);
-  } else if (w->opts.expected_version >= 0)
-    rc = delta_table_load(table, &w->snap, DELTA_SNAP_VERSION, w->opts.expected_version, err);
-  else
-    rc = delta_table_load(table, &w->snap, DELTA_SNAP_LATEST, 0, err);
+  } else {
+    /* The latest version's protocol, metaData, schema and txn versions:
+     * a writer never needs the live files, so opening one costs the same
+     * at 20,000 files as at none. */
+    rc = delta_table_head(table, &w->snap, err);
+  }
   if (rc < 0) goto fail;
   if (!create && w->opts.expected_version >= 0) {
     /* Strict mode: the table must still be at that version. */
-    delta_log_listing l;
-    rc = delta_log_list(&l, table->st, err);
-    if (rc < 0) goto fail;
-    int64_t latest = l.n_commits ? l.commit_versions[l.n_commits - 1] : -1;
-    delta_log_listing_reset(&l);
-    if (latest != w->opts.expected_version) {
+    int64_t latest = w->snap.version, want = w->opts.expected_version;
+    if (latest < want) {
+      rc = inlet_fail(err, INLET_ENOTFOUND, "version %lld does not exist (latest is %lld)",
+                      (long long)want, (long long)latest);
+      goto fail;
+    }
+    if (latest != want) {
       rc = inlet_fail(err, INLET_ECONFLICT,
                       "conflict (table moved): table is at version %lld, "
                       "not %lld",
-                      (long long)latest, (long long)w->opts.expected_version);
+                      (long long)latest, (long long)want);
       goto fail;
     }
   }
@@ -599,6 +602,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   }
   w->committed = true;
   if (version) *version = v;
+  delta_table_note_commit(w->table, txn, v);
   /* Checkpoint hook: every delta.checkpointInterval commits (default 10). */
   const char *ci = delta_metadata_conf(&w->snap.metadata, "delta.checkpointInterval");
   int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;

@@ -82,7 +82,8 @@ typedef struct compactor {
   int64_t n_bins;
   /* Rebase state: commits after snap.version already inspected. */
   int64_t seen_version;
-  char **removed;            /* owned: paths removed by those commits */
+  char **removed;            /* owned: set of paths removed by those commits (open
+                                addressing, NULL = empty slot, cap_removed a power of 2) */
   size_t n_removed, cap_removed;
   bool meta_changed;
   int32_t counter;
@@ -115,7 +116,7 @@ static void compactor_reset(compactor *c) {
   }
   inlet_free(c->cands);
   inlet_free(c->bins);
-  for (size_t i = 0; i < c->n_removed; i++) inlet_free(c->removed[i]);
+  for (size_t i = 0; i < c->cap_removed; i++) inlet_free(c->removed[i]);
   inlet_free(c->removed);
   delta_constraints_reset(&c->cons);
 }
@@ -620,6 +621,44 @@ done:
 
 /* ---- committing ------------------------------------------------------------------------ */
 
+/* The removed paths are a hash set: a compaction rebases before each of
+ * its commits and checks every input, and the set holds its own removes
+ * too, so a list would cost O(files) per commit. */
+static uint64_t path_hash(const char *p) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  return h;
+}
+
+static size_t removed_slot(char *const *slots, size_t cap, const char *path) {
+  size_t i = (size_t)path_hash(path) & (cap - 1);
+  while (slots[i] && strcmp(slots[i], path) != 0) i = (i + 1) & (cap - 1);
+  return i;
+}
+
+static bool was_removed(const compactor *c, const char *path) {
+  return c->cap_removed && c->removed[removed_slot(c->removed, c->cap_removed, path)];
+}
+
+static int removed_add(compactor *c, const char *path, inlet_error *err) {
+  if (2 * (c->n_removed + 1) > c->cap_removed) {
+    size_t nc = c->cap_removed ? c->cap_removed * 2 : 64;
+    char **ns = inlet_calloc(nc, sizeof *ns);
+    if (!ns) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    for (size_t i = 0; i < c->cap_removed; i++)
+      if (c->removed[i]) ns[removed_slot(ns, nc, c->removed[i])] = c->removed[i];
+    inlet_free(c->removed);
+    c->removed = ns;
+    c->cap_removed = nc;
+  }
+  size_t i = removed_slot(c->removed, c->cap_removed, path);
+  if (c->removed[i]) return 0;
+  c->removed[i] = inlet_strdup(path);
+  if (!c->removed[i]) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  c->n_removed++;
+  return 0;
+}
+
 typedef struct rebase_ctx {
   compactor *c;
   int64_t version;
@@ -633,43 +672,26 @@ static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
     return 0;
   }
   if (a->kind != DELTA_ACTION_REMOVE) return 0;
-  if (c->n_removed == c->cap_removed) {
-    size_t nc = c->cap_removed ? c->cap_removed * 2 : 64;
-    char **nr = inlet_realloc(c->removed, nc * sizeof *nr);
-    if (!nr) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-    c->removed = nr;
-    c->cap_removed = nc;
-  }
-  c->removed[c->n_removed] = inlet_strdup(a->u.remove.path);
-  if (!c->removed[c->n_removed]) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  c->n_removed++;
-  return 0;
+  return removed_add(c, a->u.remove.path, err);
 }
 
-/* Reads the commits that landed since the last look. */
+/* Reads the commits that landed since the last look, probing names from
+ * the next version on (writers never skip one), so a rebase costs the new
+ * commits, not a listing of the whole log. */
 static int rebase(compactor *c, inlet_error *err) {
-  delta_log_listing l;
-  TRY(delta_log_list(&l, c->table->st, err));
-  int rc = 0;
-  for (int64_t i = 0; i < l.n_commits; i++) {
-    int64_t v = l.commit_versions[i];
-    if (v <= c->seen_version) continue;
-    FAIL_GOTO(v != c->seen_version + 1, err, INLET_ECONFLICT, "conflict (log changed): commit "
-              "%lld missing while rebasing compaction", (long long)(c->seen_version + 1));
+  for (int64_t v = c->seen_version + 1;; v++) {
     rebase_ctx r = {c, v};
-    TRY_GOTO(delta_log_read_commit(c->table->st, c->table->root_abs, v, rebase_cb, &r, err));
+    inlet_error e1 = INLET_ERROR_INIT;
+    int rc = delta_log_read_commit(c->table->st, c->table->root_abs, v, rebase_cb, &r, &e1);
+    if (rc == INLET_ENOTFOUND) return 0;
+    if (rc < 0) {
+      if (err) *err = e1;
+      return rc;
+    }
     c->seen_version = v;
   }
-done:
-  delta_log_listing_reset(&l);
-  return rc;
 }
 
-static bool was_removed(const compactor *c, const char *path) {
-  for (size_t i = 0; i < c->n_removed; i++)
-    if (strcmp(c->removed[i], path) == 0) return true;
-  return false;
-}
 
 static char *metric(int64_t v) {
   static __thread char buf[32];
@@ -783,6 +805,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   delta_txn_add_rows(txn, rows);
   rc = delta_txn_commit(txn, version, err);
   if (rc < 0) *maybe_published = delta_txn_maybe_published(txn);
+  if (rc == 0) delta_table_note_commit(c->table, txn, *version);
 done:
   delta_txn_free(txn);
   return rc;
@@ -797,10 +820,12 @@ static void maybe_checkpoint(compactor *c, int64_t v) {
   inlet_error ignore = INLET_ERROR_INIT; /* best effort, as the writers do */
   delta_snapshot at;
   if (delta_table_load(c->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
-    int rc = delta_checkpoint_write(c->table->st, &at, &ignore);
+    /* A fresh checkpoint may let log entries past delta.logRetentionDuration
+     * go; the handle remembers the oldest entry left, so while that is inside
+     * the window the log is not listed (as the table writer does). */
+    if (delta_checkpoint_write(c->table->st, &at, &ignore) == 0)
+      (void)delta_log_cleanup_if_due(c->table->st, &at, &c->table->log_oldest, &ignore);
     delta_snapshot_reset(&at);
-    /* A fresh checkpoint may let log entries past delta.logRetentionDuration go. */
-    if (rc == 0) (void)inlet_table_cleanup_log(NULL, c->table, NULL, &ignore);
   }
 }
 

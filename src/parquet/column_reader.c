@@ -1003,13 +1003,14 @@ static int chunk_setup(chunk_state *s, pq_column_reader *cr, const pq_chunk_ctx 
   return 0;
 }
 
-static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, inlet_error *err) {
+/* Decodes the pages in chunk[0..chunk_len); bytes past @p declared (the
+ * PARQUET-816 slack) are read only while values are still missing. */
+static int walk_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, size_t declared,
+                      bool *seen_data_io, inlet_error *err) {
   const pq_chunk_ctx *ctx = s->ctx;
   pq_column_reader *cr = s->cr;
-  size_t pos = 0, declared = chunk_len - (ctx->slack < chunk_len ? ctx->slack : chunk_len);
-  bool seen_data = false;
-  /* Bytes past the declared chunk size (ctx->slack) are read only while
-   * values are still missing. */
+  size_t pos = 0;
+  bool seen_data = *seen_data_io;
   while (pos < declared || (pos < chunk_len && s->rows < s->num_rows)) {
     pq_page_header h;
     size_t hlen = 0;
@@ -1030,6 +1031,12 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
                                                       : -1;
     bool unselected =
         s->sel && !s->nested && page_values >= 0 && !sel_overlaps(s, s->rows, page_values);
+    if (page_values >= 0) {
+      if (unselected)
+        cr->pages_skipped++;
+      else
+        cr->pages_decoded++;
+    }
     if (ctx->verify_checksums && h.has_crc && !unselected) {
       uint32_t crc = (uint32_t)crc32(0L, Z_NULL, 0);
       /* zlib takes uInt lengths; page sizes are int32. */
@@ -1059,11 +1066,32 @@ static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, in
     default: break; /* index pages and future page types carry no values */
     }
   }
+  *seen_data_io = seen_data;
+  return 0;
+}
+
+static int read_pages(chunk_state *s, const uint8_t *chunk, size_t chunk_len, inlet_error *err) {
+  size_t slack = s->ctx->slack;
+  bool seen_data = false;
+  TRY(walk_pages(s, chunk, chunk_len, chunk_len - (slack < chunk_len ? slack : chunk_len),
+                 &seen_data, err));
   s->page_no = 0;
   if (s->rows != s->num_rows)
     return cfail(s, err, INLET_ECORRUPT, "column chunk holds %lld %s, the row group has %lld rows",
                  (long long)s->rows, s->nested ? "records" : "values", (long long)s->num_rows);
   return 0;
+}
+
+/* Sets the output's length and null count after a flat read. */
+static void finish_flat(chunk_state *s) {
+  inlet_array *out = s->out;
+  out->length = s->out_rows;
+  out->null_count = s->out_rows - s->n_valid;
+  if (out->null_count == 0 && out->validity) {
+    inlet_free(out->validity);
+    out->validity = NULL;
+    out->validity_cap = 0;
+  }
 }
 
 int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
@@ -1096,13 +1124,47 @@ int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
   }
   TRY(out_reserve(s, rows, true, err));
   TRY(read_pages(s, chunk, chunk_len, err));
-  out->length = s->out_rows;
-  out->null_count = s->out_rows - s->n_valid;
-  if (out->null_count == 0 && out->validity) {
-    inlet_free(out->validity);
-    out->validity = NULL;
-    out->validity_cap = 0;
+  finish_flat(s);
+  return 0;
+}
+
+int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
+                        int64_t num_rows, const int64_t *ranges, int32_t n_ranges, int32_t n_runs,
+                        pq_page_run_fn fetch, void *fetch_ctx, inlet_array *out,
+                        inlet_error *err) {
+  chunk_state st = {0}, *s = &st;
+  TRY(chunk_setup(s, cr, ctx, cm, num_rows, out, err));
+  if (s->max_rep > 0) return cfail(s, err, INLET_EINTERNAL, "repeated column read as a flat one");
+  s->sel = ranges;
+  s->n_sel = n_ranges;
+  int64_t rows = 0;
+  for (int32_t i = 0; i < n_ranges; i++)
+    rows += ranges[2 * i + 1] - ranges[2 * i];
+  if (s->kind == K_BINARY) {
+    TRY(inlet_array_reserve_rows(out, ctx->desc->field, 1, err));
+    out->offsets[0] = 0;
   }
+  TRY(out_reserve(s, rows, true, err));
+  bool seen_data = false;
+  for (int32_t i = 0; i < n_runs; i++) {
+    pq_page_run run;
+    TRY(fetch(fetch_ctx, i, &run, err));
+    /* Rows between runs are passed over: none of them may be selected. */
+    if (run.first_row < s->rows || run.end_row < run.first_row || run.end_row > num_rows ||
+        (run.first_row > s->rows && sel_overlaps(s, s->rows, run.first_row - s->rows)))
+      return cfail(s, err, INLET_EINTERNAL, "page run %d covers rows [%lld, %lld) after row %lld",
+                   i, (long long)run.first_row, (long long)run.end_row, (long long)s->rows);
+    cr->pages_skipped += run.pages_before;
+    s->rows = run.first_row;
+    s->page_no = run.first_page;
+    TRY(walk_pages(s, run.bytes, run.len, run.len, &seen_data, err));
+    if (s->rows != run.end_row)
+      return cfail(s, err, INLET_ECORRUPT,
+                   "pages hold rows up to %lld where the offset index says %lld", (long long)s->rows,
+                   (long long)run.end_row);
+  }
+  s->page_no = 0;
+  finish_flat(s);
   return 0;
 }
 

@@ -53,6 +53,9 @@ typedef struct pq_column_reader {
   size_t levels_cap;   /* entries of each */
   size_t n_levels;     /* entries decoded by the last nested read */
   int64_t n_dense;     /* non-null values decoded by the last nested read */
+  /* Counters over the reader's life (inlet_parquet_reader_get_stats). */
+  int64_t pages_decoded; /* data pages inflated and decoded */
+  int64_t pages_skipped; /* data pages a row selection passed over */
 } pq_column_reader;
 
 void pq_column_reader_init(pq_column_reader *cr);
@@ -83,6 +86,33 @@ int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
                               const pq_column_meta *cm, const uint8_t *chunk, size_t chunk_len,
                               int64_t num_rows, const int64_t *ranges, int32_t n_ranges,
                               inlet_array *out, inlet_error *err);
+
+/* A run of whole pages (header and body each, back to back) of one column
+ * chunk: what the OffsetIndex lets a reader fetch instead of the chunk. */
+typedef struct pq_page_run {
+  const uint8_t *bytes; /* borrowed until the next fetch */
+  size_t len;
+  int64_t first_row;    /* row of the row group its first data page starts at */
+  int64_t end_row;      /* row after its last data page (first_row: no data page) */
+  int32_t first_page;   /* 0-based ordinal of its first page in the chunk, for messages */
+  int64_t pages_before; /* data pages passed over unread since the previous run */
+} pq_page_run;
+/* Fetches run @p i (0-based, in file order) into memory that stays valid
+ * until the next call. 0 or a negative code. */
+typedef int (*pq_page_run_fn)(void *ctx, int32_t i, pq_page_run *run, inlet_error *err);
+
+/*
+ * pq_column_read_chunk_rows over @p n_runs page runs instead of the whole
+ * chunk: the dictionary run first when the chunk has one, then runs of data
+ * pages in row order covering every row of @p ranges (required here). Each
+ * run must decode to exactly [first_row, end_row), or the offset index that
+ * placed it is wrong: INLET_ECORRUPT. Memory and reading are bounded by the
+ * runs. Flat columns only. Returns as pq_column_read_chunk.
+ */
+int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
+                        int64_t num_rows, const int64_t *ranges, int32_t n_ranges, int32_t n_runs,
+                        pq_page_run_fn fetch, void *fetch_ctx, inlet_array *out,
+                        inlet_error *err);
 
 /*
  * Nested columns (max_rep_level > 0, or a leaf below a group): decodes the

@@ -354,14 +354,13 @@ static int read_index_bytes(const inlet_parquet_reader *r, int64_t off, int32_t 
   return 0;
 }
 
-int pq_reader_page_index(const inlet_parquet_reader *r, int32_t rg, int32_t field,
-                         pq_page_index *pi, inlet_error *err) {
+/* The page index of leaf column @p leaf, the column index only when
+ * @p with_column_index. */
+static int leaf_page_index(const inlet_parquet_reader *r, int32_t rg, int32_t leaf,
+                           bool with_column_index, pq_page_index *pi, inlet_error *err) {
   pq_page_index_reset(pi);
-  if (r->nested_mode || !r->field_column || rg < 0 || rg >= r->meta.n_row_groups || field < 0 ||
-      field >= r->sd.schema.n_fields)
-    return 0;
+  if (rg < 0 || rg >= r->meta.n_row_groups) return 0;
   const pq_row_group *g = &r->meta.row_groups[rg];
-  int32_t leaf = r->field_column[field];
   if (leaf < 0 || leaf >= g->n_columns) return 0;
   const pq_column_chunk *cc = &g->columns[leaf];
   if (!cc->has_offset_index || g->num_rows <= 0) return 0;
@@ -371,7 +370,7 @@ int pq_reader_page_index(const inlet_parquet_reader *r, int32_t rg, int32_t fiel
   uint8_t *oi = NULL, *ci = NULL;
   int rc = read_index_bytes(r, cc->offset_index_offset, cc->offset_index_length, &oi, what,
                             "offset index", err);
-  if (rc == 0 && cc->has_column_index)
+  if (rc == 0 && with_column_index && cc->has_column_index)
     rc = read_index_bytes(r, cc->column_index_offset, cc->column_index_length, &ci, what,
                           "column index", err);
   if (rc == 0) {
@@ -388,4 +387,18 @@ int pq_reader_page_index(const inlet_parquet_reader *r, int32_t rg, int32_t fiel
   inlet_free(oi);
   inlet_free(ci);
   return rc;
+}
+
+int pq_reader_page_index(const inlet_parquet_reader *r, int32_t rg, int32_t field,
+                         pq_page_index *pi, inlet_error *err) {
+  pq_page_index_reset(pi);
+  if (r->nested_mode || !r->field_column || field < 0 || field >= r->sd.schema.n_fields) return 0;
+  return leaf_page_index(r, rg, r->field_column[field], true, pi, err);
+}
+
+int pq_reader_offset_index(const inlet_parquet_reader *r, int32_t rg, int32_t leaf,
+                           pq_page_index *pi, inlet_error *err) {
+  pq_page_index_reset(pi);
+  if (r->nested_mode) return 0;
+  return leaf_page_index(r, rg, leaf, false, pi, err);
 }

@@ -121,6 +121,11 @@ int pq_page_index_parse(pq_page_index *pi, const uint8_t *oi, size_t oi_len, con
 int pq_reader_page_index(const inlet_parquet_reader *r, int32_t rg, int32_t field,
                          pq_page_index *pi, inlet_error *err);
 
+/* The same for leaf column @p leaf of a flat file, OffsetIndex only (the
+ * page locations a row-range read needs). */
+int pq_reader_offset_index(const inlet_parquet_reader *r, int32_t rg, int32_t leaf,
+                           pq_page_index *pi, inlet_error *err);
+
 /* The physical type of top-level flat field @p field, or -1. */
 int32_t pq_reader_field_physical_type(const inlet_parquet_reader *r, int32_t field);
 

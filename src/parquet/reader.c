@@ -224,8 +224,19 @@ void inlet_parquet_reader_free(inlet_parquet_reader *r) {
   inlet_free(r->field_column);
   inlet_free(r->proj);
   inlet_free(r->chunk);
+  for (int32_t c = 0; c < r->n_offsets; c++) pq_page_index_reset(&r->offsets[c]);
+  inlet_free(r->offsets);
+  inlet_free(r->offsets_rg);
   inlet_free(r->name);
   inlet_free(r);
+}
+
+void inlet_parquet_reader_get_stats(const inlet_parquet_reader *r, inlet_parquet_read_stats *out) {
+  memset(out, 0, sizeof *out);
+  if (!r) return;
+  out->data_pages_decoded = r->cr.pages_decoded;
+  out->data_pages_skipped = r->cr.pages_skipped;
+  out->column_bytes_read = r->bytes_read;
 }
 
 const inlet_schema *inlet_parquet_reader_schema(const inlet_parquet_reader *r) {
@@ -269,6 +280,28 @@ static int prepare_batch(inlet_parquet_reader *r, inlet_batch *out, inlet_error 
   return inlet_batch_init(out, &r->proj_schema, err);
 }
 
+/* Reads @p len bytes at @p start (inside column chunk @p c of row group
+ * @p rg, checked at open or against its offset index) into r->chunk. */
+static int read_span(inlet_parquet_reader *r, int32_t rg, int32_t c, int64_t start, int64_t len,
+                     inlet_error *err) {
+  if ((size_t)len > r->chunk_cap) {
+    uint8_t *p = inlet_realloc(r->chunk, (size_t)len);
+    if (!p)
+      return inlet_fail(err, INLET_ENOMEM, "%s: out of memory for a %lld-byte column chunk",
+                        r->name, (long long)len);
+    r->chunk = p;
+    r->chunk_cap = (size_t)len;
+  }
+  if (len > 0) {
+    int rc = inlet_rfile_read_at(r->file, start, r->chunk, (size_t)len, err);
+    if (rc < 0)
+      return reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s", (long long)len,
+                         (long long)start, inlet_errmsg(err));
+    r->bytes_read += len;
+  }
+  return 0;
+}
+
 /* Reads column chunk @p c of row group @p rg into r->chunk. */
 static int load_chunk(inlet_parquet_reader *r, int32_t rg, int32_t c, bool flat, size_t *len_out,
                       size_t *slack_out, inlet_error *err) {
@@ -290,20 +323,7 @@ static int load_chunk(inlet_parquet_reader *r, int32_t rg, int32_t c, bool flat,
     return reader_fail(r, err, INLET_ELIMIT, rg, c,
                        "column chunk of %lld bytes exceeds the %lld-byte limit", (long long)len,
                        (long long)r->opts.max_column_chunk_bytes);
-  if ((size_t)len > r->chunk_cap) {
-    uint8_t *p = inlet_realloc(r->chunk, (size_t)len);
-    if (!p)
-      return inlet_fail(err, INLET_ENOMEM, "%s: out of memory for a %lld-byte column chunk",
-                        r->name, (long long)len);
-    r->chunk = p;
-    r->chunk_cap = (size_t)len;
-  }
-  if (len > 0) {
-    int rc = inlet_rfile_read_at(r->file, start, r->chunk, (size_t)len, err);
-    if (rc < 0)
-      return reader_fail(r, err, rc, rg, c, "reading %lld bytes at offset %lld: %s", (long long)len,
-                         (long long)start, inlet_errmsg(err));
-  }
+  TRY(read_span(r, rg, c, start, len, err));
   *len_out = (size_t)len;
   *slack_out = (size_t)slack;
   return 0;
@@ -339,11 +359,145 @@ static int check_decoded_size(const inlet_parquet_reader *r, int32_t rg, int64_t
   return 0;
 }
 
+/* The offset index of leaf @p c in row group @p rg, cached per leaf so that
+ * successive row-range reads of one row group parse it once. */
+static int offset_index(inlet_parquet_reader *r, int32_t rg, int32_t c, const pq_page_index **out,
+                        inlet_error *err) {
+  if (!r->offsets) {
+    int32_t n = r->sd.n_columns > 0 ? r->sd.n_columns : 1;
+    r->offsets = inlet_calloc((size_t)n, sizeof *r->offsets);
+    r->offsets_rg = inlet_malloc((size_t)n * sizeof *r->offsets_rg);
+    if (!r->offsets || !r->offsets_rg) {
+      inlet_free(r->offsets);
+      inlet_free(r->offsets_rg);
+      r->offsets = NULL;
+      r->offsets_rg = NULL;
+      return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    }
+    r->n_offsets = n;
+    for (int32_t i = 0; i < n; i++) r->offsets_rg[i] = -1;
+  }
+  if (r->offsets_rg[c] != rg) {
+    r->offsets_rg[c] = -1;
+    TRY(pq_reader_offset_index(r, rg, c, &r->offsets[c], err));
+    r->offsets_rg[c] = rg;
+  }
+  *out = &r->offsets[c];
+  return 0;
+}
+
+/* Page runs of one column chunk for a row-range read: the dictionary region
+ * (from the chunk's start to its first data page) when there is one, then
+ * maximal runs of adjacent data pages holding selected rows. */
+typedef struct page_runs {
+  inlet_parquet_reader *r;
+  int32_t rg, c;
+  const pq_page_index *pi;
+  int64_t dict_start, dict_len; /* dict_len 0: no dictionary region */
+  int32_t *first, *last;        /* owned: page span of each data run */
+  int32_t n;
+} page_runs;
+
+static int fetch_run(void *ctx, int32_t i, pq_page_run *run, inlet_error *err) {
+  page_runs *pr = ctx;
+  const pq_page_index *pi = pr->pi;
+  memset(run, 0, sizeof *run);
+  int32_t has_dict = pr->dict_len > 0;
+  if (i < has_dict) {
+    TRY(read_span(pr->r, pr->rg, pr->c, pr->dict_start, pr->dict_len, err));
+    run->bytes = pr->r->chunk;
+    run->len = (size_t)pr->dict_len;
+    return 0;
+  }
+  int32_t k = i - has_dict, a = pr->first[k], b = pr->last[k];
+  int64_t start = pi->offset[a], len = pi->offset[b] + pi->size[b] - start;
+  TRY(read_span(pr->r, pr->rg, pr->c, start, len, err));
+  run->bytes = pr->r->chunk;
+  run->len = (size_t)len;
+  run->first_row = pi->first_row[a];
+  run->end_row = pi->first_row[b + 1];
+  run->first_page = a + has_dict;
+  run->pages_before = a - (k > 0 ? pr->last[k - 1] + 1 : 0);
+  return 0;
+}
+
+/* Reads rows @p ranges of flat column @p c through its offset index: only
+ * the dictionary and the pages holding selected rows are read from the
+ * file, a run of adjacent pages at a time, so memory and I/O follow the
+ * selection, not the column chunk. Sets *done = false (nothing read) when
+ * the chunk has no offset index to go by. */
+static int read_flat_paged(inlet_parquet_reader *r, int32_t rg, int32_t c, const int64_t *ranges,
+                           int32_t n_ranges, inlet_array *out, bool *done, inlet_error *err) {
+  *done = false;
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  const pq_column_meta *cm = &g->columns[c].meta_data;
+  const pq_page_index *pi = NULL;
+  TRY(offset_index(r, rg, c, &pi, err));
+  if (pi->n_pages == 0) return 0;
+  if (cm->num_values != g->num_rows)
+    return reader_fail(r, err, INLET_ECORRUPT, rg, c,
+                       "column chunk has %lld values, the row group %lld rows",
+                       (long long)cm->num_values, (long long)g->num_rows);
+  page_runs pr;
+  memset(&pr, 0, sizeof pr);
+  pr.r = r;
+  pr.rg = rg;
+  pr.c = c;
+  pr.pi = pi;
+  int64_t chunk_start, chunk_len;
+  chunk_range(cm, &chunk_start, &chunk_len);
+  pr.dict_start = chunk_start;
+  pr.dict_len = pi->offset[0] - chunk_start; /* >= 0: checked when the index was parsed */
+  pr.first = inlet_malloc((size_t)pi->n_pages * sizeof *pr.first);
+  pr.last = inlet_malloc((size_t)pi->n_pages * sizeof *pr.last);
+  int rc = 0;
+  FAIL_GOTO(!pr.first || !pr.last, err, INLET_ENOMEM, "out of memory");
+  int32_t k = 0;
+  for (int32_t p = 0; p < pi->n_pages; p++) {
+    int64_t lo = pi->first_row[p], hi = pi->first_row[p + 1];
+    while (k < n_ranges && ranges[2 * k + 1] <= lo) k++;
+    if (k == n_ranges) break;
+    if (ranges[2 * k] >= hi) continue;
+    /* One run per stretch of pages that lie back to back in the file. */
+    if (pr.n > 0 && pr.last[pr.n - 1] == p - 1 &&
+        pi->offset[p] == pi->offset[p - 1] + pi->size[p - 1]) {
+      pr.last[pr.n - 1] = p;
+    } else {
+      pr.first[pr.n] = pr.last[pr.n] = p;
+      pr.n++;
+    }
+    int64_t span = pi->offset[pr.last[pr.n - 1]] + pi->size[pr.last[pr.n - 1]] -
+                   pi->offset[pr.first[pr.n - 1]];
+    FAIL_GOTO(span > r->opts.max_column_chunk_bytes, err, INLET_ELIMIT,
+              "%s column \"%s\" row group %d: pages of %lld bytes exceed the %lld-byte limit",
+              r->name, r->sd.columns[c].path, rg, (long long)span,
+              (long long)r->opts.max_column_chunk_bytes);
+  }
+  pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, 0};
+  int32_t n_runs = pr.n + (pr.dict_len > 0);
+  rc = pq_column_read_runs(&r->cr, &ctx, cm, g->num_rows, ranges, n_ranges, n_runs, fetch_run,
+                           &pr, out, err);
+  if (rc == 0) {
+    int32_t after = pr.n ? pi->n_pages - 1 - pr.last[pr.n - 1] : pi->n_pages;
+    r->cr.pages_skipped += after; /* pages past the last run */
+    *done = true;
+  }
+done:
+  inlet_free(pr.first);
+  inlet_free(pr.last);
+  return rc;
+}
+
 static int read_flat_rows(inlet_parquet_reader *r, int32_t rg, int32_t c, const int64_t *ranges,
                           int32_t n_ranges, inlet_array *out, inlet_error *err) {
   const pq_row_group *g = &r->meta.row_groups[rg];
   const pq_column_meta *cm = &g->columns[c].meta_data;
   if (g->num_rows == 0 && cm->num_values == 0) return 0;
+  if (ranges && !r->parquet_816) {
+    bool done = false;
+    TRY(read_flat_paged(r, rg, c, ranges, n_ranges, out, &done, err));
+    if (done) return 0;
+  }
   size_t len = 0, slack = 0;
   TRY(load_chunk(r, rg, c, true, &len, &slack, err));
   pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack};

@@ -9,6 +9,7 @@
 #include "inlet/parquet.h"
 #include "parquet/column_reader.h"
 #include "parquet/nested.h"
+#include "parquet/page_index.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
 #include "storage/storage.h"
@@ -28,6 +29,11 @@ struct inlet_parquet_reader {
   inlet_schema proj_schema;         /* owned: the schema of read batches */
   uint8_t *chunk;                   /* owned: the current column chunk's bytes */
   size_t chunk_cap;
+  int64_t bytes_read;               /* of column chunks, over the reader's life */
+  pq_page_index *offsets;           /* owned, per leaf: offset index of row group offsets_rg[leaf],
+                                       kept for row-range reads of the same row group */
+  int32_t *offsets_rg;              /* owned, per leaf: -1 = none cached */
+  int32_t n_offsets;                /* leaves in offsets and offsets_rg */
   pq_column_reader cr;              /* owned scratch */
   bool nested_mode;                 /* schema has groups or repeated fields */
   pq_nested nested;                 /* owned: leaf plans (nested_mode only) */

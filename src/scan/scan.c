@@ -219,8 +219,17 @@ const inlet_schema *inlet_scan_schema(const inlet_scan *sc) {
   return &sc->out_schema;
 }
 
-void inlet_scan_get_stats(const inlet_scan *sc, inlet_scan_stats *out) {
+/* The counters, with the Parquet readers' page and byte counts. */
+static void current_stats(const inlet_scan *sc, inlet_scan_stats *out) {
   *out = sc->st;
+  inlet_parquet_read_stats ps;
+  delta_scan_read_stats(sc->ts, &ps);
+  out->pages_read = ps.data_pages_decoded;
+  out->bytes_read = ps.column_bytes_read;
+}
+
+void inlet_scan_get_stats(const inlet_scan *sc, inlet_scan_stats *out) {
+  current_stats(sc, out);
 }
 
 const char *inlet_scan_explain(inlet_scan *sc) {
@@ -229,19 +238,23 @@ const char *inlet_scan_explain(inlet_scan *sc) {
   inlet_buf b;
   inlet_buf_init(&b);
   inlet_buf_append(&b, sc->report.data ? (const char *)sc->report.data : "", sc->report.len);
-  const inlet_scan_stats *s = &sc->st;
+  inlet_scan_stats st;
+  current_stats(sc, &st);
+  const inlet_scan_stats *s = &st;
   inlet_buf_appendf(&b,
                     "files: %lld considered, %lld pruned by partition values, %lld skipped by "
                     "add.stats, %lld read\n"
                     "row groups: %lld in files read, %lld skipped by Parquet statistics, %lld "
                     "read\n"
                     "rows: %lld decoded, %lld returned\n"
-                    "page index: %lld rows of the row groups read skipped\n",
+                    "page index: %lld rows of the row groups read skipped\n"
+                    "pages: %lld decoded, %lld bytes of column data read\n",
                     (long long)s->files, (long long)s->files_pruned, (long long)s->files_skipped,
                     (long long)s->files_read, (long long)s->row_groups,
                     (long long)s->row_groups_skipped, (long long)s->row_groups_read,
                     (long long)s->rows_read, (long long)s->rows_matched,
-                    (long long)s->rows_skipped);
+                    (long long)s->rows_skipped, (long long)s->pages_read,
+                    (long long)s->bytes_read);
   if (inlet_buf_terminate(&b) < 0) {
     inlet_buf_reset(&b);
     return "out of memory\n";
@@ -438,6 +451,9 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
   int rc;
   for (;;) {
     if (sc->limit >= 0 && sc->st.rows_matched >= sc->limit) return 0;
+    /* A limit bounds the work: only the rows still wanted are read (page
+     * by page, until enough match, when a filter decides). */
+    if (sc->limit >= 0) delta_scan_set_window(sc->ts, sc->limit - sc->st.rows_matched, sc->pred != NULL);
     rc = inlet_table_scan_next(sc->ts, &sc->in, err);
     if (sc->cb_rc < 0) {
       *err = sc->cb_err;

@@ -13,6 +13,7 @@ typedef struct fault_storage {
   inlet_storage *inner; /* owned when own_inner */
   bool own_inner;
   int64_t counts[INLET_FAULT_N_OPS];
+  int64_t bytes_read, bytes_written; /* by operations that succeeded */
   bool armed;
   inlet_fault_op op;
   int64_t after; /* matching operations still let through */
@@ -74,9 +75,15 @@ typedef struct fault_rfile {
   fault_storage *fs;
 } fault_rfile;
 
+static int fr_read_inner(fault_rfile *r, int64_t off, void *buf, size_t n, inlet_error *err) {
+  int rc = inlet_rfile_read_at(r->inner, off, buf, n, err);
+  if (rc == 0) r->fs->bytes_read += (int64_t)n;
+  return rc;
+}
+
 static int fr_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n, inlet_error *err) {
   fault_rfile *r = (fault_rfile *)f;
-  GUARD(r->fs, INLET_FAULT_READ, f->name, inlet_rfile_read_at(r->inner, off, buf, n, err));
+  GUARD(r->fs, INLET_FAULT_READ, f->name, fr_read_inner(r, off, buf, n, err));
 }
 
 static void fr_close(inlet_rfile *f) {
@@ -119,7 +126,10 @@ typedef struct fault_wfile {
 
 static int fw_append_inner(fault_wfile *w, const void *buf, size_t n, inlet_error *err) {
   int rc = inlet_wfile_append(w->inner, buf, n, err);
-  if (rc == 0) w->base.written = w->inner->written;
+  if (rc == 0) {
+    w->base.written = w->inner->written;
+    w->fs->bytes_written += (int64_t)n;
+  }
   return rc;
 }
 
@@ -442,6 +452,15 @@ int64_t inlet_fault_count(const inlet_storage *s, inlet_fault_op op) {
 void inlet_fault_reset_counts(inlet_storage *s) {
   fault_storage *fs = (fault_storage *)s;
   memset(fs->counts, 0, sizeof fs->counts);
+  fs->bytes_read = fs->bytes_written = 0;
+}
+
+int64_t inlet_fault_bytes_read(const inlet_storage *s) {
+  return ((const fault_storage *)s)->bytes_read;
+}
+
+int64_t inlet_fault_bytes_written(const inlet_storage *s) {
+  return ((const fault_storage *)s)->bytes_written;
 }
 
 bool inlet_fault_fired(const inlet_storage *s) {

@@ -76,8 +76,13 @@ void inlet_fault_disarm(inlet_storage *s);
 /* Operations of kind @p op attempted so far (INLET_FAULT_ANY: all kinds),
  * including ones that failed. */
 int64_t inlet_fault_count(const inlet_storage *s, inlet_fault_op op);
-/* Zeroes the counts. */
+/* Zeroes the counts (bytes too). */
 void inlet_fault_reset_counts(inlet_storage *s);
+/* Bytes read (rfile read_at) and appended (wfile append) by operations
+ * that succeeded, since the last reset: with the counts, a measure of work
+ * that a test can hold constant ("no timed tests"). */
+int64_t inlet_fault_bytes_read(const inlet_storage *s);
+int64_t inlet_fault_bytes_written(const inlet_storage *s);
 /* True once an armed fault has fired (and not been disarmed since). */
 bool inlet_fault_fired(const inlet_storage *s);
 /* True while stopped (after a STOP / STOP_AFTER fault, until disarmed). */

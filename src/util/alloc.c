@@ -5,10 +5,18 @@
 #include "util/util.h"
 
 static long alloc_fail_countdown = -1;
+/* Per thread, so counting needs neither atomics nor locks. */
+static _Thread_local int64_t alloc_calls, alloc_bytes;
 
 void inlet_alloc_fail_after(long n) { alloc_fail_countdown = n; }
 
+void inlet_alloc_counts(int64_t *calls, int64_t *bytes) {
+  if (calls) *calls = alloc_calls;
+  if (bytes) *bytes = alloc_bytes;
+}
+
 static int should_fail(void) {
+  alloc_calls++;
   if (alloc_fail_countdown < 0) return 0;
   if (alloc_fail_countdown == 0) return 1;
   alloc_fail_countdown--;
@@ -16,17 +24,20 @@ static int should_fail(void) {
 }
 
 void *inlet_malloc(size_t size) {
+  alloc_bytes += (int64_t)size;
   if (should_fail()) return NULL;
   return malloc(size ? size : 1);
 }
 
 void *inlet_calloc(size_t n, size_t size) {
+  alloc_bytes += (int64_t)(n * size);
   if (should_fail()) return NULL;
   if (n == 0 || size == 0) return calloc(1, 1);
   return calloc(n, size);
 }
 
 void *inlet_realloc(void *p, size_t size) {
+  alloc_bytes += (int64_t)size;
   if (should_fail()) return NULL;
   return realloc(p, size ? size : 1);
 }

@@ -130,4 +130,12 @@ char *inlet_strndup(const char *s, size_t n);
  */
 void inlet_alloc_fail_after(long n);
 
+/*
+ * Test hook: allocations made by the calling thread so far (inlet_malloc,
+ * inlet_calloc, inlet_realloc calls, and the bytes they asked for). A
+ * deterministic measure of in-memory work, for tests that prove a cost does
+ * not grow with a table without timing anything.
+ */
+void inlet_alloc_counts(int64_t *calls, int64_t *bytes);
+
 #endif /* INLET_UTIL_H */
