@@ -34,6 +34,7 @@
 
 #include "delta/delta_crc.h"
 #include "delta/delta_features.h"
+#include "delta/delta_state_int.h"
 #include "util/util.h"
 
 struct delta_txn {
@@ -51,6 +52,7 @@ struct delta_txn {
   bool ict;             /* the table writes in-commit timestamps */
   bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
   const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
+  const delta_state *base_state; /* borrowed: the state the base came from; may be NULL */
   bool maybe_published; /* commit failed, but its entry may be in the log */
   char *commit_info;    /* owned: the commitInfo written, once built */
 };
@@ -109,6 +111,7 @@ void delta_txn_set_max_attempts(delta_txn *t, int attempts) {
 }
 void delta_txn_add_rows(delta_txn *t, int64_t rows) { t->rows += rows; }
 void delta_txn_set_base(delta_txn *t, const delta_snapshot *base) { t->base = base; }
+void delta_txn_set_base_state(delta_txn *t, const delta_state *s) { t->base_state = s; }
 
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err) {
   inlet_free(t->params);
@@ -435,7 +438,7 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
       *version = v;
       /* The version checksum: a hint, written only now that the commit is
        * published; it cannot fail the commit. */
-      delta_crc_after_commit(t->st, t->base, v, t->actions, t->n_actions, (const char *)body.data,
+      delta_crc_after_commit(t->st, t->base, t->base_state, v, t->actions, t->n_actions, (const char *)body.data,
                              body.len);
       break;
     }

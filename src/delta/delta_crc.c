@@ -542,7 +542,29 @@ static void limit_lists(delta_crc *c, const delta_snapshot *base) {
   }
 }
 
-void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64_t version,
+static int crc_add_file(void *ctx, const delta_add *a, inlet_error *err) {
+  (void)err;
+  delta_crc *c = ctx;
+  c->num_files++;
+  c->table_size_bytes = inlet_add_sat_i64(c->table_size_bytes, a->size);
+  hist_add(c, a->size, 1);
+  return 0;
+}
+
+/* The checksum of the version @p s stands at: its head (protocol,
+ * metaData, txns, domains) plus one pass over its live files. */
+static int crc_from_state(delta_crc *out, const delta_state *s, inlet_error *err) {
+  delta_snapshot head;
+  TRY(delta_state_head((delta_state *)s, &head, err));
+  int rc = delta_crc_from_snapshot(out, &head, err); /* no files: counts start at 0 */
+  delta_snapshot_reset(&head);
+  if (rc == 0) rc = delta_state_for_each_file(s, crc_add_file, out, err);
+  if (rc < 0) delta_crc_reset(out);
+  return rc;
+}
+
+void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base,
+                            const delta_state *base_state, int64_t version,
                             const delta_action *acts, size_t n, const char *body, size_t len) {
   inlet_error err = INLET_ERROR_INIT;
   /* The commitInfo is the body's first line (delta_commit.c writes it). */
@@ -557,7 +579,14 @@ void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64
   if (version == 0) rc = crc_empty(&c, &err);
   else if (base && base->version == version - 1 && base->files)
     rc = delta_crc_from_snapshot(&c, base, &err); /* files == NULL: a head without files */
-  else rc = delta_crc_read(&c, st, version - 1, &err);
+  else {
+    rc = delta_crc_read(&c, st, version - 1, &err);
+    if (rc < 0 && rc != INLET_ENOMEM && base_state &&
+        delta_state_version(base_state) == version - 1) {
+      delta_crc_reset(&c);
+      rc = crc_from_state(&c, base_state, &err);
+    }
+  }
   if (rc == 0) rc = delta_crc_apply(&c, version, acts, n, &err);
   if (rc == 0 && commit_info) {
     /* The commitInfo is written by the transaction, not held in @p acts. */

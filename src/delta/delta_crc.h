@@ -8,6 +8,7 @@
 #define INLET_DELTA_CRC_H
 
 #include "delta/delta.h"
+#include "delta/delta_state_int.h"
 
 #define DELTA_CRC_MAX_BYTES ((int64_t)64 << 20)
 
@@ -56,9 +57,13 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err);
 /* After commit @p version (actions @p acts, the commit file's text @p body,
  * whose first line is its commitInfo) was published: writes its checksum,
  * derived from @p base when that is the full snapshot (files != NULL) of
- * version - 1, else from version - 1's checksum. Best effort: every failure
- * only means no checksum. */
-void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, int64_t version,
+ * version - 1, else from version - 1's checksum, else (that checksum
+ * missing or unreadable: another writer wrote none) from @p base_state when
+ * it stands at version - 1 (one pass over its live files, so a long-lived
+ * writer's chain starts again). Best effort: every failure only means no
+ * checksum. */
+void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base,
+                            const delta_state *base_state, int64_t version,
                             const delta_action *acts, size_t n, const char *body, size_t len);
 
 /* Whether @p c agrees with its version's commit file (protocol, metaData,

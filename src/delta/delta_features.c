@@ -232,9 +232,12 @@ static const feature FEATURES[] = {
      "in one go"},
     {"allowColumnDefaults", false, 0, 0, NULL, NULL, use_defaults, NO_ROWS | OP_COMPACT,
      "writers must fill in column default values"},
-    {"rowTracking", false, 0, 0, "domainMetadata", use_row_tracking, NULL, 0,
+    /* Checkpoints keep baseRowId, defaultRowCommitVersion, clusteringProvider
+     * and every domain (delta_checkpoint_write.c); only commits that add or
+     * rewrite files would have to assign or carry row ids. */
+    {"rowTracking", false, 0, 0, "domainMetadata", use_row_tracking, NULL, NO_ROWS,
      "writers must assign row ids and row commit versions"},
-    {"clustering", false, 0, 0, "domainMetadata", NULL, NULL, 0,
+    {"clustering", false, 0, 0, "domainMetadata", NULL, NULL, NO_ROWS,
      "writers must track clustering columns and clusteringProvider"},
     {"materializePartitionColumns", false, 0, 0, NULL, use_materialize, NULL, NO_ROWS,
      "writers must store partition columns in the data files"},

@@ -49,7 +49,7 @@ int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_e
   }
   const char *cm = delta_metadata_conf(m, "delta.columnMapping.mode");
   if (p->min_reader >= 2 && cm && strcmp(cm, "none") != 0)
-    return inlet_fail(err, INLET_EUNSUPPORTED, "table uses column mapping (mode \"%s\"), which "
+    return inlet_fail(err, INLET_EUNSUPPORTED, "table uses column mapping (feature \"columnMapping\", mode \"%s\"), which "
                       "inlet cannot read yet", cm);
   return 0;
 }

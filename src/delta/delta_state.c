@@ -560,3 +560,12 @@ done:
   if (rc < 0) delta_snapshot_reset(out);
   return rc;
 }
+
+int delta_state_for_each_file(const delta_state *s,
+                              int (*cb)(void *ctx, const delta_add *add, inlet_error *err),
+                              void *ctx, inlet_error *err) {
+  for (size_t b = 0; b < s->n_buckets; b++)
+    for (const st_node *n = s->buckets[b]; n; n = n->next)
+      if (!n->tomb) TRY(cb(ctx, &n->u.file.add, err));
+  return 0;
+}

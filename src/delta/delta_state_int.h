@@ -71,6 +71,15 @@ int delta_state_seed(delta_state *s, const delta_snapshot *base, inlet_error *er
 int delta_state_head(delta_state *s, delta_snapshot *out, inlet_error *err);
 int delta_state_snapshot(delta_state *s, delta_snapshot *out, bool move, inlet_error *err);
 
+/* Calls @p cb with the add of every live file, in no particular order;
+ * a nonzero return stops with that code. */
+int delta_state_for_each_file(const delta_state *s,
+                              int (*cb)(void *ctx, const delta_add *add, inlet_error *err),
+                              void *ctx, inlet_error *err);
+/* The state the transaction's base snapshot (delta_txn_set_base) came
+ * from, borrowed: its version checksum can be derived from it when the
+ * previous version has none (delta_crc_after_commit). */
+void delta_txn_set_base_state(delta_txn *t, const delta_state *s);
 /* Live files and tombstones held (tombstones not yet pruned by age). */
 int64_t delta_state_num_files(const delta_state *s);
 int64_t delta_state_num_tombstones(const delta_state *s);

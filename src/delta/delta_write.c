@@ -528,6 +528,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
   delta_txn_set_table(txn, &w->snap.metadata);
   delta_txn_set_base(txn, &w->snap);
+  delta_txn_set_base_state(txn, w->table->live);
   if (w->opts.expected_version >= 0 || w->create) delta_txn_set_strict(txn, true);
   if (w->create) {
     delta_action pa, ma;

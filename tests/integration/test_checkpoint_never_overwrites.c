@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "delta/delta.h"
+#include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -78,6 +79,25 @@ static void test_checkpoint_never_overwrites__v2_checkpoint(void **state) {
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_LATEST, 0, &err), 0);
   assert_int_equal(s.version, 8);
+  /* While the table supports v2Checkpoint, inlet's classic checkpoints are
+   * refused by the writer-feature gate, whatever exists. */
+  assert_int_equal(delta_checkpoint_write_checked(st, &s, &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(inlet_errmsg(&err), "v2Checkpoint"));
+  delta_snapshot_reset(&s);
+  /* A log edited to drop the feature (protocol lists, checkpointPolicy)
+   * still holds the UUID-named checkpoint of version 8, which a classic
+   * one must not be written beside. */
+  tu_sh(&r, "cd '%s/_delta_log' && sed -i -e 's/\"v2Checkpoint\",//g' "
+            "-e 's/\\[\"v2Checkpoint\"\\]/[]/g' "
+            "-e 's/\"delta.checkpointPolicy\":\"v2\"/\"delta.checkpointPolicy\":\"classic\"/g' "
+            "*.json *.crc", t);
+  ls_sh_ok(&r, "drop the v2Checkpoint feature from the log");
+  tu_result_free(&r);
+  free(before);
+  before = ls_digest(t);
+  assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(s.version, 8);
+  assert_false(delta_protocol_supports(&s.protocol, "v2Checkpoint"));
   /* The listing finds the UUID-named checkpoint; the writers' cheap look
    * finds `_last_checkpoint` naming version 8. */
   assert_int_equal(delta_checkpoint_write_checked(st, &s, &err), INLET_EEXISTS);
@@ -146,6 +166,7 @@ static int hiding_list_names(inlet_storage *s, const char *dir, inlet_dirent **o
 static void test_checkpoint_never_overwrites__concurrent_checkpoint_wins_the_publish(void **state) {
   (void)state;
   const char *t = make_table("ckpt-keep-race", "");
+  tu_rules_exempt(t, "another writer's checkpoint is planted as junk on purpose");
   char root[PATH_MAX];
   inlet_storage *st;
   open_st(t, root, &st);
@@ -194,6 +215,7 @@ static void test_checkpoint_never_overwrites__automatic_checkpoint_keeps_existin
   (void)state;
   /* Interval 4: the append that makes version 4 checkpoints it. */
   const char *t = make_table("ckpt-keep-auto", "--property delta.checkpointInterval=4");
+  tu_rules_exempt(t, "another writer's checkpoint is planted as junk on purpose");
   snprintf(race_cp, sizeof race_cp, "%s/_delta_log/00000000000000000004.checkpoint.parquet", t);
   inlet_table *tb = NULL;
   inlet_error err = INLET_ERROR_INIT;

@@ -17,6 +17,7 @@
 #include "testutil.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +258,6 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
       {"delta.columnMapping.mode=name", "\"columnMapping\""},
       {"delta.columnMapping.mode=id", "\"columnMapping\""},
       {"delta.checkpointPolicy=v2", "\"v2Checkpoint\""},
-      {"delta.constraints.positive=id>0", "\"checkConstraints\""},
       {"delta.enableIcebergCompatV2=true", "\"icebergCompatV2\""},
       {"delta.enableVariantShredding=true", "\"variantShredding\""},
       {"delta.feature.clustering=supported", "\"clustering\""},
@@ -272,6 +272,11 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
     snprintf(a, sizeof a, "create t%zu --schema 'id long' --property '%s'", i, cases[i].prop);
     refused(f, a, cases[i].feature);
   }
+  /* CHECK constraints are enforced (legacy writer version 3 implies them). */
+  expect_protocol(f, "chk", "--schema 'id long' --property 'delta.constraints.positive=id>0'",
+                  "{\"minReaderVersion\":1,\"minWriterVersion\":3}");
+  refused(f, "create bad --schema 'id long' --property 'delta.constraints.positive=nosuch>0'",
+          "delta.constraints.positive");
   /* columnMapping.mode=none is just the default. */
   expect_protocol(f, "none", "--schema 'id long' --property delta.columnMapping.mode=none",
                   "{\"minReaderVersion\":1,\"minWriterVersion\":2}");
@@ -341,6 +346,9 @@ static void foreign_table(fixture *f, const char *name, const char *protocol, co
   free(meta_s);
   snprintf(path, sizeof path, "%s/00000000000000000000.json", dir);
   assert_int_equal(tu_write_file(path, text, strlen(text)), 0);
+  /* Some of these break the protocol's rules on purpose. */
+  snprintf(path, sizeof path, "%s/%s", f->dir, name);
+  tu_rules_exempt(path, "hand-made foreign table for the writer gate");
 }
 
 /* Every file of the table with its checksum. */
@@ -357,7 +365,9 @@ static char *table_bytes(fixture *f, const char *name) {
 #define COL_ID "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}"
 
 /* Every writing command refuses @p name, naming @p needle, and changes nothing. */
-static void every_writer_refuses(fixture *f, const char *name, const char *needle) {
+/* @p n_cmds: how many of the commands below (the first ones: those that
+ * write rows) must refuse. */
+static void writers_refuse(fixture *f, const char *name, const char *needle, size_t n_cmds) {
   put(f, "in.ndjson", "{\"id\":1}\n");
   char *before = table_bytes(f, name);
   static const char *const cmds[][2] = {
@@ -369,7 +379,7 @@ static void every_writer_refuses(fixture *f, const char *name, const char *needl
       {"vacuum", "--dry-run"},
       {"maintain", "--compact --vacuum"},
   };
-  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+  for (size_t i = 0; i < n_cmds && i < sizeof cmds / sizeof cmds[0]; i++) {
     char a[512];
     snprintf(a, sizeof a, "%s %s %s", cmds[i][0], name, cmds[i][1]);
     refused(f, a, needle);
@@ -380,12 +390,24 @@ static void every_writer_refuses(fixture *f, const char *name, const char *needl
   free(after);
 }
 
+static void every_writer_refuses(fixture *f, const char *name, const char *needle) {
+  writers_refuse(f, name, needle, SIZE_MAX);
+}
+
 static void test_writer_gate__unhonoured_features_stop_every_command(void **state) {
   fixture *f = *state;
   foreign_table(f, "rt", "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
                          "[\"domainMetadata\",\"rowTracking\"]}",
                 "{\"delta.enableRowTracking\":\"true\"}", COL_ID);
-  every_writer_refuses(f, "rt", "\"rowTracking\"");
+  /* Row ids are assigned by commits that add files; checkpoints keep
+   * every row tracking field and domain, and vacuum adds nothing. */
+  writers_refuse(f, "rt", "\"rowTracking\"", 3);
+  ok(f, "checkpoint rt");
+  ok(f, "vacuum rt --dry-run");
+  foreign_table(f, "cm", "{\"minReaderVersion\":2,\"minWriterVersion\":5}",
+                "{\"delta.columnMapping.mode\":\"name\",\"delta.columnMapping.maxColumnId\":\"1\"}",
+                COL_ID);
+  every_writer_refuses(f, "cm", "\"columnMapping\"");
   foreign_table(f, "unknown", "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
                               "[\"appendOnly\",\"someFutureFeature\"]}",
                 "{}", COL_ID);
@@ -398,21 +420,24 @@ static void test_writer_gate__unhonoured_features_stop_every_command(void **stat
   every_writer_refuses(f, "mismatch", "\"changeDataFeed\"");
 }
 
-static void test_writer_gate__invariants_refuse_row_writes_only(void **state) {
+static void test_writer_gate__invariants_enforced_on_row_writes(void **state) {
   fixture *f = *state;
   foreign_table(f, "inv", "{\"minReaderVersion\":1,\"minWriterVersion\":2}", "{}",
                 "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
                 "{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"id > 3\\\"}}\"}}");
   put(f, "in.ndjson", "{\"id\":1}\n");
   char *before = table_bytes(f, "inv");
-  refused(f, "append inv in.ndjson", "\"invariants\"");
-  refused(f, "ingest inv --source file:in.ndjson --once --quiet", "\"invariants\"");
-  refused(f, "compact inv --min-files 2", "\"invariants\"");
+  /* A violating row aborts the append, naming the invariant. */
+  refused(f, "append inv in.ndjson", "id > 3");
   char *after = table_bytes(f, "inv");
   assert_string_equal(before, after);
   free(before);
   free(after);
-  /* Checkpoints and vacuum add no rows. */
+  /* Rows that meet it are written; checkpoints and vacuum add no rows. */
+  put(f, "ok.ndjson", "{\"id\":4}\n{\"id\":5}\n");
+  ok(f, "append inv ok.ndjson");
+  ok(f, "append inv ok.ndjson");
+  ok(f, "compact inv --min-files 2");
   ok(f, "checkpoint inv");
   ok(f, "vacuum inv --dry-run");
 }
@@ -449,7 +474,7 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_writer_gate__unhonoured_features_stop_every_command,
                                       setup, teardown),
-      cmocka_unit_test_setup_teardown(test_writer_gate__invariants_refuse_row_writes_only, setup,
+      cmocka_unit_test_setup_teardown(test_writer_gate__invariants_enforced_on_row_writes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(
           test_writer_gate__appendonly_and_cdf_tables_take_appends_and_compaction, setup,

@@ -153,7 +153,10 @@ static void test_partition_crash__table_deleted_under_follow_ingester(void **sta
   tu_result res = {.status = st};
   res.err = tu_read_file(out, NULL);
   assert_non_null(res.err);
-  assert_clean_error(&res, "k=b");
+  /* Which step notices first depends on timing: creating the data file
+   * under k=b, or the writer catching up with a log that is gone. */
+  bool names_it = strstr(res.err, "k=b") || strstr(res.err, "no _delta_log directory");
+  assert_clean_error(&res, names_it && !strstr(res.err, "k=b") ? "no _delta_log directory" : "k=b");
   tu_result_free(&res);
 }
 

@@ -145,6 +145,9 @@ static void remove_and_set_domain(inlet_storage *st, const char *root) {
   a.u.remove.data_change = true;
   a.u.remove.extended_file_metadata = true;
   a.u.remove.size = s.files[0].add.size;
+  /* extendedFileMetadata promises the partition values too. */
+  a.u.remove.partition_values = s.files[0].add.partition_values;
+  a.u.remove.n_partition_values = s.files[0].add.n_partition_values;
   assert_int_equal(delta_txn_add_action(txn, &a, &err), 0);
   memset(&a, 0, sizeof a);
   a.kind = DELTA_ACTION_DOMAIN;
