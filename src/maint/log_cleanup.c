@@ -34,11 +34,12 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
     if (p && inlet_duration_parse(&retain, p, &ignore) < 0) retain = -1;
   }
   delta_log_cleanup_result r;
-  int rc = delta_log_cleanup_at(&r, table->st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
+  inlet_storage *st = delta_table_storage(table);
+  int rc = delta_log_cleanup_at(&r, st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
                                 o.dry_run, err);
   /* Temp files of killed writers, a day old (log_temps.c). */
   if (rc == 0)
-    rc = maint_remove_log_temps(table->st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,
+    rc = maint_remove_log_temps(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,
                                 NULL, NULL, NULL, err);
   res.commits_removed = r.commits_removed;
   res.checkpoints_removed = r.checkpoints_removed;
