@@ -228,6 +228,9 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
   inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
   const inlet_table_create_options *o = options ? options : &dflt;
   memset(out, 0, sizeof *out);
+  FAIL_IF(o->version != INLET_TABLE_CREATE_OPTIONS_VERSION, err, INLET_EINVAL,
+          "create: unknown options version %d (this library has %d)", o->version,
+          INLET_TABLE_CREATE_OPTIONS_VERSION);
   out->version = -1;
   out->checkpoint_version = -1;
   TRY(validate_create(schema, o, err));

@@ -96,6 +96,9 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
                        const char *create_params, inlet_error *err) {
   *out = NULL;
   inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
+  FAIL_IF(options && options->version != INLET_APPEND_OPTIONS_VERSION, err, INLET_EINVAL,
+          "append: unknown options version %d (this library has %d)", options->version,
+          INLET_APPEND_OPTIONS_VERSION);
   inlet_table_writer *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a table writer");
   w->table = table;

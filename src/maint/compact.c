@@ -850,6 +850,9 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
 int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
                         const inlet_compact_options *options, inlet_error *err) {
   inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
+  FAIL_IF(options && options->version != INLET_COMPACT_OPTIONS_VERSION, err, INLET_EINVAL,
+          "compact: unknown options version %d (this library has %d)", options->version,
+          INLET_COMPACT_OPTIONS_VERSION);
   inlet_compact_result res;
   memset(&res, 0, sizeof res);
   res.last_version = -1;

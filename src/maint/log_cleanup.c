@@ -13,13 +13,16 @@
  */
 #include <stdio.h>
 
-#include "delta/delta_table_int.h"
+#include "delta/delta_table.h"
 #include "maint/maint_int.h"
 #include "util/util.h"
 
 int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
                             const inlet_log_cleanup_options *options, inlet_error *err) {
   inlet_log_cleanup_options dflt = INLET_LOG_CLEANUP_OPTIONS_INIT;
+  FAIL_IF(options && options->version != INLET_LOG_CLEANUP_OPTIONS_VERSION, err, INLET_EINVAL,
+          "log cleanup: unknown options version %d (this library has %d)", options->version,
+          INLET_LOG_CLEANUP_OPTIONS_VERSION);
   inlet_log_cleanup_options o = options ? *options : dflt;
   inlet_log_cleanup_result res = {0, 0, -1};
   /* Only the retention and the latest version are needed: the version
