@@ -4,7 +4,7 @@
  * typed options), the one option parser that reads argv against it, and
  * error reporting with the tool's exit-code convention (0 success,
  * 1 failure, 2 usage error). The table drives dispatch, --help,
- * `inlet help CMD`, the overview and the man page (cli_main.c). The CLI
+ * `inlet help CMD`, the overview and the man page (main.c). The CLI
  * uses only the public headers in include/inlet/.
  */
 #ifndef INLET_CLI_H
