@@ -1,8 +1,9 @@
 # Front door for the two everyday jobs. On a fresh Debian 12 machine, as root
 # or with sudo:
 #   make demo   installs what is missing, builds a release binary, runs the walkthrough
-#   make test   installs what tests need, builds with -Werror and ASan+UBSan, runs a short
-#               libFuzzer run of every fuzzer (clang), then every test
+#   make test   installs what tests need, checks the module boundaries
+#               (scripts/check-includes.sh), builds with -Werror and ASan+UBSan, runs a
+#               short libFuzzer run of every fuzzer (clang), then every test
 # Other targets: build, release, fuzz, bench, format, clean, deps, test-deps.
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -32,6 +33,7 @@ demo: release
 	$(BUILD_RELEASE)/inlet demo $(DEMO_DIR)
 
 test: test-deps
+	scripts/check-includes.sh
 	cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DINLET_WERROR=ON \
 	  -DINLET_SANITIZE=ON -DINLET_BUILD_TESTS=ON
 	cmake --build $(BUILD_TEST) -j $(JOBS)

@@ -1,11 +1,14 @@
 /*
  * Private interface of the text import/export code in src/batch/: scalar
- * parsers shared by the NDJSON and CSV paths, the JSON-to-column converter,
- * array truncation (row rollback) and the canonical value formatter.
+ * parsers shared by the NDJSON and CSV paths, the JSON-to-column converter
+ * and the canonical value formatter. What other modules use of it (scalar
+ * conversion, CSV record splitting, row rollback, civil dates) is in
+ * batch/batch.h.
  */
 #ifndef INLET_TEXT_INT_H
 #define INLET_TEXT_INT_H
 
+#include "batch/batch.h"
 #include "inlet/batch.h"
 #include "inlet/text.h"
 #include "util/buf.h"
@@ -13,32 +16,6 @@
 
 __extension__ typedef __int128 inlet_i128;
 __extension__ typedef unsigned __int128 inlet_u128;
-
-/* How a scalar arrived: a JSON string (unescaped), a JSON number (raw
- * text), a JSON boolean, or a CSV cell (raw text, nothing typed). */
-typedef enum text_tok { TOK_STRING, TOK_NUMBER, TOK_BOOL, TOK_TEXT } text_tok;
-
-/* Per-conversion state. A bad value sets `reason` and returns INLET_EINVAL;
- * any other negative code is fatal (out of memory, 2 GiB column). */
-typedef struct text_conv {
-  inlet_epoch_unit epoch_unit;
-  bool strict;
-  const char *field;        /* top-level field being converted, for messages */
-  const char *rec_start;    /* start of the JSON text, for error columns (or NULL) */
-  char reason[384];
-  bool csv_syntax;          /* the failure is in the CSV structure (quoting, field
-                               count), not in a value */
-  inlet_buf scratch;        /* unescaped strings; each is consumed before the next */
-  inlet_error err;          /* detail of fatal errors */
-} text_conv;
-
-/* Sets c->reason (prefixed with the field name) and returns INLET_EINVAL. */
-int text_bad(text_conv *c, const char *fmt, ...) INLET_PRINTF(2, 3);
-
-/* Converts one scalar token into @p a (described by @p f). For TOK_BOOL,
- * @p bval is the value and s/n are ignored. */
-int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_tok kind,
-                       const char *s, size_t n, bool bval);
 
 /* Appends a null, or reports a bad record when @p f is NOT NULL. */
 int text_append_null(text_conv *c, inlet_array *a, const inlet_field *f);
@@ -58,37 +35,6 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema);
 void text_field_index_free(text_field_index *idx);
 int text_field_index_find(const text_field_index *idx, const char *name, size_t n);
 
-/* CSV record splitting (RFC 4180), shared by the text reader and the
- * stream sources. A quote opens a quoted field only at the start of a field;
- * inside one, "" is a quote and a lone " closes it; a line break inside a
- * quoted field does not end the record. A quote anywhere else is an ordinary
- * byte for splitting (the record is then bad, but it ends at its line). */
-typedef enum text_csv_state {
-  TEXT_CSV_FIELD_START = 0,
-  TEXT_CSV_UNQUOTED,
-  TEXT_CSV_QUOTED,
-  TEXT_CSV_QUOTE_IN_QUOTED /* a quote inside a quoted field: escape or close */
-} text_csv_state;
-/* Scans s[from, n) from state *st: returns the index of the '\n' ending the
- * record (and resets *st), or n when the record goes on past the data (*st
- * keeps where it stands). Line breaks inside quoted fields are added to
- * *newlines. */
-size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_state *st,
-                     int64_t *newlines);
-/* The reason given to the first line of a multi-line CSV record that is
- * malformed: that line is rejected alone and the lines after it are read
- * again as records (docs/INGEST.md "Bad records"). */
-#define TEXT_CSV_CUT_REASON                                                                      \
-  "unterminated quoted CSV field: the quote opened on this line does not close into a "       \
-  "well-formed record, so the record ends at this line break and the next lines are read as " \
-  "records of their own"
-/* After inlet_text_reader_append failed with INLET_EINVAL: whether the CSV
- * structure (not a value) was at fault. */
-bool text_reader_csv_syntax_failed(const inlet_text_reader *r);
-
-/* Shrinks @p a to @p len rows (children follow), fixing null_count. */
-void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
-
 /* ---- scalar parsers (return false on malformed input) ------------------ */
 bool text_parse_i64(const char *s, size_t n, int64_t *out, bool *overflow);
 bool text_parse_u64(const char *s, size_t n, uint64_t *out, bool *overflow);
@@ -98,8 +44,6 @@ bool text_parse_float(const char *s, size_t n, float *out);
 const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32_t scale,
                                inlet_i128 *out);
 bool text_parse_date(const char *s, size_t n, int32_t *days);
-int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d);
-void text_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 
 /* ---- formatting -------------------------------------------------------- */
 

@@ -1,51 +1,111 @@
 /*
- * Shared plumbing of the inlet command-line tool: error reporting with the
- * tool's exit-code convention (0 success, 1 failure, 2 usage error), a small
- * long-option parser and the subcommand entry points. The CLI uses only the
- * public headers in include/inlet/.
+ * Shared plumbing of the inlet command-line tool: the command table every
+ * subcommand is an entry of (name, handler, synopsis, summary, help text,
+ * typed options), the one option parser that reads argv against it, and
+ * error reporting with the tool's exit-code convention (0 success,
+ * 1 failure, 2 usage error). The table drives dispatch, --help,
+ * `inlet help CMD`, the overview and the man page (main.c). The CLI
+ * uses only the public headers in include/inlet/.
  */
 #ifndef INLET_CLI_H
 #define INLET_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "inlet/inlet.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_HELP_SHOWN = -1 };
 
+/* What an option's value is; the parser checks it and reports a bad one
+ * as a usage error naming the option. */
+typedef enum cli_kind {
+  CLI_FLAG,   /* a switch, no value */
+  CLI_STRING, /* any text (the last one given counts) */
+  CLI_INT,    /* a decimal integer within [min, max] */
+  CLI_SIZE,   /* a byte count within [min, max]: digits with an optional K/M/G suffix
+                 (binary; KB/KiB forms too) */
+  CLI_LIST    /* repeatable text: every occurrence counts, in order */
+} cli_kind;
+
+typedef struct cli_opt {
+  const char *name; /* without the leading "--" */
+  cli_kind kind;
+  int64_t min, max; /* CLI_INT, CLI_SIZE */
+} cli_opt;
+
+#define CLI_OPT_FLAG(n) {n, CLI_FLAG, 0, 0}
+#define CLI_OPT_STRING(n) {n, CLI_STRING, 0, 0}
+#define CLI_OPT_LIST(n) {n, CLI_LIST, 0, 0}
+#define CLI_OPT_INT(n, lo, hi) {n, CLI_INT, lo, hi}
+#define CLI_OPT_SIZE(n, lo, hi) {n, CLI_SIZE, lo, hi}
+
+typedef struct cli_args cli_args;
+
+typedef struct cli_command {
+  const char *name;     /* "scan", "parquet cat" */
+  int (*run)(const cli_args *a);
+  const char *synopsis; /* arguments after the name, for the overview */
+  const char *summary;  /* one line, for the overview */
+  const char *help;     /* the --help text, starting "usage: inlet NAME ..." */
+  const cli_opt *opts;
+  int n_opts;
+  int max_pos;          /* positional arguments accepted */
+} cli_command;
+
+/* Every command, in the order of the overview and the man page. */
+extern const cli_command *const cli_commands[];
+extern const int cli_n_commands;
+
+/* The command entries (one per cmd_*.c). */
+extern const cli_command cli_cmd_create, cli_cmd_append, cli_cmd_ingest, cli_cmd_scan,
+    cli_cmd_history, cli_cmd_describe, cli_cmd_checkpoint, cli_cmd_compact, cli_cmd_vacuum,
+    cli_cmd_maintain, cli_cmd_demo, cli_cmd_parquet_schema, cli_cmd_parquet_meta,
+    cli_cmd_parquet_cat, cli_cmd_parquet_convert;
+
+/* Parsed arguments of one command run. Options are read by name; asking
+ * for an option the command does not declare (or as another kind) is a
+ * programming error and aborts. */
+struct cli_args {
+  const cli_command *cmd;
+  const char **pos; /* positional arguments */
+  int n_pos;
+  struct cli_value *values; /* one per cmd->opts */
+};
+
+bool cli_flag(const cli_args *a, const char *name);
+/* The value, or NULL when the option was not given. */
+const char *cli_string(const cli_args *a, const char *name);
+/* Sets *out and returns true when the option was given (CLI_INT, CLI_SIZE). */
+bool cli_int(const cli_args *a, const char *name, int64_t *out);
+/* Every value of a CLI_LIST option, in order (*n of them; NULL when none). */
+const char *const *cli_list(const cli_args *a, const char *name, int *n);
+
+/*
+ * Parses argv[1..argc) (argv[0] is the command's name) against cmd's
+ * options into @p out (free with cli_args_reset). "-h"/"--help" prints the
+ * help and returns CLI_HELP_SHOWN; "--" ends the options. Returns CLI_OK
+ * or CLI_USAGE (message and hint printed).
+ */
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out);
+void cli_args_reset(cli_args *a);
+
 /* Prints "inlet: <message>" to stderr; returns CLI_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "inlet: <message>" and the usage line to stderr; returns CLI_USAGE. */
+/* Prints "inlet: <message>" and where to look ("see 'inlet scan --help'",
+ * from the first line of @p usage when given) to stderr; returns CLI_USAGE.
+ * The message names the one argument that is wrong. */
 int cli_usage_error(const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Prints "inlet: <err's message>"; returns CLI_FAIL. */
 int cli_fail(const inlet_error *err);
 
-/* One long option. Exactly one of value / flag is set. */
-typedef struct cli_opt {
-  const char *name;   /* without the leading "--" */
-  const char **value; /* option takes a value: --name V or --name=V */
-  bool *flag;         /* boolean switch */
-} cli_opt;
+/* The closest of @p n names to @p word (edit distance at most a third of
+ * its length, at least 1; ties to the first), or NULL. */
+const char *cli_nearest(const char *word, const char *const *names, int n);
 
-/*
- * Parses argv[1..argc) (argv[0] is the subcommand name) into options and up
- * to @p max_pos positional arguments. "-h"/"--help" prints @p usage to
- * stdout and returns CLI_HELP_SHOWN. Returns CLI_OK or CLI_USAGE (message
- * printed).
- */
-int cli_parse(int argc, char **argv, const cli_opt *opts, int n_opts, const char **pos,
-              int max_pos, int *n_pos, const char *usage);
-
-/* Parses a non-negative integer with an optional K/M/G (binary) suffix. */
+/* Parses a non-negative byte count with an optional K/M/G (binary) suffix. */
 bool cli_parse_size(const char *s, int64_t *out);
-
-/* Subcommands: argv[0] is the subcommand's own name. */
-int cmd_parquet_schema(int argc, char **argv);
-int cmd_parquet_meta(int argc, char **argv);
-int cmd_parquet_cat(int argc, char **argv);
-int cmd_parquet_convert(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
 
 #endif /* INLET_CLI_H */

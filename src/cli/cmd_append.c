@@ -10,7 +10,6 @@
 #include <strings.h>
 
 #include "cli.h"
-#include "cmd_table.h"
 
 static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
@@ -22,8 +21,6 @@ static const char usage[] =
     "  --compression C     data file codec (default snappy)\n"
     "  --expected-version N  commit only if the table is still at version N (else a conflict)\n"
     "  --app-id ID --app-version N  record a txn action (exactly-once progress)\n";
-
-#define MAX_FILES 1024
 
 typedef struct bad_ctx {
   bool skip;
@@ -130,35 +127,34 @@ done:
   return rc;
 }
 
-int cmd_append(int argc, char **argv) {
-  const char *format = NULL, *compression = NULL, *expected = NULL, *app_id = NULL,
-             *app_version = NULL;
-  bool skip_bad = false;
-  cli_opt opts[] = {{"format", &format, NULL},           {"compression", &compression, NULL},
-                    {"expected-version", &expected, NULL}, {"app-id", &app_id, NULL},
-                    {"app-version", &app_version, NULL},   {"skip-bad", NULL, &skip_bad}};
-  const char *pos[MAX_FILES + 1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 6, pos, MAX_FILES + 1, &n_pos, usage);
-  if (rc) return rc;
+static const cli_opt opts[] = {
+    CLI_OPT_STRING("format"),
+    CLI_OPT_STRING("compression"),
+    CLI_OPT_INT("expected-version", 0, INT64_MAX),
+    CLI_OPT_STRING("app-id"),
+    CLI_OPT_INT("app-version", INT64_MIN, INT64_MAX),
+    CLI_OPT_FLAG("skip-bad"),
+};
+
+static int cmd_append(const cli_args *a) {
+  const char *format = cli_string(a, "format"), *compression = cli_string(a, "compression"),
+             *app_id = cli_string(a, "app-id");
+  bool skip_bad = cli_flag(a, "skip-bad");
+  int64_t app_version = 0;
+  bool has_app_version = cli_int(a, "app-version", &app_version);
+  const char *const *pos = a->pos;
+  int n_pos = a->n_pos, rc = CLI_OK;
   if (n_pos < 2) return cli_usage_error(usage, "append: need TABLE and at least one FILE");
-  if ((app_id == NULL) != (app_version == NULL))
+  if ((app_id == NULL) != !has_app_version)
     return cli_usage_error(usage, "append: --app-id and --app-version go together");
   inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
   inlet_error err = INLET_ERROR_INIT;
   if (compression && inlet_compression_parse(&ao.compression, compression, &err) < 0)
     return cli_usage_error(usage, "%s", inlet_errmsg(&err));
-  if (expected) {
-    char *end;
-    ao.expected_version = strtoll(expected, &end, 10);
-    if (*end || ao.expected_version < 0)
-      return cli_usage_error(usage, "--expected-version: not a version: '%s'", expected);
-  }
+  (void)cli_int(a, "expected-version", &ao.expected_version);
   if (app_id) {
-    char *end;
     ao.app_id = app_id;
-    ao.app_version = strtoll(app_version, &end, 10);
-    if (*end) return cli_usage_error(usage, "--app-version: not a number: '%s'", app_version);
+    ao.app_version = app_version;
   }
   if (format && strcasecmp(format, "ndjson") != 0 && strcasecmp(format, "csv") != 0 &&
       strcasecmp(format, "parquet") != 0 && strcasecmp(format, "jsonl") != 0)
@@ -235,3 +231,8 @@ done:
   inlet_table_free(t);
   return rc;
 }
+
+const cli_command cli_cmd_append = {
+    "append", cmd_append, "TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]",
+    "append the rows of files as one atomic commit", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1 << 20};

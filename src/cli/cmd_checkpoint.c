@@ -4,19 +4,16 @@
  * form) keeps it: nothing is written and the command says so.
  */
 #include "cli.h"
-#include "cmd_table.h"
 
 static const char usage[] =
     "usage: inlet checkpoint TABLE\n"
     "Writes a checkpoint of the latest version (Parquet) and updates _delta_log/_last_checkpoint,\n"
     "so readers replay the log from there. An existing checkpoint of that version is left alone.\n";
 
-int cmd_checkpoint(int argc, char **argv) {
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, NULL, 0, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "checkpoint: missing TABLE");
+static int cmd_checkpoint(const cli_args *a) {
+  const char *const *pos = a->pos;
+  int rc;
+  if (a->n_pos != 1) return cli_usage_error(usage, "checkpoint: missing TABLE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   int64_t v = -1;
@@ -32,3 +29,6 @@ int cmd_checkpoint(int argc, char **argv) {
   printf("checkpoint written at version %lld\n", (long long)v);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_checkpoint = {
+    "checkpoint", cmd_checkpoint, "TABLE", "checkpoint the latest version", usage, NULL, 0, 1};

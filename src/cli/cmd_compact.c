@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_maint.h"
 
 static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
@@ -32,69 +31,63 @@ static void on_group(void *ctx, const inlet_compact_group *g) {
            (long long)g->version);
 }
 
-static bool parse_count(const char *s, int64_t *out) {
-  char *end;
-  if (!s || !*s) return false;
-  long long v = strtoll(s, &end, 10);
-  if (*end || v < 1 || v > 1000000000) return false;
-  *out = v;
-  return true;
-}
+static const cli_opt opts[] = {
+    CLI_OPT_INT("min-files", 1, 1000000000), CLI_OPT_SIZE("target-size", 1, INT64_MAX),
+    CLI_OPT_STRING("where"),                 CLI_OPT_LIST("sort-by"),
+    CLI_OPT_INT("bins-per-commit", 1, 1000000000), CLI_OPT_FLAG("dry-run"),
+};
 
-int cmd_compact(int argc, char **argv) {
-  const char *min_files = NULL, *target = NULL, *where = NULL, *sort_by = NULL, *per = NULL;
-  bool dry = false;
-  cli_opt opts[] = {{"min-files", &min_files, NULL},       {"target-size", &target, NULL},
-                    {"where", &where, NULL},               {"sort-by", &sort_by, NULL},
-                    {"bins-per-commit", &per, NULL},       {"dry-run", NULL, &dry}};
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 6, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "compact: missing TABLE");
+static int cmd_compact(const cli_args *a) {
+  const char *where = cli_string(a, "where");
+  bool dry = cli_flag(a, "dry-run");
+  const char *const *pos = a->pos;
+  if (a->n_pos != 1) return cli_usage_error(usage, "compact: missing TABLE");
   inlet_compact_options o = INLET_COMPACT_OPTIONS_INIT;
   int64_t v;
-  if (min_files) {
-    if (!parse_count(min_files, &v)) return cli_usage_error(usage, "bad --min-files '%s'", min_files);
-    o.min_files = (int32_t)v;
-  }
-  if (per) {
-    if (!parse_count(per, &v)) return cli_usage_error(usage, "bad --bins-per-commit '%s'", per);
-    o.bins_per_commit = (int32_t)v;
-  }
-  if (target && (!cli_parse_size(target, &o.target_size) || o.target_size == 0))
-    return cli_usage_error(usage, "bad --target-size '%s'", target);
+  if (cli_int(a, "min-files", &v)) o.min_files = (int32_t)v;
+  if (cli_int(a, "bins-per-commit", &v)) o.bins_per_commit = (int32_t)v;
+  (void)cli_int(a, "target-size", &o.target_size);
   o.where = where;
   o.dry_run = dry;
   o.on_group = on_group;
   o.ctx = &dry;
-  char *cols = NULL;
-  const char *names[64];
-  if (sort_by) {
-    cols = strdup(sort_by);
-    if (!cols) return cli_error("out of memory");
-    int32_t n = 0;
-    for (char *save = NULL, *t = strtok_r(cols, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+  /* --sort-by A,B and --sort-by A --sort-by B alike. */
+  int n_sort = 0;
+  const char *const *sort_by = cli_list(a, "sort-by", &n_sort);
+  size_t total = 1;
+  for (int i = 0; i < n_sort; i++) total += strlen(sort_by[i]) + 1;
+  char *cols = malloc(total);
+  const char **names = calloc(total, sizeof *names);
+  if (!cols || !names) {
+    free(cols);
+    free(names);
+    return cli_error("out of memory");
+  }
+  int32_t n = 0;
+  char *p = cols;
+  for (int i = 0; i < n_sort; i++) {
+    size_t len = strlen(sort_by[i]);
+    memcpy(p, sort_by[i], len + 1);
+    for (char *save = NULL, *t = strtok_r(p, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
       while (*t == ' ') t++;
-      if (n == 64) {
-        free(cols);
-        return cli_usage_error(usage, "too many --sort-by columns");
-      }
       names[n++] = t;
     }
-    o.n_sort_by = n;
-    o.sort_by = names;
+    p += len + 1;
   }
+  o.n_sort_by = n;
+  o.sort_by = n ? names : NULL;
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   inlet_compact_result res;
   if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_compact(&res, t, &o, &err) < 0) {
     inlet_table_free(t);
     free(cols);
+    free(names);
     return cli_fail(&err);
   }
   inlet_table_free(t);
   free(cols);
+  free(names);
   if (dry)
     printf("dry run at version %lld: %lld bins in %lld partitions, %lld files, %lld bytes\n",
            (long long)res.read_version, (long long)res.bins, (long long)res.partitions,
@@ -110,3 +103,10 @@ int cmd_compact(int argc, char **argv) {
                      (long long)res.failed_groups, (long long)res.bins);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_compact = {
+    "compact", cmd_compact,
+    "TABLE [--min-files N] [--target-size SIZE] [--where PRED] [--sort-by COLS]\n"
+    "                [--bins-per-commit N] [--dry-run]",
+    "rewrite small files into target-size files (OPTIMIZE)", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_table.h"
 
 static const char usage[] =
     "usage: inlet create TABLE --schema 'DDL' [--partition-by COL[,COL...]]\n"
@@ -14,7 +13,7 @@ static const char usage[] =
     "Creates an empty Delta table (version 0) at directory TABLE.\n"
     "  --schema DDL        columns as Spark/Delta DDL, e.g. 'id long not null, user string,\n"
     "                      amount decimal(10,2), event_time timestamp, day date'\n"
-    "  --partition-by C,D  partition columns (top-level schema columns)\n"
+    "  --partition-by C,D  partition columns (top-level schema columns); repeatable\n"
     "  --property K=V      a table property (metaData.configuration), repeatable, e.g.\n"
     "                      delta.checkpointInterval=10, delta.appendOnly=true,\n"
     "                      delta.enableInCommitTimestamps=true, inlet.autoCompact=true.\n"
@@ -24,87 +23,72 @@ static const char usage[] =
     "                      refused\n"
     "  --name, --description  metaData.name and metaData.description\n";
 
-#define MAX_PROPS 256
-#define MAX_PARTS 64
+static const cli_opt opts[] = {
+    CLI_OPT_STRING("schema"),     CLI_OPT_LIST("partition-by"), CLI_OPT_LIST("property"),
+    CLI_OPT_STRING("name"),       CLI_OPT_STRING("description"),
+};
 
-int cmd_create(int argc, char **argv) {
-  /* --property may repeat; cli_parse keeps one value per option, so collect
-   * them first and hand the rest on. */
-  const char *keys[MAX_PROPS], *vals[MAX_PROPS];
-  char *kv_store[MAX_PROPS];
-  int n_props = 0;
-  char **rest = calloc((size_t)argc + 1, sizeof *rest);
-  if (!rest) return cli_error("out of memory");
-  int n_rest = 0, rc = CLI_OK;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = NULL;
-    if (i > 0 && strcmp(a, "--property") == 0) {
-      if (i + 1 >= argc) {
-        rc = cli_usage_error(usage, "option '--property' needs a value");
-        goto out;
-      }
-      v = argv[++i];
-    } else if (i > 0 && strncmp(a, "--property=", 11) == 0) {
-      v = a + 11;
-    } else {
-      rest[n_rest++] = argv[i];
-      continue;
-    }
-    const char *eq = strchr(v, '=');
-    if (!eq || eq == v) {
-      rc = cli_usage_error(usage, "--property expects KEY=VALUE, got '%s'", v);
+/* Splits every --partition-by value at commas (and spaces) into @p parts,
+ * which borrows from @p buf (one copy of all values). */
+static int split_partitions(const char *const *values, int n, char **buf, const char ***parts,
+                            int32_t *n_parts) {
+  size_t total = 1;
+  for (int i = 0; i < n; i++) total += strlen(values[i]) + 1;
+  *buf = malloc(total);
+  *parts = calloc(total, sizeof **parts);
+  if (!*buf || !*parts) return cli_error("out of memory");
+  char *p = *buf;
+  *n_parts = 0;
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(values[i]);
+    memcpy(p, values[i], len + 1);
+    for (char *save = NULL, *tok = strtok_r(p, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
+      (*parts)[(*n_parts)++] = tok;
+    p += len + 1;
+  }
+  return CLI_OK;
+}
+
+static int cmd_create(const cli_args *a) {
+  if (a->n_pos != 1) return cli_usage_error(usage, "create: missing TABLE");
+  const char *schema_ddl = cli_string(a, "schema");
+  if (!schema_ddl) return cli_usage_error(usage, "create: --schema is required");
+  int n_props = 0, n_part_opts = 0;
+  const char *const *props = cli_list(a, "property", &n_props);
+  const char *const *part_opts = cli_list(a, "partition-by", &n_part_opts);
+  const char **keys = calloc((size_t)n_props + 1, sizeof *keys);
+  const char **vals = calloc((size_t)n_props + 1, sizeof *vals);
+  char **kv_store = calloc((size_t)n_props + 1, sizeof *kv_store);
+  char *part_buf = NULL;
+  const char **parts = NULL;
+  int32_t n_parts = 0;
+  int rc = CLI_OK;
+  if (!keys || !vals || !kv_store) {
+    rc = cli_error("out of memory");
+    goto out;
+  }
+  for (int i = 0; i < n_props; i++) {
+    const char *eq = strchr(props[i], '=');
+    if (!eq || eq == props[i]) {
+      rc = cli_usage_error(usage, "--property expects KEY=VALUE, got '%s'", props[i]);
       goto out;
     }
-    if (n_props >= MAX_PROPS) {
-      rc = cli_usage_error(usage, "too many --property options");
-      goto out;
-    }
-    kv_store[n_props] = strdup(v);
-    if (!kv_store[n_props]) {
+    kv_store[i] = strdup(props[i]);
+    if (!kv_store[i]) {
       rc = cli_error("out of memory");
       goto out;
     }
-    kv_store[n_props][eq - v] = '\0';
-    keys[n_props] = kv_store[n_props];
-    vals[n_props] = kv_store[n_props] + (eq - v) + 1;
-    n_props++;
+    kv_store[i][eq - props[i]] = '\0';
+    keys[i] = kv_store[i];
+    vals[i] = kv_store[i] + (eq - props[i]) + 1;
   }
-  const char *schema_ddl = NULL, *part_by = NULL, *name = NULL, *desc = NULL;
-  cli_opt opts[] = {{"schema", &schema_ddl, NULL},
-                    {"partition-by", &part_by, NULL},
-                    {"name", &name, NULL},
-                    {"description", &desc, NULL}};
-  const char *pos[1];
-  int n_pos = 0;
-  rc = cli_parse(n_rest, rest, opts, 4, pos, 1, &n_pos, usage);
-  if (rc) goto out;
-  if (n_pos != 1) {
-    rc = cli_usage_error(usage, "create: missing TABLE");
+  if ((rc = split_partitions(part_opts, n_part_opts, &part_buf, &parts, &n_parts)) != CLI_OK)
     goto out;
-  }
-  if (!schema_ddl) {
-    rc = cli_usage_error(usage, "create: --schema is required");
-    goto out;
-  }
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema schema;
   if (inlet_schema_parse(&schema, schema_ddl, &err) < 0) {
     rc = cli_error("--schema: %s", inlet_errmsg(&err));
     goto out;
-  }
-  char part_buf[4096] = "";
-  const char *parts[MAX_PARTS];
-  int n_parts = 0;
-  if (part_by) {
-    if (strlen(part_by) >= sizeof part_buf) {
-      inlet_schema_reset(&schema);
-      rc = cli_usage_error(usage, "--partition-by is too long");
-      goto out;
-    }
-    strcpy(part_buf, part_by);
-    for (char *tok = strtok(part_buf, ", "); tok && n_parts < MAX_PARTS; tok = strtok(NULL, ", "))
-      parts[n_parts++] = tok;
   }
   inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
   co.n_partition_columns = n_parts;
@@ -112,15 +96,24 @@ int cmd_create(int argc, char **argv) {
   co.n_properties = n_props;
   co.property_keys = keys;
   co.property_values = vals;
-  co.name = name;
-  co.description = desc;
+  co.name = cli_string(a, "name");
+  co.description = cli_string(a, "description");
   inlet_table *t = NULL;
-  if (inlet_table_create(&t, pos[0], &schema, &co, &err) < 0) rc = cli_fail(&err);
-  else printf("created table %s (version 0)\n", pos[0]);
+  if (inlet_table_create(&t, a->pos[0], &schema, &co, &err) < 0) rc = cli_fail(&err);
+  else printf("created table %s (version 0)\n", a->pos[0]);
   inlet_table_free(t);
   inlet_schema_reset(&schema);
 out:
-  for (int i = 0; i < n_props; i++) free(kv_store[i]);
-  free(rest);
+  for (int i = 0; kv_store && i < n_props; i++) free(kv_store[i]);
+  free(kv_store);
+  free(keys);
+  free(vals);
+  free(part_buf);
+  free(parts);
   return rc;
 }
+
+const cli_command cli_cmd_create = {
+    "create", cmd_create, "TABLE --schema 'DDL' [--partition-by COLS] [--property K=V ...]",
+    "create an empty Delta table (version 0)", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

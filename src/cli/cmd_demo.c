@@ -262,22 +262,14 @@ static int append_batch(const char *path, const event *ev) {
   return fclose(f);
 }
 
-int cmd_demo(int argc, char **argv) {
-  const char *seed_s = NULL;
-  const cli_opt opts[] = {{"seed", &seed_s, NULL}};
-  const char *pos[1] = {NULL};
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 1, pos, 1, &n_pos, usage);
-  if (rc != CLI_OK) return rc;
-  const char *dir = n_pos ? pos[0] : "inlet-demo";
-  uint64_t seed = 42;
-  if (seed_s) {
-    char *end;
-    errno = 0;
-    seed = strtoull(seed_s, &end, 10);
-    if (errno || end == seed_s || *end || *seed_s == '-')
-      return cli_usage_error(usage, "demo: bad --seed '%s' (a non-negative integer)", seed_s);
-  }
+static const cli_opt opts[] = {CLI_OPT_INT("seed", 0, INT64_MAX)};
+
+static int cmd_demo(const cli_args *a) {
+  int rc;
+  const char *dir = a->n_pos ? a->pos[0] : "inlet-demo";
+  int64_t seed_arg = 42;
+  (void)cli_int(a, "seed", &seed_arg);
+  uint64_t seed = (uint64_t)seed_arg;
   if ((rc = prepare_dir(dir)) != 0) return rc;
   char table_path[4200], events_path[4200], source[4300];
   snprintf(table_path, sizeof table_path, "%s/table", dir);
@@ -487,3 +479,8 @@ done:
   inlet_schema_reset(&schema);
   return rc;
 }
+
+const cli_command cli_cmd_demo = {
+    "demo", cmd_demo, "[DIR] [--seed N]",
+    "the walkthrough: stream, watermark, compaction, time travel", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

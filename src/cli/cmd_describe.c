@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_table.h"
 
 static const char usage[] =
     "usage: inlet describe TABLE [--json]\n"
@@ -15,14 +14,12 @@ static const char usage[] =
     "commit time, files, bytes, rows, small files, partitions, schema, properties, protocol.\n"
     "  --json  the same as one JSON object\n";
 
-int cmd_describe(int argc, char **argv) {
-  bool json = false;
-  cli_opt opts[] = {{"json", NULL, &json}};
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 1, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "describe: missing TABLE");
+static const cli_opt opts[] = {CLI_OPT_FLAG("json")};
+
+static int cmd_describe(const cli_args *a) {
+  bool json = cli_flag(a, "json");
+  const char *const *pos = a->pos;
+  if (a->n_pos != 1) return cli_usage_error(usage, "describe: missing TABLE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   inlet_table_description d;
@@ -56,3 +53,8 @@ int cmd_describe(int argc, char **argv) {
   inlet_table_free(t);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_describe = {
+    "describe", cmd_describe, "TABLE [--json]",
+    "the latest snapshot's health, from the log alone", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "cmd_table.h"
 
 static const char usage[] =
     "usage: inlet history TABLE [--json] [--limit N]\n"
@@ -34,21 +33,14 @@ static void format_ts(char *out, size_t cap, int64_t ms) {
   snprintf(out + n, cap - n, ".%03dZ", (int)(ms - (int64_t)sec * 1000));
 }
 
-int cmd_history(int argc, char **argv) {
-  const char *limit_s = NULL;
-  bool json = false;
-  cli_opt opts[] = {{"limit", &limit_s, NULL}, {"json", NULL, &json}};
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 2, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "history: missing TABLE");
+static const cli_opt opts[] = {CLI_OPT_INT("limit", 1, INT64_MAX), CLI_OPT_FLAG("json")};
+
+static int cmd_history(const cli_args *a) {
+  bool json = cli_flag(a, "json");
+  const char *const *pos = a->pos;
+  if (a->n_pos != 1) return cli_usage_error(usage, "history: missing TABLE");
   int64_t limit = 0;
-  if (limit_s) {
-    char *end;
-    limit = strtoll(limit_s, &end, 10);
-    if (*end || limit <= 0) return cli_usage_error(usage, "--limit: not a count: '%s'", limit_s);
-  }
+  (void)cli_int(a, "limit", &limit);
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   inlet_history_entry *h = NULL;
@@ -83,3 +75,7 @@ int cmd_history(int argc, char **argv) {
   inlet_table_free(t);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_history = {
+    "history", cmd_history, "TABLE [--json] [--limit N]",
+    "the table's commits, newest first", usage, opts, (int)(sizeof opts / sizeof opts[0]), 1};

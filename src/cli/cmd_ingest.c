@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cmd_ingest.h"
 
 static const char usage[] =
     "usage: inlet ingest TABLE --source SRC [--format ndjson|csv] [--max-rows N]\n"
@@ -124,28 +123,32 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   u->line_shown = true;
 }
 
-int cmd_ingest(int argc, char **argv) {
-  const char *source = NULL, *format = NULL, *max_rows = NULL, *max_bytes = NULL,
-             *max_latency = NULL, *app_id = NULL, *event_time = NULL, *lateness = NULL,
-             *late_policy = NULL, *compression = NULL, *create_schema = NULL;
-  bool once = false, follow = false, strict = false, quiet = false, json = false,
-       final = false, allow_gaps = false;
-  const cli_opt opts[] = {
-      {"source", &source, NULL},           {"format", &format, NULL},
-      {"max-rows", &max_rows, NULL},       {"max-bytes", &max_bytes, NULL},
-      {"max-latency", &max_latency, NULL}, {"app-id", &app_id, NULL},
-      {"event-time", &event_time, NULL},   {"allowed-lateness", &lateness, NULL},
-      {"late-policy", &late_policy, NULL}, {"compression", &compression, NULL},
-      {"once", NULL, &once},               {"follow", NULL, &follow},
-      {"strict", NULL, &strict},           {"quiet", NULL, &quiet},
-      {"json", NULL, &json},               {"create-schema", &create_schema, NULL},
-      {"final", NULL, &final},             {"allow-gaps", NULL, &allow_gaps},
-  };
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &n_pos, usage);
-  if (rc != CLI_OK) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "ingest: missing TABLE");
+static const cli_opt opts[] = {
+    CLI_OPT_STRING("source"),           CLI_OPT_STRING("format"),
+    CLI_OPT_SIZE("max-rows", 1, INT64_MAX), CLI_OPT_SIZE("max-bytes", 1, INT64_MAX),
+    CLI_OPT_STRING("max-latency"),      CLI_OPT_STRING("app-id"),
+    CLI_OPT_STRING("event-time"),       CLI_OPT_STRING("allowed-lateness"),
+    CLI_OPT_STRING("late-policy"),      CLI_OPT_STRING("compression"),
+    CLI_OPT_FLAG("once"),               CLI_OPT_FLAG("follow"),
+    CLI_OPT_FLAG("strict"),             CLI_OPT_FLAG("quiet"),
+    CLI_OPT_FLAG("json"),               CLI_OPT_STRING("create-schema"),
+    CLI_OPT_FLAG("final"),              CLI_OPT_FLAG("allow-gaps"),
+};
+
+static int cmd_ingest(const cli_args *a) {
+  const char *source = cli_string(a, "source"), *format = cli_string(a, "format"),
+             *max_latency = cli_string(a, "max-latency"), *app_id = cli_string(a, "app-id"),
+             *event_time = cli_string(a, "event-time"),
+             *lateness = cli_string(a, "allowed-lateness"),
+             *late_policy = cli_string(a, "late-policy"),
+             *compression = cli_string(a, "compression"),
+             *create_schema = cli_string(a, "create-schema");
+  bool once = cli_flag(a, "once"), follow = cli_flag(a, "follow"), strict = cli_flag(a, "strict"),
+       quiet = cli_flag(a, "quiet"), json = cli_flag(a, "json"), final = cli_flag(a, "final"),
+       allow_gaps = cli_flag(a, "allow-gaps");
+  const char *const *pos = a->pos;
+  int rc;
+  if (a->n_pos != 1) return cli_usage_error(usage, "ingest: missing TABLE");
   if (!source) return cli_usage_error(usage, "ingest: missing --source");
   inlet_error err = INLET_ERROR_INIT;
   inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
@@ -163,10 +166,8 @@ int cmd_ingest(int argc, char **argv) {
   if (format && inlet_text_format_parse(&o.format, format, &err) < 0)
     return cli_usage_error(usage, "ingest: %s", inlet_errmsg(&err));
   if (o.format == INLET_TEXT_TABLE) return cli_usage_error(usage, "ingest: --format ndjson|csv");
-  if (max_rows && (!cli_parse_size(max_rows, &o.max_rows) || o.max_rows <= 0))
-    return cli_usage_error(usage, "ingest: bad --max-rows '%s'", max_rows);
-  if (max_bytes && (!cli_parse_size(max_bytes, &o.max_bytes) || o.max_bytes <= 0))
-    return cli_usage_error(usage, "ingest: bad --max-bytes '%s'", max_bytes);
+  (void)cli_int(a, "max-rows", &o.max_rows);
+  (void)cli_int(a, "max-bytes", &o.max_bytes);
   if (max_latency) {
     int64_t us;
     if (inlet_ingest_parse_duration(&us, max_latency, &err) < 0)
@@ -245,3 +246,9 @@ int cmd_ingest(int argc, char **argv) {
   }
   return CLI_OK;
 }
+
+const cli_command cli_cmd_ingest = {
+    "ingest", cmd_ingest,
+    "TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...",
+    "stream records into the table, exactly once", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

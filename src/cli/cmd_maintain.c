@@ -16,7 +16,6 @@
 #include <time.h>
 
 #include "cli.h"
-#include "cmd_maint.h"
 
 static const char usage[] =
     "usage: inlet maintain TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]\n"
@@ -79,18 +78,20 @@ static int pass(inlet_table *t, const inlet_compact_options *co, bool force_comp
   return 0;
 }
 
-int cmd_maintain(int argc, char **argv) {
-  const char *interval = NULL, *min_files = NULL, *target = NULL, *max_rt = NULL;
-  bool follow = false, compact = false, vacuum = false, no_log = false;
-  cli_opt opts[] = {{"follow", NULL, &follow},         {"interval", &interval, NULL},
-                    {"compact", NULL, &compact},       {"vacuum", NULL, &vacuum},
-                    {"no-log-cleanup", NULL, &no_log}, {"min-files", &min_files, NULL},
-                    {"target-size", &target, NULL},    {"max-runtime", &max_rt, NULL}};
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 8, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "maintain: missing TABLE");
+static const cli_opt opts[] = {
+    CLI_OPT_FLAG("follow"),          CLI_OPT_STRING("interval"),
+    CLI_OPT_FLAG("compact"),         CLI_OPT_FLAG("vacuum"),
+    CLI_OPT_FLAG("no-log-cleanup"),  CLI_OPT_INT("min-files", 2, 1000000),
+    CLI_OPT_SIZE("target-size", 1, INT64_MAX), CLI_OPT_STRING("max-runtime"),
+};
+
+static int cmd_maintain(const cli_args *a) {
+  const char *interval = cli_string(a, "interval"), *max_rt = cli_string(a, "max-runtime");
+  bool follow = cli_flag(a, "follow"), compact = cli_flag(a, "compact"),
+       vacuum = cli_flag(a, "vacuum"), no_log = cli_flag(a, "no-log-cleanup");
+  const char *const *pos = a->pos;
+  int rc;
+  if (a->n_pos != 1) return cli_usage_error(usage, "maintain: missing TABLE");
   inlet_error err = INLET_ERROR_INIT;
   int64_t every = 10000, limit = -1;
   if (interval && inlet_duration_parse(&every, interval, &err) < 0)
@@ -98,14 +99,9 @@ int cmd_maintain(int argc, char **argv) {
   if (max_rt && inlet_duration_parse(&limit, max_rt, &err) < 0)
     return cli_usage_error(usage, "%s", inlet_errmsg(&err));
   inlet_compact_options co = INLET_COMPACT_OPTIONS_INIT;
-  if (min_files) {
-    char *end;
-    long v = strtol(min_files, &end, 10);
-    if (*end || v < 2 || v > 1000000) return cli_usage_error(usage, "bad --min-files '%s'", min_files);
-    co.min_files = (int32_t)v;
-  }
-  if (target && (!cli_parse_size(target, &co.target_size) || co.target_size == 0))
-    return cli_usage_error(usage, "bad --target-size '%s'", target);
+  int64_t v;
+  if (cli_int(a, "min-files", &v)) co.min_files = (int32_t)v;
+  (void)cli_int(a, "target-size", &co.target_size);
   inlet_table *t = NULL;
   if (inlet_table_open(&t, pos[0], &err) < 0) return cli_fail(&err);
   struct sigaction sa;
@@ -137,3 +133,8 @@ int cmd_maintain(int argc, char **argv) {
   inlet_table_free(t);
   return rc;
 }
+
+const cli_command cli_cmd_maintain = {
+    "maintain", cmd_maintain, "TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]",
+    "auto-compaction and log cleanup companion", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

@@ -16,28 +16,21 @@ static const char usage[] =
     "  --columns    only these top-level columns, in this order\n"
     "  --limit N    at most N rows\n";
 
-int cmd_parquet_cat(int argc, char **argv) {
-  const char *format = "ndjson", *columns = NULL, *limit_s = NULL;
-  const cli_opt opts[] = {{"format", &format, NULL},
-                          {"columns", &columns, NULL},
-                          {"limit", &limit_s, NULL}};
-  const char *pos[1];
-  int n_pos;
-  int rc = cli_parse(argc, argv, opts, 3, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "parquet cat: missing FILE");
+static const cli_opt opts[] = {CLI_OPT_STRING("format"), CLI_OPT_STRING("columns"),
+                               CLI_OPT_INT("limit", 0, INT64_MAX)};
+
+static int cmd_parquet_cat(const cli_args *a) {
+  const char *format = cli_string(a, "format"), *columns = cli_string(a, "columns");
+  const char *const *pos = a->pos;
+  int rc;
+  if (!format) format = "ndjson";
+  if (a->n_pos != 1) return cli_usage_error(usage, "parquet cat: missing FILE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
   if (inlet_text_format_parse(&wo.format, format, &err) < 0)
     return cli_usage_error(usage, "%s", inlet_errmsg(&err));
   int64_t limit = -1;
-  if (limit_s) {
-    char *end;
-    long long v = strtoll(limit_s, &end, 10);
-    if (*limit_s == '\0' || *end || v < 0)
-      return cli_usage_error(usage, "--limit needs a non-negative integer, not '%s'", limit_s);
-    limit = v;
-  }
+  (void)cli_int(a, "limit", &limit);
 
   inlet_parquet_reader *r = NULL;
   inlet_text_writer *w = NULL;
@@ -125,3 +118,7 @@ done:
   free(idx);
   return rc;
 }
+
+const cli_command cli_cmd_parquet_cat = {
+    "parquet cat", cmd_parquet_cat, "FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]",
+    "print rows", usage, opts, (int)(sizeof opts / sizeof opts[0]), 1};

@@ -43,23 +43,30 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcasecmp(s + n - k, suffix) == 0;
 }
 
-int cmd_parquet_convert(int argc, char **argv) {
-  const char *ddl = NULL, *in_fmt = NULL, *codec = NULL, *level_s = NULL, *rg_s = NULL,
-             *page_s = NULL, *epoch_s = NULL, *enc_s = NULL;
-  bool no_dict = false, skip_bad = false, strict = false, force = false;
-  const cli_opt opts[] = {
-      {"schema", &ddl, NULL},          {"input-format", &in_fmt, NULL},
-      {"compression", &codec, NULL},   {"compression-level", &level_s, NULL},
-      {"row-group-size", &rg_s, NULL}, {"page-size", &page_s, NULL},
-      {"epoch-unit", &epoch_s, NULL},  {"no-dictionary", NULL, &no_dict},
-      {"skip-bad", NULL, &skip_bad},   {"strict", NULL, &strict},
-      {"force", NULL, &force},         {"encodings", &enc_s, NULL},
-  };
-  const char *pos[2];
-  int n_pos;
-  int rc = cli_parse(argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 2, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 2) return cli_usage_error(usage, "parquet convert: needs IN and OUT");
+static const cli_opt opts[] = {
+    CLI_OPT_STRING("schema"),
+    CLI_OPT_STRING("input-format"),
+    CLI_OPT_STRING("compression"),
+    CLI_OPT_INT("compression-level", -131072, 100),
+    CLI_OPT_SIZE("row-group-size", 1, INT64_MAX),
+    CLI_OPT_SIZE("page-size", 1, INT64_MAX),
+    CLI_OPT_STRING("epoch-unit"),
+    CLI_OPT_FLAG("no-dictionary"),
+    CLI_OPT_FLAG("skip-bad"),
+    CLI_OPT_FLAG("strict"),
+    CLI_OPT_FLAG("force"),
+    CLI_OPT_STRING("encodings"),
+};
+
+static int cmd_parquet_convert(const cli_args *a) {
+  const char *ddl = cli_string(a, "schema"), *in_fmt = cli_string(a, "input-format"),
+             *codec = cli_string(a, "compression"), *epoch_s = cli_string(a, "epoch-unit"),
+             *enc_s = cli_string(a, "encodings");
+  bool no_dict = cli_flag(a, "no-dictionary"), skip_bad = cli_flag(a, "skip-bad"),
+       strict = cli_flag(a, "strict"), force = cli_flag(a, "force");
+  const char *const *pos = a->pos;
+  int rc;
+  if (a->n_pos != 2) return cli_usage_error(usage, "parquet convert: needs IN and OUT");
   if (!ddl) return cli_usage_error(usage, "parquet convert: --schema is required");
   const char *in = pos[0], *out = pos[1];
   inlet_error err = INLET_ERROR_INIT;
@@ -93,17 +100,10 @@ int cmd_parquet_convert(int argc, char **argv) {
   inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
   if (codec && inlet_compression_parse(&wo.compression, codec, &err) < 0)
     return cli_usage_error(usage, "%s", inlet_errmsg(&err));
-  if (level_s) {
-    char *end;
-    long v = strtol(level_s, &end, 10);
-    if (!*level_s || *end || v < -131072 || v > 100)
-      return cli_usage_error(usage, "--compression-level needs an integer, not '%s'", level_s);
-    wo.compression_level = (int)v;
-  }
-  if (rg_s && (!cli_parse_size(rg_s, &wo.row_group_bytes) || wo.row_group_bytes <= 0))
-    return cli_usage_error(usage, "--row-group-size needs a positive byte count, not '%s'", rg_s);
-  if (page_s && (!cli_parse_size(page_s, &wo.page_bytes) || wo.page_bytes <= 0))
-    return cli_usage_error(usage, "--page-size needs a positive byte count, not '%s'", page_s);
+  int64_t level;
+  if (cli_int(a, "compression-level", &level)) wo.compression_level = (int)level;
+  (void)cli_int(a, "row-group-size", &wo.row_group_bytes);
+  (void)cli_int(a, "page-size", &wo.page_bytes);
   if (no_dict) wo.dictionary = false;
   if (enc_s && inlet_parquet_encodings_parse(&wo.encodings, enc_s, &err) < 0)
     return cli_usage_error(usage, "--encodings: %s", inlet_errmsg(&err));
@@ -168,3 +168,12 @@ done:
   inlet_schema_reset(&schema);
   return rc;
 }
+
+const cli_command cli_cmd_parquet_convert = {
+    "parquet convert", cmd_parquet_convert,
+    "IN OUT --schema 'DDL' [--input-format ndjson|csv]\n"
+    "                  [--compression snappy|zstd|gzip|lz4_raw|none] [--compression-level N]\n"
+    "                  [--row-group-size BYTES] [--page-size BYTES] [--no-dictionary]\n"
+    "                  [--encodings compatible|extended] [--skip-bad] [--strict]\n"
+    "                  [--epoch-unit s|ms|us|ns] [--force]",
+    "NDJSON or CSV to Parquet", usage, opts, (int)(sizeof opts / sizeof opts[0]), 2};

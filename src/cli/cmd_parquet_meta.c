@@ -203,14 +203,13 @@ static void render(const jnode *j, int d) {
   }
 }
 
-int cmd_parquet_meta(int argc, char **argv) {
-  bool json = false;
-  const cli_opt opts[] = {{"json", NULL, &json}};
-  const char *pos[1];
-  int n_pos;
-  int rc = cli_parse(argc, argv, opts, 1, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "parquet meta: missing FILE");
+static const cli_opt opts[] = {CLI_OPT_FLAG("json")};
+
+static int cmd_parquet_meta(const cli_args *a) {
+  bool json = cli_flag(a, "json");
+  const char *const *pos = a->pos;
+  int rc;
+  if (a->n_pos != 1) return cli_usage_error(usage, "parquet meta: missing FILE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_parquet_reader *r = NULL;
   if (inlet_parquet_reader_open(&r, pos[0], NULL, &err) < 0) return cli_fail(&err);
@@ -233,3 +232,8 @@ int cmd_parquet_meta(int argc, char **argv) {
   if (!ok) return cli_error("%s: the library returned malformed metadata JSON", pos[0]);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_parquet_meta = {
+    "parquet meta", cmd_parquet_meta, "FILE [--json]",
+    "row groups, column chunks, encodings, sizes, statistics", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

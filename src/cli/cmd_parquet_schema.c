@@ -29,12 +29,9 @@ static void print_name(const char *name) {
   putchar('`');
 }
 
-int cmd_parquet_schema(int argc, char **argv) {
-  const char *pos[1];
-  int n_pos;
-  int rc = cli_parse(argc, argv, NULL, 0, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "parquet schema: missing FILE");
+static int cmd_parquet_schema(const cli_args *a) {
+  const char *const *pos = a->pos;
+  if (a->n_pos != 1) return cli_usage_error(usage, "parquet schema: missing FILE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_parquet_reader *r = NULL;
   if (inlet_parquet_reader_open(&r, pos[0], NULL, &err) < 0) return cli_fail(&err);
@@ -48,3 +45,7 @@ int cmd_parquet_schema(int argc, char **argv) {
   inlet_parquet_reader_free(r);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_parquet_schema = {
+    "parquet schema", cmd_parquet_schema, "FILE", "print a Parquet file's schema as DDL", usage,
+    NULL, 0, 1};

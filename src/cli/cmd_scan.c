@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "cmd_table.h"
 #include "inlet/scan.h"
 
 static const char usage[] =
@@ -202,48 +201,36 @@ too_long:
   return false;
 }
 
-int cmd_scan(int argc, char **argv) {
-  const char *version = NULL, *as_of = NULL, *format = NULL, *limit_s = NULL;
-  const char *columns = NULL, *where = NULL, *output = NULL;
-  const char *watermark = NULL, *event_time = NULL;
-  bool explain = false, on_time = false, late = false;
-  cli_opt opts[] = {{"version", &version, NULL},
-                    {"as-of", &as_of, NULL},
-                    {"format", &format, NULL},
-                    {"limit", &limit_s, NULL},
-                    {"columns", &columns, NULL},
-                    {"where", &where, NULL},
-                    {"output", &output, NULL},
-                    {"explain", NULL, &explain},
-                    {"watermark", &watermark, NULL},
-                    {"on-time", NULL, &on_time},
-                    {"late", NULL, &late},
-                    {"event-time", &event_time, NULL}};
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), pos, 1, &n_pos,
-                     usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "scan: missing TABLE");
+static const cli_opt opts[] = {
+    CLI_OPT_INT("version", 0, INT64_MAX), CLI_OPT_STRING("as-of"),
+    CLI_OPT_STRING("format"),             CLI_OPT_INT("limit", 0, INT64_MAX),
+    CLI_OPT_STRING("columns"),            CLI_OPT_STRING("where"),
+    CLI_OPT_STRING("output"),             CLI_OPT_FLAG("explain"),
+    CLI_OPT_STRING("watermark"),          CLI_OPT_FLAG("on-time"),
+    CLI_OPT_FLAG("late"),                 CLI_OPT_STRING("event-time"),
+};
+
+static int cmd_scan(const cli_args *a) {
+  const char *as_of = cli_string(a, "as-of"), *format = cli_string(a, "format");
+  const char *columns = cli_string(a, "columns"), *where = cli_string(a, "where"),
+             *output = cli_string(a, "output");
+  const char *watermark = cli_string(a, "watermark"), *event_time = cli_string(a, "event-time");
+  bool explain = cli_flag(a, "explain"), on_time = cli_flag(a, "on-time"),
+       late = cli_flag(a, "late");
+  const char *const *pos = a->pos;
+  int rc = CLI_OK;
+  int64_t v = -1, ts = 0, limit = -1;
+  bool version = cli_int(a, "version", &v);
+  (void)cli_int(a, "limit", &limit);
+  if (a->n_pos != 1) return cli_usage_error(usage, "scan: missing TABLE");
   if (version && as_of) return cli_usage_error(usage, "scan: --version and --as-of exclude each other");
   if (on_time && late) return cli_usage_error(usage, "scan: --on-time and --late exclude each other");
   if (watermark && !on_time && !late)
     return cli_usage_error(usage, "scan: --watermark needs --on-time or --late");
   if (on_time && !watermark) return cli_usage_error(usage, "scan: --on-time needs --watermark TS");
   if (event_time && !watermark) return cli_usage_error(usage, "scan: --event-time needs --watermark TS");
-  int64_t v = -1, ts = 0, limit = -1;
-  if (version) {
-    char *end;
-    v = strtoll(version, &end, 10);
-    if (*end || v < 0) return cli_usage_error(usage, "--version: not a version: '%s'", version);
-  }
   if (as_of && !parse_as_of(as_of, &ts))
     return cli_usage_error(usage, "--as-of: not a timestamp: '%s'", as_of);
-  if (limit_s) {
-    char *end;
-    limit = strtoll(limit_s, &end, 10);
-    if (*end || limit < 0) return cli_usage_error(usage, "--limit: not a count: '%s'", limit_s);
-  }
   inlet_error err = INLET_ERROR_INIT;
   inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
   bool to_parquet = format && strcmp(format, "parquet") == 0;
@@ -356,3 +343,10 @@ done:
   free(names);
   return rc;
 }
+
+const cli_command cli_cmd_scan = {
+    "scan", cmd_scan,
+    "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
+    "             [--format table|csv|ndjson|parquet] [--output FILE] [--explain]",
+    "query a snapshot, skipping what cannot match", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

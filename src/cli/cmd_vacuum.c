@@ -5,7 +5,6 @@
  * links are listed as left alone.
  */
 #include "cli.h"
-#include "cmd_maint.h"
 
 static const char usage[] =
     "usage: inlet vacuum TABLE [--retain DURATION] [--dry-run] [--force]\n"
@@ -23,15 +22,14 @@ static void on_symlink(void *ctx, const char *path, int64_t size) {
   printf("left symbolic link %s alone (vacuum neither follows nor deletes links)\n", path);
 }
 
-int cmd_vacuum(int argc, char **argv) {
-  const char *retain = NULL;
-  bool dry = false, force = false;
-  cli_opt opts[] = {{"retain", &retain, NULL}, {"dry-run", NULL, &dry}, {"force", NULL, &force}};
-  const char *pos[1];
-  int n_pos = 0;
-  int rc = cli_parse(argc, argv, opts, 3, pos, 1, &n_pos, usage);
-  if (rc) return rc;
-  if (n_pos != 1) return cli_usage_error(usage, "vacuum: missing TABLE");
+static const cli_opt opts[] = {CLI_OPT_STRING("retain"), CLI_OPT_FLAG("dry-run"),
+                               CLI_OPT_FLAG("force")};
+
+static int cmd_vacuum(const cli_args *a) {
+  const char *retain = cli_string(a, "retain");
+  bool dry = cli_flag(a, "dry-run"), force = cli_flag(a, "force");
+  const char *const *pos = a->pos;
+  if (a->n_pos != 1) return cli_usage_error(usage, "vacuum: missing TABLE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_vacuum_options o = INLET_VACUUM_OPTIONS_INIT;
   if (retain && inlet_duration_parse(&o.retain_ms, retain, &err) < 0)
@@ -56,3 +54,8 @@ int cmd_vacuum(int argc, char **argv) {
     printf("left %lld symbolic links alone\n", (long long)res.symlinks);
   return CLI_OK;
 }
+
+const cli_command cli_cmd_vacuum = {
+    "vacuum", cmd_vacuum, "TABLE [--retain DURATION] [--dry-run] [--force]",
+    "delete files no snapshot in the window references", usage, opts,
+    (int)(sizeof opts / sizeof opts[0]), 1};

@@ -1,201 +1,246 @@
 /*
- * inlet command-line tool: dispatches to one cmd_<verb>.c per subcommand
- * and holds the shared error/option helpers declared in cli.h. Uses only
- * the public headers in include/inlet/.
+ * inlet command-line tool: dispatches through the command table (cli.h)
+ * and derives from the same table the overview (`inlet --help`), each
+ * command's help (`inlet CMD --help`, `inlet help CMD`) and the inlet(1)
+ * man page (`inlet help --man`, written to man/inlet.1 at build time), so
+ * none of them can drift from what the commands accept. Uses only the
+ * public headers in include/inlet/.
  *
  * Exit codes: 0 success, 1 failure (message "inlet: ..." on stderr),
  * 2 usage error.
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "cmd_help.h"
-#include "cmd_ingest.h"
-#include "cmd_maint.h"
-#include "cmd_table.h"
 
-static const char usage_text[] =
-    "usage: inlet <command> [options]\n"
-    "\n"
-    "Commands:\n"
-    "  parquet schema FILE             print a Parquet file's schema as DDL\n"
-    "  parquet meta FILE [--json]      row groups, column chunks, encodings, sizes, statistics\n"
-    "  parquet cat FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]\n"
-    "                                  print rows\n"
-    "  parquet convert IN OUT --schema 'DDL' [--input-format ndjson|csv]\n"
-    "                  [--compression snappy|zstd|gzip|lz4_raw|none] [--compression-level N]\n"
-    "                  [--row-group-size BYTES] [--page-size BYTES] [--no-dictionary]\n"
-    "                  [--encodings compatible|extended] [--skip-bad] [--strict]\n"
-    "                  [--epoch-unit s|ms|us|ns] [--force]\n"
-    "                                  NDJSON or CSV to Parquet\n"
-    "  create TABLE --schema 'DDL' [--partition-by COLS] [--property K=V ...]\n"
-    "  append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
-    "  scan TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
-    "             [--format table|csv|ndjson|parquet] [--output FILE] [--explain]\n"
-    "                                  query a snapshot, skipping what cannot match\n"
-    "  history TABLE [--json] [--limit N]\n"
-    "  describe TABLE [--json]\n"
-    "  checkpoint TABLE\n"
-    "  compact TABLE [--min-files N] [--target-size SIZE] [--where PRED] [--sort-by COLS]\n"
-    "                [--bins-per-commit N] [--dry-run]\n"
-    "                                  rewrite small files into target-size files (OPTIMIZE)\n"
-    "  vacuum TABLE [--retain DURATION] [--dry-run] [--force]\n"
-    "                                  delete files no snapshot in the window references\n"
-    "  maintain TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]\n"
-    "                                  auto-compaction and log cleanup companion\n"
-    "  ingest TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...\n"
-    "                                  stream records into the table, exactly once\n"
-    "  demo [DIR] [--seed N]           the walkthrough: stream, watermark, compaction, time travel\n"
-    "\n"
-    "Options:\n"
-    "  -h, --help                      show help (also after a command)\n"
-    "  help COMMAND                    a command's help; help --man prints the man page\n"
-    "  --version                       print the version\n";
+const cli_command *const cli_commands[] = {
+    &cli_cmd_parquet_schema, &cli_cmd_parquet_meta, &cli_cmd_parquet_cat,
+    &cli_cmd_parquet_convert, &cli_cmd_create,      &cli_cmd_append,
+    &cli_cmd_scan,            &cli_cmd_history,     &cli_cmd_describe,
+    &cli_cmd_checkpoint,      &cli_cmd_compact,     &cli_cmd_vacuum,
+    &cli_cmd_maintain,        &cli_cmd_ingest,      &cli_cmd_demo,
+};
+const int cli_n_commands = (int)(sizeof cli_commands / sizeof cli_commands[0]);
 
-int cli_error(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("inlet: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  return CLI_FAIL;
+/* Column of the summaries in the overview. */
+#define SUMMARY_COLUMN 34
+
+static void overview(FILE *f) {
+  fputs("usage: inlet <command> [options]\n\nCommands:\n", f);
+  for (int i = 0; i < cli_n_commands; i++) {
+    const cli_command *c = cli_commands[i];
+    int n = fprintf(f, "  %s%s%s", c->name, *c->synopsis ? " " : "", c->synopsis);
+    const char *nl = strrchr(c->synopsis, '\n');
+    if (nl) n = (int)strlen(nl + 1);
+    if (n + 1 < SUMMARY_COLUMN) fprintf(f, "%*s%s\n", SUMMARY_COLUMN - n, "", c->summary);
+    else fprintf(f, "\n%*s%s\n", SUMMARY_COLUMN, "", c->summary);
+  }
+  fputs("\nOptions:\n"
+        "  -h, --help                      show help (also after a command)\n"
+        "  help COMMAND                    a command's help; help --man prints the man page\n"
+        "  --version                       print the version\n",
+        f);
 }
 
-int cli_usage_error(const char *usage, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("inlet: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  if (usage) fprintf(stderr, "%s", usage);
+/* The group of commands under a first word ("parquet"), or NULL. */
+static bool is_group(const char *word) {
+  size_t n = strlen(word);
+  for (int i = 0; i < cli_n_commands; i++)
+    if (strncmp(cli_commands[i]->name, word, n) == 0 && cli_commands[i]->name[n] == ' ')
+      return true;
+  return false;
+}
+
+/* The command named by argv[0] (and argv[1] for a group), or NULL;
+ * *words is how many of argv name it. */
+static const cli_command *find_command(int argc, char **argv, int *words) {
+  for (int i = 0; i < cli_n_commands; i++) {
+    const char *name = cli_commands[i]->name, *sp = strchr(name, ' ');
+    if (!sp) {
+      if (strcmp(name, argv[0]) == 0) {
+        *words = 1;
+        return cli_commands[i];
+      }
+    } else if (argc > 1 && strncmp(name, argv[0], (size_t)(sp - name)) == 0 &&
+               argv[0][sp - name] == '\0' && strcmp(sp + 1, argv[1]) == 0) {
+      *words = 2;
+      return cli_commands[i];
+    }
+  }
+  return NULL;
+}
+
+/* The help of a group ("inlet parquet --help"): its commands' help texts. */
+static void group_help(FILE *f, const char *group) {
+  size_t n = strlen(group);
+  bool first = true;
+  for (int i = 0; i < cli_n_commands; i++) {
+    const cli_command *c = cli_commands[i];
+    if (strncmp(c->name, group, n) != 0 || c->name[n] != ' ') continue;
+    if (!first) fputc('\n', f);
+    fputs(c->help, f);
+    first = false;
+  }
+}
+
+/* A name for a hint: the closest command (or subcommand of @p group). */
+static const char *nearest_command(const char *word, const char *group) {
+  static char first_words[64][32];
+  const char *names[65];
+  int n = 0;
+  size_t gl = group ? strlen(group) : 0;
+  for (int i = 0; i < cli_n_commands && n < 64; i++) {
+    const char *name = cli_commands[i]->name, *sp = strchr(name, ' ');
+    if (group) {
+      if (strncmp(name, group, gl) == 0 && name[gl] == ' ') names[n++] = name + gl + 1;
+      continue;
+    }
+    size_t len = sp ? (size_t)(sp - name) : strlen(name);
+    if (len >= sizeof first_words[0]) continue;
+    bool seen = false;
+    for (int k = 0; k < n; k++) seen |= strlen(names[k]) == len && !strncmp(names[k], name, len);
+    if (seen) continue;
+    memcpy(first_words[n], name, len);
+    first_words[n][len] = '\0';
+    names[n] = first_words[n];
+    n++;
+  }
+  if (!group) names[n++] = "help";
+  return cli_nearest(word, names, n);
+}
+
+static int unknown_command(const char *word, const char *group) {
+  const char *near = nearest_command(word, group);
+  if (group)
+    fprintf(stderr, "inlet: %s: unknown subcommand '%s'", group, word);
+  else
+    fprintf(stderr, "inlet: unknown command '%s'", word);
+  if (near) fprintf(stderr, "; did you mean '%s%s%s'?", group ? group : "", group ? " " : "", near);
+  fprintf(stderr, "\ninlet: see 'inlet %s%s--help'\n", group ? group : "", group ? " " : "");
   return CLI_USAGE;
 }
 
-int cli_fail(const inlet_error *err) { return cli_error("%s", inlet_errmsg(err)); }
-
-int cli_parse(int argc, char **argv, const cli_opt *opts, int n_opts, const char **pos,
-              int max_pos, int *n_pos, const char *usage) {
-  *n_pos = 0;
-  bool only_pos = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!only_pos && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-      fputs(usage, stdout);
-      return CLI_HELP_SHOWN;
-    }
-    if (!only_pos && strcmp(a, "--") == 0) {
-      only_pos = true;
-      continue;
-    }
-    if (only_pos || a[0] != '-' || a[1] == '\0') {
-      if (*n_pos >= max_pos) return cli_usage_error(usage, "unexpected argument '%s'", a);
-      pos[(*n_pos)++] = a;
-      continue;
-    }
-    if (a[1] != '-') return cli_usage_error(usage, "unknown option '%s'", a);
-    const char *name = a + 2, *eq = strchr(name, '=');
-    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-    const cli_opt *o = NULL;
-    for (int k = 0; k < n_opts; k++)
-      if (strlen(opts[k].name) == nlen && strncmp(opts[k].name, name, nlen) == 0) o = &opts[k];
-    if (!o) return cli_usage_error(usage, "unknown option '--%.*s'", (int)nlen, name);
-    if (o->flag) {
-      if (eq) return cli_usage_error(usage, "option '--%s' takes no value", o->name);
-      *o->flag = true;
-    } else if (eq) {
-      *o->value = eq + 1;
-    } else {
-      if (i + 1 >= argc) return cli_usage_error(usage, "option '--%s' needs a value", o->name);
-      *o->value = argv[++i];
-    }
+/* roff body text: backslashes escaped, lines that would start a request
+ * (. or ') protected with \&. */
+static void roff_text(FILE *f, const char *text) {
+  bool bol = true;
+  for (const char *p = text; *p; p++) {
+    if (bol && (*p == '.' || *p == '\'')) fputs("\\&", f);
+    if (*p == '\\') fputs("\\e", f);
+    else if (*p == '-') fputs("\\-", f);
+    else fputc(*p, f);
+    bol = *p == '\n';
   }
+  if (!bol) fputc('\n', f);
+}
+
+static int man_page(void) {
+  FILE *f = stdout;
+  fprintf(f, ".TH INLET 1 \"\" \"inlet %s\" \"User Commands\"\n", inlet_version());
+  fputs(".SH NAME\ninlet \\- keep Delta Lake tables fed by event streams, and query them\n", f);
+  fputs(".SH SYNOPSIS\n.B inlet\n.I command\n[\n.I options\n]\n", f);
+  fputs(".SH DESCRIPTION\n"
+        "inlet turns a live event stream into a Delta Lake table (Parquet data files plus a\n"
+        "transaction log in\n.IR _delta_log/ )\n"
+        "that Spark, DuckDB, Trino and delta\\-rs read, and reads what they write. Every commit is\n"
+        "atomic; streams are ingested exactly once; tables can be compacted, vacuumed, described,\n"
+        "queried with predicates and read as of an earlier version or time.\n",
+        f);
+  fputs(".SH OVERVIEW\n.nf\n", f);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&text, &len);
+  if (!m) return cli_error("out of memory");
+  overview(m);
+  fclose(m);
+  roff_text(f, text);
+  free(text);
+  fputs(".fi\n.SH COMMANDS\n", f);
+  for (int i = 0; i < cli_n_commands; i++) {
+    fprintf(f, ".SS %s\n.nf\n", cli_commands[i]->name);
+    roff_text(f, cli_commands[i]->help);
+    fputs(".fi\n", f);
+  }
+  fputs(".SH EXIT STATUS\n0 on success, 1 on failure (a message starting with\n.B inlet:\n"
+        "on standard error), 2 on a usage error.\n", f);
+  fputs(".SH FILES\n.TP\n.I TABLE/_delta_log/\nthe Delta transaction log: one JSON commit per "
+        "version, Parquet checkpoints\n.TP\n.I TABLE/_errors/\ndead\\-lettered records of "
+        ".B inlet ingest\n", f);
+  fputs(".SH SEE ALSO\nThe README of the inlet sources; the Delta Lake protocol (PROTOCOL.md of "
+        "delta\\-io/delta); the Parquet format (apache/parquet\\-format).\n", f);
   return CLI_OK;
 }
 
-bool cli_parse_size(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  if (!s || !*s || *s == '-') return false;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return false;
-  unsigned shift = 0;
-  if (*end) {
-    switch (*end) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    default: return false;
-    }
-    end++;
-    if (*end == 'i' && end[1] == 'B') end += 2;
-    else if (*end == 'B') end++;
-    if (*end) return false;
-  }
-  if (v > ((unsigned long long)INT64_MAX >> shift)) return false;
-  *out = (int64_t)(v << shift);
-  return true;
-}
-
-static const char parquet_usage[] =
-    "usage: inlet parquet <schema|meta|cat|convert> ...  (inlet --help for details)\n";
-
-static int cmd_parquet(int argc, char **argv) {
-  if (argc < 2) return cli_usage_error(parquet_usage, "parquet: missing subcommand");
-  const char *sub = argv[1];
-  if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0) {
-    fputs(usage_text, stdout);
+/* `inlet help [COMMAND...]`, `inlet help --man`. */
+static int help(int argc, char **argv) {
+  if (argc < 1) {
+    overview(stdout);
     return CLI_OK;
   }
-  if (strcmp(sub, "schema") == 0) return cmd_parquet_schema(argc - 1, argv + 1);
-  if (strcmp(sub, "meta") == 0) return cmd_parquet_meta(argc - 1, argv + 1);
-  if (strcmp(sub, "cat") == 0) return cmd_parquet_cat(argc - 1, argv + 1);
-  if (strcmp(sub, "convert") == 0) return cmd_parquet_convert(argc - 1, argv + 1);
-  return cli_usage_error(parquet_usage, "parquet: unknown subcommand '%s'", sub);
+  if (strcmp(argv[0], "--man") == 0) return man_page();
+  int words = 0;
+  const cli_command *c = find_command(argc, argv, &words);
+  if (c && words < argc) {
+    fprintf(stderr, "inlet: help: unexpected argument '%s'\ninlet: see 'inlet help %s'\n",
+            argv[words], c->name);
+    return CLI_USAGE;
+  }
+  if (c) {
+    fputs(c->help, stdout);
+    return CLI_OK;
+  }
+  if (argc == 1 && is_group(argv[0])) {
+    group_help(stdout, argv[0]);
+    return CLI_OK;
+  }
+  if (is_group(argv[0])) return unknown_command(argc > 1 ? argv[1] : "", argv[0]);
+  const char *near = nearest_command(argv[0], NULL);
+  fprintf(stderr, "inlet: help: unknown command '%s'", argv[0]);
+  if (near) fprintf(stderr, "; did you mean '%s'?", near);
+  fputs("\ninlet: see 'inlet --help'\n", stderr);
+  return CLI_USAGE;
+}
+
+static int run(int argc, char **argv) {
+  const char *cmd = argv[0];
+  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+    printf("inlet %s\n", inlet_version());
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    overview(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(cmd, "help") == 0) return help(argc - 1, argv + 1);
+  int words = 0;
+  const cli_command *c = find_command(argc, argv, &words);
+  if (!c) {
+    if (!is_group(cmd)) return unknown_command(cmd, NULL);
+    if (argc < 2) {
+      fprintf(stderr, "inlet: %s: missing subcommand\ninlet: see 'inlet %s --help'\n", cmd, cmd);
+      return CLI_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+      group_help(stdout, cmd);
+      return CLI_OK;
+    }
+    return unknown_command(argv[1], cmd);
+  }
+  cli_args a;
+  int rc = cli_parse(c, argc - (words - 1), argv + (words - 1), &a);
+  if (rc == CLI_OK) rc = c->run(&a);
+  cli_args_reset(&a);
+  return rc;
 }
 
 int main(int argc, char **argv) {
   int rc;
-  if (argc < 2) return cli_usage_error(usage_text, "missing command");
-  const char *cmd = argv[1];
-  if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-    printf("inlet %s\n", INLET_VERSION_STRING);
-    rc = CLI_OK;
-  } else if (strcmp(cmd, "help") == 0 && argc > 2) {
-    rc = cmd_help(argc - 1, argv + 1, usage_text);
-  } else if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-    fputs(usage_text, stdout);
-    rc = CLI_OK;
-  } else if (strcmp(cmd, "parquet") == 0) {
-    rc = cmd_parquet(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "create") == 0) {
-    rc = cmd_create(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "append") == 0) {
-    rc = cmd_append(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "scan") == 0) {
-    rc = cmd_scan(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "history") == 0) {
-    rc = cmd_history(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "describe") == 0) {
-    rc = cmd_describe(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "checkpoint") == 0) {
-    rc = cmd_checkpoint(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "compact") == 0) {
-    rc = cmd_compact(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "vacuum") == 0) {
-    rc = cmd_vacuum(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "maintain") == 0) {
-    rc = cmd_maintain(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "ingest") == 0) {
-    rc = cmd_ingest(argc - 1, argv + 1);
-  } else if (strcmp(cmd, "demo") == 0) {
-    rc = cmd_demo(argc - 1, argv + 1);
+  if (argc < 2) {
+    fputs("inlet: missing command\ninlet: see 'inlet --help'\n", stderr);
+    rc = CLI_USAGE;
   } else {
-    rc = cli_usage_error(usage_text, "unknown command '%s'", cmd);
+    rc = run(argc - 1, argv + 1);
   }
   if (rc == CLI_HELP_SHOWN) rc = CLI_OK;
   if (fflush(stdout) != 0 && rc == CLI_OK) rc = cli_error("cannot write to standard output");

@@ -100,6 +100,26 @@ void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t versi
   if (rc < 0) drop_cache(t);
 }
 
+void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadata,
+                                   int64_t version) {
+  const char *ci = delta_metadata_conf(metadata, "delta.checkpointInterval");
+  int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
+  if (interval <= 0 || version <= 0 || version % interval != 0) return;
+  inlet_error ignore = INLET_ERROR_INIT;
+  delta_snapshot at;
+  if (delta_table_load(t, &at, DELTA_SNAP_VERSION, version, &ignore) == 0) {
+    /* After a checkpoint, expired log entries below it can go (Spark's
+     * delta.enableExpiredLogCleanup, on by default). */
+    if (delta_checkpoint_write(t->st, &at, &ignore) == 0)
+      (void)delta_log_cleanup_if_due(t->st, &at, &t->log_oldest, &ignore);
+    delta_snapshot_reset(&at);
+  }
+}
+
+inlet_storage *delta_table_storage(const inlet_table *t) { return t->st; }
+const char *delta_table_root(const inlet_table *t) { return t->root_abs; }
+const delta_snapshot *delta_snapshot_of(const inlet_snapshot *s) { return &s->snap; }
+
 void inlet_table_free(inlet_table *t) {
   if (!t) return;
   delta_state_free(t->live);
@@ -208,6 +228,9 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
   inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
   const inlet_table_create_options *o = options ? options : &dflt;
   memset(out, 0, sizeof *out);
+  FAIL_IF(o->version != INLET_TABLE_CREATE_OPTIONS_VERSION, err, INLET_EINVAL,
+          "create: unknown options version %d (this library has %d)", o->version,
+          INLET_TABLE_CREATE_OPTIONS_VERSION);
   out->version = -1;
   out->checkpoint_version = -1;
   TRY(validate_create(schema, o, err));

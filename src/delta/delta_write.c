@@ -96,6 +96,9 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
                        const char *create_params, inlet_error *err) {
   *out = NULL;
   inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
+  FAIL_IF(options && options->version != INLET_APPEND_OPTIONS_VERSION, err, INLET_EINVAL,
+          "append: unknown options version %d (this library has %d)", options->version,
+          INLET_APPEND_OPTIONS_VERSION);
   inlet_table_writer *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a table writer");
   w->table = table;
@@ -605,20 +608,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   if (version) *version = v;
   delta_table_note_commit(w->table, txn, v);
   /* Checkpoint hook: every delta.checkpointInterval commits (default 10). */
-  const char *ci = delta_metadata_conf(&w->snap.metadata, "delta.checkpointInterval");
-  int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
-  if (interval > 0 && v > 0 && v % interval == 0) {
-    /* Best effort: the commit stands whether or not the checkpoint lands. */
-    inlet_error ignore = INLET_ERROR_INIT;
-    delta_snapshot at;
-    if (delta_table_load(w->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
-      /* After a checkpoint, expired log entries below it can go (Spark's
-       * delta.enableExpiredLogCleanup, on by default). */
-      if (delta_checkpoint_write(w->table->st, &at, &ignore) == 0)
-        (void)delta_log_cleanup_if_due(w->table->st, &at, &w->table->log_oldest, &ignore);
-      delta_snapshot_reset(&at);
-    }
-  }
+  delta_table_checkpoint_if_due(w->table, &w->snap.metadata, v);
 done:
   delta_txn_free(txn);
   return rc;

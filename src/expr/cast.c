@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "batch/text_int.h"
+#include "batch/batch.h"
 #include "expr/eval_int.h"
 
 static int64_t unit_per_sec(inlet_time_unit u) {

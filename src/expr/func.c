@@ -11,7 +11,7 @@
 #include <math.h>
 #include <wctype.h>
 
-#include "batch/text_int.h"
+#include "batch/batch.h"
 #include "expr/eval_int.h"
 
 /* ---- UTF-8 ------------------------------------------------------------------- */

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "batch/text_int.h"
+#include "batch/batch.h"
 #include "expr/expr.h"
 
 expr_kind expr_kind_of(const inlet_type *t) {

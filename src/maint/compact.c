@@ -29,7 +29,7 @@
 
 #include "delta/delta_constraints.h"
 #include "delta/delta_features.h"
-#include "delta/delta_table_int.h"
+#include "delta/delta_table.h"
 #include "maint/maint_int.h"
 #include "parquet/pq_writer.h"
 #include "util/buf.h"
@@ -97,7 +97,8 @@ static void unit_reset(compactor *c, unit *u, bool remove_files) {
     if (f->pw) inlet_parquet_writer_free(f->pw); /* removes the partial file */
     else if (remove_files && f->created) {
       inlet_error ignore = INLET_ERROR_INIT;
-      c->table->st->ops->remove(c->table->st, f->rel_path, &ignore);
+      inlet_storage *st = delta_table_storage(c->table);
+      st->ops->remove(st, f->rel_path, &ignore);
     }
     delta_stats_free(f->stats);
     inlet_free(f->rel_path);
@@ -270,7 +271,8 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   TRY(delta_data_file_options(&po, &c->snap.metadata, err));
   /* Through the table's storage: never through a symbolic link, so a
    * symlinked partition directory cannot send the output outside the table. */
-  TRY(pq_writer_open_storage(&f->pw, c->table->st, f->rel_path, &c->data_schema, &po, err));
+  TRY(pq_writer_open_storage(&f->pw, delta_table_storage(c->table), f->rel_path, &c->data_schema,
+                             &po, err));
   f->created = true;
   return delta_stats_new(&f->stats, &c->data_schema, c->max_indexed, err);
 }
@@ -282,7 +284,8 @@ static int out_close(compactor *c, out_file *f, const char *dir, inlet_error *er
   f->rows = inlet_parquet_writer_rows(f->pw);
   inlet_parquet_writer_free(f->pw);
   f->pw = NULL;
-  if (*dir) TRY(c->table->st->ops->sync_dir(c->table->st, dir, err));
+  inlet_storage *st = delta_table_storage(c->table);
+  if (*dir) TRY(st->ops->sync_dir(st, dir, err));
   return 0;
 }
 
@@ -461,7 +464,7 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
 /* Streams the rows of input @p a into the unit. *rows receives the rows read. */
 static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, const delta_add *a,
                      int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
-  char *abs = delta_join_path(c->table->root_abs, a->path);
+  char *abs = delta_join_path(delta_table_root(c->table), a->path);
   if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
@@ -682,7 +685,8 @@ static int rebase(compactor *c, inlet_error *err) {
   for (int64_t v = c->seen_version + 1;; v++) {
     rebase_ctx r = {c, v};
     inlet_error e1 = INLET_ERROR_INIT;
-    int rc = delta_log_read_commit(c->table->st, c->table->root_abs, v, rebase_cb, &r, &e1);
+    int rc = delta_log_read_commit(delta_table_storage(c->table), delta_table_root(c->table), v,
+                                   rebase_cb, &r, &e1);
     if (rc == INLET_ENOTFOUND) return 0;
     if (rc < 0) {
       if (err) *err = e1;
@@ -711,7 +715,8 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
               "\"%s\" was removed by a concurrent commit", p);
     }
   delta_txn *txn = NULL;
-  TRY(delta_txn_begin(&txn, c->table->st, c->table->root_abs, c->seen_version, "OPTIMIZE", err));
+  TRY(delta_txn_begin(&txn, delta_table_storage(c->table), delta_table_root(c->table),
+                      c->seen_version, "OPTIMIZE", err));
   delta_txn_set_table(txn, &c->snap.metadata);
   delta_txn_set_base(txn, &c->snap);
   int rc = 0;
@@ -814,19 +819,7 @@ done:
 /* Checkpoints every delta.checkpointInterval versions, as the table writer
  * does (OPTIMIZE commits bypass its hook), then cleans the log. */
 static void maybe_checkpoint(compactor *c, int64_t v) {
-  const char *ci = delta_metadata_conf(&c->snap.metadata, "delta.checkpointInterval");
-  int64_t interval = ci ? strtoll(ci, NULL, 10) : 10;
-  if (interval <= 0 || v <= 0 || v % interval != 0) return;
-  inlet_error ignore = INLET_ERROR_INIT; /* best effort, as the writers do */
-  delta_snapshot at;
-  if (delta_table_load(c->table, &at, DELTA_SNAP_VERSION, v, &ignore) == 0) {
-    /* A fresh checkpoint may let log entries past delta.logRetentionDuration
-     * go; the handle remembers the oldest entry left, so while that is inside
-     * the window the log is not listed (as the table writer does). */
-    if (delta_checkpoint_write(c->table->st, &at, &ignore) == 0)
-      (void)delta_log_cleanup_if_due(c->table->st, &at, &c->table->log_oldest, &ignore);
-    delta_snapshot_reset(&at);
-  }
+  delta_table_checkpoint_if_due(c->table, &c->snap.metadata, v);
 }
 
 static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t version,
@@ -857,6 +850,9 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
 int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
                         const inlet_compact_options *options, inlet_error *err) {
   inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
+  FAIL_IF(options && options->version != INLET_COMPACT_OPTIONS_VERSION, err, INLET_EINVAL,
+          "compact: unknown options version %d (this library has %d)", options->version,
+          INLET_COMPACT_OPTIONS_VERSION);
   inlet_compact_result res;
   memset(&res, 0, sizeof res);
   res.last_version = -1;
@@ -943,7 +939,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
       c.bins[bi].rows = r;
       rows += r;
     }
-    if (grc == 0 && u.n_files > 0) grc = c.table->st->ops->sync_dir(c.table->st, "", &ge);
+    inlet_storage *st = delta_table_storage(c.table);
+    if (grc == 0 && u.n_files > 0) grc = st->ops->sync_dir(st, "", &ge);
     bool maybe_published = false;
     if (grc == 0) grc = commit_unit(&c, &u, b0, nb, rows, &v, &maybe_published, &ge);
     if (grc < 0) {

@@ -13,13 +13,16 @@
  */
 #include <stdio.h>
 
-#include "delta/delta_table_int.h"
+#include "delta/delta_table.h"
 #include "maint/maint_int.h"
 #include "util/util.h"
 
 int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
                             const inlet_log_cleanup_options *options, inlet_error *err) {
   inlet_log_cleanup_options dflt = INLET_LOG_CLEANUP_OPTIONS_INIT;
+  FAIL_IF(options && options->version != INLET_LOG_CLEANUP_OPTIONS_VERSION, err, INLET_EINVAL,
+          "log cleanup: unknown options version %d (this library has %d)", options->version,
+          INLET_LOG_CLEANUP_OPTIONS_VERSION);
   inlet_log_cleanup_options o = options ? *options : dflt;
   inlet_log_cleanup_result res = {0, 0, -1};
   /* Only the retention and the latest version are needed: the version
@@ -34,11 +37,12 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
     if (p && inlet_duration_parse(&retain, p, &ignore) < 0) retain = -1;
   }
   delta_log_cleanup_result r;
-  int rc = delta_log_cleanup_at(&r, table->st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
+  inlet_storage *st = delta_table_storage(table);
+  int rc = delta_log_cleanup_at(&r, st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
                                 o.dry_run, err);
   /* Temp files of killed writers, a day old (log_temps.c). */
   if (rc == 0)
-    rc = maint_remove_log_temps(table->st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,
+    rc = maint_remove_log_temps(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,
                                 NULL, NULL, NULL, err);
   res.commits_removed = r.commits_removed;
   res.checkpoints_removed = r.checkpoints_removed;

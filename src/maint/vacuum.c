@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #include "delta/delta_features.h"
-#include "delta/delta_table_int.h"
+#include "delta/delta_table.h"
 #include "maint/maint_int.h"
 #include "util/util.h"
 
@@ -143,7 +143,7 @@ static int add_cand(vac *v, const char *path, int64_t size, int kind, inlet_erro
 static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff, int depth,
                 inlet_vacuum_result *res, inlet_error *err) {
   FAIL_IF(depth > 64, err, INLET_ELIMIT, "directory nesting below \"%s\" too deep", dir);
-  inlet_storage *st = v->table->st;
+  inlet_storage *st = delta_table_storage(v->table);
   inlet_dirent *ents = NULL;
   size_t n = 0;
   int rc = st->ops->list(st, dir, &ents, &n, err);
@@ -226,12 +226,12 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
   int64_t cutoff = now - retain;
   for (int64_t i = 0; i < s.n_tombstones; i++)
     TRY_GOTO(add_tomb(&v, s.tombstones[i].path, s.tombstones[i].deletion_timestamp, err));
-  TRY_GOTO(delta_log_list(&l, table->st, err));
+  TRY_GOTO(delta_log_list(&l, delta_table_storage(table), err));
   for (int64_t i = 0; i < l.n_commits; i++) {
     if (l.commit_versions[i] > s.version) break;
     v.commit_mtime = l.commit_mtimes[i];
-    rc = delta_log_read_commit(table->st, table->root_abs, l.commit_versions[i], remove_cb, &v,
-                               err);
+    rc = delta_log_read_commit(delta_table_storage(table), delta_table_root(table),
+                               l.commit_versions[i], remove_cb, &v, err);
     if (rc == INLET_ENOTFOUND) { /* cleaned up meanwhile: its removes are older */
       rc = 0;
       continue;
@@ -247,7 +247,8 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
     if (is_live(&s2, v.cands[i])) continue;
     if (!o.dry_run) {
       inlet_error e = INLET_ERROR_INIT;
-      int r = table->st->ops->remove(table->st, v.cands[i], &e);
+      inlet_storage *st = delta_table_storage(table);
+      int r = st->ops->remove(st, v.cands[i], &e);
       if (r == INLET_ENOTFOUND) continue; /* another vacuum got there first */
       if (r < 0) {
         rc = inlet_fail(err, r, "vacuum: %s", e.message);
@@ -262,7 +263,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
   }
   {
     int64_t n_temps = 0;
-    TRY_GOTO(maint_remove_log_temps(table->st, now, o.dry_run, o.on_file, o.ctx, &n_temps,
+    TRY_GOTO(maint_remove_log_temps(delta_table_storage(table), now, o.dry_run, o.on_file, o.ctx, &n_temps,
                                     &res.bytes, err));
     res.files += n_temps;
     res.debris += n_temps;

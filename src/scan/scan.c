@@ -145,6 +145,9 @@ static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_er
 int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_scan_options *o,
                     inlet_error *err) {
   *out = NULL;
+  FAIL_IF(o && o->version != INLET_SCAN_OPTIONS_VERSION, err, INLET_EINVAL,
+          "scan: unknown options version %d (this library has %d)", o->version,
+          INLET_SCAN_OPTIONS_VERSION);
   inlet_scan *sc = inlet_calloc(1, sizeof *sc);
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   int rc = 0;

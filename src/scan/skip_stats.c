@@ -11,9 +11,9 @@
  * by the sub-millisecond part writers cut off.
  */
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
-#include "batch/text_int.h"
 #include "delta/delta.h"
 #include "scan/scan_stats.h"
 

@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "batch/text_int.h"
+#include "batch/batch.h"
 #include "delta/delta_constraints.h"
-#include "delta/delta_table_int.h"
+#include "delta/delta_table.h"
 #include "stream/stream.h"
 #include "util/util.h"
 
@@ -267,8 +267,8 @@ int stream_generation_kind(const char *expr, char *col, size_t cap) {
   return kind;
 }
 
-static int setup_generated(ingester *g, const inlet_snapshot *s, inlet_error *err) {
-  const char *ss = s->snap.metadata.schema_string;
+static int setup_generated(ingester *g, const delta_snapshot *s, inlet_error *err) {
+  const char *ss = s->metadata.schema_string;
   if (!ss) return 0;
   json_t *root = json_loads(ss, 0, NULL);
   json_t *fields = root ? json_object_get(root, "fields") : NULL;
@@ -307,28 +307,23 @@ static int setup_generated(ingester *g, const inlet_snapshot *s, inlet_error *er
 }
 
 static int setup_schema(ingester *g, inlet_error *err) {
-  inlet_snapshot *s = NULL, created;
-  if (g->creating) {
-    /* The table to create stands in for the snapshot (shallow, not freed). */
-    created.table = g->table;
-    created.snap = g->cs;
-    s = &created;
-  } else {
-    TRY(inlet_table_snapshot(&s, g->table, err));
-  }
+  inlet_snapshot *snap = NULL;
+  if (!g->creating) TRY(inlet_table_snapshot(&snap, g->table, err));
+  /* The table to create stands in for the snapshot. */
+  const delta_snapshot *s = snap ? delta_snapshot_of(snap) : &g->cs;
   int rc = 0;
-  const char *ret = inlet_snapshot_property(s, "delta.setTransactionRetentionDuration");
+  const char *ret = delta_metadata_conf(&s->metadata, "delta.setTransactionRetentionDuration");
   if (ret) {
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table sets delta.setTransactionRetentionDuration "
                     "(%s): checkpoints could expire the stream positions kept in txn actions; "
                     "unset it to ingest exactly once", ret);
     goto done;
   }
-  if (inlet_snapshot_schema(s)->n_fields == 0) {
+  if (s->schema.n_fields == 0) {
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table has no schema");
     goto done;
   }
-  if ((rc = inlet_schema_copy(&g->schema, inlet_snapshot_schema(s), err)) < 0) goto done;
+  if ((rc = inlet_schema_copy(&g->schema, &s->schema, err)) < 0) goto done;
   g->et_col = g->flag_col = -1;
   if (g->o.event_time_column) {
     g->et_col = inlet_schema_find(&g->schema, g->o.event_time_column);
@@ -344,7 +339,7 @@ static int setup_schema(ingester *g, inlet_error *err) {
       goto done;
     }
   }
-  const char *flag = inlet_snapshot_property(s, INLET_LATE_FLAG_PROPERTY);
+  const char *flag = delta_metadata_conf(&s->metadata, INLET_LATE_FLAG_PROPERTY);
   if (flag) {
     g->flag_col = inlet_schema_find(&g->schema, flag);
     if (g->flag_col < 0 || g->schema.fields[g->flag_col].type.id != INLET_TYPE_BOOL) {
@@ -356,23 +351,23 @@ static int setup_schema(ingester *g, inlet_error *err) {
   }
   if ((rc = setup_generated(g, s, err)) < 0) goto done;
   /* Partition columns that records fill (generated ones are computed). */
-  int32_t np = inlet_snapshot_num_partition_columns(s);
+  int32_t np = s->metadata.n_partition_columns;
   g->pcheck = inlet_calloc((size_t)np + 1, sizeof *g->pcheck);
   if (!g->pcheck) {
     rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
     goto done;
   }
   for (int32_t i = 0; i < np; i++) {
-    int ci = inlet_schema_find(&g->schema, inlet_snapshot_partition_column(s, i));
+    int ci = inlet_schema_find(&g->schema, s->metadata.partition_columns[i]);
     bool generated = false;
     for (int k = 0; k < g->n_gens; k++) generated |= g->gens[k].col == ci;
     if (ci >= 0 && !generated) g->pcheck[g->n_pcheck++] = ci;
   }
   /* Rows are checked one record at a time, so that a violating record goes
    * to the dead letters (the table writer checks every row again). */
-  rc = delta_constraints_load(&g->cons, &s->snap, err);
+  rc = delta_constraints_load(&g->cons, s, err);
 done:
-  if (s != &created) inlet_snapshot_free(s);
+  inlet_snapshot_free(snap);
   return rc;
 }
 
@@ -381,8 +376,8 @@ done:
  * failed batch. */
 static int partition_row_check(void *ctx, const inlet_batch *b, int64_t row, inlet_error *err) {
   ingester *g = ctx;
-  return delta_partition_row_check(b, row, g->pcheck, g->n_pcheck, strlen(g->table->root_abs),
-                                   err);
+  return delta_partition_row_check(b, row, g->pcheck, g->n_pcheck,
+                                   strlen(delta_table_root(g->table)), err);
 }
 
 static int new_reader(ingester *g, const char *header, size_t len, inlet_error *err) {
@@ -1160,8 +1155,8 @@ static int choose_app_id(ingester *g, inlet_error *err) {
   inlet_snapshot *s = NULL;
   if (!g->creating) TRY(inlet_table_snapshot(&s, g->table, err));
   inlet_buf warn = INLET_BUF_INIT;
-  int rc = stream_choose_app_id(g->app, sizeof g->app - 16, s ? &s->snap : NULL, g->o.source,
-                                g->o.app_id, &warn, err);
+  int rc = stream_choose_app_id(g->app, sizeof g->app - 16, s ? delta_snapshot_of(s) : NULL,
+                                g->o.source, g->o.app_id, &warn, err);
   inlet_snapshot_free(s);
   if (rc == 0 && warn.len && inlet_buf_terminate(&warn) == 0)
     emit(g, INLET_INGEST_WARNING, (const char *)warn.data);

@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "batch/text_int.h"
+#include "batch/batch.h"
 #include "stream/stream.h"
 #include "util/util.h"
 

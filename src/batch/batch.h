@@ -1,0 +1,81 @@
+/*
+ * The face of src/batch to the modules above it (expr, parquet, delta,
+ * stream, scan): the text-to-column scalar conversion that expr's casts
+ * share with the NDJSON/CSV reader, CSV record splitting for the stream
+ * sources, row rollback of an array, and civil-date arithmetic. The rest of
+ * the text code stays private (text_int.h).
+ */
+#ifndef INLET_BATCH_BATCH_H
+#define INLET_BATCH_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inlet/batch.h"
+#include "inlet/text.h"
+#include "util/buf.h"
+#include "util/util.h"
+
+/* How a scalar arrived: a JSON string (unescaped), a JSON number (raw
+ * text), a JSON boolean, or a CSV cell (raw text, nothing typed). */
+typedef enum text_tok { TOK_STRING, TOK_NUMBER, TOK_BOOL, TOK_TEXT } text_tok;
+
+/* Per-conversion state. A bad value sets `reason` and returns INLET_EINVAL;
+ * any other negative code is fatal (out of memory, 2 GiB column). */
+typedef struct text_conv {
+  inlet_epoch_unit epoch_unit;
+  bool strict;
+  const char *field;        /* top-level field being converted, for messages */
+  const char *rec_start;    /* start of the JSON text, for error columns (or NULL) */
+  char reason[384];
+  bool csv_syntax;          /* the failure is in the CSV structure (quoting, field
+                               count), not in a value */
+  inlet_buf scratch;        /* unescaped strings; each is consumed before the next */
+  inlet_error err;          /* detail of fatal errors */
+} text_conv;
+
+/* Sets c->reason (prefixed with the field name) and returns INLET_EINVAL. */
+int text_bad(text_conv *c, const char *fmt, ...) INLET_PRINTF(2, 3);
+
+/* Converts one scalar token into @p a (described by @p f). For TOK_BOOL,
+ * @p bval is the value and s/n are ignored. */
+int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_tok kind,
+                       const char *s, size_t n, bool bval);
+
+/* CSV record splitting (RFC 4180), shared by the text reader and the
+ * stream sources. A quote opens a quoted field only at the start of a field;
+ * inside one, "" is a quote and a lone " closes it; a line break inside a
+ * quoted field does not end the record. A quote anywhere else is an ordinary
+ * byte for splitting (the record is then bad, but it ends at its line). */
+typedef enum text_csv_state {
+  TEXT_CSV_FIELD_START = 0,
+  TEXT_CSV_UNQUOTED,
+  TEXT_CSV_QUOTED,
+  TEXT_CSV_QUOTE_IN_QUOTED /* a quote inside a quoted field: escape or close */
+} text_csv_state;
+/* Scans s[from, n) from state *st: returns the index of the '\n' ending the
+ * record (and resets *st), or n when the record goes on past the data (*st
+ * keeps where it stands). Line breaks inside quoted fields are added to
+ * *newlines. */
+size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_state *st,
+                     int64_t *newlines);
+/* The reason given to the first line of a multi-line CSV record that is
+ * malformed: that line is rejected alone and the lines after it are read
+ * again as records (docs/INGEST.md "Bad records"). */
+#define TEXT_CSV_CUT_REASON                                                                      \
+  "unterminated quoted CSV field: the quote opened on this line does not close into a "       \
+  "well-formed record, so the record ends at this line break and the next lines are read as " \
+  "records of their own"
+/* After inlet_text_reader_append failed with INLET_EINVAL: whether the CSV
+ * structure (not a value) was at fault. */
+bool text_reader_csv_syntax_failed(const inlet_text_reader *r);
+
+/* Shrinks @p a to @p len rows (children follow), fixing null_count. */
+void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
+int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d);
+void text_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
+
+#endif /* INLET_BATCH_BATCH_H */

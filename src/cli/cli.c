@@ -1,0 +1,315 @@
+/*
+ * The option parser of the command table (cli.h): long options read
+ * against a command's typed option list, values checked by kind, errors
+ * reported as one line naming the wrong argument plus a hint.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct cli_value {
+  bool given;
+  const char *text;   /* CLI_STRING, CLI_INT, CLI_SIZE: the last value */
+  int64_t num;        /* CLI_INT, CLI_SIZE */
+  const char **list;  /* CLI_LIST: owned vector of borrowed strings */
+  int n;              /* occurrences */
+};
+
+int cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("inlet: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return CLI_FAIL;
+}
+
+/* "usage: inlet parquet cat FILE ..." -> "parquet cat": the words after
+ * "inlet" up to the first argument (upper case, bracket, option). */
+static void command_of_usage(const char *usage, char *out, size_t cap) {
+  out[0] = '\0';
+  const char *p = strstr(usage, "inlet ");
+  if (!p) return;
+  p += 6;
+  size_t n = 0;
+  while (*p && *p != '\n') {
+    const char *w = p;
+    while (*p && *p != ' ' && *p != '\n') p++;
+    size_t len = (size_t)(p - w);
+    if (len == 0 || !(w[0] >= 'a' && w[0] <= 'z')) break;
+    if (n + len + 2 > cap) break;
+    if (n) out[n++] = ' ';
+    memcpy(out + n, w, len);
+    n += len;
+    out[n] = '\0';
+    while (*p == ' ') p++;
+  }
+}
+
+static int usage_v(const char *usage, const char *hint, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int usage_v(const char *usage, const char *hint, const char *fmt, va_list ap) {
+  fputs("inlet: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  if (hint) fprintf(stderr, "; %s", hint);
+  fputc('\n', stderr);
+  if (usage) {
+    char cmd[128];
+    command_of_usage(usage, cmd, sizeof cmd);
+    if (cmd[0] && strcmp(cmd, "<command>") != 0)
+      fprintf(stderr, "inlet: see 'inlet %s --help'\n", cmd);
+    else
+      fputs("inlet: see 'inlet --help'\n", stderr);
+  }
+  return CLI_USAGE;
+}
+
+int cli_usage_error(const char *usage, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = usage_v(usage, NULL, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static int usage_hint(const char *usage, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int usage_hint(const char *usage, const char *hint, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = usage_v(usage, hint, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+int cli_fail(const inlet_error *err) { return cli_error("%s", inlet_errmsg(err)); }
+
+/* Edit distance of two short strings, a swap of neighbours counting as one
+ * edit ("scna" is one from "scan"); longer strings count as far apart. */
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63) return (size_t)-1;
+  size_t d[64][64];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[la][lb];
+}
+
+const char *cli_nearest(const char *word, const char *const *names, int n) {
+  size_t limit = strlen(word) / 3;
+  if (limit < 1) limit = 1;
+  const char *best = NULL;
+  size_t best_d = limit + 1;
+  for (int i = 0; i < n; i++) {
+    size_t d = distance(word, names[i]);
+    /* A prefix of a name ("--lim") is as good as a near miss. */
+    if (strlen(word) >= 3 && strncmp(names[i], word, strlen(word)) == 0) d = 1;
+    if (d < best_d) {
+      best = names[i];
+      best_d = d;
+    }
+  }
+  return best;
+}
+
+bool cli_parse_size(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  if (!s || !(*s >= '0' && *s <= '9')) return false;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s) return false;
+  unsigned shift = 0;
+  if (*end) {
+    switch (*end) {
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    default: return false;
+    }
+    end++;
+    if (*end == 'i' && end[1] == 'B') end += 2;
+    else if (*end == 'B') end++;
+    if (*end) return false;
+  }
+  if (v > ((unsigned long long)INT64_MAX >> shift)) return false;
+  *out = (int64_t)(v << shift);
+  return true;
+}
+
+static bool parse_int(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  if (!s || !*s || !((*s >= '0' && *s <= '9') || *s == '-' || *s == '+')) return false;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end) return false;
+  *out = v;
+  return true;
+}
+
+/* "needs a positive integer", "needs an integer from 2 to 1000000", ... */
+static void describe_range(char *out, size_t cap, const cli_opt *o) {
+  const char *what = o->kind == CLI_SIZE ? "byte count" : "integer";
+  if (o->max == INT64_MAX && o->min == 0)
+    snprintf(out, cap, "a non-negative %s", what);
+  else if (o->max == INT64_MAX && o->min == 1)
+    snprintf(out, cap, "a positive %s", what);
+  else if (o->max == INT64_MAX)
+    snprintf(out, cap, "%s %s of at least %lld", o->kind == CLI_SIZE ? "a" : "an", what,
+             (long long)o->min);
+  else
+    snprintf(out, cap, "%s %s from %lld to %lld", o->kind == CLI_SIZE ? "a" : "an", what,
+             (long long)o->min, (long long)o->max);
+}
+
+static const cli_opt *find_opt(const cli_command *cmd, const char *name, size_t len) {
+  for (int k = 0; k < cmd->n_opts; k++)
+    if (strlen(cmd->opts[k].name) == len && strncmp(cmd->opts[k].name, name, len) == 0)
+      return &cmd->opts[k];
+  return NULL;
+}
+
+static int set_value(const cli_command *cmd, struct cli_value *v, const cli_opt *o,
+                     const char *text) {
+  v->given = true;
+  v->n++;
+  v->text = text;
+  if (o->kind == CLI_LIST) {
+    const char **l = realloc(v->list, sizeof *l * (size_t)v->n);
+    if (!l) return cli_error("out of memory");
+    v->list = l;
+    l[v->n - 1] = text;
+    return CLI_OK;
+  }
+  if (o->kind != CLI_INT && o->kind != CLI_SIZE) return CLI_OK;
+  bool ok = o->kind == CLI_SIZE ? cli_parse_size(text, &v->num) : parse_int(text, &v->num);
+  if (!ok || v->num < o->min || v->num > o->max) {
+    char range[128];
+    describe_range(range, sizeof range, o);
+    return cli_usage_error(cmd->help, "--%s needs %s%s, not '%s'", o->name, range,
+                           o->kind == CLI_SIZE ? " (e.g. 4096, 64K, 128M, 1G)" : "", text);
+  }
+  return CLI_OK;
+}
+
+static int unknown_option(const cli_command *cmd, const char *name, size_t len) {
+  const char *names[64];
+  int n = 0;
+  for (int k = 0; k < cmd->n_opts && n < 64; k++) names[n++] = cmd->opts[k].name;
+  char word[128];
+  snprintf(word, sizeof word, "%.*s", (int)(len < 127 ? len : 127), name);
+  const char *near = cli_nearest(word, names, n);
+  char hint[160];
+  if (near) snprintf(hint, sizeof hint, "did you mean --%s?", near);
+  return usage_hint(cmd->help, near ? hint : NULL, "unknown option '--%.*s'", (int)len, name);
+}
+
+int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
+  memset(out, 0, sizeof *out);
+  out->cmd = cmd;
+  out->pos = calloc((size_t)argc + 1, sizeof *out->pos);
+  out->values = calloc((size_t)cmd->n_opts + 1, sizeof *out->values);
+  if (!out->pos || !out->values) return cli_error("out of memory");
+  bool only_pos = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!only_pos && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+      fputs(cmd->help, stdout);
+      return CLI_HELP_SHOWN;
+    }
+    if (!only_pos && strcmp(a, "--") == 0) {
+      only_pos = true;
+      continue;
+    }
+    if (only_pos || a[0] != '-' || a[1] == '\0') {
+      if (out->n_pos >= cmd->max_pos)
+        return cli_usage_error(cmd->help, "unexpected argument '%s'", a);
+      out->pos[out->n_pos++] = a;
+      continue;
+    }
+    if (a[1] != '-') {
+      /* "-limit": a single dash where two were meant. */
+      const cli_opt *o = find_opt(cmd, a + 1, strlen(a + 1));
+      char hint[160];
+      if (o) snprintf(hint, sizeof hint, "did you mean --%s?", o->name);
+      return usage_hint(cmd->help, o ? hint : NULL, "unknown option '%s'", a);
+    }
+    const char *name = a + 2, *eq = strchr(name, '=');
+    size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+    const cli_opt *o = find_opt(cmd, name, nlen);
+    if (!o) return unknown_option(cmd, name, nlen);
+    struct cli_value *v = &out->values[o - cmd->opts];
+    if (o->kind == CLI_FLAG) {
+      if (eq) return cli_usage_error(cmd->help, "option '--%s' takes no value", o->name);
+      v->given = true;
+      v->n++;
+      continue;
+    }
+    const char *text;
+    if (eq) {
+      text = eq + 1;
+    } else {
+      if (i + 1 >= argc)
+        return cli_usage_error(cmd->help, "option '--%s' needs a value", o->name);
+      text = argv[++i];
+    }
+    int rc = set_value(cmd, v, o, text);
+    if (rc != CLI_OK) return rc;
+  }
+  return CLI_OK;
+}
+
+void cli_args_reset(cli_args *a) {
+  if (a->values)
+    for (int k = 0; a->cmd && k < a->cmd->n_opts; k++) free(a->values[k].list);
+  free(a->values);
+  free(a->pos);
+  memset(a, 0, sizeof *a);
+}
+
+static const struct cli_value *value_of(const cli_args *a, const char *name, cli_kind k1,
+                                        cli_kind k2) {
+  for (int k = 0; k < a->cmd->n_opts; k++) {
+    const cli_opt *o = &a->cmd->opts[k];
+    if (strcmp(o->name, name) != 0) continue;
+    if (o->kind != k1 && o->kind != k2) break;
+    return &a->values[k];
+  }
+  fprintf(stderr, "inlet: internal error: %s has no option --%s of that kind\n", a->cmd->name,
+          name);
+  abort();
+}
+
+bool cli_flag(const cli_args *a, const char *name) {
+  return value_of(a, name, CLI_FLAG, CLI_FLAG)->given;
+}
+
+const char *cli_string(const cli_args *a, const char *name) {
+  const struct cli_value *v = value_of(a, name, CLI_STRING, CLI_STRING);
+  return v->given ? v->text : NULL;
+}
+
+bool cli_int(const cli_args *a, const char *name, int64_t *out) {
+  const struct cli_value *v = value_of(a, name, CLI_INT, CLI_SIZE);
+  if (v->given) *out = v->num;
+  return v->given;
+}
+
+const char *const *cli_list(const cli_args *a, const char *name, int *n) {
+  const struct cli_value *v = value_of(a, name, CLI_LIST, CLI_LIST);
+  *n = v->n;
+  return v->list;
+}

@@ -1,0 +1,82 @@
+/*
+ * The table handles of include/inlet/table.h as the modules above delta
+ * (maint, stream, scan) use them: accessors instead of the structs (those
+ * stay private in delta_table_int.h), snapshot loading through the handle's
+ * cache, table creation, and the hooks a writer runs after its commit.
+ */
+#ifndef INLET_DELTA_TABLE_H
+#define INLET_DELTA_TABLE_H
+
+#include "delta/delta.h"
+#include "inlet/table.h"
+#include "storage/storage.h"
+
+/* The storage backend the handle is rooted at (owned by the handle). */
+inlet_storage *delta_table_storage(const inlet_table *t);
+/* The table's absolute root directory (realpath of what was opened). */
+const char *delta_table_root(const inlet_table *t);
+/* The replayed snapshot behind a public snapshot handle. */
+const delta_snapshot *delta_snapshot_of(const inlet_snapshot *s);
+
+/*
+ * Loads a snapshot of @p t. The latest version, and any version at or
+ * above the cached state's, comes from the handle's cache brought forward
+ * by the commits after it (probed, not listed); older versions and
+ * timestamps are replayed from the log and leave the cache alone. Codes of
+ * delta_snapshot_load.
+ */
+int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
+                     inlet_error *err);
+
+/* The version -1 state of a table about to be created with @p schema and
+ * @p options (may be NULL): protocol derived from schema and properties,
+ * metaData with a fresh id, validated names and properties. Owned; free
+ * with delta_snapshot_reset. 0, INLET_EINVAL, INLET_EUNSUPPORTED, INLET_ENOMEM. */
+int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
+                    const inlet_table_create_options *options, inlet_error *err);
+
+/* The latest version without its files and tombstones (delta_state_head):
+ * what a writer reads, at a cost independent of the table's size. */
+int delta_table_head(inlet_table *t, delta_snapshot *out, inlet_error *err);
+
+/* Tells the handle that @p txn was committed through it as @p version: the
+ * cache applies it from memory (after reading any commits of others that
+ * came before it), so the next writer starts without re-reading the table.
+ * Best effort: on any failure the cache is dropped and rebuilt on demand. */
+void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t version);
+
+/* A writer whose commit creates the table: version 0 with the protocol and
+ * metaData of @p create (version -1, copied) plus the data written. */
+int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
+                             const delta_snapshot *create, const char *params, inlet_error *err);
+
+/* The same with append options (txn actions, operation, metrics): a stream's
+ * first batch creates the table and records its position in one commit. */
+int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
+                                  const delta_snapshot *create, const char *params,
+                                  const inlet_append_options *options, inlet_error *err);
+
+/* The latest version's protocol and metadata (delta_meta.c): from its
+ * version checksum when that agrees with the log, else by log replay. */
+typedef struct delta_table_meta {
+  int64_t version;
+  delta_protocol protocol; /* owned */
+  delta_metadata metadata; /* owned */
+  bool from_checksum;      /* the checksum file was used (no replay) */
+} delta_table_meta;
+int delta_table_load_meta(inlet_table *t, delta_table_meta *out, inlet_error *err);
+void delta_table_meta_reset(delta_table_meta *m);
+
+/* Joins root and a relative path; caller frees. */
+char *delta_join_path(const char *root, const char *rel);
+
+/* The checkpoint hook every writer runs after committing @p version
+ * through @p t: a checkpoint every delta.checkpointInterval versions (of
+ * @p metadata; default 10), then the log entries that expired below it are
+ * cleaned (the handle remembers the oldest entry left, so the log is not
+ * listed while that is inside the window). Best effort: the commit stands
+ * whether or not the checkpoint lands. */
+void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadata,
+                                   int64_t version);
+
+#endif /* INLET_DELTA_TABLE_H */
