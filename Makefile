@@ -3,7 +3,9 @@
 #   make demo   installs what is missing, builds a release binary, runs the walkthrough
 #   make test   installs what tests need, builds with -Werror and ASan+UBSan, runs a short
 #               libFuzzer run of every fuzzer (clang), then every test
-# Other targets: build, release, fuzz, bench, format, clean, deps, test-deps.
+# Other targets: build, release, fuzz, chaos, bench, format, clean, deps, test-deps.
+# `make chaos` runs the long chaos suite (scripts/chaos.sh: 30 min of kills,
+# full and read-only disks beside live ingestion; ctest runs a short form).
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
@@ -12,7 +14,7 @@ DEMO_DIR ?= build/inlet-demo
 # Each fuzzer's share of the short fuzz run that `make test` ends with.
 CI_FUZZ_SECONDS ?= 20
 
-.PHONY: all build release demo test deps test-deps fuzz fuzz-long bench format clean
+.PHONY: all build release demo test deps test-deps fuzz fuzz-long chaos bench format clean
 
 all: release
 
@@ -45,6 +47,9 @@ fuzz: test-deps
 
 fuzz-long: test-deps
 	scripts/fuzz.sh long
+
+chaos: test-deps
+	scripts/chaos.sh long
 
 bench: deps
 	scripts/bench.sh
