@@ -4,7 +4,9 @@
 #   make test   installs what tests need, checks the module boundaries
 #               (scripts/check-includes.sh), builds with -Werror and ASan+UBSan, runs a
 #               short libFuzzer run of every fuzzer (clang), then every test
-# Other targets: build, release, fuzz, bench, format, clean, deps, test-deps.
+# Other targets: build, release, fuzz, chaos, bench, format, clean, deps, test-deps.
+# `make chaos` runs the long chaos suite (scripts/chaos.sh: 30 min of kills,
+# full and read-only disks beside live ingestion; ctest runs a short form).
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
@@ -13,7 +15,7 @@ DEMO_DIR ?= build/inlet-demo
 # Each fuzzer's share of the short fuzz run that `make test` ends with.
 CI_FUZZ_SECONDS ?= 20
 
-.PHONY: all build release demo test deps test-deps fuzz fuzz-long bench format clean
+.PHONY: all build release demo test deps test-deps fuzz fuzz-long chaos bench format clean
 
 all: release
 
@@ -47,6 +49,9 @@ fuzz: test-deps
 
 fuzz-long: test-deps
 	scripts/fuzz.sh long
+
+chaos: test-deps
+	scripts/chaos.sh long
 
 bench: deps
 	scripts/bench.sh

@@ -137,23 +137,27 @@ static __int128 dec_at(const inlet_array *a, int64_t r) {
   return (__int128)u;
 }
 
+/* Byte order of two strings; either may be empty with a NULL pointer
+ * (an empty first value leaves the min/max buffers unallocated). */
+static int bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  size_t m = an < bn ? an : bn;
+  int c = m ? memcmp(a, b, m) : 0;
+  return c ? c : (an > bn) - (an < bn);
+}
+
 static void acc_string(leaf *l, const inlet_array *a, int64_t r) {
-  const uint8_t *p = a->values + a->offsets[r];
   size_t n = (size_t)(a->offsets[r + 1] - a->offsets[r]);
+  const uint8_t *p = n ? a->values + a->offsets[r] : NULL;
   if (!l->has) {
     inlet_buf_append(&l->smin, p, n);
     inlet_buf_append(&l->smax, p, n);
     return;
   }
-  size_t m = n < l->smin.len ? n : l->smin.len;
-  int c = memcmp(p, l->smin.data, m);
-  if (c < 0 || (c == 0 && n < l->smin.len)) {
+  if (bytes_cmp(p, n, l->smin.data, l->smin.len) < 0) {
     inlet_buf_clear(&l->smin);
     inlet_buf_append(&l->smin, p, n);
   }
-  m = n < l->smax.len ? n : l->smax.len;
-  c = memcmp(p, l->smax.data, m);
-  if (c > 0 || (c == 0 && n > l->smax.len)) {
+  if (bytes_cmp(p, n, l->smax.data, l->smax.len) > 0) {
     inlet_buf_clear(&l->smax);
     inlet_buf_append(&l->smax, p, n);
   }

@@ -508,21 +508,30 @@ int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_table *t, in
   inlet_history_entry *e = inlet_calloc((size_t)count + 1, sizeof *e);
   FAIL_GOTO(!e, err, INLET_ENOMEM, "out of memory reading history");
   bool ict_run = true;
+  size_t kept = 0;
   for (int64_t k = 0; k < count; k++) {
     int64_t idx = l.n_commits - 1 - k;
     ci_ctx c = {NULL, 0, 0, 0};
     rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[idx], ci_cb, &c, err);
+    if (rc == INLET_ENOTFOUND) {
+      /* Log cleanup removed it since the listing: it is no longer history. */
+      inlet_free(c.commit_info);
+      inlet_error_clear(err);
+      rc = 0;
+      continue;
+    }
     if (rc < 0) {
       inlet_free(c.commit_info);
-      inlet_history_free(e, (size_t)k);
+      inlet_history_free(e, kept);
       e = NULL;
       goto done;
     }
-    e[k].version = l.commit_versions[idx];
-    fill_entry(&e[k], c.commit_info, l.commit_mtimes[idx], &ict_run);
+    e[kept].version = l.commit_versions[idx];
+    fill_entry(&e[kept], c.commit_info, l.commit_mtimes[idx], &ict_run);
+    kept++;
   }
   *out = e;
-  *n = (size_t)count;
+  *n = kept;
 done:
   delta_log_listing_reset(&l);
   return rc;
@@ -634,6 +643,13 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
   for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= sn->version; i++) {
     ci_ctx c = {NULL, 0, 0, 0};
     rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[i], ci_cb, &c, err);
+    if (rc == INLET_ENOTFOUND) {
+      /* Removed by log cleanup since the listing: not counted. */
+      inlet_free(c.commit_info);
+      inlet_error_clear(err);
+      rc = 0;
+      continue;
+    }
     if (rc < 0) {
       inlet_free(c.commit_info);
       goto done;
