@@ -162,6 +162,8 @@ typedef struct inlet_ingest_progress {
   const char *position;    /* lent, human-readable position ("inode:offset", "ms-seq") */
   const char *message;     /* lent, WARNING only */
   int64_t gaps;            /* source gaps skipped with allow_gaps (see there) */
+  const char *status;      /* lent: what the source waits for ("waiting for Kafka: events/2
+                              (leader ... is DOWN)"), NULL while it flows */
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
@@ -205,13 +207,25 @@ typedef struct inlet_ingest_options {
    * commitInfo of the batch that follows it. Without it the run commits what came before
    * the gap and fails with INLET_ENOTFOUND naming it. */
   bool allow_gaps;
+  /* Added: Kafka sources, "kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]" (see
+   * "Kafka" above; followed unless once). */
+  const char *kafka_group;              /* consumer group; default: the app id */
+  const char *const *kafka_properties;  /* "KEY=VALUE" librdkafka settings (security.protocol,
+                                           sasl.*, ssl.*, client.id, fetch sizes, ...) */
+  int32_t n_kafka_properties;
+  bool kafka_start_latest;              /* partitions the table never saw start at their end
+                                           (default: their earliest offset) */
+  const char *kafka_columns;            /* "topic=COL,partition=COL,offset=COL,timestamp=COL,
+                                           key=COL,headers=COL" (any subset) */
+  const char *kafka_kdi_app_id;         /* partitions without inlet progress start after
+                                           kafka-delta-ingest's txn "<ID>-<partition>" */
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
 #define INLET_INGEST_OPTIONS_INIT                                                          \
   {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
    false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
-   NULL, NULL, NULL, false, false}
+   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL}
 
 /**
  * Runs an ingester on @p table (NULL with options->create_path and
