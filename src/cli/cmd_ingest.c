@@ -20,6 +20,9 @@ static const char usage[] =
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|none] [--quiet] [--json]\n"
     "                    [--create-schema 'DDL']\n"
+    "                    [--group NAME] [--kafka-property KEY=VALUE]... [--kafka-start earliest|latest]\n"
+    "                    [--kafka-columns topic=COL,partition=COL,offset=COL,timestamp=COL,key=COL,headers=COL]\n"
+    "                    [--kdi-app-id ID]\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -36,6 +39,17 @@ static const char usage[] =
     "                   Entries trimmed away before they were read stop the run with an\n"
     "                   error naming the gap; --allow-gaps skips it (recorded in the commit).\n"
     "                   Redis restarting or loading is waited for (retries are reported)\n"
+    "  kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]\n"
+    "                   Kafka topics, each message value one record, read in consumer group\n"
+    "                   --group (default: the app id; several ingesters in one group share the\n"
+    "                   partitions). Each commit records every partition's next offset in the\n"
+    "                   table (txn APP#TOPIC#PARTITION); on assignment a partition is read from\n"
+    "                   there, one the table never saw from --kafka-start (default earliest).\n"
+    "                   Followed by default; --once reads up to the end offsets seen at start.\n"
+    "                   --kafka-property passes librdkafka settings (security.protocol, sasl.*,\n"
+    "                   ssl.*, client.id, fetch sizes, ...); --kafka-columns names table columns\n"
+    "                   for message metadata (headers: a map column); --kdi-app-id continues\n"
+    "                   from a kafka-delta-ingest job's progress (txn ID-PARTITION)\n"
     "\n"
     "A batch is committed at --max-rows (default 1000000), --max-bytes of input (default\n"
     "64MiB) or --max-latency after its first record (default 2s), whichever comes first.\n"
@@ -61,6 +75,16 @@ typedef struct ui {
   int64_t last_ms;
 } ui;
 
+static void json_string_field(const char *name, const char *v) {
+  printf(",\"%s\":\"", name);
+  for (const char *c = v; *c; c++) {
+    if (*c == '"' || *c == '\\') printf("\\%c", *c);
+    else if ((unsigned char)*c < 0x20) printf("\\u%04x", (unsigned)(unsigned char)*c);
+    else putchar(*c);
+  }
+  putchar('"');
+}
+
 static void json_event(const inlet_ingest_progress *p) {
   static const char *const names[] = {"started", "batch", "idle", "warning", "finished"};
   printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
@@ -73,21 +97,14 @@ static void json_event(const inlet_ingest_progress *p) {
          (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
          (long long)p->elapsed_ms, (long long)p->gaps);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);
+  if (p->status) json_string_field("status", p->status);
   if (p->position) {
     printf(",\"position\":\"");
     for (const char *c = p->position; *c; c++)
       if (*c != '"' && *c != '\\') putchar(*c);
     putchar('"');
   }
-  if (p->message) {
-    printf(",\"message\":\"");
-    for (const char *c = p->message; *c; c++) {
-      if (*c == '"' || *c == '\\') printf("\\%c", *c);
-      else if ((unsigned char)*c < 0x20) printf("\\u%04x", (unsigned)(unsigned char)*c);
-      else putchar(*c);
-    }
-    putchar('"');
-  }
+  if (p->message) json_string_field("message", p->message);
   printf("}\n");
   fflush(stdout);
 }
@@ -117,9 +134,10 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   if (p->lag_ms >= 0) snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
   else if (p->lag_bytes >= 0) snprintf(lag, sizeof lag, "%lldB", (long long)p->lag_bytes);
   fprintf(stderr, "\r\033[K%.0f events/s  batches %lld  version %lld  lag %s  late %.1f%%  "
-          "rejected %lld  rows %lld",
+          "rejected %lld  rows %lld%s%s",
           rate, (long long)p->batches, (long long)p->last_version, lag, late_pct,
-          (long long)p->rejected, (long long)p->rows);
+          (long long)p->rejected, (long long)p->rows, p->status ? "  " : "",
+          p->status ? p->status : "");
   fflush(stderr);
   u->line_shown = true;
 }
@@ -128,6 +146,8 @@ int cmd_ingest(int argc, char **argv) {
   const char *source = NULL, *format = NULL, *max_rows = NULL, *max_bytes = NULL,
              *max_latency = NULL, *app_id = NULL, *event_time = NULL, *lateness = NULL,
              *late_policy = NULL, *compression = NULL, *create_schema = NULL;
+  const char *group = NULL, *kafka_start = NULL, *kafka_columns = NULL, *kdi_app_id = NULL,
+             *kafka_property = NULL;
   bool once = false, follow = false, strict = false, quiet = false, json = false,
        final = false, allow_gaps = false;
   const cli_opt opts[] = {
@@ -140,6 +160,9 @@ int cmd_ingest(int argc, char **argv) {
       {"strict", NULL, &strict},           {"quiet", NULL, &quiet},
       {"json", NULL, &json},               {"create-schema", &create_schema, NULL},
       {"final", NULL, &final},             {"allow-gaps", NULL, &allow_gaps},
+      {"group", &group, NULL},             {"kafka-property", &kafka_property, NULL},
+      {"kafka-start", &kafka_start, NULL}, {"kafka-columns", &kafka_columns, NULL},
+      {"kdi-app-id", &kdi_app_id, NULL},
   };
   const char *pos[1];
   int n_pos = 0;
@@ -147,6 +170,24 @@ int cmd_ingest(int argc, char **argv) {
   if (rc != CLI_OK) return rc;
   if (n_pos != 1) return cli_usage_error(usage, "ingest: missing TABLE");
   if (!source) return cli_usage_error(usage, "ingest: missing --source");
+  /* --kafka-property repeats: every one counts (cli_parse kept the last). */
+  const char *props[64];
+  int n_props = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0) break;
+    const char *v = NULL;
+    if (strcmp(argv[i], "--kafka-property") == 0 && i + 1 < argc) v = argv[++i];
+    else if (strncmp(argv[i], "--kafka-property=", 17) == 0) v = argv[i] + 17;
+    else continue;
+    if (n_props == (int)(sizeof props / sizeof props[0]))
+      return cli_usage_error(usage, "ingest: at most 64 --kafka-property");
+    props[n_props++] = v;
+  }
+  (void)kafka_property;
+  bool kafka = strncmp(source, "kafka://", 8) == 0;
+  if (!kafka && (group || n_props || kafka_start || kafka_columns || kdi_app_id))
+    return cli_usage_error(usage, "ingest: --group, --kafka-* and --kdi-app-id need a kafka:// "
+                           "source");
   inlet_error err = INLET_ERROR_INIT;
   inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
   o.source = source;
@@ -156,6 +197,18 @@ int cmd_ingest(int argc, char **argv) {
   o.app_id = app_id;
   o.final = final;
   o.allow_gaps = allow_gaps;
+  o.kafka_group = group;
+  o.kafka_properties = props;
+  o.n_kafka_properties = n_props;
+  o.kafka_columns = kafka_columns;
+  o.kafka_kdi_app_id = kdi_app_id;
+  if (kafka_start) {
+    if (strcmp(kafka_start, "latest") == 0) o.kafka_start_latest = true;
+    else if (strcmp(kafka_start, "earliest") != 0)
+      return cli_usage_error(usage, "ingest: bad --kafka-start '%s' (earliest, latest)", kafka_start);
+  }
+  if (kafka && final)
+    return cli_usage_error(usage, "ingest: --final applies to file and stdin sources");
   if (final && follow && !once)
     return cli_usage_error(usage, "ingest: --final says the input is complete: not with --follow");
   if (final && strncmp(source, "redis://", 8) == 0)
