@@ -374,6 +374,11 @@ static void find_kafka_records(kafka_records *r, const delta_snapshot *s, const 
  * topic would be read again from --kafka-start, duplicating it. */
 static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const char *source,
                         const char *given, inlet_buf *warn, inlet_error *err) {
+  char brokers[2048], buf[4096];
+  const char *topics[64];
+  /* A malformed URL is reported as such, not as "cannot derive an app id". */
+  int nt = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, err);
+  TRY(nt);
   if (given) {
     FAIL_IF(!*given || strlen(given) >= cap, err, INLET_EINVAL, "bad app id");
     snprintf(out, cap, "%s", given);
@@ -383,10 +388,6 @@ static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const ch
             "cannot derive an app id from source \"%s\" (give --app-id)", source);
   }
   if (!s) return 0;
-  char brokers[2048], buf[4096];
-  const char *topics[64];
-  int nt = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, err);
-  TRY(nt);
   kafka_records r;
   find_kafka_records(&r, s, topics, nt, out);
   if (r.count == 0 || r.self_found) return 0;
