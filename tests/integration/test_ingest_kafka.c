@@ -19,6 +19,8 @@
  *     are exactly the offsets its txns advanced;
  *   - a broker down and up, injected request errors: ingestion pauses and
  *     resumes, nothing lost or duplicated;
+ *   - offsets deleted before they were read are a gap (stop, or --allow-gaps
+ *     and recorded); --kdi-app-id continues kafka-delta-ingest's progress;
  *   - CLI and progress-record errors.
  * The consumers run with a short session timeout (--kafka-property), so a
  * killed member leaves the group in seconds, not librdkafka's default 45 s.
@@ -548,6 +550,89 @@ static void test_kafka__broker_down_and_request_errors_pause_and_resume(void **s
   assert_true(got.checksum == want.checksum);
 }
 
+/* ---- retention gaps, kafka-delta-ingest progress --------------------------------------- */
+
+static void test_kafka__deleted_offsets_are_a_gap(void **state) {
+  kfx *f = *state;
+  /* v NOT NULL: the big message ({"id":-1,"pad":...}) would be a bad record. */
+  ing_create_table(f->table, "id long not null, v long not null", NULL);
+  kmock(f, "produce events 0 60");
+  tu_result r = ingest_once(f, NULL);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  /* The mock broker keeps at most 5 MB per partition: past that, every
+   * append deletes what events/3 holds, unread offsets included. */
+  kmock(f, "produce events 60 60");
+  kmock(f, "big events 3 6000000");
+  kmock(f, "produce events 120 60");
+  r = ingest_once(f, NULL);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "Kafka events/3: offsets 10.."));
+  assert_non_null(strstr(r.err, "were deleted (retention) before they were read"));
+  tu_result_free(&r);
+  /* What came before the gap, and the other partitions, were committed. */
+  ing_check got;
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  assert_true(got.rows >= 60);
+  r = ingest_once(f, "--allow-gaps");
+  if (r.status != 0) fail_msg("ingest --allow-gaps failed: %s", r.err);
+  tu_result_free(&r);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  /* Every event but the 20 events/3 got after the first run is there. */
+  int64_t hi[6];
+  high_watermarks(f, hi);
+  assert_int_equal(txn_version(f->table, "inlet-ingest:kafka:events#events#3"), hi[3]);
+  assert_int_equal(got.rows, 180 - 20);
+  tu_sh(&r, "grep -h -o '\"numSourceGaps\":\"1\"' '%s'/_delta_log/*.json | wc -l", f->table);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+}
+
+static void test_kafka__continues_kafka_delta_ingest_progress(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  kmock(f, "produce events 0 60"); /* 10 per partition: partition P holds ids P, P+6, ... */
+  /* kafka-delta-ingest wrote partition 0 up to offset 4 and partition 1
+   * up to offset 9 (txn "kdi-P" = the last offset written). */
+  char path[700];
+  const int last[2] = {4, 9};
+  for (int p = 0; p < 2; p++) {
+    snprintf(path, sizeof path, "%s/kdi-%d.ndjson", f->dir, p);
+    FILE *out = fopen(path, "w");
+    for (int o = 0; o <= last[p]; o++) {
+      int id = p + 6 * o;
+      fprintf(out, "{\"id\":%d,\"v\":%d}\n", id, (id * 7919) % 1000003);
+    }
+    fclose(out);
+    tu_result r;
+    tu_sh(&r, "'%s' append '%s' '%s' --app-id kdi-%d --app-version %d", INLET_BIN, f->table,
+          path, p, last[p]);
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+  }
+  tu_result r = ingest_once(f, "--app-id K --kdi-app-id kdi");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "events/0 at 5 (from another progress record)"));
+  assert_non_null(strstr(r.err, "events/1 at 10 (from another progress record)"));
+  tu_result_free(&r);
+  ing_check got, want = {0, 0, 0, 0};
+  want_events(&want, 0, 60);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, 60);
+  assert_true(got.checksum == want.checksum);
+  assert_int_equal(txn_version(f->table, "K#events#0"), 10);
+  /* A multi-topic source cannot use it (kafka-delta-ingest's records name
+   * partitions only). */
+  tu_sh(&r, "'%s' ingest '%s' --source 'kafka://%s/events,other' --once --kdi-app-id kdi",
+        INLET_BIN, f->table, f->bootstrap);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "single topic"));
+  tu_result_free(&r);
+}
+
 /* ---- errors ---------------------------------------------------------------------------- */
 
 static void test_kafka__cli_and_progress_record_errors(void **state) {
@@ -626,6 +711,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           test_kafka__broker_down_and_request_errors_pause_and_resume, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__cli_and_progress_record_errors, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__deleted_offsets_are_a_gap, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__continues_kafka_delta_ingest_progress, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
