@@ -1,6 +1,6 @@
 /*
  * Streaming ingestion: a source of NDJSON/CSV records (a file read to its
- * end or followed, standard input, a Redis stream) turned into a Delta table
+ * end or followed, standard input, a Redis stream, Kafka topics) turned into a Delta table
  * one atomic commit per micro-batch, exactly once across crashes.
  *
  * Micro-batches. Records are converted to the table schema (text.h rules)
@@ -29,6 +29,20 @@
  *                event-time column; -1 until a watermark exists)
  *   APP#src      redis: a 62-bit hash of the stream name, so that the table
  *                knows which stream a progress record follows, whatever APP
+ *
+ * Kafka ("kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]", librdkafka
+ * consumer in group kafka_group). Partitions are positioned independently
+ * and shared by the group's members, so instead of the entries above every
+ * commit carries, for each topic-partition the batch advanced,
+ *   APP#TOPIC#PARTITION      the next offset to read
+ *   APP#TOPIC#PARTITION#wm   that partition's watermark (event-time column)
+ * each committed only if the table still records the version the ingester
+ * started the partition from (a partition read by two members during a
+ * rebalance is committed once; the loser rereads). There is no batch
+ * sequence, so members' commits do not conflict. Partitions are read from
+ * these versions when assigned; Kafka's committed offsets are written after
+ * each commit for monitoring and never read. Dead letters are per partition
+ * range. See docs/INGEST.md "Kafka".
  *
  * Application ids. options.app_id names the progress record (recommended in
  * production). The default is derived from the source canonically, so that
