@@ -20,9 +20,10 @@ static const char usage[] =
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|none] [--quiet] [--json]\n"
     "                    [--create-schema 'DDL']\n"
-    "                    [--group NAME] [--kafka-property KEY=VALUE]... [--kafka-start earliest|latest]\n"
-    "                    [--kafka-columns topic=COL,partition=COL,offset=COL,timestamp=COL,key=COL,headers=COL]\n"
-    "                    [--kdi-app-id ID]\n"
+    "                    [--group NAME] [--kafka-property KEY=VALUE]...\n"
+    "                    [--kafka-start earliest|latest] [--kdi-app-id ID]\n"
+    "                    [--kafka-columns NAME=COL,...] (NAME: topic, partition, offset,\n"
+    "                    timestamp, key, headers)\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -205,7 +206,8 @@ int cmd_ingest(int argc, char **argv) {
   if (kafka_start) {
     if (strcmp(kafka_start, "latest") == 0) o.kafka_start_latest = true;
     else if (strcmp(kafka_start, "earliest") != 0)
-      return cli_usage_error(usage, "ingest: bad --kafka-start '%s' (earliest, latest)", kafka_start);
+      return cli_usage_error(usage, "ingest: bad --kafka-start '%s' (earliest, latest)",
+                             kafka_start);
   }
   if (kafka && final)
     return cli_usage_error(usage, "ingest: --final applies to file and stdin sources");

@@ -534,7 +534,8 @@ int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *i
   if (!w->txn_ids || !w->txn_ver || !w->txn_expect)
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   for (int32_t i = 0; i < n; i++) {
-    if (!(w->txn_ids[i] = inlet_strdup(ids[i]))) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    if (!(w->txn_ids[i] = inlet_strdup(ids[i])))
+      return inlet_fail(err, INLET_ENOMEM, "out of memory");
     w->n_txns = i + 1;
     w->txn_ver[i] = versions[i];
     w->txn_expect[i] = expected ? expected[i] : -1;

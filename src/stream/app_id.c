@@ -148,7 +148,8 @@ int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
     char brokers[2048], buf[4096], list[4200] = "";
     const char *topics[64];
     inlet_error e = INLET_ERROR_INIT;
-    int n = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, &e);
+    int n = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source,
+                                   &e);
     if (n <= 0) return INLET_EINVAL;
     for (int i = 0; i < n; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", topics[i]);
@@ -377,7 +378,8 @@ static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const ch
   char brokers[2048], buf[4096];
   const char *topics[64];
   /* A malformed URL is reported as such, not as "cannot derive an app id". */
-  int nt = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, err);
+  int nt =
+      stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, err);
   TRY(nt);
   if (given) {
     FAIL_IF(!*given || strlen(given) >= cap, err, INLET_EINVAL, "bad app id");
@@ -398,9 +400,10 @@ static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const ch
                       given);
     return 0;
   }
-  return inlet_fail(err, INLET_EEXISTS, "the table already records progress for Kafka topic \"%s\" "
-                    "under app id %s; %s would start a new progress record and read the topic again "
-                    "from --kafka-start. If it is the same topic, run with --app-id '%s' (or the "
+  return inlet_fail(err, INLET_EEXISTS,
+                    "the table already records progress for Kafka topic \"%s\" under app id "
+                    "%s; %s would start a new progress record and read the topic again from "
+                    "--kafka-start. If it is the same topic, run with --app-id '%s' (or the "
                     "--group that named it); to ingest it again on purpose, give a new --app-id",
                     r.topic, r.list, source, r.first);
 }

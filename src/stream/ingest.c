@@ -1157,7 +1157,8 @@ static bool part_range_committed(ingester *g, const char *label, int64_t from, i
  * file is that commit's: same name, same records). */
 static int on_part_conflict(ingester *g, const char *msg, inlet_error *err) {
   int n = g->src->n_parts;
-  int64_t *from = inlet_calloc((size_t)n + 1, sizeof *from), *to = inlet_calloc((size_t)n + 1, sizeof *to);
+  int64_t *from = inlet_calloc((size_t)n + 1, sizeof *from);
+  int64_t *to = inlet_calloc((size_t)n + 1, sizeof *to);
   if (!from || !to) {
     inlet_free(from);
     inlet_free(to);

@@ -153,7 +153,8 @@ int stream_kcols_fill(const stream_kcols *c, inlet_batch *b, int64_t row, const 
       !text_utf8_valid(m->key, m->key_len))
     return inlet_fail(err, INLET_EINVAL, "message key is not UTF-8 (a binary key column takes "
                       "any bytes)");
-  if (c->col[KCOL_HEADERS] >= 0) TRY(check_headers(&b->schema.fields[c->col[KCOL_HEADERS]], m, err));
+  if (c->col[KCOL_HEADERS] >= 0)
+    TRY(check_headers(&b->schema.fields[c->col[KCOL_HEADERS]], m, err));
   for (int i = 0; i < KCOL_N; i++) {
     int32_t col = c->col[i];
     if (col < 0) continue;

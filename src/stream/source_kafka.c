@@ -129,7 +129,8 @@ int stream_kafka_parse_url(char *brokers, size_t brokers_cap, char *buf, size_t 
   const char *b = url + 8, *slash = strchr(b, '/');
   FAIL_IF(!slash || slash == b, err, INLET_EINVAL,
           "Kafka source %s: expected kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]", url);
-  FAIL_IF((size_t)(slash - b) >= brokers_cap, err, INLET_EINVAL, "Kafka source: broker list too long");
+  FAIL_IF((size_t)(slash - b) >= brokers_cap, err, INLET_EINVAL,
+          "Kafka source: broker list too long");
   memcpy(brokers, b, (size_t)(slash - b));
   brokers[slash - b] = '\0';
   for (char *h = brokers, *next; h; h = next) {
@@ -269,7 +270,8 @@ static void on_error(rd_kafka_t *rk, int code, const char *reason, void *opaque)
     k->fatal = true;
     return;
   }
-  if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION || err == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED ||
+  if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
+      err == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED ||
       err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
       err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
       err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED) {
@@ -310,7 +312,8 @@ static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
     if (!p->p.active || p->done) continue;
     char pk[16];
     snprintf(pk, sizeof pk, "%d", (int)p->p.partition);
-    json_t *ps = json_object_get(json_object_get(json_object_get(topics, p->p.topic), "partitions"), pk);
+    json_t *tp = json_object_get(json_object_get(topics, p->p.topic), "partitions");
+    json_t *ps = json_object_get(tp, pk);
     if (!ps) continue;
     json_int_t leader = json_integer_value(json_object_get(ps, "leader"));
     const char *why = NULL;
@@ -354,7 +357,8 @@ static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
   } else if (k->stall_since >= 0) {
     /* Every active partition's leader is up again. */
     if (k->stall_reported || k->all_down)
-      stream_notice(&k->base, "kafka: fetching resumed after %.1f s", (double)(now - k->stall_since) / 1000.0);
+      stream_notice(&k->base, "kafka: fetching resumed after %.1f s",
+                    (double)(now - k->stall_since) / 1000.0);
     k->stall_since = -1;
     k->stall_reported = false;
     k->all_down = false;
@@ -464,7 +468,8 @@ static void apply_revoke(kafka_src *k, pending_op *op) {
     p->p.record = false;
     inlet_buf_appendf(&msg, "%s%s", msg.len ? ", " : "", p->p.label);
   }
-  if (op->kind != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS && op->kind != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+  if (op->kind != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS &&
+      op->kind != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     for (int i = 0; i < k->base.n_parts; i++) k->kp[i]->p.active = false;
     stream_notice(&k->base, "kafka: rebalance failed (%s); every partition unassigned",
                   rd_kafka_err2str(op->kind));
@@ -539,7 +544,8 @@ static int out_of_range(kafka_src *k, kpart *p, inlet_error *err) {
     g->lost = -1;
     snprintf(g->message, sizeof g->message, "Kafka %s: the recorded offset %lld is past the "
              "partition's end %lld (the topic was deleted and made again, or its log was "
-             "truncated); what was lost cannot be told", p->p.label, (long long)want, (long long)hi);
+             "truncated); what was lost cannot be told", p->p.label, (long long)want,
+             (long long)hi);
     snprintf(g->range, sizeof g->range, "%.120s:%lld..%lld:?", p->p.label, (long long)want,
              (long long)lo);
   }
@@ -823,7 +829,8 @@ static int build_conf(kafka_src *k, rd_kafka_conf_t *c, inlet_error *err) {
       {"fetch.max.bytes", "16777216"},
       {"client.id", "inlet"},
       {"log_level", "3"}};
-  for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++) TRY(set_conf(c, dflt[i][0], dflt[i][1], err));
+  for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++)
+    TRY(set_conf(c, dflt[i][0], dflt[i][1], err));
   bool logging = false;
   for (int32_t i = 0; i < k->o.n_properties; i++) {
     const char *kv = k->o.properties[i], *eq = strchr(kv, '=');

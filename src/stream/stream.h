@@ -98,7 +98,9 @@ typedef struct stream_kmeta {
 
 /* The --kafka-columns: which table column receives each piece of a
  * message's metadata (src/stream/kafka_columns.c). */
-enum { KCOL_TOPIC = 0, KCOL_PARTITION, KCOL_OFFSET, KCOL_TIMESTAMP, KCOL_KEY, KCOL_HEADERS, KCOL_N };
+enum {
+  KCOL_TOPIC = 0, KCOL_PARTITION, KCOL_OFFSET, KCOL_TIMESTAMP, KCOL_KEY, KCOL_HEADERS, KCOL_N
+};
 typedef struct stream_kcols {
   int32_t col[KCOL_N]; /* table column index, -1 none */
   bool any;
