@@ -114,9 +114,9 @@ static int check_headers(const inlet_field *f, const stream_kmeta *m, inlet_erro
     const void *val;
     size_t len;
     if (rd_kafka_header_get_all(h, i, &name, &val, &len)) break;
-    if (!text_utf8_valid((const uint8_t *)name, strlen(name)))
+    if (!inlet_utf8_valid((const uint8_t *)name, strlen(name)))
       return inlet_fail(err, INLET_EINVAL, "a header name is not UTF-8");
-    if (val && vf->type.id == INLET_TYPE_STRING && !text_utf8_valid(val, len))
+    if (val && vf->type.id == INLET_TYPE_STRING && !inlet_utf8_valid(val, len))
       return inlet_fail(err, INLET_EINVAL, "header \"%s\" is not UTF-8 (a map<string,binary> "
                         "headers column takes any bytes)", name);
   }
@@ -150,7 +150,7 @@ int stream_kcols_fill(const stream_kcols *c, inlet_batch *b, int64_t row, const 
   /* Refusals first, before any column changes. */
   int32_t kc = c->col[KCOL_KEY];
   if (kc >= 0 && m->key && b->schema.fields[kc].type.id == INLET_TYPE_STRING &&
-      !text_utf8_valid(m->key, m->key_len))
+      !inlet_utf8_valid(m->key, m->key_len))
     return inlet_fail(err, INLET_EINVAL, "message key is not UTF-8 (a binary key column takes "
                       "any bytes)");
   if (c->col[KCOL_HEADERS] >= 0)
