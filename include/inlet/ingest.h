@@ -1,6 +1,6 @@
 /*
  * Streaming ingestion: a source of NDJSON/CSV records (a file read to its
- * end or followed, standard input, a Redis stream) turned into a Delta table
+ * end or followed, standard input, a Redis stream, Kafka topics) turned into a Delta table
  * one atomic commit per micro-batch, exactly once across crashes.
  *
  * Micro-batches. Records are converted to the table schema (text.h rules)
@@ -29,6 +29,20 @@
  *                event-time column; -1 until a watermark exists)
  *   APP#src      redis: a 62-bit hash of the stream name, so that the table
  *                knows which stream a progress record follows, whatever APP
+ *
+ * Kafka ("kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]", librdkafka
+ * consumer in group kafka_group). Partitions are positioned independently
+ * and shared by the group's members, so instead of the entries above every
+ * commit carries, for each topic-partition the batch advanced,
+ *   APP#TOPIC#PARTITION      the next offset to read
+ *   APP#TOPIC#PARTITION#wm   that partition's watermark (event-time column)
+ * each committed only if the table still records the version the ingester
+ * started the partition from (a partition read by two members during a
+ * rebalance is committed once; the loser rereads). There is no batch
+ * sequence, so members' commits do not conflict. Partitions are read from
+ * these versions when assigned; Kafka's committed offsets are written after
+ * each commit for monitoring and never read. Dead letters are per partition
+ * range. See docs/INGEST.md "Kafka".
  *
  * Application ids. options.app_id names the progress record (recommended in
  * production). The default is derived from the source canonically, so that
@@ -162,6 +176,8 @@ typedef struct inlet_ingest_progress {
   const char *position;    /* lent, human-readable position ("inode:offset", "ms-seq") */
   const char *message;     /* lent, WARNING only */
   int64_t gaps;            /* source gaps skipped with allow_gaps (see there) */
+  const char *status;      /* lent: what the source waits for ("waiting for Kafka: events/2
+                              (leader ... is DOWN)"), NULL while it flows */
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
@@ -205,13 +221,25 @@ typedef struct inlet_ingest_options {
    * commitInfo of the batch that follows it. Without it the run commits what came before
    * the gap and fails with INLET_ENOTFOUND naming it. */
   bool allow_gaps;
+  /* Added: Kafka sources, "kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]" (see
+   * "Kafka" above; followed unless once). */
+  const char *kafka_group;              /* consumer group; default: the app id */
+  const char *const *kafka_properties;  /* "KEY=VALUE" librdkafka settings (security.protocol,
+                                           sasl.*, ssl.*, client.id, fetch sizes, ...) */
+  int32_t n_kafka_properties;
+  bool kafka_start_latest;              /* partitions the table never saw start at their end
+                                           (default: their earliest offset) */
+  const char *kafka_columns;            /* "topic=COL,partition=COL,offset=COL,timestamp=COL,
+                                           key=COL,headers=COL" (any subset) */
+  const char *kafka_kdi_app_id;         /* partitions without inlet progress start after
+                                           kafka-delta-ingest's txn "<ID>-<partition>" */
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
 #define INLET_INGEST_OPTIONS_INIT                                                          \
   {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
    false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
-   NULL, NULL, NULL, false, false}
+   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL}
 
 /**
  * Runs an ingester on @p table (NULL with options->create_path and

@@ -19,6 +19,10 @@ static const char usage[] =
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|none] [--quiet] [--json]\n"
     "                    [--create-schema 'DDL']\n"
+    "                    [--group NAME] [--kafka-property KEY=VALUE]...\n"
+    "                    [--kafka-start earliest|latest] [--kdi-app-id ID]\n"
+    "                    [--kafka-columns NAME=COL,...] (NAME: topic, partition, offset,\n"
+    "                    timestamp, key, headers)\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -35,6 +39,17 @@ static const char usage[] =
     "                   Entries trimmed away before they were read stop the run with an\n"
     "                   error naming the gap; --allow-gaps skips it (recorded in the commit).\n"
     "                   Redis restarting or loading is waited for (retries are reported)\n"
+    "  kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]\n"
+    "                   Kafka topics, each message value one record, read in consumer group\n"
+    "                   --group (default: the app id; several ingesters in one group share the\n"
+    "                   partitions). Each commit records every partition's next offset in the\n"
+    "                   table (txn APP#TOPIC#PARTITION); on assignment a partition is read from\n"
+    "                   there, one the table never saw from --kafka-start (default earliest).\n"
+    "                   Followed by default; --once reads up to the end offsets seen at start.\n"
+    "                   --kafka-property passes librdkafka settings (security.protocol, sasl.*,\n"
+    "                   ssl.*, client.id, fetch sizes, ...); --kafka-columns names table columns\n"
+    "                   for message metadata (headers: a map column); --kdi-app-id continues\n"
+    "                   from a kafka-delta-ingest job's progress (txn ID-PARTITION)\n"
     "\n"
     "A batch is committed at --max-rows (default 1000000), --max-bytes of input (default\n"
     "64MiB) or --max-latency after its first record (default 2s), whichever comes first.\n"
@@ -60,6 +75,16 @@ typedef struct ui {
   int64_t last_ms;
 } ui;
 
+static void json_string_field(const char *name, const char *v) {
+  printf(",\"%s\":\"", name);
+  for (const char *c = v; *c; c++) {
+    if (*c == '"' || *c == '\\') printf("\\%c", *c);
+    else if ((unsigned char)*c < 0x20) printf("\\u%04x", (unsigned)(unsigned char)*c);
+    else putchar(*c);
+  }
+  putchar('"');
+}
+
 static void json_event(const inlet_ingest_progress *p) {
   static const char *const names[] = {"started", "batch", "idle", "warning", "finished"};
   printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
@@ -72,21 +97,14 @@ static void json_event(const inlet_ingest_progress *p) {
          (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
          (long long)p->elapsed_ms, (long long)p->gaps);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);
+  if (p->status) json_string_field("status", p->status);
   if (p->position) {
     printf(",\"position\":\"");
     for (const char *c = p->position; *c; c++)
       if (*c != '"' && *c != '\\') putchar(*c);
     putchar('"');
   }
-  if (p->message) {
-    printf(",\"message\":\"");
-    for (const char *c = p->message; *c; c++) {
-      if (*c == '"' || *c == '\\') printf("\\%c", *c);
-      else if ((unsigned char)*c < 0x20) printf("\\u%04x", (unsigned)(unsigned char)*c);
-      else putchar(*c);
-    }
-    putchar('"');
-  }
+  if (p->message) json_string_field("message", p->message);
   printf("}\n");
   fflush(stdout);
 }
@@ -116,9 +134,10 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   if (p->lag_ms >= 0) snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
   else if (p->lag_bytes >= 0) snprintf(lag, sizeof lag, "%lldB", (long long)p->lag_bytes);
   fprintf(stderr, "\r\033[K%.0f events/s  batches %lld  version %lld  lag %s  late %.1f%%  "
-          "rejected %lld  rows %lld",
+          "rejected %lld  rows %lld%s%s",
           rate, (long long)p->batches, (long long)p->last_version, lag, late_pct,
-          (long long)p->rejected, (long long)p->rows);
+          (long long)p->rejected, (long long)p->rows, p->status ? "  " : "",
+          p->status ? p->status : "");
   fflush(stderr);
   u->line_shown = true;
 }
@@ -133,6 +152,9 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("strict"),             CLI_OPT_FLAG("quiet"),
     CLI_OPT_FLAG("json"),               CLI_OPT_STRING("create-schema"),
     CLI_OPT_FLAG("final"),              CLI_OPT_FLAG("allow-gaps"),
+    CLI_OPT_STRING("group"),            CLI_OPT_LIST("kafka-property"),
+    CLI_OPT_STRING("kafka-start"),      CLI_OPT_STRING("kafka-columns"),
+    CLI_OPT_STRING("kdi-app-id"),
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -143,6 +165,9 @@ static int cmd_ingest(const cli_args *a) {
              *late_policy = cli_string(a, "late-policy"),
              *compression = cli_string(a, "compression"),
              *create_schema = cli_string(a, "create-schema");
+  const char *group = cli_string(a, "group"), *kafka_start = cli_string(a, "kafka-start"),
+             *kafka_columns = cli_string(a, "kafka-columns"),
+             *kdi_app_id = cli_string(a, "kdi-app-id");
   bool once = cli_flag(a, "once"), follow = cli_flag(a, "follow"), strict = cli_flag(a, "strict"),
        quiet = cli_flag(a, "quiet"), json = cli_flag(a, "json"), final = cli_flag(a, "final"),
        allow_gaps = cli_flag(a, "allow-gaps");
@@ -150,6 +175,13 @@ static int cmd_ingest(const cli_args *a) {
   int rc;
   if (a->n_pos != 1) return cli_usage_error(usage, "ingest: missing TABLE");
   if (!source) return cli_usage_error(usage, "ingest: missing --source");
+  /* --kafka-property repeats: every one counts. */
+  int n_props = 0;
+  const char *const *props = cli_list(a, "kafka-property", &n_props);
+  bool kafka = strncmp(source, "kafka://", 8) == 0;
+  if (!kafka && (group || n_props || kafka_start || kafka_columns || kdi_app_id))
+    return cli_usage_error(usage, "ingest: --group, --kafka-* and --kdi-app-id need a kafka:// "
+                           "source");
   inlet_error err = INLET_ERROR_INIT;
   inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
   o.source = source;
@@ -159,6 +191,19 @@ static int cmd_ingest(const cli_args *a) {
   o.app_id = app_id;
   o.final = final;
   o.allow_gaps = allow_gaps;
+  o.kafka_group = group;
+  o.kafka_properties = props;
+  o.n_kafka_properties = n_props;
+  o.kafka_columns = kafka_columns;
+  o.kafka_kdi_app_id = kdi_app_id;
+  if (kafka_start) {
+    if (strcmp(kafka_start, "latest") == 0) o.kafka_start_latest = true;
+    else if (strcmp(kafka_start, "earliest") != 0)
+      return cli_usage_error(usage, "ingest: bad --kafka-start '%s' (earliest, latest)",
+                             kafka_start);
+  }
+  if (kafka && final)
+    return cli_usage_error(usage, "ingest: --final applies to file and stdin sources");
   if (final && follow && !once)
     return cli_usage_error(usage, "ingest: --final says the input is complete: not with --follow");
   if (final && strncmp(source, "redis://", 8) == 0)
@@ -249,6 +294,7 @@ static int cmd_ingest(const cli_args *a) {
 
 const cli_command cli_cmd_ingest = {
     "ingest", cmd_ingest,
-    "TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM [--once] [--follow] ...",
+    "TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM|kafka://HOST:PORT/TOPIC\n"
+    "                 [--once] [--follow] ...",
     "stream records into the table, exactly once", usage, opts,
     (int)(sizeof opts / sizeof opts[0]), 1};

@@ -67,6 +67,17 @@ typedef struct delta_table_meta {
 int delta_table_load_meta(inlet_table *t, delta_table_meta *out, inlet_error *err);
 void delta_table_meta_reset(delta_table_meta *m);
 
+/* Sets the txn actions the commit writes besides options.app_id's, replacing
+ * the options' extra ones: @p n of them (copied). The commit then requires,
+ * for each, that the writer's read snapshot records version @p expected[i]
+ * for that appId (-1: none; @p expected NULL: all -1), else it fails with
+ * INLET_ECONFLICT; commits after the read version are judged by the log's
+ * conflict rules (a concurrent txn of the same appId conflicts), on every
+ * retry. For a stream whose set of positions grows during a transaction
+ * (Kafka partitions): called just before the commit. */
+int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *ids,
+                          const int64_t *versions, const int64_t *expected, inlet_error *err);
+
 /* Joins root and a relative path; caller frees. */
 char *delta_join_path(const char *root, const char *rel);
 

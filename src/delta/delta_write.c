@@ -56,6 +56,12 @@ struct inlet_table_writer {
   bool create;         /* this transaction creates the table (version 0) */
   char *create_params; /* owned: CREATE operationParameters, or NULL */
   delta_constraints cons; /* owned: invariants and CHECK constraints every row must meet */
+  /* delta_writer_set_txns: txn actions replacing the options' extra ones */
+  bool txns_set;
+  int32_t n_txns;
+  char **txn_ids;     /* owned */
+  int64_t *txn_ver;   /* owned */
+  int64_t *txn_expect; /* owned: version the read snapshot must record, -1 none */
 };
 
 static const char *codec_suffix(inlet_compression c) {
@@ -233,6 +239,10 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->operation);
   inlet_free(w->create_params);
   delta_constraints_reset(&w->cons);
+  for (int32_t i = 0; i < w->n_txns; i++) inlet_free(w->txn_ids[i]);
+  inlet_free(w->txn_ids);
+  inlet_free(w->txn_ver);
+  inlet_free(w->txn_expect);
   inlet_free(w);
 }
 
@@ -510,8 +520,50 @@ undo:
   return rc;
 }
 
+int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *ids,
+                          const int64_t *versions, const int64_t *expected, inlet_error *err) {
+  for (int32_t i = 0; i < w->n_txns; i++) inlet_free(w->txn_ids[i]);
+  inlet_free(w->txn_ids);
+  inlet_free(w->txn_ver);
+  inlet_free(w->txn_expect);
+  w->txn_ids = NULL;
+  w->txn_ver = w->txn_expect = NULL;
+  w->n_txns = 0;
+  w->txns_set = true;
+  if (n <= 0) return 0;
+  w->txn_ids = inlet_calloc((size_t)n, sizeof *w->txn_ids);
+  w->txn_ver = inlet_calloc((size_t)n, sizeof *w->txn_ver);
+  w->txn_expect = inlet_calloc((size_t)n, sizeof *w->txn_expect);
+  if (!w->txn_ids || !w->txn_ver || !w->txn_expect)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < n; i++) {
+    if (!(w->txn_ids[i] = inlet_strdup(ids[i])))
+      return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    w->n_txns = i + 1;
+    w->txn_ver[i] = versions[i];
+    w->txn_expect[i] = expected ? expected[i] : -1;
+  }
+  return 0;
+}
+
+/* delta_writer_set_txns' precondition: the read snapshot still records what
+ * the caller started from for every appId (commits after the read version
+ * are judged by the log's conflict rules). */
+static int check_expected_txns(const inlet_table_writer *w, inlet_error *err) {
+  for (int32_t i = 0; i < w->n_txns; i++) {
+    int64_t have = delta_snapshot_txn_version(&w->snap, w->txn_ids[i]);
+    if (have != w->txn_expect[i])
+      return inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent transaction): appId \"%s\" "
+                        "is at version %lld in table version %lld, this transaction started "
+                        "from %lld", w->txn_ids[i], (long long)have, (long long)w->snap.version,
+                        (long long)w->txn_expect[i]);
+  }
+  return 0;
+}
+
 int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err) {
   FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
+  TRY(check_expected_txns(w, err));
   int rc = 0;
   delta_txn *txn = NULL;
   int64_t now = delta_now_ms();
@@ -568,7 +620,14 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
     ta.u.txn = (delta_txn_action){w->app_id, w->opts.app_version, now};
     if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
   }
-  for (int32_t i = 0; i < w->opts.n_extra_txns; i++) {
+  for (int32_t i = 0; w->txns_set && i < w->n_txns; i++) {
+    delta_action ta;
+    memset(&ta, 0, sizeof ta);
+    ta.kind = DELTA_ACTION_TXN;
+    ta.u.txn = (delta_txn_action){w->txn_ids[i], w->txn_ver[i], now};
+    if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
+  }
+  for (int32_t i = 0; !w->txns_set && i < w->opts.n_extra_txns; i++) {
     delta_action ta;
     memset(&ta, 0, sizeof ta);
     ta.kind = DELTA_ACTION_TXN;

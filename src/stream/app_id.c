@@ -143,6 +143,18 @@ int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
     int n = canon_redis(url, sizeof url, source);
     if (n > 0 && (size_t)n < sizeof url) return snprintf(out, cap, ID_PREFIX "%s", url);
   }
+  if (strncmp(source, "kafka://", 8) == 0) {
+    /* The topics, sorted: the brokers' spelling is not the cluster's identity. */
+    char brokers[2048], buf[4096], list[4200] = "";
+    const char *topics[64];
+    inlet_error e = INLET_ERROR_INIT;
+    int n = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source,
+                                   &e);
+    if (n <= 0) return INLET_EINVAL;
+    for (int i = 0; i < n; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", topics[i]);
+    return snprintf(out, cap, ID_PREFIX "kafka:%s", list);
+  }
   return snprintf(out, cap, ID_PREFIX "%s", source);
 }
 
@@ -304,9 +316,103 @@ static const char *what(const matches *m) {
   return m->tag ? "Redis stream" : "file";
 }
 
+/* ---- Kafka ---------------------------------------------------------------------- */
+
+/* Kafka progress records are per partition: "APP#topic#partition". Calls @p fn
+ * for each distinct APP recording one of @p topics. */
+typedef struct kafka_records {
+  const char *self;
+  bool self_found;
+  int count;
+  char first[800];
+  char list[2400];
+  char topic[256];  /* of the first other record */
+} kafka_records;
+
+static void find_kafka_records(kafka_records *r, const delta_snapshot *s, const char *const *topics,
+                               int n_topics, const char *self) {
+  memset(r, 0, sizeof *r);
+  r->self = self;
+  for (int64_t i = 0; i < s->n_txns; i++) {
+    const char *id = s->txns[i].app_id;
+    const char *h2 = id ? strrchr(id, '#') : NULL;
+    if (!h2 || !h2[1] || h2 == id) continue;
+    bool digits = true;
+    for (const char *c = h2 + 1; *c && digits; c++) digits = isdigit((unsigned char)*c);
+    if (!digits) continue;
+    const char *h1 = h2 - 1;
+    while (h1 > id && *h1 != '#') h1--;
+    if (*h1 != '#' || h1 == id) continue;
+    size_t tl = (size_t)(h2 - h1 - 1), al = (size_t)(h1 - id);
+    bool ours = false;
+    for (int t = 0; t < n_topics && !ours; t++)
+      ours = strlen(topics[t]) == tl && strncmp(topics[t], h1 + 1, tl) == 0;
+    if (!ours || al >= 800) continue;
+    char app[800];
+    memcpy(app, id, al);
+    app[al] = '\0';
+    if (strcmp(app, self) == 0) {
+      r->self_found = true;
+      continue;
+    }
+    char quoted[820];
+    snprintf(quoted, sizeof quoted, "\"%s\"", app);
+    if (strstr(r->list, quoted)) continue;
+    if (r->count == 0) {
+      snprintf(r->first, sizeof r->first, "%s", app);
+      snprintf(r->topic, sizeof r->topic, "%.*s", (int)tl, h1 + 1);
+    }
+    if (r->count < SHOW_MAX) {
+      size_t l = strlen(r->list);
+      snprintf(r->list + l, sizeof r->list - l, "%s%s", l ? ", " : "", quoted);
+    }
+    r->count++;
+  }
+}
+
+/* A new Kafka progress record is refused (no app id given) or announced
+ * (given) while the table records one of the topics under another id: the
+ * topic would be read again from --kafka-start, duplicating it. */
+static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const char *source,
+                        const char *given, inlet_buf *warn, inlet_error *err) {
+  char brokers[2048], buf[4096];
+  const char *topics[64];
+  /* A malformed URL is reported as such, not as "cannot derive an app id". */
+  int nt =
+      stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, err);
+  TRY(nt);
+  if (given) {
+    FAIL_IF(!*given || strlen(given) >= cap, err, INLET_EINVAL, "bad app id");
+    snprintf(out, cap, "%s", given);
+  } else {
+    int64_t n = inlet_ingest_default_app_id(out, cap, source);
+    FAIL_IF(n < 0 || n >= (int64_t)cap, err, INLET_EINVAL,
+            "cannot derive an app id from source \"%s\" (give --app-id)", source);
+  }
+  if (!s) return 0;
+  kafka_records r;
+  find_kafka_records(&r, s, topics, nt, out);
+  if (r.count == 0 || r.self_found) return 0;
+  if (given) {
+    inlet_buf_appendf(warn, "starting a new progress record under app id \"%s\" for Kafka topic "
+                      "\"%s\", which the table already tracks under %s: partitions without a "
+                      "record under \"%s\" are read from --kafka-start", given, r.topic, r.list,
+                      given);
+    return 0;
+  }
+  return inlet_fail(err, INLET_EEXISTS,
+                    "the table already records progress for Kafka topic \"%s\" under app id "
+                    "%s; %s would start a new progress record and read the topic again from "
+                    "--kafka-start. If it is the same topic, run with --app-id '%s' (or the "
+                    "--group that named it); to ingest it again on purpose, give a new --app-id",
+                    r.topic, r.list, source, r.first);
+}
+
 int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
                          const char *source, const char *given, inlet_buf *warn,
                          inlet_error *err) {
+  if (source && strncmp(source, "kafka://", 8) == 0)
+    return choose_kafka(out, cap, s, source, given, warn, err);
   if (given) {
     FAIL_IF(!*given || strlen(given) >= cap, err, INLET_EINVAL, "bad app id");
     snprintf(out, cap, "%s", given);

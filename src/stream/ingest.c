@@ -108,21 +108,39 @@ typedef struct ingester {
 
   delta_constraints cons; /* owned: invariants and CHECK constraints of the table */
 
+  /* partitioned sources (Kafka): src/stream/ingest_parts.c */
+  stream_kcols kcols;   /* --kafka-columns */
+  ingest_parts parts;   /* txn arrays, metrics, positions text */
+
   inlet_ingest_progress prog;
   int64_t now; /* monotonic ms, read once per record */
-  char posbuf[96];
+  char posbuf[400];
   int64_t t0;
 } ingester;
+
+/* A source of independently positioned parts (Kafka partitions): progress,
+ * watermarks and dead letters are per part (src/stream/ingest_parts.c). */
+static bool partitioned(const ingester *g) {
+  return g->src && g->src->kind == STREAM_KAFKA;
+}
+
+static bool is_kafka_source(const char *source) {
+  return source && strncmp(source, "kafka://", 8) == 0;
+}
 
 static void emit(ingester *g, inlet_ingest_event ev, const char *msg) {
   g->prog.event = ev;
   g->prog.message = msg;
   g->prog.elapsed_ms = stream_now_ms() - g->t0;
-  g->prog.watermark_us = g->wm.value;
+  g->prog.watermark_us = partitioned(g) ? ingest_parts_watermark(g->src) : g->wm.value;
   g->prog.sequence = g->seq;
-  stream_pos_format(g->posbuf, sizeof g->posbuf, g->src ? g->src->kind : STREAM_FILE,
-                    &g->committed);
+  if (partitioned(g))
+    ingest_parts_summary(g->posbuf, sizeof g->posbuf, g->src);
+  else
+    stream_pos_format(g->posbuf, sizeof g->posbuf, g->src ? g->src->kind : STREAM_FILE,
+                      &g->committed);
   g->prog.position = g->posbuf;
+  g->prog.status = g->src ? g->src->status : NULL;
   g->prog.app_id = g->app;
   if (g->o.on_progress) g->o.on_progress(g->o.ctx, &g->prog);
 }
@@ -134,6 +152,25 @@ static int load_late_state(ingester *g, inlet_error *err);
 static int load_state(ingester *g, inlet_error *err) {
   inlet_snapshot *s = NULL;
   g->moved.valid = false;
+  if (partitioned(g)) {
+    /* Each part's progress is read when it is assigned (load_parts). */
+    if (g->creating) {
+      inlet_error e = INLET_ERROR_INIT;
+      int rc = inlet_table_snapshot(&s, g->table, &e);
+      inlet_snapshot_free(s);
+      if (rc == 0) g->creating = false; /* a concurrent creator won version 0 */
+      else if (rc != INLET_ENOTFOUND) {
+        if (err) *err = e;
+        return rc;
+      }
+    }
+    g->seq = 0;
+    memset(&g->committed, 0, sizeof g->committed);
+    g->last = g->committed;
+    g->wm_committed = INT64_MIN;
+    stream_watermark_init(&g->wm, g->o.allowed_lateness_us, INT64_MIN);
+    return 0;
+  }
   if (g->creating) {
     /* Still no commit: start from nothing. A table that appeared meanwhile
      * (a concurrent creator won version 0) is read like any other. */
@@ -201,6 +238,44 @@ static void drain_notices(ingester *g) {
     }
   }
   inlet_buf_clear(n);
+}
+
+/* stream_parts_load_fn: the progress of @p n parts in the newest table
+ * state (and the late table's). */
+static int load_parts(void *ctx, stream_part *const *parts, int n, inlet_error *err) {
+  ingester *g = ctx;
+  inlet_snapshot *s = NULL, *ls = NULL;
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = inlet_table_snapshot(&s, g->table, &e);
+  if (rc == INLET_ENOTFOUND && g->creating) rc = 0; /* created by the first commit */
+  else if (rc == 0) g->creating = false;
+  if (rc < 0) {
+    if (err) *err = e;
+    return rc;
+  }
+  if (g->late_table && (rc = inlet_table_snapshot(&ls, g->late_table, err)) < 0) {
+    inlet_snapshot_free(s);
+    return rc;
+  }
+  for (int i = 0; i < n; i++) {
+    stream_part *p = parts[i];
+    p->table = s ? inlet_snapshot_txn_version(s, p->txn) : -1;
+    p->wm_table = s && g->o.event_time_column ? inlet_snapshot_txn_version(s, p->txn_wm) : -1;
+    p->late_routed = ls ? inlet_snapshot_txn_version(ls, p->txn_late) : -1;
+    p->resume = -1;
+    if (p->table < 0 && s && g->o.kafka_kdi_app_id) {
+      /* kafka-delta-ingest's record: "<app id>-<partition>" = last offset written. */
+      char kdi[700];
+      snprintf(kdi, sizeof kdi, "%s-%d", g->o.kafka_kdi_app_id, (int)p->partition);
+      int64_t v = inlet_snapshot_txn_version(s, kdi);
+      if (v >= 0) p->resume = v + 1;
+    }
+    stream_watermark_init(&p->wm, g->o.allowed_lateness_us,
+                          p->wm_table == -1 ? INT64_MIN : p->wm_table);
+  }
+  inlet_snapshot_free(s);
+  inlet_snapshot_free(ls);
+  return 0;
 }
 
 static int reposition(ingester *g, inlet_error *err) {
@@ -471,7 +546,12 @@ static int mkdirs(const char *path, inlet_error *err) {
 
 static int dead_letter(ingester *g, const stream_record *rec, const char *reason,
                        inlet_error *err) {
-  if (!g->dl_tmp) {
+  stream_part *part = rec->part;
+  if (part && !part->dl_tmp) {
+    TRY(mkdirs(g->dl_dir, err));
+    TRY(ingest_part_dl_open(part, g->dl_dir, err));
+  }
+  if (!part && !g->dl_tmp) {
     TRY(mkdirs(g->dl_dir, err));
     size_t n = strlen(g->dl_dir) + 64;
     g->dl_tmp = inlet_malloc(n);
@@ -487,10 +567,18 @@ static int dead_letter(ingester *g, const stream_record *rec, const char *reason
     }
   }
   inlet_buf b = INLET_BUF_INIT;
-  char pos[96];
-  stream_pos_format(pos, sizeof pos, g->src->kind, &rec->pos);
+  char pos[400];
+  if (part)
+    snprintf(pos, sizeof pos, "%s@%lld", part->label, (long long)rec->offset);
+  else
+    stream_pos_format(pos, sizeof pos, g->src->kind, &rec->pos);
   inlet_buf_puts(&b, "{\"position\":");
   json_escape(&b, pos, strlen(pos));
+  if (part) {
+    inlet_buf_puts(&b, ",\"topic\":");
+    json_escape(&b, part->topic, strlen(part->topic));
+    inlet_buf_appendf(&b, ",\"partition\":%d", (int)part->partition);
+  }
   if (rec->offset >= 0) inlet_buf_appendf(&b, ",\"offset\":%lld", (long long)rec->offset);
   inlet_buf_puts(&b, ",\"source\":");
   json_escape(&b, g->o.source, strlen(g->o.source));
@@ -512,10 +600,12 @@ static int dead_letter(ingester *g, const stream_record *rec, const char *reason
   }
   inlet_buf_puts(&b, "}\n");
   int rc = inlet_buf_status(&b) ? inlet_fail(err, INLET_ENOMEM, "out of memory") : 0;
+  int fd = part ? part->dl_fd : g->dl_fd;
+  const char *tmp = part ? part->dl_tmp : g->dl_tmp;
   for (size_t off = 0; rc == 0 && off < b.len;) {
-    ssize_t w = write(g->dl_fd, b.data + off, b.len - off);
+    ssize_t w = write(fd, b.data + off, b.len - off);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0) rc = inlet_fail(err, INLET_EIO, "cannot write %s: %s", g->dl_tmp, strerror(errno));
+    if (w < 0) rc = inlet_fail(err, INLET_EIO, "cannot write %s: %s", tmp, strerror(errno));
     else off += (size_t)w;
   }
   inlet_buf_reset(&b);
@@ -523,6 +613,8 @@ static int dead_letter(ingester *g, const stream_record *rec, const char *reason
 }
 
 static void dl_discard(ingester *g) {
+  for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
+    ingest_part_dl_discard(g->src->parts[i]);
   if (!g->dl_tmp) return;
   close(g->dl_fd);
   unlink(g->dl_tmp);
@@ -568,6 +660,8 @@ static void dl_cleanup_committed(ingester *g, const char *from, const char *to) 
 }
 
 static int dl_publish(ingester *g, inlet_error *err) {
+  for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
+    TRY(ingest_part_dl_publish(g->src->parts[i], g->dl_dir, err));
   if (!g->dl_tmp) return 0;
   char from[96], to[96], name[PATH_MAX];
   stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
@@ -683,6 +777,13 @@ static int open_writer(ingester *g, inlet_error *err) {
   ao.computes_generated_columns = true; /* fill_derived computes them */
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
   ao.n_extra_txns = g->n_x;
+  if (partitioned(g)) {
+    /* Per-part txns only, set at commit (delta_writer_set_txns). */
+    ao.app_id = NULL;
+    ao.app_version_must_increase = false;
+    ao.n_extra_txns = 0;
+    ao.extra_metrics_json = g->parts.metrics;
+  }
   if (g->creating) return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, err);
   return inlet_table_writer_open(&g->w, g->table, &ao, err);
 }
@@ -717,6 +818,10 @@ static int open_late_writer(ingester *g, inlet_error *err) {
   ao.n_extra_txns = STREAM_POS_PARTS;
   ao.extra_txn_app_ids = g->late_xnames;
   ao.extra_txn_versions = g->late_xver;
+  if (partitioned(g)) {
+    ao.app_id = NULL; /* txn_late of each part, set at commit */
+    ao.n_extra_txns = 0;
+  }
   return inlet_table_writer_open(&g->lw, g->late_table, &ao, err);
 }
 
@@ -737,7 +842,8 @@ static int load_late_state(ingester *g, inlet_error *err) {
 }
 
 static int route_late(ingester *g, const stream_record *rec, inlet_error *err) {
-  if (pos_le(g->src->kind, &rec->pos, &g->late_routed)) {
+  if (rec->part ? rec->offset < rec->part->late_routed
+                : pos_le(g->src->kind, &rec->pos, &g->late_routed)) {
     g->b_routed++; /* routed by an earlier attempt */
     return 0;
   }
@@ -781,6 +887,11 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     g->b_rejected++;
     stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
     return dead_letter(g, rec, why, err);
+  }
+  if (rec->meta && rec->meta->tombstone) {
+    g->b_rejected++;
+    stream_trigger_add(&g->trig, 0, rec->bytes, g->now);
+    return dead_letter(g, rec, "message has no value (a tombstone)", err);
   }
   return convert_record(g, rec, rec->bytes, err);
 }
@@ -836,6 +947,23 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   if (rc < 0) {
     if (err) *err = e;
     return rc;
+  }
+  if (rec->meta && g->kcols.any) {
+    /* Kafka metadata columns (--kafka-columns) replace what the record gave. */
+    rc = stream_kcols_fill(&g->kcols, &g->chunk, g->chunk.num_rows - 1, rec->meta, &e);
+    if (rc == INLET_EINVAL) {
+      int64_t r = g->chunk.num_rows - 1;
+      for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
+        text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], r);
+      g->chunk.num_rows = r;
+      g->b_rejected++;
+      stream_trigger_add(&g->trig, 0, bytes, g->now);
+      return dead_letter(g, rec, inlet_errmsg(&e), err);
+    }
+    if (rc < 0) {
+      if (err) *err = e;
+      return rc;
+    }
   }
   int64_t row = g->chunk.num_rows - 1;
   bool late = false;
@@ -912,6 +1040,34 @@ static void abandon(ingester *g) {
   dl_discard(g);
 }
 
+/* Partitioned sources: the batch's per-part txns (g->parts) and metrics. */
+static int set_part_metrics_and_txns(ingester *g, inlet_error *err) {
+  TRY(ingest_parts_txns(&g->parts, g->src, g->o.event_time_column != NULL, err));
+  int64_t wmv = ingest_parts_watermark(g->src);
+  char wm[48] = "";
+  if (wmv != INT64_MIN) {
+    delta_format_micros(wm, wmv, 6);
+    strcat(wm, "Z");
+  }
+  int64_t lag = g->b_time_ms >= 0 ? stream_wall_ms() - g->b_time_ms : -1;
+  char common[2048];
+  snprintf(common, sizeof common,
+           "\"numSourceRecords\":\"%lld\",\"numLateRows\":\"%lld\","
+           "\"numRejectedRows\":\"%lld\",\"numDroppedLateRows\":\"%lld\","
+           "\"numRoutedLateRows\":\"%lld\",\"numSourceBytes\":\"%lld\","
+           "\"sourceLagMs\":\"%lld\",\"watermark\":\"%s\",\"numSourceGaps\":\"%lld\","
+           "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\"",
+           (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
+           (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
+           (long long)lag, wm, (long long)g->gaps_pending, (long long)g->gap_lost_pending,
+           g->gap_ranges);
+  ingest_parts_metrics(&g->parts, g->src, common, g->app_json);
+  g->prog.lag_ms = lag;
+  g->prog.lag_bytes = -1;
+  return delta_writer_set_txns(g->w, g->parts.n, g->parts.names, g->parts.ver, g->parts.exp,
+                               err);
+}
+
 static void set_metrics_and_txns(ingester *g) {
   int x = 0;
   for (int i = 0; i < STREAM_POS_PARTS; i++, x++) {
@@ -955,6 +1111,78 @@ static void set_metrics_and_txns(ingester *g) {
   g->prog.lag_bytes = lag_bytes;
 }
 
+/* Whether a recent commit of ours recorded exactly the range [@p from, @p to)
+ * of part @p label (commitInfo sourceStartPosition / sourcePosition). */
+static bool part_range_committed(ingester *g, const char *label, int64_t from, int64_t to) {
+  inlet_history_entry *h = NULL;
+  size_t n = 0;
+  inlet_error e = INLET_ERROR_INIT;
+  if (inlet_table_history(&h, &n, g->table, 200, &e) < 0) return true; /* keep it: unknown */
+  char a[400], b[400];
+  snprintf(a, sizeof a, ",%s:%lld,", label, (long long)from);
+  snprintf(b, sizeof b, ",%s:%lld,", label, (long long)to);
+  bool found = false;
+  for (size_t i = 0; i < n && !found; i++) {
+    const char *m = h[i].metrics_json;
+    if (!m || !strstr(m, "ingestAppId")) continue;
+    json_t *j = json_loads(m, 0, NULL);
+    const char *app = json_string_value(json_object_get(j, "ingestAppId"));
+    const char *f = json_string_value(json_object_get(j, "sourceStartPosition"));
+    const char *t = json_string_value(json_object_get(j, "sourcePosition"));
+    if (app && f && t && strcmp(app, g->app) == 0) {
+      size_t fl = strlen(f), tl = strlen(t);
+      char *ff = inlet_malloc(fl + 3), *tt = inlet_malloc(tl + 3);
+      if (ff && tt) {
+        snprintf(ff, fl + 3, ",%s,", f);
+        snprintf(tt, tl + 3, ",%s,", t);
+        found = strstr(ff, a) && strstr(tt, b);
+      }
+      inlet_free(ff);
+      inlet_free(tt);
+    }
+    json_decref(j);
+  }
+  inlet_history_free(h, n);
+  return found;
+}
+
+/* on_conflict for partitioned sources: every active part is reread from the
+ * table and read again from there. Dead letters published for the lost
+ * commit go, unless a commit of ours recorded exactly their range (then the
+ * file is that commit's: same name, same records). */
+static int on_part_conflict(ingester *g, const char *msg, inlet_error *err) {
+  int n = g->src->n_parts;
+  int64_t *from = inlet_calloc((size_t)n + 1, sizeof *from);
+  int64_t *to = inlet_calloc((size_t)n + 1, sizeof *to);
+  if (!from || !to) {
+    inlet_free(from);
+    inlet_free(to);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    from[i] = g->src->parts[i]->start;
+    to[i] = g->src->parts[i]->next;
+  }
+  int rc = load_state(g, err);
+  if (rc == 0) rc = reposition(g, err);
+  for (int i = 0; i < n; i++) {
+    stream_part *p = g->src->parts[i];
+    if (!p->dl_published) continue;
+    if (!part_range_committed(g, p->label, from[i], to[i])) unlink(p->dl_published);
+    inlet_free(p->dl_published);
+    p->dl_published = NULL;
+  }
+  inlet_free(from);
+  inlet_free(to);
+  TRY(rc);
+  emit(g, INLET_INGEST_WARNING, msg);
+  g->abandoned = true;
+  g->gaps_pending = g->gap_lost_pending = 0;
+  g->gap_ranges[0] = '\0';
+  g->gap_stop = false;
+  return 0;
+}
+
 /* A concurrent commit recorded our app id, or the table changed under us:
  * drop the batch, read the position back and replay from there. */
 static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
@@ -965,6 +1193,7 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   char msg[INLET_ERROR_MESSAGE_SIZE + 64];
   snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
            inlet_errmsg(why));
+  if (partitioned(g)) return on_part_conflict(g, msg, err);
   char from[96], to[96];
   stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
   stream_pos_format(to, sizeof to, g->src->kind, &g->last);
@@ -1002,6 +1231,12 @@ static int commit_batch(ingester *g, inlet_error *err) {
     if (rc == 0 && g->late_chunk.num_rows > 0)
       rc = inlet_table_writer_write(g->lw, &g->late_chunk, &e);
     for (int i = 0; i < STREAM_POS_PARTS; i++) g->late_xver[i] = g->last.p[i];
+    if (rc == 0 && partitioned(g)) {
+      rc = ingest_parts_late_txns(&g->parts, g->src, &e);
+      if (rc == 0)
+        rc = delta_writer_set_txns(g->lw, g->parts.n, g->parts.names, g->parts.ver,
+                                   g->parts.exp, &e);
+    }
     if (rc == 0) rc = inlet_table_writer_commit(g->lw, NULL, &e);
     /* ECONFLICT: a process with our app id routed concurrently. */
     if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
@@ -1010,13 +1245,18 @@ static int commit_batch(ingester *g, inlet_error *err) {
     g->lw = NULL;
     if (g->late_chunk.columns) inlet_batch_clear(&g->late_chunk);
     g->late_routed = g->last;
+    if (partitioned(g)) ingest_parts_late_committed(g->src);
   }
   if ((rc = open_writer(g, &e)) < 0) {
     if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
     goto fail;
   }
   if ((rc = dl_publish(g, &e)) < 0) goto fail;
-  set_metrics_and_txns(g);
+  if (partitioned(g)) {
+    if ((rc = set_part_metrics_and_txns(g, &e)) < 0) goto fail;
+  } else {
+    set_metrics_and_txns(g);
+  }
   int64_t version = -1;
   rc = inlet_table_writer_commit(g->w, &version, &e);
   /* EEXISTS: another process created the table first; append to it instead. */
@@ -1026,10 +1266,19 @@ static int commit_batch(ingester *g, inlet_error *err) {
   inlet_table_writer_free(g->w);
   g->w = NULL;
   g->creating = false;
-  char from[96], to[96];
-  stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
-  stream_pos_format(to, sizeof to, g->src->kind, &g->last);
-  dl_cleanup_committed(g, from, to);
+  if (partitioned(g)) {
+    for (int i = 0; i < g->src->n_parts; i++) {
+      stream_part *p = g->src->parts[i];
+      if (ingest_part_advanced(p)) ingest_part_dl_cleanup(p, g->dl_dir, p->start, p->next);
+    }
+    ingest_parts_committed(g->src, g->o.event_time_column != NULL);
+    g->src->ops->committed(g->src);
+  } else {
+    char from[96], to[96];
+    stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
+    stream_pos_format(to, sizeof to, g->src->kind, &g->last);
+    dl_cleanup_committed(g, from, to);
+  }
   g->seq++;
   g->committed = g->last;
   g->wm_committed = g->wm.value;
@@ -1092,6 +1341,11 @@ static int cleanup_last_commit(ingester *g, inlet_error *err) {
 
 static void ingester_free(ingester *g) {
   abandon(g);
+  for (int i = 0; partitioned(g) && i < g->src->n_parts; i++) {
+    inlet_free(g->src->parts[i]->dl_published);
+    g->src->parts[i]->dl_published = NULL;
+  }
+  ingest_parts_free(&g->parts);
   if (g->src) g->src->ops->free(g->src);
   inlet_text_reader_free(g->reader);
   inlet_text_reader_free(g->late_reader);
@@ -1155,8 +1409,11 @@ static int choose_app_id(ingester *g, inlet_error *err) {
   inlet_snapshot *s = NULL;
   if (!g->creating) TRY(inlet_table_snapshot(&s, g->table, err));
   inlet_buf warn = INLET_BUF_INIT;
+  /* Kafka: the group names the progress record when no app id does. */
+  const char *given = g->o.app_id;
+  if (!given && is_kafka_source(g->o.source)) given = g->o.kafka_group;
   int rc = stream_choose_app_id(g->app, sizeof g->app - 16, s ? delta_snapshot_of(s) : NULL,
-                                g->o.source, g->o.app_id, &warn, err);
+                                g->o.source, given, &warn, err);
   inlet_snapshot_free(s);
   if (rc == 0 && warn.len && inlet_buf_terminate(&warn) == 0)
     emit(g, INLET_INGEST_WARNING, (const char *)warn.data);
@@ -1180,6 +1437,15 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
           "late policy route needs a table");
   FAIL_IF(g->o.late_policy != INLET_LATE_KEEP && !g->o.event_time_column, err, INLET_EINVAL,
           "a late policy needs an event-time column");
+  bool kafka = is_kafka_source(g->o.source);
+  FAIL_IF(!kafka && (g->o.kafka_group || g->o.n_kafka_properties || g->o.kafka_start_latest ||
+                     g->o.kafka_columns || g->o.kafka_kdi_app_id),
+          err, INLET_EINVAL, "Kafka options need a kafka:// source");
+  FAIL_IF(kafka && g->o.final, err, INLET_EINVAL, "final applies to file and stdin sources");
+  if (kafka && !g->o.once) g->o.follow = true; /* a Kafka source is followed by default */
+  FAIL_IF(kafka && g->o.kafka_kdi_app_id && strchr(strrchr(g->o.source, '/'), ','), err,
+          INLET_EINVAL, "continuing kafka-delta-ingest's progress needs a single topic (its "
+          "records name partitions only)");
   g->table = table;
   g->t0 = stream_now_ms();
   g->dl_fd = -1;
@@ -1224,6 +1490,10 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   snprintf(g->dl_dir, n, "%s/_errors/%s", inlet_table_path(table), safe);
 
   TRY(setup_schema(g, err));
+  if (kafka) {
+    TRY(stream_kcols_parse(&g->kcols, g->o.kafka_columns, &g->schema, err));
+    TRY(ingest_parts_init(&g->parts, err));
+  }
   inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
   ro.format = g->o.format;
   ro.strict = g->o.strict;
@@ -1245,8 +1515,19 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     FAIL_IF(g->o.format == INLET_TEXT_CSV, err, INLET_EUNSUPPORTED,
             "routing late rows is supported for NDJSON sources");
   }
-  stream_source_options so = {g->o.format, g->o.follow, g->o.once, ro.max_record_bytes,
-                              g->o.poll_ms, g->o.final};
+  stream_source_options so = {.format = g->o.format, .follow = g->o.follow, .once = g->o.once,
+                              .max_record_bytes = ro.max_record_bytes, .poll_ms = g->o.poll_ms,
+                              .final = g->o.final};
+  if (kafka) {
+    so.app_id = g->app;
+    so.group = g->o.kafka_group ? g->o.kafka_group : g->app;
+    so.properties = g->o.kafka_properties;
+    so.n_properties = g->o.n_kafka_properties;
+    so.start_latest = g->o.kafka_start_latest;
+    so.want_headers = g->kcols.col[KCOL_HEADERS] >= 0;
+    so.load_parts = load_parts;
+    so.load_ctx = g;
+  }
   TRY(stream_source_open(&g->src, g->o.source, &so, err));
   TRY(load_state(g, err));
   TRY(reposition(g, err));
@@ -1308,6 +1589,7 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
         ended = true;
         break;
       }
+      if (rc == STREAM_REBALANCE) break; /* commit before the parts change */
       if (rc == STREAM_GAP) {
         if (!on_gap(&g)) {
           ended = true; /* commit what came before the gap, then stop */
@@ -1326,9 +1608,13 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
       /* The wait may have been long: the batch's clock starts at its first record. */
       if (g.trig.first_ms < 0) g.now = stream_now_coarse_ms();
       g.prog.bytes += rec.bytes;
+      /* Partitioned sources keep a watermark per part. */
+      bool part_wm = rec.part && g.et_col >= 0;
+      if (part_wm) g.wm = rec.part->wm;
       rc = process(&g, &rec, err);
       if (rc < 0) goto done;
       if (g.abandoned) break;
+      if (part_wm) rec.part->wm = g.wm;
       if (rec.pos.valid) g.last = rec.pos;
     }
     if (!g.abandoned) {

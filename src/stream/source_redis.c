@@ -664,6 +664,7 @@ int stream_source_open(stream_source **out, const char *spec, const stream_sourc
     return stream_file_open(out, spec + 5, false, o, err);
   }
   if (strncmp(spec, "redis://", 8) == 0) return stream_redis_open(out, spec, o, err);
+  if (strncmp(spec, "kafka://", 8) == 0) return stream_kafka_open(out, spec, o, err);
   return inlet_fail(err, INLET_EINVAL, "unknown source \"%s\" (file:PATH, stdin, "
-                    "redis://HOST:PORT/STREAM)", spec);
+                    "redis://HOST:PORT/STREAM, kafka://HOST:PORT[,...]/TOPIC[,...])", spec);
 }

@@ -32,12 +32,130 @@ void stream_txn_name(char *out, size_t cap, const char *app_id, const char *suff
 /* Human-readable and file-name-safe text of @p pos for source kind @p kind
  * ("i<inode>-o<offset>" for files, "<ms>-<seq>" for redis, "o<offset>" for
  * stdin, "start" when invalid). */
-typedef enum stream_kind { STREAM_FILE = 0, STREAM_STDIN, STREAM_REDIS } stream_kind;
+typedef enum stream_kind { STREAM_FILE = 0, STREAM_STDIN, STREAM_REDIS, STREAM_KAFKA } stream_kind;
 void stream_pos_format(char *out, size_t cap, stream_kind kind, const stream_pos *pos);
 
 /* 62-bit FNV-1a of @p n bytes (non-negative, fits a txn version). */
 int64_t stream_fingerprint(const void *data, size_t n);
 #define STREAM_FP_BYTES 1024
+
+/* An event-time watermark (see "watermark" below; also kept per Kafka part). */
+typedef struct stream_watermark {
+  int64_t lateness_us;
+  int64_t max_event_us; /* INT64_MIN: nothing seen */
+  int64_t value;        /* INT64_MIN: none */
+} stream_watermark;
+
+/* ---- partitioned sources (Kafka) ------------------------------------------------ */
+
+/* One independently positioned part of a source: a Kafka topic-partition.
+ * Its progress record in the table is txn appId `txn` = the next offset to
+ * read, written by every commit that advanced it (with `txn_wm` = its
+ * watermark when there is an event-time column; `txn_late` in the late
+ * table). Owned by the source, at a stable address for the whole run (a
+ * revoked part stays, inactive); the ingester keeps its batch state here. */
+typedef struct stream_part {
+  char topic[256];
+  int32_t partition;
+  char label[300];    /* "topic/partition" (messages, commitInfo positions) */
+  char txn[800];      /* APP#topic#partition */
+  char txn_wm[820];   /* APP#topic#partition#wm */
+  char txn_late[820]; /* APP#topic#partition#late */
+  bool active;        /* assigned to this ingester now */
+  /* Filled by stream_parts_load_fn from the table: */
+  int64_t table;      /* txn version (next offset), -1 none: what a commit expects */
+  int64_t resume;     /* with table -1: where another progress record (a
+                         kafka-delta-ingest txn) says to start, -1 none */
+  int64_t wm_table;   /* txn_wm version, -1 none */
+  int64_t late_routed; /* late table's txn_late version, -1 none */
+  /* The current batch covers offsets [start, next) of this part. */
+  int64_t start, next;
+  bool record;        /* commit the position even without records (a start
+                         resolved from --kafka-start latest) */
+  /* Ingester state. */
+  stream_watermark wm;
+  int dl_fd;          /* open dead-letter temp file, -1 none */
+  char *dl_tmp;       /* owned: its path */
+  char *dl_published; /* owned: this batch's published file, NULL none */
+} stream_part;
+
+/* Reads the progress of @p n parts (table, resume, wm_table, late_routed)
+ * from the newest table state. */
+typedef int (*stream_parts_load_fn)(void *ctx, stream_part *const *parts, int n,
+                                    inlet_error *err);
+
+/* The Kafka metadata of a record, for the --kafka-columns. */
+typedef struct stream_kmeta {
+  const char *topic;
+  int32_t partition;
+  int64_t offset;
+  int64_t timestamp_ms; /* -1 none */
+  const void *key;      /* NULL: no key */
+  size_t key_len;
+  void *headers;        /* rd_kafka_headers_t *, NULL none */
+  bool tombstone;       /* the message has no value (null, not empty) */
+} stream_kmeta;
+
+/* The --kafka-columns: which table column receives each piece of a
+ * message's metadata (src/stream/kafka_columns.c). */
+enum {
+  KCOL_TOPIC = 0, KCOL_PARTITION, KCOL_OFFSET, KCOL_TIMESTAMP, KCOL_KEY, KCOL_HEADERS, KCOL_N
+};
+typedef struct stream_kcols {
+  int32_t col[KCOL_N]; /* table column index, -1 none */
+  bool any;
+} stream_kcols;
+
+/* Parses "topic=COL,partition=COL,offset=COL,timestamp=COL,key=COL,headers=COL"
+ * (any subset, any order) against @p schema, checking each column's type
+ * (topic: string; partition: int or long; offset: long; timestamp:
+ * timestamp, timestamp_ntz or long milliseconds; key: string or binary;
+ * headers: map<string,string> or map<string,binary>), and makes those
+ * columns nullable in @p schema (the record need not carry them). */
+int stream_kcols_parse(stream_kcols *c, const char *spec, inlet_schema *schema, inlet_error *err);
+/* Replaces row @p row's metadata columns with @p m's values. INLET_EINVAL
+ * (a key or header value that is not UTF-8 for a string column): the
+ * record is to be rejected with the message in @p err. */
+int stream_kcols_fill(const stream_kcols *c, inlet_batch *b, int64_t row, const stream_kmeta *m,
+                      inlet_error *err);
+
+/* ---- the ingester's side of partitioned sources (ingest_parts.c) --------------- */
+
+struct stream_source;
+
+typedef struct ingest_parts {
+  const char **names; /* the commit's txns (borrowed from the parts) */
+  int64_t *ver, *exp;
+  int n, cap;
+  char *metrics;      /* owned: commitInfo operationMetrics */
+  char *from, *to;    /* owned: position text */
+} ingest_parts;
+
+/* Records were read from @p p in this batch, or its position must be recorded. */
+bool ingest_part_advanced(const stream_part *p);
+/* The batch's txns: every advanced part's txn (and txn_wm with @p watermark). */
+int ingest_parts_txns(ingest_parts *ip, const struct stream_source *s, bool watermark,
+                      inlet_error *err);
+/* The late table's txns: txn_late of every advanced part. */
+int ingest_parts_late_txns(ingest_parts *ip, const struct stream_source *s, inlet_error *err);
+/* Allocates the metrics and position buffers (ip->metrics stays at one
+ * address: the table writer reads it at commit). */
+int ingest_parts_init(ingest_parts *ip, inlet_error *err);
+/* ip->metrics: "{" @p common ",sourceStartPosition,sourcePosition,ingestAppId}". */
+void ingest_parts_metrics(ingest_parts *ip, const struct stream_source *s, const char *common,
+                          const char *app_json);
+/* After the commit: advanced parts' table positions (and watermarks) move on. */
+void ingest_parts_committed(const struct stream_source *s, bool watermark);
+void ingest_parts_late_committed(const struct stream_source *s);
+/* The lowest watermark of the active parts, INT64_MIN none. */
+int64_t ingest_parts_watermark(const struct stream_source *s);
+/* "t/p:offset,..." of the active parts, for progress events. */
+void ingest_parts_summary(char *out, size_t cap, const struct stream_source *s);
+void ingest_parts_free(ingest_parts *ip);
+int ingest_part_dl_open(stream_part *p, const char *dir, inlet_error *err);
+void ingest_part_dl_discard(stream_part *p);
+int ingest_part_dl_publish(stream_part *p, const char *dir, inlet_error *err);
+void ingest_part_dl_cleanup(const stream_part *p, const char *dir, int64_t from, int64_t to);
 
 /* ---- sources ---------------------------------------------------------------- */
 
@@ -50,12 +168,18 @@ typedef struct stream_record {
   int64_t time_ms;   /* source time of the record (redis id), -1 unknown */
   bool oversize;     /* longer than max_record_bytes: data holds a prefix */
   bool header;       /* a CSV header line, not a record */
+  stream_part *part; /* partitioned sources: the record's part, else NULL */
+  const stream_kmeta *meta; /* Kafka: the message's metadata, else NULL */
 } stream_record;
 
 /* Results of next(). STREAM_GAP: records were lost in the source before the
- * next one (a Redis stream trimmed past the position); stream_source.gap
- * says what and where, and the next call goes on after the gap. */
-enum { STREAM_NONE = 0, STREAM_RECORD = 1, STREAM_END = 2, STREAM_GAP = 3 };
+ * next one (a Redis stream trimmed past the position, Kafka offsets deleted
+ * by retention); stream_source.gap says what and where, and the next call
+ * goes on after the gap. STREAM_REBALANCE (partitioned sources): the set of
+ * parts is about to change; the ingester commits its batch, and the next
+ * call makes the change (revoked parts become inactive, new ones are read
+ * from their table positions). */
+enum { STREAM_NONE = 0, STREAM_RECORD = 1, STREAM_END = 2, STREAM_GAP = 3, STREAM_REBALANCE = 4 };
 
 typedef struct stream_gap {
   char message[1600]; /* for the user: what was lost and where */
@@ -76,6 +200,10 @@ typedef struct stream_source_ops {
   /* Source bytes not yet read (file: size - position), -1 when unknown. */
   int64_t (*lag_bytes)(stream_source *s);
   void (*free)(stream_source *s);
+  /* Partitioned sources, after a commit of the parts' [start, next): tells
+   * the source (Kafka: commits the offsets to the group, for monitoring).
+   * NULL for others. */
+  void (*committed)(stream_source *s);
 } stream_source_ops;
 
 struct stream_source {
@@ -95,6 +223,14 @@ struct stream_source {
    * a truncation, a retried Redis error); the ingester reports and clears it. */
   inlet_buf notice;
   stream_gap gap; /* valid after next() returned STREAM_GAP */
+  /* Partitioned sources (Kafka): every part seen, active or not; NULL for
+   * others. seek(NULL) rereads every active part's table position and
+   * repositions it there. */
+  stream_part **parts;
+  int n_parts;
+  /* What the source waits for, for the status line ("broker 2 down: ..."),
+   * NULL while it flows. */
+  const char *status;
 };
 
 /* Adds one line to s->notice. */
@@ -109,6 +245,15 @@ typedef struct stream_source_options {
   /* The input is complete: a file's unterminated last record is read as a
    * record (otherwise it is left for a later run, its writer may be mid-line). */
   bool final;
+  /* Kafka. */
+  const char *app_id;       /* the progress record's name (txn prefix) */
+  const char *group;        /* consumer group */
+  const char *const *properties; /* "KEY=VALUE" for librdkafka */
+  int32_t n_properties;
+  bool start_latest;        /* parts the table never saw: from their end */
+  bool want_headers;        /* records carry their headers (a headers column) */
+  stream_parts_load_fn load_parts;
+  void *load_ctx;
 } stream_source_options;
 
 /* Opens the source named by @p spec ("file:PATH", "stdin", "redis://..."). */
@@ -118,6 +263,13 @@ int stream_file_open(stream_source **out, const char *path, bool is_stdin,
                      const stream_source_options *o, inlet_error *err);
 int stream_redis_open(stream_source **out, const char *url, const stream_source_options *o,
                       inlet_error *err);
+int stream_kafka_open(stream_source **out, const char *url, const stream_source_options *o,
+                      inlet_error *err);
+/* Splits "kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]" into the
+ * bootstrap servers and the topics (sorted, without repeats; @p topics
+ * receives up to @p cap pointers into @p buf). Returns the number of topics. */
+int stream_kafka_parse_url(char *brokers, size_t brokers_cap, char *buf, size_t buf_cap,
+                           const char **topics, int cap, const char *url, inlet_error *err);
 /* Splits "redis://HOST:PORT/STREAM" (port default 6379; HOST may be an IPv6
  * address in brackets; slashes around STREAM are not part of its name). */
 int stream_redis_parse_url(char *host, size_t host_cap, int *port, char *key, size_t key_cap,
@@ -201,12 +353,6 @@ bool stream_trigger_due(const stream_trigger *t, int64_t now_ms);
 int64_t stream_trigger_wait_ms(const stream_trigger *t, int64_t now_ms);
 
 /* ---- watermark ---------------------------------------------------------------- */
-
-typedef struct stream_watermark {
-  int64_t lateness_us;
-  int64_t max_event_us; /* INT64_MIN: nothing seen */
-  int64_t value;        /* INT64_MIN: none */
-} stream_watermark;
 
 void stream_watermark_init(stream_watermark *w, int64_t lateness_us, int64_t restored);
 /* Classifies one event (late when before the watermark in force), then

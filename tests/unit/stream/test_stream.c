@@ -251,7 +251,8 @@ static void test_redis__url_parsing(void **state) {
 
 static stream_source *open_file_opts(const char *path, inlet_text_format fmt, bool follow,
                                      int64_t max_rec, bool final) {
-  stream_source_options o = {fmt, follow, false, max_rec, 10, final};
+  stream_source_options o = {.format = fmt, .follow = follow, .once = false,
+                             .max_record_bytes = max_rec, .poll_ms = 10, .final = final};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
@@ -363,7 +364,8 @@ static void test_file__csv_header_and_quoted_newline(void **state) {
   stream_pos p = r.pos;
   assert_int_equal(s->ops->finish_pos(s, &p, &err), 0);
   stream_source *s2 = NULL;
-  stream_source_options o = {INLET_TEXT_CSV, false, false, 1000, 10, false};
+  stream_source_options o = {.format = INLET_TEXT_CSV, .follow = false, .once = false,
+                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
   assert_int_equal(stream_file_open(&s2, "f4.csv", false, &o, &err), 0);
   assert_int_equal(s2->ops->seek(s2, &p, &warn, &err), 0);
   assert_int_equal(warn.len, 0);
@@ -393,7 +395,8 @@ static void test_file__resume_finishes_rotated_file_then_new_one(void **state) {
   /* Rotation while the ingester was down. */
   assert_int_equal(rename("rot/log", "rot/log.1"), 0);
   tu_write_file("rot/log", "{\"n\":3}\n", 8);
-  stream_source_options o = {INLET_TEXT_NDJSON, false, false, 1000, 10, false};
+  stream_source_options o = {.format = INLET_TEXT_NDJSON, .follow = false, .once = false,
+                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
   assert_int_equal(stream_file_open(&s, "rot/log", false, &o, &err), 0);
   inlet_buf warn = INLET_BUF_INIT;
   assert_int_equal(s->ops->seek(s, &p, &warn, &err), 0);
@@ -440,7 +443,8 @@ static void test_file__reused_inode_with_other_content_restarts(void **state) {
   struct stat st;
   stat("f5.ndjson", &st);
   stream_pos p = {true, {(int64_t)st.st_ino, 8, 12345}}; /* wrong fingerprint */
-  stream_source_options o = {INLET_TEXT_NDJSON, false, false, 1000, 10, false};
+  stream_source_options o = {.format = INLET_TEXT_NDJSON, .follow = false, .once = false,
+                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, "f5.ndjson", false, &o, &err), 0);
@@ -486,7 +490,8 @@ static int drain(stream_source *s, stream_pos *last, int *first) {
 
 static stream_source *resume_at(const char *path, const stream_pos *p, bool follow,
                                 inlet_buf *warn) {
-  stream_source_options o = {INLET_TEXT_NDJSON, follow, false, 1000, 10, false};
+  stream_source_options o = {.format = INLET_TEXT_NDJSON, .follow = follow, .once = false,
+                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);

@@ -1,0 +1,754 @@
+/*
+ * `inlet ingest --source kafka://...` against librdkafka's mock cluster
+ * (tests/tools/kafka_mock: 3 brokers, topic "events" with 6 partitions, in a
+ * child process driven through its stdin), always through the real binary:
+ *   - --once reads up to the high watermarks seen at start (messages
+ *     produced after the start wait for the next run); each partition's
+ *     next offset is txn APP#events#P in the commit with the data, equal to
+ *     the broker's high watermark (asked of the broker, not of inlet);
+ *   - poison messages (not JSON, wrong types) go to dead-letter
+ *     files named by topic, partition and offset range; ingestion goes on;
+ *   - --kafka-columns: topic, partition, offset, timestamp, key, headers;
+ *   - SIGKILL at random moments (>= 5; >= 20 with INLET_SOAK=1 over
+ *     1,000,000 events), restarts: every event exactly once (count, distinct
+ *     ids, checksum with inlet's reader; count and distinct ids with
+ *     refcheck/DuckDB);
+ *   - members of one consumer group joining and leaving while events are
+ *     produced (>= 6 rebalances; more with INLET_SOAK): exactly once, every
+ *     commit's txn versions increase per partition, and each commit's rows
+ *     are exactly the offsets its txns advanced;
+ *   - a broker down and up, injected request errors: ingestion pauses and
+ *     resumes, nothing lost or duplicated;
+ *   - offsets deleted before they were read are a gap (stop, or --allow-gaps
+ *     and recorded); --kdi-app-id continues kafka-delta-ingest's progress;
+ *   - CLI and progress-record errors.
+ * The consumers run with a short session timeout (--kafka-property), so a
+ * killed member leaves the group in seconds, not librdkafka's default 45 s.
+ */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <sys/stat.h>
+
+#include "ingest_support.h"
+
+#define SESSION "session.timeout.ms=4000"
+#define HEARTBEAT "heartbeat.interval.ms=500"
+
+typedef struct kfx {
+  pid_t mock;
+  FILE *to, *from;
+  char bootstrap[512];
+  char source[600];
+  char dir[400];
+  char table[512];
+} kfx;
+
+static int setup(void **state) {
+  kfx *f = calloc(1, sizeof *f);
+  int in[2], out[2];
+  if (pipe(in) < 0 || pipe(out) < 0) return -1;
+  f->mock = fork();
+  if (f->mock == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    close(in[1]);
+    close(out[0]);
+    execl(INLET_KAFKA_MOCK, INLET_KAFKA_MOCK, (char *)NULL);
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  f->to = fdopen(in[1], "w");
+  f->from = fdopen(out[0], "r");
+  char line[1024];
+  if (!fgets(line, sizeof line, f->from) || sscanf(line, "bootstrap %511s", f->bootstrap) != 1) {
+    fprintf(stderr, "kafka_mock did not start (%s)\n", INLET_KAFKA_MOCK);
+    return -1;
+  }
+  snprintf(f->source, sizeof f->source, "kafka://%s/events", f->bootstrap);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("ingest_kafka"));
+  snprintf(f->table, sizeof f->table, "%s/t", f->dir);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  kfx *f = *state;
+  if (!f) return 0;
+  fclose(f->to); /* stdin closes: the mock exits */
+  fclose(f->from);
+  ing_wait(f->mock);
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+/* Sends one command to the mock cluster and returns its "ok ..." answer
+ * (static storage); fails the test on "error ...". */
+static const char *kmock(kfx *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *kmock(kfx *f, const char *fmt, ...) {
+  static char line[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(f->to, fmt, ap);
+  va_end(ap);
+  fputc('\n', f->to);
+  fflush(f->to);
+  if (!fgets(line, sizeof line, f->from)) fail_msg("kafka_mock exited");
+  if (strncmp(line, "ok", 2) != 0) fail_msg("kafka_mock: %s", line);
+  return line;
+}
+
+/* The events kafka_mock produces: id I, v = I * 7919 mod 1000003. */
+static void want_events(ing_check *w, int64_t first, int64_t n) {
+  for (int64_t i = first; i < first + n; i++) {
+    w->rows++;
+    w->distinct++;
+    w->checksum += ing_mix(i, (i * 7919) % 1000003);
+  }
+}
+
+/* The broker's low and high watermarks of each partition of "events". */
+static void watermarks(kfx *f, int64_t lo[6], int64_t hi[6]);
+
+static void high_watermarks(kfx *f, int64_t hi[6]) {
+  int64_t lo[6];
+  watermarks(f, lo, hi);
+}
+
+static void watermarks(kfx *f, int64_t lo[6], int64_t hi[6]) {
+  const char *r = kmock(f, "watermarks events");
+  for (int p = 0; p < 6; p++) {
+    char key[16];
+    snprintf(key, sizeof key, " %d:", p);
+    const char *at = strstr(r, key);
+    assert_non_null(at);
+    long long l = -1, h = -1;
+    assert_int_equal(sscanf(at + strlen(key), "%lld-%lld", &l, &h), 2);
+    lo[p] = l;
+    hi[p] = h;
+  }
+}
+
+static int64_t txn_version(const char *table, const char *app) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t = NULL;
+  inlet_snapshot *s = NULL;
+  assert_int_equal(inlet_table_open(&t, table, &err), 0);
+  assert_int_equal(inlet_table_snapshot(&s, t, &err), 0);
+  int64_t v = inlet_snapshot_txn_version(s, app);
+  inlet_snapshot_free(s);
+  inlet_table_free(t);
+  return v;
+}
+
+/* Waits until file @p path contains @p text (true) or @p ms pass (false). */
+static bool wait_for_text(const char *path, const char *text, long ms) {
+  for (long t = 0; t < ms; t += 20) {
+    char *s = tu_read_file(path, NULL);
+    bool found = s && strstr(s, text);
+    free(s);
+    if (found) return true;
+    ing_sleep_ms(20);
+  }
+  return false;
+}
+
+static int count_text(const char *path, const char *text) {
+  char *s = tu_read_file(path, NULL);
+  int n = 0;
+  for (const char *p = s; p && (p = strstr(p, text)) != NULL; p += strlen(text)) n++;
+  free(s);
+  return n;
+}
+
+static tu_result ingest_once(kfx *f, const char *extra) {
+  tu_result r;
+  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once --kafka-property " SESSION
+        " --kafka-property " HEARTBEAT " %s", INLET_BIN, f->table, f->source, extra ? extra : "");
+  return r;
+}
+
+/* Rows and distinct ids of the table as DuckDB reads it (refcheck). */
+static void refcheck_counts(const char *table, int64_t *rows, int64_t *distinct) {
+  tu_result r;
+  tu_sh(&r, "'%s' '%s' delta '%s' | grep '^\\[' | wc -l", INLET_NODE, INLET_REFCHECK, table);
+  assert_int_equal(r.status, 0);
+  *rows = strtoll(r.out, NULL, 10);
+  tu_result_free(&r);
+  /* The id is the first column of every row printed. */
+  tu_sh(&r, "'%s' '%s' delta '%s' | grep '^\\[' | cut -d, -f1 | sort -u | wc -l", INLET_NODE,
+        INLET_REFCHECK, table);
+  assert_int_equal(r.status, 0);
+  *distinct = strtoll(r.out, NULL, 10);
+  tu_result_free(&r);
+}
+
+/* ---- --once, positions ------------------------------------------------------------ */
+
+static void test_kafka__once_reads_to_the_start_watermarks(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  kmock(f, "produce events 0 1000");
+  ing_check want = {0, 0, 0, 0};
+  want_events(&want, 0, 1000);
+  tu_result r = ingest_once(f, "--app-id K");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 1000 rows"));
+  tu_result_free(&r);
+  ing_check got;
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 1000);
+  assert_int_equal(got.dups, 0);
+  assert_true(got.checksum == want.checksum);
+  /* Each partition's next offset, in the table, is the broker's end. */
+  int64_t hi[6];
+  high_watermarks(f, hi);
+  int64_t sum = 0;
+  for (int p = 0; p < 6; p++) {
+    char app[64];
+    snprintf(app, sizeof app, "K#events#%d", p);
+    assert_int_equal(txn_version(f->table, app), hi[p]);
+    sum += hi[p];
+  }
+  assert_int_equal(sum, 1000);
+
+  /* Messages produced after a --once run started are left for the next run. */
+  char out[600];
+  snprintf(out, sizeof out, "%s/once.log", f->dir);
+  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--app-id", "K",
+                        "--json", "--kafka-property", SESSION, "--kafka-property", HEARTBEAT,
+                        NULL};
+  pid_t pid = ing_spawn(out, args);
+  assert_true(wait_for_text(out, "\"event\":\"started\"", 60000));
+  kmock(f, "produce events 1000 600");
+  assert_int_equal(ing_wait(pid), 0);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 1000);
+  r = ingest_once(f, "--app-id K");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 600 rows"));
+  tu_result_free(&r);
+  want_events(&want, 1000, 600);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 1600);
+  assert_int_equal(got.dups, 0);
+  assert_true(got.checksum == want.checksum);
+  /* Nothing new: nothing committed. */
+  r = ingest_once(f, "--app-id K");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "ingested 0 rows in 0 batches"));
+  tu_result_free(&r);
+}
+
+/* ---- poison messages, metadata columns ---------------------------------------------- */
+
+static void test_kafka__poison_messages_become_dead_letters_per_partition(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  kmock(f, "produce events 0 60");                        /* 10 per partition */
+  kmock(f, "raw events 1 -- not json at all");            /* events/1 offset 10 */
+  kmock(f, "raw events 2 -- {\"id\":5000,\"v\":\"seven\"}"); /* events/2 offset 10: a string */
+  kmock(f, "produce events 60 60");
+  tu_result r = ingest_once(f, NULL);
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 120 rows"));
+  assert_non_null(strstr(r.err, "rejected 2"));
+  tu_result_free(&r);
+  ing_check got, want = {0, 0, 0, 0};
+  want_events(&want, 0, 120);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 120);
+  assert_true(got.checksum == want.checksum);
+  /* One file per partition range, named by topic, partition and offsets;
+   * each line names its offset. */
+  tu_sh(&r, "cd '%s/_errors'/* && ls", f->table);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "events-1-0_21.ndjson"));
+  assert_non_null(strstr(r.out, "events-2-0_21.ndjson"));
+  assert_null(strstr(r.out, "events-3-"));
+  assert_null(strstr(r.out, "events-0-"));
+  tu_result_free(&r);
+  tu_sh(&r, "cat '%s/_errors'/*/events-2-0_21.ndjson", f->table);
+  assert_non_null(strstr(r.out, "\"topic\":\"events\",\"partition\":2,\"offset\":10"));
+  assert_non_null(strstr(r.out, "seven"));
+  tu_result_free(&r);
+  char errors[600];
+  snprintf(errors, sizeof errors, "%s/_errors", f->table);
+  assert_int_equal(ing_count_lines(errors), 2);
+}
+
+static void test_kafka__metadata_columns(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, v long, topic string, part int, off long, "
+                   "kts timestamp, key string, hdrs map<string,string>", NULL);
+  kmock(f, "produce events 0 12");
+  kmock(f, "raw events 4 key=abc header=trace:t-1 -- {\"id\":100,\"v\":1,\"topic\":\"mine\"}");
+  tu_result r = ingest_once(f, "--kafka-columns topic=topic,partition=part,offset=off,"
+                               "timestamp=kts,key=key,headers=hdrs");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 13 rows"));
+  tu_result_free(&r);
+  /* Event 7: partition 1, its second message (offset 1), key "key-7",
+   * header seq=7, timestamp 2024-01-01 + 7 ms. */
+  tu_sh(&r, "'%s' scan '%s' --format ndjson | grep '\"id\":7,'", INLET_BIN, f->table);
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "\"topic\":\"events\""));
+  assert_non_null(strstr(r.out, "\"part\":1,"));
+  assert_non_null(strstr(r.out, "\"off\":1,"));
+  assert_non_null(strstr(r.out, "2024-01-01T00:00:00.007"));
+  assert_non_null(strstr(r.out, "\"key\":\"key-7\""));
+  assert_non_null(strstr(r.out, "\"hdrs\":[[\"seq\",\"7\"]]"));
+  tu_result_free(&r);
+  /* The metadata replaces what the value said ("topic":"mine"). */
+  tu_sh(&r, "'%s' scan '%s' --format ndjson | grep '\"id\":100,'", INLET_BIN, f->table);
+  assert_non_null(strstr(r.out, "\"topic\":\"events\""));
+  assert_non_null(strstr(r.out, "\"part\":4,"));
+  assert_non_null(strstr(r.out, "\"off\":2,"));
+  assert_non_null(strstr(r.out, "\"key\":\"abc\""));
+  assert_non_null(strstr(r.out, "\"hdrs\":[[\"trace\",\"t-1\"]]"));
+  tu_result_free(&r);
+  /* A column of the wrong type is refused, naming it. */
+  r = ingest_once(f, "--kafka-columns offset=topic");
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "offset column \"topic\" is string"));
+  tu_result_free(&r);
+}
+
+/* ---- crashes ------------------------------------------------------------------------- */
+
+/* Runs `inlet ingest` (@p args) to its end; fails with its output unless it
+ * exits 0. */
+static void run_to_end(const char *out, const char *const *args) {
+  if (ing_wait(ing_spawn(out, args)) == 0) return;
+  char *text = tu_read_file(out, NULL);
+  size_t n = text ? strlen(text) : 0;
+  fail_msg("ingest failed: %s", text ? text + (n > 1500 ? n - 1500 : 0) : "(no output)");
+}
+
+static void test_kafka__kill9_restarts_exactly_once(void **state) {
+  kfx *f = *state;
+  const char *soak = getenv("INLET_SOAK");
+  bool big = soak && *soak && strcmp(soak, "0") != 0;
+  int64_t n = big ? 1000000 : 30000;
+  int kills = big ? 20 : 5;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  ing_check want = {0, 0, 0, 0};
+  /* The mock broker keeps at most 5 MB per partition (about 65,000 of these
+   * events) and deletes older messages: the soak produces in rounds, never
+   * more than 150,000 events (about 3 MB a partition) ahead of the table. */
+  int64_t produced = 0, round = big ? 50000 : n;
+  char out[600];
+  snprintf(out, sizeof out, "%s/run.log", f->dir);
+  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--json",
+                        "--max-rows", big ? "20000" : "1000", "--kafka-property", SESSION,
+                        "--kafka-property", HEARTBEAT, NULL};
+  unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+  int landed = 0;
+  long max_delay = big ? 1500 : 400;
+  int64_t next_id = n; /* ids after n: produced when a run finished before its kill */
+  for (int k = 0; landed < kills && k < kills * 4; k++) {
+    if (produced < n) {
+      ing_check have;
+      ing_check_table(&have, f->table, n + 1000000);
+      if (produced - have.rows <= 150000) {
+        int64_t c = n - produced < round ? n - produced : round;
+        kmock(f, "produce events %lld %lld", (long long)produced, (long long)c);
+        want_events(&want, produced, c);
+        produced += c;
+      }
+    }
+    pid_t pid = ing_spawn(out, args);
+    /* Killed once it has its partitions: mid-batch, mid-commit, ... */
+    if (!wait_for_text(out, "kafka: assigned", 60000)) {
+      kill(pid, SIGKILL);
+      ing_wait(pid);
+      fail_msg("no partition assignment within 60 s");
+    }
+    if (ing_kill_after(pid, (long)(rand_r(&seed) % (unsigned)max_delay))) {
+      landed++;
+    } else {
+      /* It finished first: more events, kill sooner. */
+      kmock(f, "produce events %lld 10000", (long long)next_id);
+      want_events(&want, next_id, 10000);
+      next_id += 10000;
+      if (max_delay > 60) max_delay = max_delay * 2 / 3;
+    }
+  }
+  assert_true(landed >= kills);
+  for (; produced < n; produced += round) {
+    int64_t c = n - produced < round ? n - produced : round;
+    kmock(f, "produce events %lld %lld", (long long)produced, (long long)c);
+    want_events(&want, produced, c);
+    run_to_end(out, args);
+  }
+  run_to_end(out, args);
+  ing_check got;
+  ing_check_table(&got, f->table, next_id);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, want.rows);
+  assert_int_equal(got.distinct, want.distinct);
+  assert_true(got.checksum == want.checksum);
+  if (!big) { /* refcheck prints every row: the small run only */
+    int64_t rows, distinct;
+    refcheck_counts(f->table, &rows, &distinct);
+    assert_int_equal(rows, want.rows);
+    assert_int_equal(distinct, want.rows);
+  }
+}
+
+/* ---- rebalances ---------------------------------------------------------------------- */
+
+/* Reads the table's commits in order: every txn APP#events#P version grows,
+ * and each commit's rows are the offsets its txns advanced (every event is
+ * a good record). Returns the number of commits with data. */
+static int check_commit_history(const char *table, const char *app) {
+  char logdir[600];
+  snprintf(logdir, sizeof logdir, "%s/_delta_log", table);
+  int64_t last[6] = {0, 0, 0, 0, 0, 0};
+  int commits = 0;
+  for (int64_t v = 1;; v++) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/%020lld.json", logdir, (long long)v);
+    char *text = tu_read_file(path, NULL);
+    if (!text) break;
+    int64_t rows = -1, advanced = 0;
+    int n_txn = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+      json_t *j = json_loads(line, 0, NULL);
+      assert_non_null(j);
+      json_t *ci = json_object_get(j, "commitInfo"), *tx = json_object_get(j, "txn");
+      if (ci) {
+        const char *s = json_string_value(
+            json_object_get(json_object_get(ci, "operationMetrics"), "numOutputRows"));
+        if (s) rows = strtoll(s, NULL, 10);
+      }
+      if (tx) {
+        const char *id = json_string_value(json_object_get(tx, "appId"));
+        int64_t ver = json_integer_value(json_object_get(tx, "version"));
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "%s#events#", app);
+        assert_non_null(id);
+        assert_true(strncmp(id, prefix, strlen(prefix)) == 0);
+        int p = atoi(id + strlen(prefix));
+        assert_true(p >= 0 && p < 6);
+        if (ver <= last[p]) fail_msg("version %lld: %s went from %lld to %lld", (long long)v, id,
+                                     (long long)last[p], (long long)ver);
+        advanced += ver - last[p];
+        last[p] = ver;
+        n_txn++;
+      }
+      json_decref(j);
+    }
+    free(text);
+    if (n_txn) {
+      if (rows != advanced)
+        fail_msg("version %lld: %lld rows but its txns advance %lld offsets", (long long)v,
+                 (long long)rows, (long long)advanced);
+      commits++;
+    }
+  }
+  return commits;
+}
+
+static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
+  kfx *f = *state;
+  const char *soak = getenv("INLET_SOAK");
+  bool big = soak && *soak && strcmp(soak, "0") != 0;
+  int steps = big ? 6 : 3;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  ing_check want = {0, 0, 0, 0};
+  int64_t next_id = 0;
+  kmock(f, "produce events 0 5000");
+  want_events(&want, 0, 5000);
+  next_id = 5000;
+  const char *base[] = {"ingest", f->table, "--source", f->source, "--group", "G",
+                        "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
+                        "--kafka-property", HEARTBEAT, NULL};
+  pid_t member[32];
+  char logs[32][600];
+  int first = 0, n = 0;
+  snprintf(logs[n], sizeof logs[n], "%s/member-%d.log", f->dir, n);
+  member[n] = ing_spawn(logs[n], base);
+  assert_true(wait_for_text(logs[n], "kafka: assigned", 60000));
+  n++;
+  for (int s = 0; s < steps; s++) {
+    /* A member joins while events arrive: partitions move to it. */
+    snprintf(logs[n], sizeof logs[n], "%s/member-%d.log", f->dir, n);
+    member[n] = ing_spawn(logs[n], base);
+    for (int i = 0; i < 10; i++) {
+      kmock(f, "produce events %lld 500", (long long)next_id);
+      want_events(&want, next_id, 500);
+      next_id += 500;
+      ing_sleep_ms(100);
+    }
+    if (!wait_for_text(logs[n], "kafka: assigned", 60000)) fail_msg("member %d not assigned", n);
+    n++;
+    /* The oldest leaves (SIGTERM: commits and leaves the group) while
+     * events arrive: its partitions move to the other. */
+    kill(member[first], SIGTERM);
+    for (int i = 0; i < 5; i++) {
+      kmock(f, "produce events %lld 500", (long long)next_id);
+      want_events(&want, next_id, 500);
+      next_id += 500;
+      ing_sleep_ms(100);
+    }
+    assert_int_equal(ing_wait(member[first]), 0);
+    first++;
+  }
+  /* The last member takes everything that is left, then stops. */
+  kmock(f, "produce events %lld 1000", (long long)next_id);
+  want_events(&want, next_id, 1000);
+  next_id += 1000;
+  for (int i = 0; i < 300; i++) {
+    ing_check got;
+    ing_check_table(&got, f->table, next_id);
+    if (got.rows >= want.rows) break;
+    ing_sleep_ms(100);
+  }
+  kill(member[first], SIGTERM);
+  assert_int_equal(ing_wait(member[first]), 0);
+  ing_check got;
+  ing_check_table(&got, f->table, next_id);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, want.rows);
+  assert_true(got.checksum == want.checksum);
+  /* Partitions really moved: every member was assigned some and all but
+   * the last gave some up. */
+  int assigned = 0, revoked = 0;
+  for (int i = 0; i < n; i++) {
+    assigned += count_text(logs[i], "kafka: assigned");
+    revoked += count_text(logs[i], "kafka: revoked");
+    /* The mock cluster fences members during a rebalance (librdkafka then
+     * reports the assignment lost rather than revoked). */
+    revoked += count_text(logs[i], "kafka: lost");
+  }
+  assert_true(assigned >= 2 * steps);
+  assert_true(revoked >= steps);
+  int commits = check_commit_history(f->table, "G");
+  assert_true(commits >= 2 * steps);
+}
+
+/* ---- broker failures ------------------------------------------------------------------ */
+
+static void test_kafka__broker_down_and_request_errors_pause_and_resume(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  char out[600];
+  snprintf(out, sizeof out, "%s/follow.log", f->dir);
+  const char *args[] = {"ingest", f->table, "--source", f->source, "--max-latency", "200ms",
+                        "--json", "--kafka-property", SESSION, "--kafka-property", HEARTBEAT,
+                        NULL};
+  pid_t pid = ing_spawn(out, args);
+  assert_true(wait_for_text(out, "kafka: assigned", 60000));
+  ing_check want = {0, 0, 0, 0};
+  kmock(f, "produce events 0 600");
+  want_events(&want, 0, 600);
+  ing_check got = {0, 0, 0, 0};
+  for (int i = 0; i < 300 && got.rows < 600; i++) {
+    ing_sleep_ms(100);
+    ing_check_table(&got, f->table, 100000);
+  }
+  assert_int_equal(got.rows, 600);
+  /* Fetches fail for a while (NOT_LEADER_FOR_PARTITION = 6, then
+   * disconnects), events arrive, and broker 1 goes down: the partitions it
+   * leads wait, the others go on. (Produced before the broker goes down:
+   * the producer waits for every replica.) */
+  kmock(f, "produce events 600 600");
+  want_events(&want, 600, 600);
+  kmock(f, "errors 1 20 6");
+  kmock(f, "errors 1 5 -195");
+  kmock(f, "down 1");
+  assert_true(wait_for_text(out, "kafka: fetching paused", 30000));
+  assert_true(wait_for_text(out, "\"status\":\"waiting for Kafka: ", 1000));
+  kmock(f, "up 1");
+  assert_true(wait_for_text(out, "kafka: fetching resumed", 60000));
+  kmock(f, "leader events 0 2");
+  kmock(f, "produce events 1200 600");
+  want_events(&want, 1200, 600);
+  for (int i = 0; i < 600 && got.rows < 1800; i++) {
+    ing_sleep_ms(100);
+    ing_check_table(&got, f->table, 100000);
+  }
+  kill(pid, SIGINT);
+  assert_int_equal(ing_wait(pid), 0);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, 1800);
+  assert_true(got.checksum == want.checksum);
+}
+
+/* ---- retention gaps, kafka-delta-ingest progress --------------------------------------- */
+
+static void test_kafka__deleted_offsets_are_a_gap(void **state) {
+  kfx *f = *state;
+  /* v NOT NULL: the big message ({"id":-1,"pad":...}) would be a bad record. */
+  ing_create_table(f->table, "id long not null, v long not null", NULL);
+  kmock(f, "produce events 0 60");
+  tu_result r = ingest_once(f, NULL);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  /* The mock broker keeps at most 5 MB per partition: past that, every
+   * append deletes what events/3 holds, unread offsets included. */
+  kmock(f, "produce events 60 60");
+  kmock(f, "big events 3 6000000");
+  kmock(f, "produce events 120 60");
+  r = ingest_once(f, NULL);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "Kafka events/3: offsets 10.."));
+  assert_non_null(strstr(r.err, "were deleted (retention) before they were read"));
+  tu_result_free(&r);
+  /* What came before the gap, and the other partitions, were committed. */
+  ing_check got;
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  assert_true(got.rows >= 60);
+  r = ingest_once(f, "--allow-gaps");
+  if (r.status != 0) fail_msg("ingest --allow-gaps failed: %s", r.err);
+  tu_result_free(&r);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  /* Every event but the 20 events/3 got after the first run is there. */
+  int64_t hi[6];
+  high_watermarks(f, hi);
+  assert_int_equal(txn_version(f->table, "inlet-ingest:kafka:events#events#3"), hi[3]);
+  assert_int_equal(got.rows, 180 - 20);
+  tu_sh(&r, "grep -h -o '\"numSourceGaps\":\"1\"' '%s'/_delta_log/*.json | wc -l", f->table);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+}
+
+static void test_kafka__continues_kafka_delta_ingest_progress(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  kmock(f, "produce events 0 60"); /* 10 per partition: partition P holds ids P, P+6, ... */
+  /* kafka-delta-ingest wrote partition 0 up to offset 4 and partition 1
+   * up to offset 9 (txn "kdi-P" = the last offset written). */
+  char path[700];
+  const int last[2] = {4, 9};
+  for (int p = 0; p < 2; p++) {
+    snprintf(path, sizeof path, "%s/kdi-%d.ndjson", f->dir, p);
+    FILE *out = fopen(path, "w");
+    for (int o = 0; o <= last[p]; o++) {
+      int id = p + 6 * o;
+      fprintf(out, "{\"id\":%d,\"v\":%d}\n", id, (id * 7919) % 1000003);
+    }
+    fclose(out);
+    tu_result r;
+    tu_sh(&r, "'%s' append '%s' '%s' --app-id kdi-%d --app-version %d", INLET_BIN, f->table,
+          path, p, last[p]);
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+  }
+  tu_result r = ingest_once(f, "--app-id K --kdi-app-id kdi");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "events/0 at 5 (from another progress record)"));
+  assert_non_null(strstr(r.err, "events/1 at 10 (from another progress record)"));
+  tu_result_free(&r);
+  ing_check got, want = {0, 0, 0, 0};
+  want_events(&want, 0, 60);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, 60);
+  assert_true(got.checksum == want.checksum);
+  assert_int_equal(txn_version(f->table, "K#events#0"), 10);
+  /* A multi-topic source cannot use it (kafka-delta-ingest's records name
+   * partitions only). */
+  tu_sh(&r, "'%s' ingest '%s' --source 'kafka://%s/events,other' --once --kdi-app-id kdi",
+        INLET_BIN, f->table, f->bootstrap);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "single topic"));
+  tu_result_free(&r);
+}
+
+/* ---- errors ---------------------------------------------------------------------------- */
+
+static void test_kafka__cli_and_progress_record_errors(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  tu_result r;
+  tu_sh(&r, "'%s' ingest '%s' --source file:/dev/null --group G", INLET_BIN, f->table);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "need a kafka:// source"));
+  tu_result_free(&r);
+  r = ingest_once(f, "--kafka-start middle");
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "--kafka-start"));
+  tu_result_free(&r);
+  r = ingest_once(f, "--kafka-property group.id=x");
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "use --group"));
+  tu_result_free(&r);
+  r = ingest_once(f, "--kafka-property no.such.property=1");
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "no.such.property"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' ingest '%s' --source 'kafka://nohostport/events' --once", INLET_BIN,
+        f->table);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "is not HOST:PORT"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' ingest '%s' --source 'kafka://%s/ev@nts' --once", INLET_BIN, f->table,
+        f->bootstrap);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "\"ev@nts\" is not a topic name"));
+  tu_result_free(&r);
+  /* (A topic that does not exist cannot be tried: the mock cluster creates
+   * every topic a client asks about, as brokers with
+   * auto.create.topics.enable do.) */
+  /* Progress recorded under group A (the group names the record); a run
+   * with the default id would read the topic again: refused, naming A. */
+  kmock(f, "produce events 0 60");
+  r = ingest_once(f, "--group A");
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  assert_true(txn_version(f->table, "A#events#0") == 10);
+  r = ingest_once(f, NULL);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "already records progress for Kafka topic \"events\" under app "
+                             "id \"A\""));
+  tu_result_free(&r);
+  /* A group named on purpose starts its own record, with a warning. */
+  r = ingest_once(f, "--group B");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "starting a new progress record under app id \"B\""));
+  tu_result_free(&r);
+  /* --kafka-start latest: partitions the table never saw start at their end. */
+  kmock(f, "produce events 60 60");
+  r = ingest_once(f, "--app-id L --kafka-start latest");
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  int64_t hi[6];
+  high_watermarks(f, hi);
+  assert_int_equal(txn_version(f->table, "L#events#0"), hi[0]);
+  ing_check got;
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 120); /* groups A and B, nothing for L */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_kafka__once_reads_to_the_start_watermarks, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(
+          test_kafka__poison_messages_become_dead_letters_per_partition, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__metadata_columns, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(
+          test_kafka__broker_down_and_request_errors_pause_and_resume, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__cli_and_progress_record_errors, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__deleted_offsets_are_a_gap, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__continues_kafka_delta_ingest_progress, setup,
+                                      teardown),
+  };
+  /* INLET_TEST_FILTER=test_kafka__kill9* runs one (the soak, by hand). */
+  const char *filter = getenv("INLET_TEST_FILTER");
+  if (filter && *filter) cmocka_set_test_filter(filter);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
