@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "batch/text_int.h"
+#include "batch/batch.h"
 #include "stream/stream.h"
 #include "util/util.h"
 
