@@ -239,6 +239,16 @@ INLET_API int inlet_batch_validate(const inlet_batch *batch, inlet_error *err);
 /** Approximate bytes held by the batch's buffers (for memory accounting). */
 INLET_API int64_t inlet_batch_memory(const inlet_batch *batch);
 
+/* ---- values ---------------------------------------------------------- */
+
+/**
+ * Parses an ISO-8601 date or timestamp (`2024-05-01`, `2024-05-01T12:00:00Z`,
+ * `2024-05-01 12:00:00.25+02:00`; without a zone the time is UTC) into
+ * microseconds since the epoch: the grammar of every timestamp inlet reads
+ * (docs/VALUES.md). @return 0, INLET_EINVAL (naming the problem).
+ */
+INLET_API int inlet_timestamp_parse(int64_t *out_us, const char *text, inlet_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -268,8 +268,9 @@ INLET_API int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
 INLET_API int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source);
 
 /**
- * Parses a duration: an integer with unit us, ms, s, m, h or d ("90s",
- * "5m", "250ms"); a bare number means seconds. @return 0, INLET_EINVAL.
+ * Parses a duration into microseconds: the grammar of inlet_duration_parse
+ * (include/inlet/maint.h; "90s", "5m", "250ms", "1h30m", "interval 1 day").
+ * A bare number is an error: units are required. @return 0, INLET_EINVAL.
  */
 INLET_API int inlet_ingest_parse_duration(int64_t *out_us, const char *text, inlet_error *err);
 

@@ -191,9 +191,12 @@ INLET_API int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table
                                       inlet_error *err);
 
 /**
- * Parses a duration: a number with unit s|sec|m|min|h|hour|d|day|w|week
- * (plural and "interval N unit" forms too, as Delta writes table
- * properties), or plain milliseconds. @return 0, INLET_EINVAL.
+ * Parses a duration into milliseconds (sub-millisecond parts dropped): whole
+ * numbers with units, us|ms|s|m|h|d|w or their words (sec, minutes, hours,
+ * days, weeks, ...), terms adding up ("1h30m"), and Delta's table property
+ * form "interval 7 days". A bare number is an error: units are required.
+ * The one grammar of every duration inlet reads (docs/VALUES.md).
+ * @return 0, INLET_EINVAL.
  */
 INLET_API int inlet_duration_parse(int64_t *out_ms, const char *text, inlet_error *err);
 

@@ -2,8 +2,8 @@
  * The face of src/batch to the modules above it (expr, parquet, delta,
  * stream, scan): the text-to-column scalar conversion that expr's casts
  * share with the NDJSON/CSV reader, CSV record splitting for the stream
- * sources, row rollback of an array, and civil-date arithmetic. The rest of
- * the text code stays private (text_int.h).
+ * sources and row rollback of an array (civil-date arithmetic is
+ * util/datetime.h). The rest of the text code stays private (text_int.h).
  */
 #ifndef INLET_BATCH_BATCH_H
 #define INLET_BATCH_BATCH_H
@@ -73,9 +73,5 @@ bool text_reader_csv_syntax_failed(const inlet_text_reader *r);
 
 /* Shrinks @p a to @p len rows (children follow), fixing null_count. */
 void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
-
-/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
-int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d);
-void text_civil_from_days(int64_t days, int64_t *y, int *m, int *d);
 
 #endif /* INLET_BATCH_BATCH_H */

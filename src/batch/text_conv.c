@@ -5,9 +5,8 @@
  * Numbers are parsed from their digits: integers with overflow checks per
  * width, decimals digit by digit into 128 bits (never through a double),
  * doubles by Clinger's exact fast path (mantissa <= 2^53, |exp10| <= 22)
- * with strtod as the fallback. Dates use the proleptic Gregorian calendar
- * (days-from-civil arithmetic), timestamps ISO-8601 (RFC 3339 profile plus
- * a space separator and optional seconds).
+ * with strtod as the fallback. Dates, times and timestamps follow the one
+ * ISO-8601 grammar of util/datetime.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +14,7 @@
 #include <stdio.h>
 
 #include "batch/text_int.h"
+#include "util/datetime.h"
 
 int text_bad(text_conv *c, const char *fmt, ...) {
   va_list ap;
@@ -281,183 +281,8 @@ const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32
 
 /* ---- dates and times --------------------------------------------------- */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (era arithmetic:
- * 400-year eras of 146097 days, March-based years so leap days come last). */
-int64_t text_days_from_civil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-void text_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
-static int days_in_month(int64_t y, int m) {
-  static const int dim[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (m == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)) return 29;
-  return dim[m - 1];
-}
-
-static bool digits_at(const char *s, size_t n, size_t at, int count, int *out) {
-  if (at + (size_t)count > n) return false;
-  int v = 0;
-  for (int i = 0; i < count; i++) {
-    unsigned dd = (unsigned)(s[at + (size_t)i] - '0');
-    if (dd > 9) return false;
-    v = v * 10 + (int)dd;
-  }
-  *out = v;
-  return true;
-}
-
-/* YYYY-MM-DD at the start of s, or an ISO 8601 expanded year (+YYYYY-MM-DD,
- * -YYYY-MM-DD, up to 9 digits) as the exporter prints years outside
- * 0000-9999. Returns the length consumed or 0. */
-static size_t parse_ymd(const char *s, size_t n, int64_t *days) {
-  int mo, d;
-  int64_t y = 0;
-  size_t i = 0;
-  bool neg = false;
-  if (n > 0 && (s[0] == '+' || s[0] == '-')) neg = s[i++] == '-';
-  size_t ys = i;
-  while (i < n && i - ys < 10 && s[i] >= '0' && s[i] <= '9') y = y * 10 + (s[i++] - '0');
-  if (i - ys < 4 || (ys == 0 && i != 4) || i - ys > 9) return 0;
-  if (i + 6 > n || s[i] != '-' || !digits_at(s, n, i + 1, 2, &mo) || s[i + 3] != '-' ||
-      !digits_at(s, n, i + 4, 2, &d))
-    return 0;
-  if (neg) y = -y;
-  int64_t ly = ((y % 400) + 400) % 400; /* leap rules repeat every 400 years */
-  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(ly, mo)) return 0;
-  *days = text_days_from_civil(y, mo, d);
-  return i + 6;
-}
-
 bool text_parse_date(const char *s, size_t n, int32_t *days) {
-  int64_t d;
-  /* parse_ymd returns 0 on failure: an empty text is no date. */
-  if (n == 0 || parse_ymd(s, n, &d) != n || d < INT32_MIN || d > INT32_MAX) return false;
-  *days = (int32_t)d;
-  return true;
-}
-
-/* HH:MM[:SS[.fffffffff]] at s; returns length consumed or 0. */
-static size_t parse_hms(const char *s, size_t n, int64_t *secs, int64_t *nanos) {
-  int h, mi, sec = 0;
-  if (!digits_at(s, n, 0, 2, &h) || n < 5 || s[2] != ':' || !digits_at(s, n, 3, 2, &mi))
-    return 0;
-  size_t i = 5;
-  int64_t ns = 0;
-  if (i < n && s[i] == ':') {
-    if (!digits_at(s, n, i + 1, 2, &sec)) return 0;
-    i += 3;
-    if (i < n && (s[i] == '.' || s[i] == ',')) {
-      i++;
-      int nd = 0;
-      while (i < n && s[i] >= '0' && s[i] <= '9') {
-        if (nd == 9) return 0; /* finer than nanoseconds */
-        ns = ns * 10 + (s[i] - '0');
-        nd++;
-        i++;
-      }
-      if (nd == 0) return 0;
-      for (; nd < 9; nd++) ns *= 10;
-    }
-  }
-  if (h > 23 || mi > 59 || sec > 59) return 0;
-  *secs = h * 3600 + mi * 60 + sec;
-  *nanos = ns;
-  return i;
-}
-
-static inline bool dig(char ch) { return (unsigned)(ch - '0') < 10; }
-static inline int d2(const char *s) { return (s[0] - '0') * 10 + (s[1] - '0'); }
-
-/* The layout nearly every producer prints, YYYY-MM-DDTHH:MM:SS[.fraction],
- * checked at fixed offsets: NDJSON ingest parses one per event, and this
- * costs a third of the general parse_ymd + parse_hms. Returns the length
- * consumed, or 0 to let the general parsers accept or explain the text. */
-static size_t fast_ymd_hms(const char *s, size_t n, int64_t *days, int64_t *tod, int64_t *nanos) {
-  if (n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
-      s[13] != ':' || s[16] != ':')
-    return 0;
-  if (!(dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && dig(s[5]) && dig(s[6]) &&
-        dig(s[8]) && dig(s[9]) && dig(s[11]) && dig(s[12]) && dig(s[14]) && dig(s[15]) &&
-        dig(s[17]) && dig(s[18])))
-    return 0;
-  int y = d2(s) * 100 + d2(s + 2), mo = d2(s + 5), d = d2(s + 8);
-  int h = d2(s + 11), mi = d2(s + 14), sec = d2(s + 17);
-  if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59)
-    return 0;
-  size_t i = 19;
-  int64_t ns = 0;
-  if (i < n && (s[i] == '.' || s[i] == ',')) {
-    i++;
-    int nd = 0;
-    while (i < n && dig(s[i])) {
-      if (nd == 9) return 0;
-      ns = ns * 10 + (s[i] - '0');
-      nd++;
-      i++;
-    }
-    if (nd == 0) return 0;
-    for (; nd < 9; nd++) ns *= 10;
-  }
-  *days = text_days_from_civil(y, mo, d);
-  *tod = h * 3600 + mi * 60 + sec;
-  *nanos = ns;
-  return i;
-}
-
-/* Parses an ISO-8601 timestamp into seconds + nanoseconds since the epoch
- * (UTC when a zone is given; the wall clock otherwise). */
-static const char *parse_iso_timestamp(const char *s, size_t n, int64_t *secs, int64_t *nanos,
-                                       bool *has_offset, int32_t *offset) {
-  int64_t days, tod = 0, ns = 0;
-  *has_offset = false;
-  *offset = 0;
-  size_t i = fast_ymd_hms(s, n, &days, &tod, &ns);
-  if (!i) {
-    i = parse_ymd(s, n, &days);
-    if (!i) return "expected an ISO-8601 date";
-    if (i < n && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
-      size_t k = parse_hms(s + i + 1, n - i - 1, &tod, &ns);
-      if (!k) return "expected a time HH:MM[:SS[.fraction]] after the date";
-      i += 1 + k;
-    }
-  }
-  if (i < n && (s[i] == 'Z' || s[i] == 'z')) {
-    *has_offset = true;
-    i++;
-  } else if (i < n && (s[i] == '+' || s[i] == '-')) {
-    int oh, om = 0;
-    bool neg = s[i] == '-';
-    if (!digits_at(s, n, i + 1, 2, &oh)) return "bad zone offset";
-    i += 3;
-    if (i < n && s[i] == ':') i++;
-    if (i < n) {
-      if (!digits_at(s, n, i, 2, &om)) return "bad zone offset";
-      i += 2;
-    }
-    if (oh > 23 || om > 59) return "bad zone offset";
-    *has_offset = true;
-    *offset = (neg ? -1 : 1) * (oh * 3600 + om * 60);
-  }
-  if (i != n) return "unexpected text after the timestamp";
-  *secs = days * 86400 + tod - *offset;
-  *nanos = ns;
-  return NULL;
+  return inlet_iso_date_parse(s, n, days);
 }
 
 static const int64_t unit_per_sec[] = {1, 1000, 1000000, 1000000000};
@@ -535,13 +360,6 @@ static bool looks_numeric(const char *s, size_t n) {
 
 /* ---- strings and bytes ------------------------------------------------- */
 
-static int hexval(char ch) {
-  if (ch >= '0' && ch <= '9') return ch - '0';
-  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-  return -1;
-}
-
 /* Decodes hex (dashes skipped when @p uuid) into c->scratch. */
 static int decode_hex(text_conv *c, const char *s, size_t n, bool uuid) {
   char ex[48];
@@ -551,7 +369,7 @@ static int decode_hex(text_conv *c, const char *s, size_t n, bool uuid) {
   int hi = -1;
   for (size_t i = 0; i < n; i++) {
     if (uuid && s[i] == '-' && (i == 8 || i == 13 || i == 18 || i == 23) && n == 36) continue;
-    int v = hexval(s[i]);
+    int v = inlet_hex_digit((unsigned char)s[i]);
     if (v < 0) return text_bad(c, "expected hex digits, found \"%s\"", excerpt(ex, s, n));
     if (hi < 0) hi = v;
     else {
@@ -711,7 +529,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
         return text_bad(c, "time-of-day %s out of range", excerpt(ex, s, n));
     } else {
       int64_t secs, ns;
-      size_t k = parse_hms(s, n, &secs, &ns);
+      size_t k = inlet_iso_time_prefix(s, n, &secs, &ns);
       if (!k || k != n) return text_bad(c, "expected a time HH:MM:SS, found \"%s\"", excerpt(ex, s, n));
       to_unit(secs, ns, t->unit, &v); /* < 1 day: cannot overflow */
     }
@@ -727,7 +545,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     } else {
       bool has_off;
       int32_t off;
-      why = parse_iso_timestamp(s, n, &secs, &ns, &has_off, &off);
+      why = inlet_iso_timestamp_parse(s, n, &secs, &ns, &has_off, &off);
       if (!why && !t->utc && has_off && off != 0)
         return text_bad(c, "zone offset in \"%s\" for a timestamp_ntz column", excerpt(ex, s, n));
     }

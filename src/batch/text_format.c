@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "batch/text_int.h"
+#include "util/datetime.h"
 
 #define TWO53 9007199254740992.0
 
@@ -227,7 +228,7 @@ static inline void put_digits(char *t, int64_t v, int w) {
 static int format_date(char *t, int64_t days) {
   int64_t y;
   int m, d;
-  text_civil_from_days(days, &y, &m, &d);
+  inlet_civil_from_days(days, &y, &m, &d);
   int n = 0;
   if (y < 0 || y > 9999) {
     /* ISO 8601 expanded years, which the importer reads back. */

@@ -9,7 +9,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <unistd.h>
 
@@ -50,40 +49,19 @@ static const char usage[] =
     "pages (the Parquet page index) that cannot match --where are not read; only the\n"
     "needed columns are decoded.\n";
 
-/* Milliseconds since the epoch from digits or an ISO-8601 UTC timestamp. */
-static bool parse_as_of(const char *s, int64_t *ms) {
+/* Milliseconds since the epoch from digits, or an ISO-8601 timestamp in the
+ * one grammar of inlet_timestamp_parse (UTC unless a zone is given). */
+static int parse_as_of(const char *s, int64_t *ms, inlet_error *err) {
   char *end;
   long long v = strtoll(s, &end, 10);
   if (*s && !*end) {
     *ms = v;
-    return true;
+    return 0;
   }
-  struct tm tm;
-  memset(&tm, 0, sizeof tm);
-  int y, mo, d, h = 0, mi = 0, n = 0;
-  double sec = 0;
-  if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3) return false;
-  const char *p = s + n;
-  if (*p == 'T' || *p == ' ') {
-    int m = 0;
-    if (sscanf(p + 1, "%2d:%2d%n", &h, &mi, &m) != 2) return false;
-    p += 1 + m;
-    if (*p == ':') {
-      if (sscanf(p + 1, "%lf%n", &sec, &m) != 1) return false;
-      p += 1 + m;
-    }
-  }
-  if (*p == 'Z') p++;
-  if (*p) return false;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = 0;
-  time_t t = timegm(&tm);
-  *ms = (int64_t)t * 1000 + (int64_t)(sec * 1000 + 0.5);
-  return true;
+  int64_t us;
+  if (inlet_timestamp_parse(&us, s, err) < 0) return -1;
+  *ms = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+  return 0;
 }
 
 /* Splits "a,b, c" into names (trimmed); *names owns one buffer at [0]. */
@@ -229,8 +207,9 @@ static int cmd_scan(const cli_args *a) {
     return cli_usage_error(usage, "scan: --watermark needs --on-time or --late");
   if (on_time && !watermark) return cli_usage_error(usage, "scan: --on-time needs --watermark TS");
   if (event_time && !watermark) return cli_usage_error(usage, "scan: --event-time needs --watermark TS");
-  if (as_of && !parse_as_of(as_of, &ts))
-    return cli_usage_error(usage, "--as-of: not a timestamp: '%s'", as_of);
+  inlet_error as_of_err = INLET_ERROR_INIT;
+  if (as_of && parse_as_of(as_of, &ts, &as_of_err) < 0)
+    return cli_usage_error(usage, "--as-of: %s", inlet_errmsg(&as_of_err));
   inlet_error err = INLET_ERROR_INIT;
   inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
   bool to_parquet = format && strcmp(format, "parquet") == 0;

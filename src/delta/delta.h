@@ -155,9 +155,9 @@ int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *e
 /* delta.deletedFileRetentionDuration of @p m in ms ("interval 1 week" when
  * absent or unparseable). */
 int64_t delta_retention_ms(const delta_metadata *m);
-/* Value of an "interval N unit" table property (Delta's duration syntax:
- * units millisecond..week, optional plural), in ms; @p dflt when the
- * property is absent or malformed. */
+/* Value of a duration table property ("interval 7 days", "7d": the grammar
+ * of util/duration.h) in ms; @p dflt when the property is absent or
+ * malformed. */
 int64_t delta_interval_conf_ms(const delta_metadata *m, const char *key, int64_t dflt);
 
 /*
@@ -513,10 +513,9 @@ uint64_t delta_random_u64(void);
  * out (no zone suffix). */
 void delta_format_micros(char out[40], int64_t micros, int frac_digits);
 void delta_format_date(char out[24], int32_t days);
-/* Days/civil conversions (proleptic Gregorian). */
-int64_t delta_days_from_civil(int64_t y, unsigned m, unsigned d);
-/* Parses "YYYY-MM-DD[ T]HH:MM:SS[.f{1,9}][Z|±HH:MM]" into micros (UTC
- * when zone given, else as-is). Returns false when malformed. */
+/* Delta's date and timestamp strings ("YYYY-MM-DD[ T]HH:MM[:SS[.f{1,9}]]
+ * [Z|±HH:MM]") in the grammar of util/datetime.h; timestamps into micros
+ * (UTC when a zone is given, else as-is). Return false when malformed. */
 bool delta_parse_timestamp(const char *s, int64_t *micros);
 bool delta_parse_date(const char *s, int32_t *days);
 /* Decimal128 (16 bytes little-endian) as plain text with @p scale digits. */

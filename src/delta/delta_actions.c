@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "delta/delta.h"
+#include "util/duration.h"
 #include "util/util.h"
 
 /* ---- lifecycle ----------------------------------------------------------- */
@@ -196,19 +197,11 @@ int delta_remove_copy(delta_remove *dst, const delta_remove *src, inlet_error *e
 
 int64_t delta_interval_conf_ms(const delta_metadata *m, const char *key, int64_t dflt) {
   const char *v = delta_metadata_conf(m, key);
-  if (!v) return dflt;
-  long long n = 0;
-  char unit[32] = "";
-  if (sscanf(v, "interval %lld %31s", &n, unit) != 2 || n < 0) return dflt;
-  static const struct { const char *u; int64_t ms; } units[] = {
-      {"millisecond", 1}, {"second", 1000}, {"minute", 60000}, {"hour", 3600000},
-      {"day", 86400000}, {"week", 604800000}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-    size_t l = strlen(units[i].u);
-    if (strncmp(unit, units[i].u, l) == 0 && (unit[l] == '\0' || strcmp(unit + l, "s") == 0))
-      return n > INT64_MAX / units[i].ms ? INT64_MAX : n * units[i].ms;
-  }
-  return dflt;
+  int64_t us;
+  /* A value that does not parse was written by someone else (create
+   * refuses one): the default applies, as for an absent one. */
+  if (!v || inlet_duration_parse_us(&us, v, NULL) < 0) return dflt;
+  return us / 1000;
 }
 
 int64_t delta_retention_ms(const delta_metadata *m) {
@@ -223,13 +216,6 @@ const char *delta_metadata_conf(const delta_metadata *m, const char *key) {
 
 /* ---- paths --------------------------------------------------------------- */
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 int delta_path_decode(char **out, const char *s, inlet_error *err) {
   size_t n = strlen(s);
   char *d = inlet_malloc(n + 1);
@@ -237,8 +223,8 @@ int delta_path_decode(char **out, const char *s, inlet_error *err) {
   size_t j = 0;
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '%') {
-      int hi = i + 2 < n ? hexval((unsigned char)s[i + 1]) : -1;
-      int lo = i + 2 < n ? hexval((unsigned char)s[i + 2]) : -1;
+      int hi = i + 2 < n ? inlet_hex_digit((unsigned char)s[i + 1]) : -1;
+      int lo = i + 2 < n ? inlet_hex_digit((unsigned char)s[i + 2]) : -1;
       if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
         inlet_free(d);
         return inlet_fail(err, INLET_ECORRUPT, "malformed percent-escape in path \"%.200s\"", s);

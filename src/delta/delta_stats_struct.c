@@ -184,36 +184,6 @@ static bool sj_parse(sj_doc *d, const char *s, bool *oom) {
   return d->pos == d->len;
 }
 
-static int hex4(const char *p) {
-  int v = 0;
-  for (int i = 0; i < 4; i++) {
-    char c = p[i];
-    int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-    if (h < 0) return -1;
-    v = v * 16 + h;
-  }
-  return v;
-}
-
-static void put_utf8(inlet_buf *b, uint32_t cp) {
-  if (cp < 0x80) {
-    inlet_buf_push(b, (uint8_t)cp);
-  } else if (cp < 0x800) {
-    inlet_buf_push(b, (uint8_t)(0xC0 | (cp >> 6)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    inlet_buf_push(b, (uint8_t)(0xE0 | (cp >> 12)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3F)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3F)));
-  } else {
-    inlet_buf_push(b, (uint8_t)(0xF0 | (cp >> 18)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 12) & 0x3F)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3F)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3F)));
-  }
-}
-
 /* The decoded text of string token @p t into @p out (cleared first); false
  * on a malformed escape. */
 static bool sj_str(const sj_doc *d, const sj_tok *t, inlet_buf *out) {
@@ -223,42 +193,7 @@ static bool sj_str(const sj_doc *d, const sj_tok *t, inlet_buf *out) {
     inlet_buf_append(out, p, (size_t)(e - p));
     return true;
   }
-  while (p < e) {
-    if (*p != '\\') {
-      inlet_buf_push(out, (uint8_t)*p++);
-      continue;
-    }
-    p++;
-    char c = *p++;
-    switch (c) {
-    case '"': case '\\': case '/': inlet_buf_push(out, (uint8_t)c); break;
-    case 'b': inlet_buf_push(out, '\b'); break;
-    case 'f': inlet_buf_push(out, '\f'); break;
-    case 'n': inlet_buf_push(out, '\n'); break;
-    case 'r': inlet_buf_push(out, '\r'); break;
-    case 't': inlet_buf_push(out, '\t'); break;
-    case 'u': {
-      if (e - p < 4) return false;
-      int cp = hex4(p);
-      p += 4;
-      if (cp < 0) return false;
-      if (cp >= 0xD800 && cp < 0xDC00) {
-        if (e - p < 6 || p[0] != '\\' || p[1] != 'u') return false;
-        int lo = hex4(p + 2);
-        if (lo < 0xDC00 || lo > 0xDFFF) return false;
-        p += 6;
-        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-      } else if (cp >= 0xDC00 && cp < 0xE000) {
-        return false;
-      }
-      if (cp == 0) return false; /* no NUL inside names and values */
-      put_utf8(out, (uint32_t)cp);
-      break;
-    }
-    default: return false;
-    }
-  }
-  return true;
+  return inlet_json_unescape(out, p, (size_t)(e - p));
 }
 
 /* Member @p name of object token @p obj, or -1. */

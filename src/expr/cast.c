@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "batch/batch.h"
+#include "util/datetime.h"
 #include "expr/eval_int.h"
 
 static int64_t unit_per_sec(inlet_time_unit u) {
@@ -45,7 +46,7 @@ static bool int_fits(inlet_type_id id, int64_t v) {
 static void fmt_date(char *out, int64_t days) {
   int64_t y;
   int m, d;
-  text_civil_from_days(days, &y, &m, &d);
+  inlet_civil_from_days(days, &y, &m, &d);
   sprintf(out, "%04lld-%02d-%02d", (long long)y, m, d);
 }
 

@@ -12,6 +12,7 @@
 #include <wctype.h>
 
 #include "batch/batch.h"
+#include "util/datetime.h"
 #include "expr/eval_int.h"
 
 /* ---- UTF-8 ------------------------------------------------------------------- */
@@ -217,10 +218,6 @@ static int case_map(ex_ctx *c, const ex_vec *x, ex_vec *out, bool upper) {
   return rc;
 }
 
-static void civil(int64_t days, int64_t *y, int *m, int *d) {
-  text_civil_from_days(days, y, m, d);
-}
-
 int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
   int32_t na = n->n_args;
   ex_vec *args = ex_alloc(c, (size_t)na * sizeof *args + 1, true);
@@ -382,7 +379,7 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
     case FN_DAY: {
       int64_t y;
       int m, d;
-      civil(x->v.i[r], &y, &m, &d);
+      inlet_civil_from_days(x->v.i[r], &y, &m, &d);
       out->v.i[r] = n->fn == FN_YEAR ? y : n->fn == FN_MONTH ? m : d;
       break;
     }

@@ -104,31 +104,6 @@ static bool is_ident_char(int c) {
   return isalnum(c) || c == '_';
 }
 
-static void put_utf8(inlet_buf *b, uint32_t cp) {
-  if (cp < 0x80) {
-    inlet_buf_push(b, (uint8_t)cp);
-  } else if (cp < 0x800) {
-    inlet_buf_push(b, (uint8_t)(0xc0 | (cp >> 6)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
-  } else if (cp < 0x10000) {
-    inlet_buf_push(b, (uint8_t)(0xe0 | (cp >> 12)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
-  } else {
-    inlet_buf_push(b, (uint8_t)(0xf0 | (cp >> 18)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 12) & 0x3f)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
-  }
-}
-
-static int hexval(int c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
 /* A quoted token at @p p (quote character q) into ps->texts; returns the
  * position after it, or 0 when unterminated. Doubled quotes stand for one
  * (SQL), except Spark strings, which use backslash escapes instead (and
@@ -165,10 +140,10 @@ static size_t lex_quoted(parser *ps, size_t p, char q, bool spark_string) {
       case 'u': {
         uint32_t cp = 0;
         int k = 0;
-        for (; k < 4 && i + (size_t)k < ps->len && hexval(s[i + k]) >= 0; k++)
-          cp = cp * 16 + (uint32_t)hexval(s[i + k]);
+        for (; k < 4 && i + (size_t)k < ps->len && inlet_hex_digit((unsigned char)s[i + k]) >= 0; k++)
+          cp = cp * 16 + (uint32_t)inlet_hex_digit((unsigned char)s[i + k]);
         if (k == 4 && (cp < 0xd800 || cp > 0xdfff)) {
-          put_utf8(&ps->texts, cp);
+          inlet_buf_put_utf8(&ps->texts, cp);
           i += 4;
         } else {
           inlet_buf_push(&ps->texts, 'u');

@@ -29,17 +29,12 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
    * checksum gives them without a replay when it agrees with the log. */
   delta_table_meta s;
   TRY(delta_table_load_meta(table, &s, err));
-  int64_t retain = o.retain_ms;
-  if (retain < 0) {
-    /* inlet's duration syntax ("30d") as well as Delta's ("interval 30 days"). */
-    const char *p = delta_metadata_conf(&s.metadata, "delta.logRetentionDuration");
-    inlet_error ignore = INLET_ERROR_INIT;
-    if (p && inlet_duration_parse(&retain, p, &ignore) < 0) retain = -1;
-  }
+  /* retain_ms < 0: delta.logRetentionDuration, read by the log module as
+   * for the writers' automatic cleanup (one parser, util/duration.c). */
   delta_log_cleanup_result r;
   inlet_storage *st = delta_table_storage(table);
-  int rc = delta_log_cleanup_at(&r, st, &s.protocol, &s.metadata, s.version, retain, o.now_ms,
-                                o.dry_run, err);
+  int rc = delta_log_cleanup_at(&r, st, &s.protocol, &s.metadata, s.version, o.retain_ms,
+                                o.now_ms, o.dry_run, err);
   /* Temp files of killed writers, a day old (log_temps.c). */
   if (rc == 0)
     rc = maint_remove_log_temps(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,

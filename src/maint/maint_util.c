@@ -1,8 +1,7 @@
 /*
- * Helpers of the maintenance module: duration parsing (Delta's "interval N
- * unit" table property form, PROTOCOL.md "Table Properties" such as
- * delta.logRetentionDuration, plus CLI forms like "7d" or "12h"), partition
- * predicates for `inlet compact --where`, and partition keys and labels.
+ * Helpers of the maintenance module: size-valued table properties,
+ * partition predicates for `inlet compact --where`, and partition keys and
+ * labels. (Durations are read by util/duration.c.)
  *
  * `compact --where` is the language of `scan --where` (src/expr): the
  * partition values the log stores (PROTOCOL.md "Partition Value
@@ -16,57 +15,6 @@
 #include "maint/maint_int.h"
 #include "util/buf.h"
 #include "util/util.h"
-
-/* ---- durations ------------------------------------------------------------- */
-
-static bool ieq(const char *a, size_t n, const char *b) {
-  if (strlen(b) != n) return false;
-  for (size_t i = 0; i < n; i++)
-    if (tolower((unsigned char)a[i]) != b[i]) return false;
-  return true;
-}
-
-static int64_t unit_ms(const char *u, size_t n) {
-  static const struct { const char *name; int64_t ms; } units[] = {
-      {"ms", 1},          {"millisecond", 1},     {"milliseconds", 1}, {"s", 1000},
-      {"sec", 1000},      {"secs", 1000},         {"second", 1000},    {"seconds", 1000},
-      {"m", 60000},       {"min", 60000},         {"mins", 60000},     {"minute", 60000},
-      {"minutes", 60000}, {"h", 3600000},         {"hour", 3600000},   {"hours", 3600000},
-      {"d", 86400000},    {"day", 86400000},      {"days", 86400000},  {"w", 604800000},
-      {"week", 604800000},{"weeks", 604800000}};
-  for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-    if (ieq(u, n, units[i].name)) return units[i].ms;
-  return -1;
-}
-
-int inlet_duration_parse(int64_t *out_ms, const char *text, inlet_error *err) {
-  FAIL_IF(!text, err, INLET_EINVAL, "missing duration");
-  const char *p = text;
-  while (isspace((unsigned char)*p)) p++;
-  if (strncmp(p, "interval", 8) == 0 && isspace((unsigned char)p[8])) p += 8;
-  while (isspace((unsigned char)*p)) p++;
-  FAIL_IF(!isdigit((unsigned char)*p), err, INLET_EINVAL,
-          "bad duration \"%s\" (expected e.g. 7d, 12h, 30m, \"interval 1 week\")", text);
-  errno = 0;
-  char *end;
-  long long n = strtoll(p, &end, 10);
-  FAIL_IF(errno != 0 || n < 0, err, INLET_EINVAL, "duration \"%s\" out of range", text);
-  p = end;
-  while (isspace((unsigned char)*p)) p++;
-  const char *u = p;
-  while (isalpha((unsigned char)*p)) p++;
-  size_t ulen = (size_t)(p - u);
-  while (isspace((unsigned char)*p)) p++;
-  FAIL_IF(*p != '\0', err, INLET_EINVAL, "bad duration \"%s\": trailing text", text);
-  int64_t ms = ulen ? unit_ms(u, ulen) : 1;
-  FAIL_IF(ms < 0, err, INLET_EINVAL, "bad duration \"%s\": unknown unit \"%.*s\"", text,
-          (int)ulen, u);
-  int64_t r;
-  FAIL_IF(inlet_mul_overflow_i64((int64_t)n, ms, &r), err, INLET_EINVAL,
-          "duration \"%s\" out of range", text);
-  *out_ms = r;
-  return 0;
-}
 
 int64_t maint_conf_size(const delta_metadata *meta, const char *key, int64_t dflt) {
   const char *v = delta_metadata_conf(meta, key);

@@ -122,78 +122,17 @@ static void ws(jw *j) {
     j->p++;
 }
 
-static void put_utf8(inlet_buf *b, uint32_t cp) {
-  if (cp < 0x80) {
-    inlet_buf_push(b, (uint8_t)cp);
-  } else if (cp < 0x800) {
-    inlet_buf_push(b, (uint8_t)(0xc0 | (cp >> 6)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
-  } else if (cp < 0x10000) {
-    inlet_buf_push(b, (uint8_t)(0xe0 | (cp >> 12)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
-  } else {
-    inlet_buf_push(b, (uint8_t)(0xf0 | (cp >> 18)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 12) & 0x3f)));
-    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
-    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
-  }
-}
-
-static bool hex4(const char *p, const char *end, uint32_t *out) {
-  if (end - p < 4) return false;
-  uint32_t v = 0;
-  for (int i = 0; i < 4; i++) {
-    char c = p[i];
-    v <<= 4;
-    if (c >= '0' && c <= '9')
-      v |= (uint32_t)(c - '0');
-    else if (c >= 'a' && c <= 'f')
-      v |= (uint32_t)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F')
-      v |= (uint32_t)(c - 'A' + 10);
-    else
-      return false;
-  }
-  *out = v;
-  return true;
-}
-
 /* Reads a JSON string (at '"') unescaped into j->scratch. */
 static bool jstring(jw *j) {
   if (j->p >= j->end || *j->p != '"') return false;
-  j->p++;
-  inlet_buf_clear(j->scratch);
+  const char *start = ++j->p;
   while (j->p < j->end && *j->p != '"') {
-    char c = *j->p++;
-    if (c != '\\') {
-      inlet_buf_push(j->scratch, (uint8_t)c);
-      continue;
-    }
-    if (j->p >= j->end) return false;
-    char e = *j->p++;
-    switch (e) {
-    case 'n': inlet_buf_push(j->scratch, '\n'); break;
-    case 't': inlet_buf_push(j->scratch, '\t'); break;
-    case 'r': inlet_buf_push(j->scratch, '\r'); break;
-    case 'b': inlet_buf_push(j->scratch, '\b'); break;
-    case 'f': inlet_buf_push(j->scratch, '\f'); break;
-    case 'u': {
-      uint32_t cp, lo;
-      if (!hex4(j->p, j->end, &cp)) return false;
-      j->p += 4;
-      if (cp >= 0xd800 && cp < 0xdc00 && j->end - j->p >= 6 && j->p[0] == '\\' && j->p[1] == 'u' &&
-          hex4(j->p + 2, j->end, &lo) && lo >= 0xdc00 && lo < 0xe000) {
-        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-        j->p += 6;
-      }
-      put_utf8(j->scratch, cp);
-      break;
-    }
-    default: inlet_buf_push(j->scratch, (uint8_t)e); break;
-    }
+    if (*j->p == '\\' && ++j->p == j->end) return false;
+    j->p++;
   }
   if (j->p >= j->end) return false;
+  inlet_buf_clear(j->scratch);
+  if (!inlet_json_unescape(j->scratch, start, (size_t)(j->p - start))) return false;
   j->p++;
   return inlet_buf_status(j->scratch) == 0;
 }

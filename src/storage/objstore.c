@@ -25,6 +25,7 @@
 
 #include "storage/objstore_int.h"
 #include "storage/sign.h"
+#include "util/datetime.h"
 #include "util/util.h"
 
 void inlet_objstore_tuning(const inlet_storage_options *o, inlet_http_config *hc,
@@ -71,32 +72,18 @@ char *inlet_objstore_join(const char *prefix, const char *path) {
 
 int64_t inlet_objstore_parse_time_ms(const char *s) {
   if (!s || !*s) return -1;
+  /* Listings give ISO-8601 (the grammar of util/datetime.h); HEAD responses
+   * an HTTP-date (RFC 9110 IMF-fixdate), which is not ISO. */
+  int64_t us;
+  if (inlet_iso_timestamp_micros(s, strlen(s), &us))
+    return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
   struct tm tm;
   memset(&tm, 0, sizeof tm);
-  int ms = 0;
-  const char *end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-  if (end) {
-    if (*end == '.') {
-      end++;
-      int digits = 0;
-      while (isdigit((unsigned char)*end)) {
-        if (digits < 3) ms = ms * 10 + (*end - '0');
-        digits++;
-        end++;
-      }
-      while (digits < 3) {
-        ms *= 10;
-        digits++;
-      }
-    }
-  } else {
-    memset(&tm, 0, sizeof tm);
-    end = strptime(s, "%a, %d %b %Y %H:%M:%S", &tm);
-    if (!end) return -1;
-  }
+  const char *end = strptime(s, "%a, %d %b %Y %H:%M:%S", &tm);
+  if (!end) return -1;
   time_t t = timegm(&tm);
   if (t == (time_t)-1) return -1;
-  return (int64_t)t * 1000 + ms;
+  return (int64_t)t * 1000;
 }
 
 static char *trim(char *s) {

@@ -1,6 +1,6 @@
 /*
  * Small pieces of streaming ingestion: position text and txn names, the
- * file fingerprint, micro-batch triggers, the watermark, durations, event
+ * file fingerprint, micro-batch triggers, the watermark, event
  * times and the watermark-gated split used by scans
  * (include/inlet/ingest.h, "Watermarks and late data").
  */
@@ -113,41 +113,6 @@ int64_t stream_wall_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int inlet_ingest_parse_duration(int64_t *out_us, const char *text, inlet_error *err) {
-  FAIL_IF(!text || !*text, err, INLET_EINVAL, "empty duration");
-  const char *p = text;
-  int64_t total = 0;
-  bool any = false;
-  while (*p) {
-    if (*p < '0' || *p > '9')
-      return inlet_fail(err, INLET_EINVAL, "bad duration \"%s\" (e.g. 90s, 5m, 250ms, 1h30m)",
-                        text);
-    int64_t v = 0;
-    while (*p >= '0' && *p <= '9') {
-      if (inlet_mul_overflow_i64(v, 10, &v) || inlet_add_overflow_i64(v, *p - '0', &v))
-        return inlet_fail(err, INLET_EINVAL, "duration \"%s\" is too large", text);
-      p++;
-    }
-    int64_t unit;
-    if (strncmp(p, "us", 2) == 0) unit = 1, p += 2;
-    else if (strncmp(p, "ms", 2) == 0) unit = 1000, p += 2;
-    else if (*p == 's') unit = 1000000, p++;
-    else if (*p == 'm') unit = 60000000, p++;
-    else if (*p == 'h') unit = 3600000000LL, p++;
-    else if (*p == 'd') unit = 86400000000LL, p++;
-    else if (*p == '\0') unit = 1000000;
-    else
-      return inlet_fail(err, INLET_EINVAL, "bad duration unit in \"%s\" (us, ms, s, m, h, d)",
-                        text);
-    if (inlet_mul_overflow_i64(v, unit, &v) || inlet_add_overflow_i64(total, v, &total))
-      return inlet_fail(err, INLET_EINVAL, "duration \"%s\" is too large", text);
-    any = true;
-  }
-  FAIL_IF(!any, err, INLET_EINVAL, "bad duration \"%s\"", text);
-  *out_us = total;
-  return 0;
 }
 
 bool inlet_event_time_us(const inlet_array *a, const inlet_field *f, int64_t row, int64_t *out) {

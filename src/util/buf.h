@@ -53,4 +53,12 @@ int inlet_buf_terminate(inlet_buf *b);
 uint8_t *inlet_buf_detach(inlet_buf *b, size_t *len);
 static inline int inlet_buf_status(const inlet_buf *b) { return b->error; }
 
+/* Appends code point @p cp (at most U+10FFFF) encoded as UTF-8 (utf8.c). */
+void inlet_buf_put_utf8(inlet_buf *b, uint32_t cp);
+/* Appends the decoded text of the JSON string body p[0..n) (between the
+ * quotes; RFC 8259 escapes, surrogate pairs joined). False, with part of it
+ * appended, on a malformed or unknown escape, a lone surrogate or an escaped
+ * NUL (names and values never hold one) (json_string.c). */
+bool inlet_json_unescape(inlet_buf *out, const char *p, size_t n);
+
 #endif /* INLET_BUF_H */

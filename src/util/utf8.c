@@ -3,8 +3,28 @@
  * table writer (partition values become JSON strings and directory names):
  * strict RFC 3629, so overlong forms, surrogates (U+D800..U+DFFF) and code
  * points past U+10FFFF are invalid. Eight ASCII bytes are checked at a time.
+ * And the one UTF-8 encoder (string escapes of JSON, SQL literals).
  */
+#include "util/buf.h"
 #include "util/util.h"
+
+void inlet_buf_put_utf8(inlet_buf *b, uint32_t cp) {
+  if (cp < 0x80) {
+    inlet_buf_push(b, (uint8_t)cp);
+  } else if (cp < 0x800) {
+    inlet_buf_push(b, (uint8_t)(0xc0 | (cp >> 6)));
+    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    inlet_buf_push(b, (uint8_t)(0xe0 | (cp >> 12)));
+    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
+    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
+  } else {
+    inlet_buf_push(b, (uint8_t)(0xf0 | (cp >> 18)));
+    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 12) & 0x3f)));
+    inlet_buf_push(b, (uint8_t)(0x80 | ((cp >> 6) & 0x3f)));
+    inlet_buf_push(b, (uint8_t)(0x80 | (cp & 0x3f)));
+  }
+}
 
 bool inlet_utf8_valid(const uint8_t *s, size_t n) {
   size_t i = 0;

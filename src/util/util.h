@@ -108,6 +108,14 @@ static inline bool inlet_mul_overflow_size(size_t a, size_t b, size_t *out) {
   return __builtin_mul_overflow(a, b, out);
 }
 
+/* The value of hex digit @p c (either case), or -1. */
+static inline int inlet_hex_digit(int c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
 /* True when s[0..n) is well-formed UTF-8 (RFC 3629: no overlong forms,
  * surrogates or code points past U+10FFFF). utf8.c. */
 bool inlet_utf8_valid(const uint8_t *s, size_t n);

@@ -26,7 +26,10 @@ static void test_duration__units_and_interval_form(void **state) {
   assert_int_equal(ms, 604800000LL);
   assert_int_equal(inlet_duration_parse(&ms, "0s", &err), 0);
   assert_int_equal(ms, 0);
-  assert_int_equal(inlet_duration_parse(&ms, "1500", &err), 0);
+  /* A bare number is ambiguous (it meant ms here, s for ingest): refused. */
+  assert_int_equal(inlet_duration_parse(&ms, "1500", &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "no unit"));
+  assert_int_equal(inlet_duration_parse(&ms, "1500ms", &err), 0);
   assert_int_equal(ms, 1500);
   assert_int_equal(inlet_duration_parse(&ms, "90 MIN", &err), 0);
   assert_int_equal(ms, 90LL * 60000);

@@ -155,7 +155,10 @@ static void test_duration__units_and_errors(void **state) {
   assert_int_equal(us, 250000);
   assert_int_equal(inlet_ingest_parse_duration(&us, "1h30m", &err), 0);
   assert_int_equal(us, 5400000000LL);
-  assert_int_equal(inlet_ingest_parse_duration(&us, "7", &err), 0);
+  /* A bare number is ambiguous (it meant s here, ms for vacuum): refused. */
+  assert_int_equal(inlet_ingest_parse_duration(&us, "7", &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "no unit"));
+  assert_int_equal(inlet_ingest_parse_duration(&us, "7s", &err), 0);
   assert_int_equal(us, 7000000);
   assert_int_equal(inlet_ingest_parse_duration(&us, "2d", &err), 0);
   assert_int_equal(us, 172800000000LL);
