@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
-    "                    [--compression snappy|zstd|gzip|lz4_raw|none]\n"
+    "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none]\n"
     "                    [--expected-version N] [--app-id ID --app-version N]\n"
     "Appends the rows of FILEs (converted to the table schema) as one atomic commit.\n"
     "  --format F          input format (default: by extension, else ndjson)\n"

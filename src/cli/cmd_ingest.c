@@ -17,7 +17,7 @@ static const char usage[] =
     "                    [--final] [--allow-gaps]\n"
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
-    "                    [--compression snappy|zstd|gzip|lz4_raw|none] [--quiet] [--json]\n"
+    "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none] [--quiet] [--json]\n"
     "                    [--create-schema 'DDL']\n"
     "                    [--group NAME] [--kafka-property KEY=VALUE]...\n"
     "                    [--kafka-start earliest|latest] [--kdi-app-id ID]\n"
@@ -57,7 +57,8 @@ static const char usage[] =
     "--app-id names the table's progress record for this source (default: derived from\n"
     "the source; recommended in production). Without it, a source the table already\n"
     "tracks under another id (same Redis stream name, same file) is refused.\n"
-    "Durations: 250ms, 30s, 5m, 1h, 1d. SIGINT/SIGTERM finish the current batch, exit 0.\n"
+    "Durations need a unit: 250ms, 30s, 5m, 1h30m, 1d. SIGINT/SIGTERM finish the current\n"
+    "batch, exit 0.\n"
     "--create-schema: when TABLE does not exist yet, the first batch's commit creates it\n"
     "(version 0 holds the table and that batch, one transaction). Ignored once it exists.\n";
 
@@ -236,16 +237,8 @@ static int cmd_ingest(const cli_args *a) {
     }
     if (!event_time) return cli_usage_error(usage, "ingest: --late-policy needs --event-time");
   }
-  if (compression) {
-    static const struct { const char *n; inlet_compression c; } codecs[] = {
-        {"snappy", INLET_COMPRESSION_SNAPPY}, {"zstd", INLET_COMPRESSION_ZSTD},
-        {"gzip", INLET_COMPRESSION_GZIP},     {"lz4_raw", INLET_COMPRESSION_LZ4_RAW},
-        {"none", INLET_COMPRESSION_UNCOMPRESSED}};
-    bool found = false;
-    for (size_t i = 0; i < sizeof codecs / sizeof codecs[0]; i++)
-      if (strcmp(compression, codecs[i].n) == 0) o.compression = codecs[i].c, found = true;
-    if (!found) return cli_usage_error(usage, "ingest: unknown compression '%s'", compression);
-  }
+  if (compression && inlet_compression_parse(&o.compression, compression, &err) < 0)
+    return cli_usage_error(usage, "ingest: --compression: %s", inlet_errmsg(&err));
 
   ui u = {quiet, json, isatty(2) != 0, false, 0, 0};
   o.on_progress = on_progress;

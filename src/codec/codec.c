@@ -32,34 +32,42 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-static const char *const codec_names[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
-                                          "BROTLI",       "LZ4",    "ZSTD", "LZ4_RAW"};
+/* The one table of codec names: Parquet's name (what files and messages
+ * show) and the names a user may write (case-insensitive). Like DuckDB and
+ * recent Arrow, a plain "lz4" request means LZ4_RAW: the Hadoop-framed LZ4
+ * codec is deprecated and never written. */
+static const struct {
+  const char *parquet_name;
+  const char *names[3];
+} codecs[] = {
+    [INLET_CODEC_UNCOMPRESSED] = {"UNCOMPRESSED", {"uncompressed", "none", NULL}},
+    [INLET_CODEC_SNAPPY] = {"SNAPPY", {"snappy", NULL, NULL}},
+    [INLET_CODEC_GZIP] = {"GZIP", {"gzip", NULL, NULL}},
+    [INLET_CODEC_LZO] = {"LZO", {NULL, NULL, NULL}},
+    [INLET_CODEC_BROTLI] = {"BROTLI", {"brotli", NULL, NULL}},
+    [INLET_CODEC_LZ4] = {"LZ4", {NULL, NULL, NULL}},
+    [INLET_CODEC_ZSTD] = {"ZSTD", {"zstd", NULL, NULL}},
+    [INLET_CODEC_LZ4_RAW] = {"LZ4_RAW", {"lz4_raw", "lz4raw", "lz4"}},
+};
+#define N_CODECS ((int)(sizeof codecs / sizeof codecs[0]))
 
 const char *inlet_codec_name(int codec) {
   static _Thread_local char unknown[32];
-  if (codec >= 0 && codec < (int)(sizeof codec_names / sizeof codec_names[0]))
-    return codec_names[codec];
+  if (codec >= 0 && codec < N_CODECS) return codecs[codec].parquet_name;
   snprintf(unknown, sizeof unknown, "UNKNOWN(%d)", codec);
   return unknown;
 }
 
 int inlet_codec_parse(const char *name) {
-  static const struct {
-    const char *name;
-    int id;
-  } names[] = {
-      {"none", INLET_CODEC_UNCOMPRESSED}, {"uncompressed", INLET_CODEC_UNCOMPRESSED},
-      {"snappy", INLET_CODEC_SNAPPY},     {"gzip", INLET_CODEC_GZIP},
-      {"zstd", INLET_CODEC_ZSTD},         {"lz4_raw", INLET_CODEC_LZ4_RAW},
-      {"lz4raw", INLET_CODEC_LZ4_RAW},
-      /* Like DuckDB and recent Arrow, a plain "lz4" request means LZ4_RAW:
-       * the Hadoop-framed LZ4 codec is deprecated and never written. */
-      {"lz4", INLET_CODEC_LZ4_RAW},       {"brotli", INLET_CODEC_BROTLI},
-  };
   if (!name) return -1;
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strcasecmp(name, names[i].name) == 0) return names[i].id;
+  for (int c = 0; c < N_CODECS; c++)
+    for (size_t i = 0; i < 3 && codecs[c].names[i]; i++)
+      if (strcasecmp(name, codecs[c].names[i]) == 0) return c;
   return -1;
+}
+
+const char *inlet_codec_writable_names(void) {
+  return "uncompressed (or none), snappy, gzip, zstd, lz4_raw (or lz4), brotli";
 }
 
 bool inlet_codec_can_write(int codec) {

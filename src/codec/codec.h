@@ -26,8 +26,12 @@ typedef enum inlet_codec_id {
 /* "UNCOMPRESSED", "SNAPPY", ... or "UNKNOWN(n)" into a static/thread buffer. */
 const char *inlet_codec_name(int codec);
 /* Parses a codec name (case-insensitive: none|uncompressed, snappy, gzip,
- * zstd, lz4_raw|lz4raw, brotli); -1 if unknown. */
+ * zstd, lz4_raw|lz4raw|lz4, brotli): the one table of compression names,
+ * behind inlet_compression_parse and delta.parquet.compression.codec; -1 if
+ * unknown. */
 int inlet_codec_parse(const char *name);
+/* The names inlet_codec_parse accepts for writable codecs, for messages. */
+const char *inlet_codec_writable_names(void);
 /* True when inlet can write this codec. */
 bool inlet_codec_can_write(int codec);
 

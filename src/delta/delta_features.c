@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "codec/codec.h"
 #include "delta/delta_features.h"
+#include "util/duration.h"
 #include "util/util.h"
 
 /* Flip each to true when the constraint evaluator enforces delta.invariants
@@ -461,7 +463,7 @@ int delta_features_check_write(const delta_protocol *p, const delta_metadata *m,
 
 /* ---- new tables ---------------------------------------------------------------- */
 
-typedef enum prop_kind { P_ANY, P_BOOL, P_INT, P_ENUM } prop_kind;
+typedef enum prop_kind { P_ANY, P_BOOL, P_INT, P_ENUM, P_DURATION, P_CODEC } prop_kind;
 
 /* Table properties Delta defines (Spark's DeltaConfigs, PROTOCOL.md "Table
  * Properties", and Databricks keys other engines honour). A non-NULL
@@ -483,15 +485,15 @@ static const known_prop PROPS[] = {
     {"delta.checkpoint.writeStatsAsStruct", P_BOOL, NULL, NULL},
     {"delta.checkpointInterval", P_INT, NULL, NULL},
     {"delta.checkpointPolicy", P_ENUM, "|classic|v2|", NULL},
-    {"delta.checkpointRetentionDuration", P_ANY, NULL, NULL},
+    {"delta.checkpointRetentionDuration", P_DURATION, NULL, NULL},
     {"delta.columnMapping.maxColumnId", P_ANY, NULL,
      "it is kept by column mapping writers, not set by users"},
     {"delta.columnMapping.mode", P_ENUM, "|none|name|id|", NULL},
     {"delta.dataSkippingNumIndexedCols", P_INT, NULL, NULL},
     {"delta.dataSkippingStatsColumns", P_ANY, NULL, NULL},
     {"delta.dataSkippingStringPrefixLength", P_INT, NULL, NULL},
-    {"delta.deletedFileRetentionDuration", P_ANY, NULL, NULL},
-    {"delta.dropFeatureTruncateHistory.retentionDuration", P_ANY, NULL, NULL},
+    {"delta.deletedFileRetentionDuration", P_DURATION, NULL, NULL},
+    {"delta.dropFeatureTruncateHistory.retentionDuration", P_DURATION, NULL, NULL},
     {"delta.enableChangeDataCapture", P_BOOL, NULL, NULL},
     {"delta.enableChangeDataFeed", P_BOOL, NULL, NULL},
     {"delta.enableDeletionVectors", P_BOOL, NULL, NULL},
@@ -511,9 +513,8 @@ static const known_prop PROPS[] = {
     {"delta.inCommitTimestampEnablementVersion", P_ANY, NULL,
      "the writer that turns in-commit timestamps on for an existing table sets it"},
     {"delta.isolationLevel", P_ENUM, "|Serializable|WriteSerializable|SnapshotIsolation|", NULL},
-    {"delta.logRetentionDuration", P_ANY, NULL, NULL},
-    {"delta.parquet.compression.codec", P_ENUM,
-     "|uncompressed|none|snappy|gzip|lz4|lz4_raw|zstd|brotli|", NULL},
+    {"delta.logRetentionDuration", P_DURATION, NULL, NULL},
+    {"delta.parquet.compression.codec", P_CODEC, NULL, NULL},
     {"delta.parquet.format.version", P_ANY, NULL, NULL},
     {"delta.randomPrefixLength", P_INT, NULL, NULL},
     {"delta.randomizeFilePrefixes", P_BOOL, NULL, NULL},
@@ -524,8 +525,8 @@ static const known_prop PROPS[] = {
     {"delta.rowTracking.materializedRowIdColumnName", P_ANY, NULL,
      "row tracking writers assign it (inlet does not implement row tracking)"},
     {"delta.rowTrackingSuspended", P_BOOL, NULL, NULL},
-    {"delta.sampleRetentionDuration", P_ANY, NULL, NULL},
-    {"delta.setTransactionRetentionDuration", P_ANY, NULL, NULL},
+    {"delta.sampleRetentionDuration", P_DURATION, NULL, NULL},
+    {"delta.setTransactionRetentionDuration", P_DURATION, NULL, NULL},
     {"delta.targetFileSize", P_ANY, NULL, NULL},
     {"delta.tuneFileSizesForRewrites", P_BOOL, NULL, NULL},
     {"delta.universalFormat.enabledFormats", P_ANY, NULL,
@@ -586,6 +587,18 @@ static int check_value(const known_prop *k, const char *v, inlet_error *err) {
   case P_ENUM:
     FAIL_IF(!enum_has(k->values, v), err, INLET_EINVAL,
             "table property %s must be one of %s, not \"%s\"", k->key, k->values, v);
+    break;
+  case P_DURATION: {
+    int64_t us;
+    inlet_error why = INLET_ERROR_INIT;
+    if (inlet_duration_parse_us(&us, v, &why) < 0)
+      return inlet_fail(err, INLET_EINVAL, "table property %s: %s", k->key, why.message);
+    break;
+  }
+  case P_CODEC:
+    FAIL_IF(inlet_codec_parse(v) < 0, err, INLET_EINVAL,
+            "table property %s must be a compression codec (%s), not \"%s\"", k->key,
+            inlet_codec_writable_names(), v);
     break;
   case P_ANY: break;
   }

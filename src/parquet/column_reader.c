@@ -643,7 +643,7 @@ static int page_bytes(chunk_state *s, const uint8_t *src, size_t src_len, int64_
   if (ratio && size > (int64_t)src_len * ratio + 1024)
     return cfail(s, err, INLET_ECORRUPT,
                  "page of %zu %s bytes cannot inflate to the %lld bytes its header claims", src_len,
-                 pq_codec_name(s->cm->codec), (long long)size);
+                 inlet_codec_name(s->cm->codec), (long long)size);
   inlet_buf_clear(&s->cr->page);
   TRY(inlet_buf_reserve(&s->cr->page, (size_t)size + PAD));
   if (size == 0) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "codec/codec.h"
 #include "parquet/reader_int.h"
 #include "util/buf.h"
 #include "util/util.h"
@@ -369,7 +370,7 @@ int inlet_parquet_reader_metadata_json(const inlet_parquet_reader *r, char **jso
       if (d && d->converted_type != PQ_CT_NONE)
         inlet_buf_appendf(&b, ",\"converted_type\":\"%s\"",
                           pq_converted_type_name(d->converted_type));
-      inlet_buf_appendf(&b, ",\"codec\":\"%s\",\"encodings\":[", pq_codec_name(cm->codec));
+      inlet_buf_appendf(&b, ",\"codec\":\"%s\",\"encodings\":[", inlet_codec_name(cm->codec));
       for (int32_t k = 0; k < cm->n_encodings; k++)
         inlet_buf_appendf(&b, "%s\"%s\"", k ? "," : "", pq_encoding_name(cm->encodings[k]));
       inlet_buf_appendf(&b,

@@ -163,12 +163,6 @@ const char *pq_encoding_name(int32_t e) {
   }
 }
 
-const char *pq_codec_name(int32_t c) {
-  static const char *const names[] = {"UNCOMPRESSED", "SNAPPY", "GZIP", "LZO",
-                                      "BROTLI",       "LZ4",    "ZSTD", "LZ4_RAW"};
-  return c >= 0 && c < 8 ? names[c] : "UNKNOWN";
-}
-
 const char *pq_page_type_name(int32_t t) {
   static const char *const names[] = {"DATA_PAGE", "INDEX_PAGE", "DICTIONARY_PAGE", "DATA_PAGE_V2"};
   return t >= 0 && t < 4 ? names[t] : "UNKNOWN";

@@ -433,8 +433,8 @@ int pq_page_header_serialize(const pq_page_header *h, inlet_buf *out, inlet_erro
 
 const char *pq_type_name(int32_t type);           /* "INT32", ... "?" */
 const char *pq_encoding_name(int32_t encoding);   /* "PLAIN", ... "UNKNOWN" */
-const char *pq_codec_name(int32_t codec);         /* "SNAPPY", ... */
 const char *pq_page_type_name(int32_t page_type); /* "DATA_PAGE", ... */
+/* (codec names: inlet_codec_name, codec/codec.h) */
 const char *pq_converted_type_name(int32_t ct);   /* "UTF8", ..., "NONE" */
 const char *pq_repetition_name(int32_t rep);      /* "REQUIRED", ... */
 

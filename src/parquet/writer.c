@@ -77,29 +77,14 @@ struct inlet_parquet_writer {
 };
 
 int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err) {
-  static const struct {
-    const char *name;
-    inlet_compression c;
-  } names[] = {{"uncompressed", INLET_COMPRESSION_UNCOMPRESSED},
-               {"none", INLET_COMPRESSION_UNCOMPRESSED},
-               {"snappy", INLET_COMPRESSION_SNAPPY},
-               {"gzip", INLET_COMPRESSION_GZIP},
-               {"zstd", INLET_COMPRESSION_ZSTD},
-               {"lz4_raw", INLET_COMPRESSION_LZ4_RAW},
-               {"lz4raw", INLET_COMPRESSION_LZ4_RAW},
-               {"brotli", INLET_COMPRESSION_BROTLI}};
-  if (name) {
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-      if (strcasecmp(name, names[i].name) == 0) {
-        if (out) *out = names[i].c;
-        return 0;
-      }
-    }
+  /* inlet_compression's values are Parquet's codec ids (codec/codec.c). */
+  int c = inlet_codec_parse(name);
+  if (c >= 0 && inlet_codec_can_write(c)) {
+    if (out) *out = (inlet_compression)c;
+    return 0;
   }
-  return inlet_fail(err, INLET_EINVAL,
-                    "unknown compression \"%s\" (expected uncompressed, snappy, gzip, zstd, "
-                    "lz4_raw or brotli)",
-                    name ? name : "(null)");
+  return inlet_fail(err, INLET_EINVAL, "unknown compression \"%s\" (expected %s)",
+                    name ? name : "(null)", inlet_codec_writable_names());
 }
 
 int inlet_parquet_encodings_parse(inlet_parquet_encodings *out, const char *name,
