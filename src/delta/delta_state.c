@@ -361,14 +361,6 @@ int64_t delta_state_version(const delta_state *s) {
   return s->version;
 }
 
-int64_t delta_state_num_files(const delta_state *s) {
-  return (int64_t)s->n_files;
-}
-
-int64_t delta_state_num_tombstones(const delta_state *s) {
-  return (int64_t)(s->n_nodes - s->n_files);
-}
-
 int delta_state_seed(delta_state *s, const delta_snapshot *base, inlet_error *err) {
   delta_action a;
   memset(&a, 0, sizeof a);

@@ -1094,12 +1094,6 @@ static void finish_flat(chunk_state *s) {
   }
 }
 
-int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
-                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows, inlet_array *out,
-                         inlet_error *err) {
-  return pq_column_read_chunk_rows(cr, ctx, cm, chunk, chunk_len, num_rows, NULL, 0, out, err);
-}
-
 int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
                               const pq_column_meta *cm, const uint8_t *chunk, size_t chunk_len,
                               int64_t num_rows, const int64_t *ranges, int32_t n_ranges,

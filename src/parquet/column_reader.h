@@ -66,21 +66,14 @@ void pq_column_reader_reset(pq_column_reader *cr);
  * Decodes the column chunk @p chunk[0..chunk_len) (the bytes from its first
  * page to total_compressed_size) described by @p cm into @p out, which must
  * be empty (length 0) and shaped for ctx->desc->field. Exactly @p num_rows
- * values must come out.
+ * values come out of the chunk; only the rows in @p ranges are kept:
+ * @p n_ranges sorted, disjoint, non-empty [ranges[2i], ranges[2i+1]) within
+ * the row group (NULL: every row). Pages holding no selected row are
+ * skipped without being inflated; out->length is the number of selected
+ * rows. Flat columns only.
  * @return 0; INLET_ECORRUPT (message names file, column, row group, page and
  *         problem); INLET_EUNSUPPORTED (names the encoding, codec or page
  *         type); INLET_ELIMIT (offsets past INT32_MAX); INLET_ENOMEM.
- */
-int pq_column_read_chunk(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
-                         const uint8_t *chunk, size_t chunk_len, int64_t num_rows, inlet_array *out,
-                         inlet_error *err);
-
-/*
- * pq_column_read_chunk keeping only the rows in @p ranges: @p n_ranges
- * sorted, disjoint, non-empty [ranges[2i], ranges[2i+1]) within the row
- * group (NULL: every row). Pages holding no selected row are skipped
- * without being inflated; out->length is the number of selected rows.
- * Flat columns only. Returns as pq_column_read_chunk.
  */
 int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
                               const pq_column_meta *cm, const uint8_t *chunk, size_t chunk_len,
@@ -107,7 +100,7 @@ typedef int (*pq_page_run_fn)(void *ctx, int32_t i, pq_page_run *run, inlet_erro
  * pages in row order covering every row of @p ranges (required here). Each
  * run must decode to exactly [first_row, end_row), or the offset index that
  * placed it is wrong: INLET_ECORRUPT. Memory and reading are bounded by the
- * runs. Flat columns only. Returns as pq_column_read_chunk.
+ * runs. Flat columns only. Returns as pq_column_read_chunk_rows.
  */
 int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
                         int64_t num_rows, const int64_t *ranges, int32_t n_ranges, int32_t n_runs,
@@ -122,7 +115,7 @@ int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_
  * index 0 (cr->n_dense of them; out->length stays 0). The levels must
  * describe exactly @p num_rows records. Assembly into the nested arrays is
  * nested.c's job.
- * @return as pq_column_read_chunk.
+ * @return as pq_column_read_chunk_rows.
  */
 int pq_column_read_levels(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
                           const uint8_t *chunk, size_t chunk_len, int64_t num_rows,

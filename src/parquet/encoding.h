@@ -229,10 +229,8 @@ int pq_plain_measure_binary(const pq_plain_decoder *d, size_t n, size_t *total_b
  * INLET_ECORRUPT, INLET_ELIMIT (would pass data_cap or INT32_MAX). */
 int pq_plain_decode_binary_raw(pq_plain_decoder *d, size_t n, int32_t *offsets, uint8_t *data,
                                size_t data_cap, inlet_error *err);
-/* Skips n values. BYTE_ARRAY lengths are validated. @return 0, INLET_ECORRUPT. */
-int pq_plain_skip_fixed(pq_plain_decoder *d, size_t n, size_t width, inlet_error *err);
+/* Skips n BYTE_ARRAY values, their lengths validated. @return 0, INLET_ECORRUPT. */
 int pq_plain_skip_binary(pq_plain_decoder *d, size_t n, inlet_error *err);
-int pq_plain_skip_bool(pq_plain_decoder *d, size_t n, inlet_error *err);
 
 /* ======================================================================
  * DELTA_BINARY_PACKED encoding (Encodings.md "Delta Encoding

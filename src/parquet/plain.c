@@ -140,14 +140,6 @@ int pq_plain_decode_fixed(pq_plain_decoder *d, void *dst, size_t n, size_t width
   return 0;
 }
 
-int pq_plain_skip_fixed(pq_plain_decoder *d, size_t n, size_t width, inlet_error *err) {
-  size_t need;
-  if (inlet_mul_overflow_size(n, width, &need) || need > d->len - d->pos)
-    return plain_short(err, n, "fixed-width", n * width, d->len - d->pos);
-  d->pos += need;
-  return 0;
-}
-
 /* Copies n bits from src (bit src_off) to dst (bit dst_off). */
 static void copy_bits(uint8_t *dst, int64_t dst_off, const uint8_t *src, uint64_t src_off,
                       size_t n) {
@@ -174,14 +166,6 @@ int pq_plain_decode_bool(pq_plain_decoder *d, uint8_t *bits, int64_t bit_offset,
   uint64_t avail = (uint64_t)d->len * 8 - d->bit_pos;
   if (n > avail) return plain_short(err, n, "BOOLEAN", (size_t)((d->bit_pos + n + 7) / 8), d->len);
   copy_bits(bits, bit_offset, d->data, d->bit_pos, n);
-  d->bit_pos += n;
-  d->pos = (size_t)((d->bit_pos + 7) / 8);
-  return 0;
-}
-
-int pq_plain_skip_bool(pq_plain_decoder *d, size_t n, inlet_error *err) {
-  uint64_t avail = (uint64_t)d->len * 8 - d->bit_pos;
-  if (n > avail) return plain_short(err, n, "BOOLEAN", (size_t)((d->bit_pos + n + 7) / 8), d->len);
   d->bit_pos += n;
   d->pos = (size_t)((d->bit_pos + 7) / 8);
   return 0;
