@@ -15,9 +15,11 @@
  * exist; `_last_checkpoint` is only a hint to avoid listing on object
  * stores, so a missing or corrupt one changes nothing here.
  *
- * Checkpoints are nested Parquet; until the nested reader lands,
- * delta_checkpoint_read() reports INLET_EUNSUPPORTED and the replay falls
- * back to the JSON commits from version 0 when they all still exist.
+ * Classic and multi-part checkpoints are read by delta_checkpoint.c (nested
+ * Parquet through the public reader). A checkpoint that cannot be used (a
+ * UUID-named v2 one, sidecars, a missing or corrupt part) is passed over for
+ * an older one, else the replay starts from the JSON commits at version 0
+ * when they all still exist; otherwise the error names the checkpoint.
  */
 #include <jansson.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * call is an *at() call and relative paths cannot be re-rooted by a later
  * chdir.
  *
- * Durability (storage.h, DEVELOPERS.md): wfile appends are buffered and
+ * Durability (storage.h, docs/ARCHITECTURE.md): wfile appends are buffered and
  * written with write(2); sync and close(sync) fsync the file and, because a
  * newly created file is only durable once its directory entry is, also the
  * parent directory; directories created on the way (mkdir -p) are synced

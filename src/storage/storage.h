@@ -10,7 +10,7 @@
  * '/' separators; every backend refuses absolute paths and ".." components,
  * so nothing read from a log can escape the root.
  *
- * Durability contract (DEVELOPERS.md): data files are written with
+ * Durability contract (docs/ARCHITECTURE.md "Durability"): data files are written with
  * inlet_wfile and synced (closed with sync) before any commit references
  * them; commit files are published with put_if_absent_bytes (POSIX: a
  * synced temporary + link(2) / renameat2(RENAME_NOREPLACE); S3/Azure: a PUT
