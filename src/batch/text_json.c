@@ -125,29 +125,11 @@ static int syntax(text_conv *c, const char *at, const char *what) {
   return text_bad(c, "invalid JSON: %s", what);
 }
 
-static int utf8_put(inlet_buf *b, uint32_t cp) {
-  uint8_t t[4];
-  size_t n;
-  if (cp < 0x80) t[0] = (uint8_t)cp, n = 1;
-  else if (cp < 0x800) t[0] = (uint8_t)(0xc0 | cp >> 6), t[1] = (uint8_t)(0x80 | (cp & 0x3f)), n = 2;
-  else if (cp < 0x10000)
-    t[0] = (uint8_t)(0xe0 | cp >> 12), t[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)),
-    t[2] = (uint8_t)(0x80 | (cp & 0x3f)), n = 3;
-  else
-    t[0] = (uint8_t)(0xf0 | cp >> 18), t[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f)),
-    t[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)), t[3] = (uint8_t)(0x80 | (cp & 0x3f)), n = 4;
-  return inlet_buf_append(b, t, n);
-}
-
 static int hex4(const char *p, const char *end, uint32_t *out) {
   if (end - p < 4) return -1;
   uint32_t v = 0;
   for (int i = 0; i < 4; i++) {
-    char ch = p[i];
-    int d = ch >= '0' && ch <= '9'   ? ch - '0'
-            : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                     : -1;
+    int d = inlet_hex_digit((unsigned char)p[i]);
     if (d < 0) return -1;
     v = v << 4 | (uint32_t)d;
   }
@@ -204,7 +186,7 @@ static int read_string_escaped(text_conv *c, const char **p, const char *end, co
       } else if (cp >= 0xdc00 && cp <= 0xdfff) {
         return syntax(c, q, "unpaired surrogate in \\u escape");
       }
-      utf8_put(b, cp);
+      inlet_buf_put_utf8(b, cp);
       break;
     }
     default: return syntax(c, q, "bad escape in a string");
