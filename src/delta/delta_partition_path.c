@@ -80,8 +80,9 @@ int delta_partition_row_check(const inlet_batch *b, int64_t row, const int32_t *
     size_t len = 0;
     if (f->type.id == INLET_TYPE_STRING && inlet_array_is_valid(a, row)) {
       int32_t lo = a->offsets[row], hi = a->offsets[row + 1];
-      TRY(delta_partition_component_check(f->name, (const char *)a->values + lo,
-                                          (size_t)(hi - lo), &len, err));
+      /* An array of empty strings may have no value buffer at all. */
+      const char *v = a->values ? (const char *)a->values + lo : "";
+      TRY(delta_partition_component_check(f->name, v, (size_t)(hi - lo), &len, err));
     } else {
       /* Other types print short: only a long column name can fail. */
       len = delta_hive_escaped_len(f->name, strlen(f->name)) + 1 + 64;

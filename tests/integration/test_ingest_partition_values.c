@@ -252,6 +252,36 @@ static void test_partition_value__too_long_is_rejected_record_and_ingest_goes_on
 /* The 255-byte limit is on the escaped directory name "k=<value>": 253
  * plain bytes fit, 254 do not; 84 ':' (252 escaped) fit, 85 (255) do not.
  * UTF-8 bytes count as themselves. */
+/* A partition column name that leaves no room for NAME=__HIVE_DEFAULT_PARTITION__
+ * in one directory name could never hold a null row: create refuses it,
+ * naming the limit; a name one byte shorter is accepted and takes a null. */
+static void test_partition_value__column_name_too_long_refused_by_create(void **state) {
+  fx *f = *state;
+  char *n229 = repeat('n', 229), *n228 = repeat('n', 228);
+  tu_result r;
+  tu_sh(&r, "'%s' create '%s' --schema 'id long, %s string' --partition-by %s", INLET_BIN,
+        f->table, n229, n229);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "is too long"));
+  assert_non_null(strstr(r.err, "255-byte limit"));
+  tu_result_free(&r);
+  struct stat sb;
+  char log[4300];
+  snprintf(log, sizeof log, "%s/_delta_log/00000000000000000000.json", f->table);
+  assert_int_not_equal(stat(log, &sb), 0);
+  tu_sh(&r, "'%s' create '%s' --schema 'id long, %s string' --partition-by %s && "
+            "printf '{\"id\":1}\\n' > '%s' && "
+            "'%s' ingest '%s' --source '%s' --once --app-id L", INLET_BIN, f->table, n228, n228,
+        f->src, INLET_BIN, f->table, f->source);
+  if (r.status != 0) fail_msg("create/ingest failed (%d): %s", r.status, r.err);
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' scan '%s' --format ndjson --columns id", INLET_BIN, f->table);
+  assert_string_equal(r.out, "{\"id\":1}\n");
+  tu_result_free(&r);
+  free(n229);
+  free(n228);
+}
+
 static void test_partition_value__limit_counts_escaped_bytes(void **state) {
   fx *f = *state;
   ing_create_table(f->table, "id long, k string", "--partition-by k");
@@ -422,6 +452,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           test_partition_value__too_long_is_rejected_record_and_ingest_goes_on, setup, teardown),
       cmocka_unit_test_setup_teardown(test_partition_value__too_long_from_redis_is_rejected_record,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_partition_value__column_name_too_long_refused_by_create,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_partition_value__limit_counts_escaped_bytes, setup,
                                       teardown),
