@@ -980,24 +980,45 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
   if (cw->level_mode)
     return inlet_fail(err, INLET_EINTERNAL, "column \"%s\" needs levels", cw->desc->path);
   int64_t done = 0;
+  const int64_t max_rows = cw->cfg->page_max_rows;
   while (done < n) {
+    if (cw->page_rows == 0) {
+      cw->page_cut_rows = max_rows;
+      cw->stretch_dict_count = cw->dict.count;
+    }
     int64_t step = next_step(cw, a, start + done, n - done);
-    int64_t room = cw->cfg->page_max_rows - cw->page_rows;
-    if (cw->cfg->page_max_rows > 0 && room > 0 && step > room) step = room;
+    /* Only dictionary pages run past max_rows (see below); a page whose
+     * dictionary was given up meanwhile ends at max_rows again. */
+    int64_t cut = cw->use_dict ? cw->page_cut_rows : max_rows;
+    int64_t room = cut - cw->page_rows;
+    if (max_rows > 0 && room > 0 && step > room) step = room;
     const void *vals;
     const uint8_t *valid;
     int64_t s;
     TRY(physical_values(cw, a, start + done, step, &vals, &valid, &s, err));
     TRY(put_rows(cw, a, vals, valid, s, step, err));
     done += step;
-    if (page_estimate(cw) >= cw->cfg->page_bytes ||
-        (cw->cfg->page_max_rows > 0 && cw->page_rows >= cw->cfg->page_max_rows)) {
-      if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
-        cw->dict_decided = true;
-        if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
-      }
-      TRY(flush_page(cw, err));
+    bool full = page_estimate(cw) >= cw->cfg->page_bytes;
+    cut = cw->use_dict ? cw->page_cut_rows : max_rows;
+    if (!full && !(max_rows > 0 && cw->page_rows >= cut)) continue;
+    if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0) {
+      cw->dict_decided = true;
+      if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
     }
+    if (!full && cw->cfg->page_rows_adaptive && cw->use_dict &&
+        cw->dict.count == cw->stretch_dict_count) {
+      /* The default row limit is there for the page index, which skips a
+       * page when its values differ from its neighbours' (sorted or
+       * clustered data keeps bringing new values, so the dictionary
+       * grows). A stretch of rows that only repeated values the chunk's
+       * dictionary already held continues the page up to the byte limit:
+       * a cut there would buy little skipping, and one run of indices
+       * compresses and decodes better than several (as DuckDB writes
+       * them). A limit the caller set is kept exactly. */
+      cw->page_cut_rows += max_rows;
+      continue;
+    }
+    TRY(flush_page(cw, err));
   }
   return 0;
 }

@@ -46,6 +46,9 @@ typedef struct pq_column_config {
                             when the estimate says the page shrinks */
   bool float_split;      /* FLOAT/DOUBLE PLAIN pages as BYTE_STREAM_SPLIT */
   int64_t page_max_rows; /* flat columns: rows per data page at most (0: no limit) */
+  bool page_rows_adaptive; /* page_max_rows is the default, not the caller's: a
+                              dictionary page whose last page_max_rows rows added
+                              no dictionary entry runs on (column_writer.c) */
   bool page_index;       /* collect the page index (page_index.h) */
 } pq_column_config;
 
@@ -98,6 +101,10 @@ typedef struct pq_column_writer {
   pq_stats file_stats;       /* owned; every chunk finished so far */
   int64_t chunk_rows;        /* rows (not levels) in the chunk so far */
   int64_t page_first_row;    /* row of the chunk the current page starts at */
+  int64_t page_cut_rows;     /* flat dictionary pages: rows at which the page is next
+                                considered for a cut (a multiple of page_max_rows) */
+  uint32_t stretch_dict_count; /* dictionary entries when the current stretch of
+                                  page_max_rows rows began */
   pq_page_index_builder pib; /* owned; the chunk's page index (cfg->page_index) */
   uint64_t *seen;            /* owned; dictionary indices used by a page, a bit each */
   size_t seen_cap;           /* words */

@@ -7,7 +7,9 @@
  * OffsetIndex; page_index.h) and ends the file with the FileMetaData
  * footer, its length and "PAR1" (parquet-format README "File Format").
  * Data pages hold at most page_max_rows rows, so the page index can skip
- * within a row group.
+ * within a row group; under the default limit, a dictionary-encoded page
+ * whose last 20,000 rows only repeated known values runs on to the byte
+ * limit (column_writer.c).
  *
  * Footer choices: FileMetaData.version 2 (the file uses 2.x features:
  * logical types and RLE_DICTIONARY; only data page v1), column_orders
@@ -232,6 +234,7 @@ static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char
   w->cfg.statistics_truncate = o->statistics_truncate;
   w->cfg.file_name = w->path;
   w->cfg.page_max_rows = o->page_max_rows > 0 ? o->page_max_rows : 20000;
+  w->cfg.page_rows_adaptive = o->page_max_rows == 0;
   w->cfg.page_index = o->page_index;
   /* Dictionary encoding is kept where it pays, whatever the encodings. AUTO
    * under EXTENDED turns PLAIN integer pages into DELTA_BINARY_PACKED when a

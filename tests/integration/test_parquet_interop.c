@@ -680,10 +680,12 @@ static void run_nested(const nested_case *nc) {
     a.null_count += !nc->valid[i];
   }
 
-  pq_column_config cfg = {
-      nc->codec, 0,    1 << 20, nc->dictionary, nc->dict_bytes ? nc->dict_bytes : 1 << 20,
-      64,        path, false,   false,          false,
-      0,         false};
+  pq_column_config cfg = {.codec = nc->codec,
+                          .page_bytes = 1 << 20,
+                          .dictionary = nc->dictionary,
+                          .dictionary_page_bytes = nc->dict_bytes ? nc->dict_bytes : 1 << 20,
+                          .statistics_truncate = 64,
+                          .file_name = path};
   pq_column_writer cw;
   assert_int_equal(pq_column_writer_init(&cw, cd, &cfg, &err), 0);
   int64_t l0 = 0, v0 = 0;

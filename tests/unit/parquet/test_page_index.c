@@ -590,6 +590,77 @@ static void test_page_index__malformed_indexes_fail_cleanly(void **state) {
   inlet_buf_reset(&ci);
 }
 
+/* Rows of each page of field @p f (row group 0), into @p rows; returns the page count. */
+static int page_rows_of(const char *path, int f, int64_t *out, int max) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_reader *r = NULL;
+  assert_int_equal(inlet_parquet_reader_open(&r, path, NULL, &err), 0);
+  pq_page_index pi;
+  pq_page_index_init(&pi);
+  assert_int_equal(pq_reader_page_index(r, 0, f, &pi, &err), 0);
+  int n = pi.n_pages;
+  assert_true(n <= max);
+  for (int p = 0; p < n; p++) out[p] = pi.first_row[p + 1] - pi.first_row[p];
+  pq_page_index_reset(&pi);
+  inlet_parquet_reader_free(r);
+  return n;
+}
+
+/* Under the default row limit (20,000), a dictionary page whose last 20,000
+ * rows brought no new value runs on to the byte limit; pages of a column
+ * that keeps bringing new values, and PLAIN pages, end at 20,000 rows; and
+ * a limit the caller sets is kept exactly. */
+static void test_page_index__default_limit_runs_on_only_where_values_repeat(void **state) {
+  (void)state;
+  enum { ROWS = 122880, LIMIT = 20000 };
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema sch;
+  assert_int_equal(inlet_schema_parse(&sch, "cyc string not null, sorted long not null, "
+                                             "uniq long not null", &err), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &sch, &err), 0);
+  for (int64_t r = 0; r < ROWS; r++) {
+    char v[16];
+    int n = snprintf(v, sizeof v, "user-%03d", (int)(r * 7 % 1000)); /* all 1,000 in page one */
+    assert_int_equal(inlet_array_append_bytes(&b.columns[0], &sch.fields[0], v, (size_t)n, &err), 0);
+    assert_int_equal(inlet_array_append_int(&b.columns[1], &sch.fields[1], r / 400, &err), 0);
+    assert_int_equal(inlet_array_append_int(&b.columns[2], &sch.fields[2], r * 977, &err), 0);
+  }
+  b.num_rows = ROWS;
+  for (int strict = 0; strict < 2; strict++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/runs%d.parquet", g_dir, strict);
+    inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    o.sync_on_close = false;
+    if (strict) o.page_max_rows = LIMIT;
+    inlet_parquet_writer *w = NULL;
+    assert_int_equal(inlet_parquet_writer_open(&w, path, &sch, &o, &err), 0);
+    assert_int_equal(inlet_parquet_writer_write(w, &b, &err), 0);
+    assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
+    inlet_parquet_writer_free(w);
+    int64_t pages[64];
+    int want_limited = (ROWS + LIMIT - 1) / LIMIT;
+    /* The cycling column: the first page meets every value, so it ends at
+     * the limit; the rest only repeats them. */
+    int n = page_rows_of(path, 0, pages, 64);
+    if (strict) {
+      assert_int_equal(n, want_limited);
+    } else {
+      assert_int_equal(n, 2);
+      assert_int_equal(pages[0], LIMIT);
+      assert_int_equal(pages[1], ROWS - LIMIT);
+    }
+    /* Sorted (new values all along) and unique (PLAIN) columns: the limit. */
+    for (int f = 1; f < 3; f++) {
+      n = page_rows_of(path, f, pages, 64);
+      assert_int_equal(n, want_limited);
+      for (int p = 0; p + 1 < n; p++) assert_int_equal(pages[p], LIMIT);
+    }
+  }
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&sch);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_page_index__bounds_counts_and_locations_match_the_rows,
@@ -600,6 +671,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_page_index__bad_ranges_are_refused, setup, teardown),
       cmocka_unit_test(test_page_index__malformed_indexes_fail_cleanly),
       cmocka_unit_test(test_page_index__parquet_mr_files_read_by_their_index),
+      cmocka_unit_test_setup_teardown(
+          test_page_index__default_limit_runs_on_only_where_values_repeat, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
