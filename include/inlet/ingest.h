@@ -82,9 +82,11 @@
  * never silently dropped: they go to `_errors/<app>/<from>_<to>.ndjson` in
  * the table directory (ignored by Delta readers; `_`-prefixed), one JSON
  * object per record {"position", "offset", "source", "reason", "record"
- * (or "record_hex" when not UTF-8), "truncated"}, written with a temporary
- * name and renamed before the batch commits. The name is the batch's
- * position range (<from> is "start" before the first commit). A replay of
+ * (or "record_hex" when not UTF-8), "truncated"}, written to a temporary
+ * through the table's storage and published under its name (put-if-absent;
+ * a replay's copy replaces the same name whole) before the batch commits.
+ * The name is the batch's position range (<from> is "start" before the
+ * first commit). A replay of
  * the same range rewrites the same name; after a commit of [from, to] every
  * other `<from>_*` file (an attempt that died or lost the commit race) is
  * removed, and on restart that cleanup is repeated for the last commit

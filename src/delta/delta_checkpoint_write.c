@@ -35,6 +35,7 @@
 
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
+#include "parquet/pq_writer.h"
 #include "util/util.h"
 
 static const char CHECKPOINT_DDL[] =
@@ -470,22 +471,26 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
            (long long)snap->version, (unsigned long long)delta_random_u64());
   snprintf(final_rel, sizeof final_rel, "_delta_log/%020lld.checkpoint.parquet",
            (long long)snap->version);
-  char *tmp_abs = delta_join_path(st->root, tmp_rel);
+  /* An object store publishes an object whole at close, refusing an
+   * existing name (If-None-Match): the checkpoint is written under its
+   * final name. A file system shows a file while it is written, so there
+   * it is a synced temporary published with put-if-absent. */
+  bool direct = (st->flags & INLET_STORAGE_OBJECT_STORE) != 0;
   bool have_tmp = false;
-  int rc = tmp_abs ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
-  if (rc == 0) rc = build_schema(&w, snap, err);
+  int rc = build_schema(&w, snap, err);
   if (rc == 0) rc = inlet_batch_init(&w.b, &w.schema, err);
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.sync_on_close = true;
-  if (rc == 0) rc = inlet_parquet_writer_open(&w.pw, tmp_abs, &w.schema, &po, err);
+  if (rc == 0)
+    rc = pq_writer_open_storage(&w.pw, st, direct ? final_rel : tmp_rel, &w.schema, &po, err);
   if (rc == 0) rc = write_actions(&w, snap, err);
   if (rc == 0) rc = inlet_parquet_writer_close(w.pw, err);
   int64_t bytes = rc == 0 ? inlet_parquet_writer_bytes(w.pw) : 0;
   if (rc == 0) {
     inlet_parquet_writer_free(w.pw);
     w.pw = NULL;
-    have_tmp = true;
-    rc = st->ops->put_if_absent(st, tmp_rel, final_rel, err);
+    have_tmp = !direct;
+    if (!direct) rc = st->ops->put_if_absent(st, tmp_rel, final_rel, err);
     if (rc == INLET_EEXISTS)
       rc = inlet_fail(err, INLET_EEXISTS, "a checkpoint of version %lld was written concurrently "
                       "by another writer; it was kept and nothing written",
@@ -506,7 +511,6 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
   delta_stats_struct_writer_free(w.sw);
   inlet_batch_reset(&w.b);
   inlet_schema_reset(&w.schema);
-  inlet_free(tmp_abs);
   return rc;
 }
 

@@ -25,7 +25,6 @@
  */
 #include <stdio.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "codec/codec.h"
 #include "inlet/parquet.h"
@@ -169,14 +168,18 @@ static void writer_destroy(inlet_parquet_writer *w) {
   inlet_free(w);
 }
 
-/* Removes the file of a writer that did not close successfully. */
+/* Discards the file of a writer that did not close successfully: a file
+ * still open is aborted (object stores drop the upload), one whose close
+ * failed is removed. */
 static void remove_partial(inlet_parquet_writer *w) {
-  if (w->st) {
-    inlet_error ignore = INLET_ERROR_INIT;
-    w->st->ops->remove(w->st, w->path, &ignore);
-  } else {
-    unlink(w->path);
+  if (w->file) {
+    inlet_wfile_abort(w->file);
+    w->file = NULL;
+    return;
   }
+  inlet_error ignore = INLET_ERROR_INIT;
+  if (w->st) (void)w->st->ops->remove(w->st, w->path, &ignore);
+  else (void)inlet_path_remove(w->path, &ignore);
 }
 
 static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char *path,
@@ -289,11 +292,7 @@ static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char
   *out = w;
   return 0;
 done:
-  if (w->file) {
-    inlet_wfile_close(w->file, false, NULL);
-    w->file = NULL;
-    remove_partial(w);
-  }
+  if (w->file) remove_partial(w);
   writer_destroy(w);
   return rc;
 }
@@ -546,11 +545,7 @@ int64_t inlet_parquet_writer_bytes(const inlet_parquet_writer *w) {
 
 void inlet_parquet_writer_free(inlet_parquet_writer *w) {
   if (!w) return;
-  if (!w->closed) {
-    if (w->file) inlet_wfile_close(w->file, false, NULL);
-    w->file = NULL;
-    remove_partial(w);
-  }
+  if (!w->closed) remove_partial(w);
   writer_destroy(w);
 }
 

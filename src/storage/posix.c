@@ -1003,6 +1003,12 @@ int inlet_wfile_create_path(inlet_wfile **out, const char *path, inlet_error *er
   return create_at(AT_FDCWD, NULL, path, path, out, err);
 }
 
+int inlet_path_remove(const char *path, inlet_error *err) {
+  if (!path || !path[0]) return inlet_fail(err, INLET_EINVAL, "empty path");
+  if (unlink(path) < 0) return os_fail(err, errno, "remove", NULL, path);
+  return 0;
+}
+
 void inlet_dirents_free(inlet_dirent *ents, size_t count) {
   if (!ents) return;
   for (size_t i = 0; i < count; i++)

@@ -311,6 +311,9 @@ bool inlet_storage_is_object_url(const char *location);
  * (for CLI inputs such as `inlet parquet cat FILE`). */
 int inlet_rfile_open_path(inlet_rfile **out, const char *path, inlet_error *err);
 int inlet_wfile_create_path(inlet_wfile **out, const char *path, inlet_error *err);
+/* Removes such a local file (a CLI output whose writing failed after its
+ * close). A missing file is INLET_ENOTFOUND. */
+int inlet_path_remove(const char *path, inlet_error *err);
 
 /* Checks that @p path is relative, has no "..", "." or empty components and
  * no NUL; INLET_EINVAL otherwise. Used on every path read from a log. */

@@ -7,16 +7,14 @@
  *
  * Order of effects for one batch, chosen so that a crash anywhere is
  * harmless: data files written and fsynced (orphans if we die), late rows
- * committed to the route table under APP#late, dead letters renamed into
+ * committed to the route table under APP#late, dead letters published into
  * place under the batch's position range, then the one commit that makes the
  * batch and its position visible together. A restart reads the position back
  * and replays from there; replays rewrite dead-letter files of the same name
  * and the route table's txn refuses a second copy.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -81,9 +79,9 @@ typedef struct ingester {
 
   /* dead letters */
   const char *dl_constraint; /* the next dead letter's violated constraint, or NULL */
-  char *dl_dir; /* owned: <table>/_errors/<app> */
-  char *dl_tmp; /* owned: open temp file path, NULL when none */
-  int dl_fd;
+  char *dl_dir; /* owned: _errors/<app>, in the table's storage */
+  inlet_storage *dl_st; /* borrowed: the table's storage */
+  stream_dl_file dl; /* this batch's open dead-letter temporary */
   char dl_published[PATH_MAX]; /* this batch's published file, "" when none */
 
   /* late table */
@@ -528,44 +526,11 @@ static void json_escape(inlet_buf *b, const char *str, size_t n) {
   inlet_buf_push(b, '"');
 }
 
-static int mkdirs(const char *path, inlet_error *err) {
-  char tmp[PATH_MAX];
-  FAIL_IF(strlen(path) >= sizeof tmp, err, INLET_ELIMIT, "path too long: %s", path);
-  strcpy(tmp, path);
-  for (char *p = tmp + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = '\0';
-    if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-      return inlet_fail(err, INLET_EIO, "cannot create %s: %s", tmp, strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(tmp, 0777) < 0 && errno != EEXIST)
-    return inlet_fail(err, INLET_EIO, "cannot create %s: %s", tmp, strerror(errno));
-  return 0;
-}
-
 static int dead_letter(ingester *g, const stream_record *rec, const char *reason,
                        inlet_error *err) {
   stream_part *part = rec->part;
-  if (part && !part->dl_tmp) {
-    TRY(mkdirs(g->dl_dir, err));
-    TRY(ingest_part_dl_open(part, g->dl_dir, err));
-  }
-  if (!part && !g->dl_tmp) {
-    TRY(mkdirs(g->dl_dir, err));
-    size_t n = strlen(g->dl_dir) + 64;
-    g->dl_tmp = inlet_malloc(n);
-    if (!g->dl_tmp) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-    snprintf(g->dl_tmp, n, "%s/.tmp-%ld-%016llx.ndjson", g->dl_dir, (long)getpid(),
-             (unsigned long long)delta_random_u64());
-    g->dl_fd = open(g->dl_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (g->dl_fd < 0) {
-      int rc = inlet_fail(err, INLET_EIO, "cannot create %s: %s", g->dl_tmp, strerror(errno));
-      inlet_free(g->dl_tmp);
-      g->dl_tmp = NULL;
-      return rc;
-    }
-  }
+  stream_dl_file *dl = part ? &part->dl : &g->dl;
+  TRY(stream_dl_open(dl, g->dl_st, g->dl_dir, err));
   inlet_buf b = INLET_BUF_INIT;
   char pos[400];
   if (part)
@@ -600,51 +565,32 @@ static int dead_letter(ingester *g, const stream_record *rec, const char *reason
   }
   inlet_buf_puts(&b, "}\n");
   int rc = inlet_buf_status(&b) ? inlet_fail(err, INLET_ENOMEM, "out of memory") : 0;
-  int fd = part ? part->dl_fd : g->dl_fd;
-  const char *tmp = part ? part->dl_tmp : g->dl_tmp;
-  for (size_t off = 0; rc == 0 && off < b.len;) {
-    ssize_t w = write(fd, b.data + off, b.len - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) rc = inlet_fail(err, INLET_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    else off += (size_t)w;
-  }
+  if (rc == 0) rc = stream_dl_append(dl, b.data, b.len, err);
   inlet_buf_reset(&b);
   return rc;
 }
 
 static void dl_discard(ingester *g) {
   for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
-    ingest_part_dl_discard(g->src->parts[i]);
-  if (!g->dl_tmp) return;
-  close(g->dl_fd);
-  unlink(g->dl_tmp);
-  inlet_free(g->dl_tmp);
-  g->dl_tmp = NULL;
+    stream_dl_discard(&g->src->parts[i]->dl);
+  stream_dl_discard(&g->dl);
 }
 
-/* Removes files in dl_dir starting with @p prefix (all temp files when
- * @p prefix is ".tmp-"), except the one named @p keep (may be NULL). */
+/* Removes files in dl_dir starting with @p prefix (temporaries of dead
+ * writers when @p prefix is ".tmp-"), except the one named @p keep (may be
+ * NULL). */
 static void dl_remove_prefix_except(ingester *g, const char *prefix, const char *keep) {
-  DIR *d = opendir(g->dl_dir);
-  if (!d) return;
-  struct dirent *de;
-  size_t pl = strlen(prefix);
-  while ((de = readdir(d)) != NULL) {
-    if (strncmp(de->d_name, prefix, pl) != 0) continue;
-    if (keep && strcmp(de->d_name, keep) == 0) continue;
-    if (strncmp(de->d_name, ".tmp-", 5) == 0) {
-      /* ".tmp-<pid>-...": only debris of dead processes is ours to remove. */
-      long pid = strtol(de->d_name + 5, NULL, 10);
-      if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM)) continue;
-    }
-    char p[PATH_MAX];
-    if (snprintf(p, sizeof p, "%s/%s", g->dl_dir, de->d_name) < (int)sizeof p) unlink(p);
-  }
-  closedir(d);
+  stream_dl_remove(g->dl_st, g->dl_dir, prefix, keep, NULL);
 }
 
 static void dl_remove_prefix(ingester *g, const char *prefix) {
   dl_remove_prefix_except(g, prefix, NULL);
+}
+
+/* Removes a dead-letter file this process published for a commit that failed. */
+static void dl_unpublish(ingester *g, const char *path) {
+  inlet_error ignore = INLET_ERROR_INIT;
+  (void)g->dl_st->ops->remove(g->dl_st, path, &ignore);
 }
 
 /* After batch [from, to] committed: any other "<from>_*" file was written by
@@ -661,31 +607,16 @@ static void dl_cleanup_committed(ingester *g, const char *from, const char *to) 
 
 static int dl_publish(ingester *g, inlet_error *err) {
   for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
-    TRY(ingest_part_dl_publish(g->src->parts[i], g->dl_dir, err));
-  if (!g->dl_tmp) return 0;
+    TRY(ingest_part_dl_publish(g->src->parts[i], g->dl_st, g->dl_dir, err));
+  if (!g->dl.f) return 0;
   char from[96], to[96], name[PATH_MAX];
   stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
   stream_pos_format(to, sizeof to, g->src->kind, &g->last);
-  int rc = 0;
-  if (fsync(g->dl_fd) < 0) rc = inlet_fail(err, INLET_EIO, "cannot sync %s: %s", g->dl_tmp,
-                                           strerror(errno));
-  close(g->dl_fd);
-  if (rc == 0) {
-    /* A replay of the same range rewrites the same name. */
-    snprintf(name, sizeof name, "%s/%s_%s.ndjson", g->dl_dir, from, to);
-    if (rename(g->dl_tmp, name) < 0)
-      rc = inlet_fail(err, INLET_EIO, "cannot rename %s: %s", g->dl_tmp, strerror(errno));
-    int dfd = open(g->dl_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      (void)fsync(dfd);
-      close(dfd);
-    }
-  }
-  if (rc < 0) unlink(g->dl_tmp);
-  else snprintf(g->dl_published, sizeof g->dl_published, "%s", name);
-  inlet_free(g->dl_tmp);
-  g->dl_tmp = NULL;
-  return rc;
+  /* A replay of the same range rewrites the same name. */
+  snprintf(name, sizeof name, "%s/%s_%s.ndjson", g->dl_dir, from, to);
+  TRY(stream_dl_publish(&g->dl, g->dl_st, name, err));
+  snprintf(g->dl_published, sizeof g->dl_published, "%s", name);
+  return 0;
 }
 
 /* ---- rows -------------------------------------------------------------------------- */
@@ -1168,7 +1099,7 @@ static int on_part_conflict(ingester *g, const char *msg, inlet_error *err) {
   for (int i = 0; i < n; i++) {
     stream_part *p = g->src->parts[i];
     if (!p->dl_published) continue;
-    if (!part_range_committed(g, p->label, from[i], to[i])) unlink(p->dl_published);
+    if (!part_range_committed(g, p->label, from[i], to[i])) dl_unpublish(g, p->dl_published);
     inlet_free(p->dl_published);
     p->dl_published = NULL;
   }
@@ -1205,7 +1136,7 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   if (g->dl_published[0]) {
     bool exists = false;
     TRY(find_commit(g, NULL, from, to, &exists, err));
-    if (!exists) unlink(g->dl_published);
+    if (!exists) dl_unpublish(g, g->dl_published);
   }
   g->dl_published[0] = '\0';
   emit(g, INLET_INGEST_WARNING, msg);
@@ -1269,7 +1200,8 @@ static int commit_batch(ingester *g, inlet_error *err) {
   if (partitioned(g)) {
     for (int i = 0; i < g->src->n_parts; i++) {
       stream_part *p = g->src->parts[i];
-      if (ingest_part_advanced(p)) ingest_part_dl_cleanup(p, g->dl_dir, p->start, p->next);
+      if (ingest_part_advanced(p))
+        ingest_part_dl_cleanup(p, g->dl_st, g->dl_dir, p->start, p->next);
     }
     ingest_parts_committed(g->src, g->o.event_time_column != NULL);
     g->src->ops->committed(g->src);
@@ -1379,12 +1311,10 @@ static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
     /* Bad create options are refused before any directory is made. */
     TRY(build_create(g, err));
     built = true;
-    size_t n = strlen(g->o.create_path) + sizeof "/_delta_log";
-    char *log = inlet_malloc(n);
-    if (!log) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-    snprintf(log, n, "%s/_delta_log", g->o.create_path);
-    int rc = mkdirs(log, err);
-    inlet_free(log);
+    inlet_storage *st = NULL;
+    TRY(inlet_storage_posix_open(&st, g->o.create_path, true, err));
+    int rc = st->ops->mkdirs(st, "_delta_log", err);
+    st->ops->free(st);
     TRY(rc);
     TRY(inlet_table_open(&g->owned_table, g->o.create_path, err));
     *table = g->owned_table;
@@ -1448,7 +1378,6 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
           "records name partitions only)");
   g->table = table;
   g->t0 = stream_now_ms();
-  g->dl_fd = -1;
   g->prog.last_version = -1;
   g->prog.lag_ms = -1;
   g->prog.lag_bytes = -1;
@@ -1484,10 +1413,11 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   for (const char *p = g->app; *p && k + 1 < sizeof safe; p++)
     safe[k++] = (isalnum((unsigned char)*p) || *p == '-' || *p == '.') ? *p : '_';
   safe[k] = '\0';
-  size_t n = strlen(inlet_table_path(table)) + strlen(safe) + 32;
+  size_t n = strlen(safe) + 32;
   g->dl_dir = inlet_malloc(n);
   if (!g->dl_dir) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  snprintf(g->dl_dir, n, "%s/_errors/%s", inlet_table_path(table), safe);
+  snprintf(g->dl_dir, n, "_errors/%s", safe);
+  g->dl_st = delta_table_storage(table);
 
   TRY(setup_schema(g, err));
   if (kafka) {

@@ -18,15 +18,9 @@
  * the same name; after a commit every other `<topic>-<partition>-<from>_*`
  * (an attempt that died or lost the race) goes, as for single sources.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "delta/delta.h"
 #include "stream/stream.h"
@@ -187,82 +181,35 @@ static void file_prefix(char *out, size_t cap, const stream_part *p, int64_t fro
   snprintf(out, cap, "%s-%d-%lld_", p->topic, (int)p->partition, (long long)from);
 }
 
-int ingest_part_dl_open(stream_part *p, const char *dir, inlet_error *err) {
-  if (p->dl_tmp) return 0;
-  size_t n = strlen(dir) + 96;
-  p->dl_tmp = inlet_malloc(n);
-  if (!p->dl_tmp) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  snprintf(p->dl_tmp, n, "%s/.tmp-%ld-%016llx.ndjson", dir, (long)getpid(),
-           (unsigned long long)delta_random_u64());
-  p->dl_fd = open(p->dl_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (p->dl_fd < 0) {
-    int rc = inlet_fail(err, INLET_EIO, "cannot create %s: %s", p->dl_tmp, strerror(errno));
-    inlet_free(p->dl_tmp);
-    p->dl_tmp = NULL;
-    return rc;
-  }
-  return 0;
-}
-
-void ingest_part_dl_discard(stream_part *p) {
-  if (!p->dl_tmp) return;
-  close(p->dl_fd);
-  p->dl_fd = -1;
-  unlink(p->dl_tmp);
-  inlet_free(p->dl_tmp);
-  p->dl_tmp = NULL;
-}
-
-int ingest_part_dl_publish(stream_part *p, const char *dir, inlet_error *err) {
+int ingest_part_dl_publish(stream_part *p, inlet_storage *st, const char *dir, inlet_error *err) {
   inlet_free(p->dl_published);
   p->dl_published = NULL;
-  if (!p->dl_tmp) return 0;
-  int rc = 0;
-  if (fsync(p->dl_fd) < 0)
-    rc = inlet_fail(err, INLET_EIO, "cannot sync %s: %s", p->dl_tmp, strerror(errno));
-  close(p->dl_fd);
-  p->dl_fd = -1;
+  if (!p->dl.f) return 0;
   char prefix[400], name[PATH_MAX];
   file_prefix(prefix, sizeof prefix, p, p->start);
-  if (rc == 0 && snprintf(name, sizeof name, "%s/%s%lld.ndjson", dir, prefix, (long long)p->next) >=
-                     (int)sizeof name)
-    rc = inlet_fail(err, INLET_ELIMIT, "dead-letter path too long in %s", dir);
-  /* A replay of the same range rewrites the same name. */
-  if (rc == 0 && rename(p->dl_tmp, name) < 0)
-    rc = inlet_fail(err, INLET_EIO, "cannot rename %s: %s", p->dl_tmp, strerror(errno));
-  if (rc == 0) {
-    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-      (void)fsync(dfd);
-      close(dfd);
-    }
-    p->dl_published = inlet_strdup(name);
-  } else {
-    unlink(p->dl_tmp);
+  if (snprintf(name, sizeof name, "%s/%s%lld.ndjson", dir, prefix, (long long)p->next) >=
+      (int)sizeof name) {
+    stream_dl_discard(&p->dl);
+    return inlet_fail(err, INLET_ELIMIT, "dead-letter path too long in %s", dir);
   }
-  inlet_free(p->dl_tmp);
-  p->dl_tmp = NULL;
-  return rc;
+  /* A replay of the same range rewrites the same name. */
+  TRY(stream_dl_publish(&p->dl, st, name, err));
+  p->dl_published = inlet_strdup(name);
+  return p->dl_published ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
+}
+
+/* "<offset>.ndjson" after the prefix, not another topic's file ("a-1-2_x-0-5_9"). */
+static bool offset_file(const char *rest) {
+  size_t digits = strspn(rest, "0123456789");
+  return digits > 0 && strcmp(rest + digits, ".ndjson") == 0;
 }
 
 /* After the commit of [start, next): every other "<topic>-<partition>-<start>_*"
  * was written by an attempt on the same start that did not commit. */
-void ingest_part_dl_cleanup(const stream_part *p, const char *dir, int64_t from, int64_t to) {
+void ingest_part_dl_cleanup(const stream_part *p, inlet_storage *st, const char *dir, int64_t from,
+                            int64_t to) {
   char prefix[400], keep[440];
   file_prefix(prefix, sizeof prefix, p, from);
   snprintf(keep, sizeof keep, "%s%lld.ndjson", prefix, (long long)to);
-  DIR *d = opendir(dir);
-  if (!d) return;
-  size_t pl = strlen(prefix);
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (strncmp(de->d_name, prefix, pl) != 0 || strcmp(de->d_name, keep) == 0) continue;
-    /* "<offset>.ndjson" after the prefix, or another topic's file ("a-1-2_x-0-5_9"). */
-    const char *rest = de->d_name + pl;
-    size_t digits = strspn(rest, "0123456789");
-    if (digits == 0 || strcmp(rest + digits, ".ndjson") != 0) continue;
-    char path[PATH_MAX];
-    if (snprintf(path, sizeof path, "%s/%s", dir, de->d_name) < (int)sizeof path) unlink(path);
-  }
-  closedir(d);
+  stream_dl_remove(st, dir, prefix, keep, offset_file);
 }

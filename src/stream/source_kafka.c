@@ -194,7 +194,6 @@ static kpart *find_part(kafka_src *k, const char *topic, int32_t partition, bool
   snprintf(p->p.txn_late, sizeof p->p.txn_late, "%s#late", p->p.txn);
   p->p.table = p->p.resume = p->p.wm_table = p->p.late_routed = -1;
   p->p.start = p->p.next = -1;
-  p->p.dl_fd = -1;
   p->target = -1;
   p->kafka_committed = -1;
   k->kp[k->base.n_parts] = p;

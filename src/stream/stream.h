@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "inlet/ingest.h"
+#include "storage/storage.h"
 #include "util/buf.h"
 #include "util/util.h"
 
@@ -54,6 +55,32 @@ typedef struct stream_watermark {
  * watermark when there is an event-time column; `txn_late` in the late
  * table). Owned by the source, at a stable address for the whole run (a
  * revoked part stays, inactive); the ingester keeps its batch state here. */
+/* ---- dead letters (dead_letters.c) ------------------------------------------ */
+
+/* A dead-letter file being written: a temporary in the table's storage
+ * (paths relative to its root), published under its range's name. */
+typedef struct stream_dl_file {
+  inlet_wfile *f; /* open temporary, NULL none */
+  char *tmp;      /* owned: its path */
+} stream_dl_file;
+
+/* Creates the temporary in @p dir unless one is open. */
+int stream_dl_open(stream_dl_file *d, inlet_storage *st, const char *dir, inlet_error *err);
+int stream_dl_append(stream_dl_file *d, const void *buf, size_t n, inlet_error *err);
+/* Drops the temporary (nothing published). */
+void stream_dl_discard(stream_dl_file *d);
+/* Syncs the temporary and publishes it as @p final (put-if-absent; an
+ * existing file of that name, the same range written by an earlier
+ * attempt, is replaced atomically). The temporary is gone either way;
+ * nothing to publish is 0. */
+int stream_dl_publish(stream_dl_file *d, inlet_storage *st, const char *final, inlet_error *err);
+/* Best effort: removes the files of @p dir whose names start with
+ * @p prefix, except @p keep (may be NULL) and names whose rest after the
+ * prefix @p accept (may be NULL) refuses. Temporaries (".tmp-") only when
+ * @p prefix asks for them, and only when no live writer can own them. */
+void stream_dl_remove(inlet_storage *st, const char *dir, const char *prefix, const char *keep,
+                      bool (*accept)(const char *rest));
+
 typedef struct stream_part {
   char topic[256];
   int32_t partition;
@@ -74,8 +101,7 @@ typedef struct stream_part {
                          resolved from --kafka-start latest) */
   /* Ingester state. */
   stream_watermark wm;
-  int dl_fd;          /* open dead-letter temp file, -1 none */
-  char *dl_tmp;       /* owned: its path */
+  stream_dl_file dl;  /* open dead-letter temporary */
   char *dl_published; /* owned: this batch's published file, NULL none */
 } stream_part;
 
@@ -152,10 +178,9 @@ int64_t ingest_parts_watermark(const struct stream_source *s);
 /* "t/p:offset,..." of the active parts, for progress events. */
 void ingest_parts_summary(char *out, size_t cap, const struct stream_source *s);
 void ingest_parts_free(ingest_parts *ip);
-int ingest_part_dl_open(stream_part *p, const char *dir, inlet_error *err);
-void ingest_part_dl_discard(stream_part *p);
-int ingest_part_dl_publish(stream_part *p, const char *dir, inlet_error *err);
-void ingest_part_dl_cleanup(const stream_part *p, const char *dir, int64_t from, int64_t to);
+int ingest_part_dl_publish(stream_part *p, inlet_storage *st, const char *dir, inlet_error *err);
+void ingest_part_dl_cleanup(const stream_part *p, inlet_storage *st, const char *dir, int64_t from,
+                            int64_t to);
 
 /* ---- sources ---------------------------------------------------------------- */
 
