@@ -214,8 +214,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
    * in one directory name is refused by create (test_ingest_partition_values
    * checks that): such a schema tests nothing further here. */
   for (int p = 0; p < sp.n_part; p++) {
-    const char *pn = sp.names[sp.part[p]];
-    if (delta_hive_escaped_len(pn, strlen(pn)) + 27 > DELTA_PART_NAME_MAX) return 0;
+    inlet_error perr = INLET_ERROR_INIT;
+    if (delta_partition_column_name_check(sp.names[sp.part[p]], &perr) < 0) return 0;
   }
   inlet_buf ddl = INLET_BUF_INIT;
   for (int i = 0; i < sp.n_cols; i++)

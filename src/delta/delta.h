@@ -234,6 +234,11 @@ char *delta_hive_escape(const char *s);
 bool delta_hive_needs_escape(unsigned char c);
 /* Length of @p s[0..n) once escaped by delta_hive_escape. */
 size_t delta_hive_escaped_len(const char *s, size_t n);
+/* Every row's directory is NAME=VALUE, one path component: a partition
+ * column whose escaped name leaves no room for the null value's
+ * NAME=__HIVE_DEFAULT_PARTITION__ could never hold a null row, so create
+ * refuses it (INLET_EINVAL naming the limit) rather than its rows. */
+int delta_partition_column_name_check(const char *column, inlet_error *err);
 /* Checks the directory name of partition column @p column holding value
  * @p value[0..n) (NULL: null); *len gets its escaped length. */
 int delta_partition_component_check(const char *column, const char *value, size_t n,

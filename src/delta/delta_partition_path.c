@@ -41,6 +41,16 @@ size_t delta_hive_escaped_len(const char *s, size_t n) {
 
 #define NULL_NAME "__HIVE_DEFAULT_PARTITION__"
 
+int delta_partition_column_name_check(const char *column, inlet_error *err) {
+  size_t name_len = delta_hive_escaped_len(column, strlen(column));
+  FAIL_IF(name_len + 1 + strlen(NULL_NAME) > DELTA_PART_NAME_MAX, err, INLET_EINVAL,
+          "partition column name \"%.40s...\" is too long: its directories NAME=VALUE "
+          "(%zu bytes escaped, plus the value) would not fit the %d-byte limit of a "
+          "directory name",
+          column, name_len, DELTA_PART_NAME_MAX);
+  return 0;
+}
+
 int delta_partition_component_check(const char *column, const char *value, size_t n,
                                     size_t *len, inlet_error *err) {
   size_t name_len = delta_hive_escaped_len(column, strlen(column));

@@ -199,15 +199,7 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
     for (int32_t q = 0; q < p; q++)
       FAIL_IF(strcmp(o->partition_columns[p], o->partition_columns[q]) == 0, err, INLET_EINVAL,
               "partition column \"%s\" listed twice", o->partition_columns[p]);
-    /* Every row's directory is NAME=VALUE, one path component: a name that
-     * leaves no room for the null value's __HIVE_DEFAULT_PARTITION__ could
-     * never hold a null row, so the table is refused rather than its rows. */
-    size_t name_len = delta_hive_escaped_len(o->partition_columns[p],
-                                             strlen(o->partition_columns[p]));
-    FAIL_IF(name_len + 1 + strlen("__HIVE_DEFAULT_PARTITION__") > DELTA_PART_NAME_MAX, err, INLET_EINVAL,
-            "partition column name \"%.40s...\" is too long: its directories NAME=VALUE "
-            "(%zu bytes escaped, plus the value) would not fit the %d-byte limit of a "
-            "directory name", o->partition_columns[p], name_len, DELTA_PART_NAME_MAX);
+    TRY(delta_partition_column_name_check(o->partition_columns[p], err));
     n_data--;
   }
   FAIL_IF(n_data == 0, err, INLET_EINVAL, "every column is a partition column; a table needs "
