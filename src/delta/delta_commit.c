@@ -52,7 +52,7 @@ struct delta_txn {
   bool ict;             /* the table writes in-commit timestamps */
   bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
   const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
-  const delta_state *base_state; /* borrowed: the state the base came from; may be NULL */
+  delta_state *base_state; /* borrowed: the state the base came from; may be NULL */
   bool maybe_published; /* commit failed, but its entry may be in the log */
   char *commit_info;    /* owned: the commitInfo written, once built */
 };
@@ -111,7 +111,7 @@ void delta_txn_set_max_attempts(delta_txn *t, int attempts) {
 }
 void delta_txn_add_rows(delta_txn *t, int64_t rows) { t->rows += rows; }
 void delta_txn_set_base(delta_txn *t, const delta_snapshot *base) { t->base = base; }
-void delta_txn_set_base_state(delta_txn *t, const delta_state *s) { t->base_state = s; }
+void delta_txn_set_base_state(delta_txn *t, delta_state *s) { t->base_state = s; }
 
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err) {
   inlet_free(t->params);

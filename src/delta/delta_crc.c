@@ -553,9 +553,9 @@ static int crc_add_file(void *ctx, const delta_add *a, inlet_error *err) {
 
 /* The checksum of the version @p s stands at: its head (protocol,
  * metaData, txns, domains) plus one pass over its live files. */
-static int crc_from_state(delta_crc *out, const delta_state *s, inlet_error *err) {
+static int crc_from_state(delta_crc *out, delta_state *s, inlet_error *err) {
   delta_snapshot head;
-  TRY(delta_state_head((delta_state *)s, &head, err));
+  TRY(delta_state_head(s, &head, err));
   int rc = delta_crc_from_snapshot(out, &head, err); /* no files: counts start at 0 */
   delta_snapshot_reset(&head);
   if (rc == 0) rc = delta_state_for_each_file(s, crc_add_file, out, err);
@@ -564,7 +564,7 @@ static int crc_from_state(delta_crc *out, const delta_state *s, inlet_error *err
 }
 
 void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base,
-                            const delta_state *base_state, int64_t version,
+                            delta_state *base_state, int64_t version,
                             const delta_action *acts, size_t n, const char *body, size_t len) {
   inlet_error err = INLET_ERROR_INIT;
   /* The commitInfo is the body's first line (delta_commit.c writes it). */

@@ -60,10 +60,11 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err);
  * version - 1, else from version - 1's checksum, else (that checksum
  * missing or unreadable: another writer wrote none) from @p base_state when
  * it stands at version - 1 (one pass over its live files, so a long-lived
- * writer's chain starts again). Best effort: every failure only means no
+ * writer's chain starts again; the state is not const: its head is
+ * computed lazily). Best effort: every failure only means no
  * checksum. */
 void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base,
-                            const delta_state *base_state, int64_t version,
+                            delta_state *base_state, int64_t version,
                             const delta_action *acts, size_t n, const char *body, size_t len);
 
 /* Whether @p c agrees with its version's commit file (protocol, metaData,

@@ -79,7 +79,7 @@ int delta_state_for_each_file(const delta_state *s,
 /* The state the transaction's base snapshot (delta_txn_set_base) came
  * from, borrowed: its version checksum can be derived from it when the
  * previous version has none (delta_crc_after_commit). */
-void delta_txn_set_base_state(delta_txn *t, const delta_state *s);
+void delta_txn_set_base_state(delta_txn *t, delta_state *s);
 
 /* The inCommitTimestamp in a commitInfo's JSON text, or -1. */
 int64_t delta_commit_info_ict(const char *commit_info);

@@ -96,6 +96,8 @@ typedef struct ingester {
 
   /* creating the table with the first batch (options create_schema) */
   bool creating;             /* the table has no commit yet: the next commit is version 0 */
+  bool dl_swept; /* since the start (or the last lost commit), a commit swept the
+                    dead-letter debris of attempts on its start position */
   inlet_table *owned_table;  /* owned: opened from create_path when no table was given */
   delta_snapshot cs;         /* owned: version -1 state of the table to create */
 
@@ -1118,6 +1120,8 @@ static int on_part_conflict(ingester *g, const char *msg, inlet_error *err) {
  * drop the batch, read the position back and replay from there. */
 static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   abandon(g);
+  g->dl_swept = false;
+  for (int i = 0; partitioned(g) && i < g->src->n_parts; i++) g->src->parts[i]->dl_swept = false;
   if (!g->src->can_seek)
     return inlet_fail(err, INLET_ECONFLICT, "%s (stdin cannot be replayed; stopping)",
                       inlet_errmsg(why));
@@ -1200,16 +1204,23 @@ static int commit_batch(ingester *g, inlet_error *err) {
   if (partitioned(g)) {
     for (int i = 0; i < g->src->n_parts; i++) {
       stream_part *p = g->src->parts[i];
-      if (ingest_part_advanced(p))
+      /* Debris of another attempt on this start exists only after a crash
+       * (ours or a previous owner's, before this assignment) or a lost
+       * commit race (a loser removes its own file): one sweep per such
+       * event, not a listing per batch. */
+      if (ingest_part_advanced(p) && !p->dl_swept) {
         ingest_part_dl_cleanup(p, g->dl_st, g->dl_dir, p->start, p->next);
+        p->dl_swept = true;
+      }
     }
     ingest_parts_committed(g->src, g->o.event_time_column != NULL);
     g->src->ops->committed(g->src);
-  } else {
+  } else if (!g->dl_swept) {
     char from[96], to[96];
     stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
     stream_pos_format(to, sizeof to, g->src->kind, &g->last);
     dl_cleanup_committed(g, from, to);
+    g->dl_swept = true;
   }
   g->seq++;
   g->committed = g->last;

@@ -435,6 +435,7 @@ static int apply_assign(kafka_src *k, pending_op *op, inlet_error *err) {
     }
     if (p->p.record) k->base.moved_to.valid = true; /* commit even without records */
     p->p.active = true;
+    p->p.dl_swept = false; /* a previous owner may have died mid-batch */
     p->done = k->o.once && (p->target < 0 || p->p.start >= p->target);
     l->elems[i].offset = p->p.start;
     describe_start(k, &msg, p, resolved);

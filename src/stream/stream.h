@@ -89,6 +89,8 @@ typedef struct stream_part {
   char txn_wm[820];   /* APP#topic#partition#wm */
   char txn_late[820]; /* APP#topic#partition#late */
   bool active;        /* assigned to this ingester now */
+  bool dl_swept;      /* since this assignment (or the last lost commit), a
+                         commit swept its start's dead-letter debris */
   /* Filled by stream_parts_load_fn from the table: */
   int64_t table;      /* txn version (next offset), -1 none: what a commit expects */
   int64_t resume;     /* with table -1: where another progress record (a
