@@ -152,7 +152,9 @@ typedef struct inlet_append_options {
   const char *operation;         /* commitInfo.operation; NULL = "WRITE" */
   inlet_compression compression; /* data file codec; default SNAPPY */
   int max_attempts;              /* commit attempts before INLET_ELIMIT; 0 = 1000 */
-  /* Added for streaming ingestion (src/stream); zero = off. */
+  /* Stream fields, zero = off. Kept for source compatibility and still honoured:
+   * inlet's own ingester no longer uses them (it passes the same settings through
+   * an internal interface), so new fields of this kind are not added here. */
   bool app_version_must_increase; /* writer_open fails with INLET_ECONFLICT when the snapshot
                                      already records app_version (or more) for app_id: the
                                      batch was committed before */

@@ -334,7 +334,7 @@ int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *
   if ((rc = delta_txn_add_action(txn, &pa, err)) < 0) goto done;
   if ((rc = delta_txn_add_action(txn, &ma, err)) < 0) goto done;
   int64_t v;
-  rc = delta_txn_commit(txn, &v, err);
+  rc = delta_write_commit(t, txn, &cs.metadata, &v, NULL, err);
 done:
   delta_txn_free(txn);
   inlet_free(params);

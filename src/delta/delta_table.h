@@ -2,12 +2,14 @@
  * The table handles of include/inlet/table.h as the modules above delta
  * (maint, stream, scan) use them: accessors instead of the structs (those
  * stay private in delta_table_int.h), snapshot loading through the handle's
- * cache, table creation, and the hooks a writer runs after its commit.
+ * cache, table creation, the hooks a writer runs after its commit, and the
+ * one internal write transaction (delta_write_txn.h).
  */
 #ifndef INLET_DELTA_TABLE_H
 #define INLET_DELTA_TABLE_H
 
 #include "delta/delta.h"
+#include "delta/delta_write_txn.h"
 #include "inlet/table.h"
 #include "storage/storage.h"
 
@@ -50,11 +52,13 @@ void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t versi
 int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
                              const delta_snapshot *create, const char *params, inlet_error *err);
 
-/* The same with append options (txn actions, operation, metrics): a stream's
- * first batch creates the table and records its position in one commit. */
+/* The same with append options and a stream's extras (txn actions,
+ * operation, metrics; @p extras may be NULL): a stream's first batch
+ * creates the table and records its position in one commit. */
 int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
                                   const delta_snapshot *create, const char *params,
-                                  const inlet_append_options *options, inlet_error *err);
+                                  const inlet_append_options *options,
+                                  const delta_write_extras *extras, inlet_error *err);
 
 /* The latest version's protocol and metadata (delta_meta.c): from its
  * version checksum when that agrees with the log, else by log replay. */

@@ -10,10 +10,11 @@
  * not honour), "Consistency Between Table Metadata and Data Files"
  * (partition columns are not stored in the data files).
  *
- * Rows are routed to one open Parquet writer per partition directory. Each
- * data file is fsynced on close (and its directory synced) before the
- * commit that references it is published; a writer freed without commit
- * removes its files.
+ * Rows are routed to one open Parquet writer per partition directory. The
+ * files, their stats and the commit go through the one internal write
+ * transaction (delta_write_txn.h): each data file is fsynced on close (and
+ * its directory synced) before the commit that references it is published;
+ * a writer freed without commit removes its files.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -21,18 +22,13 @@
 #include "delta/delta_constraints.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
-#include "parquet/pq_writer.h"
 #include "util/util.h"
 
 typedef struct part_file {
   char *dir;       /* owned: "" or "a=1/b=x" */
-  char *rel_path;  /* owned: dir + file name */
   delta_kv *pvals; /* owned: partition values */
   int32_t n_pvals;
-  inlet_parquet_writer *pw; /* owned; NULL once closed */
-  delta_stats_acc *stats;   /* owned */
-  int64_t size;             /* after close */
-  bool created;             /* the file exists on disk */
+  delta_data_file df;       /* the open (then closed) data file */
   int64_t *rows;            /* scratch: row indices of the current batch */
   int64_t n_rows, cap_rows;
 } part_file;
@@ -49,7 +45,6 @@ struct inlet_table_writer {
   int32_t *part_idx; /* owned: table column of each partition column */
   part_file *files;  /* owned */
   size_t n_files, cap_files;
-  int32_t counter;
   int64_t rows;
   bool committed;
   bool keep_files;     /* the commit failed but may be in the log: files stay */
@@ -62,44 +57,44 @@ struct inlet_table_writer {
   char **txn_ids;     /* owned */
   int64_t *txn_ver;   /* owned */
   int64_t *txn_expect; /* owned: version the read snapshot must record, -1 none */
+  delta_write_extras x; /* stream additions (delta_writer_open_ext, or the public fields) */
+  delta_file_sink sink; /* naming, options and stats of the data files */
 };
 
-static const char *codec_suffix(inlet_compression c) {
-  switch (c) {
-  case INLET_COMPRESSION_SNAPPY: return ".snappy";
-  case INLET_COMPRESSION_GZIP: return ".gz";
-  case INLET_COMPRESSION_ZSTD: return ".zstd";
-  case INLET_COMPRESSION_LZ4_RAW: return ".lz4";
-  case INLET_COMPRESSION_BROTLI: return ".br";
-  default: return "";
-  }
-}
-
 static int writer_open(inlet_table_writer **out, inlet_table *table,
-                       const inlet_append_options *options, const delta_snapshot *create,
-                       const char *create_params, inlet_error *err);
+                       const inlet_append_options *options, const delta_write_extras *extras,
+                       const delta_snapshot *create, const char *create_params,
+                       inlet_error *err);
 
 int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
                             const inlet_append_options *options, inlet_error *err) {
-  return writer_open(out, table, options, NULL, NULL, err);
+  return writer_open(out, table, options, NULL, NULL, NULL, err);
+}
+
+int delta_writer_open_ext(inlet_table_writer **out, inlet_table *table,
+                          const inlet_append_options *options, const delta_write_extras *extras,
+                          inlet_error *err) {
+  return writer_open(out, table, options, extras, NULL, NULL, err);
 }
 
 int delta_writer_open_create(inlet_table_writer **out, inlet_table *table,
                              const delta_snapshot *create, const char *params, inlet_error *err) {
   inlet_append_options o = INLET_APPEND_OPTIONS_INIT;
   o.operation = "CREATE TABLE AS SELECT";
-  return writer_open(out, table, &o, create, params, err);
+  return writer_open(out, table, &o, NULL, create, params, err);
 }
 
 int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
                                   const delta_snapshot *create, const char *params,
-                                  const inlet_append_options *options, inlet_error *err) {
-  return writer_open(out, table, options, create, params, err);
+                                  const inlet_append_options *options,
+                                  const delta_write_extras *extras, inlet_error *err) {
+  return writer_open(out, table, options, extras, create, params, err);
 }
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
-                       const inlet_append_options *options, const delta_snapshot *create,
-                       const char *create_params, inlet_error *err) {
+                       const inlet_append_options *options, const delta_write_extras *extras,
+                       const delta_snapshot *create, const char *create_params,
+                       inlet_error *err) {
   *out = NULL;
   inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
   FAIL_IF(options && options->version != INLET_APPEND_OPTIONS_VERSION, err, INLET_EINVAL,
@@ -109,6 +104,17 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a table writer");
   w->table = table;
   w->opts = options ? *options : dflt;
+  if (extras) {
+    w->x = *extras;
+  } else {
+    /* The public fields kept for source compatibility (table.h). */
+    w->x.app_version_must_increase = w->opts.app_version_must_increase;
+    w->x.n_txns = w->opts.n_extra_txns;
+    w->x.txn_app_ids = w->opts.extra_txn_app_ids;
+    w->x.txn_versions = w->opts.extra_txn_versions;
+    w->x.metrics_json = w->opts.extra_metrics_json;
+    w->x.computes_generated_columns = w->opts.computes_generated_columns;
+  }
   inlet_schema_init(&w->data_schema);
   int rc;
   if (create) {
@@ -141,12 +147,12 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   }
   rc = delta_features_check_write(&w->snap.protocol, &w->snap.metadata,
                                   create ? DELTA_OP_CREATE : DELTA_OP_APPEND,
-                                  w->opts.computes_generated_columns
+                                  w->x.computes_generated_columns
                                       ? DELTA_WRITE_COMPUTES_GENERATED
                                       : 0,
                                   err);
   if (rc < 0) goto fail;
-  if (w->opts.app_version_must_increase && w->opts.app_id &&
+  if (w->x.app_version_must_increase && w->opts.app_id &&
       delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {
     rc = inlet_fail(err, INLET_ECONFLICT,
                     "conflict (concurrent transaction): appId \"%s\" "
@@ -199,6 +205,8 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_schema_add_field(&w->data_schema, &ts->fields[i], err);
     if (rc < 0) goto fail;
   }
+  delta_file_sink_init(&w->sink, table->st, &w->snap.metadata, &w->data_schema,
+                       w->opts.compression, 0);
   *out = w;
   return 0;
 fail:
@@ -207,21 +215,14 @@ fail:
 }
 
 static void part_file_reset(inlet_table_writer *w, part_file *f, bool remove_file) {
-  if (f->pw)
-    inlet_parquet_writer_free(f->pw); /* removes a partial file */
-  else if (remove_file && f->created) {
-    inlet_error ignore = INLET_ERROR_INIT;
-    w->table->st->ops->remove(w->table->st, f->rel_path, &ignore);
-  }
+  delta_data_file_reset(&w->sink, &f->df, remove_file);
   inlet_free(f->dir);
-  inlet_free(f->rel_path);
   /* Robust to pvals == NULL whatever n_pvals says (the crash of issue 12). */
   for (int32_t i = 0; f->pvals && i < f->n_pvals; i++) {
     inlet_free(f->pvals[i].key);
     inlet_free(f->pvals[i].value);
   }
   inlet_free(f->pvals);
-  delta_stats_free(f->stats);
   inlet_free(f->rows);
   memset(f, 0, sizeof *f);
 }
@@ -289,25 +290,7 @@ static int check_batch(const inlet_table_writer *w, const inlet_batch *b, inlet_
 }
 
 static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err) {
-  char uuid[37], name[128];
-  delta_uuid4(uuid);
-  snprintf(name, sizeof name, "part-%05d-%s-c000%s.parquet", (int)(w->counter++ % 100000), uuid,
-           codec_suffix(w->opts.compression));
-  size_t n = strlen(f->dir) + strlen(name) + 2;
-  f->rel_path = inlet_malloc(n);
-  if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  snprintf(f->rel_path, n, "%s%s%s", f->dir, *f->dir ? "/" : "", name);
-  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
-  po.compression = w->opts.compression;
-  po.sync_on_close = true;
-  TRY(delta_data_file_options(&po, &w->snap.metadata, err));
-  /* Through the table's storage: its directories are made on the way, and
-   * never through a symbolic link. */
-  TRY(pq_writer_open_storage(&f->pw, w->table->st, f->rel_path, &w->data_schema, &po, err));
-  f->created = true;
-  const char *nic = delta_metadata_conf(&w->snap.metadata, "delta.dataSkippingNumIndexedCols");
-  int32_t max_cols = nic ? (int32_t)strtol(nic, NULL, 10) : 32;
-  return delta_stats_new(&f->stats, &w->data_schema, max_cols, err);
+  return delta_data_file_open(&w->sink, &f->df, f->dir, err);
 }
 
 /* The file of partition directory @p dir, or NULL. */
@@ -431,8 +414,7 @@ static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
   if (rc == 0) {
     view.columns = cols;
     view.num_rows = gathered ? n : b->num_rows;
-    rc = inlet_parquet_writer_write(f->pw, &view, err);
-    if (rc == 0) rc = delta_stats_add(f->stats, &view, NULL, view.num_rows, err);
+    rc = delta_data_file_write(&f->df, &view, err);
   }
   if (gathered)
     for (int32_t i = 0; i < nd; i++)
@@ -567,18 +549,8 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   int rc = 0;
   delta_txn *txn = NULL;
   int64_t now = delta_now_ms();
-  for (size_t i = 0; i < w->n_files; i++) {
-    part_file *f = &w->files[i];
-    rc = inlet_parquet_writer_close(f->pw, err);
-    if (rc < 0) return rc;
-    f->size = inlet_parquet_writer_bytes(f->pw);
-    inlet_parquet_writer_free(f->pw);
-    f->pw = NULL;
-    if (*f->dir) {
-      rc = w->table->st->ops->sync_dir(w->table->st, f->dir, err);
-      if (rc < 0) return rc;
-    }
-  }
+  for (size_t i = 0; i < w->n_files; i++)
+    TRY(delta_data_file_close(&w->sink, &w->files[i].df, w->files[i].dir, err));
   if (w->n_files) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
   TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
   delta_txn_set_table(txn, &w->snap.metadata);
@@ -627,47 +599,23 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
     ta.u.txn = (delta_txn_action){w->txn_ids[i], w->txn_ver[i], now};
     if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
   }
-  for (int32_t i = 0; !w->txns_set && i < w->opts.n_extra_txns; i++) {
+  for (int32_t i = 0; !w->txns_set && i < w->x.n_txns; i++) {
     delta_action ta;
     memset(&ta, 0, sizeof ta);
     ta.kind = DELTA_ACTION_TXN;
-    ta.u.txn = (delta_txn_action){(char *)w->opts.extra_txn_app_ids[i],
-                                  w->opts.extra_txn_versions[i], now};
+    ta.u.txn = (delta_txn_action){(char *)w->x.txn_app_ids[i], w->x.txn_versions[i], now};
     if ((rc = delta_txn_add_action(txn, &ta, err)) < 0) goto done;
   }
-  if (w->opts.extra_metrics_json &&
-      (rc = delta_txn_set_extra_metrics(txn, w->opts.extra_metrics_json, err)) < 0)
+  if (w->x.metrics_json && (rc = delta_txn_set_extra_metrics(txn, w->x.metrics_json, err)) < 0)
     goto done;
   for (size_t i = 0; i < w->n_files; i++) {
     part_file *f = &w->files[i];
-    delta_action aa;
-    memset(&aa, 0, sizeof aa);
-    aa.kind = DELTA_ACTION_ADD;
-    delta_add *a = &aa.u.add;
-    a->path = f->rel_path;
-    a->partition_values = f->pvals;
-    a->n_partition_values = f->pvals ? f->n_pvals : 0;
-    a->size = f->size;
-    a->modification_time = now;
-    a->data_change = true;
-    char *stats = NULL;
-    if ((rc = delta_stats_json(f->stats, &stats, err)) < 0) goto done;
-    a->stats = stats;
-    rc = delta_txn_add_action(txn, &aa, err);
-    inlet_free(stats);
+    rc = delta_data_file_add(txn, &f->df, f->pvals, f->n_pvals, true, now, err);
     if (rc < 0) goto done;
   }
-  int64_t v = -1;
-  rc = delta_txn_commit(txn, &v, err);
-  if (rc < 0) {
-    w->keep_files = delta_txn_maybe_published(txn);
-    goto done;
-  }
+  rc = delta_write_commit(w->table, txn, &w->snap.metadata, version, &w->keep_files, err);
+  if (rc < 0) goto done;
   w->committed = true;
-  if (version) *version = v;
-  delta_table_note_commit(w->table, txn, v);
-  /* Checkpoint hook: every delta.checkpointInterval commits (default 10). */
-  delta_table_checkpoint_if_due(w->table, &w->snap.metadata, v);
 done:
   delta_txn_free(txn);
   return rc;

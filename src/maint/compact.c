@@ -31,7 +31,6 @@
 #include "delta/delta_features.h"
 #include "delta/delta_table.h"
 #include "maint/maint_int.h"
-#include "parquet/pq_writer.h"
 #include "util/buf.h"
 #include "util/util.h"
 
@@ -52,12 +51,8 @@ typedef struct bin {
 } bin;
 
 typedef struct out_file {
-  char *rel_path;          /* owned */
-  inlet_parquet_writer *pw;/* owned, NULL once closed */
-  delta_stats_acc *stats;  /* owned */
-  int64_t size, rows;
+  delta_data_file df;      /* through the table's write transaction (delta_write_txn.h) */
   int64_t bin;             /* the bin whose rows it holds */
-  bool created;
 } out_file;
 
 /* Output files of the bins of one commit. */
@@ -75,7 +70,6 @@ typedef struct compactor {
   int64_t rg_bytes;
   inlet_schema data_schema;  /* owned: table schema minus partition columns */
   int32_t *sort_cols;        /* owned: data column of each sort key */
-  int32_t max_indexed;
   cand *cands;               /* owned */
   int64_t n_cands;
   bin *bins;                 /* owned */
@@ -86,23 +80,14 @@ typedef struct compactor {
                                 addressing, NULL = empty slot, cap_removed a power of 2) */
   size_t n_removed, cap_removed;
   bool meta_changed;
-  int32_t counter;
+  delta_file_sink sink;      /* naming, options and stats of the output files */
   int64_t cur_bin;           /* bin being rewritten */
   delta_constraints cons;    /* owned: invariants and CHECK constraints rows must meet */
 } compactor;
 
 static void unit_reset(compactor *c, unit *u, bool remove_files) {
-  for (size_t i = 0; i < u->n_files; i++) {
-    out_file *f = &u->files[i];
-    if (f->pw) inlet_parquet_writer_free(f->pw); /* removes the partial file */
-    else if (remove_files && f->created) {
-      inlet_error ignore = INLET_ERROR_INIT;
-      inlet_storage *st = delta_table_storage(c->table);
-      st->ops->remove(st, f->rel_path, &ignore);
-    }
-    delta_stats_free(f->stats);
-    inlet_free(f->rel_path);
-  }
+  for (size_t i = 0; i < u->n_files; i++)
+    delta_data_file_reset(&c->sink, &u->files[i].df, remove_files);
   inlet_free(u->files);
   memset(u, 0, sizeof *u);
 }
@@ -234,17 +219,6 @@ done:
 
 /* ---- rewriting ------------------------------------------------------------------- */
 
-static const char *codec_suffix(inlet_compression k) {
-  switch (k) {
-  case INLET_COMPRESSION_SNAPPY: return ".snappy";
-  case INLET_COMPRESSION_GZIP: return ".gz";
-  case INLET_COMPRESSION_ZSTD: return ".zstd";
-  case INLET_COMPRESSION_LZ4_RAW: return ".lz4";
-  case INLET_COMPRESSION_BROTLI: return ".br";
-  default: return "";
-  }
-}
-
 static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   if (u->n_files == u->cap_files) {
     size_t nc = u->cap_files ? u->cap_files * 2 : 4;
@@ -256,37 +230,11 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   out_file *f = &u->files[u->n_files++];
   memset(f, 0, sizeof *f);
   f->bin = c->cur_bin;
-  char uuid[37], name[160];
-  delta_uuid4(uuid);
-  snprintf(name, sizeof name, "part-%05d-%s-c000%s.parquet", (int)(c->counter++ % 100000), uuid,
-           codec_suffix(c->o.compression));
-  size_t n = strlen(dir) + strlen(name) + 2;
-  f->rel_path = inlet_malloc(n);
-  if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  snprintf(f->rel_path, n, "%s%s%s", dir, *dir ? "/" : "", name);
-  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
-  po.compression = c->o.compression;
-  po.row_group_bytes = c->rg_bytes;
-  po.sync_on_close = true;
-  TRY(delta_data_file_options(&po, &c->snap.metadata, err));
-  /* Through the table's storage: never through a symbolic link, so a
-   * symlinked partition directory cannot send the output outside the table. */
-  TRY(pq_writer_open_storage(&f->pw, delta_table_storage(c->table), f->rel_path, &c->data_schema,
-                             &po, err));
-  f->created = true;
-  return delta_stats_new(&f->stats, &c->data_schema, c->max_indexed, err);
+  return delta_data_file_open(&c->sink, &f->df, dir, err);
 }
 
 static int out_close(compactor *c, out_file *f, const char *dir, inlet_error *err) {
-  if (!f->pw) return 0;
-  TRY(inlet_parquet_writer_close(f->pw, err));
-  f->size = inlet_parquet_writer_bytes(f->pw);
-  f->rows = inlet_parquet_writer_rows(f->pw);
-  inlet_parquet_writer_free(f->pw);
-  f->pw = NULL;
-  inlet_storage *st = delta_table_storage(c->table);
-  if (*dir) TRY(st->ops->sync_dir(st, dir, err));
-  return 0;
+  return delta_data_file_close(&c->sink, &f->df, dir, err);
 }
 
 /* Writes @p b (data schema) to the unit's current output, rolling to a new
@@ -294,11 +242,10 @@ static int out_close(compactor *c, out_file *f, const char *dir, inlet_error *er
 static int emit(compactor *c, unit *u, size_t first_out, const char *dir, const inlet_batch *b,
                 inlet_error *err) {
   if (b->num_rows == 0) return 0;
-  if (u->n_files == first_out || !u->files[u->n_files - 1].pw) TRY(out_open(c, u, dir, err));
+  if (u->n_files == first_out || !u->files[u->n_files - 1].df.pw) TRY(out_open(c, u, dir, err));
   out_file *f = &u->files[u->n_files - 1];
-  TRY(inlet_parquet_writer_write(f->pw, b, err));
-  TRY(delta_stats_add(f->stats, b, NULL, b->num_rows, err));
-  if (inlet_parquet_writer_bytes(f->pw) >= c->target) TRY(out_close(c, f, dir, err));
+  TRY(delta_data_file_write(&f->df, b, err));
+  if (inlet_parquet_writer_bytes(f->df.pw) >= c->target) TRY(out_close(c, f, dir, err));
   return 0;
 }
 
@@ -606,11 +553,11 @@ static int rewrite_bin(compactor *c, unit *u, int64_t bi, int64_t *rows, inlet_e
   int64_t out_rows = 0;
   for (size_t k = first_out; k < u->n_files; k++) {
     TRY_GOTO(out_close(c, &u->files[k], dir, err));
-    out_rows += u->files[k].rows;
-    FAIL_GOTO(delta_stats_rows(u->files[k].stats) != u->files[k].rows, err, INLET_EINTERNAL,
+    out_rows += u->files[k].df.rows;
+    FAIL_GOTO(delta_stats_rows(u->files[k].df.stats) != u->files[k].df.rows, err, INLET_EINTERNAL,
               "compaction output \"%s\": stats count %lld rows, file %lld",
-              u->files[k].rel_path, (long long)delta_stats_rows(u->files[k].stats),
-              (long long)u->files[k].rows);
+              u->files[k].df.rel_path, (long long)delta_stats_rows(u->files[k].df.stats),
+              (long long)u->files[k].df.rows);
   }
   FAIL_GOTO(out_rows != in_rows, err, INLET_EINTERNAL, "compaction of partition \"%s\" read %lld "
             "rows but wrote %lld", c->cands[bn->first].label, (long long)in_rows,
@@ -752,25 +699,10 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   for (size_t k = 0; k < u->n_files; k++) {
     out_file *f = &u->files[k];
     const delta_add *pv_src = cand_add(c, c->bins[f->bin].first);
-    delta_action aa;
-    memset(&aa, 0, sizeof aa);
-    aa.kind = DELTA_ACTION_ADD;
-    delta_add *a = &aa.u.add;
-    a->path = f->rel_path;
-    a->n_partition_values = pv_src->n_partition_values;
-    a->partition_values = pv_src->partition_values;
-    a->size = f->size;
-    a->modification_time = now;
-    a->data_change = false;
-    char *stats = NULL;
-    rc = delta_stats_json(f->stats, &stats, err);
-    if (rc == 0) {
-      a->stats = stats;
-      rc = delta_txn_add_action(txn, &aa, err);
-    }
-    inlet_free(stats);
+    rc = delta_data_file_add(txn, &f->df, pv_src->partition_values, pv_src->n_partition_values,
+                             false, now, err);
     if (rc < 0) goto done;
-    added_bytes = inlet_add_sat_i64(added_bytes, f->size);
+    added_bytes = inlet_add_sat_i64(added_bytes, f->df.size);
   }
   json_t *params = json_object();
   json_t *pred = json_array();
@@ -808,18 +740,11 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   free(m_s);
   if (rc < 0) goto done;
   delta_txn_add_rows(txn, rows);
-  rc = delta_txn_commit(txn, version, err);
-  if (rc < 0) *maybe_published = delta_txn_maybe_published(txn);
-  if (rc == 0) delta_table_note_commit(c->table, txn, *version);
+  /* The writers' commit: the handle's cache and the checkpoint hook. */
+  rc = delta_write_commit(c->table, txn, &c->snap.metadata, version, maybe_published, err);
 done:
   delta_txn_free(txn);
   return rc;
-}
-
-/* Checkpoints every delta.checkpointInterval versions, as the table writer
- * does (OPTIMIZE commits bypass its hook), then cleans the log. */
-static void maybe_checkpoint(compactor *c, int64_t v) {
-  delta_table_checkpoint_if_due(c->table, &c->snap.metadata, v);
 }
 
 static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t version,
@@ -839,7 +764,7 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
       for (size_t k = 0; k < u->n_files; k++)
         if (u->files[k].bin == bi) {
           g.n_outputs++;
-          g.output_bytes = inlet_add_sat_i64(g.output_bytes, u->files[k].size);
+          g.output_bytes = inlet_add_sat_i64(g.output_bytes, u->files[k].df.size);
         }
       g.rows = bn->rows;
     }
@@ -892,14 +817,14 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.rg_bytes = c.o.row_group_bytes ? c.o.row_group_bytes
                                    : (c.target < MAX_RG_BYTES ? c.target : MAX_RG_BYTES);
   if (c.rg_bytes < 4096) c.rg_bytes = 4096;
-  const char *nic = delta_metadata_conf(&c.snap.metadata, "delta.dataSkippingNumIndexedCols");
-  c.max_indexed = nic ? (int32_t)strtol(nic, NULL, 10) : 32;
   for (int32_t i = 0; i < c.snap.schema.n_fields; i++) {
     bool is_part = false;
     for (int32_t p = 0; p < c.snap.metadata.n_partition_columns; p++)
       is_part |= strcmp(c.snap.metadata.partition_columns[p], c.snap.schema.fields[i].name) == 0;
     if (!is_part) TRY_GOTO(inlet_schema_add_field(&c.data_schema, &c.snap.schema.fields[i], err));
   }
+  delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,
+                       c.o.compression, c.rg_bytes);
   if (c.o.n_sort_by > 0) {
     c.sort_cols = inlet_calloc((size_t)c.o.n_sort_by, sizeof *c.sort_cols);
     FAIL_GOTO(!c.sort_cols, err, INLET_ENOMEM, "out of memory");
@@ -962,14 +887,13 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     res.rows += rows;
     res.files_added += (int64_t)u.n_files;
     for (size_t k = 0; k < u.n_files; k++)
-      res.bytes_added = inlet_add_sat_i64(res.bytes_added, u.files[k].size);
+      res.bytes_added = inlet_add_sat_i64(res.bytes_added, u.files[k].df.size);
     for (int64_t bi = b0; bi < b0 + nb; bi++) {
       res.files_removed += c.bins[bi].n;
       res.bytes_removed = inlet_add_sat_i64(res.bytes_removed, c.bins[bi].bytes);
     }
     report(&c, b0, nb, &u, v, 0, NULL);
     unit_reset(&c, &u, false);
-    maybe_checkpoint(&c, v);
   }
 done:
   compactor_reset(&c);

@@ -701,24 +701,26 @@ static int open_writer(ingester *g, inlet_error *err) {
   inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
   ao.app_id = g->app;
   ao.app_version = g->seq + 1;
-  ao.app_version_must_increase = true;
   ao.operation = "STREAMING UPDATE";
   ao.compression = g->o.compression;
-  ao.extra_txn_app_ids = g->xnames;
-  ao.extra_txn_versions = g->xver;
-  ao.extra_metrics_json = g->metrics;
-  ao.computes_generated_columns = true; /* fill_derived computes them */
+  delta_write_extras x = DELTA_WRITE_EXTRAS_INIT;
+  x.app_version_must_increase = true;
+  x.txn_app_ids = g->xnames;
+  x.txn_versions = g->xver;
+  x.metrics_json = g->metrics;
+  x.computes_generated_columns = true; /* fill_derived computes them */
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
-  ao.n_extra_txns = g->n_x;
+  x.n_txns = g->n_x;
   if (partitioned(g)) {
     /* Per-part txns only, set at commit (delta_writer_set_txns). */
     ao.app_id = NULL;
-    ao.app_version_must_increase = false;
-    ao.n_extra_txns = 0;
-    ao.extra_metrics_json = g->parts.metrics;
+    x.app_version_must_increase = false;
+    x.n_txns = 0;
+    x.metrics_json = g->parts.metrics;
   }
-  if (g->creating) return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, err);
-  return inlet_table_writer_open(&g->w, g->table, &ao, err);
+  if (g->creating)
+    return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, &x, err);
+  return delta_writer_open_ext(&g->w, g->table, &ao, &x, err);
 }
 
 static int flush_chunk(ingester *g, inlet_error *err) {
@@ -748,14 +750,15 @@ static int open_late_writer(ingester *g, inlet_error *err) {
   ao.app_version = g->seq + 1;
   ao.operation = "STREAMING UPDATE";
   for (int i = 0; i < STREAM_POS_PARTS; i++) g->late_xnames[i] = g->n_late_pos[i];
-  ao.n_extra_txns = STREAM_POS_PARTS;
-  ao.extra_txn_app_ids = g->late_xnames;
-  ao.extra_txn_versions = g->late_xver;
+  delta_write_extras x = DELTA_WRITE_EXTRAS_INIT;
+  x.n_txns = STREAM_POS_PARTS;
+  x.txn_app_ids = g->late_xnames;
+  x.txn_versions = g->late_xver;
   if (partitioned(g)) {
     ao.app_id = NULL; /* txn_late of each part, set at commit */
-    ao.n_extra_txns = 0;
+    x.n_txns = 0;
   }
-  return inlet_table_writer_open(&g->lw, g->late_table, &ao, err);
+  return delta_writer_open_ext(&g->lw, g->late_table, &ao, &x, err);
 }
 
 static int load_late_state(ingester *g, inlet_error *err) {

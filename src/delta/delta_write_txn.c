@@ -1,0 +1,132 @@
+/*
+ * The data-file sink and the commit of the one internal write transaction
+ * (delta_write_txn.h): what table writers, table creation, ingestion and
+ * compaction share, so that file naming, the table's file options, stats,
+ * durability and the after-commit hooks exist once.
+ *
+ * Spec: PROTOCOL.md "Data Files" (names unique per writer, here as Spark
+ * names them), "Add File and Remove File", "Per-file Statistics"
+ * (delta.dataSkippingNumIndexedCols), "Checkpoints" (the writer's hook).
+ * Durability (docs/ARCHITECTURE.md): each data file is fsynced on close and
+ * its directory synced before the commit that references it is published.
+ */
+#include <stdio.h>
+
+#include "delta/delta_table_int.h"
+#include "parquet/pq_writer.h"
+#include "util/util.h"
+
+static const char *codec_suffix(inlet_compression c) {
+  switch (c) {
+  case INLET_COMPRESSION_SNAPPY: return ".snappy";
+  case INLET_COMPRESSION_GZIP: return ".gz";
+  case INLET_COMPRESSION_ZSTD: return ".zstd";
+  case INLET_COMPRESSION_LZ4_RAW: return ".lz4";
+  case INLET_COMPRESSION_BROTLI: return ".br";
+  default: return "";
+  }
+}
+
+void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_metadata *metadata,
+                          const inlet_schema *data_schema, inlet_compression compression,
+                          int64_t row_group_bytes) {
+  memset(s, 0, sizeof *s);
+  s->st = st;
+  s->metadata = metadata;
+  s->data_schema = data_schema;
+  s->compression = compression;
+  s->row_group_bytes = row_group_bytes;
+  const char *nic = delta_metadata_conf(metadata, "delta.dataSkippingNumIndexedCols");
+  s->max_indexed = nic ? (int32_t)strtol(nic, NULL, 10) : 32;
+}
+
+int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir,
+                         inlet_error *err) {
+  memset(f, 0, sizeof *f);
+  char uuid[37], name[160];
+  delta_uuid4(uuid);
+  snprintf(name, sizeof name, "part-%05d-%s-c000%s.parquet", (int)(s->counter++ % 100000), uuid,
+           codec_suffix(s->compression));
+  size_t n = strlen(dir) + strlen(name) + 2;
+  f->rel_path = inlet_malloc(n);
+  if (!f->rel_path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  snprintf(f->rel_path, n, "%s%s%s", dir, *dir ? "/" : "", name);
+  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  po.compression = s->compression;
+  if (s->row_group_bytes > 0) po.row_group_bytes = s->row_group_bytes;
+  po.sync_on_close = true;
+  TRY(delta_data_file_options(&po, s->metadata, err));
+  /* Through the table's storage: its directories are made on the way, and
+   * never through a symbolic link, so a symlinked partition directory
+   * cannot send a file outside the table. */
+  TRY(pq_writer_open_storage(&f->pw, s->st, f->rel_path, s->data_schema, &po, err));
+  f->created = true;
+  return delta_stats_new(&f->stats, s->data_schema, s->max_indexed, err);
+}
+
+int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err) {
+  TRY(inlet_parquet_writer_write(f->pw, b, err));
+  return delta_stats_add(f->stats, b, NULL, b->num_rows, err);
+}
+
+int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *dir,
+                          inlet_error *err) {
+  if (!f->pw) return 0;
+  TRY(inlet_parquet_writer_close(f->pw, err));
+  f->size = inlet_parquet_writer_bytes(f->pw);
+  f->rows = inlet_parquet_writer_rows(f->pw);
+  inlet_parquet_writer_free(f->pw);
+  f->pw = NULL;
+  if (*dir) TRY(s->st->ops->sync_dir(s->st, dir, err));
+  return 0;
+}
+
+void delta_data_file_reset(delta_file_sink *s, delta_data_file *f, bool remove) {
+  if (f->pw) {
+    /* Never closed: the writer removes (aborts) its partial file. */
+    inlet_parquet_writer_free(f->pw);
+  } else if (remove && f->created) {
+    inlet_error ignore = INLET_ERROR_INIT;
+    (void)s->st->ops->remove(s->st, f->rel_path, &ignore);
+  }
+  inlet_free(f->rel_path);
+  delta_stats_free(f->stats);
+  memset(f, 0, sizeof *f);
+}
+
+int delta_data_file_add(delta_txn *txn, delta_data_file *f, const delta_kv *pv, int32_t n_pv,
+                        bool data_change, int64_t now, inlet_error *err) {
+  delta_action aa;
+  memset(&aa, 0, sizeof aa);
+  aa.kind = DELTA_ACTION_ADD;
+  delta_add *a = &aa.u.add;
+  a->path = f->rel_path; /* borrowed: add_action copies */
+  a->partition_values = (delta_kv *)pv;
+  a->n_partition_values = pv ? n_pv : 0;
+  a->size = f->size;
+  a->modification_time = now;
+  a->data_change = data_change;
+  char *stats = NULL;
+  TRY(delta_stats_json(f->stats, &stats, err));
+  a->stats = stats;
+  int rc = delta_txn_add_action(txn, &aa, err);
+  inlet_free(stats);
+  return rc;
+}
+
+int delta_write_commit(inlet_table *t, delta_txn *txn, const delta_metadata *metadata,
+                       int64_t *version, bool *maybe_published, inlet_error *err) {
+  int64_t v = -1;
+  if (maybe_published) *maybe_published = false;
+  int rc = delta_txn_commit(txn, &v, err);
+  if (rc < 0) {
+    if (maybe_published) *maybe_published = delta_txn_maybe_published(txn);
+    return rc;
+  }
+  if (version) *version = v;
+  delta_table_note_commit(t, txn, v);
+  /* Checkpoint hook: every delta.checkpointInterval commits (default 10),
+   * then the log entries that expired below it go. */
+  delta_table_checkpoint_if_due(t, metadata, v);
+  return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * The one internal write transaction every writer of a table uses (table
+ * writers and table creation in delta_write.c, ingestion in src/stream,
+ * compaction in src/maint): the data-file sink (file naming, the table's
+ * file options, per-file stats, creation and sync through the table's
+ * storage), the add actions for its files, and the commit with the
+ * after-commit hooks (the handle's state cache, checkpoint and log
+ * cleanup). Offered to maint and stream through delta/delta_table.h.
+ */
+#ifndef INLET_DELTA_WRITE_TXN_H
+#define INLET_DELTA_WRITE_TXN_H
+
+#include "delta/delta.h"
+#include "inlet/table.h"
+
+/* How a transaction's data files are made. Borrowed pointers must outlive
+ * the files. */
+typedef struct delta_file_sink {
+  inlet_storage *st;               /* borrowed: the table's storage */
+  const delta_metadata *metadata;  /* borrowed: file options and stats settings */
+  const inlet_schema *data_schema; /* borrowed: the columns stored in files */
+  inlet_compression compression;
+  int64_t row_group_bytes;         /* 0: the writer's default */
+  int32_t max_indexed;             /* delta.dataSkippingNumIndexedCols (default 32) */
+  int32_t counter;                 /* part-NNNNN of the next file */
+} delta_file_sink;
+
+/* One data file of a transaction. Zeroed = none. */
+typedef struct delta_data_file {
+  char *rel_path;           /* owned: path relative to the table root */
+  inlet_parquet_writer *pw; /* owned; NULL once closed */
+  delta_stats_acc *stats;   /* owned */
+  int64_t size, rows;       /* set by delta_data_file_close */
+  bool created;             /* the file exists in the storage */
+} delta_data_file;
+
+void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_metadata *metadata,
+                          const inlet_schema *data_schema, inlet_compression compression,
+                          int64_t row_group_bytes);
+
+/* Creates the next data file of @p s in partition directory @p dir ("" for
+ * the root), named as Spark names them
+ * (part-<n>-<uuid>-c000.<codec>.parquet), synced on close. */
+int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir,
+                         inlet_error *err);
+/* Writes the rows of @p b, whose columns are the sink's data schema, and
+ * adds them to the file's stats. */
+int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err);
+/* Completes the file (fsynced) and syncs its directory @p dir into the
+ * table (the root itself is synced by delta_write_commit's caller once). */
+int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *dir,
+                          inlet_error *err);
+/* Frees @p f; with @p remove, a file it created is removed (an open one is
+ * aborted). */
+void delta_data_file_reset(delta_file_sink *s, delta_data_file *f, bool remove);
+/* Adds the add action of the closed file @p f (stats JSON, size,
+ * modification time @p now) with the partition values @p pv. */
+int delta_data_file_add(delta_txn *txn, delta_data_file *f, const delta_kv *pv, int32_t n_pv,
+                        bool data_change, int64_t now, inlet_error *err);
+
+/*
+ * Commits @p txn, written by a writer of @p t whose table metadata is
+ * @p metadata: delta_txn_commit (conflict checks and retries), then the
+ * hooks every writer runs: the handle's cache learns the commit, and a
+ * checkpoint (with log cleanup) is written when one is due. On failure
+ * *@p maybe_published (may be NULL) tells whether the entry may be in the
+ * log (the data files must stay). Codes of delta_txn_commit.
+ */
+int delta_write_commit(inlet_table *t, delta_txn *txn, const delta_metadata *metadata,
+                       int64_t *version, bool *maybe_published, inlet_error *err);
+
+/*
+ * What a stream adds to an append transaction, outside the public
+ * inlet_append_options: extra txn actions, operationMetrics, and the checks
+ * that make a batch exactly-once. Pointers are read at commit: keep them
+ * valid (and update them) until then.
+ */
+typedef struct delta_write_extras {
+  /* writer_open fails with INLET_ECONFLICT when the snapshot already
+   * records app_version (or more) for app_id: the batch was committed. */
+  bool app_version_must_increase;
+  int32_t n_txns; /* more txn actions in the same commit */
+  const char *const *txn_app_ids;
+  const int64_t *txn_versions;
+  const char *metrics_json; /* JSON object merged into commitInfo.operationMetrics */
+  /* The caller fills generated columns itself: tables with the
+   * generatedColumns writer feature are accepted. */
+  bool computes_generated_columns;
+} delta_write_extras;
+#define DELTA_WRITE_EXTRAS_INIT {false, 0, NULL, NULL, NULL, false}
+
+/* inlet_table_writer_open with @p extras (may be NULL; they replace the
+ * public options' fields of the same meaning). */
+int delta_writer_open_ext(inlet_table_writer **out, inlet_table *table,
+                          const inlet_append_options *options, const delta_write_extras *extras,
+                          inlet_error *err);
+
+#endif /* INLET_DELTA_WRITE_TXN_H */
