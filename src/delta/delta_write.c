@@ -387,6 +387,32 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
   return *dir ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
 }
 
+/* Whether rows @p a and @p r of @p b hold the same partition values, byte
+ * for byte (equal bytes format to the same directory; the converse need not
+ * hold, which costs a lookup, never a wrong file). */
+static bool same_partition(const inlet_table_writer *w, const inlet_batch *b, int64_t a,
+                           int64_t r) {
+  for (int32_t p = 0; p < w->n_part; p++) {
+    int32_t ci = w->part_idx[p];
+    const inlet_array *x = &b->columns[ci];
+    bool va = inlet_array_is_valid(x, a), vr = inlet_array_is_valid(x, r);
+    if (va != vr) return false;
+    if (!va) continue;
+    const inlet_type *t = &w->snap.schema.fields[ci].type;
+    if (t->id == INLET_TYPE_BOOL) {
+      if (inlet_bit_get(x->values, a) != inlet_bit_get(x->values, r)) return false;
+    } else if (t->id == INLET_TYPE_STRING) {
+      int32_t la = x->offsets[a + 1] - x->offsets[a], lr = x->offsets[r + 1] - x->offsets[r];
+      if (la != lr || memcmp(x->values + x->offsets[a], x->values + x->offsets[r], (size_t)la))
+        return false;
+    } else {
+      int32_t wd = inlet_type_value_width(t);
+      if (wd <= 0 || memcmp(x->values + a * wd, x->values + r * wd, (size_t)wd)) return false;
+    }
+  }
+  return true;
+}
+
 static int write_rows(inlet_table_writer *w, part_file *f, const inlet_batch *b,
                       const int64_t *rows, int64_t n, inlet_error *err) {
   /* A view of the data columns: shallow copies that share b's buffers. */
@@ -460,31 +486,36 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
   for (size_t i = 0; i < w->n_files; i++)
     w->files[i].n_rows = 0;
   /* Every row's partition first: a row whose values cannot name a directory
-   * fails the batch before any file is created. */
+   * fails the batch before any file is created. Rows of equal partition
+   * values come in runs (a batch grouped by partition, or one partition):
+   * the directory is formatted, checked and looked up once per run. */
+  part_file *run = NULL;
   for (int64_t r = 0; r < b->num_rows; r++) {
-    char *dir;
-    delta_kv *pv;
-    if ((rc = row_partition(w, b, r, &dir, &pv, err)) < 0) goto undo;
-    part_file *f = lookup_file(w, dir);
-    if (f) {
-      inlet_free(dir);
-      free_pvals(pv, w->n_part);
-    } else if ((rc = add_file(w, dir, pv, &f, err)) < 0) {
-      inlet_free(dir);
-      free_pvals(pv, w->n_part);
-      goto undo;
+    if (!run || !same_partition(w, b, r - 1, r)) {
+      char *dir;
+      delta_kv *pv;
+      if ((rc = row_partition(w, b, r, &dir, &pv, err)) < 0) goto undo;
+      run = lookup_file(w, dir);
+      if (run) {
+        inlet_free(dir);
+        free_pvals(pv, w->n_part);
+      } else if ((rc = add_file(w, dir, pv, &run, err)) < 0) {
+        inlet_free(dir);
+        free_pvals(pv, w->n_part);
+        goto undo;
+      }
     }
-    if (f->n_rows == f->cap_rows) {
-      int64_t nc = f->cap_rows ? f->cap_rows * 2 : 256;
-      int64_t *nr = inlet_realloc(f->rows, (size_t)nc * sizeof *nr);
+    if (run->n_rows == run->cap_rows) {
+      int64_t nc = run->cap_rows ? run->cap_rows * 2 : 256;
+      int64_t *nr = inlet_realloc(run->rows, (size_t)nc * sizeof *nr);
       if (!nr) {
         rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
         goto undo;
       }
-      f->rows = nr;
-      f->cap_rows = nc;
+      run->rows = nr;
+      run->cap_rows = nc;
     }
-    f->rows[f->n_rows++] = r;
+    run->rows[run->n_rows++] = r;
   }
   if ((rc = open_new_files(w, first_new, err)) < 0) goto undo;
   for (size_t i = 0; i < w->n_files; i++) {
