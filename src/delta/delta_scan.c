@@ -16,6 +16,7 @@
 
 #include "delta/delta_table_int.h"
 #include "parquet/page_index.h"
+#include "parquet/pq_reader.h"
 #include "util/util.h"
 
 struct inlet_table_scan {
@@ -129,11 +130,9 @@ static int find_col(const inlet_schema *fs, const char *name) {
 static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   const delta_file *f = &s->files[sc->file++];
-  char *abs = delta_join_path(sc->snap->table->root_abs, f->add.path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
-  int rc = inlet_parquet_reader_open(&sc->reader, abs, &ro, err);
-  inlet_free(abs);
+  int rc = pq_reader_open_storage(&sc->reader, sc->snap->table->st, f->add.path, f->add.size,
+                                  &ro, err);
   if (rc < 0) return rc; /* the reader's message names the file */
   const inlet_schema *fs = inlet_parquet_reader_schema(sc->reader);
   int32_t np = 0;

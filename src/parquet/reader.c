@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 
+#include "parquet/pq_reader.h"
 #include "parquet/reader_int.h"
 #include "util/util.h"
 
@@ -133,6 +134,28 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
   inlet_rfile *f = NULL;
   TRY(inlet_rfile_open_path(&f, path, err));
   return pq_reader_open_rfile(out, f, path, options, err);
+}
+
+int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const char *path,
+                           int64_t size, const inlet_parquet_reader_options *options,
+                           inlet_error *err) {
+  if (!out) return inlet_fail(err, INLET_EINVAL, "NULL reader out-parameter");
+  *out = NULL;
+  if (!st || !path) return inlet_fail(err, INLET_EINVAL, "NULL storage or path");
+  size_t rl = strlen(st->root), pl = strlen(path);
+  char *name = inlet_malloc(rl + pl + 2);
+  if (!name) return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", path);
+  memcpy(name, st->root, rl);
+  name[rl] = '/';
+  memcpy(name + rl + 1, path, pl + 1);
+  inlet_rfile *f = NULL;
+  /* The size from the log spares object stores a HEAD request. */
+  int rc = size >= 0 ? st->ops->open_read_sized(st, path, size, &f, err)
+                     : st->ops->open_read(st, path, &f, err);
+  if (rc == 0) rc = pq_reader_open_rfile(out, f, name, options, err);
+  else inlet_error_prefix(err, "%s", name);
+  inlet_free(name);
+  return rc;
 }
 
 int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const char *path,
