@@ -20,4 +20,9 @@ int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const 
                            int64_t size, const inlet_parquet_reader_options *options,
                            inlet_error *err);
 
+/* The reader over an open file @p file, which it owns from here on (also on
+ * failure); @p name names it in messages. */
+int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const char *name,
+                        const inlet_parquet_reader_options *options, inlet_error *err);
+
 #endif /* INLET_PQ_READER_H */

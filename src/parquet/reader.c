@@ -136,6 +136,11 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
   return pq_reader_open_rfile(out, f, path, options, err);
 }
 
+int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const char *name,
+                        const inlet_parquet_reader_options *options, inlet_error *err) {
+  return pq_reader_open_rfile(out, file, name, options, err);
+}
+
 int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const char *path,
                            int64_t size, const inlet_parquet_reader_options *options,
                            inlet_error *err) {
@@ -186,18 +191,9 @@ int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const ch
   r->name = inlet_strdup(path);
   FAIL_GOTO(!r->name, err, INLET_ENOMEM, "out of memory opening %s", path);
 
-  TRY_GOTO(pq_footer_read(&r->meta, r->file, r->opts.max_footer_bytes, err));
-  {
-    /* pq_footer_read checked the tail; the footer length locates the end
-     * of the data area for the chunk range checks. */
-    uint8_t tail[8];
-    uint32_t flen;
-    TRY_GOTO(inlet_rfile_read_at(r->file, r->file->size - 8, tail, 8, err));
-    memcpy(&flen, tail, 4);
-    r->data_end = r->file->size - 8 - (int64_t)flen;
-    FAIL_GOTO(r->data_end < 4, err, INLET_ECORRUPT, "%s: footer length %u exceeds the file",
-              r->name, flen);
-  }
+  TRY_GOTO(pq_footer_read_at(&r->meta, r->file, r->opts.max_footer_bytes, &r->data_end, err));
+  FAIL_GOTO(r->data_end < 4, err, INLET_ECORRUPT, "%s: footer length %lld exceeds the file",
+            r->name, (long long)(r->file->size - 8 - r->data_end));
   rc = pq_schema_from_parquet(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err);
   if (rc == INLET_EUNSUPPORTED) {
     /* Not flat: map the nested schema (which reports anything it cannot
