@@ -49,6 +49,14 @@ typedef struct inlet_read_range {
   void *buf; /* not owned; receives exactly len bytes */
 } inlet_read_range;
 
+/* One range of one file, for reads of several files at once (read_files). */
+typedef struct inlet_file_range {
+  inlet_rfile *file; /* opened through the storage handle the read goes to */
+  int64_t offset;
+  size_t len;
+  void *buf; /* not owned; receives exactly len bytes */
+} inlet_file_range;
+
 /* A file opened for random-access reads. Opening reads no data: object
  * stores fetch only the ranges asked for. */
 struct inlet_rfile {
@@ -248,6 +256,12 @@ typedef struct inlet_storage_ops {
    * path), after every path was attempted. */
   int (*remove_many)(inlet_storage *s, const char *const *paths, size_t n, int *results,
                      inlet_error *err);
+  /* Reads ranges of several files opened through @p s (read_ranges across
+   * files): object stores issue them as concurrent ranged GETs, so a scan
+   * fetches the next files while one round trip passes. NULL in a backend:
+   * inlet_storage_read_files reads them in turn. Fails on the first range
+   * that fails, as read_at. */
+  int (*read_files)(inlet_storage *s, inlet_file_range *ranges, size_t n, inlet_error *err);
 } inlet_storage_ops;
 
 struct inlet_storage {
@@ -308,6 +322,17 @@ void inlet_dirents_free(inlet_dirent *ents, size_t count);
  * store's error.
  */
 int inlet_storage_probe_conditional(inlet_storage *s, const char *dir, inlet_error *err);
+
+/* Reads @p n ranges of files of @p s: the backend's read_files, or one
+ * read_at after another where it has none. */
+int inlet_storage_read_files(inlet_storage *s, inlet_file_range *ranges, size_t n,
+                             inlet_error *err);
+
+/* A read-only file over @p len bytes at @p data (taken over: freed with
+ * inlet_free when the file is closed, also on failure); @p name (copied)
+ * names it in messages. */
+int inlet_rfile_open_memory(inlet_rfile **out, const char *name, void *data, size_t len,
+                            inlet_error *err);
 
 /* Convenience wrappers over the vtable. */
 static inline int inlet_rfile_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n,
