@@ -453,12 +453,39 @@ static void test_tables__single_writer_probe(void **state) {
   free(run_ok("'%s' create az://inlet-test/probe-ok --schema 'id long'", I));
 }
 
+/* The other location forms: abfss://container@account.dfs.core.windows.net
+ * is the same blob as az://container, and file:///abs/path a local table. */
+static void test_tables__abfss_and_file_urls(void **state) {
+  (void)state;
+  const char *I = INLET_BIN;
+  char in[4200];
+  snprintf(in, sizeof in, "%s/one.ndjson", work);
+  write_text(in, "{\"id\":5}\n");
+  const char *abfss = "abfss://inlet-test@devstoreaccount1.dfs.core.windows.net/forms/t";
+  free(run_ok("'%s' create '%s' --schema 'id long'", I, abfss));
+  free(run_ok("'%s' append '%s' '%s'", I, abfss, in));
+  char *rows = run_ok("'%s' scan az://inlet-test/forms/t", I);
+  assert_string_equal(rows, "{\"id\":5}\n");
+  free(rows);
+  char *dir = strdup(tu_mkdtemp("file_url"));
+  char url[4300];
+  snprintf(url, sizeof url, "file://%s/t", dir);
+  free(run_ok("'%s' create '%s' --schema 'id long'", I, url));
+  free(run_ok("'%s' append '%s' '%s'", I, url, in));
+  rows = run_ok("'%s' scan '%s/t'", I, dir);
+  assert_string_equal(rows, "{\"id\":5}\n");
+  free(rows);
+  tu_rmtree(dir);
+  free(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tables__single_writer_probe),
       cmocka_unit_test(test_tables__s3_same_as_local),
       cmocka_unit_test(test_tables__azure_same_as_local),
       cmocka_unit_test(test_tables__demo_on_both_stores),
+      cmocka_unit_test(test_tables__abfss_and_file_urls),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
