@@ -209,7 +209,8 @@ typedef struct inlet_ingest_options {
    * When the table has no commit yet, the first batch's commit is version 0: protocol,
    * metaData (this schema, partition columns, properties) and the batch's data and txn
    * actions in one atomic commit. Ignored when the table already exists. */
-  const char *create_path;     /* with table == NULL: directory of the table (may not exist) */
+  const char *create_path;     /* with table == NULL: directory or URL of the table (may not
+                                  exist) */
   const inlet_schema *create_schema; /* borrowed for the run */
   const inlet_table_create_options *create_options; /* partitions, properties, name,
                                                        description (batches ignored); may be
@@ -235,13 +236,16 @@ typedef struct inlet_ingest_options {
                                            key=COL,headers=COL" (any subset) */
   const char *kafka_kdi_app_id;         /* partitions without inlet progress start after
                                            kafka-delta-ingest's txn "<ID>-<partition>" */
+  /* Added: how create_path is reached (storage settings, single-writer mode); NULL =
+   * settings from the environment. create_path may be a URL (include/inlet/storage.h). */
+  const inlet_table_open_options *create_open;
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
 #define INLET_INGEST_OPTIONS_INIT                                                          \
   {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
    false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
-   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL}
+   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL}
 
 /**
  * Runs an ingester on @p table (NULL with options->create_path and

@@ -9,6 +9,7 @@
 #include "inlet/error.h"
 #include "inlet/batch.h"
 #include "inlet/parquet.h"
+#include "inlet/storage.h"
 #include "inlet/table.h"
 #include "inlet/text.h"
 #include "inlet/ingest.h"

@@ -24,6 +24,7 @@
 #include "inlet/common.h"
 #include "inlet/error.h"
 #include "inlet/parquet.h"
+#include "inlet/storage.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,15 +76,53 @@ INLET_API int inlet_table_create(inlet_table **out, const char *path, const inle
                                  const inlet_table_create_options *options, inlet_error *err);
 
 /**
- * Opens the table at @p path. Only checks that `_delta_log` exists; the log
- * is read by snapshots. @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
+ * Opens the table at @p path (a local path or a URL: see
+ * inlet_table_open_with; settings from the environment). Only checks that
+ * `_delta_log` exists; the log is read by snapshots. @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_open(inlet_table **out, const char *path, inlet_error *err);
+
+/**
+ * How to reach a table: the storage settings of its location and the
+ * single-writer promise. inlet_table_open and inlet_table_create use
+ * INLET_TABLE_OPEN_OPTIONS_INIT (settings from the environment).
+ */
+typedef struct inlet_table_open_options {
+  int version;                          /* INLET_TABLE_OPEN_OPTIONS_VERSION */
+  const inlet_storage_options *storage; /* NULL: everything from the environment (copied) */
+  /* Single-writer mode: the caller promises that exactly one process writes
+   * the table at a time. Only then does inlet commit on an object store
+   * that ignores If-None-Match: * (found by a probe before the first
+   * commit of each handle: it creates a temporary key in _delta_log twice);
+   * without it such a store is refused with the reason. */
+  bool single_writer;
+} inlet_table_open_options;
+
+#define INLET_TABLE_OPEN_OPTIONS_VERSION 1
+#define INLET_TABLE_OPEN_OPTIONS_INIT {INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false}
+
+/**
+ * inlet_table_open for a location: a local path, "file:///abs/path",
+ * "s3://bucket/prefix", "az://container/prefix" or
+ * "abfss://container@account.dfs.core.windows.net/prefix" (include/inlet/storage.h).
+ * Every read and write of the table goes through that location's storage.
+ * @p options may be NULL. Same return codes, plus INLET_EINVAL for a bad URL
+ * or missing credentials.
+ */
+INLET_API int inlet_table_open_with(inlet_table **out, const char *location,
+                                    const inlet_table_open_options *options, inlet_error *err);
+
+/** inlet_table_create for a location (see inlet_table_open_with). */
+INLET_API int inlet_table_create_with(inlet_table **out, const char *location,
+                                      const inlet_schema *schema,
+                                      const inlet_table_create_options *options,
+                                      const inlet_table_open_options *open_options,
+                                      inlet_error *err);
 
 /** Frees the handle. NULL-safe. */
 INLET_API void inlet_table_free(inlet_table *table);
 
-/** The table's directory as given to create/open. */
+/** The table's directory or URL as given to create/open. */
 INLET_API const char *inlet_table_path(const inlet_table *table);
 
 /* ---- snapshots ------------------------------------------------------------ */

@@ -313,3 +313,20 @@ const char *const *cli_list(const cli_args *a, const char *name, int *n) {
   *n = v->n;
   return v->list;
 }
+
+static bool declares(const cli_command *cmd, const char *name) {
+  for (int i = 0; i < cmd->n_opts; i++)
+    if (strcmp(cmd->opts[i].name, name) == 0) return true;
+  return false;
+}
+
+inlet_table_open_options cli_table_options(const cli_args *a) {
+  inlet_table_open_options o = INLET_TABLE_OPEN_OPTIONS_INIT;
+  o.single_writer = declares(a->cmd, "single-writer") && cli_flag(a, "single-writer");
+  return o;
+}
+
+int cli_table_open(const cli_args *a, const char *location, inlet_table **out, inlet_error *err) {
+  inlet_table_open_options o = cli_table_options(a);
+  return inlet_table_open_with(out, location, &o, err);
+}

@@ -105,6 +105,22 @@ int cli_fail(const inlet_error *err);
  * its length, at least 1; ties to the first), or NULL. */
 const char *cli_nearest(const char *word, const char *const *names, int n);
 
+/* Opens the table at @p location (a path or a URL: s3://, az://, abfss://,
+ * file://; settings from the environment), in single-writer mode when the
+ * command declares --single-writer and it was given. */
+int cli_table_open(const cli_args *a, const char *location, inlet_table **out, inlet_error *err);
+/* The same options for inlet_table_create_with. */
+inlet_table_open_options cli_table_options(const cli_args *a);
+/* The help line of --single-writer, shared by every writing command. */
+#define CLI_SINGLE_WRITER_HELP                                                                     \
+  "  --single-writer     promise that only this process writes TABLE: allows committing to an\n"  \
+  "                      object store that ignores If-None-Match (found by a probe; refused\n"    \
+  "                      otherwise)\n"
+/* The help line about locations. */
+#define CLI_TABLE_URL_HELP                                                                         \
+  "  TABLE is a directory or a URL: s3://BUCKET/PREFIX, az://CONTAINER/PREFIX,\n"                 \
+  "  abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX, file:///PATH\n"
+
 /* Parses a non-negative byte count with an optional K/M/G (binary) suffix. */
 bool cli_parse_size(const char *s, int64_t *out);
 

@@ -14,13 +14,14 @@
 static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none]\n"
-    "                    [--expected-version N] [--app-id ID --app-version N]\n"
+    "                    [--expected-version N] [--app-id ID --app-version N] [--single-writer]\n"
     "Appends the rows of FILEs (converted to the table schema) as one atomic commit.\n"
     "  --format F          input format (default: by extension, else ndjson)\n"
     "  --skip-bad          skip records that do not convert (default: fail)\n"
     "  --compression C     data file codec (default snappy)\n"
     "  --expected-version N  commit only if the table is still at version N (else a conflict)\n"
-    "  --app-id ID --app-version N  record a txn action (exactly-once progress)\n";
+    "  --app-id ID --app-version N  record a txn action (exactly-once progress)\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 typedef struct bad_ctx {
   bool skip;
@@ -134,6 +135,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("app-id"),
     CLI_OPT_INT("app-version", INT64_MIN, INT64_MAX),
     CLI_OPT_FLAG("skip-bad"),
+    CLI_OPT_FLAG("single-writer"),
 };
 
 static int cmd_append(const cli_args *a) {
@@ -166,7 +168,7 @@ static int cmd_append(const cli_args *a) {
   inlet_schema ts;
   inlet_schema_init(&ts);
   int64_t rows = 0, version = -1, bad = 0;
-  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0 ||
+  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0 ||
       inlet_schema_copy(&ts, inlet_snapshot_schema(s), &err) < 0 ||
       inlet_table_writer_open(&w, t, &ao, &err) < 0) {
     rc = cli_fail(&err);

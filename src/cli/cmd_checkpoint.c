@@ -6,9 +6,12 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: inlet checkpoint TABLE\n"
+    "usage: inlet checkpoint TABLE [--single-writer]\n"
     "Writes a checkpoint of the latest version (Parquet) and updates _delta_log/_last_checkpoint,\n"
-    "so readers replay the log from there. An existing checkpoint of that version is left alone.\n";
+    "so readers replay the log from there. An existing checkpoint of that version is left alone.\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+
+static const cli_opt opts[] = {CLI_OPT_FLAG("single-writer")};
 
 static int cmd_checkpoint(const cli_args *a) {
   const char *const *pos = a->pos;
@@ -17,7 +20,7 @@ static int cmd_checkpoint(const cli_args *a) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   int64_t v = -1;
-  if (inlet_table_open(&t, pos[0], &err) < 0) return cli_fail(&err);
+  if (cli_table_open(a, pos[0], &t, &err) < 0) return cli_fail(&err);
   rc = inlet_table_checkpoint(t, &v, &err);
   inlet_table_free(t);
   if (rc == INLET_EEXISTS) {
@@ -31,4 +34,5 @@ static int cmd_checkpoint(const cli_args *a) {
 }
 
 const cli_command cli_cmd_checkpoint = {
-    "checkpoint", cmd_checkpoint, "TABLE", "checkpoint the latest version", usage, NULL, 0, 1};
+    "checkpoint", cmd_checkpoint, "TABLE [--single-writer]", "checkpoint the latest version", usage,
+    opts, (int)(sizeof opts / sizeof opts[0]), 1};

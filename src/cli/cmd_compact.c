@@ -13,7 +13,9 @@
 static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
     "                     [--sort-by COL[,COL...]] [--bins-per-commit N] [--dry-run]\n"
-    "  PREDICATE: partition columns only, e.g. \"day >= '2024-01-01' AND kind = 'click'\"\n";
+    "                     [--single-writer]\n"
+    "  PREDICATE: partition columns only, e.g. \"day >= '2024-01-01' AND kind = 'click'\"\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static void on_group(void *ctx, const inlet_compact_group *g) {
   bool dry = *(bool *)ctx;
@@ -35,6 +37,7 @@ static const cli_opt opts[] = {
     CLI_OPT_INT("min-files", 1, 1000000000), CLI_OPT_SIZE("target-size", 1, INT64_MAX),
     CLI_OPT_STRING("where"),                 CLI_OPT_LIST("sort-by"),
     CLI_OPT_INT("bins-per-commit", 1, 1000000000), CLI_OPT_FLAG("dry-run"),
+    CLI_OPT_FLAG("single-writer"),
 };
 
 static int cmd_compact(const cli_args *a) {
@@ -79,7 +82,7 @@ static int cmd_compact(const cli_args *a) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   inlet_compact_result res;
-  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_compact(&res, t, &o, &err) < 0) {
+  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_compact(&res, t, &o, &err) < 0) {
     inlet_table_free(t);
     free(cols);
     free(names);

@@ -10,7 +10,8 @@
 static const char usage[] =
     "usage: inlet create TABLE --schema 'DDL' [--partition-by COL[,COL...]]\n"
     "                    [--property KEY=VALUE ...] [--name NAME] [--description TEXT]\n"
-    "Creates an empty Delta table (version 0) at directory TABLE.\n"
+    "                    [--single-writer]\n"
+    "Creates an empty Delta table (version 0) at TABLE (a directory or an object-store URL).\n"
     "  --schema DDL        columns as Spark/Delta DDL, e.g. 'id long not null, user string,\n"
     "                      amount decimal(10,2), event_time timestamp, day date'\n"
     "  --partition-by C,D  partition columns (top-level schema columns); repeatable\n"
@@ -21,11 +22,12 @@ static const char usage[] =
     "                      delta.minWriterVersion=N and delta.feature.NAME=supported request\n"
     "                      more. Unknown delta.* keys and features inlet cannot honour are\n"
     "                      refused\n"
-    "  --name, --description  metaData.name and metaData.description\n";
+    "  --name, --description  metaData.name and metaData.description\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static const cli_opt opts[] = {
     CLI_OPT_STRING("schema"),     CLI_OPT_LIST("partition-by"), CLI_OPT_LIST("property"),
-    CLI_OPT_STRING("name"),       CLI_OPT_STRING("description"),
+    CLI_OPT_STRING("name"),       CLI_OPT_STRING("description"), CLI_OPT_FLAG("single-writer"),
 };
 
 /* Splits every --partition-by value at commas (and spaces) into @p parts,
@@ -99,7 +101,8 @@ static int cmd_create(const cli_args *a) {
   co.name = cli_string(a, "name");
   co.description = cli_string(a, "description");
   inlet_table *t = NULL;
-  if (inlet_table_create(&t, a->pos[0], &schema, &co, &err) < 0) rc = cli_fail(&err);
+  inlet_table_open_options oo = cli_table_options(a);
+  if (inlet_table_create_with(&t, a->pos[0], &schema, &co, &oo, &err) < 0) rc = cli_fail(&err);
   else printf("created table %s (version 0)\n", a->pos[0]);
   inlet_table_free(t);
   inlet_schema_reset(&schema);

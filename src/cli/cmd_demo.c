@@ -38,14 +38,18 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: inlet demo [DIR] [--seed N]\n"
+    "usage: inlet demo [DIR] [--seed N] [--single-writer]\n"
     "\n"
     "Runs the walkthrough on a real Delta table in DIR/table (default DIR: inlet-demo):\n"
     "a simulated stream ingested in 10 micro-batches, the watermark-gated view, compaction,\n"
     "history and time travel, describe. Each step prints its evidence and the demo exits 1\n"
     "naming the step if any evidence does not hold. --seed (default 42) picks the events.\n"
     "DIR must be missing, empty or a previous demo's directory (then only DIR/table and\n"
-    "DIR/events.ndjson are replaced).\n";
+    "DIR/events.ndjson are replaced).\n"
+    "DIR may be an object-store URL (s3://BUCKET/PREFIX, az://CONTAINER/PREFIX, abfss://...):\n"
+    "the table is then DIR/table there (which must not hold a table yet) and the events file\n"
+    "a local temporary file.\n"
+    CLI_SINGLE_WRITER_HELP;
 
 #define N_BATCHES 10
 #define BATCH_ROWS 20
@@ -262,7 +266,28 @@ static int append_batch(const char *path, const event *ev) {
   return fclose(f);
 }
 
-static const cli_opt opts[] = {CLI_OPT_INT("seed", 0, INT64_MAX)};
+static const cli_opt opts[] = {CLI_OPT_INT("seed", 0, INT64_MAX), CLI_OPT_FLAG("single-writer")};
+
+/* An object-store DIR: the table DIR/table must not exist yet (the demo does
+ * not delete objects); the events go to a local temporary directory. */
+static int prepare_url(const cli_args *a, const char *table_path, char *events_path,
+                       size_t cap) {
+  inlet_table *t = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  int rc = cli_table_open(a, table_path, &t, &err);
+  inlet_table_free(t);
+  if (rc == 0)
+    return cli_error("demo: %s already holds a table (a previous demo's?); the demo does not "
+                     "delete objects: give a new prefix", table_path);
+  if (rc != INLET_ENOTFOUND) return cli_fail(&err);
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/inlet-demo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) return cli_error("demo: cannot create a temporary directory: %s",
+                                      strerror(errno));
+  snprintf(events_path, cap, "%s/events.ndjson", dir);
+  return 0;
+}
 
 static int cmd_demo(const cli_args *a) {
   int rc;
@@ -270,10 +295,16 @@ static int cmd_demo(const cli_args *a) {
   int64_t seed_arg = 42;
   (void)cli_int(a, "seed", &seed_arg);
   uint64_t seed = (uint64_t)seed_arg;
-  if ((rc = prepare_dir(dir)) != 0) return rc;
   char table_path[4200], events_path[4200], source[4300];
-  snprintf(table_path, sizeof table_path, "%s/table", dir);
-  snprintf(events_path, sizeof events_path, "%s/events.ndjson", dir);
+  size_t dl = strlen(dir);
+  while (dl > 1 && dir[dl - 1] == '/') dl--;
+  snprintf(table_path, sizeof table_path, "%.*s/table", (int)dl, dir);
+  if (inlet_location_is_url(dir)) {
+    if ((rc = prepare_url(a, table_path, events_path, sizeof events_path)) != 0) return rc;
+  } else {
+    if ((rc = prepare_dir(dir)) != 0) return rc;
+    snprintf(events_path, sizeof events_path, "%s/events.ndjson", dir);
+  }
   snprintf(source, sizeof source, "file:%s", events_path);
 
   static event ev[N_BATCHES * BATCH_ROWS];
@@ -294,7 +325,7 @@ static int cmd_demo(const cli_args *a) {
   inlet_schema_init(&schema);
   char ts[40];
   iso(ts, sizeof ts, BASE_S);
-  printf("inlet demo: a streaming lakehouse in %s/table (seed %" PRIu64 ")\n\n", dir, seed);
+  printf("inlet demo: a streaming lakehouse in %s (seed %" PRIu64 ")\n\n", table_path, seed);
 
   /* 1. The stream. */
   printf("1. A simulated stream: %d micro-batches of %d events from %s (about 10%% emitted "
@@ -307,6 +338,7 @@ static int cmd_demo(const cli_args *a) {
                          &err) < 0)
     return step_error(1, "stream", &err);
   const char *pkeys[] = {INLET_LATE_FLAG_PROPERTY}, *pvals[] = {"is_late"};
+  inlet_table_open_options oo = cli_table_options(a);
   inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
   co.n_properties = 1;
   co.property_keys = pkeys;
@@ -326,6 +358,7 @@ static int cmd_demo(const cli_args *a) {
     io.create_path = table_path;
     io.create_schema = &schema;
     io.create_options = &co;
+    io.create_open = &oo;
     inlet_ingest_progress p;
     if (inlet_ingest_run(&p, NULL, &io, &err) < 0) {
       rc = step_error(1, "stream", &err);
@@ -340,7 +373,7 @@ static int cmd_demo(const cli_args *a) {
       goto done;
     }
   }
-  if (inlet_table_open(&t, table_path, &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0) {
+  if (cli_table_open(a, table_path, &t, &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0) {
     rc = step_error(1, "stream", &err);
     goto done;
   }

@@ -24,7 +24,7 @@ static int cmd_describe(const cli_args *a) {
   inlet_table *t = NULL;
   inlet_table_description d;
   char *js = NULL;
-  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_describe(t, &d, &js, &err) < 0) {
+  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_describe(t, &d, &js, &err) < 0) {
     inlet_table_free(t);
     return cli_fail(&err);
   }

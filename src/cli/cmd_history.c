@@ -45,7 +45,7 @@ static int cmd_history(const cli_args *a) {
   inlet_table *t = NULL;
   inlet_history_entry *h = NULL;
   size_t n = 0;
-  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_history(&h, &n, t, limit, &err) < 0) {
+  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_history(&h, &n, t, limit, &err) < 0) {
     inlet_table_free(t);
     return cli_fail(&err);
   }

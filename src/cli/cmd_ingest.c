@@ -18,7 +18,7 @@ static const char usage[] =
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none] [--quiet] [--json]\n"
-    "                    [--create-schema 'DDL']\n"
+    "                    [--create-schema 'DDL'] [--single-writer]\n"
     "                    [--group NAME] [--kafka-property KEY=VALUE]...\n"
     "                    [--kafka-start earliest|latest] [--kdi-app-id ID]\n"
     "                    [--kafka-columns NAME=COL,...] (NAME: topic, partition, offset,\n"
@@ -60,7 +60,9 @@ static const char usage[] =
     "Durations need a unit: 250ms, 30s, 5m, 1h30m, 1d. SIGINT/SIGTERM finish the current\n"
     "batch, exit 0.\n"
     "--create-schema: when TABLE does not exist yet, the first batch's commit creates it\n"
-    "(version 0 holds the table and that batch, one transaction). Ignored once it exists.\n";
+    "(version 0 holds the table and that batch, one transaction). Ignored once it exists.\n"
+    "route:TABLE is a directory or URL like TABLE, reached with the same settings.\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static volatile sig_atomic_t stop_flag;
 
@@ -155,7 +157,7 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("final"),              CLI_OPT_FLAG("allow-gaps"),
     CLI_OPT_STRING("group"),            CLI_OPT_LIST("kafka-property"),
     CLI_OPT_STRING("kafka-start"),      CLI_OPT_STRING("kafka-columns"),
-    CLI_OPT_STRING("kdi-app-id"),
+    CLI_OPT_STRING("kdi-app-id"),       CLI_OPT_FLAG("single-writer"),
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -256,12 +258,14 @@ static int cmd_ingest(const cli_args *a) {
   if (create_schema && inlet_schema_parse(&schema, create_schema, &err) < 0)
     return cli_usage_error(usage, "ingest: --create-schema: %s", inlet_errmsg(&err));
   inlet_table *t = NULL;
-  if (inlet_table_open(&t, pos[0], &err) < 0) {
+  inlet_table_open_options oo = cli_table_options(a);
+  if (inlet_table_open_with(&t, pos[0], &oo, &err) < 0) {
     if (!create_schema || err.code != INLET_ENOTFOUND) {
       inlet_schema_reset(&schema);
       return cli_fail(&err);
     }
     o.create_path = pos[0]; /* the ingester creates it with the first batch */
+    o.create_open = &oo;
   }
   if (create_schema) o.create_schema = &schema;
   inlet_ingest_progress p;

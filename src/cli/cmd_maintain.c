@@ -20,8 +20,9 @@
 static const char usage[] =
     "usage: inlet maintain TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]\n"
     "                      [--no-log-cleanup] [--min-files N] [--target-size SIZE]\n"
-    "                      [--max-runtime DURATION]\n"
-    "  compaction runs when table property inlet.autoCompact=true, or with --compact\n";
+    "                      [--max-runtime DURATION] [--single-writer]\n"
+    "  compaction runs when table property inlet.autoCompact=true, or with --compact\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) {
@@ -83,6 +84,7 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("compact"),         CLI_OPT_FLAG("vacuum"),
     CLI_OPT_FLAG("no-log-cleanup"),  CLI_OPT_INT("min-files", 2, 1000000),
     CLI_OPT_SIZE("target-size", 1, INT64_MAX), CLI_OPT_STRING("max-runtime"),
+    CLI_OPT_FLAG("single-writer"),
 };
 
 static int cmd_maintain(const cli_args *a) {
@@ -103,7 +105,7 @@ static int cmd_maintain(const cli_args *a) {
   if (cli_int(a, "min-files", &v)) co.min_files = (int32_t)v;
   (void)cli_int(a, "target-size", &co.target_size);
   inlet_table *t = NULL;
-  if (inlet_table_open(&t, pos[0], &err) < 0) return cli_fail(&err);
+  if (cli_table_open(a, pos[0], &t, &err) < 0) return cli_fail(&err);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;

@@ -7,6 +7,7 @@
  * column name with values in refcheck's canonical encoding (what `refcheck
  * compare --ndjson` reads); parquet writes a file (--output required).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,7 +239,28 @@ static int cmd_scan(const cli_args *a) {
   FILE *out = stdout;
   inlet_batch b;
   memset(&b, 0, sizeof b);
-  if (inlet_table_open(&t, pos[0], &err) < 0) goto fail;
+  /* An object-store --output is written to a local temporary file and
+   * uploaded whole once complete. */
+  const char *url_output = NULL;
+  char tmp_output[4096] = "";
+  if (output && inlet_location_is_url(output)) {
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(tmp_output, sizeof tmp_output, "%s/inlet-scan-XXXXXX",
+             tmpdir && *tmpdir ? tmpdir : "/tmp");
+    int fd = mkstemp(tmp_output);
+    if (fd < 0) {
+      fprintf(stderr, "inlet: cannot create a temporary file for %s: %s\n", output,
+              strerror(errno));
+      tmp_output[0] = '\0';
+      rc = CLI_FAIL;
+      goto done;
+    }
+    close(fd);
+    if (to_parquet) unlink(tmp_output); /* the Parquet writer creates its file */
+    url_output = output;
+    output = tmp_output;
+  }
+  if (cli_table_open(a, pos[0], &t, &err) < 0) goto fail;
   if (version ? inlet_table_snapshot_at_version(&s, t, v, &err)
               : as_of ? inlet_table_snapshot_at_timestamp(&s, t, ts, &err)
                       : inlet_table_snapshot(&s, t, &err))
@@ -315,6 +337,9 @@ done:
     fprintf(stderr, "inlet: cannot write %s\n", output);
     rc = CLI_FAIL;
   }
+  if (url_output && rc == CLI_OK && inlet_location_upload(tmp_output, url_output, NULL, &err) < 0)
+    rc = cli_fail(&err);
+  if (tmp_output[0]) unlink(tmp_output);
   inlet_scan_free(sc);
   inlet_snapshot_free(s);
   inlet_table_free(t);

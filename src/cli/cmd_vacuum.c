@@ -7,9 +7,10 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: inlet vacuum TABLE [--retain DURATION] [--dry-run] [--force]\n"
+    "usage: inlet vacuum TABLE [--retain DURATION] [--dry-run] [--force] [--single-writer]\n"
     "  DURATION: e.g. 168h, 7d, 30m (default: delta.deletedFileRetentionDuration, 7 days;\n"
-    "            shorter needs --force)\n";
+    "            shorter needs --force)\n"
+    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static void on_file(void *ctx, const char *path, int64_t size) {
   bool dry = *(bool *)ctx;
@@ -23,7 +24,7 @@ static void on_symlink(void *ctx, const char *path, int64_t size) {
 }
 
 static const cli_opt opts[] = {CLI_OPT_STRING("retain"), CLI_OPT_FLAG("dry-run"),
-                               CLI_OPT_FLAG("force")};
+                               CLI_OPT_FLAG("force"), CLI_OPT_FLAG("single-writer")};
 
 static int cmd_vacuum(const cli_args *a) {
   const char *retain = cli_string(a, "retain");
@@ -41,7 +42,7 @@ static int cmd_vacuum(const cli_args *a) {
   o.ctx = &dry;
   inlet_table *t = NULL;
   inlet_vacuum_result res;
-  if (inlet_table_open(&t, pos[0], &err) < 0 || inlet_table_vacuum(&res, t, &o, &err) < 0) {
+  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_vacuum(&res, t, &o, &err) < 0) {
     inlet_table_free(t);
     return cli_fail(&err);
   }

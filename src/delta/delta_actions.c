@@ -279,8 +279,50 @@ static bool rel_path_ok(const char *p) {
   return true;
 }
 
-/* Turns a log path (relative URI, absolute path or file: URI) into a decoded
- * path relative to the table root, refusing anything outside it. */
+/* An object-store URL as the store's family and "bucket/key": s3, s3a and
+ * s3n name the same S3 object; az://container/key, and the
+ * container@account forms of abfs(s):// and wasb(s)://, the same Azure
+ * blob. *bucket and *key point into @p url (the key after the authority
+ * and '/'); *bucket_len is the bucket / container length. 0 for a string
+ * that is not such a URL. */
+static int url_family(const char *url, const char **bucket, size_t *bucket_len,
+                      const char **key) {
+  static const struct {
+    const char *scheme;
+    int family;
+  } schemes[] = {{"s3://", 1},    {"s3a://", 1},   {"s3n://", 1},   {"az://", 2},
+                 {"abfs://", 2},  {"abfss://", 2}, {"wasb://", 2},  {"wasbs://", 2}};
+  for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+    size_t n = strlen(schemes[i].scheme);
+    if (strncmp(url, schemes[i].scheme, n) != 0) continue;
+    const char *b = url + n, *slash = strchr(b, '/');
+    const char *end = slash ? slash : b + strlen(b);
+    const char *at = memchr(b, '@', (size_t)(end - b));
+    *bucket = b;
+    *bucket_len = (size_t)((at ? at : end) - b);
+    *key = slash ? slash + 1 : end;
+    return schemes[i].family;
+  }
+  return 0;
+}
+
+/* The part of @p url below object-store root @p root ("s3://bucket/prefix"),
+ * or NULL when @p url names something else. */
+static const char *url_below_root(const char *url, const char *root) {
+  const char *ub, *uk, *rb, *rk;
+  size_t ubl, rbl;
+  int uf = url_family(url, &ub, &ubl, &uk), rf = url_family(root, &rb, &rbl, &rk);
+  if (!uf || uf != rf || ubl != rbl || memcmp(ub, rb, ubl) != 0) return NULL;
+  size_t rl = strlen(rk);
+  while (rl > 0 && rk[rl - 1] == '/') rl--;
+  if (rl == 0) return uk;
+  if (strncmp(uk, rk, rl) != 0 || uk[rl] != '/') return NULL;
+  return uk + rl + 1;
+}
+
+/* Turns a log path (relative URI, absolute path, file: URI, or a URL below
+ * an object-store table's root) into a decoded path relative to the table
+ * root, refusing anything outside it. */
 int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, const char *what,
                        inlet_error *err) {
   char *dec = NULL;
@@ -298,6 +340,16 @@ int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, c
     const char *colon = strchr(p, ':');
     const char *slash = strchr(p, '/');
     if (colon && (!slash || colon < slash) && colon[1] == '/' && colon[2] == '/') {
+      const char *below = ctx->root_abs ? url_below_root(p, ctx->root_abs) : NULL;
+      if (below) {
+        if (!rel_path_ok(below)) goto escape;
+        char *r = inlet_strdup(below);
+        inlet_free(dec);
+        if (!r) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+        *out = r;
+        return 0;
+      }
+      if (ctx->root_abs && url_below_root(ctx->root_abs, ctx->root_abs)) goto escape;
       rc = inlet_fail(err, INLET_EUNSUPPORTED, "%s line %lld: %s path \"%.200s\" uses a URI scheme "
                       "inlet cannot read", ctx->file, (long long)ctx->line, what, raw);
       inlet_free(dec);

@@ -29,6 +29,7 @@
 
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
+#include "parquet/pq_reader.h"
 #include "util/util.h"
 
 typedef struct cp_ctx {
@@ -307,14 +308,12 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
 static const char *const KINDS[] = {"protocol", "metaData", "txn", "domainMetadata",
                                     "add",      "remove",   "sidecar", NULL};
 
-static int read_part(const char *root_abs, const char *name, delta_replay_fn fn, void *ctx,
-                     inlet_error *err) {
-  char *path = delta_join_path(root_abs, name);
-  if (!path) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+static int read_part(inlet_storage *st, const char *root_abs, const char *name,
+                     int64_t size, delta_replay_fn fn, void *ctx, inlet_error *err) {
   inlet_parquet_reader *rd = NULL;
   inlet_batch b;
   memset(&b, 0, sizeof b);
-  int rc = inlet_parquet_reader_open(&rd, path, NULL, err);
+  int rc = pq_reader_open_storage(&rd, st, name, size, NULL, err);
   if (rc < 0) goto done;
   const inlet_schema *fs = inlet_parquet_reader_schema(rd);
   int32_t proj[8], names[8], np = 0;
@@ -351,25 +350,23 @@ static int read_part(const char *root_abs, const char *name, delta_replay_fn fn,
 done:
   inlet_batch_reset(&b);
   inlet_parquet_reader_free(rd);
-  inlet_free(path);
   return rc;
 }
 
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err) {
-  (void)st;
   if (cp->v2)
     return inlet_fail(err, INLET_EUNSUPPORTED, "reading the v2 checkpoint at version %lld is not "
                       "supported yet", (long long)cp->version);
   char name[128];
   if (cp->parts <= 1) {
     snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.parquet", (long long)cp->version);
-    return read_part(root_abs, name, fn, ctx, err);
+    return read_part(st, root_abs, name, -1, fn, ctx, err);
   }
   for (int32_t p = 1; p <= cp->parts; p++) {
     snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.%010d.%010d.parquet",
              (long long)cp->version, (int)p, (int)cp->parts);
-    TRY(read_part(root_abs, name, fn, ctx, err));
+    TRY(read_part(st, root_abs, name, -1, fn, ctx, err));
   }
   return 0;
 }

@@ -402,6 +402,34 @@ static int commit_landed(delta_txn *t, const char *name, const inlet_buf *body) 
   return landed;
 }
 
+/* Before the first commit through a storage handle on an object store:
+ * does the store enforce If-None-Match: *? One probe per handle (the
+ * answer is kept in st->flags). A store that ignores it would let two
+ * writers both "win" a version, so commits there are refused unless the
+ * user accepted single-writer mode. */
+static int check_conditional_creates(inlet_storage *st, inlet_error *err) {
+  if (!(st->flags & INLET_STORAGE_OBJECT_STORE) || (st->flags & INLET_STORAGE_CONDITIONAL_VERIFIED))
+    return 0;
+  if (!(st->flags & INLET_STORAGE_CONDITIONAL_IGNORED)) {
+    inlet_error e = INLET_ERROR_INIT;
+    int rc = inlet_storage_probe_conditional(st, "_delta_log", &e);
+    if (rc == 0) return 0;
+    if (rc != INLET_EUNSUPPORTED) {
+      if (err) *err = e;
+      return inlet_error_prefix(err, "checking that %s enforces conditional creates", st->root);
+    }
+    st->flags |= INLET_STORAGE_CONDITIONAL_IGNORED;
+  }
+  if (st->flags & INLET_STORAGE_SINGLE_WRITER) return 0;
+  return inlet_fail(err, INLET_EUNSUPPORTED,
+                    "refusing to commit to %s: the store ignores If-None-Match: * on PUT (a "
+                    "second conditional create of the same key succeeded), so two writers "
+                    "could both commit the same version and one commit would be lost; if "
+                    "exactly one process writes this table at a time, pass --single-writer "
+                    "(library: inlet_table_open_options.single_writer)",
+                    st->root);
+}
+
 int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
   inlet_buf body = INLET_BUF_INIT;
   char tmp[128] = "";
@@ -418,8 +446,18 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
               t->actions[i].u.remove.path);
   int64_t v = t->read_version + 1;
   FAIL_GOTO(v > DELTA_MAX_VERSION, err, INLET_ELIMIT, "table version limit reached");
+  TRY_GOTO(check_conditional_creates(t->st, err));
+  /* Object stores publish the body itself with one conditional PUT: no
+   * temporary object (no rename exists there). */
+  bool direct = (t->st->flags & INLET_STORAGE_OBJECT_STORE) != 0;
   for (int attempt = 0;; attempt++) {
-    if (!have_tmp) {
+    if (direct) {
+      if (attempt == 0 || t->ict) {
+        inlet_buf_clear(&body);
+        rc = build_body(t, v, &body, err);
+        if (rc < 0) goto done;
+      }
+    } else if (!have_tmp) {
       /* The body depends on the version only through inCommitTimestamp. */
       if (attempt == 0 || t->ict) {
         inlet_buf_clear(&body);
@@ -432,7 +470,10 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     }
     char final_name[64];
     delta_commit_name(final_name, v);
-    rc = t->st->ops->put_if_absent(t->st, tmp, final_name, err);
+    if (direct)
+      rc = t->st->ops->put_if_absent_bytes(t->st, final_name, body.data, body.len, err);
+    else
+      rc = t->st->ops->put_if_absent(t->st, tmp, final_name, err);
     if (rc == 0) {
       have_tmp = false;
       *version = v;
@@ -479,7 +520,7 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     inlet_dirent de;
     memset(&de, 0, sizeof de);
     inlet_error ignore = INLET_ERROR_INIT;
-    if (t->st->ops->stat(t->st, tmp, &de, &ignore) < 0) have_tmp = false;
+    if (!have_tmp || t->st->ops->stat(t->st, tmp, &de, &ignore) < 0) have_tmp = false;
     else inlet_free(de.name);
     if (have_tmp && t->ict) {
       /* The next version follows the winner's timestamp: a new body. */

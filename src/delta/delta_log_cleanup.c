@@ -46,6 +46,7 @@
 
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
+#include "parquet/pq_reader.h"
 #include "util/util.h"
 
 #define DEFAULT_LOG_RETAIN_MS (30LL * 24 * 3600 * 1000)
@@ -127,10 +128,9 @@ static bool checkpoint_readable(inlet_storage *st, const delta_checkpoint_ref *c
     else
       snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.%010d.%010d.parquet",
                (long long)cp->version, (int)p, (int)cp->parts);
-    char *path = delta_join_path(st->root, name);
     inlet_parquet_reader *rd = NULL;
     inlet_error e = INLET_ERROR_INIT;
-    bool ok = path && inlet_parquet_reader_open(&rd, path, NULL, &e) == 0;
+    bool ok = pq_reader_open_storage(&rd, st, name, -1, NULL, &e) == 0;
     if (ok) {
       const inlet_schema *fs = inlet_parquet_reader_schema(rd);
       int idx = inlet_schema_find(fs, "protocol");
@@ -138,7 +138,6 @@ static bool checkpoint_readable(inlet_storage *st, const delta_checkpoint_ref *c
            (idx < 0 || fs->fields[idx].type.id == INLET_TYPE_STRUCT);
     }
     inlet_parquet_reader_free(rd);
-    inlet_free(path);
     if (!ok) return false;
   }
   return true;

@@ -16,7 +16,18 @@
 
 #include "delta/delta_table_int.h"
 #include "parquet/page_index.h"
+#include "parquet/pq_reader.h"
 #include "util/util.h"
+
+/* Prefetch on object stores: files of at most PREFETCH_FILE_MAX bytes are
+ * read whole, up to PREFETCH_FILES of them (PREFETCH_BYTES at most) per
+ * round of concurrent GETs. Larger files are read by ranges (footer, then
+ * only the column chunks and pages the scan needs). */
+#define PREFETCH_FILES 16
+#define PREFETCH_FILE_MAX ((int64_t)1 << 20)
+#define PREFETCH_BYTES ((int64_t)16 << 20)
+/* How far ahead (in files, pruned ones included) a round looks. */
+#define PREFETCH_LOOKAHEAD 256
 
 struct inlet_table_scan {
   const inlet_snapshot *snap;   /* borrowed */
@@ -45,6 +56,12 @@ struct inlet_table_scan {
   int32_t n_bounds, cap_bounds;
   int64_t *slice;     /* owned: ranges of the current slice */
   int32_t cap_slice;
+  /* Object stores: small files fetched whole ahead of the scan, many in
+   * flight at once (one round trip for PREFETCH_FILES files instead of a
+   * few per file). pf_idx[i] is the file index of pf_buf[i], -1 if none. */
+  int64_t pf_idx[PREFETCH_FILES];
+  uint8_t *pf_buf[PREFETCH_FILES]; /* owned */
+  size_t pf_len[PREFETCH_FILES];
 };
 
 void delta_scan_select(inlet_table_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
@@ -88,6 +105,7 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   sc->snap = s;
   sc->slice_rg = -1;
+  for (int i = 0; i < PREFETCH_FILES; i++) sc->pf_idx[i] = -1;
   int32_t n = s->snap.schema.n_fields;
   sc->file_col = inlet_calloc((size_t)n + 1, sizeof(int32_t));
   sc->part_of = inlet_calloc((size_t)n + 1, sizeof(int32_t));
@@ -107,6 +125,7 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
 
 void inlet_table_scan_free(inlet_table_scan *sc) {
   if (!sc) return;
+  for (int i = 0; i < PREFETCH_FILES; i++) inlet_free(sc->pf_buf[i]);
   inlet_parquet_reader_free(sc->reader);
   inlet_batch_reset(&sc->tmp);
   inlet_free(sc->file_col);
@@ -126,14 +145,105 @@ static int find_col(const inlet_schema *fs, const char *name) {
   return -1;
 }
 
+static bool prefetchable(const inlet_table_scan *sc, int64_t i) {
+  const delta_file *f = &sc->snap->snap.files[i];
+  return (!sc->keep_file || sc->keep_file[i]) && f->add.size > 0 &&
+         f->add.size <= PREFETCH_FILE_MAX;
+}
+
+/* Fetches the small files from @p first on (the ones the scan keeps) whole,
+ * in one round of concurrent reads. Best effort: on any failure nothing is
+ * kept and each file is opened the ordinary way, which reports the problem. */
+static void prefetch(inlet_table_scan *sc, int64_t first) {
+  const delta_snapshot *s = &sc->snap->snap;
+  inlet_storage *st = sc->snap->table->st;
+  inlet_file_range fr[PREFETCH_FILES];
+  int64_t idx[PREFETCH_FILES];
+  size_t n = 0;
+  int64_t bytes = 0;
+  for (int i = 0; i < PREFETCH_FILES; i++) {
+    inlet_free(sc->pf_buf[i]);
+    sc->pf_buf[i] = NULL;
+    sc->pf_idx[i] = -1;
+  }
+  inlet_error ignore = INLET_ERROR_INIT;
+  int rc = 0;
+  for (int64_t i = first; rc == 0 && n < PREFETCH_FILES && i < s->n_files &&
+                          i < first + PREFETCH_LOOKAHEAD;
+       i++) {
+    if (!prefetchable(sc, i)) continue;
+    const delta_add *a = &s->files[i].add;
+    if (n > 0 && bytes + a->size > PREFETCH_BYTES) break;
+    memset(&fr[n], 0, sizeof fr[n]);
+    fr[n].buf = inlet_malloc((size_t)a->size);
+    if (!fr[n].buf) break;
+    rc = st->ops->open_read_sized(st, a->path, a->size, &fr[n].file, &ignore);
+    if (rc < 0) {
+      inlet_free(fr[n].buf);
+      break;
+    }
+    fr[n].len = (size_t)a->size;
+    idx[n++] = i;
+    bytes += a->size;
+  }
+  if (rc == 0 && n > 0) rc = inlet_storage_read_files(st, fr, n, &ignore);
+  for (size_t k = 0; k < n; k++) {
+    inlet_rfile_close(fr[k].file);
+    if (rc == 0) {
+      sc->pf_idx[k] = idx[k];
+      sc->pf_buf[k] = fr[k].buf;
+      sc->pf_len[k] = fr[k].len;
+    } else {
+      inlet_free(fr[k].buf);
+    }
+  }
+}
+
+/* The prefetched bytes of file @p i (taken over by the caller), or NULL. */
+static uint8_t *take_prefetched(inlet_table_scan *sc, int64_t i, size_t *len) {
+  for (int k = 0; k < PREFETCH_FILES; k++)
+    if (sc->pf_idx[k] == i) {
+      uint8_t *b = sc->pf_buf[k];
+      *len = sc->pf_len[k];
+      sc->pf_buf[k] = NULL;
+      sc->pf_idx[k] = -1;
+      return b;
+    }
+  return NULL;
+}
+
 static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
+  int64_t fi = sc->file;
   const delta_file *f = &s->files[sc->file++];
-  char *abs = delta_join_path(sc->snap->table->root_abs, f->add.path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
-  int rc = inlet_parquet_reader_open(&sc->reader, abs, &ro, err);
-  inlet_free(abs);
+  inlet_storage *st = sc->snap->table->st;
+  int rc;
+  uint8_t *whole = NULL;
+  size_t whole_len = 0;
+  /* A scan with a row limit (window) reads on demand: no prefetch. */
+  if ((st->flags & INLET_STORAGE_OBJECT_STORE) && sc->window == 0 && prefetchable(sc, fi)) {
+    whole = take_prefetched(sc, fi, &whole_len);
+    if (!whole) {
+      prefetch(sc, fi);
+      whole = take_prefetched(sc, fi, &whole_len);
+    }
+  }
+  if (whole) {
+    size_t rl = strlen(st->root), pl = strlen(f->add.path);
+    char *name = inlet_malloc(rl + pl + 2);
+    if (!name) {
+      inlet_free(whole);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    }
+    snprintf(name, rl + pl + 2, "%s/%s", st->root, f->add.path);
+    inlet_rfile *mf = NULL;
+    rc = inlet_rfile_open_memory(&mf, name, whole, whole_len, err);
+    if (rc == 0) rc = pq_reader_open_file(&sc->reader, mf, name, &ro, err);
+    inlet_free(name);
+  } else {
+    rc = pq_reader_open_storage(&sc->reader, st, f->add.path, f->add.size, &ro, err);
+  }
   if (rc < 0) return rc; /* the reader's message names the file */
   const inlet_schema *fs = inlet_parquet_reader_schema(sc->reader);
   int32_t np = 0;

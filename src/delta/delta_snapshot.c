@@ -195,7 +195,16 @@ int delta_state_catch_up(delta_state *s, inlet_storage *st, const char *root_abs
     inlet_dirent de;
     memset(&de, 0, sizeof de);
     inlet_error e1 = INLET_ERROR_INIT;
-    int rc = st->ops->stat(st, name, &de, &e1);
+    int rc = 0;
+    if (st->flags & INLET_STORAGE_OBJECT_STORE) {
+      /* Probe with a HEAD alone: an object store's stat of a missing key
+       * also lists the prefix (it might be a "directory"), which would cost
+       * every commit of a caught-up writer a LIST. */
+      inlet_rfile *probe = NULL;
+      rc = st->ops->open_read(st, name, &probe, &e1);
+      inlet_rfile_close(probe);
+    }
+    if (rc == 0) rc = st->ops->stat(st, name, &de, &e1);
     inlet_free(de.name);
     if (rc == INLET_ENOTFOUND && target < 0) {
       /* No commit after the state's own: it is the latest, unless log

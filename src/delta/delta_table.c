@@ -120,10 +120,52 @@ inlet_storage *delta_table_storage(const inlet_table *t) { return t->st; }
 const char *delta_table_root(const inlet_table *t) { return t->root_abs; }
 const delta_snapshot *delta_snapshot_of(const inlet_snapshot *s) { return &s->snap; }
 
+/* The string fields of inlet_storage_options, for copying and freeing. */
+#define SOPT_STRINGS(X)                                                                            \
+  X(aws_access_key_id) X(aws_secret_access_key) X(aws_session_token) X(aws_region)                \
+  X(aws_profile) X(aws_endpoint_url) X(azure_connection_string) X(azure_account) X(azure_key)     \
+  X(azure_sas_token) X(azure_endpoint)
+
+static void sopts_reset(inlet_storage_options *o) {
+#define FREE_S(f)                                                                                  \
+  if (o->f) {                                                                                      \
+    memset((char *)o->f, 0, strlen(o->f));                                                         \
+    inlet_free((char *)o->f);                                                                      \
+    o->f = NULL;                                                                                   \
+  }
+  SOPT_STRINGS(FREE_S)
+#undef FREE_S
+}
+
+static int sopts_copy(inlet_storage_options *dst, const inlet_storage_options *src,
+                      inlet_error *err) {
+  inlet_storage_options d = INLET_STORAGE_OPTIONS_INIT;
+  *dst = d;
+  if (!src) return 0;
+  FAIL_IF(src->version != INLET_STORAGE_OPTIONS_VERSION, err, INLET_EINVAL,
+          "unknown storage options version %d (this library has %d)", src->version,
+          INLET_STORAGE_OPTIONS_VERSION);
+  *dst = *src;
+  bool oom = false;
+#define DUP_S(f)                                                                                   \
+  if (src->f) {                                                                                    \
+    dst->f = inlet_strdup(src->f);                                                                 \
+    oom |= !dst->f;                                                                                \
+  }
+  SOPT_STRINGS(DUP_S)
+#undef DUP_S
+  if (oom) {
+    sopts_reset(dst);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory copying storage options");
+  }
+  return 0;
+}
+
 void inlet_table_free(inlet_table *t) {
   if (!t) return;
   delta_state_free(t->live);
   if (t->st) t->st->ops->free(t->st);
+  sopts_reset(&t->sopts);
   inlet_free(t->path);
   inlet_free(t->root_abs);
   inlet_free(t);
@@ -131,35 +173,62 @@ void inlet_table_free(inlet_table *t) {
 
 const char *inlet_table_path(const inlet_table *t) { return t->path; }
 
-static int table_new(inlet_table **out, const char *path, bool create, inlet_error *err) {
-  if (create && mkdir(path, 0777) < 0 && errno != EEXIST)
-    return inlet_fail(err, INLET_EIO, "cannot create table directory %s: %s", path,
-                      strerror(errno));
-  char real[PATH_MAX];
-  if (!realpath(path, real))
-    return inlet_fail(err, errno == ENOENT ? INLET_ENOTFOUND : INLET_EIO, "table %s: %s", path,
-                      strerror(errno));
+static int table_new(inlet_table **out, const char *path, bool create,
+                     const inlet_table_open_options *oo, inlet_error *err) {
+  *out = NULL;
+  FAIL_IF(!path || !path[0], err, INLET_EINVAL, "empty table location");
+  FAIL_IF(oo && oo->version != INLET_TABLE_OPEN_OPTIONS_VERSION, err, INLET_EINVAL,
+          "unknown table open options version %d (this library has %d)", oo->version,
+          INLET_TABLE_OPEN_OPTIONS_VERSION);
   inlet_table *t = inlet_calloc(1, sizeof *t);
   if (!t) return inlet_fail(err, INLET_ENOMEM, "out of memory opening table %s", path);
-  t->path = inlet_strdup(path);
-  t->root_abs = inlet_strdup(real);
-  if (!t->path || !t->root_abs) {
-    inlet_table_free(t);
-    return inlet_fail(err, INLET_ENOMEM, "out of memory opening table %s", path);
-  }
-  int rc = inlet_storage_posix_open(&t->st, real, false, err);
+  int rc = sopts_copy(&t->sopts, oo ? oo->storage : NULL, err);
   if (rc < 0) {
-    inlet_table_free(t);
+    inlet_free(t);
     return rc;
   }
+  t->single_writer = oo && oo->single_writer;
+  t->path = inlet_strdup(path);
+  FAIL_GOTO(!t->path, err, INLET_ENOMEM, "out of memory opening table %s", path);
+  if (inlet_storage_is_object_url(path)) {
+    /* Object stores have no directories to create: the table exists once
+     * its first commit does. Opening sends no request. */
+    inlet_storage_options so = t->sopts;
+    so.create = false;
+    TRY_GOTO(inlet_storage_open_url(&t->st, path, &so, err));
+    t->root_abs = inlet_strdup(t->st->root);
+    FAIL_GOTO(!t->root_abs, err, INLET_ENOMEM, "out of memory opening table %s", path);
+  } else {
+    const char *local = path;
+    if (strncmp(path, "file:", 5) == 0) {
+      /* file:///abs/path (an empty authority) or file:/abs/path */
+      local = path + 5;
+      if (strncmp(local, "//", 2) == 0) local += 2;
+      FAIL_GOTO(local[0] != '/', err, INLET_EINVAL,
+                "table location %s: a file: URL needs an absolute path (file:///path)", path);
+    }
+    FAIL_GOTO(create && mkdir(local, 0777) < 0 && errno != EEXIST, err, INLET_EIO,
+              "cannot create table directory %s: %s", path, strerror(errno));
+    char real[PATH_MAX];
+    FAIL_GOTO(!realpath(local, real), err, errno == ENOENT ? INLET_ENOTFOUND : INLET_EIO,
+              "table %s: %s", path, strerror(errno));
+    t->root_abs = inlet_strdup(real);
+    FAIL_GOTO(!t->root_abs, err, INLET_ENOMEM, "out of memory opening table %s", path);
+    TRY_GOTO(inlet_storage_posix_open(&t->st, real, false, err));
+  }
+  if (t->single_writer) t->st->flags |= INLET_STORAGE_SINGLE_WRITER;
   *out = t;
   return 0;
+done:
+  inlet_table_free(t);
+  return rc;
 }
 
-int inlet_table_open(inlet_table **out, const char *path, inlet_error *err) {
+static int table_open(inlet_table **out, const char *path, const inlet_table_open_options *oo,
+                      inlet_error *err) {
   *out = NULL;
   inlet_table *t = NULL;
-  TRY(table_new(&t, path, false, err));
+  TRY(table_new(&t, path, false, oo, err));
   inlet_dirent de;
   memset(&de, 0, sizeof de);
   int rc = t->st->ops->stat(t->st, "_delta_log", &de, err);
@@ -171,6 +240,31 @@ int inlet_table_open(inlet_table **out, const char *path, inlet_error *err) {
   }
   *out = t;
   return 0;
+}
+
+int inlet_table_open(inlet_table **out, const char *path, inlet_error *err) {
+  return table_open(out, path, NULL, err);
+}
+
+int inlet_table_open_with(inlet_table **out, const char *location,
+                          const inlet_table_open_options *options, inlet_error *err) {
+  return table_open(out, location, options, err);
+}
+
+int delta_table_open_new(inlet_table **out, const char *location,
+                         const inlet_table_open_options *options, inlet_error *err) {
+  return table_new(out, location, false, options, err);
+}
+
+int delta_table_open_like(inlet_table **out, const char *location, const inlet_table *like,
+                          bool must_exist, inlet_error *err) {
+  inlet_table_open_options oo = INLET_TABLE_OPEN_OPTIONS_INIT;
+  if (like) {
+    oo.storage = &like->sopts;
+    oo.single_writer = like->single_writer;
+  }
+  return must_exist ? table_open(out, location, &oo, err)
+                    : table_new(out, location, false, &oo, err);
 }
 
 static int validate_create(const inlet_schema *schema, const inlet_table_create_options *o,
@@ -270,6 +364,12 @@ fail:
 
 int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *schema,
                        const inlet_table_create_options *options, inlet_error *err) {
+  return inlet_table_create_with(out, path, schema, options, NULL, err);
+}
+
+int inlet_table_create_with(inlet_table **out, const char *path, const inlet_schema *schema,
+                            const inlet_table_create_options *options,
+                            const inlet_table_open_options *open_options, inlet_error *err) {
   *out = NULL;
   inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
   const inlet_table_create_options *o = options ? options : &dflt;
@@ -279,7 +379,7 @@ int inlet_table_create(inlet_table **out, const char *path, const inlet_schema *
   inlet_table *t = NULL;
   delta_txn *txn = NULL;
   char *params = NULL;
-  int rc = table_new(&t, path, true, err);
+  int rc = table_new(&t, path, true, open_options, err);
   if (rc < 0) goto done;
   rc = t->st->ops->mkdirs(t->st, "_delta_log", err);
   if (rc < 0) goto done;

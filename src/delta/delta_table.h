@@ -15,8 +15,22 @@
 
 /* The storage backend the handle is rooted at (owned by the handle). */
 inlet_storage *delta_table_storage(const inlet_table *t);
-/* The table's absolute root directory (realpath of what was opened). */
+/* The table's root: the absolute directory (realpath of what was opened),
+ * or the URL of an object-store table ("s3://bucket/prefix"). For messages,
+ * path-length limits and recognising absolute add paths; never opened as a
+ * local path (every byte goes through delta_table_storage). */
 const char *delta_table_root(const inlet_table *t);
+
+/* Opens the table at @p location with the storage settings and
+ * single-writer mode of @p like (NULL: from the environment), e.g. the
+ * table a stream routes late rows to. @p must_exist false skips the
+ * _delta_log check (a table about to be created). */
+int delta_table_open_like(inlet_table **out, const char *location, const inlet_table *like,
+                          bool must_exist, inlet_error *err);
+/* inlet_table_open_with without the _delta_log check: a table about to be
+ * created by its first commit (an object store has no directory to make). */
+int delta_table_open_new(inlet_table **out, const char *location,
+                         const inlet_table_open_options *options, inlet_error *err);
 /* The replayed snapshot behind a public snapshot handle. */
 const delta_snapshot *delta_snapshot_of(const inlet_snapshot *s);
 

@@ -31,6 +31,7 @@
 #include "delta/delta_features.h"
 #include "delta/delta_table.h"
 #include "maint/maint_int.h"
+#include "parquet/pq_reader.h"
 #include "util/buf.h"
 #include "util/util.h"
 
@@ -411,15 +412,12 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
 /* Streams the rows of input @p a into the unit. *rows receives the rows read. */
 static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, const delta_add *a,
                      int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
-  char *abs = delta_join_path(delta_table_root(c->table), a->path);
-  if (!abs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
-  int rc = inlet_parquet_reader_open(&r, abs, NULL, err);
-  inlet_free(abs);
+  int rc = pq_reader_open_storage(&r, delta_table_storage(c->table), a->path, a->size, NULL, err);
   if (rc < 0) {
     inlet_error_prefix(err, "compacting \"%s\"", a->path);
     return rc;

@@ -1745,32 +1745,60 @@ int pq_page_header_serialize(const pq_page_header *h, inlet_buf *out, inlet_erro
 
 int pq_footer_read(pq_file_metadata *out, inlet_rfile *f, int64_t max_footer_bytes,
                    inlet_error *err) {
+  return pq_footer_read_at(out, f, max_footer_bytes, NULL, err);
+}
+
+int pq_footer_read_at(pq_file_metadata *out, inlet_rfile *f, int64_t max_footer_bytes,
+                      int64_t *footer_start, inlet_error *err) {
   pq_file_metadata_reset(out);
   const char *name = f->name ? f->name : "Parquet file";
-  FAIL_IF(f->size < 12, err, INLET_ECORRUPT,
+  /* One request for the end of the file (a suffix range on object stores,
+   * even with the size unknown), which usually holds the whole footer, and
+   * for a small file the start magic too. */
+  enum { WINDOW = 64 << 10 };
+  FAIL_IF(f->size >= 0 && f->size < 12, err, INLET_ECORRUPT,
           "%s: not a Parquet file: %lld bytes is too small for the magic and footer", name,
           (long long)f->size);
-  uint8_t head[4], tail[8];
-  TRY(inlet_rfile_read_at(f, 0, head, 4, err));
-  TRY(inlet_rfile_read_at(f, f->size - 8, tail, 8, err));
-  FAIL_IF(memcmp(head, PQ_ENCRYPTED_MAGIC, 4) == 0 || memcmp(tail + 4, PQ_ENCRYPTED_MAGIC, 4) == 0,
-          err, INLET_EUNSUPPORTED, "%s: encrypted Parquet is not supported", name);
-  FAIL_IF(memcmp(head, PQ_FOOTER_MAGIC, 4) != 0, err, INLET_ECORRUPT,
-          "%s: not a Parquet file: no PAR1 magic at the start", name);
-  FAIL_IF(memcmp(tail + 4, PQ_FOOTER_MAGIC, 4) != 0, err, INLET_ECORRUPT,
-          "%s: corrupt footer: no PAR1 magic at the end (truncated file?)", name);
+  size_t want = f->size >= 0 && f->size < WINDOW ? (size_t)f->size : (size_t)WINDOW;
+  uint8_t *win = inlet_malloc(want);
+  FAIL_IF(!win, err, INLET_ENOMEM, "%s: out of memory reading the footer", name);
+  size_t got = 0;
+  int rc = f->ops->read_tail(f, win, want, &got, err);
+  if (rc < 0) goto done;
+  FAIL_GOTO(f->size < 12 || got < 12, err, INLET_ECORRUPT,
+            "%s: not a Parquet file: %lld bytes is too small for the magic and footer", name,
+            (long long)f->size);
+  const uint8_t *tail = win + got - 8;
+  /* The start magic: in the window for a small file; a larger one is
+   * recognised by its end alone (as other Parquet readers do), saving a
+   * request per file on object stores. */
+  bool whole = (int64_t)got == f->size;
+  FAIL_GOTO((whole && memcmp(win, PQ_ENCRYPTED_MAGIC, 4) == 0) ||
+                memcmp(tail + 4, PQ_ENCRYPTED_MAGIC, 4) == 0,
+            err, INLET_EUNSUPPORTED, "%s: encrypted Parquet is not supported", name);
+  FAIL_GOTO(whole && memcmp(win, PQ_FOOTER_MAGIC, 4) != 0, err, INLET_ECORRUPT,
+            "%s: not a Parquet file: no PAR1 magic at the start", name);
+  FAIL_GOTO(memcmp(tail + 4, PQ_FOOTER_MAGIC, 4) != 0, err, INLET_ECORRUPT,
+            "%s: corrupt footer: no PAR1 magic at the end (truncated file?)", name);
   uint32_t flen = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 | (uint32_t)tail[2] << 16 |
                   (uint32_t)tail[3] << 24;
-  FAIL_IF((int64_t)flen > f->size - 12, err, INLET_ECORRUPT,
-          "%s: corrupt footer: footer length %u exceeds the file size %lld", name, flen,
-          (long long)f->size);
-  FAIL_IF(max_footer_bytes > 0 && (int64_t)flen > max_footer_bytes, err, INLET_ELIMIT,
-          "%s: footer of %u bytes exceeds the limit of %lld bytes", name, flen,
-          (long long)max_footer_bytes);
-  uint8_t *buf = inlet_malloc(flen ? flen : 1);
-  FAIL_IF(!buf, err, INLET_ENOMEM, "%s: out of memory reading a %u-byte footer", name, flen);
-  int rc = inlet_rfile_read_at(f, f->size - 8 - (int64_t)flen, buf, flen, err);
-  if (rc == 0) rc = pq_file_metadata_parse(out, buf, flen, name, err);
-  inlet_free(buf);
+  FAIL_GOTO((int64_t)flen > f->size - 12, err, INLET_ECORRUPT,
+            "%s: corrupt footer: footer length %u exceeds the file size %lld", name, flen,
+            (long long)f->size);
+  FAIL_GOTO(max_footer_bytes > 0 && (int64_t)flen > max_footer_bytes, err, INLET_ELIMIT,
+            "%s: footer of %u bytes exceeds the limit of %lld bytes", name, flen,
+            (long long)max_footer_bytes);
+  if (footer_start) *footer_start = f->size - 8 - (int64_t)flen;
+  if ((size_t)flen + 8 <= got) {
+    rc = pq_file_metadata_parse(out, tail - flen, flen, name, err);
+  } else {
+    uint8_t *buf = inlet_malloc(flen ? flen : 1);
+    FAIL_GOTO(!buf, err, INLET_ENOMEM, "%s: out of memory reading a %u-byte footer", name, flen);
+    rc = inlet_rfile_read_at(f, f->size - 8 - (int64_t)flen, buf, flen, err);
+    if (rc == 0) rc = pq_file_metadata_parse(out, buf, flen, name, err);
+    inlet_free(buf);
+  }
+done:
+  inlet_free(win);
   return rc;
 }

@@ -397,6 +397,12 @@ int pq_footer_serialize(const pq_file_metadata *m, inlet_buf *out, inlet_error *
  */
 int pq_footer_read(pq_file_metadata *out, inlet_rfile *f, int64_t max_footer_bytes,
                    inlet_error *err);
+/* The same, setting *footer_start (if not NULL) to the offset of the
+ * footer's first byte (the end of the data area). The footer comes with one
+ * read_tail request when it fits 64 KiB (the size may be unknown: f->size
+ * is learnt from it). */
+int pq_footer_read_at(pq_file_metadata *out, inlet_rfile *f, int64_t max_footer_bytes,
+                      int64_t *footer_start, inlet_error *err);
 
 /* Arena helpers for building metadata by hand (the writer). Memory is
  * zeroed and freed by pq_file_metadata_reset(). NULL on ENOMEM (recorded

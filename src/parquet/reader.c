@@ -15,6 +15,7 @@
  */
 #include <stdio.h>
 
+#include "parquet/pq_reader.h"
 #include "parquet/reader_int.h"
 #include "util/util.h"
 
@@ -135,6 +136,33 @@ int inlet_parquet_reader_open(inlet_parquet_reader **out, const char *path,
   return pq_reader_open_rfile(out, f, path, options, err);
 }
 
+int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const char *name,
+                        const inlet_parquet_reader_options *options, inlet_error *err) {
+  return pq_reader_open_rfile(out, file, name, options, err);
+}
+
+int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const char *path,
+                           int64_t size, const inlet_parquet_reader_options *options,
+                           inlet_error *err) {
+  if (!out) return inlet_fail(err, INLET_EINVAL, "NULL reader out-parameter");
+  *out = NULL;
+  if (!st || !path) return inlet_fail(err, INLET_EINVAL, "NULL storage or path");
+  size_t rl = strlen(st->root), pl = strlen(path);
+  char *name = inlet_malloc(rl + pl + 2);
+  if (!name) return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", path);
+  memcpy(name, st->root, rl);
+  name[rl] = '/';
+  memcpy(name + rl + 1, path, pl + 1);
+  inlet_rfile *f = NULL;
+  /* The size from the log spares object stores a HEAD request. */
+  int rc = size >= 0 ? st->ops->open_read_sized(st, path, size, &f, err)
+                     : st->ops->open_read(st, path, &f, err);
+  if (rc == 0) rc = pq_reader_open_rfile(out, f, name, options, err);
+  else inlet_error_prefix(err, "%s", name);
+  inlet_free(name);
+  return rc;
+}
+
 int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const char *path,
                          const inlet_parquet_reader_options *options, inlet_error *err) {
   int rc = 0;
@@ -163,18 +191,9 @@ int pq_reader_open_rfile(inlet_parquet_reader **out, inlet_rfile *file, const ch
   r->name = inlet_strdup(path);
   FAIL_GOTO(!r->name, err, INLET_ENOMEM, "out of memory opening %s", path);
 
-  TRY_GOTO(pq_footer_read(&r->meta, r->file, r->opts.max_footer_bytes, err));
-  {
-    /* pq_footer_read checked the tail; the footer length locates the end
-     * of the data area for the chunk range checks. */
-    uint8_t tail[8];
-    uint32_t flen;
-    TRY_GOTO(inlet_rfile_read_at(r->file, r->file->size - 8, tail, 8, err));
-    memcpy(&flen, tail, 4);
-    r->data_end = r->file->size - 8 - (int64_t)flen;
-    FAIL_GOTO(r->data_end < 4, err, INLET_ECORRUPT, "%s: footer length %u exceeds the file",
-              r->name, flen);
-  }
+  TRY_GOTO(pq_footer_read_at(&r->meta, r->file, r->opts.max_footer_bytes, &r->data_end, err));
+  FAIL_GOTO(r->data_end < 4, err, INLET_ECORRUPT, "%s: footer length %lld exceeds the file",
+            r->name, (long long)(r->file->size - 8 - r->data_end));
   rc = pq_schema_from_parquet(&r->sd, r->meta.schema, r->meta.n_schema, r->name, err);
   if (rc == INLET_EUNSUPPORTED) {
     /* Not flat: map the nested schema (which reports anything it cannot

@@ -169,14 +169,17 @@ static void writer_destroy(inlet_parquet_writer *w) {
 }
 
 /* Discards the file of a writer that did not close successfully: a file
- * still open is aborted (object stores drop the upload), one whose close
- * failed is removed. */
+ * still open is aborted (object stores drop the upload). One whose close
+ * failed is removed on POSIX (the O_EXCL file is ours), never on an object
+ * store: a close failing there published nothing, and the key may hold a
+ * concurrent writer's object (a lost If-None-Match race). */
 static void remove_partial(inlet_parquet_writer *w) {
   if (w->file) {
     inlet_wfile_abort(w->file);
     w->file = NULL;
     return;
   }
+  if (w->st && (w->st->flags & INLET_STORAGE_OBJECT_STORE)) return;
   inlet_error ignore = INLET_ERROR_INIT;
   if (w->st) (void)w->st->ops->remove(w->st, w->path, &ignore);
   else (void)inlet_path_remove(w->path, &ignore);

@@ -361,6 +361,42 @@ static int az_read_ranges(inlet_rfile *rf, inlet_read_range *rr, size_t n, inlet
   return rc;
 }
 
+/* read_files: ranges of several files of this handle, all in flight. */
+static int az_read_files(inlet_storage *st, inlet_file_range *fr, size_t n, inlet_error *err) {
+  az_req *qs = inlet_calloc(n ? n : 1, sizeof *qs);
+  inlet_http_req **rs = inlet_calloc(n ? n : 1, sizeof *rs);
+  int rc = 0;
+  size_t built = 0;
+  if (!qs || !rs) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    az_rfile *f = (az_rfile *)fr[i].file;
+    if (fr[i].file->ops->read_at != az_read_at || (inlet_storage *)f->s != st) {
+      rc = inlet_fail(err, INLET_EINVAL, "%s: not a file of this storage", fr[i].file->name);
+      break;
+    }
+    if (out_of_range(f, fr[i].offset, fr[i].len)) {
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
+                      fr[i].file->name, fr[i].len, fr[i].offset);
+      break;
+    }
+    if (fr[i].len == 0) continue;
+    rc = range_req(&qs[built], f, fr[i].offset, fr[i].buf, fr[i].len, err);
+    rs[built] = &qs[built].http;
+    built++;
+  }
+  if (rc == 0) rc = inlet_http_run(((az_storage *)st)->http, rs, built, err);
+  for (size_t i = 0, k = 0; rc == 0 && i < n; i++) {
+    if (fr[i].len == 0) continue;
+    rc = range_check(&qs[k++], (az_rfile *)fr[i].file, fr[i].offset, fr[i].len, err);
+  }
+  for (size_t i = 0; qs && i < n; i++)
+    az_req_reset(&qs[i]);
+  inlet_free(qs);
+  inlet_free(rs);
+  return rc;
+}
+
 /* Blob ranges have a start: a tail read of a blob of unknown size asks
  * for the size first (the log's add.size usually spares that). */
 static int az_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet_error *err) {
@@ -1069,6 +1105,7 @@ static const inlet_storage_ops az_ops = {
     .open_read_sized = az_open_read_sized,
     .list_from = az_list_from,
     .remove_many = az_remove_many,
+    .read_files = az_read_files,
 };
 
 int inlet_storage_azure_open(inlet_storage **out, inlet_azure_config *c,

@@ -109,7 +109,12 @@ bool inlet_http_status_retryable(long status) {
 static size_t on_write(char *data, size_t size, size_t nmemb, void *ud) {
   inlet_http_req *r = ud;
   size_t n = size * nmemb;
-  if (r->sink) {
+  long status = 0;
+  if (r->sink && r->easy) curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+  /* An error answer (a 500 or 503 with its XML body, say) is not the data a
+   * sink waits for: it goes to r->resp, so it is retried or reported, not
+   * taken for an oversized response. */
+  if (r->sink && status >= 200 && status < 300) {
     if (n > r->sink_cap - r->resp_len) {
       r->overflow = true;
       return 0; /* aborts the transfer */
@@ -118,7 +123,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud) {
     r->resp_len += n;
     return n;
   }
-  size_t limit = r->resp_limit ? r->resp_limit : (size_t)16 << 20;
+  size_t limit = r->sink ? (size_t)64 << 10 : r->resp_limit ? r->resp_limit : (size_t)16 << 20;
   if (n > limit - r->resp_len) {
     r->overflow = true;
     return 0;

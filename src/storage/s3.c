@@ -314,6 +314,44 @@ static int s3_read_ranges(inlet_rfile *rf, inlet_read_range *rr, size_t n, inlet
   return rc;
 }
 
+/* read_files: ranges of several files of this handle, all in flight. */
+static int s3_read_files(inlet_storage *st, inlet_file_range *fr, size_t n, inlet_error *err) {
+  s3_req *qs = inlet_calloc(n ? n : 1, sizeof *qs);
+  inlet_http_req **rs = inlet_calloc(n ? n : 1, sizeof *rs);
+  int rc = 0;
+  size_t built = 0;
+  if (!qs || !rs) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    s3_rfile *f = (s3_rfile *)fr[i].file;
+    if (fr[i].file->ops->read_at != s3_read_at || (inlet_storage *)f->s != st) {
+      rc = inlet_fail(err, INLET_EINVAL, "%s: not a file of this storage", fr[i].file->name);
+      break;
+    }
+    if (fr[i].offset < 0 ||
+        (f->base.size >= 0 && (fr[i].offset > f->base.size ||
+                               (int64_t)fr[i].len > f->base.size - fr[i].offset))) {
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
+                      fr[i].file->name, fr[i].len, fr[i].offset);
+      break;
+    }
+    if (fr[i].len == 0) continue;
+    rc = range_req(&qs[built], f, fr[i].offset, fr[i].buf, fr[i].len, err);
+    rs[built] = &qs[built].http;
+    built++;
+  }
+  if (rc == 0) rc = inlet_http_run(((s3_storage *)st)->http, rs, built, err);
+  for (size_t i = 0, k = 0; rc == 0 && i < n; i++) {
+    if (fr[i].len == 0) continue;
+    rc = range_check(&qs[k++], (s3_rfile *)fr[i].file, fr[i].offset, fr[i].len, err);
+  }
+  for (size_t i = 0; qs && i < n; i++)
+    s3_req_reset(&qs[i]);
+  inlet_free(qs);
+  inlet_free(rs);
+  return rc;
+}
+
 static int s3_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet_error *err) {
   s3_rfile *f = (s3_rfile *)rf;
   *got = 0;
@@ -1225,6 +1263,7 @@ static const inlet_storage_ops s3_ops = {
     .open_read_sized = s3_open_read_sized,
     .list_from = s3_list_from,
     .remove_many = s3_remove_many,
+    .read_files = s3_read_files,
 };
 
 int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_storage_options *o,

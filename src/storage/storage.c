@@ -97,3 +97,56 @@ int inlet_storage_probe_conditional(inlet_storage *s, const char *dir, inlet_err
   inlet_error_prefix(err, "probing conditional creates in %s", s->root);
   return rc2;
 }
+
+int inlet_storage_read_files(inlet_storage *s, inlet_file_range *r, size_t n, inlet_error *err) {
+  if (s->ops->read_files) return s->ops->read_files(s, r, n, err);
+  for (size_t i = 0; i < n; i++)
+    TRY(inlet_rfile_read_at(r[i].file, r[i].offset, r[i].buf, r[i].len, err));
+  return 0;
+}
+
+typedef struct mem_rfile {
+  inlet_rfile base;
+  uint8_t *data;
+} mem_rfile;
+
+static int mem_read_at(inlet_rfile *rf, int64_t off, void *buf, size_t n, inlet_error *err) {
+  mem_rfile *f = (mem_rfile *)rf;
+  if (off < 0 || off > f->base.size || (int64_t)n > f->base.size - off)
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
+                      rf->name, n, off);
+  if (n) memcpy(buf, f->data + off, n);
+  return 0;
+}
+
+static void mem_close(inlet_rfile *rf) {
+  mem_rfile *f = (mem_rfile *)rf;
+  inlet_free(f->data);
+  inlet_free(f->base.name);
+  inlet_free(f);
+}
+
+static const struct inlet_rfile_ops mem_rfile_ops = {.read_at = mem_read_at,
+                                                     .close = mem_close,
+                                                     .read_ranges = inlet_rfile_read_ranges_serial,
+                                                     .read_tail = inlet_rfile_read_tail_sized};
+
+int inlet_rfile_open_memory(inlet_rfile **out, const char *name, void *data, size_t len,
+                            inlet_error *err) {
+  *out = NULL;
+  mem_rfile *f = inlet_calloc(1, sizeof *f);
+  char *nm = inlet_strdup(name ? name : "(memory)");
+  if (!f || !nm) {
+    inlet_free(f);
+    inlet_free(nm);
+    inlet_free(data);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  f->base.ops = &mem_rfile_ops;
+  f->base.name = nm;
+  f->base.size = (int64_t)len;
+  f->data = data;
+  *out = &f->base;
+  return 0;
+}

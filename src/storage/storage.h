@@ -36,6 +36,7 @@
 #include <sys/types.h>
 
 #include "inlet/error.h"
+#include "inlet/storage.h"
 
 typedef struct inlet_storage inlet_storage;
 typedef struct inlet_rfile inlet_rfile;
@@ -47,6 +48,14 @@ typedef struct inlet_read_range {
   size_t len;
   void *buf; /* not owned; receives exactly len bytes */
 } inlet_read_range;
+
+/* One range of one file, for reads of several files at once (read_files). */
+typedef struct inlet_file_range {
+  inlet_rfile *file; /* opened through the storage handle the read goes to */
+  int64_t offset;
+  size_t len;
+  void *buf; /* not owned; receives exactly len bytes */
+} inlet_file_range;
 
 /* A file opened for random-access reads. Opening reads no data: object
  * stores fetch only the ranges asked for. */
@@ -141,6 +150,13 @@ enum {
   /* put_if_absent_bytes is known to be enforced by the store (posix always;
    * object stores once inlet_storage_probe_conditional passed). */
   INLET_STORAGE_CONDITIONAL_VERIFIED = 1u << 1,
+  /* The user accepted single-writer mode for this handle (a table opened
+   * with single_writer): commits go ahead on a store that failed the
+   * conditional-create probe. */
+  INLET_STORAGE_SINGLE_WRITER = 1u << 2,
+  /* inlet_storage_probe_conditional found the store ignoring
+   * If-None-Match: * (remembered so the probe runs once per handle). */
+  INLET_STORAGE_CONDITIONAL_IGNORED = 1u << 3,
 };
 
 typedef struct inlet_storage_ops {
@@ -240,6 +256,12 @@ typedef struct inlet_storage_ops {
    * path), after every path was attempted. */
   int (*remove_many)(inlet_storage *s, const char *const *paths, size_t n, int *results,
                      inlet_error *err);
+  /* Reads ranges of several files opened through @p s (read_ranges across
+   * files): object stores issue them as concurrent ranged GETs, so a scan
+   * fetches the next files while one round trip passes. NULL in a backend:
+   * inlet_storage_read_files reads them in turn. Fails on the first range
+   * that fails, as read_at. */
+  int (*read_files)(inlet_storage *s, inlet_file_range *ranges, size_t n, inlet_error *err);
 } inlet_storage_ops;
 
 struct inlet_storage {
@@ -251,46 +273,8 @@ struct inlet_storage {
 /* The POSIX backend rooted at @p root (which must exist unless @p create). */
 int inlet_storage_posix_open(inlet_storage **out, const char *root, bool create, inlet_error *err);
 
-/*
- * Settings for opening storage by URL. Every field is optional (NULL / 0 /
- * -1 = unset); an unset field falls back to the environment the way the AWS
- * CLI and the Azure CLI read it, then to the profile files, then to a
- * default (docs/STORAGE.md lists the order). Strings are borrowed for the
- * call only. Secrets given here are never printed.
- */
-typedef struct inlet_storage_options {
-  int version; /* INLET_STORAGE_OPTIONS_VERSION */
-  /* S3 and S3-compatible stores */
-  const char *aws_access_key_id;
-  const char *aws_secret_access_key;
-  const char *aws_session_token;
-  const char *aws_region;
-  const char *aws_profile;      /* a profile in ~/.aws/credentials and ~/.aws/config */
-  const char *aws_endpoint_url; /* MinIO, R2, s3rver: "http://127.0.0.1:9000" */
-  int s3_path_style;            /* -1: path style iff a custom endpoint is set; 0; 1 */
-  /* Azure Blob Storage / ADLS Gen2 */
-  const char *azure_connection_string;
-  const char *azure_account;
-  const char *azure_key;       /* shared key, base64 */
-  const char *azure_sas_token; /* "sv=...&sig=..." with or without a leading '?' */
-  const char *azure_endpoint;  /* blob endpoint, "http://127.0.0.1:10000/devstoreaccount1" */
-  /* Transfers (0: default) */
-  size_t part_size;        /* multipart / block size above which uploads split; 8 MiB */
-  int parts_in_flight;     /* parts uploaded at once; 4 */
-  int max_in_flight;       /* concurrent requests of one handle; 16 */
-  int max_attempts;        /* per request; 8 */
-  long timeout_ms;         /* per attempt without a large body; 120000 */
-  long stall_timeout_ms;   /* an attempt moving no byte this long fails; 30000 */
-  long connect_timeout_ms; /* 10000 */
-  long backoff_base_ms;    /* 100 */
-  long backoff_max_ms;     /* 10000 */
-  /* posix (file:// and plain paths): create the root if missing */
-  bool create;
-} inlet_storage_options;
-#define INLET_STORAGE_OPTIONS_VERSION 1
-#define INLET_STORAGE_OPTIONS_INIT                                                                 \
-  {INLET_STORAGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, NULL,  \
-   NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, false}
+/* inlet_storage_options (the settings of a location) is public:
+ * include/inlet/storage.h. */
 
 /*
  * Opens the storage a location names: "s3://bucket/prefix",
@@ -338,6 +322,17 @@ void inlet_dirents_free(inlet_dirent *ents, size_t count);
  * store's error.
  */
 int inlet_storage_probe_conditional(inlet_storage *s, const char *dir, inlet_error *err);
+
+/* Reads @p n ranges of files of @p s: the backend's read_files, or one
+ * read_at after another where it has none. */
+int inlet_storage_read_files(inlet_storage *s, inlet_file_range *ranges, size_t n,
+                             inlet_error *err);
+
+/* A read-only file over @p len bytes at @p data (taken over: freed with
+ * inlet_free when the file is closed, also on failure); @p name (copied)
+ * names it in messages. */
+int inlet_rfile_open_memory(inlet_rfile **out, const char *name, void *data, size_t len,
+                            inlet_error *err);
 
 /* Convenience wrappers over the vtable. */
 static inline int inlet_rfile_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n,

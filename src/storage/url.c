@@ -8,8 +8,11 @@
  * Prefixes lose leading and trailing slashes and must pass the path check
  * (no "..", no empty components), so a table root cannot escape itself.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "storage/objstore_int.h"
 #include "util/util.h"
@@ -139,4 +142,54 @@ int inlet_storage_open_url(inlet_storage **out, const char *url, const inlet_sto
                       "%s: unknown scheme (expected s3://, az://, abfss://, file:// or a path)",
                       url);
   return inlet_storage_posix_open(out, url, create, err);
+}
+
+bool inlet_location_is_url(const char *location) { return inlet_storage_is_object_url(location); }
+
+int inlet_location_upload(const char *local_path, const char *location,
+                          const inlet_storage_options *opts, inlet_error *err) {
+  FAIL_IF(!local_path || !location || !location[0], err, INLET_EINVAL, "upload: empty path");
+  /* The storage root is the location's parent, the object its last part. */
+  const char *slash = strrchr(location, '/');
+  bool url = inlet_storage_is_object_url(location);
+  FAIL_IF(!slash || !slash[1] || (url && slash < strstr(location, "://") + 3), err, INLET_EINVAL,
+          "%s: no object name after the bucket or container", location);
+  char *parent = inlet_strndup(location, (size_t)(slash - location) + (slash == location));
+  if (!parent) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  const char *name = slash + 1;
+  inlet_storage *st = NULL;
+  int rc = inlet_storage_open_url(&st, parent, opts, err);
+  inlet_free(parent);
+  TRY(rc);
+  int fd = open(local_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    rc = inlet_fail(err, errno == ENOENT ? INLET_ENOTFOUND : INLET_EIO, "cannot read %s: %s",
+                    local_path, strerror(errno));
+    st->ops->free(st);
+    return rc;
+  }
+  /* Creates are put-if-absent: an existing object of that name goes first. */
+  inlet_error ignore = INLET_ERROR_INIT;
+  (void)st->ops->remove(st, name, &ignore);
+  inlet_wfile *w = NULL;
+  rc = st->ops->create(st, name, &w, err);
+  enum { CHUNK = 1 << 20 };
+  char *buf = rc == 0 ? inlet_malloc(CHUNK) : NULL;
+  if (rc == 0 && !buf) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  while (rc == 0) {
+    ssize_t n = read(fd, buf, CHUNK);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) rc = inlet_fail(err, INLET_EIO, "cannot read %s: %s", local_path, strerror(errno));
+    if (n <= 0) break;
+    rc = inlet_wfile_append(w, buf, (size_t)n, err);
+  }
+  inlet_free(buf);
+  close(fd);
+  if (w) {
+    if (rc == 0) rc = inlet_wfile_close(w, true, err);
+    else inlet_wfile_abort(w);
+  }
+  st->ops->free(st);
+  if (rc < 0) inlet_error_prefix(err, "uploading %s to %s", local_path, location);
+  return rc;
 }

@@ -1325,14 +1325,21 @@ static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
     /* Bad create options are refused before any directory is made. */
     TRY(build_create(g, err));
     built = true;
+    if (inlet_location_is_url(g->o.create_path)) {
+      /* An object store has no directories: the first commit creates it. */
+      TRY(delta_table_open_new(&g->owned_table, g->o.create_path, g->o.create_open, err));
+      *table = g->owned_table;
+      goto created;
+    }
     inlet_storage *st = NULL;
     TRY(inlet_storage_posix_open(&st, g->o.create_path, true, err));
     int rc = st->ops->mkdirs(st, "_delta_log", err);
     st->ops->free(st);
     TRY(rc);
-    TRY(inlet_table_open(&g->owned_table, g->o.create_path, err));
+    TRY(inlet_table_open_with(&g->owned_table, g->o.create_path, g->o.create_open, err));
     *table = g->owned_table;
   }
+created:
   if (!g->o.create_schema) return 0;
   inlet_snapshot *s = NULL;
   inlet_error e = INLET_ERROR_INIT;
@@ -1449,7 +1456,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   TRY(new_reader(g, NULL, 0, err));
   TRY(inlet_batch_init(&g->chunk, &g->schema, err));
   if (g->o.late_policy == INLET_LATE_ROUTE) {
-    TRY(inlet_table_open(&g->late_table, g->o.late_table, err));
+    /* The same storage settings and single-writer mode as the table. */
+    TRY(delta_table_open_like(&g->late_table, g->o.late_table, g->table, true, err));
     inlet_snapshot *ls = NULL;
     TRY(inlet_table_snapshot(&ls, g->late_table, err));
     int rc = inlet_text_reader_open_memory(&g->late_reader, "", 0, inlet_snapshot_schema(ls),

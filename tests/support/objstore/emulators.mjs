@@ -24,7 +24,8 @@
 //                          "latencyMs":0,"seed":1}
 //       Installing rules zeroes the "injected" counter. "-after" actions forward the request to s3rver first (it takes effect) and then
 //       answer 503 / reset the connection: a lost response.
-//   GET  /__proxy/stats   {"requests":N,"byMethod":{...},"injected":N,"openUploads":[...]}
+//   GET  /__proxy/stats   {"requests":N,"byMethod":{...},"injected":N,"bytesOut":N,"lists":N,
+//                          "openUploads":[...]}
 //   POST /__proxy/reset   clears rules, latency and counters
 import http from 'node:http';
 import crypto from 'node:crypto';
@@ -84,6 +85,8 @@ const state = {
   rng: 1,
   requests: 0,
   byMethod: {},
+  bytesOut: 0, // response body bytes sent to clients (GET payloads, listings, errors)
+  lists: 0,    // GETs of a bucket (ListObjectsV2), also counted in byMethod.GET
   injected: 0,
   uploads: new Map(), // uploadId -> key
   locks: new Map(),   // key -> promise tail
@@ -230,6 +233,7 @@ async function control(req, res, rawPath, body) {
   if (rawPath === '/__proxy/stats') {
     return reply({
       requests: state.requests, byMethod: state.byMethod, injected: state.injected,
+      bytesOut: state.bytesOut, lists: state.lists,
       openUploads: [...state.uploads.entries()].map(([id, key]) => ({ id, key })),
     });
   }
@@ -238,6 +242,8 @@ async function control(req, res, rawPath, body) {
     state.latencyMs = 0;
     state.requests = 0;
     state.byMethod = {};
+    state.bytesOut = 0;
+    state.lists = 0;
     state.injected = 0;
     return reply({ ok: true });
   }
@@ -255,6 +261,7 @@ async function handle(req, res) {
   if (rawPath.startsWith('/__proxy/')) return control(req, res, rawPath, body);
   state.requests++;
   state.byMethod[req.method] = (state.byMethod[req.method] || 0) + 1;
+  if (req.method === 'GET' && rawPath.split('/').filter(Boolean).length === 1) state.lists++;
   if (state.latencyMs) await sleep(state.latencyMs);
   const bad = await verifySigV4(req, rawPath, query, body);
   if (bad) return s3error(res, 403, 'SignatureDoesNotMatch', `inlet test proxy: ${bad}`);
@@ -304,7 +311,10 @@ async function handle(req, res) {
   const headers = { ...up.headers };
   delete headers['transfer-encoding'];
   delete headers['connection'];
-  if (req.method !== 'HEAD') headers['content-length'] = up.body.length;
+  if (req.method !== 'HEAD') {
+    headers['content-length'] = up.body.length;
+    state.bytesOut += up.body.length;
+  }
   res.writeHead(up.status, headers);
   res.end(req.method === 'HEAD' ? undefined : up.body);
 }

@@ -513,8 +513,46 @@ static void test_actions__mutated_lines_never_crash(void **state) {
   assert_true(ok > 0 && errors > 0);
 }
 
+/* A table on an object store: add paths that are URLs below its root (s3a
+ * and s3n name the same bucket as s3; abfss with an account the same
+ * container as az) are its files; other URLs escape it. */
+static void test_actions__url_paths_inside_object_store_root(void **state) {
+  (void)state;
+  static const struct {
+    const char *root, *path, *want; /* want NULL: refused */
+  } cases[] = {
+      {"s3://b/t", "s3://b/t/x/f.parquet", "x/f.parquet"},
+      {"s3://b/t", "s3a://b/t/f.parquet", "f.parquet"},
+      {"s3://b/t", "s3n://b/t/f%20g.parquet", "f g.parquet"},
+      {"s3://b", "s3a://b/f.parquet", "f.parquet"},
+      {"s3://b/t", "s3://b/t2/f.parquet", NULL},
+      {"s3://b/t", "s3://c/t/f.parquet", NULL},
+      {"s3://b/t", "s3://b/t/../u/f.parquet", NULL},
+      {"s3://b/t", "az://b/t/f.parquet", NULL},
+      {"az://c/p/t", "abfss://c@acct.dfs.core.windows.net/p/t/d=1/f.parquet", "d=1/f.parquet"},
+      {"az://c/p/t", "wasbs://c@acct.blob.core.windows.net/p/t/f.parquet", "f.parquet"},
+      {"az://c/p/t", "abfss://other@acct.dfs.core.windows.net/p/t/f.parquet", NULL},
+      {"/data/t", "s3://b/t/f.parquet", NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    delta_line_ctx ctx = {"_delta_log/00000000000000000001.json", 1, cases[i].root};
+    char *out = NULL;
+    inlet_error err = INLET_ERROR_INIT;
+    int rc = delta_path_resolve(&out, cases[i].path, &ctx, "add", &err);
+    if (cases[i].want) {
+      if (rc != 0) fail_msg("%s under %s: %s", cases[i].path, cases[i].root, err.message);
+      assert_string_equal(out, cases[i].want);
+    } else {
+      if (rc == 0) fail_msg("%s under %s resolved to %s", cases[i].path, cases[i].root, out);
+      assert_true(rc == INLET_ECORRUPT || rc == INLET_EUNSUPPORTED);
+    }
+    inlet_free(out);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_actions__url_paths_inside_object_store_root),
       cmocka_unit_test(test_actions__add_path_is_percent_decoded),
       cmocka_unit_test(test_actions__dotdot_path_refused),
       cmocka_unit_test(test_actions__absolute_paths_inside_root_become_relative),

@@ -1,0 +1,28 @@
+/*
+ * The Parquet reader over a storage backend (for other modules: delta and
+ * maint read table data files and checkpoints through the table's
+ * inlet_storage, so a table on an object store is read with ranged GETs).
+ * The public inlet_parquet_reader_open opens a local file by path, for CLI
+ * inputs.
+ */
+#ifndef INLET_PQ_READER_H
+#define INLET_PQ_READER_H
+
+#include "inlet/parquet.h"
+#include "storage/storage.h"
+
+/* Like inlet_parquet_reader_open, but the file is @p path below @p st's
+ * root. @p size >= 0 is the size the caller knows (a Delta add action's
+ * size): object stores then send no HEAD request; -1 if unknown. Messages
+ * name the file as "<root>/<path>". @p st is borrowed and must outlive the
+ * reader. Same return codes, plus the backend's (INLET_ENOTFOUND). */
+int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const char *path,
+                           int64_t size, const inlet_parquet_reader_options *options,
+                           inlet_error *err);
+
+/* The reader over an open file @p file, which it owns from here on (also on
+ * failure); @p name names it in messages. */
+int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const char *name,
+                        const inlet_parquet_reader_options *options, inlet_error *err);
+
+#endif /* INLET_PQ_READER_H */
