@@ -34,6 +34,9 @@
  *                        fail with error code ERR (-195 = transport: disconnect)
  *   down BROKER / up BROKER     a broker's listener goes down (connections closed) / up
  *   leader TOPIC PARTITION BROKER   moves a partition's leader
+ *   coordinator group NAME BROKER   makes BROKER the coordinator of consumer group NAME
+ *   ndjson PATH FIRST COUNT [PAD]   writes the values "produce" would send, one a line,
+ *                        to file PATH (the same events for a file source)
  *   rtt BROKER MS               adds MS of latency to a broker's responses
  *   watermarks TOPIC            "ok P:LOW-HIGH ..." for each partition
  *   sleep MS
@@ -145,6 +148,52 @@ static int flush_all(void) {
   return 0;
 }
 
+/* Event @p i (see "produce") into @p buf (256 + pad bytes); returns its length. */
+static int format_event(char *buf, long long i, long long pad) {
+  int64_t ts = BASE_MS + i;
+  time_t secs = (time_t)(ts / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char when[40];
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+  int len = snprintf(buf, 256, "{\"id\":%lld,\"k\":\"key-%lld\",\"v\":%lld,\"ts\":\"%s.%03dZ\"",
+                     i, i, (long long)event_v(i), when, (int)(ts % 1000));
+  if (pad) {
+    len += snprintf(buf + len, 32, ",\"pad\":\"");
+    memset(buf + len, 'x', (size_t)pad);
+    len += (int)pad;
+    buf[len++] = '"';
+  }
+  buf[len++] = '}';
+  return len;
+}
+
+static void cmd_ndjson(char *args) {
+  char path[1024];
+  long long first, count, pad = 0;
+  int n = sscanf(args, "%1023s %lld %lld %lld", path, &first, &count, &pad);
+  if (n < 3 || first < 0 || count < 0 || pad < 0 || pad > 10000000) {
+    reply("error usage: ndjson PATH FIRST COUNT [PAD]");
+    return;
+  }
+  FILE *out = fopen(path, "w");
+  char *buf = malloc(256 + (size_t)pad);
+  if (!out || !buf) {
+    reply("error %s: %s", path, strerror(errno));
+    if (out) fclose(out);
+    free(buf);
+    return;
+  }
+  for (long long i = first; i < first + count; i++) {
+    int len = format_event(buf, i, pad);
+    buf[len++] = '\n';
+    fwrite(buf, 1, (size_t)len, out);
+  }
+  free(buf);
+  if (fclose(out) != 0) reply("error %s: %s", path, strerror(errno));
+  else reply("ok ndjson %lld", count);
+}
+
 static void cmd_produce(char *args) {
   char name[250];
   long long first, count, pad = 0;
@@ -161,20 +210,8 @@ static void cmd_produce(char *args) {
   }
   for (long long i = first; i < first + count && !stop; i++) {
     int64_t ts = BASE_MS + i;
-    time_t secs = (time_t)(ts / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char when[40], key[40], seq[32];
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    int len = snprintf(buf, 256, "{\"id\":%lld,\"k\":\"key-%lld\",\"v\":%lld,\"ts\":\"%s.%03dZ\"",
-                       i, i, (long long)event_v(i), when, (int)(ts % 1000));
-    if (pad) {
-      len += snprintf(buf + len, 32, ",\"pad\":\"");
-      memset(buf + len, 'x', (size_t)pad);
-      len += (int)pad;
-      buf[len++] = '"';
-    }
-    buf[len++] = '}';
+    char key[40], seq[32];
+    int len = format_event(buf, i, pad);
     int kl = snprintf(key, sizeof key, "key-%lld", i);
     snprintf(seq, sizeof seq, "%lld", i);
     if (send_one(t->name, (int32_t)(i % t->partitions), buf, (size_t)len, key, (size_t)kl, "seq",
@@ -320,6 +357,13 @@ static void command(char *line) {
   else if (strcmp(line, "big") == 0) cmd_big(args);
   else if (strcmp(line, "errors") == 0) cmd_errors(args);
   else if (strcmp(line, "watermarks") == 0) cmd_watermarks(args);
+  else if (strcmp(line, "ndjson") == 0) cmd_ndjson(args);
+  else if (strcmp(line, "coordinator") == 0 &&
+           sscanf(args, "group %249s %d", name, &a) == 2) {
+    rd_kafka_resp_err_t e = rd_kafka_mock_coordinator_set(cluster, "group", name, a);
+    if (e) reply("error coordinator: %s", rd_kafka_err2str(e));
+    else reply("ok coordinator group %s %d", name, a);
+  }
   else if (strcmp(line, "down") == 0 && sscanf(args, "%d", &a) == 1) {
     rd_kafka_resp_err_t e = rd_kafka_mock_broker_set_down(cluster, a);
     if (e) reply("error down %d: %s", a, rd_kafka_err2str(e));
