@@ -322,6 +322,30 @@ static void test_kafka__metadata_columns(void **state) {
   tu_result_free(&r);
 }
 
+static void test_kafka__csv_message_values(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, k string, v long", NULL);
+  /* One CSV line a message, no header: cells are the columns in order. */
+  kmock(f, "raw events 0 -- 1,a,10");
+  kmock(f, "raw events 1 -- 2,\"b,c\",20");
+  kmock(f, "raw events 1 -- 3,x,notanumber");
+  kmock(f, "raw events 2 -- 4,\"multi\\nline\",40");
+  tu_result r = ingest_once(f, "--format csv");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 3 rows"));
+  assert_non_null(strstr(r.err, "rejected 1"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' scan '%s' --format ndjson | sort", INLET_BIN, f->table);
+  assert_string_equal(r.out, "{\"id\":1,\"k\":\"a\",\"v\":10}\n"
+                             "{\"id\":2,\"k\":\"b,c\",\"v\":20}\n"
+                             "{\"id\":4,\"k\":\"multi\\nline\",\"v\":40}\n");
+  tu_result_free(&r);
+  tu_sh(&r, "cat '%s/_errors'/*/events-1-0_2.ndjson", f->table);
+  assert_non_null(strstr(r.out, "\"offset\":1,"));
+  assert_non_null(strstr(r.out, "expected an integer, found text \\\"notanumber\\\""));
+  tu_result_free(&r);
+}
+
 /* ---- crashes ------------------------------------------------------------------------- */
 
 /* Runs `inlet ingest` (@p args) to its end; fails with its output unless it
@@ -926,6 +950,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(
           test_kafka__poison_messages_become_dead_letters_per_partition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__metadata_columns, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__csv_message_values, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
                                       teardown),
