@@ -10,10 +10,11 @@
  *     to dead-letter files named by topic, partition and offset range;
  *     ingestion goes on;
  *   - --kafka-columns: topic, partition, offset, timestamp, key, headers;
+ *   - --format csv: one CSV record a message, cells in column order;
  *   - SIGKILL at random moments (>= 5; >= 20 with INLET_SOAK=1 over
  *     1,000,000 events), restarts: every event exactly once (count, distinct
- *     ids, checksum with inlet's reader; count and distinct ids with
- *     refcheck/DuckDB);
+ *     ids and checksum, with inlet's reader and with refcheck/DuckDB; the
+ *     backlog is kept within the mock broker's retention);
  *   - three members of one consumer group, the oldest leaving (SIGTERM or
  *     SIGKILL) and a new one joining while events are produced (>= 10
  *     rebalances; 23 with INLET_SOAK): exactly once, every commit's txn

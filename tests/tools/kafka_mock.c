@@ -44,6 +44,15 @@
  *
  * Produced messages are acknowledged by every replica before "ok" (acks=all,
  * idempotent producer: an injected error never duplicates a message).
+ *
+ * Limits of librdkafka's (2.0.2) mock broker, which rdkafka_mock.h offers no
+ * way to change: it keeps about 5 MB of message sets a partition and deletes
+ * the oldest past that, read or not (with the events above, a partition
+ * holding 50,000 lost nothing, one given 60,000 started at ~10,000): a test
+ * must not produce further ahead of its consumer (see max_backlog in
+ * tests/integration/test_ingest_kafka.c). And a group its last member left
+ * stays "joining" for that member's session.timeout.ms less 1 s, so the
+ * next member's join waits that long (a real broker empties the group).
  */
 #define _GNU_SOURCE
 #include <errno.h>
