@@ -11,6 +11,7 @@
  *     ingestion goes on;
  *   - --kafka-columns: topic, partition, offset, timestamp, key, headers;
  *   - --format csv: one CSV record a message, cells in column order;
+ *   - --event-time: a watermark per partition, restored on restart;
  *   - SIGKILL at random moments (>= 5; >= 20 with INLET_SOAK=1 over
  *     1,000,000 events), restarts: every event exactly once (count, distinct
  *     ids and checksum, with inlet's reader and with refcheck/DuckDB; the
@@ -361,6 +362,42 @@ static void test_kafka__csv_message_values(void **state) {
   assert_non_null(strstr(r.out, "\"offset\":1,"));
   assert_non_null(strstr(r.out, "expected an integer, found text \\\"notanumber\\\""));
   tu_result_free(&r);
+}
+
+/* Watermarks are per partition and survive restarts (txn APP#TOPIC#P#wm). */
+static void test_kafka__event_time_watermarks_per_partition(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, ts timestamp", NULL);
+  /* events/0 reaches 00:10, so its watermark is 00:09 (lateness 1m): its
+   * 00:05 event is late, its 00:09:30 one is not. events/1 is 10 minutes
+   * behind events/0 and not late: its own watermark. */
+  kmock(f, "raw events 0 -- {\"id\":1,\"ts\":\"2024-01-01T00:10:00Z\"}");
+  kmock(f, "raw events 1 -- {\"id\":2,\"ts\":\"2024-01-01T00:00:00Z\"}");
+  kmock(f, "raw events 0 -- {\"id\":3,\"ts\":\"2024-01-01T00:05:00Z\"}");
+  kmock(f, "raw events 0 -- {\"id\":4,\"ts\":\"2024-01-01T00:09:30Z\"}");
+  tu_result r = ingest_once(f, "--app-id K --event-time ts --allowed-lateness 1m");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 4 rows"));
+  assert_non_null(strstr(r.err, "late 1 (dropped 0"));
+  tu_result_free(&r);
+  const int64_t t0 = INT64_C(1704067200) * 1000000; /* 2024-01-01T00:00:00Z, us */
+  assert_int_equal(txn_version(f->table, "K#events#0#wm"), t0 + INT64_C(540) * 1000000);
+  assert_int_equal(txn_version(f->table, "K#events#1#wm"), t0 - INT64_C(60) * 1000000);
+  /* A restart restores each partition's watermark: 23:50 is late on
+   * events/1 (watermark 23:59), dropped with --late-policy drop; 23:59:30
+   * is on time there. */
+  kmock(f, "raw events 1 -- {\"id\":5,\"ts\":\"2023-12-31T23:50:00Z\"}");
+  kmock(f, "raw events 1 -- {\"id\":6,\"ts\":\"2023-12-31T23:59:30Z\"}");
+  r = ingest_once(f, "--app-id K --event-time ts --allowed-lateness 1m --late-policy drop");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 1 rows"));
+  assert_non_null(strstr(r.err, "late 1 (dropped 1"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' scan '%s' --format ndjson | grep -o '\"id\":[0-9]*' | sort", INLET_BIN,
+        f->table);
+  assert_string_equal(r.out, "\"id\":1\n\"id\":2\n\"id\":3\n\"id\":4\n\"id\":6\n");
+  tu_result_free(&r);
+  assert_int_equal(txn_version(f->table, "K#events#1"), 3); /* ids 2, 5, 6 */
 }
 
 /* ---- crashes ------------------------------------------------------------------------- */
@@ -968,6 +1005,8 @@ int main(void) {
           test_kafka__poison_messages_become_dead_letters_per_partition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__metadata_columns, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__csv_message_values, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__event_time_watermarks_per_partition, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
                                       teardown),
