@@ -21,6 +21,9 @@
  *     rebalances; 23 with INLET_SOAK): exactly once, every commit's txn
  *     versions increase per partition, and each commit's rows are exactly
  *     the offsets its txns advanced;
+ *   - a member stalled (SIGSTOP) past its session with a batch for
+ *     partitions the group gave to another: its commit loses on the txn
+ *     versions and it rereads from the table;
  *   - a broker down and up, injected request errors: ingestion pauses and
  *     resumes, nothing lost or duplicated;
  *   - partition leaders moved during ingestion, and a failed broker's
@@ -169,6 +172,17 @@ static int count_text(const char *path, const char *text) {
   for (const char *p = s; p && (p = strstr(p, text)) != NULL; p += strlen(text)) n++;
   free(s);
   return n;
+}
+
+/* Waits up to @p ms for the table to hold @p rows rows; returns what it holds. */
+static ing_check wait_for_rows(kfx *f, int64_t rows, int64_t max_id, long ms) {
+  ing_check got = {0, 0, 0, 0};
+  for (long t = 0; t < ms; t += 100) {
+    ing_check_table(&got, f->table, max_id);
+    if (got.rows >= rows) break;
+    ing_sleep_ms(100);
+  }
+  return got;
 }
 
 static tu_result ingest_once(kfx *f, const char *extra) {
@@ -679,6 +693,54 @@ static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
           rebalances, commits, (long long)want.rows);
 }
 
+/* A member that stalls (SIGSTOP) past its session timeout with a batch of
+ * uncommitted rows: the group gives its partitions to another member, which
+ * commits them; when the stalled one resumes it still holds that batch for
+ * partitions it no longer owns. Its commit must lose on the txn versions,
+ * and it must reread from the table: every event once. */
+static void test_kafka__stalled_member_loses_the_race(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  ing_check want = {0, 0, 0, 0};
+  kmock(f, "produce events 0 600");
+  want_events(&want, 0, 600);
+  char log_a[600], log_b[600];
+  snprintf(log_a, sizeof log_a, "%s/a.log", f->dir);
+  snprintf(log_b, sizeof log_b, "%s/b.log", f->dir);
+  const char *slow[] = {"ingest", f->table, "--source", f->source, "--group", "R",
+                        "--max-latency", "60s", "--json", "--kafka-property", SESSION,
+                        "--kafka-property", HEARTBEAT, NULL};
+  const char *fast[] = {"ingest", f->table, "--source", f->source, "--group", "R",
+                        "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
+                        "--kafka-property", HEARTBEAT, NULL};
+  pid_t a = ing_spawn(log_a, slow);
+  assert_true(wait_for_text(log_a, "kafka: assigned", 60000));
+  ing_sleep_ms(1500); /* A reads the 600 events into its batch (committed in 60 s) */
+  ing_check got;
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 0);
+  kill(a, SIGSTOP);
+  pid_t b = ing_spawn(log_b, fast);
+  got = wait_for_rows(f, 600, 100000, 60000); /* B got every partition after A's session */
+  assert_int_equal(got.rows, 600);
+  kill(a, SIGCONT);
+  /* A's batch is for partitions B committed: it is abandoned. */
+  if (!wait_for_text(log_a, "batch abandoned and replayed from the table's position", 60000))
+    fail_msg("the stalled member did not lose its commit");
+  kmock(f, "produce events 600 600");
+  want_events(&want, 600, 600);
+  got = wait_for_rows(f, 1200, 100000, 60000);
+  kill(a, SIGTERM);
+  kill(b, SIGTERM);
+  assert_int_equal(ing_wait(a), 0);
+  assert_int_equal(ing_wait(b), 0);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.dups, 0);
+  assert_int_equal(got.rows, want.rows);
+  assert_true(got.checksum == want.checksum);
+  assert_true(check_commit_history(f->table, "R") >= 2);
+}
+
 /* ---- broker failures ------------------------------------------------------------------ */
 
 static void test_kafka__broker_down_and_request_errors_pause_and_resume(void **state) {
@@ -726,17 +788,6 @@ static void test_kafka__broker_down_and_request_errors_pause_and_resume(void **s
   assert_int_equal(got.dups, 0);
   assert_int_equal(got.rows, 1800);
   assert_true(got.checksum == want.checksum);
-}
-
-/* Waits up to @p ms for the table to hold @p rows rows; returns what it holds. */
-static ing_check wait_for_rows(kfx *f, int64_t rows, int64_t max_id, long ms) {
-  ing_check got = {0, 0, 0, 0};
-  for (long t = 0; t < ms; t += 100) {
-    ing_check_table(&got, f->table, max_id);
-    if (got.rows >= rows) break;
-    ing_sleep_ms(100);
-  }
-  return got;
 }
 
 static void test_kafka__leader_changes_lose_and_duplicate_nothing(void **state) {
@@ -1009,6 +1060,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__stalled_member_loses_the_race, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(
           test_kafka__broker_down_and_request_errors_pause_and_resume, setup, teardown),
