@@ -12,6 +12,7 @@
  *   - --kafka-columns: topic, partition, offset, timestamp, key, headers;
  *   - --format csv: one CSV record a message, cells in column order;
  *   - --event-time: a watermark per partition, restored on restart;
+ *   - the group's committed offsets follow the table's and are never read;
  *   - SIGKILL at random moments (>= 5; >= 20 with INLET_SOAK=1 over
  *     1,000,000 events), restarts: every event exactly once (count, distinct
  *     ids and checksum, with inlet's reader and with refcheck/DuckDB; the
@@ -412,6 +413,49 @@ static void test_kafka__event_time_watermarks_per_partition(void **state) {
   assert_string_equal(r.out, "\"id\":1\n\"id\":2\n\"id\":3\n\"id\":4\n\"id\":6\n");
   tu_result_free(&r);
   assert_int_equal(txn_version(f->table, "K#events#1"), 3); /* ids 2, 5, 6 */
+}
+
+/* The group's committed offsets follow the table's (for monitoring tools)
+ * and are never read: the table is the only record of progress. */
+static void test_kafka__group_offsets_follow_the_table_and_are_never_read(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, v long", NULL);
+  kmock(f, "produce events 0 60"); /* 10 per partition */
+  /* Kafka says events/0 is at 5 and events/3 at 7; the table says nothing. */
+  kmock(f, "commit C events 0 5");
+  kmock(f, "commit C events 3 7");
+  tu_result r = ingest_once(f, "--app-id K --group C");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 60 rows"));
+  tu_result_free(&r);
+  ing_check got, want = {0, 0, 0, 0};
+  want_events(&want, 0, 60);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 60);
+  assert_true(got.checksum == want.checksum);
+  /* After the commit, the group's offsets are the table's. */
+  const char *c = kmock(f, "committed C events");
+  for (int p = 0; p < 6; p++) {
+    char want_off[32], app[64];
+    snprintf(app, sizeof app, "K#events#%d", p);
+    assert_int_equal(txn_version(f->table, app), 10);
+    snprintf(want_off, sizeof want_off, " %d:10", p);
+    if (!strstr(c, want_off)) fail_msg("committed offsets \"%s\": want%s", c, want_off);
+  }
+  /* A group whose Kafka offsets are behind the table (all 0; the mock
+   * broker takes commits from outside a group only before it has members):
+   * the run starts where the table says, reading only what is new. */
+  for (int p = 0; p < 6; p++) kmock(f, "commit D events %d 0", p);
+  kmock(f, "produce events 60 60");
+  r = ingest_once(f, "--app-id K --group D");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 60 rows"));
+  tu_result_free(&r);
+  want_events(&want, 60, 60);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 120);
+  assert_int_equal(got.dups, 0);
+  assert_true(got.checksum == want.checksum);
 }
 
 /* ---- crashes ------------------------------------------------------------------------- */
@@ -1056,6 +1100,8 @@ int main(void) {
           test_kafka__poison_messages_become_dead_letters_per_partition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__metadata_columns, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__csv_message_values, setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          test_kafka__group_offsets_follow_the_table_and_are_never_read, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__event_time_watermarks_per_partition, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),

@@ -37,6 +37,9 @@
  *   coordinator group NAME BROKER   makes BROKER the coordinator of consumer group NAME
  *   ndjson PATH FIRST COUNT [PAD]   writes the values "produce" would send, one a line,
  *                        to file PATH (the same events for a file source)
+ *   commit GROUP TOPIC PARTITION OFFSET   commits OFFSET for consumer group GROUP, as a
+ *                        client outside the group would (a group with no members yet)
+ *   committed GROUP TOPIC       "ok P:OFFSET ..." the group's committed offsets (-1: none)
  *   rtt BROKER MS               adds MS of latency to a broker's responses
  *   watermarks TOPIC            "ok P:LOW-HIGH ..." for each partition
  *   sleep MS
@@ -352,6 +355,72 @@ static void cmd_watermarks(char *args) {
   reply("%s", out);
 }
 
+/* A consumer of group @p group that never subscribes: commits and reads the
+ * group's offsets. */
+static rd_kafka_t *group_client(const char *group) {
+  char errstr[512];
+  rd_kafka_conf_t *conf = rd_kafka_conf_new();
+  const char *c[][2] = {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster)},
+                        {"group.id", group},
+                        {"enable.auto.commit", "false"},
+                        {"log_level", "3"}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+    if (rd_kafka_conf_set(conf, c[i][0], c[i][1], errstr, sizeof errstr)) {
+      rd_kafka_conf_destroy(conf);
+      reply("error %s", errstr);
+      return NULL;
+    }
+  rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
+  if (!rk) reply("error %s", errstr);
+  return rk;
+}
+
+static void cmd_commit(char *args) {
+  char group[250], name[250];
+  int part;
+  long long off;
+  topic *t = sscanf(args, "%249s %249s %d %lld", group, name, &part, &off) == 4
+                 ? find_topic(name) : NULL;
+  if (!t || part < 0 || part >= t->partitions || off < 0) {
+    reply("error usage: commit GROUP TOPIC PARTITION OFFSET");
+    return;
+  }
+  rd_kafka_t *rk = group_client(group);
+  if (!rk) return;
+  rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(l, t->name, part)->offset = off;
+  rd_kafka_resp_err_t e = rd_kafka_commit(rk, l, 0);
+  if (!e && l->elems[0].err) e = l->elems[0].err;
+  rd_kafka_topic_partition_list_destroy(l);
+  rd_kafka_destroy(rk);
+  if (e) reply("error commit: %s", rd_kafka_err2str(e));
+  else reply("ok commit %s %s %d %lld", group, t->name, part, off);
+}
+
+static void cmd_committed(char *args) {
+  char group[250], name[250];
+  topic *t = sscanf(args, "%249s %249s", group, name) == 2 ? find_topic(name) : NULL;
+  if (!t) {
+    reply("error usage: committed GROUP TOPIC");
+    return;
+  }
+  rd_kafka_t *rk = group_client(group);
+  if (!rk) return;
+  rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(t->partitions);
+  for (int p = 0; p < t->partitions; p++) rd_kafka_topic_partition_list_add(l, t->name, p);
+  rd_kafka_resp_err_t e = rd_kafka_committed(rk, l, 10000);
+  char out[4096] = "ok";
+  for (int p = 0; !e && p < l->cnt; p++) {
+    size_t n = strlen(out);
+    snprintf(out + n, sizeof out - n, " %d:%lld", (int)l->elems[p].partition,
+             (long long)(l->elems[p].offset < 0 ? -1 : l->elems[p].offset));
+  }
+  rd_kafka_topic_partition_list_destroy(l);
+  rd_kafka_destroy(rk);
+  if (e) reply("error committed: %s", rd_kafka_err2str(e));
+  else reply("%s", out);
+}
+
 static void command(char *line) {
   size_t l = strlen(line);
   while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = '\0';
@@ -367,6 +436,8 @@ static void command(char *line) {
   else if (strcmp(line, "errors") == 0) cmd_errors(args);
   else if (strcmp(line, "watermarks") == 0) cmd_watermarks(args);
   else if (strcmp(line, "ndjson") == 0) cmd_ndjson(args);
+  else if (strcmp(line, "commit") == 0) cmd_commit(args);
+  else if (strcmp(line, "committed") == 0) cmd_committed(args);
   else if (strcmp(line, "coordinator") == 0 &&
            sscanf(args, "group %249s %d", name, &a) == 2) {
     rd_kafka_resp_err_t e = rd_kafka_mock_coordinator_set(cluster, "group", name, a);
