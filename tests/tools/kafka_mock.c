@@ -92,6 +92,7 @@ static void on_signal(int sig) {
   stop = 1;
 }
 
+static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void reply(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
