@@ -10,6 +10,7 @@
  *     to dead-letter files named by topic, partition and offset range;
  *     ingestion goes on;
  *   - --kafka-columns: topic, partition, offset, timestamp, key, headers;
+ *   - --max-rows and --max-bytes end Kafka batches;
  *   - --format csv: one CSV record a message, cells in column order;
  *   - --event-time: a watermark per partition, restored on restart;
  *   - the group's committed offsets follow the table's and are never read;
@@ -656,6 +657,33 @@ static void produce_while(kfx *f, ing_check *want, int64_t *next_id, int rounds)
   }
 }
 
+/* --max-rows and --max-bytes end Kafka batches too; each commit's txns
+ * cover exactly its rows. */
+static void test_kafka__batch_triggers(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  kmock(f, "produce events 0 600");
+  tu_result r = ingest_once(f, "--group T --max-rows 100");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 600 rows in 6 batches"));
+  tu_result_free(&r);
+  /* ~76 bytes a message with its key: about 50 messages a batch. */
+  kmock(f, "produce events 600 600");
+  r = ingest_once(f, "--group T --max-bytes 3800");
+  if (r.status != 0) fail_msg("ingest failed: %s", r.err);
+  assert_non_null(strstr(r.err, "ingested 600 rows in "));
+  int batches = atoi(strstr(r.err, " rows in ") + strlen(" rows in "));
+  assert_true(batches >= 10);
+  tu_result_free(&r);
+  assert_int_equal(check_commit_history(f->table, "T"), 6 + batches);
+  ing_check got, want = {0, 0, 0, 0};
+  want_events(&want, 0, 1200);
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 1200);
+  assert_int_equal(got.dups, 0);
+  assert_true(got.checksum == want.checksum);
+}
+
 static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
   kfx *f = *state;
   const char *soak = getenv("INLET_SOAK");
@@ -1105,6 +1133,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_kafka__event_time_watermarks_per_partition, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__batch_triggers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__stalled_member_loses_the_race, setup,
