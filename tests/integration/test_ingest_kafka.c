@@ -40,6 +40,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <sys/stat.h>
 
@@ -55,12 +56,25 @@ typedef struct kfx {
   char source[600];
   char dir[400];
   char table[512];
+  pid_t kids[64]; /* ingesters spawned (killed by teardown if a test failed first) */
+  int n_kids;
 } kfx;
+
+static kfx *current; /* the running test's fixture */
+
+/* ing_spawn, remembered for teardown. */
+static pid_t kspawn(const char *out, const char *const *args) {
+  pid_t pid = ing_spawn(out, args);
+  if (current && current->n_kids < 64) current->kids[current->n_kids++] = pid;
+  return pid;
+}
 
 static int setup(void **state) {
   kfx *f = calloc(1, sizeof *f);
   int in[2], out[2];
-  if (pipe(in) < 0 || pipe(out) < 0) return -1;
+  /* Close-on-exec: an ingester the test spawns must not hold the mock's
+   * stdin open (the mock exits when the test closes it). */
+  if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) return -1;
   f->mock = fork();
   if (f->mock == 0) {
     dup2(in[0], 0);
@@ -82,6 +96,18 @@ static int setup(void **state) {
   snprintf(f->source, sizeof f->source, "kafka://%s/events", f->bootstrap);
   snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("ingest_kafka"));
   snprintf(f->table, sizeof f->table, "%s/t", f->dir);
+  /* Each partition's leader fixed (broker P mod 3 + 1), not left to the
+   * mock's random pick: a test that takes broker 1 down knows it leads
+   * events/0 and events/3. */
+  for (int p = 0; p < 6; p++) {
+    fprintf(f->to, "leader events %d %d\n", p, p % 3 + 1);
+    fflush(f->to);
+    if (!fgets(line, sizeof line, f->from) || strncmp(line, "ok", 2) != 0) {
+      fprintf(stderr, "kafka_mock: %s", line);
+      return -1;
+    }
+  }
+  current = f;
   *state = f;
   return 0;
 }
@@ -89,6 +115,15 @@ static int setup(void **state) {
 static int teardown(void **state) {
   kfx *f = *state;
   if (!f) return 0;
+  current = NULL;
+  /* Ingesters a failed test left running (not yet reaped: still ours). */
+  for (int i = 0; i < f->n_kids; i++) {
+    int st;
+    if (waitpid(f->kids[i], &st, WNOHANG) == 0) {
+      kill(f->kids[i], SIGKILL);
+      waitpid(f->kids[i], &st, 0);
+    }
+  }
   fclose(f->to); /* stdin closes: the mock exits */
   fclose(f->from);
   ing_wait(f->mock);
@@ -260,7 +295,7 @@ static void test_kafka__once_reads_to_the_start_watermarks(void **state) {
   const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--app-id", "K",
                         "--json", "--kafka-property", SESSION, "--kafka-property", HEARTBEAT,
                         NULL};
-  pid_t pid = ing_spawn(out, args);
+  pid_t pid = kspawn(out, args);
   assert_true(wait_for_text(out, "\"event\":\"started\"", 60000));
   kmock(f, "produce events 1000 600");
   assert_int_equal(ing_wait(pid), 0);
@@ -464,7 +499,7 @@ static void test_kafka__group_offsets_follow_the_table_and_are_never_read(void *
 /* Runs `inlet ingest` (@p args) to its end; fails with its output unless it
  * exits 0. */
 static void run_to_end(const char *out, const char *const *args) {
-  if (ing_wait(ing_spawn(out, args)) == 0) return;
+  if (ing_wait(kspawn(out, args)) == 0) return;
   char *text = tu_read_file(out, NULL);
   size_t n = text ? strlen(text) : 0;
   fail_msg("ingest failed: %s", text ? text + (n > 1500 ? n - 1500 : 0) : "(no output)");
@@ -535,7 +570,7 @@ static void test_kafka__kill9_restarts_exactly_once(void **state) {
       want_events(&want, produced, c);
       produced += c;
     }
-    pid_t pid = ing_spawn(out, args);
+    pid_t pid = kspawn(out, args);
     runs++;
     /* Killed once it has its partitions: mid-batch, mid-commit, ... */
     if (!wait_for_text(out, "kafka: assigned", 60000)) {
@@ -703,7 +738,7 @@ static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
    * moves partitions to the newcomer. */
   for (int j = 0; j < 3; j++) {
     snprintf(logs[n], sizeof logs[n], "%s/member-%d.log", f->dir, n);
-    member[n] = ing_spawn(logs[n], base);
+    member[n] = kspawn(logs[n], base);
     produce_while(f, &want, &next_id, 5);
     if (!wait_for_text(logs[n], "kafka: assigned", 60000)) fail_msg("member %d not assigned", n);
     n++;
@@ -730,7 +765,7 @@ static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
     rebalances++;
     /* A new member joins while events arrive. */
     snprintf(logs[n], sizeof logs[n], "%s/member-%d.log", f->dir, n);
-    member[n] = ing_spawn(logs[n], base);
+    member[n] = kspawn(logs[n], base);
     produce_while(f, &want, &next_id, 5);
     if (!wait_for_text(logs[n], "kafka: assigned", 60000)) fail_msg("member %d not assigned", n);
     n++;
@@ -785,14 +820,14 @@ static void test_kafka__stalled_member_loses_the_race(void **state) {
   const char *fast[] = {"ingest", f->table, "--source", f->source, "--group", "R",
                         "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
                         "--kafka-property", HEARTBEAT, NULL};
-  pid_t a = ing_spawn(log_a, slow);
+  pid_t a = kspawn(log_a, slow);
   assert_true(wait_for_text(log_a, "kafka: assigned", 60000));
   ing_sleep_ms(1500); /* A reads the 600 events into its batch (committed in 60 s) */
   ing_check got;
   ing_check_table(&got, f->table, 100000);
   assert_int_equal(got.rows, 0);
   kill(a, SIGSTOP);
-  pid_t b = ing_spawn(log_b, fast);
+  pid_t b = kspawn(log_b, fast);
   got = wait_for_rows(f, 600, 100000, 60000); /* B got every partition after A's session */
   assert_int_equal(got.rows, 600);
   kill(a, SIGCONT);
@@ -823,7 +858,7 @@ static void test_kafka__broker_down_and_request_errors_pause_and_resume(void **s
   const char *args[] = {"ingest", f->table, "--source", f->source, "--max-latency", "200ms",
                         "--json", "--kafka-property", SESSION, "--kafka-property", HEARTBEAT,
                         NULL};
-  pid_t pid = ing_spawn(out, args);
+  pid_t pid = kspawn(out, args);
   assert_true(wait_for_text(out, "kafka: assigned", 60000));
   ing_check want = {0, 0, 0, 0};
   kmock(f, "produce events 0 600");
@@ -872,7 +907,7 @@ static void test_kafka__leader_changes_lose_and_duplicate_nothing(void **state) 
   const char *args[] = {"ingest", f->table, "--source", f->source, "--group", "LG",
                         "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
                         "--kafka-property", HEARTBEAT, NULL};
-  pid_t pid = ing_spawn(out, args);
+  pid_t pid = kspawn(out, args);
   assert_true(wait_for_text(out, "kafka: assigned", 60000));
   ing_check want = {0, 0, 0, 0};
   int64_t next_id = 0;
