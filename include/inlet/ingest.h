@@ -239,13 +239,17 @@ typedef struct inlet_ingest_options {
   /* Added: how create_path is reached (storage settings, single-writer mode); NULL =
    * settings from the environment. create_path may be a URL (include/inlet/storage.h). */
   const inlet_table_open_options *create_open;
+  /* Added: a record (a line, a Redis entry's record, a Kafka message value) longer than
+   * this many bytes is a bad record ("record exceeds the N-byte limit", its first N bytes
+   * in the dead letter, "truncated":true); 0: 16 MiB. */
+  int64_t max_record_bytes;
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
 #define INLET_INGEST_OPTIONS_INIT                                                          \
   {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
    false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
-   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL}
+   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL, 0}
 
 /**
  * Runs an ingester on @p table (NULL with options->create_path and

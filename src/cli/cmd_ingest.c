@@ -14,6 +14,7 @@
 static const char usage[] =
     "usage: inlet ingest TABLE --source SRC [--format ndjson|csv] [--max-rows N]\n"
     "                    [--max-bytes B] [--max-latency DUR] [--once] [--follow]\n"
+    "                    [--max-record-bytes B]\n"
     "                    [--final] [--allow-gaps]\n"
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
     "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
@@ -53,7 +54,9 @@ static const char usage[] =
     "\n"
     "A batch is committed at --max-rows (default 1000000), --max-bytes of input (default\n"
     "64MiB) or --max-latency after its first record (default 2s), whichever comes first.\n"
-    "--once processes what is available and exits. Bad records go to TABLE/_errors/.\n"
+    "--once processes what is available and exits. Bad records go to TABLE/_errors/; a\n"
+    "record (line, Redis entry, Kafka message value) over --max-record-bytes (default\n"
+    "16MiB) is one, with its first B bytes.\n"
     "--app-id names the table's progress record for this source (default: derived from\n"
     "the source; recommended in production). Without it, a source the table already\n"
     "tracks under another id (same Redis stream name, same file) is refused.\n"
@@ -158,6 +161,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("group"),            CLI_OPT_LIST("kafka-property"),
     CLI_OPT_STRING("kafka-start"),      CLI_OPT_STRING("kafka-columns"),
     CLI_OPT_STRING("kdi-app-id"),       CLI_OPT_FLAG("single-writer"),
+    CLI_OPT_SIZE("max-record-bytes", 1, INT64_C(1) << 30),
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -216,6 +220,7 @@ static int cmd_ingest(const cli_args *a) {
   if (o.format == INLET_TEXT_TABLE) return cli_usage_error(usage, "ingest: --format ndjson|csv");
   (void)cli_int(a, "max-rows", &o.max_rows);
   (void)cli_int(a, "max-bytes", &o.max_bytes);
+  (void)cli_int(a, "max-record-bytes", &o.max_record_bytes);
   if (max_latency) {
     int64_t us;
     if (inlet_ingest_parse_duration(&us, max_latency, &err) < 0)

@@ -1448,6 +1448,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
   ro.format = g->o.format;
   ro.strict = g->o.strict;
+  if (g->o.max_record_bytes > 0) ro.max_record_bytes = g->o.max_record_bytes;
   g->ropt = ro;
   if (g->n_pcheck) {
     g->ropt.row_check = partition_row_check;

@@ -34,6 +34,12 @@
  *                        fail with error code ERR (-195 = transport: disconnect)
  *   down BROKER / up BROKER     a broker's listener goes down (connections closed) / up
  *   leader TOPIC PARTITION BROKER   moves a partition's leader
+ *   coordinator group NAME BROKER   makes BROKER the coordinator of consumer group NAME
+ *   ndjson PATH FIRST COUNT [PAD]   writes the values "produce" would send, one a line,
+ *                        to file PATH (the same events for a file source)
+ *   commit GROUP TOPIC PARTITION OFFSET   commits OFFSET for consumer group GROUP, as a
+ *                        client outside the group would (a group with no members yet)
+ *   committed GROUP TOPIC       "ok P:OFFSET ..." the group's committed offsets (-1: none)
  *   rtt BROKER MS               adds MS of latency to a broker's responses
  *   watermarks TOPIC            "ok P:LOW-HIGH ..." for each partition
  *   sleep MS
@@ -41,6 +47,15 @@
  *
  * Produced messages are acknowledged by every replica before "ok" (acks=all,
  * idempotent producer: an injected error never duplicates a message).
+ *
+ * Limits of librdkafka's (2.0.2) mock broker, which rdkafka_mock.h offers no
+ * way to change: it keeps about 5 MB of message sets a partition and deletes
+ * the oldest past that, read or not (with the events above, a partition
+ * holding 50,000 lost nothing, one given 60,000 started at ~10,000): a test
+ * must not produce further ahead of its consumer (see max_backlog in
+ * tests/integration/test_ingest_kafka.c). And a group its last member left
+ * stays "joining" for that member's session.timeout.ms less 1 s, so the
+ * next member's join waits that long (a real broker empties the group).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,6 +92,7 @@ static void on_signal(int sig) {
   stop = 1;
 }
 
+static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void reply(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -145,6 +161,52 @@ static int flush_all(void) {
   return 0;
 }
 
+/* Event @p i (see "produce") into @p buf (256 + pad bytes); returns its length. */
+static int format_event(char *buf, long long i, long long pad) {
+  int64_t ts = BASE_MS + i;
+  time_t secs = (time_t)(ts / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char when[40];
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+  int len = snprintf(buf, 256, "{\"id\":%lld,\"k\":\"key-%lld\",\"v\":%lld,\"ts\":\"%s.%03dZ\"",
+                     i, i, (long long)event_v(i), when, (int)(ts % 1000));
+  if (pad) {
+    len += snprintf(buf + len, 32, ",\"pad\":\"");
+    memset(buf + len, 'x', (size_t)pad);
+    len += (int)pad;
+    buf[len++] = '"';
+  }
+  buf[len++] = '}';
+  return len;
+}
+
+static void cmd_ndjson(char *args) {
+  char path[1024];
+  long long first, count, pad = 0;
+  int n = sscanf(args, "%1023s %lld %lld %lld", path, &first, &count, &pad);
+  if (n < 3 || first < 0 || count < 0 || pad < 0 || pad > 10000000) {
+    reply("error usage: ndjson PATH FIRST COUNT [PAD]");
+    return;
+  }
+  FILE *out = fopen(path, "w");
+  char *buf = malloc(256 + (size_t)pad);
+  if (!out || !buf) {
+    reply("error %s: %s", path, strerror(errno));
+    if (out) fclose(out);
+    free(buf);
+    return;
+  }
+  for (long long i = first; i < first + count; i++) {
+    int len = format_event(buf, i, pad);
+    buf[len++] = '\n';
+    fwrite(buf, 1, (size_t)len, out);
+  }
+  free(buf);
+  if (fclose(out) != 0) reply("error %s: %s", path, strerror(errno));
+  else reply("ok ndjson %lld", count);
+}
+
 static void cmd_produce(char *args) {
   char name[250];
   long long first, count, pad = 0;
@@ -161,20 +223,8 @@ static void cmd_produce(char *args) {
   }
   for (long long i = first; i < first + count && !stop; i++) {
     int64_t ts = BASE_MS + i;
-    time_t secs = (time_t)(ts / 1000);
-    struct tm tm;
-    gmtime_r(&secs, &tm);
-    char when[40], key[40], seq[32];
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-    int len = snprintf(buf, 256, "{\"id\":%lld,\"k\":\"key-%lld\",\"v\":%lld,\"ts\":\"%s.%03dZ\"",
-                       i, i, (long long)event_v(i), when, (int)(ts % 1000));
-    if (pad) {
-      len += snprintf(buf + len, 32, ",\"pad\":\"");
-      memset(buf + len, 'x', (size_t)pad);
-      len += (int)pad;
-      buf[len++] = '"';
-    }
-    buf[len++] = '}';
+    char key[40], seq[32];
+    int len = format_event(buf, i, pad);
     int kl = snprintf(key, sizeof key, "key-%lld", i);
     snprintf(seq, sizeof seq, "%lld", i);
     if (send_one(t->name, (int32_t)(i % t->partitions), buf, (size_t)len, key, (size_t)kl, "seq",
@@ -306,6 +356,72 @@ static void cmd_watermarks(char *args) {
   reply("%s", out);
 }
 
+/* A consumer of group @p group that never subscribes: commits and reads the
+ * group's offsets. */
+static rd_kafka_t *group_client(const char *group) {
+  char errstr[512];
+  rd_kafka_conf_t *conf = rd_kafka_conf_new();
+  const char *c[][2] = {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster)},
+                        {"group.id", group},
+                        {"enable.auto.commit", "false"},
+                        {"log_level", "3"}};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+    if (rd_kafka_conf_set(conf, c[i][0], c[i][1], errstr, sizeof errstr)) {
+      rd_kafka_conf_destroy(conf);
+      reply("error %s", errstr);
+      return NULL;
+    }
+  rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
+  if (!rk) reply("error %s", errstr);
+  return rk;
+}
+
+static void cmd_commit(char *args) {
+  char group[250], name[250];
+  int part;
+  long long off;
+  topic *t = sscanf(args, "%249s %249s %d %lld", group, name, &part, &off) == 4
+                 ? find_topic(name) : NULL;
+  if (!t || part < 0 || part >= t->partitions || off < 0) {
+    reply("error usage: commit GROUP TOPIC PARTITION OFFSET");
+    return;
+  }
+  rd_kafka_t *rk = group_client(group);
+  if (!rk) return;
+  rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(l, t->name, part)->offset = off;
+  rd_kafka_resp_err_t e = rd_kafka_commit(rk, l, 0);
+  if (!e && l->elems[0].err) e = l->elems[0].err;
+  rd_kafka_topic_partition_list_destroy(l);
+  rd_kafka_destroy(rk);
+  if (e) reply("error commit: %s", rd_kafka_err2str(e));
+  else reply("ok commit %s %s %d %lld", group, t->name, part, off);
+}
+
+static void cmd_committed(char *args) {
+  char group[250], name[250];
+  topic *t = sscanf(args, "%249s %249s", group, name) == 2 ? find_topic(name) : NULL;
+  if (!t) {
+    reply("error usage: committed GROUP TOPIC");
+    return;
+  }
+  rd_kafka_t *rk = group_client(group);
+  if (!rk) return;
+  rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(t->partitions);
+  for (int p = 0; p < t->partitions; p++) rd_kafka_topic_partition_list_add(l, t->name, p);
+  rd_kafka_resp_err_t e = rd_kafka_committed(rk, l, 10000);
+  char out[4096] = "ok";
+  for (int p = 0; !e && p < l->cnt; p++) {
+    size_t n = strlen(out);
+    snprintf(out + n, sizeof out - n, " %d:%lld", (int)l->elems[p].partition,
+             (long long)(l->elems[p].offset < 0 ? -1 : l->elems[p].offset));
+  }
+  rd_kafka_topic_partition_list_destroy(l);
+  rd_kafka_destroy(rk);
+  if (e) reply("error committed: %s", rd_kafka_err2str(e));
+  else reply("%s", out);
+}
+
 static void command(char *line) {
   size_t l = strlen(line);
   while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = '\0';
@@ -320,6 +436,15 @@ static void command(char *line) {
   else if (strcmp(line, "big") == 0) cmd_big(args);
   else if (strcmp(line, "errors") == 0) cmd_errors(args);
   else if (strcmp(line, "watermarks") == 0) cmd_watermarks(args);
+  else if (strcmp(line, "ndjson") == 0) cmd_ndjson(args);
+  else if (strcmp(line, "commit") == 0) cmd_commit(args);
+  else if (strcmp(line, "committed") == 0) cmd_committed(args);
+  else if (strcmp(line, "coordinator") == 0 &&
+           sscanf(args, "group %249s %d", name, &a) == 2) {
+    rd_kafka_resp_err_t e = rd_kafka_mock_coordinator_set(cluster, "group", name, a);
+    if (e) reply("error coordinator: %s", rd_kafka_err2str(e));
+    else reply("ok coordinator group %s %d", name, a);
+  }
   else if (strcmp(line, "down") == 0 && sscanf(args, "%d", &a) == 1) {
     rd_kafka_resp_err_t e = rd_kafka_mock_broker_set_down(cluster, a);
     if (e) reply("error down %d: %s", a, rd_kafka_err2str(e));
