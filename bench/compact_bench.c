@@ -45,8 +45,10 @@ static int setup(const char *dir, long files, long rows) {
   char path[4096];
   snprintf(path, sizeof path, "%s/t", dir);
   inlet_schema s;
-  if (inlet_schema_parse(&s, "event_id long not null, user string not null, amount double not "
-                             "null, event_time timestamp not null", &err))
+  if (inlet_schema_parse(&s,
+                         "event_id long not null, user string not null, amount double not "
+                         "null, event_time timestamp not null",
+                         &err))
     return die("schema", &err);
   inlet_table *t = NULL;
   if (inlet_table_create(&t, path, &s, NULL, &err)) return die("create", &err);
@@ -60,9 +62,11 @@ static int setup(const char *dir, long files, long rows) {
       int ul = snprintf(user, sizeof user, "user-%03d", (int)((id * 7919) % 1000));
       int rc = inlet_array_append_int(&b.columns[0], &s.fields[0], id, &err);
       if (!rc) rc = inlet_array_append_bytes(&b.columns[1], &s.fields[1], user, (size_t)ul, &err);
-      if (!rc) rc = inlet_array_append_double(&b.columns[2], (double)((id * 31) % 100000) / 100, &err);
-      if (!rc) rc = inlet_array_append_int(&b.columns[3], &s.fields[3],
-                                           1704067200000000LL + id * 1000, &err);
+      if (!rc)
+        rc = inlet_array_append_double(&b.columns[2], (double)((id * 31) % 100000) / 100, &err);
+      if (!rc)
+        rc = inlet_array_append_int(&b.columns[3], &s.fields[3], 1704067200000000LL + id * 1000,
+                                    &err);
       if (rc) return die("append value", &err);
     }
     b.num_rows = rows;

@@ -187,7 +187,8 @@ static void start_ingester(tbl *b, const char *inlet, const char *dir) {
   b->events = fdopen(fds[0], "r");
   if (!b->events) die("fdopen", NULL);
   char line[4096];
-  if (!fgets(line, sizeof line, b->events) || !strstr(line, "\"started\"")) die("ingest start", NULL);
+  if (!fgets(line, sizeof line, b->events) || !strstr(line, "\"started\""))
+    die("ingest start", NULL);
 }
 
 /* Reads events until the next batch; returns its version. */
@@ -263,8 +264,8 @@ static void report(const char *what, tbl *t, int n, bool ingest) {
          "and %d of them)\n",
          b.p50 / a.p50, b.mean / a.mean, b.cpu_p50 / a.cpu_p50, b.cpu_mean / a.cpu_mean,
          b.plain_mean / a.plain_mean, b.plain_cpu / a.plain_cpu,
-         a.ckpt_mean > 0 ? b.ckpt_mean / a.ckpt_mean : 0, a.ckpt_cpu > 0 ? b.ckpt_cpu / a.ckpt_cpu : 0,
-         a.n_ckpt, b.n_ckpt);
+         a.ckpt_mean > 0 ? b.ckpt_mean / a.ckpt_mean : 0,
+         a.ckpt_cpu > 0 ? b.ckpt_cpu / a.ckpt_cpu : 0, a.n_ckpt, b.n_ckpt);
 }
 
 int main(int argc, char **argv) {
@@ -343,9 +344,11 @@ int main(int argc, char **argv) {
          "mean %.2f ms\n",
          pct(flr, rounds, 0.5), mean(flr, rounds));
   report("library: inlet_table_append of one row through a warm handle", t, rounds, false);
-  for (int k = 0; k < 2; k++) inlet_table_free(t[k].t);
+  for (int k = 0; k < 2; k++)
+    inlet_table_free(t[k].t);
 
-  for (int k = 0; k < 2; k++) start_ingester(&t[k], inlet, dir);
+  for (int k = 0; k < 2; k++)
+    start_ingester(&t[k], inlet, dir);
   /* The first batch of a fresh ingester loads the table: not a steady state. */
   for (int k = 0; k < 2; k++) {
     char line[256];
@@ -367,7 +370,8 @@ int main(int argc, char **argv) {
       x->i_cpu[i] = proc_cpu_ms(x->pid) - c0;
     }
   }
-  for (int k = 0; k < 2; k++) stop_ingester(&t[k]);
+  for (int k = 0; k < 2; k++)
+    stop_ingester(&t[k]);
   report("inlet ingest --follow --max-rows 1: one record per batch (cpu = the ingester's)", t,
          rounds, true);
   printf("(plain = commits at versions not divisible by 10; ckpt = the others, which also write a "

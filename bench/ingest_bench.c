@@ -140,7 +140,8 @@ static int check_log(const char *table, int64_t *commits, int64_t *rows, int64_t
         const char *nr = strstr(line, "numRecords");
         if (nr) {
           nr += strlen("numRecords");
-          while (*nr && (*nr < '0' || *nr > '9')) nr++;
+          while (*nr && (*nr < '0' || *nr > '9'))
+            nr++;
           c_rows += strtoll(nr, NULL, 10);
         }
       }
@@ -163,7 +164,10 @@ static int run(char *inlet, char *table, const char *file) {
     return 1;
   }
   struct rusage ru;
-  char *create[] = {inlet, "create", table, "--schema",
+  char *create[] = {inlet,
+                    "create",
+                    table,
+                    "--schema",
                     "event_id long not null, user string, amount double, event_time timestamp",
                     NULL};
   if (run_child(create, &ru, 1) != 0) {
@@ -257,8 +261,8 @@ static void mock_stop(mock *m) {
 
 static int create_table(char *inlet, char *table) {
   struct rusage ru;
-  char *create[] = {inlet, "create", table, "--schema",
-                    "id long not null, k string, v long, ts timestamp", NULL};
+  char *create[] = {
+      inlet, "create", table, "--schema", "id long not null, k string, v long, ts timestamp", NULL};
   if (run_child(create, &ru, 1) == 0) return 0;
   fprintf(stderr, "ingest_bench: inlet create %s failed\n", table);
   return -1;
@@ -309,8 +313,16 @@ static int kafka_rate(const char *mock_path, char *inlet, const char *dir, int64
       mock_cmd(&m, "ndjson %s 0 %lld", file, (long long)events) < 0 ||
       create_table(inlet, ktable) < 0 || create_table(inlet, ftable) < 0)
     goto done;
-  char *kafka[] = {inlet, "ingest", ktable, "--source", src, "--once", "--quiet",
-                   "--kafka-property", "session.timeout.ms=6000", NULL};
+  char *kafka[] = {inlet,
+                   "ingest",
+                   ktable,
+                   "--source",
+                   src,
+                   "--once",
+                   "--quiet",
+                   "--kafka-property",
+                   "session.timeout.ms=6000",
+                   NULL};
   char *fromfile[] = {inlet, "ingest", ftable, "--source", fsrc, "--quiet", NULL};
   printf("{\"events\":%lld,", (long long)events);
   int64_t kr = timed_ingest("kafka", kafka, ktable);
@@ -382,8 +394,8 @@ static int kafka_long(const char *mock_path, char *inlet, const char *dir, int64
   printf("{\"events\":%lld,\"rows\":%" PRId64 ",\"seconds\":%.3f,\"cpu_seconds\":%.3f,"
          "\"events_per_s_wall\":%.0f,\"events_per_s_cpu\":%.0f,\"max_rss_kb\":%ld,"
          "\"commits\":%" PRId64 ",\"commits_without_txn\":%" PRId64 ",\"exit\":%d}\n",
-         (long long)events, rows, secs, cpu, (double)rows / secs, (double)rows / cpu,
-         ru.ru_maxrss, commits, without_txn, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+         (long long)events, rows, secs, cpu, (double)rows / secs, (double)rows / cpu, ru.ru_maxrss,
+         commits, without_txn, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
   rc = rows == events && without_txn == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 done:
   mock_stop(&m);

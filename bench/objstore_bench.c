@@ -57,8 +57,8 @@ static void proxy_stats(pstats *s) {
 static void proxy_latency(int ms) {
   char cmd[512];
   snprintf(cmd, sizeof cmd,
-           "curl -s -X POST -d '{\"rules\":[],\"latencyMs\":%d}' %s/__proxy/faults >/dev/null",
-           ms, proxy);
+           "curl -s -X POST -d '{\"rules\":[],\"latencyMs\":%d}' %s/__proxy/faults >/dev/null", ms,
+           proxy);
   if (system(cmd) != 0) {
     fprintf(stderr, "cannot reach the proxy at %s\n", proxy);
     exit(1);
@@ -123,7 +123,8 @@ static int64_t scan(inlet_table *t, const char *where) {
   memset(&b, 0, sizeof b);
   int64_t rows = 0;
   int rc;
-  while ((rc = inlet_scan_next(sc, &b, &err)) == 1) rows += b.num_rows;
+  while ((rc = inlet_scan_next(sc, &b, &err)) == 1)
+    rows += b.num_rows;
   if (rc < 0) die("scan", &err);
   inlet_batch_reset(&b);
   inlet_scan_free(sc);
@@ -152,12 +153,14 @@ int main(int argc, char **argv) {
   inlet_table *t = create(url, &schema);
   inlet_batch small;
   make_rows(&small, &schema, 0, 100);
-  for (int i = 0; i < 3; i++) append(t, &small); /* warm-up: probe, first loads */
+  for (int i = 0; i < 3; i++)
+    append(t, &small); /* warm-up: probe, first loads */
   proxy_latency(latency);
   enum { COMMITS = 20 };
   proxy_stats(&a);
   double t0 = now_ms();
-  for (int i = 0; i < COMMITS; i++) append(t, &small);
+  for (int i = 0; i < COMMITS; i++)
+    append(t, &small);
   double commit_ms = (now_ms() - t0) / COMMITS;
   proxy_stats(&b);
   diff(&d, &a, &b);

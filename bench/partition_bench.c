@@ -82,7 +82,8 @@ int main(int argc, char **argv) {
       inlet_table_free(t0);
     }
     double mn = t[0];
-    for (int i = 1; i < n; i++) mn = t[i] < mn ? t[i] : mn;
+    for (int i = 1; i < n; i++)
+      mn = t[i] < mn ? t[i] : mn;
     printf("%-7s %-9lld %-5d %-14.1f %.1f\n", layouts[layout], (long long)rows, n, pct(t, n, 0.5),
            mn);
     inlet_batch_reset(&b);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define CHECK(cond)                                                                                \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "delta_log_fuzzer: property failed at %s:%d: %s\n", __FILE__, __LINE__,     \
+      fprintf(stderr, "delta_log_fuzzer: property failed at %s:%d: %s\n", __FILE__, __LINE__,      \
               #cond);                                                                              \
       abort();                                                                                     \
     }                                                                                              \

@@ -17,9 +17,9 @@
 #include "parquet/delta_decode.h"
 #include "parquet/encoding.h"
 
-#define CHECK(c)                                                                       \
-  do {                                                                                 \
-    if (!(c)) __builtin_trap();                                                        \
+#define CHECK(c)                                                                                   \
+  do {                                                                                             \
+    if (!(c)) __builtin_trap();                                                                    \
   } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -31,7 +31,8 @@ static void rle_decode(const uint8_t *p, size_t len, int w, size_t n) {
   int rc = pq_rle_get_u32(&d, out, n, NULL);
   CHECK(rc == 0 || rc == INLET_ECORRUPT);
   if (rc == 0 && w < 32)
-    for (size_t i = 0; i < n; i++) CHECK(out[i] >> w == 0);
+    for (size_t i = 0; i < n; i++)
+      CHECK(out[i] >> w == 0);
   free(out);
 }
 
@@ -52,13 +53,15 @@ static void rle_validity(const uint8_t *p, size_t len, uint32_t max_level, size_
 static void rle_dict(const uint8_t *p, size_t len, uint32_t dict_n, size_t n) {
   int64_t *dict = calloc(dict_n + 1, 8);
   int64_t *out = malloc((n + 1) * 8);
-  for (uint32_t i = 0; i < dict_n; i++) dict[i] = (int64_t)i * 1000003;
+  for (uint32_t i = 0; i < dict_n; i++)
+    dict[i] = (int64_t)i * 1000003;
   pq_rle_decoder d;
   if (pq_rle_init_dict(&d, p, len, NULL) == 0) {
     int rc = pq_rle_dict_fixed(&d, out, dict, dict_n, 8, n, NULL);
     CHECK(rc == 0 || rc == INLET_ECORRUPT);
     if (rc == 0)
-      for (size_t i = 0; i < n; i++) CHECK(out[i] % 1000003 == 0 && out[i] / 1000003 < dict_n);
+      for (size_t i = 0; i < n; i++)
+        CHECK(out[i] % 1000003 == 0 && out[i] / 1000003 < dict_n);
   }
   free(out);
   free(dict);
@@ -75,7 +78,8 @@ static void plain_binary(const uint8_t *p, size_t len, size_t n) {
   CHECK((m == 0) == (rc == 0));
   if (rc == 0) {
     CHECK(bytes.len == total && (size_t)off[n] == total);
-    for (size_t i = 0; i < n; i++) CHECK(off[i] <= off[i + 1]);
+    for (size_t i = 0; i < n; i++)
+      CHECK(off[i] <= off[i + 1]);
     /* The raw variant with an exact buffer agrees. */
     uint8_t *raw = malloc(total + 1);
     int32_t *off2 = calloc(n + 1, sizeof *off2);
@@ -117,7 +121,8 @@ static void decompress(const uint8_t *p, size_t len, int codec, size_t n) {
   inlet_buf c = INLET_BUF_INIT;
   CHECK(inlet_compress(codec, 0, p, len, &c, NULL) == 0);
   uint8_t *back = malloc(len ? len : 1);
-  CHECK(inlet_decompress(codec, c.data ? c.data : (const uint8_t *)"", c.len, back, len, NULL) == 0);
+  CHECK(inlet_decompress(codec, c.data ? c.data : (const uint8_t *)"", c.len, back, len, NULL) ==
+        0);
   CHECK(len == 0 || memcmp(back, p, len) == 0);
   free(back);
   inlet_buf_reset(&c);
@@ -183,14 +188,16 @@ static void delta_roundtrip(const uint8_t *p, size_t len, bool wide) {
     if (n) memcpy(v, p, n * 8);
     CHECK(pq_delta_encode_i64(&out, v, NULL, 0, n) == 0);
     CHECK(pq_delta_decode(out.data, out.len, back, n, &used, NULL) == 0);
-    for (size_t i = 0; i < n; i++) CHECK((int64_t)back[i] == v[i]);
+    for (size_t i = 0; i < n; i++)
+      CHECK((int64_t)back[i] == v[i]);
     free(v);
   } else {
     int32_t *v = malloc((n + 1) * 4);
     if (n) memcpy(v, p, n * 4);
     CHECK(pq_delta_encode_i32(&out, v, NULL, 0, n) == 0);
     CHECK(pq_delta_decode(out.data, out.len, back, n, &used, NULL) == 0);
-    for (size_t i = 0; i < n; i++) CHECK((int32_t)back[i] == v[i]);
+    for (size_t i = 0; i < n; i++)
+      CHECK((int32_t)back[i] == v[i]);
     free(v);
   }
   CHECK(used == out.len);

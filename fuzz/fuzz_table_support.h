@@ -87,7 +87,8 @@ static inline int64_t fz_scan(const char *path, fz_row_fn row_fn, void *ctx, inl
     if (rc != 1) break;
     rc = 0;
     if (inlet_batch_validate(&b, err) != 0) abort();
-    for (int64_t r = 0; r < b.num_rows && row_fn; r++) row_fn(ctx, &b, r);
+    for (int64_t r = 0; r < b.num_rows && row_fn; r++)
+      row_fn(ctx, &b, r);
     rows += b.num_rows;
   }
   inlet_batch_reset(&b);

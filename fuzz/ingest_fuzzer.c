@@ -30,8 +30,8 @@
 #define MAX_RECORDS 160
 
 enum kind { K_LONG, K_INT, K_STRING, K_DOUBLE, K_BOOL, K_DATE, K_TS, K_DECIMAL, K_N };
-static const char *const type_ddl[K_N] = {"long",    "int",       "string",        "double",
-                                          "boolean", "date",      "timestamp",     "decimal(10,2)"};
+static const char *const type_ddl[K_N] = {"long",    "int",  "string",    "double",
+                                          "boolean", "date", "timestamp", "decimal(10,2)"};
 
 typedef struct spec {
   int n_cols;
@@ -80,8 +80,7 @@ static void put_csv_string(inlet_buf *b, const uint8_t *s, size_t n) {
 
 /* A value for a column of kind @p k; *str and *len get a string value's bytes
  * (for the expectations) when it is one. Returns false for a null. */
-static bool put_value(inlet_buf *b, fz_in *in, int k, bool csv, const uint8_t **str,
-                      size_t *len) {
+static bool put_value(inlet_buf *b, fz_in *in, int k, bool csv, const uint8_t **str, size_t *len) {
   uint8_t how = fz_u8(in);
   *str = NULL;
   *len = 0;
@@ -92,31 +91,50 @@ static bool put_value(inlet_buf *b, fz_in *in, int k, bool csv, const uint8_t **
   if (how % 16 == 1) { /* text of the input, whatever the type */
     size_t n;
     const uint8_t *p = fz_bytes(in, fz_u8(in) % 24, &n);
-    if (csv) put_csv_string(b, p, n);
-    else put_json_string(b, p, n);
+    if (csv)
+      put_csv_string(b, p, n);
+    else
+      put_json_string(b, p, n);
     if (k == K_STRING) *str = p, *len = n;
     return true;
   }
   switch (k) {
-  case K_LONG: inlet_buf_appendf(b, "%lld", (long long)(int64_t)((uint64_t)fz_u16(in) << 48 | fz_u16(in))); break;
-  case K_INT: inlet_buf_appendf(b, "%lld", (long long)(int16_t)fz_u16(in) * (how & 0x80 ? 70000 : 1)); break;
+  case K_LONG:
+    inlet_buf_appendf(b, "%lld", (long long)(int64_t)((uint64_t)fz_u16(in) << 48 | fz_u16(in)));
+    break;
+  case K_INT:
+    inlet_buf_appendf(b, "%lld", (long long)(int16_t)fz_u16(in) * (how & 0x80 ? 70000 : 1));
+    break;
   case K_DOUBLE: {
-    static const char *const odd[] = {"1e999", "-1e999", "1e-999", "\"NaN\"", "\"Infinity\"",
-                                      "0.1", "-0", "1.7976931348623157e308"};
-    if (how & 0x40) inlet_buf_puts(b, odd[fz_u8(in) % 8]);
-    else inlet_buf_appendf(b, "%d.%d", (int16_t)fz_u16(in), fz_u8(in));
+    static const char *const odd[] = {"1e999",        "-1e999", "1e-999", "\"NaN\"",
+                                      "\"Infinity\"", "0.1",    "-0",     "1.7976931348623157e308"};
+    if (how & 0x40)
+      inlet_buf_puts(b, odd[fz_u8(in) % 8]);
+    else
+      inlet_buf_appendf(b, "%d.%d", (int16_t)fz_u16(in), fz_u8(in));
     break;
   }
   case K_BOOL: inlet_buf_puts(b, how & 0x20 ? "true" : "false"); break;
-  case K_DATE: inlet_buf_appendf(b, "\"%04d-%02d-%02d\"", 1900 + fz_u8(in), 1 + fz_u8(in) % 13, 1 + fz_u8(in) % 31); break;
-  case K_TS: inlet_buf_appendf(b, "\"2024-%02d-%02dT%02d:%02d:00Z\"", 1 + fz_u8(in) % 12, 1 + fz_u8(in) % 28, fz_u8(in) % 25, fz_u8(in) % 60); break;
-  case K_DECIMAL: inlet_buf_appendf(b, "%lld.%02d", (long long)(int16_t)fz_u16(in) * (how & 0x80 ? 100000 : 1), fz_u8(in) % 100); break;
+  case K_DATE:
+    inlet_buf_appendf(b, "\"%04d-%02d-%02d\"", 1900 + fz_u8(in), 1 + fz_u8(in) % 13,
+                      1 + fz_u8(in) % 31);
+    break;
+  case K_TS:
+    inlet_buf_appendf(b, "\"2024-%02d-%02dT%02d:%02d:00Z\"", 1 + fz_u8(in) % 12, 1 + fz_u8(in) % 28,
+                      fz_u8(in) % 25, fz_u8(in) % 60);
+    break;
+  case K_DECIMAL:
+    inlet_buf_appendf(b, "%lld.%02d", (long long)(int16_t)fz_u16(in) * (how & 0x80 ? 100000 : 1),
+                      fz_u8(in) % 100);
+    break;
   default: { /* K_STRING: random bytes, random length, up to ~770 */
     size_t want = (size_t)fz_u8(in) * (how & 0x80 ? 3 : 1) + (how & 0x40 ? 5 : 0);
     size_t n;
     const uint8_t *p = fz_bytes(in, want, &n);
-    if (csv) put_csv_string(b, p, n);
-    else put_json_string(b, p, n);
+    if (csv)
+      put_csv_string(b, p, n);
+    else
+      put_json_string(b, p, n);
     *str = p;
     *len = n;
   }
@@ -200,7 +218,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * name alone can make every directory name too long). */
     int len = t & 0x80 ? 1 + fz_u8(&in) : 1;
     snprintf(sp.names[i], sizeof sp.names[i], "c%d", i);
-    for (int k = 1; k < len && k < 280; k++) strcat(sp.names[i], "x");
+    for (int k = 1; k < len && k < 280; k++)
+      strcat(sp.names[i], "x");
   }
   /* Partition columns: 0-2, keeping at least one data column. */
   int want_part = fz_u8(&in) % 3;
@@ -232,7 +251,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!x) abort();
   inlet_buf src = INLET_BUF_INIT;
   if (sp.csv) {
-    for (int i = 0; i < sp.n_cols; i++) inlet_buf_appendf(&src, "%s%s", i ? "," : "", sp.names[i]);
+    for (int i = 0; i < sp.n_cols; i++)
+      inlet_buf_appendf(&src, "%s%s", i ? "," : "", sp.names[i]);
     inlet_buf_push(&src, '\n');
   }
   if (raw) {
@@ -243,8 +263,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while (fz_left(&in) && x->n_records < MAX_RECORDS) {
       int id = x->n_records++;
       uint8_t rf = fz_u8(&in);
-      if (!sp.csv) inlet_buf_appendf(&src, "{\"id\":%d", id);
-      else inlet_buf_appendf(&src, "%d", id);
+      if (!sp.csv)
+        inlet_buf_appendf(&src, "{\"id\":%d", id);
+      else
+        inlet_buf_appendf(&src, "%d", id);
       for (int i = 1; i < sp.n_cols; i++) {
         bool missing = !sp.csv && (rf >> (i % 8) & 1) && (rf & 0x80);
         if (sp.csv) inlet_buf_push(&src, ',');
@@ -279,7 +301,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   inlet_buf_reset(&src);
 
   const char *pcols[2];
-  for (int p = 0; p < sp.n_part; p++) pcols[p] = sp.names[sp.part[p]];
+  for (int p = 0; p < sp.n_part; p++)
+    pcols[p] = sp.names[sp.part[p]];
   inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
   co.n_partition_columns = sp.n_part;
   co.partition_columns = pcols;
@@ -320,12 +343,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         abort();
       }
     }
-    if (rows != prog.rows) abort();                           /* rows reported = rows read */
-    if (count_dead_letters(table) != prog.rejected) abort(); /* one dead letter each */
+    if (rows != prog.rows) abort();                                 /* rows reported = rows read */
+    if (count_dead_letters(table) != prog.rejected) abort();        /* one dead letter each */
     if (!raw && prog.rows + prog.rejected != x->n_records) abort(); /* nothing lost */
   }
   for (int i = 0; i < x->n_records; i++)
-    for (int p = 0; p < 2; p++) free(x->pval[i][p]);
+    for (int p = 0; p < 2; p++)
+      free(x->pval[i][p]);
   free(x);
   inlet_schema_reset(&schema);
   fz_rmtree(dir);

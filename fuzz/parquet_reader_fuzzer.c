@@ -29,13 +29,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                                          \
-  do {                                                                                       \
-    if (!(cond)) {                                                                           \
-      fprintf(stderr, "parquet_reader_fuzzer: property failed at %s:%d: %s\n", __FILE__,     \
-              __LINE__, #cond);                                                              \
-      abort();                                                                               \
-    }                                                                                        \
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "parquet_reader_fuzzer: property failed at %s:%d: %s\n", __FILE__, __LINE__, \
+              #cond);                                                                              \
+      abort();                                                                                     \
+    }                                                                                              \
   } while (0)
 
 #define NAME "fuzz.parquet"
@@ -53,7 +53,9 @@ static int mem_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n, inlet_e
   return 0;
 }
 
-static void mem_close(inlet_rfile *f) { free(f); }
+static void mem_close(inlet_rfile *f) {
+  free(f);
+}
 
 static const struct inlet_rfile_ops mem_ops = {.read_at = mem_read_at,
                                                .close = mem_close,
@@ -65,8 +67,7 @@ static bool known_error(int rc) {
          rc == INLET_ENOMEM;
 }
 
-static int open_mem(inlet_parquet_reader **r, const uint8_t *data, size_t size,
-                    inlet_error *err) {
+static int open_mem(inlet_parquet_reader **r, const uint8_t *data, size_t size, inlet_error *err) {
   mem_rfile *f = calloc(1, sizeof *f);
   CHECK(f);
   f->base.ops = &mem_ops;
@@ -167,7 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int32_t nf = inlet_parquet_reader_schema(r)->n_fields;
   if (rows >= 0 && nf > 1 && nf <= 64) {
     int32_t proj[64];
-    for (int32_t i = 0; i < nf; i++) proj[i] = nf - 1 - i;
+    for (int32_t i = 0; i < nf; i++)
+      proj[i] = nf - 1 - i;
     CHECK(inlet_parquet_reader_project(r, proj, nf, &err) == 0);
     int64_t again = read_all(r);
     CHECK(again == rows);

@@ -72,8 +72,7 @@ static void make_batch(inlet_batch *b, const inlet_schema *s, int64_t first, int
     if (inlet_array_append_int(&b->columns[0], &s->fields[0], first + i, NULL) != 0 ||
         ((seed + i) % 11 == 3
              ? inlet_array_append_null(&b->columns[1], &s->fields[1], NULL)
-             : inlet_array_append_bytes(&b->columns[1], &s->fields[1], k, strlen(k), NULL)) !=
-            0 ||
+             : inlet_array_append_bytes(&b->columns[1], &s->fields[1], k, strlen(k), NULL)) != 0 ||
         inlet_array_append_double(&b->columns[2], (double)(first + i) / 4, NULL) != 0)
       abort();
   }
@@ -81,7 +80,14 @@ static void make_batch(inlet_batch *b, const inlet_schema *s, int64_t first, int
 }
 
 typedef enum op {
-  OP_APPEND, OP_WRITER, OP_INGEST, OP_COMPACT, OP_VACUUM, OP_CHECKPOINT, OP_MAINTAIN, OP_SCAN,
+  OP_APPEND,
+  OP_WRITER,
+  OP_INGEST,
+  OP_COMPACT,
+  OP_VACUUM,
+  OP_CHECKPOINT,
+  OP_MAINTAIN,
+  OP_SCAN,
   OP_N
 } op;
 
@@ -189,7 +195,8 @@ static int run_op(ctx *c, inlet_table *t, op o, uint8_t arg, int64_t *first, int
     memset(&b, 0, sizeof b);
     int rc = inlet_table_snapshot(&s, t, &err);
     if (rc == 0) rc = inlet_table_scan_open(&sc, s, &err);
-    while (rc == 0 && (rc = inlet_table_scan_next(sc, &b, &err)) == 1) rc = 0;
+    while (rc == 0 && (rc = inlet_table_scan_next(sc, &b, &err)) == 1)
+      rc = 0;
     inlet_batch_reset(&b);
     inlet_table_scan_free(sc);
     inlet_snapshot_free(s);
@@ -258,7 +265,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       /* What may the table hold now? */
       done = before;
       if (o == OP_APPEND || o == OP_WRITER) {
-        for (int i = 0; i < n_added; i++) done.count[first + i]++;
+        for (int i = 0; i < n_added; i++)
+          done.count[first + i]++;
         done.ok = true;
       }
       bool is_before = same(&now, &before), is_done = same(&now, &done);
@@ -276,8 +284,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         is_before = is_before || (now.ok && !is_done); /* a partial prefix: resumable */
       }
       if (!is_before && !is_done) {
-        fprintf(stderr, "op %d attempt %d (fault at call %d, mode %d, rc %d): the table is "
-                        "neither as before nor as after\n",
+        fprintf(stderr,
+                "op %d attempt %d (fault at call %d, mode %d, rc %d): the table is "
+                "neither as before nor as after\n",
                 (int)o, attempt, k, (int)mode, rc);
         abort();
       }

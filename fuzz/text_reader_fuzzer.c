@@ -14,9 +14,9 @@
 #include "inlet/text.h"
 #include "util/buf.h"
 
-#define DDL                                                                                    \
-  "i long not null, b byte, u uint64, f float, d double, s string, k boolean, dt date, "    \
-  "t timestamp, tn timestamp_ntz_ns, tm time, dec decimal(20,4), bin binary, id uuid, "     \
+#define DDL                                                                                        \
+  "i long not null, b byte, u uint64, f float, d double, s string, k boolean, dt date, "           \
+  "t timestamp, tn timestamp_ntz_ns, tm time, dec decimal(20,4), bin binary, id uuid, "            \
   "st struct<x:int, y:array<string>>, m map<string,double>, l array<array<long>>"
 
 static int sink(void *ctx, const void *data, size_t len, inlet_error *err) {

@@ -43,7 +43,7 @@ typedef enum inlet_type_id {
   INLET_TYPE_UINT64,
   INLET_TYPE_FLOAT,
   INLET_TYPE_DOUBLE,
-  INLET_TYPE_STRING,       /* UTF-8 */
+  INLET_TYPE_STRING, /* UTF-8 */
   INLET_TYPE_BINARY,
   INLET_TYPE_FIXED_BINARY, /* type.byte_width bytes per value */
   INLET_TYPE_DATE,         /* int32 days since 1970-01-01 */
@@ -84,12 +84,12 @@ typedef struct inlet_type {
 } inlet_type;
 
 typedef struct inlet_field {
-  char *name;      /* owned, UTF-8 */
+  char *name; /* owned, UTF-8 */
   inlet_type type;
   bool nullable;
-  int32_t field_id;                 /* Parquet field_id, -1 when absent */
-  int32_t n_children;               /* STRUCT: fields; LIST: 1; MAP: 1 */
-  struct inlet_field *children;     /* owned array of n_children */
+  int32_t field_id;             /* Parquet field_id, -1 when absent */
+  int32_t n_children;           /* STRUCT: fields; LIST: 1; MAP: 1 */
+  struct inlet_field *children; /* owned array of n_children */
 } inlet_field;
 
 typedef struct inlet_schema {
@@ -100,9 +100,9 @@ typedef struct inlet_schema {
 typedef struct inlet_array {
   int64_t length;
   int64_t null_count;
-  uint8_t *validity;  /* owned; NULL when every row is valid */
-  int32_t *offsets;   /* owned; STRING, BINARY, LIST, MAP: length + 1 entries */
-  uint8_t *values;    /* owned; fixed-width values, BOOL bits or string bytes */
+  uint8_t *validity; /* owned; NULL when every row is valid */
+  int32_t *offsets;  /* owned; STRING, BINARY, LIST, MAP: length + 1 entries */
+  uint8_t *values;   /* owned; fixed-width values, BOOL bits or string bytes */
   int32_t n_children;
   struct inlet_array *children; /* owned array of n_children */
   /* Builder bookkeeping: allocated capacity of each buffer, in bytes. */
@@ -113,7 +113,7 @@ typedef struct inlet_array {
 } inlet_array;
 
 typedef struct inlet_batch {
-  inlet_schema schema;  /* owned copy */
+  inlet_schema schema; /* owned copy */
   int64_t num_rows;
   inlet_array *columns; /* owned array of schema.n_fields */
 } inlet_batch;
@@ -181,8 +181,10 @@ static inline bool inlet_bit_get(const uint8_t *bits, int64_t i) {
   return (bits[i >> 3] >> (i & 7)) & 1;
 }
 static inline void inlet_bit_set(uint8_t *bits, int64_t i, bool v) {
-  if (v) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-  else bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
+  if (v)
+    bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+  else
+    bits[i >> 3] &= (uint8_t) ~(1u << (i & 7));
 }
 
 /* Appending, one value at a time (the slow, general path used by text
@@ -198,11 +200,10 @@ INLET_API int inlet_array_append_uint64(inlet_array *a, uint64_t v, inlet_error 
 INLET_API int inlet_array_append_float(inlet_array *a, float v, inlet_error *err);
 INLET_API int inlet_array_append_double(inlet_array *a, double v, inlet_error *err);
 /** STRING, BINARY (variable) or FIXED_BINARY (len must equal byte_width). */
-INLET_API int inlet_array_append_bytes(inlet_array *a, const inlet_field *field,
-                                       const void *data, size_t len, inlet_error *err);
+INLET_API int inlet_array_append_bytes(inlet_array *a, const inlet_field *field, const void *data,
+                                       size_t len, inlet_error *err);
 /** DECIMAL: 16 bytes little-endian two's complement. */
-INLET_API int inlet_array_append_decimal(inlet_array *a, const uint8_t value[16],
-                                         inlet_error *err);
+INLET_API int inlet_array_append_decimal(inlet_array *a, const uint8_t value[16], inlet_error *err);
 /** LIST/MAP: closes one valid entry holding the child values appended since
  * the previous entry (its end offset is the child's current length). */
 INLET_API int inlet_array_append_list_entry(inlet_array *a, inlet_error *err);

@@ -21,16 +21,16 @@ extern "C" {
 /** Error codes. All are negative; 0 is success. */
 enum {
   INLET_OK = 0,
-  INLET_EINVAL = -1,      /**< invalid argument or malformed user input */
-  INLET_ENOMEM = -2,      /**< allocation failed */
-  INLET_EIO = -3,         /**< operating-system I/O failure */
-  INLET_ECORRUPT = -4,    /**< a file or log entry violates its format */
-  INLET_EUNSUPPORTED = -5,/**< valid input using a feature inlet lacks */
-  INLET_ENOTFOUND = -6,   /**< a file, table, version or column is absent */
-  INLET_EEXISTS = -7,     /**< the object already exists (put-if-absent lost) */
-  INLET_ECONFLICT = -8,   /**< a concurrent commit conflicts with this one */
-  INLET_ELIMIT = -9,      /**< a configured or hard limit was exceeded */
-  INLET_EINTERNAL = -10   /**< a bug in inlet; please report it */
+  INLET_EINVAL = -1,       /**< invalid argument or malformed user input */
+  INLET_ENOMEM = -2,       /**< allocation failed */
+  INLET_EIO = -3,          /**< operating-system I/O failure */
+  INLET_ECORRUPT = -4,     /**< a file or log entry violates its format */
+  INLET_EUNSUPPORTED = -5, /**< valid input using a feature inlet lacks */
+  INLET_ENOTFOUND = -6,    /**< a file, table, version or column is absent */
+  INLET_EEXISTS = -7,      /**< the object already exists (put-if-absent lost) */
+  INLET_ECONFLICT = -8,    /**< a concurrent commit conflicts with this one */
+  INLET_ELIMIT = -9,       /**< a configured or hard limit was exceeded */
+  INLET_EINTERNAL = -10    /**< a bug in inlet; please report it */
 };
 
 /** Capacity of inlet_error.message, including the terminating NUL. */
@@ -41,11 +41,16 @@ enum {
  * inlet_error_clear(); inlet functions fill it on failure only.
  */
 typedef struct inlet_error {
-  int code;                                /**< the INLET_E* code, 0 if none */
-  char message[INLET_ERROR_MESSAGE_SIZE];  /**< one line naming the object */
+  int code;                               /**< the INLET_E* code, 0 if none */
+  char message[INLET_ERROR_MESSAGE_SIZE]; /**< one line naming the object */
 } inlet_error;
 
-#define INLET_ERROR_INIT {0, {0}}
+#define INLET_ERROR_INIT                                                                           \
+  {                                                                                                \
+    0, {                                                                                           \
+      0                                                                                            \
+    }                                                                                              \
+  }
 
 /** Resets @p err to "no error". NULL-safe. */
 INLET_API void inlet_error_clear(inlet_error *err);

@@ -159,47 +159,47 @@ typedef enum inlet_ingest_event {
 /** Counters, cumulative over the run unless noted. */
 typedef struct inlet_ingest_progress {
   inlet_ingest_event event;
-  int64_t batches;         /* committed by this run */
-  int64_t rows;            /* rows written to the table */
-  int64_t late_rows;       /* late rows seen (kept, dropped or routed) */
-  int64_t dropped_rows;    /* late rows dropped */
-  int64_t routed_rows;     /* late rows routed to the late table */
-  int64_t rejected;        /* bad records sent to _errors/ */
-  int64_t bytes;           /* source bytes consumed */
-  int64_t last_version;    /* last table version committed, -1 none */
-  int64_t batch_rows;      /* this batch (BATCH events) */
-  int64_t lag_ms;          /* source lag: now - the redis entry id time of the batch's
-                              last record; -1 unknown (files) */
-  int64_t lag_bytes;       /* file sources: bytes of the file not yet read; -1 unknown */
-  int64_t watermark_us;    /* INT64_MIN when none */
-  int64_t sequence;        /* last batch sequence committed for the app id */
-  int64_t elapsed_ms;      /* since the run started */
-  const char *app_id;      /* lent */
-  const char *position;    /* lent, human-readable position ("inode:offset", "ms-seq") */
-  const char *message;     /* lent, WARNING only */
-  int64_t gaps;            /* source gaps skipped with allow_gaps (see there) */
-  const char *status;      /* lent: what the source waits for ("waiting for Kafka: events/2
-                              (leader ... is DOWN)"), NULL while it flows */
+  int64_t batches;      /* committed by this run */
+  int64_t rows;         /* rows written to the table */
+  int64_t late_rows;    /* late rows seen (kept, dropped or routed) */
+  int64_t dropped_rows; /* late rows dropped */
+  int64_t routed_rows;  /* late rows routed to the late table */
+  int64_t rejected;     /* bad records sent to _errors/ */
+  int64_t bytes;        /* source bytes consumed */
+  int64_t last_version; /* last table version committed, -1 none */
+  int64_t batch_rows;   /* this batch (BATCH events) */
+  int64_t lag_ms;       /* source lag: now - the redis entry id time of the batch's
+                           last record; -1 unknown (files) */
+  int64_t lag_bytes;    /* file sources: bytes of the file not yet read; -1 unknown */
+  int64_t watermark_us; /* INT64_MIN when none */
+  int64_t sequence;     /* last batch sequence committed for the app id */
+  int64_t elapsed_ms;   /* since the run started */
+  const char *app_id;   /* lent */
+  const char *position; /* lent, human-readable position ("inode:offset", "ms-seq") */
+  const char *message;  /* lent, WARNING only */
+  int64_t gaps;         /* source gaps skipped with allow_gaps (see there) */
+  const char *status;   /* lent: what the source waits for ("waiting for Kafka: events/2
+                           (leader ... is DOWN)"), NULL while it flows */
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
 
 typedef struct inlet_ingest_options {
-  int version;                 /* INLET_INGEST_OPTIONS_VERSION */
-  const char *source;          /* "file:PATH", "stdin" or "redis://HOST:PORT/STREAM" */
-  inlet_text_format format;    /* NDJSON (default) or CSV (file and stdin sources) */
-  int64_t max_rows;            /* default 1,000,000 */
-  int64_t max_bytes;           /* source bytes per batch; default 64 MiB */
-  int64_t max_latency_ms;      /* default 2000 */
-  bool once;                   /* process what is available now, then return */
-  bool follow;                 /* file: keep reading as the file grows / rotates */
-  const char *app_id;          /* default: derived from the source identity */
-  bool strict;                 /* unknown fields are bad records */
+  int version;                   /* INLET_INGEST_OPTIONS_VERSION */
+  const char *source;            /* "file:PATH", "stdin" or "redis://HOST:PORT/STREAM" */
+  inlet_text_format format;      /* NDJSON (default) or CSV (file and stdin sources) */
+  int64_t max_rows;              /* default 1,000,000 */
+  int64_t max_bytes;             /* source bytes per batch; default 64 MiB */
+  int64_t max_latency_ms;        /* default 2000 */
+  bool once;                     /* process what is available now, then return */
+  bool follow;                   /* file: keep reading as the file grows / rotates */
+  const char *app_id;            /* default: derived from the source identity */
+  bool strict;                   /* unknown fields are bad records */
   const char *event_time_column; /* NULL: no watermark */
   int64_t allowed_lateness_us;
   inlet_late_policy late_policy;
-  const char *late_table;      /* path of the table for INLET_LATE_ROUTE */
-  inlet_compression compression; /* data files; default SNAPPY */
+  const char *late_table;               /* path of the table for INLET_LATE_ROUTE */
+  inlet_compression compression;        /* data files; default SNAPPY */
   inlet_ingest_progress_fn on_progress; /* may be NULL */
   void *ctx;
   volatile sig_atomic_t *stop; /* when set non-zero: finish the current batch, return 0 */
@@ -209,8 +209,8 @@ typedef struct inlet_ingest_options {
    * When the table has no commit yet, the first batch's commit is version 0: protocol,
    * metaData (this schema, partition columns, properties) and the batch's data and txn
    * actions in one atomic commit. Ignored when the table already exists. */
-  const char *create_path;     /* with table == NULL: directory or URL of the table (may not
-                                  exist) */
+  const char *create_path;           /* with table == NULL: directory or URL of the table (may not
+                                        exist) */
   const inlet_schema *create_schema; /* borrowed for the run */
   const inlet_table_create_options *create_options; /* partitions, properties, name,
                                                        description (batches ignored); may be
@@ -226,16 +226,16 @@ typedef struct inlet_ingest_options {
   bool allow_gaps;
   /* Added: Kafka sources, "kafka://HOST:PORT[,HOST:PORT...]/TOPIC[,TOPIC...]" (see
    * "Kafka" above; followed unless once). */
-  const char *kafka_group;              /* consumer group; default: the app id */
-  const char *const *kafka_properties;  /* "KEY=VALUE" librdkafka settings (security.protocol,
-                                           sasl.*, ssl.*, client.id, fetch sizes, ...) */
+  const char *kafka_group;             /* consumer group; default: the app id */
+  const char *const *kafka_properties; /* "KEY=VALUE" librdkafka settings (security.protocol,
+                                          sasl.*, ssl.*, client.id, fetch sizes, ...) */
   int32_t n_kafka_properties;
-  bool kafka_start_latest;              /* partitions the table never saw start at their end
-                                           (default: their earliest offset) */
-  const char *kafka_columns;            /* "topic=COL,partition=COL,offset=COL,timestamp=COL,
-                                           key=COL,headers=COL" (any subset) */
-  const char *kafka_kdi_app_id;         /* partitions without inlet progress start after
-                                           kafka-delta-ingest's txn "<ID>-<partition>" */
+  bool kafka_start_latest;      /* partitions the table never saw start at their end
+                                   (default: their earliest offset) */
+  const char *kafka_columns;    /* "topic=COL,partition=COL,offset=COL,timestamp=COL,
+                                   key=COL,headers=COL" (any subset) */
+  const char *kafka_kdi_app_id; /* partitions without inlet progress start after
+                                   kafka-delta-ingest's txn "<ID>-<partition>" */
   /* Added: how create_path is reached (storage settings, single-writer mode); NULL =
    * settings from the environment. create_path may be a URL (include/inlet/storage.h). */
   const inlet_table_open_options *create_open;
@@ -246,10 +246,12 @@ typedef struct inlet_ingest_options {
 } inlet_ingest_options;
 
 #define INLET_INGEST_OPTIONS_VERSION 1
-#define INLET_INGEST_OPTIONS_INIT                                                          \
-  {INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL,    \
-   false, NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0,    \
-   NULL, NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL, 0}
+#define INLET_INGEST_OPTIONS_INIT                                                                  \
+  {                                                                                                \
+    INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL, false,     \
+        NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0, NULL,    \
+        NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL, 0                        \
+  }
 
 /**
  * Runs an ingester on @p table (NULL with options->create_path and
@@ -286,8 +288,8 @@ INLET_API int inlet_ingest_parse_duration(int64_t *out_us, const char *text, inl
 
 /** Event time of row @p row of @p array (timestamp any unit, or date) in
  * microseconds; false for null or another type. */
-INLET_API bool inlet_event_time_us(const inlet_array *array, const inlet_field *field,
-                                   int64_t row, int64_t *out_us);
+INLET_API bool inlet_event_time_us(const inlet_array *array, const inlet_field *field, int64_t row,
+                                   int64_t *out_us);
 
 /**
  * The watermark-gated split for scans: sets bit i of @p selection (a bitmap of

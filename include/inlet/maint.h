@@ -36,55 +36,57 @@ extern "C" {
 
 /** One bin of files rewritten together (reported through on_group). */
 typedef struct inlet_compact_group {
-  const char *partition;   /* "day=2024-01-01/kind=a" style, "" when unpartitioned */
-  int64_t n_inputs;        /* files read */
+  const char *partition; /* "day=2024-01-01/kind=a" style, "" when unpartitioned */
+  int64_t n_inputs;      /* files read */
   int64_t input_bytes;
-  int64_t n_outputs;       /* files written (0 in dry-run or on failure) */
+  int64_t n_outputs; /* files written (0 in dry-run or on failure) */
   int64_t output_bytes;
   int64_t rows;
-  int64_t version;         /* committed version; -1 for dry-run, failed, or not yet committed */
-  int status;              /* 0, or the INLET_E* code that made this group fail */
-  const char *message;     /* failure detail, NULL when status is 0 */
+  int64_t version;     /* committed version; -1 for dry-run, failed, or not yet committed */
+  int status;          /* 0, or the INLET_E* code that made this group fail */
+  const char *message; /* failure detail, NULL when status is 0 */
 } inlet_compact_group;
 
 typedef void (*inlet_compact_group_fn)(void *ctx, const inlet_compact_group *g);
 
 typedef struct inlet_compact_options {
-  int version;                  /* INLET_COMPACT_OPTIONS_VERSION */
-  int64_t target_size;          /* bytes; 0 = delta.targetFileSize property, else 128 MiB */
-  int32_t min_files;            /* small files a partition needs before it is rewritten;
-                                   0 = inlet.compaction.minFiles property, else 8 */
-  const char *where;            /* partition predicate in the language of scan --where
-                                   (inlet/scan.h) over partition columns only; NULL = every
-                                   partition */
-  int32_t n_sort_by;            /* sort rows by these data columns, ascending, nulls first,
-                                   within each output row group (bounded memory) */
+  int version;         /* INLET_COMPACT_OPTIONS_VERSION */
+  int64_t target_size; /* bytes; 0 = delta.targetFileSize property, else 128 MiB */
+  int32_t min_files;   /* small files a partition needs before it is rewritten;
+                          0 = inlet.compaction.minFiles property, else 8 */
+  const char *where;   /* partition predicate in the language of scan --where
+                          (inlet/scan.h) over partition columns only; NULL = every
+                          partition */
+  int32_t n_sort_by;   /* sort rows by these data columns, ascending, nulls first,
+                          within each output row group (bounded memory) */
   const char *const *sort_by;
-  int32_t bins_per_commit;      /* bins committed together; 0 = 1 */
-  bool dry_run;                 /* plan and report only */
-  int64_t row_group_bytes;      /* output row group target = memory bound of the writer;
-                                   0 = min(target_size, 64 MiB) */
-  inlet_compression compression;/* output codec; default SNAPPY */
-  int64_t max_bins;             /* stop after this many bins; 0 = no limit */
+  int32_t bins_per_commit;         /* bins committed together; 0 = 1 */
+  bool dry_run;                    /* plan and report only */
+  int64_t row_group_bytes;         /* output row group target = memory bound of the writer;
+                                      0 = min(target_size, 64 MiB) */
+  inlet_compression compression;   /* output codec; default SNAPPY */
+  int64_t max_bins;                /* stop after this many bins; 0 = no limit */
   inlet_compact_group_fn on_group; /* called after each group (may be NULL) */
   void *ctx;
 } inlet_compact_options;
 
 #define INLET_COMPACT_OPTIONS_VERSION 1
-#define INLET_COMPACT_OPTIONS_INIT                                                           \
-  {INLET_COMPACT_OPTIONS_VERSION, 0, 0, NULL, 0, NULL, 0, false, 0, INLET_COMPRESSION_SNAPPY, \
-   0, NULL, NULL}
+#define INLET_COMPACT_OPTIONS_INIT                                                                 \
+  {                                                                                                \
+    INLET_COMPACT_OPTIONS_VERSION, 0, 0, NULL, 0, NULL, 0, false, 0, INLET_COMPRESSION_SNAPPY, 0,  \
+        NULL, NULL                                                                                 \
+  }
 
 typedef struct inlet_compact_result {
-  int64_t read_version;       /* snapshot the plan was made from */
-  int64_t partitions;         /* partitions with enough small files */
-  int64_t bins;               /* bins planned (dry-run) or attempted */
-  int64_t commits;            /* OPTIMIZE commits made */
-  int64_t failed_groups;      /* groups dropped after a conflict or error */
+  int64_t read_version;  /* snapshot the plan was made from */
+  int64_t partitions;    /* partitions with enough small files */
+  int64_t bins;          /* bins planned (dry-run) or attempted */
+  int64_t commits;       /* OPTIMIZE commits made */
+  int64_t failed_groups; /* groups dropped after a conflict or error */
   int64_t files_removed, files_added;
   int64_t bytes_removed, bytes_added;
-  int64_t rows;               /* rows rewritten */
-  int64_t last_version;       /* newest version committed, -1 when none */
+  int64_t rows;         /* rows rewritten */
+  int64_t last_version; /* newest version committed, -1 when none */
 } inlet_compact_result;
 
 /**
@@ -109,12 +111,12 @@ INLET_API int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
 typedef void (*inlet_vacuum_file_fn)(void *ctx, const char *path, int64_t size);
 
 typedef struct inlet_vacuum_options {
-  int version;             /* INLET_VACUUM_OPTIONS_VERSION */
-  int64_t retain_ms;       /* retention window; < 0 = delta.deletedFileRetentionDuration,
-                              else 7 days */
-  bool force;              /* allow a window shorter than 7 days */
-  bool dry_run;            /* list, delete nothing */
-  int64_t now_ms;          /* clock for tests; 0 = now */
+  int version;                  /* INLET_VACUUM_OPTIONS_VERSION */
+  int64_t retain_ms;            /* retention window; < 0 = delta.deletedFileRetentionDuration,
+                                   else 7 days */
+  bool force;                   /* allow a window shorter than 7 days */
+  bool dry_run;                 /* list, delete nothing */
+  int64_t now_ms;               /* clock for tests; 0 = now */
   inlet_vacuum_file_fn on_file; /* each file deleted (or that would be); may be NULL */
   void *ctx;
   /* Version 2: */
@@ -124,16 +126,16 @@ typedef struct inlet_vacuum_options {
 /* Version 1 (without on_symlink, and a result without symlinks) is still
  * accepted. */
 #define INLET_VACUUM_OPTIONS_VERSION 2
-#define INLET_VACUUM_OPTIONS_INIT \
-  {INLET_VACUUM_OPTIONS_VERSION, -1, false, false, 0, NULL, NULL, NULL}
+#define INLET_VACUUM_OPTIONS_INIT                                                                  \
+  { INLET_VACUUM_OPTIONS_VERSION, -1, false, false, 0, NULL, NULL, NULL }
 
 typedef struct inlet_vacuum_result {
-  int64_t files;        /* files deleted (or to delete in dry-run) */
+  int64_t files; /* files deleted (or to delete in dry-run) */
   int64_t bytes;
-  int64_t tombstoned;   /* of which removed by a commit older than the window */
-  int64_t debris;       /* of which never committed (judged by mtime), temp files included */
-  int64_t kept;         /* non-live files kept because they are inside the window */
-  int64_t symlinks;     /* symbolic links left alone (version 2 options) */
+  int64_t tombstoned; /* of which removed by a commit older than the window */
+  int64_t debris;     /* of which never committed (judged by mtime), temp files included */
+  int64_t kept;       /* non-live files kept because they are inside the window */
+  int64_t symlinks;   /* symbolic links left alone (version 2 options) */
 } inlet_vacuum_result;
 
 /** Temp files of killed writers in `_delta_log/` (`.tmp-*`) are removed by
@@ -162,19 +164,20 @@ INLET_API int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
 /* ---- log cleanup ------------------------------------------------------------------ */
 
 typedef struct inlet_log_cleanup_options {
-  int version;          /* INLET_LOG_CLEANUP_OPTIONS_VERSION */
-  int64_t retain_ms;    /* < 0 = delta.logRetentionDuration, else 30 days */
-  int64_t now_ms;       /* clock for tests; 0 = now */
+  int version;       /* INLET_LOG_CLEANUP_OPTIONS_VERSION */
+  int64_t retain_ms; /* < 0 = delta.logRetentionDuration, else 30 days */
+  int64_t now_ms;    /* clock for tests; 0 = now */
   bool dry_run;
 } inlet_log_cleanup_options;
 
 #define INLET_LOG_CLEANUP_OPTIONS_VERSION 1
-#define INLET_LOG_CLEANUP_OPTIONS_INIT {INLET_LOG_CLEANUP_OPTIONS_VERSION, -1, 0, false}
+#define INLET_LOG_CLEANUP_OPTIONS_INIT                                                             \
+  { INLET_LOG_CLEANUP_OPTIONS_VERSION, -1, 0, false }
 
 typedef struct inlet_log_cleanup_result {
   int64_t commits_removed;
   int64_t checkpoints_removed;
-  int64_t oldest_kept;  /* oldest version still reconstructible, -1 when nothing changed */
+  int64_t oldest_kept; /* oldest version still reconstructible, -1 when nothing changed */
 } inlet_log_cleanup_result;
 
 /**
@@ -187,8 +190,7 @@ typedef struct inlet_log_cleanup_result {
  * @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
-                                      const inlet_log_cleanup_options *options,
-                                      inlet_error *err);
+                                      const inlet_log_cleanup_options *options, inlet_error *err);
 
 /**
  * Parses a duration into milliseconds (sub-millisecond parts dropped): whole

@@ -86,14 +86,14 @@ typedef struct inlet_parquet_writer_options {
   int32_t n_metadata;              /* key/value metadata for the footer */
   const char *const *metadata_keys;
   const char *const *metadata_values;
-  int64_t page_max_rows; /* rows per data page at most (flat columns); 0 = the
-                            default, 20,000 (as parquet-mr and parquet-rs),
-                            except that a dictionary-encoded page whose last
-                            20,000 rows added no new value runs on to
-                            page_bytes (a page index skips little there; a
-                            value set here is kept exactly) */
-  bool page_index;       /* write the page index (ColumnIndex + OffsetIndex per
-                            column chunk), for page skipping; default true */
+  int64_t page_max_rows;             /* rows per data page at most (flat columns); 0 = the
+                                        default, 20,000 (as parquet-mr and parquet-rs),
+                                        except that a dictionary-encoded page whose last
+                                        20,000 rows added no new value runs on to
+                                        page_bytes (a page index skips little there; a
+                                        value set here is kept exactly) */
+  bool page_index;                   /* write the page index (ColumnIndex + OffsetIndex per
+                                        column chunk), for page skipping; default true */
   inlet_parquet_encodings encodings; /* default COMPATIBLE */
 } inlet_parquet_writer_options;
 

@@ -60,8 +60,10 @@ typedef struct inlet_storage_options {
 } inlet_storage_options;
 #define INLET_STORAGE_OPTIONS_VERSION 1
 #define INLET_STORAGE_OPTIONS_INIT                                                                 \
-  {INLET_STORAGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, NULL,  \
-   NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, false}
+  {                                                                                                \
+    INLET_STORAGE_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL, NULL, NULL, \
+        NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, false                                                     \
+  }
 
 /** True if @p location is a URL of an object store (s3://, az://, abfs://,
  * abfss://), as opposed to a local path or file:// URL. */

@@ -38,21 +38,21 @@ typedef struct inlet_table_scan inlet_table_scan;
 /* ---- create / open ------------------------------------------------------- */
 
 typedef struct inlet_table_create_options {
-  int version;                         /* INLET_TABLE_CREATE_OPTIONS_VERSION */
+  int version; /* INLET_TABLE_CREATE_OPTIONS_VERSION */
   int32_t n_partition_columns;
   const char *const *partition_columns; /* names of top-level schema columns */
-  int32_t n_properties;                /* table properties (metaData.configuration) */
+  int32_t n_properties;                 /* table properties (metaData.configuration) */
   const char *const *property_keys;
   const char *const *property_values;
-  const char *name;                    /* optional metaData.name */
-  const char *description;             /* optional metaData.description */
-  size_t n_batches;                    /* rows committed with the table in version 0 */
-  const inlet_batch *batches;          /* (schema-matching, like inlet_table_writer_write) */
+  const char *name;           /* optional metaData.name */
+  const char *description;    /* optional metaData.description */
+  size_t n_batches;           /* rows committed with the table in version 0 */
+  const inlet_batch *batches; /* (schema-matching, like inlet_table_writer_write) */
 } inlet_table_create_options;
 
 #define INLET_TABLE_CREATE_OPTIONS_VERSION 1
-#define INLET_TABLE_CREATE_OPTIONS_INIT                                                     \
-  {INLET_TABLE_CREATE_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL}
+#define INLET_TABLE_CREATE_OPTIONS_INIT                                                            \
+  { INLET_TABLE_CREATE_OPTIONS_VERSION, 0, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL }
 
 /**
  * Creates a table at @p path (the directory is created if needed) by
@@ -78,7 +78,8 @@ INLET_API int inlet_table_create(inlet_table **out, const char *path, const inle
 /**
  * Opens the table at @p path (a local path or a URL: see
  * inlet_table_open_with; settings from the environment). Only checks that
- * `_delta_log` exists; the log is read by snapshots. @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
+ * `_delta_log` exists; the log is read by snapshots. @return 0, INLET_ENOTFOUND, INLET_EIO,
+ * INLET_ENOMEM.
  */
 INLET_API int inlet_table_open(inlet_table **out, const char *path, inlet_error *err);
 
@@ -99,7 +100,8 @@ typedef struct inlet_table_open_options {
 } inlet_table_open_options;
 
 #define INLET_TABLE_OPEN_OPTIONS_VERSION 1
-#define INLET_TABLE_OPEN_OPTIONS_INIT {INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false}
+#define INLET_TABLE_OPEN_OPTIONS_INIT                                                              \
+  { INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false }
 
 /**
  * inlet_table_open for a location: a local path, "file:///abs/path",
@@ -163,11 +165,11 @@ INLET_API int64_t inlet_snapshot_txn_version(const inlet_snapshot *s, const char
 
 /** One live data file. */
 typedef struct inlet_file_info {
-  const char *path;         /* decoded, relative to the table directory */
-  int64_t size;             /* bytes */
+  const char *path;          /* decoded, relative to the table directory */
+  int64_t size;              /* bytes */
   int64_t modification_time; /* ms */
-  int64_t num_records;      /* from stats, -1 when unknown */
-  const char *stats;        /* raw add.stats JSON, or NULL */
+  int64_t num_records;       /* from stats, -1 when unknown */
+  const char *stats;         /* raw add.stats JSON, or NULL */
 } inlet_file_info;
 
 INLET_API int64_t inlet_snapshot_num_files(const inlet_snapshot *s);
@@ -181,12 +183,12 @@ INLET_API const char *inlet_snapshot_file_partition_value(const inlet_snapshot *
 /* ---- appends ---------------------------------------------------------------- */
 
 typedef struct inlet_append_options {
-  int version;                   /* INLET_APPEND_OPTIONS_VERSION */
-  int64_t expected_version;      /* >= 0: strict mode, commit only if the table is still at
-                                    this version (else INLET_ECONFLICT); -1: latest, and
-                                    retry automatically after non-conflicting commits */
-  const char *app_id;            /* with app_version: record a txn action (exactly-once
-                                    progress for streams); NULL for none */
+  int version;              /* INLET_APPEND_OPTIONS_VERSION */
+  int64_t expected_version; /* >= 0: strict mode, commit only if the table is still at
+                               this version (else INLET_ECONFLICT); -1: latest, and
+                               retry automatically after non-conflicting commits */
+  const char *app_id;       /* with app_version: record a txn action (exactly-once
+                               progress for streams); NULL for none */
   int64_t app_version;
   const char *operation;         /* commitInfo.operation; NULL = "WRITE" */
   inlet_compression compression; /* data file codec; default SNAPPY */
@@ -197,13 +199,13 @@ typedef struct inlet_append_options {
   bool app_version_must_increase; /* writer_open fails with INLET_ECONFLICT when the snapshot
                                      already records app_version (or more) for app_id: the
                                      batch was committed before */
-  int32_t n_extra_txns;          /* more txn actions in the same commit (e.g. a stream's
-                                    source position), each checked like app_id on retry.
-                                    These three arrays/strings are read at commit time:
-                                    keep them valid (and update them) until then */
+  int32_t n_extra_txns;           /* more txn actions in the same commit (e.g. a stream's
+                                     source position), each checked like app_id on retry.
+                                     These three arrays/strings are read at commit time:
+                                     keep them valid (and update them) until then */
   const char *const *extra_txn_app_ids;
   const int64_t *extra_txn_versions;
-  const char *extra_metrics_json; /* JSON object merged into commitInfo.operationMetrics */
+  const char *extra_metrics_json;  /* JSON object merged into commitInfo.operationMetrics */
   bool computes_generated_columns; /* the caller fills generated columns itself: tables with
                                       the generatedColumns writer feature (or legacy writer
                                       version 3/4 without CHECK constraints or change data
@@ -211,9 +213,11 @@ typedef struct inlet_append_options {
 } inlet_append_options;
 
 #define INLET_APPEND_OPTIONS_VERSION 1
-#define INLET_APPEND_OPTIONS_INIT                                                           \
-  {INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0, false, 0,   \
-   NULL, NULL, NULL, false}
+#define INLET_APPEND_OPTIONS_INIT                                                                  \
+  {                                                                                                \
+    INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0, false, 0, NULL,  \
+        NULL, NULL, false                                                                          \
+  }
 
 /**
  * Starts a transaction appending rows. Batches written to it become Parquet
@@ -262,8 +266,7 @@ INLET_API int inlet_table_writer_check_row(const inlet_table_writer *w, const in
  * @return 0, INLET_ECONFLICT (kind in the message), INLET_ELIMIT (too many
  *         attempts), INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM.
  */
-INLET_API int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version,
-                                        inlet_error *err);
+INLET_API int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err);
 /** Rows written so far. */
 INLET_API int64_t inlet_table_writer_rows(const inlet_table_writer *w);
 /** Frees the writer; data files of an uncommitted transaction are removed. NULL-safe. */
@@ -312,11 +315,11 @@ INLET_API int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet
 
 typedef struct inlet_history_entry {
   int64_t version;
-  int64_t timestamp_ms;     /* inCommitTimestamp, else the commit file's mtime (as --as-of) */
-  char *operation;          /* owned, NULL without commitInfo */
-  char *parameters_json;    /* owned operationParameters object, or NULL */
-  char *metrics_json;       /* owned operationMetrics object, or NULL */
-  char *commit_info_json;   /* owned whole commitInfo, or NULL */
+  int64_t timestamp_ms;   /* inCommitTimestamp, else the commit file's mtime (as --as-of) */
+  char *operation;        /* owned, NULL without commitInfo */
+  char *parameters_json;  /* owned operationParameters object, or NULL */
+  char *metrics_json;     /* owned operationMetrics object, or NULL */
+  char *commit_info_json; /* owned whole commitInfo, or NULL */
 } inlet_history_entry;
 
 /**
@@ -335,13 +338,13 @@ typedef struct inlet_table_description {
   int64_t last_commit_timestamp; /* ms */
   int64_t files;
   int64_t bytes;
-  int64_t rows;                  /* sum of add.stats numRecords; -1 (unknown) when a file
-                                    has none */
-  int64_t files_without_stats;   /* live files whose add.stats has no numRecords */
-  int64_t small_files;           /* files below small_file_bytes */
-  int64_t small_file_bytes;      /* delta.targetFileSize, default 128 MiB */
-  int64_t partitions;            /* distinct partition value tuples */
-  int64_t last_checkpoint;       /* version, -1 when none */
+  int64_t rows;                /* sum of add.stats numRecords; -1 (unknown) when a file
+                                  has none */
+  int64_t files_without_stats; /* live files whose add.stats has no numRecords */
+  int64_t small_files;         /* files below small_file_bytes */
+  int64_t small_file_bytes;    /* delta.targetFileSize, default 128 MiB */
+  int64_t partitions;          /* distinct partition value tuples */
+  int64_t last_checkpoint;     /* version, -1 when none */
 } inlet_table_description;
 
 /**

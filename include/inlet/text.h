@@ -70,8 +70,7 @@ typedef enum inlet_text_format {
 } inlet_text_format;
 
 /** Parses "ndjson|jsonl|json|csv|table" (any case). @return 0, INLET_EINVAL. */
-INLET_API int inlet_text_format_parse(inlet_text_format *out, const char *name,
-                                      inlet_error *err);
+INLET_API int inlet_text_format_parse(inlet_text_format *out, const char *name, inlet_error *err);
 
 /** Unit of epoch numbers given for timestamp columns. */
 typedef enum inlet_epoch_unit {
@@ -106,29 +105,31 @@ typedef int (*inlet_text_row_check_fn)(void *ctx, const inlet_batch *batch, int6
                                        inlet_error *err);
 
 typedef struct inlet_text_reader_options {
-  int version;                    /* INLET_TEXT_READER_OPTIONS_VERSION */
-  inlet_text_format format;       /* NDJSON (default) or CSV */
-  int64_t max_batch_rows;         /* rows per batch; default 65536 */
-  int64_t max_batch_bytes;        /* stop a batch past this much memory; default 64 MiB */
-  int64_t max_record_bytes;       /* longer records are bad records; default 16 MiB */
-  bool strict;                    /* unknown fields (NDJSON keys, CSV header
-                                     columns) are errors; default false */
-  inlet_epoch_unit epoch_unit;    /* default AUTO */
-  char csv_delimiter;             /* default ',' */
-  bool csv_header;                /* first record names the columns; default true.
-                                     Without it, cells map to schema fields in order. */
+  int version;                            /* INLET_TEXT_READER_OPTIONS_VERSION */
+  inlet_text_format format;               /* NDJSON (default) or CSV */
+  int64_t max_batch_rows;                 /* rows per batch; default 65536 */
+  int64_t max_batch_bytes;                /* stop a batch past this much memory; default 64 MiB */
+  int64_t max_record_bytes;               /* longer records are bad records; default 16 MiB */
+  bool strict;                            /* unknown fields (NDJSON keys, CSV header
+                                             columns) are errors; default false */
+  inlet_epoch_unit epoch_unit;            /* default AUTO */
+  char csv_delimiter;                     /* default ',' */
+  bool csv_header;                        /* first record names the columns; default true.
+                                             Without it, cells map to schema fields in order. */
   inlet_text_bad_record_fn on_bad_record; /* NULL: bad records are only counted */
   void *ctx;
   /* Version 2: */
-  inlet_text_row_check_fn row_check;      /* NULL: no check */
+  inlet_text_row_check_fn row_check; /* NULL: no check */
   void *row_check_ctx;
 } inlet_text_reader_options;
 
 /* Version 1 (without row_check) is still accepted. */
 #define INLET_TEXT_READER_OPTIONS_VERSION 2
-#define INLET_TEXT_READER_OPTIONS_INIT                                                     \
-  {INLET_TEXT_READER_OPTIONS_VERSION, INLET_TEXT_NDJSON, 65536, 64 * 1024 * 1024,         \
-   16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL, NULL, NULL}
+#define INLET_TEXT_READER_OPTIONS_INIT                                                             \
+  {                                                                                                \
+    INLET_TEXT_READER_OPTIONS_VERSION, INLET_TEXT_NDJSON, 65536, 64 * 1024 * 1024,                 \
+        16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL, NULL, NULL               \
+  }
 
 typedef struct inlet_text_reader inlet_text_reader;
 
@@ -141,16 +142,16 @@ typedef int64_t (*inlet_read_fn)(void *ctx, void *buf, size_t cap, inlet_error *
  * @return 0, INLET_EINVAL (bad options or schema), INLET_ENOMEM.
  */
 INLET_API int inlet_text_reader_new(inlet_text_reader **out, const inlet_schema *schema,
-                                    const inlet_text_reader_options *options,
-                                    inlet_read_fn read_fn, void *ctx, inlet_error *err);
+                                    const inlet_text_reader_options *options, inlet_read_fn read_fn,
+                                    void *ctx, inlet_error *err);
 /** Reader over a file ("-" is standard input). @return as above, INLET_ENOTFOUND, INLET_EIO. */
 INLET_API int inlet_text_reader_open_path(inlet_text_reader **out, const char *path,
                                           const inlet_schema *schema,
                                           const inlet_text_reader_options *options,
                                           inlet_error *err);
 /** Reader over memory the caller keeps alive until the reader is freed. */
-INLET_API int inlet_text_reader_open_memory(inlet_text_reader **out, const void *data,
-                                            size_t len, const inlet_schema *schema,
+INLET_API int inlet_text_reader_open_memory(inlet_text_reader **out, const void *data, size_t len,
+                                            const inlet_schema *schema,
                                             const inlet_text_reader_options *options,
                                             inlet_error *err);
 /** Frees the reader (and closes a file it opened). NULL-safe. */
@@ -167,8 +168,7 @@ INLET_API const inlet_schema *inlet_text_reader_schema(const inlet_text_reader *
  *         e.g. a CSV header naming no schema column in strict mode, or the
  *         bad-record callback asked to stop).
  */
-INLET_API int inlet_text_reader_next(inlet_text_reader *r, inlet_batch *batch,
-                                     inlet_error *err);
+INLET_API int inlet_text_reader_next(inlet_text_reader *r, inlet_batch *batch, inlet_error *err);
 
 /**
  * Converts one record (a JSON object, or a CSV line of cells in schema order
@@ -178,8 +178,8 @@ INLET_API int inlet_text_reader_next(inlet_text_reader *r, inlet_batch *batch,
  * reason in @p err (the callback is not called).
  * @return 0, INLET_EINVAL, INLET_ENOMEM, INLET_ELIMIT.
  */
-INLET_API int inlet_text_reader_append(inlet_text_reader *r, inlet_batch *batch,
-                                       const void *record, size_t len, inlet_error *err);
+INLET_API int inlet_text_reader_append(inlet_text_reader *r, inlet_batch *batch, const void *record,
+                                       size_t len, inlet_error *err);
 
 typedef struct inlet_text_reader_stats {
   int64_t records;     /**< records seen (good + bad) */
@@ -205,8 +205,8 @@ typedef struct inlet_text_writer_options {
 } inlet_text_writer_options;
 
 #define INLET_TEXT_WRITER_OPTIONS_VERSION 1
-#define INLET_TEXT_WRITER_OPTIONS_INIT \
-  {INLET_TEXT_WRITER_OPTIONS_VERSION, INLET_TEXT_NDJSON, true, 1000, 48}
+#define INLET_TEXT_WRITER_OPTIONS_INIT                                                             \
+  { INLET_TEXT_WRITER_OPTIONS_VERSION, INLET_TEXT_NDJSON, true, 1000, 48 }
 
 typedef struct inlet_text_writer inlet_text_writer;
 

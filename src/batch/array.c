@@ -70,7 +70,8 @@ int inlet_array_init(inlet_array *array, const inlet_field *field, inlet_error *
 
 void inlet_array_reset(inlet_array *array) {
   if (!array) return;
-  for (int32_t i = 0; i < array->n_children; i++) inlet_array_reset(&array->children[i]);
+  for (int32_t i = 0; i < array->n_children; i++)
+    inlet_array_reset(&array->children[i]);
   inlet_free(array->children);
   inlet_free(array->validity);
   inlet_free(array->offsets);
@@ -87,7 +88,8 @@ void inlet_array_clear(inlet_array *array) {
   array->validity = NULL;
   array->validity_cap = 0;
   if (array->offsets) array->offsets[0] = 0;
-  for (int32_t i = 0; i < array->n_children; i++) inlet_array_clear(&array->children[i]);
+  for (int32_t i = 0; i < array->n_children; i++)
+    inlet_array_clear(&array->children[i]);
 }
 
 int inlet_array_ensure_validity(inlet_array *a, inlet_error *err) {
@@ -129,8 +131,7 @@ int inlet_array_append_bool(inlet_array *a, bool v, inlet_error *err) {
   return push_valid(a, err);
 }
 
-int inlet_array_append_int(inlet_array *a, const inlet_field *field, int64_t v,
-                           inlet_error *err) {
+int inlet_array_append_int(inlet_array *a, const inlet_field *field, int64_t v, inlet_error *err) {
   switch (inlet_type_value_width(&field->type)) {
   case 1: {
     uint8_t x = (uint8_t)v;
@@ -145,8 +146,7 @@ int inlet_array_append_int(inlet_array *a, const inlet_field *field, int64_t v,
     return push_fixed(a, &x, 4, err);
   }
   case 8: return push_fixed(a, &v, 8, err);
-  default:
-    return inlet_fail(err, INLET_EINVAL, "column \"%s\" is not integer-backed", field->name);
+  default: return inlet_fail(err, INLET_EINVAL, "column \"%s\" is not integer-backed", field->name);
   }
 }
 
@@ -173,8 +173,8 @@ static int push_offset(inlet_array *a, int64_t end, inlet_error *err) {
   return 0;
 }
 
-int inlet_array_append_bytes(inlet_array *a, const inlet_field *field, const void *data,
-                             size_t len, inlet_error *err) {
+int inlet_array_append_bytes(inlet_array *a, const inlet_field *field, const void *data, size_t len,
+                             inlet_error *err) {
   if (field->type.id == INLET_TYPE_FIXED_BINARY) {
     FAIL_IF((int64_t)len != field->type.byte_width, err, INLET_EINVAL,
             "column \"%s\": value of %zu bytes for fixed(%d)", field->name, len,
@@ -209,9 +209,7 @@ static int append_empty(inlet_array *a, const inlet_field *field, inlet_error *e
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
   case INLET_TYPE_LIST:
-  case INLET_TYPE_MAP:
-    TRY(push_offset(a, a->offsets[a->length], err));
-    return push_valid(a, err);
+  case INLET_TYPE_MAP: TRY(push_offset(a, a->offsets[a->length], err)); return push_valid(a, err);
   case INLET_TYPE_STRUCT:
     for (int32_t i = 0; i < field->n_children && i < a->n_children; i++) {
       const inlet_field *cf = &field->children[i];
@@ -240,9 +238,8 @@ int inlet_array_append_null(inlet_array *a, const inlet_field *field, inlet_erro
 int inlet_array_reserve_rows(inlet_array *a, const inlet_field *field, int64_t rows,
                              inlet_error *err) {
   int64_t total;
-  FAIL_IF(rows < 0 || inlet_add_overflow_i64(a->length, rows, &total) || total > INT32_MAX,
-          err, INLET_ELIMIT, "column \"%s\": cannot reserve %lld rows", field->name,
-          (long long)rows);
+  FAIL_IF(rows < 0 || inlet_add_overflow_i64(a->length, rows, &total) || total > INT32_MAX, err,
+          INLET_ELIMIT, "column \"%s\": cannot reserve %lld rows", field->name, (long long)rows);
   if (a->validity) TRY(grow(&a->validity, &a->validity_cap, (total + 7) / 8 + 1, err));
   if (total > a->reserved_rows) a->reserved_rows = total;
   switch (field->type.id) {
@@ -279,7 +276,8 @@ int inlet_batch_init(inlet_batch *batch, const inlet_schema *schema, inlet_error
   for (int32_t i = 0; i < schema->n_fields; i++) {
     int rc = inlet_array_init(&batch->columns[i], &batch->schema.fields[i], err);
     if (rc < 0) {
-      for (int32_t j = 0; j < i; j++) inlet_array_reset(&batch->columns[j]);
+      for (int32_t j = 0; j < i; j++)
+        inlet_array_reset(&batch->columns[j]);
       inlet_free(batch->columns);
       inlet_schema_reset(&batch->schema);
       memset(batch, 0, sizeof *batch);
@@ -292,30 +290,33 @@ int inlet_batch_init(inlet_batch *batch, const inlet_schema *schema, inlet_error
 void inlet_batch_reset(inlet_batch *batch) {
   if (!batch) return;
   if (batch->columns)
-    for (int32_t i = 0; i < batch->schema.n_fields; i++) inlet_array_reset(&batch->columns[i]);
+    for (int32_t i = 0; i < batch->schema.n_fields; i++)
+      inlet_array_reset(&batch->columns[i]);
   inlet_free(batch->columns);
   inlet_schema_reset(&batch->schema);
   memset(batch, 0, sizeof *batch);
 }
 
 void inlet_batch_clear(inlet_batch *batch) {
-  for (int32_t i = 0; i < batch->schema.n_fields; i++) inlet_array_clear(&batch->columns[i]);
+  for (int32_t i = 0; i < batch->schema.n_fields; i++)
+    inlet_array_clear(&batch->columns[i]);
   batch->num_rows = 0;
 }
 
-static int validate_array(const inlet_array *a, const inlet_field *f, int64_t length,
-                          int depth, inlet_error *err) {
+static int validate_array(const inlet_array *a, const inlet_field *f, int64_t length, int depth,
+                          inlet_error *err) {
   const char *name = f->name ? f->name : "?";
   FAIL_IF(depth > 64, err, INLET_EINVAL, "column \"%s\": nested too deeply", name);
-  FAIL_IF(a->length != length, err, INLET_EINVAL, "column \"%s\": length %lld, expected %lld",
-          name, (long long)a->length, (long long)length);
+  FAIL_IF(a->length != length, err, INLET_EINVAL, "column \"%s\": length %lld, expected %lld", name,
+          (long long)a->length, (long long)length);
   FAIL_IF(a->null_count < 0 || a->null_count > length, err, INLET_EINVAL,
           "column \"%s\": null_count %lld out of range", name, (long long)a->null_count);
   if (a->validity) {
     FAIL_IF(a->validity_cap < (length + 7) / 8, err, INLET_EINVAL,
             "column \"%s\": validity bitmap too short", name);
     int64_t nulls = 0;
-    for (int64_t i = 0; i < length; i++) nulls += !inlet_bit_get(a->validity, i);
+    for (int64_t i = 0; i < length; i++)
+      nulls += !inlet_bit_get(a->validity, i);
     FAIL_IF(nulls != a->null_count, err, INLET_EINVAL,
             "column \"%s\": null_count %lld but the bitmap has %lld nulls", name,
             (long long)a->null_count, (long long)nulls);
@@ -351,8 +352,8 @@ static int validate_array(const inlet_array *a, const inlet_field *f, int64_t le
       TRY(validate_array(&a->children[i], &f->children[i], length, depth + 1, err));
     return 0;
   }
-  int64_t need = id == INLET_TYPE_BOOL ? (length + 7) / 8
-                                       : length * (int64_t)inlet_type_value_width(&f->type);
+  int64_t need =
+      id == INLET_TYPE_BOOL ? (length + 7) / 8 : length * (int64_t)inlet_type_value_width(&f->type);
   FAIL_IF(need > 0 && (!a->values || a->values_cap < need), err, INLET_EINVAL,
           "column \"%s\": values buffer too short", name);
   FAIL_IF(id == INLET_TYPE_INVALID, err, INLET_EINVAL, "column \"%s\": invalid type", name);
@@ -361,8 +362,7 @@ static int validate_array(const inlet_array *a, const inlet_field *f, int64_t le
 
 int inlet_batch_validate(const inlet_batch *batch, inlet_error *err) {
   FAIL_IF(batch->num_rows < 0, err, INLET_EINVAL, "batch: negative row count");
-  FAIL_IF(batch->schema.n_fields > 0 && !batch->columns, err, INLET_EINVAL,
-          "batch: no columns");
+  FAIL_IF(batch->schema.n_fields > 0 && !batch->columns, err, INLET_EINVAL, "batch: no columns");
   for (int32_t i = 0; i < batch->schema.n_fields; i++) {
     const inlet_field *f = &batch->schema.fields[i];
     TRY(validate_array(&batch->columns[i], f, batch->num_rows, 0, err));
@@ -375,13 +375,15 @@ int inlet_batch_validate(const inlet_batch *batch, inlet_error *err) {
 
 static int64_t array_memory(const inlet_array *a) {
   int64_t n = a->validity_cap + a->offsets_cap + a->values_cap;
-  for (int32_t i = 0; i < a->n_children; i++) n += array_memory(&a->children[i]);
+  for (int32_t i = 0; i < a->n_children; i++)
+    n += array_memory(&a->children[i]);
   return n;
 }
 
 int64_t inlet_batch_memory(const inlet_batch *batch) {
   int64_t n = 0;
-  for (int32_t i = 0; i < batch->schema.n_fields; i++) n += array_memory(&batch->columns[i]);
+  for (int32_t i = 0; i < batch->schema.n_fields; i++)
+    n += array_memory(&batch->columns[i]);
   return n;
 }
 
@@ -393,10 +395,9 @@ int inlet_array_append_from(inlet_array *dst, const inlet_field *f, const inlet_
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
     /* An array of empty strings may have no value buffer at all. */
-    return inlet_array_append_bytes(dst, f,
-                                    src->values ? src->values + src->offsets[row]
-                                                : (const uint8_t *)"",
-                                    (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
+    return inlet_array_append_bytes(
+        dst, f, src->values ? src->values + src->offsets[row] : (const uint8_t *)"",
+        (size_t)(src->offsets[row + 1] - src->offsets[row]), err);
   case INLET_TYPE_STRUCT:
     for (int32_t c = 0; c < f->n_children; c++)
       TRY(inlet_array_append_from(&dst->children[c], &f->children[c], &src->children[c], row, err));
@@ -410,7 +411,8 @@ int inlet_array_append_from(inlet_array *dst, const inlet_field *f, const inlet_
     int32_t wd = inlet_type_value_width(&f->type);
     if (f->type.id == INLET_TYPE_FIXED_BINARY)
       return inlet_array_append_bytes(dst, f, src->values + row * wd, (size_t)wd, err);
-    if (f->type.id == INLET_TYPE_DECIMAL) return inlet_array_append_decimal(dst, src->values + row * 16, err);
+    if (f->type.id == INLET_TYPE_DECIMAL)
+      return inlet_array_append_decimal(dst, src->values + row * 16, err);
     if (f->type.id == INLET_TYPE_FLOAT)
       return inlet_array_append_float(dst, ((const float *)src->values)[row], err);
     if (f->type.id == INLET_TYPE_DOUBLE)

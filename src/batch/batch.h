@@ -26,13 +26,13 @@ typedef enum text_tok { TOK_STRING, TOK_NUMBER, TOK_BOOL, TOK_TEXT } text_tok;
 typedef struct text_conv {
   inlet_epoch_unit epoch_unit;
   bool strict;
-  const char *field;        /* top-level field being converted, for messages */
-  const char *rec_start;    /* start of the JSON text, for error columns (or NULL) */
+  const char *field;     /* top-level field being converted, for messages */
+  const char *rec_start; /* start of the JSON text, for error columns (or NULL) */
   char reason[384];
-  bool csv_syntax;          /* the failure is in the CSV structure (quoting, field
-                               count), not in a value */
-  inlet_buf scratch;        /* unescaped strings; each is consumed before the next */
-  inlet_error err;          /* detail of fatal errors */
+  bool csv_syntax;   /* the failure is in the CSV structure (quoting, field
+                        count), not in a value */
+  inlet_buf scratch; /* unescaped strings; each is consumed before the next */
+  inlet_error err;   /* detail of fatal errors */
 } text_conv;
 
 /* Sets c->reason (prefixed with the field name) and returns INLET_EINVAL. */
@@ -63,9 +63,9 @@ size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_
 /* The reason given to the first line of a multi-line CSV record that is
  * malformed: that line is rejected alone and the lines after it are read
  * again as records (docs/INGEST.md "Bad records"). */
-#define TEXT_CSV_CUT_REASON                                                                      \
-  "unterminated quoted CSV field: the quote opened on this line does not close into a "       \
-  "well-formed record, so the record ends at this line break and the next lines are read as " \
+#define TEXT_CSV_CUT_REASON                                                                        \
+  "unterminated quoted CSV field: the quote opened on this line does not close into a "            \
+  "well-formed record, so the record ends at this line break and the next lines are read as "      \
   "records of their own"
 /* After inlet_text_reader_append failed with INLET_EINVAL: whether the CSV
  * structure (not a value) was at fault. */

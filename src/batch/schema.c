@@ -65,13 +65,13 @@ size_t inlet_type_name(const inlet_type *type, char *out, size_t cap) {
     break;
   case INLET_TYPE_BINARY: s = type->ext == INLET_EXT_BSON ? "bson" : "binary"; break;
   case INLET_TYPE_FIXED_BINARY:
-    if (type->ext == INLET_EXT_UUID) s = "uuid";
-    else snprintf(tmp, sizeof tmp, "fixed(%d)", (int)type->byte_width);
+    if (type->ext == INLET_EXT_UUID)
+      s = "uuid";
+    else
+      snprintf(tmp, sizeof tmp, "fixed(%d)", (int)type->byte_width);
     break;
   case INLET_TYPE_DATE: s = "date"; break;
-  case INLET_TYPE_TIME:
-    snprintf(tmp, sizeof tmp, "time%s", unit_suffix(type->unit));
-    break;
+  case INLET_TYPE_TIME: snprintf(tmp, sizeof tmp, "time%s", unit_suffix(type->unit)); break;
   case INLET_TYPE_TIMESTAMP:
     snprintf(tmp, sizeof tmp, "timestamp%s%s", type->utc ? "" : "_ntz", unit_suffix(type->unit));
     break;
@@ -168,7 +168,8 @@ size_t inlet_field_type_name(const inlet_field *field, char *out, size_t cap) {
 
 void inlet_field_reset(inlet_field *field) {
   if (!field) return;
-  for (int32_t i = 0; i < field->n_children; i++) inlet_field_reset(&field->children[i]);
+  for (int32_t i = 0; i < field->n_children; i++)
+    inlet_field_reset(&field->children[i]);
   inlet_free(field->children);
   inlet_free(field->name);
   memset(field, 0, sizeof *field);
@@ -207,7 +208,8 @@ void inlet_schema_init(inlet_schema *schema) {
 
 void inlet_schema_reset(inlet_schema *schema) {
   if (!schema) return;
-  for (int32_t i = 0; i < schema->n_fields; i++) inlet_field_reset(&schema->fields[i]);
+  for (int32_t i = 0; i < schema->n_fields; i++)
+    inlet_field_reset(&schema->fields[i]);
   inlet_free(schema->fields);
   inlet_schema_init(schema);
 }
@@ -283,16 +285,19 @@ typedef struct ddl_parser {
 } ddl_parser;
 
 static void skip_ws(ddl_parser *p) {
-  while (p->s[p->pos] && isspace((unsigned char)p->s[p->pos])) p->pos++;
+  while (p->s[p->pos] && isspace((unsigned char)p->s[p->pos]))
+    p->pos++;
 }
 
 static int ddl_fail(ddl_parser *p, const char *what) {
   char near[24];
   size_t n = strlen(p->s + p->pos);
-  if (n == 0) snprintf(near, sizeof near, "end of input");
-  else snprintf(near, sizeof near, "'%.16s%s'", p->s + p->pos, n > 16 ? "..." : "");
-  return inlet_fail(p->err, INLET_EINVAL, "schema: %s at position %zu (near %s)", what,
-                    p->pos + 1, near);
+  if (n == 0)
+    snprintf(near, sizeof near, "end of input");
+  else
+    snprintf(near, sizeof near, "'%.16s%s'", p->s + p->pos, n > 16 ? "..." : "");
+  return inlet_fail(p->err, INLET_EINVAL, "schema: %s at position %zu (near %s)", what, p->pos + 1,
+                    near);
 }
 
 static bool is_ident_char(char c) {
@@ -326,7 +331,8 @@ static int parse_name(ddl_parser *p, char **out, bool allow_dot) {
     }
   } else {
     size_t start = p->pos;
-    while (is_ident_char(p->s[p->pos])) p->pos++;
+    while (is_ident_char(p->s[p->pos]))
+      p->pos++;
     if (p->pos == start) return ddl_fail(p, "expected a column name");
     inlet_buf_append(&b, p->s + start, p->pos - start);
   }
@@ -398,7 +404,8 @@ static int parse_type(ddl_parser *p, inlet_field *f, int depth);
 static int alloc_children(ddl_parser *p, inlet_field *f, int32_t n) {
   f->children = inlet_calloc((size_t)n, sizeof *f->children);
   if (!f->children) return inlet_fail(p->err, INLET_ENOMEM, "out of memory parsing schema");
-  for (int32_t i = 0; i < n; i++) f->children[i].field_id = -1;
+  for (int32_t i = 0; i < n; i++)
+    f->children[i].field_id = -1;
   f->n_children = n;
   return 0;
 }

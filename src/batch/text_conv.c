@@ -44,8 +44,10 @@ static const char *excerpt(char out[48], const char *s, size_t n) {
 }
 
 static void trim(const char **s, size_t *n) {
-  while (*n && (**s == ' ' || **s == '\t')) (*s)++, (*n)--;
-  while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t')) (*n)--;
+  while (*n && (**s == ' ' || **s == '\t'))
+    (*s)++, (*n)--;
+  while (*n && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t'))
+    (*n)--;
 }
 
 /* ---- integers ------------------------------------------------------------ */
@@ -78,11 +80,15 @@ bool text_parse_i64(const char *s, size_t n, int64_t *out, bool *overflow) {
   if (!text_parse_u64(s, n, &m, overflow)) return false;
   if (*overflow) return true;
   if (neg) {
-    if (m > (uint64_t)INT64_MAX + 1) *overflow = true;
-    else *out = (int64_t)(0 - m);
+    if (m > (uint64_t)INT64_MAX + 1)
+      *overflow = true;
+    else
+      *out = (int64_t)(0 - m);
   } else {
-    if (m > (uint64_t)INT64_MAX) *overflow = true;
-    else *out = (int64_t)m;
+    if (m > (uint64_t)INT64_MAX)
+      *overflow = true;
+    else
+      *out = (int64_t)m;
   }
   return true;
 }
@@ -153,9 +159,14 @@ static bool special_double(const char *s, size_t n, double *out) {
   struct {
     const char *t;
     double v;
-  } names[] = {{"NaN", NAN},           {"nan", NAN},           {"Infinity", INFINITY},
-               {"+Infinity", INFINITY}, {"-Infinity", -INFINITY}, {"inf", INFINITY},
-               {"-inf", -INFINITY},     {"+inf", INFINITY}};
+  } names[] = {{"NaN", NAN},
+               {"nan", NAN},
+               {"Infinity", INFINITY},
+               {"+Infinity", INFINITY},
+               {"-Infinity", -INFINITY},
+               {"inf", INFINITY},
+               {"-inf", -INFINITY},
+               {"+inf", INFINITY}};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     if (strlen(names[i].t) == n && memcmp(names[i].t, s, n) == 0) {
       *out = names[i].v;
@@ -229,7 +240,8 @@ const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32
   const char *dig[2];
   size_t dlen[2] = {0, 0};
   size_t int_start = i;
-  while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  while (i < n && s[i] >= '0' && s[i] <= '9')
+    i++;
   dig[0] = s + int_start;
   dlen[0] = i - int_start;
   dig[1] = s + i;
@@ -237,7 +249,8 @@ const char *text_parse_decimal(const char *s, size_t n, int32_t precision, int32
     i++;
     dig[1] = s + i;
     size_t fs = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+      i++;
     dlen[1] = i - fs;
   }
   if (dlen[0] + dlen[1] == 0) return "not a decimal number";
@@ -314,7 +327,8 @@ static const char *parse_epoch(const char *s, size_t n, inlet_epoch_unit eu, int
     int nd = 0;
     for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
       if (nd < 9) frac = frac * 10 + (s[i] - '0'), nd++;
-    for (; nd < 9; nd++) frac *= 10;
+    for (; nd < 9; nd++)
+      frac *= 10;
   }
   if (i != n) return "expected an epoch number or an ISO-8601 timestamp";
   if (ip > (uint64_t)INT64_MAX) return "epoch number out of range";
@@ -349,11 +363,13 @@ static bool looks_numeric(const char *s, size_t n) {
   size_t i = 0;
   if (i < n && (s[i] == '-' || s[i] == '+')) i++;
   size_t d0 = i;
-  while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+  while (i < n && s[i] >= '0' && s[i] <= '9')
+    i++;
   if (i == d0) return false;
   if (i < n && s[i] == '.') {
     i++;
-    while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
+      i++;
   }
   return i == n;
 }
@@ -371,7 +387,8 @@ static int decode_hex(text_conv *c, const char *s, size_t n, bool uuid) {
     if (uuid && s[i] == '-' && (i == 8 || i == 13 || i == 18 || i == 23) && n == 36) continue;
     int v = inlet_hex_digit((unsigned char)s[i]);
     if (v < 0) return text_bad(c, "expected hex digits, found \"%s\"", excerpt(ex, s, n));
-    if (hi < 0) hi = v;
+    if (hi < 0)
+      hi = v;
     else {
       c->scratch.data[c->scratch.len++] = (uint8_t)(hi << 4 | v);
       hi = -1;
@@ -402,7 +419,9 @@ int text_append_null(text_conv *c, inlet_array *a, const inlet_field *f) {
   return rc;
 }
 
-static int fatal(int rc) { return rc == INLET_EINVAL ? INLET_EINTERNAL : rc; }
+static int fatal(int rc) {
+  return rc == INLET_EINVAL ? INLET_EINTERNAL : rc;
+}
 
 static const char *kind_name(text_tok k) {
   switch (k) {
@@ -448,8 +467,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
   case INLET_TYPE_UINT64: {
     uint64_t v = 0;
     bool of = false;
-    if (kind == TOK_BOOL)
-      return text_bad(c, "expected an unsigned integer, found a boolean");
+    if (kind == TOK_BOOL) return text_bad(c, "expected an unsigned integer, found a boolean");
     if (n && s[0] == '-')
       return text_bad(c, "negative value %s for an unsigned column", excerpt(ex, s, n));
     if (!text_parse_u64(s, n, &v, &of))
@@ -465,22 +483,28 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
   case INLET_TYPE_FLOAT: {
     float v;
     if (kind == TOK_BOOL || !text_parse_float(s, n, &v))
-      return text_bad(c, "expected a number, found \"%s\"", kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
+      return text_bad(c, "expected a number, found \"%s\"",
+                      kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
     /* Only the spelled-out names are infinite: 1e39 is out of range, not Infinity. */
     if (isinf(v) && !is_special_number(s, n))
-      return text_bad(c, "number %s is out of the range of a float (at most 3.4028235e38 in "
-                      "magnitude; write \"Infinity\" for an infinite value)", excerpt(ex, s, n));
+      return text_bad(c,
+                      "number %s is out of the range of a float (at most 3.4028235e38 in "
+                      "magnitude; write \"Infinity\" for an infinite value)",
+                      excerpt(ex, s, n));
     rc = inlet_array_append_float(a, v, &c->err);
     break;
   }
   case INLET_TYPE_DOUBLE: {
     double v;
     if (kind == TOK_BOOL || !text_parse_double(s, n, &v))
-      return text_bad(c, "expected a number, found \"%s\"", kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
+      return text_bad(c, "expected a number, found \"%s\"",
+                      kind == TOK_BOOL ? "boolean" : excerpt(ex, s, n));
     if (isinf(v) && !is_special_number(s, n))
-      return text_bad(c, "number %s is out of the range of a double (at most "
+      return text_bad(c,
+                      "number %s is out of the range of a double (at most "
                       "1.7976931348623157e308 in magnitude; write \"Infinity\" for an infinite "
-                      "value)", excerpt(ex, s, n));
+                      "value)",
+                      excerpt(ex, s, n));
     rc = inlet_array_append_double(a, v, &c->err);
     break;
   }
@@ -520,17 +544,16 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
   }
   case INLET_TYPE_TIME: {
     int64_t v = 0;
-    if (kind == TOK_BOOL)
-      return text_bad(c, "expected a time HH:MM:SS, found a boolean");
+    if (kind == TOK_BOOL) return text_bad(c, "expected a time HH:MM:SS, found a boolean");
     if (kind == TOK_NUMBER || (n > 0 && memchr(s, ':', n) == NULL)) {
       bool of;
-      if (!text_parse_i64(s, n, &v, &of) || of || v < 0 ||
-          v >= 86400 * unit_per_sec[t->unit])
+      if (!text_parse_i64(s, n, &v, &of) || of || v < 0 || v >= 86400 * unit_per_sec[t->unit])
         return text_bad(c, "time-of-day %s out of range", excerpt(ex, s, n));
     } else {
       int64_t secs, ns;
       size_t k = inlet_iso_time_prefix(s, n, &secs, &ns);
-      if (!k || k != n) return text_bad(c, "expected a time HH:MM:SS, found \"%s\"", excerpt(ex, s, n));
+      if (!k || k != n)
+        return text_bad(c, "expected a time HH:MM:SS, found \"%s\"", excerpt(ex, s, n));
       to_unit(secs, ns, t->unit, &v); /* < 1 day: cannot overflow */
     }
     rc = inlet_array_append_int(a, f, v, &c->err);
@@ -560,11 +583,12 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     inlet_i128 v;
     const char *why = text_parse_decimal(s, n, t->precision, t->scale, &v);
     if (why)
-      return text_bad(c, "%s: \"%s\" for decimal(%d,%d)", why, excerpt(ex, s, n),
-                      (int)t->precision, (int)t->scale);
+      return text_bad(c, "%s: \"%s\" for decimal(%d,%d)", why, excerpt(ex, s, n), (int)t->precision,
+                      (int)t->scale);
     uint8_t le[16];
     inlet_u128 u = (inlet_u128)v;
-    for (int i = 0; i < 16; i++) le[i] = (uint8_t)(u >> (8 * i));
+    for (int i = 0; i < 16; i++)
+      le[i] = (uint8_t)(u >> (8 * i));
     rc = inlet_array_append_decimal(a, le, &c->err);
     break;
   }
@@ -585,7 +609,8 @@ void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len) {
    * so recurse even when this array is already short enough. */
   if (a->length < len) return;
   if (a->validity) {
-    for (int64_t i = len; i < a->length; i++) a->null_count -= !inlet_bit_get(a->validity, i);
+    for (int64_t i = len; i < a->length; i++)
+      a->null_count -= !inlet_bit_get(a->validity, i);
   }
   switch (f->type.id) {
   case INLET_TYPE_LIST:

@@ -47,8 +47,10 @@ static bool short_double(char out[40], double v) {
     if (nd <= k) {
       *o++ = '0';
       *o++ = '.';
-      for (int i = nd; i < k; i++) *o++ = '0';
-      for (int i = nd - 1; i >= 0; i--) *o++ = digits[i];
+      for (int i = nd; i < k; i++)
+        *o++ = '0';
+      for (int i = nd - 1; i >= 0; i--)
+        *o++ = digits[i];
     } else {
       for (int i = nd - 1; i >= 0; i--) {
         *o++ = digits[i];
@@ -86,14 +88,16 @@ void text_format_double(char out[40], double v) {
   for (; *p && *p != 'e'; p++)
     if (*p >= '0' && *p <= '9') digits[k++] = *p;
   int x = atoi(p + 1);
-  while (k > 1 && digits[k - 1] == '0') k--;
+  while (k > 1 && digits[k - 1] == '0')
+    k--;
   int n = x + 1; /* position of the decimal point after the first digit */
   char *o = out;
   if (neg) *o++ = '-';
   if (k <= n && n <= 21) {
     memcpy(o, digits, (size_t)k);
     o += k;
-    for (int i = k; i < n; i++) *o++ = '0';
+    for (int i = k; i < n; i++)
+      *o++ = '0';
   } else if (0 < n && n <= 21) {
     memcpy(o, digits, (size_t)n);
     o += n;
@@ -103,7 +107,8 @@ void text_format_double(char out[40], double v) {
   } else if (-6 < n && n <= 0) {
     *o++ = '0';
     *o++ = '.';
-    for (int i = 0; i < -n; i++) *o++ = '0';
+    for (int i = 0; i < -n; i++)
+      *o++ = '0';
     memcpy(o, digits, (size_t)k);
     o += k;
   } else {
@@ -149,8 +154,10 @@ void text_json_quote(inlet_buf *b, const char *s, size_t n) {
 
 /* Emits text that JSON must quote (dates, decimals ...) with or without quotes. */
 static void put_str(inlet_buf *b, const char *s, size_t n, bool json) {
-  if (json) text_json_quote(b, s, n);
-  else inlet_buf_append(b, s, n);
+  if (json)
+    text_json_quote(b, s, n);
+  else
+    inlet_buf_append(b, s, n);
 }
 
 static void put_hex(inlet_buf *b, const uint8_t *p, size_t n, bool json, bool uuid) {
@@ -177,20 +184,25 @@ static void put_double(inlet_buf *b, double v, bool json) {
 static void put_i64(inlet_buf *b, int64_t v, bool json) {
   char t[32];
   int n = snprintf(t, sizeof t, "%lld", (long long)v);
-  if (json && (v > (int64_t)TWO53 || v < -(int64_t)TWO53)) put_str(b, t, (size_t)n, true);
-  else inlet_buf_append(b, t, (size_t)n);
+  if (json && (v > (int64_t)TWO53 || v < -(int64_t)TWO53))
+    put_str(b, t, (size_t)n, true);
+  else
+    inlet_buf_append(b, t, (size_t)n);
 }
 
 static void put_u64(inlet_buf *b, uint64_t v, bool json) {
   char t[32];
   int n = snprintf(t, sizeof t, "%llu", (unsigned long long)v);
-  if (json && v > (uint64_t)TWO53) put_str(b, t, (size_t)n, true);
-  else inlet_buf_append(b, t, (size_t)n);
+  if (json && v > (uint64_t)TWO53)
+    put_str(b, t, (size_t)n, true);
+  else
+    inlet_buf_append(b, t, (size_t)n);
 }
 
 static void put_decimal(inlet_buf *b, const uint8_t *le, int32_t scale, bool json) {
   inlet_u128 u = 0;
-  for (int i = 15; i >= 0; i--) u = u << 8 | le[i];
+  for (int i = 15; i >= 0; i--)
+    u = u << 8 | le[i];
   bool neg = (le[15] & 0x80) != 0;
   if (neg) u = ~u + 1; /* magnitude; -2^127 stays representable as unsigned */
   char digits[48];
@@ -199,7 +211,8 @@ static void put_decimal(inlet_buf *b, const uint8_t *le, int32_t scale, bool jso
     digits[k++] = (char)('0' + (int)(u % 10));
     u /= 10;
   } while (u);
-  while (k <= scale) digits[k++] = '0'; /* at least one integer digit */
+  while (k <= scale)
+    digits[k++] = '0'; /* at least one integer digit */
   char t[64];
   int n = 0;
   if (neg) t[n++] = '-';
@@ -368,15 +381,15 @@ int text_format_value(inlet_buf *b, const inlet_array *a, const inlet_field *f, 
   const inlet_type *t = &f->type;
   switch (t->id) {
   case INLET_TYPE_BOOL:
-    if (inlet_bit_get(a->values, row)) inlet_buf_append(b, "true", 4);
-    else inlet_buf_append(b, "false", 5);
+    if (inlet_bit_get(a->values, row))
+      inlet_buf_append(b, "true", 4);
+    else
+      inlet_buf_append(b, "false", 5);
     break;
   case INLET_TYPE_INT8:
   case INLET_TYPE_INT16:
   case INLET_TYPE_INT32:
-  case INLET_TYPE_INT64:
-    put_i64(b, read_int(a, inlet_type_value_width(t), true, row), json);
-    break;
+  case INLET_TYPE_INT64: put_i64(b, read_int(a, inlet_type_value_width(t), true, row), json); break;
   case INLET_TYPE_UINT8:
   case INLET_TYPE_UINT16:
   case INLET_TYPE_UINT32:
@@ -406,12 +419,10 @@ int text_format_value(inlet_buf *b, const inlet_array *a, const inlet_field *f, 
     put_str(b, n ? (const char *)a->values + a->offsets[row] : "", n, json);
     break;
   }
-  case INLET_TYPE_BINARY:
-  {
+  case INLET_TYPE_BINARY: {
     size_t n = (size_t)(a->offsets[row + 1] - a->offsets[row]);
     put_hex(b, n ? a->values + a->offsets[row] : (const uint8_t *)"", n, json, false);
-  }
-    break;
+  } break;
   case INLET_TYPE_FIXED_BINARY:
     put_hex(b, a->values + row * t->byte_width, (size_t)t->byte_width, json,
             t->ext == INLET_EXT_UUID && t->byte_width == 16);
@@ -425,12 +436,8 @@ int text_format_value(inlet_buf *b, const inlet_array *a, const inlet_field *f, 
   case INLET_TYPE_TIME:
     put_time(b, read_int(a, inlet_type_value_width(t), true, row), t, json);
     break;
-  case INLET_TYPE_TIMESTAMP:
-    put_timestamp(b, read_int(a, 8, true, row), t, json);
-    break;
-  case INLET_TYPE_DECIMAL:
-    put_decimal(b, a->values + row * 16, t->scale, json);
-    break;
+  case INLET_TYPE_TIMESTAMP: put_timestamp(b, read_int(a, 8, true, row), t, json); break;
+  case INLET_TYPE_DECIMAL: put_decimal(b, a->values + row * 16, t->scale, json); break;
   case INLET_TYPE_STRUCT:
     if (depth > 64) return INLET_ELIMIT;
     inlet_buf_push(b, '{');

@@ -34,7 +34,8 @@ struct text_field_index {
 
 static uint32_t hash_name(const char *s, size_t n) {
   uint32_t h = 2166136261u; /* FNV-1a */
-  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (uint8_t)s[i]) * 16777619u;
   return h;
 }
 
@@ -42,7 +43,8 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
   text_field_index *idx = inlet_calloc(1, sizeof *idx);
   if (!idx) return INLET_ENOMEM;
   int32_t n = 8;
-  while (n < schema->n_fields * 2) n *= 2;
+  while (n < schema->n_fields * 2)
+    n *= 2;
   idx->slots = inlet_calloc((size_t)n, sizeof *idx->slots);
   idx->lens = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->lens);
   idx->plain = inlet_calloc((size_t)schema->n_fields + 1, sizeof *idx->plain);
@@ -78,7 +80,8 @@ int text_field_index_new(text_field_index **out, const inlet_schema *schema) {
   for (int32_t i = 0; i < schema->n_fields; i++) {
     const char *name = schema->fields[i].name;
     uint32_t h = hash_name(name, strlen(name)) & (uint32_t)(n - 1);
-    while (idx->slots[h]) h = (h + 1) & (uint32_t)(n - 1);
+    while (idx->slots[h])
+      h = (h + 1) & (uint32_t)(n - 1);
     idx->slots[h] = i + 1;
   }
   *out = idx;
@@ -114,7 +117,8 @@ int text_field_index_find(const text_field_index *idx, const char *s, size_t n) 
 
 static inline void skip_ws(const char **p, const char *end) {
   const char *q = *p;
-  while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) q++;
+  while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+    q++;
   *p = q;
 }
 
@@ -157,7 +161,8 @@ static int read_string_escaped(text_conv *c, const char **p, const char *end, co
     if ((unsigned char)ch < 0x20) return syntax(c, q, "control character in a string");
     if (ch != '\\') {
       const char *r = q;
-      while (r < end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20) r++;
+      while (r < end && *r != '"' && *r != '\\' && (unsigned char)*r >= 0x20)
+        r++;
       inlet_buf_append(b, q, (size_t)(r - q));
       q = r;
       continue;
@@ -220,7 +225,8 @@ static inline int read_string(text_conv *c, const char **p, const char *end, con
     }
     q += 8;
   }
-  while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+  while (q < end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+    q++;
   if (q < end && *q == '"') {
     *s = start;
     *n = (size_t)(q - start);
@@ -235,21 +241,26 @@ static size_t scan_number(const char *p, const char *end) {
   const char *q = p;
   if (q < end && *q == '-') q++;
   if (q >= end) return 0;
-  if (*q == '0') q++;
+  if (*q == '0')
+    q++;
   else if (*q >= '1' && *q <= '9')
-    while (q < end && *q >= '0' && *q <= '9') q++;
-  else return 0;
+    while (q < end && *q >= '0' && *q <= '9')
+      q++;
+  else
+    return 0;
   if (q < end && *q == '.') {
     q++;
     const char *f = q;
-    while (q < end && *q >= '0' && *q <= '9') q++;
+    while (q < end && *q >= '0' && *q <= '9')
+      q++;
     if (q == f) return 0;
   }
   if (q < end && (*q == 'e' || *q == 'E')) {
     q++;
     if (q < end && (*q == '+' || *q == '-')) q++;
     const char *e = q;
-    while (q < end && *q >= '0' && *q <= '9') q++;
+    while (q < end && *q >= '0' && *q <= '9')
+      q++;
     if (q == e) return 0;
   }
   return (size_t)(q - p);
@@ -272,15 +283,18 @@ static const char *fast_number(const char *p, const char *end, bool want_double,
   if (neg) q++;
   const char *d0 = q;
   uint64_t m = 0;
-  if (q < end && *q == '0') q++;
+  if (q < end && *q == '0')
+    q++;
   else
-    while (q < end && (unsigned)(*q - '0') < 10) m = m * 10 + (uint64_t)(*q++ - '0');
+    while (q < end && (unsigned)(*q - '0') < 10)
+      m = m * 10 + (uint64_t)(*q++ - '0');
   if (q == d0 || q - d0 > (want_double ? 15 : 18)) return NULL;
   int frac = 0;
   if (q < end && *q == '.') {
     if (!want_double) return NULL;
     const char *f0 = ++q;
-    while (q < end && (unsigned)(*q - '0') < 10) m = m * 10 + (uint64_t)(*q++ - '0');
+    while (q < end && (unsigned)(*q - '0') < 10)
+      m = m * 10 + (uint64_t)(*q++ - '0');
     frac = (int)(q - f0);
     if (frac == 0 || (q - d0) - 1 > 15) return NULL;
   }
@@ -346,9 +360,15 @@ static int skip_value(text_conv *c, const char **p, const char *end, int depth) 
       return syntax(c, *p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
     }
   }
-  case 't': if (literal(p, end, "true", 4)) return 0; break;
-  case 'f': if (literal(p, end, "false", 5)) return 0; break;
-  case 'n': if (literal(p, end, "null", 4)) return 0; break;
+  case 't':
+    if (literal(p, end, "true", 4)) return 0;
+    break;
+  case 'f':
+    if (literal(p, end, "false", 5)) return 0;
+    break;
+  case 'n':
+    if (literal(p, end, "null", 4)) return 0;
+    break;
   default: {
     size_t k = scan_number(*p, end);
     if (k) {
@@ -394,8 +414,7 @@ static int json_list(text_conv *c, inlet_array *a, const inlet_field *f, const c
 
 /* One map entry: key text already read (JSON object form). */
 static int map_entry(text_conv *c, inlet_array *entries, const inlet_field *ef, const char *k,
-                     size_t kn, bool key_is_string, const char **p, const char *end,
-                     int depth) {
+                     size_t kn, bool key_is_string, const char **p, const char *end, int depth) {
   TRY(text_append_scalar(c, &entries->children[0], &ef->children[0],
                          key_is_string ? TOK_STRING : TOK_TEXT, k, kn, false));
   TRY(text_json_value(c, &entries->children[1], &ef->children[1], p, end, depth + 1));
@@ -557,7 +576,8 @@ static int json_object_into_struct(text_conv *c, inlet_array *a, const inlet_fie
       if (*p >= end || **p != ':') return syntax(c, *p, "expected ':'");
       (*p)++;
       int32_t fi = -1;
-      if (hint < f->n_children && name_is(f->children[hint].name, k, kn)) fi = hint;
+      if (hint < f->n_children && name_is(f->children[hint].name, k, kn))
+        fi = hint;
       else
         for (int32_t i = 0; i < f->n_children; i++)
           if (name_is(f->children[i].name, k, kn)) {
@@ -640,7 +660,8 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
         if (hint < schema->n_fields && idx->lens[hint] == kn &&
             memcmp(schema->fields[hint].name, k, kn) == 0)
           fi = hint;
-        else fi = text_field_index_find(idx, k, kn);
+        else
+          fi = text_field_index_find(idx, k, kn);
       }
       skip_ws(&p, end);
       if (p >= end || *p != ':') return syntax(c, p, "expected ':'");

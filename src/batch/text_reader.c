@@ -28,7 +28,7 @@ struct inlet_text_reader {
 
   inlet_read_fn read_fn;
   void *ctx;
-  int fd;       /* owned when >= 0 (open_path) */
+  int fd; /* owned when >= 0 (open_path) */
   bool owns_fd;
   const char *mem; /* open_memory: the caller's bytes */
   size_t mem_len, mem_pos;
@@ -43,16 +43,16 @@ struct inlet_text_reader {
   int64_t records;
   int64_t rows;
   int64_t bad;
-  bool skipping;  /* inside an oversize record, discarding up to its end */
-  size_t scan;    /* CSV: how far the current record has been scanned */
+  bool skipping;            /* inside an oversize record, discarding up to its end */
+  size_t scan;              /* CSV: how far the current record has been scanned */
   text_csv_state csv_state; /* CSV scan state at `scan` */
   int64_t scan_lines;
 
   bool header_done;
-  int32_t n_map;     /* CSV: header cell -> field index (-1 ignored) */
-  int32_t *map;      /* owned */
-  inlet_buf cell;    /* CSV unquoted-cell scratch */
-  bool *cell_seen;   /* owned, per field */
+  int32_t n_map;   /* CSV: header cell -> field index (-1 ignored) */
+  int32_t *map;    /* owned */
+  inlet_buf cell;  /* CSV unquoted-cell scratch */
+  bool *cell_seen; /* owned, per field */
   /* inlet_text_reader_append: the batch columns last checked against the
    * schema, so the per-record path skips the name-by-name comparison. */
   const inlet_array *checked_columns;
@@ -164,7 +164,9 @@ void inlet_text_reader_free(inlet_text_reader *r) {
   inlet_free(r);
 }
 
-const inlet_schema *inlet_text_reader_schema(const inlet_text_reader *r) { return &r->schema; }
+const inlet_schema *inlet_text_reader_schema(const inlet_text_reader *r) {
+  return &r->schema;
+}
 
 void inlet_text_reader_get_stats(const inlet_text_reader *r, inlet_text_reader_stats *out) {
   out->records = r->records;
@@ -180,13 +182,16 @@ static int refill(inlet_text_reader *r, inlet_error *err) {
     memmove(r->buf, r->buf + r->start, r->end - r->start);
     r->base_offset += (int64_t)r->start;
     r->end -= r->start;
-    if (r->scan >= r->start) r->scan -= r->start;
-    else r->scan = 0;
+    if (r->scan >= r->start)
+      r->scan -= r->start;
+    else
+      r->scan = 0;
     r->start = 0;
   }
   if (r->cap - r->end < READ_CHUNK / 2) {
     size_t ncap = r->cap ? r->cap * 2 : READ_CHUNK;
-    while (ncap - r->end < READ_CHUNK / 2) ncap *= 2;
+    while (ncap - r->end < READ_CHUNK / 2)
+      ncap *= 2;
     char *nb = inlet_realloc(r->buf, ncap);
     if (!nb) return inlet_fail(err, INLET_ENOMEM, "out of memory reading input");
     r->buf = nb;
@@ -224,8 +229,10 @@ size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_
     char ch = s[i];
     switch (q) {
     case TEXT_CSV_QUOTED:
-      if (ch == '"') q = TEXT_CSV_QUOTE_IN_QUOTED;
-      else if (ch == '\n') (*newlines)++;
+      if (ch == '"')
+        q = TEXT_CSV_QUOTE_IN_QUOTED;
+      else if (ch == '\n')
+        (*newlines)++;
       continue;
     case TEXT_CSV_QUOTE_IN_QUOTED:
       if (ch == '"') {
@@ -243,7 +250,8 @@ size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_
       break;
     case TEXT_CSV_UNQUOTED: break;
     }
-    if (ch == delim) q = TEXT_CSV_FIELD_START;
+    if (ch == delim)
+      q = TEXT_CSV_FIELD_START;
     else if (ch == '\n') {
       *st = TEXT_CSV_FIELD_START;
       return i;
@@ -261,8 +269,8 @@ bool text_reader_csv_syntax_failed(const inlet_text_reader *r) {
  * of its terminating '\n' or r->end when none yet. Resumable via r->scan. */
 static size_t csv_scan(inlet_text_reader *r) {
   size_t from = r->scan > r->start ? r->scan : r->start;
-  size_t i = text_csv_scan(r->data, from, r->end, r->opt.csv_delimiter, &r->csv_state,
-                           &r->scan_lines);
+  size_t i =
+      text_csv_scan(r->data, from, r->end, r->opt.csv_delimiter, &r->csv_state, &r->scan_lines);
   r->scan = i;
   return i;
 }
@@ -470,8 +478,7 @@ static bool is_nested(const inlet_field *f) {
          f->type.id == INLET_TYPE_MAP;
 }
 
-static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const char *s,
-                   size_t n) {
+static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const char *s, size_t n) {
   text_conv *c = &r->conv;
   const char *p = s, *end = s + n;
   bool more = true;
@@ -490,8 +497,8 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
     if (fi < 0) continue;
     const inlet_field *f = &r->schema.fields[fi];
     c->field = f->name;
-    if (cl.n == 0 && (!cl.quoted || (f->type.id != INLET_TYPE_STRING &&
-                                      f->type.id != INLET_TYPE_BINARY))) {
+    if (cl.n == 0 &&
+        (!cl.quoted || (f->type.id != INLET_TYPE_STRING && f->type.id != INLET_TYPE_BINARY))) {
       TRY(text_append_null(c, &cols[fi], f));
     } else if (is_nested(f) || (f->type.ext == INLET_EXT_JSON && f->type.id == INLET_TYPE_STRING)) {
       const char *q = cl.s, *qe = cl.s + cl.n;
@@ -500,7 +507,8 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
       int jrc = text_json_value(c, &cols[fi], f, &q, qe, 1);
       c->rec_start = NULL;
       TRY(jrc);
-      while (q < qe && (*q == ' ' || *q == '\t')) q++;
+      while (q < qe && (*q == ' ' || *q == '\t'))
+        q++;
       if (q != qe) return text_bad(c, "text after the JSON value");
     } else {
       TRY(text_append_scalar(c, &cols[fi], f, TOK_TEXT, cl.s, cl.n, false));
@@ -651,8 +659,8 @@ int inlet_text_reader_append(inlet_text_reader *r, inlet_batch *batch, const voi
                              size_t len, inlet_error *err) {
   if (batch->columns != r->checked_columns || !batch->columns ||
       batch->schema.n_fields != r->schema.n_fields) {
-    FAIL_IF(!batch->columns || !inlet_schema_equal(&batch->schema, &r->schema), err,
-            INLET_EINVAL, "text reader: batch schema differs from the reader's");
+    FAIL_IF(!batch->columns || !inlet_schema_equal(&batch->schema, &r->schema), err, INLET_EINVAL,
+            "text reader: batch schema differs from the reader's");
     r->checked_columns = batch->columns;
   }
   FAIL_IF((int64_t)len > r->opt.max_record_bytes, err, INLET_ELIMIT,

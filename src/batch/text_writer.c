@@ -21,20 +21,19 @@ struct inlet_text_writer {
   inlet_buf cell; /* scratch for one value */
   bool started;   /* header written */
   /* TABLE: buffered cells until widths are fixed. */
-  inlet_buf cells;    /* cell texts back to back */
-  size_t *cell_end;   /* owned: end offset of each buffered cell */
+  inlet_buf cells;  /* cell texts back to back */
+  size_t *cell_end; /* owned: end offset of each buffered cell */
   int64_t n_cells, cap_cells;
   int64_t buffered_rows;
-  int32_t *width;     /* owned, per column */
-  bool *right;        /* owned: right-align numbers */
+  int32_t *width; /* owned, per column */
+  bool *right;    /* owned: right-align numbers */
   bool widths_fixed;
-  char **names;       /* borrowed from schema */
+  char **names; /* borrowed from schema */
 };
 
 static int file_write(void *ctx, const void *data, size_t len, inlet_error *err) {
   FILE *f = ctx;
-  if (len && fwrite(data, 1, len, f) != len)
-    return inlet_fail(err, INLET_EIO, "write failed");
+  if (len && fwrite(data, 1, len, f) != len) return inlet_fail(err, INLET_EIO, "write failed");
   return 0;
 }
 
@@ -127,7 +126,8 @@ static void csv_cell(inlet_buf *b, const char *s, size_t n, bool is_null) {
 /* Display width: UTF-8 code points (continuation bytes do not count). */
 static int32_t display_width(const char *s, size_t n) {
   int32_t w = 0;
-  for (size_t i = 0; i < n; i++) w += ((unsigned char)s[i] & 0xc0) != 0x80;
+  for (size_t i = 0; i < n; i++)
+    w += ((unsigned char)s[i] & 0xc0) != 0x80;
   return w;
 }
 
@@ -150,20 +150,23 @@ static void table_cell(inlet_buf *b, const char *s, size_t n, int32_t width, int
     cut = true;
   }
   if (right)
-    for (int32_t i = dw; i < width; i++) inlet_buf_push(b, ' ');
+    for (int32_t i = dw; i < width; i++)
+      inlet_buf_push(b, ' ');
   for (size_t i = 0; i < take; i++) {
     unsigned char ch = (unsigned char)s[i];
     inlet_buf_push(b, ch < 0x20 ? ' ' : ch);
   }
   if (cut) inlet_buf_append(b, "...", 3);
   if (!right)
-    for (int32_t i = dw; i < width; i++) inlet_buf_push(b, ' ');
+    for (int32_t i = dw; i < width; i++)
+      inlet_buf_push(b, ' ');
 }
 
 static void table_rule(inlet_text_writer *w) {
   for (int32_t i = 0; i < w->schema.n_fields; i++) {
     inlet_buf_puts(&w->out, i ? "-+-" : "");
-    for (int32_t k = 0; k < w->width[i]; k++) inlet_buf_push(&w->out, '-');
+    for (int32_t k = 0; k < w->width[i]; k++)
+      inlet_buf_push(&w->out, '-');
   }
   inlet_buf_push(&w->out, '\n');
 }
@@ -171,11 +174,11 @@ static void table_rule(inlet_text_writer *w) {
 static void table_row(inlet_text_writer *w, const char *const *s, const size_t *n, bool header) {
   for (int32_t i = 0; i < w->schema.n_fields; i++) {
     if (i) inlet_buf_append(&w->out, " | ", 3);
-    table_cell(&w->out, s[i], n[i], w->width[i], w->opt.table_max_width,
-               !header && w->right[i]);
+    table_cell(&w->out, s[i], n[i], w->width[i], w->opt.table_max_width, !header && w->right[i]);
   }
   /* Trailing spaces carry no information. */
-  while (w->out.len && w->out.data[w->out.len - 1] == ' ') w->out.len--;
+  while (w->out.len && w->out.data[w->out.len - 1] == ' ')
+    w->out.len--;
   inlet_buf_push(&w->out, '\n');
 }
 
@@ -324,7 +327,8 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
     } else if (w->opt.format == INLET_TEXT_CSV) {
       inlet_buf_push(&w->out, '\n');
     } else if (w->widths_fixed) {
-      while (w->out.len && w->out.data[w->out.len - 1] == ' ') w->out.len--;
+      while (w->out.len && w->out.data[w->out.len - 1] == ' ')
+        w->out.len--;
       inlet_buf_push(&w->out, '\n');
     } else if (++w->buffered_rows >= w->opt.table_align_rows) {
       TRY(fix_widths(w, err));

@@ -12,10 +12,10 @@
 
 struct cli_value {
   bool given;
-  const char *text;   /* CLI_STRING, CLI_INT, CLI_SIZE: the last value */
-  int64_t num;        /* CLI_INT, CLI_SIZE */
-  const char **list;  /* CLI_LIST: owned vector of borrowed strings */
-  int n;              /* occurrences */
+  const char *text;  /* CLI_STRING, CLI_INT, CLI_SIZE: the last value */
+  int64_t num;       /* CLI_INT, CLI_SIZE */
+  const char **list; /* CLI_LIST: owned vector of borrowed strings */
+  int n;             /* occurrences */
 };
 
 int cli_error(const char *fmt, ...) {
@@ -38,7 +38,8 @@ static void command_of_usage(const char *usage, char *out, size_t cap) {
   size_t n = 0;
   while (*p && *p != '\n') {
     const char *w = p;
-    while (*p && *p != ' ' && *p != '\n') p++;
+    while (*p && *p != ' ' && *p != '\n')
+      p++;
     size_t len = (size_t)(p - w);
     if (len == 0 || !(w[0] >= 'a' && w[0] <= 'z')) break;
     if (n + len + 2 > cap) break;
@@ -46,7 +47,8 @@ static void command_of_usage(const char *usage, char *out, size_t cap) {
     memcpy(out + n, w, len);
     n += len;
     out[n] = '\0';
-    while (*p == ' ') p++;
+    while (*p == ' ')
+      p++;
   }
 }
 
@@ -86,7 +88,9 @@ static int usage_hint(const char *usage, const char *hint, const char *fmt, ...)
   return rc;
 }
 
-int cli_fail(const inlet_error *err) { return cli_error("%s", inlet_errmsg(err)); }
+int cli_fail(const inlet_error *err) {
+  return cli_error("%s", inlet_errmsg(err));
+}
 
 /* Edit distance of two short strings, a swap of neighbours counting as one
  * edit ("scna" is one from "scan"); longer strings count as far apart. */
@@ -94,8 +98,10 @@ static size_t distance(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
   if (la > 63 || lb > 63) return (size_t)-1;
   size_t d[64][64];
-  for (size_t i = 0; i <= la; i++) d[i][0] = i;
-  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = j;
   for (size_t i = 1; i <= la; i++)
     for (size_t j = 1; j <= lb; j++) {
       size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
@@ -135,14 +141,19 @@ bool cli_parse_size(const char *s, int64_t *out) {
   unsigned shift = 0;
   if (*end) {
     switch (*end) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
+    case 'k':
+    case 'K': shift = 10; break;
+    case 'm':
+    case 'M': shift = 20; break;
+    case 'g':
+    case 'G': shift = 30; break;
     default: return false;
     }
     end++;
-    if (*end == 'i' && end[1] == 'B') end += 2;
-    else if (*end == 'B') end++;
+    if (*end == 'i' && end[1] == 'B')
+      end += 2;
+    else if (*end == 'B')
+      end++;
     if (*end) return false;
   }
   if (v > ((unsigned long long)INT64_MAX >> shift)) return false;
@@ -208,7 +219,8 @@ static int set_value(const cli_command *cmd, struct cli_value *v, const cli_opt 
 static int unknown_option(const cli_command *cmd, const char *name, size_t len) {
   const char *names[64];
   int n = 0;
-  for (int k = 0; k < cmd->n_opts && n < 64; k++) names[n++] = cmd->opts[k].name;
+  for (int k = 0; k < cmd->n_opts && n < 64; k++)
+    names[n++] = cmd->opts[k].name;
   char word[128];
   snprintf(word, sizeof word, "%.*s", (int)(len < 127 ? len : 127), name);
   const char *near = cli_nearest(word, names, n);
@@ -262,8 +274,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
     if (eq) {
       text = eq + 1;
     } else {
-      if (i + 1 >= argc)
-        return cli_usage_error(cmd->help, "option '--%s' needs a value", o->name);
+      if (i + 1 >= argc) return cli_usage_error(cmd->help, "option '--%s' needs a value", o->name);
       text = argv[++i];
     }
     int rc = set_value(cmd, v, o, text);
@@ -274,7 +285,8 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
 
 void cli_args_reset(cli_args *a) {
   if (a->values)
-    for (int k = 0; a->cmd && k < a->cmd->n_opts; k++) free(a->values[k].list);
+    for (int k = 0; a->cmd && k < a->cmd->n_opts; k++)
+      free(a->values[k].list);
   free(a->values);
   free(a->pos);
   memset(a, 0, sizeof *a);

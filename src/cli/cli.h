@@ -35,23 +35,28 @@ typedef struct cli_opt {
   int64_t min, max; /* CLI_INT, CLI_SIZE */
 } cli_opt;
 
-#define CLI_OPT_FLAG(n) {n, CLI_FLAG, 0, 0}
-#define CLI_OPT_STRING(n) {n, CLI_STRING, 0, 0}
-#define CLI_OPT_LIST(n) {n, CLI_LIST, 0, 0}
-#define CLI_OPT_INT(n, lo, hi) {n, CLI_INT, lo, hi}
-#define CLI_OPT_SIZE(n, lo, hi) {n, CLI_SIZE, lo, hi}
+#define CLI_OPT_FLAG(n)                                                                            \
+  { n, CLI_FLAG, 0, 0 }
+#define CLI_OPT_STRING(n)                                                                          \
+  { n, CLI_STRING, 0, 0 }
+#define CLI_OPT_LIST(n)                                                                            \
+  { n, CLI_LIST, 0, 0 }
+#define CLI_OPT_INT(n, lo, hi)                                                                     \
+  { n, CLI_INT, lo, hi }
+#define CLI_OPT_SIZE(n, lo, hi)                                                                    \
+  { n, CLI_SIZE, lo, hi }
 
 typedef struct cli_args cli_args;
 
 typedef struct cli_command {
-  const char *name;     /* "scan", "parquet cat" */
+  const char *name; /* "scan", "parquet cat" */
   int (*run)(const cli_args *a);
   const char *synopsis; /* arguments after the name, for the overview */
   const char *summary;  /* one line, for the overview */
   const char *help;     /* the --help text, starting "usage: inlet NAME ..." */
   const cli_opt *opts;
   int n_opts;
-  int max_pos;          /* positional arguments accepted */
+  int max_pos; /* positional arguments accepted */
 } cli_command;
 
 /* Every command, in the order of the overview and the man page. */
@@ -96,8 +101,7 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "inlet: <message>" and where to look ("see 'inlet scan --help'",
  * from the first line of @p usage when given) to stderr; returns CLI_USAGE.
  * The message names the one argument that is wrong. */
-int cli_usage_error(const char *usage, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "inlet: <err's message>"; returns CLI_FAIL. */
 int cli_fail(const inlet_error *err);
 
@@ -113,12 +117,12 @@ int cli_table_open(const cli_args *a, const char *location, inlet_table **out, i
 inlet_table_open_options cli_table_options(const cli_args *a);
 /* The help line of --single-writer, shared by every writing command. */
 #define CLI_SINGLE_WRITER_HELP                                                                     \
-  "  --single-writer     promise that only this process writes TABLE: allows committing to an\n"  \
-  "                      object store that ignores If-None-Match (found by a probe; refused\n"    \
+  "  --single-writer     promise that only this process writes TABLE: allows committing to an\n"   \
+  "                      object store that ignores If-None-Match (found by a probe; refused\n"     \
   "                      otherwise)\n"
 /* The help line about locations. */
 #define CLI_TABLE_URL_HELP                                                                         \
-  "  TABLE is a directory or a URL: s3://BUCKET/PREFIX, az://CONTAINER/PREFIX,\n"                 \
+  "  TABLE is a directory or a URL: s3://BUCKET/PREFIX, az://CONTAINER/PREFIX,\n"                  \
   "  abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX, file:///PATH\n"
 
 /* Parses a non-negative byte count with an optional K/M/G (binary) suffix. */

@@ -20,8 +20,8 @@ static const char usage[] =
     "  --skip-bad          skip records that do not convert (default: fail)\n"
     "  --compression C     data file codec (default snappy)\n"
     "  --expected-version N  commit only if the table is still at version N (else a conflict)\n"
-    "  --app-id ID --app-version N  record a txn action (exactly-once progress)\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "  --app-id ID --app-version N  record a txn action (exactly-once "
+    "progress)\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 typedef struct bad_ctx {
   bool skip;
@@ -234,7 +234,11 @@ done:
   return rc;
 }
 
-const cli_command cli_cmd_append = {
-    "append", cmd_append, "TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]",
-    "append the rows of files as one atomic commit", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1 << 20};
+const cli_command cli_cmd_append = {"append",
+                                    cmd_append,
+                                    "TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]",
+                                    "append the rows of files as one atomic commit",
+                                    usage,
+                                    opts,
+                                    (int)(sizeof opts / sizeof opts[0]),
+                                    1 << 20};

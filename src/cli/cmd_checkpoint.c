@@ -8,8 +8,8 @@
 static const char usage[] =
     "usage: inlet checkpoint TABLE [--single-writer]\n"
     "Writes a checkpoint of the latest version (Parquet) and updates _delta_log/_last_checkpoint,\n"
-    "so readers replay the log from there. An existing checkpoint of that version is left alone.\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "so readers replay the log from there. An existing checkpoint of that version is left "
+    "alone.\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static const cli_opt opts[] = {CLI_OPT_FLAG("single-writer")};
 
@@ -33,6 +33,11 @@ static int cmd_checkpoint(const cli_args *a) {
   return CLI_OK;
 }
 
-const cli_command cli_cmd_checkpoint = {
-    "checkpoint", cmd_checkpoint, "TABLE [--single-writer]", "checkpoint the latest version", usage,
-    opts, (int)(sizeof opts / sizeof opts[0]), 1};
+const cli_command cli_cmd_checkpoint = {"checkpoint",
+                                        cmd_checkpoint,
+                                        "TABLE [--single-writer]",
+                                        "checkpoint the latest version",
+                                        usage,
+                                        opts,
+                                        (int)(sizeof opts / sizeof opts[0]),
+                                        1};

@@ -14,8 +14,8 @@ static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
     "                     [--sort-by COL[,COL...]] [--bins-per-commit N] [--dry-run]\n"
     "                     [--single-writer]\n"
-    "  PREDICATE: partition columns only, e.g. \"day >= '2024-01-01' AND kind = 'click'\"\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "  PREDICATE: partition columns only, e.g. \"day >= '2024-01-01' AND kind = "
+    "'click'\"\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static void on_group(void *ctx, const inlet_compact_group *g) {
   bool dry = *(bool *)ctx;
@@ -28,15 +28,18 @@ static void on_group(void *ctx, const inlet_compact_group *g) {
             (long long)g->n_inputs, g->message ? g->message : inlet_strerror(g->status));
   else
     printf("compacted %s: %lld files (%lld bytes) -> %lld files (%lld bytes), %lld rows, "
-           "version %lld\n", part, (long long)g->n_inputs, (long long)g->input_bytes,
-           (long long)g->n_outputs, (long long)g->output_bytes, (long long)g->rows,
-           (long long)g->version);
+           "version %lld\n",
+           part, (long long)g->n_inputs, (long long)g->input_bytes, (long long)g->n_outputs,
+           (long long)g->output_bytes, (long long)g->rows, (long long)g->version);
 }
 
 static const cli_opt opts[] = {
-    CLI_OPT_INT("min-files", 1, 1000000000), CLI_OPT_SIZE("target-size", 1, INT64_MAX),
-    CLI_OPT_STRING("where"),                 CLI_OPT_LIST("sort-by"),
-    CLI_OPT_INT("bins-per-commit", 1, 1000000000), CLI_OPT_FLAG("dry-run"),
+    CLI_OPT_INT("min-files", 1, 1000000000),
+    CLI_OPT_SIZE("target-size", 1, INT64_MAX),
+    CLI_OPT_STRING("where"),
+    CLI_OPT_LIST("sort-by"),
+    CLI_OPT_INT("bins-per-commit", 1, 1000000000),
+    CLI_OPT_FLAG("dry-run"),
     CLI_OPT_FLAG("single-writer"),
 };
 
@@ -58,7 +61,8 @@ static int cmd_compact(const cli_args *a) {
   int n_sort = 0;
   const char *const *sort_by = cli_list(a, "sort-by", &n_sort);
   size_t total = 1;
-  for (int i = 0; i < n_sort; i++) total += strlen(sort_by[i]) + 1;
+  for (int i = 0; i < n_sort; i++)
+    total += strlen(sort_by[i]) + 1;
   char *cols = malloc(total);
   const char **names = calloc(total, sizeof *names);
   if (!cols || !names) {
@@ -72,7 +76,8 @@ static int cmd_compact(const cli_args *a) {
     size_t len = strlen(sort_by[i]);
     memcpy(p, sort_by[i], len + 1);
     for (char *save = NULL, *t = strtok_r(p, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-      while (*t == ' ') t++;
+      while (*t == ' ')
+        t++;
       names[n++] = t;
     }
     p += len + 1;
@@ -97,10 +102,10 @@ static int cmd_compact(const cli_args *a) {
            (long long)res.files_removed, (long long)res.bytes_removed);
   else
     printf("compaction of version %lld: %lld commits, removed %lld files (%lld bytes), added "
-           "%lld files (%lld bytes), %lld rows%s\n", (long long)res.read_version,
-           (long long)res.commits, (long long)res.files_removed, (long long)res.bytes_removed,
-           (long long)res.files_added, (long long)res.bytes_added, (long long)res.rows,
-           res.bins == 0 ? " (nothing to compact)" : "");
+           "%lld files (%lld bytes), %lld rows%s\n",
+           (long long)res.read_version, (long long)res.commits, (long long)res.files_removed,
+           (long long)res.bytes_removed, (long long)res.files_added, (long long)res.bytes_added,
+           (long long)res.rows, res.bins == 0 ? " (nothing to compact)" : "");
   if (res.failed_groups)
     return cli_error("%lld of %lld bins failed (table unchanged for them)",
                      (long long)res.failed_groups, (long long)res.bins);
@@ -108,8 +113,12 @@ static int cmd_compact(const cli_args *a) {
 }
 
 const cli_command cli_cmd_compact = {
-    "compact", cmd_compact,
+    "compact",
+    cmd_compact,
     "TABLE [--min-files N] [--target-size SIZE] [--where PRED] [--sort-by COLS]\n"
     "                [--bins-per-commit N] [--dry-run]",
-    "rewrite small files into target-size files (OPTIMIZE)", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+    "rewrite small files into target-size files (OPTIMIZE)",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    1};

@@ -22,12 +22,12 @@ static const char usage[] =
     "                      delta.minWriterVersion=N and delta.feature.NAME=supported request\n"
     "                      more. Unknown delta.* keys and features inlet cannot honour are\n"
     "                      refused\n"
-    "  --name, --description  metaData.name and metaData.description\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "  --name, --description  metaData.name and metaData.description\n" CLI_SINGLE_WRITER_HELP
+        CLI_TABLE_URL_HELP;
 
 static const cli_opt opts[] = {
-    CLI_OPT_STRING("schema"),     CLI_OPT_LIST("partition-by"), CLI_OPT_LIST("property"),
-    CLI_OPT_STRING("name"),       CLI_OPT_STRING("description"), CLI_OPT_FLAG("single-writer"),
+    CLI_OPT_STRING("schema"), CLI_OPT_LIST("partition-by"),  CLI_OPT_LIST("property"),
+    CLI_OPT_STRING("name"),   CLI_OPT_STRING("description"), CLI_OPT_FLAG("single-writer"),
 };
 
 /* Splits every --partition-by value at commas (and spaces) into @p parts,
@@ -35,7 +35,8 @@ static const cli_opt opts[] = {
 static int split_partitions(const char *const *values, int n, char **buf, const char ***parts,
                             int32_t *n_parts) {
   size_t total = 1;
-  for (int i = 0; i < n; i++) total += strlen(values[i]) + 1;
+  for (int i = 0; i < n; i++)
+    total += strlen(values[i]) + 1;
   *buf = malloc(total);
   *parts = calloc(total, sizeof **parts);
   if (!*buf || !*parts) return cli_error("out of memory");
@@ -102,12 +103,15 @@ static int cmd_create(const cli_args *a) {
   co.description = cli_string(a, "description");
   inlet_table *t = NULL;
   inlet_table_open_options oo = cli_table_options(a);
-  if (inlet_table_create_with(&t, a->pos[0], &schema, &co, &oo, &err) < 0) rc = cli_fail(&err);
-  else printf("created table %s (version 0)\n", a->pos[0]);
+  if (inlet_table_create_with(&t, a->pos[0], &schema, &co, &oo, &err) < 0)
+    rc = cli_fail(&err);
+  else
+    printf("created table %s (version 0)\n", a->pos[0]);
   inlet_table_free(t);
   inlet_schema_reset(&schema);
 out:
-  for (int i = 0; kv_store && i < n_props; i++) free(kv_store[i]);
+  for (int i = 0; kv_store && i < n_props; i++)
+    free(kv_store[i]);
   free(kv_store);
   free(keys);
   free(vals);
@@ -117,6 +121,11 @@ out:
 }
 
 const cli_command cli_cmd_create = {
-    "create", cmd_create, "TABLE --schema 'DDL' [--partition-by COLS] [--property K=V ...]",
-    "create an empty Delta table (version 0)", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+    "create",
+    cmd_create,
+    "TABLE --schema 'DDL' [--partition-by COLS] [--property K=V ...]",
+    "create an empty Delta table (version 0)",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    1};

@@ -48,8 +48,7 @@ static const char usage[] =
     "DIR/events.ndjson are replaced).\n"
     "DIR may be an object-store URL (s3://BUCKET/PREFIX, az://CONTAINER/PREFIX, abfss://...):\n"
     "the table is then DIR/table there (which must not hold a table yet) and the events file\n"
-    "a local temporary file.\n"
-    CLI_SINGLE_WRITER_HELP;
+    "a local temporary file.\n" CLI_SINGLE_WRITER_HELP;
 
 #define N_BATCHES 10
 #define BATCH_ROWS 20
@@ -82,7 +81,8 @@ static void generate(event *ev, uint64_t seed) {
   uint64_t s = seed;
   for (int b = 0; b < N_BATCHES; b++) {
     int late1 = 1 + (int)(rng_next(&s) % (BATCH_ROWS - 1)), late2;
-    do late2 = 1 + (int)(rng_next(&s) % (BATCH_ROWS - 1));
+    do
+      late2 = 1 + (int)(rng_next(&s) % (BATCH_ROWS - 1));
     while (late2 == late1);
     for (int i = 0; i < BATCH_ROWS; i++) {
       event *e = &ev[b * BATCH_ROWS + i];
@@ -125,8 +125,8 @@ static void check(const char *what, int64_t want, int64_t got) {
 
 static int step_failed(int step, const char *name) {
   fflush(stdout);
-  fprintf(stderr, "inlet demo: step %d (%s) failed: its evidence does not hold (see above)\n",
-          step, name);
+  fprintf(stderr, "inlet demo: step %d (%s) failed: its evidence does not hold (see above)\n", step,
+          name);
   return CLI_FAIL;
 }
 
@@ -171,7 +171,8 @@ static int prepare_dir(const char *dir) {
     closedir(d);
     if (!empty && access(marker, F_OK) != 0)
       return cli_error("demo: %s is not empty and is not a previous demo's directory (no %s "
-                       "in it); give a new or empty DIR", dir, MARKER);
+                       "in it); give a new or empty DIR",
+                       dir, MARKER);
   } else if (errno != ENOENT || mkdirs(dir) < 0) {
     return cli_error("demo: cannot use directory %s: %s", dir, strerror(errno));
   }
@@ -184,7 +185,8 @@ static int prepare_dir(const char *dir) {
   FILE *f = fopen(marker, "w");
   if (!f) return cli_error("demo: cannot write %s: %s", marker, strerror(errno));
   fputs("This directory holds `inlet demo` output; the next run replaces table/ and "
-        "events.ndjson.\n", f);
+        "events.ndjson.\n",
+        f);
   fclose(f);
   return 0;
 }
@@ -236,8 +238,8 @@ static int scan_tally(tally *t, const inlet_snapshot *s, bool full, inlet_error 
       break;
     }
     int64_t on = inlet_watermark_split(sel, &b, "event_time", BASE_S * 1000000, false, err);
-    int64_t off = on < 0 ? on : inlet_watermark_split(sel, &b, "event_time", BASE_S * 1000000,
-                                                      true, err);
+    int64_t off =
+        on < 0 ? on : inlet_watermark_split(sel, &b, "event_time", BASE_S * 1000000, true, err);
     if (on < 0 || off < 0) {
       rc = (int)(on < 0 ? on : off);
       break;
@@ -259,8 +261,9 @@ static int append_batch(const char *path, const event *ev) {
   for (int i = 0; i < BATCH_ROWS; i++) {
     char ts[40];
     iso(ts, sizeof ts, ev[i].time_s);
-    fprintf(f, "{\"event_id\":%" PRId64 ",\"user\":\"user-%d\",\"amount\":%" PRId64
-               ".%02d,\"event_time\":\"%s\"}\n",
+    fprintf(f,
+            "{\"event_id\":%" PRId64 ",\"user\":\"user-%d\",\"amount\":%" PRId64
+            ".%02d,\"event_time\":\"%s\"}\n",
             ev[i].id, ev[i].user, ev[i].cents / 100, (int)(ev[i].cents % 100), ts);
   }
   return fclose(f);
@@ -270,21 +273,21 @@ static const cli_opt opts[] = {CLI_OPT_INT("seed", 0, INT64_MAX), CLI_OPT_FLAG("
 
 /* An object-store DIR: the table DIR/table must not exist yet (the demo does
  * not delete objects); the events go to a local temporary directory. */
-static int prepare_url(const cli_args *a, const char *table_path, char *events_path,
-                       size_t cap) {
+static int prepare_url(const cli_args *a, const char *table_path, char *events_path, size_t cap) {
   inlet_table *t = NULL;
   inlet_error err = INLET_ERROR_INIT;
   int rc = cli_table_open(a, table_path, &t, &err);
   inlet_table_free(t);
   if (rc == 0)
     return cli_error("demo: %s already holds a table (a previous demo's?); the demo does not "
-                     "delete objects: give a new prefix", table_path);
+                     "delete objects: give a new prefix",
+                     table_path);
   if (rc != INLET_ENOTFOUND) return cli_fail(&err);
   const char *tmp = getenv("TMPDIR");
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/inlet-demo-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-  if (!mkdtemp(dir)) return cli_error("demo: cannot create a temporary directory: %s",
-                                      strerror(errno));
+  if (!mkdtemp(dir))
+    return cli_error("demo: cannot create a temporary directory: %s", strerror(errno));
   snprintf(events_path, cap, "%s/events.ndjson", dir);
   return 0;
 }
@@ -297,7 +300,8 @@ static int cmd_demo(const cli_args *a) {
   uint64_t seed = (uint64_t)seed_arg;
   char table_path[4200], events_path[4200], source[4300];
   size_t dl = strlen(dir);
-  while (dl > 1 && dir[dl - 1] == '/') dl--;
+  while (dl > 1 && dir[dl - 1] == '/')
+    dl--;
   snprintf(table_path, sizeof table_path, "%.*s/table", (int)dl, dir);
   if (inlet_location_is_url(dir)) {
     if ((rc = prepare_url(a, table_path, events_path, sizeof events_path)) != 0) return rc;
@@ -393,14 +397,15 @@ static int cmd_demo(const cli_args *a) {
 
   /* 2. Watermark-gated view. */
   printf("\n2. The watermark-gated view at the stream's nominal start (%s): late rows are kept "
-         "in the table, flagged, and can be split off at read time\n", ts);
+         "in the table, flagged, and can be split off at read time\n",
+         ts);
   check("rows on time (event_time >= start)", want_rows - want_before, all.on_time);
   check("rows before the start (late)", want_before, all.before_start);
   check("on time + late", want_rows, all.on_time + all.before_start);
   check("rows flagged is_late at ingest (watermark)", want_late, all.flagged);
   printf("    (the ingester's watermark is max(event_time) - %ds; a row behind it is late and "
-         "flagged in the column named by table property %s)\n", LATENESS_S,
-         INLET_LATE_FLAG_PROPERTY);
+         "flagged in the column named by table property %s)\n",
+         LATENESS_S, INLET_LATE_FLAG_PROPERTY);
   if (failures) {
     rc = step_failed(2, "watermark");
     goto done;
@@ -494,8 +499,10 @@ static int cmd_demo(const cli_args *a) {
   /* 6. Where next, with this binary's path so the lines can be pasted as they are. */
   char exe[4096] = "inlet";
   ssize_t n_exe = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n_exe > 0) exe[n_exe] = '\0';
-  else snprintf(exe, sizeof exe, "inlet");
+  if (n_exe > 0)
+    exe[n_exe] = '\0';
+  else
+    snprintf(exe, sizeof exe, "inlet");
   printf("\n6. Query it yourself:\n"
          "    %s scan %s --where \"is_late = true\"\n"
          "    %s scan %s --version 5 --format csv\n"
@@ -513,7 +520,11 @@ done:
   return rc;
 }
 
-const cli_command cli_cmd_demo = {
-    "demo", cmd_demo, "[DIR] [--seed N]",
-    "the walkthrough: stream, watermark, compaction, time travel", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+const cli_command cli_cmd_demo = {"demo",
+                                  cmd_demo,
+                                  "[DIR] [--seed N]",
+                                  "the walkthrough: stream, watermark, compaction, time travel",
+                                  usage,
+                                  opts,
+                                  (int)(sizeof opts / sizeof opts[0]),
+                                  1};

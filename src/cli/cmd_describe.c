@@ -45,8 +45,10 @@ static int cmd_describe(const cli_args *a) {
     printf("small_files            %lld (below %lld bytes)\n", (long long)d.small_files,
            (long long)d.small_file_bytes);
     printf("partitions             %lld\n", (long long)d.partitions);
-    if (d.last_checkpoint >= 0) printf("last_checkpoint        %lld\n", (long long)d.last_checkpoint);
-    else printf("last_checkpoint        none\n");
+    if (d.last_checkpoint >= 0)
+      printf("last_checkpoint        %lld\n", (long long)d.last_checkpoint);
+    else
+      printf("last_checkpoint        none\n");
     printf("details (JSON):\n%s\n", js);
   }
   inlet_string_free(js);
@@ -54,7 +56,11 @@ static int cmd_describe(const cli_args *a) {
   return CLI_OK;
 }
 
-const cli_command cli_cmd_describe = {
-    "describe", cmd_describe, "TABLE [--json]",
-    "the latest snapshot's health, from the log alone", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+const cli_command cli_cmd_describe = {"describe",
+                                      cmd_describe,
+                                      "TABLE [--json]",
+                                      "the latest snapshot's health, from the log alone",
+                                      usage,
+                                      opts,
+                                      (int)(sizeof opts / sizeof opts[0]),
+                                      1};

@@ -18,9 +18,12 @@ static const char usage[] =
 static void print_json_string(const char *s) {
   putchar('"');
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') printf("\\%c", *p);
-    else if (*p < 0x20) printf("\\u%04x", *p);
-    else putchar(*p);
+    if (*p == '"' || *p == '\\')
+      printf("\\%c", *p);
+    else if (*p < 0x20)
+      printf("\\u%04x", *p);
+    else
+      putchar(*p);
   }
   putchar('"');
 }
@@ -56,14 +59,17 @@ static int cmd_history(const cli_args *a) {
     if (json) {
       printf("  {\"version\":%lld,\"timestamp\":%lld,\"operation\":", (long long)h[i].version,
              (long long)h[i].timestamp_ms);
-      if (h[i].operation) print_json_string(h[i].operation);
-      else printf("null");
+      if (h[i].operation)
+        print_json_string(h[i].operation);
+      else
+        printf("null");
       printf(",\"operationParameters\":%s,\"operationMetrics\":%s}%s\n",
              h[i].parameters_json ? h[i].parameters_json : "null",
              h[i].metrics_json ? h[i].metrics_json : "null", i + 1 < n ? "," : "");
     } else {
-      if (i == 0) printf("%-8s %-24s %-16s %s\n", "version", "timestamp", "operation",
-                         "parameters / metrics");
+      if (i == 0)
+        printf("%-8s %-24s %-16s %s\n", "version", "timestamp", "operation",
+               "parameters / metrics");
       printf("%-8lld %-24s %-16s %s %s\n", (long long)h[i].version, ts,
              h[i].operation ? h[i].operation : "-",
              h[i].parameters_json ? h[i].parameters_json : "{}",
@@ -76,6 +82,11 @@ static int cmd_history(const cli_args *a) {
   return CLI_OK;
 }
 
-const cli_command cli_cmd_history = {
-    "history", cmd_history, "TABLE [--json] [--limit N]",
-    "the table's commits, newest first", usage, opts, (int)(sizeof opts / sizeof opts[0]), 1};
+const cli_command cli_cmd_history = {"history",
+                                     cmd_history,
+                                     "TABLE [--json] [--limit N]",
+                                     "the table's commits, newest first",
+                                     usage,
+                                     opts,
+                                     (int)(sizeof opts / sizeof opts[0]),
+                                     1};

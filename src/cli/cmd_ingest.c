@@ -64,8 +64,8 @@ static const char usage[] =
     "batch, exit 0.\n"
     "--create-schema: when TABLE does not exist yet, the first batch's commit creates it\n"
     "(version 0 holds the table and that batch, one transaction). Ignored once it exists.\n"
-    "route:TABLE is a directory or URL like TABLE, reached with the same settings.\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "route:TABLE is a directory or URL like TABLE, reached with the same "
+    "settings.\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static volatile sig_atomic_t stop_flag;
 
@@ -84,9 +84,12 @@ typedef struct ui {
 static void json_string_field(const char *name, const char *v) {
   printf(",\"%s\":\"", name);
   for (const char *c = v; *c; c++) {
-    if (*c == '"' || *c == '\\') printf("\\%c", *c);
-    else if ((unsigned char)*c < 0x20) printf("\\u%04x", (unsigned)(unsigned char)*c);
-    else putchar(*c);
+    if (*c == '"' || *c == '\\')
+      printf("\\%c", *c);
+    else if ((unsigned char)*c < 0x20)
+      printf("\\u%04x", (unsigned)(unsigned char)*c);
+    else
+      putchar(*c);
   }
   putchar('"');
 }
@@ -133,13 +136,16 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   double rate = secs > 0 ? (double)(p->rows - u->last_rows) / secs : 0;
   u->last_ms = p->elapsed_ms;
   u->last_rows = p->rows;
-  double late_pct = p->rows ? 100.0 * (double)p->late_rows / (double)(p->rows + p->dropped_rows +
-                                                                      p->routed_rows)
-                            : 0.0;
+  double late_pct =
+      p->rows ? 100.0 * (double)p->late_rows / (double)(p->rows + p->dropped_rows + p->routed_rows)
+              : 0.0;
   char lag[32] = "-";
-  if (p->lag_ms >= 0) snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
-  else if (p->lag_bytes >= 0) snprintf(lag, sizeof lag, "%lldB", (long long)p->lag_bytes);
-  fprintf(stderr, "\r\033[K%.0f events/s  batches %lld  version %lld  lag %s  late %.1f%%  "
+  if (p->lag_ms >= 0)
+    snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
+  else if (p->lag_bytes >= 0)
+    snprintf(lag, sizeof lag, "%lldB", (long long)p->lag_bytes);
+  fprintf(stderr,
+          "\r\033[K%.0f events/s  batches %lld  version %lld  lag %s  late %.1f%%  "
           "rejected %lld  rows %lld%s%s",
           rate, (long long)p->batches, (long long)p->last_version, lag, late_pct,
           (long long)p->rejected, (long long)p->rows, p->status ? "  " : "",
@@ -149,18 +155,30 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
 }
 
 static const cli_opt opts[] = {
-    CLI_OPT_STRING("source"),           CLI_OPT_STRING("format"),
-    CLI_OPT_SIZE("max-rows", 1, INT64_MAX), CLI_OPT_SIZE("max-bytes", 1, INT64_MAX),
-    CLI_OPT_STRING("max-latency"),      CLI_OPT_STRING("app-id"),
-    CLI_OPT_STRING("event-time"),       CLI_OPT_STRING("allowed-lateness"),
-    CLI_OPT_STRING("late-policy"),      CLI_OPT_STRING("compression"),
-    CLI_OPT_FLAG("once"),               CLI_OPT_FLAG("follow"),
-    CLI_OPT_FLAG("strict"),             CLI_OPT_FLAG("quiet"),
-    CLI_OPT_FLAG("json"),               CLI_OPT_STRING("create-schema"),
-    CLI_OPT_FLAG("final"),              CLI_OPT_FLAG("allow-gaps"),
-    CLI_OPT_STRING("group"),            CLI_OPT_LIST("kafka-property"),
-    CLI_OPT_STRING("kafka-start"),      CLI_OPT_STRING("kafka-columns"),
-    CLI_OPT_STRING("kdi-app-id"),       CLI_OPT_FLAG("single-writer"),
+    CLI_OPT_STRING("source"),
+    CLI_OPT_STRING("format"),
+    CLI_OPT_SIZE("max-rows", 1, INT64_MAX),
+    CLI_OPT_SIZE("max-bytes", 1, INT64_MAX),
+    CLI_OPT_STRING("max-latency"),
+    CLI_OPT_STRING("app-id"),
+    CLI_OPT_STRING("event-time"),
+    CLI_OPT_STRING("allowed-lateness"),
+    CLI_OPT_STRING("late-policy"),
+    CLI_OPT_STRING("compression"),
+    CLI_OPT_FLAG("once"),
+    CLI_OPT_FLAG("follow"),
+    CLI_OPT_FLAG("strict"),
+    CLI_OPT_FLAG("quiet"),
+    CLI_OPT_FLAG("json"),
+    CLI_OPT_STRING("create-schema"),
+    CLI_OPT_FLAG("final"),
+    CLI_OPT_FLAG("allow-gaps"),
+    CLI_OPT_STRING("group"),
+    CLI_OPT_LIST("kafka-property"),
+    CLI_OPT_STRING("kafka-start"),
+    CLI_OPT_STRING("kafka-columns"),
+    CLI_OPT_STRING("kdi-app-id"),
+    CLI_OPT_FLAG("single-writer"),
     CLI_OPT_SIZE("max-record-bytes", 1, INT64_C(1) << 30),
 };
 
@@ -188,7 +206,7 @@ static int cmd_ingest(const cli_args *a) {
   bool kafka = strncmp(source, "kafka://", 8) == 0;
   if (!kafka && (group || n_props || kafka_start || kafka_columns || kdi_app_id))
     return cli_usage_error(usage, "ingest: --group, --kafka-* and --kdi-app-id need a kafka:// "
-                           "source");
+                                  "source");
   inlet_error err = INLET_ERROR_INIT;
   inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
   o.source = source;
@@ -204,7 +222,8 @@ static int cmd_ingest(const cli_args *a) {
   o.kafka_columns = kafka_columns;
   o.kafka_kdi_app_id = kdi_app_id;
   if (kafka_start) {
-    if (strcmp(kafka_start, "latest") == 0) o.kafka_start_latest = true;
+    if (strcmp(kafka_start, "latest") == 0)
+      o.kafka_start_latest = true;
     else if (strcmp(kafka_start, "earliest") != 0)
       return cli_usage_error(usage, "ingest: bad --kafka-start '%s' (earliest, latest)",
                              kafka_start);
@@ -233,8 +252,10 @@ static int cmd_ingest(const cli_args *a) {
   if (lateness && inlet_ingest_parse_duration(&o.allowed_lateness_us, lateness, &err) < 0)
     return cli_usage_error(usage, "ingest: --allowed-lateness: %s", inlet_errmsg(&err));
   if (late_policy) {
-    if (strcmp(late_policy, "keep") == 0) o.late_policy = INLET_LATE_KEEP;
-    else if (strcmp(late_policy, "drop") == 0) o.late_policy = INLET_LATE_DROP;
+    if (strcmp(late_policy, "keep") == 0)
+      o.late_policy = INLET_LATE_KEEP;
+    else if (strcmp(late_policy, "drop") == 0)
+      o.late_policy = INLET_LATE_DROP;
     else if (strncmp(late_policy, "route:", 6) == 0 && late_policy[6]) {
       o.late_policy = INLET_LATE_ROUTE;
       o.late_table = late_policy + 6;
@@ -285,18 +306,22 @@ static int cmd_ingest(const cli_args *a) {
             "routed %lld); rejected %lld%s; %lld source bytes in %.1fs",
             (long long)p.rows, (long long)p.batches, (long long)p.last_version,
             (long long)p.late_rows, (long long)p.dropped_rows, (long long)p.routed_rows,
-            (long long)p.rejected, p.rejected ? " (see TABLE/_errors/)" : "",
-            (long long)p.bytes, (double)p.elapsed_ms / 1000.0);
-    if (p.gaps) fprintf(stderr, "; %lld source gap%s skipped", (long long)p.gaps,
-                        p.gaps == 1 ? "" : "s");
+            (long long)p.rejected, p.rejected ? " (see TABLE/_errors/)" : "", (long long)p.bytes,
+            (double)p.elapsed_ms / 1000.0);
+    if (p.gaps)
+      fprintf(stderr, "; %lld source gap%s skipped", (long long)p.gaps, p.gaps == 1 ? "" : "s");
     fputc('\n', stderr);
   }
   return CLI_OK;
 }
 
 const cli_command cli_cmd_ingest = {
-    "ingest", cmd_ingest,
+    "ingest",
+    cmd_ingest,
     "TABLE --source file:PATH|stdin|redis://HOST:PORT/STREAM|kafka://HOST:PORT/TOPIC\n"
     "                 [--once] [--follow] ...",
-    "stream records into the table, exactly once", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+    "stream records into the table, exactly once",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    1};

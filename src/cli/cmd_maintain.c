@@ -21,8 +21,8 @@ static const char usage[] =
     "usage: inlet maintain TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]\n"
     "                      [--no-log-cleanup] [--min-files N] [--target-size SIZE]\n"
     "                      [--max-runtime DURATION] [--single-writer]\n"
-    "  compaction runs when table property inlet.autoCompact=true, or with --compact\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "  compaction runs when table property inlet.autoCompact=true, or with "
+    "--compact\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) {
@@ -63,16 +63,16 @@ static int pass(inlet_table *t, const inlet_compact_options *co, bool force_comp
     printf("maintain: version %lld: ", (long long)cr.read_version);
     if (compacting)
       printf("compacted %lld files -> %lld files (%lld rows) in %lld commits, %lld partitions "
-             "over threshold, %lld bins failed", (long long)cr.files_removed,
-             (long long)cr.files_added, (long long)cr.rows, (long long)cr.commits,
-             (long long)cr.partitions, (long long)cr.failed_groups);
+             "over threshold, %lld bins failed",
+             (long long)cr.files_removed, (long long)cr.files_added, (long long)cr.rows,
+             (long long)cr.commits, (long long)cr.partitions, (long long)cr.failed_groups);
     else
       printf("auto-compaction off (inlet.autoCompact is not true)");
     if (log_cleanup)
       printf("; log: removed %lld commits, %lld checkpoints", (long long)lr.commits_removed,
              (long long)lr.checkpoints_removed);
-    if (vacuum) printf("; vacuum: deleted %lld files, %lld bytes", (long long)vr.files,
-                       (long long)vr.bytes);
+    if (vacuum)
+      printf("; vacuum: deleted %lld files, %lld bytes", (long long)vr.files, (long long)vr.bytes);
     printf("\n");
     fflush(stdout);
   }
@@ -80,10 +80,14 @@ static int pass(inlet_table *t, const inlet_compact_options *co, bool force_comp
 }
 
 static const cli_opt opts[] = {
-    CLI_OPT_FLAG("follow"),          CLI_OPT_STRING("interval"),
-    CLI_OPT_FLAG("compact"),         CLI_OPT_FLAG("vacuum"),
-    CLI_OPT_FLAG("no-log-cleanup"),  CLI_OPT_INT("min-files", 2, 1000000),
-    CLI_OPT_SIZE("target-size", 1, INT64_MAX), CLI_OPT_STRING("max-runtime"),
+    CLI_OPT_FLAG("follow"),
+    CLI_OPT_STRING("interval"),
+    CLI_OPT_FLAG("compact"),
+    CLI_OPT_FLAG("vacuum"),
+    CLI_OPT_FLAG("no-log-cleanup"),
+    CLI_OPT_INT("min-files", 2, 1000000),
+    CLI_OPT_SIZE("target-size", 1, INT64_MAX),
+    CLI_OPT_STRING("max-runtime"),
     CLI_OPT_FLAG("single-writer"),
 };
 
@@ -137,6 +141,11 @@ static int cmd_maintain(const cli_args *a) {
 }
 
 const cli_command cli_cmd_maintain = {
-    "maintain", cmd_maintain, "TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]",
-    "auto-compaction and log cleanup companion", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+    "maintain",
+    cmd_maintain,
+    "TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]",
+    "auto-compaction and log cleanup companion",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    1};

@@ -56,9 +56,11 @@ static int cmd_parquet_cat(const cli_args *a) {
     }
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save)) {
-      while (*tok == ' ') tok++;
+      while (*tok == ' ')
+        tok++;
       size_t tl = strlen(tok);
-      while (tl && tok[tl - 1] == ' ') tok[--tl] = '\0';
+      while (tl && tok[tl - 1] == ' ')
+        tok[--tl] = '\0';
       int f = inlet_schema_find(s, tok);
       if (f < 0) {
         cli_error("%s has no column \"%s\"", pos[0], tok);
@@ -120,5 +122,11 @@ done:
 }
 
 const cli_command cli_cmd_parquet_cat = {
-    "parquet cat", cmd_parquet_cat, "FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]",
-    "print rows", usage, opts, (int)(sizeof opts / sizeof opts[0]), 1};
+    "parquet cat",
+    cmd_parquet_cat,
+    "FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]",
+    "print rows",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    1};

@@ -80,16 +80,18 @@ static int cmd_parquet_convert(const cli_args *a) {
   } else if (ends_with(in, ".ndjson") || ends_with(in, ".jsonl") || ends_with(in, ".json")) {
     ro.format = INLET_TEXT_NDJSON;
   } else {
-    return cli_usage_error(usage, "cannot tell the format of '%s' from its name; use --input-format",
-                           in);
+    return cli_usage_error(usage,
+                           "cannot tell the format of '%s' from its name; use --input-format", in);
   }
   ro.strict = strict;
   if (epoch_s) {
     static const struct {
       const char *n;
       inlet_epoch_unit u;
-    } units[] = {{"s", INLET_EPOCH_SECONDS},  {"ms", INLET_EPOCH_MILLIS},
-                 {"us", INLET_EPOCH_MICROS},  {"ns", INLET_EPOCH_NANOS},
+    } units[] = {{"s", INLET_EPOCH_SECONDS},
+                 {"ms", INLET_EPOCH_MILLIS},
+                 {"us", INLET_EPOCH_MICROS},
+                 {"ns", INLET_EPOCH_NANOS},
                  {"auto", INLET_EPOCH_AUTO}};
     bool found = false;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
@@ -126,8 +128,10 @@ static int cmd_parquet_convert(const cli_args *a) {
   }
   if (force && strcmp(out, in) != 0) unlink(out);
   if (inlet_parquet_writer_open(&w, out, &schema, &wo, &err) < 0) {
-    if (err.code == INLET_EEXISTS) cli_error("%s already exists (use --force to replace it)", out);
-    else cli_fail(&err);
+    if (err.code == INLET_EEXISTS)
+      cli_error("%s already exists (use --force to replace it)", out);
+    else
+      cli_fail(&err);
     goto done;
   }
   for (;;) {
@@ -170,10 +174,15 @@ done:
 }
 
 const cli_command cli_cmd_parquet_convert = {
-    "parquet convert", cmd_parquet_convert,
+    "parquet convert",
+    cmd_parquet_convert,
     "IN OUT --schema 'DDL' [--input-format ndjson|csv]\n"
     "                  [--compression snappy|zstd|gzip|lz4_raw|none] [--compression-level N]\n"
     "                  [--row-group-size BYTES] [--page-size BYTES] [--no-dictionary]\n"
     "                  [--encodings compatible|extended] [--skip-bad] [--strict]\n"
     "                  [--epoch-unit s|ms|us|ns] [--force]",
-    "NDJSON or CSV to Parquet", usage, opts, (int)(sizeof opts / sizeof opts[0]), 2};
+    "NDJSON or CSV to Parquet",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    2};

@@ -22,27 +22,30 @@ typedef struct jnode {
   jkind kind;
   const char *text; /* J_BOOL/J_NUM: raw token; J_STR: raw inside the quotes */
   size_t len;
-  int n;                /* children */
-  struct jnode *kids;   /* owned */
-  const char **keys;    /* J_OBJ: raw key texts (owned array) */
-  size_t *key_lens;     /* owned */
+  int n;              /* children */
+  struct jnode *kids; /* owned */
+  const char **keys;  /* J_OBJ: raw key texts (owned array) */
+  size_t *key_lens;   /* owned */
 } jnode;
 
 static void jfree(jnode *j) {
-  for (int i = 0; i < j->n; i++) jfree(&j->kids[i]);
+  for (int i = 0; i < j->n; i++)
+    jfree(&j->kids[i]);
   free(j->kids);
   free(j->keys);
   free(j->key_lens);
 }
 
 static void ws(const char **p) {
-  while (**p == ' ' || **p == '\n' || **p == '\r' || **p == '\t') (*p)++;
+  while (**p == ' ' || **p == '\n' || **p == '\r' || **p == '\t')
+    (*p)++;
 }
 
 static bool jstring(const char **p, const char **s, size_t *n) {
   if (**p != '"') return false;
   const char *q = *p + 1;
-  while (*q && *q != '"') q += (*q == '\\' && q[1]) ? 2 : 1;
+  while (*q && *q != '"')
+    q += (*q == '\\' && q[1]) ? 2 : 1;
   if (*q != '"') return false;
   *s = *p + 1;
   *n = (size_t)(q - *s);
@@ -101,13 +104,14 @@ static bool jparse(const char **p, jnode *out, int depth) {
     return jstring(p, &out->text, &out->len);
   }
   const char *s = *p;
-  while (**p && !strchr(",]} \n\r\t", **p)) (*p)++;
+  while (**p && !strchr(",]} \n\r\t", **p))
+    (*p)++;
   if (*p == s) return false;
   out->text = s;
   out->len = (size_t)(*p - s);
   out->kind = (out->len == 4 && !memcmp(s, "null", 4)) ? J_NULL
-              : (s[0] == 't' || s[0] == 'f')             ? J_BOOL
-                                                          : J_NUM;
+              : (s[0] == 't' || s[0] == 'f')           ? J_BOOL
+                                                       : J_NUM;
   return true;
 }
 
@@ -124,12 +128,16 @@ static void put_raw_string(const char *s, size_t n) {
   }
 }
 
-static bool scalar(const jnode *j) { return j->kind != J_ARR && j->kind != J_OBJ; }
+static bool scalar(const jnode *j) {
+  return j->kind != J_ARR && j->kind != J_OBJ;
+}
 
 static void put_scalar(const jnode *j) {
   if (j->kind == J_STR) {
-    if (j->len == 0) fputs("\"\"", stdout);
-    else put_raw_string(j->text, j->len);
+    if (j->len == 0)
+      fputs("\"\"", stdout);
+    else
+      put_raw_string(j->text, j->len);
   } else {
     fwrite(j->text, 1, j->len, stdout);
   }
@@ -142,7 +150,8 @@ static bool inline_array(const jnode *j) {
 }
 
 static void indent(int d) {
-  for (int i = 0; i < d; i++) fputs("  ", stdout);
+  for (int i = 0; i < d; i++)
+    fputs("  ", stdout);
 }
 
 static void render(const jnode *j, int d);
@@ -233,7 +242,11 @@ static int cmd_parquet_meta(const cli_args *a) {
   return CLI_OK;
 }
 
-const cli_command cli_cmd_parquet_meta = {
-    "parquet meta", cmd_parquet_meta, "FILE [--json]",
-    "row groups, column chunks, encodings, sizes, statistics", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+const cli_command cli_cmd_parquet_meta = {"parquet meta",
+                                          cmd_parquet_meta,
+                                          "FILE [--json]",
+                                          "row groups, column chunks, encodings, sizes, statistics",
+                                          usage,
+                                          opts,
+                                          (int)(sizeof opts / sizeof opts[0]),
+                                          1};

@@ -46,6 +46,11 @@ static int cmd_parquet_schema(const cli_args *a) {
   return CLI_OK;
 }
 
-const cli_command cli_cmd_parquet_schema = {
-    "parquet schema", cmd_parquet_schema, "FILE", "print a Parquet file's schema as DDL", usage,
-    NULL, 0, 1};
+const cli_command cli_cmd_parquet_schema = {"parquet schema",
+                                            cmd_parquet_schema,
+                                            "FILE",
+                                            "print a Parquet file's schema as DDL",
+                                            usage,
+                                            NULL,
+                                            0,
+                                            1};

@@ -81,9 +81,11 @@ static int split_columns(char ***names, int32_t *n, const char *list) {
   for (;;) {
     char *e = strchr(p, ',');
     if (e) *e = 0;
-    while (*p == ' ') p++;
+    while (*p == ' ')
+      p++;
     char *t = p + strlen(p);
-    while (t > p && t[-1] == ' ') *--t = 0;
+    while (t > p && t[-1] == ' ')
+      *--t = 0;
     if (*p) v[k++] = p;
     if (!e) break;
     p = e + 1;
@@ -137,15 +139,16 @@ static const char *only_event_time_column(const inlet_schema *schema) {
  * combined with --where by AND. Returns the predicate in @p out, or an
  * error message in @p out and false.
  */
-static bool watermark_predicate(char *out, size_t cap, const inlet_snapshot *s,
-                                const char *where, const char *watermark, bool on_time,
-                                bool late, const char *event_time) {
+static bool watermark_predicate(char *out, size_t cap, const inlet_snapshot *s, const char *where,
+                                const char *watermark, bool on_time, bool late,
+                                const char *event_time) {
   char split[2048] = "";
   if (watermark) {
     const char *col = event_time ? event_time : only_event_time_column(inlet_snapshot_schema(s));
     if (!col) {
-      snprintf(out, cap, "--watermark: the table has no single timestamp (or date) column; "
-                         "name it with --event-time COL");
+      snprintf(out, cap,
+               "--watermark: the table has no single timestamp (or date) column; "
+               "name it with --event-time COL");
       return false;
     }
     if (!append_quoted(split, sizeof split, col, '`')) goto too_long;
@@ -162,8 +165,9 @@ static bool watermark_predicate(char *out, size_t cap, const inlet_snapshot *s,
   } else if (late) {
     const char *flag = inlet_snapshot_property(s, INLET_LATE_FLAG_PROPERTY);
     if (!flag || !*flag) {
-      snprintf(out, cap, "--late: the table flags no late rows (no table property %s); "
-                         "use --watermark TS --late for the event-time split",
+      snprintf(out, cap,
+               "--late: the table flags no late rows (no table property %s); "
+               "use --watermark TS --late for the event-time split",
                INLET_LATE_FLAG_PROPERTY);
       return false;
     }
@@ -171,8 +175,8 @@ static bool watermark_predicate(char *out, size_t cap, const inlet_snapshot *s,
     size_t n = strlen(split);
     snprintf(split + n, sizeof split - n, " = true");
   }
-  int w = where ? snprintf(out, cap, "(%s) AND (%s)", where, split)
-                : snprintf(out, cap, "%s", split);
+  int w =
+      where ? snprintf(out, cap, "(%s) AND (%s)", where, split) : snprintf(out, cap, "%s", split);
   if (w < 0 || (size_t)w >= cap) goto too_long;
   return true;
 too_long:
@@ -181,12 +185,18 @@ too_long:
 }
 
 static const cli_opt opts[] = {
-    CLI_OPT_INT("version", 0, INT64_MAX), CLI_OPT_STRING("as-of"),
-    CLI_OPT_STRING("format"),             CLI_OPT_INT("limit", 0, INT64_MAX),
-    CLI_OPT_STRING("columns"),            CLI_OPT_STRING("where"),
-    CLI_OPT_STRING("output"),             CLI_OPT_FLAG("explain"),
-    CLI_OPT_STRING("watermark"),          CLI_OPT_FLAG("on-time"),
-    CLI_OPT_FLAG("late"),                 CLI_OPT_STRING("event-time"),
+    CLI_OPT_INT("version", 0, INT64_MAX),
+    CLI_OPT_STRING("as-of"),
+    CLI_OPT_STRING("format"),
+    CLI_OPT_INT("limit", 0, INT64_MAX),
+    CLI_OPT_STRING("columns"),
+    CLI_OPT_STRING("where"),
+    CLI_OPT_STRING("output"),
+    CLI_OPT_FLAG("explain"),
+    CLI_OPT_STRING("watermark"),
+    CLI_OPT_FLAG("on-time"),
+    CLI_OPT_FLAG("late"),
+    CLI_OPT_STRING("event-time"),
 };
 
 static int cmd_scan(const cli_args *a) {
@@ -202,12 +212,15 @@ static int cmd_scan(const cli_args *a) {
   bool version = cli_int(a, "version", &v);
   (void)cli_int(a, "limit", &limit);
   if (a->n_pos != 1) return cli_usage_error(usage, "scan: missing TABLE");
-  if (version && as_of) return cli_usage_error(usage, "scan: --version and --as-of exclude each other");
-  if (on_time && late) return cli_usage_error(usage, "scan: --on-time and --late exclude each other");
+  if (version && as_of)
+    return cli_usage_error(usage, "scan: --version and --as-of exclude each other");
+  if (on_time && late)
+    return cli_usage_error(usage, "scan: --on-time and --late exclude each other");
   if (watermark && !on_time && !late)
     return cli_usage_error(usage, "scan: --watermark needs --on-time or --late");
   if (on_time && !watermark) return cli_usage_error(usage, "scan: --on-time needs --watermark TS");
-  if (event_time && !watermark) return cli_usage_error(usage, "scan: --event-time needs --watermark TS");
+  if (event_time && !watermark)
+    return cli_usage_error(usage, "scan: --event-time needs --watermark TS");
   inlet_error as_of_err = INLET_ERROR_INIT;
   if (as_of && parse_as_of(as_of, &ts, &as_of_err) < 0)
     return cli_usage_error(usage, "--as-of: %s", inlet_errmsg(&as_of_err));
@@ -262,8 +275,8 @@ static int cmd_scan(const cli_args *a) {
   }
   if (cli_table_open(a, pos[0], &t, &err) < 0) goto fail;
   if (version ? inlet_table_snapshot_at_version(&s, t, v, &err)
-              : as_of ? inlet_table_snapshot_at_timestamp(&s, t, ts, &err)
-                      : inlet_table_snapshot(&s, t, &err))
+      : as_of ? inlet_table_snapshot_at_timestamp(&s, t, ts, &err)
+              : inlet_table_snapshot(&s, t, &err))
     goto fail;
   char split_where[4096];
   if (on_time || late) {
@@ -349,8 +362,12 @@ done:
 }
 
 const cli_command cli_cmd_scan = {
-    "scan", cmd_scan,
+    "scan",
+    cmd_scan,
     "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
     "             [--format table|csv|ndjson|parquet] [--output FILE] [--explain]",
-    "query a snapshot, skipping what cannot match", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+    "query a snapshot, skipping what cannot match",
+    usage,
+    opts,
+    (int)(sizeof opts / sizeof opts[0]),
+    1};

@@ -9,8 +9,7 @@
 static const char usage[] =
     "usage: inlet vacuum TABLE [--retain DURATION] [--dry-run] [--force] [--single-writer]\n"
     "  DURATION: e.g. 168h, 7d, 30m (default: delta.deletedFileRetentionDuration, 7 days;\n"
-    "            shorter needs --force)\n"
-    CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "            shorter needs --force)\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static void on_file(void *ctx, const char *path, int64_t size) {
   bool dry = *(bool *)ctx;
@@ -48,15 +47,18 @@ static int cmd_vacuum(const cli_args *a) {
   }
   inlet_table_free(t);
   printf("%s %lld files, %lld bytes (%lld removed from the table before the window, %lld never "
-         "committed); %lld files kept inside the window\n", dry ? "would delete" : "deleted",
-         (long long)res.files, (long long)res.bytes, (long long)res.tombstoned,
-         (long long)res.debris, (long long)res.kept);
-  if (res.symlinks)
-    printf("left %lld symbolic links alone\n", (long long)res.symlinks);
+         "committed); %lld files kept inside the window\n",
+         dry ? "would delete" : "deleted", (long long)res.files, (long long)res.bytes,
+         (long long)res.tombstoned, (long long)res.debris, (long long)res.kept);
+  if (res.symlinks) printf("left %lld symbolic links alone\n", (long long)res.symlinks);
   return CLI_OK;
 }
 
-const cli_command cli_cmd_vacuum = {
-    "vacuum", cmd_vacuum, "TABLE [--retain DURATION] [--dry-run] [--force]",
-    "delete files no snapshot in the window references", usage, opts,
-    (int)(sizeof opts / sizeof opts[0]), 1};
+const cli_command cli_cmd_vacuum = {"vacuum",
+                                    cmd_vacuum,
+                                    "TABLE [--retain DURATION] [--dry-run] [--force]",
+                                    "delete files no snapshot in the window references",
+                                    usage,
+                                    opts,
+                                    (int)(sizeof opts / sizeof opts[0]),
+                                    1};

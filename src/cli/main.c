@@ -15,11 +15,10 @@
 #include "cli.h"
 
 const cli_command *const cli_commands[] = {
-    &cli_cmd_parquet_schema, &cli_cmd_parquet_meta, &cli_cmd_parquet_cat,
-    &cli_cmd_parquet_convert, &cli_cmd_create,      &cli_cmd_append,
-    &cli_cmd_scan,            &cli_cmd_history,     &cli_cmd_describe,
-    &cli_cmd_checkpoint,      &cli_cmd_compact,     &cli_cmd_vacuum,
-    &cli_cmd_maintain,        &cli_cmd_ingest,      &cli_cmd_demo,
+    &cli_cmd_parquet_schema, &cli_cmd_parquet_meta, &cli_cmd_parquet_cat, &cli_cmd_parquet_convert,
+    &cli_cmd_create,         &cli_cmd_append,       &cli_cmd_scan,        &cli_cmd_history,
+    &cli_cmd_describe,       &cli_cmd_checkpoint,   &cli_cmd_compact,     &cli_cmd_vacuum,
+    &cli_cmd_maintain,       &cli_cmd_ingest,       &cli_cmd_demo,
 };
 const int cli_n_commands = (int)(sizeof cli_commands / sizeof cli_commands[0]);
 
@@ -33,8 +32,10 @@ static void overview(FILE *f) {
     int n = fprintf(f, "  %s%s%s", c->name, *c->synopsis ? " " : "", c->synopsis);
     const char *nl = strrchr(c->synopsis, '\n');
     if (nl) n = (int)strlen(nl + 1);
-    if (n + 1 < SUMMARY_COLUMN) fprintf(f, "%*s%s\n", SUMMARY_COLUMN - n, "", c->summary);
-    else fprintf(f, "\n%*s%s\n", SUMMARY_COLUMN, "", c->summary);
+    if (n + 1 < SUMMARY_COLUMN)
+      fprintf(f, "%*s%s\n", SUMMARY_COLUMN - n, "", c->summary);
+    else
+      fprintf(f, "\n%*s%s\n", SUMMARY_COLUMN, "", c->summary);
   }
   fputs("\nOptions:\n"
         "  -h, --help                      show help (also after a command)\n"
@@ -99,7 +100,8 @@ static const char *nearest_command(const char *word, const char *group) {
     size_t len = sp ? (size_t)(sp - name) : strlen(name);
     if (len >= sizeof first_words[0]) continue;
     bool seen = false;
-    for (int k = 0; k < n; k++) seen |= strlen(names[k]) == len && !strncmp(names[k], name, len);
+    for (int k = 0; k < n; k++)
+      seen |= strlen(names[k]) == len && !strncmp(names[k], name, len);
     if (seen) continue;
     memcpy(first_words[n], name, len);
     first_words[n][len] = '\0';
@@ -127,9 +129,12 @@ static void roff_text(FILE *f, const char *text) {
   bool bol = true;
   for (const char *p = text; *p; p++) {
     if (bol && (*p == '.' || *p == '\'')) fputs("\\&", f);
-    if (*p == '\\') fputs("\\e", f);
-    else if (*p == '-') fputs("\\-", f);
-    else fputc(*p, f);
+    if (*p == '\\')
+      fputs("\\e", f);
+    else if (*p == '-')
+      fputs("\\-", f);
+    else
+      fputc(*p, f);
     bol = *p == '\n';
   }
   if (!bol) fputc('\n', f);
@@ -140,13 +145,14 @@ static int man_page(void) {
   fprintf(f, ".TH INLET 1 \"\" \"inlet %s\" \"User Commands\"\n", inlet_version());
   fputs(".SH NAME\ninlet \\- keep Delta Lake tables fed by event streams, and query them\n", f);
   fputs(".SH SYNOPSIS\n.B inlet\n.I command\n[\n.I options\n]\n", f);
-  fputs(".SH DESCRIPTION\n"
-        "inlet turns a live event stream into a Delta Lake table (Parquet data files plus a\n"
-        "transaction log in\n.IR _delta_log/ )\n"
-        "that Spark, DuckDB, Trino and delta\\-rs read, and reads what they write. Every commit is\n"
-        "atomic; streams are ingested exactly once; tables can be compacted, vacuumed, described,\n"
-        "queried with predicates and read as of an earlier version or time.\n",
-        f);
+  fputs(
+      ".SH DESCRIPTION\n"
+      "inlet turns a live event stream into a Delta Lake table (Parquet data files plus a\n"
+      "transaction log in\n.IR _delta_log/ )\n"
+      "that Spark, DuckDB, Trino and delta\\-rs read, and reads what they write. Every commit is\n"
+      "atomic; streams are ingested exactly once; tables can be compacted, vacuumed, described,\n"
+      "queried with predicates and read as of an earlier version or time.\n",
+      f);
   fputs(".SH OVERVIEW\n.nf\n", f);
   char *text = NULL;
   size_t len = 0;
@@ -163,12 +169,15 @@ static int man_page(void) {
     fputs(".fi\n", f);
   }
   fputs(".SH EXIT STATUS\n0 on success, 1 on failure (a message starting with\n.B inlet:\n"
-        "on standard error), 2 on a usage error.\n", f);
+        "on standard error), 2 on a usage error.\n",
+        f);
   fputs(".SH FILES\n.TP\n.I TABLE/_delta_log/\nthe Delta transaction log: one JSON commit per "
         "version, Parquet checkpoints\n.TP\n.I TABLE/_errors/\ndead\\-lettered records of "
-        ".B inlet ingest\n", f);
+        ".B inlet ingest\n",
+        f);
   fputs(".SH SEE ALSO\nThe README of the inlet sources; the Delta Lake protocol (PROTOCOL.md of "
-        "delta\\-io/delta); the Parquet format (apache/parquet\\-format).\n", f);
+        "delta\\-io/delta); the Parquet format (apache/parquet\\-format).\n",
+        f);
   return CLI_OK;
 }
 

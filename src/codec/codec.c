@@ -98,7 +98,9 @@ static void zstd_thread_exit(void *unused) {
   tl_cctx = NULL;
   tl_dctx = NULL;
 }
-static void zstd_key_create(void) { (void)pthread_key_create(&zstd_key, zstd_thread_exit); }
+static void zstd_key_create(void) {
+  (void)pthread_key_create(&zstd_key, zstd_thread_exit);
+}
 static void zstd_register_thread(void) {
   pthread_once(&zstd_once, zstd_key_create);
   /* Any non-NULL value makes the destructor run at thread exit. */
@@ -182,8 +184,8 @@ int inlet_compress(int codec, int level, const void *src, size_t src_len, inlet_
   case INLET_CODEC_ZSTD: {
     if (level == 0) level = ZSTD_CLEVEL_DEFAULT;
     if (level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
-      return inlet_fail(err, INLET_EINVAL, "ZSTD: compression level %d out of range %d..%d",
-                        level, ZSTD_minCLevel(), ZSTD_maxCLevel());
+      return inlet_fail(err, INLET_EINVAL, "ZSTD: compression level %d out of range %d..%d", level,
+                        ZSTD_minCLevel(), ZSTD_maxCLevel());
     ZSTD_CCtx *cctx = zstd_cctx();
     if (!cctx) return inlet_fail(err, INLET_ENOMEM, "ZSTD: cannot create a compression context");
     size_t bound = ZSTD_compressBound(src_len);
@@ -230,8 +232,8 @@ int inlet_compress(int codec, int level, const void *src, size_t src_len, inlet_
 /* ---- decompression ----------------------------------------------------- */
 
 static int size_mismatch(inlet_error *err, const char *codec, size_t got, size_t want) {
-  return inlet_fail(err, INLET_ECORRUPT,
-                    "%s: decompressed to %zu bytes, the page declares %zu", codec, got, want);
+  return inlet_fail(err, INLET_ECORRUPT, "%s: decompressed to %zu bytes, the page declares %zu",
+                    codec, got, want);
 }
 
 static int decompress_gzip(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
@@ -258,7 +260,8 @@ static int decompress_gzip(const uint8_t *src, size_t src_len, uint8_t *dst, siz
       /* Another member may follow; trailing zero padding is tolerated. */
       size_t rest = src_len - in_pos;
       bool zeros = true;
-      for (size_t i = 0; i < rest && zeros; i++) zeros = src[in_pos + i] == 0;
+      for (size_t i = 0; i < rest && zeros; i++)
+        zeros = src[in_pos + i] == 0;
       if (zeros) break;
       FAIL_GOTO(inflateReset(&zs) != Z_OK, err, INLET_ECORRUPT, "GZIP: cannot reset the stream");
       continue;
@@ -375,10 +378,12 @@ int inlet_decompress(int codec, const void *src_v, size_t src_len, void *dst_v, 
   }
   case INLET_CODEC_LZ4_RAW: {
     if (src_len > LZ4_MAX_INPUT_SIZE || dst_len > INT32_MAX)
-      return inlet_fail(err, INLET_ECORRUPT, "LZ4_RAW: block of %zu -> %zu bytes exceeds LZ4's limits",
-                        src_len, dst_len);
+      return inlet_fail(err, INLET_ECORRUPT,
+                        "LZ4_RAW: block of %zu -> %zu bytes exceeds LZ4's limits", src_len,
+                        dst_len);
     int n = LZ4_decompress_safe((const char *)src, (char *)dst, (int)src_len, (int)dst_len);
-    if (n < 0) return inlet_fail(err, INLET_ECORRUPT, "LZ4_RAW: corrupt block (or larger than declared)");
+    if (n < 0)
+      return inlet_fail(err, INLET_ECORRUPT, "LZ4_RAW: corrupt block (or larger than declared)");
     if ((size_t)n != dst_len) return size_mismatch(err, "LZ4_RAW", (size_t)n, dst_len);
     return 0;
   }
@@ -389,15 +394,16 @@ int inlet_decompress(int codec, const void *src_v, size_t src_len, void *dst_v, 
       if (n >= 0 && (size_t)n == dst_len) return 0;
     }
     if (lz4_frame(src, src_len, dst, dst_len)) return 0;
-    return inlet_fail(err, INLET_ECORRUPT,
-                      "LZ4: data is neither Hadoop-framed, a raw block nor an LZ4 frame of %zu bytes",
-                      dst_len);
+    return inlet_fail(
+        err, INLET_ECORRUPT,
+        "LZ4: data is neither Hadoop-framed, a raw block nor an LZ4 frame of %zu bytes", dst_len);
   }
   case INLET_CODEC_BROTLI: {
     size_t n = dst_len;
     BrotliDecoderResult r = BrotliDecoderDecompress(src_len, src, &n, dst);
     if (r != BROTLI_DECODER_RESULT_SUCCESS)
-      return inlet_fail(err, INLET_ECORRUPT, "BROTLI: corrupt, truncated or larger than the %zu bytes declared",
+      return inlet_fail(err, INLET_ECORRUPT,
+                        "BROTLI: corrupt, truncated or larger than the %zu bytes declared",
                         dst_len);
     if (n != dst_len) return size_mismatch(err, "BROTLI", n, dst_len);
     return 0;

@@ -227,9 +227,9 @@ char *delta_hive_escape(const char *s);
  * the rule): NUL bytes, invalid UTF-8, directory names over
  * DELTA_PART_NAME_MAX bytes and data file paths of DELTA_DATA_PATH_MAX bytes
  * or more are refused with INLET_EINVAL naming the column. */
-#define DELTA_PART_NAME_MAX 255      /* NAME_MAX of Linux filesystems */
-#define DELTA_DATA_PATH_MAX 4096     /* PATH_MAX, the terminating NUL included */
-#define DELTA_DATA_FILE_NAME_MAX 80  /* part-NNNNN-<uuid>-c000<codec>.parquet */
+#define DELTA_PART_NAME_MAX 255     /* NAME_MAX of Linux filesystems */
+#define DELTA_DATA_PATH_MAX 4096    /* PATH_MAX, the terminating NUL included */
+#define DELTA_DATA_FILE_NAME_MAX 80 /* part-NNNNN-<uuid>-c000<codec>.parquet */
 /* True for the bytes delta_hive_escape writes as %XX. */
 bool delta_hive_needs_escape(unsigned char c);
 /* Length of @p s[0..n) once escaped by delta_hive_escape. */
@@ -241,8 +241,8 @@ size_t delta_hive_escaped_len(const char *s, size_t n);
 int delta_partition_column_name_check(const char *column, inlet_error *err);
 /* Checks the directory name of partition column @p column holding value
  * @p value[0..n) (NULL: null); *len gets its escaped length. */
-int delta_partition_component_check(const char *column, const char *value, size_t n,
-                                    size_t *len, inlet_error *err);
+int delta_partition_component_check(const char *column, const char *value, size_t n, size_t *len,
+                                    inlet_error *err);
 /* Checks that partition directories of @p dir_len bytes under a table root
  * of @p root_len bytes leave room for a data file name. */
 int delta_partition_path_check(size_t root_len, size_t dir_len, inlet_error *err);
@@ -453,8 +453,7 @@ int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_
 /* The same after listing `_delta_log`: INLET_EEXISTS when a complete
  * checkpoint of the version exists in any form (classic, multi-part,
  * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
-int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
-                                   inlet_error *err);
+int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */
 
@@ -543,8 +542,8 @@ typedef struct delta_log_cleanup_result {
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err);
 /* The same knowing only the latest version and its metadata (retention). */
-int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st,
-                         const delta_protocol *p, const delta_metadata *m, int64_t version, int64_t retain_ms,
+int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st, const delta_protocol *p,
+                         const delta_metadata *m, int64_t version, int64_t retain_ms,
                          int64_t now_ms, bool dry_run, inlet_error *err);
 /* The cleanup a writer runs after each checkpoint. @p *oldest is a version
  * below which the log holds no commit, checkpoint or crc file (0 when

@@ -28,7 +28,8 @@ static void kv_free(delta_kv *kv, int32_t n) {
 }
 
 static void strv_free(char **v, int32_t n) {
-  for (int32_t i = 0; i < n; i++) inlet_free(v[i]);
+  for (int32_t i = 0; i < n; i++)
+    inlet_free(v[i]);
   inlet_free(v);
 }
 
@@ -104,7 +105,8 @@ static int strv_copy(char ***dst, const char *const *src, int32_t n, bool *oom) 
     *oom = true;
     return 0;
   }
-  for (int32_t i = 0; i < n; i++) (*dst)[i] = dup_or_null(src[i], oom);
+  for (int32_t i = 0; i < n; i++)
+    (*dst)[i] = dup_or_null(src[i], oom);
   return 0;
 }
 
@@ -285,13 +287,12 @@ static bool rel_path_ok(const char *p) {
  * blob. *bucket and *key point into @p url (the key after the authority
  * and '/'); *bucket_len is the bucket / container length. 0 for a string
  * that is not such a URL. */
-static int url_family(const char *url, const char **bucket, size_t *bucket_len,
-                      const char **key) {
+static int url_family(const char *url, const char **bucket, size_t *bucket_len, const char **key) {
   static const struct {
     const char *scheme;
     int family;
-  } schemes[] = {{"s3://", 1},    {"s3a://", 1},   {"s3n://", 1},   {"az://", 2},
-                 {"abfs://", 2},  {"abfss://", 2}, {"wasb://", 2},  {"wasbs://", 2}};
+  } schemes[] = {{"s3://", 1},   {"s3a://", 1},   {"s3n://", 1},  {"az://", 2},
+                 {"abfs://", 2}, {"abfss://", 2}, {"wasb://", 2}, {"wasbs://", 2}};
   for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
     size_t n = strlen(schemes[i].scheme);
     if (strncmp(url, schemes[i].scheme, n) != 0) continue;
@@ -314,7 +315,8 @@ static const char *url_below_root(const char *url, const char *root) {
   int uf = url_family(url, &ub, &ubl, &uk), rf = url_family(root, &rb, &rbl, &rk);
   if (!uf || uf != rf || ubl != rbl || memcmp(ub, rb, ubl) != 0) return NULL;
   size_t rl = strlen(rk);
-  while (rl > 0 && rk[rl - 1] == '/') rl--;
+  while (rl > 0 && rk[rl - 1] == '/')
+    rl--;
   if (rl == 0) return uk;
   if (strncmp(uk, rk, rl) != 0 || uk[rl] != '/') return NULL;
   return uk + rl + 1;
@@ -350,15 +352,18 @@ int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, c
         return 0;
       }
       if (ctx->root_abs && url_below_root(ctx->root_abs, ctx->root_abs)) goto escape;
-      rc = inlet_fail(err, INLET_EUNSUPPORTED, "%s line %lld: %s path \"%.200s\" uses a URI scheme "
-                      "inlet cannot read", ctx->file, (long long)ctx->line, what, raw);
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "%s line %lld: %s path \"%.200s\" uses a URI scheme "
+                      "inlet cannot read",
+                      ctx->file, (long long)ctx->line, what, raw);
       inlet_free(dec);
       return rc;
     }
   }
   if (*p == '/') {
     size_t rl = ctx->root_abs ? strlen(ctx->root_abs) : 0;
-    while (rl > 1 && ctx->root_abs[rl - 1] == '/') rl--;
+    while (rl > 1 && ctx->root_abs[rl - 1] == '/')
+      rl--;
     if (!ctx->root_abs || strncmp(p, ctx->root_abs, rl) != 0 || p[rl] != '/') goto escape;
     p += rl + 1;
   }
@@ -369,8 +374,10 @@ int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, c
   *out = r;
   return 0;
 escape:
-  rc = inlet_fail(err, INLET_ECORRUPT, "%s line %lld: %s path \"%.200s\" escapes the table "
-                  "directory", ctx->file, (long long)ctx->line, what, raw);
+  rc = inlet_fail(err, INLET_ECORRUPT,
+                  "%s line %lld: %s path \"%.200s\" escapes the table "
+                  "directory",
+                  ctx->file, (long long)ctx->line, what, raw);
   inlet_free(dec);
   return rc;
 }
@@ -519,7 +526,8 @@ static int parse_dv(pctx *pc, json_t *obj, char **id, char **raw) {
   if (!json_is_string(st) || !json_is_string(pi))
     return bad(pc, "deletionVector", "lacks storageType or pathOrInlineDv");
   char buf[64] = "";
-  if (off && json_is_integer(off)) snprintf(buf, sizeof buf, "@%lld", (long long)json_integer_value(off));
+  if (off && json_is_integer(off))
+    snprintf(buf, sizeof buf, "@%lld", (long long)json_integer_value(off));
   size_t n = strlen(json_string_value(st)) + strlen(json_string_value(pi)) + strlen(buf) + 1;
   *id = inlet_malloc(n);
   if (!*id) return oom(pc);
@@ -616,32 +624,43 @@ int delta_action_parse(delta_action *out, const char *line, size_t len, const de
                        inlet_error *err) {
   memset(out, 0, sizeof *out);
   if (len > DELTA_MAX_LINE_BYTES)
-    return inlet_fail(err, INLET_ELIMIT, "%s line %lld: action line of %zu bytes exceeds the "
-                      "%zu-byte limit", ctx->file, (long long)ctx->line, len, DELTA_MAX_LINE_BYTES);
+    return inlet_fail(err, INLET_ELIMIT,
+                      "%s line %lld: action line of %zu bytes exceeds the "
+                      "%zu-byte limit",
+                      ctx->file, (long long)ctx->line, len, DELTA_MAX_LINE_BYTES);
   size_t i = 0;
-  while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) i++;
+  while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+    i++;
   if (i == len) return 0;
   json_error_t jerr;
   json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
   if (!root)
-    return inlet_fail(err, INLET_ECORRUPT, "corrupt log entry in %s line %lld: malformed JSON "
-                      "(%s at column %d)", ctx->file, (long long)ctx->line, jerr.text,
-                      jerr.column);
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "corrupt log entry in %s line %lld: malformed JSON "
+                      "(%s at column %d)",
+                      ctx->file, (long long)ctx->line, jerr.text, jerr.column);
   pctx pc = {ctx, err, ""};
   int rc = 0;
   if (!json_is_object(root) || json_object_size(root) != 1) {
-    rc = inlet_fail(err, INLET_ECORRUPT, "corrupt log entry in %s line %lld: an action line must "
-                    "be an object with exactly one key", ctx->file, (long long)ctx->line);
+    rc = inlet_fail(err, INLET_ECORRUPT,
+                    "corrupt log entry in %s line %lld: an action line must "
+                    "be an object with exactly one key",
+                    ctx->file, (long long)ctx->line);
     goto done;
   }
   const char *key = json_object_iter_key(json_object_iter(root));
   json_t *body = json_object_iter_value(json_object_iter(root));
   pc.action = key;
-  static const struct { const char *name; delta_action_kind kind; } kinds[] = {
-      {"protocol", DELTA_ACTION_PROTOCOL}, {"metaData", DELTA_ACTION_METADATA},
-      {"add", DELTA_ACTION_ADD},           {"remove", DELTA_ACTION_REMOVE},
-      {"txn", DELTA_ACTION_TXN},           {"commitInfo", DELTA_ACTION_COMMIT_INFO},
-      {"domainMetadata", DELTA_ACTION_DOMAIN}};
+  static const struct {
+    const char *name;
+    delta_action_kind kind;
+  } kinds[] = {{"protocol", DELTA_ACTION_PROTOCOL},
+               {"metaData", DELTA_ACTION_METADATA},
+               {"add", DELTA_ACTION_ADD},
+               {"remove", DELTA_ACTION_REMOVE},
+               {"txn", DELTA_ACTION_TXN},
+               {"commitInfo", DELTA_ACTION_COMMIT_INFO},
+               {"domainMetadata", DELTA_ACTION_DOMAIN}};
   delta_action_kind kind = DELTA_ACTION_NONE;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
     if (strcmp(key, kinds[k].name) == 0) kind = kinds[k].kind;
@@ -670,7 +689,9 @@ done:
 
 /* ---- serialising --------------------------------------------------------- */
 
-static json_t *jstr_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+static json_t *jstr_or_null(const char *s) {
+  return s ? json_string(s) : json_null();
+}
 
 static json_t *kv_to_json(const delta_kv *kv, int32_t n) {
   json_t *o = json_object();
@@ -681,7 +702,8 @@ static json_t *kv_to_json(const delta_kv *kv, int32_t n) {
 
 static json_t *strv_to_json(char *const *v, int32_t n) {
   json_t *a = json_array();
-  for (int32_t i = 0; a && i < n; i++) json_array_append_new(a, json_string(v[i]));
+  for (int32_t i = 0; a && i < n; i++)
+    json_array_append_new(a, json_string(v[i]));
   return a;
 }
 
@@ -731,7 +753,8 @@ int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err) 
     json_object_set_new(body, "partitionColumns",
                         strv_to_json(m->partition_columns, m->n_partition_columns));
     json_object_set_new(body, "configuration", kv_to_json(m->configuration, m->n_configuration));
-    if (m->created_time >= 0) json_object_set_new(body, "createdTime", json_integer(m->created_time));
+    if (m->created_time >= 0)
+      json_object_set_new(body, "createdTime", json_integer(m->created_time));
     break;
   }
   case DELTA_ACTION_ADD: {

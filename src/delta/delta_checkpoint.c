@@ -137,7 +137,8 @@ static int get_strv(cp_ctx *c, sview s, const char *name, int64_t r, char ***out
     if (!inlet_array_is_valid(e, j)) continue;
     (*out)[(*n)++] = inlet_strndup((const char *)e->values + e->offsets[j],
                                    (size_t)(e->offsets[j + 1] - e->offsets[j]));
-    if (!(*out)[*n - 1]) return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
+    if (!(*out)[*n - 1])
+      return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
   }
   return 0;
 }
@@ -186,9 +187,12 @@ static int get_dv(cp_ctx *c, sview s, int64_t r, char **id, char **json) {
   if (rc == 0) {
     size_t n = strlen(st) + strlen(pi) + 32;
     *id = inlet_malloc(n);
-    if (!*id) rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
-    else if (has_off) snprintf(*id, n, "%s%s@%lld", st, pi, (long long)off);
-    else snprintf(*id, n, "%s%s", st, pi);
+    if (!*id)
+      rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
+    else if (has_off)
+      snprintf(*id, n, "%s%s@%lld", st, pi, (long long)off);
+    else
+      snprintf(*id, n, "%s%s", st, pi);
   }
   inlet_free(st);
   inlet_free(pi);
@@ -223,7 +227,8 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
     delta_add *x = &a->u.add;
     TRY(resolve(c, s, r, "add", &x->path));
     TRY(get_map(c, s, "partitionValues", r, &x->partition_values, &x->n_partition_values));
-    if (!get_i64(s, "size", r, &x->size) || x->size < 0) return cp_bad(c, "add.size missing or negative");
+    if (!get_i64(s, "size", r, &x->size) || x->size < 0)
+      return cp_bad(c, "add.size missing or negative");
     get_i64(s, "modificationTime", r, &x->modification_time);
     x->data_change = get_bool(s, "dataChange", r, true);
     TRY(get_stats(c, s, r, &x->stats));
@@ -305,11 +310,11 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
   return 0;
 }
 
-static const char *const KINDS[] = {"protocol", "metaData", "txn", "domainMetadata",
+static const char *const KINDS[] = {"protocol", "metaData", "txn",     "domainMetadata",
                                     "add",      "remove",   "sidecar", NULL};
 
-static int read_part(inlet_storage *st, const char *root_abs, const char *name,
-                     int64_t size, delta_replay_fn fn, void *ctx, inlet_error *err) {
+static int read_part(inlet_storage *st, const char *root_abs, const char *name, int64_t size,
+                     delta_replay_fn fn, void *ctx, inlet_error *err) {
   inlet_parquet_reader *rd = NULL;
   inlet_batch b;
   memset(&b, 0, sizeof b);
@@ -356,8 +361,10 @@ done:
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err) {
   if (cp->v2)
-    return inlet_fail(err, INLET_EUNSUPPORTED, "reading the v2 checkpoint at version %lld is not "
-                      "supported yet", (long long)cp->version);
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "reading the v2 checkpoint at version %lld is not "
+                      "supported yet",
+                      (long long)cp->version);
   char name[128];
   if (cp->parts <= 1) {
     snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.parquet", (long long)cp->version);
@@ -370,4 +377,3 @@ int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_c
   }
   return 0;
 }
-

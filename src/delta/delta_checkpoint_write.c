@@ -60,11 +60,27 @@ static const char CHECKPOINT_DDL[] =
 enum { COL_TXN, COL_ADD, COL_REMOVE, COL_META, COL_PROTOCOL, COL_DOMAIN, N_COLS };
 /* Children of the add struct (the fixed part, in CHECKPOINT_DDL order). */
 enum {
-  ADD_PATH, ADD_PV, ADD_SIZE, ADD_MTIME, ADD_DATA_CHANGE, ADD_TAGS, ADD_DV, ADD_BASE_ROW_ID,
-  ADD_ROW_COMMIT_VERSION, ADD_CLUSTERING, ADD_FIXED
+  ADD_PATH,
+  ADD_PV,
+  ADD_SIZE,
+  ADD_MTIME,
+  ADD_DATA_CHANGE,
+  ADD_TAGS,
+  ADD_DV,
+  ADD_BASE_ROW_ID,
+  ADD_ROW_COMMIT_VERSION,
+  ADD_CLUSTERING,
+  ADD_FIXED
 };
 enum {
-  RM_PATH, RM_DEL_TS, RM_DATA_CHANGE, RM_EXTENDED, RM_PV, RM_SIZE, RM_DV, RM_BASE_ROW_ID,
+  RM_PATH,
+  RM_DEL_TS,
+  RM_DATA_CHANGE,
+  RM_EXTENDED,
+  RM_PV,
+  RM_SIZE,
+  RM_DV,
+  RM_BASE_ROW_ID,
   RM_ROW_COMMIT_VERSION
 };
 #define CP_BATCH_ROWS 8192
@@ -142,8 +158,8 @@ static int put_i64(inlet_array *a, const inlet_field *f, int64_t v, bool valid, 
   return valid ? inlet_array_append_int(a, f, v, err) : inlet_array_append_null(a, f, err);
 }
 
-static int put_map(inlet_array *a, const inlet_field *f, const delta_kv *kv, int32_t n,
-                   bool valid, inlet_error *err) {
+static int put_map(inlet_array *a, const inlet_field *f, const delta_kv *kv, int32_t n, bool valid,
+                   inlet_error *err) {
   if (!valid) return inlet_array_append_null(a, f, err);
   inlet_array *ent = &a->children[0];
   const inlet_field *ef = &f->children[0];
@@ -181,7 +197,8 @@ static int put_json_map(inlet_array *a, const inlet_field *f, const char *json, 
 static int put_strv(inlet_array *a, const inlet_field *f, char *const *v, int32_t n, bool valid,
                     inlet_error *err) {
   if (!valid) return inlet_array_append_null(a, f, err);
-  for (int32_t i = 0; i < n; i++) TRY(put_str(&a->children[0], &f->children[0], v[i], err));
+  for (int32_t i = 0; i < n; i++)
+    TRY(put_str(&a->children[0], &f->children[0], v[i], err));
   return inlet_array_append_list_entry(a, err);
 }
 
@@ -189,8 +206,11 @@ static int put_strv(inlet_array *a, const inlet_field *f, char *const *v, int32_
 static int put_dv(inlet_array *a, const inlet_field *f, const char *json, inlet_error *err) {
   if (!json) return inlet_array_append_null(a, f, err);
   json_t *o = json_loads(json, 0, NULL);
-  int rc = json_is_object(o) ? 0 : inlet_fail(err, INLET_ECORRUPT, "deletionVector \"%.100s\" "
-                                              "is not a JSON object", json);
+  int rc = json_is_object(o) ? 0
+                             : inlet_fail(err, INLET_ECORRUPT,
+                                          "deletionVector \"%.100s\" "
+                                          "is not a JSON object",
+                                          json);
   for (int32_t i = 0; rc == 0 && i < f->n_children; i++) {
     const inlet_field *cf = &f->children[i];
     json_t *v = json_object_get(o, cf->name);
@@ -256,8 +276,8 @@ static int fill_metadata(cp_writer *w, inlet_array *a, const inlet_field *f, con
               err));
   TRY(inlet_array_append_struct_entry(fmt, err));
   TRY(put_str(&a->children[4], &f->children[4], m->schema_string, err));
-  TRY(put_strv(&a->children[5], &f->children[5], m->partition_columns, m->n_partition_columns,
-               true, err));
+  TRY(put_strv(&a->children[5], &f->children[5], m->partition_columns, m->n_partition_columns, true,
+               err));
   TRY(put_map(&a->children[6], &f->children[6], m->configuration, m->n_configuration, true, err));
   return put_i64(&a->children[7], &f->children[7], m->created_time, m->created_time >= 0, err);
 }
@@ -304,8 +324,11 @@ static int put_pv_parsed(inlet_array *a, const inlet_field *f, const delta_add *
     int rc = delta_partition_value_append(ca, cf, v, 1, &e1);
     if (rc == INLET_ENOMEM) return inlet_fail(err, rc, "%s", inlet_errmsg(&e1));
     if (rc < 0 || ca->length != len + 1) {
-      if (ca->length != len) return inlet_fail(err, INLET_ECORRUPT, "partition value \"%s\" of "
-                                               "\"%s\" left a partial value", v, cf->name);
+      if (ca->length != len)
+        return inlet_fail(err, INLET_ECORRUPT,
+                          "partition value \"%s\" of "
+                          "\"%s\" left a partial value",
+                          v, cf->name);
       TRY(inlet_array_append_null(ca, cf, err));
     }
   }
@@ -362,7 +385,8 @@ static int fill_remove(cp_writer *w, inlet_array *a, const inlet_field *f, const
 static int write_actions(cp_writer *w, const delta_snapshot *snap, inlet_error *err) {
   TRY(put_row(w, COL_PROTOCOL, fill_protocol, &snap->protocol, err));
   TRY(put_row(w, COL_META, fill_metadata, &snap->metadata, err));
-  for (int64_t i = 0; i < snap->n_txns; i++) TRY(put_row(w, COL_TXN, fill_txn, &snap->txns[i], err));
+  for (int64_t i = 0; i < snap->n_txns; i++)
+    TRY(put_row(w, COL_TXN, fill_txn, &snap->txns[i], err));
   for (int64_t i = 0; i < snap->n_domains; i++)
     TRY(put_row(w, COL_DOMAIN, fill_domain, &snap->domains[i], err));
   for (int64_t i = 0; i < snap->n_files; i++)
@@ -417,8 +441,8 @@ static int find_existing_cheap(inlet_storage *st, int64_t version, char *what, s
 
 /* Describes a complete checkpoint of @p version of any kind already in the
  * log (*found), by listing `_delta_log`. */
-static int find_existing(inlet_storage *st, int64_t version, char *what, size_t cap,
-                         bool *found, inlet_error *err) {
+static int find_existing(inlet_storage *st, int64_t version, char *what, size_t cap, bool *found,
+                         inlet_error *err) {
   *found = false;
   inlet_dirent *ents = NULL;
   size_t n = 0;
@@ -431,17 +455,20 @@ static int find_existing(inlet_storage *st, int64_t version, char *what, size_t 
     const delta_checkpoint_ref *cp = &l.checkpoints[i];
     if (cp->version != version) continue;
     *found = true;
-    if (cp->v2) snprintf(what, cap, "a UUID-named v2 checkpoint");
-    else if (cp->parts > 1) snprintf(what, cap, "a %d-part checkpoint", (int)cp->parts);
-    else snprintf(what, cap, "%020lld.checkpoint.parquet", (long long)version);
+    if (cp->v2)
+      snprintf(what, cap, "a UUID-named v2 checkpoint");
+    else if (cp->parts > 1)
+      snprintf(what, cap, "a %d-part checkpoint", (int)cp->parts);
+    else
+      snprintf(what, cap, "%020lld.checkpoint.parquet", (long long)version);
     break;
   }
   delta_log_listing_reset(&l);
   return 0;
 }
 
-static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t actions,
-                      int64_t bytes, inlet_error *err) {
+static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t actions, int64_t bytes,
+                      inlet_error *err) {
   if (hint_version(st) > snap->version) return 0; /* a newer checkpoint is already named */
   char hint[256];
   int n = snprintf(hint, sizeof hint,
@@ -459,10 +486,14 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
             "cannot checkpoint a table with deletion vectors yet");
   char what[96];
   bool found = false;
-  if (list) TRY(find_existing(st, snap->version, what, sizeof what, &found, err));
-  else TRY(find_existing_cheap(st, snap->version, what, sizeof what, &found, err));
-  FAIL_IF(found, err, INLET_EEXISTS, "a checkpoint of version %lld already exists (%s); nothing "
-          "written", (long long)snap->version, what);
+  if (list)
+    TRY(find_existing(st, snap->version, what, sizeof what, &found, err));
+  else
+    TRY(find_existing_cheap(st, snap->version, what, sizeof what, &found, err));
+  FAIL_IF(found, err, INLET_EEXISTS,
+          "a checkpoint of version %lld already exists (%s); nothing "
+          "written",
+          (long long)snap->version, what);
   cp_writer w;
   memset(&w, 0, sizeof w);
   inlet_schema_init(&w.schema);
@@ -492,7 +523,8 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
     have_tmp = !direct;
     if (!direct) rc = st->ops->put_if_absent(st, tmp_rel, final_rel, err);
     if (rc == INLET_EEXISTS)
-      rc = inlet_fail(err, INLET_EEXISTS, "a checkpoint of version %lld was written concurrently "
+      rc = inlet_fail(err, INLET_EEXISTS,
+                      "a checkpoint of version %lld was written concurrently "
                       "by another writer; it was kept and nothing written",
                       (long long)snap->version);
     if (rc == 0) have_tmp = false;

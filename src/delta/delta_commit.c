@@ -38,26 +38,28 @@
 #include "util/util.h"
 
 struct delta_txn {
-  inlet_storage *st;    /* borrowed */
-  char *root_abs;       /* owned */
+  inlet_storage *st; /* borrowed */
+  char *root_abs;    /* owned */
   int64_t read_version;
-  char *operation;      /* owned */
-  char *params;         /* owned raw JSON object, may be NULL */
+  char *operation; /* owned */
+  char *params;    /* owned raw JSON object, may be NULL */
   bool strict;
   int max_attempts;
   delta_action *actions; /* owned */
   size_t n_actions, cap_actions;
   int64_t rows;
-  char *extra_metrics;  /* owned JSON object text, may be NULL (stream metrics) */
-  bool ict;             /* the table writes in-commit timestamps */
-  bool append_only;     /* delta.appendOnly=true: no remove with dataChange=true */
+  char *extra_metrics;        /* owned JSON object text, may be NULL (stream metrics) */
+  bool ict;                   /* the table writes in-commit timestamps */
+  bool append_only;           /* delta.appendOnly=true: no remove with dataChange=true */
   const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
-  delta_state *base_state; /* borrowed: the state the base came from; may be NULL */
-  bool maybe_published; /* commit failed, but its entry may be in the log */
-  char *commit_info;    /* owned: the commitInfo written, once built */
+  delta_state *base_state;    /* borrowed: the state the base came from; may be NULL */
+  bool maybe_published;       /* commit failed, but its entry may be in the log */
+  char *commit_info;          /* owned: the commitInfo written, once built */
 };
 
-bool delta_txn_maybe_published(const delta_txn *t) { return t->maybe_published; }
+bool delta_txn_maybe_published(const delta_txn *t) {
+  return t->maybe_published;
+}
 
 int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, int64_t read_version,
                     const char *operation, inlet_error *err) {
@@ -78,7 +80,8 @@ int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, in
 
 void delta_txn_free(delta_txn *t) {
   if (!t) return;
-  for (size_t i = 0; i < t->n_actions; i++) delta_action_reset(&t->actions[i]);
+  for (size_t i = 0; i < t->n_actions; i++)
+    delta_action_reset(&t->actions[i]);
   inlet_free(t->actions);
   inlet_free(t->root_abs);
   inlet_free(t->operation);
@@ -99,7 +102,9 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
   return 0;
 }
 
-void delta_txn_set_strict(delta_txn *t, bool strict) { t->strict = strict; }
+void delta_txn_set_strict(delta_txn *t, bool strict) {
+  t->strict = strict;
+}
 
 void delta_txn_set_table(delta_txn *t, const delta_metadata *m) {
   t->ict = delta_ict_enabled(m);
@@ -109,9 +114,15 @@ void delta_txn_set_table(delta_txn *t, const delta_metadata *m) {
 void delta_txn_set_max_attempts(delta_txn *t, int attempts) {
   t->max_attempts = attempts < 1 ? 1 : attempts;
 }
-void delta_txn_add_rows(delta_txn *t, int64_t rows) { t->rows += rows; }
-void delta_txn_set_base(delta_txn *t, const delta_snapshot *base) { t->base = base; }
-void delta_txn_set_base_state(delta_txn *t, delta_state *s) { t->base_state = s; }
+void delta_txn_add_rows(delta_txn *t, int64_t rows) {
+  t->rows += rows;
+}
+void delta_txn_set_base(delta_txn *t, const delta_snapshot *base) {
+  t->base = base;
+}
+void delta_txn_set_base_state(delta_txn *t, delta_state *s) {
+  t->base_state = s;
+}
 
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err) {
   inlet_free(t->params);
@@ -334,30 +345,39 @@ static int conflict_cb(void *ctx, const delta_action *a, inlet_error *err) {
   long long v = (long long)c->version;
   switch (a->kind) {
   case DELTA_ACTION_METADATA:
-    return inlet_fail(err, INLET_ECONFLICT, "conflict (metadata changed): version %lld, committed "
-                      "concurrently, changed the table metadata", v);
+    return inlet_fail(err, INLET_ECONFLICT,
+                      "conflict (metadata changed): version %lld, committed "
+                      "concurrently, changed the table metadata",
+                      v);
   case DELTA_ACTION_PROTOCOL:
-    return inlet_fail(err, INLET_ECONFLICT, "conflict (protocol changed): version %lld, committed "
-                      "concurrently, changed the table protocol", v);
+    return inlet_fail(err, INLET_ECONFLICT,
+                      "conflict (protocol changed): version %lld, committed "
+                      "concurrently, changed the table protocol",
+                      v);
   case DELTA_ACTION_TXN:
     for (size_t i = 0; i < t->n_actions; i++)
       if (t->actions[i].kind == DELTA_ACTION_TXN &&
           strcmp(t->actions[i].u.txn.app_id, a->u.txn.app_id) == 0)
-        return inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent transaction): version %lld "
-                          "also committed a txn for appId \"%s\"", v, a->u.txn.app_id);
+        return inlet_fail(err, INLET_ECONFLICT,
+                          "conflict (concurrent transaction): version %lld "
+                          "also committed a txn for appId \"%s\"",
+                          v, a->u.txn.app_id);
     return 0;
   case DELTA_ACTION_REMOVE:
     for (size_t i = 0; i < t->n_actions; i++)
       if (t->actions[i].kind == DELTA_ACTION_REMOVE &&
           strcmp(t->actions[i].u.remove.path, a->u.remove.path) == 0)
-        return inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent delete): file \"%s\" was "
-                          "already removed by version %lld", a->u.remove.path, v);
+        return inlet_fail(err, INLET_ECONFLICT,
+                          "conflict (concurrent delete): file \"%s\" was "
+                          "already removed by version %lld",
+                          a->u.remove.path, v);
     return 0;
   case DELTA_ACTION_ADD:
     if (c->we_rewrite && a->u.add.data_change)
-      return inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent append): version %lld added "
-                        "data this transaction's rewrite did not read (file \"%s\")", v,
-                        a->u.add.path);
+      return inlet_fail(err, INLET_ECONFLICT,
+                        "conflict (concurrent append): version %lld added "
+                        "data this transaction's rewrite did not read (file \"%s\")",
+                        v, a->u.add.path);
     return 0;
   default: return 0;
   }
@@ -393,9 +413,12 @@ static int commit_landed(delta_txn *t, const char *name, const inlet_buf *body) 
   int landed = 0;
   if (f->size == (int64_t)body->len) {
     uint8_t *buf = inlet_malloc(body->len ? body->len : 1);
-    if (!buf) landed = -1;
-    else if (inlet_rfile_read_at(f, 0, buf, body->len, &ignore) < 0) landed = -1;
-    else landed = body->len == 0 || memcmp(buf, body->data, body->len) == 0;
+    if (!buf)
+      landed = -1;
+    else if (inlet_rfile_read_at(f, 0, buf, body->len, &ignore) < 0)
+      landed = -1;
+    else
+      landed = body->len == 0 || memcmp(buf, body->data, body->len) == 0;
     inlet_free(buf);
   }
   inlet_rfile_close(f);
@@ -437,10 +460,11 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
   int rc = 0;
   /* A new table's own metaData decides, else what delta_txn_set_table saw. */
   for (size_t i = 0; i < t->n_actions; i++)
-    if (t->actions[i].kind == DELTA_ACTION_METADATA) delta_txn_set_table(t, &t->actions[i].u.metadata);
+    if (t->actions[i].kind == DELTA_ACTION_METADATA)
+      delta_txn_set_table(t, &t->actions[i].u.metadata);
   for (size_t i = 0; t->append_only && i < t->n_actions; i++)
-    FAIL_GOTO(t->actions[i].kind == DELTA_ACTION_REMOVE && t->actions[i].u.remove.data_change,
-              err, INLET_EINVAL,
+    FAIL_GOTO(t->actions[i].kind == DELTA_ACTION_REMOVE && t->actions[i].u.remove.data_change, err,
+              INLET_EINVAL,
               "table is append-only (delta.appendOnly=true): this commit would remove data "
               "(file \"%s\" with dataChange=true)",
               t->actions[i].u.remove.path);
@@ -479,8 +503,8 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
       *version = v;
       /* The version checksum: a hint, written only now that the commit is
        * published; it cannot fail the commit. */
-      delta_crc_after_commit(t->st, t->base, t->base_state, v, t->actions, t->n_actions, (const char *)body.data,
-                             body.len);
+      delta_crc_after_commit(t->st, t->base, t->base_state, v, t->actions, t->n_actions,
+                             (const char *)body.data, body.len);
       break;
     }
     if (rc != INLET_EEXISTS) {
@@ -503,16 +527,19 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
       goto done;
     }
     if (t->strict) {
-      rc = inlet_fail(err, INLET_ECONFLICT, "conflict (table moved): version %lld was committed "
-                      "concurrently; the table is no longer at version %lld", (long long)v,
-                      (long long)t->read_version);
+      rc = inlet_fail(err, INLET_ECONFLICT,
+                      "conflict (table moved): version %lld was committed "
+                      "concurrently; the table is no longer at version %lld",
+                      (long long)v, (long long)t->read_version);
       goto done;
     }
     rc = check_winner(t, v, err);
     if (rc < 0) goto done;
     if (attempt + 1 >= t->max_attempts) {
-      rc = inlet_fail(err, INLET_ELIMIT, "gave up committing after %d attempts (table busy; last "
-                      "version tried %lld)", attempt + 1, (long long)v);
+      rc = inlet_fail(err, INLET_ELIMIT,
+                      "gave up committing after %d attempts (table busy; last "
+                      "version tried %lld)",
+                      attempt + 1, (long long)v);
       goto done;
     }
     v++;
@@ -520,8 +547,10 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     inlet_dirent de;
     memset(&de, 0, sizeof de);
     inlet_error ignore = INLET_ERROR_INIT;
-    if (!have_tmp || t->st->ops->stat(t->st, tmp, &de, &ignore) < 0) have_tmp = false;
-    else inlet_free(de.name);
+    if (!have_tmp || t->st->ops->stat(t->st, tmp, &de, &ignore) < 0)
+      have_tmp = false;
+    else
+      inlet_free(de.name);
     if (have_tmp && t->ict) {
       /* The next version follows the winner's timestamp: a new body. */
       t->st->ops->remove(t->st, tmp, &ignore);

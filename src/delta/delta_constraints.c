@@ -82,13 +82,14 @@ static int walk(delta_constraints *c, const delta_snapshot *s, json_t *fields, i
     if (inv) {
       /* {"expression": {"expression": "<SQL>"}}, itself stored as a JSON string. */
       json_t *rule = json_is_string(inv) ? json_loads(json_string_value(inv), 0, NULL) : NULL;
-      const char *text = json_string_value(
-          json_object_get(json_object_get(rule, "expression"), "expression"));
-      int rc = text ? add(c, s, col, text, true, err)
-                    : inlet_fail(err, INLET_EUNSUPPORTED,
-                                 "cannot write: column \"%s\" has a delta.invariants rule inlet "
-                                 "does not understand (%.200s)",
-                                 col, json_is_string(inv) ? json_string_value(inv) : "not a string");
+      const char *text =
+          json_string_value(json_object_get(json_object_get(rule, "expression"), "expression"));
+      int rc = text
+                   ? add(c, s, col, text, true, err)
+                   : inlet_fail(err, INLET_EUNSUPPORTED,
+                                "cannot write: column \"%s\" has a delta.invariants rule inlet "
+                                "does not understand (%.200s)",
+                                col, json_is_string(inv) ? json_string_value(inv) : "not a string");
       json_decref(rule);
       if (rc < 0) return rc;
     }
@@ -121,8 +122,8 @@ int delta_constraints_load(delta_constraints *out, const delta_snapshot *s, inle
   for (int32_t i = 0; i < m->n_configuration && rc == 0; i++) {
     const char *k = m->configuration[i].key;
     if (strncasecmp(k, "delta.constraints.", 18) != 0) continue;
-    rc = add(out, s, k + 18, m->configuration[i].value ? m->configuration[i].value : "", false,
-             err);
+    rc =
+        add(out, s, k + 18, m->configuration[i].value ? m->configuration[i].value : "", false, err);
   }
   if (rc == 0 && m->schema_string && strstr(m->schema_string, "delta.invariants")) {
     json_error_t je;
@@ -158,10 +159,10 @@ int delta_constraints_check_new(const inlet_schema *schema, const char *const *k
     expr_free(p);
     if (rc == INLET_ENOMEM) return inlet_fail(err, rc, "%s", pe.message);
     if (rc < 0)
-      return inlet_fail(err, INLET_EINVAL, "table property %s: CHECK constraint (%s) %s%s",
-                        keys[i], values[i] ? values[i] : "",
-                        rc == INLET_EUNSUPPORTED ? "cannot be evaluated by inlet: " : "is invalid: ",
-                        pe.message);
+      return inlet_fail(
+          err, INLET_EINVAL, "table property %s: CHECK constraint (%s) %s%s", keys[i],
+          values[i] ? values[i] : "",
+          rc == INLET_EUNSUPPORTED ? "cannot be evaluated by inlet: " : "is invalid: ", pe.message);
   }
   return 0;
 }
@@ -176,8 +177,10 @@ static void row_values(const delta_constraint *k, const inlet_batch *b, int64_t 
     const inlet_field *f = &k->pred->schema.fields[col];
     char v[96];
     int64_t need = inlet_text_format_value(v, sizeof v, &b->columns[col], f, r, true);
-    if (need < 0) snprintf(v, sizeof v, "?");
-    else if ((size_t)need >= sizeof v) memcpy(v + sizeof v - 4, "...", 4);
+    if (need < 0)
+      snprintf(v, sizeof v, "?");
+    else if ((size_t)need >= sizeof v)
+      memcpy(v + sizeof v - 4, "...", 4);
     int w = snprintf(out + len, cap - len, "%s\"%s\":%s", i ? "," : "", f->name, v);
     if (w < 0 || (size_t)w >= cap - len) {
       len = cap - 5 > len ? len : cap - 5;
@@ -280,7 +283,8 @@ int delta_constraints_check(delta_constraints *c, const inlet_batch *b, int64_t 
       row_values(k, b, first + r, vals, sizeof vals);
       const char *why = c->res[r] == EXPR_NULL ? "NULL" : "false";
       char where[48] = "";
-      if (row_base >= 0) snprintf(where, sizeof where, " by row %lld", (long long)(row_base + r + 1));
+      if (row_base >= 0)
+        snprintf(where, sizeof where, " by row %lld", (long long)(row_base + r + 1));
       if (k->invariant)
         return inlet_fail(err, INLET_EINVAL, "invariant of column %s (%s) violated%s (%s): %s",
                           k->name, k->text, where, why, vals);

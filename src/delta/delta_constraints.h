@@ -24,20 +24,20 @@
 #include "expr/expr.h"
 
 typedef struct delta_constraint {
-  char *name;           /* owned: CHECK constraint name, or the invariant's column path */
-  char *text;           /* owned: the SQL expression as stored */
-  bool invariant;       /* from delta.invariants (else delta.constraints.*) */
+  char *name;            /* owned: CHECK constraint name, or the invariant's column path */
+  char *text;            /* owned: the SQL expression as stored */
+  bool invariant;        /* from delta.invariants (else delta.constraints.*) */
   inlet_predicate *pred; /* owned, parsed against the table schema */
 } delta_constraint;
 
 typedef struct delta_constraints {
-  bool nested_not_null;    /* some field below the top level is NOT NULL */
-  inlet_schema schema;     /* owned: the table schema (nullability), when nested_not_null */
+  bool nested_not_null; /* some field below the top level is NOT NULL */
+  inlet_schema schema;  /* owned: the table schema (nullability), when nested_not_null */
   int32_t n;
   delta_constraint *items; /* owned */
   uint8_t *used;           /* owned: per schema column, read by some constraint */
   int32_t n_cols;
-  uint8_t *res;            /* owned scratch: one result per row */
+  uint8_t *res; /* owned scratch: one result per row */
   int64_t cap;
 } delta_constraints;
 

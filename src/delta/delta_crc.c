@@ -38,21 +38,21 @@
  * powers of two to 4 MiB, then 4 MiB steps to 40 MiB, 8 MiB steps to 144
  * MiB, ... up to 256 GiB. */
 static const int64_t DEFAULT_BINS[] = {
-    0LL,          8192LL,        16384LL,       32768LL,       65536LL,       131072LL,
-    262144LL,     524288LL,      1048576LL,     2097152LL,     4194304LL,     8388608LL,
-    12582912LL,   16777216LL,    20971520LL,    25165824LL,    29360128LL,    33554432LL,
-    37748736LL,   41943040LL,    50331648LL,    58720256LL,    67108864LL,    75497472LL,
-    83886080LL,   92274688LL,    100663296LL,   109051904LL,   117440512LL,   125829120LL,
-    130023424LL,  134217728LL,   138412032LL,   142606336LL,   146800640LL,   150994944LL,
-    167772160LL,  184549376LL,   201326592LL,   218103808LL,   234881024LL,   251658240LL,
-    268435456LL,  285212672LL,   301989888LL,   318767104LL,   335544320LL,   352321536LL,
-    369098752LL,  385875968LL,   402653184LL,   419430400LL,   436207616LL,   452984832LL,
-    469762048LL,  486539264LL,   503316480LL,   520093696LL,   536870912LL,   553648128LL,
-    570425344LL,  587202560LL,   603979776LL,   671088640LL,   738197504LL,   805306368LL,
-    872415232LL,  939524096LL,   1006632960LL,  1073741824LL,  1140850688LL,  1207959552LL,
-    1275068416LL, 1342177280LL,  1409286144LL,  1476395008LL,  1610612736LL,  1744830464LL,
-    1879048192LL, 2013265920LL,  2147483648LL,  2415919104LL,  2684354560LL,  2952790016LL,
-    3221225472LL, 3489660928LL,  3758096384LL,  4026531840LL,  4294967296LL,  8589934592LL,
+    0LL,           8192LL,        16384LL,       32768LL,        65536LL,       131072LL,
+    262144LL,      524288LL,      1048576LL,     2097152LL,      4194304LL,     8388608LL,
+    12582912LL,    16777216LL,    20971520LL,    25165824LL,     29360128LL,    33554432LL,
+    37748736LL,    41943040LL,    50331648LL,    58720256LL,     67108864LL,    75497472LL,
+    83886080LL,    92274688LL,    100663296LL,   109051904LL,    117440512LL,   125829120LL,
+    130023424LL,   134217728LL,   138412032LL,   142606336LL,    146800640LL,   150994944LL,
+    167772160LL,   184549376LL,   201326592LL,   218103808LL,    234881024LL,   251658240LL,
+    268435456LL,   285212672LL,   301989888LL,   318767104LL,    335544320LL,   352321536LL,
+    369098752LL,   385875968LL,   402653184LL,   419430400LL,    436207616LL,   452984832LL,
+    469762048LL,   486539264LL,   503316480LL,   520093696LL,    536870912LL,   553648128LL,
+    570425344LL,   587202560LL,   603979776LL,   671088640LL,    738197504LL,   805306368LL,
+    872415232LL,   939524096LL,   1006632960LL,  1073741824LL,   1140850688LL,  1207959552LL,
+    1275068416LL,  1342177280LL,  1409286144LL,  1476395008LL,   1610612736LL,  1744830464LL,
+    1879048192LL,  2013265920LL,  2147483648LL,  2415919104LL,   2684354560LL,  2952790016LL,
+    3221225472LL,  3489660928LL,  3758096384LL,  4026531840LL,   4294967296LL,  8589934592LL,
     17179869184LL, 34359738368LL, 68719476736LL, 137438953472LL, 274877906944LL};
 #define N_DEFAULT_BINS ((int32_t)(sizeof DEFAULT_BINS / sizeof DEFAULT_BINS[0]))
 #define MAX_BINS 4096
@@ -65,7 +65,8 @@ void delta_crc_init(delta_crc *c) {
 }
 
 static void txns_free(delta_txn_entry *t, int64_t n) {
-  for (int64_t i = 0; i < n; i++) inlet_free(t[i].app_id);
+  for (int64_t i = 0; i < n; i++)
+    inlet_free(t[i].app_id);
   inlet_free(t);
 }
 
@@ -107,8 +108,10 @@ static int32_t bin_of(const delta_crc *c, int64_t size) {
   int32_t lo = 0, hi = c->n_bins - 1;
   while (lo < hi) {
     int32_t mid = lo + (hi - lo + 1) / 2;
-    if (c->bins[mid] <= size) lo = mid;
-    else hi = mid - 1;
+    if (c->bins[mid] <= size)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -186,7 +189,8 @@ int delta_crc_from_snapshot(delta_crc *out, const delta_snapshot *s, inlet_error
   out->has_txns = out->has_domains = true;
   for (int64_t i = 0; i < s->n_txns && rc == 0; i++)
     rc = txn_set(out, s->txns[i].app_id, s->txns[i].version, s->txns[i].last_updated, err);
-  for (int64_t i = 0; i < s->n_domains && rc == 0; i++) rc = domain_set(out, &s->domains[i], err);
+  for (int64_t i = 0; i < s->n_domains && rc == 0; i++)
+    rc = domain_set(out, &s->domains[i], err);
   if (rc == 0) return 0;
 fail:
   delta_crc_reset(out);
@@ -229,9 +233,10 @@ int delta_crc_apply(delta_crc *c, int64_t version, const delta_action *acts, siz
       hist_add(c, a->u.add.size, 1);
       break;
     case DELTA_ACTION_REMOVE:
-      FAIL_IF(a->u.remove.size < 0, err, INLET_EUNSUPPORTED, "version %lld removes \"%s\" "
-              "without its size: its checksum cannot be derived", (long long)version,
-              a->u.remove.path);
+      FAIL_IF(a->u.remove.size < 0, err, INLET_EUNSUPPORTED,
+              "version %lld removes \"%s\" "
+              "without its size: its checksum cannot be derived",
+              (long long)version, a->u.remove.path);
       c->num_files--;
       c->table_size_bytes -= a->u.remove.size;
       hist_add(c, a->u.remove.size, -1);
@@ -262,9 +267,10 @@ int delta_crc_apply(delta_crc *c, int64_t version, const delta_action *acts, siz
   }
   FAIL_IF(c->num_files < 0 || c->table_size_bytes < 0 || c->num_protocol != 1 ||
               c->num_metadata != 1,
-          err, INLET_ECORRUPT, "version %lld: the derived checksum is inconsistent "
-          "(%lld files, %lld bytes)", (long long)version, (long long)c->num_files,
-          (long long)c->table_size_bytes);
+          err, INLET_ECORRUPT,
+          "version %lld: the derived checksum is inconsistent "
+          "(%lld files, %lld bytes)",
+          (long long)version, (long long)c->num_files, (long long)c->table_size_bytes);
   return 0;
 }
 
@@ -286,7 +292,8 @@ static json_t *action_body(const delta_action *a, const char *key) {
 
 static json_t *i64_array(const int64_t *v, int32_t n) {
   json_t *a = json_array();
-  for (int32_t i = 0; a && i < n; i++) json_array_append_new(a, json_integer(v[i]));
+  for (int32_t i = 0; a && i < n; i++)
+    json_array_append_new(a, json_integer(v[i]));
   return a;
 }
 
@@ -397,8 +404,8 @@ static int parse_hist(delta_crc *c, json_t *o, inlet_error *err) {
   return 0;
 }
 
-int delta_crc_parse(delta_crc *out, const char *text, size_t len, int64_t version,
-                    const char *file, inlet_error *err) {
+int delta_crc_parse(delta_crc *out, const char *text, size_t len, int64_t version, const char *file,
+                    inlet_error *err) {
   delta_crc_init(out);
   json_error_t je;
   json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -411,7 +418,8 @@ int delta_crc_parse(delta_crc *out, const char *text, size_t len, int64_t versio
   }
   out->version = version;
   if (!get_count(o, "tableSizeBytes", &out->table_size_bytes) ||
-      !get_count(o, "numFiles", &out->num_files) || !get_count(o, "numMetadata", &out->num_metadata) ||
+      !get_count(o, "numFiles", &out->num_files) ||
+      !get_count(o, "numMetadata", &out->num_metadata) ||
       !get_count(o, "numProtocol", &out->num_protocol)) {
     rc = bad(file, "tableSizeBytes, numFiles, numMetadata or numProtocol missing or negative", err);
     goto done;
@@ -525,9 +533,9 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err) {
 #define CRC_MAX_TXNS 100
 #define CRC_MAX_DOMAINS 10
 static void limit_lists(delta_crc *c, const delta_snapshot *base) {
-  bool retention = delta_metadata_conf(&c->metadata, "delta.setTransactionRetentionDuration") ||
-                   (base && delta_metadata_conf(&base->metadata,
-                                                "delta.setTransactionRetentionDuration"));
+  bool retention =
+      delta_metadata_conf(&c->metadata, "delta.setTransactionRetentionDuration") ||
+      (base && delta_metadata_conf(&base->metadata, "delta.setTransactionRetentionDuration"));
   if (c->has_txns && (retention || c->n_txns > CRC_MAX_TXNS)) {
     txns_free(c->txns, c->n_txns);
     c->txns = NULL;
@@ -563,20 +571,22 @@ static int crc_from_state(delta_crc *out, delta_state *s, inlet_error *err) {
   return rc;
 }
 
-void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base,
-                            delta_state *base_state, int64_t version,
-                            const delta_action *acts, size_t n, const char *body, size_t len) {
+void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, delta_state *base_state,
+                            int64_t version, const delta_action *acts, size_t n, const char *body,
+                            size_t len) {
   inlet_error err = INLET_ERROR_INIT;
   /* The commitInfo is the body's first line (delta_commit.c writes it). */
   const char *nl = body ? memchr(body, '\n', len) : NULL;
   delta_action ci;
   delta_line_ctx ctx = {"commit", 1, NULL};
-  if (!nl || delta_action_parse(&ci, body, (size_t)(nl - body), &ctx, &err) < 0) memset(&ci, 0, sizeof ci);
+  if (!nl || delta_action_parse(&ci, body, (size_t)(nl - body), &ctx, &err) < 0)
+    memset(&ci, 0, sizeof ci);
   const char *commit_info = ci.kind == DELTA_ACTION_COMMIT_INFO ? ci.u.commit_info : NULL;
   delta_crc c;
   delta_crc_init(&c);
   int rc;
-  if (version == 0) rc = crc_empty(&c, &err);
+  if (version == 0)
+    rc = crc_empty(&c, &err);
   else if (base && base->version == version - 1 && base->files)
     rc = delta_crc_from_snapshot(&c, base, &err); /* files == NULL: a head without files */
   else {
@@ -644,7 +654,8 @@ typedef struct commit_view {
 static int check_cb(void *ctx, const delta_action *a, inlet_error *err) {
   (void)err;
   commit_view *v = ctx;
-  if (a->kind == DELTA_ACTION_PROTOCOL && !delta_crc_same_protocol(&a->u.protocol, &v->c->protocol)) {
+  if (a->kind == DELTA_ACTION_PROTOCOL &&
+      !delta_crc_same_protocol(&a->u.protocol, &v->c->protocol)) {
     v->mismatch = true;
     v->why = "its protocol differs from the commit's";
   } else if (a->kind == DELTA_ACTION_METADATA &&
@@ -673,8 +684,10 @@ int delta_crc_check_commit(const delta_crc *c, inlet_storage *st, const char *ro
   int rc = delta_log_read_commit(st, root_abs, c->version, check_cb, &v, err);
   if (rc < 0) return rc;
   if (v.mismatch)
-    return inlet_fail(err, INLET_ECORRUPT, "version checksum of version %lld disagrees with the "
-                      "log: %s", (long long)c->version, v.why);
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "version checksum of version %lld disagrees with the "
+                      "log: %s",
+                      (long long)c->version, v.why);
   return 0;
 }
 

@@ -24,10 +24,10 @@ typedef struct delta_crc {
   bool has_txns; /* setTransactions present */
   int64_t n_txns;
   delta_txn_entry *txns; /* owned */
-  bool has_domains; /* domainMetadata present */
+  bool has_domains;      /* domainMetadata present */
   int64_t n_domains;
-  delta_domain *domains; /* owned, live ones */
-  int32_t n_bins;        /* fileSizeHistogram, 0 when absent */
+  delta_domain *domains;                 /* owned, live ones */
+  int32_t n_bins;                        /* fileSizeHistogram, 0 when absent */
   int64_t *bins, *bin_files, *bin_bytes; /* owned */
 } delta_crc;
 
@@ -46,8 +46,8 @@ int delta_crc_apply(delta_crc *c, int64_t version, const delta_action *acts, siz
 
 /* JSON text (caller frees) and back; parsing checks the required fields. */
 int delta_crc_to_json(const delta_crc *c, char **out, inlet_error *err);
-int delta_crc_parse(delta_crc *out, const char *text, size_t len, int64_t version,
-                    const char *file, inlet_error *err);
+int delta_crc_parse(delta_crc *out, const char *text, size_t len, int64_t version, const char *file,
+                    inlet_error *err);
 /* Reads `NNN.crc`: INLET_ENOTFOUND, INLET_ECORRUPT (malformed), storage
  * errors. Nothing is checked against the log here. */
 int delta_crc_read(delta_crc *out, inlet_storage *st, int64_t version, inlet_error *err);
@@ -63,9 +63,9 @@ int delta_crc_write(inlet_storage *st, const delta_crc *c, inlet_error *err);
  * writer's chain starts again; the state is not const: its head is
  * computed lazily). Best effort: every failure only means no
  * checksum. */
-void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base,
-                            delta_state *base_state, int64_t version,
-                            const delta_action *acts, size_t n, const char *body, size_t len);
+void delta_crc_after_commit(inlet_storage *st, const delta_snapshot *base, delta_state *base_state,
+                            int64_t version, const delta_action *acts, size_t n, const char *body,
+                            size_t len);
 
 /* Whether @p c agrees with its version's commit file (protocol, metaData,
  * txnId, in-commit timestamp where both have them): 0 or INLET_ECORRUPT

@@ -70,10 +70,10 @@ typedef struct feature {
   bool reader_writer;
   int legacy_reader, legacy_writer; /* legacy features: the versions implying them; else 0 */
   const char *requires;             /* a feature this one depends on, or NULL */
-  feat_use_fn enabled;  /* the metadata turns it on (Spark), NULL: only by request */
-  feat_use_fn burden;   /* obligations inlet may not meet apply; NULL: whenever supported */
-  unsigned honoured;    /* OP_* bits whose obligations inlet meets even under burden */
-  const char *duty;     /* what writers must do, for messages */
+  feat_use_fn enabled;              /* the metadata turns it on (Spark), NULL: only by request */
+  feat_use_fn burden; /* obligations inlet may not meet apply; NULL: whenever supported */
+  unsigned honoured;  /* OP_* bits whose obligations inlet meets even under burden */
+  const char *duty;   /* what writers must do, for messages */
 } feature;
 
 /* ---- metadata tests -------------------------------------------------------- */
@@ -202,8 +202,8 @@ static const feature FEATURES[] = {
      * ("Change Data Files": add-only operations may skip them). */
     {"changeDataFeed", false, 0, 4, NULL, use_cdf, NULL, ALL_OPS,
      "writers must write change data files for updates and deletes"},
-    {"generatedColumns", false, 0, 4, NULL, use_generated, burden_generated,
-     NO_ROWS | OP_COMPACT, "writers must compute or check generated column values"},
+    {"generatedColumns", false, 0, 4, NULL, use_generated, burden_generated, NO_ROWS | OP_COMPACT,
+     "writers must compute or check generated column values"},
     {"columnMapping", true, 2, 5, NULL, use_column_mapping, use_column_mapping, 0,
      "writers must write physical column names and field ids"},
     {"identityColumns", false, 0, 6, NULL, use_identity, use_identity, NO_ROWS | OP_COMPACT,
@@ -225,8 +225,7 @@ static const feature FEATURES[] = {
     {"typeWidening-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS, ""},
     /* v2 tables may keep classic-named checkpoints, so commits are fine;
      * inlet's checkpoints and log cleanup know no v2 checkpoint or sidecar. */
-    {"v2Checkpoint", true, 0, 0, NULL, use_v2_checkpoint, NULL,
-     OP_APPEND | OP_COMPACT | OP_VACUUM,
+    {"v2Checkpoint", true, 0, 0, NULL, use_v2_checkpoint, NULL, OP_APPEND | OP_COMPACT | OP_VACUUM,
      "checkpoints must follow the v2 spec and log cleanup must keep their sidecars"},
     {"checkpointProtection", false, 0, 0, NULL, NULL, NULL,
      OP_APPEND | OP_COMPACT | OP_CHECKPOINT | OP_VACUUM,
@@ -388,8 +387,7 @@ static unsigned op_bits(delta_write_op op) {
 
 /* Refuses @p f when the table supports it and inlet cannot meet what it
  * demands of @p op. */
-static int check_feature(const feat_ctx *c, const feature *f, delta_write_op op,
-                         inlet_error *err) {
+static int check_feature(const feat_ctx *c, const feature *f, delta_write_op op, inlet_error *err) {
   unsigned need = op_bits(op);
   if ((f->honoured & need) == need) return 0;
   char why[512] = "";
@@ -452,8 +450,8 @@ static int check_write(feat_ctx *c, delta_write_op op, inlet_error *err) {
   return 0;
 }
 
-int delta_features_check_write(const delta_protocol *p, const delta_metadata *m,
-                               delta_write_op op, unsigned flags, inlet_error *err) {
+int delta_features_check_write(const delta_protocol *p, const delta_metadata *m, delta_write_op op,
+                               unsigned flags, inlet_error *err) {
   feat_ctx c = {p, m, flags, {0}};
   traits_init(&c.t, m);
   int rc = check_write(&c, op, err);
@@ -543,9 +541,12 @@ static const known_prop *find_prop(const char *key) {
 }
 
 static bool parse_bool(const char *v, bool *out) {
-  if (strcasecmp(v, "true") == 0) *out = true;
-  else if (strcasecmp(v, "false") == 0) *out = false;
-  else return false;
+  if (strcasecmp(v, "true") == 0)
+    *out = true;
+  else if (strcasecmp(v, "false") == 0)
+    *out = false;
+  else
+    return false;
   return true;
 }
 
@@ -627,8 +628,8 @@ typedef struct proto_request {
  * a known key (stored under its canonical spelling), a CHECK constraint, or
  * another engine's namespace; refuses unknown delta.* keys. @p *store gets
  * the key to store, or NULL. */
-static int classify_prop(const char *key, const char *value, proto_request *rq,
-                         const char **store, inlet_error *err) {
+static int classify_prop(const char *key, const char *value, proto_request *rq, const char **store,
+                         inlet_error *err) {
   *store = NULL;
   FAIL_IF(!value, err, INLET_EINVAL, "table property %s has no value", key);
   if (strncasecmp(key, "delta.", 6) != 0) {
@@ -665,8 +666,7 @@ static int classify_prop(const char *key, const char *value, proto_request *rq,
   }
   if (strcasecmp(key, "delta.ignoreProtocolDefaults") == 0) {
     FAIL_IF(!parse_bool(value, &rq->ignore_defaults), err, INLET_EINVAL,
-            "table property delta.ignoreProtocolDefaults must be true or false, not \"%s\"",
-            value);
+            "table property delta.ignoreProtocolDefaults must be true or false, not \"%s\"", value);
     return 0;
   }
   const known_prop *k = find_prop(key);
@@ -686,7 +686,9 @@ static int min_reader_of(const feature *f) {
   return f->reader_writer ? 3 : 1;
 }
 
-static int min_writer_of(const feature *f) { return f->legacy_writer ? f->legacy_writer : 7; }
+static int min_writer_of(const feature *f) {
+  return f->legacy_writer ? f->legacy_writer : 7;
+}
 
 /* Spark's Protocol.forNewTable: the features a legacy (reader, writer)
  * request implies, the features requested by delta.feature.*, those the
@@ -694,8 +696,8 @@ static int min_writer_of(const feature *f) { return f->legacy_writer ? f->legacy
  * that lists exactly those: legacy versions when their implied set is that
  * set, else writer version 7 with every feature listed (and the
  * reader-writer ones in readerFeatures too on reader version 3). */
-static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES],
-                           const proto_request *rq, const delta_metadata *m, inlet_error *err) {
+static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES], const proto_request *rq,
+                           const delta_metadata *m, inlet_error *err) {
   bool on[N_FEATURES];
   memcpy(on, rq->features, sizeof on);
   int rr = 1, rw = rq->ignore_defaults ? 1 : 2; /* Spark's defaults: (1, 2) */
@@ -721,7 +723,8 @@ static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES],
   for (bool grew = true; grew;) {
     grew = false;
     for (size_t i = 0; i < N_FEATURES; i++) {
-      const feature *dep = on[i] && FEATURES[i].requires ? find_feature(FEATURES[i].requires) : NULL;
+      const feature *dep =
+          on[i] && FEATURES[i].requires ? find_feature(FEATURES[i].requires) : NULL;
       if (dep && !on[dep - FEATURES]) grew = on[dep - FEATURES] = true;
     }
   }
@@ -736,7 +739,8 @@ static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES],
   out->min_writer = w;
   if (w < 7) {
     bool same = true;
-    for (size_t i = 0; i < N_FEATURES; i++) same &= implied(out, &FEATURES[i]) == on[i];
+    for (size_t i = 0; i < N_FEATURES; i++)
+      same &= implied(out, &FEATURES[i]) == on[i];
     if (same) return 0;
     out->min_writer = 7;
   }
@@ -783,8 +787,7 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
     kv[nk].key = inlet_strdup(store);
     kv[nk].value = inlet_strdup(values[i]);
     nk++;
-    if (!kv[nk - 1].key || !kv[nk - 1].value)
-      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    if (!kv[nk - 1].key || !kv[nk - 1].value) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
   if (rc == 0) {
     delta_metadata m;
@@ -847,9 +850,9 @@ static int check_names(const inlet_field *f, int32_t n, bool synthetic, inlet_er
                 "(delta.columnMapping.mode), and inlet does not write column-mapping tables yet",
                 f[i].name, what);
       }
-    bool kids_synthetic = f[i].type.id == INLET_TYPE_LIST || f[i].type.id == INLET_TYPE_MAP ||
-                          (synthetic && f[i].type.id == INLET_TYPE_STRUCT &&
-                           strcmp(f[i].name, "entries") == 0);
+    bool kids_synthetic =
+        f[i].type.id == INLET_TYPE_LIST || f[i].type.id == INLET_TYPE_MAP ||
+        (synthetic && f[i].type.id == INLET_TYPE_STRUCT && strcmp(f[i].name, "entries") == 0);
     TRY(check_names(f[i].children, f[i].n_children, kids_synthetic, err));
   }
   return 0;

@@ -17,12 +17,12 @@
 
 /* What a writer is about to do to a table. */
 typedef enum delta_write_op {
-  DELTA_OP_APPEND = 0, /* commit new rows: append, ingest */
-  DELTA_OP_COMPACT,    /* rewrite files with dataChange=false */
-  DELTA_OP_CHECKPOINT, /* write a checkpoint */
+  DELTA_OP_APPEND = 0,  /* commit new rows: append, ingest */
+  DELTA_OP_COMPACT,     /* rewrite files with dataChange=false */
+  DELTA_OP_CHECKPOINT,  /* write a checkpoint */
   DELTA_OP_LOG_CLEANUP, /* delete expired commits and checkpoints */
-  DELTA_OP_VACUUM,     /* delete data files the log no longer references */
-  DELTA_OP_CREATE      /* create the table: every later operation must be honoured */
+  DELTA_OP_VACUUM,      /* delete data files the log no longer references */
+  DELTA_OP_CREATE       /* create the table: every later operation must be honoured */
 } delta_write_op;
 
 /* The caller computes the values of generated columns itself (ingest). */
@@ -35,8 +35,8 @@ typedef enum delta_write_op {
  * table Spark refuses: DELTA_FEATURES_PROTOCOL_METADATA_MISMATCH).
  * @p flags: DELTA_WRITE_* bits.
  */
-int delta_features_check_write(const delta_protocol *p, const delta_metadata *m,
-                               delta_write_op op, unsigned flags, inlet_error *err);
+int delta_features_check_write(const delta_protocol *p, const delta_metadata *m, delta_write_op op,
+                               unsigned flags, inlet_error *err);
 
 /* True when @p p supports feature @p name: listed on writer version 7 (or
  * reader version 3), implied by a legacy version otherwise. */

@@ -46,8 +46,10 @@ int64_t delta_log_listing_find(const delta_log_listing *l, int64_t version) {
   int64_t lo = 0, hi = l->n_commits;
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (l->commit_versions[mid] < version) lo = mid + 1;
-    else hi = mid;
+    if (l->commit_versions[mid] < version)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -214,8 +216,10 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
    * torn write (a crash before the data reached the disk, or a broken
    * writer), not an empty commit to skip. */
   if (actions == 0)
-    rc = inlet_fail(err, INLET_ECORRUPT, "%s holds no action (%lld bytes): a torn write, not a "
-                    "commit", name, (long long)f->size);
+    rc = inlet_fail(err, INLET_ECORRUPT,
+                    "%s holds no action (%lld bytes): a torn write, not a "
+                    "commit",
+                    name, (long long)f->size);
 done:
   inlet_free(chunk);
   inlet_buf_reset(&line);

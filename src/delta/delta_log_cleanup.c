@@ -81,9 +81,8 @@ static entry_kind classify(const inlet_dirent *e, int64_t *v, int64_t *end) {
   if (strcmp(rest, "crc") == 0) return K_CRC;
   if (strcmp(rest, "checkpoint.parquet") == 0) return K_CHECKPOINT;
   int64_t o, p;
-  if (strncmp(rest, "checkpoint.", 11) == 0 && strlen(rest) == 40 &&
-      digits(rest + 11, 10, &o) && rest[21] == '.' && digits(rest + 22, 10, &p) &&
-      strcmp(rest + 32, ".parquet") == 0)
+  if (strncmp(rest, "checkpoint.", 11) == 0 && strlen(rest) == 40 && digits(rest + 11, 10, &o) &&
+      rest[21] == '.' && digits(rest + 22, 10, &p) && strcmp(rest + 32, ".parquet") == 0)
     return K_CHECKPOINT;
   if (strlen(rest) == 35 && digits(rest, 20, end) && strcmp(rest + 20, ".compacted.json") == 0 &&
       *end > *v)
@@ -143,8 +142,8 @@ static bool checkpoint_readable(inlet_storage *st, const delta_checkpoint_ref *c
   return true;
 }
 
-int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st,
-                         const delta_protocol *p, const delta_metadata *m, int64_t version, int64_t retain_ms,
+int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st, const delta_protocol *p,
+                         const delta_metadata *m, int64_t version, int64_t retain_ms,
                          int64_t now_ms, bool dry_run, inlet_error *err) {
   delta_log_cleanup_result res = {0, 0, -1, -1};
   if (out) *out = res;
@@ -241,7 +240,8 @@ done:
 
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err) {
-  return delta_log_cleanup_at(out, st, &s->protocol, &s->metadata, s->version, retain_ms, now_ms, dry_run, err);
+  return delta_log_cleanup_at(out, st, &s->protocol, &s->metadata, s->version, retain_ms, now_ms,
+                              dry_run, err);
 }
 
 int delta_log_cleanup_if_due(inlet_storage *st, const delta_snapshot *s, int64_t *oldest,

@@ -60,7 +60,8 @@ void delta_format_double(char *buf, size_t cap, double v, bool is_float) {
 /* Writes a decimal128 (little-endian two's complement) with @p scale. */
 void delta_format_decimal(char *buf, size_t cap, const uint8_t *le, int scale) {
   unsigned __int128 u = 0;
-  for (int i = 15; i >= 0; i--) u = (u << 8) | le[i];
+  for (int i = 15; i >= 0; i--)
+    u = (u << 8) | le[i];
   bool neg = (le[15] & 0x80) != 0;
   if (neg) u = ~u + 1;
   char digits[48];
@@ -69,7 +70,8 @@ void delta_format_decimal(char *buf, size_t cap, const uint8_t *le, int scale) {
     digits[n++] = (char)('0' + (int)(u % 10));
     u /= 10;
   } while (u);
-  while (n <= scale) digits[n++] = '0';
+  while (n <= scale)
+    digits[n++] = '0';
   size_t j = 0;
   if (neg && j + 1 < cap) buf[j++] = '-';
   for (int i = n - 1; i >= 0 && j + 2 < cap; i--) {
@@ -86,13 +88,25 @@ int delta_partition_value_format(char **out, const inlet_field *field, const inl
   char buf[128];
   const inlet_type *t = &field->type;
   switch (t->id) {
-  case INLET_TYPE_BOOL: snprintf(buf, sizeof buf, "%s", inlet_bit_get(arr->values, row) ? "true" : "false"); break;
+  case INLET_TYPE_BOOL:
+    snprintf(buf, sizeof buf, "%s", inlet_bit_get(arr->values, row) ? "true" : "false");
+    break;
   case INLET_TYPE_INT8: snprintf(buf, sizeof buf, "%d", ((const int8_t *)arr->values)[row]); break;
-  case INLET_TYPE_INT16: snprintf(buf, sizeof buf, "%d", ((const int16_t *)arr->values)[row]); break;
-  case INLET_TYPE_INT32: snprintf(buf, sizeof buf, "%d", ((const int32_t *)arr->values)[row]); break;
-  case INLET_TYPE_INT64: snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)arr->values)[row]); break;
-  case INLET_TYPE_FLOAT: delta_format_double(buf, sizeof buf, ((const float *)arr->values)[row], true); break;
-  case INLET_TYPE_DOUBLE: delta_format_double(buf, sizeof buf, ((const double *)arr->values)[row], false); break;
+  case INLET_TYPE_INT16:
+    snprintf(buf, sizeof buf, "%d", ((const int16_t *)arr->values)[row]);
+    break;
+  case INLET_TYPE_INT32:
+    snprintf(buf, sizeof buf, "%d", ((const int32_t *)arr->values)[row]);
+    break;
+  case INLET_TYPE_INT64:
+    snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)arr->values)[row]);
+    break;
+  case INLET_TYPE_FLOAT:
+    delta_format_double(buf, sizeof buf, ((const float *)arr->values)[row], true);
+    break;
+  case INLET_TYPE_DOUBLE:
+    delta_format_double(buf, sizeof buf, ((const double *)arr->values)[row], false);
+    break;
   case INLET_TYPE_DATE: delta_format_date(buf, ((const int32_t *)arr->values)[row]); break;
   case INLET_TYPE_TIMESTAMP: {
     if (t->unit != INLET_UNIT_MICRO) goto unsupported;
@@ -106,7 +120,9 @@ int delta_partition_value_format(char **out, const inlet_field *field, const inl
     }
     break;
   }
-  case INLET_TYPE_DECIMAL: delta_format_decimal(buf, sizeof buf, arr->values + row * 16, t->scale); break;
+  case INLET_TYPE_DECIMAL:
+    delta_format_decimal(buf, sizeof buf, arr->values + row * 16, t->scale);
+    break;
   case INLET_TYPE_STRING: {
     int32_t a = arr->offsets[row], b = arr->offsets[row + 1];
     if (a == b) {
@@ -134,11 +150,13 @@ int delta_partition_value_format(char **out, const inlet_field *field, const inl
   }
   *out = inlet_strdup(buf);
   return *out ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
-unsupported: {
+unsupported : {
   char name[64];
   inlet_type_name(t, name, sizeof name);
-  return inlet_fail(err, INLET_EUNSUPPORTED, "partition column \"%s\": type %s cannot be a "
-                    "partition column", field->name, name);
+  return inlet_fail(err, INLET_EUNSUPPORTED,
+                    "partition column \"%s\": type %s cannot be a "
+                    "partition column",
+                    field->name, name);
 }
 }
 
@@ -173,9 +191,11 @@ static bool parse_decimal(const char *s, int scale, uint8_t out[16]) {
     if (++nd > 38) return false;
   }
   if (nd == 0) return false;
-  for (int i = frac < 0 ? 0 : frac; i < scale; i++) v *= 10;
+  for (int i = frac < 0 ? 0 : frac; i < scale; i++)
+    v *= 10;
   if (neg) v = ~v + 1;
-  for (int i = 0; i < 16; i++) out[i] = (uint8_t)(v >> (8 * i));
+  for (int i = 0; i < 16; i++)
+    out[i] = (uint8_t)(v >> (8 * i));
   return true;
 }
 
@@ -183,7 +203,8 @@ int delta_partition_value_append(inlet_array *arr, const inlet_field *field, con
                                  int64_t n, inlet_error *err) {
   const inlet_type *t = &field->type;
   bool is_null = value == NULL || value[0] == '\0';
-  for (int64_t i = 0; i < n && is_null; i++) TRY(inlet_array_append_null(arr, field, err));
+  for (int64_t i = 0; i < n && is_null; i++)
+    TRY(inlet_array_append_null(arr, field, err));
   if (is_null) return 0;
   int64_t iv = 0;
   bool ok = true;
@@ -191,7 +212,8 @@ int delta_partition_value_append(inlet_array *arr, const inlet_field *field, con
   case INLET_TYPE_BOOL: {
     bool b = strcmp(value, "true") == 0;
     ok = b || strcmp(value, "false") == 0;
-    for (int64_t i = 0; ok && i < n; i++) TRY(inlet_array_append_bool(arr, b, err));
+    for (int64_t i = 0; ok && i < n; i++)
+      TRY(inlet_array_append_bool(arr, b, err));
     break;
   }
   case INLET_TYPE_INT8:
@@ -204,7 +226,8 @@ int delta_partition_value_append(inlet_array *arr, const inlet_field *field, con
       int64_t lim = (int64_t)1 << (w * 8 - 1);
       ok = iv >= -lim && iv < lim;
     }
-    for (int64_t i = 0; ok && i < n; i++) TRY(inlet_array_append_int(arr, field, iv, err));
+    for (int64_t i = 0; ok && i < n; i++)
+      TRY(inlet_array_append_int(arr, field, iv, err));
     break;
   }
   case INLET_TYPE_FLOAT:
@@ -213,50 +236,65 @@ int delta_partition_value_append(inlet_array *arr, const inlet_field *field, con
     double d = strtod(value, &end);
     ok = end != value && *end == '\0';
     for (int64_t i = 0; ok && i < n; i++) {
-      if (t->id == INLET_TYPE_FLOAT) TRY(inlet_array_append_float(arr, (float)d, err));
-      else TRY(inlet_array_append_double(arr, d, err));
+      if (t->id == INLET_TYPE_FLOAT)
+        TRY(inlet_array_append_float(arr, (float)d, err));
+      else
+        TRY(inlet_array_append_double(arr, d, err));
     }
     break;
   }
   case INLET_TYPE_DATE: {
     int32_t days = 0;
     ok = delta_parse_date(value, &days);
-    for (int64_t i = 0; ok && i < n; i++) TRY(inlet_array_append_int(arr, field, days, err));
+    for (int64_t i = 0; ok && i < n; i++)
+      TRY(inlet_array_append_int(arr, field, days, err));
     break;
   }
   case INLET_TYPE_TIMESTAMP: {
     int64_t us = 0;
     ok = delta_parse_timestamp(value, &us);
     if (ok && t->unit != INLET_UNIT_MICRO) {
-      if (t->unit == INLET_UNIT_MILLI) us /= 1000;
-      else if (t->unit == INLET_UNIT_SECOND) us /= 1000000;
-      else ok = !inlet_mul_overflow_i64(us, 1000, &us);
+      if (t->unit == INLET_UNIT_MILLI)
+        us /= 1000;
+      else if (t->unit == INLET_UNIT_SECOND)
+        us /= 1000000;
+      else
+        ok = !inlet_mul_overflow_i64(us, 1000, &us);
     }
-    for (int64_t i = 0; ok && i < n; i++) TRY(inlet_array_append_int(arr, field, us, err));
+    for (int64_t i = 0; ok && i < n; i++)
+      TRY(inlet_array_append_int(arr, field, us, err));
     break;
   }
   case INLET_TYPE_DECIMAL: {
     uint8_t d[16];
     ok = parse_decimal(value, t->scale, d);
-    for (int64_t i = 0; ok && i < n; i++) TRY(inlet_array_append_decimal(arr, d, err));
+    for (int64_t i = 0; ok && i < n; i++)
+      TRY(inlet_array_append_decimal(arr, d, err));
     break;
   }
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY: {
     size_t len = strlen(value);
-    for (int64_t i = 0; i < n; i++) TRY(inlet_array_append_bytes(arr, field, value, len, err));
+    for (int64_t i = 0; i < n; i++)
+      TRY(inlet_array_append_bytes(arr, field, value, len, err));
     break;
   }
   default: {
     char name[64];
     inlet_type_name(t, name, sizeof name);
-    return inlet_fail(err, INLET_EUNSUPPORTED, "partition column \"%s\" has type %s, which "
-                      "cannot be a partition column", field->name, name);
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "partition column \"%s\" has type %s, which "
+                      "cannot be a partition column",
+                      field->name, name);
   }
   }
   if (!ok)
-    return inlet_fail(err, INLET_ECORRUPT, "partition column \"%s\": value \"%.100s\" is not a "
-                      "valid %s", field->name, value,
-                      t->id == INLET_TYPE_DATE ? "date" : t->id == INLET_TYPE_TIMESTAMP ? "timestamp" : "value of its type");
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "partition column \"%s\": value \"%.100s\" is not a "
+                      "valid %s",
+                      field->name, value,
+                      t->id == INLET_TYPE_DATE        ? "date"
+                      : t->id == INLET_TYPE_TIMESTAMP ? "timestamp"
+                                                      : "value of its type");
   return 0;
 }

@@ -51,8 +51,8 @@ int delta_partition_column_name_check(const char *column, inlet_error *err) {
   return 0;
 }
 
-int delta_partition_component_check(const char *column, const char *value, size_t n,
-                                    size_t *len, inlet_error *err) {
+int delta_partition_component_check(const char *column, const char *value, size_t n, size_t *len,
+                                    inlet_error *err) {
   size_t name_len = delta_hive_escaped_len(column, strlen(column));
   size_t value_len = value ? delta_hive_escaped_len(value, n) : sizeof NULL_NAME - 1;
   *len = name_len + 1 + value_len;

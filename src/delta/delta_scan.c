@@ -46,15 +46,15 @@ struct inlet_table_scan {
   inlet_parquet_read_stats closed; /* counters of the readers already freed */
   /* Windowed reading (delta_scan_set_window): the current row group is read
    * in slices of its selected rows. */
-  int64_t window;     /* rows per slice at least; 0 = whole row groups */
-  bool window_pages;  /* slices end on a page boundary of the lead column */
-  int32_t slice_rg;   /* row group being sliced, -1 none */
-  int64_t *sel;       /* owned: its selected ranges, 2 per range */
+  int64_t window;    /* rows per slice at least; 0 = whole row groups */
+  bool window_pages; /* slices end on a page boundary of the lead column */
+  int32_t slice_rg;  /* row group being sliced, -1 none */
+  int64_t *sel;      /* owned: its selected ranges, 2 per range */
   int32_t n_sel, cap_sel, sel_i;
-  int64_t pos;        /* first row not yet read */
-  int64_t *bounds;    /* owned: page starts of the lead column, then the row count */
+  int64_t pos;     /* first row not yet read */
+  int64_t *bounds; /* owned: page starts of the lead column, then the row count */
   int32_t n_bounds, cap_bounds;
-  int64_t *slice;     /* owned: ranges of the current slice */
+  int64_t *slice; /* owned: ranges of the current slice */
   int32_t cap_slice;
   /* Object stores: small files fetched whole ahead of the scan, many in
    * flight at once (one round trip for PREFETCH_FILES files instead of a
@@ -105,7 +105,8 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   sc->snap = s;
   sc->slice_rg = -1;
-  for (int i = 0; i < PREFETCH_FILES; i++) sc->pf_idx[i] = -1;
+  for (int i = 0; i < PREFETCH_FILES; i++)
+    sc->pf_idx[i] = -1;
   int32_t n = s->snap.schema.n_fields;
   sc->file_col = inlet_calloc((size_t)n + 1, sizeof(int32_t));
   sc->part_of = inlet_calloc((size_t)n + 1, sizeof(int32_t));
@@ -125,7 +126,8 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
 
 void inlet_table_scan_free(inlet_table_scan *sc) {
   if (!sc) return;
-  for (int i = 0; i < PREFETCH_FILES; i++) inlet_free(sc->pf_buf[i]);
+  for (int i = 0; i < PREFETCH_FILES; i++)
+    inlet_free(sc->pf_buf[i]);
   inlet_parquet_reader_free(sc->reader);
   inlet_batch_reset(&sc->tmp);
   inlet_free(sc->file_col);
@@ -168,9 +170,8 @@ static void prefetch(inlet_table_scan *sc, int64_t first) {
   }
   inlet_error ignore = INLET_ERROR_INIT;
   int rc = 0;
-  for (int64_t i = first; rc == 0 && n < PREFETCH_FILES && i < s->n_files &&
-                          i < first + PREFETCH_LOOKAHEAD;
-       i++) {
+  for (int64_t i = first;
+       rc == 0 && n < PREFETCH_FILES && i < s->n_files && i < first + PREFETCH_LOOKAHEAD; i++) {
     if (!prefetchable(sc, i)) continue;
     const delta_add *a = &s->files[i].add;
     if (n > 0 && bytes + a->size > PREFETCH_BYTES) break;
@@ -420,7 +421,8 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
   if (tf->type.id == INLET_TYPE_NULL) {
     /* void: all null, whatever a writer put in the file under that name. */
     TRY(inlet_array_reserve_rows(dst, tf, n, err));
-    for (int64_t r = 0; r < n; r++) TRY(inlet_array_append_null(dst, tf, err));
+    for (int64_t r = 0; r < n; r++)
+      TRY(inlet_array_append_null(dst, tf, err));
     return 0;
   }
   if (same_shape(tf, sf)) {
@@ -461,7 +463,8 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
 static int reserve_i64(int64_t **a, int32_t *cap, int32_t n, inlet_error *err) {
   if (n <= *cap) return 0;
   int32_t nc = *cap ? *cap : 16;
-  while (nc < n) nc *= 2;
+  while (nc < n)
+    nc *= 2;
   int64_t *p = inlet_realloc(*a, (size_t)nc * sizeof *p);
   if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a row group");
   *a = p;
@@ -523,7 +526,8 @@ static int slice_begin(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, 
  * the number of ranges, 0 when the row group is done. */
 static int slice_next(inlet_table_scan *sc, int32_t *n_out, inlet_error *err) {
   *n_out = 0;
-  while (sc->sel_i < sc->n_sel && sc->sel[2 * sc->sel_i + 1] <= sc->pos) sc->sel_i++;
+  while (sc->sel_i < sc->n_sel && sc->sel[2 * sc->sel_i + 1] <= sc->pos)
+    sc->sel_i++;
   if (sc->sel_i >= sc->n_sel) return 0;
   int64_t got = 0, end = sc->pos;
   for (int32_t i = sc->sel_i; i < sc->n_sel; i++) {
@@ -539,8 +543,10 @@ static int slice_next(inlet_table_scan *sc, int32_t *n_out, inlet_error *err) {
     int32_t lo = 0, hi = sc->n_bounds - 1; /* first bound >= end; the last is the row count */
     while (lo < hi) {
       int32_t mid = lo + (hi - lo) / 2;
-      if (sc->bounds[mid] < end) lo = mid + 1;
-      else hi = mid;
+      if (sc->bounds[mid] < end)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     end = sc->bounds[lo];
   }
@@ -642,13 +648,12 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
       int32_t rg = sc->rg++;
       const int64_t *ranges = NULL;
       int32_t n_ranges = 0;
-      if (sc->rg_keep &&
-          !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg, &ranges, &n_ranges))
+      if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg, &ranges, &n_ranges))
         continue;
       if (sc->window > 0) {
         /* A limit bounds the work: read the row group slice by slice. */
-        TRY(slice_begin(sc, rg, ranges, n_ranges, inlet_parquet_reader_row_group_rows(sc->reader, rg),
-                        err));
+        TRY(slice_begin(sc, rg, ranges, n_ranges,
+                        inlet_parquet_reader_row_group_rows(sc->reader, rg), err));
         continue;
       }
       TRY(read_rows(sc, rg, ranges, n_ranges, &n, err));

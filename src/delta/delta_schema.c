@@ -25,16 +25,20 @@ static int alloc_children(inlet_field *f, int32_t n, inlet_error *err) {
   f->children = inlet_calloc((size_t)(n ? n : 1), sizeof *f->children);
   if (!f->children) return inlet_fail(err, INLET_ENOMEM, "out of memory parsing schema");
   f->n_children = n;
-  for (int32_t i = 0; i < n; i++) f->children[i].field_id = -1;
+  for (int32_t i = 0; i < n; i++)
+    f->children[i].field_id = -1;
   return 0;
 }
 
 static int parse_primitive(inlet_field *f, const char *s, inlet_error *err) {
-  static const struct { const char *name; inlet_type_id id; } prims[] = {
-      {"string", INLET_TYPE_STRING}, {"long", INLET_TYPE_INT64},   {"integer", INLET_TYPE_INT32},
-      {"short", INLET_TYPE_INT16},   {"byte", INLET_TYPE_INT8},    {"float", INLET_TYPE_FLOAT},
-      {"double", INLET_TYPE_DOUBLE}, {"boolean", INLET_TYPE_BOOL}, {"binary", INLET_TYPE_BINARY},
-      {"date", INLET_TYPE_DATE}};
+  static const struct {
+    const char *name;
+    inlet_type_id id;
+  } prims[] = {{"string", INLET_TYPE_STRING}, {"long", INLET_TYPE_INT64},
+               {"integer", INLET_TYPE_INT32}, {"short", INLET_TYPE_INT16},
+               {"byte", INLET_TYPE_INT8},     {"float", INLET_TYPE_FLOAT},
+               {"double", INLET_TYPE_DOUBLE}, {"boolean", INLET_TYPE_BOOL},
+               {"binary", INLET_TYPE_BINARY}, {"date", INLET_TYPE_DATE}};
   for (size_t i = 0; i < sizeof prims / sizeof prims[0]; i++) {
     if (strcmp(s, prims[i].name) == 0) {
       f->type.id = prims[i].id;
@@ -68,8 +72,8 @@ static int parse_primitive(inlet_field *f, const char *s, inlet_error *err) {
     return 0;
   }
   /* Spark also prints "decimal(10, 2)" in some versions. */
-  if (sscanf(s, "decimal(%d, %d)%n", &p, &sc, &used) == 2 && s[used] == '\0' && p >= 1 &&
-      p <= 38 && sc >= 0 && sc <= p) {
+  if (sscanf(s, "decimal(%d, %d)%n", &p, &sc, &used) == 2 && s[used] == '\0' && p >= 1 && p <= 38 &&
+      sc >= 0 && sc <= p) {
     f->type.id = INLET_TYPE_DECIMAL;
     f->type.precision = p;
     f->type.scale = sc;
@@ -190,7 +194,8 @@ static json_t *struct_json(const inlet_field *children, int32_t n, inlet_error *
   json_t *o = json_object();
   json_object_set_new(o, "type", json_string("struct"));
   json_t *arr = json_array();
-  for (int32_t i = 0; i < n; i++) json_array_append_new(arr, field_json(&children[i], err, rc));
+  for (int32_t i = 0; i < n; i++)
+    json_array_append_new(arr, field_json(&children[i], err, rc));
   json_object_set_new(o, "fields", arr);
   return o;
 }

@@ -37,12 +37,14 @@ static bool in_list(const char *f, const char *const *list) {
 /* Reader version and features inlet can honour. Deletion vectors are checked
  * per live file instead: a table may enable them yet have none. */
 int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_error *err) {
-  static const char *const ok[] = {"timestampNtz", "vacuumProtocolCheck", "typeWidening",
-                                   "typeWidening-preview", "v2Checkpoint", "deletionVectors",
-                                   "columnMapping", NULL};
+  static const char *const ok[] = {
+      "timestampNtz", "vacuumProtocolCheck", "typeWidening",  "typeWidening-preview",
+      "v2Checkpoint", "deletionVectors",     "columnMapping", NULL};
   if (p->min_reader > 3 || p->min_reader < 1)
-    return inlet_fail(err, INLET_EUNSUPPORTED, "table requires reader version %d (inlet reads "
-                      "versions 1 to 3)", (int)p->min_reader);
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "table requires reader version %d (inlet reads "
+                      "versions 1 to 3)",
+                      (int)p->min_reader);
   if (p->min_reader == 3) {
     for (int32_t i = 0; i < p->n_reader_features; i++)
       if (!in_list(p->reader_features[i], ok))
@@ -51,8 +53,10 @@ int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_e
   }
   const char *cm = delta_metadata_conf(m, "delta.columnMapping.mode");
   if (p->min_reader >= 2 && cm && strcmp(cm, "none") != 0)
-    return inlet_fail(err, INLET_EUNSUPPORTED, "table uses column mapping (feature \"columnMapping\", mode \"%s\"), which "
-                      "inlet cannot read yet", cm);
+    return inlet_fail(err, INLET_EUNSUPPORTED,
+                      "table uses column mapping (feature \"columnMapping\", mode \"%s\"), which "
+                      "inlet cannot read yet",
+                      cm);
   return 0;
 }
 
@@ -131,8 +135,8 @@ static int state_to_snapshot(delta_snapshot *out, int rc, delta_state *s, bool l
 
 /* The version the table had at time @p ts: the latest state decides how
  * commits are timed (in-commit timestamps and their enablement version). */
-static int version_at_timestamp(const delta_snapshot *base, inlet_storage *st,
-                                const char *root_abs, int64_t ts, int64_t *v, inlet_error *err) {
+static int version_at_timestamp(const delta_snapshot *base, inlet_storage *st, const char *root_abs,
+                                int64_t ts, int64_t *v, inlet_error *err) {
   delta_state *ls = NULL;
   int rc = base ? state_load(&ls, base, st, root_abs, DELTA_SNAP_LATEST, 0, false, err)
                 : state_load_hinted(&ls, st, root_abs, err);
@@ -270,8 +274,8 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
    * of catching up is then independent of the log's length. Writers never
    * skip a version (they try each in turn), so the first missing name ends
    * the log; a directory listing (no base) also detects gaps. */
-  bool probed = base && (mode == DELTA_SNAP_LATEST ||
-                         (mode == DELTA_SNAP_VERSION && arg >= base->version));
+  bool probed =
+      base && (mode == DELTA_SNAP_LATEST || (mode == DELTA_SNAP_VERSION && arg >= base->version));
   int64_t hv = -1;
   int32_t hparts = 1;
   bool hinted = !probed && use_hint && read_hint(st, &hv, &hparts);
@@ -349,17 +353,18 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
       cp_err = e1;
     }
   }
-  if (!(base && base->version <= target) && checkpoint_version < 0 &&
-      find_commit(&l, 0) < 0) {
+  if (!(base && base->version <= target) && checkpoint_version < 0 && find_commit(&l, 0) < 0) {
     if (cp_rc < 0)
       rc = inlet_fail(err, cp_rc == INLET_ECORRUPT ? INLET_ECORRUPT : INLET_EUNSUPPORTED,
                       "the checkpoint at version %lld cannot be read (%s), and the commits "
-                      "before it were cleaned up", (long long)failed_cp, inlet_errmsg(&cp_err));
+                      "before it were cleaned up",
+                      (long long)failed_cp, inlet_errmsg(&cp_err));
     else
-      rc = inlet_fail(err, target < (l.n_commits ? l.commit_versions[0] : 0) ? INLET_ENOTFOUND
-                                                                            : INLET_ECORRUPT,
-                      "version %lld cannot be reconstructed: commit 0 is missing and no "
-                      "checkpoint at or below it exists", (long long)target);
+      rc = inlet_fail(
+          err, target < (l.n_commits ? l.commit_versions[0] : 0) ? INLET_ENOTFOUND : INLET_ECORRUPT,
+          "version %lld cannot be reconstructed: commit 0 is missing and no "
+          "checkpoint at or below it exists",
+          (long long)target);
     goto done;
   }
   /* Replaying from version 0 after a failed checkpoint: the commits between
@@ -381,12 +386,15 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
     if (idx >= 0) timestamp_ms = l.commit_mtimes[idx];
   }
   int64_t n_commits = probed ? base->n_commits_on_disk : 0;
-  for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= target; i++) n_commits++;
+  for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= target; i++)
+    n_commits++;
   delta_state_set_position(r, target, timestamp_ms, checkpoint_version, n_commits);
 done:
   delta_log_listing_reset(&l);
-  if (rc < 0) delta_state_free(r);
-  else *out = r;
+  if (rc < 0)
+    delta_state_free(r);
+  else
+    *out = r;
   return rc;
 }
 
@@ -394,16 +402,19 @@ void delta_snapshot_reset(delta_snapshot *s) {
   delta_protocol_reset(&s->protocol);
   delta_metadata_reset(&s->metadata);
   inlet_schema_reset(&s->schema);
-  for (int64_t i = 0; i < s->n_files; i++) delta_add_reset(&s->files[i].add);
+  for (int64_t i = 0; i < s->n_files; i++)
+    delta_add_reset(&s->files[i].add);
   inlet_free(s->files);
-  for (int64_t i = 0; i < s->n_txns; i++) inlet_free(s->txns[i].app_id);
+  for (int64_t i = 0; i < s->n_txns; i++)
+    inlet_free(s->txns[i].app_id);
   inlet_free(s->txns);
   for (int64_t i = 0; i < s->n_domains; i++) {
     inlet_free(s->domains[i].domain);
     inlet_free(s->domains[i].configuration);
   }
   inlet_free(s->domains);
-  for (int64_t i = 0; i < s->n_tombstones; i++) delta_remove_reset(&s->tombstones[i]);
+  for (int64_t i = 0; i < s->n_tombstones; i++)
+    delta_remove_reset(&s->tombstones[i]);
   inlet_free(s->tombstones);
   memset(s, 0, sizeof *s);
   s->checkpoint_version = -1;

@@ -46,17 +46,17 @@ struct delta_state {
   int64_t timestamp_ms;
   int64_t checkpoint_version; /* the replay started from it, -1 none */
   int64_t n_commits_on_disk;
-  int64_t ict; /* inCommitTimestamp of the commit being applied, -1 none */
-  bool log_only; /* snapshots for log-only readers: no reader checks */
+  int64_t ict;             /* inCommitTimestamp of the commit being applied, -1 none */
+  bool log_only;           /* snapshots for log-only readers: no reader checks */
   delta_protocol protocol; /* owned */
   bool has_protocol;
   delta_metadata metadata; /* owned */
   bool has_metadata;
   inlet_schema schema; /* owned: parsed schemaString, valid when schema_parsed */
   bool schema_parsed;
-  st_node **buckets; /* owned, with the nodes; n_buckets is a power of two */
+  st_node **buckets;                        /* owned, with the nodes; n_buckets is a power of two */
   size_t n_buckets, n_nodes, n_files, n_dv; /* live files; files + tombstones; live with a DV */
-  st_node **order;   /* owned array (nodes borrowed): sorted, may hold tombstones */
+  st_node **order; /* owned array (nodes borrowed): sorted, may hold tombstones */
   size_t n_order;
   st_node **pending; /* owned array (nodes borrowed): listed since the last sort */
   size_t n_pending, cap_pending;
@@ -104,7 +104,8 @@ void delta_state_free(delta_state *s) {
   delta_protocol_reset(&s->protocol);
   delta_metadata_reset(&s->metadata);
   inlet_schema_reset(&s->schema);
-  for (int64_t i = 0; i < s->n_txns; i++) inlet_free(s->txns[i].app_id);
+  for (int64_t i = 0; i < s->n_txns; i++)
+    inlet_free(s->txns[i].app_id);
   inlet_free(s->txns);
   for (int64_t i = 0; i < s->n_domains; i++) {
     inlet_free(s->domains[i].domain);
@@ -118,7 +119,8 @@ void delta_state_free(delta_state *s) {
 
 static uint64_t hash_str(const char *p) {
   uint64_t h = 1469598103934665603ull;
-  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (; *p; p++)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
   return h;
 }
 
@@ -153,7 +155,8 @@ static int grow(delta_state *s, inlet_error *err) {
 
 static st_node **find_slot(delta_state *s, const char *key, uint64_t h) {
   st_node **p = &s->buckets[h & (s->n_buckets - 1)];
-  while (*p && ((*p)->hash != h || strcmp((*p)->key, key) != 0)) p = &(*p)->next;
+  while (*p && ((*p)->hash != h || strcmp((*p)->key, key) != 0))
+    p = &(*p)->next;
   return p;
 }
 
@@ -190,7 +193,8 @@ static int64_t num_records(const char *stats) {
   const char *p = strstr(stats, "\"numRecords\"");
   if (!p) return -1;
   p += 12;
-  while (*p == ' ' || *p == ':') p++;
+  while (*p == ' ' || *p == ':')
+    p++;
   char *end;
   long long v = strtoll(p, &end, 10);
   return end == p || v < 0 ? -1 : v;
@@ -347,7 +351,9 @@ int64_t delta_state_commit_ict(const delta_state *s) {
   return s->ict >= 0 && delta_ict_enabled(&s->metadata) ? s->ict : -1;
 }
 
-void delta_state_set_log_only(delta_state *s, bool log_only) { s->log_only = log_only; }
+void delta_state_set_log_only(delta_state *s, bool log_only) {
+  s->log_only = log_only;
+}
 
 void delta_state_set_position(delta_state *s, int64_t version, int64_t timestamp_ms,
                               int64_t checkpoint_version, int64_t n_commits_on_disk) {
@@ -370,13 +376,16 @@ int delta_state_seed(delta_state *s, const delta_snapshot *base, inlet_error *er
   a.kind = DELTA_ACTION_METADATA;
   a.u.metadata = base->metadata;
   TRY(delta_state_apply(s, &a, err));
-  for (int64_t i = 0; i < base->n_files; i++) TRY(on_add(s, &base->files[i].add, err));
+  for (int64_t i = 0; i < base->n_files; i++)
+    TRY(on_add(s, &base->files[i].add, err));
   for (int64_t i = 0; i < base->n_txns; i++) {
     delta_txn_action t = {base->txns[i].app_id, base->txns[i].version, base->txns[i].last_updated};
     TRY(on_txn(s, &t, err));
   }
-  for (int64_t i = 0; i < base->n_domains; i++) TRY(on_domain(s, &base->domains[i], err));
-  for (int64_t i = 0; i < base->n_tombstones; i++) TRY(on_remove(s, &base->tombstones[i], err));
+  for (int64_t i = 0; i < base->n_domains; i++)
+    TRY(on_domain(s, &base->domains[i], err));
+  for (int64_t i = 0; i < base->n_tombstones; i++)
+    TRY(on_remove(s, &base->tombstones[i], err));
   delta_state_set_position(s, base->version, base->timestamp_ms, base->checkpoint_version,
                            base->n_commits_on_disk);
   return 0;

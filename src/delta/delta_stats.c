@@ -21,12 +21,12 @@
 #define STRING_PREFIX_CHARS 32
 
 typedef struct leaf {
-  const inlet_field *field; /* borrowed from acc->schema */
+  const inlet_field *field;             /* borrowed from acc->schema */
   int32_t path[DELTA_MAX_SCHEMA_DEPTH]; /* child indices from the top-level column */
   int32_t depth;
   int64_t null_count;
-  bool has;       /* min/max seen */
-  bool poisoned;  /* NaN/inf seen: drop min/max */
+  bool has;      /* min/max seen */
+  bool poisoned; /* NaN/inf seen: drop min/max */
   int64_t imin, imax;
   double dmin, dmax;
   __int128 qmin, qmax;
@@ -42,10 +42,16 @@ struct delta_stats_acc {
 
 static bool has_order(const inlet_type *t) {
   switch (t->id) {
-  case INLET_TYPE_INT8: case INLET_TYPE_INT16: case INLET_TYPE_INT32: case INLET_TYPE_INT64:
-  case INLET_TYPE_FLOAT: case INLET_TYPE_DOUBLE: case INLET_TYPE_DATE: case INLET_TYPE_TIMESTAMP:
-  case INLET_TYPE_DECIMAL: case INLET_TYPE_STRING:
-    return true;
+  case INLET_TYPE_INT8:
+  case INLET_TYPE_INT16:
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_INT64:
+  case INLET_TYPE_FLOAT:
+  case INLET_TYPE_DOUBLE:
+  case INLET_TYPE_DATE:
+  case INLET_TYPE_TIMESTAMP:
+  case INLET_TYPE_DECIMAL:
+  case INLET_TYPE_STRING: return true;
   default: return false;
   }
 }
@@ -109,7 +115,9 @@ void delta_stats_free(delta_stats_acc *acc) {
   inlet_free(acc);
 }
 
-int64_t delta_stats_rows(const delta_stats_acc *acc) { return acc->rows; }
+int64_t delta_stats_rows(const delta_stats_acc *acc) {
+  return acc->rows;
+}
 
 static int64_t to_micros(const inlet_type *t, int64_t v) {
   switch (t->unit) {
@@ -125,7 +133,8 @@ static int64_t int_at(const inlet_type *t, const inlet_array *a, int64_t r) {
   switch (t->id) {
   case INLET_TYPE_INT8: return ((const int8_t *)a->values)[r];
   case INLET_TYPE_INT16: return ((const int16_t *)a->values)[r];
-  case INLET_TYPE_INT32: case INLET_TYPE_DATE: return ((const int32_t *)a->values)[r];
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_DATE: return ((const int32_t *)a->values)[r];
   case INLET_TYPE_TIMESTAMP: return to_micros(t, ((const int64_t *)a->values)[r]);
   default: return ((const int64_t *)a->values)[r];
   }
@@ -133,7 +142,8 @@ static int64_t int_at(const inlet_type *t, const inlet_array *a, int64_t r) {
 
 static __int128 dec_at(const inlet_array *a, int64_t r) {
   unsigned __int128 u = 0;
-  for (int i = 15; i >= 0; i--) u = (u << 8) | a->values[r * 16 + i];
+  for (int i = 15; i >= 0; i--)
+    u = (u << 8) | a->values[r * 16 + i];
   return (__int128)u;
 }
 
@@ -167,8 +177,7 @@ static void acc_string(leaf *l, const inlet_array *a, int64_t r) {
  * types streams carry most (64-bit integers, microsecond timestamps,
  * doubles) in one tight loop. Returns false for the others. */
 static bool fast_minmax(leaf *l, const inlet_type *t, const inlet_array *a, int64_t n) {
-  if (t->id == INLET_TYPE_INT64 ||
-      (t->id == INLET_TYPE_TIMESTAMP && t->unit == INLET_UNIT_MICRO)) {
+  if (t->id == INLET_TYPE_INT64 || (t->id == INLET_TYPE_TIMESTAMP && t->unit == INLET_UNIT_MICRO)) {
     const int64_t *v = (const int64_t *)a->values;
     int64_t lo = v[0], hi = v[0];
     for (int64_t r = 1; r < n; r++) {
@@ -219,7 +228,8 @@ int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_
     for (int64_t k = 0; k < n_rows; k++) {
       int64_t r = rows ? rows[k] : k;
       bool valid = true;
-      for (int32_t d = 0; d < l->depth && valid; d++) valid = inlet_array_is_valid(chain[d], r);
+      for (int32_t d = 0; d < l->depth && valid; d++)
+        valid = inlet_array_is_valid(chain[d], r);
       if (!valid) {
         l->null_count++;
         continue;
@@ -286,7 +296,8 @@ static size_t utf8_prefix(const uint8_t *s, size_t n, size_t chars, bool *trunca
   size_t i = 0, c = 0;
   while (i < n && c < chars) {
     i++;
-    while (i < n && (s[i] & 0xC0) == 0x80) i++;
+    while (i < n && (s[i] & 0xC0) == 0x80)
+      i++;
     c++;
   }
   *truncated = i < n;
@@ -312,7 +323,8 @@ static void leaf_value(inlet_buf *b, const leaf *l, int kind) {
   case INLET_TYPE_DECIMAL: {
     __int128 q = kind == KIND_MIN ? l->qmin : l->qmax;
     uint8_t le[16];
-    for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)q >> (8 * i));
+    for (int i = 0; i < 16; i++)
+      le[i] = (uint8_t)((unsigned __int128)q >> (8 * i));
     delta_format_decimal(buf, sizeof buf, le, t->scale);
     inlet_buf_puts(b, buf);
     return;
@@ -343,9 +355,7 @@ static void leaf_value(inlet_buf *b, const leaf *l, int kind) {
     inlet_buf_appendf(b, "\"%s%s\"", buf, t->utc ? "Z" : "");
     return;
   }
-  default:
-    inlet_buf_appendf(b, "%lld", (long long)(kind == KIND_MIN ? l->imin : l->imax));
-    return;
+  default: inlet_buf_appendf(b, "%lld", (long long)(kind == KIND_MIN ? l->imin : l->imax)); return;
   }
 }
 
@@ -361,10 +371,12 @@ static bool write_level(inlet_buf *b, const delta_stats_acc *acc, const inlet_fi
   bool any = false;
   for (int32_t fi = 0; fi < n_fields; fi++) {
     int32_t s = lo;
-    while (s < hi && acc->leaves[s].path[depth] != fi) s++;
+    while (s < hi && acc->leaves[s].path[depth] != fi)
+      s++;
     if (s == hi) continue;
     int32_t e = s;
-    while (e < hi && acc->leaves[e].path[depth] == fi) e++;
+    while (e < hi && acc->leaves[e].path[depth] == fi)
+      e++;
     const inlet_field *f = &fields[fi];
     if (f->type.id == INLET_TYPE_STRUCT) {
       inlet_buf sub = INLET_BUF_INIT;

@@ -53,8 +53,8 @@ typedef struct sj_doc {
 } sj_doc;
 
 static void sj_ws(sj_doc *d) {
-  while (d->pos < d->len && (d->s[d->pos] == ' ' || d->s[d->pos] == '\t' ||
-                             d->s[d->pos] == '\n' || d->s[d->pos] == '\r'))
+  while (d->pos < d->len && (d->s[d->pos] == ' ' || d->s[d->pos] == '\t' || d->s[d->pos] == '\n' ||
+                             d->s[d->pos] == '\r'))
     d->pos++;
 }
 
@@ -143,8 +143,10 @@ static int sj_value(sj_doc *d, int depth) {
     d->toks[i].next = d->n;
     return 0;
   }
-  static const struct { const char *w; uint8_t t; } words[] = {
-      {"null", SJ_NULL}, {"true", SJ_TRUE}, {"false", SJ_FALSE}};
+  static const struct {
+    const char *w;
+    uint8_t t;
+  } words[] = {{"null", SJ_NULL}, {"true", SJ_TRUE}, {"false", SJ_FALSE}};
   for (size_t k = 0; k < 3; k++) {
     size_t wl = strlen(words[k].w);
     if ((size_t)(d->len - d->pos) >= wl && memcmp(d->s + d->pos, words[k].w, wl) == 0) {
@@ -159,7 +161,8 @@ static int sj_value(sj_doc *d, int depth) {
   if (c == '-' || (c >= '0' && c <= '9')) {
     int32_t i = sj_push(d, SJ_NUM);
     if (i < 0) return -2;
-    while (d->pos < d->len && strchr("+-0123456789.eE", d->s[d->pos])) d->pos++;
+    while (d->pos < d->len && strchr("+-0123456789.eE", d->s[d->pos]))
+      d->pos++;
     d->toks[i].end = d->pos;
     d->toks[i].next = d->n;
     return 0;
@@ -220,10 +223,16 @@ static int32_t sj_member(const sj_doc *d, int32_t obj, const char *name, inlet_b
 
 static bool skipping_eligible(const inlet_type *t) {
   switch (t->id) {
-  case INLET_TYPE_INT8: case INLET_TYPE_INT16: case INLET_TYPE_INT32: case INLET_TYPE_INT64:
-  case INLET_TYPE_FLOAT: case INLET_TYPE_DOUBLE: case INLET_TYPE_DECIMAL: case INLET_TYPE_DATE:
-  case INLET_TYPE_TIMESTAMP: case INLET_TYPE_STRING:
-    return true;
+  case INLET_TYPE_INT8:
+  case INLET_TYPE_INT16:
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_INT64:
+  case INLET_TYPE_FLOAT:
+  case INLET_TYPE_DOUBLE:
+  case INLET_TYPE_DECIMAL:
+  case INLET_TYPE_DATE:
+  case INLET_TYPE_TIMESTAMP:
+  case INLET_TYPE_STRING: return true;
   default: return false;
   }
 }
@@ -264,7 +273,8 @@ typedef struct col_path {
 
 static void paths_free(col_path *p, int32_t n) {
   for (int32_t i = 0; i < n; i++) {
-    for (int32_t j = 0; j < p[i].n; j++) inlet_free(p[i].parts[j]);
+    for (int32_t j = 0; j < p[i].n; j++)
+      inlet_free(p[i].parts[j]);
     inlet_free(p[i].parts);
   }
   inlet_free(p);
@@ -281,7 +291,8 @@ static int parse_stats_columns(const char *spec, col_path **out, int32_t *n_out,
   int rc = 0;
   const char *p = spec;
   for (;;) {
-    while (*p == ' ' || *p == '\t') p++;
+    while (*p == ' ' || *p == '\t')
+      p++;
     inlet_buf_clear(&part);
     if (*p == '`') {
       p++;
@@ -300,9 +311,11 @@ static int parse_stats_columns(const char *spec, col_path **out, int32_t *n_out,
           inlet_buf_push(&part, (uint8_t)tolower((unsigned char)*p++));
         }
       }
-      while (*p == ' ' || *p == '\t') p++;
+      while (*p == ' ' || *p == '\t')
+        p++;
     } else {
-      while (*p && *p != '.' && *p != ',') inlet_buf_push(&part, (uint8_t)tolower((unsigned char)*p++));
+      while (*p && *p != '.' && *p != ',')
+        inlet_buf_push(&part, (uint8_t)tolower((unsigned char)*p++));
       while (part.len && (part.data[part.len - 1] == ' ' || part.data[part.len - 1] == '\t'))
         part.len--;
     }
@@ -343,13 +356,16 @@ oom:
   rc = inlet_fail(err, INLET_ENOMEM, "out of memory reading delta.dataSkippingStatsColumns");
 done:
   paths_free(paths, n);
-  for (int32_t j = 0; j < cur.n; j++) inlet_free(cur.parts[j]);
+  for (int32_t j = 0; j < cur.n; j++)
+    inlet_free(cur.parts[j]);
   inlet_free(cur.parts);
   inlet_buf_reset(&part);
   return rc;
 }
 
-static bool name_is(const char *field, const char *lower) { return strcasecmp(field, lower) == 0; }
+static bool name_is(const char *field, const char *lower) {
+  return strcasecmp(field, lower) == 0;
+}
 
 /* Copies into @p out the fields of @p fields with stats: a leaf budget
  * (@p budget, -1 = all) or the named @p paths at depth @p depth. */
@@ -366,8 +382,10 @@ static int select_indexed(inlet_schema *out, const inlet_field *fields, int32_t 
       for (int32_t k = 0; k < n_paths; k++) {
         if (!active[k] || paths[k].n <= depth || !name_is(f->name, paths[k].parts[depth])) continue;
         any = true;
-        if (paths[k].n == depth + 1) whole = true;
-        else sub[k] = true;
+        if (paths[k].n == depth + 1)
+          whole = true;
+        else
+          sub[k] = true;
       }
       int rc = 0;
       if (whole) {
@@ -392,8 +410,8 @@ static int select_indexed(inlet_schema *out, const inlet_field *fields, int32_t 
     if (f->type.id == INLET_TYPE_STRUCT) {
       inlet_schema kids;
       inlet_schema_init(&kids);
-      int rc = select_indexed(&kids, f->children, f->n_children, budget, NULL, 0, NULL, depth + 1,
-                              err);
+      int rc =
+          select_indexed(&kids, f->children, f->n_children, budget, NULL, 0, NULL, depth + 1, err);
       if (rc == 0 && kids.n_fields > 0) {
         inlet_field s;
         rc = make_struct(&s, f->name, &kids, err);
@@ -478,7 +496,8 @@ int delta_stats_struct_field(inlet_field *out, const inlet_schema *table, const 
     if ((rc = parse_stats_columns(cols, &paths, &n_paths, err)) < 0) goto done;
     active = inlet_calloc((size_t)n_paths + 1, sizeof *active);
     FAIL_GOTO(!active, err, INLET_ENOMEM, "out of memory building checkpoint schema");
-    for (int32_t k = 0; k < n_paths; k++) active[k] = true;
+    for (int32_t k = 0; k < n_paths; k++)
+      active[k] = true;
     rc = select_indexed(&indexed, data.fields, data.n_fields, &budget, paths, n_paths, active, 0,
                         err);
   } else {
@@ -598,8 +617,9 @@ static bool num_decimal(const sj_doc *d, const sj_tok *t, int precision, int sca
   if (point < 0) point = nd;
   /* value = digits * 10^(exp10 - (nd - point)); scale it to @p scale. */
   long shift = exp10 - (nd - point) + scale; /* power of ten to multiply the digits by */
-  unsigned __int128 v = 0, max = 1; /* max = 10^precision <= 10^38 < 2^127 */
-  for (int i = 0; i < precision; i++) max *= 10;
+  unsigned __int128 v = 0, max = 1;          /* max = 10^precision <= 10^38 < 2^127 */
+  for (int i = 0; i < precision; i++)
+    max *= 10;
   int keep = nd;
   if (shift < 0) {
     if (-shift > nd) {
@@ -623,7 +643,8 @@ static bool num_decimal(const sj_doc *d, const sj_tok *t, int precision, int sca
     v *= 10;
   }
   __int128 s = neg ? -(__int128)v : (__int128)v;
-  for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)s >> (8 * i));
+  for (int i = 0; i < 16; i++)
+    le[i] = (uint8_t)((unsigned __int128)s >> (8 * i));
   return true;
 }
 
@@ -645,9 +666,14 @@ static int sp_value(sp_ctx *c, inlet_array *a, const inlet_field *f, int32_t ti)
   case INLET_TYPE_BOOL:
     if (t->type != SJ_TRUE && t->type != SJ_FALSE) return inlet_array_append_null(a, f, err);
     return inlet_array_append_bool(a, t->type == SJ_TRUE, err);
-  case INLET_TYPE_INT8: case INLET_TYPE_INT16: case INLET_TYPE_INT32: case INLET_TYPE_INT64: {
-    int bits = f->type.id == INLET_TYPE_INT8 ? 8 : f->type.id == INLET_TYPE_INT16 ? 16
-               : f->type.id == INLET_TYPE_INT32 ? 32 : 64;
+  case INLET_TYPE_INT8:
+  case INLET_TYPE_INT16:
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_INT64: {
+    int bits = f->type.id == INLET_TYPE_INT8    ? 8
+               : f->type.id == INLET_TYPE_INT16 ? 16
+               : f->type.id == INLET_TYPE_INT32 ? 32
+                                                : 64;
     int64_t hi = bits == 64 ? INT64_MAX : ((int64_t)1 << (bits - 1)) - 1;
     int64_t lo = bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1));
     int64_t v;
@@ -795,7 +821,9 @@ static bool to_json(inlet_buf *b, const inlet_field *f, const inlet_array *a, in
     inlet_buf_push(b, '}');
     return true;
   }
-  case INLET_TYPE_BOOL: inlet_buf_puts(b, inlet_bit_get(a->values, r) ? "true" : "false"); return true;
+  case INLET_TYPE_BOOL:
+    inlet_buf_puts(b, inlet_bit_get(a->values, r) ? "true" : "false");
+    return true;
   case INLET_TYPE_INT8: inlet_buf_appendf(b, "%d", ((const int8_t *)a->values)[r]); return true;
   case INLET_TYPE_INT16: inlet_buf_appendf(b, "%d", ((const int16_t *)a->values)[r]); return true;
   case INLET_TYPE_INT32: inlet_buf_appendf(b, "%d", ((const int32_t *)a->values)[r]); return true;

@@ -116,15 +116,24 @@ void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadat
   }
 }
 
-inlet_storage *delta_table_storage(const inlet_table *t) { return t->st; }
-const char *delta_table_root(const inlet_table *t) { return t->root_abs; }
-const delta_snapshot *delta_snapshot_of(const inlet_snapshot *s) { return &s->snap; }
+inlet_storage *delta_table_storage(const inlet_table *t) {
+  return t->st;
+}
+const char *delta_table_root(const inlet_table *t) {
+  return t->root_abs;
+}
+const delta_snapshot *delta_snapshot_of(const inlet_snapshot *s) {
+  return &s->snap;
+}
 
 /* The string fields of inlet_storage_options, for copying and freeing. */
+/* clang-format 14 cannot settle on a layout for this list of macro calls. */
+/* clang-format off */
 #define SOPT_STRINGS(X)                                                                            \
-  X(aws_access_key_id) X(aws_secret_access_key) X(aws_session_token) X(aws_region)                \
-  X(aws_profile) X(aws_endpoint_url) X(azure_connection_string) X(azure_account) X(azure_key)     \
+  X(aws_access_key_id) X(aws_secret_access_key) X(aws_session_token) X(aws_region)                 \
+  X(aws_profile) X(aws_endpoint_url) X(azure_connection_string) X(azure_account) X(azure_key)      \
   X(azure_sas_token) X(azure_endpoint)
+/* clang-format on */
 
 static void sopts_reset(inlet_storage_options *o) {
 #define FREE_S(f)                                                                                  \
@@ -171,7 +180,9 @@ void inlet_table_free(inlet_table *t) {
   inlet_free(t);
 }
 
-const char *inlet_table_path(const inlet_table *t) { return t->path; }
+const char *inlet_table_path(const inlet_table *t) {
+  return t->path;
+}
 
 static int table_new(inlet_table **out, const char *path, bool create,
                      const inlet_table_open_options *oo, inlet_error *err) {
@@ -296,7 +307,8 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
     TRY(delta_partition_column_name_check(o->partition_columns[p], err));
     n_data--;
   }
-  FAIL_IF(n_data == 0, err, INLET_EINVAL, "every column is a partition column; a table needs "
+  FAIL_IF(n_data == 0, err, INLET_EINVAL,
+          "every column is a partition column; a table needs "
           "at least one data column");
   /* Data file properties are checked now rather than at the first write. */
   for (int32_t i = 0; i < o->n_properties; i++) {
@@ -344,8 +356,8 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
   m->format = inlet_strdup("parquet");
   m->partition_columns = inlet_calloc((size_t)o->n_partition_columns + 1, sizeof(char *));
   m->created_time = delta_now_ms();
-  FAIL_GOTO(!m->id || (o->name && !m->name) || (o->description && !m->description) ||
-                !m->format || !m->partition_columns,
+  FAIL_GOTO(!m->id || (o->name && !m->name) || (o->description && !m->description) || !m->format ||
+                !m->partition_columns,
             err, INLET_ENOMEM, "out of memory creating a table");
   for (int32_t i = 0; i < o->n_partition_columns; i++) {
     m->partition_columns[i] = inlet_strdup(o->partition_columns[i]);
@@ -398,7 +410,8 @@ int inlet_table_create_with(inlet_table **out, const char *path, const inlet_sch
   char *ps = json_dumps(props, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(props);
   json_object_set_new(pj, "isManaged", json_string("false"));
-  json_object_set_new(pj, "description", m->description ? json_string(m->description) : json_null());
+  json_object_set_new(pj, "description",
+                      m->description ? json_string(m->description) : json_null());
   json_object_set_new(pj, "partitionBy", json_string(pcs ? pcs : "[]"));
   json_object_set_new(pj, "properties", json_string(ps ? ps : "{}"));
   free(pcs);
@@ -439,8 +452,10 @@ done:
   delta_txn_free(txn);
   inlet_free(params);
   delta_snapshot_reset(&cs);
-  if (rc < 0) inlet_table_free(t);
-  else *out = t;
+  if (rc < 0)
+    inlet_table_free(t);
+  else
+    *out = t;
   return rc;
 }
 
@@ -479,9 +494,15 @@ void inlet_snapshot_free(inlet_snapshot *s) {
   inlet_free(s);
 }
 
-int64_t inlet_snapshot_version(const inlet_snapshot *s) { return s->snap.version; }
-int64_t inlet_snapshot_timestamp(const inlet_snapshot *s) { return s->snap.timestamp_ms; }
-const inlet_schema *inlet_snapshot_schema(const inlet_snapshot *s) { return &s->snap.schema; }
+int64_t inlet_snapshot_version(const inlet_snapshot *s) {
+  return s->snap.version;
+}
+int64_t inlet_snapshot_timestamp(const inlet_snapshot *s) {
+  return s->snap.timestamp_ms;
+}
+const inlet_schema *inlet_snapshot_schema(const inlet_snapshot *s) {
+  return &s->snap.schema;
+}
 int32_t inlet_snapshot_num_partition_columns(const inlet_snapshot *s) {
   return s->snap.metadata.n_partition_columns;
 }
@@ -492,11 +513,15 @@ const char *inlet_snapshot_partition_column(const inlet_snapshot *s, int32_t i) 
 const char *inlet_snapshot_property(const inlet_snapshot *s, const char *key) {
   return delta_metadata_conf(&s->snap.metadata, key);
 }
-const char *inlet_snapshot_table_id(const inlet_snapshot *s) { return s->snap.metadata.id; }
+const char *inlet_snapshot_table_id(const inlet_snapshot *s) {
+  return s->snap.metadata.id;
+}
 int64_t inlet_snapshot_txn_version(const inlet_snapshot *s, const char *app_id) {
   return delta_snapshot_txn_version(&s->snap, app_id);
 }
-int64_t inlet_snapshot_num_files(const inlet_snapshot *s) { return s->snap.n_files; }
+int64_t inlet_snapshot_num_files(const inlet_snapshot *s) {
+  return s->snap.n_files;
+}
 
 void inlet_snapshot_file(const inlet_snapshot *s, int64_t i, inlet_file_info *out) {
   const delta_file *f = &s->snap.files[i];
@@ -576,8 +601,10 @@ static void fill_entry(inlet_history_entry *e, char *commit_info, int64_t mtime,
    * `timestamp` is the writer's clock and may differ, so it is not used:
    * history, describe and --as-of must agree. */
   json_t *ts = json_object_get(o, "inCommitTimestamp");
-  if (*ict_run && json_is_integer(ts)) e->timestamp_ms = (int64_t)json_integer_value(ts);
-  else *ict_run = false;
+  if (*ict_run && json_is_integer(ts))
+    e->timestamp_ms = (int64_t)json_integer_value(ts);
+  else
+    *ict_run = false;
   if (!o) return;
   const char *op = json_string_value(json_object_get(o, "operation"));
   if (op) e->operation = inlet_strdup(op);
@@ -706,7 +733,8 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
           big = &sn->files[j];
       rc = inlet_fail(err, INLET_ECORRUPT,
                       "%s in the log overflow the table's total (over 2^63): \"%s\" claims "
-                      "%lld", bytes_over ? "file sizes" : "row counts", big->add.path,
+                      "%lld",
+                      bytes_over ? "file sizes" : "row counts", big->add.path,
                       (long long)(bytes_over ? big->add.size : big->num_records));
       goto done;
     }
@@ -777,10 +805,12 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
       json_array_append_new(pc, json_string(sn->metadata.partition_columns[p]));
     json_object_set_new(o, "partition_columns", pc);
     json_object_set_new(o, "last_checkpoint",
-                        out->last_checkpoint >= 0 ? json_integer(out->last_checkpoint) : json_null());
+                        out->last_checkpoint >= 0 ? json_integer(out->last_checkpoint)
+                                                  : json_null());
     json_object_set_new(o, "table_id", json_string(sn->metadata.id));
     if (sn->metadata.name) json_object_set_new(o, "name", json_string(sn->metadata.name));
-    json_t *sch = sn->metadata.schema_string ? json_loads(sn->metadata.schema_string, 0, NULL) : NULL;
+    json_t *sch =
+        sn->metadata.schema_string ? json_loads(sn->metadata.schema_string, 0, NULL) : NULL;
     json_object_set_new(o, "schema", sch ? sch : json_null());
     /* No DDL for a schema inlet cannot read (the JSON above still shows it). */
     inlet_buf ddl = INLET_BUF_INIT;
@@ -791,9 +821,9 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
                         sn->schema.fields[i].nullable ? "" : " not null");
     }
     inlet_buf_terminate(&ddl);
-    json_object_set_new(o, "schema_ddl", sn->has_schema
-                                             ? json_string(ddl.data ? (char *)ddl.data : "")
-                                             : json_null());
+    json_object_set_new(o, "schema_ddl",
+                        sn->has_schema ? json_string(ddl.data ? (char *)ddl.data : "")
+                                       : json_null());
     inlet_buf_reset(&ddl);
     json_t *props = json_object();
     for (int32_t i = 0; i < sn->metadata.n_configuration; i++)
@@ -828,7 +858,8 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
 done:
   json_decref(o);
   if (keys)
-    for (int64_t i = 0; i < sn->n_files; i++) inlet_free(keys[i]);
+    for (int64_t i = 0; i < sn->n_files; i++)
+      inlet_free(keys[i]);
   inlet_free(keys);
   delta_log_listing_reset(&l);
   delta_snapshot_reset(&snap);

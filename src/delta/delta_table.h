@@ -105,7 +105,6 @@ char *delta_join_path(const char *root, const char *rel);
  * cleaned (the handle remembers the oldest entry left, so the log is not
  * listed while that is inside the window). Best effort: the commit stands
  * whether or not the checkpoint lands. */
-void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadata,
-                                   int64_t version);
+void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadata, int64_t version);
 
 #endif /* INLET_DELTA_TABLE_H */

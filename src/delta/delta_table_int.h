@@ -12,13 +12,13 @@
 #include "delta/delta_table.h"
 
 struct inlet_table {
-  char *path;             /* owned, as given */
-  char *root_abs;         /* owned: absolute (realpath), or the URL without secrets */
-  inlet_storage *st;      /* owned backend rooted at the table */
+  char *path;                  /* owned, as given */
+  char *root_abs;              /* owned: absolute (realpath), or the URL without secrets */
+  inlet_storage *st;           /* owned backend rooted at the table */
   inlet_storage_options sopts; /* owned copy of the storage settings (strings owned) */
-  bool single_writer;     /* opened with single_writer (also in st->flags) */
-  delta_state *live;      /* owned cache: the newest state this handle has seen, or NULL */
-  int64_t log_oldest;     /* no cleanable log entry below this version (0 at first) */
+  bool single_writer;          /* opened with single_writer (also in st->flags) */
+  delta_state *live;           /* owned cache: the newest state this handle has seen, or NULL */
+  int64_t log_oldest;          /* no cleanable log entry below this version (0 at first) */
 };
 
 struct inlet_snapshot {

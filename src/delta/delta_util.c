@@ -67,8 +67,10 @@ void delta_format_micros(char out[40], int64_t micros, int frac_digits) {
   int64_t secs = rem / 1000000, us = rem % 1000000;
   int n = snprintf(out, 40, "%04lld-%02d-%02dT%02d:%02d:%02d", (long long)y, m, d,
                    (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
-  if (frac_digits == 3) snprintf(out + n, (size_t)(40 - n), ".%03d", (int)(us / 1000));
-  else if (frac_digits > 0) snprintf(out + n, (size_t)(40 - n), ".%06d", (int)us);
+  if (frac_digits == 3)
+    snprintf(out + n, (size_t)(40 - n), ".%03d", (int)(us / 1000));
+  else if (frac_digits > 0)
+    snprintf(out + n, (size_t)(40 - n), ".%06d", (int)us);
 }
 
 bool delta_parse_date(const char *s, int32_t *days) {

@@ -28,8 +28,8 @@ typedef struct part_file {
   char *dir;       /* owned: "" or "a=1/b=x" */
   delta_kv *pvals; /* owned: partition values */
   int32_t n_pvals;
-  delta_data_file df;       /* the open (then closed) data file */
-  int64_t *rows;            /* scratch: row indices of the current batch */
+  delta_data_file df; /* the open (then closed) data file */
+  int64_t *rows;      /* scratch: row indices of the current batch */
   int64_t n_rows, cap_rows;
 } part_file;
 
@@ -47,24 +47,23 @@ struct inlet_table_writer {
   size_t n_files, cap_files;
   int64_t rows;
   bool committed;
-  bool keep_files;     /* the commit failed but may be in the log: files stay */
-  bool create;         /* this transaction creates the table (version 0) */
-  char *create_params; /* owned: CREATE operationParameters, or NULL */
+  bool keep_files;        /* the commit failed but may be in the log: files stay */
+  bool create;            /* this transaction creates the table (version 0) */
+  char *create_params;    /* owned: CREATE operationParameters, or NULL */
   delta_constraints cons; /* owned: invariants and CHECK constraints every row must meet */
   /* delta_writer_set_txns: txn actions replacing the options' extra ones */
   bool txns_set;
   int32_t n_txns;
-  char **txn_ids;     /* owned */
-  int64_t *txn_ver;   /* owned */
-  int64_t *txn_expect; /* owned: version the read snapshot must record, -1 none */
+  char **txn_ids;       /* owned */
+  int64_t *txn_ver;     /* owned */
+  int64_t *txn_expect;  /* owned: version the read snapshot must record, -1 none */
   delta_write_extras x; /* stream additions (delta_writer_open_ext, or the public fields) */
   delta_file_sink sink; /* naming, options and stats of the data files */
 };
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
                        const inlet_append_options *options, const delta_write_extras *extras,
-                       const delta_snapshot *create, const char *create_params,
-                       inlet_error *err);
+                       const delta_snapshot *create, const char *create_params, inlet_error *err);
 
 int inlet_table_writer_open(inlet_table_writer **out, inlet_table *table,
                             const inlet_append_options *options, inlet_error *err) {
@@ -93,8 +92,7 @@ int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
                        const inlet_append_options *options, const delta_write_extras *extras,
-                       const delta_snapshot *create, const char *create_params,
-                       inlet_error *err) {
+                       const delta_snapshot *create, const char *create_params, inlet_error *err) {
   *out = NULL;
   inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
   FAIL_IF(options && options->version != INLET_APPEND_OPTIONS_VERSION, err, INLET_EINVAL,
@@ -145,12 +143,9 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
       goto fail;
     }
   }
-  rc = delta_features_check_write(&w->snap.protocol, &w->snap.metadata,
-                                  create ? DELTA_OP_CREATE : DELTA_OP_APPEND,
-                                  w->x.computes_generated_columns
-                                      ? DELTA_WRITE_COMPUTES_GENERATED
-                                      : 0,
-                                  err);
+  rc = delta_features_check_write(
+      &w->snap.protocol, &w->snap.metadata, create ? DELTA_OP_CREATE : DELTA_OP_APPEND,
+      w->x.computes_generated_columns ? DELTA_WRITE_COMPUTES_GENERATED : 0, err);
   if (rc < 0) goto fail;
   if (w->x.app_version_must_increase && w->opts.app_id &&
       delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {
@@ -205,8 +200,8 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_schema_add_field(&w->data_schema, &ts->fields[i], err);
     if (rc < 0) goto fail;
   }
-  delta_file_sink_init(&w->sink, table->st, &w->snap.metadata, &w->data_schema,
-                       w->opts.compression, 0);
+  delta_file_sink_init(&w->sink, table->st, &w->snap.metadata, &w->data_schema, w->opts.compression,
+                       0);
   *out = w;
   return 0;
 fail:
@@ -240,7 +235,8 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->operation);
   inlet_free(w->create_params);
   delta_constraints_reset(&w->cons);
-  for (int32_t i = 0; i < w->n_txns; i++) inlet_free(w->txn_ids[i]);
+  for (int32_t i = 0; i < w->n_txns; i++)
+    inlet_free(w->txn_ids[i]);
   inlet_free(w->txn_ids);
   inlet_free(w->txn_ver);
   inlet_free(w->txn_expect);
@@ -322,14 +318,16 @@ static int add_file(inlet_table_writer *w, char *dir, delta_kv *pvals, part_file
 
 /* Creates the data files of entries [@p first, n_files). */
 static int open_new_files(inlet_table_writer *w, size_t first, inlet_error *err) {
-  for (size_t i = first; i < w->n_files; i++) TRY(part_file_open(w, &w->files[i], err));
+  for (size_t i = first; i < w->n_files; i++)
+    TRY(part_file_open(w, &w->files[i], err));
   return 0;
 }
 
 /* Drops the entries from @p first on, removing the files they created: a
  * failed write leaves the writer as it found it. */
 static void drop_new_files(inlet_table_writer *w, size_t first) {
-  for (size_t i = first; i < w->n_files; i++) part_file_reset(w, &w->files[i], true);
+  for (size_t i = first; i < w->n_files; i++)
+    part_file_reset(w, &w->files[i], true);
   w->n_files = first;
 }
 
@@ -454,8 +452,7 @@ int inlet_table_writer_check_row(const inlet_table_writer *w, const inlet_batch 
   FAIL_IF(row < 0 || row >= b->num_rows, err, INLET_EINVAL, "row %lld is not in the batch",
           (long long)row);
   TRY(check_batch(w, b, err));
-  return delta_partition_row_check(b, row, w->part_idx, w->n_part, strlen(w->table->root_abs),
-                                   err);
+  return delta_partition_row_check(b, row, w->part_idx, w->n_part, strlen(w->table->root_abs), err);
 }
 
 int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_error *err) {
@@ -535,7 +532,8 @@ undo:
 
 int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *ids,
                           const int64_t *versions, const int64_t *expected, inlet_error *err) {
-  for (int32_t i = 0; i < w->n_txns; i++) inlet_free(w->txn_ids[i]);
+  for (int32_t i = 0; i < w->n_txns; i++)
+    inlet_free(w->txn_ids[i]);
   inlet_free(w->txn_ids);
   inlet_free(w->txn_ver);
   inlet_free(w->txn_expect);
@@ -566,9 +564,11 @@ static int check_expected_txns(const inlet_table_writer *w, inlet_error *err) {
   for (int32_t i = 0; i < w->n_txns; i++) {
     int64_t have = delta_snapshot_txn_version(&w->snap, w->txn_ids[i]);
     if (have != w->txn_expect[i])
-      return inlet_fail(err, INLET_ECONFLICT, "conflict (concurrent transaction): appId \"%s\" "
+      return inlet_fail(err, INLET_ECONFLICT,
+                        "conflict (concurrent transaction): appId \"%s\" "
                         "is at version %lld in table version %lld, this transaction started "
-                        "from %lld", w->txn_ids[i], (long long)have, (long long)w->snap.version,
+                        "from %lld",
+                        w->txn_ids[i], (long long)have, (long long)w->snap.version,
                         (long long)w->txn_expect[i]);
   }
   return 0;

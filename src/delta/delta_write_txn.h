@@ -20,9 +20,9 @@ typedef struct delta_file_sink {
   const delta_metadata *metadata;  /* borrowed: file options and stats settings */
   const inlet_schema *data_schema; /* borrowed: the columns stored in files */
   inlet_compression compression;
-  int64_t row_group_bytes;         /* 0: the writer's default */
-  int32_t max_indexed;             /* delta.dataSkippingNumIndexedCols (default 32) */
-  int32_t counter;                 /* part-NNNNN of the next file */
+  int64_t row_group_bytes; /* 0: the writer's default */
+  int32_t max_indexed;     /* delta.dataSkippingNumIndexedCols (default 32) */
+  int32_t counter;         /* part-NNNNN of the next file */
 } delta_file_sink;
 
 /* One data file of a transaction. Zeroed = none. */
@@ -41,8 +41,7 @@ void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_met
 /* Creates the next data file of @p s in partition directory @p dir ("" for
  * the root), named as Spark names them
  * (part-<n>-<uuid>-c000.<codec>.parquet), synced on close. */
-int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir,
-                         inlet_error *err);
+int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir, inlet_error *err);
 /* Writes the rows of @p b, whose columns are the sink's data schema, and
  * adds them to the file's stats. */
 int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err);
@@ -87,7 +86,8 @@ typedef struct delta_write_extras {
    * generatedColumns writer feature are accepted. */
   bool computes_generated_columns;
 } delta_write_extras;
-#define DELTA_WRITE_EXTRAS_INIT {false, 0, NULL, NULL, NULL, false}
+#define DELTA_WRITE_EXTRAS_INIT                                                                    \
+  { false, 0, NULL, NULL, NULL, false }
 
 /* inlet_table_writer_open with @p extras (may be NULL; they replace the
  * public options' fields of the same meaning). */

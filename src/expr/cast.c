@@ -16,7 +16,10 @@
 #include "expr/eval_int.h"
 
 static int64_t unit_per_sec(inlet_time_unit u) {
-  return u == INLET_UNIT_SECOND ? 1 : u == INLET_UNIT_MILLI ? 1000 : u == INLET_UNIT_MICRO ? 1000000 : 1000000000;
+  return u == INLET_UNIT_SECOND  ? 1
+         : u == INLET_UNIT_MILLI ? 1000
+         : u == INLET_UNIT_MICRO ? 1000000
+                                 : 1000000000;
 }
 
 static int64_t floor_div(int64_t a, int64_t b) {
@@ -61,7 +64,8 @@ static size_t fmt_clock(char *out, int64_t ticks, inlet_time_unit unit) {
     char f[16];
     sprintf(f, "%0*lld", digits, (long long)frac);
     int n = digits;
-    while (n > 0 && f[n - 1] == '0') n--;
+    while (n > 0 && f[n - 1] == '0')
+      n--;
     k += (size_t)sprintf(out + k, ".%.*s", n, f);
   }
   return k;
@@ -74,7 +78,9 @@ int ex_to_text(ex_ctx *c, const ex_vec *in, const inlet_type *t, int64_t r, ex_s
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
   case INLET_TYPE_FIXED_BINARY: *out = in->v.s[r]; return 0;
-  case INLET_TYPE_BOOL: n = (size_t)sprintf(buf, "%s", in->v.b[r] == EXPR_TRUE ? "true" : "false"); break;
+  case INLET_TYPE_BOOL:
+    n = (size_t)sprintf(buf, "%s", in->v.b[r] == EXPR_TRUE ? "true" : "false");
+    break;
   case INLET_TYPE_UINT64: n = (size_t)sprintf(buf, "%llu", (unsigned long long)in->v.u[r]); break;
   case INLET_TYPE_FLOAT:
   case INLET_TYPE_DOUBLE: n = ex_double_str(buf, in->v.d[r], t->id == INLET_TYPE_FLOAT); break;
@@ -158,7 +164,8 @@ static bool to_dec(const ex_vec *in, const inlet_type *from, int64_t r, int p, i
     *out = v;
     return true;
   }
-  case INLET_TYPE_BOOL: return ex_dec_rescale(in->v.b[r] == EXPR_TRUE, 0, s, out) && ex_dec_fits(*out, p);
+  case INLET_TYPE_BOOL:
+    return ex_dec_rescale(in->v.b[r] == EXPR_TRUE, 0, s, out) && ex_dec_fits(*out, p);
   default: {
     expr_i128 v;
     if (!ex_dec_rescale((expr_i128)in->v.i[r], 0, s, &v) || !ex_dec_fits(v, p)) return false;
@@ -175,7 +182,9 @@ static bool to_double(const ex_vec *in, const inlet_type *from, int64_t r, doubl
   case INLET_TYPE_DOUBLE: *out = in->v.d[r]; return true;
   case INLET_TYPE_UINT64: *out = (double)in->v.u[r]; return true;
   case INLET_TYPE_BOOL: *out = in->v.b[r] == EXPR_TRUE; return true;
-  case INLET_TYPE_TIMESTAMP: *out = (double)in->v.i[r] / (double)unit_per_sec(from->unit); return true;
+  case INLET_TYPE_TIMESTAMP:
+    *out = (double)in->v.i[r] / (double)unit_per_sec(from->unit);
+    return true;
   default: *out = (double)in->v.i[r]; return true;
   }
 }
@@ -234,24 +243,28 @@ int ex_cast_vec(ex_ctx *c, const ex_vec *in, const inlet_type *from, const inlet
   TRY(ex_vec_new(c, tvk, out));
   for (int64_t r = 0; r < c->n; r++) {
     if (ex_isnull(in, fvk, r)) {
-      if (tvk == VK_BOOL) out->v.b[r] = EXPR_NULL;
-      else out->nul[r] = 1;
+      if (tvk == VK_BOOL)
+        out->v.b[r] = EXPR_NULL;
+      else
+        out->nul[r] = 1;
       continue;
     }
     bool ok = true;
     switch (to->id) {
     case INLET_TYPE_STRING:
     case INLET_TYPE_BINARY:
-    case INLET_TYPE_FIXED_BINARY:
-      TRY(ex_to_text(c, in, from, r, &out->v.s[r]));
-      break;
+    case INLET_TYPE_FIXED_BINARY: TRY(ex_to_text(c, in, from, r, &out->v.s[r])); break;
     case INLET_TYPE_BOOL:
-      if (fvk == VK_STR) ok = from_text(out, r, to, &in->v.s[r]);
-      else out->v.b[r] = truthy(in, from, r) ? EXPR_TRUE : EXPR_FALSE;
+      if (fvk == VK_STR)
+        ok = from_text(out, r, to, &in->v.s[r]);
+      else
+        out->v.b[r] = truthy(in, from, r) ? EXPR_TRUE : EXPR_FALSE;
       break;
     case INLET_TYPE_DECIMAL:
-      if (fvk == VK_STR) ok = from_text(out, r, to, &in->v.s[r]);
-      else ok = to_dec(in, from, r, to->precision, to->scale, &out->v.q[r]);
+      if (fvk == VK_STR)
+        ok = from_text(out, r, to, &in->v.s[r]);
+      else
+        ok = to_dec(in, from, r, to->precision, to->scale, &out->v.q[r]);
       break;
     case INLET_TYPE_FLOAT:
     case INLET_TYPE_DOUBLE:
@@ -280,7 +293,8 @@ int ex_cast_vec(ex_ctx *c, const ex_vec *in, const inlet_type *from, const inlet
       }
       break;
     case INLET_TYPE_DATE:
-      if (fvk == VK_STR) ok = from_text(out, r, to, &in->v.s[r]);
+      if (fvk == VK_STR)
+        ok = from_text(out, r, to, &in->v.s[r]);
       else if (from->id == INLET_TYPE_TIMESTAMP)
         out->v.i[r] = floor_div(in->v.i[r], 86400 * unit_per_sec(from->unit));
       else
@@ -318,8 +332,10 @@ int ex_cast_vec(ex_ctx *c, const ex_vec *in, const inlet_type *from, const inlet
       break;
     }
     if (!ok) {
-      if (tvk == VK_BOOL) out->v.b[r] = EXPR_NULL;
-      else out->nul[r] = 1;
+      if (tvk == VK_BOOL)
+        out->v.b[r] = EXPR_NULL;
+      else
+        out->nul[r] = 1;
     }
   }
   return 0;

@@ -28,7 +28,8 @@ void *ex_alloc(ex_ctx *c, size_t bytes, bool zero) {
   if (!b || b->cap - b->used < bytes) {
     size_t cap = b ? b->cap * 2 : 4096;
     if (cap < bytes) cap = bytes;
-    if (cap > ((size_t)64 << 20) && bytes < cap) cap = bytes > ((size_t)64 << 20) ? bytes : (size_t)64 << 20;
+    if (cap > ((size_t)64 << 20) && bytes < cap)
+      cap = bytes > ((size_t)64 << 20) ? bytes : (size_t)64 << 20;
     ex_block *nb = inlet_malloc(sizeof *nb + cap);
     if (!nb) {
       ex_oom(c);
@@ -151,22 +152,28 @@ static bool op_holds(expr_op op, int c) {
 static void cmp_i64_vec(const int64_t *v, int64_t n, expr_op op, int64_t lit, uint8_t *out) {
   switch (op) {
   case OP_EQ:
-    for (int64_t r = 0; r < n; r++) out[r] = v[r] == lit;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] == lit;
     break;
   case OP_NE:
-    for (int64_t r = 0; r < n; r++) out[r] = v[r] != lit;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] != lit;
     break;
   case OP_LT:
-    for (int64_t r = 0; r < n; r++) out[r] = v[r] < lit;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] < lit;
     break;
   case OP_LE:
-    for (int64_t r = 0; r < n; r++) out[r] = v[r] <= lit;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] <= lit;
     break;
   case OP_GT:
-    for (int64_t r = 0; r < n; r++) out[r] = v[r] > lit;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] > lit;
     break;
   default:
-    for (int64_t r = 0; r < n; r++) out[r] = v[r] >= lit;
+    for (int64_t r = 0; r < n; r++)
+      out[r] = v[r] >= lit;
     break;
   }
 }
@@ -186,7 +193,8 @@ int ex_load(ex_ctx *c, const inlet_array *a, const inlet_type *t, const int64_t 
     if (a->validity && a->null_count != 0) {
       out->nul = ex_alloc(c, (size_t)n, false);
       if (!out->nul) return INLET_ENOMEM;
-      for (int64_t r = 0; r < n; r++) out->nul[r] = !inlet_bit_get(a->validity, c->base + r);
+      for (int64_t r = 0; r < n; r++)
+        out->nul[r] = !inlet_bit_get(a->validity, c->base + r);
     }
     return 0;
   }
@@ -293,8 +301,10 @@ static int eval_index(ex_ctx *c, const expr_node *n, ex_vec *out) {
     if (!map) {
       int64_t i = k.v.i[r];
       /* Out of range is NULL (Spark raises an error in ANSI mode). */
-      if (i < 0 || i >= hi - lo) nul[r] = 1;
-      else idx[r] = lo + i;
+      if (i < 0 || i >= hi - lo)
+        nul[r] = 1;
+      else
+        idx[r] = lo + i;
       continue;
     }
     expr_value want;
@@ -400,9 +410,12 @@ static int eval_neg(ex_ctx *c, const expr_node *n, ex_vec *out) {
       out->nul[r] = 1;
       continue;
     }
-    if (n->vk == VK_I64) out->v.i[r] = -x.v.i[r];
-    else if (n->vk == VK_F64) out->v.d[r] = -x.v.d[r];
-    else out->v.q[r] = -x.v.q[r];
+    if (n->vk == VK_I64)
+      out->v.i[r] = -x.v.i[r];
+    else if (n->vk == VK_F64)
+      out->v.d[r] = -x.v.d[r];
+    else
+      out->v.q[r] = -x.v.q[r];
   }
   return 0;
 }
@@ -491,7 +504,8 @@ static int eval_inx(ex_ctx *c, const expr_node *n, uint8_t *out) {
   TRY(ex_eval(c, n->a, &x));
   ex_vec *items = ex_alloc(c, (size_t)n->n_args * sizeof *items, false);
   if (!items) return INLET_ENOMEM;
-  for (int32_t i = 0; i < n->n_args; i++) TRY(ex_eval(c, n->args[i], &items[i]));
+  for (int32_t i = 0; i < n->n_args; i++)
+    TRY(ex_eval(c, n->args[i], &items[i]));
   ex_vk vk = n->a->vk;
   for (int64_t r = 0; r < c->n; r++) {
     if (ex_isnull(&x, vk, r)) {
@@ -505,7 +519,7 @@ static int eval_inx(ex_ctx *c, const expr_node *n, uint8_t *out) {
       else
         found = ex_cmp_rows(vk, &x, &n->a->type, r, &items[i], &n->args[i]->type, r) == 0;
     }
-    out[r] = found ? (n->negate ? EXPR_FALSE : EXPR_TRUE)
+    out[r] = found      ? (n->negate ? EXPR_FALSE : EXPR_TRUE)
              : saw_null ? EXPR_NULL
                         : (n->negate ? EXPR_TRUE : EXPR_FALSE);
   }
@@ -574,12 +588,14 @@ static int eval_bool(ex_ctx *c, const expr_node *nd, ex_vec *out) {
   case N_ISNULL: {
     if (!nd->a) {
       const inlet_array *a = &c->b->columns[nd->col];
-      for (int64_t r = 0; r < n; r++) o[r] = inlet_array_is_valid(a, c->base + r) == nd->negate;
+      for (int64_t r = 0; r < n; r++)
+        o[r] = inlet_array_is_valid(a, c->base + r) == nd->negate;
       return 0;
     }
     ex_vec x;
     TRY(ex_eval(c, nd->a, &x));
-    for (int64_t r = 0; r < n; r++) o[r] = ex_isnull(&x, nd->a->vk, r) != nd->negate;
+    for (int64_t r = 0; r < n; r++)
+      o[r] = ex_isnull(&x, nd->a->vk, r) != nd->negate;
     return 0;
   }
   case N_ISBOOL: {
@@ -599,7 +615,8 @@ static int eval_bool(ex_ctx *c, const expr_node *nd, ex_vec *out) {
   case N_NOT: {
     ex_vec x;
     TRY(ex_eval(c, nd->a, &x));
-    for (int64_t r = 0; r < n; r++) o[r] = x.v.b[r] == EXPR_NULL ? EXPR_NULL : !x.v.b[r];
+    for (int64_t r = 0; r < n; r++)
+      o[r] = x.v.b[r] == EXPR_NULL ? EXPR_NULL : !x.v.b[r];
     return 0;
   }
   case N_AND:
@@ -608,9 +625,11 @@ static int eval_bool(ex_ctx *c, const expr_node *nd, ex_vec *out) {
     TRY(ex_eval(c, nd->a, &x));
     TRY(ex_eval(c, nd->b, &y));
     if (nd->kind == N_AND)
-      for (int64_t r = 0; r < n; r++) o[r] = kleene_and(x.v.b[r], y.v.b[r]);
+      for (int64_t r = 0; r < n; r++)
+        o[r] = kleene_and(x.v.b[r], y.v.b[r]);
     else
-      for (int64_t r = 0; r < n; r++) o[r] = kleene_or(x.v.b[r], y.v.b[r]);
+      for (int64_t r = 0; r < n; r++)
+        o[r] = kleene_or(x.v.b[r], y.v.b[r]);
     return 0;
   }
   default: return inlet_fail(c->err, INLET_EINTERNAL, "unknown predicate node %d", (int)nd->kind);
@@ -623,8 +642,10 @@ int ex_eval(ex_ctx *c, const expr_node *n, ex_vec *out) {
   case V_LIT:
     if (n->lit_null) {
       TRY(ex_vec_new(c, n->vk, out));
-      if (n->vk == VK_BOOL) memset(out->v.b, EXPR_NULL, (size_t)c->n);
-      else memset(out->nul, 1, (size_t)c->n);
+      if (n->vk == VK_BOOL)
+        memset(out->v.b, EXPR_NULL, (size_t)c->n);
+      else
+        memset(out->nul, 1, (size_t)c->n);
       return 0;
     }
     return ex_load(c, &n->lits, &n->type, NULL, true, NULL, out);

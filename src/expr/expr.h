@@ -28,14 +28,7 @@ enum { EXPR_MAY_TRUE = 1, EXPR_MAY_FALSE = 2, EXPR_MAY_NULL = 4, EXPR_MAY_ALL = 
 __extension__ typedef __int128 expr_i128;
 
 /* A scalar in the comparable form of its column's kind. */
-typedef enum expr_kind {
-  EXK_NONE = 0,
-  EXK_I64,
-  EXK_U64,
-  EXK_F64,
-  EXK_I128,
-  EXK_BYTES
-} expr_kind;
+typedef enum expr_kind { EXK_NONE = 0, EXK_I64, EXK_U64, EXK_F64, EXK_I128, EXK_BYTES } expr_kind;
 
 typedef struct expr_value {
   int64_t i;

@@ -49,16 +49,16 @@ typedef enum expr_nkind {
   N_LIKE,    /* a [NOT] LIKE b, escape character esc */
   N_ISBOOL,  /* a IS [NOT] TRUE/FALSE (constv the truth value) */
   /* value nodes */
-  V_COL,    /* column col, then struct children path[0..n_path) */
-  V_LIT,    /* literal: row 0 of lits (type lit_field), or a typed NULL */
-  V_ARITH,  /* a op b with aop one of + - * / % D (DIV) */
-  V_NEG,    /* -a */
-  V_CAST,   /* a converted to the node's type */
-  V_FUNC,   /* function fn over args */
-  V_CASE,   /* CASE WHEN args[2k] THEN args[2k+1] ... [ELSE args[n-1]] END */
-  V_INDEX,  /* a[b]: list element (0-based) or map value */
-  V_FIELD,  /* a.path[0]: field of a nested struct value */
-  V_PRED    /* a boolean node used as a value (already VK_BOOL; marks position only) */
+  V_COL,   /* column col, then struct children path[0..n_path) */
+  V_LIT,   /* literal: row 0 of lits (type lit_field), or a typed NULL */
+  V_ARITH, /* a op b with aop one of + - * / % D (DIV) */
+  V_NEG,   /* -a */
+  V_CAST,  /* a converted to the node's type */
+  V_FUNC,  /* function fn over args */
+  V_CASE,  /* CASE WHEN args[2k] THEN args[2k+1] ... [ELSE args[n-1]] END */
+  V_INDEX, /* a[b]: list element (0-based) or map value */
+  V_FIELD, /* a.path[0]: field of a nested struct value */
+  V_PRED   /* a boolean node used as a value (already VK_BOOL; marks position only) */
 } expr_nkind;
 
 /* Functions (V_FUNC). */
@@ -101,25 +101,25 @@ struct expr_node {
   inlet_type type;
   const inlet_field *field; /* VK_LOC: the nested field (in the predicate's schema or a child) */
   /* boolean fast paths (N_CMP, N_IN, N_ISNULL on a column) */
-  uint8_t constv;   /* N_CONST: EXPR_*; N_ISBOOL: the truth value tested */
-  expr_op op;       /* N_CMP, N_CMP2 */
-  int32_t col;      /* N_CMP, N_IN, N_ISNULL (a == NULL), V_COL: schema index */
-  expr_kind ck;     /* N_CMP, N_IN: comparison kind of the column */
-  bool negate;      /* N_IN, N_INX, N_BETWEEN, N_LIKE: NOT; N_ISNULL, N_ISBOOL: IS NOT */
-  bool in_has_null; /* N_IN: a NULL among the literals */
-  inlet_array lits; /* owned: N_CMP one literal, N_IN the non-null list, V_LIT row 0 */
+  uint8_t constv;        /* N_CONST: EXPR_*; N_ISBOOL: the truth value tested */
+  expr_op op;            /* N_CMP, N_CMP2 */
+  int32_t col;           /* N_CMP, N_IN, N_ISNULL (a == NULL), V_COL: schema index */
+  expr_kind ck;          /* N_CMP, N_IN: comparison kind of the column */
+  bool negate;           /* N_IN, N_INX, N_BETWEEN, N_LIKE: NOT; N_ISNULL, N_ISBOOL: IS NOT */
+  bool in_has_null;      /* N_IN: a NULL among the literals */
+  inlet_array lits;      /* owned: N_CMP one literal, N_IN the non-null list, V_LIT row 0 */
   inlet_field lit_field; /* owned name: V_LIT's type as a field (for lits) */
-  bool lit_null;    /* V_LIT: a typed NULL */
-  char *raw;        /* owned: V_LIT not yet typed (type.id INVALID): its text */
+  bool lit_null;         /* V_LIT: a typed NULL */
+  char *raw;             /* owned: V_LIT not yet typed (type.id INVALID): its text */
   size_t raw_n;
-  int raw_kind;     /* RAW_* (parse_int.h) */
+  int raw_kind; /* RAW_* (parse_int.h) */
   /* general */
-  int aop;           /* V_ARITH: '+', '-', '*', '/', '%', 'D' */
-  uint32_t esc;      /* N_LIKE: escape character (code point) */
-  ex_fn fn;          /* V_FUNC */
-  bool has_else;     /* V_CASE */
-  expr_node *a, *b;  /* owned children */
-  expr_node **args;  /* owned array of n_args owned nodes */
+  int aop;          /* V_ARITH: '+', '-', '*', '/', '%', 'D' */
+  uint32_t esc;     /* N_LIKE: escape character (code point) */
+  ex_fn fn;         /* V_FUNC */
+  bool has_else;    /* V_CASE */
+  expr_node *a, *b; /* owned children */
+  expr_node **args; /* owned array of n_args owned nodes */
   int32_t n_args;
   int32_t *path; /* owned: V_COL, V_FIELD: child index at each struct level */
   int32_t n_path;
@@ -143,8 +143,7 @@ int ex_dec_cmp(expr_i128 a, int sa, expr_i128 b, int sb);
 /* Spark's precision/scale of a op b (op '+', '-', '*', '/', '%'). */
 void ex_dec_result_type(int op, int p1, int s1, int p2, int s2, int *p, int *s);
 /* Exact results at (p, s); false when the result does not fit (or / by 0). */
-bool ex_dec_add(expr_i128 a, int sa, expr_i128 b, int sb, bool sub, int p, int s,
-                expr_i128 *out);
+bool ex_dec_add(expr_i128 a, int sa, expr_i128 b, int sb, bool sub, int p, int s, expr_i128 *out);
 bool ex_dec_mul(expr_i128 a, int sa, expr_i128 b, int sb, int p, int s, expr_i128 *out);
 bool ex_dec_div(expr_i128 a, int sa, expr_i128 b, int sb, int p, int s, expr_i128 *out);
 bool ex_dec_mod(expr_i128 a, int sa, expr_i128 b, int sb, int p, int s, expr_i128 *out);

@@ -19,7 +19,8 @@
 
 static int64_t utf8_chars(const uint8_t *p, int64_t n) {
   int64_t k = 0;
-  for (int64_t i = 0; i < n; i++) k += (p[i] & 0xc0) != 0x80;
+  for (int64_t i = 0; i < n; i++)
+    k += (p[i] & 0xc0) != 0x80;
   return k;
 }
 
@@ -28,7 +29,8 @@ static int64_t utf8_offset(const uint8_t *p, int64_t n, int64_t ch) {
   int64_t i = 0;
   while (i < n && ch > 0) {
     i++;
-    while (i < n && (p[i] & 0xc0) == 0x80) i++;
+    while (i < n && (p[i] & 0xc0) == 0x80)
+      i++;
     ch--;
   }
   return i;
@@ -222,7 +224,8 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
   int32_t na = n->n_args;
   ex_vec *args = ex_alloc(c, (size_t)na * sizeof *args + 1, true);
   if (!args) return INLET_ENOMEM;
-  for (int32_t i = 0; i < na; i++) TRY(ex_eval(c, n->args[i], &args[i]));
+  for (int32_t i = 0; i < na; i++)
+    TRY(ex_eval(c, n->args[i], &args[i]));
   TRY(ex_vec_new(c, n->vk, out));
   int64_t N = c->n;
   ex_vec *x = &args[0];
@@ -232,7 +235,8 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
   case FN_COALESCE:
     for (int64_t r = 0; r < N; r++) {
       int32_t i = 0;
-      while (i < na - 1 && ex_isnull(&args[i], n->args[i]->vk, r)) i++;
+      while (i < na - 1 && ex_isnull(&args[i], n->args[i]->vk, r))
+        i++;
       ex_copy_row(n->vk, out, r, &args[i], r);
     }
     return 0;
@@ -242,12 +246,14 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
     return 0;
   case FN_NULLIF:
     for (int64_t r = 0; r < N; r++) {
-      bool same = !ex_isnull(&args[0], xvk, r) && !ex_isnull(&args[1], n->args[1]->vk, r) &&
-                  ex_cmp_rows(xvk, &args[0], &n->args[0]->type, r, &args[1], &n->args[1]->type,
-                              r) == 0;
+      bool same =
+          !ex_isnull(&args[0], xvk, r) && !ex_isnull(&args[1], n->args[1]->vk, r) &&
+          ex_cmp_rows(xvk, &args[0], &n->args[0]->type, r, &args[1], &n->args[1]->type, r) == 0;
       if (same) {
-        if (n->vk == VK_BOOL) out->v.b[r] = EXPR_NULL;
-        else out->nul[r] = 1;
+        if (n->vk == VK_BOOL)
+          out->v.b[r] = EXPR_NULL;
+        else
+          out->nul[r] = 1;
       } else {
         ex_copy_row(n->vk, out, r, &args[0], r);
       }
@@ -274,8 +280,10 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
         if (n->fn == FN_GREATEST ? k > 0 : k < 0) best = i;
       }
       if (best < 0) {
-        if (n->vk == VK_BOOL) out->v.b[r] = EXPR_NULL;
-        else out->nul[r] = 1;
+        if (n->vk == VK_BOOL)
+          out->v.b[r] = EXPR_NULL;
+        else
+          out->nul[r] = 1;
       } else {
         ex_copy_row(n->vk, out, r, &args[best], r);
       }
@@ -286,10 +294,13 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
   /* The rest are NULL when any argument is. */
   for (int64_t r = 0; r < N; r++) {
     bool null = false;
-    for (int32_t i = 0; i < na && !null; i++) null = ex_isnull(&args[i], n->args[i]->vk, r);
+    for (int32_t i = 0; i < na && !null; i++)
+      null = ex_isnull(&args[i], n->args[i]->vk, r);
     if (null) {
-      if (n->vk == VK_BOOL) out->v.b[r] = EXPR_NULL;
-      else out->nul[r] = 1;
+      if (n->vk == VK_BOOL)
+        out->v.b[r] = EXPR_NULL;
+      else
+        out->nul[r] = 1;
     }
   }
   switch (n->fn) {
@@ -299,7 +310,8 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
     for (int64_t r = 0; r < N; r++) {
       if (out->nul[r]) continue;
       int64_t total = 0;
-      for (int32_t i = 0; i < na; i++) total += args[i].v.s[r].n;
+      for (int32_t i = 0; i < na; i++)
+        total += args[i].v.s[r].n;
       uint8_t *o = ex_alloc(c, (size_t)total, false);
       if (!o) return INLET_ENOMEM;
       int64_t k = 0;
@@ -325,9 +337,11 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
     case FN_RTRIM: {
       ex_str s = x->v.s[r];
       if (n->fn != FN_RTRIM)
-        while (s.n > 0 && s.p[0] == ' ') s.p++, s.n--;
+        while (s.n > 0 && s.p[0] == ' ')
+          s.p++, s.n--;
       if (n->fn != FN_LTRIM)
-        while (s.n > 0 && s.p[s.n - 1] == ' ') s.n--;
+        while (s.n > 0 && s.p[s.n - 1] == ' ')
+          s.n--;
       out->v.s[r] = s;
       break;
     }
@@ -350,17 +364,23 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
     case FN_CONTAINS: {
       ex_str h = x->v.s[r], k = args[1].v.s[r];
       bool m;
-      if (n->fn == FN_CONTAINS) m = bytes_find(h, k);
-      else if (k.n > h.n) m = false;
-      else if (n->fn == FN_STARTSWITH) m = k.n == 0 || memcmp(h.p, k.p, (size_t)k.n) == 0;
-      else m = k.n == 0 || memcmp(h.p + h.n - k.n, k.p, (size_t)k.n) == 0;
+      if (n->fn == FN_CONTAINS)
+        m = bytes_find(h, k);
+      else if (k.n > h.n)
+        m = false;
+      else if (n->fn == FN_STARTSWITH)
+        m = k.n == 0 || memcmp(h.p, k.p, (size_t)k.n) == 0;
+      else
+        m = k.n == 0 || memcmp(h.p + h.n - k.n, k.p, (size_t)k.n) == 0;
       out->v.b[r] = m ? EXPR_TRUE : EXPR_FALSE;
       break;
     }
     case FN_ABS:
       if (n->vk == VK_I64) {
-        if (x->v.i[r] == INT64_MIN) out->nul[r] = 1;
-        else out->v.i[r] = x->v.i[r] < 0 ? -x->v.i[r] : x->v.i[r];
+        if (x->v.i[r] == INT64_MIN)
+          out->nul[r] = 1;
+        else
+          out->v.i[r] = x->v.i[r] < 0 ? -x->v.i[r] : x->v.i[r];
       } else if (n->vk == VK_U64) {
         out->v.u[r] = x->v.u[r];
       } else if (n->vk == VK_F64) {
@@ -387,7 +407,9 @@ int ex_eval_func(ex_ctx *c, const expr_node *n, ex_vec *out) {
       int64_t us = x->v.i[r];
       int64_t day = us >= 0 ? us / 86400000000LL : -((-us - 1) / 86400000000LL) - 1;
       int64_t secs = (us - day * 86400000000LL) / 1000000;
-      out->v.i[r] = n->fn == FN_HOUR ? secs / 3600 : n->fn == FN_MINUTE ? secs / 60 % 60 : secs % 60;
+      out->v.i[r] = n->fn == FN_HOUR     ? secs / 3600
+                    : n->fn == FN_MINUTE ? secs / 60 % 60
+                                         : secs % 60;
       break;
     }
     }

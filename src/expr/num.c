@@ -54,9 +54,9 @@ static const expr_i128 POW10[39] = {1,
                                     E18 * 1000000000000000LL,
                                     E18 * 10000000000000000LL,
                                     E18 * 100000000000000000LL,
-                                    E18 * E18,
-                                    E18 * E18 * 10,
-                                    E18 * E18 * 100};
+                                    E18 *E18,
+                                    E18 *E18 * 10,
+                                    E18 *E18 * 100};
 
 expr_i128 ex_pow10(int k) {
   return POW10[k < 0 ? 0 : k > 38 ? 38 : k];
@@ -249,8 +249,7 @@ void ex_dec_result_type(int op, int p1, int s1, int p2, int s2, int *p, int *s) 
 
 /* ---- operations ---------------------------------------------------------------- */
 
-bool ex_dec_add(expr_i128 a, int sa, expr_i128 b, int sb, bool sub, int p, int s,
-                expr_i128 *out) {
+bool ex_dec_add(expr_i128 a, int sa, expr_i128 b, int sb, bool sub, int p, int s, expr_i128 *out) {
   int m = sa > sb ? sa : sb;
   expr_i128 x, y, r;
   if (!ex_dec_rescale(a, sa, m, &x) || !ex_dec_rescale(b, sb, m, &y)) return false;
@@ -329,7 +328,8 @@ size_t ex_i128_str(char *out, expr_i128 v) {
   } while (m);
   size_t k = 0;
   if (v < 0) out[k++] = '-';
-  while (n) out[k++] = tmp[--n];
+  while (n)
+    out[k++] = tmp[--n];
   out[k] = 0;
   return k;
 }
@@ -347,7 +347,8 @@ size_t ex_dec_str(char *out, expr_i128 v, int scale) {
   if (n <= s) {
     out[k++] = '0';
     out[k++] = '.';
-    for (size_t i = n; i < s; i++) out[k++] = '0';
+    for (size_t i = n; i < s; i++)
+      out[k++] = '0';
     memcpy(out + k, digits, n);
     k += n;
   } else {
@@ -417,23 +418,28 @@ size_t ex_double_str(char *out, double v, bool is_float) {
   for (; *c && *c != 'e'; c++)
     if (*c != '.') digits[nd++] = *c;
   int exp10 = atoi(c + 1);
-  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  while (nd > 1 && digits[nd - 1] == '0')
+    nd--;
   size_t k = 0;
   if (neg) out[k++] = '-';
   double a = fabs(v);
   if (a >= 1e-3 && a < 1e7) {
     if (exp10 >= 0) {
-      for (int i = 0; i <= exp10; i++) out[k++] = (size_t)i < nd ? digits[i] : '0';
+      for (int i = 0; i <= exp10; i++)
+        out[k++] = (size_t)i < nd ? digits[i] : '0';
       out[k++] = '.';
       if ((size_t)exp10 + 1 >= nd)
         out[k++] = '0';
       else
-        for (size_t i = (size_t)exp10 + 1; i < nd; i++) out[k++] = digits[i];
+        for (size_t i = (size_t)exp10 + 1; i < nd; i++)
+          out[k++] = digits[i];
     } else {
       out[k++] = '0';
       out[k++] = '.';
-      for (int i = -1; i > exp10; i--) out[k++] = '0';
-      for (size_t i = 0; i < nd; i++) out[k++] = digits[i];
+      for (int i = -1; i > exp10; i--)
+        out[k++] = '0';
+      for (size_t i = 0; i < nd; i++)
+        out[k++] = digits[i];
     }
   } else {
     out[k++] = digits[0];
@@ -441,7 +447,8 @@ size_t ex_double_str(char *out, double v, bool is_float) {
     if (nd == 1)
       out[k++] = '0';
     else
-      for (size_t i = 1; i < nd; i++) out[k++] = digits[i];
+      for (size_t i = 1; i < nd; i++)
+        out[k++] = digits[i];
     k += (size_t)sprintf(out + k, "E%d", exp10);
   }
   out[k] = 0;

@@ -72,7 +72,7 @@ static int possible(const inlet_predicate *p, const expr_node *nd, const expr_co
   case N_CONST:
     return nd->constv == EXPR_TRUE    ? EXPR_MAY_TRUE
            : nd->constv == EXPR_FALSE ? EXPR_MAY_FALSE
-                                    : EXPR_MAY_NULL;
+                                      : EXPR_MAY_NULL;
   case N_NOT: return not_set(possible(p, nd->a, stats));
   case N_AND:
   case N_OR: return combine(nd->kind, possible(p, nd->a, stats), possible(p, nd->b, stats));
@@ -118,4 +118,3 @@ static int possible(const inlet_predicate *p, const expr_node *nd, const expr_co
 int expr_possible(const inlet_predicate *p, const expr_colstats *stats) {
   return possible(p, p->root, stats);
 }
-

@@ -21,7 +21,8 @@ void expr_node_free(expr_node *n) {
   if (!n) return;
   expr_node_free(n->a);
   expr_node_free(n->b);
-  for (int32_t i = 0; i < n->n_args; i++) expr_node_free(n->args[i]);
+  for (int32_t i = 0; i < n->n_args; i++)
+    expr_node_free(n->args[i]);
   inlet_free(n->args);
   inlet_free(n->path);
   inlet_free(n->raw);
@@ -72,8 +73,8 @@ int ex_perr(parser *ps, int code, size_t pos, const char *fmt, ...) {
   memset(caret, ' ', c);
   caret[c] = '^';
   caret[c + 1] = 0;
-  return inlet_fail(ps->err, code, "column %zu: %s\n  %s%s\n  %s", pos + 1, why,
-                    from ? "..." : "", line, caret);
+  return inlet_fail(ps->err, code, "column %zu: %s\n  %s%s\n  %s", pos + 1, why, from ? "..." : "",
+                    line, caret);
 }
 
 static const char *tok_desc(const parser *ps, const tok *t, char *buf, size_t cap) {
@@ -140,7 +141,8 @@ static size_t lex_quoted(parser *ps, size_t p, char q, bool spark_string) {
       case 'u': {
         uint32_t cp = 0;
         int k = 0;
-        for (; k < 4 && i + (size_t)k < ps->len && inlet_hex_digit((unsigned char)s[i + k]) >= 0; k++)
+        for (; k < 4 && i + (size_t)k < ps->len && inlet_hex_digit((unsigned char)s[i + k]) >= 0;
+             k++)
           cp = cp * 16 + (uint32_t)inlet_hex_digit((unsigned char)s[i + k]);
         if (k == 4 && (cp < 0xd800 || cp > 0xdfff)) {
           inlet_buf_put_utf8(&ps->texts, cp);
@@ -166,7 +168,8 @@ static int lex(parser *ps) {
   const char *s = ps->src;
   size_t p = 0;
   for (;;) {
-    while (p < ps->len && isspace((unsigned char)s[p])) p++;
+    while (p < ps->len && isspace((unsigned char)s[p]))
+      p++;
     if (ps->n_toks + 2 > cap) {
       cap *= 2;
       tok *nt = inlet_realloc(ps->toks, cap * sizeof *nt);
@@ -183,7 +186,8 @@ static int lex(parser *ps) {
     unsigned char c = (unsigned char)s[p];
     size_t q = p + 1;
     if (is_ident_start(c)) {
-      while (q < ps->len && is_ident_char((unsigned char)s[q])) q++;
+      while (q < ps->len && is_ident_char((unsigned char)s[q]))
+        q++;
       t->kind = T_IDENT;
     } else if (isdigit(c) || (c == '.' && q < ps->len && isdigit((unsigned char)s[q]))) {
       while (q < ps->len &&
@@ -239,8 +243,11 @@ static int lex(parser *ps) {
       if (q < ps->len && s[q] == '=') t->op = OP_GE, q++;
     } else if (c == '+' || c == '-' || c == '*' || c == '/' || c == '%') {
       t->kind = T_OP;
-      t->op = c == '+' ? TO_PLUS : c == '-' ? TO_MINUS : c == '*' ? TO_STAR : c == '/' ? TO_SLASH
-                                                                                      : TO_PERCENT;
+      t->op = c == '+'   ? TO_PLUS
+              : c == '-' ? TO_MINUS
+              : c == '*' ? TO_STAR
+              : c == '/' ? TO_SLASH
+                         : TO_PERCENT;
     } else if (c == '|' && q < ps->len && s[q] == '|') {
       t->kind = T_OP;
       t->op = TO_CONCAT;
@@ -266,7 +273,8 @@ static const tok *peek(const parser *ps, size_t k) {
 }
 
 static bool tok_is(const parser *ps, const tok *t, const char *kw) {
-  return t->kind == T_IDENT && t->len == strlen(kw) && strncasecmp(ps->src + t->pos, kw, t->len) == 0;
+  return t->kind == T_IDENT && t->len == strlen(kw) &&
+         strncasecmp(ps->src + t->pos, kw, t->len) == 0;
 }
 
 static bool is_kw(const parser *ps, const char *kw) {
@@ -538,9 +546,9 @@ static int parse_case(parser *ps, expr_node **out, size_t pos) {
 }
 
 static bool is_reserved(const parser *ps) {
-  static const char *const kw[] = {"NOT",  "AND",  "OR",   "IN",   "IS",  "BETWEEN", "LIKE",
-                                   "WHEN", "THEN", "ELSE", "END",  "AS",  "ESCAPE",  "DIV",
-                                   "CASE", "CAST", NULL};
+  static const char *const kw[] = {"NOT",    "AND",  "OR",   "IN",   "IS",  "BETWEEN",
+                                   "LIKE",   "WHEN", "THEN", "ELSE", "END", "AS",
+                                   "ESCAPE", "DIV",  "CASE", "CAST", NULL};
   for (const char *const *k = kw; *k; k++)
     if (is_kw(ps, *k)) return true;
   return false;
@@ -626,8 +634,8 @@ static int parse_primary(parser *ps, expr_node **out) {
     if (t->kind == T_IDENT) {
       if (is_kw(ps, "TRUE") || is_kw(ps, "FALSE")) {
         next(ps);
-        return raw_literal(ps, out, RAW_BOOL, pos, pos + t->len, tok_is(ps, t, "TRUE") ? "true" : "false",
-                           tok_is(ps, t, "TRUE") ? 4 : 5);
+        return raw_literal(ps, out, RAW_BOOL, pos, pos + t->len,
+                           tok_is(ps, t, "TRUE") ? "true" : "false", tok_is(ps, t, "TRUE") ? 4 : 5);
       }
       if (is_kw(ps, "NULL")) {
         next(ps);
@@ -836,8 +844,10 @@ static int parse_mul(parser *ps, expr_node **out) {
     next(ps);
     expr_node *b = NULL;
     rc = parse_unary(ps, &b);
-    if (rc == 0) rc = ex_make_arith(ps, &a, op, pos, a, b);
-    else expr_node_free(a);
+    if (rc == 0)
+      rc = ex_make_arith(ps, &a, op, pos, a, b);
+    else
+      expr_node_free(a);
     if (rc < 0) return rc;
   }
   *out = a;
@@ -859,8 +869,10 @@ static int parse_additive(parser *ps, expr_node **out) {
     next(ps);
     expr_node *b = NULL;
     rc = parse_mul(ps, &b);
-    if (rc == 0) rc = ex_make_arith(ps, &a, op, pos, a, b);
-    else expr_node_free(a);
+    if (rc == 0)
+      rc = ex_make_arith(ps, &a, op, pos, a, b);
+    else
+      expr_node_free(a);
     if (rc < 0) return rc;
   }
   *out = a;
@@ -948,8 +960,10 @@ static int parse_predicate(parser *ps, expr_node **out) {
       next(ps);
       expr_node *y = NULL;
       rc = parse_operand(ps, &y);
-      if (rc == 0) rc = ex_make_compare(ps, &x, OP_NSEQ, x, y);
-      else expr_node_free(x);
+      if (rc == 0)
+        rc = ex_make_compare(ps, &x, OP_NSEQ, x, y);
+      else
+        expr_node_free(x);
       if (rc < 0) return rc;
       /* IS DISTINCT FROM is NOT (a <=> b). */
       if (!neg) return make_bin(ps, out, N_NOT, x, NULL);
@@ -1073,9 +1087,9 @@ static int parse_predicate(parser *ps, expr_node **out) {
   /* A value that no predicate follows: fine where a value may end (an
    * argument, a CASE branch, a parenthesis), else a predicate is missing. */
   const tok *t = cur(ps);
-  bool boolean = (x->vk == VK_BOOL && x->type.id == INLET_TYPE_BOOL) ||
-                 (x->type.id == INLET_TYPE_INVALID &&
-                  (x->raw_kind == RAW_BOOL || x->raw_kind == RAW_NULL));
+  bool boolean =
+      (x->vk == VK_BOOL && x->type.id == INLET_TYPE_BOOL) ||
+      (x->type.id == INLET_TYPE_INVALID && (x->raw_kind == RAW_BOOL || x->raw_kind == RAW_NULL));
   if (!boolean && t->kind != T_END && t->kind != T_RPAREN && t->kind != T_COMMA &&
       t->kind != T_RBRACKET && !is_kw(ps, "THEN") && !is_kw(ps, "ELSE") && !is_kw(ps, "END") &&
       !is_kw(ps, "WHEN") && !is_kw(ps, "AS")) {
@@ -1164,7 +1178,8 @@ static void collect_cols(const expr_node *n, uint8_t *used) {
   if (n->col >= 0) used[n->col] = 1;
   collect_cols(n->a, used);
   collect_cols(n->b, used);
-  for (int32_t i = 0; i < n->n_args; i++) collect_cols(n->args[i], used);
+  for (int32_t i = 0; i < n->n_args; i++)
+    collect_cols(n->args[i], used);
 }
 
 int expr_parse(inlet_predicate **out, const char *text, const inlet_schema *schema,

@@ -28,14 +28,23 @@ enum { TO_PLUS = 100, TO_MINUS, TO_STAR, TO_SLASH, TO_PERCENT, TO_CONCAT };
 
 typedef struct tok {
   tok_kind kind;
-  size_t pos, len; /* span in the source text */
-  int op;          /* T_OP: expr_op or TO_* */
+  size_t pos, len;       /* span in the source text */
+  int op;                /* T_OP: expr_op or TO_* */
   size_t text, text_len; /* T_STRING, T_QIDENT: unescaped text in parser.texts */
 } tok;
 
 /* Raw (not yet typed) literals: V_LIT nodes with type.id INVALID. */
-enum { RAW_NONE = 0, RAW_NUMBER, RAW_STRING, RAW_BOOL, RAW_NULL, RAW_DATE, RAW_TIMESTAMP,
-       RAW_TIMESTAMP_NTZ, RAW_BINARY };
+enum {
+  RAW_NONE = 0,
+  RAW_NUMBER,
+  RAW_STRING,
+  RAW_BOOL,
+  RAW_NULL,
+  RAW_DATE,
+  RAW_TIMESTAMP,
+  RAW_TIMESTAMP_NTZ,
+  RAW_BINARY
+};
 
 typedef struct parser {
   const char *src;
@@ -43,7 +52,7 @@ typedef struct parser {
   expr_dialect dialect;
   tok *toks; /* owned, ends with T_END (or T_BAD then T_END) */
   size_t n_toks, at;
-  inlet_buf texts; /* unescaped strings and quoted names */
+  inlet_buf texts;            /* unescaped strings and quoted names */
   const inlet_schema *schema; /* the predicate's own copy: fields stay put */
   inlet_error *err;
   int depth;                /* nesting, held below EXPR_MAX_DEPTH */
@@ -79,8 +88,7 @@ int ex_make_compare(parser *ps, expr_node **out, expr_op op, expr_node *a, expr_
  * *@p out (n itself, or a faster equivalent). Consumes n. */
 int ex_type_special(parser *ps, expr_node **out, expr_node *n);
 /* Builds a aop b (arithmetic or ||) into *@p out, consuming a and b. */
-int ex_make_arith(parser *ps, expr_node **out, int aop, size_t pos, expr_node *a,
-                  expr_node *b);
+int ex_make_arith(parser *ps, expr_node **out, int aop, size_t pos, expr_node *a, expr_node *b);
 /* Wraps *@p n in a conversion to @p t (nothing when it already has it). */
 int ex_cast_to(parser *ps, expr_node **n, const inlet_type *t, bool explicit_cast);
 /* Checks and types function @p fn over n->args (given, raw). */

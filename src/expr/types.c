@@ -239,11 +239,16 @@ static int number_type(parser *ps, const expr_node *n, inlet_type *t, size_t *te
     }
     return 0;
   }
-  if (sl == 1 && (*suf == 'L' || *suf == 'l') && !dot && !expo) *t = t_of(INLET_TYPE_INT64);
-  else if (sl == 1 && (*suf == 'S' || *suf == 's') && !dot && !expo) *t = t_of(INLET_TYPE_INT16);
-  else if (sl == 1 && (*suf == 'Y' || *suf == 'y') && !dot && !expo) *t = t_of(INLET_TYPE_INT8);
-  else if (sl == 1 && (*suf == 'D' || *suf == 'd')) *t = t_of(INLET_TYPE_DOUBLE);
-  else if (sl == 1 && (*suf == 'F' || *suf == 'f')) *t = t_of(INLET_TYPE_FLOAT);
+  if (sl == 1 && (*suf == 'L' || *suf == 'l') && !dot && !expo)
+    *t = t_of(INLET_TYPE_INT64);
+  else if (sl == 1 && (*suf == 'S' || *suf == 's') && !dot && !expo)
+    *t = t_of(INLET_TYPE_INT16);
+  else if (sl == 1 && (*suf == 'Y' || *suf == 'y') && !dot && !expo)
+    *t = t_of(INLET_TYPE_INT8);
+  else if (sl == 1 && (*suf == 'D' || *suf == 'd'))
+    *t = t_of(INLET_TYPE_DOUBLE);
+  else if (sl == 1 && (*suf == 'F' || *suf == 'f'))
+    *t = t_of(INLET_TYPE_FLOAT);
   else if (sl == 2 && strncasecmp(suf, "BD", 2) == 0 && !expo) {
     int sig = (int)(digits - lead);
     int p = sig > (int)frac ? sig : (int)frac;
@@ -286,7 +291,8 @@ static int natural(parser *ps, expr_node *n) {
       (void)strtoll(b, &e, 10);
       if (errno == ERANGE) {
         int d = 0;
-        for (size_t i = 0; i < tl; i++) d += isdigit((unsigned char)b[i]) != 0;
+        for (size_t i = 0; i < tl; i++)
+          d += isdigit((unsigned char)b[i]) != 0;
         t = t_dec(d, 0);
       }
     }
@@ -324,7 +330,8 @@ static int col_not_comparable(parser *ps, const expr_node *c) {
   char cn[256];
   col_name(ps, c, cn, sizeof cn);
   const inlet_field *f = &ps->schema->fields[c->col];
-  for (int32_t i = 0; i < c->n_path; i++) f = &f->children[c->path[i]];
+  for (int32_t i = 0; i < c->n_path; i++)
+    f = &f->children[c->path[i]];
   if (f->type.id == INLET_TYPE_NULL)
     return ex_perr(ps, INLET_EUNSUPPORTED, c->pos,
                    "column \"%s\" has type void (always null): test it with IS NULL", cn);
@@ -393,7 +400,8 @@ int ex_settle(parser *ps, expr_node **np, const expr_node *other) {
     size_t tl;
     inlet_type t;
     inlet_error keep = *ps->err;
-    if (number_type(ps, n, &t, &tl) == 0 && tl == len && (t.id != INLET_TYPE_DOUBLE || ot->id == INLET_TYPE_DOUBLE)) {
+    if (number_type(ps, n, &t, &tl) == 0 && tl == len &&
+        (t.id != INLET_TYPE_DOUBLE || ot->id == INLET_TYPE_DOUBLE)) {
       if (lit_set(ps, n, ot, text, len, reason, sizeof reason) == 0) return 0;
     }
     *ps->err = keep;
@@ -409,13 +417,15 @@ static bool castable(const inlet_type *from, const inlet_type *to) {
   if (f == t) return true;
   if (f == INLET_TYPE_STRING || t == INLET_TYPE_STRING) return true;
   if (is_bytes(f) && is_bytes(t)) return true;
-  bool fn = ex_is_numeric(from) || f == INLET_TYPE_BOOL, tn = ex_is_numeric(to) || t == INLET_TYPE_BOOL;
+  bool fn = ex_is_numeric(from) || f == INLET_TYPE_BOOL,
+       tn = ex_is_numeric(to) || t == INLET_TYPE_BOOL;
   if (fn && tn) return true;
   if ((f == INLET_TYPE_DATE || f == INLET_TYPE_TIMESTAMP) &&
       (t == INLET_TYPE_DATE || t == INLET_TYPE_TIMESTAMP))
     return true;
   /* timestamp <-> seconds */
-  if ((f == INLET_TYPE_TIMESTAMP && ex_is_numeric(to)) || (t == INLET_TYPE_TIMESTAMP && ex_is_numeric(from)))
+  if ((f == INLET_TYPE_TIMESTAMP && ex_is_numeric(to)) ||
+      (t == INLET_TYPE_TIMESTAMP && ex_is_numeric(from)))
     return true;
   return false;
 }
@@ -560,7 +570,7 @@ static bool result_type(const inlet_type *a, const inlet_type *b, inlet_type *ou
   }
   if (is_bytes(a->id) && is_bytes(b->id)) {
     *out = t_of(a->id == INLET_TYPE_STRING && b->id == INLET_TYPE_STRING ? INLET_TYPE_STRING
-                                                                          : INLET_TYPE_BINARY);
+                                                                         : INLET_TYPE_BINARY);
     return true;
   }
   if (a->id == INLET_TYPE_STRING || b->id == INLET_TYPE_STRING) {
@@ -580,13 +590,15 @@ static int unify_results(parser *ps, expr_node **args, int32_t from, int32_t to,
       typed = args[i];
       break;
     }
-  for (int32_t i = from; i < to; i += step) TRY(ex_settle(ps, &args[i], typed));
+  for (int32_t i = from; i < to; i += step)
+    TRY(ex_settle(ps, &args[i], typed));
   inlet_type t;
   bool have = false;
   for (int32_t i = from; i < to; i += step) {
     const expr_node *x = args[i];
     if (x->kind == N_CONST && x->constv == EXPR_NULL) continue; /* a bare NULL fits anything */
-    if (x->vk == VK_LOC) return ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "%s of nested values", what);
+    if (x->vk == VK_LOC)
+      return ex_perr(ps, INLET_EUNSUPPORTED, x->pos, "%s of nested values", what);
     if (!have) {
       t = x->type;
       have = true;
@@ -602,7 +614,8 @@ static int unify_results(parser *ps, expr_node **args, int32_t from, int32_t to,
     t = r;
   }
   if (!have) t = t_of(INLET_TYPE_BOOL);
-  for (int32_t i = from; i < to; i += step) TRY(ex_cast_to(ps, &args[i], &t, false));
+  for (int32_t i = from; i < to; i += step)
+    TRY(ex_cast_to(ps, &args[i], &t, false));
   return 0;
 }
 
@@ -674,7 +687,10 @@ int ex_make_compare(parser *ps, expr_node **out, expr_op op, expr_node *a, expr_
     }
     expr_node *x = is_raw(a) && a->raw_kind == RAW_NULL ? b : a;
     rc = ex_settle(ps, &x, NULL);
-    if (x == a) a = x; else b = x;
+    if (x == a)
+      a = x;
+    else
+      b = x;
     if (rc == 0 && x->vk == VK_LOC && x->kind == V_COL) {
       rc = col_not_comparable(ps, x);
     }
@@ -687,8 +703,10 @@ int ex_make_compare(parser *ps, expr_node **out, expr_op op, expr_node *a, expr_
     *out = n;
     return 0;
   }
-  if (is_raw(a) && !is_raw(b)) rc = ex_settle(ps, &a, b);
-  else if (is_raw(b)) rc = ex_settle(ps, &b, is_raw(a) ? NULL : a);
+  if (is_raw(a) && !is_raw(b))
+    rc = ex_settle(ps, &a, b);
+  else if (is_raw(b))
+    rc = ex_settle(ps, &b, is_raw(a) ? NULL : a);
   if (rc == 0 && is_raw(a)) rc = ex_settle(ps, &a, b);
   if (rc < 0) goto fail;
   /* Fast path: column op literal of the column's own type. */
@@ -766,8 +784,7 @@ static int unify_list(parser *ps, expr_node **x, expr_node **items, int32_t n) {
   }
   TRY(ex_cast_to(ps, x, &t, false));
   for (int32_t i = 0; i < n; i++) {
-    if (!compare_types(&(*x)->type, &items[i]->type, &ta, &tb))
-      return cmp_error(ps, *x, items[i]);
+    if (!compare_types(&(*x)->type, &items[i]->type, &ta, &tb)) return cmp_error(ps, *x, items[i]);
     TRY(ex_cast_to(ps, &items[i], &tb, false));
   }
   return 0;
@@ -781,7 +798,8 @@ static int settle_list(parser *ps, expr_node **x, expr_node **items, int32_t n) 
       if (!is_raw(items[i])) typed = items[i];
     TRY(ex_settle(ps, x, typed));
   }
-  for (int32_t i = 0; i < n; i++) TRY(ex_settle(ps, &items[i], *x));
+  for (int32_t i = 0; i < n; i++)
+    TRY(ex_settle(ps, &items[i], *x));
   return 0;
 }
 
@@ -934,8 +952,7 @@ int ex_type_special(parser *ps, expr_node **out, expr_node *n) {
 
 /* ---- arithmetic ------------------------------------------------------------------------- */
 
-int ex_make_arith(parser *ps, expr_node **out, int aop, size_t pos, expr_node *a,
-                  expr_node *b) {
+int ex_make_arith(parser *ps, expr_node **out, int aop, size_t pos, expr_node *a, expr_node *b) {
   int rc = ex_settle(ps, &a, NULL);
   if (rc == 0) rc = ex_settle(ps, &b, NULL);
   if (rc < 0) goto fail;
@@ -1084,16 +1101,19 @@ static int require_bool(parser *ps, expr_node **np, const char *what) {
 
 int ex_type_case(parser *ps, expr_node *n) {
   int32_t nres = n->has_else ? n->n_args - 1 : n->n_args;
-  for (int32_t i = 0; i < nres; i += 2) TRY(require_bool(ps, &n->args[i], "a WHEN condition"));
+  for (int32_t i = 0; i < nres; i += 2)
+    TRY(require_bool(ps, &n->args[i], "a WHEN condition"));
   /* results: odd positions, then ELSE */
   expr_node **tmp = inlet_calloc((size_t)n->n_args + 1, sizeof *tmp);
   if (!tmp) return inlet_fail(ps->err, INLET_ENOMEM, "out of memory parsing a predicate");
   int32_t k = 0;
-  for (int32_t i = 1; i < nres; i += 2) tmp[k++] = n->args[i];
+  for (int32_t i = 1; i < nres; i += 2)
+    tmp[k++] = n->args[i];
   if (n->has_else) tmp[k++] = n->args[n->n_args - 1];
   int rc = unify_results(ps, tmp, 0, k, 1, "CASE");
   k = 0;
-  for (int32_t i = 1; i < nres; i += 2) n->args[i] = tmp[k++];
+  for (int32_t i = 1; i < nres; i += 2)
+    n->args[i] = tmp[k++];
   if (n->has_else) n->args[n->n_args - 1] = tmp[k++];
   inlet_free(tmp);
   if (rc < 0) return rc;
@@ -1113,14 +1133,13 @@ int ex_parse_type(parser *ps, size_t pos, const char *s, size_t n, inlet_type *o
   static const struct {
     const char *name;
     inlet_type_id id;
-  } simple[] = {{"boolean", INLET_TYPE_BOOL},   {"bool", INLET_TYPE_BOOL},
-                {"tinyint", INLET_TYPE_INT8},   {"byte", INLET_TYPE_INT8},
-                {"smallint", INLET_TYPE_INT16}, {"short", INLET_TYPE_INT16},
-                {"int", INLET_TYPE_INT32},      {"integer", INLET_TYPE_INT32},
-                {"bigint", INLET_TYPE_INT64},   {"long", INLET_TYPE_INT64},
-                {"float", INLET_TYPE_FLOAT},    {"real", INLET_TYPE_FLOAT},
-                {"double", INLET_TYPE_DOUBLE},  {"string", INLET_TYPE_STRING},
-                {"binary", INLET_TYPE_BINARY},  {"date", INLET_TYPE_DATE}};
+  } simple[] = {
+      {"boolean", INLET_TYPE_BOOL},  {"bool", INLET_TYPE_BOOL},      {"tinyint", INLET_TYPE_INT8},
+      {"byte", INLET_TYPE_INT8},     {"smallint", INLET_TYPE_INT16}, {"short", INLET_TYPE_INT16},
+      {"int", INLET_TYPE_INT32},     {"integer", INLET_TYPE_INT32},  {"bigint", INLET_TYPE_INT64},
+      {"long", INLET_TYPE_INT64},    {"float", INLET_TYPE_FLOAT},    {"real", INLET_TYPE_FLOAT},
+      {"double", INLET_TYPE_DOUBLE}, {"string", INLET_TYPE_STRING},  {"binary", INLET_TYPE_BINARY},
+      {"date", INLET_TYPE_DATE}};
   for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
     if (strcmp(b, simple[i].name) == 0) {
       *out = t_of(simple[i].id);
@@ -1163,25 +1182,44 @@ static const struct fn_def {
   ex_fn fn;
   int min_args, max_args; /* max -1: any */
 } FUNCS[] = {
-    {"length", FN_LENGTH, 1, 1},       {"char_length", FN_LENGTH, 1, 1},
-    {"character_length", FN_LENGTH, 1, 1}, {"lower", FN_LOWER, 1, 1},
-    {"lcase", FN_LOWER, 1, 1},         {"upper", FN_UPPER, 1, 1},
-    {"ucase", FN_UPPER, 1, 1},         {"trim", FN_TRIM, 1, 1},
-    {"ltrim", FN_LTRIM, 1, 1},         {"rtrim", FN_RTRIM, 1, 1},
-    {"substring", FN_SUBSTRING, 2, 3}, {"substr", FN_SUBSTRING, 2, 3},
-    {"left", FN_LEFT, 2, 2},           {"right", FN_RIGHT, 2, 2},
-    {"concat", FN_CONCAT, 1, -1},      {"startswith", FN_STARTSWITH, 2, 2},
-    {"endswith", FN_ENDSWITH, 2, 2},   {"contains", FN_CONTAINS, 2, 2},
-    {"abs", FN_ABS, 1, 1},             {"coalesce", FN_COALESCE, 1, -1},
-    {"nvl", FN_COALESCE, 2, 2},        {"ifnull", FN_COALESCE, 2, 2},
-    {"nullif", FN_NULLIF, 2, 2},       {"if", FN_IF, 3, 3},
-    {"iff", FN_IF, 3, 3},              {"isnull", FN_ISNULL, 1, 1},
-    {"isnotnull", FN_ISNOTNULL, 1, 1}, {"greatest", FN_GREATEST, 2, -1},
-    {"least", FN_LEAST, 2, -1},        {"size", FN_SIZE, 1, 1},
-    {"cardinality", FN_SIZE, 1, 1},    {"array_size", FN_SIZE, 1, 1},
-    {"year", FN_YEAR, 1, 1},           {"month", FN_MONTH, 1, 1},
-    {"day", FN_DAY, 1, 1},             {"dayofmonth", FN_DAY, 1, 1},
-    {"hour", FN_HOUR, 1, 1},           {"minute", FN_MINUTE, 1, 1},
+    {"length", FN_LENGTH, 1, 1},
+    {"char_length", FN_LENGTH, 1, 1},
+    {"character_length", FN_LENGTH, 1, 1},
+    {"lower", FN_LOWER, 1, 1},
+    {"lcase", FN_LOWER, 1, 1},
+    {"upper", FN_UPPER, 1, 1},
+    {"ucase", FN_UPPER, 1, 1},
+    {"trim", FN_TRIM, 1, 1},
+    {"ltrim", FN_LTRIM, 1, 1},
+    {"rtrim", FN_RTRIM, 1, 1},
+    {"substring", FN_SUBSTRING, 2, 3},
+    {"substr", FN_SUBSTRING, 2, 3},
+    {"left", FN_LEFT, 2, 2},
+    {"right", FN_RIGHT, 2, 2},
+    {"concat", FN_CONCAT, 1, -1},
+    {"startswith", FN_STARTSWITH, 2, 2},
+    {"endswith", FN_ENDSWITH, 2, 2},
+    {"contains", FN_CONTAINS, 2, 2},
+    {"abs", FN_ABS, 1, 1},
+    {"coalesce", FN_COALESCE, 1, -1},
+    {"nvl", FN_COALESCE, 2, 2},
+    {"ifnull", FN_COALESCE, 2, 2},
+    {"nullif", FN_NULLIF, 2, 2},
+    {"if", FN_IF, 3, 3},
+    {"iff", FN_IF, 3, 3},
+    {"isnull", FN_ISNULL, 1, 1},
+    {"isnotnull", FN_ISNOTNULL, 1, 1},
+    {"greatest", FN_GREATEST, 2, -1},
+    {"least", FN_LEAST, 2, -1},
+    {"size", FN_SIZE, 1, 1},
+    {"cardinality", FN_SIZE, 1, 1},
+    {"array_size", FN_SIZE, 1, 1},
+    {"year", FN_YEAR, 1, 1},
+    {"month", FN_MONTH, 1, 1},
+    {"day", FN_DAY, 1, 1},
+    {"dayofmonth", FN_DAY, 1, 1},
+    {"hour", FN_HOUR, 1, 1},
+    {"minute", FN_MINUTE, 1, 1},
     {"second", FN_SECOND, 1, 1},
 };
 
@@ -1230,8 +1268,8 @@ int ex_type_function(parser *ps, expr_node *n, const char *name) {
   for (size_t i = 0; i < sizeof FUNCS / sizeof FUNCS[0] && !d; i++)
     if (strcasecmp(FUNCS[i].name, name) == 0) d = &FUNCS[i];
   if (!d) {
-    static const char *const nondet[] = {"rand", "random", "randn", "uuid", "shuffle",
-                                         "monotonically_increasing_id", NULL};
+    static const char *const nondet[] = {
+        "rand", "random", "randn", "uuid", "shuffle", "monotonically_increasing_id", NULL};
     for (const char *const *k = nondet; *k; k++)
       if (strcasecmp(*k, name) == 0)
         return ex_perr(ps, INLET_EUNSUPPORTED, n->pos,
@@ -1280,7 +1318,8 @@ int ex_type_function(parser *ps, expr_node *n, const char *name) {
     n->type = t_of(INLET_TYPE_STRING);
     break;
   case FN_CONCAT:
-    for (int32_t i = 0; i < n->n_args; i++) TRY(arg_cast(ps, n, i, INLET_TYPE_STRING));
+    for (int32_t i = 0; i < n->n_args; i++)
+      TRY(arg_cast(ps, n, i, INLET_TYPE_STRING));
     n->type = t_of(INLET_TYPE_STRING);
     break;
   case FN_STARTSWITH:

@@ -36,7 +36,8 @@ expr_kind expr_kind_of(const inlet_type *t) {
   }
 }
 
-void expr_value_get(expr_value *v, expr_kind k, const inlet_type *t, const inlet_array *a, int64_t r) {
+void expr_value_get(expr_value *v, expr_kind k, const inlet_type *t, const inlet_array *a,
+                    int64_t r) {
   switch (k) {
   case EXK_I64:
     switch (t->id) {
@@ -102,7 +103,7 @@ int expr_value_cmp(expr_kind k, const expr_value *a, const expr_value *b) {
 }
 
 int expr_literal_parse(inlet_array *out, const inlet_field *field, const char *s, size_t n,
-                     bool is_number, char *reason, size_t reason_cap) {
+                       bool is_number, char *reason, size_t reason_cap) {
   text_conv c;
   memset(&c, 0, sizeof c);
   c.epoch_unit = INLET_EPOCH_AUTO;
@@ -121,4 +122,3 @@ int expr_literal_parse(inlet_array *out, const inlet_field *field, const char *s
   inlet_buf_reset(&c.scratch);
   return rc;
 }
-

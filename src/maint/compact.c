@@ -40,50 +40,50 @@
 #define MAX_RG_BYTES ((int64_t)64 << 20)
 
 typedef struct cand {
-  int64_t file;  /* index into snapshot files */
-  char *label;   /* owned */
-  char *key;     /* owned */
+  int64_t file; /* index into snapshot files */
+  char *label;  /* owned */
+  char *key;    /* owned */
 } cand;
 
 typedef struct bin {
   int64_t first, n; /* range in the candidate array */
   int64_t bytes;
-  int64_t rows;     /* rows rewritten, once done */
+  int64_t rows; /* rows rewritten, once done */
 } bin;
 
 typedef struct out_file {
-  delta_data_file df;      /* through the table's write transaction (delta_write_txn.h) */
-  int64_t bin;             /* the bin whose rows it holds */
+  delta_data_file df; /* through the table's write transaction (delta_write_txn.h) */
+  int64_t bin;        /* the bin whose rows it holds */
 } out_file;
 
 /* Output files of the bins of one commit. */
 typedef struct unit {
-  out_file *files;  /* owned */
+  out_file *files; /* owned */
   size_t n_files, cap_files;
 } unit;
 
 typedef struct compactor {
-  inlet_table *table;        /* borrowed */
-  delta_snapshot snap;       /* owned: the version the plan reads */
+  inlet_table *table;  /* borrowed */
+  delta_snapshot snap; /* owned: the version the plan reads */
   inlet_compact_options o;
   int64_t target;
   int32_t min_files;
   int64_t rg_bytes;
-  inlet_schema data_schema;  /* owned: table schema minus partition columns */
-  int32_t *sort_cols;        /* owned: data column of each sort key */
-  cand *cands;               /* owned */
+  inlet_schema data_schema; /* owned: table schema minus partition columns */
+  int32_t *sort_cols;       /* owned: data column of each sort key */
+  cand *cands;              /* owned */
   int64_t n_cands;
-  bin *bins;                 /* owned */
+  bin *bins; /* owned */
   int64_t n_bins;
   /* Rebase state: commits after snap.version already inspected. */
   int64_t seen_version;
-  char **removed;            /* owned: set of paths removed by those commits (open
-                                addressing, NULL = empty slot, cap_removed a power of 2) */
+  char **removed; /* owned: set of paths removed by those commits (open
+                     addressing, NULL = empty slot, cap_removed a power of 2) */
   size_t n_removed, cap_removed;
   bool meta_changed;
-  delta_file_sink sink;      /* naming, options and stats of the output files */
-  int64_t cur_bin;           /* bin being rewritten */
-  delta_constraints cons;    /* owned: invariants and CHECK constraints rows must meet */
+  delta_file_sink sink;   /* naming, options and stats of the output files */
+  int64_t cur_bin;        /* bin being rewritten */
+  delta_constraints cons; /* owned: invariants and CHECK constraints rows must meet */
 } compactor;
 
 static void unit_reset(compactor *c, unit *u, bool remove_files) {
@@ -103,7 +103,8 @@ static void compactor_reset(compactor *c) {
   }
   inlet_free(c->cands);
   inlet_free(c->bins);
-  for (size_t i = 0; i < c->cap_removed; i++) inlet_free(c->removed[i]);
+  for (size_t i = 0; i < c->cap_removed; i++)
+    inlet_free(c->removed[i]);
   inlet_free(c->removed);
   delta_constraints_reset(&c->cons);
 }
@@ -146,8 +147,10 @@ static void cand_sort(compactor *c) {
       int64_t i = lo, j = mid, k = lo;
       while (i < mid && j < hi)
         tmp[k++] = cand_cmp(&c->cands[i], &c->cands[j], c) <= 0 ? c->cands[i++] : c->cands[j++];
-      while (i < mid) tmp[k++] = c->cands[i++];
-      while (j < hi) tmp[k++] = c->cands[j++];
+      while (i < mid)
+        tmp[k++] = c->cands[i++];
+      while (j < hi)
+        tmp[k++] = c->cands[j++];
     }
     memcpy(c->cands, tmp, (size_t)n * sizeof *tmp);
   }
@@ -165,7 +168,8 @@ static int select_partitions(compactor *c, uint8_t *keep, inlet_error *err) {
   TRY(maint_where_parse(&pred, c->o.where, &c->snap.schema, &c->snap.metadata, err));
   const delta_add **adds = inlet_calloc((size_t)n + 1, sizeof *adds);
   int rc = adds ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory planning compaction");
-  for (int64_t i = 0; rc == 0 && i < n; i++) adds[i] = &c->snap.files[i].add;
+  for (int64_t i = 0; rc == 0 && i < n; i++)
+    adds[i] = &c->snap.files[i].add;
   if (rc == 0) rc = maint_where_match(pred, adds, n, keep, err);
   inlet_free(adds);
   expr_free(pred);
@@ -193,7 +197,8 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
   FAIL_GOTO(!c->bins, err, INLET_ENOMEM, "out of memory planning compaction");
   for (int64_t s = 0; s < c->n_cands;) {
     int64_t e = s;
-    while (e < c->n_cands && strcmp(c->cands[e].key, c->cands[s].key) == 0) e++;
+    while (e < c->n_cands && strcmp(c->cands[e].key, c->cands[s].key) == 0)
+      e++;
     if (e - s >= c->min_files) {
       res->partitions++;
       /* Next-fit packing in arrival order: a bin closes when the next file
@@ -260,7 +265,8 @@ typedef struct sort_buf {
 } sort_buf;
 
 static void sort_buf_reset(sort_buf *s) {
-  for (size_t i = 0; i < s->n; i++) inlet_batch_reset(&s->batches[i]);
+  for (size_t i = 0; i < s->n; i++)
+    inlet_batch_reset(&s->batches[i]);
   inlet_free(s->batches);
   memset(s, 0, sizeof *s);
 }
@@ -295,10 +301,22 @@ static int cmp_value(const inlet_field *f, const inlet_array *x, int64_t i, cons
     int32_t w = inlet_type_value_width(&f->type);
     int64_t a, b;
     switch (w) {
-    case 1: a = ((const int8_t *)x->values)[i]; b = ((const int8_t *)y->values)[j]; break;
-    case 2: a = ((const int16_t *)x->values)[i]; b = ((const int16_t *)y->values)[j]; break;
-    case 4: a = ((const int32_t *)x->values)[i]; b = ((const int32_t *)y->values)[j]; break;
-    case 8: a = ((const int64_t *)x->values)[i]; b = ((const int64_t *)y->values)[j]; break;
+    case 1:
+      a = ((const int8_t *)x->values)[i];
+      b = ((const int8_t *)y->values)[j];
+      break;
+    case 2:
+      a = ((const int16_t *)x->values)[i];
+      b = ((const int16_t *)y->values)[j];
+      break;
+    case 4:
+      a = ((const int32_t *)x->values)[i];
+      b = ((const int32_t *)y->values)[j];
+      break;
+    case 8:
+      a = ((const int64_t *)x->values)[i];
+      b = ((const int64_t *)y->values)[j];
+      break;
     default: return 0; /* decimals, fixed binary: order not defined here (checked at open) */
     }
     return a < b ? -1 : a > b;
@@ -331,14 +349,18 @@ static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir
             (long long)s->rows);
   int64_t n = 0;
   for (size_t b = 0; b < s->n; b++)
-    for (int64_t r = 0; r < s->batches[b].num_rows; r++) refs[n++] = (row_ref){(uint32_t)b, r};
+    for (int64_t r = 0; r < s->batches[b].num_rows; r++)
+      refs[n++] = (row_ref){(uint32_t)b, r};
   for (int64_t w = 1; w < n; w *= 2) { /* bottom-up merge sort: stable, O(n log n) */
     for (int64_t lo = 0; lo < n; lo += 2 * w) {
       int64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
       int64_t i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) tmp[k++] = cmp_rows(c, s, &refs[i], &refs[j]) <= 0 ? refs[i++] : refs[j++];
-      while (i < mid) tmp[k++] = refs[i++];
-      while (j < hi) tmp[k++] = refs[j++];
+      while (i < mid && j < hi)
+        tmp[k++] = cmp_rows(c, s, &refs[i], &refs[j]) <= 0 ? refs[i++] : refs[j++];
+      while (i < mid)
+        tmp[k++] = refs[i++];
+      while (j < hi)
+        tmp[k++] = refs[j++];
     }
     memcpy(refs, tmp, (size_t)n * sizeof *tmp);
   }
@@ -347,8 +369,8 @@ static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir
     const inlet_field *f = &c->data_schema.fields[col];
     TRY_GOTO(inlet_array_reserve_rows(&out.columns[col], f, n, err));
     for (int64_t k = 0; k < n; k++)
-      TRY_GOTO(inlet_array_append_from(&out.columns[col], f, &s->batches[refs[k].batch].columns[col],
-                          refs[k].row, err));
+      TRY_GOTO(inlet_array_append_from(&out.columns[col], f,
+                                       &s->batches[refs[k].batch].columns[col], refs[k].row, err));
   }
   out.num_rows = n;
   sort_buf_reset(s);
@@ -385,7 +407,8 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
   uint8_t *owned = inlet_calloc((size_t)ts->n_fields + 1, 1);
   int rc = view.columns && owned ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
   for (int32_t i = 0, d = 0; rc == 0 && i < ts->n_fields; i++) {
-    if (d < c->data_schema.n_fields && strcmp(c->data_schema.fields[d].name, ts->fields[i].name) == 0) {
+    if (d < c->data_schema.n_fields &&
+        strcmp(c->data_schema.fields[d].name, ts->fields[i].name) == 0) {
       view.columns[i] = nb->columns[d++]; /* shallow */
       continue;
     }
@@ -394,13 +417,14 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
     const char *v = maint_partition_value(a, ts->fields[i].name, &found);
     owned[i] = 1;
     rc = inlet_array_init(&view.columns[i], &ts->fields[i], err);
-    if (rc == 0) rc = delta_partition_value_append(&view.columns[i], &ts->fields[i], v, nb->num_rows, err);
+    if (rc == 0)
+      rc = delta_partition_value_append(&view.columns[i], &ts->fields[i], v, nb->num_rows, err);
   }
   if (rc == 0) {
     rc = delta_constraints_check(&c->cons, &view, 0, nb->num_rows, -1, NULL, NULL, err);
     if (rc == INLET_EINVAL)
-      inlet_error_prefix(err, "cannot compact \"%s\": it holds a row that breaks a table constraint",
-                         a->path);
+      inlet_error_prefix(
+          err, "cannot compact \"%s\": it holds a row that breaks a table constraint", a->path);
   }
   for (int32_t i = 0; view.columns && i < ts->n_fields; i++)
     if (owned && owned[i]) inlet_array_reset(&view.columns[i]);
@@ -424,7 +448,7 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
   }
   const inlet_schema *fs = inlet_parquet_reader_schema(r);
   int32_t nd = c->data_schema.n_fields, n_proj = 0;
-  idx = inlet_calloc((size_t)nd + 1, sizeof *idx);     /* file column of each table column */
+  idx = inlet_calloc((size_t)nd + 1, sizeof *idx); /* file column of each table column */
   int32_t *proj = inlet_calloc((size_t)nd + 1, sizeof *proj);
   if (!idx || !proj) {
     inlet_free(proj);
@@ -440,14 +464,16 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
        * as readers see it (PROTOCOL.md "Schema Evolution"). */
       if (tf->nullable) continue;
       inlet_free(proj);
-      rc = inlet_fail(err, INLET_ECORRUPT, "\"%s\" lacks NOT NULL column \"%s\"", a->path,
-                      tf->name);
+      rc =
+          inlet_fail(err, INLET_ECORRUPT, "\"%s\" lacks NOT NULL column \"%s\"", a->path, tf->name);
       goto done;
     }
     if (!same_type(tf, &fs->fields[k])) {
       inlet_free(proj);
-      rc = inlet_fail(err, INLET_EUNSUPPORTED, "cannot compact \"%s\": column \"%s\" has "
-                      "another type than the table's", a->path, tf->name);
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "cannot compact \"%s\": column \"%s\" has "
+                      "another type than the table's",
+                      a->path, tf->name);
       goto done;
     }
     idx[i] = n_proj;
@@ -455,8 +481,10 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
   }
   /* Projecting nothing would mean "all columns" to the reader. */
   rc = n_proj ? inlet_parquet_reader_project(r, proj, n_proj, err)
-              : inlet_fail(err, INLET_EUNSUPPORTED, "cannot compact \"%s\": it holds none of "
-                           "the table's columns", a->path);
+              : inlet_fail(err, INLET_EUNSUPPORTED,
+                           "cannot compact \"%s\": it holds none of "
+                           "the table's columns",
+                           a->path);
   inlet_free(proj);
   if (rc < 0) goto done;
   int64_t file_rows = inlet_parquet_reader_num_rows(r);
@@ -471,8 +499,10 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       inlet_error_prefix(err, "compacting \"%s\" row group %d", a->path, (int)g);
       goto done;
     }
-    FAIL_GOTO(b.schema.n_fields != n_proj, err, INLET_EINTERNAL, "\"%s\": projection of %d "
-              "columns read %d", a->path, (int)n_proj, (int)b.schema.n_fields);
+    FAIL_GOTO(b.schema.n_fields != n_proj, err, INLET_EINTERNAL,
+              "\"%s\": projection of %d "
+              "columns read %d",
+              a->path, (int)n_proj, (int)b.schema.n_fields);
     /* Re-lay the columns in the table's data schema (moving buffers, not
      * copying): the file's fields may differ in order, nullability or
      * metadata, and may lack columns added later. */
@@ -512,8 +542,10 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
     TRY_GOTO(emit(c, u, first_out, dir, &nb, err));
     inlet_batch_reset(&nb);
   }
-  FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT, "\"%s\": footer says %lld rows, row groups "
-            "hold %lld", a->path, (long long)file_rows, (long long)got);
+  FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT,
+            "\"%s\": footer says %lld rows, row groups "
+            "hold %lld",
+            a->path, (long long)file_rows, (long long)got);
   *rows = got;
 done:
   inlet_batch_reset(&b);
@@ -553,13 +585,13 @@ static int rewrite_bin(compactor *c, unit *u, int64_t bi, int64_t *rows, inlet_e
     TRY_GOTO(out_close(c, &u->files[k], dir, err));
     out_rows += u->files[k].df.rows;
     FAIL_GOTO(delta_stats_rows(u->files[k].df.stats) != u->files[k].df.rows, err, INLET_EINTERNAL,
-              "compaction output \"%s\": stats count %lld rows, file %lld",
-              u->files[k].df.rel_path, (long long)delta_stats_rows(u->files[k].df.stats),
-              (long long)u->files[k].df.rows);
+              "compaction output \"%s\": stats count %lld rows, file %lld", u->files[k].df.rel_path,
+              (long long)delta_stats_rows(u->files[k].df.stats), (long long)u->files[k].df.rows);
   }
-  FAIL_GOTO(out_rows != in_rows, err, INLET_EINTERNAL, "compaction of partition \"%s\" read %lld "
-            "rows but wrote %lld", c->cands[bn->first].label, (long long)in_rows,
-            (long long)out_rows);
+  FAIL_GOTO(out_rows != in_rows, err, INLET_EINTERNAL,
+            "compaction of partition \"%s\" read %lld "
+            "rows but wrote %lld",
+            c->cands[bn->first].label, (long long)in_rows, (long long)out_rows);
   *rows = out_rows;
 done:
   sort_buf_reset(&sb);
@@ -574,13 +606,15 @@ done:
  * too, so a list would cost O(files) per commit. */
 static uint64_t path_hash(const char *p) {
   uint64_t h = 1469598103934665603ull;
-  for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (; *p; p++)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
   return h;
 }
 
 static size_t removed_slot(char *const *slots, size_t cap, const char *path) {
   size_t i = (size_t)path_hash(path) & (cap - 1);
-  while (slots[i] && strcmp(slots[i], path) != 0) i = (i + 1) & (cap - 1);
+  while (slots[i] && strcmp(slots[i], path) != 0)
+    i = (i + 1) & (cap - 1);
   return i;
 }
 
@@ -641,7 +675,6 @@ static int rebase(compactor *c, inlet_error *err) {
   }
 }
 
-
 static char *metric(int64_t v) {
   static __thread char buf[32];
   snprintf(buf, sizeof buf, "%lld", (long long)v);
@@ -651,13 +684,17 @@ static char *metric(int64_t v) {
 static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t rows,
                        int64_t *version, bool *maybe_published, inlet_error *err) {
   TRY(rebase(c, err));
-  FAIL_IF(c->meta_changed, err, INLET_ECONFLICT, "conflict (metadata changed): the table's "
-          "metaData or protocol changed after version %lld", (long long)c->snap.version);
+  FAIL_IF(c->meta_changed, err, INLET_ECONFLICT,
+          "conflict (metadata changed): the table's "
+          "metaData or protocol changed after version %lld",
+          (long long)c->snap.version);
   for (int64_t bi = b0; bi < b0 + nb; bi++)
     for (int64_t i = c->bins[bi].first; i < c->bins[bi].first + c->bins[bi].n; i++) {
       const char *p = cand_add(c, i)->path;
-      FAIL_IF(was_removed(c, p), err, INLET_ECONFLICT, "conflict (concurrent delete): input "
-              "\"%s\" was removed by a concurrent commit", p);
+      FAIL_IF(was_removed(c, p), err, INLET_ECONFLICT,
+              "conflict (concurrent delete): input "
+              "\"%s\" was removed by a concurrent commit",
+              p);
     }
   delta_txn *txn = NULL;
   TRY(delta_txn_begin(&txn, delta_table_storage(c->table), delta_table_root(c->table),
@@ -711,7 +748,8 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   free(pred_s);
   json_object_set_new(params, "zOrderBy", json_string("[]"));
   json_t *sort = json_array();
-  for (int32_t i = 0; i < c->o.n_sort_by; i++) json_array_append_new(sort, json_string(c->o.sort_by[i]));
+  for (int32_t i = 0; i < c->o.n_sort_by; i++)
+    json_array_append_new(sort, json_string(c->o.sort_by[i]));
   char *sort_s = json_dumps(sort, JSON_COMPACT);
   json_decref(sort);
   json_object_set_new(params, "sortBy", json_string(sort_s ? sort_s : "[]"));
@@ -745,8 +783,8 @@ done:
   return rc;
 }
 
-static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t version,
-                   int status, const inlet_error *e) {
+static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t version, int status,
+                   const inlet_error *e) {
   if (!c->o.on_group) return;
   for (int64_t bi = b0; bi < b0 + nb; bi++) {
     const bin *bn = &c->bins[bi];
@@ -800,17 +838,17 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   /* Compaction copies values and writes plain adds: the gate refuses tables
    * whose writer features need more (physical column names, row ids kept
    * across rewrites, Iceberg metadata...). */
-  TRY_GOTO(delta_features_check_write(&c.snap.protocol, &c.snap.metadata, DELTA_OP_COMPACT, 0,
-                                      err));
+  TRY_GOTO(
+      delta_features_check_write(&c.snap.protocol, &c.snap.metadata, DELTA_OP_COMPACT, 0, err));
   /* A table whose constraints inlet cannot evaluate is not rewritten. */
   TRY_GOTO(delta_constraints_load(&c.cons, &c.snap, err));
-  c.target = c.o.target_size ? c.o.target_size
-                             : maint_conf_size(&c.snap.metadata, "delta.targetFileSize",
-                                               DEFAULT_TARGET);
-  c.min_files = c.o.min_files ? c.o.min_files
-                              : (int32_t)maint_conf_size(&c.snap.metadata,
-                                                         "inlet.compaction.minFiles",
-                                                         DEFAULT_MIN_FILES);
+  c.target = c.o.target_size
+                 ? c.o.target_size
+                 : maint_conf_size(&c.snap.metadata, "delta.targetFileSize", DEFAULT_TARGET);
+  c.min_files = c.o.min_files
+                    ? c.o.min_files
+                    : (int32_t)maint_conf_size(&c.snap.metadata, "inlet.compaction.minFiles",
+                                               DEFAULT_MIN_FILES);
   if (c.min_files < 2) c.min_files = 2;
   c.rg_bytes = c.o.row_group_bytes ? c.o.row_group_bytes
                                    : (c.target < MAX_RG_BYTES ? c.target : MAX_RG_BYTES);
@@ -833,8 +871,10 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
       inlet_type_id t = c.data_schema.fields[k].type.id;
       FAIL_GOTO(t == INLET_TYPE_STRUCT || t == INLET_TYPE_LIST || t == INLET_TYPE_MAP ||
                     t == INLET_TYPE_DECIMAL || t == INLET_TYPE_FIXED_BINARY,
-                err, INLET_EUNSUPPORTED, "cannot sort by column \"%s\" (nested, decimal or "
-                "fixed-size binary)", c.o.sort_by[i]);
+                err, INLET_EUNSUPPORTED,
+                "cannot sort by column \"%s\" (nested, decimal or "
+                "fixed-size binary)",
+                c.o.sort_by[i]);
       c.sort_cols[i] = k;
     }
   }

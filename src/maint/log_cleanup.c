@@ -33,12 +33,12 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
    * for the writers' automatic cleanup (one parser, util/duration.c). */
   delta_log_cleanup_result r;
   inlet_storage *st = delta_table_storage(table);
-  int rc = delta_log_cleanup_at(&r, st, &s.protocol, &s.metadata, s.version, o.retain_ms,
-                                o.now_ms, o.dry_run, err);
+  int rc = delta_log_cleanup_at(&r, st, &s.protocol, &s.metadata, s.version, o.retain_ms, o.now_ms,
+                                o.dry_run, err);
   /* Temp files of killed writers, a day old (log_temps.c). */
   if (rc == 0)
-    rc = maint_remove_log_temps(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL,
-                                NULL, NULL, NULL, err);
+    rc = maint_remove_log_temps(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL, NULL,
+                                NULL, NULL, err);
   res.commits_removed = r.commits_removed;
   res.checkpoints_removed = r.checkpoints_removed;
   res.oldest_kept = r.oldest_kept;

@@ -13,8 +13,8 @@
 #include "util/util.h"
 
 int maint_remove_log_temps(inlet_storage *st, int64_t now_ms, bool dry_run,
-                           inlet_vacuum_file_fn on_file, void *ctx, int64_t *files,
-                           int64_t *bytes, inlet_error *err) {
+                           inlet_vacuum_file_fn on_file, void *ctx, int64_t *files, int64_t *bytes,
+                           inlet_error *err) {
   inlet_dirent *ents = NULL;
   size_t n = 0;
   int rc = st->ops->list(st, "_delta_log", &ents, &n, err);

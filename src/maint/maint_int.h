@@ -43,7 +43,7 @@ int64_t maint_conf_size(const delta_metadata *meta, const char *key, int64_t dfl
  * @p now_ms (log_temps.c), reporting each to @p on_file (may be NULL) and
  * counting them in *files and *bytes (may be NULL). 0, INLET_EIO, INLET_ENOMEM. */
 int maint_remove_log_temps(inlet_storage *st, int64_t now_ms, bool dry_run,
-                           inlet_vacuum_file_fn on_file, void *ctx, int64_t *files,
-                           int64_t *bytes, inlet_error *err);
+                           inlet_vacuum_file_fn on_file, void *ctx, int64_t *files, int64_t *bytes,
+                           inlet_error *err);
 
 #endif /* INLET_MAINT_INT_H */

@@ -25,9 +25,21 @@ int64_t maint_conf_size(const delta_metadata *meta, const char *key, int64_t dfl
   if (errno || n <= 0) return dflt;
   int shift = 0;
   switch (*end) {
-  case 'k': case 'K': shift = 10; end++; break;
-  case 'm': case 'M': shift = 20; end++; break;
-  case 'g': case 'G': shift = 30; end++; break;
+  case 'k':
+  case 'K':
+    shift = 10;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    shift = 20;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    shift = 30;
+    end++;
+    break;
   default: break;
   }
   if (*end == 'i' || *end == 'I') end++;
@@ -135,7 +147,8 @@ int maint_where_match(const inlet_predicate *p, const delta_add *const *adds, in
     }
     b.num_rows = m;
     TRY_GOTO(expr_eval(p, &b, 0, m, keep + s, err));
-    for (int64_t k = 0; k < m; k++) keep[s + k] = keep[s + k] == EXPR_TRUE;
+    for (int64_t k = 0; k < m; k++)
+      keep[s + k] = keep[s + k] == EXPR_TRUE;
   }
 done:
   inlet_batch_reset(&b);

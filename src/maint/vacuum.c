@@ -42,22 +42,24 @@ typedef struct tomb {
 } tomb;
 
 typedef struct vac {
-  inlet_table *table;      /* borrowed */
-  tomb *tombs;             /* owned */
+  inlet_table *table; /* borrowed */
+  tomb *tombs;        /* owned */
   size_t n_tombs, cap_tombs;
-  char **cands;            /* owned: relative paths to delete */
-  int64_t *cand_sizes;     /* owned */
-  int64_t *cand_kind;      /* owned: 1 tombstoned, 2 debris */
+  char **cands;        /* owned: relative paths to delete */
+  int64_t *cand_sizes; /* owned */
+  int64_t *cand_kind;  /* owned: 1 tombstoned, 2 debris */
   size_t n_cands, cap_cands;
-  int64_t commit_mtime;    /* of the commit being read */
+  int64_t commit_mtime; /* of the commit being read */
   inlet_vacuum_file_fn on_symlink;
   void *ctx;
 } vac;
 
 static void vac_reset(vac *v) {
-  for (size_t i = 0; i < v->n_tombs; i++) inlet_free(v->tombs[i].path);
+  for (size_t i = 0; i < v->n_tombs; i++)
+    inlet_free(v->tombs[i].path);
   inlet_free(v->tombs);
-  for (size_t i = 0; i < v->n_cands; i++) inlet_free(v->cands[i]);
+  for (size_t i = 0; i < v->n_cands; i++)
+    inlet_free(v->cands[i]);
   inlet_free(v->cands);
   inlet_free(v->cand_sizes);
   inlet_free(v->cand_kind);
@@ -89,8 +91,8 @@ static int remove_cb(void *ctx, const delta_action *a, inlet_error *err) {
   vac *v = ctx;
   /* deletionTimestamp is optional: a remove without one left the table no
    * earlier than its commit was written. */
-  int64_t ts = a->u.remove.deletion_timestamp >= 0 ? a->u.remove.deletion_timestamp
-                                                   : v->commit_mtime;
+  int64_t ts =
+      a->u.remove.deletion_timestamp >= 0 ? a->u.remove.deletion_timestamp : v->commit_mtime;
   return add_tomb(v, a->u.remove.path, ts, err);
 }
 
@@ -100,8 +102,10 @@ static int64_t tomb_find(const vac *v, const char *path) {
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     int c = strcmp(v->tombs[mid].path, path);
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < v->n_tombs && strcmp(v->tombs[lo].path, path) == 0 ? v->tombs[lo].ts : -2;
 }
@@ -112,8 +116,10 @@ static bool is_live(const delta_snapshot *s, const char *path) {
     int64_t mid = lo + (hi - lo) / 2;
     int c = strcmp(s->files[mid].add.path, path);
     if (c == 0) return true;
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return false;
 }
@@ -172,8 +178,10 @@ static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff
     if (strncmp(name, "deletion_vector_", 16) == 0 || is_live(s, path)) continue;
     int64_t ts = tomb_find(v, path);
     if (ts >= 0) {
-      if (ts < cutoff) TRY_GOTO(add_cand(v, path, ents[i].size, 1, err));
-      else res->kept++;
+      if (ts < cutoff)
+        TRY_GOTO(add_cand(v, path, ents[i].size, 1, err));
+      else
+        res->kept++;
     } else if (ents[i].mtime_ms < cutoff) {
       TRY_GOTO(add_cand(v, path, ents[i].size, 2, err));
     } else {
@@ -258,13 +266,15 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
     if (o.on_file) o.on_file(o.ctx, v.cands[i], v.cand_sizes[i]);
     res.files++;
     res.bytes += v.cand_sizes[i];
-    if (v.cand_kind[i] == 1) res.tombstoned++;
-    else res.debris++;
+    if (v.cand_kind[i] == 1)
+      res.tombstoned++;
+    else
+      res.debris++;
   }
   {
     int64_t n_temps = 0;
-    TRY_GOTO(maint_remove_log_temps(delta_table_storage(table), now, o.dry_run, o.on_file, o.ctx, &n_temps,
-                                    &res.bytes, err));
+    TRY_GOTO(maint_remove_log_temps(delta_table_storage(table), now, o.dry_run, o.on_file, o.ctx,
+                                    &n_temps, &res.bytes, err));
     res.files += n_temps;
     res.debris += n_temps;
   }

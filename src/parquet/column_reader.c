@@ -1124,8 +1124,7 @@ int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,
 
 int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
                         int64_t num_rows, const int64_t *ranges, int32_t n_ranges, int32_t n_runs,
-                        pq_page_run_fn fetch, void *fetch_ctx, inlet_array *out,
-                        inlet_error *err) {
+                        pq_page_run_fn fetch, void *fetch_ctx, inlet_array *out, inlet_error *err) {
   chunk_state st = {0}, *s = &st;
   TRY(chunk_setup(s, cr, ctx, cm, num_rows, out, err));
   if (s->max_rep > 0) return cfail(s, err, INLET_EINTERNAL, "repeated column read as a flat one");
@@ -1154,8 +1153,8 @@ int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_
     TRY(walk_pages(s, run.bytes, run.len, run.len, &seen_data, err));
     if (s->rows != run.end_row)
       return cfail(s, err, INLET_ECORRUPT,
-                   "pages hold rows up to %lld where the offset index says %lld", (long long)s->rows,
-                   (long long)run.end_row);
+                   "pages hold rows up to %lld where the offset index says %lld",
+                   (long long)s->rows, (long long)run.end_row);
   }
   s->page_no = 0;
   finish_flat(s);

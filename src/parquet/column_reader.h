@@ -104,8 +104,7 @@ typedef int (*pq_page_run_fn)(void *ctx, int32_t i, pq_page_run *run, inlet_erro
  */
 int pq_column_read_runs(pq_column_reader *cr, const pq_chunk_ctx *ctx, const pq_column_meta *cm,
                         int64_t num_rows, const int64_t *ranges, int32_t n_ranges, int32_t n_runs,
-                        pq_page_run_fn fetch, void *fetch_ctx, inlet_array *out,
-                        inlet_error *err);
+                        pq_page_run_fn fetch, void *fetch_ctx, inlet_array *out, inlet_error *err);
 
 /*
  * Nested columns (max_rep_level > 0, or a leaf below a group): decodes the

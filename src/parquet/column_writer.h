@@ -40,16 +40,16 @@ typedef struct pq_column_config {
   bool dictionary;
   int64_t dictionary_page_bytes; /* PLAIN fallback past this dictionary size */
   int32_t statistics_truncate;
-  const char *file_name; /* borrowed, for messages */
-  bool int_delta;        /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
-  bool int_auto;         /* INT32/INT64 PLAIN pages become DELTA_BINARY_PACKED
-                            when the estimate says the page shrinks */
-  bool float_split;      /* FLOAT/DOUBLE PLAIN pages as BYTE_STREAM_SPLIT */
-  int64_t page_max_rows; /* flat columns: rows per data page at most (0: no limit) */
+  const char *file_name;   /* borrowed, for messages */
+  bool int_delta;          /* INT32/INT64 as DELTA_BINARY_PACKED (no dictionary) */
+  bool int_auto;           /* INT32/INT64 PLAIN pages become DELTA_BINARY_PACKED
+                              when the estimate says the page shrinks */
+  bool float_split;        /* FLOAT/DOUBLE PLAIN pages as BYTE_STREAM_SPLIT */
+  int64_t page_max_rows;   /* flat columns: rows per data page at most (0: no limit) */
   bool page_rows_adaptive; /* page_max_rows is the default, not the caller's: a
                               dictionary page whose last page_max_rows rows added
                               no dictionary entry runs on (column_writer.c) */
-  bool page_index;       /* collect the page index (page_index.h) */
+  bool page_index;         /* collect the page index (page_index.h) */
 } pq_column_config;
 
 typedef struct pq_column_writer {
@@ -96,18 +96,18 @@ typedef struct pq_column_writer {
   bool split;                 /* FLOAT/DOUBLE: PLAIN pages go BYTE_STREAM_SPLIT */
   int32_t n_split_pages;      /* data pages BYTE_STREAM_SPLIT */
   int64_t dict_page_uncompressed;
-  pq_stats page_stats;       /* owned; the current page (merged into chunk_stats when it ends) */
-  pq_stats chunk_stats;      /* owned; pages ended so far */
-  pq_stats file_stats;       /* owned; every chunk finished so far */
-  int64_t chunk_rows;        /* rows (not levels) in the chunk so far */
-  int64_t page_first_row;    /* row of the chunk the current page starts at */
-  int64_t page_cut_rows;     /* flat dictionary pages: rows at which the page is next
-                                considered for a cut (a multiple of page_max_rows) */
+  pq_stats page_stats;         /* owned; the current page (merged into chunk_stats when it ends) */
+  pq_stats chunk_stats;        /* owned; pages ended so far */
+  pq_stats file_stats;         /* owned; every chunk finished so far */
+  int64_t chunk_rows;          /* rows (not levels) in the chunk so far */
+  int64_t page_first_row;      /* row of the chunk the current page starts at */
+  int64_t page_cut_rows;       /* flat dictionary pages: rows at which the page is next
+                                  considered for a cut (a multiple of page_max_rows) */
   uint32_t stretch_dict_count; /* dictionary entries when the current stretch of
                                   page_max_rows rows began */
-  pq_page_index_builder pib; /* owned; the chunk's page index (cfg->page_index) */
-  uint64_t *seen;            /* owned; dictionary indices used by a page, a bit each */
-  size_t seen_cap;           /* words */
+  pq_page_index_builder pib;   /* owned; the chunk's page index (cfg->page_index) */
+  uint64_t *seen;              /* owned; dictionary indices used by a page, a bit each */
+  size_t seen_cap;             /* words */
 
   /* Scratch. */
   inlet_buf body;   /* owned; uncompressed page body */

@@ -26,7 +26,9 @@ static int uleb(const uint8_t **p, const uint8_t *end, uint64_t *v, inlet_error 
   return inlet_fail(err, INLET_ECORRUPT, "delta header varint too long");
 }
 
-static inline uint64_t unzigzag(uint64_t v) { return (v >> 1) ^ (0 - (v & 1)); }
+static inline uint64_t unzigzag(uint64_t v) {
+  return (v >> 1) ^ (0 - (v & 1));
+}
 
 int pq_delta_decode(const uint8_t *p, size_t len, uint64_t *out, size_t n, size_t *consumed,
                     inlet_error *err) {
@@ -138,7 +140,8 @@ int pq_delta_to_plain(const uint8_t *p, size_t len, size_t n, size_t width, inle
       uint32_t x = (uint32_t)v[i];
       memcpy(plain->data + 4 * i, &x, 4);
     }
-  else memcpy(plain->data, v, n * 8);
+  else
+    memcpy(plain->data, v, n * 8);
   plain->len = n * width;
   inlet_free(v);
   return 0;
@@ -239,7 +242,8 @@ int pq_byte_stream_split_to_plain(const uint8_t *p, size_t len, size_t n, size_t
    * value count n (the bytes of one stream are contiguous). */
   for (size_t b = 0; b < width; b++) {
     const uint8_t *s = p + b * n;
-    for (size_t i = 0; i < n; i++) dst[i * width + b] = s[i];
+    for (size_t i = 0; i < n; i++)
+      dst[i * width + b] = s[i];
   }
   plain->len = total;
   return 0;

@@ -39,7 +39,9 @@ static size_t slot_size(pq_dict_kind k) {
   return k == PQ_DICT_32 ? sizeof(slot32) : k == PQ_DICT_64 ? sizeof(slot64) : sizeof(slotb);
 }
 
-static inline size_t hash_int(uint64_t x, int shift) { return (size_t)((x * GOLDEN) >> shift); }
+static inline size_t hash_int(uint64_t x, int shift) {
+  return (size_t)((x * GOLDEN) >> shift);
+}
 
 static inline uint64_t load64(const uint8_t *p) {
   uint64_t v;
@@ -94,7 +96,9 @@ static inline bool bytes_equal(const uint8_t *a, const uint8_t *b, size_t len) {
 
 static int alloc_slots(pq_dict *d, size_t n_slots, inlet_error *err) {
   void *s = inlet_calloc(n_slots, slot_size(d->kind));
-  if (!s) return inlet_fail(err, INLET_ENOMEM, "out of memory growing a dictionary to %zu slots", n_slots);
+  if (!s)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory growing a dictionary to %zu slots",
+                      n_slots);
   inlet_free(d->slots);
   d->slots = s;
   d->n_slots = n_slots;
@@ -163,7 +167,8 @@ static int grow(pq_dict *d, inlet_error *err) {
     for (size_t i = 0; i < old_n; i++) {
       if (!o[i].idx1) continue;
       size_t h = hash_int(o[i].value, d->shift);
-      while (s[h].idx1) h = (h + 1) & mask;
+      while (s[h].idx1)
+        h = (h + 1) & mask;
       s[h] = o[i];
     }
   } break;
@@ -172,7 +177,8 @@ static int grow(pq_dict *d, inlet_error *err) {
     for (size_t i = 0; i < old_n; i++) {
       if (!o[i].idx1) continue;
       size_t h = hash_int(o[i].value, d->shift);
-      while (s[h].idx1) h = (h + 1) & mask;
+      while (s[h].idx1)
+        h = (h + 1) & mask;
       s[h] = o[i];
     }
   } break;
@@ -181,7 +187,8 @@ static int grow(pq_dict *d, inlet_error *err) {
     for (size_t i = 0; i < old_n; i++) {
       if (!o[i].idx1) continue;
       size_t h = o[i].hash & mask;
-      while (s[h].idx1) h = (h + 1) & mask;
+      while (s[h].idx1)
+        h = (h + 1) & mask;
       s[h] = o[i];
     }
   } break;
@@ -207,7 +214,8 @@ int pq_dict_put32(pq_dict *d, const uint32_t *values, const uint8_t *validity, i
     const uint32_t v = values[r];
     slot32 *s = d->slots;
     size_t mask = d->n_slots - 1, h = hash_int(v, d->shift);
-    while (s[h].idx1 && s[h].value != v) h = (h + 1) & mask;
+    while (s[h].idx1 && s[h].value != v)
+      h = (h + 1) & mask;
     if (s[h].idx1) {
       idx_out[o++] = s[h].idx1 - 1;
       continue;
@@ -238,7 +246,8 @@ int pq_dict_put64(pq_dict *d, const uint64_t *values, const uint8_t *validity, i
     const uint64_t v = values[r];
     slot64 *s = d->slots;
     size_t mask = d->n_slots - 1, h = hash_int(v, d->shift);
-    while (s[h].idx1 && s[h].value != v) h = (h + 1) & mask;
+    while (s[h].idx1 && s[h].value != v)
+      h = (h + 1) & mask;
     if (s[h].idx1) {
       idx_out[o++] = s[h].idx1 - 1;
       continue;
@@ -377,15 +386,16 @@ int pq_dict_write_plain(const pq_dict *d, inlet_buf *out) {
 }
 
 int pq_dict_gather_binary(int32_t *offsets, inlet_buf *data, const int32_t *dict_offsets,
-                          const uint8_t *dict_data, uint32_t dict_n, const uint32_t *idx,
-                          size_t n, inlet_error *err) {
+                          const uint8_t *dict_data, uint32_t dict_n, const uint32_t *idx, size_t n,
+                          inlet_error *err) {
   size_t total = 0;
   for (size_t i = 0; i < n; i++) {
     uint32_t ix = idx[i];
     if (ix >= dict_n)
       return inlet_fail(err, INLET_ECORRUPT,
                         "dictionary index %" PRIu32 " out of range (dictionary has %" PRIu32
-                        " values)", ix, dict_n);
+                        " values)",
+                        ix, dict_n);
     total += (size_t)(dict_offsets[ix + 1] - dict_offsets[ix]);
   }
   if (offsets[0] < 0 || total > (size_t)INT32_MAX - (size_t)offsets[0])

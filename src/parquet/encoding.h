@@ -80,14 +80,14 @@ void pq_pack64(uint8_t *dst, const uint64_t *src, size_t n, int width);
 /* A streaming decoder over one byte range. Plain data, no allocation;
  * init and use, nothing to free. Fields are private. */
 typedef struct pq_rle_decoder {
-  const uint8_t *pos;   /* next unread byte (a run header or bit-packed data) */
+  const uint8_t *pos; /* next unread byte (a run header or bit-packed data) */
   const uint8_t *end;
-  int bit_width;        /* 0..32 */
-  uint32_t rle_value;   /* value of the current RLE run */
-  uint64_t rle_left;    /* values left in the current RLE run */
-  uint64_t bp_left;     /* values left in the current bit-packed run, excluding staged */
+  int bit_width;         /* 0..32 */
+  uint32_t rle_value;    /* value of the current RLE run */
+  uint64_t rle_left;     /* values left in the current RLE run */
+  uint64_t bp_left;      /* values left in the current bit-packed run, excluding staged */
   const uint8_t *bp_end; /* end of the current bit-packed run's bytes */
-  uint32_t stage[8];    /* one unpacked group, for requests that split a group */
+  uint32_t stage[8];     /* one unpacked group, for requests that split a group */
   uint32_t stage_pos;
   uint32_t stage_len;
 } pq_rle_decoder;
@@ -113,8 +113,7 @@ int pq_rle_init_levels_v1(pq_rle_decoder *d, const uint8_t *data, size_t len, in
 int pq_rle_get_u32(pq_rle_decoder *d, uint32_t *dst, size_t n, inlet_error *err);
 /* Levels as int16 (Arrow's level type); values must be <= @p max_level.
  * @return 0, INLET_ECORRUPT. */
-int pq_rle_get_i16(pq_rle_decoder *d, int16_t *dst, size_t n, uint32_t max_level,
-                   inlet_error *err);
+int pq_rle_get_i16(pq_rle_decoder *d, int16_t *dst, size_t n, uint32_t max_level, inlet_error *err);
 /* Definition levels of a flat column straight into a validity bitmap: bit
  * (bit_offset + i) is set when level i == @p max_level and cleared
  * otherwise; levels above max_level are INLET_ECORRUPT. Adds the number of
@@ -129,8 +128,8 @@ int pq_rle_skip(pq_rle_decoder *d, size_t n, inlet_error *err);
  * writes dict[idx] (each @p width bytes) densely to @p dst. Indices >=
  * @p dict_n are INLET_ECORRUPT. Widths 1, 2, 4, 8, 12, 16 are specialised.
  * @return 0, INLET_ECORRUPT. */
-int pq_rle_dict_fixed(pq_rle_decoder *d, void *dst, const void *dict, uint32_t dict_n,
-                      size_t width, size_t n, inlet_error *err);
+int pq_rle_dict_fixed(pq_rle_decoder *d, void *dst, const void *dict, uint32_t dict_n, size_t width,
+                      size_t n, inlet_error *err);
 
 /* ======================================================================
  * RLE / bit-packed hybrid: encoding
@@ -151,8 +150,7 @@ int pq_rle_encode_bits(inlet_buf *out, const uint8_t *bits, int64_t start, size_
 
 /* Data page v1 levels: 4-byte length prefix + runs. */
 int pq_rle_encode_levels_v1_i16(inlet_buf *out, const int16_t *levels, size_t n, int bit_width);
-int pq_rle_encode_levels_v1_bits(inlet_buf *out, const uint8_t *validity, int64_t start,
-                                 size_t n);
+int pq_rle_encode_levels_v1_bits(inlet_buf *out, const uint8_t *validity, int64_t start, size_t n);
 /* Dictionary indices of a data page: 1-byte bit width + runs. Use
  * pq_dict_index_width() for @p bit_width. */
 int pq_rle_encode_dict_indices(inlet_buf *out, const uint32_t *idx, size_t n, int bit_width);
@@ -166,8 +164,8 @@ int pq_rle_encode_dict_indices(inlet_buf *out, const uint32_t *idx, size_t n, in
 
 /* INT32/INT64/FLOAT/DOUBLE/FIXED_LEN_BYTE_ARRAY: values of @p width bytes
  * (already in their Parquet representation, e.g. decimals big-endian). */
-int pq_plain_encode_fixed(inlet_buf *out, const void *values, size_t width,
-                          const uint8_t *validity, int64_t start, size_t n);
+int pq_plain_encode_fixed(inlet_buf *out, const void *values, size_t width, const uint8_t *validity,
+                          int64_t start, size_t n);
 /* BYTE_ARRAY: 4-byte LE length + bytes per value, from offsets + data. */
 int pq_plain_encode_binary(inlet_buf *out, const int32_t *offsets, const uint8_t *data,
                            const uint8_t *validity, int64_t start, size_t n);
@@ -175,9 +173,9 @@ int pq_plain_encode_binary(inlet_buf *out, const int32_t *offsets, const uint8_t
 /* BOOLEAN: bit-packed LSB first. Within a page the bits continue across
  * calls, so this is a small stateful encoder: init, put..., finish. */
 typedef struct pq_bool_encoder {
-  inlet_buf *out;  /* not owned */
-  uint64_t acc;    /* pending bits, LSB first */
-  int n_acc;       /* number of pending bits, < 64 */
+  inlet_buf *out; /* not owned */
+  uint64_t acc;   /* pending bits, LSB first */
+  int n_acc;      /* number of pending bits, < 64 */
 } pq_bool_encoder;
 void pq_bool_encoder_init(pq_bool_encoder *e, inlet_buf *out);
 int pq_bool_encoder_put(pq_bool_encoder *e, const uint8_t *bits, const uint8_t *validity,
@@ -195,12 +193,13 @@ typedef struct pq_plain_decoder {
 
 void pq_plain_init(pq_plain_decoder *d, const uint8_t *data, size_t len);
 /* Bytes not yet consumed. */
-static inline size_t pq_plain_remaining(const pq_plain_decoder *d) { return d->len - d->pos; }
+static inline size_t pq_plain_remaining(const pq_plain_decoder *d) {
+  return d->len - d->pos;
+}
 
 /* INT32/INT64/FLOAT/DOUBLE/FIXED_LEN_BYTE_ARRAY: copies n * width bytes.
  * @return 0, INLET_ECORRUPT (too few bytes). */
-int pq_plain_decode_fixed(pq_plain_decoder *d, void *dst, size_t n, size_t width,
-                          inlet_error *err);
+int pq_plain_decode_fixed(pq_plain_decoder *d, void *dst, size_t n, size_t width, inlet_error *err);
 /* BOOLEAN into bits [bit_offset, bit_offset + n) of @p bits.
  * @return 0, INLET_ECORRUPT. */
 int pq_plain_decode_bool(pq_plain_decoder *d, uint8_t *bits, int64_t bit_offset, size_t n,
@@ -262,8 +261,8 @@ void pq_spread_fixed(void *values, size_t width, const uint8_t *validity, int64_
 void pq_spread_offsets(int32_t *offsets, const uint8_t *validity, int64_t vbit_offset, size_t n,
                        size_t n_valid);
 /* Bits [bit_offset, bit_offset + n_valid) -> [bit_offset, bit_offset + n). */
-void pq_spread_bits(uint8_t *bits, int64_t bit_offset, const uint8_t *validity,
-                    int64_t vbit_offset, size_t n, size_t n_valid);
+void pq_spread_bits(uint8_t *bits, int64_t bit_offset, const uint8_t *validity, int64_t vbit_offset,
+                    size_t n, size_t n_valid);
 /* Number of set bits in [bit_offset, bit_offset + n) of @p bits. */
 int64_t pq_count_bits(const uint8_t *bits, int64_t bit_offset, size_t n);
 
@@ -272,10 +271,10 @@ int64_t pq_count_bits(const uint8_t *bits, int64_t bit_offset, size_t n);
  * ====================================================================== */
 
 typedef enum pq_dict_kind {
-  PQ_DICT_32 = 0,   /* INT32 and FLOAT, by 32-bit pattern */
-  PQ_DICT_64,       /* INT64 and DOUBLE, by 64-bit pattern (NaN, -0.0 by bits) */
-  PQ_DICT_BINARY,   /* BYTE_ARRAY */
-  PQ_DICT_FIXED     /* FIXED_LEN_BYTE_ARRAY of fixed_width bytes (also INT96-like) */
+  PQ_DICT_32 = 0, /* INT32 and FLOAT, by 32-bit pattern */
+  PQ_DICT_64,     /* INT64 and DOUBLE, by 64-bit pattern (NaN, -0.0 by bits) */
+  PQ_DICT_BINARY, /* BYTE_ARRAY */
+  PQ_DICT_FIXED   /* FIXED_LEN_BYTE_ARRAY of fixed_width bytes (also INT96-like) */
 } pq_dict_kind;
 
 /* A growing dictionary. Caller-allocated: pq_dict_init / pq_dict_reset.
@@ -283,19 +282,19 @@ typedef enum pq_dict_kind {
  * over distinct values); everything else is private. */
 typedef struct pq_dict {
   pq_dict_kind kind;
-  int32_t fixed_width;  /* PQ_DICT_FIXED: bytes per value */
-  uint32_t count;       /* distinct values so far; indices are 0..count-1 */
+  int32_t fixed_width; /* PQ_DICT_FIXED: bytes per value */
+  uint32_t count;      /* distinct values so far; indices are 0..count-1 */
   /* Values in index order. 32/64: values.data holds count uint32/uint64.
    * FIXED: count * fixed_width bytes. BINARY: the bytes, with
    * offsets[i]..offsets[i+1] delimiting value i (count + 1 entries). */
-  inlet_buf values;     /* owned */
-  int32_t *offsets;     /* owned; BINARY only */
-  size_t offsets_cap;   /* entries */
-  size_t plain_bytes;   /* size of the PLAIN-encoded dictionary page body */
+  inlet_buf values;   /* owned */
+  int32_t *offsets;   /* owned; BINARY only */
+  size_t offsets_cap; /* entries */
+  size_t plain_bytes; /* size of the PLAIN-encoded dictionary page body */
   /* Open-addressing hash table (power-of-two slots, linear probing). */
-  void *slots;          /* owned */
+  void *slots; /* owned */
   size_t n_slots;
-  int shift;            /* 64 - log2(n_slots), for multiplicative hashing */
+  int shift; /* 64 - log2(n_slots), for multiplicative hashing */
 } pq_dict;
 
 /* @return 0, INLET_EINVAL (bad kind/width), INLET_ENOMEM. */
@@ -328,7 +327,9 @@ static inline int pq_dict_index_width(const pq_dict *d) {
 }
 /* Size in bytes of the PLAIN dictionary page body (what the writer compares
  * with dictionary_page_bytes to decide on fallback). */
-static inline size_t pq_dict_plain_size(const pq_dict *d) { return d->plain_bytes; }
+static inline size_t pq_dict_plain_size(const pq_dict *d) {
+  return d->plain_bytes;
+}
 /* Appends the PLAIN-encoded dictionary page body. @return 0, INLET_ENOMEM. */
 int pq_dict_write_plain(const pq_dict *d, inlet_buf *out);
 
@@ -343,7 +344,7 @@ int pq_dict_gather_fixed(void *dst, const void *dict, uint32_t dict_n, size_t wi
 /* Byte arrays: appends dict value idx[i] to @p data and writes offsets[1..n]
  * (offsets[0] is read). @return 0, INLET_ECORRUPT, INLET_ELIMIT, INLET_ENOMEM. */
 int pq_dict_gather_binary(int32_t *offsets, inlet_buf *data, const int32_t *dict_offsets,
-                          const uint8_t *dict_data, uint32_t dict_n, const uint32_t *idx,
-                          size_t n, inlet_error *err);
+                          const uint8_t *dict_data, uint32_t dict_n, const uint32_t *idx, size_t n,
+                          inlet_error *err);
 
 #endif /* INLET_PQ_ENCODING_H */

@@ -35,8 +35,10 @@ static void json_str(inlet_buf *b, const char *s, size_t n) {
 }
 
 static void json_cstr(inlet_buf *b, const char *s) {
-  if (!s) inlet_buf_puts(b, "null");
-  else json_str(b, s, strlen(s));
+  if (!s)
+    inlet_buf_puts(b, "null");
+  else
+    json_str(b, s, strlen(s));
 }
 
 static void json_hex(inlet_buf *b, const uint8_t *p, size_t n) {
@@ -54,11 +56,16 @@ static bool valid_utf8(const uint8_t *p, size_t n) {
   while (i < n) {
     uint8_t c = p[i];
     size_t k;
-    if (c < 0x80) k = 0;
-    else if ((c >> 5) == 6) k = 1;
-    else if ((c >> 4) == 14) k = 2;
-    else if ((c >> 3) == 30) k = 3;
-    else return false;
+    if (c < 0x80)
+      k = 0;
+    else if ((c >> 5) == 6)
+      k = 1;
+    else if ((c >> 4) == 14)
+      k = 2;
+    else if ((c >> 3) == 30)
+      k = 3;
+    else
+      return false;
     if (k > n - i - 1) return false;
     for (size_t j = 1; j <= k; j++)
       if ((p[i + j] & 0xc0) != 0x80) return false;
@@ -68,9 +75,12 @@ static bool valid_utf8(const uint8_t *p, size_t n) {
 }
 
 static void json_double(inlet_buf *b, double v) {
-  if (isnan(v)) inlet_buf_puts(b, "\"NaN\"");
-  else if (isinf(v)) inlet_buf_puts(b, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
-  else inlet_buf_appendf(b, "%.17g", v);
+  if (isnan(v))
+    inlet_buf_puts(b, "\"NaN\"");
+  else if (isinf(v))
+    inlet_buf_puts(b, v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  else
+    inlet_buf_appendf(b, "%.17g", v);
 }
 
 /* Decimal string of a 128-bit two's complement value with @p scale digits. */
@@ -94,7 +104,8 @@ static void json_decimal(inlet_buf *b, const uint8_t le[16], int32_t scale) {
     hi = (uint64_t)(v >> 64);
     lo = (uint64_t)v;
   }
-  while (nd <= scale) digits[nd++] = '0';
+  while (nd <= scale)
+    digits[nd++] = '0';
   inlet_buf_push(b, '"');
   if (neg) inlet_buf_push(b, '-');
   for (int i = nd - 1; i >= 0; i--) {
@@ -115,8 +126,10 @@ static void json_date(inlet_buf *b, int64_t days) {
 }
 
 static void json_timestamp(inlet_buf *b, int64_t v, inlet_time_unit unit, bool utc) {
-  int64_t per = unit == INLET_UNIT_SECOND ? 1 : unit == INLET_UNIT_MILLI ? 1000
-              : unit == INLET_UNIT_MICRO ? 1000000 : 1000000000;
+  int64_t per = unit == INLET_UNIT_SECOND  ? 1
+                : unit == INLET_UNIT_MILLI ? 1000
+                : unit == INLET_UNIT_MICRO ? 1000000
+                                           : 1000000000;
   int64_t secs = v / per, frac = v % per;
   if (frac < 0) {
     frac += per;
@@ -130,9 +143,12 @@ static void json_timestamp(inlet_buf *b, int64_t v, inlet_time_unit unit, bool u
   }
   inlet_buf_appendf(b, "\"%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  if (unit == INLET_UNIT_MILLI) inlet_buf_appendf(b, ".%03" PRId64, frac);
-  else if (unit == INLET_UNIT_MICRO) inlet_buf_appendf(b, ".%06" PRId64, frac);
-  else if (unit == INLET_UNIT_NANO) inlet_buf_appendf(b, ".%09" PRId64, frac);
+  if (unit == INLET_UNIT_MILLI)
+    inlet_buf_appendf(b, ".%03" PRId64, frac);
+  else if (unit == INLET_UNIT_MICRO)
+    inlet_buf_appendf(b, ".%06" PRId64, frac);
+  else if (unit == INLET_UNIT_NANO)
+    inlet_buf_appendf(b, ".%09" PRId64, frac);
   inlet_buf_puts(b, utc ? "Z\"" : "\"");
 }
 
@@ -151,7 +167,8 @@ static void json_stat_value(inlet_buf *b, const pq_column_desc *d, pq_bytes v) {
     if (n == 4) {
       int32_t x;
       memcpy(&x, p, 4);
-      if (d->type.id == INLET_TYPE_DATE) json_date(b, x);
+      if (d->type.id == INLET_TYPE_DATE)
+        json_date(b, x);
       else if (d->type.id == INLET_TYPE_DECIMAL) {
         uint8_t le[16];
         memcpy(le, &(int64_t){x}, 8);
@@ -160,7 +177,8 @@ static void json_stat_value(inlet_buf *b, const pq_column_desc *d, pq_bytes v) {
       } else if (d->type.id == INLET_TYPE_UINT32 || d->type.id == INLET_TYPE_UINT8 ||
                  d->type.id == INLET_TYPE_UINT16)
         inlet_buf_appendf(b, "%" PRIu32, (uint32_t)x);
-      else inlet_buf_appendf(b, "%" PRId32, x);
+      else
+        inlet_buf_appendf(b, "%" PRId32, x);
       return;
     }
     break;
@@ -168,14 +186,17 @@ static void json_stat_value(inlet_buf *b, const pq_column_desc *d, pq_bytes v) {
     if (n == 8) {
       int64_t x;
       memcpy(&x, p, 8);
-      if (d->type.id == INLET_TYPE_TIMESTAMP) json_timestamp(b, x, d->type.unit, d->type.utc);
+      if (d->type.id == INLET_TYPE_TIMESTAMP)
+        json_timestamp(b, x, d->type.unit, d->type.utc);
       else if (d->type.id == INLET_TYPE_DECIMAL) {
         uint8_t le[16];
         memcpy(le, &x, 8);
         memset(le + 8, x < 0 ? 0xff : 0, 8);
         json_decimal(b, le, d->type.scale);
-      } else if (d->type.id == INLET_TYPE_UINT64) inlet_buf_appendf(b, "%" PRIu64, (uint64_t)x);
-      else inlet_buf_appendf(b, "%" PRId64, x);
+      } else if (d->type.id == INLET_TYPE_UINT64)
+        inlet_buf_appendf(b, "%" PRIu64, (uint64_t)x);
+      else
+        inlet_buf_appendf(b, "%" PRId64, x);
       return;
     }
     break;
@@ -204,7 +225,8 @@ static void json_stat_value(inlet_buf *b, const pq_column_desc *d, pq_bytes v) {
     if (d->type.id == INLET_TYPE_DECIMAL && n > 0 && n <= 16) {
       uint8_t le[16];
       memset(le, (p[0] & 0x80) ? 0xff : 0, 16);
-      for (size_t i = 0; i < n; i++) le[i] = p[n - 1 - i];
+      for (size_t i = 0; i < n; i++)
+        le[i] = p[n - 1 - i];
       json_decimal(b, le, d->type.scale);
       return;
     }
@@ -221,14 +243,14 @@ static void json_logical(inlet_buf *b, const pq_logical_type *lt) {
   case PQ_LT_MAP: inlet_buf_puts(b, "\"MAP\""); return;
   case PQ_LT_LIST: inlet_buf_puts(b, "\"LIST\""); return;
   case PQ_LT_ENUM: inlet_buf_puts(b, "\"ENUM\""); return;
-  case PQ_LT_DECIMAL:
-    inlet_buf_appendf(b, "\"DECIMAL(%d,%d)\"", lt->precision, lt->scale);
-    return;
+  case PQ_LT_DECIMAL: inlet_buf_appendf(b, "\"DECIMAL(%d,%d)\"", lt->precision, lt->scale); return;
   case PQ_LT_DATE: inlet_buf_puts(b, "\"DATE\""); return;
   case PQ_LT_TIME:
   case PQ_LT_TIMESTAMP: {
-    const char *u = lt->unit == PQ_UNIT_MILLIS ? "MILLIS" : lt->unit == PQ_UNIT_MICROS ? "MICROS"
-                    : lt->unit == PQ_UNIT_NANOS ? "NANOS" : "?";
+    const char *u = lt->unit == PQ_UNIT_MILLIS   ? "MILLIS"
+                    : lt->unit == PQ_UNIT_MICROS ? "MICROS"
+                    : lt->unit == PQ_UNIT_NANOS  ? "NANOS"
+                                                 : "?";
     inlet_buf_appendf(b, "\"%s(%s,%s)\"", lt->kind == PQ_LT_TIME ? "TIME" : "TIMESTAMP", u,
                       lt->utc ? "true" : "false");
     return;
@@ -303,8 +325,10 @@ static void json_key_values(inlet_buf *b, const pq_key_value *kv, int32_t n) {
     if (i) inlet_buf_push(b, ',');
     json_str(b, kv[i].key, kv[i].key_len);
     inlet_buf_push(b, ':');
-    if (kv[i].value) json_str(b, kv[i].value, kv[i].value_len);
-    else inlet_buf_puts(b, "null");
+    if (kv[i].value)
+      json_str(b, kv[i].value, kv[i].value_len);
+    else
+      inlet_buf_puts(b, "null");
   }
   inlet_buf_push(b, '}');
 }
@@ -336,7 +360,8 @@ int inlet_parquet_reader_metadata_json(const inlet_parquet_reader *r, char **jso
       inlet_buf_appendf(&b, ",\"repetition\":\"%s\"", pq_repetition_name(e->repetition));
     if (e->has_num_children) inlet_buf_appendf(&b, ",\"num_children\":%d", e->num_children);
     if (e->converted_type != PQ_CT_NONE)
-      inlet_buf_appendf(&b, ",\"converted_type\":\"%s\"", pq_converted_type_name(e->converted_type));
+      inlet_buf_appendf(&b, ",\"converted_type\":\"%s\"",
+                        pq_converted_type_name(e->converted_type));
     if (e->logical.kind != PQ_LT_NONE) {
       inlet_buf_puts(&b, ",\"logical_type\":");
       json_logical(&b, &e->logical);
@@ -350,8 +375,8 @@ int inlet_parquet_reader_metadata_json(const inlet_parquet_reader *r, char **jso
   for (int32_t g = 0; g < m->n_row_groups; g++) {
     const pq_row_group *rg = &m->row_groups[g];
     if (g) inlet_buf_push(&b, ',');
-    inlet_buf_appendf(&b, "{\"num_rows\":%" PRId64 ",\"total_byte_size\":%" PRId64,
-                      rg->num_rows, rg->total_byte_size);
+    inlet_buf_appendf(&b, "{\"num_rows\":%" PRId64 ",\"total_byte_size\":%" PRId64, rg->num_rows,
+                      rg->total_byte_size);
     if (rg->has_total_compressed_size)
       inlet_buf_appendf(&b, ",\"total_compressed_size\":%" PRId64, rg->total_compressed_size);
     if (rg->has_file_offset) inlet_buf_appendf(&b, ",\"file_offset\":%" PRId64, rg->file_offset);
@@ -365,8 +390,10 @@ int inlet_parquet_reader_metadata_json(const inlet_parquet_reader *r, char **jso
       inlet_buf_puts(&b, "{\"path\":");
       json_cstr(&b, d ? d->path : "?");
       inlet_buf_appendf(&b, ",\"physical_type\":\"%s\",\"logical_type\":", pq_type_name(cm->type));
-      if (d) json_logical(&b, &d->logical);
-      else inlet_buf_puts(&b, "null");
+      if (d)
+        json_logical(&b, &d->logical);
+      else
+        inlet_buf_puts(&b, "null");
       if (d && d->converted_type != PQ_CT_NONE)
         inlet_buf_appendf(&b, ",\"converted_type\":\"%s\"",
                           pq_converted_type_name(d->converted_type));
@@ -423,4 +450,6 @@ int inlet_parquet_reader_metadata_json(const inlet_parquet_reader *r, char **jso
   return 0;
 }
 
-void inlet_string_free(char *s) { inlet_free(s); }
+void inlet_string_free(char *s) {
+  inlet_free(s);
+}

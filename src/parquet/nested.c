@@ -14,11 +14,14 @@
 
 #define MAX_STEPS (2 * PQ_MAX_SCHEMA_DEPTH + 4)
 
-void pq_nested_init(pq_nested *n) { memset(n, 0, sizeof *n); }
+void pq_nested_init(pq_nested *n) {
+  memset(n, 0, sizeof *n);
+}
 
 void pq_nested_reset(pq_nested *n) {
   if (!n) return;
-  for (int32_t i = 0; i < n->n_plans; i++) inlet_free(n->plans[i].steps);
+  for (int32_t i = 0; i < n->n_plans; i++)
+    inlet_free(n->plans[i].steps);
   inlet_free(n->plans);
   memset(n, 0, sizeof *n);
 }
@@ -56,7 +59,8 @@ static bool is_map(const pq_schema_element *e) {
 
 static int n_children(const builder *b, int32_t i) {
   int n = 0;
-  for (int32_t c = b->sd->nodes[i].first_child; c >= 0; c = b->sd->nodes[c].next_sibling) n++;
+  for (int32_t c = b->sd->nodes[i].first_child; c >= 0; c = b->sd->nodes[c].next_sibling)
+    n++;
   return n;
 }
 
@@ -97,7 +101,8 @@ static int alloc_children(builder *b, inlet_field *f, int32_t n) {
   f->children = inlet_calloc((size_t)n, sizeof *f->children);
   if (!f->children) return inlet_fail(b->err, INLET_ENOMEM, "out of memory mapping the schema");
   f->n_children = n;
-  for (int32_t i = 0; i < n; i++) f->children[i].field_id = -1;
+  for (int32_t i = 0; i < n; i++)
+    f->children[i].field_id = -1;
   return 0;
 }
 
@@ -252,8 +257,8 @@ static int map_node(builder *b, int32_t i, inlet_field *f, int32_t child, int16_
   return 0;
 }
 
-int pq_nested_build(pq_nested *out, pq_schema_desc *sd, const pq_schema_element *elems,
-                    int32_t n, const char *file, inlet_error *err) {
+int pq_nested_build(pq_nested *out, pq_schema_desc *sd, const pq_schema_element *elems, int32_t n,
+                    const char *file, inlet_error *err) {
   pq_nested_reset(out);
   builder b;
   memset(&b, 0, sizeof b);
@@ -270,9 +275,11 @@ int pq_nested_build(pq_nested *out, pq_schema_desc *sd, const pq_schema_element 
   inlet_schema_reset(&sd->schema);
   if (nf > 0) {
     sd->schema.fields = inlet_calloc((size_t)nf, sizeof *sd->schema.fields);
-    if (!sd->schema.fields) return inlet_fail(err, INLET_ENOMEM, "out of memory mapping the schema");
+    if (!sd->schema.fields)
+      return inlet_fail(err, INLET_ENOMEM, "out of memory mapping the schema");
     sd->schema.n_fields = nf;
-    for (int32_t k = 0; k < nf; k++) sd->schema.fields[k].field_id = -1;
+    for (int32_t k = 0; k < nf; k++)
+      sd->schema.fields[k].field_id = -1;
   }
   int32_t k = 0;
   for (int32_t c = sd->nodes[0].first_child; c >= 0; c = sd->nodes[c].next_sibling, k++) {
@@ -338,7 +345,8 @@ int pq_nested_assemble(const pq_leaf_plan *plan, const pq_column_desc *desc, con
     int16_t r = rep[i], d = def[i];
     if (r > 0) {
       int32_t k0 = 0;
-      while (k0 < ns && r > steps[k0].depth) k0++;
+      while (k0 < ns && r > steps[k0].depth)
+        k0++;
       if (k0 >= ns || d < steps[k0].slot_def || prev_reach < k0)
         return inlet_fail(err, INLET_ECORRUPT,
                           "level %zu: repetition level %d continues a list that the previous "
@@ -354,8 +362,7 @@ int pq_nested_assemble(const pq_leaf_plan *plan, const pq_column_desc *desc, con
       bool valid = d >= st->nonnull_def;
       if (st->owned) {
         add_slot(st, A[k], valid);
-        if (k > 0 && steps[k - 1].kind == PQ_STEP_LIST)
-          A[k - 1]->offsets[A[k - 1]->length]++;
+        if (k > 0 && steps[k - 1].kind == PQ_STEP_LIST) A[k - 1]->offsets[A[k - 1]->length]++;
       }
       if (!valid) {
         /* A null struct still has a (null) slot in each child on this

@@ -27,24 +27,24 @@
 typedef enum pq_step_kind { PQ_STEP_STRUCT, PQ_STEP_LIST, PQ_STEP_LEAF } pq_step_kind;
 
 typedef struct pq_step {
-  pq_step_kind kind;    /* MAP arrays are PQ_STEP_LIST */
-  int32_t child;        /* index in the parent array's children; -1 at the top */
-  int16_t depth;        /* repetition depth of this node's slots */
-  int16_t slot_def;     /* definition level at which a slot exists */
-  int16_t nonnull_def;  /* definition level at which the slot is non-null */
-  bool owned;           /* this leaf builds the node's validity and offsets */
+  pq_step_kind kind;   /* MAP arrays are PQ_STEP_LIST */
+  int32_t child;       /* index in the parent array's children; -1 at the top */
+  int16_t depth;       /* repetition depth of this node's slots */
+  int16_t slot_def;    /* definition level at which a slot exists */
+  int16_t nonnull_def; /* definition level at which the slot is non-null */
+  bool owned;          /* this leaf builds the node's validity and offsets */
 } pq_step;
 
 typedef struct pq_leaf_plan {
-  int32_t column;       /* leaf column index */
-  int32_t field;        /* top-level field index */
+  int32_t column; /* leaf column index */
+  int32_t field;  /* top-level field index */
   int32_t n_steps;
-  pq_step *steps;       /* owned */
+  pq_step *steps; /* owned */
 } pq_leaf_plan;
 
 typedef struct pq_nested {
   int32_t n_plans;
-  pq_leaf_plan *plans;  /* owned: one per leaf column, column order */
+  pq_leaf_plan *plans; /* owned: one per leaf column, column order */
 } pq_nested;
 
 void pq_nested_init(pq_nested *n);
@@ -57,8 +57,8 @@ void pq_nested_reset(pq_nested *n);
  * @return 0; INLET_EUNSUPPORTED (a shape inlet cannot represent, e.g. a MAP
  *         without values); INLET_ECORRUPT; INLET_ENOMEM.
  */
-int pq_nested_build(pq_nested *out, pq_schema_desc *sd, const pq_schema_element *elems,
-                    int32_t n, const char *file, inlet_error *err);
+int pq_nested_build(pq_nested *out, pq_schema_desc *sd, const pq_schema_element *elems, int32_t n,
+                    const char *file, inlet_error *err);
 
 /*
  * Adds one leaf's @p n levels (with @p n_dense non-null values already

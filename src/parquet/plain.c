@@ -43,8 +43,8 @@ static size_t valid_run_end(const uint8_t *validity, int64_t start, size_t i, si
 
 /* ---- encoding -------------------------------------------------------- */
 
-int pq_plain_encode_fixed(inlet_buf *out, const void *values, size_t width,
-                          const uint8_t *validity, int64_t start, size_t n) {
+int pq_plain_encode_fixed(inlet_buf *out, const void *values, size_t width, const uint8_t *validity,
+                          int64_t start, size_t n) {
   if (n == 0) return inlet_buf_status(out);
   const uint8_t *v = (const uint8_t *)values + (size_t)start * width;
   if (!validity) return inlet_buf_append(out, v, n * width);
@@ -126,8 +126,8 @@ void pq_plain_init(pq_plain_decoder *d, const uint8_t *data, size_t len) {
 }
 
 static int plain_short(inlet_error *err, size_t n, const char *what, size_t need, size_t have) {
-  return inlet_fail(err, INLET_ECORRUPT,
-                    "PLAIN data: %zu %s values need %zu bytes, only %zu left", n, what, need, have);
+  return inlet_fail(err, INLET_ECORRUPT, "PLAIN data: %zu %s values need %zu bytes, only %zu left",
+                    n, what, need, have);
 }
 
 int pq_plain_decode_fixed(pq_plain_decoder *d, void *dst, size_t n, size_t width,
@@ -183,10 +183,22 @@ bool pq_int96_to_unit(const uint8_t src[12], inlet_time_unit unit, int64_t *out)
   int64_t days = (int64_t)load_u32le(src + 8) - JULIAN_UNIX_EPOCH;
   int64_t per_day, sub;
   switch (unit) {
-  case INLET_UNIT_SECOND: per_day = 86400; sub = floor_div(nanos, 1000000000); break;
-  case INLET_UNIT_MILLI: per_day = 86400000; sub = floor_div(nanos, 1000000); break;
-  case INLET_UNIT_MICRO: per_day = 86400000000; sub = floor_div(nanos, 1000); break;
-  default: per_day = 86400000000000; sub = nanos; break;
+  case INLET_UNIT_SECOND:
+    per_day = 86400;
+    sub = floor_div(nanos, 1000000000);
+    break;
+  case INLET_UNIT_MILLI:
+    per_day = 86400000;
+    sub = floor_div(nanos, 1000000);
+    break;
+  case INLET_UNIT_MICRO:
+    per_day = 86400000000;
+    sub = floor_div(nanos, 1000);
+    break;
+  default:
+    per_day = 86400000000000;
+    sub = nanos;
+    break;
   }
   int64_t base;
   if (inlet_mul_overflow_i64(days, per_day, &base)) return false;
@@ -329,18 +341,24 @@ int pq_plain_decode_binary_raw(pq_plain_decoder *d, size_t n, int32_t *offsets, 
 
 /* ---- spreading -------------------------------------------------------- */
 
-#define SPREAD_LOOP(T)                                                                 \
-  do {                                                                                 \
-    T *v = values;                                                                     \
-    for (size_t i = n; i-- > 0;) {                                                     \
-      if (j == i + 1) return;                                                          \
-      if (inlet_bit_get(validity, vbit_offset + (int64_t)i)) v[i] = v[--j];            \
-      else memset(&v[i], 0, sizeof(T));                                                \
-    }                                                                                  \
+#define SPREAD_LOOP(T)                                                                             \
+  do {                                                                                             \
+    T *v = values;                                                                                 \
+    for (size_t i = n; i-- > 0;) {                                                                 \
+      if (j == i + 1) return;                                                                      \
+      if (inlet_bit_get(validity, vbit_offset + (int64_t)i))                                       \
+        v[i] = v[--j];                                                                             \
+      else                                                                                         \
+        memset(&v[i], 0, sizeof(T));                                                               \
+    }                                                                                              \
   } while (0)
 
-typedef struct { uint8_t b[12]; } pq_v12;
-typedef struct { uint8_t b[16]; } pq_v16;
+typedef struct {
+  uint8_t b[12];
+} pq_v12;
+typedef struct {
+  uint8_t b[16];
+} pq_v16;
 
 void pq_spread_fixed(void *values, size_t width, const uint8_t *validity, int64_t vbit_offset,
                      size_t n, size_t n_valid) {
@@ -357,8 +375,10 @@ void pq_spread_fixed(void *values, size_t width, const uint8_t *validity, int64_
   uint8_t *v = values;
   for (size_t i = n; i-- > 0;) {
     if (j == i + 1) return;
-    if (inlet_bit_get(validity, vbit_offset + (int64_t)i)) memmove(v + i * width, v + --j * width, width);
-    else memset(v + i * width, 0, width);
+    if (inlet_bit_get(validity, vbit_offset + (int64_t)i))
+      memmove(v + i * width, v + --j * width, width);
+    else
+      memset(v + i * width, 0, width);
   }
 }
 
@@ -372,13 +392,14 @@ void pq_spread_offsets(int32_t *offsets, const uint8_t *validity, int64_t vbit_o
   }
 }
 
-void pq_spread_bits(uint8_t *bits, int64_t bit_offset, const uint8_t *validity,
-                    int64_t vbit_offset, size_t n, size_t n_valid) {
+void pq_spread_bits(uint8_t *bits, int64_t bit_offset, const uint8_t *validity, int64_t vbit_offset,
+                    size_t n, size_t n_valid) {
   size_t j = n_valid;
   for (size_t i = n; i-- > 0;) {
     if (j == i + 1) return;
     bool v = false;
-    if (inlet_bit_get(validity, vbit_offset + (int64_t)i)) v = inlet_bit_get(bits, bit_offset + (int64_t)--j);
+    if (inlet_bit_get(validity, vbit_offset + (int64_t)i))
+      v = inlet_bit_get(bits, bit_offset + (int64_t)--j);
     inlet_bit_set(bits, bit_offset + (int64_t)i, v);
   }
 }
@@ -386,13 +407,16 @@ void pq_spread_bits(uint8_t *bits, int64_t bit_offset, const uint8_t *validity,
 int64_t pq_count_bits(const uint8_t *bits, int64_t bit_offset, size_t n) {
   int64_t c = 0;
   int64_t i = bit_offset, end = bit_offset + (int64_t)n;
-  for (; i < end && (i & 7); i++) c += inlet_bit_get(bits, i);
+  for (; i < end && (i & 7); i++)
+    c += inlet_bit_get(bits, i);
   for (; end - i >= 64; i += 64) {
     uint64_t w;
     memcpy(&w, bits + (i >> 3), 8);
     c += __builtin_popcountll(w);
   }
-  for (; end - i >= 8; i += 8) c += __builtin_popcount(bits[i >> 3]);
-  for (; i < end; i++) c += inlet_bit_get(bits, i);
+  for (; end - i >= 8; i += 8)
+    c += __builtin_popcount(bits[i >> 3]);
+  for (; i < end; i++)
+    c += inlet_bit_get(bits, i);
   return c;
 }

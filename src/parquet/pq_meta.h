@@ -441,7 +441,7 @@ const char *pq_type_name(int32_t type);           /* "INT32", ... "?" */
 const char *pq_encoding_name(int32_t encoding);   /* "PLAIN", ... "UNKNOWN" */
 const char *pq_page_type_name(int32_t page_type); /* "DATA_PAGE", ... */
 /* (codec names: inlet_codec_name, codec/codec.h) */
-const char *pq_converted_type_name(int32_t ct);   /* "UTF8", ..., "NONE" */
-const char *pq_repetition_name(int32_t rep);      /* "REQUIRED", ... */
+const char *pq_converted_type_name(int32_t ct); /* "UTF8", ..., "NONE" */
+const char *pq_repetition_name(int32_t rep);    /* "REQUIRED", ... */
 
 #endif /* INLET_PARQUET_PQ_META_H */

@@ -16,7 +16,7 @@
  * the backend's (INLET_EEXISTS, INLET_EINVAL for a symbolic link on the
  * way with the POSIX backend). */
 int pq_writer_open_storage(inlet_parquet_writer **out, inlet_storage *st, const char *path,
-                           const inlet_schema *schema,
-                           const inlet_parquet_writer_options *options, inlet_error *err);
+                           const inlet_schema *schema, const inlet_parquet_writer_options *options,
+                           inlet_error *err);
 
 #endif /* INLET_PQ_WRITER_H */

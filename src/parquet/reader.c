@@ -157,8 +157,10 @@ int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const 
   /* The size from the log spares object stores a HEAD request. */
   int rc = size >= 0 ? st->ops->open_read_sized(st, path, size, &f, err)
                      : st->ops->open_read(st, path, &f, err);
-  if (rc == 0) rc = pq_reader_open_rfile(out, f, name, options, err);
-  else inlet_error_prefix(err, "%s", name);
+  if (rc == 0)
+    rc = pq_reader_open_rfile(out, f, name, options, err);
+  else
+    inlet_error_prefix(err, "%s", name);
   inlet_free(name);
   return rc;
 }
@@ -243,7 +245,8 @@ void inlet_parquet_reader_free(inlet_parquet_reader *r) {
   inlet_free(r->field_column);
   inlet_free(r->proj);
   inlet_free(r->chunk);
-  for (int32_t c = 0; c < r->n_offsets; c++) pq_page_index_reset(&r->offsets[c]);
+  for (int32_t c = 0; c < r->n_offsets; c++)
+    pq_page_index_reset(&r->offsets[c]);
   inlet_free(r->offsets);
   inlet_free(r->offsets_rg);
   inlet_free(r->name);
@@ -394,7 +397,8 @@ static int offset_index(inlet_parquet_reader *r, int32_t rg, int32_t c, const pq
       return inlet_fail(err, INLET_ENOMEM, "out of memory");
     }
     r->n_offsets = n;
-    for (int32_t i = 0; i < n; i++) r->offsets_rg[i] = -1;
+    for (int32_t i = 0; i < n; i++)
+      r->offsets_rg[i] = -1;
   }
   if (r->offsets_rg[c] != rg) {
     r->offsets_rg[c] = -1;
@@ -474,7 +478,8 @@ static int read_flat_paged(inlet_parquet_reader *r, int32_t rg, int32_t c, const
   int32_t k = 0;
   for (int32_t p = 0; p < pi->n_pages; p++) {
     int64_t lo = pi->first_row[p], hi = pi->first_row[p + 1];
-    while (k < n_ranges && ranges[2 * k + 1] <= lo) k++;
+    while (k < n_ranges && ranges[2 * k + 1] <= lo)
+      k++;
     if (k == n_ranges) break;
     if (ranges[2 * k] >= hi) continue;
     /* One run per stretch of pages that lie back to back in the file. */
@@ -494,8 +499,8 @@ static int read_flat_paged(inlet_parquet_reader *r, int32_t rg, int32_t c, const
   }
   pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, 0};
   int32_t n_runs = pr.n + (pr.dict_len > 0);
-  rc = pq_column_read_runs(&r->cr, &ctx, cm, g->num_rows, ranges, n_ranges, n_runs, fetch_run,
-                           &pr, out, err);
+  rc = pq_column_read_runs(&r->cr, &ctx, cm, g->num_rows, ranges, n_ranges, n_runs, fetch_run, &pr,
+                           out, err);
   if (rc == 0) {
     int32_t after = pr.n ? pi->n_pages - 1 - pr.last[pr.n - 1] : pi->n_pages;
     r->cr.pages_skipped += after; /* pages past the last run */

@@ -15,28 +15,28 @@
 #include "storage/storage.h"
 
 struct inlet_parquet_reader {
-  inlet_rfile *file;                /* owned */
-  char *name;                       /* owned: path as given, for messages */
+  inlet_rfile *file; /* owned */
+  char *name;        /* owned: path as given, for messages */
   inlet_parquet_reader_options opts;
-  int64_t data_end;                 /* first byte of the footer (metadata) */
-  int64_t num_rows;                 /* sum of row group rows */
-  bool parquet_816;                 /* writer under-reports chunk sizes */
-  pq_file_metadata meta;            /* owned */
-  pq_schema_desc sd;                /* owned: inlet schema + leaf descriptors */
-  int32_t *field_column;            /* owned: per top-level field, its leaf column */
-  int32_t *proj;                    /* owned: projected top-level fields */
+  int64_t data_end;      /* first byte of the footer (metadata) */
+  int64_t num_rows;      /* sum of row group rows */
+  bool parquet_816;      /* writer under-reports chunk sizes */
+  pq_file_metadata meta; /* owned */
+  pq_schema_desc sd;     /* owned: inlet schema + leaf descriptors */
+  int32_t *field_column; /* owned: per top-level field, its leaf column */
+  int32_t *proj;         /* owned: projected top-level fields */
   int32_t n_proj;
-  inlet_schema proj_schema;         /* owned: the schema of read batches */
-  uint8_t *chunk;                   /* owned: the current column chunk's bytes */
+  inlet_schema proj_schema; /* owned: the schema of read batches */
+  uint8_t *chunk;           /* owned: the current column chunk's bytes */
   size_t chunk_cap;
-  int64_t bytes_read;               /* of column chunks, over the reader's life */
-  pq_page_index *offsets;           /* owned, per leaf: offset index of row group offsets_rg[leaf],
-                                       kept for row-range reads of the same row group */
-  int32_t *offsets_rg;              /* owned, per leaf: -1 = none cached */
-  int32_t n_offsets;                /* leaves in offsets and offsets_rg */
-  pq_column_reader cr;              /* owned scratch */
-  bool nested_mode;                 /* schema has groups or repeated fields */
-  pq_nested nested;                 /* owned: leaf plans (nested_mode only) */
+  int64_t bytes_read;     /* of column chunks, over the reader's life */
+  pq_page_index *offsets; /* owned, per leaf: offset index of row group offsets_rg[leaf],
+                             kept for row-range reads of the same row group */
+  int32_t *offsets_rg;    /* owned, per leaf: -1 = none cached */
+  int32_t n_offsets;      /* leaves in offsets and offsets_rg */
+  pq_column_reader cr;    /* owned scratch */
+  bool nested_mode;       /* schema has groups or repeated fields */
+  pq_nested nested;       /* owned: leaf plans (nested_mode only) */
 };
 
 /* inlet_parquet_reader_open over an already open file (e.g. an in-memory

@@ -9,8 +9,8 @@
 
 const pq_statistics *pq_reader_chunk_statistics(const inlet_parquet_reader *r, int32_t rg,
                                                 int32_t field, pq_type *physical) {
-  if (r->nested_mode || !r->field_column || rg < 0 || rg >= r->meta.n_row_groups ||
-      field < 0 || field >= r->sd.schema.n_fields)
+  if (r->nested_mode || !r->field_column || rg < 0 || rg >= r->meta.n_row_groups || field < 0 ||
+      field >= r->sd.schema.n_fields)
     return NULL;
   const pq_row_group *g = &r->meta.row_groups[rg];
   int32_t leaf = r->field_column[field];

@@ -69,7 +69,8 @@ int pq_rle_init_levels_v1(pq_rle_decoder *d, const uint8_t *data, size_t len, in
 
 /* Reads the next run header; called when nothing is left of the last run. */
 static int rle_read_header(pq_rle_decoder *d, inlet_error *err) {
-  if (d->pos >= d->end) return rle_corrupt(d, err, "ran out of runs before the expected value count");
+  if (d->pos >= d->end)
+    return rle_corrupt(d, err, "ran out of runs before the expected value count");
   uint64_t h = 0;
   int shift = 0;
   for (;;) {
@@ -99,9 +100,11 @@ static int rle_read_header(pq_rle_decoder *d, inlet_error *err) {
     const size_t nb = ((size_t)w + 7) / 8;
     if (nb > avail) return rle_corrupt(d, err, "truncated RLE run value");
     uint32_t v = 0;
-    for (size_t i = 0; i < nb; i++) v |= (uint32_t)d->pos[i] << (8 * i);
+    for (size_t i = 0; i < nb; i++)
+      v |= (uint32_t)d->pos[i] << (8 * i);
     d->pos += nb;
-    if (w < 32 && (v >> w) != 0) return rle_corrupt(d, err, "RLE run value wider than the bit width");
+    if (w < 32 && (v >> w) != 0)
+      return rle_corrupt(d, err, "RLE run value wider than the bit width");
     d->rle_value = v;
     d->rle_left = h >> 1;
   }
@@ -169,7 +172,8 @@ int pq_rle_get_u32(pq_rle_decoder *d, uint32_t *dst, size_t n, inlet_error *err)
     int kind = rle_next(d, dst, n, &v, &k, err);
     if (kind < 0) return kind;
     if (kind == CHUNK_RLE)
-      for (size_t i = 0; i < k; i++) dst[i] = v;
+      for (size_t i = 0; i < k; i++)
+        dst[i] = v;
     dst += k;
     n -= k;
   }
@@ -188,7 +192,8 @@ int pq_rle_get_i16(pq_rle_decoder *d, int16_t *dst, size_t n, uint32_t max_level
     if (kind < 0) return kind;
     if (kind == CHUNK_RLE) {
       if (v > max_level) return rle_corrupt(d, err, "level above the maximum level");
-      for (size_t i = 0; i < k; i++) dst[i] = (int16_t)v;
+      for (size_t i = 0; i < k; i++)
+        dst[i] = (int16_t)v;
     } else {
       uint32_t mx = 0;
       for (size_t i = 0; i < k; i++) {
@@ -206,13 +211,15 @@ int pq_rle_get_i16(pq_rle_decoder *d, int16_t *dst, size_t n, uint32_t max_level
 /* Sets or clears bits [off, off + n). */
 static void bits_fill(uint8_t *bits, int64_t off, size_t n, bool v) {
   int64_t end = off + (int64_t)n;
-  while (off < end && (off & 7)) inlet_bit_set(bits, off++, v);
+  while (off < end && (off & 7))
+    inlet_bit_set(bits, off++, v);
   if (end - off >= 8) {
     size_t nb = (size_t)((end - off) >> 3);
     memset(bits + (off >> 3), v ? 0xff : 0, nb);
     off += (int64_t)nb * 8;
   }
-  while (off < end) inlet_bit_set(bits, off++, v);
+  while (off < end)
+    inlet_bit_set(bits, off++, v);
 }
 
 int pq_rle_get_validity(pq_rle_decoder *d, uint8_t *bits, int64_t bit_offset, size_t n,
@@ -287,11 +294,27 @@ int pq_rle_skip(pq_rle_decoder *d, size_t n, inlet_error *err) {
 static void fill_fixed(uint8_t *dst, const uint8_t *val, size_t w, size_t k) {
   switch (w) {
   case 1: memset(dst, val[0], k); break;
-  case 2: { uint16_t x; memcpy(&x, val, 2); for (size_t i = 0; i < k; i++) memcpy(dst + 2 * i, &x, 2); } break;
-  case 4: { uint32_t x; memcpy(&x, val, 4); for (size_t i = 0; i < k; i++) memcpy(dst + 4 * i, &x, 4); } break;
-  case 8: { uint64_t x; memcpy(&x, val, 8); for (size_t i = 0; i < k; i++) memcpy(dst + 8 * i, &x, 8); } break;
+  case 2: {
+    uint16_t x;
+    memcpy(&x, val, 2);
+    for (size_t i = 0; i < k; i++)
+      memcpy(dst + 2 * i, &x, 2);
+  } break;
+  case 4: {
+    uint32_t x;
+    memcpy(&x, val, 4);
+    for (size_t i = 0; i < k; i++)
+      memcpy(dst + 4 * i, &x, 4);
+  } break;
+  case 8: {
+    uint64_t x;
+    memcpy(&x, val, 8);
+    for (size_t i = 0; i < k; i++)
+      memcpy(dst + 8 * i, &x, 8);
+  } break;
   default:
-    for (size_t i = 0; i < k; i++) memcpy(dst + w * i, val, w);
+    for (size_t i = 0; i < k; i++)
+      memcpy(dst + w * i, val, w);
   }
 }
 
@@ -299,25 +322,45 @@ static void fill_fixed(uint8_t *dst, const uint8_t *val, size_t w, size_t k) {
 static void gather_fixed(uint8_t *restrict dst, const uint8_t *restrict dict, size_t w,
                          const uint32_t *restrict idx, size_t n) {
   switch (w) {
-  case 1: for (size_t i = 0; i < n; i++) dst[i] = dict[idx[i]]; break;
-  case 2: for (size_t i = 0; i < n; i++) memcpy(dst + 2 * i, dict + 2 * (size_t)idx[i], 2); break;
-  case 4: for (size_t i = 0; i < n; i++) memcpy(dst + 4 * i, dict + 4 * (size_t)idx[i], 4); break;
-  case 8: for (size_t i = 0; i < n; i++) memcpy(dst + 8 * i, dict + 8 * (size_t)idx[i], 8); break;
-  case 12: for (size_t i = 0; i < n; i++) memcpy(dst + 12 * i, dict + 12 * (size_t)idx[i], 12); break;
-  case 16: for (size_t i = 0; i < n; i++) memcpy(dst + 16 * i, dict + 16 * (size_t)idx[i], 16); break;
+  case 1:
+    for (size_t i = 0; i < n; i++)
+      dst[i] = dict[idx[i]];
+    break;
+  case 2:
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + 2 * i, dict + 2 * (size_t)idx[i], 2);
+    break;
+  case 4:
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + 4 * i, dict + 4 * (size_t)idx[i], 4);
+    break;
+  case 8:
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + 8 * i, dict + 8 * (size_t)idx[i], 8);
+    break;
+  case 12:
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + 12 * i, dict + 12 * (size_t)idx[i], 12);
+    break;
+  case 16:
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + 16 * i, dict + 16 * (size_t)idx[i], 16);
+    break;
   default:
-    for (size_t i = 0; i < n; i++) memcpy(dst + w * i, dict + w * (size_t)idx[i], w);
+    for (size_t i = 0; i < n; i++)
+      memcpy(dst + w * i, dict + w * (size_t)idx[i], w);
   }
 }
 
 static uint32_t max_u32(const uint32_t *v, size_t n) {
   uint32_t m = 0;
-  for (size_t i = 0; i < n; i++) m = v[i] > m ? v[i] : m;
+  for (size_t i = 0; i < n; i++)
+    m = v[i] > m ? v[i] : m;
   return m;
 }
 
-int pq_rle_dict_fixed(pq_rle_decoder *d, void *dst, const void *dict, uint32_t dict_n,
-                      size_t width, size_t n, inlet_error *err) {
+int pq_rle_dict_fixed(pq_rle_decoder *d, void *dst, const void *dict, uint32_t dict_n, size_t width,
+                      size_t n, inlet_error *err) {
   uint32_t tmp[TMP_VALUES];
   uint8_t *out = dst;
   while (n) {
@@ -329,14 +372,16 @@ int pq_rle_dict_fixed(pq_rle_decoder *d, void *dst, const void *dict, uint32_t d
       if (v >= dict_n)
         return inlet_fail(err, INLET_ECORRUPT,
                           "dictionary index %" PRIu32 " out of range (dictionary has %" PRIu32
-                          " values)", v, dict_n);
+                          " values)",
+                          v, dict_n);
       fill_fixed(out, (const uint8_t *)dict + (size_t)v * width, width, k);
     } else {
       uint32_t m = max_u32(tmp, k);
       if (m >= dict_n)
         return inlet_fail(err, INLET_ECORRUPT,
                           "dictionary index %" PRIu32 " out of range (dictionary has %" PRIu32
-                          " values)", m, dict_n);
+                          " values)",
+                          m, dict_n);
       gather_fixed(out, dict, width, tmp, k);
     }
     out += k * width;
@@ -349,9 +394,9 @@ int pq_dict_gather_fixed(void *dst, const void *dict, uint32_t dict_n, size_t wi
                          const uint32_t *idx, size_t n, inlet_error *err) {
   uint32_t m = max_u32(idx, n);
   if (n && m >= dict_n)
-    return inlet_fail(err, INLET_ECORRUPT,
-                      "dictionary index %" PRIu32 " out of range (dictionary has %" PRIu32
-                      " values)", m, dict_n);
+    return inlet_fail(
+        err, INLET_ECORRUPT,
+        "dictionary index %" PRIu32 " out of range (dictionary has %" PRIu32 " values)", m, dict_n);
   gather_fixed(dst, dict, width, idx, n);
   return 0;
 }
@@ -417,7 +462,8 @@ static void emit_lit_i16(inlet_buf *out, const int16_t *v, size_t count, int w) 
     uint32_t tmp[TMP_VALUES];
     for (size_t done = 0; done < k; done += TMP_VALUES) {
       size_t c = k - done < TMP_VALUES ? k - done : TMP_VALUES;
-      for (size_t i = 0; i < c; i++) tmp[i] = (uint16_t)v[done + i];
+      for (size_t i = 0; i < c; i++)
+        tmp[i] = (uint16_t)v[done + i];
       pq_pack32(p + done / 8 * (size_t)w, tmp, c, w);
     }
     v += k;
@@ -444,32 +490,36 @@ static void emit_lit_bits(inlet_buf *out, const uint8_t *bits, int64_t start, si
  * starting at i. A run of >= 8 equal values becomes an RLE run, after
  * borrowing values to complete the pending literal's last group of 8.
  */
-#define RLE_ENCODE_BODY(GET, LIT, RUN_END)                                             \
-  size_t i = 0, lit = 0;                                                               \
-  while (i < n) {                                                                      \
-    uint32_t v = GET(i);                                                               \
-    size_t j = RUN_END(i, v);                                                          \
-    size_t r = j - i;                                                                  \
-    if (r >= 8) {                                                                      \
-      size_t part = (i - lit) % 8;                                                     \
-      if (part) {                                                                      \
-        size_t pad = 8 - part;                                                         \
-        if (r - pad < 8) { i = j; continue; }                                          \
-        i += pad;                                                                      \
-        r -= pad;                                                                      \
-      }                                                                                \
-      if (i > lit) LIT(lit, i);                                                        \
-      emit_rle(out, v, r, bit_width);                                                  \
-      lit = j;                                                                         \
-    }                                                                                  \
-    i = j;                                                                             \
-  }                                                                                    \
-  if (n > lit) LIT(lit, n);                                                            \
+#define RLE_ENCODE_BODY(GET, LIT, RUN_END)                                                         \
+  size_t i = 0, lit = 0;                                                                           \
+  while (i < n) {                                                                                  \
+    uint32_t v = GET(i);                                                                           \
+    size_t j = RUN_END(i, v);                                                                      \
+    size_t r = j - i;                                                                              \
+    if (r >= 8) {                                                                                  \
+      size_t part = (i - lit) % 8;                                                                 \
+      if (part) {                                                                                  \
+        size_t pad = 8 - part;                                                                     \
+        if (r - pad < 8) {                                                                         \
+          i = j;                                                                                   \
+          continue;                                                                                \
+        }                                                                                          \
+        i += pad;                                                                                  \
+        r -= pad;                                                                                  \
+      }                                                                                            \
+      if (i > lit) LIT(lit, i);                                                                    \
+      emit_rle(out, v, r, bit_width);                                                              \
+      lit = j;                                                                                     \
+    }                                                                                              \
+    i = j;                                                                                         \
+  }                                                                                                \
+  if (n > lit) LIT(lit, n);                                                                        \
   return inlet_buf_status(out);
 
 static inline size_t run_end_u32(const uint32_t *values, size_t i, size_t n, uint32_t v) {
   size_t j = i + 1;
-  while (j < n && values[j] == v) j++;
+  while (j < n && values[j] == v)
+    j++;
   return j;
 }
 
@@ -485,12 +535,13 @@ int pq_rle_encode_u32(inlet_buf *out, const uint32_t *values, size_t n, int bit_
 
 static inline size_t run_end_i16(const int16_t *values, size_t i, size_t n, uint32_t v) {
   size_t j = i + 1;
-  while (j < n && (uint16_t)values[j] == v) j++;
+  while (j < n && (uint16_t)values[j] == v)
+    j++;
   return j;
 }
 
 int pq_rle_encode_i16(inlet_buf *out, const int16_t *values, size_t n, int bit_width) {
-#define GET(i) (uint32_t)(uint16_t)values[i]
+#define GET(i) (uint32_t)(uint16_t) values[i]
 #define LIT(a, b) emit_lit_i16(out, values + (a), (b) - (a), bit_width)
 #define RUN_END(i, v) run_end_i16(values, i, n, v)
   RLE_ENCODE_BODY(GET, LIT, RUN_END)
@@ -535,7 +586,8 @@ static int levels_v1_finish(inlet_buf *out, size_t at) {
   if (inlet_buf_status(out) < 0) return inlet_buf_status(out);
   size_t len = out->len - at - 4;
   if (len > UINT32_MAX) return INLET_ELIMIT;
-  for (int i = 0; i < 4; i++) out->data[at + (size_t)i] = (uint8_t)(len >> (8 * i));
+  for (int i = 0; i < 4; i++)
+    out->data[at + (size_t)i] = (uint8_t)(len >> (8 * i));
   return 0;
 }
 
@@ -547,8 +599,7 @@ int pq_rle_encode_levels_v1_i16(inlet_buf *out, const int16_t *levels, size_t n,
   return levels_v1_finish(out, at);
 }
 
-int pq_rle_encode_levels_v1_bits(inlet_buf *out, const uint8_t *validity, int64_t start,
-                                 size_t n) {
+int pq_rle_encode_levels_v1_bits(inlet_buf *out, const uint8_t *validity, int64_t start, size_t n) {
   size_t at = out->len;
   static const uint8_t zero[4];
   inlet_buf_append(out, zero, 4);

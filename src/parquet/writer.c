@@ -181,8 +181,10 @@ static void remove_partial(inlet_parquet_writer *w) {
   }
   if (w->st && (w->st->flags & INLET_STORAGE_OBJECT_STORE)) return;
   inlet_error ignore = INLET_ERROR_INIT;
-  if (w->st) (void)w->st->ops->remove(w->st, w->path, &ignore);
-  else (void)inlet_path_remove(w->path, &ignore);
+  if (w->st)
+    (void)w->st->ops->remove(w->st, w->path, &ignore);
+  else
+    (void)inlet_path_remove(w->path, &ignore);
 }
 
 static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char *path,
@@ -196,8 +198,8 @@ int inlet_parquet_writer_open(inlet_parquet_writer **out, const char *path,
 }
 
 int pq_writer_open_storage(inlet_parquet_writer **out, inlet_storage *st, const char *path,
-                           const inlet_schema *schema,
-                           const inlet_parquet_writer_options *options, inlet_error *err) {
+                           const inlet_schema *schema, const inlet_parquet_writer_options *options,
+                           inlet_error *err) {
   if (out) *out = NULL;
   FAIL_IF(!st, err, INLET_EINVAL, "parquet writer: NULL storage");
   return writer_open(out, st, path, schema, options, err);
@@ -333,7 +335,8 @@ static int record_page_index(inlet_parquet_writer *w, const pq_column_writer *cw
   loc[3] = (int64_t)(w->offset_index.len - oi0);
   /* ColumnChunk stores both lengths as i32. */
   if (loc[1] > INT32_MAX || loc[3] > INT32_MAX)
-    return inlet_fail(err, INLET_ELIMIT, "%s column \"%s\": page index of a column chunk "
+    return inlet_fail(err, INLET_ELIMIT,
+                      "%s column \"%s\": page index of a column chunk "
                       "exceeds 2 GiB (too many pages: raise page_max_rows)",
                       w->path, cw->desc->path);
   return 0;

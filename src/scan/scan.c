@@ -255,9 +255,8 @@ const char *inlet_scan_explain(inlet_scan *sc) {
                     (long long)s->files, (long long)s->files_pruned, (long long)s->files_skipped,
                     (long long)s->files_read, (long long)s->row_groups,
                     (long long)s->row_groups_skipped, (long long)s->row_groups_read,
-                    (long long)s->rows_read, (long long)s->rows_matched,
-                    (long long)s->rows_skipped, (long long)s->pages_read,
-                    (long long)s->bytes_read);
+                    (long long)s->rows_read, (long long)s->rows_matched, (long long)s->rows_skipped,
+                    (long long)s->pages_read, (long long)s->bytes_read);
   if (inlet_buf_terminate(&b) < 0) {
     inlet_buf_reset(&b);
     return "out of memory\n";
@@ -363,13 +362,15 @@ static void compact_in_place(inlet_array *a, const inlet_field *f, const uint8_t
       continue;
     }
     int64_t e = r + 1;
-    while (e < n && e - r < keep - k && (!mask || mask[e] == SC_TRUE)) e++;
+    while (e < n && e - r < keep - k && (!mask || mask[e] == SC_TRUE))
+      e++;
     int64_t len = e - r;
     if (a->validity) inlet_bits_move_down(a->validity, k, r, len);
     if (var) {
       int32_t s0 = o[r], s1 = o[e];
       if (pos != s0) memmove(a->values + pos, a->values + s0, (size_t)(s1 - s0));
-      for (int64_t i = 1; i <= len; i++) o[k + i] = pos + (o[r + i] - s0);
+      for (int64_t i = 1; i <= len; i++)
+        o[k + i] = pos + (o[r + i] - s0);
       pos += s1 - s0;
     } else if (bits) {
       inlet_bits_move_down(a->values, k, r, len);
@@ -382,7 +383,8 @@ static void compact_in_place(inlet_array *a, const inlet_field *f, const uint8_t
   if (var) o[0] = 0;
   int64_t nulls = 0;
   if (a->validity) {
-    for (int64_t q = 0; q < k; q++) nulls += !inlet_bit_get(a->validity, q);
+    for (int64_t q = 0; q < k; q++)
+      nulls += !inlet_bit_get(a->validity, q);
   }
   a->length = k;
   a->null_count = nulls;
@@ -456,7 +458,8 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
     if (sc->limit >= 0 && sc->st.rows_matched >= sc->limit) return 0;
     /* A limit bounds the work: only the rows still wanted are read (page
      * by page, until enough match, when a filter decides). */
-    if (sc->limit >= 0) delta_scan_set_window(sc->ts, sc->limit - sc->st.rows_matched, sc->pred != NULL);
+    if (sc->limit >= 0)
+      delta_scan_set_window(sc->ts, sc->limit - sc->st.rows_matched, sc->pred != NULL);
     rc = inlet_table_scan_next(sc->ts, &sc->in, err);
     if (sc->cb_rc < 0) {
       *err = sc->cb_err;

@@ -242,8 +242,8 @@ static int http_fail(const az_req *q, inlet_error *err) {
   if (!e.code[0]) snprintf(e.code, sizeof e.code, "%.60s", r->ms_error);
   int code = r->status == 404 ? INLET_ENOTFOUND : INLET_EIO;
   if (r->status == 403 || r->status == 401)
-    return inlet_fail(err, code, "%s: access denied (HTTP %ld %s): check the credentials",
-                      r->what, r->status, e.code);
+    return inlet_fail(err, code, "%s: access denied (HTTP %ld %s): check the credentials", r->what,
+                      r->status, e.code);
   return inlet_fail(err, code, "%s: HTTP %ld%s%s%s%s%s", r->what, r->status, e.code[0] ? " " : "",
                     e.code, e.message[0] ? ": " : "", e.message,
                     inlet_http_status_retryable(r->status) ? " (retries exhausted)" : "");
@@ -428,8 +428,8 @@ static const struct inlet_rfile_ops az_rfile_ops = {
     .read_tail = az_read_tail,
 };
 
-static int az_open_read_sized(inlet_storage *st, const char *path, int64_t size,
-                              inlet_rfile **out, inlet_error *err) {
+static int az_open_read_sized(inlet_storage *st, const char *path, int64_t size, inlet_rfile **out,
+                              inlet_error *err) {
   az_storage *s = (az_storage *)st;
   *out = NULL;
   TRY(inlet_path_check(path, err));
@@ -670,11 +670,11 @@ static int az_replace(inlet_storage *st, const char *tmp, const char *final, inl
 typedef struct az_wfile {
   inlet_wfile base;
   az_storage *s;
-  char *blob;      /* owned */
-  uint8_t **bufs;  /* owned; parts_in_flight buffers of part_size */
+  char *blob;     /* owned */
+  uint8_t **bufs; /* owned; parts_in_flight buffers of part_size */
   size_t *lens;
   int n_full;
-  int n_blocks; /* blocks uploaded */
+  int n_blocks;   /* blocks uploaded */
   uint64_t nonce; /* block ids are unique per upload */
   int error;
 } az_wfile;
@@ -693,8 +693,7 @@ static int flush_blocks(az_wfile *w, inlet_error *err) {
   int n = w->n_full;
   if (n == 0) return 0;
   FAIL_IF(w->n_blocks + n > 50000, err, INLET_ELIMIT,
-          "az://%s/%s: more than 50000 blocks: raise the part size", w->s->cfg.container,
-          w->blob);
+          "az://%s/%s: more than 50000 blocks: raise the part size", w->s->cfg.container, w->blob);
   az_req qs[64];
   inlet_http_req *rs[64];
   memset(qs, 0, sizeof qs);
@@ -931,7 +930,8 @@ static int list_cb(void *ctx, const char *path, const char *text, size_t len, in
     l->cur_name = NULL;
     l->cur_size = l->cur_mtime = -1;
   } else if (!strcmp(path, "EnumerationResults/Blobs/BlobPrefix/Name")) {
-    if (len > l->strip + 1) TRY(push_ent(l, text + l->strip, len - l->strip - 1, true, -1, -1, err));
+    if (len > l->strip + 1)
+      TRY(push_ent(l, text + l->strip, len - l->strip - 1, true, -1, -1, err));
   } else if (!strcmp(path, "EnumerationResults/NextMarker")) {
     snprintf(l->marker, sizeof l->marker, "%s", text);
   }
@@ -979,8 +979,8 @@ static int az_list_from(inlet_storage *st, const char *dir, const inlet_list_opt
     if (rc == 0 && q.http.status != 200) rc = http_fail(&q, err);
     l.marker[0] = 0;
     if (rc == 0)
-      rc = inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, list_cb, &l,
-                          err);
+      rc =
+          inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, list_cb, &l, err);
     az_req_reset(&q);
     if (rc == 0 && (opts->start_after || opts->limit)) {
       inlet_objstore_sort_entries(l.v, &l.n);

@@ -33,11 +33,11 @@
 typedef enum inlet_fault_op {
   INLET_FAULT_ANY = 0, /* matches every operation below */
   INLET_FAULT_OPEN_READ,
-  INLET_FAULT_READ,    /* rfile read_at */
+  INLET_FAULT_READ, /* rfile read_at */
   INLET_FAULT_CREATE,
-  INLET_FAULT_APPEND,  /* wfile append */
-  INLET_FAULT_SYNC,    /* wfile sync; close(sync = true) counts one once its CLOSE passed */
-  INLET_FAULT_CLOSE,   /* wfile close (also counted when it syncs) */
+  INLET_FAULT_APPEND, /* wfile append */
+  INLET_FAULT_SYNC,   /* wfile sync; close(sync = true) counts one once its CLOSE passed */
+  INLET_FAULT_CLOSE,  /* wfile close (also counted when it syncs) */
   INLET_FAULT_PUT_IF_ABSENT,
   INLET_FAULT_LIST,
   INLET_FAULT_REMOVE,

@@ -22,8 +22,8 @@
 
 struct inlet_http {
   inlet_http_config cfg;
-  CURLM *multi;     /* owned */
-  CURL **pool;      /* owned; idle easy handles */
+  CURLM *multi; /* owned */
+  CURL **pool;  /* owned; idle easy handles */
   size_t n_pool, cap_pool;
   uint64_t rng;
 };
@@ -100,8 +100,8 @@ void inlet_http_req_reset(inlet_http_req *r) {
 }
 
 bool inlet_http_status_retryable(long status) {
-  return status == 408 || status == 429 || (status >= 500 && status <= 599 && status != 501 &&
-                                            status != 505);
+  return status == 408 || status == 429 ||
+         (status >= 500 && status <= 599 && status != 501 && status != 505);
 }
 
 /* ---- callbacks ---------------------------------------------------------------- */
@@ -159,7 +159,8 @@ static void header_value(const char *v, size_t len, char *dst, size_t cap) {
     v++;
     len--;
   }
-  while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' ')) len--;
+  while (len && (v[len - 1] == '\r' || v[len - 1] == '\n' || v[len - 1] == ' '))
+    len--;
   if (len >= cap) len = cap - 1;
   memcpy(dst, v, len);
   dst[len] = 0;
@@ -351,8 +352,8 @@ static long backoff_ms(inlet_http *c, const inlet_http_req *r) {
   c->rng ^= c->rng >> 7;
   c->rng ^= c->rng << 17;
   long d = cap > 0 ? (long)(c->rng % (uint64_t)(cap + 1)) : 0;
-  if (r->retry_after_ms > d) d = r->retry_after_ms < c->cfg.backoff_max_ms ? r->retry_after_ms
-                                                                         : c->cfg.backoff_max_ms;
+  if (r->retry_after_ms > d)
+    d = r->retry_after_ms < c->cfg.backoff_max_ms ? r->retry_after_ms : c->cfg.backoff_max_ms;
   return d < 1 ? 1 : d;
 }
 
@@ -385,8 +386,8 @@ static bool finish_attempt(inlet_http *c, inlet_http_req *r, CURLcode res) {
     return true;
   }
   r->rc = inlet_fail(&r->error, INLET_EIO, "%s: %s%s%s (after %d attempt%s)", r->what,
-                     curl_easy_strerror(res), r->curl_err[0] ? ": " : "", r->curl_err,
-                     r->attempts, r->attempts == 1 ? "" : "s");
+                     curl_easy_strerror(res), r->curl_err[0] ? ": " : "", r->curl_err, r->attempts,
+                     r->attempts == 1 ? "" : "s");
   return false;
 }
 
@@ -439,7 +440,8 @@ int inlet_http_run(inlet_http *c, inlet_http_req **reqs, size_t n, inlet_error *
         curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&r);
         CURLcode res = m->data.result;
         size_t i = 0;
-        while (i < n && reqs[i] != r) i++;
+        while (i < n && reqs[i] != r)
+          i++;
         active--;
         if (finish_attempt(c, r, res)) {
           r->not_before_ms = inlet_http_now_ms() + backoff_ms(c, r);

@@ -42,7 +42,8 @@ typedef struct inlet_http_config {
   long backoff_max_ms;     /* cap of the exponential backoff */
   int max_in_flight;       /* concurrent transfers */
 } inlet_http_config;
-#define INLET_HTTP_CONFIG_INIT {10000, 30000, 120000, 8, 100, 10000, 16}
+#define INLET_HTTP_CONFIG_INIT                                                                     \
+  { 10000, 30000, 120000, 8, 100, 10000, 16 }
 
 /* Fills a request's headers for one attempt (called again before each
  * retry: signatures carry the time). Append to *headers with
@@ -72,11 +73,11 @@ struct inlet_http_req {
   bool fresh_connection;
 
   /* ---- results ---- */
-  long status;        /* last HTTP status, 0 if no response */
-  uint8_t *resp;      /* owned; response body when no sink (NUL-terminated) */
-  size_t resp_len;    /* bytes received (into sink or resp) */
-  char etag[128];     /* ETag header, quotes kept */
-  char ms_error[96];  /* x-ms-error-code header (Azure) */
+  long status;       /* last HTTP status, 0 if no response */
+  uint8_t *resp;     /* owned; response body when no sink (NUL-terminated) */
+  size_t resp_len;   /* bytes received (into sink or resp) */
+  char etag[128];    /* ETag header, quotes kept */
+  char ms_error[96]; /* x-ms-error-code header (Azure) */
   char last_modified[64];
   int64_t content_length; /* -1 if absent */
   int64_t range_total;    /* total size from Content-Range "bytes a-b/total", -1 */

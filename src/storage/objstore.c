@@ -36,7 +36,8 @@ void inlet_objstore_tuning(const inlet_storage_options *o, inlet_http_config *hc
   t->parts_in_flight = 4;
   if (!o) return;
   if (o->part_size) t->part_size = o->part_size < 1024 ? 1024 : o->part_size;
-  if (o->parts_in_flight > 0) t->parts_in_flight = o->parts_in_flight > 64 ? 64 : o->parts_in_flight;
+  if (o->parts_in_flight > 0)
+    t->parts_in_flight = o->parts_in_flight > 64 ? 64 : o->parts_in_flight;
   if (o->max_in_flight > 0) hc->max_in_flight = o->max_in_flight;
   if (o->max_attempts > 0) hc->max_attempts = o->max_attempts;
   if (o->timeout_ms > 0) hc->request_timeout_ms = o->timeout_ms;
@@ -87,9 +88,11 @@ int64_t inlet_objstore_parse_time_ms(const char *s) {
 }
 
 static char *trim(char *s) {
-  while (isspace((unsigned char)*s)) s++;
+  while (isspace((unsigned char)*s))
+    s++;
   size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+  while (n && isspace((unsigned char)s[n - 1]))
+    s[--n] = 0;
   return s;
 }
 
@@ -256,7 +259,8 @@ int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *
   } else if (!o->aws_profile && env("AWS_ACCESS_KEY_ID") && env("AWS_SECRET_ACCESS_KEY")) {
     TRY_GOTO(dup_into(&c->access_key, env("AWS_ACCESS_KEY_ID"), err));
     TRY_GOTO(dup_into(&c->secret_key, env("AWS_SECRET_ACCESS_KEY"), err));
-    if (env("AWS_SESSION_TOKEN")) TRY_GOTO(dup_into(&c->session_token, env("AWS_SESSION_TOKEN"), err));
+    if (env("AWS_SESSION_TOKEN"))
+      TRY_GOTO(dup_into(&c->session_token, env("AWS_SESSION_TOKEN"), err));
     TRY_GOTO(dup_into(&c->credential_source, "environment", err));
   } else {
     rc = profile_value(profile, "aws_access_key_id", true, &c->access_key, &c->credential_source,
@@ -277,9 +281,9 @@ int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *
     TRY_GOTO(rc);
   }
   /* Region. */
-  const char *region = o->aws_region ? o->aws_region
-                                     : env("AWS_REGION") ? env("AWS_REGION")
-                                                         : env("AWS_DEFAULT_REGION");
+  const char *region = o->aws_region       ? o->aws_region
+                       : env("AWS_REGION") ? env("AWS_REGION")
+                                           : env("AWS_DEFAULT_REGION");
   if (region) {
     TRY_GOTO(dup_into(&c->region, region, err));
   } else {
@@ -288,7 +292,7 @@ int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *
     TRY_GOTO(rc);
   }
   /* Endpoint. */
-  const char *ep = o->aws_endpoint_url ? o->aws_endpoint_url
+  const char *ep = o->aws_endpoint_url          ? o->aws_endpoint_url
                    : env("AWS_ENDPOINT_URL_S3") ? env("AWS_ENDPOINT_URL_S3")
                                                 : env("AWS_ENDPOINT_URL");
   bool custom = true;
@@ -307,10 +311,10 @@ int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *
     TRY_GOTO(rc);
   }
   size_t el = strlen(c->endpoint);
-  while (el && c->endpoint[el - 1] == '/') c->endpoint[--el] = 0;
+  while (el && c->endpoint[el - 1] == '/')
+    c->endpoint[--el] = 0;
   FAIL_GOTO(strncmp(c->endpoint, "http://", 7) != 0 && strncmp(c->endpoint, "https://", 8) != 0,
-            err, INLET_EINVAL, "S3 endpoint \"%s\" is not an http:// or https:// URL",
-            c->endpoint);
+            err, INLET_EINVAL, "S3 endpoint \"%s\" is not an http:// or https:// URL", c->endpoint);
   c->path_style = o->s3_path_style >= 0 ? o->s3_path_style != 0 : custom;
   /* Virtual-hosted addressing needs a bucket name that is a DNS label. */
   if (!c->path_style && strchr(bucket, '.')) c->path_style = true;
@@ -344,7 +348,8 @@ static char *conn_value(const char *cs, const char *key) {
   size_t kl = strlen(key);
   const char *p = cs;
   while (*p) {
-    while (*p == ';' || *p == ' ') p++;
+    while (*p == ';' || *p == ' ')
+      p++;
     const char *end = strchr(p, ';');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     if (len > kl && p[kl] == '=' && strncasecmp(p, key, kl) == 0)
@@ -398,10 +403,10 @@ int inlet_azure_config_resolve(inlet_azure_config *c, const char *container, con
       if (!cs_ep) cs_ep = inlet_strdup("http://127.0.0.1:10000/" AZURITE_ACCOUNT);
     }
   }
-  const char *account = account_hint     ? account_hint
+  const char *account = account_hint       ? account_hint
                         : o->azure_account ? o->azure_account
-                        : cs_account     ? cs_account
-                                         : env("AZURE_STORAGE_ACCOUNT");
+                        : cs_account       ? cs_account
+                                           : env("AZURE_STORAGE_ACCOUNT");
   FAIL_GOTO(!account, err, INLET_EINVAL,
             "no Azure storage account for container \"%s\": set AZURE_STORAGE_ACCOUNT or "
             "AZURE_STORAGE_CONNECTION_STRING",
@@ -438,7 +443,8 @@ int inlet_azure_config_resolve(inlet_azure_config *c, const char *container, con
     snprintf(c->endpoint, n, "%s://%s.blob.%s", proto, account, suffix);
   }
   size_t el = strlen(c->endpoint);
-  while (el && c->endpoint[el - 1] == '/') c->endpoint[--el] = 0;
+  while (el && c->endpoint[el - 1] == '/')
+    c->endpoint[--el] = 0;
   FAIL_GOTO(strncmp(c->endpoint, "http://", 7) != 0 && strncmp(c->endpoint, "https://", 8) != 0,
             err, INLET_EINVAL, "Azure blob endpoint \"%s\" is not an http:// or https:// URL",
             c->endpoint);

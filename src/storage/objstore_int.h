@@ -17,8 +17,8 @@ typedef struct inlet_s3_config {
   char *region;        /* owned */
   char *endpoint;      /* owned; "scheme://host[:port]", no trailing '/' */
   bool path_style;
-  char *bucket; /* owned */
-  char *prefix; /* owned; "" or "a/b" (no leading or trailing '/') */
+  char *bucket;            /* owned */
+  char *prefix;            /* owned; "" or "a/b" (no leading or trailing '/') */
   char *credential_source; /* owned; "environment", "profile default in ~/.aws/credentials", ... */
 } inlet_s3_config;
 
@@ -30,8 +30,8 @@ int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *
 void inlet_s3_config_reset(inlet_s3_config *c);
 
 typedef struct inlet_azure_config {
-  char *account;   /* owned */
-  uint8_t *key;    /* owned or NULL; decoded shared key; secret */
+  char *account; /* owned */
+  uint8_t *key;  /* owned or NULL; decoded shared key; secret */
   size_t key_len;
   char *sas;       /* owned or NULL; SAS query without '?'; secret */
   char *endpoint;  /* owned; blob endpoint "scheme://host[:port][/account]", no trailing '/' */

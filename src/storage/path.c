@@ -20,9 +20,10 @@ int inlet_path_check_len(const char *path, size_t len, inlet_error *err) {
     return inlet_fail(err, INLET_EINVAL, "path of %zu bytes exceeds the %d-byte limit", len,
                       INLET_PATH_MAX);
   if (memchr(path, '\0', len))
-    return inlet_fail(err, INLET_EINVAL, "path \"%.*s\" contains a NUL byte", (int)strnlen(path, len),
-                      path);
-  if (path[0] == '/') return inlet_fail(err, INLET_EINVAL, "absolute path \"%.*s\" not allowed", (int)len, path);
+    return inlet_fail(err, INLET_EINVAL, "path \"%.*s\" contains a NUL byte",
+                      (int)strnlen(path, len), path);
+  if (path[0] == '/')
+    return inlet_fail(err, INLET_EINVAL, "absolute path \"%.*s\" not allowed", (int)len, path);
   size_t start = 0;
   for (size_t i = 0; i <= len; i++) {
     if (i < len && path[i] != '/') continue;

@@ -417,8 +417,8 @@ static int open_dir_nofollow(int base_fd, const char *dir, bool create, const ch
     if (nfd < 0 && errno == ENOENT && create) {
       if (mkdirat(fd, c, 0777) == 0) {
         if (fsync(fd) < 0 && errno != EINVAL) {
-          rc = inlet_fail(err, INLET_EIO, "fsync parent directory of %s/%.*s: %s", root, upto,
-                          dir, strerror(errno));
+          rc = inlet_fail(err, INLET_EIO, "fsync parent directory of %s/%.*s: %s", root, upto, dir,
+                          strerror(errno));
           break;
         }
       } else if (errno != EEXIST) {

@@ -32,8 +32,8 @@ typedef struct s3_storage {
   inlet_s3_config cfg; /* owned */
   inlet_http *http;    /* owned */
   objstore_tuning tune;
-  char *host;      /* owned; Host header value */
-  char *url_base;  /* owned; "scheme://host[:port]" (bucket host when virtual-hosted) */
+  char *host;     /* owned; Host header value */
+  char *url_base; /* owned; "scheme://host[:port]" (bucket host when virtual-hosted) */
 } s3_storage;
 
 /* One S3 request: the HTTP request plus what signing needs. */
@@ -74,9 +74,9 @@ static int s3_sign(void *ctx, inlet_http_req *r, struct curl_slist **headers, in
   if (s->cfg.session_token) h[n++] = (inlet_kv){"x-amz-security-token", s->cfg.session_token};
   for (size_t i = 0; i < q->n_hdr; i++)
     h[n++] = q->hdr[i];
-  inlet_sigv4_request sr = {r->method,         q->canon_path,     q->query,   q->n_query, h, n,
-                            payload,           amz_date,          s->cfg.region, "s3",
-                            s->cfg.access_key, s->cfg.secret_key};
+  inlet_sigv4_request sr = {
+      r->method,     q->canon_path, q->query,          q->n_query,       h, n, payload, amz_date,
+      s->cfg.region, "s3",          s->cfg.access_key, s->cfg.secret_key};
   inlet_buf auth = INLET_BUF_INIT, line = INLET_BUF_INIT;
   int rc = inlet_sigv4_authorization(&sr, &auth, NULL, err);
   for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -87,8 +87,10 @@ static int s3_sign(void *ctx, inlet_http_req *r, struct curl_slist **headers, in
       break;
     }
     struct curl_slist *nl = curl_slist_append(*headers, (char *)line.data);
-    if (!nl) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-    else *headers = nl;
+    if (!nl)
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    else
+      *headers = nl;
   }
   if (rc == 0) {
     inlet_buf_clear(&line);
@@ -146,8 +148,10 @@ static int s3_req_init(s3_req *q, s3_storage *s, const char *method, const char 
     inlet_buf_appendf(&what, "%s s3://%s/%s", method, s->cfg.bucket, key ? key : "");
     rc = inlet_buf_terminate(&url) < 0 || inlet_buf_terminate(&what) < 0 ? INLET_ENOMEM : 0;
   }
-  if (rc == 0) rc = inlet_http_req_init(&q->http, method, (char *)url.data, (char *)what.data, err);
-  else rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc == 0)
+    rc = inlet_http_req_init(&q->http, method, (char *)url.data, (char *)what.data, err);
+  else
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   if (rc == 0) {
     q->canon_path = (char *)inlet_buf_detach(&path, NULL);
     if (!q->canon_path) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -198,8 +202,8 @@ static int http_fail(const s3_req *q, inlet_error *err) {
     return inlet_fail(err, code, "%s: access denied (HTTP %ld%s%s%s%s): check the credentials",
                       r->what, r->status, e.code[0] ? " " : "", e.code, e.message[0] ? ": " : "",
                       e.message);
-  return inlet_fail(err, code, "%s: HTTP %ld%s%s%s%s%s", r->what, r->status,
-                    e.code[0] ? " " : "", e.code, e.message[0] ? ": " : "", e.message,
+  return inlet_fail(err, code, "%s: HTTP %ld%s%s%s%s%s", r->what, r->status, e.code[0] ? " " : "",
+                    e.code, e.message[0] ? ": " : "", e.message,
                     inlet_http_status_retryable(r->status) ? " (retries exhausted)" : "");
 }
 
@@ -290,8 +294,8 @@ static int s3_read_ranges(inlet_rfile *rf, inlet_read_range *rr, size_t n, inlet
   if (!qs || !rs) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   for (size_t i = 0; rc == 0 && i < n; i++) {
     if (rr[i].offset < 0 ||
-        (f->base.size >= 0 && (rr[i].offset > f->base.size ||
-                               (int64_t)rr[i].len > f->base.size - rr[i].offset))) {
+        (f->base.size >= 0 &&
+         (rr[i].offset > f->base.size || (int64_t)rr[i].len > f->base.size - rr[i].offset))) {
       rc = inlet_fail(err, INLET_ECORRUPT,
                       "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
                       rf->name, rr[i].len, rr[i].offset);
@@ -328,8 +332,8 @@ static int s3_read_files(inlet_storage *st, inlet_file_range *fr, size_t n, inle
       break;
     }
     if (fr[i].offset < 0 ||
-        (f->base.size >= 0 && (fr[i].offset > f->base.size ||
-                               (int64_t)fr[i].len > f->base.size - fr[i].offset))) {
+        (f->base.size >= 0 &&
+         (fr[i].offset > f->base.size || (int64_t)fr[i].len > f->base.size - fr[i].offset))) {
       rc = inlet_fail(err, INLET_ECORRUPT,
                       "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
                       fr[i].file->name, fr[i].len, fr[i].offset);
@@ -429,8 +433,8 @@ static const struct inlet_rfile_ops s3_rfile_ops = {
     .read_tail = s3_read_tail,
 };
 
-static int s3_open_read_sized(inlet_storage *st, const char *path, int64_t size,
-                              inlet_rfile **out, inlet_error *err) {
+static int s3_open_read_sized(inlet_storage *st, const char *path, int64_t size, inlet_rfile **out,
+                              inlet_error *err) {
   s3_storage *s = (s3_storage *)st;
   *out = NULL;
   TRY(inlet_path_check(path, err));
@@ -844,8 +848,7 @@ static int s3_wclose(inlet_wfile *f, bool sync, inlet_error *err) {
   s3_wfile *w = (s3_wfile *)f;
   int rc = 0;
   if (w->error) {
-    rc = inlet_fail(err, w->error, "s3://%s/%s: an earlier write failed", w->s->cfg.bucket,
-                    w->key);
+    rc = inlet_fail(err, w->error, "s3://%s/%s: an earlier write failed", w->s->cfg.bucket, w->key);
   } else if (!w->upload_id && (w->n_full == 0 || (w->n_full == 1 && w->bufs[1].len == 0))) {
     /* Everything fits one part: a single conditional PUT. */
     s3_part *b = &w->bufs[0];
@@ -999,7 +1002,8 @@ static int s3_list_from(inlet_storage *st, const char *dir, const inlet_list_opt
     if (rc == 0) rc = add_query(&q, "prefix", (char *)pfx.data, err);
     if (rc == 0) rc = add_query(&q, "max-keys", maxk, err);
     if (rc == 0 && !opts->recursive) rc = add_query(&q, "delimiter", "/", err);
-    if (rc == 0 && after.len && !token[0]) rc = add_query(&q, "start-after", (char *)after.data, err);
+    if (rc == 0 && after.len && !token[0])
+      rc = add_query(&q, "start-after", (char *)after.data, err);
     if (rc == 0 && token[0]) rc = add_query(&q, "continuation-token", token, err);
     if (rc == 0) rc = s3_req_init(&q, s, "GET", NULL, err);
     if (rc == 0) rc = run1(s, &q, err);
@@ -1007,8 +1011,8 @@ static int s3_list_from(inlet_storage *st, const char *dir, const inlet_list_opt
     l.next_token[0] = 0;
     l.truncated = false;
     if (rc == 0)
-      rc = inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, list_cb, &l,
-                          err);
+      rc =
+          inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, list_cb, &l, err);
     s3_req_reset(&q);
     if (rc < 0 || !l.truncated || !l.next_token[0]) break;
     if (opts->limit && l.n >= opts->limit) break;
@@ -1120,7 +1124,8 @@ static int del_cb(void *ctx, const char *path, const char *text, size_t len, inl
   (void)len;
   (void)err;
   del_ctx *d = ctx;
-  if (!strcmp(path, "DeleteResult/Error/Key")) snprintf(d->cur_key, sizeof d->cur_key, "%s", text);
+  if (!strcmp(path, "DeleteResult/Error/Key"))
+    snprintf(d->cur_key, sizeof d->cur_key, "%s", text);
   else if (!strcmp(path, "DeleteResult/Error/Code"))
     snprintf(d->cur_code, sizeof d->cur_code, "%s", text);
   else if (!strcmp(path, "DeleteResult/Error/Message"))
@@ -1201,8 +1206,15 @@ static int s3_remove_many(inlet_storage *st, const char *const *paths, size_t n,
     } else if (r->status != 200) {
       brc = http_fail(&qs[b], &be);
     } else {
-      del_ctx d = {(const char *const *)keys + lo, hi - lo, results ? results + lo : NULL,
-                   "", "", "", 0, &be, s->cfg.bucket};
+      del_ctx d = {(const char *const *)keys + lo,
+                   hi - lo,
+                   results ? results + lo : NULL,
+                   "",
+                   "",
+                   "",
+                   0,
+                   &be,
+                   s->cfg.bucket};
       brc = inlet_xml_walk((const char *)r->resp, r->resp_len, r->what, del_cb, &d, &be);
       if (brc == 0) brc = d.first_rc;
       if (brc < 0 && results) {

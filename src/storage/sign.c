@@ -133,7 +133,8 @@ static char *canonical_value(const char *v) {
   size_t n = strlen(v);
   char *o = inlet_malloc(n + 1);
   if (!o) return NULL;
-  while (*v == ' ' || *v == '\t') v++;
+  while (*v == ' ' || *v == '\t')
+    v++;
   size_t k = 0;
   bool space = false;
   for (; *v; v++) {

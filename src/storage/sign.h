@@ -40,8 +40,8 @@ typedef struct inlet_kv {
 
 typedef struct inlet_sigv4_request {
   const char *method;
-  const char *path;        /* decoded, starts with '/'; encoded once (S3 rules) */
-  const inlet_kv *query;   /* decoded names and values, any order */
+  const char *path;      /* decoded, starts with '/'; encoded once (S3 rules) */
+  const inlet_kv *query; /* decoded names and values, any order */
   size_t n_query;
   const inlet_kv *headers; /* every header to sign, "host" included; any case/order */
   size_t n_headers;

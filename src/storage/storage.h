@@ -140,7 +140,8 @@ typedef struct inlet_list_options {
    * bounded memory. */
   size_t limit;
 } inlet_list_options;
-#define INLET_LIST_OPTIONS_INIT {NULL, NULL, false, false, 0}
+#define INLET_LIST_OPTIONS_INIT                                                                    \
+  { NULL, NULL, false, false, 0 }
 
 /* What a backend is, for callers whose behaviour must differ. */
 enum {
@@ -358,8 +359,7 @@ static inline void inlet_wfile_abort(inlet_wfile *f) {
 int inlet_rfile_read_ranges_serial(inlet_rfile *f, inlet_read_range *ranges, size_t n,
                                    inlet_error *err);
 /* read_tail for files whose size is known at open, through read_at. */
-int inlet_rfile_read_tail_sized(inlet_rfile *f, void *buf, size_t n, size_t *got,
-                                inlet_error *err);
+int inlet_rfile_read_tail_sized(inlet_rfile *f, void *buf, size_t n, size_t *got, inlet_error *err);
 /* remove_many as a loop over remove (ENOTFOUND counts as removed). */
 int inlet_storage_remove_many_serial(inlet_storage *s, const char *const *paths, size_t n,
                                      int *results, inlet_error *err);

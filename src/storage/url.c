@@ -33,9 +33,11 @@ static int split(const char *url, const char *s, char **name, char **prefix, inl
   if (nl == 0) return inlet_fail(err, INLET_EINVAL, "%s: no bucket or container name", url);
   *name = inlet_strndup(s, nl);
   const char *p = s + nl;
-  while (*p == '/') p++;
+  while (*p == '/')
+    p++;
   size_t pl = strlen(p);
-  while (pl && p[pl - 1] == '/') pl--;
+  while (pl && p[pl - 1] == '/')
+    pl--;
   *prefix = inlet_strndup(p, pl);
   if (!*name || !*prefix) {
     inlet_free(*name);
@@ -144,7 +146,9 @@ int inlet_storage_open_url(inlet_storage **out, const char *url, const inlet_sto
   return inlet_storage_posix_open(out, url, create, err);
 }
 
-bool inlet_location_is_url(const char *location) { return inlet_storage_is_object_url(location); }
+bool inlet_location_is_url(const char *location) {
+  return inlet_storage_is_object_url(location);
+}
 
 int inlet_location_upload(const char *local_path, const char *location,
                           const inlet_storage_options *opts, inlet_error *err) {
@@ -186,8 +190,10 @@ int inlet_location_upload(const char *local_path, const char *location,
   inlet_free(buf);
   close(fd);
   if (w) {
-    if (rc == 0) rc = inlet_wfile_close(w, true, err);
-    else inlet_wfile_abort(w);
+    if (rc == 0)
+      rc = inlet_wfile_close(w, true, err);
+    else
+      inlet_wfile_abort(w);
   }
   st->ops->free(st);
   if (rc < 0) inlet_error_prefix(err, "uploading %s to %s", local_path, location);

@@ -59,11 +59,11 @@ static int canon_redis(char *out, size_t cap, const char *url) {
   int port;
   inlet_error e = INLET_ERROR_INIT;
   if (stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, url, &e) < 0) return -1;
-  for (char *p = host; *p; p++) *p = (char)tolower((unsigned char)*p);
+  for (char *p = host; *p; p++)
+    *p = (char)tolower((unsigned char)*p);
   if (is_loopback(host)) snprintf(host, sizeof host, "localhost");
   bool v6 = strchr(host, ':') != NULL;
-  return snprintf(out, cap, "redis://%s%s%s:%d/%s", v6 ? "[" : "", host, v6 ? "]" : "", port,
-                  key);
+  return snprintf(out, cap, "redis://%s%s%s:%d/%s", v6 ? "[" : "", host, v6 ? "]" : "", port, key);
 }
 
 /* Absolute @p path with ".", ".." and repeated slashes resolved textually. */
@@ -80,7 +80,8 @@ static void lexical_path(char *out, size_t cap, const char *path) {
     if (next) next++;
     if (len == 0 || (len == 1 && seg[0] == '.')) continue;
     if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-      while (n > 0 && out[n - 1] != '/') n--;
+      while (n > 0 && out[n - 1] != '/')
+        n--;
       if (n > 0) n--; /* the slash */
       out[n] = '\0';
       continue;
@@ -148,8 +149,8 @@ int64_t inlet_ingest_default_app_id(char *out, size_t cap, const char *source) {
     char brokers[2048], buf[4096], list[4200] = "";
     const char *topics[64];
     inlet_error e = INLET_ERROR_INIT;
-    int n = stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source,
-                                   &e);
+    int n =
+        stream_kafka_parse_url(brokers, sizeof brokers, buf, sizeof buf, topics, 64, source, &e);
     if (n <= 0) return INLET_EINVAL;
     for (int i = 0; i < n; i++)
       snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", topics[i]);
@@ -224,8 +225,8 @@ typedef struct matches {
   int64_t ino;        /* file: inode of what the path names, -1 none */
   int fd;             /* file: open on it, -1 none */
   int count;
-  char first[800];    /* the first match */
-  char list[2400];    /* up to SHOW_MAX matches, quoted, comma-separated */
+  char first[800]; /* the first match */
+  char list[2400]; /* up to SHOW_MAX matches, quoted, comma-separated */
 } matches;
 
 static void add_match(matches *m, const char *app) {
@@ -326,7 +327,7 @@ typedef struct kafka_records {
   int count;
   char first[800];
   char list[2400];
-  char topic[256];  /* of the first other record */
+  char topic[256]; /* of the first other record */
 } kafka_records;
 
 static void find_kafka_records(kafka_records *r, const delta_snapshot *s, const char *const *topics,
@@ -338,10 +339,12 @@ static void find_kafka_records(kafka_records *r, const delta_snapshot *s, const 
     const char *h2 = id ? strrchr(id, '#') : NULL;
     if (!h2 || !h2[1] || h2 == id) continue;
     bool digits = true;
-    for (const char *c = h2 + 1; *c && digits; c++) digits = isdigit((unsigned char)*c);
+    for (const char *c = h2 + 1; *c && digits; c++)
+      digits = isdigit((unsigned char)*c);
     if (!digits) continue;
     const char *h1 = h2 - 1;
-    while (h1 > id && *h1 != '#') h1--;
+    while (h1 > id && *h1 != '#')
+      h1--;
     if (*h1 != '#' || h1 == id) continue;
     size_t tl = (size_t)(h2 - h1 - 1), al = (size_t)(h1 - id);
     bool ours = false;
@@ -394,10 +397,11 @@ static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const ch
   find_kafka_records(&r, s, topics, nt, out);
   if (r.count == 0 || r.self_found) return 0;
   if (given) {
-    inlet_buf_appendf(warn, "starting a new progress record under app id \"%s\" for Kafka topic "
+    inlet_buf_appendf(warn,
+                      "starting a new progress record under app id \"%s\" for Kafka topic "
                       "\"%s\", which the table already tracks under %s: partitions without a "
-                      "record under \"%s\" are read from --kafka-start", given, r.topic, r.list,
-                      given);
+                      "record under \"%s\" are read from --kafka-start",
+                      given, r.topic, r.list, given);
     return 0;
   }
   return inlet_fail(err, INLET_EEXISTS,
@@ -408,9 +412,8 @@ static int choose_kafka(char *out, size_t cap, const delta_snapshot *s, const ch
                     r.topic, r.list, source, r.first);
 }
 
-int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
-                         const char *source, const char *given, inlet_buf *warn,
-                         inlet_error *err) {
+int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s, const char *source,
+                         const char *given, inlet_buf *warn, inlet_error *err) {
   if (source && strncmp(source, "kafka://", 8) == 0)
     return choose_kafka(out, cap, s, source, given, warn, err);
   if (given) {
@@ -420,7 +423,8 @@ int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
       matches m;
       find_same_source(&m, s, source, given);
       if (m.count)
-        inlet_buf_appendf(warn, "starting a new progress record under app id \"%s\" for a %s "
+        inlet_buf_appendf(warn,
+                          "starting a new progress record under app id \"%s\" for a %s "
                           "the table already tracks under %s: it is read from its start",
                           given, what(&m), m.list);
     }
@@ -439,15 +443,18 @@ int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
   m.canon = out;
   each_record(s, same_spelling, &m);
   if (m.count > 1)
-    return inlet_fail(err, INLET_EEXISTS, "the table records progress for source %s under "
+    return inlet_fail(err, INLET_EEXISTS,
+                      "the table records progress for source %s under "
                       "several app ids (%s): say which one to continue with --app-id",
                       source, m.list);
   if (m.count == 1) {
     char legacy[1200];
     int64_t ln = stream_legacy_app_id(legacy, sizeof legacy, source);
     if (ln < 0 || (size_t)ln >= sizeof legacy || strcmp(legacy, m.first) != 0)
-      inlet_buf_appendf(warn, "continuing the progress recorded under app id \"%s\" (this "
-                        "source, spelt differently)", m.first);
+      inlet_buf_appendf(warn,
+                        "continuing the progress recorded under app id \"%s\" (this "
+                        "source, spelt differently)",
+                        m.first);
     FAIL_IF(strlen(m.first) >= cap, err, INLET_EINVAL, "app id too long");
     snprintf(out, cap, "%s", m.first);
     return 0;
@@ -457,15 +464,18 @@ int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
   find_same_source(&m, s, source, out);
   if (m.count == 0) return 0;
   if (m.tag)
-    return inlet_fail(err, INLET_EEXISTS, "the table already records progress for Redis stream "
+    return inlet_fail(err, INLET_EEXISTS,
+                      "the table already records progress for Redis stream "
                       "\"%s\" under app id %s; %s would start a new progress record and read the "
                       "stream from its start. A Redis server has no identity inlet can check: if "
                       "this is the same stream, run with --app-id '%s'; if it is another "
                       "server's stream, give it its own --app-id (recommended in production)",
                       m.key, m.list, source, m.first);
-  return inlet_fail(err, INLET_EEXISTS, "the table already records progress for this file "
+  return inlet_fail(err, INLET_EEXISTS,
+                    "the table already records progress for this file "
                     "(inode %lld, same first bytes) under app id %s; %s would start a new "
                     "progress record and read it again from its start. If it is the same file "
                     "reached by another path, run with --app-id '%s'; to ingest it again on "
-                    "purpose, give a new --app-id", (long long)m.ino, m.list, source, m.first);
+                    "purpose, give a new --app-id",
+                    (long long)m.ino, m.list, source, m.first);
 }

@@ -105,8 +105,7 @@ void stream_dl_remove(inlet_storage *st, const char *dir, const char *prefix, co
     if (ents[i].is_dir || strncmp(name, prefix, pl) != 0) continue;
     if (keep && strcmp(name, keep) == 0) continue;
     if (accept && !accept(name + pl)) continue;
-    if (strncmp(name, ".tmp-", 5) == 0 && !(tmps && tmp_is_debris(st, &ents[i], now_ms)))
-      continue;
+    if (strncmp(name, ".tmp-", 5) == 0 && !(tmps && tmp_is_debris(st, &ents[i], now_ms))) continue;
     size_t len = dl + strlen(name) + 2;
     char *path = inlet_malloc(len);
     if (!path) break;

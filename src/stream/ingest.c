@@ -51,8 +51,8 @@ typedef struct ingester {
   char metrics[4096];
   char app_json[900]; /* the app id as a JSON string */
 
-  stream_source *src; /* owned */
-  inlet_schema schema; /* owned: table schema, flag/generated columns made nullable */
+  stream_source *src;        /* owned */
+  inlet_schema schema;       /* owned: table schema, flag/generated columns made nullable */
   inlet_text_reader *reader; /* owned */
   inlet_text_reader_options ropt;
   char *header; /* owned copy of the CSV header the reader maps */
@@ -73,15 +73,15 @@ typedef struct ingester {
   stream_pos committed, last;
   stream_pos moved; /* the source moved here without a record: commit it (moved_to) */
   bool b_force;     /* commit this batch even without records (a moved position) */
-  int64_t seq; /* last committed batch sequence */
+  int64_t seq;      /* last committed batch sequence */
   int64_t b_rows, b_late, b_rejected, b_dropped, b_routed, b_bytes, b_records, b_time_ms;
   bool abandoned;
 
   /* dead letters */
-  const char *dl_constraint; /* the next dead letter's violated constraint, or NULL */
-  char *dl_dir; /* owned: _errors/<app>, in the table's storage */
-  inlet_storage *dl_st; /* borrowed: the table's storage */
-  stream_dl_file dl; /* this batch's open dead-letter temporary */
+  const char *dl_constraint;   /* the next dead letter's violated constraint, or NULL */
+  char *dl_dir;                /* owned: _errors/<app>, in the table's storage */
+  inlet_storage *dl_st;        /* borrowed: the table's storage */
+  stream_dl_file dl;           /* this batch's open dead-letter temporary */
   char dl_published[PATH_MAX]; /* this batch's published file, "" when none */
 
   /* late table */
@@ -95,11 +95,11 @@ typedef struct ingester {
   inlet_table_writer *lw;
 
   /* creating the table with the first batch (options create_schema) */
-  bool creating;             /* the table has no commit yet: the next commit is version 0 */
-  bool dl_swept; /* since the start (or the last lost commit), a commit swept the
-                    dead-letter debris of attempts on its start position */
-  inlet_table *owned_table;  /* owned: opened from create_path when no table was given */
-  delta_snapshot cs;         /* owned: version -1 state of the table to create */
+  bool creating;            /* the table has no commit yet: the next commit is version 0 */
+  bool dl_swept;            /* since the start (or the last lost commit), a commit swept the
+                               dead-letter debris of attempts on its start position */
+  inlet_table *owned_table; /* owned: opened from create_path when no table was given */
+  delta_snapshot cs;        /* owned: version -1 state of the table to create */
 
   /* source gaps skipped with allow_gaps, recorded by the next commit */
   int64_t gaps_pending, gap_lost_pending;
@@ -109,8 +109,8 @@ typedef struct ingester {
   delta_constraints cons; /* owned: invariants and CHECK constraints of the table */
 
   /* partitioned sources (Kafka): src/stream/ingest_parts.c */
-  stream_kcols kcols;   /* --kafka-columns */
-  ingest_parts parts;   /* txn arrays, metrics, positions text */
+  stream_kcols kcols; /* --kafka-columns */
+  ingest_parts parts; /* txn arrays, metrics, positions text */
 
   inlet_ingest_progress prog;
   int64_t now; /* monotonic ms, read once per record */
@@ -158,7 +158,8 @@ static int load_state(ingester *g, inlet_error *err) {
       inlet_error e = INLET_ERROR_INIT;
       int rc = inlet_table_snapshot(&s, g->table, &e);
       inlet_snapshot_free(s);
-      if (rc == 0) g->creating = false; /* a concurrent creator won version 0 */
+      if (rc == 0)
+        g->creating = false; /* a concurrent creator won version 0 */
       else if (rc != INLET_ENOTFOUND) {
         if (err) *err = e;
         return rc;
@@ -206,7 +207,8 @@ static int load_state(ingester *g, inlet_error *err) {
   }
   int64_t wm = inlet_snapshot_txn_version(s, g->n_wm);
   g->wm_committed = wm == -1 ? INT64_MIN : wm; /* -1: absent or none yet */
-  g->prog.last_version = g->prog.last_version < 0 ? inlet_snapshot_version(s) : g->prog.last_version;
+  g->prog.last_version =
+      g->prog.last_version < 0 ? inlet_snapshot_version(s) : g->prog.last_version;
   inlet_snapshot_free(s);
   TRY(load_late_state(g, err));
   stream_watermark_init(&g->wm, g->o.allowed_lateness_us, g->wm_committed);
@@ -247,8 +249,10 @@ static int load_parts(void *ctx, stream_part *const *parts, int n, inlet_error *
   inlet_snapshot *s = NULL, *ls = NULL;
   inlet_error e = INLET_ERROR_INIT;
   int rc = inlet_table_snapshot(&s, g->table, &e);
-  if (rc == INLET_ENOTFOUND && g->creating) rc = 0; /* created by the first commit */
-  else if (rc == 0) g->creating = false;
+  if (rc == INLET_ENOTFOUND && g->creating)
+    rc = 0; /* created by the first commit */
+  else if (rc == 0)
+    g->creating = false;
   if (rc < 0) {
     if (err) *err = e;
     return rc;
@@ -324,9 +328,12 @@ int stream_generation_kind(const char *expr, char *col, size_t cap) {
   } else if (ieq_prefix(&p, "date_format(")) {
     close = strchr(p, ',');
     if (!close) return 0;
-    if (strcmp(close, ",'yyyy-MM-dd')") == 0) kind = GEN_DAY_STRING;
-    else if (strcmp(close, ",'yyyy-MM-dd-HH')") == 0) kind = GEN_HOUR_STRING;
-    else return 0;
+    if (strcmp(close, ",'yyyy-MM-dd')") == 0)
+      kind = GEN_DAY_STRING;
+    else if (strcmp(close, ",'yyyy-MM-dd-HH')") == 0)
+      kind = GEN_HOUR_STRING;
+    else
+      return 0;
   } else if (ieq_prefix(&p, "date_trunc('hour',")) {
     close = strchr(p, ')');
     if (!close || close[1]) return 0;
@@ -357,11 +364,14 @@ static int setup_generated(ingester *g, const delta_snapshot *s, inlet_error *er
     if (!expr || !name) continue;
     char col[256];
     int kind = stream_generation_kind(expr, col, sizeof col);
-    int ci = inlet_schema_find(&g->schema, name), si = kind ? inlet_schema_find(&g->schema, col) : -1;
+    int ci = inlet_schema_find(&g->schema, name),
+        si = kind ? inlet_schema_find(&g->schema, col) : -1;
     if (!kind || ci < 0 || si < 0 || g->n_gens == (int)(sizeof g->gens / sizeof g->gens[0])) {
-      rc = inlet_fail(err, INLET_EUNSUPPORTED, "generated column \"%s\": expression \"%s\" is "
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "generated column \"%s\": expression \"%s\" is "
                       "not one ingest computes (CAST(c AS DATE), to_date(c), date_format(c, "
-                      "'yyyy-MM-dd[-HH]'), date_trunc('HOUR', c))", name, expr);
+                      "'yyyy-MM-dd[-HH]'), date_trunc('HOUR', c))",
+                      name, expr);
       break;
     }
     inlet_type_id t = g->schema.fields[ci].type.id;
@@ -370,8 +380,10 @@ static int setup_generated(ingester *g, const delta_snapshot *s, inlet_error *er
               (kind == GEN_HOUR_TS && t == INLET_TYPE_TIMESTAMP);
     inlet_type_id st = g->schema.fields[si].type.id;
     if (!ok || (st != INLET_TYPE_TIMESTAMP && st != INLET_TYPE_DATE)) {
-      rc = inlet_fail(err, INLET_EUNSUPPORTED, "generated column \"%s\": type does not fit "
-                      "\"%s\"", name, expr);
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "generated column \"%s\": type does not fit "
+                      "\"%s\"",
+                      name, expr);
       break;
     }
     g->gens[g->n_gens++] = (gen_col){ci, si, kind};
@@ -389,9 +401,11 @@ static int setup_schema(ingester *g, inlet_error *err) {
   int rc = 0;
   const char *ret = delta_metadata_conf(&s->metadata, "delta.setTransactionRetentionDuration");
   if (ret) {
-    rc = inlet_fail(err, INLET_EUNSUPPORTED, "table sets delta.setTransactionRetentionDuration "
+    rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                    "table sets delta.setTransactionRetentionDuration "
                     "(%s): checkpoints could expire the stream positions kept in txn actions; "
-                    "unset it to ingest exactly once", ret);
+                    "unset it to ingest exactly once",
+                    ret);
     goto done;
   }
   if (s->schema.n_fields == 0) {
@@ -409,8 +423,10 @@ static int setup_schema(ingester *g, inlet_error *err) {
     }
     inlet_type_id t = g->schema.fields[g->et_col].type.id;
     if (t != INLET_TYPE_TIMESTAMP && t != INLET_TYPE_DATE) {
-      rc = inlet_fail(err, INLET_EUNSUPPORTED, "event-time column \"%s\" must be a timestamp or "
-                      "date", g->o.event_time_column);
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "event-time column \"%s\" must be a timestamp or "
+                      "date",
+                      g->o.event_time_column);
       goto done;
     }
   }
@@ -418,8 +434,10 @@ static int setup_schema(ingester *g, inlet_error *err) {
   if (flag) {
     g->flag_col = inlet_schema_find(&g->schema, flag);
     if (g->flag_col < 0 || g->schema.fields[g->flag_col].type.id != INLET_TYPE_BOOL) {
-      rc = inlet_fail(err, INLET_EINVAL, "table property %s names \"%s\", which is not a "
-                      "boolean column", INLET_LATE_FLAG_PROPERTY, flag);
+      rc = inlet_fail(err, INLET_EINVAL,
+                      "table property %s names \"%s\", which is not a "
+                      "boolean column",
+                      INLET_LATE_FLAG_PROPERTY, flag);
       goto done;
     }
     g->schema.fields[g->flag_col].nullable = true;
@@ -435,7 +453,8 @@ static int setup_schema(ingester *g, inlet_error *err) {
   for (int32_t i = 0; i < np; i++) {
     int ci = inlet_schema_find(&g->schema, s->metadata.partition_columns[i]);
     bool generated = false;
-    for (int k = 0; k < g->n_gens; k++) generated |= g->gens[k].col == ci;
+    for (int k = 0; k < g->n_gens; k++)
+      generated |= g->gens[k].col == ci;
     if (ci >= 0 && !generated) g->pcheck[g->n_pcheck++] = ci;
   }
   /* Rows are checked one record at a time, so that a violating record goes
@@ -481,10 +500,14 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
   unsigned c = s[0];
   size_t k;
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) k = 1;
-  else if (c >= 0xE0 && c <= 0xEF) k = 2;
-  else if (c >= 0xF0 && c <= 0xF4) k = 3;
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    k = 1;
+  else if (c >= 0xE0 && c <= 0xEF)
+    k = 2;
+  else if (c >= 0xF0 && c <= 0xF4)
+    k = 3;
+  else
+    return 0;
   if (k > n - 1) return 0;
   for (size_t j = 1; j <= k; j++)
     if ((s[j] & 0xC0) != 0x80) return 0;
@@ -648,9 +671,12 @@ static int fill_derived(ingester *g, inlet_batch *b, int64_t r, inlet_error *err
       TRY(inlet_array_append_int(a, f, day, err));
     } else if (gc->kind == GEN_HOUR_TS) {
       int64_t v = hour_us;
-      if (f->type.unit == INLET_UNIT_MILLI) v /= 1000;
-      else if (f->type.unit == INLET_UNIT_SECOND) v /= 1000000;
-      else if (f->type.unit == INLET_UNIT_NANO) v *= 1000;
+      if (f->type.unit == INLET_UNIT_MILLI)
+        v /= 1000;
+      else if (f->type.unit == INLET_UNIT_SECOND)
+        v /= 1000000;
+      else if (f->type.unit == INLET_UNIT_NANO)
+        v *= 1000;
       TRY(inlet_array_append_int(a, f, v, err));
     } else {
       char ts[40], out[24];
@@ -749,7 +775,8 @@ static int open_late_writer(ingester *g, inlet_error *err) {
   ao.app_id = g->n_late;
   ao.app_version = g->seq + 1;
   ao.operation = "STREAMING UPDATE";
-  for (int i = 0; i < STREAM_POS_PARTS; i++) g->late_xnames[i] = g->n_late_pos[i];
+  for (int i = 0; i < STREAM_POS_PARTS; i++)
+    g->late_xnames[i] = g->n_late_pos[i];
   delta_write_extras x = DELTA_WRITE_EXTRAS_INIT;
   x.n_txns = STREAM_POS_PARTS;
   x.txn_app_ids = g->late_xnames;
@@ -855,7 +882,8 @@ static int split_csv_record(ingester *g, const stream_record *rec, int64_t bytes
     part.offset = rec->offset >= 0 ? rec->offset + (int64_t)at : -1;
     at = end + 1;
     bool blank = true;
-    for (size_t i = 0; i < part.len && blank; i++) blank = part.data[i] == ' ' || part.data[i] == '\t';
+    for (size_t i = 0; i < part.len && blank; i++)
+      blank = part.data[i] == ' ' || part.data[i] == '\t';
     if (blank) continue;
     g->b_records++;
     TRY(convert_record(g, &part, 0, err));
@@ -904,9 +932,8 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   int64_t row = g->chunk.num_rows - 1;
   bool late = false;
   int64_t et;
-  if (g->et_col >= 0 &&
-      inlet_event_time_us(&g->chunk.columns[g->et_col], &g->chunk.schema.fields[g->et_col], row,
-                          &et))
+  if (g->et_col >= 0 && inlet_event_time_us(&g->chunk.columns[g->et_col],
+                                            &g->chunk.schema.fields[g->et_col], row, &et))
     late = stream_watermark_observe(&g->wm, et);
   if (late) {
     g->b_late++;
@@ -994,14 +1021,12 @@ static int set_part_metrics_and_txns(ingester *g, inlet_error *err) {
            "\"sourceLagMs\":\"%lld\",\"watermark\":\"%s\",\"numSourceGaps\":\"%lld\","
            "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\"",
            (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
-           (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
-           (long long)lag, wm, (long long)g->gaps_pending, (long long)g->gap_lost_pending,
-           g->gap_ranges);
+           (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes, (long long)lag,
+           wm, (long long)g->gaps_pending, (long long)g->gap_lost_pending, g->gap_ranges);
   ingest_parts_metrics(&g->parts, g->src, common, g->app_json);
   g->prog.lag_ms = lag;
   g->prog.lag_bytes = -1;
-  return delta_writer_set_txns(g->w, g->parts.n, g->parts.names, g->parts.ver, g->parts.exp,
-                               err);
+  return delta_writer_set_txns(g->w, g->parts.n, g->parts.names, g->parts.ver, g->parts.exp, err);
 }
 
 static void set_metrics_and_txns(ingester *g) {
@@ -1124,7 +1149,8 @@ static int on_part_conflict(ingester *g, const char *msg, inlet_error *err) {
 static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   abandon(g);
   g->dl_swept = false;
-  for (int i = 0; partitioned(g) && i < g->src->n_parts; i++) g->src->parts[i]->dl_swept = false;
+  for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
+    g->src->parts[i]->dl_swept = false;
   if (!g->src->can_seek)
     return inlet_fail(err, INLET_ECONFLICT, "%s (stdin cannot be replayed; stopping)",
                       inlet_errmsg(why));
@@ -1168,12 +1194,13 @@ static int commit_batch(ingester *g, inlet_error *err) {
     rc = open_late_writer(g, &e);
     if (rc == 0 && g->late_chunk.num_rows > 0)
       rc = inlet_table_writer_write(g->lw, &g->late_chunk, &e);
-    for (int i = 0; i < STREAM_POS_PARTS; i++) g->late_xver[i] = g->last.p[i];
+    for (int i = 0; i < STREAM_POS_PARTS; i++)
+      g->late_xver[i] = g->last.p[i];
     if (rc == 0 && partitioned(g)) {
       rc = ingest_parts_late_txns(&g->parts, g->src, &e);
       if (rc == 0)
-        rc = delta_writer_set_txns(g->lw, g->parts.n, g->parts.names, g->parts.ver,
-                                   g->parts.exp, &e);
+        rc = delta_writer_set_txns(g->lw, g->parts.n, g->parts.names, g->parts.ver, g->parts.exp,
+                                   &e);
     }
     if (rc == 0) rc = inlet_table_writer_commit(g->lw, NULL, &e);
     /* ECONFLICT: a process with our app id routed concurrently. */
@@ -1198,8 +1225,7 @@ static int commit_batch(ingester *g, inlet_error *err) {
   int64_t version = -1;
   rc = inlet_table_writer_commit(g->w, &version, &e);
   /* EEXISTS: another process created the table first; append to it instead. */
-  if (rc == INLET_ECONFLICT || (rc == INLET_EEXISTS && g->creating))
-    return on_conflict(g, &e, err);
+  if (rc == INLET_ECONFLICT || (rc == INLET_EEXISTS && g->creating)) return on_conflict(g, &e, err);
   if (rc < 0) goto fail;
   inlet_table_writer_free(g->w);
   g->w = NULL;
@@ -1395,7 +1421,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   FAIL_IF(kafka && g->o.final, err, INLET_EINVAL, "final applies to file and stdin sources");
   if (kafka && !g->o.once) g->o.follow = true; /* a Kafka source is followed by default */
   FAIL_IF(kafka && g->o.kafka_kdi_app_id && strchr(strrchr(g->o.source, '/'), ','), err,
-          INLET_EINVAL, "continuing kafka-delta-ingest's progress needs a single topic (its "
+          INLET_EINVAL,
+          "continuing kafka-delta-ingest's progress needs a single topic (its "
           "records name partitions only)");
   g->table = table;
   g->t0 = stream_now_ms();
@@ -1461,15 +1488,18 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     TRY(delta_table_open_like(&g->late_table, g->o.late_table, g->table, true, err));
     inlet_snapshot *ls = NULL;
     TRY(inlet_table_snapshot(&ls, g->late_table, err));
-    int rc = inlet_text_reader_open_memory(&g->late_reader, "", 0, inlet_snapshot_schema(ls),
-                                           &ro, err);
+    int rc =
+        inlet_text_reader_open_memory(&g->late_reader, "", 0, inlet_snapshot_schema(ls), &ro, err);
     inlet_snapshot_free(ls);
     TRY(rc);
     FAIL_IF(g->o.format == INLET_TEXT_CSV, err, INLET_EUNSUPPORTED,
             "routing late rows is supported for NDJSON sources");
   }
-  stream_source_options so = {.format = g->o.format, .follow = g->o.follow, .once = g->o.once,
-                              .max_record_bytes = ro.max_record_bytes, .poll_ms = g->o.poll_ms,
+  stream_source_options so = {.format = g->o.format,
+                              .follow = g->o.follow,
+                              .once = g->o.once,
+                              .max_record_bytes = ro.max_record_bytes,
+                              .poll_ms = g->o.poll_ms,
                               .final = g->o.final};
   if (kafka) {
     so.app_id = g->app;
@@ -1579,8 +1609,10 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
       continue;
     }
     if (g.gap_stop) {
-      rc = inlet_fail(err, INLET_ENOTFOUND, "%s; nothing after it was committed (--allow-gaps "
-                      "skips it, recorded in the commit)", g.src->gap.message);
+      rc = inlet_fail(err, INLET_ENOTFOUND,
+                      "%s; nothing after it was committed (--allow-gaps "
+                      "skips it, recorded in the commit)",
+                      g.src->gap.message);
       goto done;
     }
     if (g.o.stop && *g.o.stop) break;

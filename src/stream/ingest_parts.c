@@ -35,7 +35,8 @@ bool ingest_part_advanced(const stream_part *p) {
 static int grow(ingest_parts *ip, int need, inlet_error *err) {
   if (need <= ip->cap) return 0;
   int nc = ip->cap ? ip->cap : 16;
-  while (nc < need) nc *= 2;
+  while (nc < need)
+    nc *= 2;
   const char **n = inlet_realloc(ip->names, (size_t)nc * sizeof *n);
   if (n) ip->names = n;
   int64_t *v = inlet_realloc(ip->ver, (size_t)nc * sizeof *v);
@@ -47,8 +48,7 @@ static int grow(ingest_parts *ip, int need, inlet_error *err) {
   return 0;
 }
 
-int ingest_parts_txns(ingest_parts *ip, const stream_source *s, bool watermark,
-                      inlet_error *err) {
+int ingest_parts_txns(ingest_parts *ip, const stream_source *s, bool watermark, inlet_error *err) {
   ip->n = 0;
   for (int i = 0; i < s->n_parts; i++) {
     const stream_part *p = s->parts[i];
@@ -112,8 +112,10 @@ void ingest_parts_metrics(ingest_parts *ip, const stream_source *s, const char *
                           const char *app_json) {
   positions(ip->from, METRICS_CAP / 4, s, false);
   positions(ip->to, METRICS_CAP / 4, s, true);
-  snprintf(ip->metrics, METRICS_CAP, "{%s,\"sourceStartPosition\":\"%s\",\"sourcePosition\":"
-           "\"%s\",\"ingestAppId\":%s}", common, ip->from, ip->to, app_json);
+  snprintf(ip->metrics, METRICS_CAP,
+           "{%s,\"sourceStartPosition\":\"%s\",\"sourcePosition\":"
+           "\"%s\",\"ingestAppId\":%s}",
+           common, ip->from, ip->to, app_json);
 }
 
 void ingest_parts_committed(const stream_source *s, bool watermark) {

@@ -16,8 +16,8 @@
 #include "stream/stream.h"
 #include "util/util.h"
 
-static const char *const kcol_names[KCOL_N] = {"topic", "partition", "offset",
-                                              "timestamp", "key", "headers"};
+static const char *const kcol_names[KCOL_N] = {"topic",     "partition", "offset",
+                                               "timestamp", "key",       "headers"};
 
 static bool type_fits(int which, const inlet_field *f) {
   inlet_type_id t = f->type.id;
@@ -37,12 +37,16 @@ static bool type_fits(int which, const inlet_field *f) {
   }
 }
 
-static const char *const kcol_types[KCOL_N] = {
-    "string", "int or long", "long", "timestamp, timestamp_ntz or long (milliseconds)",
-    "string or binary", "map<string,string> or map<string,binary>"};
+static const char *const kcol_types[KCOL_N] = {"string",
+                                               "int or long",
+                                               "long",
+                                               "timestamp, timestamp_ntz or long (milliseconds)",
+                                               "string or binary",
+                                               "map<string,string> or map<string,binary>"};
 
 int stream_kcols_parse(stream_kcols *c, const char *spec, inlet_schema *schema, inlet_error *err) {
-  for (int i = 0; i < KCOL_N; i++) c->col[i] = -1;
+  for (int i = 0; i < KCOL_N; i++)
+    c->col[i] = -1;
   c->any = false;
   if (!spec || !*spec) return 0;
   char *copy = inlet_strdup(spec);
@@ -51,11 +55,14 @@ int stream_kcols_parse(stream_kcols *c, const char *spec, inlet_schema *schema, 
   for (char *item = copy, *next; item && rc == 0; item = next) {
     next = strchr(item, ',');
     if (next) *next++ = '\0';
-    while (*item == ' ') item++;
+    while (*item == ' ')
+      item++;
     char *eq = strchr(item, '=');
     if (!eq || eq == item || !eq[1]) {
-      rc = inlet_fail(err, INLET_EINVAL, "--kafka-columns: \"%s\" is not NAME=COLUMN (names: "
-                      "topic, partition, offset, timestamp, key, headers)", item);
+      rc = inlet_fail(err, INLET_EINVAL,
+                      "--kafka-columns: \"%s\" is not NAME=COLUMN (names: "
+                      "topic, partition, offset, timestamp, key, headers)",
+                      item);
       break;
     }
     *eq = '\0';
@@ -63,8 +70,10 @@ int stream_kcols_parse(stream_kcols *c, const char *spec, inlet_schema *schema, 
     for (int i = 0; i < KCOL_N; i++)
       if (strcmp(item, kcol_names[i]) == 0) which = i;
     if (which < 0) {
-      rc = inlet_fail(err, INLET_EINVAL, "--kafka-columns: unknown metadata \"%s\" (topic, "
-                      "partition, offset, timestamp, key, headers)", item);
+      rc = inlet_fail(err, INLET_EINVAL,
+                      "--kafka-columns: unknown metadata \"%s\" (topic, "
+                      "partition, offset, timestamp, key, headers)",
+                      item);
       break;
     }
     int col = inlet_schema_find(schema, eq + 1);
@@ -76,13 +85,17 @@ int stream_kcols_parse(stream_kcols *c, const char *spec, inlet_schema *schema, 
     } else if (!type_fits(which, &schema->fields[col])) {
       char tn[128];
       inlet_field_type_name(&schema->fields[col], tn, sizeof tn);
-      rc = inlet_fail(err, INLET_EINVAL, "--kafka-columns: %s column \"%s\" is %s; it must be "
-                      "%s", item, eq + 1, tn, kcol_types[which]);
+      rc = inlet_fail(err, INLET_EINVAL,
+                      "--kafka-columns: %s column \"%s\" is %s; it must be "
+                      "%s",
+                      item, eq + 1, tn, kcol_types[which]);
     } else {
       for (int i = 0; i < KCOL_N; i++)
         if (c->col[i] == col) {
-          rc = inlet_fail(err, INLET_EINVAL, "--kafka-columns: column \"%s\" is named for both "
-                          "%s and %s", eq + 1, kcol_names[i], item);
+          rc = inlet_fail(err, INLET_EINVAL,
+                          "--kafka-columns: column \"%s\" is named for both "
+                          "%s and %s",
+                          eq + 1, kcol_names[i], item);
         }
       c->col[which] = col;
       schema->fields[col].nullable = true;
@@ -117,8 +130,10 @@ static int check_headers(const inlet_field *f, const stream_kmeta *m, inlet_erro
     if (!inlet_utf8_valid((const uint8_t *)name, strlen(name)))
       return inlet_fail(err, INLET_EINVAL, "a header name is not UTF-8");
     if (val && vf->type.id == INLET_TYPE_STRING && !inlet_utf8_valid(val, len))
-      return inlet_fail(err, INLET_EINVAL, "header \"%s\" is not UTF-8 (a map<string,binary> "
-                        "headers column takes any bytes)", name);
+      return inlet_fail(err, INLET_EINVAL,
+                        "header \"%s\" is not UTF-8 (a map<string,binary> "
+                        "headers column takes any bytes)",
+                        name);
   }
   return 0;
 }
@@ -137,8 +152,10 @@ static int fill_headers(inlet_array *a, const inlet_field *f, const stream_kmeta
     if (rd_kafka_header_get_all(h, i, &name, &val, &len)) break;
     if (!last_of_name(h, i, n, name)) continue;
     TRY(inlet_array_append_bytes(&entries->children[0], kf, name, strlen(name), err));
-    if (val) TRY(inlet_array_append_bytes(&entries->children[1], vf, val, len, err));
-    else TRY(inlet_array_append_null(&entries->children[1], vf, err));
+    if (val)
+      TRY(inlet_array_append_bytes(&entries->children[1], vf, val, len, err));
+    else
+      TRY(inlet_array_append_null(&entries->children[1], vf, err));
     TRY(inlet_array_append_struct_entry(entries, err));
   }
   return inlet_array_append_list_entry(a, err);
@@ -151,7 +168,8 @@ int stream_kcols_fill(const stream_kcols *c, inlet_batch *b, int64_t row, const 
   int32_t kc = c->col[KCOL_KEY];
   if (kc >= 0 && m->key && b->schema.fields[kc].type.id == INLET_TYPE_STRING &&
       !inlet_utf8_valid(m->key, m->key_len))
-    return inlet_fail(err, INLET_EINVAL, "message key is not UTF-8 (a binary key column takes "
+    return inlet_fail(err, INLET_EINVAL,
+                      "message key is not UTF-8 (a binary key column takes "
                       "any bytes)");
   if (c->col[KCOL_HEADERS] >= 0)
     TRY(check_headers(&b->schema.fields[c->col[KCOL_HEADERS]], m, err));
@@ -172,16 +190,21 @@ int stream_kcols_fill(const stream_kcols *c, inlet_batch *b, int64_t row, const 
       }
       int64_t v = m->timestamp_ms;
       if (f->type.id == INLET_TYPE_TIMESTAMP) {
-        if (f->type.unit == INLET_UNIT_SECOND) v /= 1000;
-        else if (f->type.unit == INLET_UNIT_MICRO) v *= 1000;
-        else if (f->type.unit == INLET_UNIT_NANO) v *= 1000000;
+        if (f->type.unit == INLET_UNIT_SECOND)
+          v /= 1000;
+        else if (f->type.unit == INLET_UNIT_MICRO)
+          v *= 1000;
+        else if (f->type.unit == INLET_UNIT_NANO)
+          v *= 1000000;
       }
       TRY(inlet_array_append_int(a, f, v, err));
       break;
     }
     case KCOL_KEY:
-      if (m->key) TRY(inlet_array_append_bytes(a, f, m->key, m->key_len, err));
-      else TRY(inlet_array_append_null(a, f, err));
+      if (m->key)
+        TRY(inlet_array_append_bytes(a, f, m->key, m->key_len, err));
+      else
+        TRY(inlet_array_append_null(a, f, err));
       break;
     case KCOL_HEADERS: TRY(fill_headers(a, f, m, err)); break;
     }

@@ -54,25 +54,25 @@
 typedef struct file_src {
   stream_source base;
   stream_source_options o;
-  char *path;       /* owned; NULL for stdin */
-  int fd;           /* -1 when none */
+  char *path; /* owned; NULL for stdin */
+  int fd;     /* -1 when none */
   int64_t inode;
   int64_t file_off; /* file offset of buf[0] */
   char *buf;        /* owned */
   size_t cap, start, end, scan;
   text_csv_state csv_state; /* CSV record splitting state at scan */
-  bool eof_seen;    /* read() returned 0 on this descriptor */
-  bool skipping;    /* inside an oversize record */
-  int64_t skip_off; /* its start offset */
+  bool eof_seen;            /* read() returned 0 on this descriptor */
+  bool skipping;            /* inside an oversize record */
+  int64_t skip_off;         /* its start offset */
   char prefix[PREFIX];
   size_t prefix_len;
-  bool switch_at_eof; /* reading a rotated file found on resume: go to path at EOF */
-  bool need_header;   /* CSV: the next complete record of this file is its header */
-  bool header_pending; /* CSV resume mid-file: header must be read from offset 0 first */
-  int64_t consumed;   /* stdin: bytes consumed */
+  bool switch_at_eof;         /* reading a rotated file found on resume: go to path at EOF */
+  bool need_header;           /* CSV: the next complete record of this file is its header */
+  bool header_pending;        /* CSV resume mid-file: header must be read from offset 0 first */
+  int64_t consumed;           /* stdin: bytes consumed */
   char head[STREAM_FP_BYTES]; /* first bytes of the current file, as read */
   size_t head_len;
-  bool tail_noted;    /* the "unterminated last record left" notice was given */
+  bool tail_noted; /* the "unterminated last record left" notice was given */
 } file_src;
 
 static void close_fd(file_src *f) {
@@ -365,7 +365,8 @@ static int file_next(stream_source *s, stream_record *rec, int64_t wait_ms, inle
         if (!f->tail_noted) {
           int64_t at = f->skipping ? f->skip_off : f->file_off + (int64_t)f->start;
           int64_t len = f->file_off + (int64_t)f->end - at;
-          stream_notice(&f->base, "%s ends with an unterminated record (%lld bytes at offset "
+          stream_notice(&f->base,
+                        "%s ends with an unterminated record (%lld bytes at offset "
                         "%lld): left for the next run (--final reads it as the last record)",
                         f->path, (long long)len, (long long)at);
           f->tail_noted = true;
@@ -385,7 +386,8 @@ static int fp_of(int fd, int64_t n, int64_t *out, inlet_error *err) {
   char b[STREAM_FP_BYTES];
   size_t want = n < (int64_t)sizeof b ? (size_t)n : sizeof b;
   ssize_t got = pread_full(fd, b, want, 0);
-  if (got < 0) return inlet_fail(err, INLET_EIO, "cannot read for fingerprint: %s", strerror(errno));
+  if (got < 0)
+    return inlet_fail(err, INLET_EIO, "cannot read for fingerprint: %s", strerror(errno));
   *out = (size_t)got < want ? -1 : stream_fingerprint(b, want);
   return 0;
 }
@@ -402,12 +404,12 @@ static bool record_boundary(int fd, int64_t off) {
  * inode @p exclude whose first @p n bytes have fingerprint @p fp, at least
  * @p min_size bytes long with a record boundary there: a copy of the content
  * a position was recorded in. Returns its path (owned) or NULL. */
-static char *find_copy(const char *path, int64_t exclude, int64_t n, int64_t fp,
-                       int64_t min_size) {
+static char *find_copy(const char *path, int64_t exclude, int64_t n, int64_t fp, int64_t min_size) {
   if (fp <= 0) return NULL;
   const char *slash = strrchr(path, '/');
   const char *base = slash ? slash + 1 : path;
-  char *dir = slash ? inlet_strndup(path, (size_t)(slash - path) + (slash == path)) : inlet_strdup(".");
+  char *dir =
+      slash ? inlet_strndup(path, (size_t)(slash - path) + (slash == path)) : inlet_strdup(".");
   if (!dir) return NULL;
   DIR *d = opendir(dir);
   char *found = NULL;
@@ -424,9 +426,9 @@ static char *find_copy(const char *path, int64_t exclude, int64_t n, int64_t fp,
       struct stat st;
       int64_t got = -1;
       inlet_error ignored = INLET_ERROR_INIT;
-      if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-          (int64_t)st.st_ino != exclude && (int64_t)st.st_size >= min_size &&
-          fp_of(fd, n, &got, &ignored) == 0 && got == fp && record_boundary(fd, min_size))
+      if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_ino != exclude &&
+          (int64_t)st.st_size >= min_size && fp_of(fd, n, &got, &ignored) == 0 && got == fp &&
+          record_boundary(fd, min_size))
         found = p;
       else
         inlet_free(p);
@@ -448,8 +450,7 @@ static bool replaced_by_superset(file_src *f, int nfd, const struct stat *st, in
     return false;
   int64_t n = fp_len(done), got = -1;
   inlet_error ignored = INLET_ERROR_INIT;
-  if (head_fp(f, n) < 0 || fp_of(nfd, n, &got, &ignored) < 0 || got != head_fp(f, n))
-    return false;
+  if (head_fp(f, n) < 0 || fp_of(nfd, n, &got, &ignored) < 0 || got != head_fp(f, n)) return false;
   char a[STREAM_FP_BYTES], b[STREAM_FP_BYTES];
   size_t k = (size_t)fp_len(done);
   return pread_full(f->fd, a, k, done - (int64_t)k) == (ssize_t)k &&
@@ -461,26 +462,29 @@ static bool replaced_by_superset(file_src *f, int nfd, const struct stat *st, in
 static int on_shrink(file_src *f, int64_t size, int64_t done, bool *switched, inlet_error *err) {
   *switched = true;
   if (size >= done) {
-    stream_notice(&f->base, "%s shrank to %lld bytes, cutting its unterminated last record at "
-                  "offset %lld: reading on from there", f->path, (long long)size,
-                  (long long)done);
+    stream_notice(&f->base,
+                  "%s shrank to %lld bytes, cutting its unterminated last record at "
+                  "offset %lld: reading on from there",
+                  f->path, (long long)size, (long long)done);
     return move_to(f, done, err);
   }
   f->base.pos_reset = true;
   int64_t n = fp_len(done), now = -1;
   TRY(fp_of(f->fd, n, &now, err));
   if (now >= 0 && now == head_fp(f, n)) {
-    stream_notice(&f->base, "%s was truncated in place to %lld bytes, below the %lld already "
+    stream_notice(&f->base,
+                  "%s was truncated in place to %lld bytes, below the %lld already "
                   "read (its first bytes are unchanged): nothing is read again; reading on at "
                   "its end, offset %lld (what was written after the truncation and before it "
-                  "was seen, if anything, is not read)", f->path, (long long)size,
-                  (long long)done, (long long)size);
+                  "was seen, if anything, is not read)",
+                  f->path, (long long)size, (long long)done, (long long)size);
     f->base.moved_to = (stream_pos){true, {f->inode, size, 0}};
     return move_to(f, size, err);
   }
   char *copy = find_copy(f->path, f->inode, n, head_fp(f, n), done);
   if (copy) {
-    stream_notice(&f->base, "%s was truncated and holds new data (copy-truncate rotation): "
+    stream_notice(&f->base,
+                  "%s was truncated and holds new data (copy-truncate rotation): "
                   "reading the rest of its copy %s from offset %lld, then %s from its start",
                   f->path, copy, (long long)done, f->path);
     int rc = open_path(f, copy, done, err);
@@ -488,10 +492,12 @@ static int on_shrink(file_src *f, int64_t size, int64_t done, bool *switched, in
     f->switch_at_eof = rc == 0;
     return rc;
   }
-  stream_notice(&f->base, "%s was truncated to %lld bytes, below the %lld already read, and %s "
-                "(copy-truncate rotation): reading it from its start", f->path, (long long)size,
-                (long long)done,
-                now < 0 ? "is too short to compare with its first bytes" : "its first bytes changed");
+  stream_notice(&f->base,
+                "%s was truncated to %lld bytes, below the %lld already read, and %s "
+                "(copy-truncate rotation): reading it from its start",
+                f->path, (long long)size, (long long)done,
+                now < 0 ? "is too short to compare with its first bytes"
+                        : "its first bytes changed");
   return open_path(f, f->path, 0, err); /* new content: a new head */
 }
 
@@ -526,9 +532,10 @@ static int rotate_check(file_src *f, stream_record *rec, bool *switched, inlet_e
     bool superset = nfd >= 0 && fstat(nfd, &nst) == 0 && replaced_by_superset(f, nfd, &nst, done);
     if (nfd >= 0) close(nfd);
     if (superset) {
-      stream_notice(&f->base, "%s was replaced (inode %lld -> %lld) by a file holding the same "
-                    "bytes up to offset %lld: reading on there", f->path, (long long)f->inode,
-                    (long long)nst.st_ino, (long long)done);
+      stream_notice(&f->base,
+                    "%s was replaced (inode %lld -> %lld) by a file holding the same "
+                    "bytes up to offset %lld: reading on there",
+                    f->path, (long long)f->inode, (long long)nst.st_ino, (long long)done);
       TRY(open_path(f, f->path, done, err));
       *switched = true;
       return 0;
@@ -563,7 +570,8 @@ static int file_finish_pos(stream_source *s, stream_pos *pos, inlet_error *err) 
 /* Looks for a regular file with inode @p ino among the siblings of path. */
 static char *find_inode(const char *path, int64_t ino) {
   const char *slash = strrchr(path, '/');
-  char *dir = slash ? inlet_strndup(path, (size_t)(slash - path) + (slash == path)) : inlet_strdup(".");
+  char *dir =
+      slash ? inlet_strndup(path, (size_t)(slash - path) + (slash == path)) : inlet_strdup(".");
   if (!dir) return NULL;
   DIR *d = opendir(dir);
   char *found = NULL;
@@ -576,8 +584,10 @@ static char *find_inode(const char *path, int64_t ino) {
       if (!p) break;
       snprintf(p, n, "%s/%s", dir, de->d_name);
       struct stat st;
-      if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_ino == ino) found = p;
-      else inlet_free(p);
+      if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (int64_t)st.st_ino == ino)
+        found = p;
+      else
+        inlet_free(p);
     }
     closedir(d);
   }
@@ -594,8 +604,7 @@ static int resume_in_copy(file_src *f, char *copy, int64_t off, inlet_error *err
 }
 
 /* Resume when the path still names the recorded inode. */
-static int seek_same_inode(file_src *f, const stream_pos *pos, inlet_buf *warn,
-                           inlet_error *err) {
+static int seek_same_inode(file_src *f, const stream_pos *pos, inlet_buf *warn, inlet_error *err) {
   int64_t off = pos->p[1], n = fp_len(off);
   TRY(open_path(f, f->path, 0, err));
   struct stat st;
@@ -605,11 +614,12 @@ static int seek_same_inode(file_src *f, const stream_pos *pos, inlet_buf *warn,
   bool same = pos->p[2] == 0 ? fp >= 0 : fp == pos->p[2];
   if (same && size >= off) return move_to(f, off, err);
   if (same && pos->p[2] != 0) {
-    inlet_buf_appendf(warn, "%s was truncated in place to %lld bytes, below the recorded offset "
+    inlet_buf_appendf(warn,
+                      "%s was truncated in place to %lld bytes, below the recorded offset "
                       "%lld (its first bytes are unchanged): nothing is ingested again; reading "
                       "on at its end, offset %lld (what was written after the truncation and "
-                      "before this run, if anything, is not read)", f->path, (long long)size,
-                      (long long)off, (long long)size);
+                      "before this run, if anything, is not read)",
+                      f->path, (long long)size, (long long)off, (long long)size);
     f->base.pos_reset = true;
     f->base.moved_to = (stream_pos){true, {f->inode, size, 0}};
     return move_to(f, size, err);
@@ -617,20 +627,25 @@ static int seek_same_inode(file_src *f, const stream_pos *pos, inlet_buf *warn,
   f->base.pos_reset = true;
   char *copy = find_copy(f->path, f->inode, n, pos->p[2], off);
   if (copy) {
-    inlet_buf_appendf(warn, "%s holds new data under the recorded inode (copy-truncate "
+    inlet_buf_appendf(warn,
+                      "%s holds new data under the recorded inode (copy-truncate "
                       "rotation): finishing its copy %s from the recorded offset %lld, then "
-                      "reading %s from its start", f->path, copy, (long long)off, f->path);
+                      "reading %s from its start",
+                      f->path, copy, (long long)off, f->path);
     return resume_in_copy(f, copy, off, err);
   }
   if (size < off)
-    inlet_buf_appendf(warn, "%s is shorter (%lld bytes) than the recorded offset %lld and %s "
-                      "(copy-truncate rotation): reading it from its start", f->path,
-                      (long long)size, (long long)off,
+    inlet_buf_appendf(warn,
+                      "%s is shorter (%lld bytes) than the recorded offset %lld and %s "
+                      "(copy-truncate rotation): reading it from its start",
+                      f->path, (long long)size, (long long)off,
                       fp < 0 ? "too short to compare with the recorded first bytes"
                              : "its first bytes changed");
   else
-    inlet_buf_appendf(warn, "%s has the recorded inode but other first bytes (copy-truncate "
-                      "rotation, or the inode was reused): reading it from its start", f->path);
+    inlet_buf_appendf(warn,
+                      "%s has the recorded inode but other first bytes (copy-truncate "
+                      "rotation, or the inode was reused): reading it from its start",
+                      f->path);
   return move_to(f, 0, err);
 }
 
@@ -639,8 +654,10 @@ static int file_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, i
   inlet_buf_clear(warn);
   if (!f->path) {
     if (pos->valid && pos->p[1] > 0)
-      inlet_buf_appendf(warn, "stdin cannot be replayed: the %lld bytes recorded as consumed by "
-                        "an earlier run are not skipped", (long long)pos->p[1]);
+      inlet_buf_appendf(warn,
+                        "stdin cannot be replayed: the %lld bytes recorded as consumed by "
+                        "an earlier run are not skipped",
+                        (long long)pos->p[1]);
     return 0;
   }
   f->switch_at_eof = false;
@@ -671,16 +688,18 @@ static int file_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, i
     int64_t size = (int64_t)st.st_size;
     if (head_fp(f, n) == fp) {
       if (size >= off && record_boundary(f->fd, off)) {
-        inlet_buf_appendf(warn, "%s was replaced (inode %lld -> %lld) by a file with the "
-                          "recorded first bytes: resuming at the recorded offset %lld", f->path,
-                          (long long)ino, (long long)st.st_ino, (long long)off);
+        inlet_buf_appendf(warn,
+                          "%s was replaced (inode %lld -> %lld) by a file with the "
+                          "recorded first bytes: resuming at the recorded offset %lld",
+                          f->path, (long long)ino, (long long)st.st_ino, (long long)off);
         return move_to(f, off, err);
       }
       if (size < off) {
-        inlet_buf_appendf(warn, "%s was replaced (inode %lld -> %lld) by a shorter file (%lld "
+        inlet_buf_appendf(warn,
+                          "%s was replaced (inode %lld -> %lld) by a shorter file (%lld "
                           "bytes) with the recorded first bytes: everything it holds was "
-                          "already ingested; reading on at offset %lld", f->path,
-                          (long long)ino, (long long)st.st_ino, (long long)size,
+                          "already ingested; reading on at offset %lld",
+                          f->path, (long long)ino, (long long)st.st_ino, (long long)size,
                           (long long)size);
         f->base.moved_to = (stream_pos){true, {f->inode, size, 0}};
         return move_to(f, size, err);
@@ -689,14 +708,17 @@ static int file_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, i
     /* A copy of the recorded content under another name (rotated by copy). */
     char *copy = find_copy(f->path, (int64_t)st.st_ino, n, fp, off);
     if (copy) {
-      inlet_buf_appendf(warn, "the recorded file (inode %lld) is gone; finishing its copy %s "
+      inlet_buf_appendf(warn,
+                        "the recorded file (inode %lld) is gone; finishing its copy %s "
                         "from the recorded offset %lld, then reading %s from its start",
                         (long long)ino, copy, (long long)off, f->path);
       return resume_in_copy(f, copy, off, err);
     }
   }
-  inlet_buf_appendf(warn, "the recorded file (inode %lld, offset %lld) is gone: reading %s from "
-                    "the start", (long long)pos->p[0], (long long)pos->p[1], f->path);
+  inlet_buf_appendf(warn,
+                    "the recorded file (inode %lld, offset %lld) is gone: reading %s from "
+                    "the start",
+                    (long long)pos->p[0], (long long)pos->p[1], f->path);
   return open_path(f, f->path, 0, err);
 }
 
@@ -746,8 +768,8 @@ int stream_file_open(stream_source **out, const char *path, bool is_stdin,
     if (stat(path, &st) < 0 && !o->follow) {
       int e = errno;
       file_free(&f->base);
-      return inlet_fail(err, e == ENOENT ? INLET_ENOTFOUND : INLET_EIO, "cannot open %s: %s",
-                        path, strerror(e));
+      return inlet_fail(err, e == ENOENT ? INLET_ENOTFOUND : INLET_EIO, "cannot open %s: %s", path,
+                        strerror(e));
     }
   }
   *out = &f->base;

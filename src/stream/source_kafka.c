@@ -52,18 +52,18 @@
 #define STALL_REPORT_MS 2000 /* a stall shorter than this is not reported */
 #define ONCE_STALL_MS 60000  /* --once gives up after waiting this long */
 #define PENDING_MAX 8
-#define IDLE_CHECK_MS 5000   /* no message this long: check the positions are still there */
+#define IDLE_CHECK_MS 5000 /* no message this long: check the positions are still there */
 
 typedef struct kpart {
-  stream_part p; /* first: parts[] point here */
-  int64_t target;  /* once: the high watermark at start, -1 unknown */
-  bool done;       /* once: reached target */
-  int64_t kafka_committed; /* last offset committed to the group */
+  stream_part p;               /* first: parts[] point here */
+  int64_t target;              /* once: the high watermark at start, -1 unknown */
+  bool done;                   /* once: reached target */
+  int64_t kafka_committed;     /* last offset committed to the group */
   const rd_kafka_topic_t *rkt; /* the consumer's topic handle, for lookups */
 } kpart;
 
 typedef struct pending_op {
-  rd_kafka_resp_err_t kind; /* ASSIGN or REVOKE (anything else: unassign all) */
+  rd_kafka_resp_err_t kind;              /* ASSIGN or REVOKE (anything else: unassign all) */
   rd_kafka_topic_partition_list_t *list; /* owned copy */
   bool lost;
 } pending_op;
@@ -97,7 +97,7 @@ typedef struct kafka_src {
   int64_t gap_resume;
   /* status */
   char status[1024 + 32];
-  char stall[1024];   /* the stall seen by the last statistics */
+  char stall[1024];    /* the stall seen by the last statistics */
   int64_t stall_since; /* ms, -1 none */
   bool stall_reported;
   bool all_down;
@@ -145,7 +145,8 @@ int stream_kafka_parse_url(char *brokers, size_t brokers_cap, char *buf, size_t 
   }
   const char *t = slash + 1;
   size_t tl = strlen(t);
-  while (tl && t[tl - 1] == '/') tl--;
+  while (tl && t[tl - 1] == '/')
+    tl--;
   FAIL_IF(tl == 0, err, INLET_EINVAL, "Kafka source %s names no topic", url);
   FAIL_IF(tl >= buf_cap, err, INLET_EINVAL, "Kafka source: topic list too long");
   memcpy(buf, t, tl);
@@ -156,7 +157,8 @@ int stream_kafka_parse_url(char *brokers, size_t brokers_cap, char *buf, size_t 
     if (next) *next++ = '\0';
     FAIL_IF(!topic_name_ok(p), err, INLET_EINVAL,
             "Kafka source %s: \"%s\" is not a topic name (letters, digits, '.', '_', '-'; at "
-            "most 249)", url, p);
+            "most 249)",
+            url, p);
     FAIL_IF(n >= cap, err, INLET_EINVAL, "Kafka source: more than %d topics", cap);
     topics[n++] = p;
   }
@@ -223,8 +225,10 @@ static void apply_now(kafka_src *k, rd_kafka_resp_err_t kind,
                       rd_kafka_topic_partition_list_t *list) {
   rd_kafka_error_t *e = NULL;
   if (kind == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-    if (is_cooperative(k)) e = rd_kafka_incremental_assign(k->rk, list);
-    else rd_kafka_assign(k->rk, list);
+    if (is_cooperative(k))
+      e = rd_kafka_incremental_assign(k->rk, list);
+    else
+      rd_kafka_assign(k->rk, list);
   } else if (kind == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS && is_cooperative(k)) {
     e = rd_kafka_incremental_unassign(k->rk, list);
   } else {
@@ -274,8 +278,10 @@ static void on_error(rd_kafka_t *rk, int code, const char *reason, void *opaque)
       err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
       err == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
       err == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED) {
-    snprintf(k->fatal_msg, sizeof k->fatal_msg, "Kafka refused access: %s (check the "
-             "security.protocol, sasl.* and ssl.* --kafka-property settings and the ACLs)", reason);
+    snprintf(k->fatal_msg, sizeof k->fatal_msg,
+             "Kafka refused access: %s (check the "
+             "security.protocol, sasl.* and ssl.* --kafka-property settings and the ACLs)",
+             reason);
     k->fatal = true;
     return;
   }
@@ -371,8 +377,8 @@ static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
 
 static int query_bounds(kafka_src *k, const stream_part *p, int64_t *lo, int64_t *hi,
                         inlet_error *err) {
-  rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(k->rk, p->topic, p->partition, lo, hi,
-                                                           QUERY_TIMEOUT_MS);
+  rd_kafka_resp_err_t e =
+      rd_kafka_query_watermark_offsets(k->rk, p->topic, p->partition, lo, hi, QUERY_TIMEOUT_MS);
   FAIL_IF(e, err, INLET_EIO, "Kafka: cannot read the offsets of %s: %s", p->label,
           rd_kafka_err2str(e));
   return 0;
@@ -445,7 +451,8 @@ static int apply_assign(kafka_src *k, pending_op *op, inlet_error *err) {
     /* Eager: the list is the whole assignment. */
     for (int i = 0; i < k->base.n_parts; i++) {
       bool in = false;
-      for (int j = 0; j < n; j++) in |= load[j] == &k->kp[i]->p;
+      for (int j = 0; j < n; j++)
+        in |= load[j] == &k->kp[i]->p;
       if (!in) k->kp[i]->p.active = false;
     }
   }
@@ -470,14 +477,16 @@ static void apply_revoke(kafka_src *k, pending_op *op) {
   }
   if (op->kind != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS &&
       op->kind != RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
-    for (int i = 0; i < k->base.n_parts; i++) k->kp[i]->p.active = false;
+    for (int i = 0; i < k->base.n_parts; i++)
+      k->kp[i]->p.active = false;
     stream_notice(&k->base, "kafka: rebalance failed (%s); every partition unassigned",
                   rd_kafka_err2str(op->kind));
   }
   apply_now(k, op->kind, l);
   if (msg.len && inlet_buf_terminate(&msg) == 0)
-    stream_notice(&k->base, "kafka: %s %s", op->lost ? "lost (the group moved on without us)"
-                                                     : "revoked", (const char *)msg.data);
+    stream_notice(&k->base, "kafka: %s %s",
+                  op->lost ? "lost (the group moved on without us)" : "revoked",
+                  (const char *)msg.data);
   inlet_buf_reset(&msg);
   k->last_hit = NULL;
 }
@@ -487,8 +496,10 @@ static int apply_pending(kafka_src *k, inlet_error *err) {
   for (int i = 0; i < k->n_pending; i++) {
     pending_op *op = &k->pending[i];
     if (rc == 0) {
-      if (op->kind == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) rc = apply_assign(k, op, err);
-      else apply_revoke(k, op);
+      if (op->kind == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS)
+        rc = apply_assign(k, op, err);
+      else
+        apply_revoke(k, op);
     }
     if (op->list) rd_kafka_topic_partition_list_destroy(op->list);
     op->list = NULL;
@@ -535,17 +546,19 @@ static int out_of_range(kafka_src *k, kpart *p, inlet_error *err) {
   stream_gap *g = &k->base.gap;
   if (want < lo) {
     g->lost = lo - want;
-    snprintf(g->message, sizeof g->message, "Kafka %s: offsets %lld..%lld (%lld messages) were "
-             "deleted (retention) before they were read", p->p.label, (long long)want,
-             (long long)(lo - 1), (long long)g->lost);
+    snprintf(g->message, sizeof g->message,
+             "Kafka %s: offsets %lld..%lld (%lld messages) were "
+             "deleted (retention) before they were read",
+             p->p.label, (long long)want, (long long)(lo - 1), (long long)g->lost);
     snprintf(g->range, sizeof g->range, "%.120s:%lld..%lld:%lld", p->p.label, (long long)want,
              (long long)lo, (long long)g->lost);
   } else {
     g->lost = -1;
-    snprintf(g->message, sizeof g->message, "Kafka %s: the recorded offset %lld is past the "
+    snprintf(g->message, sizeof g->message,
+             "Kafka %s: the recorded offset %lld is past the "
              "partition's end %lld (the topic was deleted and made again, or its log was "
-             "truncated); what was lost cannot be told", p->p.label, (long long)want,
-             (long long)hi);
+             "truncated); what was lost cannot be told",
+             p->p.label, (long long)want, (long long)hi);
     snprintf(g->range, sizeof g->range, "%.120s:%lld..%lld:?", p->p.label, (long long)want,
              (long long)lo);
   }
@@ -637,8 +650,10 @@ static int kafka_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
     if (once_finished(k)) return STREAM_END;
     if (k->o.once) {
       int64_t now = stream_now_ms();
-      if (!s->status && k->ever_assigned) k->once_wait_since = -1;
-      else if (k->once_wait_since < 0) k->once_wait_since = now;
+      if (!s->status && k->ever_assigned)
+        k->once_wait_since = -1;
+      else if (k->once_wait_since < 0)
+        k->once_wait_since = now;
       else if (now - k->once_wait_since > ONCE_STALL_MS)
         return inlet_fail(err, INLET_EIO, "Kafka: gave up (--once) after %d s: %s",
                           ONCE_STALL_MS / 1000, s->status ? s->status : "no partition assigned");
@@ -732,14 +747,18 @@ static int kafka_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, 
     kpart *p = (kpart *)load[i];
     int64_t before = p->p.start;
     bool resolved = false;
-    if (p->p.table < 0 && p->p.resume < 0) p->p.next = p->p.start; /* keep the resolved start */
-    else rc = start_offset(k, p, &resolved, err);
+    if (p->p.table < 0 && p->p.resume < 0)
+      p->p.next = p->p.start; /* keep the resolved start */
+    else
+      rc = start_offset(k, p, &resolved, err);
     if (rc == 0) rc = seek_part(k, p, p->p.next, err);
     p->done = k->o.once && (p->target < 0 || p->p.next >= p->target);
     if (p->p.record) s->moved_to.valid = true;
     if (rc == 0 && p->p.next != before)
-      stream_notice(s, "kafka: %s: the table records %lld (another ingester committed it); "
-                    "reading from there", p->p.label, (long long)p->p.next);
+      stream_notice(s,
+                    "kafka: %s: the table records %lld (another ingester committed it); "
+                    "reading from there",
+                    p->p.label, (long long)p->p.next);
   }
   inlet_free(load);
   return rc;
@@ -785,7 +804,8 @@ static void kafka_free(stream_source *s) {
     rd_kafka_consumer_close(k->rk);
     rd_kafka_destroy(k->rk);
   }
-  for (int i = 0; i < s->n_parts; i++) inlet_free(k->kp[i]);
+  for (int i = 0; i < s->n_parts; i++)
+    inlet_free(k->kp[i]);
   inlet_free(k->kp);
   inlet_free(s->parts);
   inlet_buf_reset(&s->notice);
@@ -811,9 +831,13 @@ static int set_conf(rd_kafka_conf_t *c, const char *key, const char *value, inle
 /* Properties inlet owns: a user value would break exactly-once or the
  * rebalance handling. */
 static bool reserved(const char *key) {
-  static const char *const keys[] = {"group.id", "enable.auto.commit", "enable.auto.offset.store",
-                                     "auto.offset.reset", "bootstrap.servers",
-                                     "enable.partition.eof", NULL};
+  static const char *const keys[] = {"group.id",
+                                     "enable.auto.commit",
+                                     "enable.auto.offset.store",
+                                     "auto.offset.reset",
+                                     "bootstrap.servers",
+                                     "enable.partition.eof",
+                                     NULL};
   for (const char *const *k = keys; *k; k++)
     if (strcmp(key, *k) == 0) return true;
   return false;
@@ -841,8 +865,9 @@ static int build_conf(kafka_src *k, rd_kafka_conf_t *c, inlet_error *err) {
     key[eq - kv] = '\0';
     FAIL_IF(reserved(key), err, INLET_EINVAL, "Kafka property %s is set by inlet (%s)", key,
             strcmp(key, "group.id") == 0 ? "use --group"
-            : strcmp(key, "bootstrap.servers") == 0 ? "give the brokers in the source URL"
-            : "offsets live in the table; see docs/INGEST.md \"Kafka\"");
+            : strcmp(key, "bootstrap.servers") == 0
+                ? "give the brokers in the source URL"
+                : "offsets live in the table; see docs/INGEST.md \"Kafka\"");
     TRY(set_conf(c, key, eq + 1, err));
     logging |= strcmp(key, "debug") == 0 || strcmp(key, "log_level") == 0;
   }
@@ -856,8 +881,10 @@ static int build_conf(kafka_src *k, rd_kafka_conf_t *c, inlet_error *err) {
   rd_kafka_conf_set_rebalance_cb(c, on_rebalance);
   rd_kafka_conf_set_error_cb(c, on_error);
   rd_kafka_conf_set_stats_cb(c, on_stats);
-  if (logging) rd_kafka_conf_set_log_cb(c, on_log);
-  else rd_kafka_conf_set_log_cb(c, NULL);
+  if (logging)
+    rd_kafka_conf_set_log_cb(c, on_log);
+  else
+    rd_kafka_conf_set_log_cb(c, NULL);
   return 0;
 }
 
@@ -905,8 +932,8 @@ int stream_kafka_open(stream_source **out, const char *url, const stream_source_
   k->o = *o;
   k->stall_since = -1;
   k->once_wait_since = -1;
-  int rc = stream_kafka_parse_url(k->brokers, sizeof k->brokers, k->topic_buf,
-                                  sizeof k->topic_buf, k->topics, MAX_TOPICS, url, err);
+  int rc = stream_kafka_parse_url(k->brokers, sizeof k->brokers, k->topic_buf, sizeof k->topic_buf,
+                                  k->topics, MAX_TOPICS, url, err);
   if (rc < 0) goto fail;
   k->n_topics = rc;
   if (o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV) {

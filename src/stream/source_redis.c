@@ -48,7 +48,7 @@
 #define XREAD_COUNT 1000
 #define RETRY_MIN_MS 100
 #define RETRY_MAX_MS 2000
-#define ONCE_RETRY_MS 60000 /* --once gives up after failing this long */
+#define ONCE_RETRY_MS 60000  /* --once gives up after failing this long */
 #define COMMAND_TIMEOUT_S 15 /* longer than any XREAD BLOCK the ingester asks for */
 
 typedef stream_redis_id rid;
@@ -56,7 +56,7 @@ typedef stream_redis_id rid;
 typedef struct redis_src {
   stream_source base;
   stream_source_options o;
-  redisContext *c;   /* owned */
+  redisContext *c; /* owned */
   char host[256];
   int port;
   char key[512];
@@ -64,11 +64,11 @@ typedef struct redis_src {
   redisReply *reply;   /* owned: the current EXEC reply */
   redisReply *entries; /* borrowed from reply */
   size_t next_entry;
-  int64_t n_first;     /* entries-added count of the reply's first entry, -1 unknown */
-  int64_t n_end;       /* ... of its last entry, -1 unknown */
-  inlet_buf rec;       /* built record text */
+  int64_t n_first; /* entries-added count of the reply's first entry, -1 unknown */
+  int64_t n_end;   /* ... of its last entry, -1 unknown */
+  inlet_buf rec;   /* built record text */
   /* transient-error retries */
-  int failures;        /* consecutive */
+  int failures; /* consecutive */
   int64_t failing_since, retry_at;
   unsigned rng;
   char last_error[400];
@@ -130,11 +130,13 @@ void stream_redis_judge(const stream_redis_track *t, const stream_redis_view *v,
   if (j->recreated) n = -1;
   /* Entries ever added before e1 (before whatever comes next when k = 0). */
   int64_t before = -1;
-  bool no_holes = v->k == 0 ? id_cmp(v->max_deleted, t->last) <= 0
-                            : id_cmp(v->max_deleted, v->e1) < 0;
+  bool no_holes =
+      v->k == 0 ? id_cmp(v->max_deleted, t->last) <= 0 : id_cmp(v->max_deleted, v->e1) < 0;
   if (past) {
-    if (!v->has_first) before = (int64_t)v->added;
-    else if (id_cmp(v->max_deleted, v->first) < 0) before = (int64_t)v->added - (int64_t)v->length;
+    if (!v->has_first)
+      before = (int64_t)v->added;
+    else if (id_cmp(v->max_deleted, v->first) < 0)
+      before = (int64_t)v->added - (int64_t)v->length;
   } else if (v->complete && no_holes) {
     before = (int64_t)v->added - v->k;
   } else if (n >= 0 && !j->gap && id_cmp(v->max_deleted, t->last) <= 0) {
@@ -181,9 +183,11 @@ int stream_redis_parse_url(char *host, size_t host_cap, int *port, char *key, si
   }
   FAIL_IF(*p && *p != '/', err, INLET_EINVAL, "bad host in \"%s\"", url);
   /* The stream: what follows, without the slashes around it. */
-  while (*p == '/') p++;
+  while (*p == '/')
+    p++;
   size_t kl = strlen(p);
-  while (kl > 0 && p[kl - 1] == '/') kl--;
+  while (kl > 0 && p[kl - 1] == '/')
+    kl--;
   FAIL_IF(kl == 0, err, INLET_EINVAL,
           "redis source \"%s\" names no stream (redis://HOST:PORT/STREAM)", url);
   FAIL_IF(kl >= key_cap, err, INLET_EINVAL, "stream name too long in \"%s\"", url);
@@ -222,11 +226,10 @@ static int connection_error(redis_src *r, const char *doing, inlet_error *err) {
   snprintf(what, sizeof what, "%s", r->c && r->c->errstr[0] ? r->c->errstr : "connection lost");
   disconnect(r);
   if (code == REDIS_ERR_PROTOCOL)
-    return inlet_fail(err, INLET_ECORRUPT, "redis %s:%d: protocol error %s: %s", r->host,
-                      r->port, doing, what);
+    return inlet_fail(err, INLET_ECORRUPT, "redis %s:%d: protocol error %s: %s", r->host, r->port,
+                      doing, what);
   if (code == REDIS_ERR_OOM)
-    return inlet_fail(err, INLET_ENOMEM, "redis %s:%d: out of memory %s", r->host, r->port,
-                      doing);
+    return inlet_fail(err, INLET_ENOMEM, "redis %s:%d: out of memory %s", r->host, r->port, doing);
   snprintf(r->last_error, sizeof r->last_error, "%s %s", doing, what);
   return FETCH_RETRY;
 }
@@ -246,10 +249,12 @@ static int reply_error(redis_src *r, const char *msg, const char *doing, inlet_e
       return FETCH_RETRY;
     }
   if (word_is(msg, "NOAUTH") || word_is(msg, "WRONGPASS") || word_is(msg, "NOPERM"))
-    return inlet_fail(err, INLET_EINVAL, "redis %s:%d refused access (%s): the redis source "
-                      "sends no credentials (redis://HOST:PORT/STREAM)", r->host, r->port, msg);
-  return inlet_fail(err, INLET_EIO, "redis %s:%d: %s on stream \"%s\": %s", r->host, r->port,
-                    doing, r->key, msg);
+    return inlet_fail(err, INLET_EINVAL,
+                      "redis %s:%d refused access (%s): the redis source "
+                      "sends no credentials (redis://HOST:PORT/STREAM)",
+                      r->host, r->port, msg);
+  return inlet_fail(err, INLET_EIO, "redis %s:%d: %s on stream \"%s\": %s", r->host, r->port, doing,
+                    r->key, msg);
 }
 
 /* A transient failure: schedules the next attempt and reports it. --once
@@ -264,19 +269,20 @@ static int retry_later(redis_src *r, inlet_error *err) {
   delay = delay / 2 + (int64_t)(rand_r(&r->rng) % (unsigned)(delay / 2 + 1)); /* jitter */
   double failing = (double)(now - r->failing_since) / 1000.0;
   if (r->o.once && now + delay - r->failing_since > ONCE_RETRY_MS)
-    return inlet_fail(err, INLET_EIO, "redis %s:%d: %s (still failing after %d attempts in "
-                      "%.1fs: --once gives up)", r->host, r->port, r->last_error, r->failures,
-                      failing);
+    return inlet_fail(err, INLET_EIO,
+                      "redis %s:%d: %s (still failing after %d attempts in "
+                      "%.1fs: --once gives up)",
+                      r->host, r->port, r->last_error, r->failures, failing);
   r->retry_at = now + delay;
-  stream_notice(&r->base, "redis %s:%d: %s; retry %d in %.1fs", r->host, r->port,
-                r->last_error, r->failures, (double)delay / 1000.0);
+  stream_notice(&r->base, "redis %s:%d: %s; retry %d in %.1fs", r->host, r->port, r->last_error,
+                r->failures, (double)delay / 1000.0);
   return 0;
 }
 
 static void recovered(redis_src *r) {
   if (r->failures == 0) return;
-  stream_notice(&r->base, "redis %s:%d: reading again after %d failed attempt%s (%.1fs)",
-                r->host, r->port, r->failures, r->failures == 1 ? "" : "s",
+  stream_notice(&r->base, "redis %s:%d: reading again after %d failed attempt%s (%.1fs)", r->host,
+                r->port, r->failures, r->failures == 1 ? "" : "s",
                 (double)(stream_now_ms() - r->failing_since) / 1000.0);
   r->failures = 0;
   r->retry_at = 0;
@@ -336,7 +342,8 @@ static int fetch(redis_src *r, stream_redis_view *v, inlet_error *err) {
   for (int i = 0; i < 4; i++) {
     void *p = NULL;
     if (redisGetReply(r->c, &p) != REDIS_OK) {
-      for (int k = 0; k < i; k++) freeReplyObject(rep[k]);
+      for (int k = 0; k < i; k++)
+        freeReplyObject(rep[k]);
       return connection_error(r, "reading XREAD:", err);
     }
     rep[i] = p;
@@ -350,7 +357,8 @@ static int fetch(redis_src *r, stream_redis_view *v, inlet_error *err) {
   char msg[300] = "";
   if (e) snprintf(msg, sizeof msg, "%s", e);
   redisReply *exec = rep[3];
-  for (int i = 0; i < 3; i++) freeReplyObject(rep[i]);
+  for (int i = 0; i < 3; i++)
+    freeReplyObject(rep[i]);
   if (e) {
     freeReplyObject(exec);
     return reply_error(r, msg, "XREAD", err);
@@ -390,8 +398,9 @@ static int fetch(redis_src *r, stream_redis_view *v, inlet_error *err) {
   v->complete = v->k < XREAD_COUNT;
   if (v->k > 0) {
     const redisReply *a = r->entries->element[0], *b = r->entries->element[v->k - 1];
-    if (a->type != REDIS_REPLY_ARRAY || a->elements < 1 || a->element[0]->type != REDIS_REPLY_STRING ||
-        b->type != REDIS_REPLY_ARRAY || b->elements < 1 || b->element[0]->type != REDIS_REPLY_STRING ||
+    if (a->type != REDIS_REPLY_ARRAY || a->elements < 1 ||
+        a->element[0]->type != REDIS_REPLY_STRING || b->type != REDIS_REPLY_ARRAY ||
+        b->elements < 1 || b->element[0]->type != REDIS_REPLY_STRING ||
         !parse_id(a->element[0]->str, &v->e1) || !parse_id(b->element[0]->str, &v->ek)) {
       drop_reply(r);
       return inlet_fail(err, INLET_ECORRUPT, "redis stream %s: malformed XREAD entry", r->key);
@@ -480,8 +489,10 @@ static int entry_record(redis_src *r, size_t idx, stream_record *rec, inlet_erro
   }
   /* The entries-added count of this entry, when the read told it. */
   int64_t n = -1;
-  if (r->n_first >= 0) n = r->n_first + (int64_t)idx;
-  else if (idx + 1 == r->entries->elements) n = r->n_end;
+  if (r->n_first >= 0)
+    n = r->n_first + (int64_t)idx;
+  else if (idx + 1 == r->entries->elements)
+    n = r->n_end;
   rec->data = data ? data : "";
   rec->len = len;
   rec->bytes = (int64_t)len;
@@ -509,28 +520,36 @@ static void describe_gap(redis_src *r, const stream_redis_view *v,
   if (v->k > 0) id_fmt(next, sizeof next, v->e1);
   g->lost = j->lost;
   char count[48];
-  if (j->lost > 0) snprintf(count, sizeof count, "%lld", (long long)j->lost);
-  else snprintf(count, sizeof count, "?");
+  if (j->lost > 0)
+    snprintf(count, sizeof count, "%lld", (long long)j->lost);
+  else
+    snprintf(count, sizeof count, "?");
   snprintf(g->range, sizeof g->range, "%s..%s:%s", after, v->k > 0 ? next : "end", count);
   char where[120];
-  if (v->k > 0) snprintf(where, sizeof where, "; the next entry is %s", next);
-  else snprintf(where, sizeof where, "; the stream holds no entry after it");
+  if (v->k > 0)
+    snprintf(where, sizeof where, "; the next entry is %s", next);
+  else
+    snprintf(where, sizeof where, "; the stream holds no entry after it");
   if (j->possible)
-    snprintf(g->message, sizeof g->message, "redis stream \"%s\" (%s:%d): the first entry is "
+    snprintf(g->message, sizeof g->message,
+             "redis stream \"%s\" (%s:%d): the first entry is "
              "after position %s: entries between may have been trimmed before they were read "
-             "(how many cannot be told: %s)%s", r->key, r->host, r->port, after,
+             "(how many cannot be told: %s)%s",
+             r->key, r->host, r->port, after,
              v->counters ? "the position was recorded by an older inlet"
                          : "Redis < 7 reports no entries-added",
              where);
   else if (j->lost > 0)
-    snprintf(g->message, sizeof g->message, "redis stream \"%s\" (%s:%d): %lld entr%s after "
-             "position %s %s deleted before %s read (XTRIM, XADD MAXLEN/MINID or XDEL)%s", r->key,
-             r->host, r->port, (long long)j->lost, j->lost == 1 ? "y" : "ies", after,
+    snprintf(g->message, sizeof g->message,
+             "redis stream \"%s\" (%s:%d): %lld entr%s after "
+             "position %s %s deleted before %s read (XTRIM, XADD MAXLEN/MINID or XDEL)%s",
+             r->key, r->host, r->port, (long long)j->lost, j->lost == 1 ? "y" : "ies", after,
              j->lost == 1 ? "was" : "were", j->lost == 1 ? "it was" : "they were", where);
   else
-    snprintf(g->message, sizeof g->message, "redis stream \"%s\" (%s:%d): entries after position "
-             "%s, up to %s, were deleted (XDEL) before they were read%s", r->key, r->host,
-             r->port, after, deleted, where);
+    snprintf(g->message, sizeof g->message,
+             "redis stream \"%s\" (%s:%d): entries after position "
+             "%s, up to %s, were deleted (XDEL) before they were read%s",
+             r->key, r->host, r->port, after, deleted, where);
 }
 
 static int redis_next(stream_source *s, stream_record *rec, int64_t wait_ms, inlet_error *err) {
@@ -560,10 +579,12 @@ static int redis_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
     if (j.recreated) {
       char at[48];
       id_fmt(at, sizeof at, r->t.last);
-      stream_notice(&r->base, "redis stream \"%s\" (%s:%d) counts %llu entries added, fewer than "
+      stream_notice(&r->base,
+                    "redis stream \"%s\" (%s:%d) counts %llu entries added, fewer than "
                     "at the position %s (%lld): it was deleted and created again (or Redis "
-                    "restarted without persistence); reading its entries after %s", r->key,
-                    r->host, r->port, (unsigned long long)v.added, at, (long long)r->t.n, at);
+                    "restarted without persistence); reading its entries after %s",
+                    r->key, r->host, r->port, (unsigned long long)v.added, at, (long long)r->t.n,
+                    at);
     }
     if (j.gap) {
       describe_gap(r, &v, &j);
@@ -588,8 +609,7 @@ static int redis_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
   }
 }
 
-static int redis_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn,
-                      inlet_error *err) {
+static int redis_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, inlet_error *err) {
   (void)err;
   redis_src *r = (redis_src *)s;
   inlet_buf_clear(warn);
@@ -641,8 +661,8 @@ int stream_redis_open(stream_source **out, const char *url, const stream_source_
   r->o = *o;
   r->t.n = -1;
   r->rng = (unsigned)getpid() ^ (unsigned)stream_now_ms();
-  int rc = stream_redis_parse_url(r->host, sizeof r->host, &r->port, r->key, sizeof r->key, url,
-                                  err);
+  int rc =
+      stream_redis_parse_url(r->host, sizeof r->host, &r->port, r->key, sizeof r->key, url, err);
   if (rc < 0) {
     redis_free(&r->base);
     return rc;
@@ -665,6 +685,8 @@ int stream_source_open(stream_source **out, const char *spec, const stream_sourc
   }
   if (strncmp(spec, "redis://", 8) == 0) return stream_redis_open(out, spec, o, err);
   if (strncmp(spec, "kafka://", 8) == 0) return stream_kafka_open(out, spec, o, err);
-  return inlet_fail(err, INLET_EINVAL, "unknown source \"%s\" (file:PATH, stdin, "
-                    "redis://HOST:PORT/STREAM, kafka://HOST:PORT[,...]/TOPIC[,...])", spec);
+  return inlet_fail(err, INLET_EINVAL,
+                    "unknown source \"%s\" (file:PATH, stdin, "
+                    "redis://HOST:PORT/STREAM, kafka://HOST:PORT[,...]/TOPIC[,...])",
+                    spec);
 }

@@ -21,7 +21,7 @@
 /* A source position: up to three non-negative numbers whose meaning belongs
  * to the source kind (file: inode, offset, fingerprint; redis: ms, seq). */
 typedef struct stream_pos {
-  bool valid;   /* false: "from the beginning" */
+  bool valid; /* false: "from the beginning" */
   int64_t p[3];
 } stream_pos;
 
@@ -92,15 +92,15 @@ typedef struct stream_part {
   bool dl_swept;      /* since this assignment (or the last lost commit), a
                          commit swept its start's dead-letter debris */
   /* Filled by stream_parts_load_fn from the table: */
-  int64_t table;      /* txn version (next offset), -1 none: what a commit expects */
-  int64_t resume;     /* with table -1: where another progress record (a
-                         kafka-delta-ingest txn) says to start, -1 none */
-  int64_t wm_table;   /* txn_wm version, -1 none */
+  int64_t table;       /* txn version (next offset), -1 none: what a commit expects */
+  int64_t resume;      /* with table -1: where another progress record (a
+                          kafka-delta-ingest txn) says to start, -1 none */
+  int64_t wm_table;    /* txn_wm version, -1 none */
   int64_t late_routed; /* late table's txn_late version, -1 none */
   /* The current batch covers offsets [start, next) of this part. */
   int64_t start, next;
-  bool record;        /* commit the position even without records (a start
-                         resolved from --kafka-start latest) */
+  bool record; /* commit the position even without records (a start
+                  resolved from --kafka-start latest) */
   /* Ingester state. */
   stream_watermark wm;
   stream_dl_file dl;  /* open dead-letter temporary */
@@ -109,8 +109,7 @@ typedef struct stream_part {
 
 /* Reads the progress of @p n parts (table, resume, wm_table, late_routed)
  * from the newest table state. */
-typedef int (*stream_parts_load_fn)(void *ctx, stream_part *const *parts, int n,
-                                    inlet_error *err);
+typedef int (*stream_parts_load_fn)(void *ctx, stream_part *const *parts, int n, inlet_error *err);
 
 /* The Kafka metadata of a record, for the --kafka-columns. */
 typedef struct stream_kmeta {
@@ -120,14 +119,20 @@ typedef struct stream_kmeta {
   int64_t timestamp_ms; /* -1 none */
   const void *key;      /* NULL: no key */
   size_t key_len;
-  void *headers;        /* rd_kafka_headers_t *, NULL none */
-  bool tombstone;       /* the message has no value (null, not empty) */
+  void *headers;  /* rd_kafka_headers_t *, NULL none */
+  bool tombstone; /* the message has no value (null, not empty) */
 } stream_kmeta;
 
 /* The --kafka-columns: which table column receives each piece of a
  * message's metadata (src/stream/kafka_columns.c). */
 enum {
-  KCOL_TOPIC = 0, KCOL_PARTITION, KCOL_OFFSET, KCOL_TIMESTAMP, KCOL_KEY, KCOL_HEADERS, KCOL_N
+  KCOL_TOPIC = 0,
+  KCOL_PARTITION,
+  KCOL_OFFSET,
+  KCOL_TIMESTAMP,
+  KCOL_KEY,
+  KCOL_HEADERS,
+  KCOL_N
 };
 typedef struct stream_kcols {
   int32_t col[KCOL_N]; /* table column index, -1 none */
@@ -155,8 +160,8 @@ typedef struct ingest_parts {
   const char **names; /* the commit's txns (borrowed from the parts) */
   int64_t *ver, *exp;
   int n, cap;
-  char *metrics;      /* owned: commitInfo operationMetrics */
-  char *from, *to;    /* owned: position text */
+  char *metrics;   /* owned: commitInfo operationMetrics */
+  char *from, *to; /* owned: position text */
 } ingest_parts;
 
 /* Records were read from @p p in this batch, or its position must be recorded. */
@@ -187,15 +192,15 @@ void ingest_part_dl_cleanup(const stream_part *p, inlet_storage *st, const char 
 /* ---- sources ---------------------------------------------------------------- */
 
 typedef struct stream_record {
-  const char *data;  /* lent until the next call */
+  const char *data; /* lent until the next call */
   size_t len;
-  stream_pos pos;    /* position just after this record */
-  int64_t offset;    /* start offset in its file, -1 when none */
-  int64_t bytes;     /* source bytes this record consumed */
-  int64_t time_ms;   /* source time of the record (redis id), -1 unknown */
-  bool oversize;     /* longer than max_record_bytes: data holds a prefix */
-  bool header;       /* a CSV header line, not a record */
-  stream_part *part; /* partitioned sources: the record's part, else NULL */
+  stream_pos pos;           /* position just after this record */
+  int64_t offset;           /* start offset in its file, -1 when none */
+  int64_t bytes;            /* source bytes this record consumed */
+  int64_t time_ms;          /* source time of the record (redis id), -1 unknown */
+  bool oversize;            /* longer than max_record_bytes: data holds a prefix */
+  bool header;              /* a CSV header line, not a record */
+  stream_part *part;        /* partitioned sources: the record's part, else NULL */
   const stream_kmeta *meta; /* Kafka: the message's metadata, else NULL */
 } stream_record;
 
@@ -210,8 +215,8 @@ enum { STREAM_NONE = 0, STREAM_RECORD = 1, STREAM_END = 2, STREAM_GAP = 3, STREA
 
 typedef struct stream_gap {
   char message[1600]; /* for the user: what was lost and where */
-  char range[200];   /* compact, for commitInfo: "<after>..<before>:<lost|?>" */
-  int64_t lost;      /* records lost, -1 when unknown */
+  char range[200];    /* compact, for commitInfo: "<after>..<before>:<lost|?>" */
+  int64_t lost;       /* records lost, -1 when unknown */
 } stream_gap;
 
 typedef struct stream_source stream_source;
@@ -236,7 +241,7 @@ typedef struct stream_source_ops {
 struct stream_source {
   const stream_source_ops *ops;
   stream_kind kind;
-  bool can_seek;  /* stdin cannot */
+  bool can_seek; /* stdin cannot */
   /* Set by seek/next when positions start again lower in the same file (a
    * truncation or copy-truncate): records from here on compare with no
    * earlier position. The ingester clears it. */
@@ -273,12 +278,12 @@ typedef struct stream_source_options {
    * record (otherwise it is left for a later run, its writer may be mid-line). */
   bool final;
   /* Kafka. */
-  const char *app_id;       /* the progress record's name (txn prefix) */
-  const char *group;        /* consumer group */
+  const char *app_id;            /* the progress record's name (txn prefix) */
+  const char *group;             /* consumer group */
   const char *const *properties; /* "KEY=VALUE" for librdkafka */
   int32_t n_properties;
-  bool start_latest;        /* parts the table never saw: from their end */
-  bool want_headers;        /* records carry their headers (a headers column) */
+  bool start_latest; /* parts the table never saw: from their end */
+  bool want_headers; /* records carry their headers (a headers column) */
   stream_parts_load_fn load_parts;
   void *load_ctx;
 } stream_source_options;
@@ -315,17 +320,17 @@ typedef struct stream_redis_view {
   uint64_t length, added;      /* XINFO length, entries-added */
   stream_redis_id max_deleted; /* XINFO max-deleted-entry-id (XDEL; trimming leaves it) */
   bool has_first;
-  stream_redis_id first;       /* XINFO first-entry */
-  int64_t k;                   /* entries XREAD returned after the position */
-  bool complete;               /* k is all there are (fewer than asked for) */
-  stream_redis_id e1, ek;      /* first and last of them (k > 0) */
+  stream_redis_id first;  /* XINFO first-entry */
+  int64_t k;              /* entries XREAD returned after the position */
+  bool complete;          /* k is all there are (fewer than asked for) */
+  stream_redis_id e1, ek; /* first and last of them (k > 0) */
 } stream_redis_view;
 
 /* The reader's state. */
 typedef struct stream_redis_track {
-  bool have_pos;        /* false: reading from the stream's start */
-  stream_redis_id last; /* last entry handed out, or the recorded position */
-  int64_t n;            /* entries-added count up to and including last; -1 unknown */
+  bool have_pos;         /* false: reading from the stream's start */
+  stream_redis_id last;  /* last entry handed out, or the recorded position */
+  int64_t n;             /* entries-added count up to and including last; -1 unknown */
   stream_redis_id acked; /* deletions up to here are accounted for */
 } stream_redis_track;
 
@@ -359,16 +364,15 @@ int64_t stream_source_tag(const char *source);
  * start a new default progress record while the table tracks the same Redis
  * stream name or the same file under another id. Notes for the user go to
  * @p warn. */
-int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s,
-                         const char *source, const char *given, inlet_buf *warn,
-                         inlet_error *err);
+int stream_choose_app_id(char *out, size_t cap, const struct delta_snapshot *s, const char *source,
+                         const char *given, inlet_buf *warn, inlet_error *err);
 
 /* ---- batching triggers --------------------------------------------------------- */
 
 typedef struct stream_trigger {
   int64_t max_rows, max_bytes, max_latency_ms;
-  int64_t rows, bytes;     /* accumulated */
-  int64_t first_ms;        /* arrival of the batch's first record, -1 when empty */
+  int64_t rows, bytes; /* accumulated */
+  int64_t first_ms;    /* arrival of the batch's first record, -1 when empty */
 } stream_trigger;
 
 void stream_trigger_reset(stream_trigger *t);

@@ -124,10 +124,12 @@ bool inlet_event_time_us(const inlet_array *a, const inlet_field *f, int64_t row
   if (f->type.id != INLET_TYPE_TIMESTAMP) return false;
   int64_t v = ((const int64_t *)a->values)[row];
   switch (f->type.unit) {
-  case INLET_UNIT_SECOND: v = v > INT64_MAX / 1000000 ? INT64_MAX
-                            : v < INT64_MIN / 1000000 ? INT64_MIN : v * 1000000; break;
-  case INLET_UNIT_MILLI: v = v > INT64_MAX / 1000 ? INT64_MAX
-                           : v < INT64_MIN / 1000 ? INT64_MIN : v * 1000; break;
+  case INLET_UNIT_SECOND:
+    v = v > INT64_MAX / 1000000 ? INT64_MAX : v < INT64_MIN / 1000000 ? INT64_MIN : v * 1000000;
+    break;
+  case INLET_UNIT_MILLI:
+    v = v > INT64_MAX / 1000 ? INT64_MAX : v < INT64_MIN / 1000 ? INT64_MIN : v * 1000;
+    break;
   case INLET_UNIT_MICRO: break;
   case INLET_UNIT_NANO: v = v >= 0 ? v / 1000 : -((-(v + 1)) / 1000) - 1; break;
   }

@@ -8,7 +8,9 @@ static long alloc_fail_countdown = -1;
 /* Per thread, so counting needs neither atomics nor locks. */
 static _Thread_local int64_t alloc_calls, alloc_bytes;
 
-void inlet_alloc_fail_after(long n) { alloc_fail_countdown = n; }
+void inlet_alloc_fail_after(long n) {
+  alloc_fail_countdown = n;
+}
 
 void inlet_alloc_counts(int64_t *calls, int64_t *bytes) {
   if (calls) *calls = alloc_calls;
@@ -42,7 +44,9 @@ void *inlet_realloc(void *p, size_t size) {
   return realloc(p, size ? size : 1);
 }
 
-void inlet_free(void *p) { free(p); }
+void inlet_free(void *p) {
+  free(p);
+}
 
 char *inlet_strndup(const char *s, size_t n) {
   char *d = inlet_malloc(n + 1);
@@ -52,4 +56,6 @@ char *inlet_strndup(const char *s, size_t n) {
   return d;
 }
 
-char *inlet_strdup(const char *s) { return inlet_strndup(s, strlen(s)); }
+char *inlet_strdup(const char *s) {
+  return inlet_strndup(s, strlen(s));
+}

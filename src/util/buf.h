@@ -20,13 +20,17 @@ typedef struct inlet_buf {
   int error; /* 0, or INLET_ENOMEM after a failed growth (sticky) */
 } inlet_buf;
 
-#define INLET_BUF_INIT {NULL, 0, 0, 0}
+#define INLET_BUF_INIT                                                                             \
+  { NULL, 0, 0, 0 }
 
 void inlet_buf_init(inlet_buf *b);
 /* Frees the storage and returns @p b to the initial state. */
 void inlet_buf_reset(inlet_buf *b);
 /* Keeps capacity, drops content and a sticky error. */
-static inline void inlet_buf_clear(inlet_buf *b) { b->len = 0; b->error = 0; }
+static inline void inlet_buf_clear(inlet_buf *b) {
+  b->len = 0;
+  b->error = 0;
+}
 
 /* Ensures room for @p extra more bytes; 0 or INLET_ENOMEM (sticky). */
 int inlet_buf_reserve(inlet_buf *b, size_t extra);
@@ -51,7 +55,9 @@ static inline int inlet_buf_puts(inlet_buf *b, const char *s) {
 int inlet_buf_terminate(inlet_buf *b);
 /* Hands the storage to the caller (who frees it with inlet_free). */
 uint8_t *inlet_buf_detach(inlet_buf *b, size_t *len);
-static inline int inlet_buf_status(const inlet_buf *b) { return b->error; }
+static inline int inlet_buf_status(const inlet_buf *b) {
+  return b->error;
+}
 
 /* Appends code point @p cp (at most U+10FFFF) encoded as UTF-8 (utf8.c). */
 void inlet_buf_put_utf8(inlet_buf *b, uint32_t cp);

@@ -7,7 +7,9 @@
 #include "inlet/batch.h"
 #include "util/util.h"
 
-bool inlet_is_leap_year(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+bool inlet_is_leap_year(int64_t y) {
+  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
 
 int inlet_days_in_month(int64_t y, int m) {
   static const int dim[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -55,7 +57,8 @@ size_t inlet_iso_date_prefix(const char *s, size_t n, int64_t *days) {
   bool neg = false;
   if (n > 0 && (s[0] == '+' || s[0] == '-')) neg = s[i++] == '-';
   size_t ys = i;
-  while (i < n && i - ys < 10 && s[i] >= '0' && s[i] <= '9') y = y * 10 + (s[i++] - '0');
+  while (i < n && i - ys < 10 && s[i] >= '0' && s[i] <= '9')
+    y = y * 10 + (s[i++] - '0');
   if (i - ys < 4 || i - ys > 9) return 0;
   if (i + 6 > n || s[i] != '-' || !digits_at(s, n, i + 1, 2, &mo) || s[i + 3] != '-' ||
       !digits_at(s, n, i + 4, 2, &d))
@@ -88,7 +91,8 @@ static bool fraction(const char *s, size_t n, size_t *i, int64_t *nanos) {
       (*i)++;
     }
     if (nd == 0) return false;
-    for (; nd < 9; nd++) ns *= 10;
+    for (; nd < 9; nd++)
+      ns *= 10;
   }
   *nanos = ns;
   return true;
@@ -96,8 +100,7 @@ static bool fraction(const char *s, size_t n, size_t *i, int64_t *nanos) {
 
 size_t inlet_iso_time_prefix(const char *s, size_t n, int64_t *secs, int64_t *nanos) {
   int h, mi, sec = 0;
-  if (!digits_at(s, n, 0, 2, &h) || n < 5 || s[2] != ':' || !digits_at(s, n, 3, 2, &mi))
-    return 0;
+  if (!digits_at(s, n, 0, 2, &h) || n < 5 || s[2] != ':' || !digits_at(s, n, 3, 2, &mi)) return 0;
   size_t i = 5;
   int64_t ns = 0;
   if (i < n && s[i] == ':') {
@@ -111,8 +114,12 @@ size_t inlet_iso_time_prefix(const char *s, size_t n, int64_t *secs, int64_t *na
   return i;
 }
 
-static inline bool dig(char ch) { return (unsigned)(ch - '0') < 10; }
-static inline int d2(const char *s) { return (s[0] - '0') * 10 + (s[1] - '0'); }
+static inline bool dig(char ch) {
+  return (unsigned)(ch - '0') < 10;
+}
+static inline int d2(const char *s) {
+  return (s[0] - '0') * 10 + (s[1] - '0');
+}
 
 /* The layout nearly every producer prints, YYYY-MM-DDTHH:MM:SS[.fraction],
  * checked at fixed offsets: NDJSON ingest parses one per event, and this
@@ -122,9 +129,9 @@ static size_t fast_ymd_hms(const char *s, size_t n, int64_t *days, int64_t *tod,
   if (n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
       s[13] != ':' || s[16] != ':')
     return 0;
-  if (!(dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && dig(s[5]) && dig(s[6]) &&
-        dig(s[8]) && dig(s[9]) && dig(s[11]) && dig(s[12]) && dig(s[14]) && dig(s[15]) &&
-        dig(s[17]) && dig(s[18])))
+  if (!(dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && dig(s[5]) && dig(s[6]) && dig(s[8]) &&
+        dig(s[9]) && dig(s[11]) && dig(s[12]) && dig(s[14]) && dig(s[15]) && dig(s[17]) &&
+        dig(s[18])))
     return 0;
   int y = d2(s) * 100 + d2(s + 2), mo = d2(s + 5), d = d2(s + 8);
   int h = d2(s + 11), mi = d2(s + 14), sec = d2(s + 17);

@@ -68,12 +68,14 @@ static bool calendar_unit(const char *u, size_t n) {
 int inlet_duration_parse_us(int64_t *out_us, const char *text, inlet_error *err) {
   FAIL_IF(!text, err, INLET_EINVAL, "missing duration");
   const char *p = text;
-  while (isspace((unsigned char)*p)) p++;
+  while (isspace((unsigned char)*p))
+    p++;
   FAIL_IF(!*p, err, INLET_EINVAL,
           "empty duration (expected a number with a unit, e.g. 30s, 7d, \"interval 7 days\")");
   if (strncasecmp(p, "interval", 8) == 0 && (isspace((unsigned char)p[8]) || !p[8])) {
     p += 8;
-    while (isspace((unsigned char)*p)) p++;
+    while (isspace((unsigned char)*p))
+      p++;
   }
   int64_t total = 0;
   bool any = false;
@@ -91,9 +93,11 @@ int inlet_duration_parse_us(int64_t *out_us, const char *text, inlet_error *err)
     }
     FAIL_IF(*p == '.' || *p == ',', err, INLET_EINVAL,
             "bad duration \"%s\": whole numbers only (write 1500ms, not 1.5s)", text);
-    while (isspace((unsigned char)*p)) p++;
+    while (isspace((unsigned char)*p))
+      p++;
     const char *u = p;
-    while (isalpha((unsigned char)*p)) p++;
+    while (isalpha((unsigned char)*p))
+      p++;
     size_t ulen = (size_t)(p - u);
     FAIL_IF(ulen == 0 && !any && !*p, err, INLET_EINVAL,
             "duration \"%s\" has no unit: a bare number is ambiguous (write e.g. %llds or "
@@ -102,8 +106,7 @@ int inlet_duration_parse_us(int64_t *out_us, const char *text, inlet_error *err)
     FAIL_IF(ulen == 0, err, INLET_EINVAL,
             "bad duration \"%s\": a number without a unit (units " UNITS_HELP ")", text);
     FAIL_IF(calendar_unit(u, ulen), err, INLET_EINVAL,
-            "bad duration \"%s\": months and years have no fixed length (use days or weeks)",
-            text);
+            "bad duration \"%s\": months and years have no fixed length (use days or weeks)", text);
     int64_t us = unit_us(u, ulen);
     FAIL_IF(us < 0, err, INLET_EINVAL,
             "bad duration \"%s\": unknown unit \"%.*s\" (units " UNITS_HELP ")", text, (int)ulen,
@@ -111,7 +114,8 @@ int inlet_duration_parse_us(int64_t *out_us, const char *text, inlet_error *err)
     FAIL_IF(inlet_mul_overflow_i64(v, us, &v) || inlet_add_overflow_i64(total, v, &total), err,
             INLET_EINVAL, "duration \"%s\" is too large", text);
     any = true;
-    while (isspace((unsigned char)*p)) p++;
+    while (isspace((unsigned char)*p))
+      p++;
   }
   FAIL_IF(!any, err, INLET_EINVAL, "bad duration \"%s\": a number with a unit is missing", text);
   *out_us = total;

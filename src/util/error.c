@@ -67,7 +67,8 @@ int inlet_error_prefix(inlet_error *err, const char *fmt, ...) {
   const char *rest = old[0] ? old : inlet_strerror(err->code);
   size_t cap = sizeof err->message, n = 0;
   for (const char *parts[3] = {prefix, ": ", rest}, **p = parts; p < parts + 3; p++)
-    for (const char *c = *p; *c && n + 1 < cap; c++) err->message[n++] = *c;
+    for (const char *c = *p; *c && n + 1 < cap; c++)
+      err->message[n++] = *c;
   err->message[n] = '\0';
   return err->code ? err->code : INLET_EINTERNAL;
 }

@@ -27,7 +27,9 @@ bool inlet_json_unescape(inlet_buf *out, const char *p, size_t n) {
     if (++p == e) return false;
     char c = *p++;
     switch (c) {
-    case '"': case '\\': case '/': inlet_buf_push(out, (uint8_t)c); break;
+    case '"':
+    case '\\':
+    case '/': inlet_buf_push(out, (uint8_t)c); break;
     case 'b': inlet_buf_push(out, '\b'); break;
     case 'f': inlet_buf_push(out, '\f'); break;
     case 'n': inlet_buf_push(out, '\n'); break;

@@ -44,10 +44,14 @@ bool inlet_utf8_valid(const uint8_t *s, size_t n) {
     }
     size_t len;
     uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef) len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4, cp = c & 0x07;
-    else return false;
+    if (c >= 0xc2 && c <= 0xdf)
+      len = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+      len = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+      len = 4, cp = c & 0x07;
+    else
+      return false;
     if (i + len > n) return false;
     for (size_t k = 1; k < len; k++) {
       if ((s[i + k] & 0xc0) != 0x80) return false;

@@ -39,32 +39,32 @@ int inlet_failv(inlet_error *err, int code, const char *fmt, va_list ap) INLET_P
 int inlet_error_prefix(inlet_error *err, const char *fmt, ...) INLET_PRINTF(2, 3);
 
 /* Evaluates an int-returning expression and returns its value if negative. */
-#define TRY(expr)                                                              \
-  do {                                                                         \
-    int try_rc_ = (expr);                                                      \
-    if (INLET_UNLIKELY(try_rc_ < 0)) return try_rc_;                           \
+#define TRY(expr)                                                                                  \
+  do {                                                                                             \
+    int try_rc_ = (expr);                                                                          \
+    if (INLET_UNLIKELY(try_rc_ < 0)) return try_rc_;                                               \
   } while (0)
 
 /* Like TRY but jumps to `done` with `rc` set, for single-exit cleanup. */
-#define TRY_GOTO(expr)                                                         \
-  do {                                                                         \
-    rc = (expr);                                                               \
-    if (INLET_UNLIKELY(rc < 0)) goto done;                                     \
+#define TRY_GOTO(expr)                                                                             \
+  do {                                                                                             \
+    rc = (expr);                                                                                   \
+    if (INLET_UNLIKELY(rc < 0)) goto done;                                                         \
   } while (0)
 
 /* Returns inlet_fail(err, code, ...) when cond holds. */
-#define FAIL_IF(cond, err, code, ...)                                          \
-  do {                                                                         \
-    if (INLET_UNLIKELY(cond)) return inlet_fail((err), (code), __VA_ARGS__);   \
+#define FAIL_IF(cond, err, code, ...)                                                              \
+  do {                                                                                             \
+    if (INLET_UNLIKELY(cond)) return inlet_fail((err), (code), __VA_ARGS__);                       \
   } while (0)
 
 /* Sets rc = inlet_fail(...) and jumps to `done` when cond holds. */
-#define FAIL_GOTO(cond, err, code, ...)                                        \
-  do {                                                                         \
-    if (INLET_UNLIKELY(cond)) {                                                \
-      rc = inlet_fail((err), (code), __VA_ARGS__);                             \
-      goto done;                                                               \
-    }                                                                          \
+#define FAIL_GOTO(cond, err, code, ...)                                                            \
+  do {                                                                                             \
+    if (INLET_UNLIKELY(cond)) {                                                                    \
+      rc = inlet_fail((err), (code), __VA_ARGS__);                                                 \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* Overflow-checked arithmetic: return true on overflow. */

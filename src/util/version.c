@@ -4,6 +4,10 @@
  */
 #include "inlet/version.h"
 
-const char *inlet_version(void) { return INLET_VERSION_STRING; }
+const char *inlet_version(void) {
+  return INLET_VERSION_STRING;
+}
 
-int inlet_version_number(void) { return INLET_VERSION_NUMBER; }
+int inlet_version_number(void) {
+  return INLET_VERSION_NUMBER;
+}

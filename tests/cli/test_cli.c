@@ -34,7 +34,8 @@ static void run(tu_result *r, const char *stdin_text, ...) {
   va_list ap;
   va_start(ap, stdin_text);
   const char *a;
-  while (n < 31 && (a = va_arg(ap, const char *)) != NULL) argv[n++] = (char *)a;
+  while (n < 31 && (a = va_arg(ap, const char *)) != NULL)
+    argv[n++] = (char *)a;
   va_end(ap);
   argv[n] = NULL;
   assert_int_equal(tu_run(r, stdin_text, argv), 0);
@@ -153,14 +154,15 @@ static void test_cli__convert_then_cat_ndjson_round_trips(void **state) {
   write_text("ev.ndjson", events);
   tu_result r;
   run(&r, NULL, "parquet", "convert", path_in("ev.ndjson"), path_in("ev.parquet"), "--schema",
-      "event_id long not null, user string, amount double, event_time timestamp",
-      "--compression", "zstd", NULL);
+      "event_id long not null, user string, amount double, event_time timestamp", "--compression",
+      "zstd", NULL);
   expect(&r, 0, "3 rows", NULL);
   tu_result_free(&r);
   run(&r, NULL, "parquet", "cat", path_in("ev.parquet"), NULL);
   /* 2024-01-02T03:04:05Z = 1704164645 s; the +01:00 row is 03:04:05.25Z. */
   expect(&r, 0,
-         "{\"event_id\":1,\"user\":\"ann\",\"amount\":12.5,\"event_time\":\"2024-01-02T03:04:05.000000Z\"}\n"
+         "{\"event_id\":1,\"user\":\"ann\",\"amount\":12.5,\"event_time\":\"2024-01-02T03:04:05."
+         "000000Z\"}\n"
          "{\"event_id\":\"9007199254740993\",\"user\":null,\"amount\":0.1,"
          "\"event_time\":\"2024-01-02T03:04:05.250000Z\"}\n"
          "{\"event_id\":3,\"user\":\"comma, \\\"quote\\\"\",\"amount\":null,"
@@ -181,8 +183,7 @@ static void test_cli__convert_then_cat_ndjson_round_trips(void **state) {
   tu_result_free(&r);
 
   run(&r, NULL, "parquet", "schema", path_in("ev.parquet"), NULL);
-  expect(&r, 0,
-         "event_id long not null\nuser string\namount double\nevent_time timestamp\n", NULL);
+  expect(&r, 0, "event_id long not null\nuser string\namount double\nevent_time timestamp\n", NULL);
   tu_result_free(&r);
 }
 
@@ -271,10 +272,9 @@ static void test_cli__convert_csv_from_stdin_with_options(void **state) {
                     "1,10.50,2024-02-29,\"multi\nline\"\n"
                     "2,-0.01,1970-01-01,\n";
   tu_result r;
-  run(&r, csv, "parquet", "convert", "-", path_in("s.parquet"), "--input-format", "csv",
-      "--schema", "id long not null, price decimal(9,2), day date, note string",
-      "--compression", "gzip", "--no-dictionary", "--page-size", "64K", "--row-group-size", "1M",
-      NULL);
+  run(&r, csv, "parquet", "convert", "-", path_in("s.parquet"), "--input-format", "csv", "--schema",
+      "id long not null, price decimal(9,2), day date, note string", "--compression", "gzip",
+      "--no-dictionary", "--page-size", "64K", "--row-group-size", "1M", NULL);
   expect(&r, 0, "2 rows", NULL);
   tu_result_free(&r);
   run(&r, NULL, "parquet", "cat", path_in("s.parquet"), NULL);
@@ -292,18 +292,22 @@ static void test_cli__convert_csv_from_stdin_with_options(void **state) {
  * DuckDB's reading of the file (refcheck), in file order. */
 static void test_cli__every_flat_type_matches_duckdb(void **state) {
   (void)state;
-  write_text("all.ndjson",
-             "{\"b\":true,\"i8\":-128,\"i16\":32767,\"i32\":-2147483648,\"i64\":9223372036854775807,"
-             "\"u8\":255,\"u16\":65535,\"u32\":4294967295,\"u64\":18446744073709551615,\"f\":0.234,"
-             "\"d\":1.1,\"s\":\"h\xc3\xa9llo \\\"q\\\"\",\"bin\":\"00ff\",\"fx\":\"0102\",\"dt\":\"2021-09-08\","
-             "\"tm\":\"12:34:56.789\",\"ts\":\"2021-09-08T11:11:11Z\",\"tsn\":\"2021-09-08T11:11:11.123456\","
-             "\"tsms\":\"2021-09-08T11:11:11.5Z\",\"dec\":\"-999.99\","
-             "\"dec2\":\"12345678901234567890.123456789012345678\",\"j\":{\"a\":[1,2]},"
-             "\"uu\":\"5f1c2e3a-0000-4000-8000-00000000abcd\"}\n"
-             "{\"b\":false,\"i8\":0,\"f\":\"NaN\",\"d\":-0.0,\"dec\":\"0.00\",\"dec2\":\"-0.000000000000000001\"}\n"
-             "{}\n"
-             "{\"d\":1e300,\"f\":-1.5e-7,\"i64\":-9007199254740993,\"ts\":-1,\"dt\":\"1900-02-28\","
-             "\"tm\":\"00:00\"}\n");
+  write_text(
+      "all.ndjson",
+      "{\"b\":true,\"i8\":-128,\"i16\":32767,\"i32\":-2147483648,\"i64\":9223372036854775807,"
+      "\"u8\":255,\"u16\":65535,\"u32\":4294967295,\"u64\":18446744073709551615,\"f\":0.234,"
+      "\"d\":1.1,\"s\":\"h\xc3\xa9llo "
+      "\\\"q\\\"\",\"bin\":\"00ff\",\"fx\":\"0102\",\"dt\":\"2021-09-08\","
+      "\"tm\":\"12:34:56.789\",\"ts\":\"2021-09-08T11:11:11Z\",\"tsn\":\"2021-09-08T11:11:11."
+      "123456\","
+      "\"tsms\":\"2021-09-08T11:11:11.5Z\",\"dec\":\"-999.99\","
+      "\"dec2\":\"12345678901234567890.123456789012345678\",\"j\":{\"a\":[1,2]},"
+      "\"uu\":\"5f1c2e3a-0000-4000-8000-00000000abcd\"}\n"
+      "{\"b\":false,\"i8\":0,\"f\":\"NaN\",\"d\":-0.0,\"dec\":\"0.00\",\"dec2\":\"-0."
+      "000000000000000001\"}\n"
+      "{}\n"
+      "{\"d\":1e300,\"f\":-1.5e-7,\"i64\":-9007199254740993,\"ts\":-1,\"dt\":\"1900-02-28\","
+      "\"tm\":\"00:00\"}\n");
   tu_result r;
   run(&r, NULL, "parquet", "convert", path_in("all.ndjson"), path_in("all.parquet"), "--schema",
       "b boolean, i8 byte, i16 short, i32 int, i64 long, u8 uint8, u16 uint16, u32 uint32, "
@@ -313,8 +317,9 @@ static void test_cli__every_flat_type_matches_duckdb(void **state) {
       NULL);
   expect(&r, 0, "4 rows", NULL);
   tu_result_free(&r);
-  tu_sh(&r, "'%s' parquet cat '%s' > '%s' && '%s' '%s' parquet '%s' > '%s' && "
-            "'%s' '%s' compare '%s' '%s' --ndjson --ordered",
+  tu_sh(&r,
+        "'%s' parquet cat '%s' > '%s' && '%s' '%s' parquet '%s' > '%s' && "
+        "'%s' '%s' compare '%s' '%s' --ndjson --ordered",
         INLET_BIN, path_in("all.parquet"), path_in("all.out"), INLET_NODE, INLET_REFCHECK,
         path_in("all.parquet"), path_in("all.ref"), INLET_NODE, INLET_REFCHECK, path_in("all.ref"),
         path_in("all.out"));

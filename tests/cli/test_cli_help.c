@@ -40,7 +40,8 @@ static const char *const contract[] = {
 
 static int count_lines(const char *s) {
   int n = 0;
-  for (; *s; s++) n += *s == '\n';
+  for (; *s; s++)
+    n += *s == '\n';
   return n;
 }
 
@@ -105,32 +106,35 @@ static void expect_usage_error(const char *args, const char *const *want) {
 
 static void test_cli_help__usage_errors_name_the_argument_and_hint(void **state) {
   (void)state;
-  expect_usage_error("scan t --limt 5", (const char *const[]){
-      "inlet: unknown option '--limt'", "did you mean --limit?", NULL});
+  expect_usage_error("scan t --limt 5", (const char *const[]){"inlet: unknown option '--limt'",
+                                                              "did you mean --limit?", NULL});
   expect_usage_error("scan t -limit 5", (const char *const[]){"did you mean --limit?", NULL});
   expect_usage_error("scan t --lim 5", (const char *const[]){"did you mean --limit?", NULL});
-  expect_usage_error("compact t --dryrun", (const char *const[]){
-      "unknown option '--dryrun'", "did you mean --dry-run?", NULL});
-  expect_usage_error("scan t --frobnicate", (const char *const[]){
-      "unknown option '--frobnicate'", "see 'inlet scan --help'", NULL});
-  expect_usage_error("scan t --limit abc", (const char *const[]){
-      "--limit needs a non-negative integer, not 'abc'", "see 'inlet scan --help'", NULL});
-  expect_usage_error("history t --limit 0", (const char *const[]){
-      "--limit needs a positive integer, not '0'", NULL});
-  expect_usage_error("maintain t --min-files 1", (const char *const[]){
-      "--min-files needs an integer from 2 to 1000000, not '1'", NULL});
-  expect_usage_error("compact t --target-size 12Q", (const char *const[]){
-      "--target-size needs a positive byte count", "not '12Q'", NULL});
-  expect_usage_error("scan t --limit", (const char *const[]){
-      "option '--limit' needs a value", NULL});
-  expect_usage_error("scan t --explain=yes", (const char *const[]){
-      "option '--explain' takes no value", NULL});
-  expect_usage_error("scna t", (const char *const[]){
-      "unknown command 'scna'", "did you mean 'scan'?", NULL});
-  expect_usage_error("parquet caat f", (const char *const[]){
-      "parquet: unknown subcommand 'caat'", "did you mean 'parquet cat'?", NULL});
-  expect_usage_error("help scna", (const char *const[]){
-      "unknown command 'scna'", "did you mean 'scan'?", NULL});
+  expect_usage_error("compact t --dryrun", (const char *const[]){"unknown option '--dryrun'",
+                                                                 "did you mean --dry-run?", NULL});
+  expect_usage_error("scan t --frobnicate", (const char *const[]){"unknown option '--frobnicate'",
+                                                                  "see 'inlet scan --help'", NULL});
+  expect_usage_error("scan t --limit abc",
+                     (const char *const[]){"--limit needs a non-negative integer, not 'abc'",
+                                           "see 'inlet scan --help'", NULL});
+  expect_usage_error("history t --limit 0",
+                     (const char *const[]){"--limit needs a positive integer, not '0'", NULL});
+  expect_usage_error(
+      "maintain t --min-files 1",
+      (const char *const[]){"--min-files needs an integer from 2 to 1000000, not '1'", NULL});
+  expect_usage_error(
+      "compact t --target-size 12Q",
+      (const char *const[]){"--target-size needs a positive byte count", "not '12Q'", NULL});
+  expect_usage_error("scan t --limit",
+                     (const char *const[]){"option '--limit' needs a value", NULL});
+  expect_usage_error("scan t --explain=yes",
+                     (const char *const[]){"option '--explain' takes no value", NULL});
+  expect_usage_error("scna t",
+                     (const char *const[]){"unknown command 'scna'", "did you mean 'scan'?", NULL});
+  expect_usage_error("parquet caat f", (const char *const[]){"parquet: unknown subcommand 'caat'",
+                                                             "did you mean 'parquet cat'?", NULL});
+  expect_usage_error("help scna",
+                     (const char *const[]){"unknown command 'scna'", "did you mean 'scan'?", NULL});
   expect_usage_error("parquet", (const char *const[]){"parquet: missing subcommand", NULL});
   expect_usage_error("", (const char *const[]){"missing command", NULL});
 }
@@ -148,7 +152,8 @@ static void test_cli_help__create_options_repeat_past_64_partition_columns(void 
     snprintf(pb + n, sizeof parts[0] - n, "%sp%d", n ? "," : "", i);
   }
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema '%s' --partition-by %s --partition-by %s "
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema '%s' --partition-by %s --partition-by %s "
         "--partition-by %s --property inlet.a=1 --property inlet.b=2 && "
         "'%s' describe t --json | tr -d ' \\n'",
         dir, INLET_BIN, ddl, parts[0], parts[1], parts[2], INLET_BIN);
@@ -162,7 +167,8 @@ static void test_cli_help__create_options_repeat_past_64_partition_columns(void 
   const char *end = strchr(pc, ']');
   assert_non_null(end);
   int n = 1;
-  for (const char *c = pc; c < end; c++) n += *c == ',';
+  for (const char *c = pc; c < end; c++)
+    n += *c == ',';
   assert_int_equal(n, 70);
   assert_true(strstr(pc, "\"p0\",\"p1\",") == strchr(pc, '[') + 1);
   const char *last = strstr(pc, "\"p69\"]");
@@ -174,8 +180,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli_help__every_command_in_overview_help_and_man_page),
       cmocka_unit_test(test_cli_help__parquet_group_help),
-      cmocka_unit_test_setup_teardown(test_cli_help__usage_errors_name_the_argument_and_hint,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cli_help__usage_errors_name_the_argument_and_hint, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(
           test_cli_help__create_options_repeat_past_64_partition_columns, setup, teardown),
   };

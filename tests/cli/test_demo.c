@@ -28,7 +28,8 @@ static int refcheck_rows(const char *table, int version) {
     tu_sh(&r, "'%s' '%s' delta '%s'", INLET_NODE, INLET_REFCHECK, table);
   if (r.status != 0) fail_msg("refcheck delta %s: %s %s", table, r.out, r.err);
   int rows = 0;
-  for (const char *p = r.out; (p = strstr(p, "\n[")) != NULL; p++) rows++;
+  for (const char *p = r.out; (p = strstr(p, "\n[")) != NULL; p++)
+    rows++;
   tu_result_free(&r);
   return rows;
 }
@@ -153,8 +154,10 @@ static void test_demo__ingest_create_schema_makes_version_0(void **state) {
   if (r.status != 0) fail_msg("ingest: %s", r.err);
   tu_result_free(&r);
   /* More records; the same command resumes and does not re-create. */
-  tu_sh(&r, "echo '{\"id\":3}' >> '%s' && '%s' ingest '%s' --source 'file:%s' --once --quiet "
-            "--create-schema 'id long'", src, INLET_BIN, table, src);
+  tu_sh(&r,
+        "echo '{\"id\":3}' >> '%s' && '%s' ingest '%s' --source 'file:%s' --once --quiet "
+        "--create-schema 'id long'",
+        src, INLET_BIN, table, src);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
   assert_int_equal(refcheck_rows(table, 0), 2);
@@ -179,13 +182,16 @@ static void test_demo__concurrent_creators_both_land_once(void **state) {
   snprintf(b, sizeof b, "%s/b.ndjson", base);
   snprintf(table, sizeof table, "%s/t", base);
   tu_result r;
-  tu_sh(&r, "seq 1 50 | sed 's/.*/{\"id\":&}/' > '%s' && seq 51 100 | sed 's/.*/{\"id\":&}/' "
-            "> '%s'", a, b);
+  tu_sh(&r,
+        "seq 1 50 | sed 's/.*/{\"id\":&}/' > '%s' && seq 51 100 | sed 's/.*/{\"id\":&}/' "
+        "> '%s'",
+        a, b);
   tu_result_free(&r);
   for (int round = 0; round < 3; round++) {
-    tu_sh(&r, "rm -rf '%s'; for s in '%s' '%s'; do '%s' ingest '%s' --source \"file:$s\" --once "
-              "--quiet --create-schema 'id long' & done; wait; ls '%s/_delta_log' | grep -c json; "
-              "find '%s' -name '*.parquet' | wc -l",
+    tu_sh(&r,
+          "rm -rf '%s'; for s in '%s' '%s'; do '%s' ingest '%s' --source \"file:$s\" --once "
+          "--quiet --create-schema 'id long' & done; wait; ls '%s/_delta_log' | grep -c json; "
+          "find '%s' -name '*.parquet' | wc -l",
           table, a, b, INLET_BIN, table, table, table);
     assert_int_equal(r.status, 0);
     int commits = 0, files = 0;

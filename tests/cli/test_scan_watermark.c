@@ -15,7 +15,8 @@ static char dir[4096];
 
 static int count_lines(const char *s) {
   int n = 0;
-  for (; *s; s++) n += *s == '\n';
+  for (; *s; s++)
+    n += *s == '\n';
   return n;
 }
 
@@ -25,13 +26,12 @@ static int setup(void **state) {
   /* 6 rows against the watermark 2024-01-01T00:00:00Z: 2 before it (both
    * flagged late at ingest), 3 at or after it (id 3 is exactly the watermark,
    * written with a -02:00 offset), 1 without an event time. */
-  const char *rows =
-      "{\"id\":1,\"t\":\"2023-12-31T23:55:00Z\",\"is_late\":true}\n"
-      "{\"id\":2,\"t\":\"2023-12-31T23:59:59.999999Z\",\"is_late\":true}\n"
-      "{\"id\":3,\"t\":\"2023-12-31T22:00:00-02:00\",\"is_late\":false}\n"
-      "{\"id\":4,\"t\":\"2024-01-01T00:00:00Z\",\"is_late\":false}\n"
-      "{\"id\":5,\"t\":\"2024-01-02T00:00:00Z\",\"is_late\":false}\n"
-      "{\"id\":6,\"t\":null,\"is_late\":false}\n";
+  const char *rows = "{\"id\":1,\"t\":\"2023-12-31T23:55:00Z\",\"is_late\":true}\n"
+                     "{\"id\":2,\"t\":\"2023-12-31T23:59:59.999999Z\",\"is_late\":true}\n"
+                     "{\"id\":3,\"t\":\"2023-12-31T22:00:00-02:00\",\"is_late\":false}\n"
+                     "{\"id\":4,\"t\":\"2024-01-01T00:00:00Z\",\"is_late\":false}\n"
+                     "{\"id\":5,\"t\":\"2024-01-02T00:00:00Z\",\"is_late\":false}\n"
+                     "{\"id\":6,\"t\":null,\"is_late\":false}\n";
   char path[4200];
   snprintf(path, sizeof path, "%s/in.ndjson", dir);
   if (tu_write_file(path, rows, strlen(rows)) != 0) return -1;
@@ -58,7 +58,8 @@ static void expect_ids(const char *flags, int lines, const char *const *ids, int
   if (r.status) fprintf(stderr, "%s", r.err);
   assert_int_equal(r.status, 0);
   assert_int_equal(count_lines(r.out), lines);
-  for (int i = 0; i < n_ids; i++) assert_non_null(strstr(r.out, ids[i]));
+  for (int i = 0; i < n_ids; i++)
+    assert_non_null(strstr(r.out, ids[i]));
   tu_result_free(&r);
 }
 
@@ -112,8 +113,8 @@ static void test_scan_watermark__timestamp_column_wins_over_a_date(void **state)
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
   /* Split on t (one row each side); a split on d would put both on time. */
-  tu_sh(&r, "cd '%s' && '%s' scan t2 --format ndjson --watermark 2024-01-01T12:00:00Z --late",
-        dir, INLET_BIN);
+  tu_sh(&r, "cd '%s' && '%s' scan t2 --format ndjson --watermark 2024-01-01T12:00:00Z --late", dir,
+        INLET_BIN);
   assert_int_equal(r.status, 0);
   assert_int_equal(count_lines(r.out), 1);
   assert_non_null(strstr(r.out, "10:00:00"));

@@ -42,7 +42,8 @@ static void write_rows(const char *dir, int from, int n) {
   snprintf(path, sizeof path, "%s/in.ndjson", dir);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
-  for (int i = from; i < from + n; i++) fprintf(f, "{\"id\":%d}\n", i);
+  for (int i = from; i < from + n; i++)
+    fprintf(f, "{\"id\":%d}\n", i);
   assert_int_equal(fclose(f), 0);
 }
 
@@ -111,7 +112,8 @@ static void test_values__log_retention_short_form_drives_writer_cleanup(void **s
     tu_result r;
     sh(&r, 0, "scan", "cd '%s' && '%s' scan t --format ndjson", dir, INLET_BIN);
     int lines = 0;
-    for (const char *c = r.out; *c; c++) lines += *c == '\n';
+    for (const char *c = r.out; *c; c++)
+      lines += *c == '\n';
     assert_int_equal(lines, 8);
     tu_result_free(&r);
     tu_rmtree(dir);
@@ -139,12 +141,14 @@ static void test_values__ingest_takes_every_append_codec(void **state) {
     sh(&r, 0, "parquet meta", "cd '%s' && for f in t/*.parquet; do '%s' parquet meta \"$f\"; done",
        dir, INLET_BIN);
     int n = 0;
-    for (const char *c = r.out; (c = strstr(c, parquet_names[i])); c++) n++;
+    for (const char *c = r.out; (c = strstr(c, parquet_names[i])); c++)
+      n++;
     if (n < 2) fail_msg("%s: codec %s seen %d times in\n%s", codecs[i], parquet_names[i], n, r.out);
     tu_result_free(&r);
     sh(&r, 0, "scan", "cd '%s' && '%s' scan t --format ndjson", dir, INLET_BIN);
     int lines = 0;
-    for (const char *c = r.out; *c; c++) lines += *c == '\n';
+    for (const char *c = r.out; *c; c++)
+      lines += *c == '\n';
     assert_int_equal(lines, 10);
     tu_result_free(&r);
     tu_rmtree(dir);
@@ -159,8 +163,8 @@ static void test_values__ingest_takes_every_append_codec(void **state) {
      "cd '%s' && '%s' ingest t --source file:in.ndjson --once --compression lzo", dir, INLET_BIN);
   assert_non_null(strstr(r.err, "brotli"));
   tu_result_free(&r);
-  sh(&r, 2, "append --compression lzo", "cd '%s' && '%s' append t in.ndjson --compression lzo",
-     dir, INLET_BIN);
+  sh(&r, 2, "append --compression lzo", "cd '%s' && '%s' append t in.ndjson --compression lzo", dir,
+     INLET_BIN);
   assert_non_null(strstr(r.err, "brotli"));
   tu_result_free(&r);
   tu_rmtree(dir);

@@ -32,7 +32,8 @@ static inline pid_t ing_spawn(const char *out_path, const char *const *args) {
     const char *argv[40];
     int n = 0;
     argv[n++] = INLET_BIN;
-    for (; args[n - 1] && n < 39; n++) argv[n] = args[n - 1];
+    for (; args[n - 1] && n < 39; n++)
+      argv[n] = args[n - 1];
     argv[n] = NULL;
     execv(INLET_BIN, (char *const *)argv);
     _exit(127);
@@ -105,7 +106,8 @@ static inline void ing_check_table(ing_check *c, const char *path, int64_t max_i
       assert_true(id >= 0 && id < max_id);
       c->rows++;
       c->checksum += ing_mix(id, vs[r]);
-      if (seen[id / 8] & (1u << (id % 8))) c->dups++;
+      if (seen[id / 8] & (1u << (id % 8)))
+        c->dups++;
       else {
         seen[id / 8] |= (uint8_t)(1u << (id % 8));
         c->distinct++;

@@ -21,12 +21,12 @@ static inline void ls_sh_ok(tu_result *r, const char *what) {
 }
 
 /* Runs a printf-style shell command and fails the test unless it exits 0. */
-#define LS_SH_OK(what, ...)                                                                     \
-  do {                                                                                          \
-    tu_result ls_r_;                                                                            \
-    tu_sh(&ls_r_, __VA_ARGS__);                                                                 \
-    ls_sh_ok(&ls_r_, what);                                                                     \
-    tu_result_free(&ls_r_);                                                                     \
+#define LS_SH_OK(what, ...)                                                                        \
+  do {                                                                                             \
+    tu_result ls_r_;                                                                               \
+    tu_sh(&ls_r_, __VA_ARGS__);                                                                    \
+    ls_sh_ok(&ls_r_, what);                                                                        \
+    tu_result_free(&ls_r_);                                                                        \
   } while (0)
 
 /* A scratch copy of tests/data/<rel>, as <tmp>/t; returns the table path

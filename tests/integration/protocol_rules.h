@@ -53,8 +53,8 @@ static inline bool pr_supported(json_t *proto, const char *name) {
   static const struct {
     const char *name;
     int r, w;
-  } legacy[] = {{"appendOnly", 1, 2},      {"invariants", 1, 2},       {"checkConstraints", 1, 3},
-                {"changeDataFeed", 1, 4},  {"generatedColumns", 1, 4}, {"columnMapping", 2, 5},
+  } legacy[] = {{"appendOnly", 1, 2},     {"invariants", 1, 2},       {"checkConstraints", 1, 3},
+                {"changeDataFeed", 1, 4}, {"generatedColumns", 1, 4}, {"columnMapping", 2, 5},
                 {"identityColumns", 1, 6}};
   for (size_t i = 0; i < sizeof legacy / sizeof legacy[0]; i++)
     if (strcmp(legacy[i].name, name) == 0) return w >= legacy[i].w && r >= legacy[i].r;
@@ -69,7 +69,7 @@ static inline bool pr_conf_true(json_t *conf, const char *key) {
 /* Walks struct nesting for NOT NULL / invariants and every type for
  * timestamp_ntz. */
 static inline void pr_walk(json_t *type, bool struct_path, bool top, bool *not_null, bool *inv,
-                    bool *ntz, bool *gen, bool *ident) {
+                           bool *ntz, bool *gen, bool *ident) {
   if (json_is_string(type)) {
     if (strcmp(json_string_value(type), "timestamp_ntz") == 0) *ntz = true;
     return;
@@ -114,8 +114,10 @@ static inline char *pr_check_version(pr_state *s, long long v) {
   int w = (int)json_integer_value(json_object_get(p, "minWriterVersion"));
   json_t *rf = json_object_get(p, "readerFeatures"), *wf = json_object_get(p, "writerFeatures");
   if (r == 3 && w != 7) return pr_fail(v, "%s", "reader version 3 without writer version 7");
-  if (r == 3 && !json_is_array(rf)) return pr_fail(v, "%s", "reader version 3 without readerFeatures");
-  if (w == 7 && !json_is_array(wf)) return pr_fail(v, "%s", "writer version 7 without writerFeatures");
+  if (r == 3 && !json_is_array(rf))
+    return pr_fail(v, "%s", "reader version 3 without readerFeatures");
+  if (w == 7 && !json_is_array(wf))
+    return pr_fail(v, "%s", "writer version 7 without writerFeatures");
   if (r < 3 && rf) return pr_fail(v, "%s", "readerFeatures below reader version 3");
   if (w < 7 && wf) return pr_fail(v, "%s", "writerFeatures below writer version 7");
   size_t i;
@@ -127,8 +129,8 @@ static inline char *pr_check_version(pr_state *s, long long v) {
   json_t *conf = json_object_get(m, "configuration");
   const char *k;
   json_object_foreach(conf, k, x) {
-    if (strcasecmp(k, "delta.minReaderVersion") == 0 || strcasecmp(k, "delta.minWriterVersion") == 0 ||
-        strncasecmp(k, "delta.feature.", 14) == 0)
+    if (strcasecmp(k, "delta.minReaderVersion") == 0 ||
+        strcasecmp(k, "delta.minWriterVersion") == 0 || strncasecmp(k, "delta.feature.", 14) == 0)
       return pr_fail(v, "protocol request %s stored in metaData.configuration", k);
   }
   bool not_null = false, inv = false, ntz = false, gen = false, ident = false;
@@ -161,7 +163,7 @@ static inline char *pr_check_version(pr_state *s, long long v) {
       return pr_fail(v, "metadata needs feature \"%s\", which the protocol does not support",
                      needs[n].feature);
   /* Reader-writer features on reader version 3 are listed for readers too. */
-  static const char *const rw[] = {"timestampNtz", "deletionVectors", "columnMapping",
+  static const char *const rw[] = {"timestampNtz", "deletionVectors",     "columnMapping",
                                    "v2Checkpoint", "vacuumProtocolCheck", "typeWidening"};
   for (size_t n = 0; r == 3 && n < sizeof rw / sizeof rw[0]; n++)
     if (pr_listed(wf, rw[n]) && !pr_listed(rf, rw[n]))
@@ -189,9 +191,9 @@ static inline char *pr_check_table(const char *table) {
       msg = pr_fail(v, "%s", "unreadable commit");
       break;
     }
-    bool ict_enabled_before = s.metadata &&
-                              pr_conf_true(json_object_get(s.metadata, "configuration"),
-                                           "delta.enableInCommitTimestamps");
+    bool ict_enabled_before =
+        s.metadata && pr_conf_true(json_object_get(s.metadata, "configuration"),
+                                   "delta.enableInCommitTimestamps");
     long long ict = -1;
     bool first = true, ci_first = false;
     char *sv2 = NULL;
@@ -222,8 +224,9 @@ static inline char *pr_check_table(const char *table) {
                                     "delta.enableInCommitTimestamps");
     if (!msg && ict_enabled) {
       if (!ci_first || ict < 0)
-        msg = pr_fail(v, "%s", "in-commit timestamps enabled but commitInfo is not first or "
-                               "lacks inCommitTimestamp");
+        msg = pr_fail(v, "%s",
+                      "in-commit timestamps enabled but commitInfo is not first or "
+                      "lacks inCommitTimestamp");
       else if (s.have_ict && ict_enabled_before && ict <= s.last_ict)
         msg = pr_fail(v, "%s", "inCommitTimestamp does not increase");
       s.have_ict = true;

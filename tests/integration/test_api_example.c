@@ -23,7 +23,8 @@ static void test_api_example__runs_and_leaves_a_table_duckdb_reads(void **state)
   assert_non_null(strstr(r.out, "appended batch 1 of my-app as version 1"));
   assert_non_null(strstr(r.out, "replay of batch 1 refused"));
   /* ids 1..5, amount 1.25 * id: 18.75 */
-  assert_non_null(strstr(r.out, "version 1: 5 rows in 2 files, sum(amount) = 18.75, my-app at batch 1"));
+  assert_non_null(
+      strstr(r.out, "version 1: 5 rows in 2 files, sum(amount) = 18.75, my-app at batch 1"));
   assert_non_null(strstr(r.out, "version 0: 3 rows"));
   assert_non_null(strstr(r.out, "describe: version 1, 2 commits, 2 files, 5 rows"));
   tu_result_free(&r);
@@ -32,11 +33,11 @@ static void test_api_example__runs_and_leaves_a_table_duckdb_reads(void **state)
   assert_int_equal(r.status, 0);
   assert_non_null(strstr(r.out, "[5,\"user-2\",6.25,\"2024-01-01T00:00:05.000000Z\"]"));
   int rows = 0;
-  for (const char *p = r.out; (p = strstr(p, "\n[")) != NULL; p++) rows++;
+  for (const char *p = r.out; (p = strstr(p, "\n[")) != NULL; p++)
+    rows++;
   assert_int_equal(rows, 5);
   tu_result_free(&r);
-  tu_sh(&r, "'%s' '%s' delta '%s' --version 0 | grep -c '^\\['", INLET_NODE, INLET_REFCHECK,
-        table);
+  tu_sh(&r, "'%s' '%s' delta '%s' --version 0 | grep -c '^\\['", INLET_NODE, INLET_REFCHECK, table);
   assert_int_equal(atoi(r.out), 3);
   tu_result_free(&r);
   tu_sh(&r, "'%s' '%s' log '%s'", INLET_NODE, INLET_REFCHECK, table);

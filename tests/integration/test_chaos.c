@@ -40,8 +40,8 @@
  * INLET_CHAOS_SECONDS (chaos phase; default 20, the short form ctest runs;
  * `make chaos` runs scripts/chaos.sh, 1800 s by default), INLET_CHAOS_CLI_EVERY
  * (`inlet scan --version` for every Nth version; default 16, 4 from 300 s
- * on; the library reads every version), INLET_CHAOS_VERBOSE=1 (log every action), INLET_CHAOS_KEEP=1 (keep
- * the work directory). A failure prints the seed and the work directory.
+ * on; the library reads every version), INLET_CHAOS_VERBOSE=1 (log every action),
+ * INLET_CHAOS_KEEP=1 (keep the work directory). A failure prints the seed and the work directory.
  *
  * The disk faults need a private mount namespace: as root (CI) the test
  * unshares one and mounts a tmpfs there; otherwise it tries a user
@@ -82,9 +82,15 @@ static uint64_t rnd64(void) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   return z ^ (z >> 31);
 }
-static int64_t rnd(int64_t n) { return n > 0 ? (int64_t)(rnd64() % (uint64_t)n) : 0; }
-static int64_t rnd_in(int64_t lo, int64_t hi) { return lo + rnd(hi - lo + 1); }
-static bool chance(double p) { return (double)(rnd64() >> 11) * 0x1.0p-53 < p; }
+static int64_t rnd(int64_t n) {
+  return n > 0 ? (int64_t)(rnd64() % (uint64_t)n) : 0;
+}
+static int64_t rnd_in(int64_t lo, int64_t hi) {
+  return lo + rnd(hi - lo + 1);
+}
+static bool chance(double p) {
+  return (double)(rnd64() >> 11) * 0x1.0p-53 < p;
+}
 
 static int64_t mono_ms(void) {
   struct timespec ts;
@@ -104,7 +110,8 @@ static void sleep_ms(int64_t ms) {
 static uint64_t fnv(const void *data, size_t n) {
   const uint8_t *p = data;
   uint64_t h = 14695981039346656037ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 1099511628211ULL;
   return h;
 }
 
@@ -115,7 +122,8 @@ typedef struct sbuf {
 static void sb_need(sbuf *b, size_t more) {
   if (b->n + more + 1 <= b->cap) return;
   size_t c = b->cap ? b->cap : 256;
-  while (c < b->n + more + 1) c *= 2;
+  while (c < b->n + more + 1)
+    c *= 2;
   b->p = realloc(b->p, c);
   assert_non_null(b->p);
   b->cap = c;
@@ -126,8 +134,12 @@ static void sb_add(sbuf *b, const void *d, size_t n) {
   b->n += n;
   b->p[b->n] = '\0';
 }
-static void sb_puts(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_putc(sbuf *b, char c) { sb_add(b, &c, 1); }
+static void sb_puts(sbuf *b, const char *s) {
+  sb_add(b, s, strlen(s));
+}
+static void sb_putc(sbuf *b, char c) {
+  sb_add(b, &c, 1);
+}
 static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sb_printf(sbuf *b, const char *fmt, ...) {
   va_list ap;
@@ -144,13 +156,13 @@ static void sb_consume(sbuf *b, size_t n) {
 }
 
 static bool verbose;
-#define LOG(...)                                                                 \
-  do {                                                                           \
-    if (verbose) {                                                               \
-      fprintf(stderr, "[chaos %7.3f] ", (double)(mono_ms() - g_t0) / 1000.0);    \
-      fprintf(stderr, __VA_ARGS__);                                              \
-      fputc('\n', stderr);                                                       \
-    }                                                                            \
+#define LOG(...)                                                                                   \
+  do {                                                                                             \
+    if (verbose) {                                                                                 \
+      fprintf(stderr, "[chaos %7.3f] ", (double)(mono_ms() - g_t0) / 1000.0);                      \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fputc('\n', stderr);                                                                         \
+    }                                                                                              \
   } while (0)
 static int64_t g_t0;
 
@@ -179,24 +191,24 @@ enum kind {
   K_RANGE,    /* an integer past the long range */
   N_KIND
 };
-static const char *const kind_name[N_KIND] = {"valid", "partition", "type",  "truncated",
-                                              "garbage", "bytes",   "utf8",  "huge",
-                                              "oversize", "spaced", "range"};
+static const char *const kind_name[N_KIND] = {"valid",    "partition", "type", "truncated",
+                                              "garbage",  "bytes",     "utf8", "huge",
+                                              "oversize", "spaced",    "range"};
 
 enum expect { E_ROW, E_REJECT, E_EITHER };
 
 typedef struct rec {
   uint8_t src, kind, expect;
-  bool oracle;         /* jansson decoded it: values below hold */
+  bool oracle; /* jansson decoded it: values below hold */
   bool k_null;
-  int32_t instance;    /* stdin: the ingester process it was sent to; append: its batch */
-  int64_t off;         /* file: byte offset of the line; stdin: within its instance */
-  int64_t len;         /* bytes including the newline */
+  int32_t instance; /* stdin: the ingester process it was sent to; append: its batch */
+  int64_t off;      /* file: byte offset of the line; stdin: within its instance */
+  int64_t len;      /* bytes including the newline */
   int64_t v;
   bool v_null;
   uint64_t k_hash, body_hash;
   int64_t k_len, body_len;
-  int64_t redis_ms;    /* entry id <redis_ms>-0 */
+  int64_t redis_ms; /* entry id <redis_ms>-0 */
   /* results */
   int32_t rows_cli, rows_api, rows_ref, dead;
   bool value_mismatch;
@@ -236,14 +248,18 @@ static void json_bytes(sbuf *b, const uint8_t *s, size_t n, bool raw_high) {
 }
 
 static const char *const valid_utf8[] = {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\\n",
-                                         "\\\"", "\\u00e9", "\\ud83d\\ude00", "/", " "};
-static const char *const bad_utf8[] = {"\xc3", "\xff", "\xfe\xfe", "\xed\xa0\x80", "\xc0\xaf",
-                                       "\xf8\x88\x80\x80\x80", "\xe2\x82", "\x80", "\xf4\x90\x80\x80"};
+                                         "\\\"",     "\\u00e9",      "\\ud83d\\ude00",   "/",
+                                         " "};
+static const char *const bad_utf8[] = {"\xc3",         "\xff",     "\xfe\xfe",
+                                       "\xed\xa0\x80", "\xc0\xaf", "\xf8\x88\x80\x80\x80",
+                                       "\xe2\x82",     "\x80",     "\xf4\x90\x80\x80"};
 
 static void gen_body(sbuf *b, int64_t len) {
   for (int64_t i = 0; i < len; i++) {
-    if (rnd(16) == 0) sb_puts(b, valid_utf8[rnd(9)]);
-    else sb_putc(b, (char)('a' + rnd(26)));
+    if (rnd(16) == 0)
+      sb_puts(b, valid_utf8[rnd(9)]);
+    else
+      sb_putc(b, (char)('a' + rnd(26)));
   }
 }
 
@@ -255,9 +271,12 @@ static void gen_partition(sbuf *b) {
   uint8_t *v = malloc((size_t)n + 1);
   for (int64_t i = 0; i < n; i++) {
     int64_t c = rnd(10);
-    if (c < 5) v[i] = (uint8_t)rnd_in(0x20, 0x7e);
-    else if (c == 5) v[i] = "/.%=\\\"# :"[rnd(9)];
-    else v[i] = (uint8_t)rnd(256);
+    if (c < 5)
+      v[i] = (uint8_t)rnd_in(0x20, 0x7e);
+    else if (c == 5)
+      v[i] = "/.%=\\\"# :"[rnd(9)];
+    else
+      v[i] = (uint8_t)rnd(256);
   }
   if (n >= 1 && chance(0.1)) v[0] = '.', n = n > 2 ? 2 : n, v[n - 1] = '.';
   json_bytes(b, v, (size_t)n, chance(0.5));
@@ -313,9 +332,12 @@ static void gen_line(sbuf *line, rec *r, int64_t id) {
   }
   const char *sep = kind == K_SPACED && !lines ? ",\n  " : ",";
   sb_printf(line, "{\"id\":%lld%s\"src\":\"%s\"%s\"k\":", (long long)id, sep, src_tag[r->src], sep);
-  if (kind == K_PART) gen_partition(line);
-  else if (chance(0.03)) sb_puts(line, "null");
-  else sb_printf(line, "\"p%d\"", (int)rnd(4));
+  if (kind == K_PART)
+    gen_partition(line);
+  else if (chance(0.03))
+    sb_puts(line, "null");
+  else
+    sb_printf(line, "\"p%d\"", (int)rnd(4));
   sb_printf(line, "%s\"v\":", sep);
   if (kind == K_TYPE) {
     static const char *const bad[] = {"\"12x\"", "1.5", "true", "[1]", "{\"a\":1}", "\"\""};
@@ -336,10 +358,12 @@ static void gen_line(sbuf *line, rec *r, int64_t id) {
                                       : rnd(160);
   if (kind == K_HUGE || kind == K_OVERSIZE) {
     char pat[4096];
-    for (size_t i = 0; i < sizeof pat; i++) pat[i] = (char)('a' + (i * 7 + (size_t)id) % 26);
+    for (size_t i = 0; i < sizeof pat; i++)
+      pat[i] = (char)('a' + (i * 7 + (size_t)id) % 26);
     sb_need(line, (size_t)blen);
     for (int64_t i = 0; i < blen; i += (int64_t)sizeof pat)
-      memcpy(line->p + line->n + i, pat, (size_t)(blen - i < (int64_t)sizeof pat ? blen - i : (int64_t)sizeof pat));
+      memcpy(line->p + line->n + i, pat,
+             (size_t)(blen - i < (int64_t)sizeof pat ? blen - i : (int64_t)sizeof pat));
     line->n += (size_t)blen;
     line->p[line->n] = '\0';
   } else {
@@ -392,7 +416,8 @@ static void judge(rec *r, const char *line, size_t len) {
   r->expect = E_REJECT;
   if (!j || !json_is_object(j)) goto done;
   json_t *id = json_object_get(j, "id"), *src = json_object_get(j, "src");
-  json_t *k = json_object_get(j, "k"), *v = json_object_get(j, "v"), *body = json_object_get(j, "body");
+  json_t *k = json_object_get(j, "k"), *v = json_object_get(j, "v"),
+         *body = json_object_get(j, "body");
   if (!json_is_integer(id) || !json_is_string(src)) goto done;
   if (json_object_size(j) != (size_t)(2 + !!k + !!v + !!body)) goto done;
   if (k && !json_is_string(k) && !json_is_null(k)) goto done;
@@ -426,8 +451,18 @@ static char g_logs[700];
 static int g_redis_port;
 static bool g_disk; /* disk faults on */
 
-enum role_kind { R_FILE, R_REDIS, R_STDIN, R_COMPACT, R_VACUUM, R_CKPT, R_MAINTAIN, R_APPEND,
-                 R_REDIS_SERVER, N_ROLES };
+enum role_kind {
+  R_FILE,
+  R_REDIS,
+  R_STDIN,
+  R_COMPACT,
+  R_VACUUM,
+  R_CKPT,
+  R_MAINTAIN,
+  R_APPEND,
+  R_REDIS_SERVER,
+  N_ROLES
+};
 static const char *const role_name[N_ROLES] = {"ingest-file", "ingest-redis", "ingest-stdin",
                                                "compact",     "vacuum",       "checkpoint",
                                                "maintain",    "append",       "redis-server"};
@@ -441,7 +476,7 @@ typedef struct role {
   bool once;
   int run_no;
   char log[800];
-  int stdin_fd; /* write end of the stdin ingester's pipe */
+  int stdin_fd;         /* write end of the stdin ingester's pipe */
   int64_t wall_end_max; /* vacuum roles: the latest end (wall ms) of a run */
   /* stats */
   int runs, kills, terms, ok, err_explained, conflicts;
@@ -471,11 +506,15 @@ static void add_finding(const char *fmt, ...) {
 static pid_t spawn_io(const char *out, const char *err, int in_fd, const char *const *argv) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  if (in_fd >= 0) posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-  else posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (in_fd >= 0)
+    posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+  else
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_APPEND, 0666);
-  if (err) posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_APPEND, 0666);
-  else posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  if (err)
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_APPEND, 0666);
+  else
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   posix_spawnattr_t at;
   posix_spawnattr_init(&at);
@@ -635,8 +674,10 @@ static void disk_tick(int64_t now) {
   }
   if (disk_state != DISK_OK) mark_fault();
   if (disk_state != DISK_OK && now >= disk_until) {
-    if (disk_state == DISK_FULL) unlink(g_ballast);
-    else if (tmpfs_remount(false) != 0) fail_msg("remount rw: %s", strerror(errno));
+    if (disk_state == DISK_FULL)
+      unlink(g_ballast);
+    else if (tmpfs_remount(false) != 0)
+      fail_msg("remount rw: %s", strerror(errno));
     LOG("disk: back");
     disk_state = DISK_OK;
     disk_fault_end = now;
@@ -656,7 +697,8 @@ static void disk_tick(int64_t now) {
 
 static void disk_restore(void) {
   if (disk_state == DISK_FULL) unlink(g_ballast);
-  if (disk_state == DISK_RO && tmpfs_remount(false) != 0) fail_msg("remount rw: %s", strerror(errno));
+  if (disk_state == DISK_RO && tmpfs_remount(false) != 0)
+    fail_msg("remount rw: %s", strerror(errno));
   disk_state = DISK_OK;
   disk_fault_end = mono_ms();
 }
@@ -680,9 +722,24 @@ static void redis_start(void) {
   char port[16];
   snprintf(port, sizeof port, "%d", g_redis_port);
   snprintf(r->log, sizeof r->log, "%s/redis-%d.log", g_logs, ++r->run_no);
-  const char *argv[] = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-                        "--appendonly", "yes", "--appendfsync", "always", "--dir", g_dir,
-                        "--daemonize", "no", "--protected-mode", "no", NULL};
+  const char *argv[] = {"redis-server",
+                        "--port",
+                        port,
+                        "--bind",
+                        "127.0.0.1",
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "yes",
+                        "--appendfsync",
+                        "always",
+                        "--dir",
+                        g_dir,
+                        "--daemonize",
+                        "no",
+                        "--protected-mode",
+                        "no",
+                        NULL};
   r->pid = spawn(r->log, -1, argv);
   r->t_start = mono_ms();
   r->runs++;
@@ -736,7 +793,8 @@ static void redis_flush(void) {
     }
     done = i + 1;
   }
-  for (int64_t i = 0; i < done; i++) free(rq_lines[i]);
+  for (int64_t i = 0; i < done; i++)
+    free(rq_lines[i]);
   memmove(rq, rq + done, (size_t)(rq_n - done) * sizeof *rq);
   memmove(rq_lines, rq_lines + done, (size_t)(rq_n - done) * sizeof *rq_lines);
   memmove(rq_lens, rq_lens + done, (size_t)(rq_n - done) * sizeof *rq_lens);
@@ -760,8 +818,8 @@ static void redis_queue(int64_t i, const char *line, size_t len) {
 /* ---- producers ------------------------------------------------------------------- */
 
 static int g_file_fd = -1;
-static int64_t g_file_off;  /* bytes written to the file */
-static sbuf file_pending;   /* generated, not yet written (a half line waits here) */
+static int64_t g_file_off; /* bytes written to the file */
+static sbuf file_pending;  /* generated, not yet written (a half line waits here) */
 static int32_t stdin_instance = -1;
 /* stdin ingester processes that read their input to its end and exited 0. */
 static uint8_t inst_complete[1 << 16];
@@ -850,8 +908,8 @@ static void produce(int64_t dt_ms, bool stdin_open) {
       int64_t t = mono_ms();
       produce_one(s);
       if (mono_ms() - t > 100)
-        LOG("slow record %lld (%s, %lld ms)", (long long)n_recs - 1, kind_name[recs[n_recs - 1].kind],
-            (long long)(mono_ms() - t));
+        LOG("slow record %lld (%s, %lld ms)", (long long)n_recs - 1,
+            kind_name[recs[n_recs - 1].kind], (long long)(mono_ms() - t));
       owed[s] -= 1;
     }
   }
@@ -861,7 +919,8 @@ static void produce(int64_t dt_ms, bool stdin_open) {
   int64_t t2 = mono_ms();
   redis_flush();
   if (mono_ms() - t > 100)
-    LOG("slow writes: file+stdin %lld ms, redis %lld ms", (long long)(t2 - t), (long long)(mono_ms() - t2));
+    LOG("slow writes: file+stdin %lld ms, redis %lld ms", (long long)(t2 - t),
+        (long long)(mono_ms() - t2));
 }
 
 /* ---- process roles --------------------------------------------------------------- */
@@ -1027,8 +1086,10 @@ static void close_stdin(role *r) {
   /* What was not sent is not this instance's: it was never written. */
   for (int64_t i = n_recs - 1; i >= 0 && stdin_pending.n; i--) {
     if (recs[i].src != SRC_STDIN || recs[i].instance != stdin_instance) continue;
-    if (recs[i].off >= stdin_off) recs[i].instance = -2; /* never sent */
-    else break;
+    if (recs[i].off >= stdin_off)
+      recs[i].instance = -2; /* never sent */
+    else
+      break;
   }
   stdin_pending.n = 0;
 }
@@ -1192,8 +1253,8 @@ static void drain_append(void) {
     r->t_kill = r->t_term = -1;
     wait_role(r, 120000);
   }
-  add_finding("the final append of batch %lld failed three times (log %s)",
-              (long long)append_batch, r->log);
+  add_finding("the final append of batch %lld failed three times (log %s)", (long long)append_batch,
+              r->log);
 }
 
 /* Runs one drain: `ingest --once` for the file or Redis source. */
@@ -1223,8 +1284,10 @@ static void kill_all(void) {
 
 static int64_t parse_id_token(const char *s, size_t n) {
   const char *p = NULL;
-  if (n > 6 && memcmp(s, "{\"id\":", 6) == 0) p = s + 6;
-  else if (n > 2 && memcmp(s, "~G", 2) == 0) p = s + 2;
+  if (n > 6 && memcmp(s, "{\"id\":", 6) == 0)
+    p = s + 6;
+  else if (n > 2 && memcmp(s, "~G", 2) == 0)
+    p = s + 2;
   if (!p) return -1;
   int64_t v = 0;
   bool any = false;
@@ -1276,7 +1339,8 @@ static int64_t check_dead_letters(void) {
           const char *h = json_string_value(hex);
           bn = strlen(h) / 2;
           bytes = malloc(bn + 1);
-          for (size_t i = 0; i < bn; i++) bytes[i] = (char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
+          for (size_t i = 0; i < bn; i++)
+            bytes[i] = (char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
         }
         int64_t id = bytes ? parse_id_token(bytes, bn) : -1;
         if (id < 0 || recs[id].src != s) {
@@ -1292,8 +1356,8 @@ static int64_t check_dead_letters(void) {
             char want[48];
             snprintf(want, sizeof want, "%lld-0", (long long)r->redis_ms);
             if (!json_is_string(pos) || strcmp(json_string_value(pos), want) != 0)
-              add_finding("dead letter of record %lld: position %s, the entry is %s",
-                          (long long)id, json_string_value(pos), want);
+              add_finding("dead letter of record %lld: position %s, the entry is %s", (long long)id,
+                          json_string_value(pos), want);
           }
         }
         free(bytes);
@@ -1365,15 +1429,16 @@ static void check_rows_api(void) {
       if (r->oracle) {
         /* Delta stores an empty partition value as null. */
         bool want_null = r->k_null || r->k_len == 0;
-        if (want_null != !k_valid || (k_valid && (kl != r->k_len || fnv(kp, (size_t)kl) != r->k_hash)))
+        if (want_null != !k_valid ||
+            (k_valid && (kl != r->k_len || fnv(kp, (size_t)kl) != r->k_hash)))
           mism = true;
         if (r->v_null != !inlet_array_is_valid(va, row) ||
             (!r->v_null && ((const int64_t *)va->values)[row] != r->v))
           mism = true;
         bool b_valid = inlet_array_is_valid(ba, row);
         int64_t bl = b_valid ? ba->offsets[row + 1] - ba->offsets[row] : -1;
-        if (bl != r->body_len ||
-            (b_valid && fnv((const char *)ba->values + ba->offsets[row], (size_t)bl) != r->body_hash))
+        if (bl != r->body_len || (b_valid && fnv((const char *)ba->values + ba->offsets[row],
+                                                 (size_t)bl) != r->body_hash))
           mism = true;
         int64_t sl = inlet_array_is_valid(sa, row) ? sa->offsets[row + 1] - sa->offsets[row] : -1;
         if (sl != 1 || ((const char *)sa->values)[sa->offsets[row]] != src_tag[r->src][0])
@@ -1383,8 +1448,8 @@ static void check_rows_api(void) {
         r->value_mismatch = true;
         if (bad++ < 5)
           add_finding("record %lld (%s, %s): the row's values differ from the input's (k %s%.*s)",
-                      (long long)id, src_name[r->src], kind_name[r->kind],
-                      k_valid ? "" : "null ", (int)(kl > 60 ? 60 : kl), kp);
+                      (long long)id, src_name[r->src], kind_name[r->kind], k_valid ? "" : "null ",
+                      (int)(kl > 60 ? 60 : kl), kp);
       }
     }
   }
@@ -1467,7 +1532,8 @@ static void log_versions(vinfo *vi) {
   for (int64_t v = latest; v > oldest && v >= 0; v--)
     if (v < (1 << 20) && !have[v]) {
       bool ck = false;
-      for (int i = 0; i < n_ck; i++) ck |= ckpts[i] == v;
+      for (int i = 0; i < n_ck; i++)
+        ck |= ckpts[i] == v;
       if (!ck) {
         oldest = v + 1;
         break;
@@ -1476,15 +1542,16 @@ static void log_versions(vinfo *vi) {
   vi->latest = latest;
   vi->oldest = oldest == INT64_MAX ? latest : oldest;
   vi->ts = calloc((size_t)latest + 2, sizeof *vi->ts);
-  for (int64_t v = 0; v <= latest; v++) vi->ts[v] = have[v] ? commit_ts(v) : -1;
+  for (int64_t v = 0; v <= latest; v++)
+    vi->ts[v] = have[v] ? commit_ts(v) : -1;
   free(have);
 }
 
 /* The ids of version @p v read through the library into @p set (a bitmap;
  * duplicates and unknown ids counted). Returns 0, or the error code with
  * the message in @p msg. */
-static int library_version(int64_t v, uint8_t *set, int64_t *rows, int64_t *dups,
-                           int64_t *unknown, char *msg, size_t cap) {
+static int library_version(int64_t v, uint8_t *set, int64_t *rows, int64_t *dups, int64_t *unknown,
+                           char *msg, size_t cap) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   inlet_snapshot *s = NULL;
@@ -1528,8 +1595,8 @@ static int cli_version(int64_t v, uint8_t *set, int64_t *rows, char *msg, size_t
   char out[1000], vs[24];
   snprintf(out, sizeof out, "%s/version.ndjson", g_dir);
   snprintf(vs, sizeof vs, "%lld", (long long)v);
-  const char *argv[] = {INLET_BIN, "scan", g_table, "--version", vs, "--columns", "id",
-                        "--format", "ndjson", NULL};
+  const char *argv[] = {INLET_BIN,   "scan", g_table,    "--version", vs,
+                        "--columns", "id",   "--format", "ndjson",    NULL};
   int st = run_capture(out, argv);
   char errp[1100];
   snprintf(errp, sizeof errp, "%s.err", out);
@@ -1568,8 +1635,8 @@ static void check_versions(const vinfo *vi, int64_t cli_every, int64_t *n_read,
   bool have_prev = false;
   int64_t from = vi->oldest > 3 ? vi->oldest - 3 : 0;
   for (int64_t v = from; v <= vi->latest; v++) {
-    bool guaranteed = v >= vi->oldest && (v == vi->latest || vi->ts[v + 1] < 0 ||
-                                          vi->ts[v + 1] > horizon);
+    bool guaranteed =
+        v >= vi->oldest && (v == vi->latest || vi->ts[v + 1] < 0 || vi->ts[v + 1] > horizon);
     memset(cur, 0, nb);
     int64_t rows = 0, dups = 0, unknown = 0;
     char msg[600] = "";
@@ -1604,7 +1671,8 @@ static void check_versions(const vinfo *vi, int64_t cli_every, int64_t *n_read,
                   (long long)dups, (long long)unknown);
     if (have_prev) {
       int64_t lost = 0;
-      for (size_t i = 0; i < nb; i++) lost += __builtin_popcount(prev[i] & ~cur[i]);
+      for (size_t i = 0; i < nb; i++)
+        lost += __builtin_popcount(prev[i] & ~cur[i]);
       if (lost)
         add_finding("version %lld lacks %lld ids that version %lld holds", (long long)v,
                     (long long)lost, (long long)v - 1);
@@ -1651,8 +1719,10 @@ static void refcheck_version(int64_t v, bool count) {
       continue;
     }
     n++;
-    if (count) recs[id].rows_ref++;
-    else seen[id]++;
+    if (count)
+      recs[id].rows_ref++;
+    else
+      seen[id]++;
   }
   json_decref(j);
   if (unknown) add_finding("refcheck at %lld: %lld unknown ids", (long long)v, (long long)unknown);
@@ -1660,8 +1730,8 @@ static void refcheck_version(int64_t v, bool count) {
   /* Compare with inlet's scan of the same version. */
   char out2[1000];
   snprintf(out2, sizeof out2, "%s/version.ndjson", g_dir);
-  const char *argv2[] = {INLET_BIN, "scan", g_table, "--version", vs, "--columns", "id",
-                         "--format", "ndjson", NULL};
+  const char *argv2[] = {INLET_BIN,   "scan", g_table,    "--version", vs,
+                         "--columns", "id",   "--format", "ndjson",    NULL};
   if (run_capture(out2, argv2) != 0) {
     add_finding("scan --version %lld failed where refcheck read it", (long long)v);
     free(seen);
@@ -1779,7 +1849,8 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
     char why[400];
     if (!enter_mount_namespace(why, sizeof why))
       fail_msg("the disk faults need a private mount namespace (root, or user namespaces): %s; "
-               "INLET_CHAOS_NO_DISK=1 runs the rest without them", why);
+               "INLET_CHAOS_NO_DISK=1 runs the rest without them",
+               why);
     if (mount("tmpfs", g_mnt, "tmpfs", 0, "size=256m") != 0)
       fail_msg("mount tmpfs on %s: %s", g_mnt, strerror(errno));
   }
@@ -1792,14 +1863,16 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
   snprintf(redis_src, sizeof redis_src, "redis://127.0.0.1:%d/events", g_redis_port);
   redis_base_ms = wall_ms();
   redis_start();
-  for (int i = 0; i < 200 && !redis_connect(); i++) sleep_ms(25);
+  for (int i = 0; i < 200 && !redis_connect(); i++)
+    sleep_ms(25);
   if (!rc_conn) fail_msg("redis-server did not start (log %s)", roles[R_REDIS_SERVER].log);
   oversize_left = 1 + seconds / 300;
 
   int64_t now = mono_ms(), last = now, end = now + seconds * 1000;
   redis_kill_next = now + rnd_in(3000, 8000);
   disk_next = now + rnd_in(2000, 6000);
-  for (int i = 0; i < R_REDIS_SERVER; i++) roles[i].t_next = now + rnd(500);
+  for (int i = 0; i < R_REDIS_SERVER; i++)
+    roles[i].t_next = now + rnd(500);
   int64_t t_chaos = now;
   while ((now = mono_ms()) < end) {
     reap(now);
@@ -1924,7 +1997,8 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
       if (acc == 0 && inst_complete[r->instance]) {
         if (bad_count++ < 10)
           add_finding("stdin record %lld (%s) is lost though its ingester read its input to the "
-                      "end and exited 0", (long long)i, kind_name[r->kind]);
+                      "end and exited 0",
+                      (long long)i, kind_name[r->kind]);
         continue;
       }
       if (acc == 0) {
@@ -1936,18 +2010,19 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
       if (gap_seen) {
         if (bad_count++ < 10)
           add_finding("stdin instance %d: record %lld is lost but record %lld after it is there "
-                      "(a hole, not a lost tail)", (int)cur_inst, (long long)gap_first,
-                      (long long)i);
+                      "(a hole, not a lost tail)",
+                      (int)cur_inst, (long long)gap_first, (long long)i);
         gap_seen = false;
       }
     } else if (r->src == SRC_APPEND && r->dead) {
-      if (bad_count++ < 10)
-        add_finding("append record %lld has a dead letter", (long long)i);
+      if (bad_count++ < 10) add_finding("append record %lld has a dead letter", (long long)i);
       continue;
     } else if (r->src == SRC_APPEND && acc == 0 && r->expect != E_ROW) {
       /* skipped by --skip-bad (it reports, it keeps no dead letter) */
-      if (r->expect == E_EITHER) either_rej++;
-      else skipped++;
+      if (r->expect == E_EITHER)
+        either_rej++;
+      else
+        skipped++;
       continue;
     } else if (acc == 0) {
       if (bad_count++ < 10)
@@ -1964,8 +2039,10 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
         add_finding("record %lld (%s, %s) is invalid but became a row", (long long)i,
                     src_name[r->src], kind_name[r->kind]);
     } else if (r->expect == E_EITHER) {
-      if (here) either_rows++;
-      else either_rej++;
+      if (here)
+        either_rows++;
+      else
+        either_rej++;
     }
   }
 
@@ -2008,18 +2085,23 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
   fprintf(stderr, "chaos: Redis lost %lld entries it had acknowledged (killed server)\n",
           (long long)redis_lost);
   fprintf(stderr, "chaos: kinds:");
-  for (int k = 0; k < N_KIND; k++) fprintf(stderr, " %s %lld", kind_name[k], (long long)n_by_kind[k]);
+  for (int k = 0; k < N_KIND; k++)
+    fprintf(stderr, " %s %lld", kind_name[k], (long long)n_by_kind[k]);
   fprintf(stderr, "\n");
   for (int i = 0; i < N_ROLES; i++)
-    fprintf(stderr, "chaos: %-13s runs %3d, SIGKILLed %3d, ok %3d (SIGTERM %d), error exits "
-            "during disk faults %d, on a conflict %d\n", role_name[i], roles[i].runs,
-            i == R_REDIS_SERVER ? redis_kills : roles[i].kills, roles[i].ok, roles[i].terms,
-            roles[i].err_explained, roles[i].conflicts);
-  fprintf(stderr, "chaos: disk full %d times, read-only %d times (%d busy retries), tmpfs %lld MiB\n",
+    fprintf(stderr,
+            "chaos: %-13s runs %3d, SIGKILLed %3d, ok %3d (SIGTERM %d), error exits "
+            "during disk faults %d, on a conflict %d\n",
+            role_name[i], roles[i].runs, i == R_REDIS_SERVER ? redis_kills : roles[i].kills,
+            roles[i].ok, roles[i].terms, roles[i].err_explained, roles[i].conflicts);
+  fprintf(stderr,
+          "chaos: disk full %d times, read-only %d times (%d busy retries), tmpfs %lld MiB\n",
           n_full, n_ro, n_ro_busy, (long long)tmpfs_mb);
-  fprintf(stderr, "chaos: versions %lld..%lld: %lld read, %lld failed cleanly (vacuumed or "
-          "cleaned up); %lld also by inlet scan --version\n", (long long)vi.oldest,
-          (long long)vi.latest, (long long)n_read, (long long)n_clean_fail, (long long)n_cli);
+  fprintf(stderr,
+          "chaos: versions %lld..%lld: %lld read, %lld failed cleanly (vacuumed or "
+          "cleaned up); %lld also by inlet scan --version\n",
+          (long long)vi.oldest, (long long)vi.latest, (long long)n_read, (long long)n_clean_fail,
+          (long long)n_cli);
   fprintf(stderr, "chaos: time: chaos %.1f s, drain %.1f s, verify %.1f s\n",
           (double)(t_drain - t_chaos) / 1000, (double)(t_verify - t_drain) / 1000,
           (double)(t_end - t_verify) / 1000);
@@ -2055,8 +2137,8 @@ static void test_chaos__create_killed_at_random_moments(void **state) {
   int complete = 0, none = 0;
   for (int round = 0; round < rounds; round++) {
     snprintf(t, sizeof t, "%s/t%d", dir, round);
-    const char *create[] = {INLET_BIN, "create", t, "--schema", "id long, k string",
-                            "--partition-by", "k", NULL};
+    const char *create[] = {INLET_BIN,           "create",         t,   "--schema",
+                            "id long, k string", "--partition-by", "k", NULL};
     pid_t p = spawn(out, -1, create);
     /* (an ASan create takes ~100 ms here idle, several times that under load) */
     sleep_ms(rnd_in(0, 300));

@@ -87,10 +87,12 @@ static void test_checkpoint_never_overwrites__v2_checkpoint(void **state) {
   /* A log edited to drop the feature (protocol lists, checkpointPolicy)
    * still holds the UUID-named checkpoint of version 8, which a classic
    * one must not be written beside. */
-  tu_sh(&r, "cd '%s/_delta_log' && sed -i -e 's/\"v2Checkpoint\",//g' "
-            "-e 's/\\[\"v2Checkpoint\"\\]/[]/g' "
-            "-e 's/\"delta.checkpointPolicy\":\"v2\"/\"delta.checkpointPolicy\":\"classic\"/g' "
-            "*.json *.crc", t);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && sed -i -e 's/\"v2Checkpoint\",//g' "
+        "-e 's/\\[\"v2Checkpoint\"\\]/[]/g' "
+        "-e 's/\"delta.checkpointPolicy\":\"v2\"/\"delta.checkpointPolicy\":\"classic\"/g' "
+        "*.json *.crc",
+        t);
   ls_sh_ok(&r, "drop the v2Checkpoint feature from the log");
   tu_result_free(&r);
   free(before);
@@ -119,9 +121,10 @@ static const char *make_table(const char *tag, const char *props) {
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp(tag));
   snprintf(t, sizeof t, "%s/t", dir);
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long, g string' --partition-by g %s && "
-            "printf '{\"id\":1,\"g\":\"a\"}\\n{\"id\":2,\"g\":\"b\"}\\n' > in.ndjson && "
-            "for i in 1 2 3; do '%s' append t in.ndjson || exit 1; done",
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long, g string' --partition-by g %s && "
+        "printf '{\"id\":1,\"g\":\"a\"}\\n{\"id\":2,\"g\":\"b\"}\\n' > in.ndjson && "
+        "for i in 1 2 3; do '%s' append t in.ndjson || exit 1; done",
         dir, INLET_BIN, props, INLET_BIN);
   ls_sh_ok(&r, "make table");
   tu_result_free(&r);
@@ -133,11 +136,13 @@ static void test_checkpoint_never_overwrites__multi_part_checkpoint(void **state
   const char *t = make_table("ckpt-keep-multi", "");
   /* A complete two-part checkpoint of version 3 (each part holds the whole
    * state: replaying it twice gives the same snapshot). */
-  LS_SH_OK("checkpoint", "cd '%s/_delta_log' && '%s' checkpoint .. >/dev/null && "
-         "cp 00000000000000000003.checkpoint.parquet "
-         "00000000000000000003.checkpoint.0000000001.0000000002.parquet && "
-         "mv 00000000000000000003.checkpoint.parquet "
-         "00000000000000000003.checkpoint.0000000002.0000000002.parquet", t, INLET_BIN);
+  LS_SH_OK("checkpoint",
+           "cd '%s/_delta_log' && '%s' checkpoint .. >/dev/null && "
+           "cp 00000000000000000003.checkpoint.parquet "
+           "00000000000000000003.checkpoint.0000000001.0000000002.parquet && "
+           "mv 00000000000000000003.checkpoint.parquet "
+           "00000000000000000003.checkpoint.0000000002.0000000002.parquet",
+           t, INLET_BIN);
   cli_checkpoint_changes_nothing(t);
   /* The table still reads through the multi-part checkpoint. */
   tu_result r;
@@ -156,8 +161,10 @@ static int hiding_list_names(inlet_storage *s, const char *dir, inlet_dirent **o
   if (rc < 0) return rc;
   size_t k = 0;
   for (size_t i = 0; i < *n; i++) {
-    if (strstr((*out)[i].name, ".checkpoint.")) inlet_free((*out)[i].name);
-    else (*out)[k++] = (*out)[i];
+    if (strstr((*out)[i].name, ".checkpoint."))
+      inlet_free((*out)[i].name);
+    else
+      (*out)[k++] = (*out)[i];
   }
   *n = k;
   return 0;
@@ -233,7 +240,8 @@ static void test_checkpoint_never_overwrites__automatic_checkpoint_keeps_existin
   assert_int_equal(inlet_array_append_bytes(&b.columns[1], &sc.fields[1], "c", 1, &err), 0);
   b.num_rows = 1;
   int64_t v = -1;
-  if (inlet_table_append(tb, &b, 1, NULL, &v, &err) != 0) fail_msg("append: %s", inlet_errmsg(&err));
+  if (inlet_table_append(tb, &b, 1, NULL, &v, &err) != 0)
+    fail_msg("append: %s", inlet_errmsg(&err));
   assert_int_equal(v, 4);
   tb->st->ops = inner_ops;
   inlet_table_free(tb);

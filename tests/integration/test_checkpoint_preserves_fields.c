@@ -40,12 +40,14 @@ static void tbl_open(tbl *t, const char *path) {
   assert_int_equal(inlet_storage_posix_open(&t->st, t->root, false, &err), 0);
 }
 
-static void tbl_close(tbl *t) { t->st->ops->free(t->st); }
+static void tbl_close(tbl *t) {
+  t->st->ops->free(t->st);
+}
 
 static void load(tbl *t, delta_snapshot *s, int64_t version) {
   inlet_error err = INLET_ERROR_INIT;
-  int rc = delta_snapshot_load(s, t->st, t->root, version < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION,
-                               version, &err);
+  int rc = delta_snapshot_load(s, t->st, t->root,
+                               version < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION, version, &err);
   if (rc != 0) fail_msg("load: %s", inlet_errmsg(&err));
 }
 
@@ -152,8 +154,12 @@ static void drop_struct_stats_conf(json_t *m) {
   }
   json_object_set_new(m, "configuration", kept);
 }
-static void drop_stats_parsed(json_t *a) { json_object_del(a, "stats_parsed"); }
-static void drop_stats(json_t *a) { json_object_del(a, "stats"); }
+static void drop_stats_parsed(json_t *a) {
+  json_object_del(a, "stats_parsed");
+}
+static void drop_stats(json_t *a) {
+  json_object_del(a, "stats");
+}
 
 static void same_actions(json_t *x, json_t *y, const char *col, ls_edit_fn ex, ls_edit_fn ey) {
   json_t *a = ls_actions(x, col, ex), *b = ls_actions(y, col, ey);
@@ -251,8 +257,10 @@ static void test_checkpoint_preserves_fields__databricks_typed_stats(void **stat
   /* Version 8 from its commits alone (inlet does not read v2 checkpoints):
    * the reference is the adds of Databricks' sidecar for version 8. */
   tu_result r;
-  tu_sh(&r, "cd '%s/_delta_log' && rm -f *.checkpoint.*.json _last_checkpoint "
-            "00000000000000000009.json 00000000000000000009.crc", t.root);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && rm -f *.checkpoint.*.json _last_checkpoint "
+        "00000000000000000009.json 00000000000000000009.crc",
+        t.root);
   ls_sh_ok(&r, "drop v2 checkpoints");
   tu_result_free(&r);
   /* Versions 9 and 10 change only metaData and protocol: the files are
@@ -315,47 +323,55 @@ static void write_all_fields_log(const char *root) {
                         "configuration", "delta.checkpoint.writeStatsAsStruct", "true",
                         "createdTime", (json_int_t)1700000000000LL));
   free(schema_s);
-  fputs("{\"add\":{\"path\":\"p_date=2024-01-01/p_int=1/p_str=x/a.parquet\",\"partitionValues\":"
-        "{\"p_date\":\"2024-01-01\",\"p_int\":\"1\",\"p_str\":\"x\"},\"size\":100,"
-        "\"modificationTime\":5,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":3,"
-        "\\\"minValues\\\":{\\\"id\\\":-5,\\\"amount\\\":12345678901234567890123456789012.3456,"
-        "\\\"ts\\\":\\\"2024-03-04T05:06:07.123Z\\\",\\\"f\\\":1.5,\\\"s\\\":{\\\"a\\\":1,"
-        "\\\"b\\\":\\\"x\\\"}},\\\"maxValues\\\":{\\\"id\\\":9223372036854775807,\\\"amount\\\":"
-        "99999999999999999999999999999999.9999,\\\"ts\\\":\\\"2024-03-04T05:06:07.999Z\\\","
-        "\\\"f\\\":2.25,\\\"s\\\":{\\\"a\\\":2,\\\"b\\\":\\\"y\\\"}},\\\"nullCount\\\":{\\\"id\\\":0,"
-        "\\\"amount\\\":1,\\\"ts\\\":0,\\\"f\\\":0,\\\"s\\\":{\\\"a\\\":0,\\\"b\\\":1},"
-        "\\\"arr\\\":3}}\",\"tags\":{\"k\":\"v\"},\"baseRowId\":7,\"defaultRowCommitVersion\":0,"
-        "\"clusteringProvider\":\"liquid\"}}\n", f);
+  fputs(
+      "{\"add\":{\"path\":\"p_date=2024-01-01/p_int=1/p_str=x/a.parquet\",\"partitionValues\":"
+      "{\"p_date\":\"2024-01-01\",\"p_int\":\"1\",\"p_str\":\"x\"},\"size\":100,"
+      "\"modificationTime\":5,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":3,"
+      "\\\"minValues\\\":{\\\"id\\\":-5,\\\"amount\\\":12345678901234567890123456789012.3456,"
+      "\\\"ts\\\":\\\"2024-03-04T05:06:07.123Z\\\",\\\"f\\\":1.5,\\\"s\\\":{\\\"a\\\":1,"
+      "\\\"b\\\":\\\"x\\\"}},\\\"maxValues\\\":{\\\"id\\\":9223372036854775807,\\\"amount\\\":"
+      "99999999999999999999999999999999.9999,\\\"ts\\\":\\\"2024-03-04T05:06:07.999Z\\\","
+      "\\\"f\\\":2.25,\\\"s\\\":{\\\"a\\\":2,\\\"b\\\":\\\"y\\\"}},\\\"nullCount\\\":{\\\"id\\\":0,"
+      "\\\"amount\\\":1,\\\"ts\\\":0,\\\"f\\\":0,\\\"s\\\":{\\\"a\\\":0,\\\"b\\\":1},"
+      "\\\"arr\\\":3}}\",\"tags\":{\"k\":\"v\"},\"baseRowId\":7,\"defaultRowCommitVersion\":0,"
+      "\"clusteringProvider\":\"liquid\"}}\n",
+      f);
   fputs("{\"add\":{\"path\":\"p_date=__HIVE_DEFAULT_PARTITION__/b.parquet\",\"partitionValues\":"
         "{\"p_date\":null,\"p_int\":\"\",\"p_str\":\"\"},\"size\":200,\"modificationTime\":6,"
-        "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":2}\"}}\n", f);
+        "\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":2}\"}}\n",
+        f);
   fputs("{\"add\":{\"path\":\"c.parquet\",\"partitionValues\":{\"p_date\":\"2024-02-29\","
         "\"p_int\":\"-7\",\"p_str\":null},\"size\":300,\"modificationTime\":7,\"dataChange\":true,"
         "\"stats\":\"{\\\"numRecords\\\":1,\\\"minValues\\\":{\\\"id\\\":\\\"nan\\\","
-        "\\\"amount\\\":1.23456,\\\"ts\\\":\\\"garbage\\\",\\\"f\\\":1e400}}\"}}\n", f);
+        "\\\"amount\\\":1.23456,\\\"ts\\\":\\\"garbage\\\",\\\"f\\\":1e400}}\"}}\n",
+        f);
   fputs("{\"add\":{\"path\":\"d.parquet\",\"partitionValues\":{\"p_date\":\"2024-01-02\","
-        "\"p_int\":\"2\",\"p_str\":\"z\"},\"size\":400,\"modificationTime\":8,\"dataChange\":true}}\n",
+        "\"p_int\":\"2\",\"p_str\":\"z\"},\"size\":400,\"modificationTime\":8,\"dataChange\":true}}"
+        "\n",
         f);
   fclose(f);
   snprintf(path, sizeof path, "%s/_delta_log/00000000000000000001.json", root);
   f = fopen(path, "w");
   assert_non_null(f);
-  fprintf(f, "{\"remove\":{\"path\":\"old.parquet\",\"deletionTimestamp\":%lld,\"dataChange\":true,"
-             "\"extendedFileMetadata\":true,\"partitionValues\":{\"p_date\":\"2024-01-01\","
-             "\"p_int\":\"1\",\"p_str\":\"x\"},\"size\":42,\"tags\":{\"t\":\"1\"},"
-             "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"ab^-aqEH.-t@S}K{vb[*k^\","
-             "\"offset\":4,\"sizeInBytes\":40,\"cardinality\":6},\"baseRowId\":3,"
-             "\"defaultRowCommitVersion\":1,\"stats\":\"{\\\"numRecords\\\":6}\"}}\n",
+  fprintf(f,
+          "{\"remove\":{\"path\":\"old.parquet\",\"deletionTimestamp\":%lld,\"dataChange\":true,"
+          "\"extendedFileMetadata\":true,\"partitionValues\":{\"p_date\":\"2024-01-01\","
+          "\"p_int\":\"1\",\"p_str\":\"x\"},\"size\":42,\"tags\":{\"t\":\"1\"},"
+          "\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"ab^-aqEH.-t@S}K{vb[*k^\","
+          "\"offset\":4,\"sizeInBytes\":40,\"cardinality\":6},\"baseRowId\":3,"
+          "\"defaultRowCommitVersion\":1,\"stats\":\"{\\\"numRecords\\\":6}\"}}\n",
           (long long)delta_now_ms());
   fputs("{\"txn\":{\"appId\":\"app\",\"version\":42,\"lastUpdated\":1700000000000}}\n"
         "{\"domainMetadata\":{\"domain\":\"delta.test\",\"configuration\":\"{\\\"x\\\":1}\","
         "\"removed\":false}}\n"
-        "{\"domainMetadata\":{\"domain\":\"gone\",\"configuration\":\"{}\",\"removed\":false}}\n", f);
+        "{\"domainMetadata\":{\"domain\":\"gone\",\"configuration\":\"{}\",\"removed\":false}}\n",
+        f);
   fclose(f);
   snprintf(path, sizeof path, "%s/_delta_log/00000000000000000002.json", root);
   f = fopen(path, "w");
   assert_non_null(f);
-  fputs("{\"domainMetadata\":{\"domain\":\"gone\",\"configuration\":\"{}\",\"removed\":true}}\n", f);
+  fputs("{\"domainMetadata\":{\"domain\":\"gone\",\"configuration\":\"{}\",\"removed\":true}}\n",
+        f);
   fclose(f);
 }
 
@@ -480,8 +496,10 @@ static void test_checkpoint_preserves_fields__every_field_kind(void **state) {
    * (except what a checkpoint drops by design: dataChange, and a
    * tombstone's stats and tags). */
   tu_result r;
-  tu_sh(&r, "cd '%s/_delta_log' && rm 0000000000000000000[0-2].json 0000000000000000000[0-2].crc "
-            "2>/dev/null; ls", t.root);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && rm 0000000000000000000[0-2].json 0000000000000000000[0-2].crc "
+        "2>/dev/null; ls",
+        t.root);
   tu_result_free(&r);
   delta_snapshot cs;
   load(&t, &cs, -1);
@@ -501,7 +519,8 @@ static void test_checkpoint_preserves_fields__every_field_kind(void **state) {
   inlet_free(rm->tags);
   rm->stats = rm->tags = NULL;
   rm->data_change = false;
-  char *x = action_text(DELTA_ACTION_REMOVE, rm), *y = action_text(DELTA_ACTION_REMOVE, &cs.tombstones[0]);
+  char *x = action_text(DELTA_ACTION_REMOVE, rm),
+       *y = action_text(DELTA_ACTION_REMOVE, &cs.tombstones[0]);
   assert_string_equal(x, y);
   inlet_free(x);
   inlet_free(y);

@@ -79,8 +79,15 @@ static char *fingerprint(const char *dir) {
   return out;
 }
 
-enum { OP_CHECKPOINT = 1, OP_MAINTAIN = 2, OP_COMPACT = 4, OP_APPEND = 8, OP_INGEST = 16,
-       OP_VACUUM = 32, OP_ALL = 63 };
+enum {
+  OP_CHECKPOINT = 1,
+  OP_MAINTAIN = 2,
+  OP_COMPACT = 4,
+  OP_APPEND = 8,
+  OP_INGEST = 16,
+  OP_VACUUM = 32,
+  OP_ALL = 63
+};
 
 static const struct {
   const char *rel;
@@ -90,7 +97,8 @@ static const struct {
     /* Row tracking and clustering bind writes of rows; checkpoints keep
      * their fields (test_checkpoint_preserves_fields) and vacuum deletes
      * no live file, so those two may run. */
-    {"delta-rs/table-with-domain-metadata", OP_MAINTAIN | OP_COMPACT | OP_APPEND | OP_INGEST,
+    {"delta-rs/table-with-domain-metadata",
+     OP_MAINTAIN | OP_COMPACT | OP_APPEND | OP_INGEST,
      {"rowTracking", "clustering", NULL}},
     {"delta-rs/checkpoint-v2-table", OP_CHECKPOINT | OP_MAINTAIN, {"v2Checkpoint", NULL, NULL}},
     {"delta-rs/table_with_liquid_clustering", OP_ALL, {"liquid", "rowTracking", NULL}},
@@ -99,7 +107,8 @@ static const struct {
     {"delta-rs/simple_table_features", OP_ALL, {"reader version 5", "blahabl", NULL}},
     {"delta-rs/table-with-dv-small", OP_COMPACT, {"deletion vector", "deletionVectors", NULL}},
     {"delta-kernel-rs/table-with-geo", OP_ALL, {"geospatial", NULL, NULL}},
-    {"delta-kernel-rs/partitioned_with_materialize_feature", OP_COMPACT | OP_APPEND | OP_INGEST,
+    {"delta-kernel-rs/partitioned_with_materialize_feature",
+     OP_COMPACT | OP_APPEND | OP_INGEST,
      {"materializePartitionColumns", NULL, NULL}},
 };
 
@@ -137,8 +146,8 @@ static void test_foreign__writers_refuse_naming_the_feature_and_change_nothing(v
       bool named = false;
       for (int k = 0; k < 3 && TABLES[t].names[k]; k++)
         named |= strstr(r.err, TABLES[t].names[k]) != NULL;
-      const char *why = r.status == 0 ? "succeeded"
-                        : !named      ? "refused without naming the feature"
+      const char *why = r.status == 0                ? "succeeded"
+                        : !named                     ? "refused without naming the feature"
                         : strcmp(before, after) != 0 ? "refused but changed the table"
                                                      : NULL;
       if (why) {
@@ -209,8 +218,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(
           test_foreign__writers_refuse_naming_the_feature_and_change_nothing, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_foreign__describe_and_history_work_on_every_table,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_foreign__describe_and_history_work_on_every_table, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,8 +109,8 @@ static void expect_protocol(fixture *f, const char *table, const char *create_ar
   snprintf(args, sizeof args, "create %s %s", table, create_args);
   ok(f, args);
   char *p = protocol_of(f, table);
-  if (strcmp(p, expected) != 0) fail_msg("create %s:\n  protocol %s\n  expected %s", create_args, p,
-                                         expected);
+  if (strcmp(p, expected) != 0)
+    fail_msg("create %s:\n  protocol %s\n  expected %s", create_args, p, expected);
   free(p);
   rules_hold(f, table);
 }
@@ -239,8 +239,10 @@ static void test_protocol__unknown_delta_keys_are_refused(void **state) {
           "fancyNewThing");
   refused(f, "create t --schema 'id long' --property delta.feature.appendOnly=on", "supported");
   refused(f, "create t --schema 'id long' --property delta.checkpointPolicy=v3", "classic");
-  refused(f, "create t --schema 'id long' --property delta.appendOnly=true "
-             "--property DELTA.APPENDONLY=true", "twice");
+  refused(f,
+          "create t --schema 'id long' --property delta.appendOnly=true "
+          "--property DELTA.APPENDONLY=true",
+          "twice");
   /* Nothing was created. */
   tu_result r;
   tu_sh(&r, "test -e '%s/t/_delta_log/00000000000000000000.json'", f->dir);
@@ -302,8 +304,8 @@ static void test_protocol__ingest_create_schema_follows_the_same_rules(void **st
 
 static void test_column_names__that_need_column_mapping_are_refused(void **state) {
   fixture *f = *state;
-  static const char *const bad[] = {"`a b`", "`a,b`", "`a;b`", "`a{b`", "`a}b`",
-                                    "`a(b`", "`a)b`", "`a=b`"};
+  static const char *const bad[] = {"`a b`", "`a,b`", "`a;b`", "`a{b`",
+                                    "`a}b`", "`a(b`", "`a)b`", "`a=b`"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char a[256];
     snprintf(a, sizeof a, "create t --schema 'id long, %s string'", bad[i]);
@@ -327,14 +329,14 @@ static void foreign_table(fixture *f, const char *name, const char *protocol, co
   tu_result r;
   tu_sh(&r, "mkdir -p '%s'", dir);
   tu_result_free(&r);
-  json_t *schema = json_pack("{s:s,s:[o]}", "type", "struct", "fields", json_loads(col_json, 0, NULL));
+  json_t *schema =
+      json_pack("{s:s,s:[o]}", "type", "struct", "fields", json_loads(col_json, 0, NULL));
   char *schema_s = json_dumps(schema, JSON_COMPACT);
   json_decref(schema);
   json_t *meta = json_pack("{s:{s:s,s:{s:s,s:{}},s:s,s:[],s:o,s:I}}", "metaData", "id",
                            "00000000-0000-0000-0000-000000000001", "format", "provider", "parquet",
-                           "options", "schemaString", schema_s, "partitionColumns",
-                           "configuration", json_loads(conf, 0, NULL), "createdTime",
-                           (json_int_t)1700000000000);
+                           "options", "schemaString", schema_s, "partitionColumns", "configuration",
+                           json_loads(conf, 0, NULL), "createdTime", (json_int_t)1700000000000);
   char *meta_s = json_dumps(meta, JSON_COMPACT);
   json_decref(meta);
   free(schema_s);
@@ -396,8 +398,9 @@ static void every_writer_refuses(fixture *f, const char *name, const char *needl
 
 static void test_writer_gate__unhonoured_features_stop_every_command(void **state) {
   fixture *f = *state;
-  foreign_table(f, "rt", "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
-                         "[\"domainMetadata\",\"rowTracking\"]}",
+  foreign_table(f, "rt",
+                "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
+                "[\"domainMetadata\",\"rowTracking\"]}",
                 "{\"delta.enableRowTracking\":\"true\"}", COL_ID);
   /* Row ids are assigned by commits that add files; checkpoints keep
    * every row tracking field and domain, and vacuum adds nothing. */
@@ -408,8 +411,9 @@ static void test_writer_gate__unhonoured_features_stop_every_command(void **stat
                 "{\"delta.columnMapping.mode\":\"name\",\"delta.columnMapping.maxColumnId\":\"1\"}",
                 COL_ID);
   every_writer_refuses(f, "cm", "\"columnMapping\"");
-  foreign_table(f, "unknown", "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
-                              "[\"appendOnly\",\"someFutureFeature\"]}",
+  foreign_table(f, "unknown",
+                "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
+                "[\"appendOnly\",\"someFutureFeature\"]}",
                 "{}", COL_ID);
   every_writer_refuses(f, "unknown", "\"someFutureFeature\"");
   foreign_table(f, "w8", "{\"minReaderVersion\":1,\"minWriterVersion\":8}", "{}", COL_ID);
@@ -422,9 +426,10 @@ static void test_writer_gate__unhonoured_features_stop_every_command(void **stat
 
 static void test_writer_gate__invariants_enforced_on_row_writes(void **state) {
   fixture *f = *state;
-  foreign_table(f, "inv", "{\"minReaderVersion\":1,\"minWriterVersion\":2}", "{}",
-                "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
-                "{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"id > 3\\\"}}\"}}");
+  foreign_table(
+      f, "inv", "{\"minReaderVersion\":1,\"minWriterVersion\":2}", "{}",
+      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
+      "{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"id > 3\\\"}}\"}}");
   put(f, "in.ndjson", "{\"id\":1}\n");
   char *before = table_bytes(f, "inv");
   /* A violating row aborts the append, naming the invariant. */
@@ -447,7 +452,8 @@ static void test_writer_gate__appendonly_and_cdf_tables_take_appends_and_compact
   ok(f, "create ao --schema 'id long' --property delta.appendOnly=true "
         "--property delta.enableChangeDataFeed=true");
   put(f, "in.ndjson", "{\"id\":1}\n");
-  for (int i = 0; i < 3; i++) ok(f, "append ao in.ndjson");
+  for (int i = 0; i < 3; i++)
+    ok(f, "append ao in.ndjson");
   /* dataChange=false rewrites are allowed on append-only tables. */
   ok(f, "compact ao --min-files 2");
   ok(f, "checkpoint ao");
@@ -466,8 +472,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_protocol__requests_are_not_stored, setup, teardown),
       cmocka_unit_test_setup_teardown(test_protocol__unknown_delta_keys_are_refused, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_protocol__unhonoured_features_refused_naming_them,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_protocol__unhonoured_features_refused_naming_them, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_protocol__ingest_create_schema_follows_the_same_rules,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_column_names__that_need_column_mapping_are_refused,
@@ -477,8 +483,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_writer_gate__invariants_enforced_on_row_writes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(
-          test_writer_gate__appendonly_and_cdf_tables_take_appends_and_compaction, setup,
-          teardown),
+          test_writer_gate__appendonly_and_cdf_tables_take_appends_and_compaction, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

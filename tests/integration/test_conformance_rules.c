@@ -38,13 +38,14 @@ static void sh_ok(tu_result *r, const char *what) {
 
 #define P12 "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
 #define SCHEMA_ID                                                                                  \
-  "{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\"," \
+  "{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":"            \
+  "\\\"long\\\","                                                                                  \
   "\\\"nullable\\\":true,\\\"metadata\\\":{}}]}"
 #define META(conf)                                                                                 \
-  "{\"metaData\":{\"id\":\"a1\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"            \
+  "{\"metaData\":{\"id\":\"a1\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"             \
   "\"schemaString\":\"" SCHEMA_ID "\",\"partitionColumns\":[],\"configuration\":{" conf "}}}\n"
 #define ADD(path, size)                                                                            \
-  "{\"add\":{\"path\":\"" path "\",\"partitionValues\":{},\"size\":" #size                        \
+  "{\"add\":{\"path\":\"" path "\",\"partitionValues\":{},\"size\":" #size                         \
   ",\"modificationTime\":1,\"dataChange\":true}}\n"
 
 /* Writes table @p name below the fixture with commits @p commits (NULL
@@ -107,83 +108,107 @@ static void test_rules__each_rule_is_reported_by_id(void **state) {
     const char *name, *rule;
     const char *commits[4];
   } cases[] = {
-      {"versions", "[protocol-versions]",
-       {"{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":5,\"readerFeatures\":[]}}\n" META(
-            "") ADD("f.parquet", 3),
-        NULL}},
-      {"reader-list", "[protocol-lists]",
-       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2,\"readerFeatures\":[]}}\n" META(
-            "") ADD("f.parquet", 3),
-        NULL}},
-      {"writer-list", "[protocol-lists]",
-       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7}}\n" META("") ADD("f.parquet", 3),
-        NULL}},
-      {"unknown", "[feature-known:fooBar]",
-       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":[\"fooBar\"]}}"
+      {"versions",
+       "[protocol-versions]",
+       {"{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":5,\"readerFeatures\":[]}}"
         "\n" META("") ADD("f.parquet", 3),
         NULL}},
-      {"reader-not-writer", "[feature-kind:deletionVectors]",
+      {"reader-list",
+       "[protocol-lists]",
+       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2,\"readerFeatures\":[]}}"
+        "\n" META("") ADD("f.parquet", 3),
+        NULL}},
+      {"writer-list",
+       "[protocol-lists]",
+       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7}}\n" META("")
+            ADD("f.parquet", 3),
+        NULL}},
+      {"unknown",
+       "[feature-known:fooBar]",
+       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":["
+        "\"fooBar\"]}}"
+        "\n" META("") ADD("f.parquet", 3),
+        NULL}},
+      {"reader-not-writer",
+       "[feature-kind:deletionVectors]",
        {"{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":["
         "\"deletionVectors\"],\"writerFeatures\":[]}}\n" META("") ADD("f.parquet", 3),
         NULL}},
-      {"writer-only-as-reader", "[feature-kind:appendOnly]",
+      {"writer-only-as-reader",
+       "[feature-kind:appendOnly]",
        {"{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":["
         "\"appendOnly\"],\"writerFeatures\":[\"appendOnly\"]}}\n" META("") ADD("f.parquet", 3),
         NULL}},
-      {"rw-on-reader-1", "[feature-kind:timestampNtz]",
+      {"rw-on-reader-1",
+       "[feature-kind:timestampNtz]",
        {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":["
         "\"timestampNtz\"]}}\n" META("") ADD("f.parquet", 3),
         NULL}},
-      {"cdf-legacy", "[feature-required:changeDataFeed]",
+      {"cdf-legacy",
+       "[feature-required:changeDataFeed]",
        {P12 META("\"delta.enableChangeDataFeed\":\"true\"") ADD("f.parquet", 3), NULL}},
-      {"append-only-7", "[feature-required:appendOnly]",
-       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":[]}}\n" META(
-            "\"delta.appendOnly\":\"true\"") ADD("f.parquet", 3),
+      {"append-only-7",
+       "[feature-required:appendOnly]",
+       {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":[]}}"
+        "\n" META("\"delta.appendOnly\":\"true\"") ADD("f.parquet", 3),
         NULL}},
-      {"constraints", "[feature-required:checkConstraints]",
+      {"constraints",
+       "[feature-required:checkConstraints]",
        {P12 META("\"delta.constraints.pos\":\"id > 0\"") ADD("f.parquet", 3), NULL}},
-      {"dv-property", "[feature-required:deletionVectors]",
+      {"dv-property",
+       "[feature-required:deletionVectors]",
        {P12 META("\"delta.enableDeletionVectors\":\"true\"") ADD("f.parquet", 3), NULL}},
-      {"ict-feature", "[feature-required:inCommitTimestamp]",
+      {"ict-feature",
+       "[feature-required:inCommitTimestamp]",
        {P12 META("\"delta.enableInCommitTimestamps\":\"true\"") ADD("f.parquet", 3), NULL}},
-      {"v2cp", "[feature-required:v2Checkpoint]",
+      {"v2cp",
+       "[feature-required:v2Checkpoint]",
        {P12 META("\"delta.checkpointPolicy\":\"v2\"") ADD("f.parquet", 3), NULL}},
-      {"feature-request", "[feature-required:columnMapping]",
+      {"feature-request",
+       "[feature-required:columnMapping]",
        {P12 META("\"delta.feature.columnMapping\":\"supported\"") ADD("f.parquet", 3), NULL}},
-      {"domain", "[feature-required:domainMetadata]",
-       {P12 META("") ADD("f.parquet", 3)
-            "{\"domainMetadata\":{\"domain\":\"x\",\"configuration\":\"{}\",\"removed\":false}}\n",
+      {"domain",
+       "[feature-required:domainMetadata]",
+       {P12 META("") ADD("f.parquet", 3) "{\"domainMetadata\":{\"domain\":\"x\",\"configuration\":"
+                                         "\"{}\",\"removed\":false}}\n",
         NULL}},
-      {"gap", "[log-contiguous]", {P12 META("") ADD("f.parquet", 3), "", ADD("f.parquet", 3), NULL}},
+      {"gap",
+       "[log-contiguous]",
+       {P12 META("") ADD("f.parquet", 3), "", ADD("f.parquet", 3), NULL}},
       {"no-start", "[log-contiguous]", {"", P12 META("") ADD("f.parquet", 3), NULL}},
       {"not-json", "[commit-json]", {P12 META("") ADD("f.parquet", 3) "{\"add\":\n", NULL}},
-      {"two-actions", "[commit-json]",
+      {"two-actions",
+       "[commit-json]",
        {P12 META("") "{\"add\":{},\"remove\":{}}\n" ADD("f.parquet", 3), NULL}},
       {"no-meta", "[commit-first]", {P12 ADD("f.parquet", 3), NULL}},
       {"two-protocols", "[commit-unique]", {P12 P12 META("") ADD("f.parquet", 3), NULL}},
-      {"two-adds", "[commit-unique]",
-       {P12 META("") ADD("f.parquet", 3) ADD("f.parquet", 3), NULL}},
-      {"no-size", "[action-fields]",
+      {"two-adds", "[commit-unique]", {P12 META("") ADD("f.parquet", 3) ADD("f.parquet", 3), NULL}},
+      {"no-size",
+       "[action-fields]",
        {P12 META("") "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{},"
                      "\"modificationTime\":1,\"dataChange\":true}}\n",
         NULL}},
-      {"bad-stats", "[action-fields]",
+      {"bad-stats",
+       "[action-fields]",
        {P12 META("") "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{},\"size\":3,"
                      "\"modificationTime\":1,\"dataChange\":true,\"stats\":\"{nope\"}}\n",
         NULL}},
-      {"part-values", "[partition-values]",
+      {"part-values",
+       "[partition-values]",
        {P12 META("") "{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{\"day\":\"1\"},"
                      "\"size\":3,\"modificationTime\":1,\"dataChange\":true}}\n",
         NULL}},
-      {"hidden-dir", "[data-path]",
-       {P12 META("") ADD("_tmp/f.parquet", 3), NULL}},
+      {"hidden-dir", "[data-path]", {P12 META("") ADD("_tmp/f.parquet", 3), NULL}},
       {"escapes", "[data-path]", {P12 META("") ADD("../f.parquet", 3), NULL}},
-      {"ict-order", "[ict]",
+      {"ict-order",
+       "[ict]",
        {"{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":["
-        "\"inCommitTimestamp\"]}}\n" META("\"delta.enableInCommitTimestamps\":\"true\"")
-            "{\"commitInfo\":{\"inCommitTimestamp\":5}}\n" ADD("f.parquet", 3),
+        "\"inCommitTimestamp\"]}}\n" META(
+            "\"delta.enableInCommitTimestamps\":\"true\"") "{\"commitInfo\":{\"inCommitTimestamp\":"
+                                                           "5}}\n" ADD("f.parquet", 3),
         NULL}},
-      {"ict-backwards", "[ict]",
+      {"ict-backwards",
+       "[ict]",
        {"{\"commitInfo\":{\"inCommitTimestamp\":5}}\n{\"protocol\":{\"minReaderVersion\":1,"
         "\"minWriterVersion\":7,\"writerFeatures\":[\"inCommitTimestamp\"]}}\n" META(
             "\"delta.enableInCommitTimestamps\":\"true\"") ADD("f.parquet", 3),
@@ -229,7 +254,7 @@ static void test_rules__schema_uses_need_their_features(void **state) {
       "\\\"fields\\\":[{\\\"name\\\":\\\"x\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":false,"
       "\\\"metadata\\\":{}}]},\\\"containsNull\\\":false},\\\"nullable\\\":true,"
       "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":{}}}\n" ADD("f.parquet",
-                                                                                 3),
+                                                                                      3),
       NULL};
   int failing = -1, pending = -1;
   char *text = check(make_table(f, "not-null-in-array", in_array), &failing, &pending);
@@ -255,8 +280,8 @@ static void test_rules__checkpoints_and_encodings_of_real_tables(void **state) {
   FILE *fp = fopen(ev, "w");
   assert_non_null(fp);
   for (int i = 0; i < 3000; i++)
-    fprintf(fp, "{\"id\":%d,\"x\":%d.%02d,\"day\":\"2024-01-0%d\"}\n", i, i * 7919 % 100000, i % 100,
-            1 + i % 3);
+    fprintf(fp, "{\"id\":%d,\"x\":%d.%02d,\"day\":\"2024-01-0%d\"}\n", i, i * 7919 % 100000,
+            i % 100, 1 + i % 3);
   fclose(fp);
   tu_result r;
   assert_int_equal(tu_sh(&r,
@@ -324,8 +349,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_rules__a_valid_log_is_clean, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rules__each_rule_is_reported_by_id, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_rules__schema_uses_need_their_features, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_rules__schema_uses_need_their_features, setup, teardown),
       cmocka_unit_test_setup_teardown(test_rules__checkpoints_and_encodings_of_real_tables, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_rules__exempt_paths_are_skipped, setup, teardown),

@@ -126,8 +126,9 @@ static void test_gaps__describe_counts_only_optimize_as_compaction(void **state)
   snprintf(own, sizeof own, "%s/own", f->dir);
   snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
   assert_int_equal(tu_write_file(ev, "{\"id\":1}\n{\"id\":2}\n", 18), 0);
-  sh(&r, "'%s' create '%s' --schema 'id long' && '%s' append '%s' '%s' && '%s' append '%s' '%s' && "
-         "'%s' compact '%s' --min-files 2",
+  sh(&r,
+     "'%s' create '%s' --schema 'id long' && '%s' append '%s' '%s' && '%s' append '%s' '%s' && "
+     "'%s' compact '%s' --min-files 2",
      INLET_BIN, own, INLET_BIN, own, ev, INLET_BIN, own, ev, INLET_BIN, own);
   sh_ok(&r, "create, append twice, compact");
   tu_result_free(&r);
@@ -146,8 +147,8 @@ static void test_gaps__rows_without_stats_are_unknown(void **state) {
   snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
   assert_int_equal(tu_write_file(ev, "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n", 27), 0);
   tu_result r;
-  sh(&r, "'%s' create '%s' --schema 'id long' && '%s' append '%s' '%s'", INLET_BIN, t, INLET_BIN,
-     t, ev);
+  sh(&r, "'%s' create '%s' --schema 'id long' && '%s' append '%s' '%s'", INLET_BIN, t, INLET_BIN, t,
+     ev);
   sh_ok(&r, "create, append");
   tu_result_free(&r);
   /* Version 2 adds a copy of the data file, as a writer without stats would. */
@@ -212,8 +213,7 @@ static void test_gaps__describe_and_history_on_unscannable_tables(void **state) 
     sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, t);
     assert_int_not_equal(r.status, 0);
     if (!strstr(r.err, tables[i].scan_refusal))
-      fail_msg("%s: scan refusal should name %s: %s", tables[i].rel, tables[i].scan_refusal,
-               r.err);
+      fail_msg("%s: scan refusal should name %s: %s", tables[i].rel, tables[i].scan_refusal, r.err);
     tu_result_free(&r);
   }
 }
@@ -266,7 +266,8 @@ static void test_gaps__empty_string_partition_value_is_null(void **state) {
   /* Read back, by inlet and by DuckDB (refcheck): "" is null, as Spark reads it. */
   sh(&r, "'%s' scan '%s' --format ndjson | sort", INLET_BIN, t);
   sh_ok(&r, "scan");
-  assert_string_equal(r.out, "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"a\"}\n{\"id\":3,\"s\":null}\n");
+  assert_string_equal(r.out,
+                      "{\"id\":1,\"s\":null}\n{\"id\":2,\"s\":\"a\"}\n{\"id\":3,\"s\":null}\n");
   tu_result_free(&r);
   sh(&r, "'%s' '%s' delta '%s'", INLET_NODE, INLET_REFCHECK, t);
   sh_ok(&r, "refcheck delta");
@@ -284,8 +285,9 @@ static void test_gaps__empty_string_partition_value_is_null(void **state) {
 
   /* NOT NULL partition column: an empty string cannot be stored. */
   snprintf(t, sizeof t, "%s/pt-nn", f->dir);
-  sh(&r, "'%s' create '%s' --schema 'id long, s string not null' --partition-by s && '%s' append "
-         "'%s' '%s'",
+  sh(&r,
+     "'%s' create '%s' --schema 'id long, s string not null' --partition-by s && '%s' append "
+     "'%s' '%s'",
      INLET_BIN, t, INLET_BIN, t, ev);
   assert_int_not_equal(r.status, 0);
   assert_non_null(strstr(r.err, "\"s\""));
@@ -316,7 +318,8 @@ static void test_gaps__void_column_reads_as_null(void **state) {
   assert_string_equal(r.out, "0\n");
   tu_result_free(&r);
   json_t *d = run_json("describe", "'%s' describe '%s' --json", INLET_BIN, t);
-  assert_string_equal(json_string_value(json_object_get(d, "schema_ddl")), "id long, void_col void");
+  assert_string_equal(json_string_value(json_object_get(d, "schema_ddl")),
+                      "id long, void_col void");
   json_decref(d);
   /* Writes are refused, naming the column; the table is unchanged. */
   char ev[4200];

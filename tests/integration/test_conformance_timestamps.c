@@ -123,7 +123,8 @@ static void test_as_of__backwards_commit_times_are_monotonized(void **state) {
   tu_result r;
   tu_sh(&r, "cd '%s' && echo '{\"id\":1}' > in.ndjson", f->dir);
   sh_ok("write input", &r);
-  for (int i = 0; i < 3; i++) inlet_ok(f, "append t in.ndjson");
+  for (int i = 0; i < 3; i++)
+    inlet_ok(f, "append t in.ndjson");
   set_mtime(f, 0, 1000);
   set_mtime(f, 1, 3000);
   set_mtime(f, 2, 2000);
@@ -166,7 +167,8 @@ static void test_ict__commits_carry_it_and_time_travel_uses_it(void **state) {
   write_commit(f, 3, c);
   inlet_ok(f, "append t in.ndjson");
   /* The file times say nothing: all at 1000 s. */
-  for (int v = 0; v <= 4; v++) set_mtime(f, v, 1000);
+  for (int v = 0; v <= 4; v++)
+    set_mtime(f, v, 1000);
   assert_int_equal(version_at(f, future), 3);
   assert_int_equal(version_at(f, future + 1), 4);
   assert_int_equal(version_at(f, future - 1), 2);
@@ -180,10 +182,10 @@ static void test_ict__commits_carry_it_and_time_travel_uses_it(void **state) {
   rules_hold(f);
 }
 
-#define META_FMT                                                                              \
+#define META_FMT                                                                                   \
   "{\"metaData\":{\"id\":\"00000000-0000-0000-0000-0000000000aa\",\"format\":{\"provider\":"       \
   "\"parquet\",\"options\":{}},\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":"    \
-  "[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":" \
+  "[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":"    \
   "{}}]}\",\"partitionColumns\":[],\"configuration\":%s,\"createdTime\":1000000}}\n"
 
 /* In-commit timestamps turned on at version 2 by another writer
@@ -215,8 +217,9 @@ static void test_ict__enablement_version_splits_the_timeline(void **state) {
            "[\"appendOnly\",\"invariants\",\"inCommitTimestamp\"]}}\n%s",
            meta);
   write_commit(f, 2, c);
-  write_commit(f, 3, "{\"commitInfo\":{\"inCommitTimestamp\":6000000,\"timestamp\":6000000,"
-                     "\"operation\":\"WRITE\"}}\n");
+  write_commit(f, 3,
+               "{\"commitInfo\":{\"inCommitTimestamp\":6000000,\"timestamp\":6000000,"
+               "\"operation\":\"WRITE\"}}\n");
   set_mtime(f, 0, 1000);
   set_mtime(f, 1, 2000);
   set_mtime(f, 2, 1500);

@@ -76,9 +76,11 @@ static void write_meta(const char *table, int64_t version, int writer, json_t *f
   char *schema_s = json_dumps(schema, JSON_COMPACT);
   json_decref(schema);
   json_t *pc = json_array();
-  for (int i = 0; parts && parts[i]; i++) json_array_append_new(pc, json_string(parts[i]));
+  for (int i = 0; parts && parts[i]; i++)
+    json_array_append_new(pc, json_string(parts[i]));
   json_t *cf = json_object();
-  for (int i = 0; conf && conf[i]; i += 2) json_object_set_new(cf, conf[i], json_string(conf[i + 1]));
+  for (int i = 0; conf && conf[i]; i += 2)
+    json_object_set_new(cf, conf[i], json_string(conf[i + 1]));
   json_t *meta = json_pack("{s:{s:s,s:{s:s,s:{}},s:s,s:o,s:o,s:I}}", "metaData", "id",
                            "8b6a3d6e-2b4f-4c55-9f3e-0c3f7f1e2a10", "format", "provider", "parquet",
                            "options", "schemaString", schema_s, "partitionColumns", pc,
@@ -166,7 +168,7 @@ static void test_invariants__append_refuses_a_violating_row(void **state) {
   r = append(f, "{\"id\":4}\n{\"id\":null}\n");
   assert_int_equal(r.status, 1);
   assert_non_null(strstr(r.err, "invariant of column id (id > 3) violated by row 2 (NULL): "
-                            "{\"id\":null}"));
+                                "{\"id\":null}"));
   tu_result_free(&r);
   assert_int_equal(latest_version(f->table), 0);
   /* Valid rows go in. */
@@ -184,8 +186,9 @@ static void test_invariants__nested_field(void **state) {
   fx *f = *state;
   json_t *inner = json_pack("{s:s,s:[o]}", "type", "struct", "fields",
                             field("a", json_string("integer"), true, "st.a >= 0"));
-  write_meta(f->table, 0, 2, json_pack("[o,o]", field("id", json_string("long"), true, NULL),
-                                       field("st", inner, true, NULL)),
+  write_meta(f->table, 0, 2,
+             json_pack("[o,o]", field("id", json_string("long"), true, NULL),
+                       field("st", inner, true, NULL)),
              NULL, NULL);
   tu_result r = append(f, "{\"id\":1,\"st\":{\"a\":2}}\n{\"id\":2,\"st\":{\"a\":-1}}\n");
   assert_int_equal(r.status, 1);
@@ -208,8 +211,9 @@ static void test_invariants__nested_not_null(void **state) {
   fx *f = *state;
   json_t *inner = json_pack("{s:s,s:[o]}", "type", "struct", "fields",
                             field("a", json_string("long"), false, NULL));
-  write_meta(f->table, 0, 2, json_pack("[o,o]", field("id", json_string("long"), true, NULL),
-                                       field("st", inner, true, NULL)),
+  write_meta(f->table, 0, 2,
+             json_pack("[o,o]", field("id", json_string("long"), true, NULL),
+                       field("st", inner, true, NULL)),
              NULL, NULL);
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
@@ -248,13 +252,20 @@ static void test_invariants__nested_not_null(void **state) {
 /* ---- CHECK constraints ------------------------------------------------------------ */
 
 static const char *const CHECKS[] = {
-    "delta.constraints.positive", "amount > 0",                          /* comparison */
-    "delta.constraints.kinds", "kind IN ('a', 'b', 'c')",                /* IN */
-    "delta.constraints.haskind", "kind IS NOT NULL",                     /* IS NOT NULL */
-    "delta.constraints.total", "qty * price <= 1000 AND qty % 2 = 0",    /* arithmetic */
-    "delta.constraints.window", "NOT (day < '2024-01-01' OR day > '2024-12-31')", /* NOT, OR */
-    "delta.constraints.combo", "concat ( qty , kind ) != '4c'",          /* Spark's stored form */
-    "delta.constraints.note", "note IS NULL OR length(note) <= 5",       /* NULL allowed explicitly */
+    "delta.constraints.positive",
+    "amount > 0", /* comparison */
+    "delta.constraints.kinds",
+    "kind IN ('a', 'b', 'c')", /* IN */
+    "delta.constraints.haskind",
+    "kind IS NOT NULL", /* IS NOT NULL */
+    "delta.constraints.total",
+    "qty * price <= 1000 AND qty % 2 = 0", /* arithmetic */
+    "delta.constraints.window",
+    "NOT (day < '2024-01-01' OR day > '2024-12-31')", /* NOT, OR */
+    "delta.constraints.combo",
+    "concat ( qty , kind ) != '4c'", /* Spark's stored form */
+    "delta.constraints.note",
+    "note IS NULL OR length(note) <= 5", /* NULL allowed explicitly */
     NULL};
 
 static void make_checks_table(const fx *f) {
@@ -284,10 +295,10 @@ static void test_check_constraints__each_operator_class(void **state) {
   tu_result r = append(f, good);
   if (r.status != 0) fail_msg("good row refused: %s", r.err);
   tu_result_free(&r);
-  expect_refused(f,
-                 "{\"kind\":\"a\",\"amount\":-1,\"qty\":2,\"price\":\"1\",\"day\":\"2024-05-01\"}\n",
-                 "CHECK constraint positive (amount > 0) violated by row 1 (false): "
-                 "{\"amount\":-1}");
+  expect_refused(
+      f, "{\"kind\":\"a\",\"amount\":-1,\"qty\":2,\"price\":\"1\",\"day\":\"2024-05-01\"}\n",
+      "CHECK constraint positive (amount > 0) violated by row 1 (false): "
+      "{\"amount\":-1}");
   expect_refused(f,
                  "{\"kind\":\"z\",\"amount\":1,\"qty\":2,\"price\":\"1\",\"day\":\"2024-05-01\"}\n",
                  "CHECK constraint kinds (kind IN ('a', 'b', 'c')) violated by row 1 (false): "
@@ -295,10 +306,10 @@ static void test_check_constraints__each_operator_class(void **state) {
   /* kind NULL: `kinds` is NULL (violated), `haskind` FALSE; the first found names. */
   expect_refused(f, "{\"amount\":1,\"qty\":2,\"price\":\"1\",\"day\":\"2024-05-01\"}\n",
                  "violated by row 1 (");
-  expect_refused(f,
-                 "{\"kind\":\"a\",\"amount\":1,\"qty\":2,\"price\":\"600\",\"day\":\"2024-05-01\"}\n",
-                 "CHECK constraint total (qty * price <= 1000 AND qty % 2 = 0) violated by row 1 "
-                 "(false): {\"qty\":2,\"price\":\"600.00\"}");
+  expect_refused(
+      f, "{\"kind\":\"a\",\"amount\":1,\"qty\":2,\"price\":\"600\",\"day\":\"2024-05-01\"}\n",
+      "CHECK constraint total (qty * price <= 1000 AND qty % 2 = 0) violated by row 1 "
+      "(false): {\"qty\":2,\"price\":\"600.00\"}");
   expect_refused(f,
                  "{\"kind\":\"a\",\"amount\":1,\"qty\":3,\"price\":\"1\",\"day\":\"2024-05-01\"}\n",
                  "CHECK constraint total");
@@ -332,8 +343,9 @@ static void test_check_constraints__null_violates(void **state) {
   fx *f = *state;
   const char *conf[] = {"delta.constraints.pos", "amount > 0", "delta.constraints.nullok",
                         "amount IS NULL OR amount < 100", NULL};
-  write_meta(f->table, 0, 3, json_pack("[o,o]", field("id", json_string("long"), true, NULL),
-                                       field("amount", json_string("double"), true, NULL)),
+  write_meta(f->table, 0, 3,
+             json_pack("[o,o]", field("id", json_string("long"), true, NULL),
+                       field("amount", json_string("double"), true, NULL)),
              NULL, conf);
   expect_refused(f, "{\"id\":1,\"amount\":null}\n",
                  "CHECK constraint pos (amount > 0) violated by row 1 (NULL): {\"amount\":null}");
@@ -344,8 +356,9 @@ static void test_check_constraints__null_violates(void **state) {
   tu_result_free(&r);
   /* Constraint keys are matched ignoring case, as Spark does. */
   const char *conf2[] = {"Delta.Constraints.Upper", "id < 10", NULL};
-  write_meta(f->table, 2, 3, json_pack("[o,o]", field("id", json_string("long"), true, NULL),
-                                       field("amount", json_string("double"), true, NULL)),
+  write_meta(f->table, 2, 3,
+             json_pack("[o,o]", field("id", json_string("long"), true, NULL),
+                       field("amount", json_string("double"), true, NULL)),
              NULL, conf2);
   expect_refused(f, "{\"id\":10,\"amount\":1}\n", "CHECK constraint Upper (id < 10)");
 }
@@ -393,8 +406,9 @@ static void test_check_constraints__unparseable_refuses_the_table(void **state) 
 static void test_ingest__violating_rows_go_to_dead_letters(void **state) {
   fx *f = *state;
   const char *conf[] = {"delta.constraints.positive_amount", "amount > 0", NULL};
-  write_meta(f->table, 0, 3, json_pack("[o,o]", field("id", json_string("long"), true, "id < 100"),
-                                       field("amount", json_string("double"), true, NULL)),
+  write_meta(f->table, 0, 3,
+             json_pack("[o,o]", field("id", json_string("long"), true, "id < 100"),
+                       field("amount", json_string("double"), true, NULL)),
              NULL, conf);
   write_text(f->in, "{\"id\":1,\"amount\":5}\n"
                     "{\"id\":2,\"amount\":-5}\n"
@@ -470,8 +484,9 @@ static void test_compaction__rechecks_rows_it_rewrites(void **state) {
   tu_result_free(&r);
   assert_int_equal(latest_version(f->table), 5);
   char *rows = rows_of(f->table);
-  assert_string_equal(rows, "{\"id\":0,\"day\":\"2024-05-01\"}\n{\"id\":1,\"day\":\"2024-05-01\"}\n"
-                            "{\"id\":2,\"day\":\"2024-05-01\"}\n{\"id\":3,\"day\":\"2024-05-01\"}\n");
+  assert_string_equal(rows,
+                      "{\"id\":0,\"day\":\"2024-05-01\"}\n{\"id\":1,\"day\":\"2024-05-01\"}\n"
+                      "{\"id\":2,\"day\":\"2024-05-01\"}\n{\"id\":3,\"day\":\"2024-05-01\"}\n");
   free(rows);
   /* A row another writer committed before a stricter constraint came:
    * compaction does not rewrite it into a new file (the group fails, the
@@ -504,15 +519,13 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_invariants__nested_field, setup, teardown),
       cmocka_unit_test_setup_teardown(test_invariants__nested_not_null, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_check_constraints__each_operator_class, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_check_constraints__each_operator_class, setup, teardown),
       cmocka_unit_test_setup_teardown(test_check_constraints__null_violates, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_check_constraints__unparseable_refuses_the_table,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_check_constraints__unparseable_refuses_the_table, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_ingest__violating_rows_go_to_dead_letters, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_compaction__rechecks_rows_it_rewrites, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_compaction__rechecks_rows_it_rewrites, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

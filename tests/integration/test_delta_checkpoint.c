@@ -14,15 +14,17 @@
 #include <string.h>
 
 static void sh_ok(tu_result *r, const char *what) {
-  if (r->status != 0) fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
 }
 
 static void compare_version(const char *dir, int v) {
   tu_result r;
   char vopt[32] = "";
   if (v >= 0) snprintf(vopt, sizeof vopt, "--version %d", v);
-  tu_sh(&r, "cd '%s' && '%s' scan t %s --format ndjson > o.ndjson && '%s' '%s' delta t %s > ref.json"
-            " && '%s' '%s' compare ref.json o.ndjson --ndjson",
+  tu_sh(&r,
+        "cd '%s' && '%s' scan t %s --format ndjson > o.ndjson && '%s' '%s' delta t %s > ref.json"
+        " && '%s' '%s' compare ref.json o.ndjson --ndjson",
         dir, INLET_BIN, vopt, INLET_NODE, INLET_REFCHECK, vopt, INLET_NODE, INLET_REFCHECK);
   sh_ok(&r, "scan vs refcheck delta");
   tu_result_free(&r);
@@ -33,14 +35,16 @@ static void test_checkpoint__interval_checkpoints_read_by_both_readers(void **st
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp("delta-ckpt"));
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long not null, grp string, v double' "
-            "--partition-by grp --property delta.checkpointInterval=3", dir, INLET_BIN);
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long not null, grp string, v double' "
+        "--partition-by grp --property delta.checkpointInterval=3",
+        dir, INLET_BIN);
   sh_ok(&r, "create");
   tu_result_free(&r);
   for (int i = 1; i <= 7; i++) {
     char rec[256];
-    snprintf(rec, sizeof rec, "{\"id\":%d,\"grp\":\"g%d\",\"v\":%d.5}\n{\"id\":%d,\"grp\":null}\n", i,
-             i % 2, i, 100 + i);
+    snprintf(rec, sizeof rec, "{\"id\":%d,\"grp\":\"g%d\",\"v\":%d.5}\n{\"id\":%d,\"grp\":null}\n",
+             i, i % 2, i, 100 + i);
     char path[4200];
     snprintf(path, sizeof path, "%s/in.ndjson", dir);
     assert_int_equal(tu_write_file(path, rec, strlen(rec)), 0);
@@ -71,7 +75,8 @@ static void test_checkpoint__interval_checkpoints_read_by_both_readers(void **st
   assert_int_equal(json_integer_value(json_object_get(log, "num_active_files")), 14);
   json_decref(log);
   tu_result_free(&r);
-  for (int v = 0; v <= 7; v++) compare_version(dir, v);
+  for (int v = 0; v <= 7; v++)
+    compare_version(dir, v);
 
   /* Log cleanup: drop every commit before the checkpoint. */
   tu_sh(&r, "cd '%s/t/_delta_log' && rm 0000000000000000000[0-5].json", dir);

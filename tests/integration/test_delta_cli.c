@@ -36,7 +36,8 @@ static void put(fixture *f, const char *name, const char *text) {
 }
 
 static void sh_ok(tu_result *r, const char *what) {
-  if (r->status != 0) fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
 }
 
 static const char *EXPECTED_V1 =
@@ -51,9 +52,11 @@ static const char *EXPECTED_V3 =
 static void test_cli__create_append_scan_history_describe(void **state) {
   fixture *f = *state;
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long not null, user string, amount double, "
-            "day date' --partition-by day --property delta.appendOnly=true "
-            "--property inlet.owner=tests", f->dir, INLET_BIN);
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long not null, user string, amount double, "
+        "day date' --partition-by day --property delta.appendOnly=true "
+        "--property inlet.owner=tests",
+        f->dir, INLET_BIN);
   sh_ok(&r, "create");
   tu_result_free(&r);
   /* Creating it again fails with a message. */
@@ -62,9 +65,10 @@ static void test_cli__create_append_scan_history_describe(void **state) {
   assert_non_null(strstr(r.err, "already exists"));
   tu_result_free(&r);
 
-  put(f, "a.ndjson", "{\"id\":1,\"user\":\"ann\",\"amount\":1.5,\"day\":\"2024-03-01\"}\n"
-                     "{\"id\":2,\"amount\":2.25,\"day\":\"2024-03-01\"}\n"
-                     "{\"id\":3,\"user\":\"bob\",\"day\":\"2024-03-02\"}\n");
+  put(f, "a.ndjson",
+      "{\"id\":1,\"user\":\"ann\",\"amount\":1.5,\"day\":\"2024-03-01\"}\n"
+      "{\"id\":2,\"amount\":2.25,\"day\":\"2024-03-01\"}\n"
+      "{\"id\":3,\"user\":\"bob\",\"day\":\"2024-03-02\"}\n");
   tu_sh(&r, "cd '%s' && '%s' append t a.ndjson", f->dir, INLET_BIN);
   sh_ok(&r, "append ndjson");
   assert_non_null(strstr(r.out, "appended 3 rows"));
@@ -77,10 +81,12 @@ static void test_cli__create_append_scan_history_describe(void **state) {
   tu_result_free(&r);
 
   /* Parquet input made by the converter. */
-  put(f, "c.ndjson", "{\"id\":6,\"user\":\"pq\",\"amount\":6,\"day\":\"2024-03-03\"}\n"
-                     "{\"id\":7,\"user\":\"pq\",\"amount\":7,\"day\":\"2024-03-03\"}\n");
-  tu_sh(&r, "cd '%s' && '%s' parquet convert c.ndjson c.parquet --schema 'id long not null, "
-            "user string, amount double, day date' && '%s' append t c.parquet",
+  put(f, "c.ndjson",
+      "{\"id\":6,\"user\":\"pq\",\"amount\":6,\"day\":\"2024-03-03\"}\n"
+      "{\"id\":7,\"user\":\"pq\",\"amount\":7,\"day\":\"2024-03-03\"}\n");
+  tu_sh(&r,
+        "cd '%s' && '%s' parquet convert c.ndjson c.parquet --schema 'id long not null, "
+        "user string, amount double, day date' && '%s' append t c.parquet",
         f->dir, INLET_BIN, INLET_BIN);
   sh_ok(&r, "append parquet");
   assert_non_null(strstr(r.out, "version 3"));
@@ -88,17 +94,20 @@ static void test_cli__create_append_scan_history_describe(void **state) {
 
   put(f, "v1.json", EXPECTED_V1);
   put(f, "v3.json", EXPECTED_V3);
-  tu_sh(&r, "cd '%s' && '%s' scan t --format ndjson > out3.ndjson && '%s' '%s' compare v3.json "
-            "out3.ndjson --ndjson && '%s' scan t --version 1 --format ndjson > out1.ndjson && "
-            "'%s' '%s' compare v1.json out1.ndjson --ndjson",
+  tu_sh(&r,
+        "cd '%s' && '%s' scan t --format ndjson > out3.ndjson && '%s' '%s' compare v3.json "
+        "out3.ndjson --ndjson && '%s' scan t --version 1 --format ndjson > out1.ndjson && "
+        "'%s' '%s' compare v1.json out1.ndjson --ndjson",
         f->dir, INLET_BIN, INLET_NODE, INLET_REFCHECK, INLET_BIN, INLET_NODE, INLET_REFCHECK);
   sh_ok(&r, "scan + refcheck compare");
   tu_result_free(&r);
   /* The independent reader agrees at every version. */
   for (int v = 0; v <= 3; v++) {
-    tu_sh(&r, "cd '%s' && '%s' scan t --version %d --format ndjson > o.ndjson && "
-              "'%s' '%s' delta t --version %d > ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
-          f->dir, INLET_BIN, v, INLET_NODE, INLET_REFCHECK, v, INLET_NODE, INLET_REFCHECK);
+    tu_sh(
+        &r,
+        "cd '%s' && '%s' scan t --version %d --format ndjson > o.ndjson && "
+        "'%s' '%s' delta t --version %d > ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
+        f->dir, INLET_BIN, v, INLET_NODE, INLET_REFCHECK, v, INLET_NODE, INLET_REFCHECK);
     sh_ok(&r, "refcheck delta vs scan");
     tu_result_free(&r);
   }
@@ -150,8 +159,8 @@ static void test_cli__create_append_scan_history_describe(void **state) {
   assert_true(json_integer_value(json_object_get(d, "bytes")) > 0);
   assert_int_equal(json_integer_value(json_object_get(d, "small_files")), 5);
   assert_true(json_integer_value(json_object_get(d, "last_commit_timestamp")) > 1700000000000LL);
-  assert_string_equal(json_string_value(json_object_get(json_object_get(d, "properties"),
-                                                        "inlet.owner")), "tests");
+  assert_string_equal(
+      json_string_value(json_object_get(json_object_get(d, "properties"), "inlet.owner")), "tests");
   json_decref(d);
   tu_result_free(&r);
 }
@@ -159,7 +168,8 @@ static void test_cli__create_append_scan_history_describe(void **state) {
 static void test_cli__bad_records_fail_the_append_unless_skipped(void **state) {
   fixture *f = *state;
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long not null, amount double'", f->dir, INLET_BIN);
+  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long not null, amount double'", f->dir,
+        INLET_BIN);
   sh_ok(&r, "create");
   tu_result_free(&r);
   put(f, "bad.ndjson", "{\"id\":1,\"amount\":1}\n{\"id\":\"x\",\"amount\":2}\n{\"id\":3}\n");
@@ -183,9 +193,11 @@ static void test_cli__bad_records_fail_the_append_unless_skipped(void **state) {
 static void test_cli__all_types_round_trip_through_refcheck(void **state) {
   fixture *f = *state;
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id int, ts timestamp, ntz timestamp_ntz, "
-            "d decimal(10,2), big decimal(38,4), dt date, b binary, fl float, db double, by byte, "
-            "sh short, lg long, bo boolean, s string' --partition-by dt", f->dir, INLET_BIN);
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id int, ts timestamp, ntz timestamp_ntz, "
+        "d decimal(10,2), big decimal(38,4), dt date, b binary, fl float, db double, by byte, "
+        "sh short, lg long, bo boolean, s string' --partition-by dt",
+        f->dir, INLET_BIN);
   sh_ok(&r, "create");
   tu_result_free(&r);
   put(f, "in.ndjson",
@@ -194,9 +206,10 @@ static void test_cli__all_types_round_trip_through_refcheck(void **state) {
       "\"b\":\"00ff\",\"fl\":0.1,\"db\":1e300,\"by\":-128,\"sh\":32767,"
       "\"lg\":9007199254740993,\"bo\":true,\"s\":\"h\\u00e9 \\\"q\\\" /=%\"}\n"
       "{\"id\":2,\"dt\":\"1969-12-31\",\"db\":\"NaN\",\"fl\":\"-Infinity\"}\n{\"id\":3}\n");
-  tu_sh(&r, "cd '%s' && '%s' append t in.ndjson && '%s' scan t --format ndjson > o.ndjson && "
-            "'%s' '%s' delta t > ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson && "
-            "grep -c . o.ndjson && ls t",
+  tu_sh(&r,
+        "cd '%s' && '%s' append t in.ndjson && '%s' scan t --format ndjson > o.ndjson && "
+        "'%s' '%s' delta t > ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson && "
+        "grep -c . o.ndjson && ls t",
         f->dir, INLET_BIN, INLET_BIN, INLET_NODE, INLET_REFCHECK, INLET_NODE, INLET_REFCHECK);
   sh_ok(&r, "all types");
   assert_non_null(strstr(r.out, "3\n"));
@@ -237,17 +250,22 @@ static void test_cli__usage_and_missing_table_errors(void **state) {
   assert_non_null(strstr(r.out, "checkpoint written at version 0"));
   tu_result_free(&r);
   /* The checkpoint is a real file that the hint points at. */
-  tu_sh(&r, "cd '%s' && test -s t/_delta_log/00000000000000000000.checkpoint.parquet && "
-        "grep -q '\"version\":0' t/_delta_log/_last_checkpoint", f->dir);
+  tu_sh(&r,
+        "cd '%s' && test -s t/_delta_log/00000000000000000000.checkpoint.parquet && "
+        "grep -q '\"version\":0' t/_delta_log/_last_checkpoint",
+        f->dir);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_cli__create_append_scan_history_describe, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_cli__bad_records_fail_the_append_unless_skipped, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_cli__all_types_round_trip_through_refcheck, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cli__create_append_scan_history_describe, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cli__bad_records_fail_the_append_unless_skipped, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cli__all_types_round_trip_through_refcheck, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_cli__usage_and_missing_table_errors, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

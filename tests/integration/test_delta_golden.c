@@ -63,7 +63,8 @@ static int run_scan(const char *dir, json_t *exp, tu_result *r) {
   if (!tp) tp = json_string_value(json_object_get(exp, "table"));
   json_t *ver = json_object_get(exp, "version");
   char vopt[64] = "";
-  if (json_is_integer(ver)) snprintf(vopt, sizeof vopt, "--version %lld", (long long)json_integer_value(ver));
+  if (json_is_integer(ver))
+    snprintf(vopt, sizeof vopt, "--version %lld", (long long)json_integer_value(ver));
   tu_sh(r, "'%s' scan '%s/tables/%s' %s --format ndjson > '%s/out.ndjson'", INLET_BIN, GOLDEN, tp,
         vopt, dir);
   return r->status;
@@ -106,8 +107,8 @@ static bool snapshot_matches(json_t *exp) {
   json_t *paths = json_object_get(es, "active_file_paths");
   if (inlet_snapshot_version(s) != json_integer_value(json_object_get(es, "version")) ||
       inlet_snapshot_num_files(s) != (int64_t)json_array_size(paths)) {
-    fprintf(stderr, "  snapshot: version %lld with %lld files\n", (long long)inlet_snapshot_version(s),
-            (long long)inlet_snapshot_num_files(s));
+    fprintf(stderr, "  snapshot: version %lld with %lld files\n",
+            (long long)inlet_snapshot_version(s), (long long)inlet_snapshot_num_files(s));
     goto done;
   }
   ok = true;
@@ -148,8 +149,9 @@ static bool check_entry(const char *dir, const char *entry, const claim *c) {
     ok = status == 1 && refcheck_ok(dir, epath, true, r.err) && strstr(r.err, "escapes the table");
   } else if (strcmp(c->kind, "unsupported") == 0) {
     ok = status == 1 && strstr(r.err, c->text) != NULL;
-    if (!ok) fprintf(stderr, "  expected failure naming \"%s\", got status %d: %s\n", c->text,
-                     status, r.err);
+    if (!ok)
+      fprintf(stderr, "  expected failure naming \"%s\", got status %d: %s\n", c->text, status,
+              r.err);
   } else {
     fprintf(stderr, "  unknown claim kind \"%s\"\n", c->kind);
   }

@@ -63,8 +63,8 @@ static void child(const char *table, const char *go, const char *result, int id,
   _exit(0);
 }
 
-static void race(bool strict, int *wins, int *conflicts, int64_t versions[N_PROCS],
-                 char *table_out, size_t cap) {
+static void race(bool strict, int *wins, int *conflicts, int64_t versions[N_PROCS], char *table_out,
+                 size_t cap) {
   char *dir = tu_mkdtemp("delta-race");
   char table[4200], go[4200];
   snprintf(table, sizeof table, "%s/t", dir);
@@ -103,9 +103,12 @@ static void race(bool strict, int *wins, int *conflicts, int64_t versions[N_PROC
     long long v;
     assert_int_equal(sscanf(txt, "%d %lld", &rc, &v), 2);
     versions[i] = rc == 0 ? v : -1;
-    if (rc == 0) (*wins)++;
-    else if (rc == INLET_ECONFLICT) (*conflicts)++;
-    else fail_msg("process %d: unexpected result %s", i, txt);
+    if (rc == 0)
+      (*wins)++;
+    else if (rc == INLET_ECONFLICT)
+      (*conflicts)++;
+    else
+      fail_msg("process %d: unexpected result %s", i, txt);
     free(txt);
     unlink(result);
   }
@@ -133,7 +136,8 @@ static void test_race__strict_commits_exactly_one_wins(void **state) {
   snprintf(who, sizeof who, "\"operation\":\"proc-%d\"", winner);
   assert_non_null(strstr(body, who));
   int lines = 0;
-  for (char *p = body; *p; p++) lines += *p == '\n';
+  for (char *p = body; *p; p++)
+    lines += *p == '\n';
   assert_int_equal(lines, 2);
   free(body);
   snprintf(path, sizeof path, "%s/_delta_log/00000000000000000002.json", table);
@@ -180,9 +184,11 @@ static void test_race__concurrent_appends_all_land_once(void **state) {
   int count[N_PROCS] = {0};
   int rc;
   while ((rc = inlet_table_scan_next(sc, &b, &err)) == 1)
-    for (int64_t r = 0; r < b.num_rows; r++) count[((int64_t *)b.columns[0].values)[r]]++;
+    for (int64_t r = 0; r < b.num_rows; r++)
+      count[((int64_t *)b.columns[0].values)[r]]++;
   assert_int_equal(rc, 0);
-  for (int i = 0; i < N_PROCS; i++) assert_int_equal(count[i], 1);
+  for (int i = 0; i < N_PROCS; i++)
+    assert_int_equal(count[i], 1);
   inlet_batch_reset(&b);
   inlet_table_scan_free(sc);
   inlet_snapshot_free(s);

@@ -100,8 +100,10 @@ static void test_stress__writers_and_polling_reader(void **state) {
     pids[w] = fork();
     assert_true(pids[w] >= 0);
     if (pids[w] == 0) {
-      if (w == WRITERS) reader(table);
-      else writer(table, w);
+      if (w == WRITERS)
+        reader(table);
+      else
+        writer(table, w);
     }
   }
   for (int w = 0; w <= WRITERS; w++) {
@@ -130,7 +132,8 @@ static void test_stress__writers_and_polling_reader(void **state) {
   assert_int_equal(rc, 0);
   assert_int_equal(rows, (int64_t)WRITERS * APPENDS);
   for (int w = 0; w < WRITERS; w++)
-    for (int i = 0; i < APPENDS; i++) assert_int_equal(seen[w][i], 1);
+    for (int i = 0; i < APPENDS; i++)
+      assert_int_equal(seen[w][i], 1);
   inlet_batch_reset(&b);
   inlet_table_scan_free(sc);
   inlet_snapshot_free(sn);

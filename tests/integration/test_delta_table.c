@@ -45,11 +45,15 @@ static void make_batch(inlet_batch *b, const inlet_schema *s, int from, int to) 
     char u[16];
     snprintf(u, sizeof u, "u%d", i % 3);
     assert_int_equal(inlet_array_append_int(&b->columns[0], &s->fields[0], i, &err), 0);
-    if (i % 7 == 0) assert_int_equal(inlet_array_append_null(&b->columns[1], &s->fields[1], &err), 0);
-    else assert_int_equal(inlet_array_append_bytes(&b->columns[1], &s->fields[1], u, strlen(u), &err), 0);
+    if (i % 7 == 0)
+      assert_int_equal(inlet_array_append_null(&b->columns[1], &s->fields[1], &err), 0);
+    else
+      assert_int_equal(inlet_array_append_bytes(&b->columns[1], &s->fields[1], u, strlen(u), &err),
+                       0);
     assert_int_equal(inlet_array_append_double(&b->columns[2], i * 0.5, &err), 0);
     assert_int_equal(inlet_array_append_int(&b->columns[3], &s->fields[3],
-                                            1704067200000000LL + (int64_t)i * 1000000, &err), 0);
+                                            1704067200000000LL + (int64_t)i * 1000000, &err),
+                     0);
     assert_int_equal(inlet_array_append_int(&b->columns[4], &s->fields[4], 19723 + i % 2, &err), 0);
   }
   b->num_rows = to - from;
@@ -60,8 +64,10 @@ static void expected_rows(FILE *out, int n) {
   fprintf(out, "{\"rows\":[");
   for (int i = 0; i < n; i++) {
     char user[16];
-    if (i % 7 == 0) snprintf(user, sizeof user, "null");
-    else snprintf(user, sizeof user, "\"u%d\"", i % 3);
+    if (i % 7 == 0)
+      snprintf(user, sizeof user, "null");
+    else
+      snprintf(user, sizeof user, "\"u%d\"", i % 3);
     int64_t sec = i;
     fprintf(out, "%s[%d,%s,%.17g,\"2024-01-01T00:%02d:%02d.000000Z\",\"2024-01-0%d\"]",
             i ? "," : "", i, user, i * 0.5, (int)(sec / 60), (int)(sec % 60), 1 + i % 2);
@@ -106,8 +112,9 @@ static void refcheck_version(fixture *f, int64_t version, int n_rows) {
   expected_rows(o, n_rows);
   fclose(o);
   tu_result r;
-  tu_sh(&r, "'%s' '%s' delta '%s' --version %lld > '%s/actual.json'; "
-            "'%s' '%s' compare '%s' '%s/actual.json'",
+  tu_sh(&r,
+        "'%s' '%s' delta '%s' --version %lld > '%s/actual.json'; "
+        "'%s' '%s' compare '%s' '%s/actual.json'",
         INLET_NODE, INLET_REFCHECK, f->table, (long long)version, f->dir, INLET_NODE,
         INLET_REFCHECK, exp, f->dir);
   if (r.status != 0) {
@@ -248,7 +255,8 @@ static void test_table__create_with_data_is_one_commit(void **state) {
   assert_non_null(strstr(body, "{\"protocol\":"));
   assert_non_null(strstr(body, "{\"metaData\":"));
   int adds = 0;
-  for (char *p = body; (p = strstr(p, "{\"add\":")); p++) adds++;
+  for (char *p = body; (p = strstr(p, "{\"add\":")); p++)
+    adds++;
   assert_int_equal(adds, 2);
   free(body);
   /* A second create with data fails and leaves no data files behind. */
@@ -306,10 +314,12 @@ static void test_table__writer_rejects_mismatched_batches(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_table__partitioned_appends_read_back_at_every_version, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_table__partitioned_appends_read_back_at_every_version,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_table__create_with_data_is_one_commit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_table__open_missing_table_is_not_found, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_table__writer_rejects_mismatched_batches, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_table__writer_rejects_mismatched_batches, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,8 +42,10 @@ static void test_include_check__source_tree_passes(void **state) {
  * and expects exit 1 with @p want in its report. */
 static void expect_caught(const char *file, const char *line, const char *want) {
   tu_result r;
-  tu_sh(&r, "rm -rf '%s/tree' && mkdir '%s/tree' && cp -R '%s/src' '%s/include' '%s/docs' "
-        "'%s/tree/'", dir, dir, INLET_SOURCE_DIR, INLET_SOURCE_DIR, INLET_SOURCE_DIR, dir);
+  tu_sh(&r,
+        "rm -rf '%s/tree' && mkdir '%s/tree' && cp -R '%s/src' '%s/include' '%s/docs' "
+        "'%s/tree/'",
+        dir, dir, INLET_SOURCE_DIR, INLET_SOURCE_DIR, INLET_SOURCE_DIR, dir);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
   tu_sh(&r, "mkdir -p \"$(dirname '%s/tree/%s')\" && printf '%%s\\n' '%s' >> '%s/tree/%s'", dir,

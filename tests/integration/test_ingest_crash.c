@@ -63,8 +63,10 @@ static void run_with_kills(const char *table, const char *src, const char *app, 
    * of commits (each replays the log until checkpoints exist) in proportion. */
   static const char *const small[] = {"700", "1000", "1300"};
   static const char *const big[] = {"15000", "20000", "25000"};
-  const char *args[] = {"ingest", table, "--source", source, "--once", "--max-rows", "1000",
-                        "--quiet", app ? "--app-id" : NULL, app, NULL};
+  const char *args[] = {"ingest", table,     "--source",
+                        source,   "--once",  "--max-rows",
+                        "1000",   "--quiet", app ? "--app-id" : NULL,
+                        app,      NULL};
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   long max_delay = 300;
   for (int k = 0; *landed < kills && k < kills * 8; k++) {
@@ -178,8 +180,8 @@ static void test_crash__same_app_id_racing_commits_each_batch_once(void **state)
   ing_check want = {0, 0, 0, 0};
   int64_t bad = write_events(src, 0, 20000, &want);
   ing_create_table(table, "id long not null, v long, s string", NULL);
-  const char *args[] = {"ingest", table, "--source", source, "--once", "--max-rows", "500",
-                        "--quiet", NULL};
+  const char *args[] = {"ingest",     table, "--source", source, "--once",
+                        "--max-rows", "500", "--quiet",  NULL};
   pid_t a = ing_spawn(NULL, args), b = ing_spawn(NULL, args);
   assert_int_equal(ing_wait(a), 0);
   assert_int_equal(ing_wait(b), 0);
@@ -219,9 +221,10 @@ static void test_crash__routed_late_rows_exactly_once(void **state) {
   fclose(fp);
   ing_create_table(table, "id long not null, v long, ts timestamp", NULL);
   ing_create_table(side, "id long not null, v long, ts timestamp", NULL);
-  const char *args[] = {"ingest", table, "--source", source, "--once", "--max-rows", "700",
-                        "--event-time", "ts", "--allowed-lateness", "1m", "--late-policy",
-                        policy, "--quiet", NULL};
+  const char *args[] = {
+      "ingest",     table,           "--source",     source,    "--once",
+      "--max-rows", "700",           "--event-time", "ts",      "--allowed-lateness",
+      "1m",         "--late-policy", policy,         "--quiet", NULL};
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   int landed = 0;
   static const char *const sizes[] = {"400", "700", "1000"};

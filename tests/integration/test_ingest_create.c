@@ -13,8 +13,7 @@
 #include "testutil.h"
 
 static int run(const char *table, const char *source, const inlet_schema *schema,
-               const inlet_table_create_options *co, inlet_ingest_progress *p,
-               inlet_error *err) {
+               const inlet_table_create_options *co, inlet_ingest_progress *p, inlet_error *err) {
   inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
   o.source = source;
   o.once = true;
@@ -40,8 +39,11 @@ static void test_ingest_create__partitioned_table_with_properties_in_version_0(v
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema schema;
   inlet_schema_init(&schema);
-  assert_int_equal(inlet_schema_parse(&schema, "id long not null, day date, ts timestamp, "
-                                               "late boolean", &err), 0);
+  assert_int_equal(inlet_schema_parse(&schema,
+                                      "id long not null, day date, ts timestamp, "
+                                      "late boolean",
+                                      &err),
+                   0);
   const char *parts[] = {"day"};
   const char *keys[] = {INLET_LATE_FLAG_PROPERTY, "delta.checkpointInterval"};
   const char *vals[] = {"late", "100"};

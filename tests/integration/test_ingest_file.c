@@ -94,7 +94,8 @@ static void test_ingest__once_resumes_without_duplicates(void **state) {
   fx *f = *state;
   ing_create_table(f->table, "id long not null, v long", NULL);
   FILE *fp = fopen(f->src, "w");
-  for (int i = 0; i < 2500; i++) fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 3);
+  for (int i = 0; i < 2500; i++)
+    fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 3);
   fclose(fp);
   tu_result r = run_ingest(f, "--max-rows 1000 --app-id A");
   assert_int_equal(r.status, 0);
@@ -236,8 +237,10 @@ static void test_ingest__late_drop_counts_and_route_writes_side_table(void **sta
   char t2[600];
   snprintf(t2, sizeof t2, "%s/t2", f->dir);
   ing_create_table(t2, "id long not null, ts timestamp", NULL);
-  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once --event-time ts --allowed-lateness 1m "
-        "--late-policy drop", INLET_BIN, t2, f->source);
+  tu_sh(&r,
+        "'%s' ingest '%s' --source '%s' --once --event-time ts --allowed-lateness 1m "
+        "--late-policy drop",
+        INLET_BIN, t2, f->source);
   assert_int_equal(r.status, 0);
   assert_non_null(strstr(r.err, "dropped 1"));
   tu_result_free(&r);
@@ -312,8 +315,9 @@ static void test_ingest__event_time_generated_partitions(void **state) {
 
 static void test_ingest__refuses_txn_retention_tables(void **state) {
   fx *f = *state;
-  ing_create_table(f->table, "id long", "--property delta.setTransactionRetentionDuration="
-                                        "'interval 1 days'");
+  ing_create_table(f->table, "id long",
+                   "--property delta.setTransactionRetentionDuration="
+                   "'interval 1 days'");
   append_text(f->src, "{\"id\":1}\n");
   tu_result r = run_ingest(f, NULL);
   assert_int_equal(r.status, 1);
@@ -344,8 +348,8 @@ static void test_ingest__follow_stops_cleanly_on_sigterm(void **state) {
   append_text(f->src, "{\"id\":1,\"v\":1}\n{\"id\":2,\"v\":2}\n");
   char out[700];
   snprintf(out, sizeof out, "%s/ingest.out", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--follow",
-                        "--max-latency", "60s", "--json", NULL};
+  const char *args[] = {"ingest",        f->table, "--source", f->source, "--follow",
+                        "--max-latency", "60s",    "--json",   NULL};
   pid_t pid = ing_spawn(out, args);
   /* SIGTERM only once the ingester runs (its handler is in place): a loaded
    * machine can take seconds to start it. */
@@ -394,8 +398,8 @@ static void test_ingest__follow_rotation_and_restart(void **state) {
   snprintf(r1, sizeof r1, "%s.1", f->src);
   snprintf(r2, sizeof r2, "%s.2", f->src);
   write_range(f->src, 0, 1000, &want);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--follow",
-                        "--max-latency", "100ms", "--quiet", NULL};
+  const char *args[] = {"ingest",        f->table, "--source", f->source, "--follow",
+                        "--max-latency", "100ms",  "--quiet",  NULL};
   pid_t pid = ing_spawn(NULL, args);
   assert_int_equal(wait_rows(f->table, 1000, 10000), 1000);
   write_range(f->src, 1000, 1500, &want);
@@ -430,8 +434,7 @@ static void test_ingest__usage_errors(void **state) {
   tu_sh(&r, "'%s' ingest '%s' --source x --max-latency 5parsecs", INLET_BIN, f->table);
   assert_int_equal(r.status, 2);
   tu_result_free(&r);
-  tu_sh(&r, "'%s' ingest '%s' --source x --late-policy maybe --event-time t", INLET_BIN,
-        f->table);
+  tu_sh(&r, "'%s' ingest '%s' --source x --late-policy maybe --event-time t", INLET_BIN, f->table);
   assert_int_equal(r.status, 2);
   tu_result_free(&r);
   ing_create_table(f->table, "id long", NULL);
@@ -446,14 +449,16 @@ static void test_ingest__usage_errors(void **state) {
 static void write_ids(const char *path, int from, int to, const char *mode) {
   FILE *fp = fopen(path, mode);
   assert_non_null(fp);
-  for (int i = from; i < to; i++) fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 2);
+  for (int i = from; i < to; i++)
+    fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 2);
   fclose(fp);
 }
 
 static long bytes_of_ids(int from, int to) {
   long n = 0;
   char line[64];
-  for (int i = from; i < to; i++) n += snprintf(line, sizeof line, "{\"id\":%d,\"v\":%d}\n", i, i * 2);
+  for (int i = from; i < to; i++)
+    n += snprintf(line, sizeof line, "{\"id\":%d,\"v\":%d}\n", i, i * 2);
   return n;
 }
 
@@ -599,8 +604,10 @@ static void test_ingest__app_id_same_file_any_spelling(void **state) {
   tu_result_free(&r);
   expect_exactly(f->table, 65, 100);
   /* Another path to the same file (a hard link): refused, not read again. */
-  tu_sh(&r, "cd '%s' && ln in.ndjson other.ndjson && '%s' ingest t --source file:other.ndjson "
-        "--once", f->dir, INLET_BIN);
+  tu_sh(&r,
+        "cd '%s' && ln in.ndjson other.ndjson && '%s' ingest t --source file:other.ndjson "
+        "--once",
+        f->dir, INLET_BIN);
   assert_int_equal(r.status, 1);
   assert_non_null(strstr(r.err, "already records progress for this file"));
   assert_non_null(strstr(r.err, "--app-id"));
@@ -625,30 +632,27 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ingest__bad_records_go_to_dead_letter_files, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_ingest__late_rows_flagged_and_watermark_restored,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__late_rows_flagged_and_watermark_restored, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_ingest__late_drop_counts_and_route_writes_side_table,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__event_time_generated_partitions, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_ingest__refuses_txn_retention_tables, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__refuses_txn_retention_tables, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__stdin_source, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__follow_stops_cleanly_on_sigterm, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_ingest__follow_rotation_and_restart, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__follow_rotation_and_restart, setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__usage_errors, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_ingest__file_truncated_in_place_is_not_reingested,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__file_truncated_in_place_is_not_reingested, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_ingest__file_replaced_by_superset_resumes_at_offset,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_ingest__once_leaves_half_line_for_next_run, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_ingest__copy_truncate_rotation_still_works, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_ingest__app_id_same_file_any_spelling, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_ingest__app_id_same_file_any_spelling, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -206,7 +206,8 @@ static bool wait_for_text(const char *path, const char *text, long ms) {
 static int count_text(const char *path, const char *text) {
   char *s = tu_read_file(path, NULL);
   int n = 0;
-  for (const char *p = s; p && (p = strstr(p, text)) != NULL; p += strlen(text)) n++;
+  for (const char *p = s; p && (p = strstr(p, text)) != NULL; p += strlen(text))
+    n++;
   free(s);
   return n;
 }
@@ -224,8 +225,10 @@ static ing_check wait_for_rows(kfx *f, int64_t rows, int64_t max_id, long ms) {
 
 static tu_result ingest_once(kfx *f, const char *extra) {
   tu_result r;
-  tu_sh(&r, "'%s' ingest '%s' --source '%s' --once --kafka-property " SESSION
-        " --kafka-property " HEARTBEAT " %s", INLET_BIN, f->table, f->source, extra ? extra : "");
+  tu_sh(&r,
+        "'%s' ingest '%s' --source '%s' --once --kafka-property " SESSION
+        " --kafka-property " HEARTBEAT " %s",
+        INLET_BIN, f->table, f->source, extra ? extra : "");
   return r;
 }
 
@@ -251,8 +254,10 @@ static void refcheck_table(ing_check *c, const char *table, int64_t max_id) {
     assert_non_null(after_k);
     int64_t v = strtoll(after_k + 2, NULL, 10);
     c->rows++;
-    if (seen[id / 8] & (1u << (id % 8))) c->dups++;
-    else c->distinct++;
+    if (seen[id / 8] & (1u << (id % 8)))
+      c->dups++;
+    else
+      c->distinct++;
     seen[id / 8] |= (uint8_t)(1u << (id % 8));
     c->checksum += ing_mix(id, v);
   }
@@ -292,9 +297,9 @@ static void test_kafka__once_reads_to_the_start_watermarks(void **state) {
   /* Messages produced after a --once run started are left for the next run. */
   char out[600];
   snprintf(out, sizeof out, "%s/once.log", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--app-id", "K",
-                        "--json", "--kafka-property", SESSION, "--kafka-property", HEARTBEAT,
-                        NULL};
+  const char *args[] = {"ingest",           f->table,  "--source", f->source,          "--once",
+                        "--app-id",         "K",       "--json",   "--kafka-property", SESSION,
+                        "--kafka-property", HEARTBEAT, NULL};
   pid_t pid = kspawn(out, args);
   assert_true(wait_for_text(out, "\"event\":\"started\"", 60000));
   kmock(f, "produce events 1000 600");
@@ -322,8 +327,8 @@ static void test_kafka__once_reads_to_the_start_watermarks(void **state) {
 static void test_kafka__poison_messages_become_dead_letters_per_partition(void **state) {
   kfx *f = *state;
   ing_create_table(f->table, "id long not null, v long", NULL);
-  kmock(f, "produce events 0 60");                        /* 10 per partition */
-  kmock(f, "raw events 1 -- not json at all");            /* events/1 offset 10 */
+  kmock(f, "produce events 0 60");                           /* 10 per partition */
+  kmock(f, "raw events 1 -- not json at all");               /* events/1 offset 10 */
   kmock(f, "raw events 2 -- {\"id\":5000,\"v\":\"seven\"}"); /* events/2 offset 10: a string */
   kmock(f, "produce events 60 60");
   tu_result r = ingest_once(f, NULL);
@@ -356,8 +361,10 @@ static void test_kafka__poison_messages_become_dead_letters_per_partition(void *
 
 static void test_kafka__metadata_columns(void **state) {
   kfx *f = *state;
-  ing_create_table(f->table, "id long not null, v long, topic string, part int, off long, "
-                   "kts timestamp, key string, hdrs map<string,string>", NULL);
+  ing_create_table(f->table,
+                   "id long not null, v long, topic string, part int, off long, "
+                   "kts timestamp, key string, hdrs map<string,string>",
+                   NULL);
   kmock(f, "produce events 0 12");
   kmock(f, "raw events 4 key=abc header=trace:t-1 -- {\"id\":100,\"v\":1,\"topic\":\"mine\"}");
   tu_result r = ingest_once(f, "--kafka-columns topic=topic,partition=part,offset=off,"
@@ -444,8 +451,7 @@ static void test_kafka__event_time_watermarks_per_partition(void **state) {
   assert_non_null(strstr(r.err, "ingested 1 rows"));
   assert_non_null(strstr(r.err, "late 1 (dropped 1"));
   tu_result_free(&r);
-  tu_sh(&r, "'%s' scan '%s' --format ndjson | grep -o '\"id\":[0-9]*' | sort", INLET_BIN,
-        f->table);
+  tu_sh(&r, "'%s' scan '%s' --format ndjson | grep -o '\"id\":[0-9]*' | sort", INLET_BIN, f->table);
   assert_string_equal(r.out, "\"id\":1\n\"id\":2\n\"id\":3\n\"id\":4\n\"id\":6\n");
   tu_result_free(&r);
   assert_int_equal(txn_version(f->table, "K#events#1"), 3); /* ids 2, 5, 6 */
@@ -481,7 +487,8 @@ static void test_kafka__group_offsets_follow_the_table_and_are_never_read(void *
   /* A group whose Kafka offsets are behind the table (all 0; the mock
    * broker takes commits from outside a group only before it has members):
    * the run starts where the table says, reading only what is new. */
-  for (int p = 0; p < 6; p++) kmock(f, "commit D events %d 0", p);
+  for (int p = 0; p < 6; p++)
+    kmock(f, "commit D events %d 0", p);
   kmock(f, "produce events 60 60");
   r = ingest_once(f, "--app-id K --group D");
   if (r.status != 0) fail_msg("ingest failed: %s", r.err);
@@ -534,8 +541,8 @@ static int64_t max_backlog(kfx *f, const char *app) {
     if (at < 0) at = 0;
     if (lo[p] > at)
       fail_msg("the mock broker deleted events/%d offsets %lld..%lld before the table read them "
-               "(its retention: the test produced too far ahead)", p, (long long)at,
-               (long long)lo[p] - 1);
+               "(its retention: the test produced too far ahead)",
+               p, (long long)at, (long long)lo[p] - 1);
     if (hi[p] - at > max) max = hi[p] - at;
   }
   return max;
@@ -552,9 +559,19 @@ static void test_kafka__kill9_restarts_exactly_once(void **state) {
   int64_t produced = 0, round = big ? 50000 : n, extra = 10000;
   char out[600];
   snprintf(out, sizeof out, "%s/run.log", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--json",
-                        "--max-rows", big ? "20000" : "1000", "--kafka-property", SESSION,
-                        "--kafka-property", HEARTBEAT, NULL};
+  const char *args[] = {"ingest",
+                        f->table,
+                        "--source",
+                        f->source,
+                        "--once",
+                        "--json",
+                        "--max-rows",
+                        big ? "20000" : "1000",
+                        "--kafka-property",
+                        SESSION,
+                        "--kafka-property",
+                        HEARTBEAT,
+                        NULL};
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   int landed = 0, runs = 0;
   long max_delay = big ? 1500 : 400;
@@ -610,8 +627,10 @@ static void test_kafka__kill9_restarts_exactly_once(void **state) {
   assert_int_equal(got.rows, want.rows);
   assert_int_equal(got.distinct, want.distinct);
   assert_true(got.checksum == want.checksum);
-  fprintf(stderr, "kill9: %lld events, %d runs, %d SIGKILLs, peak backlog %lld a partition, "
-          "%lld s\n", (long long)want.rows, runs, landed, (long long)peak_backlog,
+  fprintf(stderr,
+          "kill9: %lld events, %d runs, %d SIGKILLs, peak backlog %lld a partition, "
+          "%lld s\n",
+          (long long)want.rows, runs, landed, (long long)peak_backlog,
           (long long)(time(NULL) - started));
   ing_check ref;
   refcheck_table(&ref, f->table, next_id);
@@ -656,8 +675,9 @@ static int check_commit_history(const char *table, const char *app) {
         assert_true(strncmp(id, prefix, strlen(prefix)) == 0);
         int p = atoi(id + strlen(prefix));
         assert_true(p >= 0 && p < 6);
-        if (ver <= last[p]) fail_msg("version %lld: %s went from %lld to %lld", (long long)v, id,
-                                     (long long)last[p], (long long)ver);
+        if (ver <= last[p])
+          fail_msg("version %lld: %s went from %lld to %lld", (long long)v, id, (long long)last[p],
+                   (long long)ver);
         advanced += ver - last[p];
         last[p] = ver;
         n_txn++;
@@ -678,7 +698,8 @@ static int check_commit_history(const char *table, const char *app) {
 /* "kafka: assigned" notices in the first @p n members' logs. */
 static int assignments(char logs[][600], int n) {
   int total = 0;
-  for (int i = 0; i < n; i++) total += count_text(logs[i], "kafka: assigned");
+  for (int i = 0; i < n; i++)
+    total += count_text(logs[i], "kafka: assigned");
   return total;
 }
 
@@ -728,9 +749,9 @@ static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
   ing_check want = {0, 0, 0, 0};
   int64_t next_id = 0;
   produce_while(f, &want, &next_id, 10);
-  const char *base[] = {"ingest", f->table, "--source", f->source, "--group", "G",
-                        "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
-                        "--kafka-property", HEARTBEAT, NULL};
+  const char *base[] = {"ingest", f->table,           "--source", f->source, "--group",
+                        "G",      "--max-latency",    "200ms",    "--json",  "--kafka-property",
+                        SESSION,  "--kafka-property", HEARTBEAT,  NULL};
   pid_t member[32];
   char logs[32][600];
   int oldest = 0, n = 0, rebalances = 0;
@@ -780,8 +801,10 @@ static void test_kafka__group_members_come_and_go_exactly_once(void **state) {
     if (got.rows >= want.rows) break;
     ing_sleep_ms(100);
   }
-  for (int i = oldest; i < n; i++) kill(member[i], SIGTERM);
-  for (int i = oldest; i < n; i++) assert_int_equal(ing_wait(member[i]), 0);
+  for (int i = oldest; i < n; i++)
+    kill(member[i], SIGTERM);
+  for (int i = oldest; i < n; i++)
+    assert_int_equal(ing_wait(member[i]), 0);
   ing_check_table(&got, f->table, next_id);
   assert_int_equal(got.dups, 0);
   assert_int_equal(got.rows, want.rows);
@@ -814,12 +837,12 @@ static void test_kafka__stalled_member_loses_the_race(void **state) {
   char log_a[600], log_b[600];
   snprintf(log_a, sizeof log_a, "%s/a.log", f->dir);
   snprintf(log_b, sizeof log_b, "%s/b.log", f->dir);
-  const char *slow[] = {"ingest", f->table, "--source", f->source, "--group", "R",
-                        "--max-latency", "60s", "--json", "--kafka-property", SESSION,
-                        "--kafka-property", HEARTBEAT, NULL};
-  const char *fast[] = {"ingest", f->table, "--source", f->source, "--group", "R",
-                        "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
-                        "--kafka-property", HEARTBEAT, NULL};
+  const char *slow[] = {"ingest", f->table,           "--source", f->source, "--group",
+                        "R",      "--max-latency",    "60s",      "--json",  "--kafka-property",
+                        SESSION,  "--kafka-property", HEARTBEAT,  NULL};
+  const char *fast[] = {"ingest", f->table,           "--source", f->source, "--group",
+                        "R",      "--max-latency",    "200ms",    "--json",  "--kafka-property",
+                        SESSION,  "--kafka-property", HEARTBEAT,  NULL};
   pid_t a = kspawn(log_a, slow);
   assert_true(wait_for_text(log_a, "kafka: assigned", 60000));
   ing_sleep_ms(1500); /* A reads the 600 events into its batch (committed in 60 s) */
@@ -855,9 +878,9 @@ static void test_kafka__broker_down_and_request_errors_pause_and_resume(void **s
   ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
   char out[600];
   snprintf(out, sizeof out, "%s/follow.log", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--max-latency", "200ms",
-                        "--json", "--kafka-property", SESSION, "--kafka-property", HEARTBEAT,
-                        NULL};
+  const char *args[] = {"ingest",  f->table, "--source",         f->source, "--max-latency",
+                        "200ms",   "--json", "--kafka-property", SESSION,   "--kafka-property",
+                        HEARTBEAT, NULL};
   pid_t pid = kspawn(out, args);
   assert_true(wait_for_text(out, "kafka: assigned", 60000));
   ing_check want = {0, 0, 0, 0};
@@ -904,9 +927,9 @@ static void test_kafka__leader_changes_lose_and_duplicate_nothing(void **state) 
   kmock(f, "coordinator group LG 1");
   char out[600];
   snprintf(out, sizeof out, "%s/follow.log", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--group", "LG",
-                        "--max-latency", "200ms", "--json", "--kafka-property", SESSION,
-                        "--kafka-property", HEARTBEAT, NULL};
+  const char *args[] = {"ingest", f->table,           "--source", f->source, "--group",
+                        "LG",     "--max-latency",    "200ms",    "--json",  "--kafka-property",
+                        SESSION,  "--kafka-property", HEARTBEAT,  NULL};
   pid_t pid = kspawn(out, args);
   assert_true(wait_for_text(out, "kafka: assigned", 60000));
   ing_check want = {0, 0, 0, 0};
@@ -928,7 +951,8 @@ static void test_kafka__leader_changes_lose_and_duplicate_nothing(void **state) 
   want_events(&want, next_id, 300);
   next_id += 300;
   kmock(f, "down 2");
-  for (int p = 0; p < 6; p++) kmock(f, "leader events %d %d", p, p % 2 ? 1 : 3);
+  for (int p = 0; p < 6; p++)
+    kmock(f, "leader events %d %d", p, p % 2 ? 1 : 3);
   kmock(f, "produce events %lld 600", (long long)next_id);
   want_events(&want, next_id, 600);
   next_id += 600;
@@ -960,8 +984,8 @@ static void test_kafka__leader_changes_lose_and_duplicate_nothing(void **state) 
 static void test_kafka__oversized_message_is_a_dead_letter(void **state) {
   kfx *f = *state;
   ing_create_table(f->table, "id long not null, v long", NULL);
-  kmock(f, "produce events 0 60");      /* 10 per partition */
-  kmock(f, "big events 2 300000");      /* events/2 offset 10: 300,000 bytes */
+  kmock(f, "produce events 0 60"); /* 10 per partition */
+  kmock(f, "big events 2 300000"); /* events/2 offset 10: 300,000 bytes */
   kmock(f, "produce events 60 60");
   tu_result r = ingest_once(f, "--max-record-bytes 100000");
   if (r.status != 0) fail_msg("ingest failed: %s", r.err);
@@ -1064,8 +1088,8 @@ static void test_kafka__continues_kafka_delta_ingest_progress(void **state) {
     }
     fclose(out);
     tu_result r;
-    tu_sh(&r, "'%s' append '%s' '%s' --app-id kdi-%d --app-version %d", INLET_BIN, f->table,
-          path, p, last[p]);
+    tu_sh(&r, "'%s' append '%s' '%s' --app-id kdi-%d --app-version %d", INLET_BIN, f->table, path,
+          p, last[p]);
     assert_int_equal(r.status, 0);
     tu_result_free(&r);
   }
@@ -1112,8 +1136,7 @@ static void test_kafka__cli_and_progress_record_errors(void **state) {
   assert_int_not_equal(r.status, 0);
   assert_non_null(strstr(r.err, "no.such.property"));
   tu_result_free(&r);
-  tu_sh(&r, "'%s' ingest '%s' --source 'kafka://nohostport/events' --once", INLET_BIN,
-        f->table);
+  tu_sh(&r, "'%s' ingest '%s' --source 'kafka://nohostport/events' --once", INLET_BIN, f->table);
   assert_int_not_equal(r.status, 0);
   assert_non_null(strstr(r.err, "is not HOST:PORT"));
   tu_result_free(&r);
@@ -1135,7 +1158,7 @@ static void test_kafka__cli_and_progress_record_errors(void **state) {
   r = ingest_once(f, NULL);
   assert_int_not_equal(r.status, 0);
   assert_non_null(strstr(r.err, "already records progress for Kafka topic \"events\" under app "
-                             "id \"A\""));
+                                "id \"A\""));
   tu_result_free(&r);
   /* A group named on purpose starts its own record, with a warning. */
   r = ingest_once(f, "--group B");
@@ -1159,26 +1182,24 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_kafka__once_reads_to_the_start_watermarks, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(
-          test_kafka__poison_messages_become_dead_letters_per_partition, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__poison_messages_become_dead_letters_per_partition,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__metadata_columns, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__csv_message_values, setup, teardown),
-      cmocka_unit_test_setup_teardown(
-          test_kafka__group_offsets_follow_the_table_and_are_never_read, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__group_offsets_follow_the_table_and_are_never_read,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__event_time_watermarks_per_partition, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__batch_triggers, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__stalled_member_loses_the_race, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(
-          test_kafka__broker_down_and_request_errors_pause_and_resume, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__cli_and_progress_record_errors, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__leader_changes_lose_and_duplicate_nothing,
+      cmocka_unit_test_setup_teardown(test_kafka__stalled_member_loses_the_race, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__broker_down_and_request_errors_pause_and_resume,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__cli_and_progress_record_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__leader_changes_lose_and_duplicate_nothing, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_kafka__oversized_message_is_a_dead_letter, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__deleted_offsets_are_a_gap, setup, teardown),

@@ -61,8 +61,7 @@ static void write_text(const char *path, const char *mode, const char *text) {
 static void assert_clean_error(const tu_result *r, const char *needle) {
   if (r->status != 1 || strstr(r->err, "runtime error") || strstr(r->err, "Sanitizer") ||
       !strstr(r->err, needle))
-    fail_msg("expected a clean error naming \"%s\", got status %d: %s", needle, r->status,
-             r->err);
+    fail_msg("expected a clean error naming \"%s\", got status %d: %s", needle, r->status, r->err);
 }
 
 static int64_t table_version(const char *table) {
@@ -125,8 +124,8 @@ static void test_partition_crash__table_deleted_under_follow_ingester(void **sta
   write_text(f->src, "w", "{\"id\":1,\"k\":\"a\"}\n");
   char out[700];
   snprintf(out, sizeof out, "%s/ingest.log", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--follow",
-                        "--max-latency", "50ms", NULL};
+  const char *args[] = {"ingest",   f->table,        "--source", f->source,
+                        "--follow", "--max-latency", "50ms",     NULL};
   pid_t pid = ing_spawn(out, args);
   int64_t v = -1;
   for (int i = 0; i < 400 && v < 1; i++) {
@@ -226,8 +225,7 @@ static void test_partition_value__too_long_is_rejected_record_and_ingest_goes_on
   fclose(fp);
   tu_result r;
   for (int run = 0; run < 2; run++) {
-    tu_sh(&r, "'%s' ingest '%s' --source '%s' --once --app-id P", INLET_BIN, f->table,
-          f->source);
+    tu_sh(&r, "'%s' ingest '%s' --source '%s' --once --app-id P", INLET_BIN, f->table, f->source);
     if (r.status != 0) fail_msg("ingest failed (%d): %s", r.status, r.err);
     assert_null(strstr(r.err, "runtime error"));
     tu_result_free(&r);
@@ -259,8 +257,8 @@ static void test_partition_value__column_name_too_long_refused_by_create(void **
   fx *f = *state;
   char *n229 = repeat('n', 229), *n228 = repeat('n', 228);
   tu_result r;
-  tu_sh(&r, "'%s' create '%s' --schema 'id long, %s string' --partition-by %s", INLET_BIN,
-        f->table, n229, n229);
+  tu_sh(&r, "'%s' create '%s' --schema 'id long, %s string' --partition-by %s", INLET_BIN, f->table,
+        n229, n229);
   assert_int_equal(r.status, 1);
   assert_non_null(strstr(r.err, "is too long"));
   assert_non_null(strstr(r.err, "255-byte limit"));
@@ -269,10 +267,11 @@ static void test_partition_value__column_name_too_long_refused_by_create(void **
   char log[4300];
   snprintf(log, sizeof log, "%s/_delta_log/00000000000000000000.json", f->table);
   assert_int_not_equal(stat(log, &sb), 0);
-  tu_sh(&r, "'%s' create '%s' --schema 'id long, %s string' --partition-by %s && "
-            "printf '{\"id\":1}\\n' > '%s' && "
-            "'%s' ingest '%s' --source '%s' --once --app-id L", INLET_BIN, f->table, n228, n228,
-        f->src, INLET_BIN, f->table, f->source);
+  tu_sh(&r,
+        "'%s' create '%s' --schema 'id long, %s string' --partition-by %s && "
+        "printf '{\"id\":1}\\n' > '%s' && "
+        "'%s' ingest '%s' --source '%s' --once --app-id L",
+        INLET_BIN, f->table, n228, n228, f->src, INLET_BIN, f->table, f->source);
   if (r.status != 0) fail_msg("create/ingest failed (%d): %s", r.status, r.err);
   tu_result_free(&r);
   tu_sh(&r, "'%s' scan '%s' --format ndjson --columns id", INLET_BIN, f->table);
@@ -289,11 +288,13 @@ static void test_partition_value__limit_counts_escaped_bytes(void **state) {
        *c85 = repeat(':', 85);
   /* "é" is 2 bytes: 126 of them + 'a' = 253 bytes. */
   char e126[300] = "";
-  for (int i = 0; i < 126; i++) strcat(e126, "\xc3\xa9");
+  for (int i = 0; i < 126; i++)
+    strcat(e126, "\xc3\xa9");
   strcat(e126, "a");
   FILE *fp = fopen(f->src, "w");
-  fprintf(fp, "{\"id\":1,\"k\":\"%s\"}\n{\"id\":2,\"k\":\"%s\"}\n{\"id\":3,\"k\":\"%s\"}\n"
-              "{\"id\":4,\"k\":\"%s\"}\n{\"id\":5,\"k\":\"%s\"}\n{\"id\":6,\"k\":\"%se\"}\n",
+  fprintf(fp,
+          "{\"id\":1,\"k\":\"%s\"}\n{\"id\":2,\"k\":\"%s\"}\n{\"id\":3,\"k\":\"%s\"}\n"
+          "{\"id\":4,\"k\":\"%s\"}\n{\"id\":5,\"k\":\"%s\"}\n{\"id\":6,\"k\":\"%se\"}\n",
           a253, a254, c84, c85, e126, e126);
   fclose(fp);
   tu_result r;
@@ -322,9 +323,9 @@ static void test_partition_value__limit_counts_escaped_bytes(void **state) {
 static void test_partition_value__special_bytes_escape_and_read_back(void **state) {
   fx *f = *state;
   ing_create_table(f->table, "id long, k string", "--partition-by k");
-  static const char *const vals[] = {
-      "a/b",   "..",         ".",       "%41",     "x=y",      "q?*#'\\\"",
-      "tab\\tnl\\n", "\\u0001ctl", "caf\xc3\xa9", "[]{}^:", "  spaces  "};
+  static const char *const vals[] = {"a/b",         "..",        ".",           "%41",
+                                     "x=y",         "q?*#'\\\"", "tab\\tnl\\n", "\\u0001ctl",
+                                     "caf\xc3\xa9", "[]{}^:",    "  spaces  "};
   FILE *fp = fopen(f->src, "w");
   for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
     fprintf(fp, "{\"id\":%zu,\"k\":\"%s\"}\n", i, vals[i]);
@@ -348,12 +349,13 @@ static void test_partition_value__special_bytes_escape_and_read_back(void **stat
   assert_non_null(strstr(r.out, "k=..\n"));
   tu_result_free(&r);
   /* Scan returns the values as given (canonical NDJSON of the input). */
-  tu_sh(&r, "'%s' scan '%s' --format ndjson --columns id,k | sort > '%s/got' && "
+  tu_sh(&r,
+        "'%s' scan '%s' --format ndjson --columns id,k | sort > '%s/got' && "
         "'%s' parquet convert '%s' '%s/in.parquet' --schema 'id long, k string' && "
         "'%s' parquet cat '%s/in.parquet' --format ndjson | sort > '%s/want' && "
         "cmp '%s/got' '%s/want'",
-        INLET_BIN, f->table, f->dir, INLET_BIN, f->src, f->dir, INLET_BIN, f->dir, f->dir,
-        f->dir, f->dir);
+        INLET_BIN, f->table, f->dir, INLET_BIN, f->src, f->dir, INLET_BIN, f->dir, f->dir, f->dir,
+        f->dir);
   if (r.status != 0) fail_msg("read back differs: %s %s", r.out, r.err);
   tu_result_free(&r);
 }
@@ -368,7 +370,8 @@ static void test_partition_value__too_long_from_redis_is_rejected_record(void **
   tu_result_free(&r);
   int port = free_port();
   assert_true(port > 0);
-  tu_sh(&r, "redis-server --port %d --bind 127.0.0.1 --save '' --appendonly no --daemonize yes "
+  tu_sh(&r,
+        "redis-server --port %d --bind 127.0.0.1 --save '' --appendonly no --daemonize yes "
         "--dir '%s' --pidfile '%s/redis.pid' >/dev/null && "
         "for i in $(seq 100); do redis-cli -p %d ping >/dev/null 2>&1 && break; sleep 0.05; done",
         port, f->dir, f->dir, port);
@@ -376,15 +379,16 @@ static void test_partition_value__too_long_from_redis_is_rejected_record(void **
   tu_result_free(&r);
   ing_create_table(f->table, "id long, k string", "--partition-by k");
   char *a300 = repeat('a', 300);
-  tu_sh(&r, "redis-cli -p %d XADD events '*' data '{\"id\":1,\"k\":\"x\"}' >/dev/null && "
+  tu_sh(&r,
+        "redis-cli -p %d XADD events '*' data '{\"id\":1,\"k\":\"x\"}' >/dev/null && "
         "redis-cli -p %d XADD events '*' data '{\"id\":2,\"k\":\"%s\"}' >/dev/null && "
         "redis-cli -p %d XADD events '*' data '{\"id\":3,\"k\":\"y\"}' >/dev/null",
         port, port, a300, port);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
   for (int run = 0; run < 2; run++) {
-    tu_sh(&r, "'%s' ingest '%s' --source redis://127.0.0.1:%d/events --once --app-id R",
-          INLET_BIN, f->table, port);
+    tu_sh(&r, "'%s' ingest '%s' --source redis://127.0.0.1:%d/events --once --app-id R", INLET_BIN,
+          f->table, port);
     if (r.status != 0) fail_msg("ingest failed (%d): %s", r.status, r.err);
     tu_result_free(&r);
   }
@@ -459,8 +463,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_partition_value__special_bytes_escape_and_read_back,
                                       setup, teardown),
-      cmocka_unit_test_setup_teardown(test_partition_value__append_reports_record, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_partition_value__append_reports_record, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

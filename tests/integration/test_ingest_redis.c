@@ -90,10 +90,12 @@ static int start_server_with(rfx *f, const char *const *extra) {
     int fd = open("/dev/null", O_WRONLY);
     dup2(fd, 1);
     dup2(fd, 2);
-    const char *argv[40] = {"redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "",
-                            "--appendonly", "no", "--daemonize", "no", "--dir", f->dir};
+    const char *argv[40] = {"redis-server", "--port", port,           "--bind", "127.0.0.1",
+                            "--save",       "",       "--appendonly", "no",     "--daemonize",
+                            "no",           "--dir",  f->dir};
     int n = 13;
-    for (; extra && *extra && n < 39; extra++) argv[n++] = *extra;
+    for (; extra && *extra && n < 39; extra++)
+      argv[n++] = *extra;
     argv[n] = NULL;
     execvp("redis-server", (char *const *)argv);
     _exit(127);
@@ -114,7 +116,9 @@ static int start_server_with(rfx *f, const char *const *extra) {
   return 0;
 }
 
-static int start_server(rfx *f) { return start_server_with(f, NULL); }
+static int start_server(rfx *f) {
+  return start_server_with(f, NULL);
+}
 
 static int teardown(void **state) {
   rfx *f = *state;
@@ -201,9 +205,11 @@ static void test_redis__kill9_restarts_exactly_once(void **state) {
   ing_create_table(f->table, "id long not null, v long", NULL);
   ing_check want = {0, 0, 0, 0};
   int64_t bad = 0;
-  for (int64_t i = 0; i < n; i += 10000) bad += add_events(f, i, 10000, &want);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--once", "--max-rows",
-                        big ? "20000" : "1000", "--quiet", NULL};
+  for (int64_t i = 0; i < n; i += 10000)
+    bad += add_events(f, i, 10000, &want);
+  const char *args[] = {
+      "ingest",  f->table, "--source", f->source, "--once", "--max-rows", big ? "20000" : "1000",
+      "--quiet", NULL};
   unsigned seed = (unsigned)time(NULL) ^ (unsigned)getpid();
   int landed = 0;
   long max_delay = 300;
@@ -236,8 +242,8 @@ static void test_redis__blocking_reader_follows_and_stops_on_sigint(void **state
   rfx *f = *state;
   if (!f) skip();
   ing_create_table(f->table, "id long not null, v long", NULL);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--max-latency", "100ms",
-                        "--quiet", NULL};
+  const char *args[] = {"ingest",        f->table, "--source", f->source,
+                        "--max-latency", "100ms",  "--quiet",  NULL};
   pid_t pid = ing_spawn(NULL, args);
   ing_sleep_ms(300);
   ing_check want = {0, 0, 0, 0};
@@ -377,8 +383,8 @@ static void test_redis__follow_survives_restart_and_loading(void **state) {
   ing_create_table(f->table, "id long not null, v long", NULL);
   char out[600];
   snprintf(out, sizeof out, "%s/ingest.out", f->dir);
-  const char *args[] = {"ingest", f->table, "--source", f->source, "--max-latency", "100ms",
-                        "--json", NULL};
+  const char *args[] = {"ingest",        f->table, "--source", f->source,
+                        "--max-latency", "100ms",  "--json",   NULL};
   pid_t pid = ing_spawn(out, args);
   xadd_ids(f, "events", 0, 5);
   ing_check got = {0, 0, 0, 0};
@@ -392,8 +398,8 @@ static void test_redis__follow_survives_restart_and_loading(void **state) {
   kill(f->server, SIGKILL);
   ing_wait(f->server);
   ing_sleep_ms(500); /* connection refused meanwhile */
-  static const char *const slow[] = {"--key-load-delay", "500", "--loading-process-events-interval-bytes",
-                                     "1024", NULL};
+  static const char *const slow[] = {"--key-load-delay", "500",
+                                     "--loading-process-events-interval-bytes", "1024", NULL};
   assert_int_equal(start_server_with(f, slow), 0);
   /* The test's own client sees LOADING: the ingester met it too. */
   bool loading = false;
@@ -566,8 +572,7 @@ static void legacy_commit(const char *table, const char *app, const char *entry_
   snprintf(n1, sizeof n1, "%s#p1", app);
   snprintf(n2, sizeof n2, "%s#p2", app);
   const char *names[] = {n0, n1, n2};
-  int64_t vers[3] = {strtoll(entry_id, NULL, 10), strtoll(strchr(entry_id, '-') + 1, NULL, 10),
-                     0};
+  int64_t vers[3] = {strtoll(entry_id, NULL, 10), strtoll(strchr(entry_id, '-') + 1, NULL, 10), 0};
   inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
   ao.app_id = app;
   ao.app_version = 1;
@@ -642,8 +647,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_redis__kill9_restarts_exactly_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_redis__blocking_reader_follows_and_stops_on_sigint,
                                       setup, teardown),
-      cmocka_unit_test_setup_teardown(test_redis__trimmed_past_position_is_a_gap, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_redis__trimmed_past_position_is_a_gap, setup, teardown),
       cmocka_unit_test_setup_teardown(test_redis__follow_survives_restart_and_loading, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_redis__auth_error_is_fatal, setup, teardown),

@@ -35,14 +35,18 @@ static void test_install__moved_tree_still_builds_and_reports_the_runtime_versio
   tu_result_free(&r);
 
   /* The .pc file names no absolute directory of the first prefix. */
-  tu_sh(&r, "cd '%s/moved' && pc=$(find . -name inlet.pc) && test -n \"$pc\" && "
-        "! grep -q '%s/first' \"$pc\" && grep '^prefix=' \"$pc\"", base, base);
+  tu_sh(&r,
+        "cd '%s/moved' && pc=$(find . -name inlet.pc) && test -n \"$pc\" && "
+        "! grep -q '%s/first' \"$pc\" && grep '^prefix=' \"$pc\"",
+        base, base);
   if (r.status != 0) fail_msg("inlet.pc: %s %s", r.out, r.err);
   assert_non_null(strstr(r.out, "${pcfiledir}"));
   tu_result_free(&r);
 
-  tu_sh(&r, "cd '%s/moved' && PKG_CONFIG_PATH=\"$PWD/$(dirname $(find . -name inlet.pc))\" "
-        "pkg-config --cflags --libs inlet", base);
+  tu_sh(&r,
+        "cd '%s/moved' && PKG_CONFIG_PATH=\"$PWD/$(dirname $(find . -name inlet.pc))\" "
+        "pkg-config --cflags --libs inlet",
+        base);
   if (r.status != 0) fail_msg("pkg-config: %s", r.err);
   char want[4300];
   snprintf(want, sizeof want, "-I%s/moved/", base);
@@ -54,10 +58,12 @@ static void test_install__moved_tree_still_builds_and_reports_the_runtime_versio
   char src[4300];
   snprintf(src, sizeof src, "%s/prog.c", base);
   assert_int_equal(tu_write_file(src, program, strlen(program)), 0);
-  tu_sh(&r, "cd '%s/moved' && pcdir=\"$PWD/$(dirname $(find . -name inlet.pc))\" && "
+  tu_sh(&r,
+        "cd '%s/moved' && pcdir=\"$PWD/$(dirname $(find . -name inlet.pc))\" && "
         "libdir=$(PKG_CONFIG_PATH=$pcdir pkg-config --variable=libdir inlet) && "
         "'%s' %s -o ../prog ../prog.c $(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs inlet) "
-        "&& LD_LIBRARY_PATH=$libdir ../prog", base, INLET_CC, INLET_SANITIZE_FLAGS);
+        "&& LD_LIBRARY_PATH=$libdir ../prog",
+        base, INLET_CC, INLET_SANITIZE_FLAGS);
   if (r.status != 0) fail_msg("build/run against the moved tree: %d %s %s", r.status, r.out, r.err);
   char line[256];
   snprintf(line, sizeof line, "runtime %s headers %s number %d", INLET_VERSION_STRING,

@@ -77,7 +77,8 @@ static void test_log_temps__old_removed_by_vacuum_and_maintain_young_kept(void *
   /* Debris of killed writers (a commit and a checkpoint temp), 2 days old;
    * a live writer's, just made; an unrelated dot file, old. */
   tu_result r;
-  tu_sh(&r, "cd '%s' && echo x > .tmp-00000000000000000002-00aa.json && "
+  tu_sh(&r,
+        "cd '%s' && echo x > .tmp-00000000000000000002-00aa.json && "
         "echo y > .tmp-00000000000000000002-00bb.checkpoint.parquet && "
         "echo z > .tmp-00000000000000000002-00cc.json && echo w > .keep-me && "
         "touch -d '2 days ago' .tmp-00000000000000000002-00aa.json "
@@ -102,7 +103,8 @@ static void test_log_temps__old_removed_by_vacuum_and_maintain_young_kept(void *
   assert_true(exists(log, ".tmp-00000000000000000002-00cc.json"));
   assert_true(exists(log, ".keep-me"));
   /* maintain (log cleanup on by default) does the same. */
-  tu_sh(&r, "cd '%s' && echo x > .tmp-00000000000000000009-00dd.json && "
+  tu_sh(&r,
+        "cd '%s' && echo x > .tmp-00000000000000000009-00dd.json && "
         "touch -d '25 hours ago' .tmp-00000000000000000009-00dd.json",
         log);
   sh_ok(&r, "debris 2");
@@ -149,9 +151,10 @@ static void test_checked_sums__describe_int64_max_size_is_an_error(void **state)
   tu_rules_exempt(f->table, "a hostile add on purpose");
   append_id1(f);
   tu_result r;
-  tu_sh(&r, "echo '{\"add\":{\"path\":\"huge.parquet\",\"partitionValues\":{},"
-            "\"size\":9223372036854775807,\"modificationTime\":1,\"dataChange\":true}}' "
-            "> '%s/_delta_log/00000000000000000002.json'",
+  tu_sh(&r,
+        "echo '{\"add\":{\"path\":\"huge.parquet\",\"partitionValues\":{},"
+        "\"size\":9223372036854775807,\"modificationTime\":1,\"dataChange\":true}}' "
+        "> '%s/_delta_log/00000000000000000002.json'",
         f->table);
   sh_ok(&r, "hostile commit");
   tu_result_free(&r);
@@ -198,7 +201,8 @@ static void test_double_range__1e999_rejected_in_ndjson_and_csv(void **state) {
   }
   /* Ingest: the same records become dead letters with the same reason. */
   tu_result r;
-  tu_sh(&r, "'%s' ingest '%s' --source 'file:%s' --once --app-id N && "
+  tu_sh(&r,
+        "'%s' ingest '%s' --source 'file:%s' --once --app-id N && "
         "cat '%s'/_errors/N/*.ndjson | grep -c 'out of the range of a'",
         INLET_BIN, f->table, nd, f->table);
   sh_ok(&r, "ingest");
@@ -258,12 +262,14 @@ static void test_csv_stray_quote__lines_reported_separately(void **state) {
   /* Ingest (--once): the same three rejected records, each alone. */
   tu_rmtree(f->table);
   create(f, "id long, s string");
-  tu_sh(&r, "'%s' ingest '%s' --source 'file:%s' --format csv --once --app-id Q && "
+  tu_sh(&r,
+        "'%s' ingest '%s' --source 'file:%s' --format csv --once --app-id Q && "
         "cat '%s'/_errors/Q/*.ndjson",
         INLET_BIN, f->table, csv, f->table);
   sh_ok(&r, "ingest");
   int lines = 0;
-  for (const char *p = r.out; (p = strchr(p, '\n')) != NULL; p++) lines++;
+  for (const char *p = r.out; (p = strchr(p, '\n')) != NULL; p++)
+    lines++;
   assert_int_equal(lines, 3);
   assert_non_null(strstr(r.out, "\"record\":\"1,\\\"abc\""));
   assert_non_null(strstr(r.out, "\"record\":\"7,\\\"open\""));
@@ -279,8 +285,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_torn_commit__zero_byte_commit_is_an_error, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_checked_sums__describe_int64_max_size_is_an_error,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_checked_sums__describe_int64_max_size_is_an_error, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_double_range__1e999_rejected_in_ndjson_and_csv, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_csv_stray_quote__lines_reported_separately, setup,

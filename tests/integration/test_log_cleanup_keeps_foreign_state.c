@@ -83,10 +83,12 @@ static void test_log_cleanup_keeps_foreign_state__v2_checkpoints_and_sidecars(vo
    * checkpointPolicy); the UUID-named checkpoints and sidecars stay as
    * Databricks wrote them. No checkpoint inlet can read: nothing may go. */
   tu_rules_exempt(root, "v2 checkpoints left after the feature was edited out");
-  tu_sh(&r, "cd '%s/_delta_log' && sed -i -e 's/\"v2Checkpoint\",//g' "
-            "-e 's/\\[\"v2Checkpoint\"\\]/[]/g' "
-            "-e 's/\"delta.checkpointPolicy\":\"v2\"/\"delta.checkpointPolicy\":\"classic\"/g' "
-            "????????????????????.json ????????????????????.crc", root);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && sed -i -e 's/\"v2Checkpoint\",//g' "
+        "-e 's/\\[\"v2Checkpoint\"\\]/[]/g' "
+        "-e 's/\"delta.checkpointPolicy\":\"v2\"/\"delta.checkpointPolicy\":\"classic\"/g' "
+        "????????????????????.json ????????????????????.crc",
+        root);
   ls_sh_ok(&r, "drop the v2Checkpoint feature from the commits");
   tu_result_free(&r);
   ls_age(root, 60);
@@ -108,8 +110,10 @@ static void test_log_cleanup_keeps_foreign_state__v2_checkpoints_and_sidecars(vo
   assert_int_equal(delta_checkpoint_write(st, &s, &err), 0);
   delta_snapshot_reset(&s);
   ls_age(root, 60);
-  tu_sh(&r, "cd '%s/_delta_log' && sha256sum *.checkpoint.*.json _sidecars/* _autostats/* "
-            "_last_checkpoint", root);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && sha256sum *.checkpoint.*.json _sidecars/* _autostats/* "
+        "_last_checkpoint",
+        root);
   ls_sh_ok(&r, "digest v2 files");
   char *kept = strdup(r.out);
   tu_result_free(&r);
@@ -117,8 +121,10 @@ static void test_log_cleanup_keeps_foreign_state__v2_checkpoints_and_sidecars(vo
   assert_int_equal(res.oldest_kept, 9);
   assert_int_equal(res.commits_removed, 9);
   assert_int_equal(res.checkpoints_removed, 0);
-  tu_sh(&r, "cd '%s/_delta_log' && sha256sum *.checkpoint.*.json _sidecars/* _autostats/* "
-            "_last_checkpoint", root);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && sha256sum *.checkpoint.*.json _sidecars/* _autostats/* "
+        "_last_checkpoint",
+        root);
   ls_sh_ok(&r, "digest v2 files");
   assert_string_equal(kept, r.out);
   tu_result_free(&r);
@@ -138,9 +144,10 @@ static const char *expired_table(const char *tag) {
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp(tag));
   snprintf(t, sizeof t, "%s/t", dir);
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long' --property delta.checkpointInterval=2 && "
-            "printf '{\"id\":1}\\n' > in.ndjson && "
-            "for i in 1 2 3 4 5 6 7; do '%s' append t in.ndjson >/dev/null || exit 1; done",
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long' --property delta.checkpointInterval=2 && "
+        "printf '{\"id\":1}\\n' > in.ndjson && "
+        "for i in 1 2 3 4 5 6 7; do '%s' append t in.ndjson >/dev/null || exit 1; done",
         dir, INLET_BIN, INLET_BIN);
   ls_sh_ok(&r, "make table");
   tu_result_free(&r);
@@ -156,9 +163,10 @@ static void test_log_cleanup_keeps_foreign_state__boundary_must_be_readable(void
   inlet_storage *st;
   open_st(t, root, &st);
   tu_result r;
-  tu_sh(&r, "cd '%s/_delta_log' && ls *.checkpoint.parquet | tr '\\n' ' ' && "
-            "truncate -s 20 00000000000000000006.checkpoint.parquet && "
-            "touch -d @%lld 00000000000000000006.checkpoint.parquet",
+  tu_sh(&r,
+        "cd '%s/_delta_log' && ls *.checkpoint.parquet | tr '\\n' ' ' && "
+        "truncate -s 20 00000000000000000006.checkpoint.parquet && "
+        "touch -d @%lld 00000000000000000006.checkpoint.parquet",
         root, (long long)time(NULL) - 60LL * 86400);
   ls_sh_ok(&r, "truncate checkpoint 6");
   assert_string_equal(r.out, "00000000000000000002.checkpoint.parquet "
@@ -176,8 +184,9 @@ static void test_log_cleanup_keeps_foreign_state__boundary_must_be_readable(void
   /* inlet reads past the broken checkpoint; so does refcheck (which takes a
    * broken newest checkpoint for a broken table) once it is gone, from
    * checkpoint 4 and the commits kept after it. */
-  tu_sh(&r, "'%s' scan '%s' --format ndjson | wc -l && rm '%s'/_delta_log/*6.checkpoint.parquet && "
-            "'%s' '%s' delta '%s' | grep -c '^\\['",
+  tu_sh(&r,
+        "'%s' scan '%s' --format ndjson | wc -l && rm '%s'/_delta_log/*6.checkpoint.parquet && "
+        "'%s' '%s' delta '%s' | grep -c '^\\['",
         INLET_BIN, root, root, INLET_NODE, INLET_REFCHECK, root);
   ls_sh_ok(&r, "read after cleanup");
   assert_string_equal(r.out, "7\n7\n");
@@ -193,13 +202,13 @@ static void test_log_cleanup_keeps_foreign_state__compactions_and_unknown_names(
   inlet_storage *st;
   open_st(t, root, &st);
   static const char *const extra[] = {
-      "00000000000000000000.00000000000000000001.compacted.json",  /* ends below 6: goes */
-      "00000000000000000003.00000000000000000006.compacted.json",  /* reaches 6: stays */
+      "00000000000000000000.00000000000000000001.compacted.json",      /* ends below 6: goes */
+      "00000000000000000003.00000000000000000006.compacted.json",      /* reaches 6: stays */
       "00000000000000000001.checkpoint.0000000001.0000000002.parquet", /* partial, below: goes */
-      "00000000000000000001.checkpoint.not-a-kind.parquet",        /* unknown: stays */
+      "00000000000000000001.checkpoint.not-a-kind.parquet",            /* unknown: stays */
       "00000000000000000001.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json", /* v2: stays */
-      "_sidecars/3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet",    /* stays */
-      "_staged_commits/00000000000000000001.uuid.json",            /* stays */
+      "_sidecars/3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet",                    /* stays */
+      "_staged_commits/00000000000000000001.uuid.json",                            /* stays */
   };
   static const bool stays[] = {false, true, false, true, true, true, true};
   for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {

@@ -76,8 +76,9 @@ static void compare_with_refcheck(const char *dir, int64_t version) {
   tu_result r;
   char vopt[32] = "";
   if (version >= 0) snprintf(vopt, sizeof vopt, "--version %lld", (long long)version);
-  tu_sh(&r, "cd '%s' && '%s' scan t %s --format ndjson > o.ndjson && '%s' '%s' delta t %s > "
-            "ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
+  tu_sh(&r,
+        "cd '%s' && '%s' scan t %s --format ndjson > o.ndjson && '%s' '%s' delta t %s > "
+        "ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
         dir, INLET_BIN, vopt, INLET_NODE, INLET_REFCHECK, vopt, INLET_NODE, INLET_REFCHECK);
   sh_ok(&r, "inlet scan vs refcheck delta");
   tu_result_free(&r);
@@ -122,15 +123,18 @@ static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **
       assert_true(json_is_false(json_object_get(x, "dataChange")));
       assert_true(json_integer_value(json_object_get(x, "deletionTimestamp")) > 0);
       assert_true(json_integer_value(json_object_get(x, "size")) > 0);
-      assert_string_equal(json_string_value(json_object_get(json_object_get(x, "partitionValues"),
-                                                            "day")), "2024-01-01");
+      assert_string_equal(
+          json_string_value(json_object_get(json_object_get(x, "partitionValues"), "day")),
+          "2024-01-01");
     } else if ((x = json_object_get(a, "add"))) {
       adds++;
       assert_true(json_is_false(json_object_get(x, "dataChange")));
       json_t *st = json_loads(json_string_value(json_object_get(x, "stats")), 0, NULL);
       assert_int_equal(json_integer_value(json_object_get(st, "numRecords")), 200);
-      assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "minValues"), "id")), 0);
-      assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "maxValues"), "id")), 199);
+      assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "minValues"), "id")),
+                       0);
+      assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "maxValues"), "id")),
+                       199);
       json_decref(st);
     } else if ((x = json_object_get(a, "commitInfo"))) {
       assert_string_equal(json_string_value(json_object_get(x, "operation")), "OPTIMIZE");
@@ -309,8 +313,8 @@ static void test_compact__sort_by_orders_rows_within_each_file(void **state) {
       int64_t ts = ((const int64_t *)b.columns[ct].values)[i];
       int64_t id = ((const int64_t *)b.columns[ci].values)[i];
       if (ts < prev_ts || (ts == prev_ts && id < prev_id))
-        fail_msg("row %lld (ts %lld id %lld) after ts %lld id %lld", (long long)rows,
-                 (long long)ts, (long long)id, (long long)prev_ts, (long long)prev_id);
+        fail_msg("row %lld (ts %lld id %lld) after ts %lld id %lld", (long long)rows, (long long)ts,
+                 (long long)id, (long long)prev_ts, (long long)prev_id);
       prev_ts = ts;
       prev_id = id;
     }
@@ -351,7 +355,9 @@ static void race_on_group(void *ctx, const inlet_compact_group *g) {
   inlet_table_free(t);
 }
 
-static const char *two_days(int64_t id) { return id % 2 ? "2024-02-02" : "2024-02-01"; }
+static const char *two_days(int64_t id) {
+  return id % 2 ? "2024-02-02" : "2024-02-01";
+}
 
 static void test_compact__concurrent_removal_fails_only_that_group(void **state) {
   (void)state;
@@ -405,10 +411,10 @@ static json_t *refcheck_rows(const char *dir, const char *table) {
  * without a commit. */
 static void test_compact__golden_tables_read_identically_by_refcheck(void **state) {
   (void)state;
-  static const char *const tables[] = {"basic-with-inserts-updates", "snapshot-data3",
-                                       "snapshot-repartitioned", "data-reader-primitives",
-                                       "time-travel-partition-changes-a",
-                                       "data-skipping-partition-and-data-column"};
+  static const char *const tables[] = {
+      "basic-with-inserts-updates",      "snapshot-data3",
+      "snapshot-repartitioned",          "data-reader-primitives",
+      "time-travel-partition-changes-a", "data-skipping-partition-and-data-column"};
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp("maint-golden"));
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
@@ -431,8 +437,9 @@ static void test_compact__golden_tables_read_identically_by_refcheck(void **stat
                 json_integer_value(json_object_get(before, "version")));
     json_decref(before);
     json_decref(after);
-    tu_sh(&r, "cd '%s' && '%s' scan '%s' --format ndjson > o.ndjson && '%s' '%s' delta '%s' > "
-              "ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
+    tu_sh(&r,
+          "cd '%s' && '%s' scan '%s' --format ndjson > o.ndjson && '%s' '%s' delta '%s' > "
+          "ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
           dir, INLET_BIN, t, INLET_NODE, INLET_REFCHECK, t, INLET_NODE, INLET_REFCHECK);
     sh_ok(&r, "inlet scan vs refcheck after compaction");
     tu_result_free(&r);
@@ -440,8 +447,10 @@ static void test_compact__golden_tables_read_identically_by_refcheck(void **stat
   static const char *const refused[] = {"type-widening", "table-with-columnmapping-mode-name"};
   for (size_t i = 0; i < 2; i++) {
     tu_result r;
-    tu_sh(&r, "cd '%s' && cp -r '%s/delta-golden/tables/%s' . && chmod -R u+w '%s' && "
-              "ls '%s/_delta_log' | wc -l", dir, INLET_TESTDATA, refused[i], refused[i], refused[i]);
+    tu_sh(&r,
+          "cd '%s' && cp -r '%s/delta-golden/tables/%s' . && chmod -R u+w '%s' && "
+          "ls '%s/_delta_log' | wc -l",
+          dir, INLET_TESTDATA, refused[i], refused[i], refused[i]);
     sh_ok(&r, "copy golden table");
     int logs = atoi(r.out);
     tu_result_free(&r);

@@ -127,11 +127,12 @@ static int64_t metric_rows(const char *metrics_json) {
 static void check_version_rows(const char *table, int64_t v, int64_t expected) {
   int64_t n = 0;
   int64_t *ids = ms_ids(table, v, &n);
-  if (n != expected) fail_msg("version %lld: %lld rows, the log says %lld", (long long)v,
-                              (long long)n, (long long)expected);
+  if (n != expected)
+    fail_msg("version %lld: %lld rows, the log says %lld", (long long)v, (long long)n,
+             (long long)expected);
   for (int64_t i = 1; i < n; i++)
-    if (ids[i] == ids[i - 1]) fail_msg("version %lld: id %lld twice", (long long)v,
-                                       (long long)ids[i]);
+    if (ids[i] == ids[i - 1])
+      fail_msg("version %lld: id %lld twice", (long long)v, (long long)ids[i]);
   free(ids);
 }
 
@@ -178,15 +179,18 @@ static void test_concurrency__ingesters_and_compactor_keep_every_event_once(void
   int64_t n = 0;
   int64_t *ids = ms_ids(t, -1, &n);
   assert_int_equal(n, n0 + n1);
-  for (int64_t i = 0; i < n0; i++) assert_int_equal(ids[i], i);
-  for (int64_t i = 0; i < n1; i++) assert_int_equal(ids[n0 + i], ID_SPACE + i);
+  for (int64_t i = 0; i < n0; i++)
+    assert_int_equal(ids[i], i);
+  for (int64_t i = 0; i < n1; i++)
+    assert_int_equal(ids[n0 + i], ID_SPACE + i);
   free(ids);
   /* Compaction happened several times and shrank the file count. */
-  if (commits < 3) fail_msg("only %lld compaction commits (%lld groups failed)",
-                            (long long)commits, (long long)failed);
+  if (commits < 3)
+    fail_msg("only %lld compaction commits (%lld groups failed)", (long long)commits,
+             (long long)failed);
   int64_t live = ms_live_files(t);
-  if (live * 2 > b0 + b1) fail_msg("%lld live files after %lld appends", (long long)live,
-                                   (long long)(b0 + b1));
+  if (live * 2 > b0 + b1)
+    fail_msg("%lld live files after %lld appends", (long long)live, (long long)(b0 + b1));
   /* Time travel: rows per version from the log's own metrics. */
   inlet_table *th = NULL;
   inlet_history_entry *h = NULL;
@@ -203,7 +207,8 @@ static void test_concurrency__ingesters_and_compactor_keep_every_event_once(void
     optimize[v] = opt;
     rows_at[v] = opt ? 0 : metric_rows(h[i].metrics_json);
   }
-  for (int64_t v = 1; v <= latest; v++) rows_at[v] += rows_at[v - 1];
+  for (int64_t v = 1; v <= latest; v++)
+    rows_at[v] += rows_at[v - 1];
   assert_int_equal(rows_at[latest], n0 + n1);
   int64_t stride = latest / 25 + 1, checked = 0, opt_seen = 0;
   for (int64_t v = 0; v <= latest; v++) {

@@ -18,7 +18,8 @@
 
 /* Events ids [first, first+n): day from @p day_of(id), ts = a scrambled id
  * so that rows arrive out of ts order. */
-static inline void ms_batch(inlet_batch *b, int64_t first, int64_t n, const char *(*day_of)(int64_t)) {
+static inline void ms_batch(inlet_batch *b, int64_t first, int64_t n,
+                            const char *(*day_of)(int64_t)) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
   if (inlet_schema_parse(&s, MS_SCHEMA, &err) != 0) fail_msg("schema: %s", err.message);
@@ -29,9 +30,12 @@ static inline void ms_batch(inlet_batch *b, int64_t first, int64_t n, const char
     snprintf(msg, sizeof msg, "event-%lld", (long long)i);
     const char *day = day_of(i);
     int rc = inlet_array_append_int(&b->columns[0], &b->schema.fields[0], i, &err);
-    if (!rc) rc = inlet_array_append_bytes(&b->columns[1], &b->schema.fields[1], day, strlen(day), &err);
-    if (!rc) rc = inlet_array_append_int(&b->columns[2], &b->schema.fields[2], (i * 7919) % 1000, &err);
-    if (!rc) rc = inlet_array_append_bytes(&b->columns[3], &b->schema.fields[3], msg, strlen(msg), &err);
+    if (!rc)
+      rc = inlet_array_append_bytes(&b->columns[1], &b->schema.fields[1], day, strlen(day), &err);
+    if (!rc)
+      rc = inlet_array_append_int(&b->columns[2], &b->schema.fields[2], (i * 7919) % 1000, &err);
+    if (!rc)
+      rc = inlet_array_append_bytes(&b->columns[3], &b->schema.fields[3], msg, strlen(msg), &err);
     if (rc) fail_msg("append value: %s", err.message);
   }
   b->num_rows = n;
@@ -84,11 +88,13 @@ static inline int64_t *ms_ids(const char *table, int64_t version, int64_t *n) {
 static inline void ms_expect_ids_0_to_n(const char *table, int64_t version, int64_t n) {
   int64_t got = 0;
   int64_t *ids = ms_ids(table, version, &got);
-  if (got != n) fail_msg("version %lld: %lld rows, expected %lld", (long long)version,
-                         (long long)got, (long long)n);
+  if (got != n)
+    fail_msg("version %lld: %lld rows, expected %lld", (long long)version, (long long)got,
+             (long long)n);
   for (int64_t i = 0; i < n; i++)
-    if (ids[i] != i) fail_msg("version %lld: row %lld has id %lld", (long long)version,
-                              (long long)i, (long long)ids[i]);
+    if (ids[i] != i)
+      fail_msg("version %lld: row %lld has id %lld", (long long)version, (long long)i,
+               (long long)ids[i]);
   free(ids);
 }
 
@@ -104,8 +110,10 @@ static inline int64_t ms_count_data_files(const char *dir) {
     snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
     struct stat st;
     if (stat(p, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) n += ms_count_data_files(p);
-    else n++;
+    if (S_ISDIR(st.st_mode))
+      n += ms_count_data_files(p);
+    else
+      n++;
   }
   closedir(d);
   return n;

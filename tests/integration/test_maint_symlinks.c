@@ -46,8 +46,7 @@ static void sh_ok(tu_result *r, const char *what) {
 /* Table partitioned by k; @p n appends of one row to each of k=a and k=b. */
 static void seed(const fx *f, int n) {
   tu_result r;
-  tu_sh(&r, "'%s' create '%s' --schema 'id long, k string' --partition-by k", INLET_BIN,
-        f->table);
+  tu_sh(&r, "'%s' create '%s' --schema 'id long, k string' --partition-by k", INLET_BIN, f->table);
   sh_ok(&r, "create");
   tu_result_free(&r);
   for (int i = 0; i < n; i++) {
@@ -72,7 +71,8 @@ static char *scan_sorted(const fx *f) {
  * included) made 30 days old. */
 static void link_partition(const fx *f) {
   tu_result r;
-  tu_sh(&r, "mkdir -p '%s' && mv '%s/k=a' '%s/k=a' && ln -s '%s/k=a' '%s/k=a' && "
+  tu_sh(&r,
+        "mkdir -p '%s' && mv '%s/k=a' '%s/k=a' && ln -s '%s/k=a' '%s/k=a' && "
         "find '%s' '%s' -exec touch -h -d '30 days ago' {} +",
         f->outside, f->table, f->outside, f->outside, f->table, f->table, f->outside);
   sh_ok(&r, "link");
@@ -123,7 +123,8 @@ static void test_vacuum_symlink__file_links_never_deleted(void **state) {
   fx *f = *state;
   seed(f, 1);
   tu_result r;
-  tu_sh(&r, "mkdir -p '%s' && echo precious > '%s/keep.parquet' && "
+  tu_sh(&r,
+        "mkdir -p '%s' && echo precious > '%s/keep.parquet' && "
         "ln -s '%s/keep.parquet' '%s/k=b/part-99999-link.parquet' && "
         "ln -s /nonexistent '%s/k=b/part-99998-dangling.parquet' && "
         "find '%s' '%s' -exec touch -h -d '30 days ago' {} +",
@@ -135,7 +136,8 @@ static void test_vacuum_symlink__file_links_never_deleted(void **state) {
   assert_non_null(strstr(r.out, "left symbolic link k=b/part-99999-link.parquet alone"));
   assert_non_null(strstr(r.out, "left symbolic link k=b/part-99998-dangling.parquet alone"));
   tu_result_free(&r);
-  tu_sh(&r, "test -L '%s/k=b/part-99999-link.parquet' && test -L "
+  tu_sh(&r,
+        "test -L '%s/k=b/part-99999-link.parquet' && test -L "
         "'%s/k=b/part-99998-dangling.parquet' && grep -q precious '%s/keep.parquet'",
         f->table, f->table, f->outside);
   assert_int_equal(r.status, 0);

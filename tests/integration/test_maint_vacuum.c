@@ -145,10 +145,12 @@ static void test_vacuum__remove_without_timestamp_counts_from_its_commit(void **
   snprintf(t, sizeof t, "%s/t", dir);
   seed(dir, 2, NULL, NULL);
   tu_result r;
-  tu_sh(&r, "cd '%s' && f=$(ls day=2024-01-01 | head -1) && printf '%%s\\n%%s\\n' "
-            "'{\"commitInfo\":{\"operation\":\"DELETE\"}}' "
-            "\"{\\\"remove\\\":{\\\"path\\\":\\\"day=2024-01-01/$f\\\",\\\"dataChange\\\":true}}\" "
-            "> _delta_log/00000000000000000003.json && cat _delta_log/00000000000000000003.json", t);
+  tu_sh(&r,
+        "cd '%s' && f=$(ls day=2024-01-01 | head -1) && printf '%%s\\n%%s\\n' "
+        "'{\"commitInfo\":{\"operation\":\"DELETE\"}}' "
+        "\"{\\\"remove\\\":{\\\"path\\\":\\\"day=2024-01-01/$f\\\",\\\"dataChange\\\":true}}\" "
+        "> _delta_log/00000000000000000003.json && cat _delta_log/00000000000000000003.json",
+        t);
   sh_ok(&r, "write a remove without deletionTimestamp");
   assert_null(strstr(r.out, "deletionTimestamp"));
   tu_result_free(&r);
@@ -179,14 +181,16 @@ static void test_vacuum__debris_only_past_window_and_never_hidden_paths(void **s
   seed(dir, 3, NULL, NULL);
   tu_result r;
   /* Debris of a crashed writer, old and young; files that must never go. */
-  tu_sh(&r, "cd '%s' && printf 'xxxx' > day=2024-01-01/part-old-debris.parquet && "
-            "touch -d '30 days ago' day=2024-01-01/part-old-debris.parquet && "
-            "printf 'yy' > day=2024-01-01/part-young-debris.parquet && "
-            "mkdir -p _errors .hidden && printf 'e' > _errors/dead.ndjson && "
-            "printf 'h' > .hidden/x.parquet && printf 'd' > day=2024-01-01/.part-x.crc && "
-            "printf 't' > _delta_log/.tmp-123.json && "
-            "touch -d '30 days ago' _errors/dead.ndjson .hidden/x.parquet "
-            "day=2024-01-01/.part-x.crc && touch -d '2 hours ago' _delta_log/.tmp-123.json", t);
+  tu_sh(&r,
+        "cd '%s' && printf 'xxxx' > day=2024-01-01/part-old-debris.parquet && "
+        "touch -d '30 days ago' day=2024-01-01/part-old-debris.parquet && "
+        "printf 'yy' > day=2024-01-01/part-young-debris.parquet && "
+        "mkdir -p _errors .hidden && printf 'e' > _errors/dead.ndjson && "
+        "printf 'h' > .hidden/x.parquet && printf 'd' > day=2024-01-01/.part-x.crc && "
+        "printf 't' > _delta_log/.tmp-123.json && "
+        "touch -d '30 days ago' _errors/dead.ndjson .hidden/x.parquet "
+        "day=2024-01-01/.part-x.crc && touch -d '2 hours ago' _delta_log/.tmp-123.json",
+        t);
   /* (A _delta_log temp file a day old is a killed writer's and goes:
    * test_issue12_smaller; this one could be a live writer's.) */
   sh_ok(&r, "make debris");
@@ -239,8 +243,9 @@ static bool log_has(const char *t, const char *name) {
 static void age_commits(const char *t, int from, int to, const char *age) {
   for (int v = from; v <= to; v++) {
     tu_result r;
-    tu_sh(&r, "cd '%s/_delta_log' && touch -d '%s' %020d.json && "
-              "(test ! -e %020d.checkpoint.parquet || touch -d '%s' %020d.checkpoint.parquet)",
+    tu_sh(&r,
+          "cd '%s/_delta_log' && touch -d '%s' %020d.json && "
+          "(test ! -e %020d.checkpoint.parquet || touch -d '%s' %020d.checkpoint.parquet)",
           t, age, v, v, age, v);
     sh_ok(&r, "age commit");
     tu_result_free(&r);
@@ -269,7 +274,8 @@ static void test_log_cleanup__keeps_every_version_in_window_reconstructible(void
   assert_false(log_has(t, "00000000000000000004.json"));
   assert_true(log_has(t, "00000000000000000005.json"));
   assert_true(log_has(t, "00000000000000000005.checkpoint.parquet"));
-  for (int v = 7; v <= 12; v++) ms_expect_ids_0_to_n(t, v, (int64_t)v * 20);
+  for (int v = 7; v <= 12; v++)
+    ms_expect_ids_0_to_n(t, v, (int64_t)v * 20);
   /* Everything up to 10 old: commits 5..9 and checkpoint 5 go. */
   age_commits(t, 7, 10, "40 days ago");
   log_cleanup(t, &nc, &nk);
@@ -291,8 +297,9 @@ static void test_log_cleanup__keeps_every_version_in_window_reconstructible(void
   inlet_table_free(tb);
   /* Another reader agrees. */
   tu_result r;
-  tu_sh(&r, "cd '%s' && '%s' scan t --format ndjson > o.ndjson && '%s' '%s' delta t > ref.json "
-            "&& '%s' '%s' compare ref.json o.ndjson --ndjson",
+  tu_sh(&r,
+        "cd '%s' && '%s' scan t --format ndjson > o.ndjson && '%s' '%s' delta t > ref.json "
+        "&& '%s' '%s' compare ref.json o.ndjson --ndjson",
         dir, INLET_BIN, INLET_NODE, INLET_REFCHECK, INLET_NODE, INLET_REFCHECK);
   sh_ok(&r, "refcheck after log cleanup");
   tu_result_free(&r);
@@ -387,8 +394,8 @@ static void test_maintain__follow_compacts_while_appends_go_on(void **state) {
     dup2(fd, 1);
     dup2(fd, 2);
     /* --max-runtime only as a safety net should the test die. */
-    execl(INLET_BIN, INLET_BIN, "maintain", t, "--follow", "--interval", "300ms",
-          "--max-runtime", "30m", "--min-files", "4", (char *)NULL);
+    execl(INLET_BIN, INLET_BIN, "maintain", t, "--follow", "--interval", "300ms", "--max-runtime",
+          "30m", "--min-files", "4", (char *)NULL);
     _exit(127);
   }
   assert_true(m > 0);

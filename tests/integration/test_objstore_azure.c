@@ -224,7 +224,8 @@ static void test_azure__credential_forms_and_secrets(void **state) {
   /* A valid account SAS (Azure Storage "Create an account SAS", version
    * 2021-08-06 string to sign) works on its own, without a key. */
   char sts[512], q[1024];
-  snprintf(sts, sizeof sts, "devstoreaccount1\nrwdlc\nb\nsco\n2020-01-01T00:00:00Z\n"
+  snprintf(sts, sizeof sts,
+           "devstoreaccount1\nrwdlc\nb\nsco\n2020-01-01T00:00:00Z\n"
            "2099-01-01T00:00:00Z\n\nhttp,https\n2021-08-06\n\n");
   uint8_t *key;
   size_t klen;
@@ -236,10 +237,11 @@ static void test_azure__credential_forms_and_secrets(void **state) {
   inlet_base64_encode(&b64, mac, 32);
   inlet_uri_encode(&sig, (char *)b64.data, b64.len, false);
   inlet_buf_terminate(&sig);
-  snprintf(q, sizeof q,
-           "sv=2021-08-06&ss=b&srt=sco&sp=rwdlc&se=2099-01-01T00%%3A00%%3A00Z&st=2020-01-01T00%%3A00"
-           "%%3A00Z&spr=http,https&sig=%s",
-           (char *)sig.data);
+  snprintf(
+      q, sizeof q,
+      "sv=2021-08-06&ss=b&srt=sco&sp=rwdlc&se=2099-01-01T00%%3A00%%3A00Z&st=2020-01-01T00%%3A00"
+      "%%3A00Z&spr=http,https&sig=%s",
+      (char *)sig.data);
   inlet_buf_reset(&b64);
   inlet_buf_reset(&sig);
   sas.azure_sas_token = q;

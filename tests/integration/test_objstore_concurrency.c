@@ -83,9 +83,8 @@ static int reset_proxy(void **state) {
  * refcheck's canonical rows of it. */
 static char *download_and_read(const char *kind, const char *prefix) {
   char *dir = strdup(tu_mkdtemp("download"));
-  free(run_ok("'%s' '%s/download.mjs' %s '%s' inlet-test '%s' '%s'", INLET_NODE,
-              INLET_OBJSTORE_DIR, kind,
-              strcmp(kind, "s3") == 0 ? proxy_ep : tu_azurite_connection_string(&emu), prefix,
+  free(run_ok("'%s' '%s/download.mjs' %s '%s' inlet-test '%s' '%s'", INLET_NODE, INLET_OBJSTORE_DIR,
+              kind, strcmp(kind, "s3") == 0 ? proxy_ep : tu_azurite_connection_string(&emu), prefix,
               dir));
   char *rows = run_ok("'%s' '%s' delta '%s'", INLET_NODE, INLET_REFCHECK, dir);
   tu_rmtree(dir);
@@ -135,7 +134,8 @@ static void racing_appends(const char *kind) {
       char path[4200];
       snprintf(path, sizeof path, "%s/%s-%d-%d.ndjson", work, kind, p, i);
       FILE *f = fopen(path, "w");
-      for (int k = 0; k < ROWS; k++) fprintf(f, "{\"p\":%d,\"i\":%d,\"k\":%d}\n", p, i, k);
+      for (int k = 0; k < ROWS; k++)
+        fprintf(f, "{\"p\":%d,\"i\":%d,\"k\":%d}\n", p, i, k);
       fclose(f);
     }
   pid_t pids[PROCS];
@@ -311,8 +311,7 @@ static void test_concurrency__s3_faults_during_ingest_and_compaction(void **stat
 static void test_concurrency__s3_kill_during_multipart_upload(void **state) {
   (void)state;
   const char *table = "s3://inlet-test/kill/t";
-  free(run_ok("'%s' create '%s' --schema 's string not null, i long not null'", INLET_BIN,
-              table));
+  free(run_ok("'%s' create '%s' --schema 's string not null, i long not null'", INLET_BIN, table));
   /* Random strings do not compress: a data file well above the 8 MiB part
    * size, so it is uploaded in parts. */
   char big[4200];
@@ -321,7 +320,8 @@ static void test_concurrency__s3_kill_during_multipart_upload(void **state) {
   unsigned seed = 7;
   for (int i = 0; i < 250000; i++) {
     char s[65];
-    for (int k = 0; k < 64; k++) s[k] = (char)('a' + rand_r(&seed) % 26);
+    for (int k = 0; k < 64; k++)
+      s[k] = (char)('a' + rand_r(&seed) % 26);
     s[64] = '\0';
     fprintf(f, "{\"s\":\"%s\",\"i\":%d}\n", s, i);
   }
@@ -376,8 +376,7 @@ int main(void) {
       cmocka_unit_test_setup(test_concurrency__s3_racing_appends, reset_proxy),
       cmocka_unit_test_setup(test_concurrency__azure_racing_appends, reset_proxy),
       cmocka_unit_test_setup(test_concurrency__azure_two_ingesters_and_compactor, reset_proxy),
-      cmocka_unit_test_setup(test_concurrency__s3_faults_during_ingest_and_compaction,
-                             reset_proxy),
+      cmocka_unit_test_setup(test_concurrency__s3_faults_during_ingest_and_compaction, reset_proxy),
       cmocka_unit_test_setup(test_concurrency__s3_kill_during_multipart_upload, reset_proxy),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

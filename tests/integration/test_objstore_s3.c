@@ -225,8 +225,10 @@ static void test_s3__multipart_failure_aborts_and_leaves_nothing(void **state) {
   int rc = 0;
   for (int i = 0; i < 4 && rc == 0; i++)
     rc = inlet_wfile_append(w, buf + i * (256 << 10), 256 << 10, &err);
-  if (rc == 0) rc = inlet_wfile_close(w, true, &err);
-  else inlet_wfile_abort(w);
+  if (rc == 0)
+    rc = inlet_wfile_close(w, true, &err);
+  else
+    inlet_wfile_abort(w);
   assert_int_equal(rc, INLET_EIO);
   assert_non_null(strstr(err.message, "HTTP 500"));
   assert_true(tu_proxy_stat(&emu, "injected") >= 3);
@@ -268,8 +270,10 @@ static void test_s3__retries_never_overwrite(void **state) {
   uint8_t *got;
   size_t n;
   /* Throttled three times, then created. */
-  tu_proxy_faults(&emu, "[{\"method\":\"PUT\",\"count\":2,\"action\":\"503\"},"
-                        "{\"method\":\"PUT\",\"count\":1,\"action\":\"429\"}]", 0);
+  tu_proxy_faults(&emu,
+                  "[{\"method\":\"PUT\",\"count\":2,\"action\":\"503\"},"
+                  "{\"method\":\"PUT\",\"count\":1,\"action\":\"429\"}]",
+                  0);
   RC(s->ops->put_if_absent_bytes(s, "_delta_log/0.json", "mine-0", 6, &err), 0);
   assert_int_equal(tu_proxy_stat(&emu, "injected"), 3);
   /* The create reached the store but its answer was lost (503 after the
@@ -285,8 +289,10 @@ static void test_s3__retries_never_overwrite(void **state) {
   /* A competitor's object: retries under 503s and resets end in
    * INLET_EEXISTS and the competitor's bytes stay. */
   RC(s->ops->put_bytes(s, "_delta_log/3.json", "theirs", 6, &err), 0);
-  tu_proxy_faults(&emu, "[{\"method\":\"PUT\",\"count\":2,\"action\":\"503\"},"
-                        "{\"method\":\"PUT\",\"count\":1,\"action\":\"reset\"}]", 0);
+  tu_proxy_faults(&emu,
+                  "[{\"method\":\"PUT\",\"count\":2,\"action\":\"503\"},"
+                  "{\"method\":\"PUT\",\"count\":1,\"action\":\"reset\"}]",
+                  0);
   assert_int_equal(s->ops->put_if_absent_bytes(s, "_delta_log/3.json", "mine-3", 6, &err),
                    INLET_EEXISTS);
   RC(s->ops->get_bytes(s, "_delta_log/3.json", 100, &got, &n, &err), 0);
@@ -301,8 +307,10 @@ static void test_s3__retries_never_overwrite(void **state) {
   assert_string_equal((char *)got, "theirs");
   inlet_free(got);
   /* Reads retry too. */
-  tu_proxy_faults(&emu, "[{\"method\":\"GET\",\"count\":2,\"action\":\"reset\"},"
-                        "{\"method\":\"GET\",\"count\":1,\"action\":\"500\"}]", 0);
+  tu_proxy_faults(&emu,
+                  "[{\"method\":\"GET\",\"count\":2,\"action\":\"reset\"},"
+                  "{\"method\":\"GET\",\"count\":1,\"action\":\"500\"}]",
+                  0);
   RC(s->ops->get_bytes(s, "_delta_log/0.json", 100, &got, &n, &err), 0);
   assert_string_equal((char *)got, "mine-0");
   inlet_free(got);

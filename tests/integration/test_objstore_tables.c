@@ -33,7 +33,7 @@
 
 static tu_emulators emu;
 static char proxy_ep[64], bare_ep[64];
-static char *work;   /* inputs and outputs, local */
+static char *work; /* inputs and outputs, local */
 static int redis_port;
 static char redis_pidfile[4200];
 
@@ -222,7 +222,8 @@ static long long version_ts(const char *table, int version) {
 
 /* The fields of `ingest --json` progress that do not depend on timing. */
 #define PROGRESS_FIELDS                                                                            \
-  "grep -o '\"\\(event\\|batches\\|rows\\|late_rows\\|dropped_rows\\|routed_rows\\|rejected\\|bytes\\|"  \
+  "grep -o "                                                                                       \
+  "'\"\\(event\\|batches\\|rows\\|late_rows\\|dropped_rows\\|routed_rows\\|rejected\\|bytes\\|"    \
   "version\\|batch_rows\\)\":[0-9a-z\"]*'"
 
 /* Runs every command on table @p t (late rows to @p tl), the same way
@@ -252,8 +253,8 @@ static void scenario(const char *t, const char *tl, const char *out_loc, outputs
   char *cp = run_ok("'%s' checkpoint '%s'", I, t);
   assert_non_null(strstr(cp, "checkpoint"));
   free(cp);
-  o->vacuum_count = run_ok("'%s' vacuum '%s' --retain 0s --force | grep -c '^deleted ' || true",
-                           I, t);
+  o->vacuum_count =
+      run_ok("'%s' vacuum '%s' --retain 0s --force | grep -c '^deleted ' || true", I, t);
   free(run_ok("'%s' append '%s' '%s/a3.ndjson'", I, t, work));
   free(run_ok("'%s' maintain '%s' --compact --min-files 2", I, t));
   o->latest = run_ok("'%s' scan '%s' | sort", I, t);
@@ -274,10 +275,9 @@ static void scenario(const char *t, const char *tl, const char *out_loc, outputs
 /* Downloads everything below @p prefix of the store (@p kind "s3" or
  * "az") into @p dest with the store's own SDK. */
 static void download(const char *kind, const char *prefix, const char *dest) {
-  char *n = run_ok("'%s' '%s/download.mjs' %s '%s' inlet-test '%s' '%s'", INLET_NODE,
-                   INLET_OBJSTORE_DIR, kind,
-                   strcmp(kind, "s3") == 0 ? proxy_ep : tu_azurite_connection_string(&emu),
-                   prefix, dest);
+  char *n = run_ok(
+      "'%s' '%s/download.mjs' %s '%s' inlet-test '%s' '%s'", INLET_NODE, INLET_OBJSTORE_DIR, kind,
+      strcmp(kind, "s3") == 0 ? proxy_ep : tu_azurite_connection_string(&emu), prefix, dest);
   assert_true(atoi(n) > 0);
   free(n);
 }
@@ -324,18 +324,20 @@ static void same_as_local(const char *kind) {
   check_equal("describe", lo.describe, so.describe);
   /* Evidence that the steps did what they say (not just agree). */
   int considered = 0, pruned = 0;
-  assert_int_equal(sscanf(so.explain_files, "files: %d considered, %d pruned", &considered, &pruned),
-                   2);
+  assert_int_equal(
+      sscanf(so.explain_files, "files: %d considered, %d pruned", &considered, &pruned), 2);
   assert_true(pruned >= 2 && pruned < considered);
   assert_true(atoi(so.compact) >= 1);
   assert_true(atoi(so.vacuum_count) >= 1);
   assert_non_null(strstr(so.history_ops, "OPTIMIZE"));
   assert_non_null(strstr(so.history_ops, "STREAMING UPDATE"));
   int rows = 0;
-  for (const char *p = so.latest; (p = strchr(p, '\n')); p++) rows++;
+  for (const char *p = so.latest; (p = strchr(p, '\n')); p++)
+    rows++;
   assert_int_equal(rows, 40 + 25 + 15 + 230 + 90 - 14); /* 14 late rows routed */
   int late = 0;
-  for (const char *p = so.late; (p = strchr(p, '\n')); p++) late++;
+  for (const char *p = so.late; (p = strchr(p, '\n')); p++)
+    late++;
   assert_int_equal(late, 14);
 
   /* The tables and the output file themselves, downloaded with the store's
@@ -419,8 +421,8 @@ static void test_tables__single_writer_probe(void **state) {
   assert_int_equal(r.status, 1);
   assert_non_null(strstr(r.err, "If-None-Match"));
   tu_result_free(&r);
-  free(run_ok("AWS_ENDPOINT_URL=%s '%s' append s3://inlet-bare/sw '%s' --single-writer", bare_ep,
-              I, in));
+  free(run_ok("AWS_ENDPOINT_URL=%s '%s' append s3://inlet-bare/sw '%s' --single-writer", bare_ep, I,
+              in));
   free(run_ok("AWS_ENDPOINT_URL=%s '%s' compact s3://inlet-bare/sw --single-writer", bare_ep, I));
   char *rows = run_ok("AWS_ENDPOINT_URL=%s '%s' scan s3://inlet-bare/sw | wc -l", bare_ep, I);
   assert_int_equal(atoi(rows), 2);
@@ -438,8 +440,7 @@ static void test_tables__single_writer_probe(void **state) {
     assert_non_null(e);
     *e = '\0';
     size_t len = strlen(p);
-    if (!(len == 25 && strcmp(p + 20, ".json") == 0) &&
-        !(len == 24 && strcmp(p + 20, ".crc") == 0))
+    if (!(len == 25 && strcmp(p + 20, ".json") == 0) && !(len == 24 && strcmp(p + 20, ".crc") == 0))
       fail_msg("unexpected entry in _delta_log: %s", p);
     p = e + 1;
   }

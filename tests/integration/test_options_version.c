@@ -34,8 +34,7 @@ static int teardown(void **state) {
 
 static void expect_refused(int rc, const inlet_error *err, const char *what) {
   if (rc != INLET_EINVAL || !strstr(err->message, "version") || !strstr(err->message, "9999"))
-    fail_msg("%s: rc %d, message '%s' (want EINVAL naming version 9999)", what, rc,
-             err->message);
+    fail_msg("%s: rc %d, message '%s' (want EINVAL naming version 9999)", what, rc, err->message);
 }
 
 static inlet_table *make_table(void) {

@@ -53,7 +53,8 @@ static void load_expectations(void) {
   assert_non_null(text);
   char *save = NULL;
   for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-    while (*line == ' ') line++;
+    while (*line == ' ')
+      line++;
     if (*line == '#' || *line == '\0') continue;
     expectation *e = &g_expect[g_n_expect];
     int used = 0;
@@ -128,16 +129,21 @@ static int csv_split(char *line, char **fields, int max) {
       *w = '\0';
       fields[n++] = start;
       p = after;
-      if (*p == ',') p++;
-      else break;
+      if (*p == ',')
+        p++;
+      else
+        break;
     } else {
       char *start = p;
-      while (*p && *p != ',' && *p != '\r') p++;
+      while (*p && *p != ',' && *p != '\r')
+        p++;
       char c = *p;
       *p = '\0';
       fields[n++] = (p == start) ? NULL : start;
-      if (c == ',') p++;
-      else break;
+      if (c == ',')
+        p++;
+      else
+        break;
     }
   }
   return n;
@@ -145,12 +151,18 @@ static int csv_split(char *line, char **fields, int max) {
 
 /* The JSON value as the text the CSV files use. */
 static void json_as_text(json_t *v, char *out, size_t cap) {
-  if (json_is_string(v)) snprintf(out, cap, "%s", json_string_value(v));
-  else if (json_is_integer(v)) snprintf(out, cap, "%lld", (long long)json_integer_value(v));
-  else if (json_is_real(v)) snprintf(out, cap, "%.17g", json_real_value(v));
-  else if (json_is_true(v)) snprintf(out, cap, "true");
-  else if (json_is_false(v)) snprintf(out, cap, "false");
-  else out[0] = '\0';
+  if (json_is_string(v))
+    snprintf(out, cap, "%s", json_string_value(v));
+  else if (json_is_integer(v))
+    snprintf(out, cap, "%lld", (long long)json_integer_value(v));
+  else if (json_is_real(v))
+    snprintf(out, cap, "%.17g", json_real_value(v));
+  else if (json_is_true(v))
+    snprintf(out, cap, "true");
+  else if (json_is_false(v))
+    snprintf(out, cap, "false");
+  else
+    out[0] = '\0';
 }
 
 /* Compares the CLI's ndjson with FILE_expect.csv by position. Returns the
@@ -287,7 +299,8 @@ static int check_file(const char *dir, const char *name) {
     size_t len;
     char *out = tu_read_file(actual, &len);
     long lines = 0;
-    for (size_t i = 0; out && i < len; i++) lines += out[i] == '\n';
+    for (size_t i = 0; out && i < len; i++)
+      lines += out[i] == '\n';
     free(out);
     if (lines != want) {
       printf("FAIL %s: expected %ld rows, got %ld\n", name, want, lines);
@@ -296,15 +309,17 @@ static int check_file(const char *dir, const char *name) {
     printf("ok   %s (%ld rows; %s)\n", name, lines, e->text);
   } else {
     char ref[1024];
-    if (e && strcmp(e->kind, "same-as") == 0) snprintf(ref, sizeof ref, "%s/%s", DATA_DIR, e->text);
-    else snprintf(ref, sizeof ref, "%s", path);
+    if (e && strcmp(e->kind, "same-as") == 0)
+      snprintf(ref, sizeof ref, "%s/%s", DATA_DIR, e->text);
+    else
+      snprintf(ref, sizeof ref, "%s", path);
     if (e && strcmp(e->kind, "expected") == 0)
       tu_sh(&res, "cp '%s/tests/integration/%s' '%s'", INLET_SOURCE_DIR, e->text, expected);
     else
       tu_sh(&res, "'%s' '%s' parquet '%s' > '%s'", INLET_NODE, INLET_REFCHECK, ref, expected);
     if (res.status != 0) {
-      printf("FAIL %s: refcheck parquet exited %d (add an expectation): %s%s\n", name,
-             res.status, res.out, res.err);
+      printf("FAIL %s: refcheck parquet exited %d (add an expectation): %s%s\n", name, res.status,
+             res.out, res.err);
       tu_result_free(&res);
       return 1;
     }

@@ -49,13 +49,13 @@ static void test_duckdb_v2__sorted_ids_and_times_read_like_duckdb(void **state) 
   snprintf(path, sizeof path, "%s/v2.parquet", dir);
   /* More than one row group (DuckDB's default is 122,880 rows) of ascending
    * ids and times, with nulls in every other column. */
-  write_with_duckdb(path,
-                    "SELECT range AS id, "
-                    "TIMESTAMP '2024-01-01' + INTERVAL (range) SECOND AS t, "
-                    "CASE WHEN range % 11 = 0 THEN NULL ELSE (range % 1000) / 100.0 END::DOUBLE AS amount, "
-                    "CASE WHEN range % 13 = 0 THEN NULL ELSE 'user_' || (range % 997) END AS u, "
-                    "(range * 7919 % 100003)::INTEGER AS r "
-                    "FROM range(150000)");
+  write_with_duckdb(
+      path, "SELECT range AS id, "
+            "TIMESTAMP '2024-01-01' + INTERVAL (range) SECOND AS t, "
+            "CASE WHEN range % 11 = 0 THEN NULL ELSE (range % 1000) / 100.0 END::DOUBLE AS amount, "
+            "CASE WHEN range % 13 = 0 THEN NULL ELSE 'user_' || (range % 997) END AS u, "
+            "(range * 7919 % 100003)::INTEGER AS r "
+            "FROM range(150000)");
   compare_with_refcheck(dir, path);
   tu_rmtree(dir);
 }

@@ -113,14 +113,16 @@ static void test_scan_limit__no_filter_decodes_one_page_per_column(void **state)
   inlet_scan_stats all;
   int64_t *every = malloc(ROWS * sizeof *every);
   assert_non_null(every);
-  for (int64_t i = 0; i < ROWS; i++) every[i] = i;
+  for (int64_t i = 0; i < ROWS; i++)
+    every[i] = i;
   scan(NULL, -1, every, ROWS, &all);
   free(every);
   assert_int_equal(all.pages_read, 3 * PAGES);
   assert_true(st.bytes_read * 50 < all.bytes_read);
   /* A larger limit spans pages: still only the pages it needs. */
   int64_t first[2500];
-  for (int64_t i = 0; i < 2500; i++) first[i] = i;
+  for (int64_t i = 0; i < 2500; i++)
+    first[i] = i;
   scan(NULL, 2500, first, 2500, &st);
   assert_true(st.pages_read <= 3 * 3);
 }
@@ -212,7 +214,8 @@ static void test_scan_limit__read_rows_reads_only_the_pages_needed(void **state)
       assert_int_equal(((const int64_t *)part.columns[1].values)[k],
                        ((const int64_t *)all.columns[1].values)[row]);
       const inlet_array *pn = &part.columns[2], *an = &all.columns[2];
-      int32_t pl = pn->offsets[k + 1] - pn->offsets[k], al = an->offsets[row + 1] - an->offsets[row];
+      int32_t pl = pn->offsets[k + 1] - pn->offsets[k],
+              al = an->offsets[row + 1] - an->offsets[row];
       assert_int_equal(pl, al);
       assert_memory_equal(pn->values + pn->offsets[k], an->values + an->offsets[row], (size_t)pl);
     }

@@ -46,9 +46,11 @@ static void test_static_link__exports_only_the_api(void **state) {
   snprintf(src, sizeof src, "%s/prog.c", base);
   assert_int_equal(tu_write_file(src, program, strlen(program)), 0);
   /* The library's dependencies as the build's inlet.pc lists them (Libs.private). */
-  tu_sh(&r, "cd '%s' && '%s' %s -I'%s/include' -I'%s/include' -o prog prog.c '%s/libinlet.a' "
-        "$(sed -n 's/^Libs.private: //p' '%s/inlet.pc') && ./prog", base, INLET_CC,
-        INLET_SANITIZE_FLAGS, INLET_SOURCE_DIR, INLET_BUILD_DIR, INLET_BUILD_DIR, INLET_BUILD_DIR);
+  tu_sh(&r,
+        "cd '%s' && '%s' %s -I'%s/include' -I'%s/include' -o prog prog.c '%s/libinlet.a' "
+        "$(sed -n 's/^Libs.private: //p' '%s/inlet.pc') && ./prog",
+        base, INLET_CC, INLET_SANITIZE_FLAGS, INLET_SOURCE_DIR, INLET_BUILD_DIR, INLET_BUILD_DIR,
+        INLET_BUILD_DIR);
   if (r.status != 0) fail_msg("static link: %d\n%s%s", r.status, r.out, r.err);
   assert_non_null(strstr(r.out, "own 123 parse 0 fields 2 version "));
   tu_result_free(&r);

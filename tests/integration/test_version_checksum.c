@@ -60,7 +60,8 @@ static char *commit_txn_id(const char *root, int64_t v) {
 static void check_against_reference(inlet_storage *st, const char *root, int64_t v) {
   delta_crc c;
   inlet_error err = INLET_ERROR_INIT;
-  if (delta_crc_read(&c, st, v, &err) != 0) fail_msg("version %lld: %s", (long long)v, inlet_errmsg(&err));
+  if (delta_crc_read(&c, st, v, &err) != 0)
+    fail_msg("version %lld: %s", (long long)v, inlet_errmsg(&err));
   json_t *ref = refcheck_log(root, v);
   json_t *files = json_object_get(ref, "active_files");
   int64_t bytes = 0;
@@ -87,8 +88,10 @@ static void check_against_reference(inlet_storage *st, const char *root, int64_t
     assert_string_equal(c.metadata.configuration[k].value,
                         json_string_value(json_object_get(conf, c.metadata.configuration[k].key)));
   json_t *proto = json_object_get(ref, "protocol");
-  assert_int_equal(c.protocol.min_reader, json_integer_value(json_object_get(proto, "minReaderVersion")));
-  assert_int_equal(c.protocol.min_writer, json_integer_value(json_object_get(proto, "minWriterVersion")));
+  assert_int_equal(c.protocol.min_reader,
+                   json_integer_value(json_object_get(proto, "minReaderVersion")));
+  assert_int_equal(c.protocol.min_writer,
+                   json_integer_value(json_object_get(proto, "minWriterVersion")));
   json_t *txn = json_object_get(ref, "txn");
   assert_true(c.has_txns);
   assert_int_equal(c.n_txns, (int64_t)json_object_size(txn));
@@ -164,12 +167,13 @@ static void test_version_checksum__matches_full_replay(void **state) {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp("crc-replay"));
   LS_SH_OK("build table",
-         "cd '%s' && I='%s' && $I create t --schema 'id long, g string' --partition-by g && "
-         "printf '{\"id\":1,\"g\":\"a\"}\\n{\"id\":2,\"g\":\"b\"}\\n{\"id\":3,\"g\":null}\\n' > in.ndjson && "
-         "$I append t in.ndjson && $I append t in.ndjson --app-id s1 --app-version 1 && "
-         "$I append t in.ndjson --app-id s1 --app-version 2 && $I append t in.ndjson && "
-         "$I compact t --min-files 2",
-         dir, INLET_BIN);
+           "cd '%s' && I='%s' && $I create t --schema 'id long, g string' --partition-by g && "
+           "printf '{\"id\":1,\"g\":\"a\"}\\n{\"id\":2,\"g\":\"b\"}\\n{\"id\":3,\"g\":null}\\n' > "
+           "in.ndjson && "
+           "$I append t in.ndjson && $I append t in.ndjson --app-id s1 --app-version 1 && "
+           "$I append t in.ndjson --app-id s1 --app-version 2 && $I append t in.ndjson && "
+           "$I compact t --min-files 2",
+           dir, INLET_BIN);
   char root[PATH_MAX], t[4200];
   snprintf(t, sizeof t, "%s/t", dir);
   assert_non_null(realpath(t, root));
@@ -178,7 +182,8 @@ static void test_version_checksum__matches_full_replay(void **state) {
   assert_int_equal(inlet_storage_posix_open(&st, root, false, &err), 0);
   remove_and_set_domain(st, root);
   LS_SH_OK("property and append",
-         "cd '%s' && I='%s' && $I append t in.ndjson --app-id s2 --app-version 7", dir, INLET_BIN);
+           "cd '%s' && I='%s' && $I append t in.ndjson --app-id s2 --app-version 7", dir,
+           INLET_BIN);
   int64_t latest = latest_version(st, root);
   assert_true(latest >= 7);
   for (int64_t v = 0; v <= latest; v++) {
@@ -189,7 +194,8 @@ static void test_version_checksum__matches_full_replay(void **state) {
     char why[512] = "";
     assert_int_equal(delta_crc_read(&c, st, v, &err), 0);
     assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_VERSION, v, &err), 0);
-    if (delta_crc_check_snapshot(&c, &s, why, sizeof why) != 0) fail_msg("v%lld: %s", (long long)v, why);
+    if (delta_crc_check_snapshot(&c, &s, why, sizeof why) != 0)
+      fail_msg("v%lld: %s", (long long)v, why);
     delta_snapshot_reset(&s);
     delta_crc_reset(&c);
   }
@@ -201,8 +207,10 @@ static void test_version_checksum__matches_full_replay(void **state) {
   assert_int_equal(c.n_txns, 2);
   delta_crc_reset(&c);
   /* Other readers are not disturbed by the checksum files. */
-  LS_SH_OK("readers", "'%2$s' describe '%1$s' --json | grep '\"checksum\": \"ok\"' && "
-         "'%2$s' scan '%1$s' --format ndjson > /dev/null", root, INLET_BIN);
+  LS_SH_OK("readers",
+           "'%2$s' describe '%1$s' --json | grep '\"checksum\": \"ok\"' && "
+           "'%2$s' scan '%1$s' --format ndjson > /dev/null",
+           root, INLET_BIN);
   tu_result r;
   tu_sh(&r, "'%s' '%s' delta '%s' > /dev/null", INLET_NODE, INLET_REFCHECK, root);
   ls_sh_ok(&r, "refcheck delta");
@@ -317,10 +325,12 @@ static void test_version_checksum__spark_checksums_agree_with_replay(void **stat
     delta_crc c;
     delta_snapshot s;
     char why[512] = "";
-    if (delta_crc_read(&c, st, v, &err) != 0) fail_msg("v%lld: %s", (long long)v, inlet_errmsg(&err));
+    if (delta_crc_read(&c, st, v, &err) != 0)
+      fail_msg("v%lld: %s", (long long)v, inlet_errmsg(&err));
     assert_int_equal(c.n_bins, 95); /* Spark's histogramOpt */
     assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_VERSION, v, &err), 0);
-    if (delta_crc_check_snapshot(&c, &s, why, sizeof why) != 0) fail_msg("v%lld: %s", (long long)v, why);
+    if (delta_crc_check_snapshot(&c, &s, why, sizeof why) != 0)
+      fail_msg("v%lld: %s", (long long)v, why);
     assert_int_equal(delta_crc_check_commit(&c, st, root, &err), 0);
     delta_snapshot_reset(&s);
     delta_crc_reset(&c);
@@ -341,8 +351,9 @@ static void test_version_checksum__corrupt_or_foreign_checksum_ignored(void **st
   (void)state;
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp("crc-corrupt"));
-  LS_SH_OK("create", "cd '%s' && '%s' create t --schema 'id long' && printf '{\"id\":1}\\n' > in.ndjson",
-         dir, INLET_BIN);
+  LS_SH_OK("create",
+           "cd '%s' && '%s' create t --schema 'id long' && printf '{\"id\":1}\\n' > in.ndjson", dir,
+           INLET_BIN);
   char t[4200], p1[4300], p2[4300];
   snprintf(t, sizeof t, "%s/t", dir);
   LS_SH_OK("append", "'%2$s' append '%1$s' '%1$s/../in.ndjson'", t, INLET_BIN);

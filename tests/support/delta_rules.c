@@ -44,10 +44,10 @@ const char *const tu_rules_pending[] = {
 typedef struct checker {
   const char *root;
   tu_rules_report *rep;
-  int found;       /* failing findings for this table */
-  int shown;       /* lines written for this table */
-  json_t *seen;    /* owned: findings already reported (a violation that
-                      persists across versions is reported at the first) */
+  int found;    /* failing findings for this table */
+  int shown;    /* lines written for this table */
+  json_t *seen; /* owned: findings already reported (a violation that
+                   persists across versions is reported at the first) */
 } checker;
 
 static bool rule_pending(const char *rule, const char *sub) {
@@ -64,7 +64,8 @@ static void rep_append(tu_rules_report *rep, const char *s) {
   size_t n = strlen(s);
   if (rep->len + n + 1 > rep->cap) {
     size_t nc = rep->cap ? rep->cap * 2 : 4096;
-    while (nc < rep->len + n + 1) nc *= 2;
+    while (nc < rep->len + n + 1)
+      nc *= 2;
     char *t = realloc(rep->text, nc);
     if (!t) return;
     rep->text = t;
@@ -76,10 +77,10 @@ static void rep_append(tu_rules_report *rep, const char *s) {
 
 /* One finding: rule @p rule (with @p sub, the feature it concerns, or NULL)
  * at version @p version (-1: the table as a whole). */
-static void finding(checker *c, const char *rule, const char *sub, int64_t version,
-                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void finding(checker *c, const char *rule, const char *sub, int64_t version,
-                    const char *fmt, ...) {
+static void finding(checker *c, const char *rule, const char *sub, int64_t version, const char *fmt,
+                    ...) __attribute__((format(printf, 5, 6)));
+static void finding(checker *c, const char *rule, const char *sub, int64_t version, const char *fmt,
+                    ...) {
   char msg[2048], line[4096];
   va_list ap;
   va_start(ap, fmt);
@@ -122,7 +123,8 @@ void tu_rules_report_free(tu_rules_report *rep) {
  * tree (tu_rmtree). */
 static void marker_path(char *out, size_t cap, const char *path) {
   uint64_t h = 1469598103934665603ull;
-  for (const char *p = path; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+  for (const char *p = path; *p; p++)
+    h = (h ^ (unsigned char)*p) * 1099511628211ull;
   snprintf(out, cap, "%s/test-scratch/.rules-exempt/%016" PRIx64, INLET_BUILD_DIR, h);
 }
 
@@ -192,7 +194,9 @@ static bool is_digits(const char *s, size_t n) {
   return true;
 }
 
-static bool json_is_int(const json_t *v) { return v && json_is_integer(v); }
+static bool json_is_int(const json_t *v) {
+  return v && json_is_integer(v);
+}
 
 static bool conf_true(const json_t *conf, const char *key) {
   const char *v = json_string_value(json_object_get(conf, key));
@@ -352,7 +356,8 @@ static void check_protocol_action(checker *c, int64_t v, const json_t *p) {
   const json_t *r = json_object_get(p, "minReaderVersion");
   const json_t *w = json_object_get(p, "minWriterVersion");
   if (!json_is_int(r) || !json_is_int(w)) {
-    finding(c, "action-fields", NULL, v, "protocol lacks integer minReaderVersion/minWriterVersion");
+    finding(c, "action-fields", NULL, v,
+            "protocol lacks integer minReaderVersion/minWriterVersion");
     return;
   }
   proto pr = proto_of(p);
@@ -384,7 +389,8 @@ static void check_protocol_action(checker *c, int64_t v, const json_t *p) {
         continue;
       }
       const feature *f = feature_find(n);
-      if (!f) finding(c, "feature-known", n, v, "unknown reader feature \"%s\"", n);
+      if (!f)
+        finding(c, "feature-known", n, v, "unknown reader feature \"%s\"", n);
       else if (f->kind == F_WRITER)
         finding(c, "feature-kind", n, v, "\"%s\" is a writer-only feature listed in readerFeatures",
                 n);
@@ -417,16 +423,16 @@ static void check_protocol_action(checker *c, int64_t v, const json_t *p) {
 /* ---- schema walking ------------------------------------------------------- */
 
 typedef struct schema_use {
-  bool not_null;      /* a non-nullable field outside arrays and maps */
-  bool invariants;    /* delta.invariants */
-  bool generated;     /* delta.generationExpression */
-  bool identity;      /* delta.identity.* */
-  bool defaults;      /* CURRENT_DEFAULT */
-  bool type_changes;  /* delta.typeChanges */
-  bool ntz;           /* timestamp_ntz anywhere */
-  bool variant;       /* variant anywhere */
+  bool not_null;     /* a non-nullable field outside arrays and maps */
+  bool invariants;   /* delta.invariants */
+  bool generated;    /* delta.generationExpression */
+  bool identity;     /* delta.identity.* */
+  bool defaults;     /* CURRENT_DEFAULT */
+  bool type_changes; /* delta.typeChanges */
+  bool ntz;          /* timestamp_ntz anywhere */
+  bool variant;      /* variant anywhere */
   char not_null_name[256];
-  bool bad;           /* malformed */
+  bool bad; /* malformed */
   char bad_why[256];
 } schema_use;
 
@@ -500,13 +506,13 @@ static void walk_type(const json_t *t, bool in_complex, schema_use *u) {
 /* ---- table state ---------------------------------------------------------- */
 
 typedef struct state {
-  json_t *protocol;  /* owned: the protocol action's value */
-  json_t *metadata;  /* owned: the metaData action's value */
-  json_t *schema;    /* owned: metadata.schemaString parsed */
-  json_t *files;     /* owned: object path -> add value (live files) */
-  json_t *txns;      /* owned: appId -> version */
-  json_t *domains;   /* owned: domain -> domainMetadata value (not removed) */
-  bool known;        /* state is complete (replayed from 0 or a checkpoint) */
+  json_t *protocol; /* owned: the protocol action's value */
+  json_t *metadata; /* owned: the metaData action's value */
+  json_t *schema;   /* owned: metadata.schemaString parsed */
+  json_t *files;    /* owned: object path -> add value (live files) */
+  json_t *txns;     /* owned: appId -> version */
+  json_t *domains;  /* owned: domain -> domainMetadata value (not removed) */
+  bool known;       /* state is complete (replayed from 0 or a checkpoint) */
   bool has_domain_actions;
   bool v2_checkpoint_seen;
   int64_t last_ict;
@@ -694,15 +700,14 @@ static void check_requirements(checker *c, int64_t v, const state *s) {
   const char *mw = json_string_value(json_object_get(conf, "delta.minWriterVersion"));
   if (mr && atoi(mr) > p.reader)
     finding(c, "feature-required", "minReaderVersion", v,
-            "table property delta.minReaderVersion=%s but the protocol's reader version is %d",
-            mr, p.reader);
+            "table property delta.minReaderVersion=%s but the protocol's reader version is %d", mr,
+            p.reader);
   if (mw && atoi(mw) > p.writer)
     finding(c, "feature-required", "minWriterVersion", v,
-            "table property delta.minWriterVersion=%s but the protocol's writer version is %d",
-            mw, p.writer);
+            "table property delta.minWriterVersion=%s but the protocol's writer version is %d", mw,
+            p.writer);
   /* Features that depend on others. */
-  if (supports(&p, "rowTracking"))
-    need(c, v, &p, "domainMetadata", NULL, "feature rowTracking");
+  if (supports(&p, "rowTracking")) need(c, v, &p, "domainMetadata", NULL, "feature rowTracking");
   if (supports(&p, "clustering")) need(c, v, &p, "domainMetadata", NULL, "feature clustering");
   if (s->has_domain_actions) need(c, v, &p, "domainMetadata", NULL, "a domainMetadata action");
   if (s->v2_checkpoint_seen) need(c, v, &p, "v2Checkpoint", NULL, "a v2 checkpoint");
@@ -710,7 +715,9 @@ static void check_requirements(checker *c, int64_t v, const state *s) {
 
 /* ---- actions -------------------------------------------------------------- */
 
-static bool is_long(const json_t *o, const char *k) { return json_is_integer(json_object_get(o, k)); }
+static bool is_long(const json_t *o, const char *k) {
+  return json_is_integer(json_object_get(o, k));
+}
 
 static void check_data_path(checker *c, int64_t v, const char *what, const char *raw) {
   if (strstr(raw, "://") || raw[0] == '/') return; /* absolute: allowed, not ours to resolve */
@@ -723,8 +730,10 @@ static void check_data_path(checker *c, int64_t v, const char *what, const char 
   int depth = 0;
   for (char *seg = strtok_r(dup, "/", &save); seg; seg = strtok_r(NULL, "/", &save)) {
     bool last = save == NULL || *save == '\0';
-    if (strcmp(seg, "..") == 0) depth--;
-    else if (strcmp(seg, ".") != 0) depth++;
+    if (strcmp(seg, "..") == 0)
+      depth--;
+    else if (strcmp(seg, ".") != 0)
+      depth++;
     if (depth < 0) {
       finding(c, "data-path", NULL, v, "%s path \"%s\" leaves the table", what, raw);
       break;
@@ -747,8 +756,10 @@ static void check_partition_values(checker *c, int64_t v, const state *s, const 
   json_t *val;
   json_object_foreach((json_t *)pv, k, val) {
     if (!str_in_array(pc, k))
-      finding(c, "partition-values", NULL, v, "%s %s: partitionValues key \"%s\" is not a "
-              "partition column", what, path ? path : "?", k);
+      finding(c, "partition-values", NULL, v,
+              "%s %s: partitionValues key \"%s\" is not a "
+              "partition column",
+              what, path ? path : "?", k);
     if (!json_is_string(val) && !json_is_null(val))
       finding(c, "partition-values", NULL, v, "%s %s: partitionValues[%s] is not a string or null",
               what, path ? path : "?", k);
@@ -758,8 +769,10 @@ static void check_partition_values(checker *c, int64_t v, const state *s, const 
   json_array_foreach(pc, i, p) {
     const char *name = json_string_value(p);
     if (name && !json_object_get(pv, name))
-      finding(c, "partition-values", NULL, v, "%s %s: partitionValues lacks partition column "
-              "\"%s\"", what, path ? path : "?", name);
+      finding(c, "partition-values", NULL, v,
+              "%s %s: partitionValues lacks partition column "
+              "\"%s\"",
+              what, path ? path : "?", name);
   }
 }
 
@@ -947,11 +960,12 @@ static void apply_commit(checker *c, state *s, int64_t v, json_t *actions) {
     need(c, v, &p, "deletionVectors", NULL, "a deletion vector on a file action");
   }
   /* In-commit timestamps, enabled by the commit's resulting metadata. */
-  if (s->metadata && conf_true(json_object_get(s->metadata, "configuration"),
-                               "delta.enableInCommitTimestamps")) {
+  if (s->metadata &&
+      conf_true(json_object_get(s->metadata, "configuration"), "delta.enableInCommitTimestamps")) {
     const json_t *ict = commit_info ? json_object_get(commit_info, "inCommitTimestamp") : NULL;
     if (!commit_info)
-      finding(c, "ict", NULL, v, "in-commit timestamps are enabled but the commit has no commitInfo");
+      finding(c, "ict", NULL, v,
+              "in-commit timestamps are enabled but the commit has no commitInfo");
     else if (commit_info_at != 0)
       finding(c, "ict", NULL, v, "commitInfo is action %zu, not the first", commit_info_at + 1);
     if (commit_info && !json_is_integer(ict))
@@ -959,8 +973,8 @@ static void apply_commit(checker *c, state *s, int64_t v, json_t *actions) {
     if (json_is_integer(ict)) {
       int64_t t = json_integer_value(ict);
       if (s->have_ict && t <= s->last_ict)
-        finding(c, "ict", NULL, v, "inCommitTimestamp %" PRId64 " is not after the previous %" PRId64,
-                t, s->last_ict);
+        finding(c, "ict", NULL, v,
+                "inCommitTimestamp %" PRId64 " is not after the previous %" PRId64, t, s->last_ict);
       s->last_ict = t;
       s->have_ict = true;
     }
@@ -985,7 +999,8 @@ static json_t *read_commit(checker *c, int64_t v, const char *path) {
   int lineno = 0;
   while ((n = getline(&line, &cap, fp)) >= 0) {
     lineno++;
-    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+      line[--n] = '\0';
     if (n == 0) continue;
     json_error_t je;
     json_t *o = json_loadb(line, (size_t)n, 0, &je);
@@ -1025,10 +1040,11 @@ static void pairs_to_object(json_t *parent, const char *key) {
 /* The canonical JSON prints longs beyond 2^53 as strings; turns the long
  * fields of a checkpoint action back into integers. */
 static void longs_back(json_t *o) {
-  static const char *const longs[] = {"size", "modificationTime", "deletionTimestamp",
-                                      "version", "lastUpdated", "createdTime", "baseRowId",
-                                      "defaultRowCommitVersion", "offset", "sizeInBytes",
-                                      "cardinality", "sizeInBytes", NULL};
+  static const char *const longs[] = {
+      "size",        "modificationTime", "deletionTimestamp", "version",
+      "lastUpdated", "createdTime",      "baseRowId",         "defaultRowCommitVersion",
+      "offset",      "sizeInBytes",      "cardinality",       "sizeInBytes",
+      NULL};
   if (!json_is_object(o)) return;
   for (int i = 0; longs[i]; i++) {
     json_t *v = json_object_get(o, longs[i]);
@@ -1043,8 +1059,9 @@ static void longs_back(json_t *o) {
   if (json_is_object(dv)) longs_back(dv);
 }
 
-static const char *const CP_ACTIONS[] = {"protocol", "metaData", "add", "remove", "txn",
-                                         "domainMetadata", "checkpointMetadata", "sidecar", NULL};
+static const char *const CP_ACTIONS[] = {
+    "protocol",       "metaData",           "add",     "remove", "txn",
+    "domainMetadata", "checkpointMetadata", "sidecar", NULL};
 
 /* Appends the actions of Parquet checkpoint (or sidecar) @p path to @p out.
  * Returns 0, or -1 with a finding. */
@@ -1340,7 +1357,8 @@ static void compare_checkpoint(checker *c, int64_t v, const state *replay, json_
   state_init(&cs);
   state_from_checkpoint(c, &cs, v, acts);
   if (!cs.protocol || !cs.metadata) {
-    finding(c, "checkpoint", NULL, v, "checkpoint lacks %s", !cs.protocol ? "protocol" : "metaData");
+    finding(c, "checkpoint", NULL, v, "checkpoint lacks %s",
+            !cs.protocol ? "protocol" : "metaData");
   } else {
     proto a = proto_of(cs.protocol), b = proto_of(replay->protocol);
     if (a.reader != b.reader || a.writer != b.writer ||
@@ -1349,8 +1367,8 @@ static void compare_checkpoint(checker *c, int64_t v, const state *replay, json_
         !features_equal(json_object_get(cs.protocol, "writerFeatures"),
                         json_object_get(replay->protocol, "writerFeatures")))
       finding(c, "checkpoint", NULL, v, "checkpoint protocol differs from the log's");
-    static const char *const mkeys[] = {"id", "schemaString", "partitionColumns",
-                                        "configuration", NULL};
+    static const char *const mkeys[] = {"id", "schemaString", "partitionColumns", "configuration",
+                                        NULL};
     for (int k = 0; mkeys[k]; k++) {
       if (!json_equal(json_object_get(cs.metadata, mkeys[k]),
                       json_object_get(replay->metadata, mkeys[k])))
@@ -1371,11 +1389,13 @@ static void compare_checkpoint(checker *c, int64_t v, const state *replay, json_
     json_t *ca = json_object_get(cs.files, k);
     if (!ca) continue;
     if (!json_equal(json_object_get(ca, "size"), json_object_get(val, "size")) ||
-        !json_equal(json_object_get(ca, "partitionValues"), json_object_get(val, "partitionValues")))
+        !json_equal(json_object_get(ca, "partitionValues"),
+                    json_object_get(val, "partitionValues")))
       finding(c, "checkpoint", NULL, v, "checkpoint add %s differs in size or partitionValues",
               json_string_value(json_object_get(val, "path")));
-    static const char *const keep[] = {"tags", "deletionVector", "baseRowId",
-                                       "defaultRowCommitVersion", "clusteringProvider", NULL};
+    static const char *const keep[] = {
+        "tags", "deletionVector", "baseRowId", "defaultRowCommitVersion", "clusteringProvider",
+        NULL};
     for (int f = 0; keep[f]; f++) {
       json_t *lv = json_object_get(val, keep[f]);
       if (!lv || json_is_null(lv)) continue;
@@ -1403,8 +1423,9 @@ static void compare_checkpoint(checker *c, int64_t v, const state *replay, json_
   json_object_foreach(replay->txns, k, val) {
     const json_t *cv = json_object_get(cs.txns, k);
     if (cv && !json_equal(cv, val))
-      finding(c, "checkpoint", NULL, v, "checkpoint txn %s has version %" PRId64 ", the log %" PRId64,
-              k, (int64_t)json_integer_value(cv), (int64_t)json_integer_value(val));
+      finding(c, "checkpoint", NULL, v,
+              "checkpoint txn %s has version %" PRId64 ", the log %" PRId64, k,
+              (int64_t)json_integer_value(cv), (int64_t)json_integer_value(val));
   }
   json_object_foreach(replay->domains, k, val) {
     if (!json_object_get(cs.domains, k))
@@ -1416,8 +1437,8 @@ static void compare_checkpoint(checker *c, int64_t v, const state *replay, json_
 /* ---- files on disk -------------------------------------------------------- */
 
 static bool safe_encoding(const char *e) {
-  static const char *const ok[] = {"PLAIN", "PLAIN_DICTIONARY", "RLE_DICTIONARY", "RLE",
-                                   "BIT_PACKED", NULL};
+  static const char *const ok[] = {"PLAIN", "PLAIN_DICTIONARY", "RLE_DICTIONARY",
+                                   "RLE",   "BIT_PACKED",       NULL};
   for (int i = 0; ok[i]; i++)
     if (strcmp(e, ok[i]) == 0) return true;
   return false;
@@ -1603,7 +1624,8 @@ int tu_rules_check_table(const char *root, tu_rules_report *rep) {
     json_error_t je;
     json_t *lc = json_load_file(p, 0, &je);
     if (!json_is_object(lc) || !json_is_integer(json_object_get(lc, "version")))
-      finding(&c, "last-checkpoint", NULL, -1, "_last_checkpoint is not a JSON object with a "
+      finding(&c, "last-checkpoint", NULL, -1,
+              "_last_checkpoint is not a JSON object with a "
               "long version");
     else {
       int64_t lv = json_integer_value(json_object_get(lc, "version"));

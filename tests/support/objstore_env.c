@@ -167,8 +167,7 @@ int tu_proxy_ctl(const tu_emulators *e, const char *method, const char *path, co
 
 void tu_proxy_faults(const tu_emulators *e, const char *rules_json, int latency_ms) {
   char body[8192];
-  snprintf(body, sizeof body, "{\"rules\":%s,\"latencyMs\":%d,\"seed\":7}", rules_json,
-           latency_ms);
+  snprintf(body, sizeof body, "{\"rules\":%s,\"latencyMs\":%d,\"seed\":7}", rules_json, latency_ms);
   assert_int_equal(tu_proxy_ctl(e, "POST", "/__proxy/faults", body, NULL), 200);
 }
 

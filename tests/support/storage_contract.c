@@ -189,8 +189,9 @@ static void expect_names(inlet_dirent *ents, size_t n, const char *const *want, 
 
 void sc_check_listing(inlet_storage *s, const char *dir) {
   inlet_error err = INLET_ERROR_INIT;
-  const char *names[] = {"log/00.json", "log/01.json", "log/01.checkpoint.parquet",
-                         "log/02.json", "log/sub/x.json", "log/sub/deep/y", "top.parquet"};
+  const char *names[] = {"log/00.json", "log/01.json",    "log/01.checkpoint.parquet",
+                         "log/02.json", "log/sub/x.json", "log/sub/deep/y",
+                         "top.parquet"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     put(s, join(dir, names[i]), names[i]);
   inlet_dirent *e;
@@ -244,8 +245,10 @@ void sc_check_listing(inlet_storage *s, const char *dir) {
   o.recursive = true;
   o.attrs = true;
   CHECK_OK(s->ops->list_from(s, dir, &o, &e, &n, &err), &err);
-  const char *rec[] = {"log/00.json",    "log/01.checkpoint.parquet", "log/01.json", "log/02.json",
-                       "log/sub/deep/y", "log/sub/x.json",            "top.parquet"};
+  const char *rec[] = {"log/00.json",    "log/01.checkpoint.parquet",
+                       "log/01.json",    "log/02.json",
+                       "log/sub/deep/y", "log/sub/x.json",
+                       "top.parquet"};
   expect_names(e, n, rec, 7);
   for (size_t i = 0; i < n; i++) {
     assert_false(e[i].is_dir);

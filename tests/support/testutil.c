@@ -86,7 +86,8 @@ void tu_rmtree(const char *path) {
 static void append(char **buf, size_t *len, size_t *cap, const char *p, size_t n) {
   if (*len + n + 1 > *cap) {
     size_t nc = *cap ? *cap * 2 : 4096;
-    while (nc < *len + n + 1) nc *= 2;
+    while (nc < *len + n + 1)
+      nc *= 2;
     *buf = realloc(*buf, nc);
     *cap = nc;
   }
@@ -105,7 +106,12 @@ int tu_run(tu_result *res, const char *stdin_text, char *const argv[]) {
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
-    close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+    close(in[0]);
+    close(in[1]);
+    close(out[0]);
+    close(out[1]);
+    close(err[0]);
+    close(err[1]);
     execvp(argv[0], argv);
     fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -114,8 +120,11 @@ int tu_run(tu_result *res, const char *stdin_text, char *const argv[]) {
   close(out[1]);
   close(err[1]);
   size_t in_len = stdin_text ? strlen(stdin_text) : 0, in_off = 0;
-  if (in_len == 0) { close(in[1]); in[1] = -1; }
-  else fcntl(in[1], F_SETFL, O_NONBLOCK);
+  if (in_len == 0) {
+    close(in[1]);
+    in[1] = -1;
+  } else
+    fcntl(in[1], F_SETFL, O_NONBLOCK);
   size_t ocap = 0, ecap = 0;
   append(&res->out, &res->out_len, &ocap, "", 0);
   append(&res->err, &res->err_len, &ecap, "", 0);
@@ -138,22 +147,31 @@ int tu_run(tu_result *res, const char *stdin_text, char *const argv[]) {
         ssize_t w = write(in[1], stdin_text + in_off, in_len - in_off);
         if (w > 0) in_off += (size_t)w;
         if (w < 0 && errno != EAGAIN) in_off = in_len;
-        if (in_off >= in_len) { close(in[1]); in[1] = -1; }
+        if (in_off >= in_len) {
+          close(in[1]);
+          in[1] = -1;
+        }
         continue;
       }
       ssize_t r = read(p[i].fd, buf, sizeof buf);
       if (r <= 0) {
-        if (p[i].fd == out[0]) out[0] = -1; else err[0] = -1;
+        if (p[i].fd == out[0])
+          out[0] = -1;
+        else
+          err[0] = -1;
         close(p[i].fd);
         open_fds--;
         continue;
       }
-      if (p[i].fd == out[0]) append(&res->out, &res->out_len, &ocap, buf, (size_t)r);
-      else append(&res->err, &res->err_len, &ecap, buf, (size_t)r);
+      if (p[i].fd == out[0])
+        append(&res->out, &res->out_len, &ocap, buf, (size_t)r);
+      else
+        append(&res->err, &res->err_len, &ecap, buf, (size_t)r);
     }
   }
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
   res->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return 0;
 }
@@ -185,7 +203,8 @@ char *tu_read_file(const char *path, size_t *len) {
   char tmp[65536];
   size_t r;
   append(&buf, &n, &cap, "", 0);
-  while ((r = fread(tmp, 1, sizeof tmp, f)) > 0) append(&buf, &n, &cap, tmp, r);
+  while ((r = fread(tmp, 1, sizeof tmp, f)) > 0)
+    append(&buf, &n, &cap, tmp, r);
   fclose(f);
   if (len) *len = n;
   return buf;

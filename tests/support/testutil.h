@@ -25,10 +25,10 @@ char *tu_mkdtemp(const char *tag);
 void tu_rmtree(const char *path);
 
 typedef struct tu_result {
-  int status;    /* exit status, or 128+signal */
-  char *out;     /* malloc'd stdout, NUL-terminated */
+  int status; /* exit status, or 128+signal */
+  char *out;  /* malloc'd stdout, NUL-terminated */
   size_t out_len;
-  char *err;     /* malloc'd stderr */
+  char *err; /* malloc'd stderr */
   size_t err_len;
 } tu_result;
 

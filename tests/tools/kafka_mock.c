@@ -154,8 +154,7 @@ static int flush_all(void) {
     if (stop) return -1;
   }
   if (delivery_errors != before) {
-    reply("error delivery failed for %ld messages: %s", delivery_errors - before,
-          delivery_error);
+    reply("error delivery failed for %ld messages: %s", delivery_errors - before, delivery_error);
     return -1;
   }
   return 0;
@@ -169,8 +168,8 @@ static int format_event(char *buf, long long i, long long pad) {
   gmtime_r(&secs, &tm);
   char when[40];
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
-  int len = snprintf(buf, 256, "{\"id\":%lld,\"k\":\"key-%lld\",\"v\":%lld,\"ts\":\"%s.%03dZ\"",
-                     i, i, (long long)event_v(i), when, (int)(ts % 1000));
+  int len = snprintf(buf, 256, "{\"id\":%lld,\"k\":\"key-%lld\",\"v\":%lld,\"ts\":\"%s.%03dZ\"", i,
+                     i, (long long)event_v(i), when, (int)(ts % 1000));
   if (pad) {
     len += snprintf(buf + len, 32, ",\"pad\":\"");
     memset(buf + len, 'x', (size_t)pad);
@@ -203,8 +202,10 @@ static void cmd_ndjson(char *args) {
     fwrite(buf, 1, (size_t)len, out);
   }
   free(buf);
-  if (fclose(out) != 0) reply("error %s: %s", path, strerror(errno));
-  else reply("ok ndjson %lld", count);
+  if (fclose(out) != 0)
+    reply("error %s: %s", path, strerror(errno));
+  else
+    reply("ok ndjson %lld", count);
 }
 
 static void cmd_produce(char *args) {
@@ -250,12 +251,15 @@ static size_t unescape(char *s) {
   for (size_t i = 0; s[i]; i++) {
     if (s[i] == '\\' && s[i + 1]) {
       char c = s[++i];
-      if (c == 'n') s[o++] = '\n';
-      else if (c == 't') s[o++] = '\t';
+      if (c == 'n')
+        s[o++] = '\n';
+      else if (c == 't')
+        s[o++] = '\t';
       else if (c == 'x' && hexval(s[i + 1]) >= 0 && hexval(s[i + 2]) >= 0) {
         s[o++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
         i += 2;
-      } else s[o++] = c;
+      } else
+        s[o++] = c;
     } else {
       s[o++] = s[i];
     }
@@ -283,7 +287,8 @@ static void cmd_raw(char *args) {
   const char *key = NULL;
   char hname[256] = "", *hval = NULL;
   for (char *w; (w = strtok_r(NULL, " ", &save)) != NULL;) {
-    if (strncmp(w, "key=", 4) == 0) key = w + 4;
+    if (strncmp(w, "key=", 4) == 0)
+      key = w + 4;
     else if (strncmp(w, "header=", 7) == 0 && strchr(w + 7, ':')) {
       char *c = strchr(w + 7, ':');
       *c = '\0';
@@ -292,8 +297,8 @@ static void cmd_raw(char *args) {
     }
   }
   size_t len = unescape(value);
-  if (send_one(t->name, part, value, len, key, key ? strlen(key) : 0, hname[0] ? hname : NULL,
-               hval, BASE_MS) == 0 &&
+  if (send_one(t->name, part, value, len, key, key ? strlen(key) : 0, hname[0] ? hname : NULL, hval,
+               BASE_MS) == 0 &&
       flush_all() == 0)
     reply("ok raw %zu bytes", len);
 }
@@ -329,7 +334,8 @@ static void cmd_errors(char *args) {
     return;
   }
   rd_kafka_resp_err_t *errs = calloc((size_t)count, sizeof *errs);
-  for (int i = 0; i < count; i++) errs[i] = (rd_kafka_resp_err_t)code;
+  for (int i = 0; i < count; i++)
+    errs[i] = (rd_kafka_resp_err_t)code;
   rd_kafka_mock_push_request_errors_array(cluster, (int16_t)api, (size_t)count, errs);
   free(errs);
   reply("ok errors %d x %s", count, rd_kafka_err2str((rd_kafka_resp_err_t)code));
@@ -380,8 +386,8 @@ static void cmd_commit(char *args) {
   char group[250], name[250];
   int part;
   long long off;
-  topic *t = sscanf(args, "%249s %249s %d %lld", group, name, &part, &off) == 4
-                 ? find_topic(name) : NULL;
+  topic *t =
+      sscanf(args, "%249s %249s %d %lld", group, name, &part, &off) == 4 ? find_topic(name) : NULL;
   if (!t || part < 0 || part >= t->partitions || off < 0) {
     reply("error usage: commit GROUP TOPIC PARTITION OFFSET");
     return;
@@ -394,8 +400,10 @@ static void cmd_commit(char *args) {
   if (!e && l->elems[0].err) e = l->elems[0].err;
   rd_kafka_topic_partition_list_destroy(l);
   rd_kafka_destroy(rk);
-  if (e) reply("error commit: %s", rd_kafka_err2str(e));
-  else reply("ok commit %s %s %d %lld", group, t->name, part, off);
+  if (e)
+    reply("error commit: %s", rd_kafka_err2str(e));
+  else
+    reply("ok commit %s %s %d %lld", group, t->name, part, off);
 }
 
 static void cmd_committed(char *args) {
@@ -408,7 +416,8 @@ static void cmd_committed(char *args) {
   rd_kafka_t *rk = group_client(group);
   if (!rk) return;
   rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(t->partitions);
-  for (int p = 0; p < t->partitions; p++) rd_kafka_topic_partition_list_add(l, t->name, p);
+  for (int p = 0; p < t->partitions; p++)
+    rd_kafka_topic_partition_list_add(l, t->name, p);
   rd_kafka_resp_err_t e = rd_kafka_committed(rk, l, 10000);
   char out[4096] = "ok";
   for (int p = 0; !e && p < l->cnt; p++) {
@@ -418,49 +427,70 @@ static void cmd_committed(char *args) {
   }
   rd_kafka_topic_partition_list_destroy(l);
   rd_kafka_destroy(rk);
-  if (e) reply("error committed: %s", rd_kafka_err2str(e));
-  else reply("%s", out);
+  if (e)
+    reply("error committed: %s", rd_kafka_err2str(e));
+  else
+    reply("%s", out);
 }
 
 static void command(char *line) {
   size_t l = strlen(line);
-  while (l && (line[l - 1] == '\n' || line[l - 1] == '\r')) line[--l] = '\0';
+  while (l && (line[l - 1] == '\n' || line[l - 1] == '\r'))
+    line[--l] = '\0';
   char *args = strchr(line, ' ');
-  if (args) *args++ = '\0';
-  else args = line + l;
+  if (args)
+    *args++ = '\0';
+  else
+    args = line + l;
   int a, b, c;
   char name[250];
   if (line[0] == '\0' || line[0] == '#') return;
-  if (strcmp(line, "produce") == 0) cmd_produce(args);
-  else if (strcmp(line, "raw") == 0) cmd_raw(args);
-  else if (strcmp(line, "big") == 0) cmd_big(args);
-  else if (strcmp(line, "errors") == 0) cmd_errors(args);
-  else if (strcmp(line, "watermarks") == 0) cmd_watermarks(args);
-  else if (strcmp(line, "ndjson") == 0) cmd_ndjson(args);
-  else if (strcmp(line, "commit") == 0) cmd_commit(args);
-  else if (strcmp(line, "committed") == 0) cmd_committed(args);
-  else if (strcmp(line, "coordinator") == 0 &&
-           sscanf(args, "group %249s %d", name, &a) == 2) {
+  if (strcmp(line, "produce") == 0)
+    cmd_produce(args);
+  else if (strcmp(line, "raw") == 0)
+    cmd_raw(args);
+  else if (strcmp(line, "big") == 0)
+    cmd_big(args);
+  else if (strcmp(line, "errors") == 0)
+    cmd_errors(args);
+  else if (strcmp(line, "watermarks") == 0)
+    cmd_watermarks(args);
+  else if (strcmp(line, "ndjson") == 0)
+    cmd_ndjson(args);
+  else if (strcmp(line, "commit") == 0)
+    cmd_commit(args);
+  else if (strcmp(line, "committed") == 0)
+    cmd_committed(args);
+  else if (strcmp(line, "coordinator") == 0 && sscanf(args, "group %249s %d", name, &a) == 2) {
     rd_kafka_resp_err_t e = rd_kafka_mock_coordinator_set(cluster, "group", name, a);
-    if (e) reply("error coordinator: %s", rd_kafka_err2str(e));
-    else reply("ok coordinator group %s %d", name, a);
-  }
-  else if (strcmp(line, "down") == 0 && sscanf(args, "%d", &a) == 1) {
+    if (e)
+      reply("error coordinator: %s", rd_kafka_err2str(e));
+    else
+      reply("ok coordinator group %s %d", name, a);
+  } else if (strcmp(line, "down") == 0 && sscanf(args, "%d", &a) == 1) {
     rd_kafka_resp_err_t e = rd_kafka_mock_broker_set_down(cluster, a);
-    if (e) reply("error down %d: %s", a, rd_kafka_err2str(e));
-    else reply("ok down %d", a);
+    if (e)
+      reply("error down %d: %s", a, rd_kafka_err2str(e));
+    else
+      reply("ok down %d", a);
   } else if (strcmp(line, "up") == 0 && sscanf(args, "%d", &a) == 1) {
     rd_kafka_resp_err_t e = rd_kafka_mock_broker_set_up(cluster, a);
-    if (e) reply("error up %d: %s", a, rd_kafka_err2str(e));
-    else reply("ok up %d", a);
+    if (e)
+      reply("error up %d: %s", a, rd_kafka_err2str(e));
+    else
+      reply("ok up %d", a);
   } else if (strcmp(line, "rtt") == 0 && sscanf(args, "%d %d", &a, &b) == 2) {
     rd_kafka_resp_err_t e = rd_kafka_mock_broker_set_rtt(cluster, a, b);
-    if (e) reply("error rtt: %s", rd_kafka_err2str(e));
-    else reply("ok rtt %d %d", a, b);
+    if (e)
+      reply("error rtt: %s", rd_kafka_err2str(e));
+    else
+      reply("ok rtt %d %d", a, b);
   } else if (strcmp(line, "leader") == 0 && sscanf(args, "%249s %d %d", name, &b, &c) == 3) {
     rd_kafka_resp_err_t e = rd_kafka_mock_partition_set_leader(cluster, name, b, c);
-    if (e) reply("error leader: %s", rd_kafka_err2str(e));
-    else reply("ok leader %s %d %d", name, b, c);
+    if (e)
+      reply("error leader: %s", rd_kafka_err2str(e));
+    else
+      reply("ok leader %s %d %d", name, b, c);
   } else if (strcmp(line, "sleep") == 0 && sscanf(args, "%d", &a) == 1) {
     struct timespec ts = {a / 1000, (long)(a % 1000) * 1000000L};
     nanosleep(&ts, NULL);
@@ -525,9 +555,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (int i = 0; i < n_topics; i++) {
-    rd_kafka_resp_err_t e = rd_kafka_mock_topic_create(cluster, topics[i].name,
-                                                       topics[i].partitions,
-                                                       brokers < 3 ? brokers : 3);
+    rd_kafka_resp_err_t e = rd_kafka_mock_topic_create(
+        cluster, topics[i].name, topics[i].partitions, brokers < 3 ? brokers : 3);
     if (e) {
       fprintf(stderr, "kafka_mock: topic %s: %s\n", topics[i].name, rd_kafka_err2str(e));
       return 1;
@@ -536,9 +565,12 @@ int main(int argc, char **argv) {
   const char *bootstraps = rd_kafka_mock_cluster_bootstraps(cluster);
 
   conf = rd_kafka_conf_new();
-  const char *pconf[][2] = {{"bootstrap.servers", bootstraps}, {"enable.idempotence", "true"},
-                            {"acks", "all"},  {"linger.ms", "5"},
-                            {"batch.num.messages", "10000"},  {"log_level", "3"},
+  const char *pconf[][2] = {{"bootstrap.servers", bootstraps},
+                            {"enable.idempotence", "true"},
+                            {"acks", "all"},
+                            {"linger.ms", "5"},
+                            {"batch.num.messages", "10000"},
+                            {"log_level", "3"},
                             {"message.max.bytes", "200000000"},
                             {"queue.buffering.max.kbytes", "262144"}};
   for (size_t i = 0; i < sizeof pconf / sizeof pconf[0]; i++)

@@ -20,7 +20,8 @@ static void test_array__bool_bits_are_lsb_first(void **state) {
   inlet_array a;
   assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
   bool v[10] = {true, false, true, true, false, false, false, false, false, true};
-  for (int i = 0; i < 10; i++) assert_int_equal(inlet_array_append_bool(&a, v[i], NULL), 0);
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(inlet_array_append_bool(&a, v[i], NULL), 0);
   assert_int_equal(a.length, 10);
   assert_null(a.validity);
   assert_int_equal(a.values[0], 0x0d); /* bits 0, 2, 3 */
@@ -35,7 +36,8 @@ static void test_array__validity_appears_with_first_null(void **state) {
   parse(&s, "x int");
   inlet_array a;
   assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
-  for (int i = 0; i < 9; i++) assert_int_equal(inlet_array_append_int(&a, &s.fields[0], i * 100, NULL), 0);
+  for (int i = 0; i < 9; i++)
+    assert_int_equal(inlet_array_append_int(&a, &s.fields[0], i * 100, NULL), 0);
   assert_null(a.validity);
   assert_int_equal(inlet_array_append_null(&a, &s.fields[0], NULL), 0);
   assert_int_equal(inlet_array_append_int(&a, &s.fields[0], -7, NULL), 0);
@@ -72,7 +74,8 @@ static void test_array__int_widths_truncate(void **state) {
   assert_int_equal(((int16_t *)a[1].values)[0], -2);
   assert_int_equal(((int64_t *)a[2].values)[0], -2);
   assert_int_equal(((int32_t *)a[3].values)[0], -2);
-  for (int i = 0; i < 4; i++) inlet_array_reset(&a[i]);
+  for (int i = 0; i < 4; i++)
+    inlet_array_reset(&a[i]);
   inlet_schema_reset(&s);
 }
 
@@ -259,8 +262,8 @@ static void test_array__append_from_gathers_rows_of_every_shape(void **state) {
   const int64_t rows[] = {1, 0, 0};
   for (int c = 0; c < 6; c++)
     for (int k = 0; k < 3; k++)
-      assert_int_equal(inlet_array_append_from(&dst.columns[c], &F[c], &src.columns[c], rows[k],
-                                               NULL), 0);
+      assert_int_equal(
+          inlet_array_append_from(&dst.columns[c], &F[c], &src.columns[c], rows[k], NULL), 0);
   dst.num_rows = 3;
   inlet_error err = INLET_ERROR_INIT;
   if (inlet_batch_validate(&dst, &err) != 0) fail_msg("%s", inlet_errmsg(&err));

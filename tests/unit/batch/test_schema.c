@@ -81,12 +81,14 @@ static void test_parse__every_primitive_type(void **state) {
 static void test_parse__type_widths(void **state) {
   (void)state;
   inlet_schema s;
-  assert_int_equal(inlet_schema_parse(&s, "a byte, b short, c int, d long, e decimal(5,2), "
-                                          "f fixed(7), g time_ms, h time, i boolean, j string",
+  assert_int_equal(inlet_schema_parse(&s,
+                                      "a byte, b short, c int, d long, e decimal(5,2), "
+                                      "f fixed(7), g time_ms, h time, i boolean, j string",
                                       NULL),
                    0);
   int32_t want[] = {1, 2, 4, 8, 16, 7, 4, 8, 0, 0};
-  for (int i = 0; i < 10; i++) assert_int_equal(inlet_type_value_width(&s.fields[i].type), want[i]);
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(inlet_type_value_width(&s.fields[i].type), want[i]);
   inlet_schema_reset(&s);
 }
 
@@ -136,7 +138,8 @@ static void expect_error(const char *ddl, const char *fragment) {
   inlet_error err = INLET_ERROR_INIT;
   int rc = inlet_schema_parse(&s, ddl, &err);
   if (rc != INLET_EINVAL) fail_msg("'%s' parsed (rc %d)", ddl, rc);
-  if (!strstr(err.message, fragment)) fail_msg("'%s': message '%s' lacks '%s'", ddl, err.message, fragment);
+  if (!strstr(err.message, fragment))
+    fail_msg("'%s': message '%s' lacks '%s'", ddl, err.message, fragment);
   assert_int_equal(s.n_fields, 0);
   assert_null(s.fields);
 }
@@ -160,9 +163,11 @@ static void test_parse__errors_name_the_position(void **state) {
 static void test_parse__deep_nesting_is_refused(void **state) {
   (void)state;
   char ddl[1200] = "a ";
-  for (int i = 0; i < 100; i++) strcat(ddl, "array<");
+  for (int i = 0; i < 100; i++)
+    strcat(ddl, "array<");
   strcat(ddl, "int");
-  for (int i = 0; i < 100; i++) strcat(ddl, ">");
+  for (int i = 0; i < 100; i++)
+    strcat(ddl, ">");
   expect_error(ddl, "nested too deeply");
 }
 

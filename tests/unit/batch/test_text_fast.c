@@ -48,8 +48,12 @@ static void string_at(fixture *f, int64_t row, const char **s, size_t *n) {
   *n = (size_t)(off[row + 1] - off[row]);
 }
 
-static int64_t ts_at(fixture *f, int64_t row) { return ((int64_t *)f->b.columns[1].values)[row]; }
-static int64_t int_at(fixture *f, int64_t row) { return ((int64_t *)f->b.columns[2].values)[row]; }
+static int64_t ts_at(fixture *f, int64_t row) {
+  return ((int64_t *)f->b.columns[1].values)[row];
+}
+static int64_t int_at(fixture *f, int64_t row) {
+  return ((int64_t *)f->b.columns[2].values)[row];
+}
 
 /* Every length 0..40 with an escape, a multi-byte character or nothing at
  * every position: the word-at-a-time scan must stop exactly where the byte
@@ -58,8 +62,8 @@ static void test_string_scan__escapes_at_every_position(void **state) {
   (void)state;
   static const struct {
     const char *json, *value;
-  } specials[] = {{"\\\"", "\""}, {"\\\\", "\\"}, {"\\n", "\n"}, {"\\u00e9", "\xc3\xa9"},
-                  {"\xc3\xa9", "\xc3\xa9"}, {"x", "x"}};
+  } specials[] = {{"\\\"", "\""},          {"\\\\", "\\"},           {"\\n", "\n"},
+                  {"\\u00e9", "\xc3\xa9"}, {"\xc3\xa9", "\xc3\xa9"}, {"x", "x"}};
   fixture f;
   open_fixture(&f);
   int64_t row = 0;
@@ -101,7 +105,8 @@ static void test_string_scan__control_and_unterminated_refused_at_every_position
   for (int at = 0; at < 20; at++) {
     char rec[64];
     int q = snprintf(rec, sizeof rec, "{\"s\":\"");
-    for (int i = 0; i < 20; i++) rec[q++] = i == at ? '\t' : 'z';
+    for (int i = 0; i < 20; i++)
+      rec[q++] = i == at ? '\t' : 'z';
     snprintf(rec + q, sizeof rec - (size_t)q, "\"}");
     assert_int_equal(append(&f, rec), INLET_EINVAL);
     rec[q] = '\0'; /* no closing quote */
@@ -134,10 +139,10 @@ static void test_timestamp_fast__values_and_variants(void **state) {
     assert_int_equal(ts_at(&f, (int64_t)k), ok[k].us);
   }
   static const char *bad[] = {
-      "2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-00-10T00:00:00Z",
-      "2024-04-31T00:00:00Z", "2024-01-01T24:00:00Z", "2024-01-01T00:60:00Z",
+      "2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z",  "2024-00-10T00:00:00Z",
+      "2024-04-31T00:00:00Z", "2024-01-01T24:00:00Z",  "2024-01-01T00:60:00Z",
       "2024-01-01T00:00:60Z", "2024-01-01T00:00:00.Z", "2024-01-01T00:00:00.1234567890Z",
-      "2024-01-01X00:00:00Z", "2024-01-0aT00:00:00Z", "2024-01-01T00:00:00Zjunk"};
+      "2024-01-01X00:00:00Z", "2024-01-0aT00:00:00Z",  "2024-01-01T00:00:00Zjunk"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char rec[128];
     snprintf(rec, sizeof rec, "{\"t\":\"%s\"}", bad[k]);
@@ -201,9 +206,9 @@ static void test_number_fast__doubles_and_longs_match_the_general_rules(void **s
     assert_true(((double *)b.columns[0].values)[k] == ok[k].d);
     assert_int_equal(((int64_t *)b.columns[1].values)[k], ok[k].l);
   }
-  static const char *bad[] = {"{\"d\":01}",    "{\"d\":1.}",  "{\"d\":-}",  "{\"d\":1.5.3}",
-                              "{\"l\":1.5}",   "{\"l\":-01}", "{\"d\":.5}", "{\"d\":12x}",
-                              "{\"l\":99999999999999999999}"};
+  static const char *bad[] = {"{\"d\":01}",    "{\"d\":1.}",  "{\"d\":-}",
+                              "{\"d\":1.5.3}", "{\"l\":1.5}", "{\"l\":-01}",
+                              "{\"d\":.5}",    "{\"d\":12x}", "{\"l\":99999999999999999999}"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
     if (inlet_text_reader_append(r, &b, bad[k], strlen(bad[k]), &err) != INLET_EINVAL)
       fail_msg("accepted %s", bad[k]);
@@ -225,7 +230,7 @@ static void test_key_prediction__orders_prefixes_escapes_duplicates(void **state
   open_fixture(&f);
   assert_int_equal(append(&f, "{\"s\":\"a\",\"t\":null,\"i\":1}"), 0);
   assert_int_equal(append(&f, "{\"i\":2,\"s\":\"b\"}"), 0);
-  assert_int_equal(append(&f, "{\"s\":\"c\",\"ii\":9,\"i\":3}"), 0);   /* unknown key "ii" */
+  assert_int_equal(append(&f, "{\"s\":\"c\",\"ii\":9,\"i\":3}"), 0);    /* unknown key "ii" */
   assert_int_equal(append(&f, "{\"\\u0073\":\"d\",\"\\u0069\":4}"), 0); /* "s", "i" escaped */
   assert_int_equal(append(&f, "{\"s\" : \"e\" , \"t\"\t:null,\"i\":5}"), 0);
   assert_int_equal(f.b.num_rows, 5);

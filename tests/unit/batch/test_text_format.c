@@ -70,9 +70,12 @@ static void test_format__double_forms_read_back_exactly(void **state) {
     /* Cents: the expected text is built from the integer, trailing zeros cut. */
     long long c = (long long)(rnd() % 100000000000ull);
     double v = (double)c / 100.0;
-    if (c % 100 == 0) snprintf(want, sizeof want, "%lld", c / 100);
-    else if (c % 10 == 0) snprintf(want, sizeof want, "%lld.%lld", c / 100, (c % 100) / 10);
-    else snprintf(want, sizeof want, "%lld.%02lld", c / 100, c % 100);
+    if (c % 100 == 0)
+      snprintf(want, sizeof want, "%lld", c / 100);
+    else if (c % 10 == 0)
+      snprintf(want, sizeof want, "%lld.%lld", c / 100, (c % 100) / 10);
+    else
+      snprintf(want, sizeof want, "%lld.%02lld", c / 100, c % 100);
     if (strcmp(dbl(v), want) != 0) fail_msg("%lld cents: got %s want %s", c, dbl(v), want);
     /* Arbitrary bit patterns: the text reads back to the same double. */
     uint64_t bits = rnd();
@@ -90,7 +93,8 @@ static void test_format__integers_beyond_2_53_are_strings(void **state) {
   one o;
   one_init(&o, "x long");
   int64_t v[] = {9007199254740992LL, 9007199254740993LL, -9007199254740993LL, INT64_MIN, 42};
-  for (int i = 0; i < 5; i++) assert_int_equal(inlet_array_append_int(&o.a, &o.s.fields[0], v[i], NULL), 0);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(inlet_array_append_int(&o.a, &o.s.fields[0], v[i], NULL), 0);
   assert_string_equal(one_fmt(&o, 0, true), "9007199254740992");
   assert_string_equal(one_fmt(&o, 1, true), "\"9007199254740993\"");
   assert_string_equal(one_fmt(&o, 2, true), "\"-9007199254740993\"");
@@ -113,7 +117,8 @@ static void test_format__floats_and_specials(void **state) {
   one o;
   one_init(&o, "x float");
   float v[] = {0.234f, NAN, INFINITY, -INFINITY, -0.0f};
-  for (int i = 0; i < 5; i++) assert_int_equal(inlet_array_append_float(&o.a, v[i], NULL), 0);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(inlet_array_append_float(&o.a, v[i], NULL), 0);
   assert_string_equal(one_fmt(&o, 0, true), "0.23399999737739563");
   assert_string_equal(one_fmt(&o, 1, true), "\"NaN\"");
   assert_string_equal(one_fmt(&o, 2, true), "\"Infinity\"");
@@ -126,7 +131,8 @@ static void test_format__floats_and_specials(void **state) {
 static void append_dec(one *o, int64_t v) {
   uint8_t le[16];
   inlet_i128 x = v;
-  for (int i = 0; i < 16; i++) le[i] = (uint8_t)((unsigned __int128)x >> (8 * i));
+  for (int i = 0; i < 16; i++)
+    le[i] = (uint8_t)((unsigned __int128)x >> (8 * i));
   assert_int_equal(inlet_array_append_decimal(&o->a, le, NULL), 0);
 }
 
@@ -217,7 +223,8 @@ static void test_format__binary_uuid_strings(void **state) {
   assert_string_equal(one_fmt(&o, 0, true), "\"5f1c2e3a-0000-4000-8000-00000000abcd\"");
   one_reset(&o);
   one_init(&o, "x string");
-  assert_int_equal(inlet_array_append_bytes(&o.a, &o.s.fields[0], "a\"b\\\x01\xc3\xa9", 7, NULL), 0);
+  assert_int_equal(inlet_array_append_bytes(&o.a, &o.s.fields[0], "a\"b\\\x01\xc3\xa9", 7, NULL),
+                   0);
   assert_int_equal(inlet_array_append_null(&o.a, &o.s.fields[0], NULL), 0);
   assert_string_equal(one_fmt(&o, 0, true), "\"a\\\"b\\\\\\u0001\xc3\xa9\"");
   assert_string_equal(one_fmt(&o, 1, true), "null");
@@ -265,8 +272,9 @@ static void test_writer__ndjson_rows_keyed_by_name(void **state) {
                       "{\"id\":9007199254740993,\"name\":\"a\",\"m\":{\"b\":1,\"a\":2}}\n"
                       "{\"id\":1}\n",
                       INLET_TEXT_NDJSON, 1000);
-  assert_string_equal(s, "{\"id\":\"9007199254740993\",\"name\":\"a\",\"m\":[[\"a\",2],[\"b\",1]]}\n"
-                         "{\"id\":1,\"name\":null,\"m\":null}\n");
+  assert_string_equal(s,
+                      "{\"id\":\"9007199254740993\",\"name\":\"a\",\"m\":[[\"a\",2],[\"b\",1]]}\n"
+                      "{\"id\":1,\"name\":null,\"m\":null}\n");
   inlet_free(s);
 }
 

@@ -65,7 +65,8 @@ static const char *cell(inlet_batch *b, int col, int64_t row) {
   static char out[4][256];
   static int k;
   k = (k + 1) & 3;
-  inlet_text_format_value(out[k], sizeof out[k], &b->columns[col], &b->schema.fields[col], row, true);
+  inlet_text_format_value(out[k], sizeof out[k], &b->columns[col], &b->schema.fields[col], row,
+                          true);
   return out[k];
 }
 
@@ -77,12 +78,13 @@ static void test_ndjson__seed_events_and_nulls(void **state) {
   (void)state;
   inlet_batch b;
   bad_log log;
-  read_all(&b, "event_id long not null, user string, amount double, event_time timestamp",
-           "{\"event_id\":1,\"user\":\"ann\",\"amount\":12.5,\"event_time\":\"2024-01-02T03:04:05Z\"}\n"
-           "{\"user\":null,\"event_id\":2,\"amount\":-0.01}\n"
-           "\n"
-           "{\"event_id\":3,\"extra\":{\"deep\":[1,2,{\"x\":null}]},\"user\":\"b\\u00e9\\n\"}\r\n",
-           INLET_TEXT_NDJSON, &log, NULL);
+  read_all(
+      &b, "event_id long not null, user string, amount double, event_time timestamp",
+      "{\"event_id\":1,\"user\":\"ann\",\"amount\":12.5,\"event_time\":\"2024-01-02T03:04:05Z\"}\n"
+      "{\"user\":null,\"event_id\":2,\"amount\":-0.01}\n"
+      "\n"
+      "{\"event_id\":3,\"extra\":{\"deep\":[1,2,{\"x\":null}]},\"user\":\"b\\u00e9\\n\"}\r\n",
+      INLET_TEXT_NDJSON, &log, NULL);
   assert_int_equal(log.n, 0);
   assert_int_equal(b.num_rows, 3);
   assert_int_equal(i64_at(&b, 0, 2), 3);
@@ -213,9 +215,18 @@ static void test_ndjson__timestamps_offsets_and_epochs(void **state) {
            INLET_TEXT_NDJSON, &log, NULL);
   assert_int_equal(b.num_rows, 10);
   /* Epochs in s, ms, us and ns all name 2023-11-14T22:13:20Z. */
-  int64_t want[] = {0, 0, 1800123456, 1700000000000000LL, 1700000000000000LL, 1700000000000000LL,
-                    1700000000000000LL, 1500000, -1000000, -86400000000LL};
-  for (int i = 0; i < 10; i++) assert_int_equal(i64_at(&b, 0, i), want[i]);
+  int64_t want[] = {0,
+                    0,
+                    1800123456,
+                    1700000000000000LL,
+                    1700000000000000LL,
+                    1700000000000000LL,
+                    1700000000000000LL,
+                    1500000,
+                    -1000000,
+                    -86400000000LL};
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(i64_at(&b, 0, i), want[i]);
   assert_string_equal(cell(&b, 0, 2), "\"1970-01-01T00:30:00.123456Z\"");
   assert_string_equal(cell(&b, 0, 3), "\"2023-11-14T22:13:20.000000Z\"");
   assert_string_equal(cell(&b, 1, 9), "\"2024-01-02T03:04:05.123456789\"");
@@ -244,7 +255,8 @@ static void test_ndjson__dates_times_binary_uuid_bool(void **state) {
   read_all(&b, "d date, t time, h binary, u uuid, k boolean",
            "{\"d\":\"2000-02-29\",\"t\":\"12:34:56.789\",\"h\":\"00FFa0\","
            "\"u\":\"5f1c2e3a-0000-4000-8000-00000000abcd\",\"k\":true}\n"
-           "{\"d\":-1,\"t\":\"00:00\",\"h\":\"\",\"u\":\"5f1c2e3a000040008000000000000000\",\"k\":\"no\"}\n"
+           "{\"d\":-1,\"t\":\"00:00\",\"h\":\"\",\"u\":\"5f1c2e3a000040008000000000000000\",\"k\":"
+           "\"no\"}\n"
            "{\"d\":\"2001-02-29\"}\n"
            "{\"h\":\"abc\"}\n"
            "{\"u\":\"00\"}\n"
@@ -312,14 +324,14 @@ static void test_ndjson__bad_records_are_reported_and_skipped(void **state) {
   (void)state;
   inlet_batch b;
   bad_log log;
-  const char *text = "{\"id\":1}\n"         /* offset 0 */
-                     "{\"id\":2\n"          /* offset 9: syntax */
-                     "[1]\n"                /* offset 17: not an object */
-                     "{\"x\":1}\n"          /* offset 21: missing NOT NULL */
-                     "{\"id\":null}\n"      /* offset 29: null in NOT NULL */
-                     "{\"id\":5} x\n"       /* offset 41: trailing text */
-                     "{\"id\":\"\xff\"}\n"  /* offset 52: not UTF-8 in a string? id is long */
-                     "{\"id\":7}";          /* no final newline */
+  const char *text = "{\"id\":1}\n"        /* offset 0 */
+                     "{\"id\":2\n"         /* offset 9: syntax */
+                     "[1]\n"               /* offset 17: not an object */
+                     "{\"x\":1}\n"         /* offset 21: missing NOT NULL */
+                     "{\"id\":null}\n"     /* offset 29: null in NOT NULL */
+                     "{\"id\":5} x\n"      /* offset 41: trailing text */
+                     "{\"id\":\"\xff\"}\n" /* offset 52: not UTF-8 in a string? id is long */
+                     "{\"id\":7}";         /* no final newline */
   read_all(&b, "id long not null", text, INLET_TEXT_NDJSON, &log, NULL);
   assert_int_equal(b.num_rows, 2);
   assert_int_equal(i64_at(&b, 0, 1), 7);
@@ -348,7 +360,10 @@ static void test_reader__byte_order_mark_is_skipped(void **state) {
   assert_int_equal(log.n, 0);
   assert_int_equal(b.num_rows, 2);
   inlet_batch_reset(&b);
-  read_all(&b, "a int", "\xef\xbb\xbf" "a\n3\n", INLET_TEXT_CSV, &log, NULL);
+  read_all(&b, "a int",
+           "\xef\xbb\xbf"
+           "a\n3\n",
+           INLET_TEXT_CSV, &log, NULL);
   assert_int_equal(log.n, 0);
   assert_int_equal(b.num_rows, 1);
   assert_string_equal(cell(&b, 0, 0), "3");
@@ -386,8 +401,8 @@ static void test_ndjson__keys_with_nul_bytes_match_no_field(void **state) {
   (void)state;
   inlet_batch b;
   bad_log log;
-  read_all(&b, "a int, s string", "{\"a\\u0000b\":1,\"a\":2,\"s\":\"\"}\n", INLET_TEXT_NDJSON,
-           &log, NULL);
+  read_all(&b, "a int, s string", "{\"a\\u0000b\":1,\"a\":2,\"s\":\"\"}\n", INLET_TEXT_NDJSON, &log,
+           NULL);
   assert_int_equal(log.n, 0);
   assert_string_equal(cell(&b, 0, 0), "2");
   assert_string_equal(cell(&b, 1, 0), "\"\""); /* an empty string with no data buffer */
@@ -449,7 +464,8 @@ static void test_csv__header_errors_are_fatal(void **state) {
     o.strict = i == 2;
     inlet_text_reader *r;
     inlet_error err = INLET_ERROR_INIT;
-    assert_int_equal(inlet_text_reader_open_memory(&r, texts[i], strlen(texts[i]), &s, &o, &err), 0);
+    assert_int_equal(inlet_text_reader_open_memory(&r, texts[i], strlen(texts[i]), &s, &o, &err),
+                     0);
     inlet_batch b;
     memset(&b, 0, sizeof b);
     assert_int_equal(inlet_text_reader_next(r, &b, &err), INLET_EINVAL);
@@ -496,7 +512,8 @@ static int64_t slow_read(void *ctx, void *buf, size_t cap, inlet_error *err) {
 static void test_reader__batches_bounded_and_streamed(void **state) {
   (void)state;
   inlet_buf text = INLET_BUF_INIT;
-  for (int i = 0; i < 1000; i++) inlet_buf_appendf(&text, "{\"v\":%d,\"s\":\"row %d\"}\n", i, i);
+  for (int i = 0; i < 1000; i++)
+    inlet_buf_appendf(&text, "{\"v\":%d,\"s\":\"row %d\"}\n", i, i);
   inlet_buf_appendf(&text, "{\"v\":\"%0300d\"}\n", 1); /* 311 bytes: oversize */
   inlet_buf_appendf(&text, "{\"v\":1000}\n");
   inlet_schema s;
@@ -520,7 +537,8 @@ static void test_reader__batches_bounded_and_streamed(void **state) {
     if (b.num_rows == 0) break;
     assert_true(b.num_rows <= 300);
     assert_int_equal(inlet_batch_validate(&b, NULL), 0);
-    for (int64_t i = 0; i < b.num_rows; i++) sum += i64_at(&b, 0, i);
+    for (int64_t i = 0; i < b.num_rows; i++)
+      sum += i64_at(&b, 0, i);
     total += b.num_rows;
     batches++;
   }
@@ -530,7 +548,8 @@ static void test_reader__batches_bounded_and_streamed(void **state) {
   assert_int_equal(log.n, 1);
   assert_int_equal(log.line[0], 1001);
   assert_non_null(strstr(log.reason[0], "exceeds the 100-byte limit"));
-  assert_string_equal(log.text[0], "{\"v\":\"" "0000000000000000000000000"); /* 31 bytes */
+  assert_string_equal(log.text[0], "{\"v\":\""
+                                   "0000000000000000000000000"); /* 31 bytes */
   inlet_text_reader_stats st;
   inlet_text_reader_get_stats(r, &st);
   assert_int_equal(st.rows, 1001);

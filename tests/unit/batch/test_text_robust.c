@@ -12,16 +12,17 @@
 #include "batch/text_int.h"
 #include "inlet/text.h"
 
-#define DDL                                                                                   \
-  "i long not null, b byte, u uint64, f float, d double, s string, k boolean, dt date, "   \
-  "t timestamp, tn timestamp_ntz_ns, tm time, dec decimal(20,4), bin binary, id uuid, "    \
+#define DDL                                                                                        \
+  "i long not null, b byte, u uint64, f float, d double, s string, k boolean, dt date, "           \
+  "t timestamp, tn timestamp_ntz_ns, tm time, dec decimal(20,4), bin binary, id uuid, "            \
   "st struct<x:int, y:array<string>>, m map<string,double>"
 
 static const char *seed_ndjson =
     "{\"i\":1,\"b\":-5,\"u\":18446744073709551615,\"f\":0.5,\"d\":1e300,\"s\":\"h\\u00e9llo\","
     "\"k\":true,\"dt\":\"2024-02-29\",\"t\":\"2024-01-02T03:04:05.123456Z\","
     "\"tn\":\"1900-01-01 00:00:00.000000001\",\"tm\":\"23:59:59.999999\","
-    "\"dec\":\"-1234567890123456.7890\",\"bin\":\"00ff\",\"id\":\"5f1c2e3a-0000-4000-8000-00000000abcd\","
+    "\"dec\":\"-1234567890123456.7890\",\"bin\":\"00ff\",\"id\":\"5f1c2e3a-0000-4000-8000-"
+    "00000000abcd\","
     "\"st\":{\"x\":7,\"y\":[\"a\",null,\"\"]},\"m\":{\"k1\":\"NaN\",\"k2\":-0.0}}\n"
     "{\"i\":-9223372036854775808,\"f\":\"-Infinity\",\"d\":5e-324,\"s\":\"\",\"dt\":-719528,"
     "\"t\":-1,\"st\":null,\"m\":[]}\n"
@@ -46,8 +47,8 @@ static int buf_write(void *ctx, const void *data, size_t len, inlet_error *err) 
 }
 
 /* Imports @p text and returns everything it yields exported as NDJSON. */
-static int import_export(const inlet_schema *s, const char *text, size_t len,
-                         inlet_text_format fmt, inlet_buf *out, int64_t *rows) {
+static int import_export(const inlet_schema *s, const char *text, size_t len, inlet_text_format fmt,
+                         inlet_buf *out, int64_t *rows) {
   inlet_text_reader_options o = INLET_TEXT_READER_OPTIONS_INIT;
   o.format = fmt;
   o.max_batch_rows = 2;
@@ -90,14 +91,15 @@ static void check_round_trip(const inlet_schema *s, const char *text, size_t len
     return;
   }
   assert_int_equal(rc, 0);
-  assert_int_equal(import_export(s, (const char *)once.data, once.len, INLET_TEXT_NDJSON, &twice,
-                                 &rows2),
-                   0);
-  if (rows1 != rows2 || once.len != twice.len || (once.len && memcmp(once.data, twice.data, once.len))) {
+  assert_int_equal(
+      import_export(s, (const char *)once.data, once.len, INLET_TEXT_NDJSON, &twice, &rows2), 0);
+  if (rows1 != rows2 || once.len != twice.len ||
+      (once.len && memcmp(once.data, twice.data, once.len))) {
     inlet_buf_terminate(&once);
     inlet_buf_terminate(&twice);
     fail_msg("round trip differs (%lld vs %lld rows):\n%s\n---\n%s", (long long)rows1,
-             (long long)rows2, once.data ? (char *)once.data : "", twice.data ? (char *)twice.data : "");
+             (long long)rows2, once.data ? (char *)once.data : "",
+             twice.data ? (char *)twice.data : "");
   }
   inlet_buf_reset(&once);
   inlet_buf_reset(&twice);
@@ -109,7 +111,8 @@ static void test_robust__seeds_round_trip(void **state) {
   assert_int_equal(inlet_schema_parse(&s, DDL, NULL), 0);
   inlet_buf out = INLET_BUF_INIT;
   int64_t rows;
-  assert_int_equal(import_export(&s, seed_ndjson, strlen(seed_ndjson), INLET_TEXT_NDJSON, &out, &rows), 0);
+  assert_int_equal(
+      import_export(&s, seed_ndjson, strlen(seed_ndjson), INLET_TEXT_NDJSON, &out, &rows), 0);
   assert_int_equal(rows, 3);
   inlet_buf_terminate(&out);
   /* Spot checks of the canonical text, derived by hand. */
@@ -130,9 +133,10 @@ static void test_robust__seeds_round_trip(void **state) {
 }
 
 static void mutate(char *buf, size_t *len, size_t cap) {
-  static const char interesting[] = "\"\\{}[],:\n\r-+.0e9 \x80\xff" "x";
+  static const char interesting[] = "\"\\{}[],:\n\r-+.0e9 \x80\xff"
+                                    "x";
   int edits = 1 + (int)(next_rand() % 4);
-  for (int e = 0; e < edits && *len > 0; e++) {
+  for (int e = 0; e<edits && * len> 0; e++) {
     size_t at = next_rand() % *len;
     switch (next_rand() % 4) {
     case 0: buf[at] = interesting[next_rand() % (sizeof interesting - 1)]; break;

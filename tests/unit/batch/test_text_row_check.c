@@ -50,8 +50,8 @@ static int on_bad(void *ctx, const inlet_text_bad_record *bad) {
   return 0;
 }
 
-static void read_all(const char *text, inlet_text_format fmt, int *calls, bads *bad,
-                     int64_t *rows, int *rc) {
+static void read_all(const char *text, inlet_text_format fmt, int *calls, bads *bad, int64_t *rows,
+                     int *rc) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
   assert_int_equal(inlet_schema_parse(&s, "id long, s string", &err), 0);
@@ -109,8 +109,8 @@ static void test_text_row_check__other_codes_fail_the_read(void **state) {
   int calls = 0, rc;
   bads bad = {0};
   int64_t rows;
-  read_all("{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"boom\"}\n", INLET_TEXT_NDJSON, &calls,
-           &bad, &rows, &rc);
+  read_all("{\"id\":1,\"s\":\"a\"}\n{\"id\":2,\"s\":\"boom\"}\n", INLET_TEXT_NDJSON, &calls, &bad,
+           &rows, &rc);
   assert_int_equal(rc, INLET_EIO);
   assert_int_equal(bad.n, 0);
 }

@@ -11,7 +11,7 @@
 
 #include "codec/codec.h"
 
-static const int writable[] = {INLET_CODEC_UNCOMPRESSED, INLET_CODEC_SNAPPY, INLET_CODEC_GZIP,
+static const int writable[] = {INLET_CODEC_UNCOMPRESSED, INLET_CODEC_SNAPPY,  INLET_CODEC_GZIP,
                                INLET_CODEC_ZSTD,         INLET_CODEC_LZ4_RAW, INLET_CODEC_BROTLI};
 #define N_WRITABLE (sizeof writable / sizeof writable[0])
 
@@ -25,14 +25,16 @@ static uint64_t rnd(void) {
 
 static uint8_t *random_bytes(size_t n) {
   uint8_t *p = malloc(n ? n : 1);
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd();
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)rnd();
   return p;
 }
 
 static uint8_t *compressible_bytes(size_t n) {
   uint8_t *p = malloc(n ? n : 1);
   static const char text[] = "{\"event\":\"click\",\"user\":\"u0042\",\"amount\":12.50}\n";
-  for (size_t i = 0; i < n; i++) p[i] = (uint8_t)text[i % (sizeof text - 1)];
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)text[i % (sizeof text - 1)];
   return p;
 }
 
@@ -220,8 +222,7 @@ static void test_codec__lz4_hadoop_framing_with_two_blocks(void **state) {
   assert_int_equal(inlet_decompress(INLET_CODEC_LZ4, frame, pos, back, 9000, &err), 0);
   assert_memory_equal(back, t, 9000);
   /* A wrong declared size fails every framing. */
-  assert_int_equal(inlet_decompress(INLET_CODEC_LZ4, frame, pos, back, 8999, &err),
-                   INLET_ECORRUPT);
+  assert_int_equal(inlet_decompress(INLET_CODEC_LZ4, frame, pos, back, 8999, &err), INLET_ECORRUPT);
   free(t);
 }
 

@@ -46,8 +46,8 @@ static int teardown(void **state) {
 }
 
 #define SCHEMA "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\""
-#define META(conf)                                                                              \
-  "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}}," SCHEMA    \
+#define META(conf)                                                                                 \
+  "{\"metaData\":{\"id\":\"t\",\"format\":{\"provider\":\"parquet\",\"options\":{}}," SCHEMA       \
   ",\"partitionColumns\":[],\"configuration\":" conf "}}"
 
 /* Commits the given action lines as one transaction reading @p read_version,
@@ -100,12 +100,12 @@ static void write_commit(fixture *f, int64_t v, const char *text) {
   assert_int_equal(tu_write_file(path, text, strlen(text)), 0);
 }
 
-#define PROTO_ICT                                                                             \
-  "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"           \
+#define PROTO_ICT                                                                                  \
+  "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"               \
   "[\"appendOnly\",\"invariants\",\"inCommitTimestamp\"]}}\n"
 #define META_ICT META("{\"delta.enableInCommitTimestamps\":\"true\"}")
-#define ADD(p)                                                                                \
-  "{\"add\":{\"path\":\"" p "\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"     \
+#define ADD(p)                                                                                     \
+  "{\"add\":{\"path\":\"" p "\",\"partitionValues\":{},\"size\":1,\"modificationTime\":1,"         \
   "\"dataChange\":true}}\n"
 
 static void test_ict__every_commit_carries_a_monotonic_timestamp_first(void **state) {
@@ -124,20 +124,22 @@ static void test_ict__every_commit_carries_a_monotonic_timestamp_first(void **st
    * clock: the next one is exactly one millisecond later. */
   const long long future = 4102444800000LL; /* 2100-01-01 */
   char c2[512];
-  snprintf(c2, sizeof c2,
-           "{\"commitInfo\":{\"inCommitTimestamp\":%lld,\"timestamp\":1,\"operation\":\"WRITE\"}}\n"
-           ADD("b"),
-           future);
+  snprintf(
+      c2, sizeof c2,
+      "{\"commitInfo\":{\"inCommitTimestamp\":%lld,\"timestamp\":1,\"operation\":\"WRITE\"}}\n" ADD(
+          "b"),
+      future);
   write_commit(f, 2, c2);
   assert_int_equal(commit(f, 2, META_ICT, ADD("c"), &v, &err), 0);
   assert_int_equal(v, 3);
   assert_int_equal(first_line_ict(f, 3), future + 1);
   /* A transaction that read version 1 loses versions 2 and 3 to them, lands
    * at 4 and follows the winner's timestamp, not the one it first built. */
-  snprintf(c2, sizeof c2,
-           "{\"commitInfo\":{\"inCommitTimestamp\":%lld,\"timestamp\":1,\"operation\":\"WRITE\"}}\n"
-           ADD("d"),
-           future + 1000);
+  snprintf(
+      c2, sizeof c2,
+      "{\"commitInfo\":{\"inCommitTimestamp\":%lld,\"timestamp\":1,\"operation\":\"WRITE\"}}\n" ADD(
+          "d"),
+      future + 1000);
   write_commit(f, 4, c2);
   assert_int_equal(commit(f, 1, META_ICT, ADD("e"), &v, &err), 0);
   assert_int_equal(v, 5);
@@ -148,11 +150,11 @@ static void test_ict__tables_without_it_get_none(void **state) {
   fixture *f = *state;
   inlet_error err = INLET_ERROR_INIT;
   int64_t v = -1;
-  assert_int_equal(commit(f, -1, NULL,
-                          "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n" META(
-                              "{}") "\n",
-                          &v, &err),
-                   0);
+  assert_int_equal(
+      commit(f, -1, NULL,
+             "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n" META("{}") "\n", &v,
+             &err),
+      0);
   assert_int_equal(commit(f, 0, META("{}"), ADD("a"), &v, &err), 0);
   assert_int_equal(first_line_ict(f, 0), -1);
   assert_int_equal(first_line_ict(f, 1), -1);
@@ -176,16 +178,18 @@ static void test_append_only__data_removes_refused_rewrites_allowed(void **state
   snprintf(path, sizeof path, "%s/_delta_log/00000000000000000002.json", f->dir);
   assert_null(tu_read_file(path, NULL)); /* nothing committed */
   /* Compaction's rewrite: dataChange=false on both sides. */
-  const char *rewrite = "{\"remove\":{\"path\":\"a\",\"deletionTimestamp\":5,\"dataChange\":false}}\n"
-                        "{\"remove\":{\"path\":\"b\",\"deletionTimestamp\":5,\"dataChange\":false}}\n"
-                        "{\"add\":{\"path\":\"ab\",\"partitionValues\":{},\"size\":2,"
-                        "\"modificationTime\":1,\"dataChange\":false}}\n";
+  const char *rewrite =
+      "{\"remove\":{\"path\":\"a\",\"deletionTimestamp\":5,\"dataChange\":false}}\n"
+      "{\"remove\":{\"path\":\"b\",\"deletionTimestamp\":5,\"dataChange\":false}}\n"
+      "{\"add\":{\"path\":\"ab\",\"partitionValues\":{},\"size\":2,"
+      "\"modificationTime\":1,\"dataChange\":false}}\n";
   err = (inlet_error)INLET_ERROR_INIT;
   assert_int_equal(commit(f, 1, ao, rewrite, &v, &err), 0);
   assert_int_equal(v, 2);
   /* A table that is not append-only takes the delete. */
-  assert_int_equal(commit(f, 2, META("{}"), "{\"remove\":{\"path\":\"ab\",\"deletionTimestamp\":6,"
-                                          "\"dataChange\":true}}\n",
+  assert_int_equal(commit(f, 2, META("{}"),
+                          "{\"remove\":{\"path\":\"ab\",\"deletionTimestamp\":6,"
+                          "\"dataChange\":true}}\n",
                           &v, &err),
                    0);
 }

@@ -31,8 +31,10 @@ static int gate(const table_def *d, delta_write_op op, unsigned flags, inlet_err
   p.min_reader = d->reader;
   p.min_writer = d->writer;
   char *rf[4], *wf[6];
-  for (int i = 0; d->rf[i]; i++) rf[p.n_reader_features++] = (char *)d->rf[i];
-  for (int i = 0; d->wf[i]; i++) wf[p.n_writer_features++] = (char *)d->wf[i];
+  for (int i = 0; d->rf[i]; i++)
+    rf[p.n_reader_features++] = (char *)d->rf[i];
+  for (int i = 0; d->wf[i]; i++)
+    wf[p.n_writer_features++] = (char *)d->wf[i];
   p.reader_features = rf;
   p.writer_features = wf;
   char schema[2048];
@@ -59,22 +61,28 @@ static void expect_refused(const table_def *d, delta_write_op op, unsigned flags
                            const char *needle) {
   inlet_error err;
   int rc = gate(d, op, flags, &err);
-  if (rc != INLET_EUNSUPPORTED) fail_msg("op %d: expected a refusal naming %s, got %d", (int)op,
-                                         needle, rc);
-  if (!strstr(err.message, needle)) fail_msg("op %d: message lacks %s: %s", (int)op, needle,
-                                             err.message);
+  if (rc != INLET_EUNSUPPORTED)
+    fail_msg("op %d: expected a refusal naming %s, got %d", (int)op, needle, rc);
+  if (!strstr(err.message, needle))
+    fail_msg("op %d: message lacks %s: %s", (int)op, needle, err.message);
 }
 
 static void test_gate__legacy_plain_tables_are_written(void **state) {
   (void)state;
   for (int w = 1; w <= 6; w++) {
     table_def d = {1, w, {NULL}, {NULL}, NULL, {NULL}};
-    for (size_t i = 0; i < N_OPS; i++) expect_ok(&d, ALL[i], 0);
+    for (size_t i = 0; i < N_OPS; i++)
+      expect_ok(&d, ALL[i], 0);
   }
   /* NOT NULL on a legacy protocol: invariants are implied and NOT NULL is enforced. */
-  table_def nn = {1, 2, {NULL}, {NULL},
-                  "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}}", {NULL}};
-  for (size_t i = 0; i < N_OPS; i++) expect_ok(&nn, ALL[i], 0);
+  table_def nn = {1,
+                  2,
+                  {NULL},
+                  {NULL},
+                  "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}}",
+                  {NULL}};
+  for (size_t i = 0; i < N_OPS; i++)
+    expect_ok(&nn, ALL[i], 0);
 }
 
 static void test_gate__unknown_writer_versions_are_refused(void **state) {
@@ -94,15 +102,17 @@ static void test_gate__unimplemented_writer_features_refuse_what_they_bind(void 
   table_def rt = {1, 7, {NULL}, {"domainMetadata", "rowTracking", NULL}, NULL, {NULL}};
   table_def unknown = {1, 7, {NULL}, {"appendOnly", "fancyNewThing", NULL}, NULL, {NULL}};
   table_def cl = {1, 7, {NULL}, {"domainMetadata", "clustering", NULL}, NULL, {NULL}};
-  table_def ice = {2, 7, {NULL}, {"columnMapping", "icebergCompatV2", NULL}, NULL,
-                   {"delta.columnMapping.mode", "none", NULL}};
+  table_def ice = {2,      7,
+                   {NULL}, {"columnMapping", "icebergCompatV2", NULL},
+                   NULL,   {"delta.columnMapping.mode", "none", NULL}};
   /* A reader feature is a writer's business too, even when missing from writerFeatures. */
   table_def rdr = {3, 7, {"catalogManaged", NULL}, {NULL}, NULL, {NULL}};
   for (size_t i = 0; i < N_OPS; i++) {
     /* Row tracking and clustering bind commits that add or rewrite files;
      * checkpoints keep their fields and domains, vacuum and log cleanup
      * touch neither. */
-    bool rows = ALL[i] == DELTA_OP_APPEND || ALL[i] == DELTA_OP_COMPACT || ALL[i] == DELTA_OP_CREATE;
+    bool rows =
+        ALL[i] == DELTA_OP_APPEND || ALL[i] == DELTA_OP_COMPACT || ALL[i] == DELTA_OP_CREATE;
     if (rows) {
       expect_refused(&rt, ALL[i], 0, "\"rowTracking\"");
       expect_refused(&cl, ALL[i], 0, "\"clustering\"");
@@ -118,15 +128,20 @@ static void test_gate__unimplemented_writer_features_refuse_what_they_bind(void 
 
 static void test_gate__honoured_table_features_are_written(void **state) {
   (void)state;
-  table_def d = {3, 7, {"timestampNtz", "deletionVectors", "vacuumProtocolCheck", NULL},
-                 {"appendOnly", "invariants", "timestampNtz", "deletionVectors",
-                  "vacuumProtocolCheck", NULL},
-                 "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":false,\"metadata\":{}}",
-                 {"delta.appendOnly", "true", "delta.enableDeletionVectors", "true", NULL}};
-  for (size_t i = 0; i < N_OPS; i++) expect_ok(&d, ALL[i], 0);
-  table_def ict = {1, 7, {NULL}, {"inCommitTimestamp", "domainMetadata", NULL}, NULL,
-                   {"delta.enableInCommitTimestamps", "true", NULL}};
-  for (size_t i = 0; i < N_OPS; i++) expect_ok(&ict, ALL[i], 0);
+  table_def d = {
+      3,
+      7,
+      {"timestampNtz", "deletionVectors", "vacuumProtocolCheck", NULL},
+      {"appendOnly", "invariants", "timestampNtz", "deletionVectors", "vacuumProtocolCheck", NULL},
+      "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":false,\"metadata\":{}}",
+      {"delta.appendOnly", "true", "delta.enableDeletionVectors", "true", NULL}};
+  for (size_t i = 0; i < N_OPS; i++)
+    expect_ok(&d, ALL[i], 0);
+  table_def ict = {1,      7,
+                   {NULL}, {"inCommitTimestamp", "domainMetadata", NULL},
+                   NULL,   {"delta.enableInCommitTimestamps", "true", NULL}};
+  for (size_t i = 0; i < N_OPS; i++)
+    expect_ok(&ict, ALL[i], 0);
 }
 
 /* The gate lets every operation through: the table writer and compaction
@@ -134,13 +149,15 @@ static void test_gate__honoured_table_features_are_written(void **state) {
  * tests are test_delta_constraints and test_constraints). */
 static void test_gate__invariant_expressions_are_honoured(void **state) {
   (void)state;
-  const char *col = "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
-                    "{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"id > 3\\\"}}\"}}";
+  const char *col =
+      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":"
+      "{\"delta.invariants\":\"{\\\"expression\\\":{\\\"expression\\\":\\\"id > 3\\\"}}\"}}";
   table_def legacy = {1, 2, {NULL}, {NULL}, col, {NULL}};
   table_def tf = {1, 7, {NULL}, {"invariants", NULL}, col, {NULL}};
   const table_def *ds[] = {&legacy, &tf};
   for (int k = 0; k < 2; k++)
-    for (size_t i = 0; i < N_OPS; i++) expect_ok(ds[k], ALL[i], 0);
+    for (size_t i = 0; i < N_OPS; i++)
+      expect_ok(ds[k], ALL[i], 0);
   /* An invariant column on a protocol without the feature is a mismatch. */
   table_def none = {1, 1, {NULL}, {NULL}, col, {NULL}};
   expect_refused(&none, DELTA_OP_APPEND, 0, "\"invariants\"");
@@ -149,7 +166,8 @@ static void test_gate__invariant_expressions_are_honoured(void **state) {
 static void test_gate__check_constraints_are_honoured(void **state) {
   (void)state;
   table_def d = {1, 3, {NULL}, {NULL}, NULL, {"delta.constraints.pos", "id > 0", NULL}};
-  for (size_t i = 0; i < N_OPS; i++) expect_ok(&d, ALL[i], 0);
+  for (size_t i = 0; i < N_OPS; i++)
+    expect_ok(&d, ALL[i], 0);
   /* A constraint on a protocol without the feature is a mismatch. */
   table_def low = {1, 2, {NULL}, {NULL}, NULL, {"delta.constraints.pos", "id > 0", NULL}};
   expect_refused(&low, DELTA_OP_APPEND, 0, "\"checkConstraints\"");
@@ -159,8 +177,8 @@ static void test_gate__change_data_feed_allows_appends_and_rewrites(void **state
   (void)state;
   /* Add-only commits and dataChange=false rewrites need no change data files. */
   table_def legacy = {1, 4, {NULL}, {NULL}, NULL, {"delta.enableChangeDataFeed", "true", NULL}};
-  table_def tf = {1, 7, {NULL}, {"changeDataFeed", NULL}, NULL,
-                  {"delta.enableChangeDataFeed", "true", NULL}};
+  table_def tf = {
+      1, 7, {NULL}, {"changeDataFeed", NULL}, NULL, {"delta.enableChangeDataFeed", "true", NULL}};
   for (size_t i = 0; i < N_OPS; i++) {
     expect_ok(&legacy, ALL[i], 0);
     expect_ok(&tf, ALL[i], 0);
@@ -186,7 +204,11 @@ static void test_gate__generated_and_identity_columns(void **state) {
 
 static void test_gate__v2_checkpoint_tables_take_commits_not_checkpoints(void **state) {
   (void)state;
-  table_def d = {3, 7, {"v2Checkpoint", NULL}, {"v2Checkpoint", NULL}, NULL,
+  table_def d = {3,
+                 7,
+                 {"v2Checkpoint", NULL},
+                 {"v2Checkpoint", NULL},
+                 NULL,
                  {"delta.checkpointPolicy", "v2", NULL}};
   expect_ok(&d, DELTA_OP_APPEND, 0);
   expect_ok(&d, DELTA_OP_COMPACT, 0);
@@ -212,11 +234,18 @@ static void test_gate__column_mapping(void **state) {
  * refuses the table (DELTA_FEATURES_PROTOCOL_METADATA_MISMATCH), so do we. */
 static void test_gate__protocol_metadata_mismatch_is_refused(void **state) {
   (void)state;
-  table_def ntz_nn = {3, 7, {"timestampNtz", NULL}, {"timestampNtz", NULL},
-                      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
-                      "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{}}",
-                      {NULL}};
-  table_def ntz_legacy = {1, 2, {NULL}, {NULL},
+  table_def ntz_nn = {
+      3,
+      7,
+      {"timestampNtz", NULL},
+      {"timestampNtz", NULL},
+      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":false,\"metadata\":{}},"
+      "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":true,\"metadata\":{}}",
+      {NULL}};
+  table_def ntz_legacy = {1,
+                          2,
+                          {NULL},
+                          {NULL},
                           "{\"name\":\"t\",\"type\":\"timestamp_ntz\",\"nullable\":true,"
                           "\"metadata\":{}}",
                           {NULL}};
@@ -239,11 +268,16 @@ static void test_gate__protocol_metadata_mismatch_is_refused(void **state) {
 
 static void test_gate__create_needs_every_operation_honoured(void **state) {
   (void)state;
-  table_def v2 = {3, 7, {"v2Checkpoint", NULL}, {"v2Checkpoint", NULL}, NULL,
+  table_def v2 = {3,
+                  7,
+                  {"v2Checkpoint", NULL},
+                  {"v2Checkpoint", NULL},
+                  NULL,
                   {"delta.checkpointPolicy", "v2", NULL}};
   expect_refused(&v2, DELTA_OP_CREATE, 0, "\"v2Checkpoint\"");
-  table_def ok = {1, 7, {NULL}, {"appendOnly", "invariants", "changeDataFeed", NULL}, NULL,
-                  {"delta.enableChangeDataFeed", "true", NULL}};
+  table_def ok = {1,      7,
+                  {NULL}, {"appendOnly", "invariants", "changeDataFeed", NULL},
+                  NULL,   {"delta.enableChangeDataFeed", "true", NULL}};
   expect_ok(&ok, DELTA_OP_CREATE, 0);
 }
 

@@ -22,10 +22,14 @@ static void test_actions__add_path_is_percent_decoded(void **state) {
   (void)state;
   delta_action a;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(parse(&a,
-      "{\"add\":{\"path\":\"p=a%253Ab/part%20one.parquet\",\"partitionValues\":{\"p\":\"a:b\","
-      "\"q\":null},\"size\":12,\"modificationTime\":5,\"dataChange\":false,\"stats\":"
-      "\"{\\\"numRecords\\\":3}\",\"tags\":{\"k\":\"v\"}}}", &err), 0);
+  assert_int_equal(
+      parse(
+          &a,
+          "{\"add\":{\"path\":\"p=a%253Ab/part%20one.parquet\",\"partitionValues\":{\"p\":\"a:b\","
+          "\"q\":null},\"size\":12,\"modificationTime\":5,\"dataChange\":false,\"stats\":"
+          "\"{\\\"numRecords\\\":3}\",\"tags\":{\"k\":\"v\"}}}",
+          &err),
+      0);
   assert_int_equal(a.kind, DELTA_ACTION_ADD);
   assert_string_equal(a.u.add.path, "p=a%3Ab/part one.parquet");
   assert_int_equal(a.u.add.n_partition_values, 2);
@@ -105,12 +109,17 @@ static void test_actions__wrong_types_and_absurd_sizes_refused(void **state) {
   assert_non_null(strstr(err.message, "add.path is missing"));
   assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":1,\"dataChange\":\"yes\"}}", &err),
                    INLET_ECORRUPT);
-  assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f\",\"size\":1,\"partitionValues\":{\"a\":1}}}",
-                         &err), INLET_ECORRUPT);
-  assert_int_equal(parse(&a, "{\"protocol\":{\"minReaderVersion\":1e99,\"minWriterVersion\":2}}",
-                         &err), INLET_ECORRUPT);
-  assert_int_equal(parse(&a, "{\"protocol\":{\"minReaderVersion\":4294967296,"
-                         "\"minWriterVersion\":2}}", &err), INLET_ECORRUPT);
+  assert_int_equal(
+      parse(&a, "{\"add\":{\"path\":\"f\",\"size\":1,\"partitionValues\":{\"a\":1}}}", &err),
+      INLET_ECORRUPT);
+  assert_int_equal(
+      parse(&a, "{\"protocol\":{\"minReaderVersion\":1e99,\"minWriterVersion\":2}}", &err),
+      INLET_ECORRUPT);
+  assert_int_equal(parse(&a,
+                         "{\"protocol\":{\"minReaderVersion\":4294967296,"
+                         "\"minWriterVersion\":2}}",
+                         &err),
+                   INLET_ECORRUPT);
   assert_int_equal(parse(&a, "{\"txn\":{\"appId\":\"x\"}}", &err), INLET_ECORRUPT);
   assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f%zz\",\"size\":1}}", &err), INLET_ECORRUPT);
   assert_int_equal(parse(&a, "{\"add\":{\"path\":\"f%00\",\"size\":1}}", &err), INLET_ECORRUPT);
@@ -135,32 +144,44 @@ static void test_actions__protocol_metadata_txn_domain_parse(void **state) {
   (void)state;
   delta_action a;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(parse(&a, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+  assert_int_equal(parse(&a,
+                         "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
                          "\"readerFeatures\":[\"deletionVectors\"],\"writerFeatures\":"
-                         "[\"deletionVectors\",\"appendOnly\"]}}", &err), 0);
+                         "[\"deletionVectors\",\"appendOnly\"]}}",
+                         &err),
+                   0);
   assert_int_equal(a.u.protocol.min_reader, 3);
   assert_int_equal(a.u.protocol.n_reader_features, 1);
   assert_string_equal(a.u.protocol.writer_features[1], "appendOnly");
   delta_action_reset(&a);
-  assert_int_equal(parse(&a, "{\"metaData\":{\"id\":\"abc\",\"format\":{\"provider\":\"parquet\","
+  assert_int_equal(parse(&a,
+                         "{\"metaData\":{\"id\":\"abc\",\"format\":{\"provider\":\"parquet\","
                          "\"options\":{}},\"schemaString\":\"{}\",\"partitionColumns\":[\"p\"],"
                          "\"configuration\":{\"delta.appendOnly\":\"true\"},\"createdTime\":9}}",
-                         &err), 0);
+                         &err),
+                   0);
   assert_string_equal(a.u.metadata.id, "abc");
   assert_string_equal(a.u.metadata.partition_columns[0], "p");
   assert_string_equal(delta_metadata_conf(&a.u.metadata, "delta.appendOnly"), "true");
   assert_int_equal(a.u.metadata.created_time, 9);
   delta_action_reset(&a);
-  assert_int_equal(parse(&a, "{\"txn\":{\"appId\":\"s1\",\"version\":42,\"lastUpdated\":7}}", &err), 0);
+  assert_int_equal(parse(&a, "{\"txn\":{\"appId\":\"s1\",\"version\":42,\"lastUpdated\":7}}", &err),
+                   0);
   assert_string_equal(a.u.txn.app_id, "s1");
   assert_int_equal(a.u.txn.version, 42);
   delta_action_reset(&a);
-  assert_int_equal(parse(&a, "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\","
-                         "\"removed\":false}}", &err), 0);
+  assert_int_equal(parse(&a,
+                         "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\","
+                         "\"removed\":false}}",
+                         &err),
+                   0);
   assert_string_equal(a.u.domain.domain, "d");
   delta_action_reset(&a);
-  assert_int_equal(parse(&a, "{\"commitInfo\":{\"operation\":\"WRITE\",\"operationParameters\":"
-                         "{\"n\":1}}}", &err), 0);
+  assert_int_equal(parse(&a,
+                         "{\"commitInfo\":{\"operation\":\"WRITE\",\"operationParameters\":"
+                         "{\"n\":1}}}",
+                         &err),
+                   0);
   assert_int_equal(a.kind, DELTA_ACTION_COMMIT_INFO);
   assert_non_null(strstr(a.u.commit_info, "\"operation\":\"WRITE\""));
   delta_action_reset(&a);
@@ -170,9 +191,12 @@ static void test_actions__deletion_vector_id_includes_offset(void **state) {
   (void)state;
   delta_action a;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(parse(&a, "{\"remove\":{\"path\":\"f\",\"deletionTimestamp\":5,\"dataChange\":"
+  assert_int_equal(parse(&a,
+                         "{\"remove\":{\"path\":\"f\",\"deletionTimestamp\":5,\"dataChange\":"
                          "true,\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"ab\","
-                         "\"offset\":4,\"sizeInBytes\":3,\"cardinality\":1}}}", &err), 0);
+                         "\"offset\":4,\"sizeInBytes\":3,\"cardinality\":1}}}",
+                         &err),
+                   0);
   assert_string_equal(a.u.remove.dv_id, "uab@4");
   assert_int_equal(a.u.remove.deletion_timestamp, 5);
   delta_action_reset(&a);
@@ -254,16 +278,24 @@ static void test_schema__bad_schemas_refused(void **state) {
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_schema_parse(&s, "{", &err), INLET_ECORRUPT);
   assert_int_equal(delta_schema_parse(&s, "{\"type\":\"array\"}", &err), INLET_ECORRUPT);
-  assert_int_equal(delta_schema_parse(&s, "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
-                   "\"type\":\"variant\",\"nullable\":true}]}", &err), INLET_EUNSUPPORTED);
+  assert_int_equal(delta_schema_parse(&s,
+                                      "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
+                                      "\"type\":\"variant\",\"nullable\":true}]}",
+                                      &err),
+                   INLET_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "variant"));
-  assert_int_equal(delta_schema_parse(&s, "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
-                   "\"type\":\"decimal(40,2)\",\"nullable\":true}]}", &err), INLET_ECORRUPT);
+  assert_int_equal(delta_schema_parse(&s,
+                                      "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
+                                      "\"type\":\"decimal(40,2)\",\"nullable\":true}]}",
+                                      &err),
+                   INLET_ECORRUPT);
   /* Deep nesting stops at the limit instead of recursing without bound. */
   char deep[20000] = "{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":";
-  for (int i = 0; i < 200; i++) strcat(deep, "{\"type\":\"array\",\"elementType\":");
+  for (int i = 0; i < 200; i++)
+    strcat(deep, "{\"type\":\"array\",\"elementType\":");
   strcat(deep, "\"long\"");
-  for (int i = 0; i < 200; i++) strcat(deep, "}");
+  for (int i = 0; i < 200; i++)
+    strcat(deep, "}");
   strcat(deep, "}]}");
   assert_int_equal(delta_schema_parse(&s, deep, &err), INLET_ELIMIT);
 }
@@ -356,23 +388,30 @@ static void test_stats__min_max_nulls_and_truncation(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
-  assert_int_equal(inlet_schema_parse(&s, "id long not null, name string, amount double, "
-                   "ts timestamp, st struct<x:int>", &err), 0);
+  assert_int_equal(inlet_schema_parse(&s,
+                                      "id long not null, name string, amount double, "
+                                      "ts timestamp, st struct<x:int>",
+                                      &err),
+                   0);
   inlet_batch b;
   assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
   const char *long_name = "abcdefghijklmnopqrstuvwxyz0123456789";
   for (int i = 0; i < 3; i++) {
     assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], 10 - i, &err), 0);
-    if (i == 1) assert_int_equal(inlet_array_append_null(&b.columns[1], &s.fields[1], &err), 0);
-    else assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], i ? "b" : long_name,
-                                                   i ? 1 : strlen(long_name), &err), 0);
+    if (i == 1)
+      assert_int_equal(inlet_array_append_null(&b.columns[1], &s.fields[1], &err), 0);
+    else
+      assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], i ? "b" : long_name,
+                                                i ? 1 : strlen(long_name), &err),
+                       0);
     assert_int_equal(inlet_array_append_double(&b.columns[2], i * 1.5, &err), 0);
-    assert_int_equal(inlet_array_append_int(&b.columns[3], &s.fields[3], 1000999 * (i + 1), &err), 0);
+    assert_int_equal(inlet_array_append_int(&b.columns[3], &s.fields[3], 1000999 * (i + 1), &err),
+                     0);
     if (i == 2) {
       assert_int_equal(inlet_array_append_null(&b.columns[4], &s.fields[4], &err), 0);
     } else {
-      assert_int_equal(inlet_array_append_int(&b.columns[4].children[0], &s.fields[4].children[0],
-                                              i, &err), 0);
+      assert_int_equal(
+          inlet_array_append_int(&b.columns[4].children[0], &s.fields[4].children[0], i, &err), 0);
       assert_int_equal(inlet_array_append_struct_entry(&b.columns[4], &err), 0);
     }
   }
@@ -382,7 +421,8 @@ static void test_stats__min_max_nulls_and_truncation(void **state) {
   assert_int_equal(delta_stats_add(acc, &b, NULL, 3, &err), 0);
   char *js = NULL;
   assert_int_equal(delta_stats_json(acc, &js, &err), 0);
-  assert_string_equal(js,
+  assert_string_equal(
+      js,
       "{\"numRecords\":3,"
       "\"minValues\":{\"id\":8,\"name\":\"abcdefghijklmnopqrstuvwxyz012345\",\"amount\":0,"
       "\"ts\":\"1970-01-01T00:00:01.000Z\",\"st\":{\"x\":0}},"
@@ -409,9 +449,8 @@ static void test_stats__null_free_columns_across_batches(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
-  assert_int_equal(inlet_schema_parse(&s, "id long not null, x double, ts timestamp, y double",
-                                      &err),
-                   0);
+  assert_int_equal(
+      inlet_schema_parse(&s, "id long not null, x double, ts timestamp, y double", &err), 0);
   delta_stats_acc *acc = NULL;
   assert_int_equal(delta_stats_new(&acc, &s, 32, &err), 0);
   const int64_t ids[2][3] = {{5, -3, 7}, {100, 0, 1}};
@@ -457,7 +496,8 @@ static void test_stats__truncated_max_string_stays_an_upper_bound(void **state) 
   assert_int_equal(delta_stats_add(acc, &b, NULL, 1, &err), 0);
   char *js = NULL;
   assert_int_equal(delta_stats_json(acc, &js, &err), 0);
-  assert_non_null(strstr(js, "\"maxValues\":{\"name\":\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\xF4\x8F\xBF\xBF\"}"));
+  assert_non_null(
+      strstr(js, "\"maxValues\":{\"name\":\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\xF4\x8F\xBF\xBF\"}"));
   assert_non_null(strstr(js, "\"minValues\":{\"name\":\"zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\"}"));
   inlet_free(js);
   delta_stats_free(acc);

@@ -37,13 +37,18 @@ static void snap_free(delta_snapshot *s) {
 
 static void test_constraints__found_where_spark_finds_them(void **state) {
   (void)state;
-  const char *schema =
-      "{\"type\":\"struct\",\"fields\":[" INV("id", "\"long\"", "id > 0") ","
-      "{\"name\":\"st\",\"type\":{\"type\":\"struct\",\"fields\":[" INV("a", "\"long\"", "st.a < 9")
-      "]},\"nullable\":true,\"metadata\":{}},"
-      "{\"name\":\"arr\",\"type\":{\"type\":\"array\",\"elementType\":{\"type\":\"struct\","
-      "\"fields\":[" INV("b", "\"long\"", "frob(b)") "]},\"containsNull\":true},\"nullable\":true,"
-      "\"metadata\":{}}]}";
+  const char *schema = "{\"type\":\"struct\",\"fields\":[" INV(
+      "id", "\"long\"",
+      "id > 0") ","
+                "{\"name\":\"st\",\"type\":{\"type\":\"struct\",\"fields\":[" INV(
+                    "a", "\"long\"",
+                    "st.a < 9") "]},\"nullable\":true,\"metadata\":{}},"
+                                "{\"name\":\"arr\",\"type\":{\"type\":\"array\",\"elementType\":{"
+                                "\"type\":\"struct\","
+                                "\"fields\":[" INV(
+                                    "b", "\"long\"",
+                                    "frob(b)") "]},\"containsNull\":true},\"nullable\":true,"
+                                               "\"metadata\":{}}]}";
   delta_kv conf[3] = {{"delta.constraints.Pos", "id < 100"},
                       {"DELTA.CONSTRAINTS.two", "st.a IS NOT NULL"},
                       {"delta.appendOnly", "false"}};
@@ -121,11 +126,13 @@ static void test_constraints__nested_not_null(void **state) {
    * NOT NULL; the batch (read with a looser schema) holds nulls there. */
   const char *schema =
       "{\"type\":\"struct\",\"fields\":["
-      "{\"name\":\"l\",\"type\":{\"type\":\"array\",\"elementType\":\"long\",\"containsNull\":false},"
+      "{\"name\":\"l\",\"type\":{\"type\":\"array\",\"elementType\":\"long\",\"containsNull\":"
+      "false},"
       "\"nullable\":true,\"metadata\":{}},"
       "{\"name\":\"m\",\"type\":{\"type\":\"map\",\"keyType\":\"string\",\"valueType\":\"long\","
       "\"valueContainsNull\":false},\"nullable\":true,\"metadata\":{}},"
-      "{\"name\":\"st\",\"type\":{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"long\","
+      "{\"name\":\"st\",\"type\":{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":"
+      "\"long\","
       "\"nullable\":false,\"metadata\":{}}]},\"nullable\":true,\"metadata\":{}}]}";
   delta_snapshot s;
   snap_with(&s, schema, NULL, 0);
@@ -168,7 +175,8 @@ static void test_constraints__message_is_bounded(void **state) {
   assert_int_equal(delta_constraints_load(&c, &s, &err), 0);
   char rows[2000];
   int k = snprintf(rows, sizeof rows, "{\"s\":\"ok\",\"t\":\"\"}\n{\"s\":\"");
-  for (int i = 0; i < 600; i++) rows[k++] = 'x';
+  for (int i = 0; i < 600; i++)
+    rows[k++] = 'x';
   snprintf(rows + k, sizeof rows - (size_t)k, "\",\"t\":\"y\"}\n");
   inlet_batch b;
   batch_of(&b, "s string, t string", rows);

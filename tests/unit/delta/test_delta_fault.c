@@ -19,9 +19,9 @@
 #include "util/util.h"
 
 #define PROTO "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}"
-#define META                                                                                  \
-  "{\"metaData\":{\"id\":\"f\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"          \
-  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\",\"partitionColumns\":[]," \
+#define META                                                                                       \
+  "{\"metaData\":{\"id\":\"f\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"              \
+  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[]}\",\"partitionColumns\":[],"  \
   "\"configuration\":{}}}"
 
 static int commit_line(inlet_storage *st, const char *root, int64_t read_version, const char *line,

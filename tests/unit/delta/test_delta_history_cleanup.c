@@ -60,7 +60,8 @@ static void test_history__commits_cleaned_up_after_the_listing_are_left_out(void
   snprintf(cmd, sizeof cmd, "create '%s' --schema 'id long'", table_dir);
   inlet_ok(cmd);
   snprintf(cmd, sizeof cmd, "append '%s' '%s'", table_dir, batch);
-  for (int i = 0; i < 3; i++) inlet_ok(cmd);
+  for (int i = 0; i < 3; i++)
+    inlet_ok(cmd);
   snprintf(cmd, sizeof cmd, "checkpoint '%s'", table_dir);
   inlet_ok(cmd);
 

@@ -285,7 +285,8 @@ static void test_live__cached_state_equals_fresh_load_through_a_mixed_history(vo
            "{\"domainMetadata\":{\"domain\":\"inlet.test\",\"configuration\":\"{\\\"a\\\":1}\","
            "\"removed\":false}}\n"
            "{\"remove\":{\"path\":\"%s\",\"deletionTimestamp\":%lld,\"dataChange\":true}}\n",
-           cur.metadata.id, "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
+           cur.metadata.id,
+           "\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\","
            "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":"
            "\\\"k\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
            "{\\\"name\\\":\\\"v\\\",\\\"type\\\":\\\"double\\\",\\\"nullable\\\":true,\\\"metadata"
@@ -301,8 +302,7 @@ static void test_live__cached_state_equals_fresh_load_through_a_mixed_history(vo
            "\"modificationTime\":7,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":1}\"}}\n"
            "{\"domainMetadata\":{\"domain\":\"inlet.test\",\"configuration\":\"\","
            "\"removed\":true}}\n",
-           gone_json, cur.files[0].add.partition_values[0].value,
-           (long long)cur.files[0].add.size);
+           gone_json, cur.files[0].add.partition_values[0].value, (long long)cur.files[0].add.size);
   raw_commit(path, v + 3, lines);
   check_cache(a, "a re-add of the removed path, with an in-commit timestamp");
   delta_snapshot last;
@@ -442,9 +442,10 @@ static void test_live__a_state_older_than_the_cleaned_log_is_reloaded(void **sta
   inlet_table *b = NULL;
   assert_int_equal(inlet_table_open(&b, path, &err), 0);
   must_append(a, 1, "x", "app-A", 1); /* a's cache: version 1 */
-  for (int i = 0; i < 15; i++) must_append(b, 100 + i, "y", "app-B", i + 1);
+  for (int i = 0; i < 15; i++)
+    must_append(b, 100 + i, "y", "app-B", i + 1);
   int64_t latest = latest_version(path);
-  assert_int_equal(latest, 16); /* checkpoint at 10 */
+  assert_int_equal(latest, 16);      /* checkpoint at 10 */
   for (int64_t v = 0; v < 10; v++) { /* what cleanup removes below the checkpoint */
     char p[4400];
     snprintf(p, sizeof p, "%s/_delta_log/%020lld.json", path, (long long)v);
@@ -471,14 +472,16 @@ typedef struct work {
 } work;
 
 static void measure(work *w, inlet_storage *fs) {
-  for (int k = 0; k < INLET_FAULT_N_OPS; k++) w->ops[k] = inlet_fault_count(fs, (inlet_fault_op)k);
+  for (int k = 0; k < INLET_FAULT_N_OPS; k++)
+    w->ops[k] = inlet_fault_count(fs, (inlet_fault_op)k);
   w->read = inlet_fault_bytes_read(fs);
   w->written = inlet_fault_bytes_written(fs);
   inlet_alloc_counts(&w->allocs, &w->alloc_bytes);
 }
 
 static void work_since(work *d, const work *end, const work *start) {
-  for (int k = 0; k < INLET_FAULT_N_OPS; k++) d->ops[k] = end->ops[k] - start->ops[k];
+  for (int k = 0; k < INLET_FAULT_N_OPS; k++)
+    d->ops[k] = end->ops[k] - start->ops[k];
   d->read = end->read - start->read;
   d->written = end->written - start->written;
   d->allocs = end->allocs - start->allocs;
@@ -497,9 +500,8 @@ static void settle(inlet_table *t) {
 static void assert_same_work(const work *small, const work *big, const char *what) {
   for (int k = 0; k < INLET_FAULT_N_OPS; k++)
     if (small->ops[k] != big->ops[k])
-      fail_msg("%s: %lld %s operations at 10 files, %lld at many", what,
-               (long long)small->ops[k], inlet_fault_op_name((inlet_fault_op)k),
-               (long long)big->ops[k]);
+      fail_msg("%s: %lld %s operations at 10 files, %lld at many", what, (long long)small->ops[k],
+               inlet_fault_op_name((inlet_fault_op)k), (long long)big->ops[k]);
   assert_int_equal(small->ops[INLET_FAULT_LIST], 0);
   if (small->read != big->read)
     fail_msg("%s: %lld bytes read at 10 files, %lld at many", what, (long long)small->read,
@@ -554,7 +556,8 @@ static void test_live__append_work_is_independent_of_live_files(void **state) {
   /* No checkpoint inside the measured commits: those are O(files) by
    * nature (amortised over delta.checkpointInterval commits). */
   inlet_table *t = create_table(path, "1000000");
-  for (int i = 0; i < 9; i++) must_append(t, i, "x", "app", 100 + i);
+  for (int i = 0; i < 9; i++)
+    must_append(t, i, "x", "app", 100 + i);
   inlet_storage *orig = t->st, *fs = NULL;
   assert_int_equal(inlet_storage_fault_wrap(&fs, orig, false, &err), 0);
   t->st = fs;
@@ -597,7 +600,8 @@ static void ingest_batches(inlet_table *t, inlet_storage *fs, const char *src, i
                            work *per) {
   FILE *f = fopen(src, "a");
   assert_non_null(f);
-  for (int i = 0; i < n; i++) fprintf(f, "{\"id\":%d,\"k\":\"x\",\"v\":1.5}\n", first + i);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "{\"id\":%d,\"k\":\"x\",\"v\":1.5}\n", first + i);
   fclose(f);
   char source[4400];
   snprintf(source, sizeof source, "file:%s", src);
@@ -616,7 +620,8 @@ static void ingest_batches(inlet_table *t, inlet_storage *fs, const char *src, i
   inlet_ingest_progress res;
   if (inlet_ingest_run(&res, t, &o, &err) != 0) fail_msg("ingest: %s", err.message);
   assert_int_equal(ip.n, n);
-  for (int i = 1; i < n; i++) work_since(&per[i - 1], &ip.end[i], &ip.start[i - 1]);
+  for (int i = 1; i < n; i++)
+    work_since(&per[i - 1], &ip.end[i], &ip.start[i - 1]);
 }
 
 static void test_live__ingest_batch_work_is_independent_of_live_files(void **state) {
@@ -636,8 +641,10 @@ static void test_live__ingest_batch_work_is_independent_of_live_files(void **sta
   grow_to(path, 1500);
   t->st = fs;
   ingest_batches(t, fs, src, 9, 9, big);
-  for (int i = 1; i < 8; i++) assert_same_work(&small[0], &small[i], "ingest batches at 10 files");
-  for (int i = 0; i < 8; i++) assert_same_work(&small[0], &big[i], "an ingest batch");
+  for (int i = 1; i < 8; i++)
+    assert_same_work(&small[0], &small[i], "ingest batches at 10 files");
+  for (int i = 0; i < 8; i++)
+    assert_same_work(&small[0], &big[i], "an ingest batch");
   t->st = orig;
   fs->ops->free(fs);
   inlet_table_free(t);

@@ -59,11 +59,9 @@ static void test_partition_path__nul_and_invalid_utf8_refused(void **state) {
 static void test_partition_path__data_file_path_under_path_max(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(delta_partition_path_check(100, 4096 - 100 - 2 - DELTA_DATA_FILE_NAME_MAX - 1,
-                                              &err),
-                   0);
-  assert_int_equal(delta_partition_path_check(100, 4096 - 100 - 2 - DELTA_DATA_FILE_NAME_MAX,
-                                              &err),
+  assert_int_equal(
+      delta_partition_path_check(100, 4096 - 100 - 2 - DELTA_DATA_FILE_NAME_MAX - 1, &err), 0);
+  assert_int_equal(delta_partition_path_check(100, 4096 - 100 - 2 - DELTA_DATA_FILE_NAME_MAX, &err),
                    INLET_EINVAL);
   assert_non_null(strstr(err.message, "4095-byte limit"));
 }
@@ -86,9 +84,8 @@ static void make_batch(inlet_batch *b, const inlet_schema *s, const char *const 
   assert_int_equal(inlet_batch_init(b, s, &err), 0);
   for (int i = 0; i < n; i++) {
     assert_int_equal(inlet_array_append_int(&b->columns[0], &s->fields[0], i, &err), 0);
-    assert_int_equal(inlet_array_append_bytes(&b->columns[1], &s->fields[1], keys[i],
-                                              strlen(keys[i]), &err),
-                     0);
+    assert_int_equal(
+        inlet_array_append_bytes(&b->columns[1], &s->fields[1], keys[i], strlen(keys[i]), &err), 0);
   }
   b->num_rows = n;
 }

@@ -18,8 +18,12 @@
 
 /* Row i's partition: p in {NULL, "a", "ab", "b"}, q in {NULL, 1, 2}, in
  * a pattern of runs of varying length that revisits earlier values. */
-static int p_of(int i) { return (i / 7 + i / 50) % 4; }
-static int q_of(int i) { return (i / 3) % 5 == 4 ? 0 : 1 + (i / 11) % 2; }
+static int p_of(int i) {
+  return (i / 7 + i / 50) % 4;
+}
+static int q_of(int i) {
+  return (i / 3) % 5 == 4 ? 0 : 1 + (i / 11) % 2;
+}
 static const char *p_names[] = {NULL, "a", "ab", "b"};
 
 static void test_runs__every_row_in_its_partition_file(void **state) {
@@ -67,7 +71,8 @@ static void test_runs__every_row_in_its_partition_file(void **state) {
   assert_int_equal(inlet_table_snapshot(&snap, t, &err), 0);
   int partitions = 0;
   for (int pi = 0; pi < 4; pi++)
-    for (int qi = 0; qi < 3; qi++) partitions += expect[pi][qi] > 0;
+    for (int qi = 0; qi < 3; qi++)
+      partitions += expect[pi][qi] > 0;
   /* One file per partition. */
   assert_int_equal(inlet_snapshot_num_files(snap), partitions);
   /* Every row back, with the partition values it was written with. */
@@ -106,7 +111,8 @@ static void test_runs__every_row_in_its_partition_file(void **state) {
   assert_int_equal(rc, 0);
   inlet_batch_reset(&b);
   inlet_table_scan_free(sc);
-  for (int i = 0; i < N; i++) assert_int_equal(seen[i], 2);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(seen[i], 2);
   inlet_snapshot_free(snap);
   inlet_table_free(t);
   inlet_schema_reset(&s);

@@ -16,12 +16,13 @@
 #include "util/util.h"
 
 #define PROTO "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
-#define META(id)                                                                              \
-  "{\"metaData\":{\"id\":\"" id "\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"     \
-  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"a\\\","    \
-  "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","                   \
+#define META(id)                                                                                   \
+  "{\"metaData\":{\"id\":\"" id "\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"         \
+  "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"a\\\","       \
+  "\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","                      \
   "\"partitionColumns\":[],\"configuration\":{},\"createdTime\":1}}\n"
-#define ADD(p) "{\"add\":{\"path\":\"" p "\",\"partitionValues\":{},\"size\":10,"                \
+#define ADD(p)                                                                                     \
+  "{\"add\":{\"path\":\"" p "\",\"partitionValues\":{},\"size\":10,"                               \
   "\"modificationTime\":1,\"dataChange\":true,\"stats\":\"{\\\"numRecords\\\":5}\"}}\n"
 #define REMOVE(p) "{\"remove\":{\"path\":\"" p "\",\"deletionTimestamp\":2,\"dataChange\":true}}\n"
 
@@ -65,17 +66,19 @@ static void put_file(fixture *f, const char *name, const char *body) {
   assert_int_equal(tu_write_file(path, body, strlen(body)), 0);
 }
 
-static int load(fixture *f, delta_snapshot *s, delta_snap_mode mode, int64_t arg, inlet_error *err) {
+static int load(fixture *f, delta_snapshot *s, delta_snap_mode mode, int64_t arg,
+                inlet_error *err) {
   return delta_snapshot_load(s, f->st, f->dir, mode, arg, err);
 }
 
 static void test_replay__add_remove_reconcile_and_latest_metadata_wins(void **state) {
   fixture *f = *state;
   put_commit(f, 0, PROTO META("one") ADD("a.parquet") ADD("b.parquet"));
-  put_commit(f, 1, REMOVE("a.parquet") ADD("c.parquet")
-             "{\"txn\":{\"appId\":\"app\",\"version\":3}}\n");
-  put_commit(f, 2, META("two") "{\"txn\":{\"appId\":\"app\",\"version\":4}}\n"
-             "{\"txn\":{\"appId\":\"other\",\"version\":1}}\n" ADD("a.parquet"));
+  put_commit(f, 1,
+             REMOVE("a.parquet") ADD("c.parquet") "{\"txn\":{\"appId\":\"app\",\"version\":3}}\n");
+  put_commit(f, 2,
+             META("two") "{\"txn\":{\"appId\":\"app\",\"version\":4}}\n"
+                         "{\"txn\":{\"appId\":\"other\",\"version\":1}}\n" ADD("a.parquet"));
   delta_snapshot s;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
@@ -104,9 +107,11 @@ static void test_replay__add_remove_reconcile_and_latest_metadata_wins(void **st
 
 static void test_replay__same_path_different_dv_is_a_different_file(void **state) {
   fixture *f = *state;
-  put_commit(f, 0, PROTO META("x") ADD("a.parquet")
-             "{\"remove\":{\"path\":\"a.parquet\",\"deletionVector\":{\"storageType\":\"i\","
-             "\"pathOrInlineDv\":\"zz\",\"sizeInBytes\":1,\"cardinality\":1}}}\n");
+  put_commit(f, 0,
+             PROTO META("x") ADD(
+                 "a.parquet") "{\"remove\":{\"path\":\"a.parquet\",\"deletionVector\":{"
+                              "\"storageType\":\"i\","
+                              "\"pathOrInlineDv\":\"zz\",\"sizeInBytes\":1,\"cardinality\":1}}}\n");
   delta_snapshot s;
   inlet_error err = INLET_ERROR_INIT;
   /* The remove names (a.parquet, dv zz): the plain a.parquet stays live. */
@@ -118,7 +123,8 @@ static void test_replay__same_path_different_dv_is_a_different_file(void **state
 static void test_replay__tombstones_kept_within_retention(void **state) {
   fixture *f = *state;
   char c1[512];
-  snprintf(c1, sizeof c1, "{\"remove\":{\"path\":\"a\",\"deletionTimestamp\":%lld,"
+  snprintf(c1, sizeof c1,
+           "{\"remove\":{\"path\":\"a\",\"deletionTimestamp\":%lld,"
            "\"dataChange\":true,\"size\":10}}\n"
            "{\"remove\":{\"path\":\"b\",\"deletionTimestamp\":5,\"dataChange\":true}}\n",
            (long long)delta_now_ms());
@@ -154,13 +160,16 @@ static void test_replay__tombstones_kept_within_retention(void **state) {
 static void test_replay__own_checkpoint_round_trips_state(void **state) {
   fixture *f = *state;
   char c1[512];
-  snprintf(c1, sizeof c1, "{\"remove\":{\"path\":\"a b\",\"deletionTimestamp\":%lld,"
+  snprintf(c1, sizeof c1,
+           "{\"remove\":{\"path\":\"a b\",\"deletionTimestamp\":%lld,"
            "\"dataChange\":true,\"size\":10}}\n{\"txn\":{\"appId\":\"s\",\"version\":9}}\n"
            "{\"domainMetadata\":{\"domain\":\"d\",\"configuration\":\"{}\",\"removed\":false}}\n",
            (long long)delta_now_ms());
-  put_commit(f, 0, PROTO META("x") ADD("a%20b") ADD("p=1/c")
-             "{\"add\":{\"path\":\"p=%253A/d\",\"partitionValues\":{\"p\":\":\",\"q\":null},"
-             "\"size\":7,\"modificationTime\":3,\"dataChange\":true}}\n");
+  put_commit(
+      f, 0,
+      PROTO META("x") ADD("a%20b") ADD(
+          "p=1/c") "{\"add\":{\"path\":\"p=%253A/d\",\"partitionValues\":{\"p\":\":\",\"q\":null},"
+                   "\"size\":7,\"modificationTime\":3,\"dataChange\":true}}\n");
   put_commit(f, 1, c1);
   delta_snapshot s, back;
   inlet_error err = INLET_ERROR_INIT;
@@ -216,8 +225,8 @@ static void test_replay__last_checkpoint_hint_never_changes_results(void **state
   }
   put_commit(f, 3, ADD("d"));
   put_commit(f, 4, REMOVE("b"));
-  static const char *hints[] = {NULL, "{\"version\":9,\"size\":3}", "{\"version\":1}",
-                                "garbage", ""};
+  static const char *hints[] = {NULL, "{\"version\":9,\"size\":3}", "{\"version\":1}", "garbage",
+                                ""};
   for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
     if (hints[h]) put_file(f, "_last_checkpoint", hints[h]);
     assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
@@ -262,17 +271,20 @@ static void test_replay__unsupported_reader_features_are_named(void **state) {
   put_commit(f, 0, "{\"protocol\":{\"minReaderVersion\":99,\"minWriterVersion\":7}}\n" META("x"));
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "reader version 99"));
-  put_commit(f, 0, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+  put_commit(f, 0,
+             "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
              "\"readerFeatures\":[\"catalogManaged\"],\"writerFeatures\":[]}}\n" META("x"));
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "catalogManaged"));
   /* Deletion vectors are refused only when a live file has one. */
-  put_commit(f, 0, "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+  put_commit(f, 0,
+             "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
              "\"readerFeatures\":[\"deletionVectors\"],\"writerFeatures\":[]}}\n" META("x")
-             ADD("a"));
+                 ADD("a"));
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
   delta_snapshot_reset(&s);
-  put_commit(f, 1, "{\"add\":{\"path\":\"b\",\"size\":1,\"deletionVector\":{\"storageType\":"
+  put_commit(f, 1,
+             "{\"add\":{\"path\":\"b\",\"size\":1,\"deletionVector\":{\"storageType\":"
              "\"u\",\"pathOrInlineDv\":\"q\",\"sizeInBytes\":1,\"cardinality\":1}}}\n");
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_EUNSUPPORTED);
   assert_non_null(strstr(err.message, "deletion vectors"));
@@ -306,8 +318,9 @@ static void test_replay__checkpoint_falls_back_to_commits_or_refuses(void **stat
 static void test_replay__spark_checkpoint_without_early_commits(void **state) {
   fixture *f = *state;
   tu_result r;
-  tu_sh(&r, "cp -R '%s/delta-golden/tables/basic-with-inserts-deletes-checkpoint/.' '%s/' && "
-            "rm '%s'/_delta_log/0000000000000000000[0-9].json",
+  tu_sh(&r,
+        "cp -R '%s/delta-golden/tables/basic-with-inserts-deletes-checkpoint/.' '%s/' && "
+        "rm '%s'/_delta_log/0000000000000000000[0-9].json",
         INLET_TESTDATA, f->dir, f->dir);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
@@ -348,8 +361,9 @@ static void test_replay__malformed_commit_names_file_and_line(void **state) {
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), INLET_ECORRUPT);
   assert_non_null(strstr(err.message, "line 3"));
   /* No trailing newline and CRLF line ends still parse. */
-  put_commit(f, 0, PROTO META("x") "{\"add\":{\"path\":\"a\",\"size\":1}}\r\n"
-             "{\"add\":{\"path\":\"b\",\"size\":1}}");
+  put_commit(f, 0,
+             PROTO META("x") "{\"add\":{\"path\":\"a\",\"size\":1}}\r\n"
+                             "{\"add\":{\"path\":\"b\",\"size\":1}}");
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
   assert_int_equal(s.n_files, 2);
   delta_snapshot_reset(&s);
@@ -364,7 +378,8 @@ static void test_replay__incremental_load_matches_full_replay(void **state) {
   assert_int_equal(load(f, &base, DELTA_SNAP_LATEST, 0, &err), 0);
   put_commit(f, 2, ADD("c") META("two") "{\"txn\":{\"appId\":\"s\",\"version\":2}}\n");
   put_commit(f, 3, REMOVE("b"));
-  assert_int_equal(delta_snapshot_load_from(&inc, &base, f->st, f->dir, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(delta_snapshot_load_from(&inc, &base, f->st, f->dir, DELTA_SNAP_LATEST, 0, &err),
+                   0);
   assert_int_equal(load(f, &full, DELTA_SNAP_LATEST, 0, &err), 0);
   assert_int_equal(inc.version, 3);
   assert_int_equal(inc.n_files, full.n_files);
@@ -374,7 +389,8 @@ static void test_replay__incremental_load_matches_full_replay(void **state) {
   assert_int_equal(delta_snapshot_txn_version(&inc, "s"), 2);
   /* A target below the base falls back to a full replay. */
   delta_snapshot old;
-  assert_int_equal(delta_snapshot_load_from(&old, &inc, f->st, f->dir, DELTA_SNAP_VERSION, 0, &err), 0);
+  assert_int_equal(delta_snapshot_load_from(&old, &inc, f->st, f->dir, DELTA_SNAP_VERSION, 0, &err),
+                   0);
   assert_int_equal(old.n_files, 2);
   assert_string_equal(old.metadata.id, "one");
   assert_int_equal(delta_snapshot_copy(&copy, &inc, &err), 0);
@@ -401,17 +417,17 @@ static void test_replay__time_travel_by_timestamp(void **state) {
   put_commit(f, 1, ADD("b"));
   /* Version 2 turns in-commit timestamps on (PROTOCOL.md "In-Commit
    * Timestamps": enablement version and timestamp in the configuration). */
-  put_commit(f, 2,
-             "{\"commitInfo\":{\"timestamp\":1,\"inCommitTimestamp\":2500500}}\n"
-             "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
-             "[\"inCommitTimestamp\"]}}\n"
-             "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
-             "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":"
-             "\\\"a\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
-             "\"partitionColumns\":[],\"configuration\":{\"delta.enableInCommitTimestamps\":"
-             "\"true\",\"delta.inCommitTimestampEnablementVersion\":\"2\","
-             "\"delta.inCommitTimestampEnablementTimestamp\":\"2500500\"},\"createdTime\":1}}\n"
-             ADD("c"));
+  put_commit(
+      f, 2,
+      "{\"commitInfo\":{\"timestamp\":1,\"inCommitTimestamp\":2500500}}\n"
+      "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
+      "[\"inCommitTimestamp\"]}}\n"
+      "{\"metaData\":{\"id\":\"x\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+      "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":"
+      "\\\"a\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}\","
+      "\"partitionColumns\":[],\"configuration\":{\"delta.enableInCommitTimestamps\":"
+      "\"true\",\"delta.inCommitTimestampEnablementVersion\":\"2\","
+      "\"delta.inCommitTimestampEnablementTimestamp\":\"2500500\"},\"createdTime\":1}}\n" ADD("c"));
   set_mtime(f, 0, 1000);
   set_mtime(f, 1, 2000);
   set_mtime(f, 2, 9000); /* the inCommitTimestamp (2500.5 s) wins over the mtime */
@@ -543,9 +559,11 @@ static void test_commit__conflict_kinds(void **state) {
   assert_non_null(strstr(err.message, "concurrent delete"));
   /* A compaction of b and c (dataChange=false) read at 1 does not conflict with 2. */
   assert_int_equal(commit_actions(f, 1, false,
-      "{\"remove\":{\"path\":\"b\",\"dataChange\":false}}\n"
-      "{\"remove\":{\"path\":\"c\",\"dataChange\":false}}\n"
-      "{\"add\":{\"path\":\"bc\",\"size\":20,\"dataChange\":false}}\n", &v, &err), 0);
+                                  "{\"remove\":{\"path\":\"b\",\"dataChange\":false}}\n"
+                                  "{\"remove\":{\"path\":\"c\",\"dataChange\":false}}\n"
+                                  "{\"add\":{\"path\":\"bc\",\"size\":20,\"dataChange\":false}}\n",
+                                  &v, &err),
+                   0);
   assert_int_equal(v, 3);
   /* An append read at 2 never conflicts with the compaction. */
   assert_int_equal(commit_actions(f, 2, false, ADD("d"), &v, &err), 0);
@@ -554,13 +572,14 @@ static void test_commit__conflict_kinds(void **state) {
   assert_int_equal(commit_actions(f, 3, false, REMOVE("bc") ADD("e"), &v, &err), INLET_ECONFLICT);
   assert_non_null(strstr(err.message, "concurrent append"));
   /* txn for the same appId. */
-  assert_int_equal(commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n",
-                                  &v, &err), 0);
-  assert_int_equal(commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n",
-                                  &v, &err), INLET_ECONFLICT);
+  assert_int_equal(
+      commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n", &v, &err), 0);
+  assert_int_equal(
+      commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"s\",\"version\":1}}\n", &v, &err),
+      INLET_ECONFLICT);
   assert_non_null(strstr(err.message, "appId \"s\""));
-  assert_int_equal(commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"t\",\"version\":1}}\n",
-                                  &v, &err), 0);
+  assert_int_equal(
+      commit_actions(f, 4, false, "{\"txn\":{\"appId\":\"t\",\"version\":1}}\n", &v, &err), 0);
   /* Metadata changed concurrently. */
   assert_int_equal(commit_actions(f, v, false, META("y"), &v, &err), 0);
   assert_int_equal(commit_actions(f, v - 1, false, ADD("z"), &v, &err), INLET_ECONFLICT);
@@ -569,7 +588,8 @@ static void test_commit__conflict_kinds(void **state) {
   inlet_dirent *ents = NULL;
   size_t n = 0;
   assert_int_equal(f->st->ops->list(f->st, "_delta_log", &ents, &n, &err), 0);
-  for (size_t i = 0; i < n; i++) assert_true(ents[i].name[0] != '.');
+  for (size_t i = 0; i < n; i++)
+    assert_true(ents[i].name[0] != '.');
   inlet_dirents_free(ents, n);
 }
 
@@ -583,12 +603,15 @@ static void test_describe__counts_compactions_files_and_rows(void **state) {
   assert_int_equal(commit_actions(f, -1, true, PROTO META("x"), &v, &err), 0);
   assert_int_equal(commit_actions(f, 0, false, ADD("a") ADD("b") ADD("c") ADD("d"), &v, &err), 0);
   /* A rewrite of two files into one. */
-  assert_int_equal(commit_op(f, "OPTIMIZE", 1, false,
-      "{\"remove\":{\"path\":\"a\",\"dataChange\":false}}\n"
-      "{\"remove\":{\"path\":\"b\",\"dataChange\":false}}\n"
-      "{\"add\":{\"path\":\"ab\",\"partitionValues\":{},\"size\":300000000,"
-      "\"modificationTime\":1,\"dataChange\":false,\"stats\":\"{\\\"numRecords\\\":10}\"}}\n",
-      &v, &err), 0);
+  assert_int_equal(
+      commit_op(
+          f, "OPTIMIZE", 1, false,
+          "{\"remove\":{\"path\":\"a\",\"dataChange\":false}}\n"
+          "{\"remove\":{\"path\":\"b\",\"dataChange\":false}}\n"
+          "{\"add\":{\"path\":\"ab\",\"partitionValues\":{},\"size\":300000000,"
+          "\"modificationTime\":1,\"dataChange\":false,\"stats\":\"{\\\"numRecords\\\":10}\"}}\n",
+          &v, &err),
+      0);
   /* A DELETE removes a file: no compaction. */
   assert_int_equal(commit_op(f, "DELETE", 2, false, REMOVE("d"), &v, &err), 0);
   inlet_table *t = NULL;
@@ -631,27 +654,40 @@ static void test_describe__counts_compactions_files_and_rows(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_replay__add_remove_reconcile_and_latest_metadata_wins, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__same_path_different_dv_is_a_different_file, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__tombstones_kept_within_retention, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__own_checkpoint_round_trips_state, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__last_checkpoint_hint_never_changes_results, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__add_remove_reconcile_and_latest_metadata_wins,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__same_path_different_dv_is_a_different_file,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__tombstones_kept_within_retention, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_replay__own_checkpoint_round_trips_state, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_replay__last_checkpoint_hint_never_changes_results,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__gap_in_commits_is_corrupt, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__missing_protocol_or_metadata_is_corrupt, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__unsupported_reader_features_are_named, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__checkpoint_falls_back_to_commits_or_refuses, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__spark_checkpoint_without_early_commits, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__malformed_commit_names_file_and_line, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_replay__incremental_load_matches_full_replay, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__missing_protocol_or_metadata_is_corrupt, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_replay__unsupported_reader_features_are_named, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_replay__checkpoint_falls_back_to_commits_or_refuses,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_replay__spark_checkpoint_without_early_commits, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_replay__malformed_commit_names_file_and_line, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_replay__incremental_load_matches_full_replay, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_replay__time_travel_by_timestamp, setup, teardown),
       cmocka_unit_test_setup_teardown(test_replay__commit_ict_ignored_without_enablement, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_replay__not_a_table, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__blind_appends_both_land, setup, teardown),
       cmocka_unit_test_setup_teardown(test_commit__create_twice_is_eexists, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_commit__strict_mode_refuses_moved_table, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_commit__strict_mode_refuses_moved_table, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_commit__conflict_kinds, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_describe__counts_compactions_files_and_rows, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_describe__counts_compactions_files_and_rows, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,8 +18,8 @@ static void add_strings(delta_stats_acc *acc, const inlet_schema *s, const char 
   inlet_batch b;
   assert_int_equal(inlet_batch_init(&b, s, &err), 0);
   for (int i = 0; i < n; i++)
-    assert_int_equal(inlet_array_append_bytes(&b.columns[0], &s->fields[0], v[i], strlen(v[i]),
-                                              &err), 0);
+    assert_int_equal(
+        inlet_array_append_bytes(&b.columns[0], &s->fields[0], v[i], strlen(v[i]), &err), 0);
   b.num_rows = n;
   assert_int_equal(delta_stats_add(acc, &b, NULL, n, &err), 0);
   inlet_batch_reset(&b);

@@ -59,15 +59,15 @@ static void test_stats_struct__schema_follows_spark(void **state) {
                 "e:struct<x:long,y:long>,f:long,g:long,h:long,i:long>>");
   /* The first N leaf columns, nested ones counted one by one. */
   delta_kv n2[] = {{"delta.dataSkippingNumIndexedCols", "2"}};
-  expect_schema("a struct<x:int,y:int>, b long", n2, 1, NULL, 0, false,
-                "struct<numRecords:long,minValues:struct<a:struct<x:integer,y:integer>>,"
-                "maxValues:struct<a:struct<x:integer,y:integer>>,nullCount:struct<a:struct<x:long,y:long>>>");
+  expect_schema(
+      "a struct<x:int,y:int>, b long", n2, 1, NULL, 0, false,
+      "struct<numRecords:long,minValues:struct<a:struct<x:integer,y:integer>>,"
+      "maxValues:struct<a:struct<x:integer,y:integer>>,nullCount:struct<a:struct<x:long,y:long>>>");
   /* Named columns win over the count; names are case-insensitive, dotted
    * into structs, backquoted when they hold a dot. */
   delta_kv named[] = {{"delta.dataSkippingNumIndexedCols", "1"},
                       {"delta.dataSkippingStatsColumns", " B , s.Y,`d.e`"}};
-  expect_schema("a long, b long, s struct<x:int,y:string>, `d.e` double", named, 2, NULL, 0,
-                false,
+  expect_schema("a long, b long, s struct<x:int,y:string>, `d.e` double", named, 2, NULL, 0, false,
                 "struct<numRecords:long,minValues:struct<b:long,s:struct<y:string>,`d.e`:double>,"
                 "maxValues:struct<b:long,s:struct<y:string>,`d.e`:double>,"
                 "nullCount:struct<b:long,s:struct<y:long>,`d.e`:long>>");
@@ -123,9 +123,11 @@ static void test_stats_struct__values_exact_or_unknown(void **state) {
             "\"maxValues\":{\"d\":1500.00}}");
   /* Digits past the scale: exact zeros are fine, anything else unknown;
    * past the precision: unknown. */
-  roundtrip("d decimal(5,2)", "{\"numRecords\":1,\"minValues\":{\"d\":1.2300},\"maxValues\":{\"d\":1.235}}",
+  roundtrip("d decimal(5,2)",
+            "{\"numRecords\":1,\"minValues\":{\"d\":1.2300},\"maxValues\":{\"d\":1.235}}",
             "{\"numRecords\":1,\"minValues\":{\"d\":1.23},\"maxValues\":{}}");
-  roundtrip("d decimal(5,2)", "{\"numRecords\":1,\"minValues\":{\"d\":1000.00},\"maxValues\":{\"d\":999.99}}",
+  roundtrip("d decimal(5,2)",
+            "{\"numRecords\":1,\"minValues\":{\"d\":1000.00},\"maxValues\":{\"d\":999.99}}",
             "{\"numRecords\":1,\"minValues\":{},\"maxValues\":{\"d\":999.99}}");
   /* Integers: in range for the type, integral. */
   roundtrip("b byte, l long",
@@ -154,7 +156,8 @@ static void test_stats_struct__values_exact_or_unknown(void **state) {
   roundtrip("a long", "", NULL);
   roundtrip("a long", "{\"numRecords\":3} trailing", NULL);
   /* Unknown members are ignored. */
-  roundtrip("a long", "{\"numRecords\":3,\"other\":{\"deep\":[1,{\"x\":null}]},\"minValues\":{\"a\":1}}",
+  roundtrip("a long",
+            "{\"numRecords\":3,\"other\":{\"deep\":[1,{\"x\":null}]},\"minValues\":{\"a\":1}}",
             "{\"numRecords\":3,\"minValues\":{\"a\":1}}");
 }
 

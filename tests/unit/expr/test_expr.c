@@ -32,7 +32,8 @@ static const char *ROWS =
     "\"m\":{\"j\":1},\"big\":\"10000000000.5\"}\n"
     "{\"id\":3,\"n\":null,\"s\":null,\"d\":null,\"x\":null,\"day\":null,\"ts\":null,\"b\":null,"
     "\"st\":null,\"arr\":null,\"m\":null,\"big\":null}\n"
-    "{\"id\":4,\"n\":0,\"s\":\"\\u00c9t\\u00e9\",\"d\":\"0.00\",\"x\":\"NaN\",\"day\":\"1970-01-01\","
+    "{\"id\":4,\"n\":0,\"s\":\"\\u00c9t\\u00e9\",\"d\":\"0.00\",\"x\":\"NaN\",\"day\":\"1970-01-"
+    "01\","
     "\"ts\":\"1970-01-01T00:00:00Z\",\"b\":true,\"st\":{\"a\":-1,\"t\":null},\"arr\":[null,9],"
     "\"m\":{},\"big\":\"-0.000000000000000001\"}\n"
     "{\"id\":9223372036854775807,\"n\":-7,\"s\":\"a%b_c\",\"d\":\"99999999.99\",\"x\":1e300,"
@@ -78,7 +79,8 @@ static void eval_str(fx *f, expr_dialect d, const char *text, char *out) {
   for (int i = 0; i < 5; i++) {
     out[i] = res[i] == 1 ? 'T' : res[i] == 0 ? 'F' : res[i] == 2 ? 'N' : '?';
     assert_int_equal(expr_eval(p, &f->batch, i, 1, &one, &err), 0);
-    if (one != res[i]) fail_msg("<%s>: row %d alone gives %d, in the batch %d", text, i, one, res[i]);
+    if (one != res[i])
+      fail_msg("<%s>: row %d alone gives %d, in the batch %d", text, i, one, res[i]);
   }
   out[5] = 0;
   expr_free(p);
@@ -109,20 +111,20 @@ static void test_expr__arithmetic_follows_spark_types(void **state) {
   EXPECT("id * 2 > id", "TTTTN");
   EXPECT("n - 3 = 7", "TFNFF");
   EXPECT("-n = -10", "TFNFF");
-  EXPECT("n / 4 = 2.5", "TFNFF");       /* integer / integer is a double */
-  EXPECT("n / 0 IS NULL", "TTTTT");     /* division by zero: NULL */
+  EXPECT("n / 4 = 2.5", "TFNFF");   /* integer / integer is a double */
+  EXPECT("n / 0 IS NULL", "TTTTT"); /* division by zero: NULL */
   EXPECT("n % 4 = 2", "TFNFF");
-  EXPECT("n % 4 = -3", "FFNFT");        /* the sign of the dividend */
+  EXPECT("n % 4 = -3", "FFNFT"); /* the sign of the dividend */
   EXPECT("n DIV 4 = 2", "TFNFF");
   EXPECT("n DIV 0 IS NULL", "TTTTT");
-  EXPECT("d * 2 = 3", "TFNFF");         /* exact decimals */
+  EXPECT("d * 2 = 3", "TFNFF"); /* exact decimals */
   EXPECT("d + 0.005 = 1.505", "TFNFF");
-  EXPECT("d / 3 = 0.5", "TFNFF");       /* decimal(10,2)/int: scale 13, exact here */
+  EXPECT("d / 3 = 0.5", "TFNFF"); /* decimal(10,2)/int: scale 13, exact here */
   EXPECT("d / 3 > 0.4999999", "TFNFT");
   EXPECT("d % 1 = 0.5", "TFNFF");
   EXPECT("x * 2 = 1", "TFNFF");
-  EXPECT("x + d = 2.0", "TFNFF");       /* double with decimal: double */
-  EXPECT("x > 1e299", "FFNTT");         /* NaN is above every number */
+  EXPECT("x + d = 2.0", "TFNFF"); /* double with decimal: double */
+  EXPECT("x > 1e299", "FFNTT");   /* NaN is above every number */
   /* decimal(38,18) * int is decimal(38,7) (Spark's adjustment), rounded
    * half up. */
   EXPECT("big * 2 = 24691357802469135780.2469136", "TFNFF");
@@ -137,9 +139,9 @@ static void test_expr__arithmetic_follows_spark_types(void **state) {
 static void test_expr__column_comparisons_and_promotion(void **state) {
   fx *f = *state;
   EXPECT("n > id", "TTNFF");
-  EXPECT("d < x", "FTNTT");              /* NaN above 0.00 */
+  EXPECT("d < x", "FTNTT"); /* NaN above 0.00 */
   EXPECT("n = d * 0 + n", "TTNTT");
-  EXPECT("day < ts", "TTNFT");           /* a date is midnight UTC */
+  EXPECT("day < ts", "TTNFT"); /* a date is midnight UTC */
   EXPECT("day = ts", "FFNTF");
   EXPECT("CAST(ts AS DATE) = day", "TTNTT");
   EXPECT("s = s", "TTNTT");
@@ -159,9 +161,9 @@ static void test_expr__column_comparisons_and_promotion(void **state) {
 static void test_expr__nested_fields_and_subscripts(void **state) {
   fx *f = *state;
   EXPECT("st.a > 0", "TNNFF");
-  EXPECT("st.a IS NULL", "FTTFF");       /* a null struct makes its fields null */
+  EXPECT("st.a IS NULL", "FTTFF"); /* a null struct makes its fields null */
   EXPECT("st.t = 'x'", "TFNNF");
-  EXPECT("arr[0] = 1", "TNNNF");         /* out of range is NULL */
+  EXPECT("arr[0] = 1", "TNNNF"); /* out of range is NULL */
   EXPECT("arr[1] = 9", "FNNTN");
   EXPECT("arr[0] IS NULL", "FTTTF");
   EXPECT("m['k'] = 5", "TNNNN");
@@ -217,11 +219,11 @@ static void test_expr__functions(void **state) {
   EXPECT("CAST(s AS INT) IS NULL", "TTTTT");
   EXPECT("CAST('12' AS INT) = 12", "TTTTT");
   EXPECT("CAST('' AS DATE) IS NULL", "TTTTT");
-  EXPECT("CAST(d AS INT) = -2", "FTNFF");  /* truncated toward zero */
+  EXPECT("CAST(d AS INT) = -2", "FTNFF"); /* truncated toward zero */
   EXPECT("CAST(d AS DECIMAL(3,1)) = 1.5", "TFNFN");
   EXPECT("CAST(d AS DECIMAL(2,1)) IS NULL", "FFTFT"); /* does not fit: NULL */
-  EXPECT("CAST(x AS DECIMAL(4,1)) = -1.5", "FTNNN"); /* NaN, 1e300: NULL */
-  EXPECT("CAST(x AS DECIMAL(4,0)) = 1", "TFNNN"); /* 0.5 rounds half up */
+  EXPECT("CAST(x AS DECIMAL(4,1)) = -1.5", "FTNNN");  /* NaN, 1e300: NULL */
+  EXPECT("CAST(x AS DECIMAL(4,0)) = 1", "TFNNN");     /* 0.5 rounds half up */
   EXPECT("CAST(n AS BOOLEAN)", "TTNFT");
 }
 
@@ -231,9 +233,9 @@ static void test_expr__like(void **state) {
   EXPECT("s LIKE '_nn'", "TFNFF");
   EXPECT("s LIKE '%b%'", "FTNFT");
   EXPECT("s NOT LIKE '%b%'", "TFNTF");
-  EXPECT("s LIKE 'a\\%b\\_c'", "FFNFT");    /* escaped % and _ */
+  EXPECT("s LIKE 'a\\%b\\_c'", "FFNFT"); /* escaped % and _ */
   EXPECT("s LIKE 'a!%b%' ESCAPE '!'", "FFNFT");
-  EXPECT("s LIKE '___'", "TFNTF");          /* characters, not bytes */
+  EXPECT("s LIKE '___'", "TFNTF"); /* characters, not bytes */
   EXPECT("s ILIKE 'ann'", "TFNFF");
   EXPECT("s LIKE '%'", "TTNTT");
 }
@@ -245,14 +247,14 @@ static void test_expr__spark_dialect(void **state) {
   SPARK("st . a > 0", "TNNFF");
   SPARK("arr [ 1 ] IS NULL", "FTTFT");
   SPARK("s = \"Ann\"", "TFNFF");
-  SPARK("s = 'A' 'nn'", "TFNFF");         /* adjacent strings concatenate */
-  SPARK("s = 'a\\%b_c'", "FFNFF");        /* \% stays escaped (for LIKE) */
+  SPARK("s = 'A' 'nn'", "TFNFF");  /* adjacent strings concatenate */
+  SPARK("s = 'a\\%b_c'", "FFNFF"); /* \% stays escaped (for LIKE) */
   SPARK("s LIKE 'a\\%b\\_c'", "FFNFT");
   SPARK("length(s) < 10", "TTNTT");
-  SPARK("n < '10'", "FTNTT");              /* a string beside a number is a number */
+  SPARK("n < '10'", "FTNTT"); /* a string beside a number is a number */
   SPARK("id > 1L", "FTTTT");
   SPARK("x < 1D", "TTNFF");
-  SPARK("d > 1.499", "TFNFT");             /* literals keep their own exact type */
+  SPARK("d > 1.499", "TFNFT"); /* literals keep their own exact type */
   SPARK("d = 1.5BD", "TFNFF");
   SPARK("day > DATE '2023-12-31'", "TFNFF");
   SPARK("ts < TIMESTAMP '2000-02-29 12:00:00'", "FFNTF");
@@ -260,9 +262,11 @@ static void test_expr__spark_dialect(void **state) {
 
 static void test_expr__where_literals_take_the_column_type(void **state) {
   fx *f = *state;
-  expect_error(f, EXPR_WHERE, "d = 1.234", INLET_EINVAL, "does not fit column \"d\" (decimal(10,2))");
+  expect_error(f, EXPR_WHERE, "d = 1.234", INLET_EINVAL,
+               "does not fit column \"d\" (decimal(10,2))");
   SPARK("d = 1.234", "FFNFF"); /* Spark: the literal keeps decimal(4,3) */
-  expect_error(f, EXPR_WHERE, "n = 'x'", INLET_EINVAL, "column 5: literal 'x' does not fit column \"n\" (integer)");
+  expect_error(f, EXPR_WHERE, "n = 'x'", INLET_EINVAL,
+               "column 5: literal 'x' does not fit column \"n\" (integer)");
   expect_error(f, EXPR_SPARK, "n = 'x'", INLET_EINVAL, "column 5: literal 'x' is not a number");
   expect_error(f, EXPR_WHERE, "st.a = 'x'", INLET_EINVAL, "does not fit column \"st.a\" (long)");
 }
@@ -281,10 +285,14 @@ static void test_expr__errors_point_at_the_problem(void **state) {
                "column 1: length() takes 1 argument(s), not 2");
   expect_error(f, EXPR_WHERE, "st.zz = 1", INLET_ENOTFOUND,
                "column 4: \"st\" has no field \"zz\"\n  st.zz = 1\n     ^");
-  expect_error(f, EXPR_WHERE, "n[0] = 1", INLET_EINVAL, "column 2: cannot subscript a value of type integer");
-  expect_error(f, EXPR_WHERE, "st = 1", INLET_EUNSUPPORTED, "column \"st\" is nested and cannot be compared");
-  expect_error(f, EXPR_WHERE, "CAST(n AS frob) = 1", INLET_EUNSUPPORTED, "cannot cast to type \"frob\"");
-  expect_error(f, EXPR_WHERE, "CAST(day AS INT) = 1", INLET_EUNSUPPORTED, "cannot convert date to integer");
+  expect_error(f, EXPR_WHERE, "n[0] = 1", INLET_EINVAL,
+               "column 2: cannot subscript a value of type integer");
+  expect_error(f, EXPR_WHERE, "st = 1", INLET_EUNSUPPORTED,
+               "column \"st\" is nested and cannot be compared");
+  expect_error(f, EXPR_WHERE, "CAST(n AS frob) = 1", INLET_EUNSUPPORTED,
+               "cannot cast to type \"frob\"");
+  expect_error(f, EXPR_WHERE, "CAST(day AS INT) = 1", INLET_EUNSUPPORTED,
+               "cannot convert date to integer");
   expect_error(f, EXPR_WHERE, "n + 1", INLET_EINVAL,
                "column 6: expected a comparison, IN, BETWEEN or IS [NOT] NULL, found the end");
   expect_error(f, EXPR_WHERE, "CASE WHEN n THEN 1 END = 1", INLET_EINVAL,
@@ -301,11 +309,13 @@ static void test_expr__errors_point_at_the_problem(void **state) {
   size_t cap = 3 * 2100 + 16;
   char *chain = malloc(cap);
   size_t k = (size_t)snprintf(chain, cap, "n");
-  for (int i = 0; i < 2100; i++) k += (size_t)snprintf(chain + k, cap - k, "+1");
+  for (int i = 0; i < 2100; i++)
+    k += (size_t)snprintf(chain + k, cap - k, "+1");
   snprintf(chain + k, cap - k, " > 0");
   expect_error(f, EXPR_WHERE, chain, INLET_ELIMIT, "nested too deeply");
   k = (size_t)snprintf(chain, cap, "n");
-  for (int i = 0; i < 1500; i++) k += (size_t)snprintf(chain + k, cap - k, "+1");
+  for (int i = 0; i < 1500; i++)
+    k += (size_t)snprintf(chain + k, cap - k, "+1");
   snprintf(chain + k, cap - k, " = 1510");
   EXPECT(chain, "TFNFF");
   free(chain);
@@ -314,8 +324,7 @@ static void test_expr__errors_point_at_the_problem(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_expr__arithmetic_follows_spark_types, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_expr__column_comparisons_and_promotion, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_expr__column_comparisons_and_promotion, setup, teardown),
       cmocka_unit_test_setup_teardown(test_expr__nested_fields_and_subscripts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_expr__functions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_expr__like, setup, teardown),

@@ -106,8 +106,8 @@ static int64_t latest_version(const char *table) {
  * then a vacuum with every file aged 30 days removes exactly the debris. */
 static int64_t check_after(const char *table, int64_t k) {
   int64_t v = latest_version(table);
-  if (v != 10 && v != 11) fail_msg("fault at op %lld: table at version %lld", (long long)k,
-                                   (long long)v);
+  if (v != 10 && v != 11)
+    fail_msg("fault at op %lld: table at version %lld", (long long)k, (long long)v);
   ms_expect_ids_0_to_n(table, -1, 200);
   int64_t live = ms_live_files(table);
   assert_int_equal(live, v == 11 ? 1 : 10);
@@ -115,7 +115,8 @@ static int64_t check_after(const char *table, int64_t k) {
   int64_t expected = v == 11 ? 11 : 10; /* + the 10 tombstoned inputs when compacted */
   assert_true(on_disk >= expected);
   tu_result r;
-  tu_sh(&r, "find '%s' -name '*.parquet' -not -path '*/_delta_log/*' -exec touch -d '30 days ago' {} +",
+  tu_sh(&r,
+        "find '%s' -name '*.parquet' -not -path '*/_delta_log/*' -exec touch -d '30 days ago' {} +",
         table);
   assert_int_equal(r.status, 0);
   tu_result_free(&r);
@@ -129,7 +130,8 @@ static int64_t check_after(const char *table, int64_t k) {
   assert_int_equal(vr.debris, on_disk - expected);
   assert_int_equal(vr.tombstoned, 0);
   assert_int_equal(ms_count_data_files(table), expected);
-  for (int64_t ver = 10; ver <= v; ver++) ms_expect_ids_0_to_n(table, ver, 200);
+  for (int64_t ver = 10; ver <= v; ver++)
+    ms_expect_ids_0_to_n(table, ver, 200);
   return vr.debris;
 }
 

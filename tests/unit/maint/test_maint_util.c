@@ -134,8 +134,8 @@ static void expect_bad(const char *pred, int code, const char *needle) {
   inlet_predicate *p = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(maint_where_parse(&p, pred, &s, &m, &err), code);
-  if (!strstr(err.message, needle)) fail_msg("\"%s\": message \"%s\" lacks \"%s\"", pred,
-                                             err.message, needle);
+  if (!strstr(err.message, needle))
+    fail_msg("\"%s\": message \"%s\" lacks \"%s\"", pred, err.message, needle);
   assert_null(p);
   inlet_schema_reset(&s);
 }

@@ -26,7 +26,8 @@ static void test_dict__int32_many_distinct_and_repeats(void **state) {
   const size_t n = 300000;
   uint32_t *v = malloc(n * 4), *idx = malloc(n * 4);
   /* Multiples of 4096 collide in the low bits: a weak hash would chain. */
-  for (size_t i = 0; i < n; i++) v[i] = (uint32_t)((i % 100000) * 4096);
+  for (size_t i = 0; i < n; i++)
+    v[i] = (uint32_t)((i % 100000) * 4096);
   size_t got = 0;
   assert_int_equal(pq_dict_put32(&d, v, NULL, 0, n, idx, &got, &err), 0);
   assert_int_equal(got, n);
@@ -104,7 +105,8 @@ static void test_dict__binary_distinct_prefixes_and_empty(void **state) {
   assert_int_equal(got, n);
   assert_int_equal(d.count, distinct);
   size_t plain = 0;
-  for (size_t i = 0; i < distinct; i++) plain += 4 + (size_t)(off[i + 1] - off[i]);
+  for (size_t i = 0; i < distinct; i++)
+    plain += 4 + (size_t)(off[i + 1] - off[i]);
   assert_int_equal(pq_dict_plain_size(&d), plain);
   for (size_t i = 0; i < n; i++) {
     uint32_t ix = idx[i];
@@ -128,18 +130,18 @@ static void test_dict__binary_distinct_prefixes_and_empty(void **state) {
   int32_t *goff = malloc((n + 1) * 4);
   goff[0] = 0;
   inlet_buf gathered = INLET_BUF_INIT;
-  assert_int_equal(pq_dict_gather_binary(goff, &gathered, doff, dbytes.data, (uint32_t)distinct,
-                                         idx, n, &err),
-                   0);
+  assert_int_equal(
+      pq_dict_gather_binary(goff, &gathered, doff, dbytes.data, (uint32_t)distinct, idx, n, &err),
+      0);
   assert_memory_equal(goff, off, (n + 1) * 4);
   assert_int_equal(gathered.len, data.len);
   assert_memory_equal(gathered.data, data.data, data.len);
   /* Hostile index. */
   idx[77] = (uint32_t)distinct;
   goff[0] = 0;
-  assert_int_equal(pq_dict_gather_binary(goff, &gathered, doff, dbytes.data, (uint32_t)distinct,
-                                         idx, n, &err),
-                   INLET_ECORRUPT);
+  assert_int_equal(
+      pq_dict_gather_binary(goff, &gathered, doff, dbytes.data, (uint32_t)distinct, idx, n, &err),
+      INLET_ECORRUPT);
   inlet_buf_reset(&gathered);
   inlet_buf_reset(&dbytes);
   inlet_buf_reset(&page);
@@ -157,8 +159,10 @@ static void test_dict__fixed_width_random_keys(void **state) {
   assert_int_equal(pq_dict_init(&d, PQ_DICT_FIXED, 16, NULL), 0);
   const size_t distinct = 5000, n = 20000;
   uint8_t *keys = malloc(distinct * 16), *v = malloc(n * 16);
-  for (size_t i = 0; i < distinct * 16; i++) keys[i] = (uint8_t)rnd();
-  for (size_t i = 0; i < n; i++) memcpy(v + 16 * i, keys + 16 * (i * 7919 % distinct), 16);
+  for (size_t i = 0; i < distinct * 16; i++)
+    keys[i] = (uint8_t)rnd();
+  for (size_t i = 0; i < n; i++)
+    memcpy(v + 16 * i, keys + 16 * (i * 7919 % distinct), 16);
   uint32_t *idx = malloc(n * 4);
   size_t got;
   assert_int_equal(pq_dict_put_fixed(&d, v, NULL, 0, n, idx, &got, NULL), 0);
@@ -210,7 +214,8 @@ static void test_dict__allocation_failure_keeps_dictionary_consistent(void **sta
   assert_int_equal(pq_dict_init(&d, PQ_DICT_32, 0, NULL), 0);
   const size_t n = 10000;
   uint32_t *v = malloc(n * 4), *idx = malloc(n * 4);
-  for (size_t i = 0; i < n; i++) v[i] = (uint32_t)i;
+  for (size_t i = 0; i < n; i++)
+    v[i] = (uint32_t)i;
   size_t got = 0;
   inlet_error err = INLET_ERROR_INIT;
   inlet_alloc_fail_after(3);
@@ -219,12 +224,14 @@ static void test_dict__allocation_failure_keeps_dictionary_consistent(void **sta
   assert_int_equal(rc, INLET_ENOMEM);
   assert_true(got < n);
   const uint32_t *dv = (const uint32_t *)d.values.data;
-  for (size_t i = 0; i < got; i++) assert_int_equal(dv[idx[i]], v[i]);
+  for (size_t i = 0; i < got; i++)
+    assert_int_equal(dv[idx[i]], v[i]);
   /* Still usable afterwards. */
   size_t got2 = 0;
   assert_int_equal(pq_dict_put32(&d, v, NULL, 0, n, idx, &got2, &err), 0);
   assert_int_equal(d.count, n);
-  for (size_t i = 0; i < n; i++) assert_int_equal(idx[i], i);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(idx[i], i);
   free(v);
   free(idx);
   pq_dict_reset(&d);

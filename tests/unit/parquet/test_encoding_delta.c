@@ -42,7 +42,7 @@ static void test_delta__spec_example_negative_min(void **state) {
   const uint8_t head[] = {0x80, 0x01, 0x04, 0x08, 0x0E, /* first value zigzag(7) = 14 */
                           0x03,                         /* zigzag(-2) */
                           0x02, 0x00, 0x00, 0x00};      /* widths */
-  assert_true(out.len == sizeof head + 8); /* one 32-value miniblock of 2 bits */
+  assert_true(out.len == sizeof head + 8);              /* one 32-value miniblock of 2 bits */
   assert_memory_equal(out.data, head, sizeof head);
   /* 0,0,0,3,3,3,3 then zero padding, 2 bits each, LSB first. */
   const uint8_t body[8] = {0xC0, 0x3F, 0, 0, 0, 0, 0, 0};
@@ -59,7 +59,8 @@ static void check_roundtrip_i64(const int64_t *v, size_t n) {
   int rc = pq_delta_decode(out.data, out.len, back, n, &used, &err);
   if (rc) fail_msg("n=%zu: %s", n, inlet_errmsg(&err));
   assert_int_equal(used, out.len);
-  for (size_t i = 0; i < n; i++) assert_int_equal((int64_t)back[i], v[i]);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal((int64_t)back[i], v[i]);
   free(back);
   inlet_buf_reset(&out);
 }
@@ -128,7 +129,8 @@ static void test_delta__ascending_ids_are_compact(void **state) {
   (void)state;
   const size_t n = 100000;
   int64_t *v = malloc(n * 8);
-  for (size_t i = 0; i < n; i++) v[i] = (int64_t)i + 1000000;
+  for (size_t i = 0; i < n; i++)
+    v[i] = (int64_t)i + 1000000;
   inlet_buf out = INLET_BUF_INIT;
   assert_int_equal(pq_delta_encode_i64(&out, v, NULL, 0, n), 0);
   /* Constant deltas: every block is 1 + 4 bytes of header, no bodies. */

@@ -600,7 +600,8 @@ static int page_rows_of(const char *path, int f, int64_t *out, int max) {
   assert_int_equal(pq_reader_page_index(r, 0, f, &pi, &err), 0);
   int n = pi.n_pages;
   assert_true(n <= max);
-  for (int p = 0; p < n; p++) out[p] = pi.first_row[p + 1] - pi.first_row[p];
+  for (int p = 0; p < n; p++)
+    out[p] = pi.first_row[p + 1] - pi.first_row[p];
   pq_page_index_reset(&pi);
   inlet_parquet_reader_free(r);
   return n;
@@ -615,14 +616,18 @@ static void test_page_index__default_limit_runs_on_only_where_values_repeat(void
   enum { ROWS = 122880, LIMIT = 20000 };
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema sch;
-  assert_int_equal(inlet_schema_parse(&sch, "cyc string not null, sorted long not null, "
-                                             "uniq long not null", &err), 0);
+  assert_int_equal(inlet_schema_parse(&sch,
+                                      "cyc string not null, sorted long not null, "
+                                      "uniq long not null",
+                                      &err),
+                   0);
   inlet_batch b;
   assert_int_equal(inlet_batch_init(&b, &sch, &err), 0);
   for (int64_t r = 0; r < ROWS; r++) {
     char v[16];
     int n = snprintf(v, sizeof v, "user-%03d", (int)(r * 7 % 1000)); /* all 1,000 in page one */
-    assert_int_equal(inlet_array_append_bytes(&b.columns[0], &sch.fields[0], v, (size_t)n, &err), 0);
+    assert_int_equal(inlet_array_append_bytes(&b.columns[0], &sch.fields[0], v, (size_t)n, &err),
+                     0);
     assert_int_equal(inlet_array_append_int(&b.columns[1], &sch.fields[1], r / 400, &err), 0);
     assert_int_equal(inlet_array_append_int(&b.columns[2], &sch.fields[2], r * 977, &err), 0);
   }
@@ -654,7 +659,8 @@ static void test_page_index__default_limit_runs_on_only_where_values_repeat(void
     for (int f = 1; f < 3; f++) {
       n = page_rows_of(path, f, pages, 64);
       assert_int_equal(n, want_limited);
-      for (int p = 0; p + 1 < n; p++) assert_int_equal(pages[p], LIMIT);
+      for (int p = 0; p + 1 < n; p++)
+        assert_int_equal(pages[p], LIMIT);
     }
   }
   inlet_batch_reset(&b);

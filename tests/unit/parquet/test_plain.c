@@ -77,7 +77,7 @@ static void test_plain__fixed_skips_nulls(void **state) {
 
 static void test_plain__bool_bits_across_calls(void **state) {
   (void)state;
-  uint8_t bits[2] = {0xB5, 0x03}; /* 1,0,1,0,1,1,0,1, 1,1 */
+  uint8_t bits[2] = {0xB5, 0x03};  /* 1,0,1,0,1,1,0,1, 1,1 */
   uint8_t valid[2] = {0xFF, 0xFD}; /* row 9 null */
   inlet_buf out = INLET_BUF_INIT;
   pq_bool_encoder e;
@@ -92,7 +92,8 @@ static void test_plain__bool_bits_across_calls(void **state) {
   /* 100 values round trip, decoded at odd offsets in pieces. */
   inlet_buf_clear(&out);
   uint8_t src[13] = {0}, dst[16] = {0};
-  for (int i = 0; i < 100; i++) inlet_bit_set(src, i, rnd() & 1);
+  for (int i = 0; i < 100; i++)
+    inlet_bit_set(src, i, rnd() & 1);
   pq_bool_encoder_init(&e, &out);
   assert_int_equal(pq_bool_encoder_put(&e, src, NULL, 0, 100), 0);
   assert_int_equal(pq_bool_encoder_finish(&e), 0);
@@ -101,14 +102,16 @@ static void test_plain__bool_bits_across_calls(void **state) {
   pq_plain_init(&d, out.data, out.len);
   assert_int_equal(pq_plain_decode_bool(&d, dst, 5, 37, NULL), 0);
   assert_int_equal(pq_plain_decode_bool(&d, dst, 42, 63, NULL), 0);
-  for (int i = 0; i < 100; i++) assert_int_equal(inlet_bit_get(dst, 5 + i), inlet_bit_get(src, i));
+  for (int i = 0; i < 100; i++)
+    assert_int_equal(inlet_bit_get(dst, 5 + i), inlet_bit_get(src, i));
   assert_int_equal(pq_plain_decode_bool(&d, dst, 0, 4, NULL), 0); /* the 4 padding bits */
   assert_int_equal(pq_plain_decode_bool(&d, dst, 0, 1, NULL), INLET_ECORRUPT);
   /* Aligned fast path. */
   memset(dst, 0, sizeof dst);
   pq_plain_init(&d, out.data, out.len);
   assert_int_equal(pq_plain_decode_bool(&d, dst, 8, 100, NULL), 0);
-  for (int i = 0; i < 100; i++) assert_int_equal(inlet_bit_get(dst, 8 + i), inlet_bit_get(src, i));
+  for (int i = 0; i < 100; i++)
+    assert_int_equal(inlet_bit_get(dst, 8 + i), inlet_bit_get(src, i));
   inlet_buf_reset(&out);
 }
 
@@ -145,7 +148,8 @@ static void test_plain__binary_one_mib_strings_roundtrip(void **state) {
   (void)state;
   const size_t big = 1 << 20;
   uint8_t *data = malloc(2 * big + 5);
-  for (size_t i = 0; i < 2 * big + 5; i++) data[i] = (uint8_t)rnd();
+  for (size_t i = 0; i < 2 * big + 5; i++)
+    data[i] = (uint8_t)rnd();
   int32_t offsets[4] = {0, (int32_t)big, (int32_t)big + 5, (int32_t)(2 * big + 5)};
   inlet_buf out = INLET_BUF_INIT;
   assert_int_equal(pq_plain_encode_binary(&out, offsets, data, NULL, 0, 3), 0);
@@ -220,8 +224,8 @@ static void int96(uint8_t out[12], int64_t nanos, uint32_t julian) {
 static void test_plain__int96_to_micros_and_nanos(void **state) {
   (void)state;
   uint8_t buf[48];
-  int96(buf, 0, 2440588);                /* 1970-01-01T00:00:00 */
-  int96(buf + 12, 1500, 2440589);        /* 1970-01-02 + 1.5 us */
+  int96(buf, 0, 2440588);                   /* 1970-01-01T00:00:00 */
+  int96(buf + 12, 1500, 2440589);           /* 1970-01-02 + 1.5 us */
   int96(buf + 24, 86399999999999, 2440587); /* 1969-12-31T23:59:59.999999999 */
   int96(buf + 36, 43200000000000, 2451545); /* 2000-01-01T12:00:00 */
   int64_t us[4];
@@ -260,31 +264,39 @@ static void test_spread__fixed_offsets_and_bits(void **state) {
   assert_int_equal(pq_count_bits(valid, 1, n), (int64_t)nv);
   /* int64 values. */
   int64_t vals[203];
-  for (size_t i = 0; i < nv; i++) vals[i] = (int64_t)i + 1000;
+  for (size_t i = 0; i < nv; i++)
+    vals[i] = (int64_t)i + 1000;
   pq_spread_fixed(vals, 8, valid, 1, n, nv);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    if (inlet_bit_get(valid, (int64_t)i + 1)) assert_int_equal(vals[i], (int64_t)(k++) + 1000);
-    else assert_int_equal(vals[i], 0);
+    if (inlet_bit_get(valid, (int64_t)i + 1))
+      assert_int_equal(vals[i], (int64_t)(k++) + 1000);
+    else
+      assert_int_equal(vals[i], 0);
   }
   /* 3-byte values take the generic path. */
   uint8_t v3[203 * 3];
-  for (size_t i = 0; i < nv; i++) memset(v3 + 3 * i, (int)(i % 200) + 1, 3);
+  for (size_t i = 0; i < nv; i++)
+    memset(v3 + 3 * i, (int)(i % 200) + 1, 3);
   pq_spread_fixed(v3, 3, valid, 1, n, nv);
   k = 0;
   for (size_t i = 0; i < n; i++)
-    assert_int_equal(v3[3 * i + 2], inlet_bit_get(valid, (int64_t)i + 1) ? (int)((k++) % 200) + 1 : 0);
+    assert_int_equal(v3[3 * i + 2],
+                     inlet_bit_get(valid, (int64_t)i + 1) ? (int)((k++) % 200) + 1 : 0);
   /* Offsets: valid value j has length j % 4. */
   int32_t off[204];
   off[0] = 50;
-  for (size_t j = 0; j < nv; j++) off[j + 1] = off[j] + (int32_t)(j % 4);
+  for (size_t j = 0; j < nv; j++)
+    off[j + 1] = off[j] + (int32_t)(j % 4);
   pq_spread_offsets(off, valid, 1, n, nv);
   k = 0;
   assert_int_equal(off[0], 50);
   for (size_t i = 0; i < n; i++) {
     int32_t len = off[i + 1] - off[i];
-    if (inlet_bit_get(valid, (int64_t)i + 1)) assert_int_equal(len, (int32_t)(k++ % 4));
-    else assert_int_equal(len, 0);
+    if (inlet_bit_get(valid, (int64_t)i + 1))
+      assert_int_equal(len, (int32_t)(k++ % 4));
+    else
+      assert_int_equal(len, 0);
   }
   /* Bits. */
   uint8_t bits[28] = {0};

@@ -532,7 +532,8 @@ static void test_reader__delta_binary_packed_spec_example(void **state) {
   size_t used = 0;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(pq_delta_decode(enc, sizeof enc, out, 5, &used, &err), 0);
-  for (int i = 0; i < 5; i++) assert_int_equal(out[i], i + 1);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(out[i], i + 1);
   assert_int_equal(used, sizeof enc);
   /* Wrong count and cut-short input are corrupt. */
   assert_int_equal(pq_delta_decode(enc, sizeof enc, out, 4, &used, &err), INLET_ECORRUPT);
@@ -584,7 +585,8 @@ static void truncations(const char *src) {
     inlet_error err = INLET_ERROR_INIT;
     int64_t rows;
     int rc = read_all(path, &rows, &err);
-    if (rc == 0) fail_msg("%s truncated to %zu bytes was read (%lld rows)", src, n, (long long)rows);
+    if (rc == 0)
+      fail_msg("%s truncated to %zu bytes was read (%lld rows)", src, n, (long long)rows);
     if (rc == INLET_EINTERNAL || !strstr(err.message, "trunc.parquet"))
       fail_msg("%s truncated to %zu: bad error %d: %s", src, n, rc, err.message);
   }
@@ -618,7 +620,9 @@ static void flips_every(const char *src, size_t stride) {
   free(bytes);
 }
 
-static void flips(const char *src) { flips_every(src, 1); }
+static void flips(const char *src) {
+  flips_every(src, 1);
+}
 
 static void test_reader__bit_flips_never_crash(void **state) {
   (void)state;

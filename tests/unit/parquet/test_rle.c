@@ -17,7 +17,9 @@ static uint64_t rnd(void) {
   return rng_state;
 }
 
-static uint64_t mask_of(int w) { return w >= 64 ? ~0ull : (1ull << w) - 1; }
+static uint64_t mask_of(int w) {
+  return w >= 64 ? ~0ull : (1ull << w) - 1;
+}
 
 /* Reference: value i occupies bits [i*w, i*w + w), LSB first. */
 static void ref_pack(uint8_t *dst, const uint64_t *v, size_t n, int w) {
@@ -38,7 +40,8 @@ static void test_bitpack__every_width_matches_reference(void **state) {
     for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
       size_t n = lengths[li];
       uint64_t *v = malloc((n + 1) * sizeof *v);
-      for (size_t i = 0; i < n; i++) v[i] = rnd() & mask_of(w);
+      for (size_t i = 0; i < n; i++)
+        v[i] = rnd() & mask_of(w);
       size_t nb = pq_bitpacked_bytes(n, w);
       uint8_t *ref = malloc(nb + 1), *got = malloc(nb + 1);
       ref_pack(ref, v, n, w);
@@ -51,7 +54,8 @@ static void test_bitpack__every_width_matches_reference(void **state) {
       if (n) assert_memory_equal(back, v, n * sizeof *v);
       if (w <= 32) {
         uint32_t *v32 = malloc((n + 1) * 4), *b32 = malloc((n + 1) * 4);
-        for (size_t i = 0; i < n; i++) v32[i] = (uint32_t)v[i];
+        for (size_t i = 0; i < n; i++)
+          v32[i] = (uint32_t)v[i];
         pq_pack32(got, v32, n, w);
         assert_int_equal(got[nb], 0xAB);
         if (nb) assert_memory_equal(got, ref, nb);
@@ -92,7 +96,8 @@ static void test_rle__encodes_spec_example_bytes(void **state) {
   inlet_buf_clear(&out);
   /* 100 copies of 5 at width 3: RLE header varint(100 << 1) = C8 01, value 05. */
   uint32_t r[100];
-  for (int i = 0; i < 100; i++) r[i] = 5;
+  for (int i = 0; i < 100; i++)
+    r[i] = 5;
   assert_int_equal(pq_rle_encode_u32(&out, r, 100, 3), 0);
   const uint8_t want2[] = {0xC8, 0x01, 0x05};
   assert_int_equal(out.len, sizeof want2);
@@ -125,7 +130,8 @@ static void test_rle__roundtrip_every_width_random_and_runs(void **state) {
         while (i < n) {
           uint32_t x = (uint32_t)(rnd() & mask_of(w));
           size_t run = pattern == 0 ? 1 : 1 + rnd() % (pattern == 1 ? 20 : 300);
-          for (size_t k = 0; k < run && i < n; k++) v[i++] = x;
+          for (size_t k = 0; k < run && i < n; k++)
+            v[i++] = x;
         }
         inlet_buf enc = INLET_BUF_INIT;
         assert_int_equal(pq_rle_encode_u32(&enc, v, n, w), 0);
@@ -166,7 +172,8 @@ static void test_rle__i16_levels_and_validity(void **state) {
   (void)state;
   const size_t n = 5001;
   int16_t *lv = malloc(n * 2), *back = malloc(n * 2);
-  for (size_t i = 0; i < n; i++) lv[i] = (int16_t)((i / 13) % 3 == 0 ? 2 : rnd() % 3);
+  for (size_t i = 0; i < n; i++)
+    lv[i] = (int16_t)((i / 13) % 3 == 0 ? 2 : rnd() % 3);
   inlet_buf enc = INLET_BUF_INIT;
   assert_int_equal(pq_rle_encode_levels_v1_i16(&enc, lv, n, 2), 0);
   uint32_t prefix = (uint32_t)enc.data[0] | (uint32_t)enc.data[1] << 8 |
@@ -219,7 +226,8 @@ static void test_rle__bits_encoder_matches_bitmap(void **state) {
     assert_int_equal(pq_rle_init_levels_v1(&d, enc.data, enc.len, 1, &consumed, &err), 0);
     uint32_t *v = malloc(m * 4);
     assert_int_equal(pq_rle_get_u32(&d, v, m, &err), 0);
-    for (size_t i = 0; i < m; i++) assert_int_equal(v[i], inlet_bit_get(bm, start + (int64_t)i));
+    for (size_t i = 0; i < m; i++)
+      assert_int_equal(v[i], inlet_bit_get(bm, start + (int64_t)i));
     free(v);
     inlet_buf_reset(&enc);
   }
@@ -237,7 +245,8 @@ static void test_rle__skip_then_read(void **state) {
   (void)state;
   const size_t n = 3000;
   uint32_t *v = malloc(n * 4), out[100];
-  for (size_t i = 0; i < n; i++) v[i] = (i / 50) % 2 ? (uint32_t)(rnd() % 1000) : 7;
+  for (size_t i = 0; i < n; i++)
+    v[i] = (i / 50) % 2 ? (uint32_t)(rnd() % 1000) : 7;
   inlet_buf enc = INLET_BUF_INIT;
   assert_int_equal(pq_rle_encode_u32(&enc, v, n, 10), 0);
   for (size_t skip = 0; skip < 2900; skip += 97) {
@@ -255,7 +264,8 @@ static void test_rle__dict_indices_fused_gather(void **state) {
   (void)state;
   const size_t n = 2000;
   uint32_t *idx = malloc(n * 4);
-  for (size_t i = 0; i < n; i++) idx[i] = i < 500 ? 3 : (uint32_t)(rnd() % 5);
+  for (size_t i = 0; i < n; i++)
+    idx[i] = i < 500 ? 3 : (uint32_t)(rnd() % 5);
   const int64_t dict[5] = {INT64_MIN, -1, 0, 42, INT64_MAX};
   inlet_buf enc = INLET_BUF_INIT;
   assert_int_equal(pq_rle_encode_dict_indices(&enc, idx, n, 3), 0);
@@ -265,7 +275,8 @@ static void test_rle__dict_indices_fused_gather(void **state) {
   assert_int_equal(pq_rle_init_dict(&d, enc.data, enc.len, &err), 0);
   int64_t *out = malloc(n * 8);
   assert_int_equal(pq_rle_dict_fixed(&d, out, dict, 5, 8, n, &err), 0);
-  for (size_t i = 0; i < n; i++) assert_int_equal(out[i], dict[idx[i]]);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(out[i], dict[idx[i]]);
   /* Same indices against a 4-entry dictionary: index 4 is out of range. */
   assert_int_equal(pq_rle_init_dict(&d, enc.data, enc.len, &err), 0);
   assert_int_equal(pq_rle_dict_fixed(&d, out, dict, 4, 8, n, &err), INLET_ECORRUPT);
@@ -325,9 +336,9 @@ static void test_rle__hostile_headers_are_corrupt(void **state) {
   assert_int_equal(pq_rle_init_dict(&d, (const uint8_t *)"\x21\x00", 2, &err), INLET_ECORRUPT);
   /* Levels length prefix past the page. */
   size_t consumed = 99;
-  assert_int_equal(pq_rle_init_levels_v1(&d, (const uint8_t *)"\x05\x00\x00\x00\x10\x01", 6, 1,
-                                         &consumed, &err),
-                   INLET_ECORRUPT);
+  assert_int_equal(
+      pq_rle_init_levels_v1(&d, (const uint8_t *)"\x05\x00\x00\x00\x10\x01", 6, 1, &consumed, &err),
+      INLET_ECORRUPT);
   assert_int_equal(consumed, 0);
   assert_int_equal(pq_rle_init_levels_v1(&d, (const uint8_t *)"\x05\x00", 2, 1, &consumed, &err),
                    INLET_ECORRUPT);
@@ -339,14 +350,16 @@ static void test_rle__random_garbage_never_overreads(void **state) {
   for (int iter = 0; iter < 3000; iter++) {
     size_t len = rnd() % 40;
     uint8_t *p = malloc(len ? len : 1); /* exact size: ASan catches overreads */
-    for (size_t i = 0; i < len; i++) p[i] = (uint8_t)rnd();
+    for (size_t i = 0; i < len; i++)
+      p[i] = (uint8_t)rnd();
     int w = (int)(rnd() % 33);
     pq_rle_decoder d;
     assert_int_equal(pq_rle_init(&d, p, len, w, NULL), 0);
     int rc = pq_rle_get_u32(&d, out, 1 + rnd() % 300, NULL);
     assert_true(rc == 0 || rc == INLET_ECORRUPT);
     if (rc == 0 && w < 32)
-      for (size_t i = 0; i < 1; i++) assert_true(out[i] <= mask_of(w));
+      for (size_t i = 0; i < 1; i++)
+        assert_true(out[i] <= mask_of(w));
     free(p);
   }
 }

@@ -19,11 +19,20 @@
 
 static char home[4096];
 
-static const char *const vars[] = {
-    "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION",
-    "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3",
-    "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AZURE_STORAGE_CONNECTION_STRING",
-    "AZURE_STORAGE_ACCOUNT", "AZURE_STORAGE_KEY", "AZURE_STORAGE_SAS_TOKEN"};
+static const char *const vars[] = {"AWS_ACCESS_KEY_ID",
+                                   "AWS_SECRET_ACCESS_KEY",
+                                   "AWS_SESSION_TOKEN",
+                                   "AWS_REGION",
+                                   "AWS_DEFAULT_REGION",
+                                   "AWS_PROFILE",
+                                   "AWS_ENDPOINT_URL",
+                                   "AWS_ENDPOINT_URL_S3",
+                                   "AWS_SHARED_CREDENTIALS_FILE",
+                                   "AWS_CONFIG_FILE",
+                                   "AZURE_STORAGE_CONNECTION_STRING",
+                                   "AZURE_STORAGE_ACCOUNT",
+                                   "AZURE_STORAGE_KEY",
+                                   "AZURE_STORAGE_SAS_TOKEN"};
 
 static int setup(void **state) {
   (void)state;

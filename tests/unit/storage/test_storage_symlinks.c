@@ -24,7 +24,8 @@ static int setup(void **state) {
   snprintf(root, sizeof root, "%s/root", dir);
   snprintf(outside, sizeof outside, "%s/outside", dir);
   tu_result r;
-  tu_sh(&r, "mkdir -p '%s/real' '%s/sub' && echo secret > '%s/sub/f' && "
+  tu_sh(&r,
+        "mkdir -p '%s/real' '%s/sub' && echo secret > '%s/sub/f' && "
         "ln -s '%s' '%s/out' && ln -s real '%s/in' && ln -s '%s/sub/f' '%s/real/flink'",
         root, outside, outside, outside, root, root, outside, root);
   assert_int_equal(r.status, 0);
@@ -128,8 +129,8 @@ static void test_storage_symlinks__listing_reports_links_reads_follow(void **sta
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_storage_symlinks__create_refuses_links_on_the_way,
-                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_storage_symlinks__create_refuses_links_on_the_way, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_storage_symlinks__remove_never_through_or_behind_a_link,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_storage_symlinks__listing_reports_links_reads_follow,

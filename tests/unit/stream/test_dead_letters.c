@@ -110,8 +110,10 @@ static void test_dl__a_failure_at_any_step_leaves_nothing_half_done(void **state
     stream_dl_file d = {NULL, NULL};
     int rc = stream_dl_open(&d, f->fs, "_errors/A", &err);
     if (rc == 0) rc = stream_dl_append(&d, "x\n", 2, &err);
-    if (rc == 0) rc = stream_dl_publish(&d, f->fs, name, &err);
-    else stream_dl_discard(&d);
+    if (rc == 0)
+      rc = stream_dl_publish(&d, f->fs, name, &err);
+    else
+      stream_dl_discard(&d);
     inlet_fault_disarm(f->fs);
     if (rc != INLET_EIO) fail_msg("%s: rc %d", inlet_fault_op_name(ops[i]), rc);
     assert_null(d.f);
@@ -221,8 +223,7 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_dl__a_failure_at_any_step_leaves_nothing_half_done,
                                       setup, teardown),
-      cmocka_unit_test_setup_teardown(test_dl__cleanup_removes_exactly_the_debris, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_dl__cleanup_removes_exactly_the_debris, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

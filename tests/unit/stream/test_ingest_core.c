@@ -114,7 +114,8 @@ static void test_core__max_rows_splits_batches(void **state) {
 static void test_core__max_bytes_counts_source_bytes(void **state) {
   fx *f = *state;
   FILE *fp = fopen(f->src, "w");
-  for (int i = 100; i < 200; i++) fprintf(fp, "{\"id\":%d}\n", i); /* 11 bytes a line */
+  for (int i = 100; i < 200; i++)
+    fprintf(fp, "{\"id\":%d}\n", i); /* 11 bytes a line */
   fclose(fp);
   counts c;
   memset(&c, 0, sizeof c);

@@ -36,8 +36,10 @@ static int setup(void **state) {
   FILE *fp = fopen(src_path, "w");
   assert_non_null(fp);
   for (int i = 0; i < N_RECORDS; i++) {
-    if (i % BAD_EVERY == 0) fprintf(fp, "bad%d\n", i);
-    else fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 7);
+    if (i % BAD_EVERY == 0)
+      fprintf(fp, "bad%d\n", i);
+    else
+      fprintf(fp, "{\"id\":%d,\"v\":%d}\n", i, i * 7);
   }
   fclose(fp);
   return 0;
@@ -130,12 +132,15 @@ static void expect_dead_letters(const char *path, int64_t k) {
     char want[64];
     snprintf(want, sizeof want, "\"record\":\"bad%d\"", i);
     int n = 0;
-    for (const char *p = r.out; (p = strstr(p, want)) != NULL; p += strlen(want)) n++;
-    if (n != 1) fail_msg("k=%lld: bad record %d in %d dead letters:\n%s", (long long)k, i, n, r.out);
+    for (const char *p = r.out; (p = strstr(p, want)) != NULL; p += strlen(want))
+      n++;
+    if (n != 1)
+      fail_msg("k=%lld: bad record %d in %d dead letters:\n%s", (long long)k, i, n, r.out);
   }
   /* 12 records, one line each, and nothing else. */
   int lines = 0;
-  for (const char *p = r.out; *p; p++) lines += *p == '\n';
+  for (const char *p = r.out; *p; p++)
+    lines += *p == '\n';
   assert_int_equal(lines, N_RECORDS / BAD_EVERY);
   tu_result_free(&r);
 }
@@ -180,9 +185,9 @@ static void test_fault__dead_letters_use_the_tables_storage(void **state) {
  * rerun. */
 static void test_fault__each_dead_letter_operation_kind(void **state) {
   (void)state;
-  static const inlet_fault_op kinds[] = {INLET_FAULT_CREATE, INLET_FAULT_APPEND, INLET_FAULT_SYNC,
-                                         INLET_FAULT_CLOSE, INLET_FAULT_PUT_IF_ABSENT,
-                                         INLET_FAULT_LIST, INLET_FAULT_REMOVE};
+  static const inlet_fault_op kinds[] = {
+      INLET_FAULT_CREATE,        INLET_FAULT_APPEND, INLET_FAULT_SYNC,  INLET_FAULT_CLOSE,
+      INLET_FAULT_PUT_IF_ABSENT, INLET_FAULT_LIST,   INLET_FAULT_REMOVE};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     for (int64_t after = 0; after < 4; after++) {
       for (int m = 0; m < 2; m++) {
@@ -191,8 +196,8 @@ static void test_fault__each_dead_letter_operation_kind(void **state) {
         (void)ingest(path, true, kinds[i], after, m ? INLET_FAULT_FAIL_AFTER : INLET_FAULT_FAIL,
                      NULL, NULL);
         int rc = ingest(path, false, INLET_FAULT_ANY, 0, INLET_FAULT_FAIL, NULL, NULL);
-        if (rc != 0) fail_msg("%s after %lld: rerun failed", inlet_fault_op_name(kinds[i]),
-                              (long long)after);
+        if (rc != 0)
+          fail_msg("%s after %lld: rerun failed", inlet_fault_op_name(kinds[i]), (long long)after);
         expect_rows(path, (int64_t)(i * 100 + (size_t)after));
         expect_dead_letters(path, (int64_t)(i * 100 + (size_t)after));
         tu_rmtree(path);
@@ -235,8 +240,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_fault__dead_letters_use_the_tables_storage, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_fault__each_dead_letter_operation_kind, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_fault__each_dead_letter_operation_kind, setup, teardown),
       cmocka_unit_test_setup_teardown(
           test_fault__crash_at_each_operation_loses_and_duplicates_nothing, setup, teardown),
   };

@@ -37,7 +37,8 @@ static void test_trigger__empty_batch_never_due(void **state) {
 static void test_trigger__rows_limit_fires_first(void **state) {
   (void)state;
   stream_trigger t = trig(3, 1 << 20, 10000);
-  for (int i = 0; i < 2; i++) stream_trigger_add(&t, 1, 10, 100);
+  for (int i = 0; i < 2; i++)
+    stream_trigger_add(&t, 1, 10, 100);
   assert_false(stream_trigger_due(&t, 100));
   stream_trigger_add(&t, 1, 10, 100);
   assert_true(stream_trigger_due(&t, 100));
@@ -120,8 +121,8 @@ static void test_watermark__late_is_before_watermark_in_force(void **state) {
   assert_int_equal(w.value, 90);
   assert_false(stream_watermark_observe(&w, 95)); /* >= 90: on time; wm stays */
   assert_int_equal(w.value, 90);
-  assert_false(stream_watermark_observe(&w, 90)); /* equal: on time */
-  assert_true(stream_watermark_observe(&w, 89));  /* late */
+  assert_false(stream_watermark_observe(&w, 90));  /* equal: on time */
+  assert_true(stream_watermark_observe(&w, 89));   /* late */
   assert_false(stream_watermark_observe(&w, 200)); /* wm -> 190 */
   assert_true(stream_watermark_observe(&w, 150));
 }
@@ -138,10 +139,13 @@ static void test_watermark__restore_classifies_like_first_run(void **state) {
     if (i == 4) saved = w.value; /* "committed" after row 4 */
   }
   stream_watermark_init(&w, 120, INT64_MIN);
-  for (int i = 0; i < 5; i++) second[i] = stream_watermark_observe(&w, ev[i]);
+  for (int i = 0; i < 5; i++)
+    second[i] = stream_watermark_observe(&w, ev[i]);
   stream_watermark_init(&w, 120, saved); /* restart */
-  for (int i = 5; i < 9; i++) second[i] = stream_watermark_observe(&w, ev[i]);
-  for (int i = 0; i < 9; i++) assert_int_equal(first[i], second[i]);
+  for (int i = 5; i < 9; i++)
+    second[i] = stream_watermark_observe(&w, ev[i]);
+  for (int i = 0; i < 9; i++)
+    assert_int_equal(first[i], second[i]);
   assert_true(first[2]);  /* 900 < 1080 */
   assert_false(first[6]); /* 1380 == wm (1500 - 120): on time */
   assert_true(first[8]);  /* 1000 < 1880 */
@@ -207,8 +211,7 @@ static void test_generated__expressions_ingest_computes(void **state) {
                    GEN_DAY_STRING);
   assert_int_equal(stream_generation_kind("DATE_FORMAT(ts,'yyyy-MM-dd-HH')", col, sizeof col),
                    GEN_HOUR_STRING);
-  assert_int_equal(stream_generation_kind("date_trunc('HOUR', ts)", col, sizeof col),
-                   GEN_HOUR_TS);
+  assert_int_equal(stream_generation_kind("date_trunc('HOUR', ts)", col, sizeof col), GEN_HOUR_TS);
   assert_string_equal(col, "ts");
   assert_int_equal(stream_generation_kind("date_format(ts, 'MM/dd')", col, sizeof col), 0);
   assert_int_equal(stream_generation_kind("CAST(ts AS STRING)", col, sizeof col), 0);
@@ -223,39 +226,51 @@ static void test_redis__url_parsing(void **state) {
   int port;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://127.0.0.1:7000/events", &err), 0);
+                                          "redis://127.0.0.1:7000/events", &err),
+                   0);
   assert_string_equal(host, "127.0.0.1");
   assert_int_equal(port, 7000);
   assert_string_equal(key, "events");
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://h/s", &err), 0);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "redis://h/s", &err), 0);
   assert_int_equal(port, 6379);
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://h:0/s", &err), INLET_EINVAL);
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://h:1/", &err), INLET_EINVAL);
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "http://h/s", &err), INLET_EINVAL);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "redis://h:0/s", &err),
+      INLET_EINVAL);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "redis://h:1/", &err),
+      INLET_EINVAL);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "http://h/s", &err),
+      INLET_EINVAL);
   /* IPv6 in brackets; the slashes around the stream are not part of its name. */
   assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://[::1]:7001//a/b/", &err), 0);
+                                          "redis://[::1]:7001//a/b/", &err),
+                   0);
   assert_string_equal(host, "::1");
   assert_int_equal(port, 7001);
   assert_string_equal(key, "a/b");
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://h:12x/s", &err), INLET_EINVAL);
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://[::1/s", &err), INLET_EINVAL);
-  assert_int_equal(stream_redis_parse_url(host, sizeof host, &port, key, sizeof key,
-                                          "redis://h///", &err), INLET_EINVAL);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "redis://h:12x/s", &err),
+      INLET_EINVAL);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "redis://[::1/s", &err),
+      INLET_EINVAL);
+  assert_int_equal(
+      stream_redis_parse_url(host, sizeof host, &port, key, sizeof key, "redis://h///", &err),
+      INLET_EINVAL);
 }
 
 /* ---- file source ----------------------------------------------------------------- */
 
 static stream_source *open_file_opts(const char *path, inlet_text_format fmt, bool follow,
                                      int64_t max_rec, bool final) {
-  stream_source_options o = {.format = fmt, .follow = follow, .once = false,
-                             .max_record_bytes = max_rec, .poll_ms = 10, .final = final};
+  stream_source_options o = {.format = fmt,
+                             .follow = follow,
+                             .once = false,
+                             .max_record_bytes = max_rec,
+                             .poll_ms = 10,
+                             .final = final};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
@@ -367,8 +382,12 @@ static void test_file__csv_header_and_quoted_newline(void **state) {
   stream_pos p = r.pos;
   assert_int_equal(s->ops->finish_pos(s, &p, &err), 0);
   stream_source *s2 = NULL;
-  stream_source_options o = {.format = INLET_TEXT_CSV, .follow = false, .once = false,
-                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
+  stream_source_options o = {.format = INLET_TEXT_CSV,
+                             .follow = false,
+                             .once = false,
+                             .max_record_bytes = 1000,
+                             .poll_ms = 10,
+                             .final = false};
   assert_int_equal(stream_file_open(&s2, "f4.csv", false, &o, &err), 0);
   assert_int_equal(s2->ops->seek(s2, &p, &warn, &err), 0);
   assert_int_equal(warn.len, 0);
@@ -398,8 +417,12 @@ static void test_file__resume_finishes_rotated_file_then_new_one(void **state) {
   /* Rotation while the ingester was down. */
   assert_int_equal(rename("rot/log", "rot/log.1"), 0);
   tu_write_file("rot/log", "{\"n\":3}\n", 8);
-  stream_source_options o = {.format = INLET_TEXT_NDJSON, .follow = false, .once = false,
-                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
+  stream_source_options o = {.format = INLET_TEXT_NDJSON,
+                             .follow = false,
+                             .once = false,
+                             .max_record_bytes = 1000,
+                             .poll_ms = 10,
+                             .final = false};
   assert_int_equal(stream_file_open(&s, "rot/log", false, &o, &err), 0);
   inlet_buf warn = INLET_BUF_INIT;
   assert_int_equal(s->ops->seek(s, &p, &warn, &err), 0);
@@ -446,8 +469,12 @@ static void test_file__reused_inode_with_other_content_restarts(void **state) {
   struct stat st;
   stat("f5.ndjson", &st);
   stream_pos p = {true, {(int64_t)st.st_ino, 8, 12345}}; /* wrong fingerprint */
-  stream_source_options o = {.format = INLET_TEXT_NDJSON, .follow = false, .once = false,
-                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
+  stream_source_options o = {.format = INLET_TEXT_NDJSON,
+                             .follow = false,
+                             .once = false,
+                             .max_record_bytes = 1000,
+                             .poll_ms = 10,
+                             .final = false};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, "f5.ndjson", false, &o, &err), 0);
@@ -470,7 +497,8 @@ static int64_t write_lines(const char *path, int from, int to, bool append) {
   FILE *f = fopen(path, append ? "a" : "w");
   assert_non_null(f);
   int64_t n = 0;
-  for (int i = from; i < to; i++) n += fprintf(f, "{\"n\":%09d}\n", i);
+  for (int i = from; i < to; i++)
+    n += fprintf(f, "{\"n\":%09d}\n", i);
   fclose(f);
   return n;
 }
@@ -493,8 +521,12 @@ static int drain(stream_source *s, stream_pos *last, int *first) {
 
 static stream_source *resume_at(const char *path, const stream_pos *p, bool follow,
                                 inlet_buf *warn) {
-  stream_source_options o = {.format = INLET_TEXT_NDJSON, .follow = follow, .once = false,
-                             .max_record_bytes = 1000, .poll_ms = 10, .final = false};
+  stream_source_options o = {.format = INLET_TEXT_NDJSON,
+                             .follow = follow,
+                             .once = false,
+                             .max_record_bytes = 1000,
+                             .poll_ms = 10,
+                             .final = false};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
@@ -619,7 +651,8 @@ static void test_file__copy_truncate_finishes_the_copy_then_new_data(void **stat
   /* Resume: the table's position is after record 79; the copy has the rest. */
   stream_source *s = open_file("ct/log", INLET_TEXT_NDJSON, false, 1000);
   stream_record r;
-  for (int i = 0; i < 80; i++) assert_int_equal(next(s, &r), STREAM_RECORD);
+  for (int i = 0; i < 80; i++)
+    assert_int_equal(next(s, &r), STREAM_RECORD);
   stream_pos p = r.pos;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(s->ops->finish_pos(s, &p, &err), 0);

@@ -33,7 +33,8 @@ static void test_error__long_message_truncates(void **state) {
 static void test_buf__grows_and_detaches(void **state) {
   (void)state;
   inlet_buf b = INLET_BUF_INIT;
-  for (int i = 0; i < 10000; i++) assert_int_equal(inlet_buf_appendf(&b, "%d,", i), 0);
+  for (int i = 0; i < 10000; i++)
+    assert_int_equal(inlet_buf_appendf(&b, "%d,", i), 0);
   assert_true(b.len > 10000);
   assert_memory_equal(b.data, "0,1,2,", 6);
   size_t len = 0;

@@ -76,8 +76,8 @@ static void test_iso__dates(void **state) {
   assert_true(inlet_iso_date_parse("10000-01-01", 11, &d)); /* as Spark prints it */
   assert_true(inlet_iso_date_parse("-0001-12-31", 11, &d));
   assert_int_equal(d, -719529);
-  const char *bad[] = {"2023-02-29", "2024-13-01", "2024-00-10", "2024-01-32", "2024-1-01",
-                       "24-01-01",   "2024-01-01 ", "",          "2024/01/01", "2024-01-01T00:00"};
+  const char *bad[] = {"2023-02-29", "2024-13-01",  "2024-00-10", "2024-01-32", "2024-1-01",
+                       "24-01-01",   "2024-01-01 ", "",           "2024/01/01", "2024-01-01T00:00"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     if (inlet_iso_date_parse(bad[i], strlen(bad[i]), &d)) fail_msg("accepted date \"%s\"", bad[i]);
 }
@@ -106,10 +106,16 @@ static void test_iso__timestamps(void **state) {
   int64_t us = 0;
   assert_true(inlet_iso_timestamp_micros("1970-01-01 00:00:00.123456789", 29, &us));
   assert_int_equal(us, 123456); /* past the sixth digit truncated */
-  const char *bad[] = {"2024-01-01T24:00",        "2024-01-01T23:59:60",  "2024-01-01T12",
-                       "2024-01-01T12:00:00.",    "2024-01-01T12:00:00.1234567890",
-                       "2024-01-01T12:00:00+25:00", "2024-01-01T12:00:00Zjunk", "2024-01-01X",
-                       " 2024-01-01",             "now"};
+  const char *bad[] = {"2024-01-01T24:00",
+                       "2024-01-01T23:59:60",
+                       "2024-01-01T12",
+                       "2024-01-01T12:00:00.",
+                       "2024-01-01T12:00:00.1234567890",
+                       "2024-01-01T12:00:00+25:00",
+                       "2024-01-01T12:00:00Zjunk",
+                       "2024-01-01X",
+                       " 2024-01-01",
+                       "now"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     if (ts(bad[i], &s, &ns, &off)) fail_msg("accepted timestamp \"%s\"", bad[i]);
 }
@@ -202,7 +208,8 @@ static void expect_bad(const char *s, const char *why) {
   inlet_error err = INLET_ERROR_INIT;
   if (inlet_duration_parse_us(&us, s, &err) != INLET_EINVAL) fail_msg("accepted \"%s\"", s);
   assert_int_equal(us, -42);
-  if (!strstr(err.message, why)) fail_msg("\"%s\": message \"%s\" lacks \"%s\"", s, err.message, why);
+  if (!strstr(err.message, why))
+    fail_msg("\"%s\": message \"%s\" lacks \"%s\"", s, err.message, why);
 }
 
 static void test_duration__errors_say_what_is_wrong(void **state) {
@@ -260,8 +267,8 @@ static void test_compression__one_table(void **state) {
   assert_int_equal(inlet_compression_parse(&c, NULL, &err), INLET_EINVAL);
   /* Every name the parser accepts maps to a writable codec, and every
    * codec's Parquet name comes from the same table. */
-  const char *names[] = {"uncompressed", "none", "snappy", "gzip", "zstd", "lz4_raw", "lz4raw",
-                         "lz4", "brotli"};
+  const char *names[] = {"uncompressed", "none",   "snappy", "gzip",  "zstd",
+                         "lz4_raw",      "lz4raw", "lz4",    "brotli"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     int id = inlet_codec_parse(names[i]);
     assert_true(id >= 0);
@@ -290,12 +297,12 @@ static void test_text__json_unescape_and_utf8(void **state) {
   assert_true(unescape("\\n\\t\\r\\b\\f", "\n\t\r\b\f"));
   assert_true(unescape("\\u00e9\\u20AC", "\xc3\xa9\xe2\x82\xac"));
   assert_true(unescape("\\ud83d\\ude00", "\xf0\x9f\x98\x80")); /* surrogate pair */
-  assert_false(unescape("\\ud83d", NULL));                        /* lone high */
-  assert_false(unescape("\\ude00", NULL));                        /* lone low */
-  assert_false(unescape("\\u0000", NULL));                        /* escaped NUL */
-  assert_false(unescape("\\x41", NULL));                          /* unknown escape */
-  assert_false(unescape("\\u12", NULL));                          /* short */
-  assert_false(unescape("end\\", NULL));                          /* dangling */
+  assert_false(unescape("\\ud83d", NULL));                     /* lone high */
+  assert_false(unescape("\\ude00", NULL));                     /* lone low */
+  assert_false(unescape("\\u0000", NULL));                     /* escaped NUL */
+  assert_false(unescape("\\x41", NULL));                       /* unknown escape */
+  assert_false(unescape("\\u12", NULL));                       /* short */
+  assert_false(unescape("end\\", NULL));                       /* dangling */
   /* The encoder against the validator, at every length boundary. */
   const uint32_t cps[] = {0x41, 0x7f, 0x80, 0x7ff, 0x800, 0xffff, 0x10000, 0x10ffff};
   const size_t lens[] = {1, 1, 2, 2, 3, 3, 4, 4};
