@@ -1,8 +1,8 @@
 # Front door for the two everyday jobs. On a fresh Debian 12 machine, as root
 # or with sudo:
 #   make demo   installs what is missing, builds a release binary, runs the walkthrough
-#   make test   installs what tests need, checks the module boundaries
-#               (scripts/check-includes.sh), builds with -Werror and ASan+UBSan, runs a
+#   make test   installs what tests need, checks the module boundaries and the formatting
+#               (scripts/check-includes.sh, check-format.sh), builds with -Werror and ASan+UBSan, runs a
 #               short libFuzzer run of every fuzzer (clang), then every test
 # Other targets: build, release, fuzz, chaos, bench, format, clean, deps, test-deps.
 # `make chaos` runs the long chaos suite (scripts/chaos.sh: 30 min of kills,
@@ -36,6 +36,7 @@ demo: release
 
 test: test-deps
 	scripts/check-includes.sh
+	scripts/check-format.sh
 	cmake -S . -B $(BUILD_TEST) -DCMAKE_BUILD_TYPE=Debug -DINLET_WERROR=ON \
 	  -DINLET_SANITIZE=ON -DINLET_BUILD_TESTS=ON
 	cmake --build $(BUILD_TEST) -j $(JOBS)
