@@ -253,6 +253,10 @@ int delta_partition_row_check(const inlet_batch *batch, int64_t row, const int32
 
 /* ---- statistics ---------------------------------------------------------- */
 
+/* Column types that get minValues/maxValues (and a stats_parsed min/max
+ * field): the ones Delta data skipping orders. One rule for add.stats and
+ * checkpoints' stats_parsed, which must list the same columns. */
+bool delta_stats_type_has_bounds(const inlet_type *t);
 typedef struct delta_stats_acc delta_stats_acc;
 /* Accumulates per-column stats over batches of @p schema (data columns
  * only). @p max_indexed_cols limits the leaf columns with stats (Delta's

@@ -40,7 +40,7 @@ struct delta_stats_acc {
   int64_t rows;
 };
 
-static bool has_order(const inlet_type *t) {
+bool delta_stats_type_has_bounds(const inlet_type *t) {
   switch (t->id) {
   case INLET_TYPE_INT8:
   case INLET_TYPE_INT16:
@@ -221,7 +221,7 @@ int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_
       chain[d] = a;
     }
     const inlet_type *t = &l->field->type;
-    bool ordered = has_order(t);
+    bool ordered = delta_stats_type_has_bounds(t);
     if (l->depth == 1 && !rows && a->null_count == 0 && n_rows > 0 && ordered && !l->poisoned &&
         fast_minmax(l, t, a, n_rows))
       continue;
@@ -361,7 +361,7 @@ static void leaf_value(inlet_buf *b, const leaf *l, int kind) {
 
 static bool leaf_wanted(const leaf *l, int kind) {
   if (kind == KIND_NULLS) return true;
-  return l->has && !l->poisoned && has_order(&l->field->type);
+  return l->has && !l->poisoned && delta_stats_type_has_bounds(&l->field->type);
 }
 
 /* Writes the object for the leaves whose path starts with prefix[0..depth),

@@ -221,22 +221,6 @@ static int32_t sj_member(const sj_doc *d, int32_t obj, const char *name, inlet_b
 
 /* ---- the stats_parsed schema ----------------------------------------------------- */
 
-static bool skipping_eligible(const inlet_type *t) {
-  switch (t->id) {
-  case INLET_TYPE_INT8:
-  case INLET_TYPE_INT16:
-  case INLET_TYPE_INT32:
-  case INLET_TYPE_INT64:
-  case INLET_TYPE_FLOAT:
-  case INLET_TYPE_DOUBLE:
-  case INLET_TYPE_DECIMAL:
-  case INLET_TYPE_DATE:
-  case INLET_TYPE_TIMESTAMP:
-  case INLET_TYPE_STRING: return true;
-  default: return false;
-  }
-}
-
 /* Builders: a struct field is made by collecting children in an
  * inlet_schema, whose field array the struct then takes over. */
 static int make_field(inlet_field *out, const char *name, inlet_type_id id, inlet_error *err) {
@@ -447,7 +431,7 @@ static int stat_fields(inlet_schema *out, const inlet_field *fields, int32_t n, 
     } else if (counts) {
       TRY(make_field(&g, f->name, INLET_TYPE_INT64, err));
       TRY(add_owned(out, &g, err));
-    } else if (skipping_eligible(&f->type)) {
+    } else if (delta_stats_type_has_bounds(&f->type)) {
       TRY(make_field(&g, f->name, f->type.id, err));
       g.type = f->type;
       g.type.ext = INLET_EXT_NONE;
