@@ -331,17 +331,22 @@ int delta_path_resolve(char **out, const char *raw, const delta_line_ctx *ctx, c
   int rc = delta_path_decode(&dec, raw, err);
   if (rc < 0)
     return inlet_error_prefix(err, "%s line %lld: %s", ctx->file, (long long)ctx->line, what);
+  /* The form (scheme, authority) is read from the raw URI: "file%3Ax" is a
+   * relative path naming the file "file:x", not a file: URI. A scheme holds
+   * no '%', so the decoded string starts with the same bytes. */
   const char *p = dec;
-  if (strncmp(p, "file:", 5) == 0) {
+  if (strncmp(raw, "file:", 5) == 0) {
     p += 5;
-    if (strncmp(p, "//", 2) == 0) {
+    if (strncmp(raw + 5, "//", 2) == 0) {
       p += 2; /* authority: only an empty host (file:///x) names a local file */
       if (*p != '/') goto escape;
     }
   } else {
-    const char *colon = strchr(p, ':');
-    const char *slash = strchr(p, '/');
-    if (colon && (!slash || colon < slash) && colon[1] == '/' && colon[2] == '/') {
+    const char *colon = strchr(raw, ':');
+    const char *slash = strchr(raw, '/');
+    size_t scheme_len = colon ? (size_t)(colon - raw) : 0;
+    if (colon && (!slash || colon < slash) && colon[1] == '/' && colon[2] == '/' &&
+        !memchr(raw, '%', scheme_len)) {
       const char *below = ctx->root_abs ? url_below_root(p, ctx->root_abs) : NULL;
       if (below) {
         if (!rel_path_ok(below)) goto escape;
