@@ -401,7 +401,9 @@ static bool same_partition(const inlet_table_writer *w, const inlet_batch *b, in
       if (inlet_bit_get(x->values, a) != inlet_bit_get(x->values, r)) return false;
     } else if (t->id == INLET_TYPE_STRING) {
       int32_t la = x->offsets[a + 1] - x->offsets[a], lr = x->offsets[r + 1] - x->offsets[r];
-      if (la != lr || memcmp(x->values + x->offsets[a], x->values + x->offsets[r], (size_t)la))
+      /* An all-empty string column may have no value buffer at all. */
+      if (la != lr ||
+          (la > 0 && memcmp(x->values + x->offsets[a], x->values + x->offsets[r], (size_t)la)))
         return false;
     } else {
       int32_t wd = inlet_type_value_width(t);
