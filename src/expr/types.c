@@ -292,7 +292,7 @@ static int natural(parser *ps, expr_node *n) {
       if (errno == ERANGE) {
         int d = 0;
         for (size_t i = 0; i < tl; i++)
-          d += isdigit((unsigned char)b[i]) != 0;
+          d += isdigit((unsigned char)n->raw[i]) != 0;
         t = t_dec(d, 0);
       }
     }
