@@ -9,7 +9,9 @@
 #
 # Environment: FUZZ_SECONDS overrides the time per fuzzer; FUZZ_BUILD the build
 # directory (default build/fuzz); FUZZ_JOBS the build parallelism (default 2);
-# FUZZ_MERGE=1 merges what the run found back into fuzz/corpus/<name>/.
+# FUZZ_SEED the libFuzzer seed (short: 1, so that CI's run retraces the inputs
+# a longer local run with the same seed has already been through; long: 0 =
+# random, to explore); FUZZ_MERGE=1 merges what the run found back into fuzz/corpus/<name>/.
 #
 # Each fuzzer starts from fuzz/corpus/<name>/ (read only) and collects new
 # inputs in $FUZZ_BUILD/corpus/<name>/; a crash is saved under
@@ -20,8 +22,8 @@ cd "$(dirname "$0")/.."
 mode=${1:-short}
 only=${2:-}
 case "$mode" in
-  short) secs=${FUZZ_SECONDS:-60} ;;
-  long) secs=${FUZZ_SECONDS:-3600} ;;
+  short) secs=${FUZZ_SECONDS:-60}; rng_seed=${FUZZ_SEED:-1} ;;
+  long) secs=${FUZZ_SECONDS:-3600}; rng_seed=${FUZZ_SEED:-0} ;;
   *) echo "usage: $0 short|long [fuzzer-name]" >&2; exit 2 ;;
 esac
 BUILD=${FUZZ_BUILD:-build/fuzz}
@@ -63,7 +65,7 @@ for name in $names; do
   # shellcheck disable=SC2086
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-     "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
+     "$bin" -seed="$rng_seed" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
        -artifact_prefix="$BUILD/artifacts/$name-" $dict "$@" >"$BUILD/$name.log" 2>&1; then
     tail -n 12 "$BUILD/$name.log" | grep -E '^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+ +DONE)' >&2 || true
     echo "== $name: ok" >&2
