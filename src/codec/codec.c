@@ -1,7 +1,7 @@
 /*
  * Compression adapters for the Parquet codecs (parquet.thrift
  * CompressionCodec; framing per apache/parquet-format Compression.md):
- *   SNAPPY   raw snappy (libsnappy's C API)
+ *   SNAPPY   raw snappy: libsnappy compresses, codec/snappy_decode.c decompresses
  *   GZIP     gzip members (RFC 1952); decompression also accepts zlib
  *            streams and several concatenated members, as other readers do
  *   BROTLI   raw brotli stream
@@ -18,6 +18,7 @@
  * than the page declares is INLET_ECORRUPT.
  */
 #include "codec/codec.h"
+#include "codec/snappy_decode.h"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>
@@ -350,15 +351,13 @@ int inlet_decompress(int codec, const void *src_v, size_t src_len, void *dst_v, 
     if (dst_len) memcpy(dst, src, dst_len);
     return 0;
   case INLET_CODEC_SNAPPY: {
+    /* Our decoder, not libsnappy's: see codec/snappy_decode.h. */
     size_t n;
-    if (snappy_uncompressed_length((const char *)src, src_len, &n) != SNAPPY_OK)
+    if (inlet_snappy_length(src, src_len, &n) != INLET_SNAPPY_OK)
       return inlet_fail(err, INLET_ECORRUPT, "SNAPPY: corrupt length header");
     if (n != dst_len) return size_mismatch(err, "SNAPPY", n, dst_len);
-    if (dst_len == 0) return 0;
-    n = dst_len;
-    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &n) != SNAPPY_OK)
+    if (inlet_snappy_decode(src, src_len, dst, dst_len) != INLET_SNAPPY_OK)
       return inlet_fail(err, INLET_ECORRUPT, "SNAPPY: corrupt compressed data");
-    if (n != dst_len) return size_mismatch(err, "SNAPPY", n, dst_len);
     return 0;
   }
   case INLET_CODEC_GZIP: return decompress_gzip(src, src_len, dst, dst_len, err);
