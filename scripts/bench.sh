@@ -33,7 +33,7 @@ echo "== building (Release, bench) in $BUILD" >&2
 mkdir -p "$BUILD"
 if ! { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DINLET_BUILD_TESTS=OFF \
          -DINLET_BUILD_BENCH=ON &&
-       cmake --build "$BUILD" -j "$JOBS" --target parquet_bench; } >"$BUILD/build.log" 2>&1; then
+       cmake --build "$BUILD" -j "$JOBS" --target parquet_bench snappy_bench; } >"$BUILD/build.log" 2>&1; then
   tail -n 30 "$BUILD/build.log" >&2
   echo "bench: build failed (log $BUILD/build.log)" >&2
   exit 1
@@ -102,6 +102,11 @@ node bench/duckdb_side.mjs --rows "$ROWS" --row-group-rows "$RG" --dir "$DATA" \
 node bench/duckdb_side.mjs --scan "$DATA/inlet_zstd.parquet" "$DATA/inlet_snappy.parquet" \
   "$DATA/inlet_default.parquet" "$DATA/inlet_zstd_extended.parquet" \
   "$DATA/inlet_snappy_extended.parquet" >>"$RES"
+
+# inlet's snappy decoder beside libsnappy's on the same pages (the reason the
+# decoder replaced the library's; exit 1 if they ever decode differently).
+echo "== snappy decompression: inlet's decoder vs libsnappy (bench/snappy_bench.c)" >&2
+"$BUILD/bench/snappy_bench" >&2 || exit 1
 
 echo >&2
 load_end=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
