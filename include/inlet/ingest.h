@@ -245,7 +245,10 @@ typedef struct inlet_ingest_options {
   int64_t max_record_bytes;
 } inlet_ingest_options;
 
-#define INLET_INGEST_OPTIONS_VERSION 1
+/* 2: the fields from kafka_group on (and inlet_ingest_progress.status); a version-1
+ * struct, which ends before them, is still accepted, and its caller's progress struct is
+ * filled only up to status. */
+#define INLET_INGEST_OPTIONS_VERSION 2
 #define INLET_INGEST_OPTIONS_INIT                                                                  \
   {                                                                                                \
     INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL, false,     \

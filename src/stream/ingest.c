@@ -18,6 +18,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -1401,9 +1402,16 @@ static int choose_app_id(ingester *g, inlet_error *err) {
 static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *options,
                  inlet_error *err) {
   inlet_ingest_options dflt = INLET_INGEST_OPTIONS_INIT;
-  g->o = options ? *options : dflt;
-  FAIL_IF(g->o.version != INLET_INGEST_OPTIONS_VERSION, err, INLET_EINVAL,
-          "ingest: unknown options version %d", g->o.version);
+  g->o = dflt;
+  if (options) {
+    FAIL_IF(options->version != 1 && options->version != INLET_INGEST_OPTIONS_VERSION, err,
+            INLET_EINVAL, "ingest: unknown options version %d", options->version);
+    if (options->version == 1) /* a version-1 struct ends before kafka_group */
+      memcpy(&g->o, options, offsetof(inlet_ingest_options, kafka_group));
+    else
+      g->o = *options;
+    g->o.version = INLET_INGEST_OPTIONS_VERSION;
+  }
   FAIL_IF(!g->o.source, err, INLET_EINVAL, "ingest: no source");
   if (g->o.max_rows <= 0) g->o.max_rows = 1000000;
   if (g->o.max_bytes <= 0) g->o.max_bytes = (int64_t)64 << 20;
@@ -1621,10 +1629,15 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
   rc = 0;
 done:
   if (out) {
-    *out = g.prog;
-    out->app_id = NULL;
-    out->position = NULL;
-    out->message = NULL;
+    inlet_ingest_progress p = g.prog;
+    p.app_id = NULL;
+    p.position = NULL;
+    p.message = NULL;
+    /* A version-1 caller's progress struct ends before status. */
+    if (options && options->version == 1)
+      memcpy(out, &p, offsetof(inlet_ingest_progress, status));
+    else
+      *out = p;
   }
   ingester_free(&g);
   return rc;

@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,8 +228,34 @@ static void test_core__option_and_column_errors(void **state) {
   assert_int_equal(table_version(f->t), 0);
 }
 
+/* A caller built against version 1 of the options has a struct that ends
+ * before kafka_group and a progress struct that ends before status: both are
+ * allocated to exactly that size here, so ASan reports any access past them. */
+static void test_core__version_1_options_are_read_only_to_their_end(void **state) {
+  fx *f = *state;
+  write_rows(f->src, 3);
+  size_t o_size = offsetof(inlet_ingest_options, kafka_group);
+  size_t p_size = offsetof(inlet_ingest_progress, status);
+  inlet_ingest_options full = INLET_INGEST_OPTIONS_INIT;
+  full.version = 1;
+  full.source = f->source;
+  full.max_rows = 2;
+  inlet_ingest_options *o = malloc(o_size);
+  memcpy(o, &full, o_size);
+  inlet_ingest_progress *p = malloc(p_size);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_ingest_run(p, f->t, o, &err), 0);
+  assert_int_equal(p->rows, 3);
+  assert_int_equal(p->batches, 2);
+  assert_int_equal(table_version(f->t), 2);
+  free(o);
+  free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_core__version_1_options_are_read_only_to_their_end,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_core__max_rows_splits_batches, setup, teardown),
       cmocka_unit_test_setup_teardown(test_core__max_bytes_counts_source_bytes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_core__stop_flag_finishes_the_batch_and_returns_zero,
