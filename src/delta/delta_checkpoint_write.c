@@ -431,7 +431,7 @@ static int find_existing_cheap(inlet_storage *st, int64_t version, char *what, s
   *found = rc == 0;
   if (rc < 0 && rc != INLET_ENOTFOUND) return rc;
   if (*found) {
-    snprintf(what, cap, "%s", name + 11);
+    snprintf(what, cap, "%.60s", name + 11); /* 39 characters */
   } else if (hint_version(st) == version) {
     *found = true;
     snprintf(what, cap, "_last_checkpoint names one");

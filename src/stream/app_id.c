@@ -230,7 +230,7 @@ typedef struct matches {
 } matches;
 
 static void add_match(matches *m, const char *app) {
-  if (m->count == 0) snprintf(m->first, sizeof m->first, "%s", app);
+  if (m->count == 0) snprintf(m->first, sizeof m->first, "%.*s", (int)sizeof m->first - 1, app);
   if (m->count < SHOW_MAX) {
     size_t l = strlen(m->list);
     snprintf(m->list + l, sizeof m->list - l, "%s\"%s\"", l ? ", " : "", app);
