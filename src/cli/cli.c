@@ -88,8 +88,30 @@ static int usage_hint(const char *usage, const char *hint, const char *fmt, ...)
   return rc;
 }
 
+int cli_exit_code(int inlet_code) {
+  switch (inlet_code) {
+  case INLET_ENOTFOUND: return CLI_NOT_FOUND;
+  case INLET_ECONFLICT: return CLI_CONFLICT;
+  case INLET_ECORRUPT: return CLI_CORRUPT;
+  case INLET_EUNSUPPORTED: return CLI_UNSUPPORTED;
+  case INLET_EIO: return CLI_IO;
+  default: return CLI_FAIL;
+  }
+}
+
 int cli_fail(const inlet_error *err) {
-  return cli_error("%s", inlet_errmsg(err));
+  cli_error("%s", inlet_errmsg(err));
+  return cli_exit_code(err ? err->code : 0);
+}
+
+int cli_fail_fmt(const inlet_error *err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("inlet: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return cli_exit_code(err ? err->code : 0);
 }
 
 /* Edit distance of two short strings, a swap of neighbours counting as one

@@ -16,7 +16,24 @@
 
 #include "inlet/inlet.h"
 
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_HELP_SHOWN = -1 };
+/* Exit codes (documented in `inlet --help` and the man page): scripts tell
+ * a missing table from a conflict from a corrupt table without reading the
+ * message. */
+enum {
+  CLI_OK = 0,
+  CLI_FAIL = 1,        /* anything else */
+  CLI_USAGE = 2,       /* bad command line */
+  CLI_NOT_FOUND = 3,   /* a table, version, file or column does not exist */
+  CLI_CONFLICT = 4,    /* concurrent commits won every retry */
+  CLI_CORRUPT = 5,     /* a table or file violates its format, or input is invalid */
+  CLI_UNSUPPORTED = 6, /* the table or file uses a feature inlet does not implement */
+  CLI_IO = 7,          /* operating-system I/O or network failure */
+  CLI_REJECTED = 8,    /* reserved: rejected records above --max-rejected */
+  CLI_HELP_SHOWN = -1
+};
+
+/* The exit code for an INLET_E* code (CLI_FAIL for 0 and the rest). */
+int cli_exit_code(int inlet_code);
 
 /* What an option's value is; the parser checks it and reports a bad one
  * as a usage error naming the option. */
@@ -102,8 +119,12 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * from the first line of @p usage when given) to stderr; returns CLI_USAGE.
  * The message names the one argument that is wrong. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Prints "inlet: <err's message>"; returns CLI_FAIL. */
+/* Prints "inlet: <err's message>"; returns cli_exit_code(err->code). */
 int cli_fail(const inlet_error *err);
+/* Prints "inlet: <fmt...>" (which should include err's message); returns
+ * cli_exit_code(err->code). */
+int cli_fail_fmt(const inlet_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The closest of @p n names to @p word (edit distance at most a third of
  * its length, at least 1; ties to the first), or NULL. */

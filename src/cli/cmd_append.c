@@ -180,7 +180,7 @@ static int cmd_append(const cli_args *a) {
     bool is_csv = format ? strcasecmp(format, "csv") == 0 : ends_with(path, ".csv");
     if (is_parquet) {
       if (append_parquet(w, &ts, path, &rows, &err) < 0) {
-        rc = err.message[0] ? cli_error("%s: %s", path, inlet_errmsg(&err)) : CLI_FAIL;
+        rc = err.message[0] ? cli_fail_fmt(&err, "%s: %s", path, inlet_errmsg(&err)) : CLI_FAIL;
         goto done;
       }
       continue;
@@ -196,20 +196,20 @@ static int cmd_append(const cli_args *a) {
     }
     inlet_text_reader *r = NULL;
     if (inlet_text_reader_open_path(&r, path, &ts, &ro, &err) < 0) {
-      rc = cli_error("%s: %s", path, inlet_errmsg(&err));
+      rc = cli_fail_fmt(&err, "%s: %s", path, inlet_errmsg(&err));
       goto done;
     }
     inlet_batch b;
     memset(&b, 0, sizeof b);
     for (;;) {
       if (inlet_text_reader_next(r, &b, &err) < 0) {
-        rc = cli_error("%s: %s%s", path, inlet_errmsg(&err),
-                       skip_bad ? "" : " (use --skip-bad to skip bad records)");
+        rc = cli_fail_fmt(&err, "%s: %s%s", path, inlet_errmsg(&err),
+                          skip_bad ? "" : " (use --skip-bad to skip bad records)");
         break;
       }
       if (b.num_rows == 0) break;
       if (inlet_table_writer_write(w, &b, &err) < 0) {
-        rc = cli_error("%s: %s", path, inlet_errmsg(&err));
+        rc = cli_fail_fmt(&err, "%s: %s", path, inlet_errmsg(&err));
         break;
       }
       rows += b.num_rows;

@@ -90,7 +90,7 @@ static int cmd_create(const cli_args *a) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema schema;
   if (inlet_schema_parse(&schema, schema_ddl, &err) < 0) {
-    rc = cli_error("--schema: %s", inlet_errmsg(&err));
+    rc = cli_fail_fmt(&err, "--schema: %s", inlet_errmsg(&err));
     goto out;
   }
   inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;

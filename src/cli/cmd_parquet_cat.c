@@ -41,7 +41,7 @@ static int cmd_parquet_cat(const cli_args *a) {
   memset(&batch, 0, sizeof batch);
   rc = CLI_FAIL;
   if (inlet_parquet_reader_open(&r, pos[0], NULL, &err) < 0) {
-    cli_fail(&err);
+    rc = cli_fail(&err);
     goto done;
   }
   const inlet_schema *s = inlet_parquet_reader_schema(r);
@@ -63,6 +63,7 @@ static int cmd_parquet_cat(const cli_args *a) {
         tok[--tl] = '\0';
       int f = inlet_schema_find(s, tok);
       if (f < 0) {
+        rc = CLI_NOT_FOUND;
         cli_error("%s has no column \"%s\"", pos[0], tok);
         free(list);
         goto done;
@@ -75,40 +76,40 @@ static int cmd_parquet_cat(const cli_args *a) {
       goto done;
     }
     if (inlet_parquet_reader_project(r, idx, n_idx, &err) < 0) {
-      cli_fail(&err);
+      rc = cli_fail(&err);
       goto done;
     }
     for (int32_t i = 0; i < n_idx; i++) {
       if (inlet_schema_add_field(&proj, &s->fields[idx[i]], &err) < 0) {
-        cli_fail(&err);
+        rc = cli_fail(&err);
         goto done;
       }
     }
   } else if (inlet_schema_copy(&proj, s, &err) < 0) {
-    cli_fail(&err);
+    rc = cli_fail(&err);
     goto done;
   }
   if (inlet_text_writer_new_file(&w, &proj, &wo, stdout, &err) < 0) {
-    cli_fail(&err);
+    rc = cli_fail(&err);
     goto done;
   }
   int64_t left = limit;
   int32_t n_rg = inlet_parquet_reader_num_row_groups(r);
   for (int32_t rg = 0; rg < n_rg && left != 0; rg++) {
     if (inlet_parquet_reader_read_row_group(r, rg, &batch, &err) < 0) {
-      cli_fail(&err);
+      rc = cli_fail(&err);
       goto done;
     }
     inlet_batch view = batch; /* shallow: writes only the first rows */
     if (left >= 0 && view.num_rows > left) view.num_rows = left;
     if (inlet_text_writer_write(w, &view, &err) < 0) {
-      cli_fail(&err);
+      rc = cli_fail(&err);
       goto done;
     }
     if (left >= 0) left -= view.num_rows;
   }
   if (inlet_text_writer_finish(w, &err) < 0) {
-    cli_fail(&err);
+    rc = cli_fail(&err);
     goto done;
   }
   rc = CLI_OK;

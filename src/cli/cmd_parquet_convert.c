@@ -123,7 +123,7 @@ static int cmd_parquet_convert(const cli_args *a) {
   memset(&batch, 0, sizeof batch);
   rc = CLI_FAIL;
   if (inlet_text_reader_open_path(&r, in, &schema, &ro, &err) < 0) {
-    cli_fail(&err);
+    rc = cli_fail(&err);
     goto done;
   }
   if (force && strcmp(out, in) != 0) unlink(out);
@@ -131,18 +131,18 @@ static int cmd_parquet_convert(const cli_args *a) {
     if (err.code == INLET_EEXISTS)
       cli_error("%s already exists (use --force to replace it)", out);
     else
-      cli_fail(&err);
+      rc = cli_fail(&err);
     goto done;
   }
   for (;;) {
     if (inlet_text_reader_next(r, &batch, &err) < 0) {
-      cli_error("%s: %s", in, inlet_errmsg(&err));
+      rc = cli_fail_fmt(&err, "%s: %s", in, inlet_errmsg(&err));
       goto done;
     }
     if (batch.num_rows == 0) break;
     if (bad.count > 0 && !skip_bad) continue; /* keep reading to report every bad record */
     if (inlet_parquet_writer_write(w, &batch, &err) < 0) {
-      cli_fail(&err);
+      rc = cli_fail(&err);
       goto done;
     }
   }
@@ -157,7 +157,7 @@ static int cmd_parquet_convert(const cli_args *a) {
     goto done; /* freeing the unclosed writer removes the partial file */
   }
   if (inlet_parquet_writer_close(w, &err) < 0) {
-    cli_fail(&err);
+    rc = cli_fail(&err);
     goto done;
   }
   printf("%s: %lld rows, %lld bytes", out, (long long)inlet_parquet_writer_rows(w),

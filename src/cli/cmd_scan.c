@@ -265,7 +265,7 @@ static int cmd_scan(const cli_args *a) {
       fprintf(stderr, "inlet: cannot create a temporary file for %s: %s\n", output,
               strerror(errno));
       tmp_output[0] = '\0';
-      rc = CLI_FAIL;
+      rc = CLI_IO;
       goto done;
     }
     close(fd);
@@ -311,8 +311,8 @@ static int cmd_scan(const cli_args *a) {
       if (n == 0) break;
     }
     if (output && !(out = fopen(output, "w"))) {
-      fprintf(stderr, "inlet: cannot write %s\n", output);
-      rc = CLI_FAIL;
+      fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
+      rc = CLI_IO;
       goto done;
     }
     fputs(inlet_scan_explain(sc), out);
@@ -324,8 +324,8 @@ static int cmd_scan(const cli_args *a) {
     if (inlet_parquet_writer_open(&pw, output, inlet_scan_schema(sc), &po, &err) < 0) goto fail;
   } else {
     if (output && !(out = fopen(output, "w"))) {
-      fprintf(stderr, "inlet: cannot write %s\n", output);
-      rc = CLI_FAIL;
+      fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
+      rc = CLI_IO;
       goto done;
     }
     if (inlet_text_writer_new_file(&tw, inlet_scan_schema(sc), &wo, out, &err) < 0) goto fail;
@@ -347,8 +347,8 @@ done:
   inlet_text_writer_free(tw);
   inlet_parquet_writer_free(pw);
   if (out != stdout && fclose(out) != 0 && rc == CLI_OK) {
-    fprintf(stderr, "inlet: cannot write %s\n", output);
-    rc = CLI_FAIL;
+    fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
+    rc = CLI_IO;
   }
   if (url_output && rc == CLI_OK && inlet_location_upload(tmp_output, url_output, NULL, &err) < 0)
     rc = cli_fail(&err);

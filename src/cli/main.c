@@ -6,8 +6,9 @@
  * none of them can drift from what the commands accept. Uses only the
  * public headers in include/inlet/.
  *
- * Exit codes: 0 success, 1 failure (message "inlet: ..." on stderr),
- * 2 usage error.
+ * Exit codes: cli.h's CLI_* list (0 success, 2 usage, 3-7 by the kind of
+ * failure, 1 anything else), printed by exit_codes() in --help and the man
+ * page.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,20 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_maintain,       &cli_cmd_ingest,       &cli_cmd_demo,
 };
 const int cli_n_commands = (int)(sizeof cli_commands / sizeof cli_commands[0]);
+
+/* The exit codes, one per line, for --help and the man page. */
+static const char *const exit_codes[] = {
+    "0  success",
+    "1  any other failure (message \"inlet: ...\" on standard error)",
+    "2  usage error (the wrong argument is named)",
+    "3  not found: a table, version, file or column does not exist",
+    "4  conflict: concurrent commits won every retry",
+    "5  corrupt or invalid: a table, file or input violates its format",
+    "6  unsupported: the table or file uses a feature inlet does not implement",
+    "7  I/O or network failure",
+    "8  reserved: rejected records above a limit",
+};
+#define N_EXIT_CODES (int)(sizeof exit_codes / sizeof exit_codes[0])
 
 /* Column of the summaries in the overview. */
 #define SUMMARY_COLUMN 34
@@ -42,6 +57,9 @@ static void overview(FILE *f) {
         "  help COMMAND                    a command's help; help --man prints the man page\n"
         "  --version                       print the version\n",
         f);
+  fputs("\nExit codes:\n", f);
+  for (int i = 0; i < N_EXIT_CODES; i++)
+    fprintf(f, "  %s\n", exit_codes[i]);
 }
 
 /* The group of commands under a first word ("parquet"), or NULL. */
@@ -168,9 +186,11 @@ static int man_page(void) {
     roff_text(f, cli_commands[i]->help);
     fputs(".fi\n", f);
   }
-  fputs(".SH EXIT STATUS\n0 on success, 1 on failure (a message starting with\n.B inlet:\n"
-        "on standard error), 2 on a usage error.\n",
-        f);
+  fputs(".SH EXIT STATUS\n", f);
+  for (int i = 0; i < N_EXIT_CODES; i++) {
+    fputs(".TP\n", f);
+    roff_text(f, exit_codes[i]);
+  }
   fputs(".SH FILES\n.TP\n.I TABLE/_delta_log/\nthe Delta transaction log: one JSON commit per "
         "version, Parquet checkpoints\n.TP\n.I TABLE/_errors/\ndead\\-lettered records of "
         ".B inlet ingest\n",
