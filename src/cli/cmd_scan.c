@@ -346,7 +346,7 @@ done:
   inlet_batch_reset(&b);
   inlet_text_writer_free(tw);
   inlet_parquet_writer_free(pw);
-  if (out != stdout && fclose(out) != 0 && rc == CLI_OK) {
+  if (out && out != stdout && fclose(out) != 0 && rc == CLI_OK) {
     fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
     rc = CLI_IO;
   }

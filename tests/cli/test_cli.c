@@ -1,6 +1,7 @@
 /*
  * CLI tests: drive the real `inlet` binary and check stdout, stderr and the
- * exit code (0 success, 1 failure with "inlet: <message>", 2 usage error).
+ * exit code (0 success, 2 usage error, 3 not found, 5 corrupt, 1 other failures, each with
+ * "inlet: <message>"; tests/cli/test_exit_codes.c covers the list).
  * The conversion round trips are checked twice: against rows written here
  * by hand, and against DuckDB's reading of the same file (refcheck).
  */
@@ -119,26 +120,26 @@ static void test_cli__usage_errors_exit_2(void **state) {
   tu_result_free(&r);
 }
 
-static void test_cli__missing_files_exit_1(void **state) {
+static void test_cli__missing_files_exit_3(void **state) {
   (void)state;
   tu_result r;
   const char *missing = path_in("nope.parquet");
   const char *verbs[] = {"schema", "meta", "cat"};
   for (int i = 0; i < 3; i++) {
     run(&r, NULL, "parquet", verbs[i], missing, NULL);
-    expect(&r, 1, NULL, "inlet: ");
+    expect(&r, 3, NULL, "inlet: ");
     assert_non_null(strstr(r.err, "nope.parquet"));
     assert_int_equal(r.out_len, 0);
     tu_result_free(&r);
   }
   run(&r, NULL, "parquet", "convert", path_in("nope.ndjson"), path_in("o.parquet"), "--schema",
       "a long", NULL);
-  expect(&r, 1, NULL, "nope.ndjson");
+  expect(&r, 3, NULL, "nope.ndjson");
   tu_result_free(&r);
   /* Not a Parquet file at all. */
   write_text("junk.parquet", "this is not parquet at all, just text\n");
   run(&r, NULL, "parquet", "schema", path_in("junk.parquet"), NULL);
-  expect(&r, 1, NULL, "inlet: ");
+  expect(&r, 5, NULL, "inlet: ");
   assert_non_null(strstr(r.err, "junk.parquet"));
   tu_result_free(&r);
 }
@@ -219,7 +220,7 @@ static void test_cli__cat_formats_columns_and_limit(void **state) {
          NULL);
   tu_result_free(&r);
   run(&r, NULL, "parquet", "cat", path_in("c.parquet"), "--columns", "nosuch", NULL);
-  expect(&r, 1, NULL, "has no column \"nosuch\"");
+  expect(&r, 3, NULL, "has no column \"nosuch\"");
   tu_result_free(&r);
   run(&r, NULL, "parquet", "meta", path_in("c.parquet"), NULL);
   expect(&r, 0, "num_rows: 3", NULL);
@@ -376,7 +377,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cli__help_and_version),
       cmocka_unit_test(test_cli__usage_errors_exit_2),
-      cmocka_unit_test(test_cli__missing_files_exit_1),
+      cmocka_unit_test(test_cli__missing_files_exit_3),
       cmocka_unit_test(test_cli__convert_then_cat_ndjson_round_trips),
       cmocka_unit_test(test_cli__cat_formats_columns_and_limit),
       cmocka_unit_test(test_cli__convert_reports_bad_records),

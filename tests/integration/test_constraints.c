@@ -371,16 +371,16 @@ static void test_check_constraints__unparseable_refuses_the_table(void **state) 
   write_meta(f->table, 0, 3, json_pack("[o]", field("id", json_string("long"), true, NULL)), NULL,
              conf);
   tu_result r = append(f, "{\"id\":1}\n");
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "cannot write: CHECK constraint odd (frob(id) > 1) cannot be "
                                 "evaluated by inlet: column 1: unknown function frob()"));
   tu_result_free(&r);
   tu_sh(&r, "'%s' ingest '%s' --source 'file:%s' --once", INLET_BIN, f->table, f->in);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "CHECK constraint odd (frob(id) > 1)"));
   tu_result_free(&r);
   tu_sh(&r, "'%s' compact '%s' --min-files 2", INLET_BIN, f->table);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "CHECK constraint odd"));
   tu_result_free(&r);
   /* An invariant rule that is not an expression is refused too. */
@@ -392,7 +392,7 @@ static void test_check_constraints__unparseable_refuses_the_table(void **state) 
   snprintf(t2, sizeof t2, "%s/t2", f->dir);
   write_meta(t2, 0, 2, fl, NULL, NULL);
   tu_sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t2, f->in);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "column \"id\" has a delta.invariants rule inlet does not "
                                 "understand"));
   tu_result_free(&r);

@@ -85,7 +85,7 @@ static void test_checkpoint__interval_checkpoints_read_by_both_readers(void **st
   compare_version(dir, -1);
   compare_version(dir, 6);
   tu_sh(&r, "cd '%s' && '%s' scan t --version 2", dir, INLET_BIN);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 3);
   tu_result_free(&r);
   tu_sh(&r, "cd '%s' && '%s' describe t --json", dir, INLET_BIN);
   sh_ok(&r, "describe");

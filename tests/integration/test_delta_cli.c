@@ -117,11 +117,11 @@ static void test_cli__create_append_scan_history_describe(void **state) {
   assert_int_equal(atoi(r.out), 8); /* header + 7 rows */
   tu_result_free(&r);
   tu_sh(&r, "cd '%s' && '%s' scan t --as-of 2000-01-01T00:00:00Z", f->dir, INLET_BIN);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 3);
   assert_non_null(strstr(r.err, "no version"));
   tu_result_free(&r);
   tu_sh(&r, "cd '%s' && '%s' scan t --version 9", f->dir, INLET_BIN);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 3);
   assert_non_null(strstr(r.err, "version 9 does not exist"));
   tu_result_free(&r);
 
@@ -227,7 +227,7 @@ static void test_cli__usage_and_missing_table_errors(void **state) {
   fixture *f = *state;
   tu_result r;
   tu_sh(&r, "cd '%s' && '%s' scan nope", f->dir, INLET_BIN);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 3);
   assert_non_null(strstr(r.err, "inlet: "));
   tu_result_free(&r);
   tu_sh(&r, "'%s' create", INLET_BIN);

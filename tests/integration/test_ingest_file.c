@@ -308,7 +308,7 @@ static void test_ingest__event_time_generated_partitions(void **state) {
   snprintf(t3, sizeof t3, "%s/other", f->dir);
   create_generated_table(t3, "date", "date_add(ts, 1)");
   tu_sh(&r, "'%s' ingest '%s' --source '%s' --once", INLET_BIN, t3, src2);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "generated column"));
   tu_result_free(&r);
 }
@@ -320,7 +320,7 @@ static void test_ingest__refuses_txn_retention_tables(void **state) {
                    "'interval 1 days'");
   append_text(f->src, "{\"id\":1}\n");
   tu_result r = run_ingest(f, NULL);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "setTransactionRetentionDuration"));
   tu_result_free(&r);
   assert_int_equal(latest_version(f->table), 0);

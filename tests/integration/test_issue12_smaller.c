@@ -133,13 +133,13 @@ static void test_torn_commit__zero_byte_commit_is_an_error(void **state) {
     sh_ok(&r, "torn commit");
     tu_result_free(&r);
     tu_sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, f->table);
-    assert_int_equal(r.status, 1);
+    assert_int_equal(r.status, 5);
     assert_non_null(strstr(r.err, "00000000000000000002.json holds no action"));
     assert_non_null(strstr(r.err, "torn write"));
     tu_result_free(&r);
     /* A writer does not build on it either. */
     tu_sh(&r, "echo '{\"id\":2}' | '%s' append '%s' -", INLET_BIN, f->table);
-    assert_int_equal(r.status, 1);
+    assert_int_equal(r.status, 5);
     assert_non_null(strstr(r.err, "torn write"));
     tu_result_free(&r);
   }
@@ -159,13 +159,13 @@ static void test_checked_sums__describe_int64_max_size_is_an_error(void **state)
   sh_ok(&r, "hostile commit");
   tu_result_free(&r);
   tu_sh(&r, "'%s' describe '%s'", INLET_BIN, f->table);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 5);
   assert_non_null(strstr(r.err, "huge.parquet"));
   assert_non_null(strstr(r.err, "overflow"));
   assert_null(strstr(r.out, "-9223372036854775"));
   tu_result_free(&r);
   tu_sh(&r, "'%s' describe '%s' --json", INLET_BIN, f->table);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 5);
   assert_null(strstr(r.out, "\"bytes\": -"));
   tu_result_free(&r);
 }

@@ -445,6 +445,9 @@ static void test_compact__golden_tables_read_identically_by_refcheck(void **stat
     tu_result_free(&r);
   }
   static const char *const refused[] = {"type-widening", "table-with-columnmapping-mode-name"};
+  /* Type widening: the bin fails on the file's older column type (1); column
+   * mapping: refused up front as unsupported (6). */
+  static const int refused_status[] = {1, 6};
   for (size_t i = 0; i < 2; i++) {
     tu_result r;
     tu_sh(&r,
@@ -455,7 +458,7 @@ static void test_compact__golden_tables_read_identically_by_refcheck(void **stat
     int logs = atoi(r.out);
     tu_result_free(&r);
     tu_sh(&r, "cd '%s' && '%s' compact '%s' --min-files 2", dir, INLET_BIN, refused[i]);
-    assert_int_equal(r.status, 1);
+    assert_int_equal(r.status, refused_status[i]);
     tu_result_free(&r);
     tu_sh(&r, "ls '%s/%s/_delta_log' | wc -l", dir, refused[i]);
     assert_int_equal(atoi(r.out), logs);

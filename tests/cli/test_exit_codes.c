@@ -1,0 +1,136 @@
+/*
+ * Exit codes of the real `inlet` binary (cli.h, `inlet --help`): each kind
+ * of failure is provoked here and its code checked, so that scripts can
+ * tell a missing table from a corrupt one or an unsupported feature without
+ * reading the message. (4, a conflict that outlasted every retry, and 8,
+ * reserved for a rejected-records limit, are not provoked here.)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static char dir[4096];
+
+static int setup(void **state) {
+  (void)state;
+  char *d = tu_mkdtemp("exit");
+  if (!d) return -1;
+  snprintf(dir, sizeof dir, "%s", d);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tu_rmtree(dir);
+  return 0;
+}
+
+static void expect_sh(int status, const char *err_has, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void expect_sh(int status, const char *err_has, const char *fmt, ...) {
+  char cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "%s", cmd), 0);
+  if (r.status != status || (err_has && !strstr(r.err, err_has)))
+    fail_msg("%s\nstatus %d (want %d)\nstdout: %s\nstderr: %s\n(want stderr~'%s')", cmd, r.status,
+             status, r.out, r.err, err_has ? err_has : "");
+  tu_result_free(&r);
+}
+
+/* A table with one row, made by the binary itself. */
+static void make_table(const char *name) {
+  expect_sh(0, NULL, "'%s' create '%s/%s' --schema 'id long'", INLET_BIN, dir, name);
+  expect_sh(0, NULL,
+            "printf '{\"id\":1}\\n' > '%s/rows.ndjson' && '%s' append '%s/%s' '%s/rows.ndjson'",
+            dir, INLET_BIN, dir, name, dir);
+}
+
+static void test_exit__help_lists_the_codes(void **state) {
+  (void)state;
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "'%s' --help", INLET_BIN), 0);
+  assert_int_equal(r.status, 0);
+  const char *want[] = {"Exit codes:", "2  usage",       "3  not found", "4  conflict",
+                        "5  corrupt",  "6  unsupported", "7  I/O"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(r.out, want[i])) fail_msg("--help lacks '%s':\n%s", want[i], r.out);
+  tu_result_free(&r);
+  assert_int_equal(tu_sh(&r, "'%s' help --man", INLET_BIN), 0);
+  assert_non_null(strstr(r.out, ".SH EXIT STATUS"));
+  assert_non_null(strstr(r.out, "unsupported: the table"));
+  tu_result_free(&r);
+}
+
+static void test_exit__usage_is_2(void **state) {
+  (void)state;
+  expect_sh(2, "missing TABLE", "'%s' scan", INLET_BIN);
+  expect_sh(2, "--limt", "'%s' scan '%s/t' --limt 3", INLET_BIN, dir);
+}
+
+static void test_exit__not_found_is_3(void **state) {
+  (void)state;
+  expect_sh(3, NULL, "'%s' scan '%s/missing'", INLET_BIN, dir);
+  make_table("t");
+  expect_sh(3, "99", "'%s' scan '%s/t' --version 99", INLET_BIN, dir);
+  expect_sh(3, NULL, "'%s' parquet schema '%s/none.parquet'", INLET_BIN, dir);
+}
+
+static void test_exit__corrupt_is_5(void **state) {
+  (void)state;
+  make_table("c");
+  char path[4200];
+  snprintf(path, sizeof path, "%s/c", dir);
+  tu_rules_exempt(path, "a commit is overwritten with bad JSON on purpose");
+  expect_sh(0, NULL, "printf '{not json\\n' > '%s/c/_delta_log/00000000000000000001.json'", dir);
+  expect_sh(5, "00000000000000000001.json", "'%s' scan '%s/c'", INLET_BIN, dir);
+  expect_sh(0, NULL, "printf 'PAR1 not a parquet file' > '%s/bad.parquet'", dir);
+  expect_sh(5, "bad.parquet", "'%s' parquet schema '%s/bad.parquet'", INLET_BIN, dir);
+}
+
+static void test_exit__unsupported_is_6(void **state) {
+  (void)state;
+  make_table("u");
+  char path[4200];
+  snprintf(path, sizeof path, "%s/u", dir);
+  tu_rules_exempt(path, "a protocol with a made-up feature on purpose");
+  expect_sh(0, NULL,
+            "printf '%%s\\n' '{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
+            "\"readerFeatures\":[\"madeUpFeature\"],\"writerFeatures\":[\"madeUpFeature\"]}}' "
+            "> '%s/u/_delta_log/00000000000000000002.json'",
+            dir);
+  expect_sh(6, "madeUpFeature", "'%s' scan '%s/u'", INLET_BIN, dir);
+  expect_sh(6, "madeUpFeature", "'%s' append '%s/u' '%s/rows.ndjson'", INLET_BIN, dir, dir);
+}
+
+static void test_exit__io_is_7(void **state) {
+  (void)state;
+  make_table("o");
+  expect_sh(7, "no-such-dir", "'%s' scan '%s/o' --output '%s/no-such-dir/out.ndjson'", INLET_BIN,
+            dir, dir);
+}
+
+static void test_exit__anything_else_is_1(void **state) {
+  (void)state;
+  make_table("e");
+  /* the table exists already */
+  expect_sh(1, NULL, "'%s' create '%s/e' --schema 'id long'", INLET_BIN, dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_exit__help_lists_the_codes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__usage_is_2, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__not_found_is_3, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__corrupt_is_5, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__unsupported_is_6, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__io_is_7, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__anything_else_is_1, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
