@@ -27,6 +27,9 @@
 //   GET  /__proxy/stats   {"requests":N,"byMethod":{...},"injected":N,"bytesOut":N,"lists":N,
 //                          "openUploads":[...]}
 //   POST /__proxy/reset   clears rules, latency and counters
+//   GET  /__proxy/trace   the requests since the last trace read or reset, one
+//                         "METHOD /path?query STATUS" per line (oldest first, at most
+//                         the last 10000), and clears them: what a client sent, in order
 import http from 'node:http';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -88,7 +91,8 @@ const state = {
   bytesOut: 0, // response body bytes sent to clients (GET payloads, listings, errors)
   lists: 0,    // GETs of a bucket (ListObjectsV2), also counted in byMethod.GET
   injected: 0,
-  uploads: new Map(), // uploadId -> key
+  uploads: new Map(), // uploadId -> { key, initiated (ms) }
+  trace: [],          // "METHOD url STATUS" per S3 request since the last /__proxy/trace
   locks: new Map(),   // key -> promise tail
 };
 
@@ -234,8 +238,14 @@ async function control(req, res, rawPath, body) {
     return reply({
       requests: state.requests, byMethod: state.byMethod, injected: state.injected,
       bytesOut: state.bytesOut, lists: state.lists,
-      openUploads: [...state.uploads.entries()].map(([id, key]) => ({ id, key })),
+      openUploads: [...state.uploads.entries()].map(([id, u]) => ({ id, key: u.key })),
     });
+  }
+  if (rawPath === '/__proxy/trace') {
+    const s = state.trace.join('\n') + (state.trace.length ? '\n' : '');
+    state.trace = [];
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(s) });
+    return res.end(s);
   }
   if (rawPath === '/__proxy/reset' && req.method === 'POST') {
     state.rules = [];
@@ -245,6 +255,7 @@ async function control(req, res, rawPath, body) {
     state.bytesOut = 0;
     state.lists = 0;
     state.injected = 0;
+    state.trace = [];
     return reply({ ok: true });
   }
   res.writeHead(404);
@@ -259,6 +270,10 @@ async function handle(req, res) {
   const rawPath = qpos < 0 ? req.url : req.url.slice(0, qpos);
   const query = parseQuery(qpos < 0 ? '' : req.url.slice(qpos + 1));
   if (rawPath.startsWith('/__proxy/')) return control(req, res, rawPath, body);
+  res.on('finish', () => {
+    state.trace.push(`${req.method} ${req.url} ${res.statusCode}`);
+    if (state.trace.length > 10000) state.trace.shift();
+  });
   state.requests++;
   state.byMethod[req.method] = (state.byMethod[req.method] || 0) + 1;
   if (req.method === 'GET' && rawPath.split('/').filter(Boolean).length === 1) state.lists++;
@@ -302,7 +317,7 @@ async function handle(req, res) {
   }
   if (req.method === 'POST' && 'uploads' in query && up.status === 200) {
     const id = /<UploadId>([^<]+)<\/UploadId>/.exec(up.body.toString());
-    if (id) state.uploads.set(id[1], rawPath);
+    if (id) state.uploads.set(id[1], { key: rawPath, initiated: Date.now() });
   }
   if (isComplete && up.status === 200 && !/<Error>/.test(up.body.toString()))
     state.uploads.delete(query.uploadId);
