@@ -167,12 +167,16 @@ static void test_ingest_create__file_url_location(void **state) {
   inlet_schema schema;
   inlet_schema_init(&schema);
   assert_int_equal(inlet_schema_parse(&schema, "id long, ts timestamp", &err), 0);
-  char url[4300], source[4300];
+  char url[4300], source[4300], src2[4300];
   snprintf(url, sizeof url, "file://%s/lib/t", base);
-  snprintf(source, sizeof source, "file:%s", src);
+  snprintf(src2, sizeof src2, "%s/in2.ndjson", base);
+  const char *rec = "{\"id\":8,\"ts\":\"2024-01-01T10:00:00Z\"}\n";
+  assert_int_equal(tu_write_file(src2, rec, strlen(rec)), 0);
+  snprintf(source, sizeof source, "file:%s", src2);
   inlet_ingest_progress p;
   if (run(url, source, &schema, NULL, &p, &err) < 0) fail_msg("%s", inlet_errmsg(&err));
   assert_int_equal(p.last_version, 0);
+  assert_int_equal(p.rows, 1);
   snprintf(log0, sizeof log0, "%s/lib/t/_delta_log/00000000000000000000.json", base);
   c = tu_read_file(log0, NULL);
   assert_non_null(c);
