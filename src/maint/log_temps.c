@@ -67,6 +67,12 @@ int maint_abort_stale_uploads(inlet_storage *st, int64_t now_ms, bool dry_run,
   upload_report r = {on_file, ctx};
   int rc = inlet_storage_abort_uploads(st, now_ms - INLET_LOG_TEMP_MAX_AGE_MS, dry_run,
                                        report_upload, &r, files, err);
+  /* A store that cannot list them (or credentials that may not) leaves the
+   * job to a bucket lifecycle rule: not a reason to fail the maintenance. */
+  if (rc == INLET_EUNSUPPORTED) {
+    inlet_error_clear(err);
+    return 0;
+  }
   if (rc < 0) return inlet_error_prefix(err, "aborting stale multipart uploads");
   return 0;
 }

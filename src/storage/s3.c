@@ -1361,7 +1361,16 @@ static int s3_abort_uploads(inlet_storage *st, int64_t before_ms, bool dry_run,
     if (rc == 0 && id_marker[0]) rc = add_query(&q, "upload-id-marker", id_marker, err);
     if (rc == 0) rc = s3_req_init(&q, s, "GET", NULL, err);
     if (rc == 0) rc = run1(s, &q, err);
-    if (rc == 0 && q.http.status != 200) rc = http_fail(&q, err);
+    if (rc == 0 && (q.http.status == 501 || q.http.status == 403 || q.http.status == 405)) {
+      /* A store without the listing (s3rver: 501 NotImplemented), or
+       * credentials without s3:ListBucketMultipartUploads: nothing can be
+       * found here; a bucket lifecycle rule has to do it. */
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "%s: listing multipart uploads is not available (HTTP %ld)", q.http.what,
+                      q.http.status);
+    } else if (rc == 0 && q.http.status != 200) {
+      rc = http_fail(&q, err);
+    }
     m.truncated = false;
     m.next_key[0] = m.next_id[0] = '\0';
     if (rc == 0)

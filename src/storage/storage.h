@@ -269,7 +269,9 @@ typedef struct inlet_storage_ops {
    * killed mid-upload leaves. With @p dry_run only counts. Each one's path
    * (relative to the root) goes to @p fn (may be NULL); *count (may be
    * NULL) is incremented per upload. An upload whose initiation time cannot
-   * be read is left alone. NULL in backends without such uploads: posix,
+   * be read is left alone. INLET_EUNSUPPORTED when the store does not list
+   * uploads (501) or the credentials may not (403). NULL in backends
+   * without such uploads: posix,
    * and Azure, whose uncommitted blocks the service discards after 7 days
    * (inlet_storage_abort_uploads then does nothing). */
   int (*abort_uploads)(inlet_storage *s, int64_t before_ms, bool dry_run,

@@ -167,7 +167,7 @@ static void test_ingest_create__file_url_location(void **state) {
   inlet_schema schema;
   inlet_schema_init(&schema);
   assert_int_equal(inlet_schema_parse(&schema, "id long, ts timestamp", &err), 0);
-  char url[4300], source[4300], src2[4300];
+  char url[4300], source[4400], src2[4300];
   snprintf(url, sizeof url, "file://%s/lib/t", base);
   snprintf(src2, sizeof src2, "%s/in2.ndjson", base);
   const char *rec = "{\"id\":8,\"ts\":\"2024-01-01T10:00:00Z\"}\n";

@@ -247,6 +247,7 @@ static void killed_upload(const char *url, const char *name) {
   if (pid == 0) {
     inlet_storage_options o = INLET_STORAGE_OPTIONS_INIT;
     o.part_size = 1024;
+    o.parts_in_flight = 1; /* each full part goes up at once */
     inlet_storage *st = NULL;
     inlet_wfile *f = NULL;
     inlet_error err = INLET_ERROR_INIT;
@@ -278,8 +279,11 @@ static void backdate_uploads(long long ms) {
 static void run_cli(const char *args) {
   tu_result r;
   tu_sh(&r, "'%s' %s", INLET_BIN, args);
-  if (r.status != 0) fail_msg("inlet %s: %s%s", args, r.out, r.err);
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s%s", r.out ? r.out : "", r.err ? r.err : "");
+  int status = r.status;
   tu_result_free(&r);
+  if (status != 0) fail_msg("inlet %s: %s", args, msg);
 }
 
 static void test_commits__killed_uploads_aborted_by_vacuum_and_maintain(void **state) {
@@ -328,6 +332,18 @@ static void test_commits__killed_uploads_aborted_by_vacuum_and_maintain(void **s
   assert_null(strstr(st, "killed-young"));
   assert_non_null(strstr(st, "other-table"));
   free(st);
+  /* A store without ListMultipartUploads (bare s3rver: 501) is no reason
+   * for vacuum to fail: the listing is skipped. */
+  char bare[256];
+  snprintf(bare, sizeof bare, "AWS_ENDPOINT_URL=http://127.0.0.1:%d '%s'", emu.s3rver_port,
+           INLET_BIN);
+  tu_sh(&r,
+        "%s create s3://inlet-bare/mpu --schema 'id long' --single-writer && %s vacuum "
+        "s3://inlet-bare/mpu --single-writer",
+        bare, bare);
+  if (r.status != 0) fail_msg("vacuum on bare s3rver: %s", r.err);
+  assert_non_null(strstr(r.out, "deleted 0 files"));
+  tu_result_free(&r);
   /* The table is intact. */
   inlet_error err = INLET_ERROR_INIT;
   OK(inlet_table_open(&t, "s3://inlet-test/mpu", &err));
