@@ -415,7 +415,7 @@ static void test_tables__single_writer_probe(void **state) {
   const char *I = INLET_BIN;
   tu_result r;
   tu_sh(&r, "AWS_ENDPOINT_URL=%s '%s' create s3://inlet-bare/sw --schema 'id long'", bare_ep, I);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6); /* exit code 6: unsupported */
   assert_non_null(strstr(r.err, "If-None-Match"));
   assert_non_null(strstr(r.err, "--single-writer"));
   assert_null(strstr(r.err, "S3RVER")); /* no secret (the key id doubles as secret here) */
@@ -427,7 +427,7 @@ static void test_tables__single_writer_probe(void **state) {
   snprintf(in, sizeof in, "%s/sw.ndjson", work);
   write_text(in, "{\"id\":1}\n{\"id\":2}\n");
   tu_sh(&r, "AWS_ENDPOINT_URL=%s '%s' append s3://inlet-bare/sw '%s'", bare_ep, I, in);
-  assert_int_equal(r.status, 1);
+  assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "If-None-Match"));
   tu_result_free(&r);
   free(run_ok("AWS_ENDPOINT_URL=%s '%s' append s3://inlet-bare/sw '%s' --single-writer", bare_ep, I,
