@@ -171,6 +171,18 @@ int main(int argc, char **argv) {
          (double)d.requests / COMMITS, (double)d.put / COMMITS, (double)d.get / COMMITS,
          (double)d.lists / COMMITS, (double)d.head / COMMITS, (double)d.post / COMMITS,
          (double)d.del / COMMITS, commit_ms, latency ? commit_ms / latency : 0);
+  if (getenv("BENCH_TRACE")) {
+    /* The requests of one more steady-state commit, in order (the proxy's
+     * trace): what each request per commit is. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "curl -s %s/__proxy/trace >/dev/null", proxy);
+    if (system(cmd) != 0) fprintf(stderr, "cannot read the proxy's trace\n");
+    append(t, &small);
+    printf("commit: trace of one more commit:\n");
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd, "curl -s %s/__proxy/trace | sed 's/^/  /'", proxy);
+    if (system(cmd) != 0) fprintf(stderr, "cannot read the proxy's trace\n");
+  }
   inlet_table_free(t);
   inlet_batch_reset(&small);
 

@@ -6,7 +6,8 @@
 # packages come from a test build (BENCH_OBJSTORE_DIR, default: the first
 # build/*/objstore with node_modules).
 #
-# Environment: BENCH_LATENCY_MS (20), BENCH_BUILD (build/bench-objstore).
+# Environment: BENCH_LATENCY_MS (20), BENCH_BUILD (build/bench-objstore),
+# BENCH_TRACE=1 (also print the requests of one steady-state commit, in order).
 # Prints the load average before and after: the machine may be shared.
 set -eu
 cd "$(dirname "$0")/.."

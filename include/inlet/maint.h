@@ -138,9 +138,10 @@ typedef struct inlet_vacuum_result {
   int64_t symlinks;   /* symbolic links left alone (version 2 options) */
 } inlet_vacuum_result;
 
-/** Temp files of killed writers in `_delta_log/` (`.tmp-*`) are removed by
- * vacuum and log cleanup once this old: a live writer's temp file lives for
- * the seconds of one commit or checkpoint. */
+/** Temp files of killed writers in `_delta_log/` (`.tmp-*`), and on S3 the
+ * table's incomplete multipart uploads, are removed (aborted) by vacuum and
+ * log cleanup once this old: a live writer's temp file or upload lives for
+ * the seconds or minutes of one commit, data file or checkpoint. */
 #define INLET_LOG_TEMP_MAX_AGE_MS (24LL * 3600 * 1000)
 
 /**
@@ -151,7 +152,10 @@ typedef struct inlet_vacuum_result {
  * Live files are never touched, nor anything under a path component that
  * starts with '_' or '.' (_delta_log, _errors, ...), nor deletion vector
  * files, except `_delta_log/.tmp-*` files older than
- * INLET_LOG_TEMP_MAX_AGE_MS (debris of killed writers). A symbolic link is
+ * INLET_LOG_TEMP_MAX_AGE_MS (debris of killed writers); on S3 also the
+ * incomplete multipart uploads below the table initiated longer ago than
+ * that are aborted, each reported to on_file with size 0 and counted in
+ * files and debris. A symbolic link is
  * never followed nor deleted, whatever it points at: each one is reported
  * to on_symlink and counted in symlinks. @p out may be NULL.
  * @return 0, INLET_EINVAL (window below 7 days without force, unknown
@@ -186,7 +190,9 @@ typedef struct inlet_log_cleanup_result {
  * the window (so every version inside the window stays reconstructible:
  * that checkpoint plus the commits after it). Transaction positions live in
  * the checkpoint and survive. Removal goes oldest first, so a crash midway
- * leaves a log with an intact suffix. @p out may be NULL.
+ * leaves a log with an intact suffix. Also removes the debris of killed
+ * writers older than INLET_LOG_TEMP_MAX_AGE_MS: `_delta_log/.tmp-*` files
+ * and, on S3, the table's incomplete multipart uploads. @p out may be NULL.
  * @return 0, INLET_ENOTFOUND, INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,

@@ -159,6 +159,8 @@ int64_t delta_retention_ms(const delta_metadata *m);
  * of util/duration.h) in ms; @p dflt when the property is absent or
  * malformed. */
 int64_t delta_interval_conf_ms(const delta_metadata *m, const char *key, int64_t dflt);
+/* delta.logRetentionDuration when the table does not set it (30 days). */
+#define DELTA_DEFAULT_LOG_RETAIN_MS (30LL * 24 * 3600 * 1000)
 
 /*
  * Parses one log line into @p out. A line with an unknown action (or a

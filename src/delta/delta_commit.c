@@ -501,10 +501,14 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     if (rc == 0) {
       have_tmp = false;
       *version = v;
-      /* The version checksum: a hint, written only now that the commit is
-       * published; it cannot fail the commit. */
-      delta_crc_after_commit(t->st, t->base, t->base_state, v, t->actions, t->n_actions,
-                             (const char *)body.data, body.len);
+      /* The version checksum: a hint (optional in Delta), written only now
+       * that the commit is published; it cannot fail the commit. Not on
+       * object stores: there it costs a PUT per commit (and often a GET of
+       * the previous one), and a steady-state commit is its data and one
+       * conditional PUT; readers do without it. */
+      if (!direct)
+        delta_crc_after_commit(t->st, t->base, t->base_state, v, t->actions, t->n_actions,
+                               (const char *)body.data, body.len);
       break;
     }
     if (rc != INLET_EEXISTS) {

@@ -49,7 +49,7 @@
 #include "parquet/pq_reader.h"
 #include "util/util.h"
 
-#define DEFAULT_LOG_RETAIN_MS (30LL * 24 * 3600 * 1000)
+#define DEFAULT_LOG_RETAIN_MS DELTA_DEFAULT_LOG_RETAIN_MS
 
 static bool digits(const char *s, int n, int64_t *v) {
   int64_t x = 0;

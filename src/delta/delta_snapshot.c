@@ -381,7 +381,7 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
       if (delta_state_commit_ict(r) >= 0) timestamp_ms = delta_state_commit_ict(r);
     }
   }
-  if (timestamp_ms == 0) {
+  if (timestamp_ms <= 0) { /* -1: a base whose timestamp was not learnt yet */
     int64_t idx = find_commit(&l, target);
     if (idx >= 0) timestamp_ms = l.commit_mtimes[idx];
   }

@@ -347,6 +347,10 @@ void delta_state_end_commit(delta_state *s, int64_t version, int64_t mtime_ms) {
   s->ict = -1;
 }
 
+void delta_state_set_timestamp(delta_state *s, int64_t timestamp_ms) {
+  s->timestamp_ms = timestamp_ms;
+}
+
 int64_t delta_state_commit_ict(const delta_state *s) {
   return s->ict >= 0 && delta_ict_enabled(&s->metadata) ? s->ict : -1;
 }

@@ -36,6 +36,9 @@ int delta_state_apply(void *state, const delta_action *a, inlet_error *err);
  * else @p mtime_ms (the commit file's modification time). */
 void delta_state_begin_commit(delta_state *s);
 void delta_state_end_commit(delta_state *s, int64_t version, int64_t mtime_ms);
+/* Sets the timestamp of the version @p s stands at (one learnt later: an
+ * object-store commit is stamped -1, unknown, until a snapshot asks). */
+void delta_state_set_timestamp(delta_state *s, int64_t timestamp_ms);
 /* The inCommitTimestamp seen since begin_commit, or -1 (also when the
  * table, as of the actions seen, does not enable in-commit timestamps). */
 int64_t delta_state_commit_ict(const delta_state *s);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "delta/delta_constraints.h"
 #include "delta/delta_crc.h"
@@ -34,6 +35,13 @@ char *delta_join_path(const char *root, const char *rel) {
 static void drop_cache(inlet_table *t) {
   delta_state_free(t->live);
   t->live = NULL;
+  t->live_confirmed_ms = 0;
+}
+
+static int64_t monotonic_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1; /* never 0 */
 }
 
 /* Brings the cache to version @p target (-1: the latest), from where it
@@ -41,13 +49,20 @@ static void drop_cache(inlet_table *t) {
 static int cache_at(inlet_table *t, int64_t target, inlet_error *err) {
   if (t->live && (target < 0 || target >= delta_state_version(t->live))) {
     inlet_error e1 = INLET_ERROR_INIT;
-    if (delta_state_catch_up(t->live, t->st, t->root_abs, target, &e1) == 0) return 0;
+    if (delta_state_catch_up(t->live, t->st, t->root_abs, target, &e1) == 0) {
+      if (target < 0) t->live_confirmed_ms = monotonic_ms();
+      return 0;
+    }
     /* A state half caught up is unusable; the fresh load below reports
      * whatever the problem is. */
   }
   drop_cache(t);
-  return delta_state_load(&t->live, t->st, t->root_abs,
-                          target < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION, target, err);
+  int64_t started = monotonic_ms();
+  int rc = delta_state_load(&t->live, t->st, t->root_abs,
+                            target < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION, target, err);
+  /* The listing began after `started`: nothing newer existed then. */
+  if (rc == 0 && target < 0) t->live_confirmed_ms = started;
+  return rc;
 }
 
 int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, int64_t arg,
@@ -74,7 +89,26 @@ int delta_table_head(inlet_table *t, delta_snapshot *out, inlet_error *err) {
   return delta_state_head(t->live, out, err);
 }
 
+int64_t delta_table_head_window_ms(const delta_metadata *m) {
+  int64_t retain =
+      delta_interval_conf_ms(m, "delta.logRetentionDuration", DELTA_DEFAULT_LOG_RETAIN_MS);
+  int64_t w = retain / 2, cap = 15 * 60 * 1000;
+  return w < cap ? w : cap;
+}
+
+int delta_table_head_for_write(inlet_table *t, delta_snapshot *out, inlet_error *err) {
+  if ((t->st->flags & INLET_STORAGE_OBJECT_STORE) && t->live && t->live_confirmed_ms > 0) {
+    int rc = delta_state_head(t->live, out, err);
+    if (rc < 0) return rc;
+    if (monotonic_ms() - t->live_confirmed_ms < delta_table_head_window_ms(&out->metadata))
+      return 0;
+    delta_snapshot_reset(out);
+  }
+  return delta_table_head(t, out, err);
+}
+
 void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t version) {
+  int64_t committed = monotonic_ms(); /* the conditional create has just succeeded */
   if (!t->live) return;
   inlet_error e = INLET_ERROR_INIT;
   int rc = 0;
@@ -84,9 +118,12 @@ void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t versi
   if (rc == 0 && delta_state_version(t->live) != version - 1) rc = INLET_EINTERNAL;
   inlet_dirent de;
   memset(&de, 0, sizeof de);
-  if (rc == 0) {
+  de.mtime_ms = -1;
+  if (rc == 0 && !(t->st->flags & INLET_STORAGE_OBJECT_STORE)) {
     /* Its modification time is the version's timestamp (without in-commit
-     * timestamps), as a fresh load would read it. */
+     * timestamps), as a fresh load would read it. On an object store that
+     * costs a HEAD per commit: the timestamp stays unknown (-1) until a
+     * snapshot asks for it (snap_load). */
     char name[64];
     delta_commit_name(name, version);
     rc = t->st->ops->stat(t->st, name, &de, &e);
@@ -97,7 +134,10 @@ void delta_table_note_commit(inlet_table *t, const delta_txn *txn, int64_t versi
     rc = delta_txn_replay(txn, delta_state_apply, t->live, &e);
     if (rc == 0) delta_state_end_commit(t->live, version, de.mtime_ms);
   }
-  if (rc < 0) drop_cache(t);
+  if (rc < 0)
+    drop_cache(t);
+  else
+    t->live_confirmed_ms = committed;
 }
 
 void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadata,
@@ -184,6 +224,18 @@ const char *inlet_table_path(const inlet_table *t) {
   return t->path;
 }
 
+int delta_location_local_path(const char *location, const char **local, inlet_error *err) {
+  *local = location;
+  if (strncmp(location, "file:", 5) != 0) return 0;
+  /* file:///abs/path (an empty authority) or file:/abs/path */
+  const char *p = location + 5;
+  if (strncmp(p, "//", 2) == 0) p += 2;
+  FAIL_IF(p[0] != '/', err, INLET_EINVAL,
+          "table location %s: a file: URL needs an absolute path (file:///path)", location);
+  *local = p;
+  return 0;
+}
+
 static int table_new(inlet_table **out, const char *path, bool create,
                      const inlet_table_open_options *oo, inlet_error *err) {
   *out = NULL;
@@ -210,14 +262,8 @@ static int table_new(inlet_table **out, const char *path, bool create,
     t->root_abs = inlet_strdup(t->st->root);
     FAIL_GOTO(!t->root_abs, err, INLET_ENOMEM, "out of memory opening table %s", path);
   } else {
-    const char *local = path;
-    if (strncmp(path, "file:", 5) == 0) {
-      /* file:///abs/path (an empty authority) or file:/abs/path */
-      local = path + 5;
-      if (strncmp(local, "//", 2) == 0) local += 2;
-      FAIL_GOTO(local[0] != '/', err, INLET_EINVAL,
-                "table location %s: a file: URL needs an absolute path (file:///path)", path);
-    }
+    const char *local = NULL;
+    TRY_GOTO(delta_location_local_path(path, &local, err));
     FAIL_GOTO(create && mkdir(local, 0777) < 0 && errno != EEXIST, err, INLET_EIO,
               "cannot create table directory %s: %s", path, strerror(errno));
     char real[PATH_MAX];
@@ -468,6 +514,23 @@ static int snap_load(inlet_snapshot **out, inlet_table *t, delta_snap_mode mode,
   if (!s) return inlet_fail(err, INLET_ENOMEM, "out of memory loading snapshot");
   s->table = t;
   int rc = delta_table_load(t, &s->snap, mode, arg, err);
+  if (rc == 0 && s->snap.timestamp_ms < 0 && s->snap.version >= 0) {
+    /* A version this handle committed to an object store: its timestamp is
+     * the commit object's modification time, asked for only now. */
+    char name[64];
+    delta_commit_name(name, s->snap.version);
+    inlet_dirent de;
+    memset(&de, 0, sizeof de);
+    rc = t->st->ops->stat(t->st, name, &de, err);
+    inlet_free(de.name);
+    if (rc == 0) {
+      s->snap.timestamp_ms = de.mtime_ms;
+      if (t->live && delta_state_version(t->live) == s->snap.version)
+        delta_state_set_timestamp(t->live, de.mtime_ms);
+    } else {
+      delta_snapshot_reset(&s->snap);
+    }
+  }
   if (rc < 0) {
     inlet_free(s);
     return rc;

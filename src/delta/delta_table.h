@@ -29,6 +29,12 @@ int delta_table_open_like(inlet_table **out, const char *location, const inlet_t
                           bool must_exist, inlet_error *err);
 /* inlet_table_open_with without the _delta_log check: a table about to be
  * created by its first commit (an object store has no directory to make). */
+/* The local path of a location that is not an object-store URL: a plain
+ * path as it is, file:///abs/path or file:/abs/path without the scheme
+ * (*local points into @p location). INLET_EINVAL for a file: URL without an
+ * absolute path. What every command's table location goes through. */
+int delta_location_local_path(const char *location, const char **local, inlet_error *err);
+
 int delta_table_open_new(inlet_table **out, const char *location,
                          const inlet_table_open_options *options, inlet_error *err);
 /* The replayed snapshot behind a public snapshot handle. */
@@ -54,6 +60,23 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
 /* The latest version without its files and tombstones (delta_state_head):
  * what a writer reads, at a cost independent of the table's size. */
 int delta_table_head(inlet_table *t, delta_snapshot *out, inlet_error *err);
+
+/* The same for a writer whose commit's conditional create detects newer
+ * commits anyway (a lost race goes into conflict detection and retry): on
+ * an object store, a cache confirmed recently (delta_table_head_window_ms)
+ * is used without probing the log, so a steady-state commit costs its data
+ * PUTs and one conditional PUT. Elsewhere, or when the cache is older, as
+ * delta_table_head. */
+int delta_table_head_for_write(inlet_table *t, delta_snapshot *out, inlet_error *err);
+
+/* How long a confirmed cache may stand in for the latest version of a
+ * table with metadata @p m: half of delta.logRetentionDuration, at most
+ * 15 minutes. Log cleanup removes only commits older than the retention,
+ * and every commit after the cached version was created after the
+ * confirmation, so within this window none of them can have been removed
+ * (a commit at a cleaned-up version would be invisible to readers: that is
+ * what the probe guards against). */
+int64_t delta_table_head_window_ms(const delta_metadata *m);
 
 /* Tells the handle that @p txn was committed through it as @p version: the
  * cache applies it from memory (after reading any commits of others that

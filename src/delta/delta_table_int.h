@@ -18,6 +18,9 @@ struct inlet_table {
   inlet_storage_options sopts; /* owned copy of the storage settings (strings owned) */
   bool single_writer;          /* opened with single_writer (also in st->flags) */
   delta_state *live;           /* owned cache: the newest state this handle has seen, or NULL */
+  int64_t live_confirmed_ms;   /* monotonic ms when `live` was last known to be the latest
+                                * version (a catch-up that found nothing newer, or our own
+                                * commit); 0: never */
   int64_t log_oldest;          /* no cleanable log entry below this version (0 at first) */
 };
 

@@ -123,8 +123,11 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   } else {
     /* The latest version's protocol, metaData, schema and txn versions:
      * a writer never needs the live files, so opening one costs the same
-     * at 20,000 files as at none. */
-    rc = delta_table_head(table, &w->snap, err);
+     * at 20,000 files as at none. Strict mode compares the latest version
+     * itself, so it probes the log; otherwise the commit's conditional
+     * create finds any newer version. */
+    rc = w->opts.expected_version >= 0 ? delta_table_head(table, &w->snap, err)
+                                       : delta_table_head_for_write(table, &w->snap, err);
   }
   if (rc < 0) goto fail;
   if (!create && w->opts.expected_version >= 0) {

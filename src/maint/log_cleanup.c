@@ -39,6 +39,10 @@ int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table *table,
   if (rc == 0)
     rc = maint_remove_log_temps(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL, NULL,
                                 NULL, NULL, err);
+  /* And incomplete multipart uploads of killed writers (S3), as old. */
+  if (rc == 0)
+    rc = maint_abort_stale_uploads(st, o.now_ms ? o.now_ms : delta_now_ms(), o.dry_run, NULL, NULL,
+                                   NULL, err);
   res.commits_removed = r.commits_removed;
   res.checkpoints_removed = r.checkpoints_removed;
   res.oldest_kept = r.oldest_kept;

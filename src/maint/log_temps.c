@@ -6,6 +6,13 @@
  * writer's temp file exists for the seconds one commit or checkpoint takes,
  * so this age never touches one, whatever the clocks of other writers say
  * within reason. Nothing else in `_delta_log/` is considered.
+ *
+ * The object-store counterpart: a writer killed during a multipart upload
+ * (S3) leaves an incomplete upload whose parts are stored (and billed) until
+ * aborted. Vacuum and log cleanup abort the table prefix's uploads initiated
+ * more than the same day ago (ListMultipartUploads + AbortMultipartUpload):
+ * a live writer's upload lasts the seconds or minutes of one data file or
+ * checkpoint.
  */
 #include <stdio.h>
 
@@ -42,4 +49,30 @@ int maint_remove_log_temps(inlet_storage *st, int64_t now_ms, bool dry_run,
   }
   inlet_dirents_free(ents, n);
   return rc;
+}
+
+typedef struct upload_report {
+  inlet_vacuum_file_fn on_file;
+  void *ctx;
+} upload_report;
+
+static void report_upload(void *ctx, const char *path) {
+  upload_report *r = ctx;
+  if (r->on_file) r->on_file(r->ctx, path, 0);
+}
+
+int maint_abort_stale_uploads(inlet_storage *st, int64_t now_ms, bool dry_run,
+                              inlet_vacuum_file_fn on_file, void *ctx, int64_t *files,
+                              inlet_error *err) {
+  upload_report r = {on_file, ctx};
+  int rc = inlet_storage_abort_uploads(st, now_ms - INLET_LOG_TEMP_MAX_AGE_MS, dry_run,
+                                       report_upload, &r, files, err);
+  /* A store that cannot list them (or credentials that may not) leaves the
+   * job to a bucket lifecycle rule: not a reason to fail the maintenance. */
+  if (rc == INLET_EUNSUPPORTED) {
+    inlet_error_clear(err);
+    return 0;
+  }
+  if (rc < 0) return inlet_error_prefix(err, "aborting stale multipart uploads");
+  return 0;
 }

@@ -46,4 +46,14 @@ int maint_remove_log_temps(inlet_storage *st, int64_t now_ms, bool dry_run,
                            inlet_vacuum_file_fn on_file, void *ctx, int64_t *files, int64_t *bytes,
                            inlet_error *err);
 
+/* Aborts the table's incomplete multipart uploads (S3) initiated more than
+ * INLET_LOG_TEMP_MAX_AGE_MS before @p now_ms: debris of writers killed
+ * mid-upload (a live writer's upload lasts the seconds or minutes of one
+ * file). Each one's object path goes to @p on_file with size 0 (may be
+ * NULL), counted in *files (may be NULL). Nothing on stores without such
+ * uploads (local disks; Azure discards uncommitted blocks itself). */
+int maint_abort_stale_uploads(inlet_storage *st, int64_t now_ms, bool dry_run,
+                              inlet_vacuum_file_fn on_file, void *ctx, int64_t *files,
+                              inlet_error *err);
+
 #endif /* INLET_MAINT_INT_H */

@@ -277,6 +277,12 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
                                     &n_temps, &res.bytes, err));
     res.files += n_temps;
     res.debris += n_temps;
+    /* Multipart uploads of writers killed mid-upload (S3), a day old. */
+    int64_t n_uploads = 0;
+    TRY_GOTO(maint_abort_stale_uploads(delta_table_storage(table), now, o.dry_run, o.on_file, o.ctx,
+                                       &n_uploads, err));
+    res.files += n_uploads;
+    res.debris += n_uploads;
   }
 done:
   delta_log_listing_reset(&l);

@@ -390,6 +390,15 @@ static int fs_remove_many(inlet_storage *s, const char *const *paths, size_t n, 
   return inlet_storage_remove_many_serial(s, paths, n, results, err);
 }
 
+/* Not a fault point (maintenance of debris, never on a data path): passed
+ * through to the wrapped store. */
+static int fs_abort_uploads(inlet_storage *s, int64_t before_ms, bool dry_run,
+                            void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
+                            inlet_error *err) {
+  fault_storage *fs = (fault_storage *)s;
+  return inlet_storage_abort_uploads(fs->inner, before_ms, dry_run, fn, ctx, count, err);
+}
+
 static const inlet_storage_ops fault_ops = {
     .open_read = fs_open_read,
     .create = fs_create,
@@ -408,6 +417,7 @@ static const inlet_storage_ops fault_ops = {
     .open_read_sized = fs_open_read_sized,
     .list_from = fs_list_from,
     .remove_many = fs_remove_many,
+    .abort_uploads = fs_abort_uploads,
 };
 
 int inlet_storage_fault_wrap(inlet_storage **out, inlet_storage *inner, bool own_inner,

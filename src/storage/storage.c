@@ -105,6 +105,13 @@ int inlet_storage_read_files(inlet_storage *s, inlet_file_range *r, size_t n, in
   return 0;
 }
 
+int inlet_storage_abort_uploads(inlet_storage *s, int64_t before_ms, bool dry_run,
+                                void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
+                                inlet_error *err) {
+  if (!s->ops->abort_uploads) return 0;
+  return s->ops->abort_uploads(s, before_ms, dry_run, fn, ctx, count, err);
+}
+
 typedef struct mem_rfile {
   inlet_rfile base;
   uint8_t *data;

@@ -263,6 +263,20 @@ typedef struct inlet_storage_ops {
    * inlet_storage_read_files reads them in turn. Fails on the first range
    * that fails, as read_at. */
   int (*read_files)(inlet_storage *s, inlet_file_range *ranges, size_t n, inlet_error *err);
+  /* S3: aborts the incomplete multipart uploads of keys below the root
+   * (ListMultipartUploads by prefix, then AbortMultipartUpload each) that
+   * were initiated before @p before_ms (ms since the epoch): what a process
+   * killed mid-upload leaves. With @p dry_run only counts. Each one's path
+   * (relative to the root) goes to @p fn (may be NULL); *count (may be
+   * NULL) is incremented per upload. An upload whose initiation time cannot
+   * be read is left alone. INLET_EUNSUPPORTED when the store does not list
+   * uploads (501) or the credentials may not (403). NULL in backends
+   * without such uploads: posix,
+   * and Azure, whose uncommitted blocks the service discards after 7 days
+   * (inlet_storage_abort_uploads then does nothing). */
+  int (*abort_uploads)(inlet_storage *s, int64_t before_ms, bool dry_run,
+                       void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
+                       inlet_error *err);
 } inlet_storage_ops;
 
 struct inlet_storage {
@@ -323,6 +337,11 @@ void inlet_dirents_free(inlet_dirent *ents, size_t count);
  * store's error.
  */
 int inlet_storage_probe_conditional(inlet_storage *s, const char *dir, inlet_error *err);
+
+/* The backend's abort_uploads, or nothing (0) where it has none. */
+int inlet_storage_abort_uploads(inlet_storage *s, int64_t before_ms, bool dry_run,
+                                void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
+                                inlet_error *err);
 
 /* Reads @p n ranges of files of @p s: the backend's read_files, or one
  * read_at after another where it has none. */

@@ -1358,8 +1358,11 @@ static int setup_create(ingester *g, inlet_table **table, inlet_error *err) {
       *table = g->owned_table;
       goto created;
     }
+    /* A path or a file: URL, parsed as every command parses a location. */
+    const char *local = NULL;
+    TRY(delta_location_local_path(g->o.create_path, &local, err));
     inlet_storage *st = NULL;
-    TRY(inlet_storage_posix_open(&st, g->o.create_path, true, err));
+    TRY(inlet_storage_posix_open(&st, local, true, err));
     int rc = st->ops->mkdirs(st, "_delta_log", err);
     st->ops->free(st);
     TRY(rc);

@@ -126,8 +126,71 @@ static void test_ingest_create__bad_partition_column_writes_nothing(void **state
   tu_rmtree(base);
 }
 
+/* A file:///abs/path table location is parsed as every command parses one:
+ * the table is created at /abs/path, not in a directory named "file:" under
+ * the current directory; a file: URL without an absolute path is refused. */
+static void test_ingest_create__file_url_location(void **state) {
+  (void)state;
+  char *base = tu_mkdtemp("ingest-create-url");
+  char src[4200], log0[4300];
+  snprintf(src, sizeof src, "%s/in.ndjson", base);
+  snprintf(log0, sizeof log0, "%s/deep/u/_delta_log/00000000000000000000.json", base);
+  assert_int_equal(tu_write_file(src, "{\"id\":7}\n", 9), 0);
+  tu_result r;
+  /* From the CLI, run inside base so a raw use of the string would show as
+   * base/file:/... */
+  tu_sh(&r,
+        "cd '%s' && '%s' ingest 'file://%s/deep/u' --source 'file:%s' --once --quiet "
+        "--create-schema 'id long'",
+        base, INLET_BIN, base, src);
+  if (r.status != 0) fail_msg("ingest: %s", r.err);
+  tu_result_free(&r);
+  char *c = tu_read_file(log0, NULL);
+  assert_non_null(c);
+  free(c);
+  tu_sh(&r, "test -e '%s/file:'", base);
+  assert_int_not_equal(r.status, 0);
+  tu_result_free(&r);
+  /* The second run appends to the table the first created. */
+  tu_sh(&r,
+        "cd '%s' && '%s' ingest 'file://%s/deep/u' --source 'file:%s' --once --quiet "
+        "--create-schema 'id long' --app-id second",
+        base, INLET_BIN, base, src);
+  if (r.status != 0) fail_msg("second ingest: %s", r.err);
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' scan '%s/deep/u'", INLET_BIN, base);
+  assert_int_equal(r.status, 0);
+  assert_string_equal(r.out, "{\"id\":7}\n{\"id\":7}\n");
+  tu_result_free(&r);
+  /* The library takes the same location. */
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  inlet_schema_init(&schema);
+  assert_int_equal(inlet_schema_parse(&schema, "id long, ts timestamp", &err), 0);
+  char url[4300], source[4400], src2[4300];
+  snprintf(url, sizeof url, "file://%s/lib/t", base);
+  snprintf(src2, sizeof src2, "%s/in2.ndjson", base);
+  const char *rec = "{\"id\":8,\"ts\":\"2024-01-01T10:00:00Z\"}\n";
+  assert_int_equal(tu_write_file(src2, rec, strlen(rec)), 0);
+  snprintf(source, sizeof source, "file:%s", src2);
+  inlet_ingest_progress p;
+  if (run(url, source, &schema, NULL, &p, &err) < 0) fail_msg("%s", inlet_errmsg(&err));
+  assert_int_equal(p.last_version, 0);
+  assert_int_equal(p.rows, 1);
+  snprintf(log0, sizeof log0, "%s/lib/t/_delta_log/00000000000000000000.json", base);
+  c = tu_read_file(log0, NULL);
+  assert_non_null(c);
+  free(c);
+  /* file: with a relative path: refused, nothing created. */
+  assert_int_equal(run("file:rel/t", source, &schema, NULL, &p, &err), INLET_EINVAL);
+  assert_non_null(strstr(inlet_errmsg(&err), "absolute path"));
+  inlet_schema_reset(&schema);
+  tu_rmtree(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_ingest_create__file_url_location),
       cmocka_unit_test(test_ingest_create__partitioned_table_with_properties_in_version_0),
       cmocka_unit_test(test_ingest_create__bad_partition_column_writes_nothing),
   };

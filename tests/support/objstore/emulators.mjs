@@ -12,7 +12,9 @@
 //   or CompleteMultipartUpload with If-None-Match: * of a key that exists is
 //   412 PreconditionFailed, decided under a per-key lock so two racing
 //   creates cannot both pass. It also emulates AbortMultipartUpload (which
-//   s3rver lacks), tracks open multipart uploads, and injects faults and
+//   s3rver lacks) and ListMultipartUploads (likewise: GET /bucket?uploads
+//   answers from the uploads the proxy saw started and neither completed nor
+//   aborted, filtered by prefix, in one page), tracks open multipart uploads, and injects faults and
 //   latency on request (control API under /__proxy/, see below).
 // - Azurite (npm azurite, Microsoft's emulator) serves the Blob API with the
 //   container "inlet-test"; it enforces If-None-Match: * itself.
@@ -27,6 +29,12 @@
 //   GET  /__proxy/stats   {"requests":N,"byMethod":{...},"injected":N,"bytesOut":N,"lists":N,
 //                          "openUploads":[...]}
 //   POST /__proxy/reset   clears rules, latency and counters
+//   POST /__proxy/backdate-uploads {"ms":N}  makes every open multipart upload N ms older
+//                         (its Initiated time in ListMultipartUploads), for tests of the
+//                         cleanup of uploads a killed writer left a day ago
+//   GET  /__proxy/trace   the requests since the last trace read or reset, one
+//                         "METHOD /path?query STATUS" per line (oldest first, at most
+//                         the last 10000), and clears them: what a client sent, in order
 import http from 'node:http';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -88,7 +96,8 @@ const state = {
   bytesOut: 0, // response body bytes sent to clients (GET payloads, listings, errors)
   lists: 0,    // GETs of a bucket (ListObjectsV2), also counted in byMethod.GET
   injected: 0,
-  uploads: new Map(), // uploadId -> key
+  uploads: new Map(), // uploadId -> { key, initiated (ms) }
+  trace: [],          // "METHOD url STATUS" per S3 request since the last /__proxy/trace
   locks: new Map(),   // key -> promise tail
 };
 
@@ -234,8 +243,19 @@ async function control(req, res, rawPath, body) {
     return reply({
       requests: state.requests, byMethod: state.byMethod, injected: state.injected,
       bytesOut: state.bytesOut, lists: state.lists,
-      openUploads: [...state.uploads.entries()].map(([id, key]) => ({ id, key })),
+      openUploads: [...state.uploads.entries()].map(([id, u]) => ({ id, key: u.key })),
     });
+  }
+  if (rawPath === '/__proxy/backdate-uploads' && req.method === 'POST') {
+    const ms = Number(JSON.parse(body.toString() || '{}').ms || 0);
+    for (const u of state.uploads.values()) u.initiated -= ms;
+    return reply({ ok: true });
+  }
+  if (rawPath === '/__proxy/trace') {
+    const s = state.trace.join('\n') + (state.trace.length ? '\n' : '');
+    state.trace = [];
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(s) });
+    return res.end(s);
   }
   if (rawPath === '/__proxy/reset' && req.method === 'POST') {
     state.rules = [];
@@ -245,6 +265,7 @@ async function control(req, res, rawPath, body) {
     state.bytesOut = 0;
     state.lists = 0;
     state.injected = 0;
+    state.trace = [];
     return reply({ ok: true });
   }
   res.writeHead(404);
@@ -259,6 +280,10 @@ async function handle(req, res) {
   const rawPath = qpos < 0 ? req.url : req.url.slice(0, qpos);
   const query = parseQuery(qpos < 0 ? '' : req.url.slice(qpos + 1));
   if (rawPath.startsWith('/__proxy/')) return control(req, res, rawPath, body);
+  res.on('finish', () => {
+    state.trace.push(`${req.method} ${req.url} ${res.statusCode}`);
+    if (state.trace.length > 10000) state.trace.shift();
+  });
   state.requests++;
   state.byMethod[req.method] = (state.byMethod[req.method] || 0) + 1;
   if (req.method === 'GET' && rawPath.split('/').filter(Boolean).length === 1) state.lists++;
@@ -275,6 +300,30 @@ async function handle(req, res) {
       case 'slow': await sleep(fault.delayMs || 1000); break;
       default: break;
     }
+  }
+  // ListMultipartUploads, which s3rver does not implement: one page, keys in order.
+  const segs = rawPath.split('/').filter(Boolean);
+  if (req.method === 'GET' && segs.length === 1 && 'uploads' in query) {
+    const bucket = decodeURIComponent(segs[0]);
+    const prefix = query.prefix || '';
+    const xmlEsc = (t) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    const ups = [...state.uploads.entries()]
+      .map(([id, u]) => ({ id, initiated: u.initiated,
+        key: decodeURIComponent(u.key).split('/').filter(Boolean) }))
+      .filter((u) => u.key[0] === bucket)
+      .map((u) => ({ ...u, key: u.key.slice(1).join('/') }))
+      .filter((u) => u.key.startsWith(prefix))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.id < b.id ? -1 : 1));
+    const xml = '<?xml version="1.0" encoding="UTF-8"?>\n<ListMultipartUploadsResult>' +
+      `<Bucket>${xmlEsc(bucket)}</Bucket><Prefix>${xmlEsc(prefix)}</Prefix>` +
+      '<MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>' +
+      ups.map((u) => `<Upload><Key>${xmlEsc(u.key)}</Key><UploadId>${xmlEsc(u.id)}</UploadId>` +
+        `<Initiated>${new Date(u.initiated).toISOString()}</Initiated>` +
+        '<StorageClass>STANDARD</StorageClass></Upload>').join('') +
+      '</ListMultipartUploadsResult>';
+    res.writeHead(200, { 'content-type': 'application/xml', 'content-length': Buffer.byteLength(xml) });
+    state.bytesOut += Buffer.byteLength(xml);
+    return res.end(xml);
   }
   // AbortMultipartUpload, which s3rver does not implement.
   if (req.method === 'DELETE' && 'uploadId' in query) {
@@ -302,7 +351,7 @@ async function handle(req, res) {
   }
   if (req.method === 'POST' && 'uploads' in query && up.status === 200) {
     const id = /<UploadId>([^<]+)<\/UploadId>/.exec(up.body.toString());
-    if (id) state.uploads.set(id[1], rawPath);
+    if (id) state.uploads.set(id[1], { key: rawPath, initiated: Date.now() });
   }
   if (isComplete && up.status === 200 && !/<Error>/.test(up.body.toString()))
     state.uploads.delete(query.uploadId);
