@@ -5,6 +5,7 @@
  */
 #include "testutil.h"
 
+#include "batch/batch.h"
 #include "inlet/batch.h"
 #include "util/util.h"
 
@@ -188,9 +189,9 @@ static void test_array__reserve_then_direct_write(void **state) {
   inlet_array a, t;
   assert_int_equal(inlet_array_init(&a, &s.fields[0], NULL), 0);
   assert_int_equal(inlet_array_reserve_rows(&a, &s.fields[0], 1000, NULL), 0);
-  assert_true(a.values_cap >= 8000);
+  assert_true(batch_values_cap(&a) >= 8000);
   assert_int_equal(inlet_array_ensure_validity(&a, NULL), 0);
-  assert_true(a.validity_cap >= 125);
+  assert_true(batch_validity_cap(&a) >= 125);
   double *v = (double *)a.values;
   /* Bits past length start cleared: the decoder sets the valid ones. */
   assert_int_equal(a.validity[100], 0);
@@ -204,9 +205,9 @@ static void test_array__reserve_then_direct_write(void **state) {
   assert_true(inlet_array_is_valid(&a, 999));
   assert_int_equal(inlet_array_init(&t, &s.fields[1], NULL), 0);
   assert_int_equal(inlet_array_reserve_data(&t, 100, NULL), 0);
-  assert_true(t.values_cap >= 100);
+  assert_true(batch_values_cap(&t) >= 100);
   assert_int_equal(inlet_array_reserve_rows(&t, &s.fields[1], 10, NULL), 0);
-  assert_true(t.offsets_cap >= 44);
+  assert_true(batch_offsets_cap(&t) >= 44);
   assert_int_equal(inlet_array_reserve_rows(&t, &s.fields[1], -1, NULL), INLET_ELIMIT);
   inlet_array_reset(&a);
   inlet_array_reset(&t);
