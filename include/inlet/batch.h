@@ -97,6 +97,13 @@ typedef struct inlet_schema {
   inlet_field *fields; /* owned array of n_fields */
 } inlet_schema;
 
+/* An Arrow-shaped column: the fields below are the whole view. How much room
+ * each buffer has (the builder functions' bookkeeping) is private to the
+ * library and hangs off `builder`, as an ArrowArray's private_data does; an
+ * array a caller assembles by hand leaves it NULL and is then read, never
+ * grown. Layout change (issue 13, before 0.2): the former public
+ * validity_cap/offsets_cap/values_cap/reserved_rows fields moved behind
+ * `builder`; code that read them must stop (they were bookkeeping, not data). */
 typedef struct inlet_array {
   int64_t length;
   int64_t null_count;
@@ -104,12 +111,8 @@ typedef struct inlet_array {
   int32_t *offsets;  /* owned; STRING, BINARY, LIST, MAP: length + 1 entries */
   uint8_t *values;   /* owned; fixed-width values, BOOL bits or string bytes */
   int32_t n_children;
-  struct inlet_array *children; /* owned array of n_children */
-  /* Builder bookkeeping: allocated capacity of each buffer, in bytes. */
-  int64_t validity_cap;
-  int64_t offsets_cap;
-  int64_t values_cap;
-  int64_t reserved_rows; /* rows the last inlet_array_reserve_rows made room for */
+  struct inlet_array *children;        /* owned array of n_children */
+  struct inlet_array_builder *builder; /* owned, opaque, private to libinlet */
 } inlet_array;
 
 typedef struct inlet_batch {

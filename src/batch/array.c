@@ -11,6 +11,7 @@
  *   - a validity bitmap exists only after the first null (or an explicit
  *     inlet_array_ensure_validity); before that every row is valid.
  */
+#include "batch/batch.h"
 #include "inlet/batch.h"
 #include "util/util.h"
 
@@ -36,9 +37,36 @@ static int grow(uint8_t **buf, int64_t *cap, int64_t need, inlet_error *err) {
   return 0;
 }
 
+batch_builder *batch_array_builder(inlet_array *a, inlet_error *err) {
+  if (INLET_LIKELY(a->builder != NULL)) return a->builder;
+  a->builder = inlet_calloc(1, sizeof *a->builder);
+  if (!a->builder) inlet_fail(err, INLET_ENOMEM, "out of memory creating an array builder");
+  return a->builder;
+}
+
+void batch_array_drop_validity(inlet_array *a) {
+  inlet_free(a->validity);
+  a->validity = NULL;
+  if (a->builder) a->builder->validity_cap = 0;
+}
+
+static int grow_validity(inlet_array *a, int64_t need, inlet_error *err) {
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
+  return grow(&a->validity, &b->validity_cap, need, err);
+}
+
+static int grow_values(inlet_array *a, int64_t need, inlet_error *err) {
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
+  return grow(&a->values, &b->values_cap, need, err);
+}
+
 static int grow_offsets(inlet_array *a, int64_t entries, inlet_error *err) {
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
   uint8_t *p = (uint8_t *)a->offsets;
-  int rc = grow(&p, &a->offsets_cap, entries * 4, err);
+  int rc = grow(&p, &b->offsets_cap, entries * 4, err);
   a->offsets = (int32_t *)p;
   return rc;
 }
@@ -46,7 +74,11 @@ static int grow_offsets(inlet_array *a, int64_t entries, inlet_error *err) {
 int inlet_array_init(inlet_array *array, const inlet_field *field, inlet_error *err) {
   memset(array, 0, sizeof *array);
   if (has_offsets(field->type.id)) {
-    TRY(grow_offsets(array, 1, err));
+    int rc = grow_offsets(array, 1, err);
+    if (rc < 0) {
+      inlet_array_reset(array); /* the builder may exist already */
+      return rc;
+    }
     array->offsets[0] = 0;
   }
   if (field->n_children > 0) {
@@ -76,6 +108,7 @@ void inlet_array_reset(inlet_array *array) {
   inlet_free(array->validity);
   inlet_free(array->offsets);
   inlet_free(array->values);
+  inlet_free(array->builder);
   memset(array, 0, sizeof *array);
 }
 
@@ -84,9 +117,7 @@ void inlet_array_clear(inlet_array *array) {
   array->null_count = 0;
   /* Dropping the bitmap keeps the "NULL when no nulls" promise for the next
    * batch; it is small and reallocated only when a null appears. */
-  inlet_free(array->validity);
-  array->validity = NULL;
-  array->validity_cap = 0;
+  batch_array_drop_validity(array);
   if (array->offsets) array->offsets[0] = 0;
   for (int32_t i = 0; i < array->n_children; i++)
     inlet_array_clear(&array->children[i]);
@@ -95,8 +126,9 @@ void inlet_array_clear(inlet_array *array) {
 int inlet_array_ensure_validity(inlet_array *a, inlet_error *err) {
   if (a->validity) return 0;
   int64_t rows = a->length;
-  int64_t room = rows > a->reserved_rows ? rows : a->reserved_rows;
-  TRY(grow(&a->validity, &a->validity_cap, (room + 7) / 8 + 1, err));
+  int64_t reserved = a->builder ? a->builder->reserved_rows : 0;
+  int64_t room = rows > reserved ? rows : reserved;
+  TRY(grow_validity(a, (room + 7) / 8 + 1, err));
   memset(a->validity, 0xff, (size_t)((rows + 7) / 8));
   /* Bits past length stay zero so later appends see a clean slate. */
   if (rows & 7) a->validity[rows >> 3] = (uint8_t)((1u << (rows & 7)) - 1);
@@ -106,8 +138,8 @@ int inlet_array_ensure_validity(inlet_array *a, inlet_error *err) {
 /* Records row a->length as valid (if a bitmap exists) and bumps length. */
 static inline int push_valid(inlet_array *a, inlet_error *err) {
   if (a->validity) {
-    if (INLET_UNLIKELY((a->length >> 3) >= a->validity_cap))
-      TRY(grow(&a->validity, &a->validity_cap, (a->length >> 3) + 1, err));
+    if (INLET_UNLIKELY((a->length >> 3) >= batch_validity_cap(a)))
+      TRY(grow_validity(a, (a->length >> 3) + 1, err));
     inlet_bit_set(a->validity, a->length, true);
   }
   a->length++;
@@ -115,8 +147,8 @@ static inline int push_valid(inlet_array *a, inlet_error *err) {
 }
 
 static inline int reserve_values(inlet_array *a, int64_t bytes, inlet_error *err) {
-  if (INLET_LIKELY(bytes <= a->values_cap)) return 0;
-  return grow(&a->values, &a->values_cap, bytes, err);
+  if (INLET_LIKELY(bytes <= batch_values_cap(a))) return 0;
+  return grow_values(a, bytes, err);
 }
 
 static int push_fixed(inlet_array *a, const void *v, int32_t width, inlet_error *err) {
@@ -167,7 +199,7 @@ int inlet_array_append_decimal(inlet_array *a, const uint8_t value[16], inlet_er
 static int push_offset(inlet_array *a, int64_t end, inlet_error *err) {
   if (end > INT32_MAX)
     return inlet_fail(err, INLET_ELIMIT, "array data exceeds 2 GiB (int32 offsets)");
-  if (INLET_UNLIKELY((a->length + 2) * 4 > a->offsets_cap))
+  if (INLET_UNLIKELY((a->length + 2) * 4 > batch_offsets_cap(a)))
     TRY(grow_offsets(a, a->length + 2, err));
   a->offsets[a->length + 1] = (int32_t)end;
   return 0;
@@ -240,8 +272,10 @@ int inlet_array_reserve_rows(inlet_array *a, const inlet_field *field, int64_t r
   int64_t total;
   FAIL_IF(rows < 0 || inlet_add_overflow_i64(a->length, rows, &total) || total > INT32_MAX, err,
           INLET_ELIMIT, "column \"%s\": cannot reserve %lld rows", field->name, (long long)rows);
-  if (a->validity) TRY(grow(&a->validity, &a->validity_cap, (total + 7) / 8 + 1, err));
-  if (total > a->reserved_rows) a->reserved_rows = total;
+  if (a->validity) TRY(grow_validity(a, (total + 7) / 8 + 1, err));
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
+  if (total > b->reserved_rows) b->reserved_rows = total;
   switch (field->type.id) {
   case INLET_TYPE_BOOL: return reserve_values(a, (total + 7) / 8 + 1, err);
   case INLET_TYPE_STRING:
@@ -312,7 +346,7 @@ static int validate_array(const inlet_array *a, const inlet_field *f, int64_t le
   FAIL_IF(a->null_count < 0 || a->null_count > length, err, INLET_EINVAL,
           "column \"%s\": null_count %lld out of range", name, (long long)a->null_count);
   if (a->validity) {
-    FAIL_IF(a->validity_cap < (length + 7) / 8, err, INLET_EINVAL,
+    FAIL_IF(batch_validity_cap(a) < (length + 7) / 8, err, INLET_EINVAL,
             "column \"%s\": validity bitmap too short", name);
     int64_t nulls = 0;
     for (int64_t i = 0; i < length; i++)
@@ -327,7 +361,7 @@ static int validate_array(const inlet_array *a, const inlet_field *f, int64_t le
   }
   inlet_type_id id = f->type.id;
   if (has_offsets(id)) {
-    FAIL_IF(!a->offsets || a->offsets_cap < (length + 1) * 4, err, INLET_EINVAL,
+    FAIL_IF(!a->offsets || batch_offsets_cap(a) < (length + 1) * 4, err, INLET_EINVAL,
             "column \"%s\": offsets buffer too short", name);
     FAIL_IF(a->offsets[0] != 0, err, INLET_EINVAL, "column \"%s\": offsets[0] is %d", name,
             (int)a->offsets[0]);
@@ -336,7 +370,7 @@ static int validate_array(const inlet_array *a, const inlet_field *f, int64_t le
               "column \"%s\": offsets decrease at row %lld", name, (long long)i);
     int64_t end = a->offsets[length];
     if (id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY) {
-      FAIL_IF(end > a->values_cap || (end > 0 && !a->values), err, INLET_EINVAL,
+      FAIL_IF(end > batch_values_cap(a) || (end > 0 && !a->values), err, INLET_EINVAL,
               "column \"%s\": offsets point past the data buffer", name);
       return 0;
     }
@@ -354,7 +388,7 @@ static int validate_array(const inlet_array *a, const inlet_field *f, int64_t le
   }
   int64_t need =
       id == INLET_TYPE_BOOL ? (length + 7) / 8 : length * (int64_t)inlet_type_value_width(&f->type);
-  FAIL_IF(need > 0 && (!a->values || a->values_cap < need), err, INLET_EINVAL,
+  FAIL_IF(need > 0 && (!a->values || batch_values_cap(a) < need), err, INLET_EINVAL,
           "column \"%s\": values buffer too short", name);
   FAIL_IF(id == INLET_TYPE_INVALID, err, INLET_EINVAL, "column \"%s\": invalid type", name);
   return 0;
@@ -374,7 +408,7 @@ int inlet_batch_validate(const inlet_batch *batch, inlet_error *err) {
 }
 
 static int64_t array_memory(const inlet_array *a) {
-  int64_t n = a->validity_cap + a->offsets_cap + a->values_cap;
+  int64_t n = batch_validity_cap(a) + batch_offsets_cap(a) + batch_values_cap(a);
   for (int32_t i = 0; i < a->n_children; i++)
     n += array_memory(&a->children[i]);
   return n;

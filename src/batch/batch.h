@@ -71,6 +71,34 @@ size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_
  * structure (not a value) was at fault. */
 bool text_reader_csv_syntax_failed(const inlet_text_reader *r);
 
+/* The builder side of an inlet_array (the public struct is only the Arrow
+ * view): the allocated size of each buffer, in bytes. Builders (array.c and
+ * the Parquet decoders) read it once per call, never per value. An array
+ * assembled by hand has none: every capacity reads as 0. */
+struct inlet_array_builder {
+  int64_t validity_cap;
+  int64_t offsets_cap;
+  int64_t values_cap;
+  int64_t reserved_rows; /* rows the last inlet_array_reserve_rows made room for */
+};
+typedef struct inlet_array_builder batch_builder;
+
+/* @p a's builder, created (all capacities 0) on first use. NULL only when out
+ * of memory (then err is set). */
+batch_builder *batch_array_builder(inlet_array *a, inlet_error *err);
+/* Capacities of @p a's buffers in bytes; 0 without a builder. */
+static inline int64_t batch_validity_cap(const inlet_array *a) {
+  return a->builder ? a->builder->validity_cap : 0;
+}
+static inline int64_t batch_offsets_cap(const inlet_array *a) {
+  return a->builder ? a->builder->offsets_cap : 0;
+}
+static inline int64_t batch_values_cap(const inlet_array *a) {
+  return a->builder ? a->builder->values_cap : 0;
+}
+/* Frees @p a's validity bitmap (and forgets its capacity). */
+void batch_array_drop_validity(inlet_array *a);
+
 /* Shrinks @p a to @p len rows (children follow), fixing null_count. */
 void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "batch/batch.h"
 #include "delta/delta_table_int.h"
 #include "parquet/page_index.h"
 #include "parquet/pq_reader.h"
@@ -395,21 +396,24 @@ static int convert(inlet_array *dst, const inlet_field *tf, const inlet_array *s
 }
 
 /* Takes @p src's validity (and offsets) into @p dst, which holds none yet. */
-static void take_buffers(inlet_array *dst, inlet_array *src, bool offsets) {
+static int take_buffers(inlet_array *dst, inlet_array *src, bool offsets, inlet_error *err) {
+  batch_builder *db = batch_array_builder(dst, err);
+  if (!db) return INLET_ENOMEM;
   inlet_free(dst->validity);
   dst->validity = src->validity;
-  dst->validity_cap = src->validity_cap;
+  db->validity_cap = batch_validity_cap(src);
   src->validity = NULL;
-  src->validity_cap = 0;
+  if (src->builder) src->builder->validity_cap = 0;
   if (offsets) {
     inlet_free(dst->offsets);
     dst->offsets = src->offsets;
-    dst->offsets_cap = src->offsets_cap;
+    db->offsets_cap = batch_offsets_cap(src);
     src->offsets = NULL;
-    src->offsets_cap = 0;
+    if (src->builder) src->builder->offsets_cap = 0;
   }
   dst->length = src->length;
   dst->null_count = src->null_count;
+  return 0;
 }
 
 /* Shapes column @p src (file field @p sf, @p n rows, consumed) as table field
@@ -445,16 +449,14 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
           TRY(inlet_array_append_null(&dst->children[c], tc, err));
       }
     }
-    take_buffers(dst, src, false);
-    return 0;
+    return take_buffers(dst, src, false, err);
   }
   if ((tf->type.id == INLET_TYPE_LIST || tf->type.id == INLET_TYPE_MAP) &&
       tf->type.id == sf->type.id) {
     int64_t child_n = n > 0 && src->offsets ? src->offsets[n] : 0;
     TRY(conform(&dst->children[0], &tf->children[0], &src->children[0], &sf->children[0], child_n,
                 path, err));
-    take_buffers(dst, src, true);
-    return 0;
+    return take_buffers(dst, src, true, err);
   }
   return convert(dst, tf, src, sf, n, path, err);
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <zlib.h>
 
+#include "batch/batch.h"
 #include "codec/codec.h"
 #include "parquet/delta_decode.h"
 #include "parquet/encoding.h"
@@ -115,12 +116,14 @@ static int grow_bytes(uint8_t **p, size_t *cap, size_t need, inlet_error *err) {
 
 /* Output values buffer of at least @p need bytes. */
 static int out_values_reserve(inlet_array *a, int64_t need, inlet_error *err) {
-  if (need <= a->values_cap) return 0;
-  size_t cap = (size_t)a->values_cap;
+  if (need <= batch_values_cap(a)) return 0;
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
+  size_t cap = (size_t)b->values_cap;
   uint8_t *p = a->values;
   TRY(grow_bytes(&p, &cap, (size_t)need, err));
   a->values = p;
-  a->values_cap = (int64_t)cap;
+  b->values_cap = (int64_t)cap;
   return 0;
 }
 
@@ -388,8 +391,8 @@ static int decode_values(chunk_state *s, int32_t encoding, const uint8_t *data, 
       if (base + (int64_t)len > INT32_MAX)
         return cfail(s, err, INLET_ELIMIT, "string data of the row group exceeds 2 GiB");
       TRY(out_values_reserve(a, base + (int64_t)len + PAD, err));
-      CTRY(pq_plain_decode_binary_raw(&d, n, a->offsets + r0, a->values, (size_t)a->values_cap,
-                                      err));
+      CTRY(pq_plain_decode_binary_raw(&d, n, a->offsets + r0, a->values,
+                                      (size_t)batch_values_cap(a), err));
     } else {
       TRY(plain_fixed(s, &d, a->values + (size_t)r0 * s->out_width, n, err));
     }
@@ -493,11 +496,13 @@ static int out_reserve(chunk_state *s, int64_t rows, bool first, inlet_error *er
     TRY(out_values_reserve(out, rows * (int64_t)s->out_width + PAD, err));
   }
   if (s->max_def > 0) {
-    size_t cap = (size_t)out->validity_cap;
+    batch_builder *b = batch_array_builder(out, err);
+    if (!b) return INLET_ENOMEM;
+    size_t cap = (size_t)b->validity_cap;
     uint8_t *p = out->validity;
     TRY(grow_bytes(&p, &cap, bits, err));
     out->validity = p;
-    out->validity_cap = (int64_t)cap;
+    b->validity_cap = (int64_t)cap;
     memset(out->validity + old_bits, 0, bits - old_bits);
   }
   s->reserved = rows;
@@ -693,9 +698,10 @@ static int dense_reserve(chunk_state *s, int64_t total, inlet_error *err) {
     return cfail(s, err, INLET_ELIMIT, "more than %d values in one column chunk", INT32_MAX);
   switch (s->kind) {
   case K_BOOL: {
-    int64_t old = a->values_cap, need = (total + 7) / 8 + 1;
+    int64_t old = batch_values_cap(a), need = (total + 7) / 8 + 1;
     TRY(out_values_reserve(a, need, err));
-    if (a->values_cap > old) memset(a->values + old, 0, (size_t)(a->values_cap - old));
+    int64_t cap = batch_values_cap(a);
+    if (cap > old) memset(a->values + old, 0, (size_t)(cap - old));
     return 0;
   }
   case K_BINARY: return inlet_array_reserve_rows(a, s->ctx->desc->field, total, err);
@@ -1087,11 +1093,7 @@ static void finish_flat(chunk_state *s) {
   inlet_array *out = s->out;
   out->length = s->out_rows;
   out->null_count = s->out_rows - s->n_valid;
-  if (out->null_count == 0 && out->validity) {
-    inlet_free(out->validity);
-    out->validity = NULL;
-    out->validity_cap = 0;
-  }
+  if (out->null_count == 0 && out->validity) batch_array_drop_validity(out);
 }
 
 int pq_column_read_chunk_rows(pq_column_reader *cr, const pq_chunk_ctx *ctx,

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "batch/batch.h"
 #include "parquet/column_reader.h"
 #include "util/util.h"
 
@@ -299,13 +300,16 @@ int pq_nested_build(pq_nested *out, pq_schema_desc *sd, const pq_schema_element 
 /* Validity bitmap with room for @p bits bits (new bytes zeroed). */
 static int ensure_bits(inlet_array *a, int64_t bits, inlet_error *err) {
   int64_t need = (bits + 7) / 8 + 1;
-  if (a->validity && need <= a->validity_cap) return 0;
-  int64_t cap = a->validity_cap * 2 > need ? a->validity_cap * 2 : need;
+  if (a->validity && need <= batch_validity_cap(a)) return 0;
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
+  int64_t old = a->validity ? b->validity_cap : 0;
+  int64_t cap = old * 2 > need ? old * 2 : need;
   uint8_t *p = inlet_realloc(a->validity, (size_t)cap);
   if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory assembling nested values");
-  memset(p + a->validity_cap, 0, (size_t)(cap - a->validity_cap));
+  memset(p + old, 0, (size_t)(cap - old));
   a->validity = p;
-  a->validity_cap = cap;
+  b->validity_cap = cap;
   return 0;
 }
 
@@ -388,11 +392,7 @@ static int finish(inlet_array *a, const inlet_field *f, int64_t length, int dept
   if (a->length != length)
     return inlet_fail(err, INLET_ECORRUPT, "nested field \"%s\" has %lld values, expected %lld",
                       f->name, (long long)a->length, (long long)length);
-  if (a->null_count == 0 && a->validity) {
-    inlet_free(a->validity);
-    a->validity = NULL;
-    a->validity_cap = 0;
-  }
+  if (a->null_count == 0 && a->validity) batch_array_drop_validity(a);
   if (depth > MAX_STEPS) return inlet_fail(err, INLET_ECORRUPT, "nesting too deep");
   if (f->type.id == INLET_TYPE_STRUCT) {
     for (int32_t c = 0; c < f->n_children; c++)

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "batch/batch.h"
 #include "codec/codec.h"
 #include "inlet/parquet.h"
 #include "inlet/version.h"
@@ -432,7 +433,7 @@ static int check_batch(const inlet_parquet_writer *w, const inlet_batch *b, inle
       for (int64_t r = 0; ok && r < a->length; r++)
         ok = off[r] <= off[r + 1];
       FAIL_IF(!ok, err, INLET_EINVAL, "%s: column \"%s\" has invalid offsets", w->path, f->name);
-      FAIL_IF(a->values_cap > 0 && off[a->length] > a->values_cap, err, INLET_EINVAL,
+      FAIL_IF(batch_values_cap(a) > 0 && off[a->length] > batch_values_cap(a), err, INLET_EINVAL,
               "%s: column \"%s\" offsets pass its data buffer", w->path, f->name);
       FAIL_IF(!a->values && off[a->length] > off[0], err, INLET_EINVAL,
               "%s: column \"%s\" has no data buffer", w->path, f->name);
