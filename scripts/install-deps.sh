@@ -6,7 +6,7 @@ set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
       libbrotli-dev libjansson-dev libhiredis-dev librdkafka-dev
-      libcurl4-openssl-dev libexpat1-dev libssl-dev"
+      libcurl4-openssl-dev libexpat1-dev libssl-dev libroaring-dev"
 if [ "$mode" = test ]; then
   pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
