@@ -400,6 +400,7 @@ typedef struct delta_snapshot {
   delta_remove *tombstones;   /* owned: removes not yet past delta.deletedFileRetentionDuration */
   int64_t checkpoint_version; /* checkpoint the replay started from, -1 none */
   int64_t n_commits_on_disk;
+  int64_t n_dv_files; /* live files with a deletion vector (head and full snapshot) */
 } delta_snapshot;
 
 typedef enum delta_snap_mode {

@@ -459,6 +459,15 @@ int delta_features_check_write(const delta_protocol *p, const delta_metadata *m,
   return rc;
 }
 
+int delta_features_check_dv_files(const delta_snapshot *s, delta_write_op op, inlet_error *err) {
+  if (s->n_dv_files <= 0) return 0;
+  return inlet_fail(err, INLET_EUNSUPPORTED,
+                    "cannot %s this table: %lld of its files carry deletion vectors (reader+writer "
+                    "feature \"deletionVectors\"); inlet reads them but does not yet %s such a "
+                    "table",
+                    op_verb(op), (long long)s->n_dv_files, op_verb(op));
+}
+
 /* ---- new tables ---------------------------------------------------------------- */
 
 typedef enum prop_kind { P_ANY, P_BOOL, P_INT, P_ENUM, P_DURATION, P_CODEC } prop_kind;

@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "batch/batch.h"
+#include "delta/delta_dv.h"
 #include "delta/delta_table_int.h"
 #include "parquet/page_index.h"
 #include "parquet/pq_reader.h"
@@ -63,6 +64,14 @@ struct inlet_table_scan {
   int64_t pf_idx[PREFETCH_FILES];
   uint8_t *pf_buf[PREFETCH_FILES]; /* owned */
   size_t pf_len[PREFETCH_FILES];
+  /* The current file's deletion vector (NULL: none) and the index of each
+   * row group's first row in the file: DV row indexes count from the
+   * file's first row, whatever row groups and pages the scan skips. */
+  delta_dv *dv;      /* owned */
+  int64_t *rg_first; /* owned, n_rg + 1 entries while dv is set */
+  int32_t cap_rg_first;
+  uint8_t *keep; /* owned: per row of a batch being filtered, 1 = not deleted */
+  int64_t cap_keep;
 };
 
 void delta_scan_select(inlet_table_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
@@ -96,6 +105,8 @@ static void close_reader(inlet_table_scan *sc) {
   inlet_parquet_reader_free(sc->reader);
   sc->reader = NULL;
   sc->slice_rg = -1;
+  delta_dv_free(sc->dv);
+  sc->dv = NULL;
 }
 
 int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet_error *err) {
@@ -137,6 +148,9 @@ void inlet_table_scan_free(inlet_table_scan *sc) {
   inlet_free(sc->sel);
   inlet_free(sc->bounds);
   inlet_free(sc->slice);
+  delta_dv_free(sc->dv);
+  inlet_free(sc->rg_first);
+  inlet_free(sc->keep);
   inlet_free(sc);
 }
 
@@ -214,6 +228,23 @@ static uint8_t *take_prefetched(inlet_table_scan *sc, int64_t i, size_t *len) {
   return NULL;
 }
 
+/* Loads the deletion vector of @p f, the file just opened, and the first
+ * row index of each of its row groups. */
+static int load_dv(inlet_table_scan *sc, const delta_file *f, inlet_error *err) {
+  const inlet_table *t = sc->snap->table;
+  TRY(delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &sc->dv, err));
+  if (sc->n_rg + 1 > sc->cap_rg_first) {
+    int64_t *p = inlet_realloc(sc->rg_first, ((size_t)sc->n_rg + 1) * sizeof *p);
+    if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    sc->rg_first = p;
+    sc->cap_rg_first = sc->n_rg + 1;
+  }
+  sc->rg_first[0] = 0;
+  for (int32_t i = 0; i < sc->n_rg; i++)
+    sc->rg_first[i + 1] = sc->rg_first[i] + inlet_parquet_reader_row_group_rows(sc->reader, i);
+  return 0;
+}
+
 static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   int64_t fi = sc->file;
@@ -275,6 +306,7 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   }
   sc->rg = 0;
   sc->n_rg = inlet_parquet_reader_num_row_groups(sc->reader);
+  if (f->add.dv_json) TRY(load_dv(sc, f, err));
   return 0;
 }
 
@@ -621,6 +653,59 @@ static int read_rows(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, in
   return 0;
 }
 
+/* Drops from the rows just read (@p ranges of row group @p rg, NULL: all
+ * of it; *n of them) those the file's deletion vector deletes. */
+static int drop_deleted(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
+                        int64_t *n, inlet_error *err) {
+  int64_t whole[2] = {0, inlet_parquet_reader_row_group_rows(sc->reader, rg)};
+  if (!ranges) {
+    ranges = whole;
+    n_ranges = 1;
+  }
+  uint64_t base = (uint64_t)sc->rg_first[rg], deleted = 0;
+  for (int32_t k = 0; k < n_ranges; k++)
+    deleted += delta_dv_count_range(sc->dv, base + (uint64_t)ranges[2 * k],
+                                    base + (uint64_t)ranges[2 * k + 1]);
+  if (deleted == 0) return 0;
+  if (sc->n_proj == 0) {
+    *n -= (int64_t)deleted;
+    return 0;
+  }
+  int64_t rows = sc->tmp.num_rows;
+  if (rows > sc->cap_keep) {
+    uint8_t *p = inlet_realloc(sc->keep, (size_t)rows);
+    if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory applying a deletion vector");
+    sc->keep = p;
+    sc->cap_keep = rows;
+  }
+  int64_t r = 0, kept = 0;
+  for (int32_t k = 0; k < n_ranges; k++)
+    for (int64_t i = ranges[2 * k]; i < ranges[2 * k + 1] && r < rows; i++, r++) {
+      sc->keep[r] = !delta_dv_contains(sc->dv, base + (uint64_t)i);
+      kept += sc->keep[r];
+    }
+  FAIL_IF(r != rows, err, INLET_ECORRUPT, "row group %d: read %lld rows where %lld were asked for",
+          (int)rg, (long long)rows, (long long)r);
+  const inlet_schema *fs = &sc->tmp.schema;
+  for (int32_t c = 0; c < fs->n_fields; c++) {
+    inlet_array fresh;
+    TRY(inlet_array_init(&fresh, &fs->fields[c], err));
+    int rc = inlet_array_reserve_rows(&fresh, &fs->fields[c], kept, err);
+    for (int64_t i = 0; i < rows && rc == 0; i++)
+      if (sc->keep[i])
+        rc = inlet_array_append_from(&fresh, &fs->fields[c], &sc->tmp.columns[c], i, err);
+    if (rc < 0) {
+      inlet_array_reset(&fresh);
+      return rc;
+    }
+    inlet_array_reset(&sc->tmp.columns[c]);
+    sc->tmp.columns[c] = fresh;
+  }
+  sc->tmp.num_rows = kept;
+  *n = kept;
+  return 0;
+}
+
 int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   for (;;) {
@@ -642,6 +727,7 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
         continue;
       }
       TRY(read_rows(sc, sc->slice_rg, sc->slice, n_slice, &n, err));
+      if (sc->dv) TRY(drop_deleted(sc, sc->slice_rg, sc->slice, n_slice, &n, err));
     } else {
       if (sc->rg >= sc->n_rg) {
         close_reader(sc);
@@ -659,6 +745,7 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
         continue;
       }
       TRY(read_rows(sc, rg, ranges, n_ranges, &n, err));
+      if (sc->dv) TRY(drop_deleted(sc, rg, ranges, n_ranges, &n, err));
     }
     if (n == 0) continue;
     TRY(shape_batch(sc, f, n, out, err));

@@ -434,6 +434,7 @@ int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_er
   dst->timestamp_ms = src->timestamp_ms;
   dst->checkpoint_version = src->checkpoint_version;
   dst->n_commits_on_disk = src->n_commits_on_disk;
+  dst->n_dv_files = src->n_dv_files;
   dst->has_schema = src->has_schema;
   if ((rc = delta_protocol_copy(&dst->protocol, &src->protocol, err)) < 0) goto fail;
   if ((rc = delta_metadata_copy(&dst->metadata, &src->metadata, err)) < 0) goto fail;

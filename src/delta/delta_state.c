@@ -469,13 +469,9 @@ static int fill_head(delta_state *s, delta_snapshot *out, inlet_error *err) {
       s->schema_parsed = true;
     }
   }
-  if (s->n_dv > 0 && !s->log_only) {
-    TRY(settle_order(s, err));
-    for (size_t i = 0; i < s->n_order; i++)
-      FAIL_IF(s->order[i]->u.file.add.dv_id, err, INLET_EUNSUPPORTED,
-              "table uses deletion vectors (file \"%s\"), which inlet cannot apply yet",
-              s->order[i]->u.file.add.path);
-  }
+  /* Scans apply deletion vectors; writers check n_dv_files
+   * (delta_features_check_dv_files). */
+  out->n_dv_files = (int64_t)s->n_dv;
   out->version = s->version;
   out->timestamp_ms = s->timestamp_ms;
   out->checkpoint_version = s->checkpoint_version;

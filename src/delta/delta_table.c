@@ -19,6 +19,7 @@
 #include "delta/delta_constraints.h"
 #include "delta/delta_crc.h"
 #include "delta/delta_features.h"
+#include "delta/delta_dv.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -787,8 +788,20 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     /* Sizes and counts come from the log: a hostile one must not wrap the
      * totals around to negative numbers. */
     bool bytes_over = inlet_add_overflow_i64(out->bytes, f->add.size, &out->bytes);
+    /* numRecords counts the data file's rows, the deleted ones too
+     * (PROTOCOL.md "Per-file Statistics"): the table holds that many less
+     * its deletion vector's cardinality. */
+    int64_t live_rows = f->num_records;
+    if (live_rows >= 0 && f->add.dv_json) {
+      delta_dv_desc d;
+      inlet_error ignore = INLET_ERROR_INIT;
+      if (delta_dv_desc_parse(&d, f->add.dv_json, &ignore) == 0) {
+        live_rows = d.cardinality <= live_rows ? live_rows - d.cardinality : 0;
+        delta_dv_desc_reset(&d);
+      }
+    }
     if (bytes_over ||
-        (f->num_records >= 0 && inlet_add_overflow_i64(out->rows, f->num_records, &out->rows))) {
+        (live_rows >= 0 && inlet_add_overflow_i64(out->rows, live_rows, &out->rows))) {
       const delta_file *big = f; /* name the largest claim */
       for (int64_t j = 0; j < sn->n_files; j++)
         if (bytes_over ? sn->files[j].add.size > big->add.size

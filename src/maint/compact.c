@@ -840,6 +840,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
    * across rewrites, Iceberg metadata...). */
   TRY_GOTO(
       delta_features_check_write(&c.snap.protocol, &c.snap.metadata, DELTA_OP_COMPACT, 0, err));
+  TRY_GOTO(delta_features_check_dv_files(&c.snap, DELTA_OP_COMPACT, err));
   /* A table whose constraints inlet cannot evaluate is not rewritten. */
   TRY_GOTO(delta_constraints_load(&c.cons, &c.snap, err));
   c.target = c.o.target_size

@@ -223,6 +223,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
    * vacuumProtocolCheck demands): a writer feature inlet does not know may
    * keep files alive in ways this walk cannot see. */
   TRY_GOTO(delta_features_check_write(&s.protocol, &s.metadata, DELTA_OP_VACUUM, 0, err));
+  TRY_GOTO(delta_features_check_dv_files(&s, DELTA_OP_VACUUM, err));
   int64_t table_retain = delta_retention_ms(&s.metadata);
   int64_t retain = o.retain_ms >= 0 ? o.retain_ms : table_retain;
   int64_t safe = table_retain < MIN_SAFE_RETAIN_MS ? table_retain : MIN_SAFE_RETAIN_MS;

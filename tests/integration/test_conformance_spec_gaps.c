@@ -6,8 +6,11 @@
  *   - rows are unknown (null / "unknown"), not 0, when a live file's
  *     add.stats has no numRecords;
  *   - describe and history work from the log alone on tables whose reader
- *     features inlet cannot scan (column mapping, deletion vectors, variant,
- *     geospatial, an unknown reader version), while scans still refuse them;
+ *     features inlet cannot scan (column mapping, variant, geospatial, an
+ *     unknown reader version), while scans still refuse them;
+ *   - deletion vectors (issue 16): deleted rows never reach a scan, time
+ *     travel sees the rows before the DELETE, and a corrupt DV file is a
+ *     clear error;
  *   - an empty-string partition value is written as null in
  *     __HIVE_DEFAULT_PARTITION__, as Spark writes it;
  *   - a void column (delta-kernel-rs's void-column table) reads as all null,
@@ -185,7 +188,6 @@ static void test_gaps__describe_and_history_on_unscannable_tables(void **state) 
     const char *rel, *scan_refusal;
   } tables[] = {
       {"delta-rs/table_with_column_mapping", "column mapping"},
-      {"delta-rs/table-with-dv-small", "deletion vectors"},
       {"delta-rs/spark-variant-stable-feature-checkpoint", "variantType"},
       {"delta-rs/simple_table_features", "reader version 5"},
       {"delta-kernel-rs/table-with-geo", "geospatial"},
@@ -216,6 +218,75 @@ static void test_gaps__describe_and_history_on_unscannable_tables(void **state) 
       fail_msg("%s: scan refusal should name %s: %s", tables[i].rel, tables[i].scan_refusal, r.err);
     tu_result_free(&r);
   }
+}
+
+/* Deletion vectors (issue 16): Databricks deleted "value IN (0, 9)" from
+ * ten rows 0..9 with a DV (the commitInfo's predicate): the scan returns the
+ * other eight, as refcheck reads the table; time travel to version 0 still
+ * sees all ten. */
+static void test_gaps__deletion_vectors_drop_deleted_rows(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-rs/table-with-dv-small");
+  tu_result r;
+  sh(&r, "grep -c 'value IN (0, 9)' '%s/_delta_log/00000000000000000001.json'", t);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson | tee '%s/dv.ndjson' | sort", INLET_BIN, t, f->dir);
+  sh_ok(&r, "scan");
+  assert_string_equal(r.out, "{\"value\":1}\n{\"value\":2}\n{\"value\":3}\n{\"value\":4}\n"
+                             "{\"value\":5}\n{\"value\":6}\n{\"value\":7}\n{\"value\":8}\n");
+  tu_result_free(&r);
+  sh(&r,
+     "'%s' '%s' delta '%s' > '%s/dv-ref.json' && '%s' '%s' compare '%s/dv-ref.json' "
+     "'%s/dv.ndjson' --ndjson",
+     INLET_NODE, INLET_REFCHECK, t, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+  sh_ok(&r, "refcheck compare");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --version 0 --format csv | tail -n +2 | wc -l", INLET_BIN, t);
+  sh_ok(&r, "scan --version 0");
+  assert_string_equal(r.out, "10\n");
+  tu_result_free(&r);
+  /* describe counts numRecords less each deletion vector's cardinality. */
+  json_t *d = run_json("describe", "'%s' describe '%s' --json", INLET_BIN, t);
+  assert_int_equal(json_integer_value(json_object_get(d, "rows")), 8);
+  json_decref(d);
+  /* A filter and a limit see the same eight rows. */
+  sh(&r, "'%s' scan '%s' --where 'value < 3' --format csv | tail -n +2", INLET_BIN, t);
+  sh_ok(&r, "scan --where");
+  assert_string_equal(r.out, "1\n2\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --limit 1 --format csv | tail -n +2", INLET_BIN, t);
+  sh_ok(&r, "scan --limit");
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+}
+
+/* A corrupt deletion vector file is a clear error naming the data file and
+ * the problem, never rows. */
+static void test_gaps__corrupt_deletion_vector_is_a_clear_error(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-rs/table-with-dv-small");
+  tu_result r;
+  /* The last byte is the CRC-32's. */
+  sh(&r,
+     "cd '%s' && f=$(ls deletion_vector_*.bin) && n=$(stat -c %%s $f) && "
+     "printf '\\377' | dd of=$f bs=1 seek=$((n - 1)) conv=notrunc 2>/dev/null",
+     t);
+  sh_ok(&r, "corrupt the checksum");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, t);
+  assert_int_equal(r.status, 1);
+  assert_string_equal(r.out, "");
+  assert_non_null(strstr(r.err, "part-00000-fae5310a"));
+  assert_non_null(strstr(r.err, "checksum mismatch"));
+  tu_result_free(&r);
+  sh(&r, "cd '%s' && f=$(ls deletion_vector_*.bin) && head -c 20 $f > x && mv x $f", t);
+  sh_ok(&r, "truncate");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, t);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "out of range"));
+  tu_result_free(&r);
 }
 
 /* Spark writes an empty string partition value as null, in
@@ -348,6 +419,10 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_gaps__rows_without_stats_are_unknown, setup, teardown),
       cmocka_unit_test_setup_teardown(test_gaps__describe_and_history_on_unscannable_tables, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__deletion_vectors_drop_deleted_rows, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__corrupt_deletion_vector_is_a_clear_error, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_gaps__empty_string_partition_value_is_null, setup,
                                       teardown),

@@ -1,0 +1,299 @@
+/*
+ * Deletion vectors through the inlet binary (issue 16 §1), on a table built
+ * here: a data file of 12 row groups of 250 rows in pages of 40 (inlet's
+ * Parquet writer, with a page index), then a commit that re-adds it with a deletion vector whose
+ * rows are chosen here (every seventh id, a block spanning row groups, the
+ * last row), serialized with CRoaring and framed and checksummed as
+ * PROTOCOL.md's "Deletion Vector File Storage Format" says. The expected
+ * rows are computed from that choice alone. Checked: full scans, filters
+ * that skip row groups and pages, limits, time travel to the version before
+ * the DV, refcheck's reading of the same table, and that writers refuse the
+ * table naming the feature and leave it as it was.
+ */
+#include "testutil.h"
+
+#include "inlet/batch.h"
+#include "inlet/parquet.h"
+
+#include <jansson.h>
+#include <roaring/roaring.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#define ROWS 3000
+/* PROTOCOL.md "JSON Example 1": this pathOrInlineDv names
+ * ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin. */
+#define DV_PATH "ab^-aqEH.-t@S}K{vb[*k^"
+#define DV_FILE "ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin"
+
+typedef struct fixture {
+  char dir[4096];
+  char table[4200];
+} fixture;
+
+static bool deleted(int64_t id) {
+  return id % 7 == 0 || (id >= 1000 && id < 1500) || id == ROWS - 1;
+}
+
+static void sh(tu_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sh(tu_result *r, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  assert_int_equal(tu_sh(r, "%s", cmd), 0);
+  free(cmd);
+}
+
+static void sh_ok(tu_result *r, const char *what) {
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put_be32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+/* Writes the DV file; returns the bitmap's size (sizeInBytes). */
+static size_t write_dv_file(const char *table, int64_t *cardinality) {
+  roaring_bitmap_t *bm = roaring_bitmap_create();
+  for (int64_t id = 0; id < ROWS; id++)
+    if (deleted(id)) roaring_bitmap_add(bm, (uint32_t)id);
+  roaring_bitmap_run_optimize(bm); /* the block becomes a run container */
+  *cardinality = (int64_t)roaring_bitmap_get_cardinality(bm);
+  size_t rb = roaring_bitmap_portable_size_in_bytes(bm);
+  size_t n = 4 + 8 + 4 + rb;
+  uint8_t *file = calloc(1, 1 + 4 + n + 4);
+  file[0] = 1; /* format version */
+  put_be32(file + 1, (uint32_t)n);
+  uint8_t *b = file + 5;
+  put_le32(b, 1681511377u); /* magic */
+  put_le32(b + 4, 1);       /* one bucket (64-bit count, low half) */
+  put_le32(b + 12, 0);      /* its key */
+  roaring_bitmap_portable_serialize(bm, (char *)b + 16);
+  put_be32(b + n, (uint32_t)crc32(0L, b, (uInt)n));
+  roaring_bitmap_free(bm);
+  char dir[4300], path[4400];
+  snprintf(dir, sizeof dir, "%s/ab", table);
+  mkdir(dir, 0755);
+  snprintf(path, sizeof path, "%s/%s", table, DV_FILE);
+  assert_int_equal(tu_write_file(path, file, 1 + 4 + n + 4), 0);
+  free(file);
+  return n;
+}
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("dv"));
+  snprintf(f->table, sizeof f->table, "%s/t", f->dir);
+  char log[4300], in[4300];
+  snprintf(log, sizeof log, "%s/_delta_log", f->table);
+  assert_int_equal(mkdir(f->table, 0755), 0);
+  assert_int_equal(mkdir(log, 0755), 0);
+  /* The data file: ROWS rows in row groups of 250 and pages of 40. */
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  assert_int_equal(inlet_schema_parse(&schema, "id long, s string", &err), 0);
+  inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  wo.row_group_max_rows = 250;
+  wo.page_max_rows = 40;
+  snprintf(in, sizeof in, "%s/part-0.parquet", f->table);
+  inlet_parquet_writer *w = NULL;
+  assert_int_equal(inlet_parquet_writer_open(&w, in, &schema, &wo, &err), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &schema, &err), 0);
+  for (int64_t id = 0; id < ROWS; id++) {
+    char s[32];
+    int n = snprintf(s, sizeof s, "v%lld", (long long)id);
+    assert_int_equal(inlet_array_append_int(&b.columns[0], &schema.fields[0], id, &err), 0);
+    assert_int_equal(inlet_array_append_bytes(&b.columns[1], &schema.fields[1], s, (size_t)n, &err),
+                     0);
+  }
+  b.num_rows = ROWS;
+  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), 0);
+  assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&schema);
+  tu_result r;
+  sh(&r, "'%s' parquet meta '%s/part-0.parquet' --json", INLET_BIN, f->table);
+  sh_ok(&r, "parquet meta");
+  json_t *meta = json_loads(r.out, 0, NULL);
+  json_t *rgs = json_object_get(meta, "row_groups");
+  if (json_array_size(rgs) != ROWS / 250) fail_msg("want several row groups: %s", r.out);
+  json_decref(meta);
+  tu_result_free(&r);
+  struct stat st;
+  char data[4300];
+  snprintf(data, sizeof data, "%s/part-0.parquet", f->table);
+  assert_int_equal(stat(data, &st), 0);
+  int64_t card = 0;
+  size_t dv_size = write_dv_file(f->table, &card);
+  char commit[8192], path[4400];
+#define ADD_FMT                                                                                    \
+  "{\"add\":{\"path\":\"part-0.parquet\",\"partitionValues\":{},\"size\":%lld,"                    \
+  "\"modificationTime\":1700000000000,\"dataChange\":%s,"                                          \
+  "\"stats\":\"{\\\"numRecords\\\":%d,\\\"tightBounds\\\":%s}\"%s}}\n"
+  char add0[1024], add1[2048], dv[512];
+  snprintf(add0, sizeof add0, ADD_FMT, (long long)st.st_size, "true", ROWS, "true", "");
+  snprintf(dv, sizeof dv,
+           ",\"deletionVector\":{\"storageType\":\"u\",\"pathOrInlineDv\":\"%s\",\"offset\":1,"
+           "\"sizeInBytes\":%zu,\"cardinality\":%lld}",
+           DV_PATH, dv_size, (long long)card);
+  snprintf(add1, sizeof add1, ADD_FMT, (long long)st.st_size, "true", ROWS, "false", dv);
+  snprintf(commit, sizeof commit,
+           "{\"commitInfo\":{\"timestamp\":1700000000000,\"operation\":\"WRITE\"}}\n"
+           "{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":"
+           "[\"deletionVectors\"],\"writerFeatures\":[\"deletionVectors\"]}}\n"
+           "{\"metaData\":{\"id\":\"dv-test\",\"format\":{\"provider\":\"parquet\",\"options\":{}},"
+           "\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":"
+           "\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
+           "{\\\"name\\\":\\\"s\\\",\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,"
+           "\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":"
+           "{\"delta.enableDeletionVectors\":\"true\"},\"createdTime\":1700000000000}}\n%s",
+           add0);
+  snprintf(path, sizeof path, "%s/00000000000000000000.json", log);
+  assert_int_equal(tu_write_file(path, commit, strlen(commit)), 0);
+  snprintf(commit, sizeof commit,
+           "{\"commitInfo\":{\"timestamp\":1700000001000,\"operation\":\"DELETE\"}}\n"
+           "{\"remove\":{\"path\":\"part-0.parquet\",\"deletionTimestamp\":1700000001000,"
+           "\"dataChange\":true,\"extendedFileMetadata\":true,\"partitionValues\":{},"
+           "\"size\":%lld}}\n%s",
+           (long long)st.st_size, add1);
+  snprintf(path, sizeof path, "%s/00000000000000000001.json", log);
+  assert_int_equal(tu_write_file(path, commit, strlen(commit)), 0);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+/* The ids a scan prints (csv, one column), in output order. */
+static char *scan_ids(const fixture *f, const char *args) {
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --columns id --format csv %s | tail -n +2", INLET_BIN, f->table, args);
+  sh_ok(&r, args);
+  char *out = strdup(r.out);
+  tu_result_free(&r);
+  return out;
+}
+
+/* The ids in [lo, hi) that the DV leaves, at most @p limit, one a line. */
+static char *expected_ids(int64_t lo, int64_t hi, int64_t limit, bool apply_dv) {
+  size_t cap = 16 * ROWS + 1, n = 0;
+  char *out = calloc(1, cap);
+  int64_t k = 0;
+  for (int64_t id = lo; id < hi && k < limit; id++)
+    if (!apply_dv || !deleted(id)) {
+      n += (size_t)snprintf(out + n, cap - n, "%lld\n", (long long)id);
+      k++;
+    }
+  return out;
+}
+
+static void expect_ids(const fixture *f, const char *args, int64_t lo, int64_t hi, int64_t limit,
+                       bool apply_dv) {
+  char *got = scan_ids(f, args), *want = expected_ids(lo, hi, limit, apply_dv);
+  if (strcmp(got, want) != 0) {
+    size_t i = 0;
+    while (got[i] && got[i] == want[i])
+      i++;
+    fail_msg("scan %s: output differs at byte %zu: got \"%.40s\", want \"%.40s\"", args, i, got + i,
+             want + i);
+  }
+  free(got);
+  free(want);
+}
+
+static void test_dv__scans_drop_exactly_the_deleted_rows(void **state) {
+  fixture *f = *state;
+  expect_ids(f, "", 0, ROWS, ROWS, true);
+  /* Filters that skip row groups and pages keep the row indexes right. */
+  expect_ids(f, "--where 'id >= 1200 and id < 1600'", 1200, 1600, ROWS, true);
+  expect_ids(f, "--where 'id >= 2990'", 2990, ROWS, ROWS, true);
+  expect_ids(f, "--where 'id < 20'", 0, 20, ROWS, true);
+  /* Limits read slice by slice. */
+  expect_ids(f, "--limit 5", 0, ROWS, 5, true);
+  expect_ids(f, "--where 'id >= 995' --limit 9", 995, ROWS, 9, true);
+  /* Version 0, before the DELETE: every row. */
+  expect_ids(f, "--version 0", 0, ROWS, ROWS, false);
+  /* The string column comes through the same filter. */
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --where 'id = 1501 or id = 1500 or id = 1499' --format csv", INLET_BIN,
+     f->table);
+  sh_ok(&r, "scan strings");
+  assert_string_equal(r.out, "id,s\n1500,v1500\n1501,v1501\n");
+  tu_result_free(&r);
+}
+
+static void test_dv__refcheck_reads_the_same_rows(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  for (int v = 0; v <= 1; v++) {
+    sh(&r,
+       "'%s' scan '%s' --version %d --format ndjson > '%s/inlet.ndjson' && "
+       "'%s' '%s' delta '%s' --version %d > '%s/ref.json' && "
+       "'%s' '%s' compare '%s/ref.json' '%s/inlet.ndjson' --ndjson",
+       INLET_BIN, f->table, v, f->dir, INLET_NODE, INLET_REFCHECK, f->table, v, f->dir, INLET_NODE,
+       INLET_REFCHECK, f->dir, f->dir);
+    sh_ok(&r, "refcheck compare");
+    tu_result_free(&r);
+  }
+}
+
+/* inlet reads deletion vectors but does not write such tables: each writer
+ * refuses naming the feature and changes nothing. */
+static void test_dv__writers_refuse_naming_the_feature(void **state) {
+  fixture *f = *state;
+  char ev[4300];
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  assert_int_equal(tu_write_file(ev, "{\"id\":1,\"s\":\"x\"}\n", 17), 0);
+  tu_result r;
+  sh(&r, "cd '%s' && find . -type f | sort | xargs md5sum", f->table);
+  char *before = strdup(r.out);
+  tu_result_free(&r);
+  for (int i = 0; i < 4; i++) {
+    char cmd[8800];
+    if (i == 0)
+      snprintf(cmd, sizeof cmd, "append '%s' '%s'", f->table, ev);
+    else if (i == 1)
+      snprintf(cmd, sizeof cmd, "checkpoint '%s'", f->table);
+    else if (i == 2)
+      snprintf(cmd, sizeof cmd, "compact '%s' --min-files 1", f->table);
+    else
+      snprintf(cmd, sizeof cmd, "vacuum '%s' --retain 0h --force", f->table);
+    sh(&r, "'%s' %s", INLET_BIN, cmd);
+    if (r.status != 1 || !strstr(r.err, "deletionVectors"))
+      fail_msg("inlet %s: want a refusal naming deletionVectors, got %d: %s", cmd, r.status, r.err);
+    tu_result_free(&r);
+  }
+  sh(&r, "cd '%s' && find . -type f | sort | xargs md5sum", f->table);
+  assert_string_equal(r.out, before);
+  tu_result_free(&r);
+  free(before);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_dv__scans_drop_exactly_the_deleted_rows, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_dv__refcheck_reads_the_same_rows, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dv__writers_refuse_naming_the_feature, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
