@@ -400,19 +400,31 @@ static int load_file(inlet_storage *st, const delta_dv_desc *d, const char *path
                     "deletion vector file \"%s\": offset %lld with sizeInBytes %lld is out of "
                     "range (the file has %lld bytes)",
                     path, (long long)off, (long long)size, (long long)f->size);
-  uint8_t *buf = rc == 0 ? inlet_malloc((size_t)(4 + size + 4)) : NULL;
+  /* The version byte and the DV in one request when the DV is near the
+   * start (the first DV of a file is at offset 1), else two ranges read
+   * together; never a one-byte range (some S3 emulators answer "bytes=0-0"
+   * with the whole object). */
+  bool joined = off <= 64;
+  size_t span = (size_t)(joined ? end : 4 + size + 4);
+  uint8_t *whole = rc == 0 ? inlet_malloc(span) : NULL;
+  uint8_t *buf = whole && joined ? whole + off : whole;
+  uint8_t head[4] = {0};
   uint8_t version = 0;
-  if (rc == 0 && !buf) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-  if (rc == 0) {
+  if (rc == 0 && !whole) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc == 0 && joined) {
+    rc = f->ops->read_at(f, 0, whole, span, err);
+    version = whole[0];
+  } else if (rc == 0) {
     inlet_read_range r[2];
     memset(r, 0, sizeof r);
     r[0].offset = 0;
-    r[0].len = 1;
-    r[0].buf = &version;
+    r[0].len = sizeof head;
+    r[0].buf = head;
     r[1].offset = off;
-    r[1].len = (size_t)(4 + size + 4);
-    r[1].buf = buf;
+    r[1].len = span;
+    r[1].buf = whole;
     rc = f->ops->read_ranges(f, r, 2, err);
+    version = head[0];
   }
   inlet_rfile_close(f);
   if (rc == 0 && version != 1)
@@ -438,7 +450,7 @@ static int load_file(inlet_storage *st, const delta_dv_desc *d, const char *path
     if (rc < 0)
       inlet_error_prefix(err, "deletion vector file \"%s\" at offset %lld", path, (long long)off);
   }
-  inlet_free(buf);
+  inlet_free(whole);
   return rc;
 }
 

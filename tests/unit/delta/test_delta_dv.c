@@ -216,20 +216,28 @@ static void test_dv__spec_uuid_paths(void **state) {
 static void test_dv__file_with_two_dvs(void **state) {
   fixture *f = *state;
   uint8_t b1[512], b2[512];
-  static const uint64_t r1[] = {0, 5, 70000, 70001};
+  /* The first bitmap is big enough to put the second DV past the range
+   * read together with the version byte (offset > 64). */
+  uint64_t r1[44] = {0, 5};
+  for (int i = 0; i < 40; i++)
+    r1[2 + i] = 100 + (uint64_t)i * 3;
+  r1[42] = 70000;
+  r1[43] = 70001;
   static const uint64_t r2[] = {2, ((uint64_t)1 << 32) + 9, ((uint64_t)3 << 32)};
-  size_t n1 = serialize(r1, 4, b1), n2 = serialize(r2, 3, b2);
+  size_t n1 = serialize(r1, 44, b1), n2 = serialize(r2, 3, b2);
   dv_file df = {{0}, 0};
   int64_t o1 = file_add(&df, b1, n1), o2 = file_add(&df, b2, n2);
   write_rel(f, SPEC_U_FILE, df.bytes, df.len);
   inlet_error err = INLET_ERROR_INIT;
   delta_dv *dv = NULL;
   assert_int_equal(delta_dv_load(f->st, f->dir, "a.parquet",
-                                 desc_json("u", SPEC_U, o1, (long long)n1, 4), &dv, &err),
+                                 desc_json("u", SPEC_U, o1, (long long)n1, 44), &dv, &err),
                    0);
   assert_true(delta_dv_contains(dv, 70001));
+  assert_true(delta_dv_contains(dv, 103));
   assert_false(delta_dv_contains(dv, 2));
-  assert_int_equal(delta_dv_count_range(dv, 1, 70001), 2);
+  assert_int_equal(delta_dv_count_range(dv, 1, 70001), 42);
+  assert_true(o2 > 64);
   delta_dv_free(dv);
   assert_int_equal(delta_dv_load(f->st, f->dir, "a.parquet",
                                  desc_json("u", SPEC_U, o2, (long long)n2, 3), &dv, &err),
