@@ -210,10 +210,36 @@ static uint32_t be32(const uint8_t *p) {
 /* One 32-bit roaring bitmap in the portable format at @p p, exactly @p exact
  * bytes long unless @p exact is 0; *used gets its length. NULL when the
  * bytes are not one. */
+/* Whether the values of @p bm ascend strictly and number its cardinality:
+ * the deserializer checks lengths, not contents, and an array or run
+ * container holding unsorted or repeated values (or a bitset claiming a
+ * wrong count) would make membership and counts disagree. */
+static bool bucket_well_formed(const roaring_bitmap_t *bm) {
+  roaring_uint32_iterator_t it;
+  roaring_init_iterator(bm, &it);
+  uint32_t vals[1024], prev = 0;
+  uint64_t n = 0;
+  for (;;) {
+    uint32_t got = roaring_read_uint32_iterator(&it, vals, 1024);
+    if (got == 0) break;
+    for (uint32_t i = 0; i < got; i++) {
+      if ((n > 0 || i > 0) && vals[i] <= prev) return false;
+      prev = vals[i];
+    }
+    n += got;
+  }
+  return n == roaring_bitmap_get_cardinality(bm);
+}
+
 static roaring_bitmap_t *read_bucket(const uint8_t *p, size_t avail, size_t exact, size_t *used) {
   *used = roaring_bitmap_portable_deserialize_size((const char *)p, avail);
   if (*used == 0 || (exact && *used != exact)) return NULL;
-  return roaring_bitmap_portable_deserialize_safe((const char *)p, *used);
+  roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe((const char *)p, *used);
+  if (bm && !bucket_well_formed(bm)) {
+    roaring_bitmap_free(bm);
+    return NULL;
+  }
+  return bm;
 }
 
 static delta_dv *dv_alloc(uint64_t nb) {

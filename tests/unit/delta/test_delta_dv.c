@@ -333,6 +333,15 @@ static void test_dv__corrupt_inline_and_bitmaps(void **state) {
   put_le32(more + 4, 0xffffffffu);
   assert_int_equal(delta_dv_decode(more, n, &dv, &err), INLET_ECORRUPT);
   assert_non_null(strstr(err.message, "buckets cannot fit"));
+  /* A well-framed array container whose values repeat (0, 0, 0, 0, 0, 2),
+   * in Spark's native format: the sizes add up, the contents do not
+   * (dv_fuzzer found CRoaring accepts it). */
+  static const uint8_t dup[] = {0x64, 0x39, 0xd3, 0xd0, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+                                0x00, 0x1c, 0x3a, 0x30, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+                                0x00, 0x00, 0x05, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00,
+                                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
+  assert_int_equal(delta_dv_decode(dup, sizeof dup, &dv, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "not a valid roaring bitmap"));
   /* A key with its top bit set. */
   memcpy(more, buf, n);
   put_le32(more + 12, 0x80000000u);
