@@ -210,36 +210,91 @@ static uint32_t be32(const uint8_t *p) {
 /* One 32-bit roaring bitmap in the portable format at @p p, exactly @p exact
  * bytes long unless @p exact is 0; *used gets its length. NULL when the
  * bytes are not one. */
-/* Whether the values of @p bm ascend strictly and number its cardinality:
- * the deserializer checks lengths, not contents, and an array or run
- * container holding unsorted or repeated values (or a bitset claiming a
- * wrong count) would make membership and counts disagree. */
-static bool bucket_well_formed(const roaring_bitmap_t *bm) {
-  roaring_uint32_iterator_t it;
-  roaring_init_iterator(bm, &it);
-  uint32_t vals[1024], prev = 0;
-  uint64_t n = 0;
-  for (;;) {
-    uint32_t got = roaring_read_uint32_iterator(&it, vals, 1024);
-    if (got == 0) break;
-    for (uint32_t i = 0; i < got; i++) {
-      if ((n > 0 || i > 0) && vals[i] <= prev) return false;
-      prev = vals[i];
-    }
-    n += got;
-  }
-  return n == roaring_bitmap_get_cardinality(bm);
+static uint16_t le16(const uint8_t *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
 }
 
-static roaring_bitmap_t *read_bucket(const uint8_t *p, size_t avail, size_t exact, size_t *used) {
-  *used = roaring_bitmap_portable_deserialize_size((const char *)p, avail);
-  if (*used == 0 || (exact && *used != exact)) return NULL;
-  roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe((const char *)p, *used);
-  if (bm && !bucket_well_formed(bm)) {
-    roaring_bitmap_free(bm);
-    return NULL;
+/*
+ * Checks one 32-bit roaring bitmap in the portable format (RoaringFormatSpec)
+ * at @p p, at most @p avail bytes, byte for byte before CRoaring sees it:
+ * the deserializer of Debian's CRoaring checks lengths, not contents, and
+ * takes containers of unsorted or repeated values, overlapping or empty run
+ * lists and miscounted bitsets (one of which crashes its iterator). Keys
+ * must ascend; array values and runs must ascend without overlap; each
+ * container must hold exactly its declared cardinality. Returns the
+ * bitmap's length, 0 when it is not one.
+ */
+static size_t portable_checked_size(const uint8_t *p, size_t avail) {
+  enum { PORTABLE_COOKIE_NO_RUN = 12346, PORTABLE_COOKIE = 12347, PORTABLE_NO_OFFSET_MIN = 4 };
+  if (avail < 4) return 0;
+  uint32_t cookie = le32(p);
+  size_t pos = 4, n;
+  const uint8_t *runs = NULL;
+  bool offsets;
+  if ((cookie & 0xFFFF) == PORTABLE_COOKIE) {
+    n = (cookie >> 16) + 1;
+    size_t rb = (n + 7) / 8;
+    if (avail - pos < rb) return 0;
+    runs = p + pos;
+    pos += rb;
+    offsets = n >= PORTABLE_NO_OFFSET_MIN;
+  } else if (cookie == PORTABLE_COOKIE_NO_RUN) {
+    if (avail - pos < 4) return 0;
+    n = le32(p + pos);
+    pos += 4;
+    if (n > 65536) return 0;
+    offsets = true;
+  } else {
+    return 0;
   }
-  return bm;
+  const uint8_t *hdr = p + pos;
+  if (avail - pos < 4 * n) return 0;
+  pos += 4 * n;
+  if (offsets) {
+    if (avail - pos < 4 * n) return 0;
+    pos += 4 * n;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t key = le16(hdr + 4 * i), card = (uint32_t)le16(hdr + 4 * i + 2) + 1;
+    if (i > 0 && key <= le16(hdr + 4 * (i - 1))) return 0;
+    if (runs && (runs[i / 8] >> (i % 8) & 1)) {
+      if (avail - pos < 2) return 0;
+      size_t nr = le16(p + pos);
+      pos += 2;
+      if (nr == 0 || avail - pos < 4 * nr) return 0;
+      uint32_t total = 0, next = 0;
+      for (size_t r = 0; r < nr; r++) {
+        uint32_t start = le16(p + pos + 4 * r), len = le16(p + pos + 4 * r + 2);
+        if ((r > 0 && start < next) || start + len > 65535) return 0;
+        next = start + len + 1;
+        total += len + 1;
+      }
+      if (total != card) return 0;
+      pos += 4 * nr;
+    } else if (card > 4096) {
+      if (avail - pos < 8192) return 0;
+      uint32_t bits = 0;
+      for (size_t w = 0; w < 8192; w++)
+        bits += (uint32_t)__builtin_popcount(p[pos + w]);
+      if (bits != card) return 0;
+      pos += 8192;
+    } else {
+      if (avail - pos < 2 * (size_t)card) return 0;
+      for (uint32_t k = 1; k < card; k++)
+        if (le16(p + pos + 2 * k) <= le16(p + pos + 2 * (k - 1))) return 0;
+      pos += 2 * (size_t)card;
+    }
+  }
+  return pos;
+}
+
+/* One 32-bit roaring bitmap in the portable format at @p p, exactly @p exact
+ * bytes long unless @p exact is 0; *used gets its length. NULL when the
+ * bytes are not one. */
+static roaring_bitmap_t *read_bucket(const uint8_t *p, size_t avail, size_t exact, size_t *used) {
+  *used = portable_checked_size(p, avail);
+  if (*used == 0 || (exact && *used != exact)) return NULL;
+  return roaring_bitmap_portable_deserialize_safe((const char *)p, *used);
 }
 
 static delta_dv *dv_alloc(uint64_t nb) {

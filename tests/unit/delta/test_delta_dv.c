@@ -342,6 +342,14 @@ static void test_dv__corrupt_inline_and_bitmaps(void **state) {
                                 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00};
   assert_int_equal(delta_dv_decode(dup, sizeof dup, &dv, &err), INLET_ECORRUPT);
   assert_non_null(strstr(err.message, "not a valid roaring bitmap"));
+  /* A run container with no runs (dv_fuzzer: CRoaring's deserializer takes
+   * it and its iterator then reads through a NULL pointer). */
+  static const uint8_t no_runs[] = {0xd1, 0xd3, 0x39, 0x64, 0x01, 0x00, 0x00, 0x00, 0x00,
+                                    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x3b, 0x30,
+                                    0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+                                    0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
+  assert_int_equal(delta_dv_decode(no_runs, sizeof no_runs, &dv, &err), INLET_ECORRUPT);
+  assert_non_null(strstr(err.message, "not a valid roaring bitmap"));
   /* A key with its top bit set. */
   memcpy(more, buf, n);
   put_le32(more + 12, 0x80000000u);
