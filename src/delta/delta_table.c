@@ -98,7 +98,10 @@ int64_t delta_table_head_window_ms(const delta_metadata *m) {
 }
 
 int delta_table_head_for_write(inlet_table *t, delta_snapshot *out, inlet_error *err) {
-  if ((t->st->flags & INLET_STORAGE_OBJECT_STORE) && t->live && t->live_confirmed_ms > 0) {
+  /* Only where the conditional create is known to be enforced: on a store
+   * that ignores it (single-writer mode) the probe is the only check left. */
+  const unsigned fast = INLET_STORAGE_OBJECT_STORE | INLET_STORAGE_CONDITIONAL_VERIFIED;
+  if ((t->st->flags & fast) == fast && t->live && t->live_confirmed_ms > 0) {
     int rc = delta_state_head(t->live, out, err);
     if (rc < 0) return rc;
     if (monotonic_ms() - t->live_confirmed_ms < delta_table_head_window_ms(&out->metadata))

@@ -352,6 +352,34 @@ static void test_commits__killed_uploads_aborted_by_vacuum_and_maintain(void **s
   inlet_table_free(t);
 }
 
+/* On a store that ignores If-None-Match (bare s3rver, single-writer mode)
+ * the conditional PUT cannot tell a stale handle it lost: the probe of the
+ * next version must still run there, or a second handle's commit would
+ * overwrite the first's and lose its rows. */
+static void test_commits__single_writer_store_still_probes(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  char bare[128];
+  snprintf(bare, sizeof bare, "http://127.0.0.1:%d", emu.s3rver_port);
+  inlet_storage_options so = INLET_STORAGE_OPTIONS_INIT;
+  so.aws_endpoint_url = bare;
+  inlet_table_open_options oo = INLET_TABLE_OPEN_OPTIONS_INIT;
+  oo.storage = &so;
+  oo.single_writer = true;
+  inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
+  inlet_table *a = NULL, *b = NULL;
+  OK(inlet_table_create_with(&a, "s3://inlet-bare/sw-probe", &schema, &co, &oo, &err));
+  OK(inlet_table_open_with(&b, "s3://inlet-bare/sw-probe", &oo, &err));
+  assert_int_equal(append(a, 0, 5), 1);
+  assert_int_equal(append(b, 5, 5), 2);  /* b loads: a's cache still says 1 */
+  assert_int_equal(append(a, 10, 5), 3); /* a probes, finds 2, commits 3 */
+  int64_t sum = 0;
+  assert_int_equal(scan_rows(a, &sum), 15);
+  assert_int_equal(sum, 14 * 15 / 2);
+  inlet_table_free(a);
+  inlet_table_free(b);
+}
+
 int main(void) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema_init(&schema);
@@ -361,6 +389,7 @@ int main(void) {
       cmocka_unit_test(test_commits__stale_writer_loses_the_race_and_retries),
       cmocka_unit_test(test_commits__probes_again_past_the_window),
       cmocka_unit_test(test_commits__killed_uploads_aborted_by_vacuum_and_maintain),
+      cmocka_unit_test(test_commits__single_writer_store_still_probes),
   };
   int rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
   inlet_schema_reset(&schema);
