@@ -208,6 +208,62 @@ INLET_API int inlet_table_cleanup_log(inlet_log_cleanup_result *out, inlet_table
  */
 INLET_API int inlet_duration_parse(int64_t *out_ms, const char *text, inlet_error *err);
 
+/* ---- restore ------------------------------------------------------------------- */
+
+typedef struct inlet_restore_options {
+  int version;             /* INLET_RESTORE_OPTIONS_VERSION */
+  int64_t to_version;      /* >= 0: the version to restore */
+  int64_t to_timestamp_ms; /* when to_version < 0: the newest version committed at or
+                              before this time (as inlet_table_snapshot_at_timestamp) */
+  bool dry_run;            /* compute and report, commit nothing */
+  int32_t max_attempts;    /* commits lost to concurrent writers before giving up
+                              (INLET_ECONFLICT); each attempt recomputes from the new
+                              latest version; 0 = 10 */
+} inlet_restore_options;
+
+#define INLET_RESTORE_OPTIONS_VERSION 1
+#define INLET_RESTORE_OPTIONS_INIT                                                                 \
+  { INLET_RESTORE_OPTIONS_VERSION, -1, 0, false, 0 }
+
+typedef struct inlet_restore_result {
+  int64_t read_version;     /* latest version the (last) attempt read */
+  int64_t restored_version; /* the version whose state the table returns to */
+  int64_t version;          /* the RESTORE commit; -1 in dry-run */
+  int64_t files_restored;   /* files of restored_version added back */
+  int64_t bytes_restored;
+  int64_t files_removed; /* live files restored_version did not have */
+  int64_t bytes_removed;
+  int64_t files_after; /* live files and bytes after the restore (= restored_version's) */
+  int64_t bytes_after;
+  bool metadata_restored; /* the schema or properties went back too */
+  int32_t attempts;       /* commit attempts made (> 1: concurrent commits won before) */
+} inlet_restore_result;
+
+/**
+ * Returns the table to the state of an earlier version with one RESTORE
+ * commit (Spark's RESTORE TABLE ... TO VERSION AS OF / TIMESTAMP AS OF):
+ * the files of that version that are no longer live are added back
+ * (dataChange=true, as they were: stats, deletion vectors, tags), the live
+ * files it did not have are removed (dataChange=true), and its metaData
+ * (schema, partitioning, properties) comes back when it differs. The
+ * protocol is never downgraded. Before committing, every file to add back
+ * (and its deletion vector file) must exist: a restore whose files were
+ * vacuumed is refused with INLET_ENOTFOUND naming the missing files. The
+ * commit must land right after the version it read; a concurrent commit
+ * makes it start over from the new latest version, up to max_attempts
+ * times. Recorded in history as operation RESTORE with Spark's parameters
+ * (version or timestamp) and metrics (numRestoredFiles, restoredFilesSize,
+ * numRemovedFiles, removedFilesSize, numOfFilesAfterRestore,
+ * tableSizeAfterRestore). @p out may be NULL.
+ * @return 0, INLET_EINVAL (the version is not older than the latest, bad
+ *         options, an append-only table), INLET_ENOTFOUND (no such version,
+ *         log entries cleaned up, files vacuumed), INLET_ECONFLICT (lost every
+ *         attempt), INLET_ECORRUPT, INLET_EUNSUPPORTED (a writer feature inlet
+ *         does not honour for restores, named), INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_restore(inlet_restore_result *out, inlet_table *table,
+                                  const inlet_restore_options *options, inlet_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -364,3 +364,18 @@ int cli_table_open(const cli_args *a, const char *location, inlet_table **out, i
   inlet_table_open_options o = cli_table_options(a);
   return inlet_table_open_with(out, location, &o, err);
 }
+
+/* Milliseconds since the epoch from digits, or an ISO-8601 timestamp in the
+ * one grammar of inlet_timestamp_parse (UTC unless a zone is given). */
+int cli_parse_as_of(const char *s, int64_t *ms, inlet_error *err) {
+  char *end;
+  long long v = strtoll(s, &end, 10);
+  if (*s && !*end) {
+    *ms = v;
+    return 0;
+  }
+  int64_t us;
+  if (inlet_timestamp_parse(&us, s, err) < 0) return -1;
+  *ms = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+  return 0;
+}

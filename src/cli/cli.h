@@ -83,7 +83,7 @@ extern const int cli_n_commands;
 /* The command entries (one per cmd_*.c). */
 extern const cli_command cli_cmd_create, cli_cmd_append, cli_cmd_ingest, cli_cmd_scan,
     cli_cmd_history, cli_cmd_describe, cli_cmd_checkpoint, cli_cmd_compact, cli_cmd_vacuum,
-    cli_cmd_maintain, cli_cmd_demo, cli_cmd_parquet_schema, cli_cmd_parquet_meta,
+    cli_cmd_restore, cli_cmd_maintain, cli_cmd_demo, cli_cmd_parquet_schema, cli_cmd_parquet_meta,
     cli_cmd_parquet_cat, cli_cmd_parquet_convert;
 
 /* Parsed arguments of one command run. Options are read by name; asking
@@ -145,6 +145,14 @@ inlet_table_open_options cli_table_options(const cli_args *a);
 #define CLI_TABLE_URL_HELP                                                                         \
   "  TABLE is a directory or a URL: s3://BUCKET/PREFIX, az://CONTAINER/PREFIX,\n"                  \
   "  abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX, file:///PATH\n"
+
+/* A point in time for --as-of: milliseconds since the epoch, or an ISO-8601
+ * timestamp (inlet_timestamp_parse: UTC unless a zone is given). */
+int cli_parse_as_of(const char *s, int64_t *ms, inlet_error *err);
+/* The help lines of --as-of. */
+#define CLI_AS_OF_HELP                                                                             \
+  "  --as-of TS       the newest version committed at or before TS: milliseconds since\n"          \
+  "                   the epoch, or YYYY-MM-DD[THH:MM[:SS[.fff]]][Z] (UTC)\n"
 
 /* Parses a non-negative byte count with an optional K/M/G (binary) suffix. */
 bool cli_parse_size(const char *s, int64_t *out);

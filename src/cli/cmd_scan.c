@@ -50,21 +50,6 @@ static const char usage[] =
     "pages (the Parquet page index) that cannot match --where are not read; only the\n"
     "needed columns are decoded.\n";
 
-/* Milliseconds since the epoch from digits, or an ISO-8601 timestamp in the
- * one grammar of inlet_timestamp_parse (UTC unless a zone is given). */
-static int parse_as_of(const char *s, int64_t *ms, inlet_error *err) {
-  char *end;
-  long long v = strtoll(s, &end, 10);
-  if (*s && !*end) {
-    *ms = v;
-    return 0;
-  }
-  int64_t us;
-  if (inlet_timestamp_parse(&us, s, err) < 0) return -1;
-  *ms = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
-  return 0;
-}
-
 /* Splits "a,b, c" into names (trimmed); *names owns one buffer at [0]. */
 static int split_columns(char ***names, int32_t *n, const char *list) {
   size_t len = strlen(list);
@@ -222,7 +207,7 @@ static int cmd_scan(const cli_args *a) {
   if (event_time && !watermark)
     return cli_usage_error(usage, "scan: --event-time needs --watermark TS");
   inlet_error as_of_err = INLET_ERROR_INIT;
-  if (as_of && parse_as_of(as_of, &ts, &as_of_err) < 0)
+  if (as_of && cli_parse_as_of(as_of, &ts, &as_of_err) < 0)
     return cli_usage_error(usage, "--as-of: %s", inlet_errmsg(&as_of_err));
   inlet_error err = INLET_ERROR_INIT;
   inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;

@@ -37,6 +37,11 @@ enum {
   OP_CHECKPOINT = 1u << DELTA_OP_CHECKPOINT,
   OP_LOG_CLEANUP = 1u << DELTA_OP_LOG_CLEANUP,
   OP_VACUUM = 1u << DELTA_OP_VACUUM,
+  /* Restore commits files and a metaData that an earlier version already
+   * had: a feature is honoured when that earlier state met its duties and
+   * carrying the actions over unchanged keeps meeting them. Not part of
+   * ALL_OPS: a new table need not be restorable. */
+  OP_RESTORE = 1u << DELTA_OP_RESTORE,
   /* operations that commit no rows and rewrite no data file */
   NO_ROWS = OP_CHECKPOINT | OP_LOG_CLEANUP | OP_VACUUM,
   ALL_OPS = OP_APPEND | OP_COMPACT | NO_ROWS
@@ -190,49 +195,50 @@ static bool use_coordinated(const feat_ctx *c, char *why, size_t cap) {
 
 static const feature FEATURES[] = {
     /* legacy writer features (writer versions 2..6) */
-    {"appendOnly", false, 0, 2, NULL, use_append_only, NULL, ALL_OPS,
+    {"appendOnly", false, 0, 2, NULL, use_append_only, NULL, ALL_OPS | OP_RESTORE,
      "no commit may change or remove data"},
     {"invariants", false, 0, 2, NULL, use_invariants, burden_invariants,
-     INLET_ENFORCES_INVARIANTS ? ALL_OPS : NO_ROWS,
+     INLET_ENFORCES_INVARIANTS ? ALL_OPS | OP_RESTORE : NO_ROWS,
      "writers must reject rows that violate a column's delta.invariants expression"},
     {"checkConstraints", false, 0, 3, NULL, use_constraints, use_constraints,
-     INLET_ENFORCES_CHECK_CONSTRAINTS ? ALL_OPS : NO_ROWS,
+     INLET_ENFORCES_CHECK_CONSTRAINTS ? ALL_OPS | OP_RESTORE : NO_ROWS,
      "writers must reject rows that violate a CHECK constraint"},
     /* Appends and dataChange=false rewrites need no change data files
      * ("Change Data Files": add-only operations may skip them). */
-    {"changeDataFeed", false, 0, 4, NULL, use_cdf, NULL, ALL_OPS,
+    {"changeDataFeed", false, 0, 4, NULL, use_cdf, NULL, ALL_OPS | OP_RESTORE,
      "writers must write change data files for updates and deletes"},
-    {"generatedColumns", false, 0, 4, NULL, use_generated, burden_generated, NO_ROWS | OP_COMPACT,
-     "writers must compute or check generated column values"},
+    {"generatedColumns", false, 0, 4, NULL, use_generated, burden_generated,
+     NO_ROWS | OP_COMPACT | OP_RESTORE, "writers must compute or check generated column values"},
     {"columnMapping", true, 2, 5, NULL, use_column_mapping, use_column_mapping, 0,
      "writers must write physical column names and field ids"},
     {"identityColumns", false, 0, 6, NULL, use_identity, use_identity, NO_ROWS | OP_COMPACT,
      "writers must generate identity values and track their high water mark"},
     /* table features (writer version 7) */
-    {"timestampNtz", true, 0, 0, NULL, use_ntz, NULL, ALL_OPS, ""},
+    {"timestampNtz", true, 0, 0, NULL, use_ntz, NULL, ALL_OPS | OP_RESTORE, ""},
     /* inlet adds no deletion vectors (their only writer duty), reads refuse
      * files that have one, and vacuum never deletes deletion vector files. */
-    {"deletionVectors", true, 0, 0, NULL, use_dv, NULL, ALL_OPS,
+    {"deletionVectors", true, 0, 0, NULL, use_dv, NULL, ALL_OPS | OP_RESTORE,
      "files with deletion vectors need numRecords"},
-    {"domainMetadata", false, 0, 0, NULL, NULL, NULL, ALL_OPS,
+    {"domainMetadata", false, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE,
      "writers must preserve every metadata domain"},
-    {"vacuumProtocolCheck", true, 0, 0, NULL, NULL, NULL, ALL_OPS,
+    {"vacuumProtocolCheck", true, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE,
      "vacuum must check the writer protocol"},
-    {"inCommitTimestamp", false, 0, 0, NULL, use_ict, NULL, ALL_OPS,
+    {"inCommitTimestamp", false, 0, 0, NULL, use_ict, NULL, ALL_OPS | OP_RESTORE,
      "every commit must carry a monotonic inCommitTimestamp"},
     /* inlet never changes a column's type, and reads widened columns. */
-    {"typeWidening", true, 0, 0, NULL, use_type_widening, NULL, ALL_OPS, ""},
-    {"typeWidening-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS, ""},
+    {"typeWidening", true, 0, 0, NULL, use_type_widening, NULL, ALL_OPS | OP_RESTORE, ""},
+    {"typeWidening-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE, ""},
     /* v2 tables may keep classic-named checkpoints, so commits are fine;
      * inlet's checkpoints and log cleanup know no v2 checkpoint or sidecar. */
-    {"v2Checkpoint", true, 0, 0, NULL, use_v2_checkpoint, NULL, OP_APPEND | OP_COMPACT | OP_VACUUM,
+    {"v2Checkpoint", true, 0, 0, NULL, use_v2_checkpoint, NULL,
+     OP_APPEND | OP_COMPACT | OP_VACUUM | OP_RESTORE,
      "checkpoints must follow the v2 spec and log cleanup must keep their sidecars"},
     {"checkpointProtection", false, 0, 0, NULL, NULL, NULL,
-     OP_APPEND | OP_COMPACT | OP_CHECKPOINT | OP_VACUUM,
+     OP_APPEND | OP_COMPACT | OP_CHECKPOINT | OP_VACUUM | OP_RESTORE,
      "log cleanup must truncate history up to delta.requireCheckpointProtectionBeforeVersion "
      "in one go"},
-    {"allowColumnDefaults", false, 0, 0, NULL, NULL, use_defaults, NO_ROWS | OP_COMPACT,
-     "writers must fill in column default values"},
+    {"allowColumnDefaults", false, 0, 0, NULL, NULL, use_defaults,
+     NO_ROWS | OP_COMPACT | OP_RESTORE, "writers must fill in column default values"},
     /* Checkpoints keep baseRowId, defaultRowCommitVersion, clusteringProvider
      * and every domain (delta_checkpoint_write.c); only commits that add or
      * rewrite files would have to assign or carry row ids. */
@@ -377,6 +383,7 @@ static const char *op_verb(delta_write_op op) {
   case DELTA_OP_LOG_CLEANUP: return "clean up the log of";
   case DELTA_OP_VACUUM: return "vacuum";
   case DELTA_OP_CREATE: return "create";
+  case DELTA_OP_RESTORE: return "restore";
   }
   return "write";
 }

@@ -22,7 +22,8 @@ typedef enum delta_write_op {
   DELTA_OP_CHECKPOINT,  /* write a checkpoint */
   DELTA_OP_LOG_CLEANUP, /* delete expired commits and checkpoints */
   DELTA_OP_VACUUM,      /* delete data files the log no longer references */
-  DELTA_OP_CREATE       /* create the table: every later operation must be honoured */
+  DELTA_OP_CREATE,      /* create the table: every later operation must be honoured */
+  DELTA_OP_RESTORE      /* re-add and remove whole files, restore an earlier metaData */
 } delta_write_op;
 
 /* The caller computes the values of generated columns itself (ingest). */
