@@ -7,7 +7,7 @@
  * The same steps run on a local directory, on s3://... and on az://...:
  * create, append, ingest from a file (late rows routed to a second table
  * given as a URL too) and from a Redis stream, compaction, checkpoint, time
- * travel by version and by timestamp, vacuum, maintain, scans with
+ * travel by version and by timestamp, vacuum, maintain, restore, scans with
  * partition pruning, describe, history, and scan --output to a URL. The
  * stores' results must equal the local directory's: the command outputs
  * line for line, and the tables themselves, downloaded with the stores' own
@@ -162,7 +162,7 @@ static int group_teardown(void **state) {
 
 typedef struct outputs {
   char *latest, *v3, *asof, *explain_files, *selective, *late, *vacuum_count, *history_ops,
-      *describe, *compact, *ingest_file, *ingest_redis;
+      *describe, *compact, *ingest_file, *ingest_redis, *restore_refused, *restore, *restored;
 } outputs;
 
 static void outputs_free(outputs *o) {
@@ -178,6 +178,9 @@ static void outputs_free(outputs *o) {
   free(o->compact);
   free(o->ingest_file);
   free(o->ingest_redis);
+  free(o->restore_refused);
+  free(o->restore);
+  free(o->restored);
 }
 
 /* The describe fields that do not depend on where or when the table lives. */
@@ -256,6 +259,12 @@ static void scenario(const char *t, const char *tl, const char *out_loc, outputs
   o->vacuum_count =
       run_ok("'%s' vacuum '%s' --retain 0s --force | grep -c '^deleted ' || true", I, t);
   free(run_ok("'%s' append '%s' '%s/a3.ndjson'", I, t, work));
+  char *d3 = run_ok("'%s' describe '%s' --json", I, t);
+  json_t *dj = json_loads(d3, 0, NULL);
+  assert_non_null(dj);
+  long long before_maintain = (long long)json_integer_value(json_object_get(dj, "version"));
+  json_decref(dj);
+  free(d3);
   free(run_ok("'%s' maintain '%s' --compact --min-files 2", I, t));
   o->latest = run_ok("'%s' scan '%s' | sort", I, t);
   o->explain_files = run_ok("'%s' scan '%s' --where \"day = '2024-01-02'\" --explain | "
@@ -270,6 +279,14 @@ static void scenario(const char *t, const char *tl, const char *out_loc, outputs
   o->describe = describe_fields(d);
   free(d);
   free(run_ok("'%s' scan '%s' --format parquet --output '%s'", I, t, out_loc));
+  /* Restore: version 3's files were vacuumed (refused, exit 3); the version
+   * before maintain's compaction comes back with the same rows. */
+  o->restore_refused = run_ok("'%s' restore '%s' --version 3 >/dev/null 2>&1; echo exit=$?", I, t);
+  o->restore = run_ok("'%s' restore '%s' --version %lld --json | grep -o "
+                      "'\"\\(files_restored\\|files_removed\\|files_after\\|"
+                      "metadata_restored\\)\":[0-9a-z]*'",
+                      I, t, before_maintain);
+  o->restored = run_ok("'%s' scan '%s' | sort", I, t);
 }
 
 /* Downloads everything below @p prefix of the store (@p kind "s3" or
@@ -321,6 +338,13 @@ static void same_as_local(const char *kind) {
   check_equal("selective scan", lo.selective, so.selective);
   check_equal("late table", lo.late, so.late);
   check_equal("history", lo.history_ops, so.history_ops);
+  check_equal("restore refused", lo.restore_refused, so.restore_refused);
+  assert_string_equal(so.restore_refused, "exit=3\n");
+  check_equal("restore", lo.restore, so.restore);
+  check_equal("rows after restore", so.latest, so.restored);
+  check_equal("rows after restore (local)", lo.latest, lo.restored);
+  assert_null(strstr(so.restore, "\"files_restored\":0\n"));
+  assert_null(strstr(so.restore, "\"files_removed\":0\n"));
   /* Version checksums (.crc, optional in Delta) are written on local disks
    * only: on an object store each would cost a PUT per commit
    * (docs/STORAGE.md). Everything else describe says agrees. */
