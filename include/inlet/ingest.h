@@ -180,6 +180,10 @@ typedef struct inlet_ingest_progress {
   int64_t gaps;         /* source gaps skipped with allow_gaps (see there) */
   const char *status;   /* lent: what the source waits for ("waiting for Kafka: events/2
                            (leader ... is DOWN)"), NULL while it flows */
+  /* Version 3 (options version 3 and up): */
+  int64_t conflicts;        /* batch commits lost to a concurrent writer and redone */
+  int64_t batch_latency_ms; /* BATCH: from the arrival of the batch's first record to its
+                               commit; -1 in other events */
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
@@ -247,8 +251,9 @@ typedef struct inlet_ingest_options {
 
 /* 2: the fields from kafka_group on (and inlet_ingest_progress.status); a version-1
  * struct, which ends before them, is still accepted, and its caller's progress struct is
- * filled only up to status. */
-#define INLET_INGEST_OPTIONS_VERSION 2
+ * filled only up to status. 3: the same options; the progress struct gained conflicts and
+ * batch_latency_ms (a version-2 caller's is filled up to status). */
+#define INLET_INGEST_OPTIONS_VERSION 3
 #define INLET_INGEST_OPTIONS_INIT                                                                  \
   {                                                                                                \
     INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL, false,     \

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "service.h"
 
 static const char usage[] =
     "usage: inlet ingest TABLE --source SRC [--format ndjson|csv] [--max-rows N]\n"
@@ -24,6 +25,7 @@ static const char usage[] =
     "                    [--kafka-start earliest|latest] [--kdi-app-id ID]\n"
     "                    [--kafka-columns NAME=COL,...] (NAME: topic, partition, offset,\n"
     "                    timestamp, key, headers)\n"
+    "                    [--metrics-listen HOST:PORT] [--stall-limit DUR] [--notify]\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -57,6 +59,16 @@ static const char usage[] =
     "--once processes what is available and exits. Bad records go to TABLE/_errors/; a\n"
     "record (line, Redis entry, Kafka message value) over --max-record-bytes (default\n"
     "16MiB) is one, with its first B bytes.\n"
+    "\n"
+    "Running as a service:\n"
+    "  --metrics-listen HOST:PORT  serve Prometheus metrics at /metrics and a health check at\n"
+    "                   /healthz (200 while records or commits keep coming, 503 after\n"
+    "                   --stall-limit without either, default 5m); :PORT listens on every\n"
+    "                   interface, port 0 on any free port (the address is printed)\n"
+    "  --notify         systemd notifications (also whenever NOTIFY_SOCKET is set): READY=1\n"
+    "                   once the position is restored, STATUS= per batch, WATCHDOG=1 while\n"
+    "                   the loop lives (WatchdogSec=), STOPPING=1 at the end; see\n"
+    "                   contrib/inlet-ingest@.service\n"
     "--app-id names the table's progress record for this source (default: derived from\n"
     "the source; recommended in production). Without it, a source the table already\n"
     "tracks under another id (same Redis stream name, same file) is refused.\n"
@@ -75,6 +87,7 @@ static void on_signal(int sig) {
 }
 
 typedef struct ui {
+  cli_service *svc; /* metrics, health, systemd; NULL when not asked for */
   bool quiet, json, tty;
   bool line_shown;
   int64_t last_rows;
@@ -99,12 +112,14 @@ static void json_event(const inlet_ingest_progress *p) {
   printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
          "\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,\"bytes\":%lld,"
          "\"version\":%lld,\"batch_rows\":%lld,\"lag_ms\":%lld,\"lag_bytes\":%lld,"
-         "\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld",
+         "\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld,\"conflicts\":%lld",
          names[p->event], (long long)p->batches, (long long)p->rows, (long long)p->late_rows,
          (long long)p->dropped_rows, (long long)p->routed_rows, (long long)p->rejected,
          (long long)p->bytes, (long long)p->last_version, (long long)p->batch_rows,
          (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
-         (long long)p->elapsed_ms, (long long)p->gaps);
+         (long long)p->elapsed_ms, (long long)p->gaps, (long long)p->conflicts);
+  if (p->batch_latency_ms >= 0)
+    printf(",\"batch_latency_ms\":%lld", (long long)p->batch_latency_ms);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);
   if (p->status) json_string_field("status", p->status);
   if (p->position) {
@@ -120,6 +135,7 @@ static void json_event(const inlet_ingest_progress *p) {
 
 static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   ui *u = ctx;
+  cli_service_progress(u->svc, p);
   if (u->json) {
     json_event(p);
     return;
@@ -180,6 +196,9 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("kdi-app-id"),
     CLI_OPT_FLAG("single-writer"),
     CLI_OPT_SIZE("max-record-bytes", 1, INT64_C(1) << 30),
+    CLI_OPT_STRING("metrics-listen"),
+    CLI_OPT_STRING("stall-limit"),
+    CLI_OPT_FLAG("notify"),
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -268,7 +287,17 @@ static int cmd_ingest(const cli_args *a) {
   if (compression && inlet_compression_parse(&o.compression, compression, &err) < 0)
     return cli_usage_error(usage, "ingest: --compression: %s", inlet_errmsg(&err));
 
-  ui u = {quiet, json, isatty(2) != 0, false, 0, 0};
+  const char *metrics_listen = cli_string(a, "metrics-listen"),
+             *stall_limit = cli_string(a, "stall-limit");
+  cli_service_options so = {metrics_listen, 5 * 60 * 1000, cli_flag(a, "notify"),
+                            pos[0],         source,        NULL};
+  if (stall_limit) {
+    int64_t us;
+    if (inlet_ingest_parse_duration(&us, stall_limit, &err) < 0)
+      return cli_usage_error(usage, "ingest: --stall-limit: %s", inlet_errmsg(&err));
+    so.stall_ms = us / 1000 > 0 ? us / 1000 : 1;
+  }
+  ui u = {NULL, quiet, json, isatty(2) != 0, false, 0, 0};
   o.on_progress = on_progress;
   o.ctx = &u;
   o.stop = &stop_flag;
@@ -294,8 +323,16 @@ static int cmd_ingest(const cli_args *a) {
     o.create_open = &oo;
   }
   if (create_schema) o.create_schema = &schema;
+  so.open_table = metrics_listen ? pos[0] : NULL;
+  char serr[512];
+  if (cli_service_start(&u.svc, &so, serr, sizeof serr) < 0) {
+    inlet_table_free(t);
+    inlet_schema_reset(&schema);
+    return cli_usage_error(usage, "ingest: %s", serr);
+  }
   inlet_ingest_progress p;
   rc = inlet_ingest_run(&p, t, &o, &err);
+  cli_service_stop(u.svc);
   inlet_table_free(t);
   inlet_schema_reset(&schema);
   if (u.line_shown) fputc('\n', stderr);

@@ -1148,6 +1148,7 @@ static int on_part_conflict(ingester *g, const char *msg, inlet_error *err) {
 /* A concurrent commit recorded our app id, or the table changed under us:
  * drop the batch, read the position back and replay from there. */
 static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
+  g->prog.conflicts++;
   abandon(g);
   g->dl_swept = false;
   for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
@@ -1266,7 +1267,9 @@ static int commit_batch(ingester *g, inlet_error *err) {
   g->prog.rejected += g->b_rejected;
   g->prog.batch_rows = g->b_rows;
   g->prog.last_version = version;
+  g->prog.batch_latency_ms = g->trig.first_ms >= 0 ? stream_now_ms() - g->trig.first_ms : 0;
   emit(g, INLET_INGEST_BATCH, NULL);
+  g->prog.batch_latency_ms = -1;
   return 0;
 fail:
   if (err) *err = e;
@@ -1407,7 +1410,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   inlet_ingest_options dflt = INLET_INGEST_OPTIONS_INIT;
   g->o = dflt;
   if (options) {
-    FAIL_IF(options->version != 1 && options->version != INLET_INGEST_OPTIONS_VERSION, err,
+    FAIL_IF(options->version < 1 || options->version > INLET_INGEST_OPTIONS_VERSION, err,
             INLET_EINVAL, "ingest: unknown options version %d", options->version);
     if (options->version == 1) /* a version-1 struct ends before kafka_group */
       memcpy(&g->o, options, offsetof(inlet_ingest_options, kafka_group));
@@ -1440,6 +1443,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->prog.last_version = -1;
   g->prog.lag_ms = -1;
   g->prog.lag_bytes = -1;
+  g->prog.batch_latency_ms = -1;
   g->wm.value = INT64_MIN;
   TRY(setup_create(g, &table, err));
   g->table = table;
@@ -1636,9 +1640,12 @@ done:
     p.app_id = NULL;
     p.position = NULL;
     p.message = NULL;
-    /* A version-1 caller's progress struct ends before status. */
+    /* A version-1 caller's progress struct ends before status, a
+     * version-2 caller's before conflicts. */
     if (options && options->version == 1)
       memcpy(out, &p, offsetof(inlet_ingest_progress, status));
+    else if (options && options->version == 2)
+      memcpy(out, &p, offsetof(inlet_ingest_progress, conflicts));
     else
       *out = p;
   }

@@ -1,0 +1,439 @@
+/*
+ * Metrics, health and systemd notifications of a running ingester
+ * (service.h).
+ *
+ * Prometheus text exposition format 0.0.4: counters end in _total, units
+ * are base units (seconds, bytes), every series carries the table and
+ * source labels. The values are the ingester's own cumulative counters
+ * (inlet_ingest_progress), copied under a mutex by the progress callback
+ * and formatted by the HTTP thread; the table's file counts come from
+ * inlet_table_describe through a handle of the HTTP thread's own (handles
+ * are one-thread objects), at most once per FILES_REFRESH_MS.
+ *
+ * Health: progress is a committed batch or source bytes consumed; a run
+ * that has made none for stall_ms (a stalled source, a stuck commit) is
+ * unhealthy, and so is a run that finished.
+ *
+ * systemd (sd_notify(3)): READY=1 once the ingester has restored its
+ * position, STATUS= after each batch, WATCHDOG=1 on every progress event at
+ * most four times per watchdog period (events come at least once a second
+ * while the loop lives, so a hung loop misses the watchdog), STOPPING=1 at
+ * the end.
+ */
+#include "service.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+#define FILES_REFRESH_MS 15000
+#define N_ROW_BUCKETS 7
+#define N_LATENCY_BUCKETS 11
+
+static const double row_buckets[N_ROW_BUCKETS] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+static const double latency_buckets[N_LATENCY_BUCKETS] = {0.01, 0.05, 0.1, 0.25, 0.5, 1,
+                                                          2.5,  5,    10,  30,   60};
+
+typedef struct histogram {
+  int64_t *counts; /* per bucket (not cumulative) */
+  const double *bounds;
+  int n;
+  int64_t count;
+  double sum;
+} histogram;
+
+struct cli_service {
+  pthread_mutex_t mu;
+  struct MHD_Daemon *httpd;
+  char *labels; /* table="...",source="..." */
+  int64_t stall_ms;
+  int64_t start_ms;
+  /* under mu */
+  inlet_ingest_progress last; /* counters only: lent strings cleared */
+  bool started, finished;
+  int64_t last_progress_ms;
+  int64_t last_success_ms; /* last committed batch, 0 none */
+  histogram rows_h, latency_h;
+  int64_t row_counts[N_ROW_BUCKETS], latency_counts[N_LATENCY_BUCKETS];
+  /* the HTTP thread's */
+  inlet_table *table;
+  char *table_location;
+  int64_t files_at_ms;
+  bool files_known;
+  inlet_table_description desc;
+  /* systemd */
+  bool notify;
+  uint64_t watchdog_usec;
+  int64_t watchdog_sent_ms;
+};
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void histogram_add(histogram *h, double v) {
+  for (int i = 0; i < h->n; i++)
+    if (v <= h->bounds[i]) {
+      h->counts[i]++;
+      break;
+    }
+  h->count++;
+  h->sum += v;
+}
+
+/* A label value with \, " and newline escaped (the exposition format's rules). */
+static void put_label_value(FILE *f, const char *v) {
+  for (const char *c = v ? v : ""; *c; c++) {
+    if (*c == '\\' || *c == '"')
+      fprintf(f, "\\%c", *c);
+    else if (*c == '\n')
+      fputs("\\n", f);
+    else
+      fputc(*c, f);
+  }
+}
+
+static void metric_head(FILE *f, const char *name, const char *type, const char *help) {
+  fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void sample(FILE *f, const cli_service *s, const char *name, double v) {
+  fprintf(f, "%s{%s} %.17g\n", name, s->labels, v);
+}
+
+static void counter(FILE *f, const cli_service *s, const char *name, const char *help, int64_t v) {
+  metric_head(f, name, "counter", help);
+  sample(f, s, name, (double)v);
+}
+
+static void gauge(FILE *f, const cli_service *s, const char *name, const char *help, double v) {
+  metric_head(f, name, "gauge", help);
+  sample(f, s, name, v);
+}
+
+static void histogram_out(FILE *f, const cli_service *s, const char *name, const char *help,
+                          const histogram *h) {
+  metric_head(f, name, "histogram", help);
+  int64_t cum = 0;
+  for (int i = 0; i < h->n; i++) {
+    cum += h->counts[i];
+    fprintf(f, "%s_bucket{%s,le=\"%g\"} %lld\n", name, s->labels, h->bounds[i], (long long)cum);
+  }
+  fprintf(f, "%s_bucket{%s,le=\"+Inf\"} %lld\n", name, s->labels, (long long)h->count);
+  fprintf(f, "%s_sum{%s} %.17g\n", name, s->labels, h->sum);
+  fprintf(f, "%s_count{%s} %lld\n", name, s->labels, (long long)h->count);
+}
+
+/* The table's files, refreshed at most every FILES_REFRESH_MS (HTTP thread). */
+static void refresh_files(cli_service *s, int64_t now) {
+  if (!s->table_location || (s->files_known && now - s->files_at_ms < FILES_REFRESH_MS)) return;
+  inlet_error err = INLET_ERROR_INIT;
+  if (!s->table && inlet_table_open(&s->table, s->table_location, &err) < 0) return;
+  inlet_table_description d;
+  if (inlet_table_describe(s->table, &d, NULL, &err) == 0) {
+    s->desc = d;
+    s->files_known = true;
+    s->files_at_ms = now;
+  }
+}
+
+static char *render_metrics(cli_service *s, size_t *len) {
+  char *buf = NULL;
+  FILE *f = open_memstream(&buf, len);
+  if (!f) return NULL;
+  int64_t now = now_ms();
+  refresh_files(s, now);
+  pthread_mutex_lock(&s->mu);
+  const inlet_ingest_progress *p = &s->last;
+  counter(f, s, "inlet_ingest_records_committed_total", "Rows written to the table.", p->rows);
+  counter(f, s, "inlet_ingest_records_late_total",
+          "Late rows seen (kept flagged, dropped or routed).", p->late_rows);
+  counter(f, s, "inlet_ingest_records_dropped_total", "Late rows dropped (late policy drop).",
+          p->dropped_rows);
+  counter(f, s, "inlet_ingest_records_routed_total", "Late rows routed to the late table.",
+          p->routed_rows);
+  counter(f, s, "inlet_ingest_records_rejected_total",
+          "Bad records written to the dead letters (TABLE/_errors/).", p->rejected);
+  counter(f, s, "inlet_ingest_source_bytes_total", "Source bytes consumed.", p->bytes);
+  counter(f, s, "inlet_ingest_commits_total", "Batches committed.", p->batches);
+  counter(f, s, "inlet_ingest_commit_conflicts_total",
+          "Batch commits lost to a concurrent writer and redone.", p->conflicts);
+  counter(f, s, "inlet_ingest_source_gaps_total", "Source gaps skipped (--allow-gaps).", p->gaps);
+  histogram_out(f, s, "inlet_ingest_batch_rows", "Rows per committed batch.", &s->rows_h);
+  histogram_out(f, s, "inlet_ingest_batch_latency_seconds",
+                "Time from a batch's first record to its commit.", &s->latency_h);
+  if (p->lag_ms >= 0)
+    gauge(f, s, "inlet_ingest_source_lag_seconds",
+          "Age of the last committed record at its commit (sources that can tell).",
+          (double)p->lag_ms / 1000.0);
+  if (p->lag_bytes >= 0)
+    gauge(f, s, "inlet_ingest_source_lag_bytes", "Bytes of the source file not yet read.",
+          (double)p->lag_bytes);
+  if (p->watermark_us != INT64_MIN && s->started)
+    gauge(f, s, "inlet_ingest_watermark_seconds", "Event-time watermark, seconds since the epoch.",
+          (double)p->watermark_us / 1e6);
+  if (p->last_version >= 0)
+    gauge(f, s, "inlet_table_version", "Last table version this ingester committed.",
+          (double)p->last_version);
+  if (s->files_known) {
+    gauge(f, s, "inlet_table_files", "Live data files of the latest snapshot.",
+          (double)s->desc.files);
+    gauge(f, s, "inlet_table_small_files", "Live data files below delta.targetFileSize.",
+          (double)s->desc.small_files);
+    gauge(f, s, "inlet_table_bytes", "Bytes of the live data files.", (double)s->desc.bytes);
+  }
+  if (s->last_success_ms > 0)
+    gauge(f, s, "inlet_ingest_last_success_timestamp_seconds",
+          "When the last batch was committed, seconds since the epoch.",
+          (double)s->last_success_ms / 1000.0);
+  bool healthy = s->started && !s->finished && now - s->last_progress_ms <= s->stall_ms;
+  gauge(f, s, "inlet_ingest_healthy", "1 while /healthz answers 200.", healthy ? 1 : 0);
+  gauge(f, s, "inlet_ingest_start_timestamp_seconds",
+        "When this ingester started, seconds since the epoch.", (double)s->start_ms / 1000.0);
+  pthread_mutex_unlock(&s->mu);
+  if (fclose(f) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+static char *render_health(cli_service *s, size_t *len, unsigned *status) {
+  char msg[256];
+  int64_t now = now_ms();
+  pthread_mutex_lock(&s->mu);
+  if (!s->started)
+    snprintf(msg, sizeof msg, "starting: the ingester has not restored its position yet\n");
+  else if (s->finished)
+    snprintf(msg, sizeof msg, "finished: the ingest loop has ended\n");
+  else if (now - s->last_progress_ms > s->stall_ms)
+    snprintf(msg, sizeof msg, "stalled: no records and no commit for %.1fs (limit %.1fs)\n",
+             (double)(now - s->last_progress_ms) / 1000.0, (double)s->stall_ms / 1000.0);
+  else
+    snprintf(msg, sizeof msg, "ok: version %lld, %lld rows committed\n",
+             (long long)s->last.last_version, (long long)s->last.rows);
+  *status = strncmp(msg, "ok", 2) == 0 ? MHD_HTTP_OK : MHD_HTTP_SERVICE_UNAVAILABLE;
+  pthread_mutex_unlock(&s->mu);
+  *len = strlen(msg);
+  return strdup(msg);
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **con_cls) {
+  (void)version;
+  (void)upload;
+  (void)upload_size;
+  (void)con_cls;
+  cli_service *s = cls;
+  size_t len = 0;
+  unsigned status = MHD_HTTP_OK;
+  char *body = NULL;
+  const char *type = "text/plain; charset=utf-8";
+  if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+    status = MHD_HTTP_METHOD_NOT_ALLOWED;
+    body = strdup("only GET and HEAD\n");
+    len = body ? strlen(body) : 0;
+  } else if (strcmp(url, "/metrics") == 0) {
+    body = render_metrics(s, &len);
+    type = "text/plain; version=0.0.4; charset=utf-8";
+  } else if (strcmp(url, "/healthz") == 0) {
+    body = render_health(s, &len, &status);
+  } else {
+    status = MHD_HTTP_NOT_FOUND;
+    body = strdup("not found: /metrics, /healthz\n");
+    len = body ? strlen(body) : 0;
+  }
+  if (!body) return MHD_NO;
+  struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+  if (!r) {
+    free(body);
+    return MHD_NO;
+  }
+  MHD_add_response_header(r, "Content-Type", type);
+  enum MHD_Result ok = MHD_queue_response(c, status, r);
+  MHD_destroy_response(r);
+  return ok;
+}
+
+/* HOST:PORT, [V6]:PORT or :PORT into a socket address. */
+static int resolve(const char *listen, struct sockaddr_storage *sa, socklen_t *sl, bool *v6,
+                   char *errbuf, size_t cap) {
+  const char *colon = strrchr(listen, ':');
+  if (!colon || !colon[1]) {
+    snprintf(errbuf, cap, "--metrics-listen: expected HOST:PORT, got '%s'", listen);
+    return -1;
+  }
+  char host[256];
+  size_t hl = (size_t)(colon - listen);
+  if (hl >= sizeof host) {
+    snprintf(errbuf, cap, "--metrics-listen: host too long");
+    return -1;
+  }
+  memcpy(host, listen, hl);
+  host[hl] = '\0';
+  if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+    memmove(host, host + 1, hl - 2);
+    host[hl - 2] = '\0';
+  }
+  char *end;
+  long port = strtol(colon + 1, &end, 10);
+  if (*end || port < 0 || port > 65535) {
+    snprintf(errbuf, cap, "--metrics-listen: bad port '%s'", colon + 1);
+    return -1;
+  }
+  struct addrinfo hints, *res = NULL;
+  memset(&hints, 0, sizeof hints);
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  int rc = getaddrinfo(host[0] ? host : NULL, colon + 1, &hints, &res);
+  if (rc != 0 || !res) {
+    snprintf(errbuf, cap, "--metrics-listen: cannot resolve '%s': %s", host, gai_strerror(rc));
+    return -1;
+  }
+  memcpy(sa, res->ai_addr, res->ai_addrlen);
+  *sl = res->ai_addrlen;
+  *v6 = res->ai_family == AF_INET6;
+  freeaddrinfo(res);
+  return 0;
+}
+
+static char *make_labels(const char *table, const char *source) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return NULL;
+  fputs("table=\"", f);
+  put_label_value(f, table);
+  fputs("\",source=\"", f);
+  put_label_value(f, source);
+  fputc('"', f);
+  if (fclose(f) != 0) {
+    free(buf);
+    return NULL;
+  }
+  return buf;
+}
+
+int cli_service_start(cli_service **out, const cli_service_options *o, char *errbuf, size_t cap) {
+  *out = NULL;
+  bool notify = o->notify || getenv("NOTIFY_SOCKET") != NULL;
+  if (!o->listen && !notify) return 0;
+  cli_service *s = calloc(1, sizeof *s);
+  if (!s) {
+    snprintf(errbuf, cap, "out of memory");
+    return -1;
+  }
+  pthread_mutex_init(&s->mu, NULL);
+  s->stall_ms = o->stall_ms;
+  s->start_ms = s->last_progress_ms = now_ms();
+  s->last.last_version = -1;
+  s->last.lag_ms = s->last.lag_bytes = -1;
+  s->last.watermark_us = INT64_MIN;
+  s->rows_h = (histogram){s->row_counts, row_buckets, N_ROW_BUCKETS, 0, 0};
+  s->latency_h = (histogram){s->latency_counts, latency_buckets, N_LATENCY_BUCKETS, 0, 0};
+  s->labels = make_labels(o->table, o->source);
+  s->notify = notify;
+  if (o->open_table) s->table_location = strdup(o->open_table);
+  if (!s->labels || (o->open_table && !s->table_location)) {
+    snprintf(errbuf, cap, "out of memory");
+    cli_service_stop(s);
+    return -1;
+  }
+  if (notify) {
+    uint64_t usec = 0;
+    if (sd_watchdog_enabled(0, &usec) > 0) s->watchdog_usec = usec;
+  }
+  if (o->listen) {
+    struct sockaddr_storage sa;
+    socklen_t sl = 0;
+    bool v6 = false;
+    if (resolve(o->listen, &sa, &sl, &v6, errbuf, cap) < 0) {
+      cli_service_stop(s);
+      return -1;
+    }
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+    if (v6) flags |= MHD_USE_IPv6;
+    s->httpd = MHD_start_daemon(flags, 0, NULL, NULL, answer, s, MHD_OPTION_SOCK_ADDR,
+                                (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+                                MHD_OPTION_END);
+    if (!s->httpd) {
+      snprintf(errbuf, cap, "--metrics-listen: cannot listen on %s (address in use?)", o->listen);
+      cli_service_stop(s);
+      return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->httpd, MHD_DAEMON_INFO_BIND_PORT);
+    char host[INET6_ADDRSTRLEN] = "";
+    if (v6)
+      inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, host, sizeof host);
+    else
+      inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host, sizeof host);
+    fprintf(stderr, "inlet: metrics on http://%s%s%s:%u/metrics, health on /healthz\n",
+            v6 ? "[" : "", host, v6 ? "]" : "", info ? (unsigned)info->port : 0u);
+    fflush(stderr);
+  }
+  *out = s;
+  return 0;
+}
+
+static void notify_progress(cli_service *s, const inlet_ingest_progress *p, int64_t now) {
+  if (!s->notify) return;
+  char msg[512];
+  size_t n = 0;
+  msg[0] = '\0';
+  if (p->event == INLET_INGEST_STARTED)
+    n += (size_t)snprintf(msg + n, sizeof msg - n, "READY=1\nSTATUS=ingesting\n");
+  if (p->event == INLET_INGEST_BATCH)
+    n += (size_t)snprintf(msg + n, sizeof msg - n,
+                          "STATUS=%lld batches, %lld rows, %lld rejected, table version %lld\n",
+                          (long long)p->batches, (long long)p->rows, (long long)p->rejected,
+                          (long long)p->last_version);
+  if (s->watchdog_usec > 0 && (s->watchdog_sent_ms == 0 || (now - s->watchdog_sent_ms) * 1000 >=
+                                                               (int64_t)(s->watchdog_usec / 4))) {
+    if (n < sizeof msg) n += (size_t)snprintf(msg + n, sizeof msg - n, "WATCHDOG=1\n");
+    s->watchdog_sent_ms = now;
+  }
+  if (n > 0) sd_notify(0, msg);
+}
+
+void cli_service_progress(cli_service *s, const inlet_ingest_progress *p) {
+  if (!s) return;
+  int64_t now = now_ms();
+  notify_progress(s, p, now);
+  pthread_mutex_lock(&s->mu);
+  if (p->event == INLET_INGEST_STARTED) s->started = true;
+  if (p->event == INLET_INGEST_FINISHED) s->finished = true;
+  if (p->event == INLET_INGEST_BATCH || p->bytes > s->last.bytes ||
+      p->event == INLET_INGEST_STARTED)
+    s->last_progress_ms = now;
+  if (p->event == INLET_INGEST_BATCH) {
+    s->last_success_ms = now;
+    histogram_add(&s->rows_h, (double)p->batch_rows);
+    if (p->batch_latency_ms >= 0) histogram_add(&s->latency_h, (double)p->batch_latency_ms / 1e3);
+  }
+  s->last = *p;
+  s->last.app_id = s->last.position = s->last.message = s->last.status = NULL;
+  pthread_mutex_unlock(&s->mu);
+}
+
+void cli_service_stop(cli_service *s) {
+  if (!s) return;
+  if (s->notify) sd_notify(0, "STOPPING=1");
+  if (s->httpd) MHD_stop_daemon(s->httpd);
+  inlet_table_free(s->table);
+  free(s->table_location);
+  free(s->labels);
+  pthread_mutex_destroy(&s->mu);
+  free(s);
+}
