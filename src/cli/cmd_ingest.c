@@ -26,6 +26,7 @@ static const char usage[] =
     "                    [--kafka-columns NAME=COL,...] (NAME: topic, partition, offset,\n"
     "                    timestamp, key, headers)\n"
     "                    [--metrics-listen HOST:PORT] [--stall-limit DUR] [--notify]\n"
+    "                    [--summary-interval DUR]\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -69,6 +70,9 @@ static const char usage[] =
     "                   once the position is restored, STATUS= per batch, WATCHDOG=1 while\n"
     "                   the loop lives (WatchdogSec=), STOPPING=1 at the end; see\n"
     "                   contrib/inlet-ingest@.service\n"
+    "  --summary-interval DUR  without a terminal (a service log), a one-line summary this\n"
+    "                   often (default 1m; 0: none), besides the start, the end and every\n"
+    "                   change of what the source waits for (reconnects, pauses, resumes)\n"
     "--app-id names the table's progress record for this source (default: derived from\n"
     "the source; recommended in production). Without it, a source the table already\n"
     "tracks under another id (same Redis stream name, same file) is refused.\n"
@@ -92,7 +96,52 @@ typedef struct ui {
   bool line_shown;
   int64_t last_rows;
   int64_t last_ms;
+  /* Without a terminal (a service's log): a summary line every summary_ms
+   * (0: never) and each change of what the source waits for. */
+  int64_t summary_ms;
+  int64_t summary_at_ms, summary_rows;
+  char last_status[256];
 } ui;
+
+/* One line for a service log: cumulative counts and the rate since the last one. */
+static void summary_line(ui *u, const inlet_ingest_progress *p) {
+  double secs = (double)(p->elapsed_ms - u->summary_at_ms) / 1000.0;
+  double rate = secs > 0 ? (double)(p->rows - u->summary_rows) / secs : 0;
+  u->summary_at_ms = p->elapsed_ms;
+  u->summary_rows = p->rows;
+  char lag[32] = "unknown";
+  if (p->lag_ms >= 0)
+    snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
+  else if (p->lag_bytes >= 0)
+    snprintf(lag, sizeof lag, "%lld bytes", (long long)p->lag_bytes);
+  fprintf(stderr,
+          "inlet: ingest: %lld rows in %lld batches (%.0f rows/s), table version %lld, late "
+          "%lld, rejected %lld, conflicts %lld, lag %s, position %s\n",
+          (long long)p->rows, (long long)p->batches, rate, (long long)p->last_version,
+          (long long)p->late_rows, (long long)p->rejected, (long long)p->conflicts, lag,
+          p->position ? p->position : "-");
+  fflush(stderr);
+}
+
+/* The service-log side of on_progress. */
+static void log_progress(ui *u, const inlet_ingest_progress *p) {
+  const char *st = p->status ? p->status : "";
+  if (strcmp(st, u->last_status) != 0) {
+    if (*st)
+      fprintf(stderr, "inlet: ingest: %s\n", st);
+    else
+      fprintf(stderr, "inlet: ingest: source flowing again (was: %s)\n", u->last_status);
+    snprintf(u->last_status, sizeof u->last_status, "%s", st);
+  }
+  if (p->event == INLET_INGEST_STARTED) {
+    fprintf(stderr, "inlet: ingest: started at %s (table version %lld)\n",
+            p->position ? p->position : "-", (long long)p->last_version);
+  } else if (p->event != INLET_INGEST_FINISHED && u->summary_ms > 0 &&
+             p->elapsed_ms - u->summary_at_ms >= u->summary_ms) {
+    summary_line(u, p);
+  }
+  fflush(stderr);
+}
 
 static void json_string_field(const char *name, const char *v) {
   printf(",\"%s\":\"", name);
@@ -146,7 +195,11 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
     fprintf(stderr, "inlet: warning: %s\n", p->message);
     return;
   }
-  if (u->quiet || !u->tty) return;
+  if (u->quiet) return;
+  if (!u->tty) {
+    log_progress(u, p);
+    return;
+  }
   if (p->event != INLET_INGEST_BATCH && p->event != INLET_INGEST_IDLE) return;
   double secs = (double)(p->elapsed_ms - u->last_ms) / 1000.0;
   double rate = secs > 0 ? (double)(p->rows - u->last_rows) / secs : 0;
@@ -199,6 +252,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("metrics-listen"),
     CLI_OPT_STRING("stall-limit"),
     CLI_OPT_FLAG("notify"),
+    CLI_OPT_STRING("summary-interval"),
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -297,7 +351,16 @@ static int cmd_ingest(const cli_args *a) {
       return cli_usage_error(usage, "ingest: --stall-limit: %s", inlet_errmsg(&err));
     so.stall_ms = us / 1000 > 0 ? us / 1000 : 1;
   }
-  ui u = {NULL, quiet, json, isatty(2) != 0, false, 0, 0};
+  ui u = {NULL, quiet, json, isatty(2) != 0, false, 0, 0, 60000, 0, 0, ""};
+  const char *summary_interval = cli_string(a, "summary-interval");
+  if (summary_interval) {
+    int64_t us;
+    if (strcmp(summary_interval, "0") == 0)
+      us = 0;
+    else if (inlet_ingest_parse_duration(&us, summary_interval, &err) < 0)
+      return cli_usage_error(usage, "ingest: --summary-interval: %s", inlet_errmsg(&err));
+    u.summary_ms = us / 1000;
+  }
   o.on_progress = on_progress;
   o.ctx = &u;
   o.stop = &stop_flag;

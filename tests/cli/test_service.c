@@ -243,6 +243,43 @@ static void test_service__systemd_notifications(void **state) {
   tu_rmtree(dir);
 }
 
+/* A service log (stderr not a terminal) is never silent for long: the start,
+ * then a summary line every --summary-interval. */
+static void test_service__summary_lines_without_a_terminal(void **state) {
+  (void)state;
+  char dir[4096], ev[4200], err_path[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("service-summary"));
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", dir);
+  snprintf(err_path, sizeof err_path, "%s/err.txt", dir);
+  append_text(ev, "{\"id\":1}\n{\"id\":2}\n");
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd,
+           "exec '%s' ingest t --source file:ev.ndjson --follow --create-schema 'id long' "
+           "--max-latency 100ms --summary-interval 300ms 2> err.txt",
+           INLET_BIN);
+  pid_t pid = spawn(dir, cmd);
+  int64_t deadline = now_ms() + 60000;
+  char *e = NULL;
+  int summaries = 0;
+  while (now_ms() < deadline) {
+    free(e);
+    e = tu_read_file(err_path, NULL);
+    summaries = 0;
+    for (const char *p = e; p && (p = strstr(p, "inlet: ingest: 2 rows in 1 batches")); p++)
+      summaries++;
+    if (summaries >= 2) break;
+    usleep(100000);
+  }
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  if (summaries < 2 || !strstr(e, "inlet: ingest: started at"))
+    fail_msg("stderr: %s", e ? e : "(none)");
+  free(e);
+  tu_rmtree(dir);
+}
+
 static void test_service__bad_listen_address_is_a_usage_error(void **state) {
   (void)state;
   char dir[4096];
@@ -267,6 +304,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_service__metrics_and_health),
       cmocka_unit_test(test_service__systemd_notifications),
+      cmocka_unit_test(test_service__summary_lines_without_a_terminal),
       cmocka_unit_test(test_service__bad_listen_address_is_a_usage_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
