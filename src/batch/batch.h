@@ -102,4 +102,8 @@ void batch_array_drop_validity(inlet_array *a);
 /* Shrinks @p a to @p len rows (children follow), fixing null_count. */
 void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
 
+/* Keeps the rows of @p b whose @p keep byte (one per row) is nonzero, in
+ * order (filter.c). */
+int batch_keep_rows(inlet_batch *b, const uint8_t *keep, inlet_error *err);
+
 #endif /* INLET_BATCH_BATCH_H */

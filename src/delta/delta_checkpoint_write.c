@@ -481,7 +481,6 @@ static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t act
 static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool list,
                             inlet_error *err) {
   TRY(delta_features_check_write(&snap->protocol, &snap->metadata, DELTA_OP_CHECKPOINT, 0, err));
-  TRY(delta_features_check_dv_files(snap, DELTA_OP_CHECKPOINT, err));
   char what[96];
   bool found = false;
   if (list)

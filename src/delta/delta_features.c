@@ -215,8 +215,8 @@ static const feature FEATURES[] = {
      "writers must generate identity values and track their high water mark"},
     /* table features (writer version 7) */
     {"timestampNtz", true, 0, 0, NULL, use_ntz, NULL, ALL_OPS | OP_RESTORE, ""},
-    /* inlet adds no deletion vectors (their only writer duty), reads refuse
-     * files that have one, and vacuum never deletes deletion vector files. */
+    /* Scans and compaction apply deletion vectors, delete writes them with
+     * numRecords in stats, vacuum judges their files like data files. */
     {"deletionVectors", true, 0, 0, NULL, use_dv, NULL, ALL_OPS | OP_RESTORE,
      "files with deletion vectors need numRecords"},
     {"domainMetadata", false, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE,
@@ -464,15 +464,6 @@ int delta_features_check_write(const delta_protocol *p, const delta_metadata *m,
   int rc = check_write(&c, op, err);
   traits_reset(&c.t);
   return rc;
-}
-
-int delta_features_check_dv_files(const delta_snapshot *s, delta_write_op op, inlet_error *err) {
-  if (s->n_dv_files <= 0) return 0;
-  return inlet_fail(err, INLET_EUNSUPPORTED,
-                    "cannot %s this table: %lld of its files carry deletion vectors (reader+writer "
-                    "feature \"deletionVectors\"); inlet reads them but does not yet %s such a "
-                    "table",
-                    op_verb(op), (long long)s->n_dv_files, op_verb(op));
 }
 
 /* ---- new tables ---------------------------------------------------------------- */

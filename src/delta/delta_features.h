@@ -39,14 +39,6 @@ typedef enum delta_write_op {
 int delta_features_check_write(const delta_protocol *p, const delta_metadata *m, delta_write_op op,
                                unsigned flags, inlet_error *err);
 
-/*
- * 0 when @p op may run on snapshot @p s (a head is enough) as far as its
- * live files' deletion vectors go; INLET_EUNSUPPORTED naming the feature
- * while any live file has one: inlet reads deletion vectors but does not
- * yet write tables whose files carry them.
- */
-int delta_features_check_dv_files(const delta_snapshot *s, delta_write_op op, inlet_error *err);
-
 /* True when @p p supports feature @p name: listed on writer version 7 (or
  * reader version 3), implied by a legacy version otherwise. */
 bool delta_protocol_supports(const delta_protocol *p, const char *name);

@@ -469,8 +469,7 @@ static int fill_head(delta_state *s, delta_snapshot *out, inlet_error *err) {
       s->schema_parsed = true;
     }
   }
-  /* Scans apply deletion vectors; writers check n_dv_files
-   * (delta_features_check_dv_files). */
+  /* Live files whose add carries a deletion vector. */
   out->n_dv_files = (int64_t)s->n_dv;
   out->version = s->version;
   out->timestamp_ms = s->timestamp_ms;

@@ -149,7 +149,6 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   rc = delta_features_check_write(
       &w->snap.protocol, &w->snap.metadata, create ? DELTA_OP_CREATE : DELTA_OP_APPEND,
       w->x.computes_generated_columns ? DELTA_WRITE_COMPUTES_GENERATED : 0, err);
-  if (rc == 0) rc = delta_features_check_dv_files(&w->snap, DELTA_OP_APPEND, err);
   if (rc < 0) goto fail;
   if (w->x.app_version_must_increase && w->opts.app_id &&
       delta_snapshot_txn_version(&w->snap, w->opts.app_id) >= w->opts.app_version) {

@@ -27,7 +27,9 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "batch/batch.h"
 #include "delta/delta_constraints.h"
+#include "delta/delta_dv.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table.h"
 #include "maint/maint_int.h"
@@ -185,8 +187,9 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
   FAIL_GOTO(!c->cands, err, INLET_ENOMEM, "out of memory planning compaction");
   for (int64_t i = 0; i < c->snap.n_files; i++) {
     const delta_add *a = &c->snap.files[i].add;
-    /* Files with deletion vectors would need the vector applied: left alone. */
-    if (a->size >= c->target || a->dv_id || !keep[i]) continue;
+    /* A file with a deletion vector is rewritten whatever its size: the
+     * rewrite purges its deleted rows. */
+    if ((a->size >= c->target && !a->dv_json) || !keep[i]) continue;
     cand *cd = &c->cands[c->n_cands];
     TRY_GOTO(maint_partition_names(&cd->label, &cd->key, a, &c->snap.metadata, err));
     cd->file = i;
@@ -199,19 +202,26 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
     int64_t e = s;
     while (e < c->n_cands && strcmp(c->cands[e].key, c->cands[s].key) == 0)
       e++;
-    if (e - s >= c->min_files) {
+    bool any_dv = false;
+    for (int64_t i = s; i < e; i++)
+      any_dv |= cand_add(c, i)->dv_json != NULL;
+    if (e - s >= c->min_files || any_dv) {
       res->partitions++;
       /* Next-fit packing in arrival order: a bin closes when the next file
-       * would take it past the target. Single-file bins are no gain. */
+       * would take it past the target. Single-file bins are no gain,
+       * unless the file has deleted rows to purge. */
       int64_t b0 = s;
       int64_t bytes = 0;
+      bool bin_dv = false;
       for (int64_t i = s; i <= e; i++) {
         int64_t sz = i < e ? cand_add(c, i)->size : 0;
         if (i == e || (i > b0 && inlet_add_sat_i64(bytes, sz) > c->target)) {
-          if (i - b0 >= 2) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes, 0};
+          if (i - b0 >= 2 || (i > b0 && bin_dv)) c->bins[c->n_bins++] = (bin){b0, i - b0, bytes, 0};
           b0 = i;
           bytes = 0;
+          bin_dv = false;
         }
+        if (i < e) bin_dv |= cand_add(c, i)->dv_json != NULL;
         bytes = inlet_add_sat_i64(bytes, sz); /* sizes come from the log */
       }
     }
@@ -438,6 +448,8 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
                      int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
+  delta_dv *dv = NULL;
+  uint8_t *keep = NULL;
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
@@ -491,8 +503,18 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
   FAIL_GOTO(stats_rows >= 0 && stats_rows != file_rows, err, INLET_ECORRUPT,
             "\"%s\": stats say %lld rows, the file holds %lld", a->path, (long long)stats_rows,
             (long long)file_rows);
+  /* The file's deletion vector is applied: its deleted rows are dropped
+   * and the new file carries none (PROTOCOL.md "Deletion Vectors"). */
+  if (a->dv_json) {
+    rc = delta_dv_load(delta_table_storage(c->table), delta_table_root(c->table), a->path,
+                       a->dv_json, &dv, err);
+    if (rc < 0) {
+      inlet_error_prefix(err, "compacting \"%s\"", a->path);
+      goto done;
+    }
+  }
   int32_t nrg = inlet_parquet_reader_num_row_groups(r);
-  int64_t got = 0;
+  int64_t got = 0, live = 0;
   for (int32_t g = 0; g < nrg; g++) {
     rc = inlet_parquet_reader_read_row_group(r, g, &b, err);
     if (rc < 0) {
@@ -522,8 +544,17 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       }
     }
     nb.num_rows = b.num_rows;
+    if (dv && delta_dv_count_range(dv, (uint64_t)got, (uint64_t)(got + b.num_rows)) > 0) {
+      uint8_t *k = inlet_realloc(keep, (size_t)b.num_rows + 1);
+      FAIL_GOTO(!k, err, INLET_ENOMEM, "out of memory applying a deletion vector");
+      keep = k;
+      for (int64_t i = 0; i < b.num_rows; i++)
+        keep[i] = !delta_dv_contains(dv, (uint64_t)(got + i));
+      TRY_GOTO(batch_keep_rows(&nb, keep, err));
+    }
     TRY_GOTO(check_rows(c, &nb, a, err));
     got += b.num_rows;
+    live += nb.num_rows;
     if (c->o.n_sort_by > 0) {
       if (sb->n == sb->cap) {
         size_t nc = sb->cap ? sb->cap * 2 : 8;
@@ -546,11 +577,16 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
             "\"%s\": footer says %lld rows, row groups "
             "hold %lld",
             a->path, (long long)file_rows, (long long)got);
-  *rows = got;
+  FAIL_GOTO(dv && got - live != (int64_t)delta_dv_cardinality(dv), err, INLET_ECORRUPT,
+            "\"%s\": its deletion vector deletes %llu rows, %lld of them exist", a->path,
+            (unsigned long long)delta_dv_cardinality(dv), (long long)(got - live));
+  *rows = live;
 done:
   inlet_batch_reset(&b);
   inlet_batch_reset(&nb);
   inlet_free(idx);
+  inlet_free(keep);
+  delta_dv_free(dv);
   inlet_parquet_reader_free(r);
   return rc;
 }
@@ -840,7 +876,6 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
    * across rewrites, Iceberg metadata...). */
   TRY_GOTO(
       delta_features_check_write(&c.snap.protocol, &c.snap.metadata, DELTA_OP_COMPACT, 0, err));
-  TRY_GOTO(delta_features_check_dv_files(&c.snap, DELTA_OP_COMPACT, err));
   /* A table whose constraints inlet cannot evaluate is not rewritten. */
   TRY_GOTO(delta_constraints_load(&c.cons, &c.snap, err));
   c.target = c.o.target_size

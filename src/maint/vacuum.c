@@ -19,7 +19,10 @@
  *     modification time is older than now - retain. This is the one use of
  *     mtimes: a file being written right now is young, so in-flight
  *     transactions are safe as long as they take less than the window.
- * Deletion vector files are left alone (inlet does not write them).
+ * Deletion vector files (storage 'u', and 'p' paths inside the table) are
+ * judged like data files: kept while a live file's descriptor names them,
+ * else by the deletionTimestamp of the removes that carry them (the
+ * protocol makes a remove carry its file's deletionVector), else by mtime.
  * Symbolic links are never followed nor deleted (the listing does not
  * follow them; a link to a directory would otherwise be judged by its own
  * mtime and removed with the live files behind it): each is reported.
@@ -29,6 +32,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "delta/delta_dv.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table.h"
 #include "maint/maint_int.h"
@@ -49,6 +53,8 @@ typedef struct vac {
   int64_t *cand_sizes; /* owned */
   int64_t *cand_kind;  /* owned: 1 tombstoned, 2 debris */
   size_t n_cands, cap_cands;
+  char **live_dvs; /* owned, sorted: DV files live files of the snapshot name */
+  size_t n_live_dvs;
   int64_t commit_mtime; /* of the commit being read */
   inlet_vacuum_file_fn on_symlink;
   void *ctx;
@@ -63,6 +69,55 @@ static void vac_reset(vac *v) {
   inlet_free(v->cands);
   inlet_free(v->cand_sizes);
   inlet_free(v->cand_kind);
+  for (size_t i = 0; i < v->n_live_dvs; i++)
+    inlet_free(v->live_dvs[i]);
+  inlet_free(v->live_dvs);
+}
+
+/* The file (relative to the table) of deletion vector descriptor @p json,
+ * or NULL when it has none (inline) or lies outside the table. */
+static int dv_file(const vac *v, const char *json, char **out, inlet_error *err) {
+  *out = NULL;
+  if (!json) return 0;
+  delta_dv_desc d;
+  TRY(delta_dv_desc_parse(&d, json, err));
+  int rc = 0;
+  if (d.storage_type != 'i') {
+    rc = delta_dv_file_path(&d, delta_table_root(v->table), out, err);
+    if (rc == 0 && *out && (**out == '/' || strstr(*out, "://"))) {
+      inlet_free(*out); /* outside the table: not ours to judge */
+      *out = NULL;
+    }
+  }
+  delta_dv_desc_reset(&d);
+  return rc;
+}
+
+static int str_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect_live_dvs(vac *v, const delta_snapshot *s, inlet_error *err) {
+  size_t n = 0;
+  for (int64_t i = 0; i < s->n_files; i++)
+    n += s->files[i].add.dv_json != NULL;
+  if (n == 0) return 0;
+  v->live_dvs = inlet_calloc(n, sizeof *v->live_dvs);
+  if (!v->live_dvs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < s->n_files; i++) {
+    char *p = NULL;
+    int rc = dv_file(v, s->files[i].add.dv_json, &p, err);
+    if (rc < 0)
+      return inlet_error_prefix(err, "vacuum: deletion vector of \"%s\"", s->files[i].add.path);
+    if (p) v->live_dvs[v->n_live_dvs++] = p;
+  }
+  if (v->n_live_dvs > 1) qsort(v->live_dvs, v->n_live_dvs, sizeof *v->live_dvs, str_cmp);
+  return 0;
+}
+
+static bool is_live_dv(const vac *v, const char *path) {
+  return v->n_live_dvs &&
+         bsearch(&path, v->live_dvs, v->n_live_dvs, sizeof *v->live_dvs, str_cmp) != NULL;
 }
 
 static int add_tomb(vac *v, const char *path, int64_t ts, inlet_error *err) {
@@ -86,6 +141,18 @@ static int tomb_cmp(const void *a, const void *b) {
   return x->ts < y->ts ? 1 : x->ts > y->ts ? -1 : 0; /* newest first */
 }
 
+/* The deletion vector file a remove carries left the table with it. */
+static int add_dv_tomb(vac *v, const char *data_path, const char *dv_json, int64_t ts,
+                       inlet_error *err) {
+  char *p = NULL;
+  int rc = dv_file(v, dv_json, &p, err);
+  if (rc < 0)
+    return inlet_error_prefix(err, "vacuum: deletion vector of removed \"%s\"", data_path);
+  if (p) rc = add_tomb(v, p, ts, err);
+  inlet_free(p);
+  return rc;
+}
+
 static int remove_cb(void *ctx, const delta_action *a, inlet_error *err) {
   if (a->kind != DELTA_ACTION_REMOVE) return 0;
   vac *v = ctx;
@@ -93,7 +160,8 @@ static int remove_cb(void *ctx, const delta_action *a, inlet_error *err) {
    * earlier than its commit was written. */
   int64_t ts =
       a->u.remove.deletion_timestamp >= 0 ? a->u.remove.deletion_timestamp : v->commit_mtime;
-  return add_tomb(v, a->u.remove.path, ts, err);
+  TRY(add_tomb(v, a->u.remove.path, ts, err));
+  return add_dv_tomb(v, a->u.remove.path, a->u.remove.dv_json, ts, err);
 }
 
 /* Newest deletion timestamp of @p path: -1 unknown, -2 never removed. */
@@ -175,7 +243,7 @@ static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff
       TRY_GOTO(walk(v, s, path, cutoff, depth + 1, res, err));
       continue;
     }
-    if (strncmp(name, "deletion_vector_", 16) == 0 || is_live(s, path)) continue;
+    if (is_live(s, path) || is_live_dv(v, path)) continue;
     int64_t ts = tomb_find(v, path);
     if (ts >= 0) {
       if (ts < cutoff)
@@ -223,7 +291,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
    * vacuumProtocolCheck demands): a writer feature inlet does not know may
    * keep files alive in ways this walk cannot see. */
   TRY_GOTO(delta_features_check_write(&s.protocol, &s.metadata, DELTA_OP_VACUUM, 0, err));
-  TRY_GOTO(delta_features_check_dv_files(&s, DELTA_OP_VACUUM, err));
+  TRY_GOTO(collect_live_dvs(&v, &s, err));
   int64_t table_retain = delta_retention_ms(&s.metadata);
   int64_t retain = o.retain_ms >= 0 ? o.retain_ms : table_retain;
   int64_t safe = table_retain < MIN_SAFE_RETAIN_MS ? table_retain : MIN_SAFE_RETAIN_MS;
@@ -233,8 +301,11 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
             (long long)retain, (long long)safe);
   int64_t now = o.now_ms ? o.now_ms : delta_now_ms();
   int64_t cutoff = now - retain;
-  for (int64_t i = 0; i < s.n_tombstones; i++)
+  for (int64_t i = 0; i < s.n_tombstones; i++) {
     TRY_GOTO(add_tomb(&v, s.tombstones[i].path, s.tombstones[i].deletion_timestamp, err));
+    TRY_GOTO(add_dv_tomb(&v, s.tombstones[i].path, s.tombstones[i].dv_json,
+                         s.tombstones[i].deletion_timestamp, err));
+  }
   TRY_GOTO(delta_log_list(&l, delta_table_storage(table), err));
   for (int64_t i = 0; i < l.n_commits; i++) {
     if (l.commit_versions[i] > s.version) break;
@@ -252,8 +323,14 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
   /* Commits that landed during the walk protect their files. */
   TRY_GOTO(delta_table_load(table, &s2, DELTA_SNAP_LATEST, 0, err));
   have_s2 = true;
+  for (size_t i = 0; i < v.n_live_dvs; i++)
+    inlet_free(v.live_dvs[i]);
+  inlet_free(v.live_dvs);
+  v.live_dvs = NULL;
+  v.n_live_dvs = 0;
+  TRY_GOTO(collect_live_dvs(&v, &s2, err));
   for (size_t i = 0; i < v.n_cands; i++) {
-    if (is_live(&s2, v.cands[i])) continue;
+    if (is_live(&s2, v.cands[i]) || is_live_dv(&v, v.cands[i])) continue;
     if (!o.dry_run) {
       inlet_error e = INLET_ERROR_INIT;
       inlet_storage *st = delta_table_storage(table);

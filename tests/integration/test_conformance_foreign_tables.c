@@ -105,8 +105,9 @@ static const struct {
     {"delta-rs/table_with_column_mapping", OP_ALL, {"columnMapping", "column mapping", NULL}},
     {"delta-rs/spark-variant-stable-feature-checkpoint", OP_ALL, {"variantType", NULL, NULL}},
     {"delta-rs/simple_table_features", OP_ALL, {"reader version 5", "blahabl", NULL}},
-    /* inlet reads deletion vectors but writes no table whose files carry them. */
-    {"delta-rs/table-with-dv-small", OP_ALL, {"deletionVectors", NULL, NULL}},
+    /* delta-rs/table-with-dv-small is written to (deletion vectors are
+     * applied by compaction and kept by checkpoints and vacuum):
+     * test_dv_maintenance. */
     {"delta-kernel-rs/table-with-geo", OP_ALL, {"geospatial", NULL, NULL}},
     {"delta-kernel-rs/partitioned_with_materialize_feature",
      OP_COMPACT | OP_APPEND | OP_INGEST,
@@ -169,7 +170,7 @@ static void test_foreign__writers_refuse_naming_the_feature_and_change_nothing(v
     fail_msg("%d of %d writes to tables inlet cannot honour went wrong (listed above)", bad,
              checked);
   }
-  assert_true(checked >= 40);
+  assert_true(checked >= 39);
 }
 
 /* describe and history read only the log: they work on every foreign

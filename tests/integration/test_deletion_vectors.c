@@ -9,8 +9,8 @@
  * that skip row groups and pages, limits, time travel to the version before
  * the DV, the same file with an inline DV (version 2) and with the first DV
  * named by an absolute path (version 3), refcheck's reading of the same
- * table at every version, and that writers refuse the table naming the
- * feature and leave it as it was.
+ * table at every version, and maintenance of it (append, vacuum,
+ * checkpoint, compaction) applying and keeping the DVs.
  */
 #include "testutil.h"
 
@@ -331,37 +331,129 @@ static void test_dv__refcheck_reads_the_same_rows(void **state) {
   }
 }
 
-/* inlet reads deletion vectors but does not write such tables: each writer
- * refuses naming the feature and changes nothing. */
-static void test_dv__writers_refuse_naming_the_feature(void **state) {
+/* refcheck reads version @p v of @p table as inlet does. */
+static void refcheck_version(const fixture *f, const char *table, int64_t v) {
+  tu_result r;
+  sh(&r,
+     "'%s' scan '%s' --version %lld --format ndjson > '%s/inlet.ndjson' && "
+     "{ '%s' '%s' delta '%s' --version %lld > '%s/ref.json' || { cat '%s/ref.json' >&2; false; }; "
+     "} && '%s' '%s' compare '%s/ref.json' '%s/inlet.ndjson' --ndjson",
+     INLET_BIN, table, (long long)v, f->dir, INLET_NODE, INLET_REFCHECK, table, (long long)v,
+     f->dir, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+  sh_ok(&r, "refcheck compare");
+  tu_result_free(&r);
+}
+
+static bool exists(const fixture *f, const char *rel) {
+  char p[8800];
+  snprintf(p, sizeof p, "%s/%s", f->table, rel);
+  struct stat st;
+  return stat(p, &st) == 0;
+}
+
+static void run_ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void run_ok(const char *what, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  sh(&r, "'%s' %s", INLET_BIN, cmd);
+  sh_ok(&r, what);
+  tu_result_free(&r);
+  free(cmd);
+}
+
+/* Maintenance on a table whose live file carries a DV (issue 16 §2):
+ * appends land beside it; vacuum keeps the DV file a live file names
+ * (here through a 'p' path, while old removes name it through 'u') and
+ * deletes an unreferenced old one; a checkpoint carries the descriptor
+ * (without the commits before it, the table reads the same rows); compaction
+ * drops the deleted rows, writes no DV and its remove carries the file's
+ * DV; vacuum then deletes the retired data and DV files; every version
+ * still on disk reads as refcheck reads it. */
+static void test_dv__maintenance_applies_and_keeps_deletion_vectors(void **state) {
   fixture *f = *state;
   char ev[4300];
   snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
-  assert_int_equal(tu_write_file(ev, "{\"id\":1,\"s\":\"x\"}\n", 17), 0);
+  const char *rows = "{\"id\":5000,\"s\":\"x\"}\n{\"id\":5001,\"s\":\"y\"}\n";
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  run_ok("append", "append '%s' '%s'", f->table, ev); /* version 4 */
+  char *want = expected_ids(0, ROWS, ROWS, true), *want2 = NULL;
+  assert_true(asprintf(&want2, "%s5000\n5001\n", want) > 0);
+  char *got = scan_ids(f, "");
+  assert_string_equal(got, want2);
+  free(got);
+  /* An unreferenced DV file a day old goes; the live one stays. */
   tu_result r;
-  sh(&r, "cd '%s' && find . -type f | sort | xargs md5sum", f->table);
-  char *before = strdup(r.out);
+  sh(&r,
+     "cd '%s' && printf junk > deletion_vector_00000000-0000-0000-0000-000000000001.bin && "
+     "touch -d '2 days ago' deletion_vector_00000000-0000-0000-0000-000000000001.bin",
+     f->table);
   tu_result_free(&r);
-  for (int i = 0; i < 4; i++) {
-    char cmd[8800];
-    if (i == 0)
-      snprintf(cmd, sizeof cmd, "append '%s' '%s'", f->table, ev);
-    else if (i == 1)
-      snprintf(cmd, sizeof cmd, "checkpoint '%s'", f->table);
-    else if (i == 2)
-      snprintf(cmd, sizeof cmd, "compact '%s' --min-files 1", f->table);
-    else
-      snprintf(cmd, sizeof cmd, "vacuum '%s' --retain 0h --force", f->table);
-    sh(&r, "'%s' %s", INLET_BIN, cmd);
-    if (r.status != 6 /* unsupported */ || !strstr(r.err, "deletionVectors"))
-      fail_msg("inlet %s: want a refusal (exit 6) naming deletionVectors, got %d: %s", cmd,
-               r.status, r.err);
-    tu_result_free(&r);
+  run_ok("vacuum", "vacuum '%s' --retain 24h --force", f->table);
+  assert_true(exists(f, DV_FILE));
+  assert_false(exists(f, "deletion_vector_00000000-0000-0000-0000-000000000001.bin"));
+  got = scan_ids(f, "");
+  assert_string_equal(got, want2);
+  free(got);
+  /* The checkpoint of version 4 holds the descriptor: with the commits
+   * before it moved aside, the table reads the DV from it. */
+  run_ok("checkpoint", "checkpoint '%s'", f->table);
+  sh(&r,
+     "mkdir '%s/aside' && mv '%s/_delta_log/0000000000000000000'[0-3].json '%s/aside' && "
+     "'%s' scan '%s' --columns id --format csv > '%s/cp.csv'; rc=$?; "
+     "mv '%s/aside/'* '%s/_delta_log/' && [ $rc = 0 ] && tail -n +2 '%s/cp.csv'",
+     f->dir, f->table, f->dir, INLET_BIN, f->table, f->dir, f->dir, f->table, f->dir);
+  sh_ok(&r, "scan from the checkpoint");
+  assert_string_equal(r.out, want2);
+  tu_result_free(&r);
+  /* Compaction applies the DV. */
+  run_ok("compact", "compact '%s' --min-files 1", f->table); /* version 5 */
+  got = scan_ids(f, "");
+  assert_string_equal(got, want2);
+  free(got);
+  sh(&r, "cat '%s/_delta_log/00000000000000000005.json'", f->table);
+  json_error_t je;
+  int n_rm = 0, n_add = 0;
+  for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *a = json_loads(line, 0, &je);
+    assert_non_null(a);
+    json_t *rm = json_object_get(a, "remove"), *ad = json_object_get(a, "add");
+    if (rm && strcmp(json_string_value(json_object_get(rm, "path")), "part-0.parquet") == 0) {
+      json_t *dv = json_object_get(rm, "deletionVector");
+      assert_non_null(dv);
+      assert_string_equal(json_string_value(json_object_get(dv, "storageType")), "p");
+      n_rm++;
+    }
+    if (ad) {
+      assert_null(json_object_get(ad, "deletionVector"));
+      json_t *st = json_loads(json_string_value(json_object_get(ad, "stats")), 0, &je);
+      json_int_t lines = 0;
+      for (const char *c = want2; *c; c++)
+        lines += *c == '\n';
+      assert_int_equal(json_integer_value(json_object_get(st, "numRecords")), lines);
+      json_decref(st);
+      n_add++;
+    }
+    json_decref(a);
   }
-  sh(&r, "cd '%s' && find . -type f | sort | xargs md5sum", f->table);
-  assert_string_equal(r.out, before);
   tu_result_free(&r);
-  free(before);
+  assert_int_equal(n_rm, 1);
+  assert_int_equal(n_add, 1);
+  for (int64_t v = 0; v <= 5; v++)
+    refcheck_version(f, f->table, v);
+  /* The retired data file and its DV file go; the table still reads. */
+  run_ok("vacuum", "vacuum '%s' --retain 0h --force", f->table);
+  assert_false(exists(f, DV_FILE));
+  assert_false(exists(f, "part-0.parquet"));
+  got = scan_ids(f, "");
+  assert_string_equal(got, want2);
+  free(got);
+  refcheck_version(f, f->table, 5);
+  free(want);
+  free(want2);
 }
 
 int main(void) {
@@ -369,7 +461,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dv__scans_drop_exactly_the_deleted_rows, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_dv__refcheck_reads_the_same_rows, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_dv__writers_refuse_naming_the_feature, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dv__maintenance_applies_and_keeps_deletion_vectors,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
