@@ -14,6 +14,7 @@
 #include "inlet/text.h"
 #include "inlet/ingest.h"
 #include "inlet/maint.h"
+#include "inlet/delete.h"
 #include "inlet/scan.h"
 
 #endif /* INLET_INLET_H */

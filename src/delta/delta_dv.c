@@ -562,3 +562,121 @@ int delta_dv_load(inlet_storage *st, const char *root_abs, const char *data_path
   if (rc < 0) return inlet_error_prefix(err, "data file \"%s\"", data_path);
   return 0;
 }
+
+/* ---- writing ------------------------------------------------------------- */
+
+void delta_z85_encode(const uint8_t *in, size_t n, char *out) {
+  for (size_t i = 0; i + 4 <= n; i += 4) {
+    uint32_t v = (uint32_t)in[i] << 24 | (uint32_t)in[i + 1] << 16 | (uint32_t)in[i + 2] << 8 |
+                 (uint32_t)in[i + 3];
+    for (int k = 4; k >= 0; k--) {
+      out[i / 4 * 5 + (size_t)k] = Z85_CHARS[v % 85];
+      v /= 85;
+    }
+  }
+  out[n / 4 * 5] = '\0';
+}
+
+int delta_dv_new_file_name(char z85[21], char **rel_path, inlet_error *err) {
+  uint8_t u[16];
+  uint64_t a = delta_random_u64(), c = delta_random_u64();
+  memcpy(u, &a, 8);
+  memcpy(u + 8, &c, 8);
+  u[6] = (uint8_t)((u[6] & 0x0F) | 0x40); /* version 4 */
+  u[8] = (uint8_t)((u[8] & 0x3F) | 0x80);
+  delta_z85_encode(u, 16, z85);
+  delta_dv_desc d = {'u', z85, false, 0, 0, 0};
+  return delta_dv_file_path(&d, "", rel_path, err);
+}
+
+int delta_dv_add(delta_dv **dvp, uint64_t row, inlet_error *err) {
+  FAIL_IF(row >> 32 > 0x7FFFFFFFu, err, INLET_ELIMIT,
+          "row index %llu is beyond what a deletion vector holds", (unsigned long long)row);
+  if (!*dvp) {
+    *dvp = dv_alloc(0);
+    if (!*dvp) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  delta_dv *dv = *dvp;
+  uint32_t key = (uint32_t)(row >> 32);
+  uint64_t b = lower_bucket(dv, key);
+  if (b == dv->n_buckets || dv->buckets[b].key != key) {
+    dv_bucket *nb = inlet_realloc(dv->buckets, (size_t)(dv->n_buckets + 1) * sizeof *nb);
+    if (!nb) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    dv->buckets = nb;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    if (!bm) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    memmove(&nb[b + 1], &nb[b], (size_t)(dv->n_buckets - b) * sizeof *nb);
+    nb[b] = (dv_bucket){key, bm};
+    dv->n_buckets++;
+  }
+  if (roaring_bitmap_add_checked(dv->buckets[b].bm, (uint32_t)row)) dv->cardinality++;
+  return 0;
+}
+
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+static void put_be32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+int delta_dv_serialize(delta_dv *dv, uint8_t **out, size_t *len, inlet_error *err) {
+  *out = NULL;
+  *len = 0;
+  size_t n = 4 + 8;
+  for (uint64_t b = 0; b < dv->n_buckets; b++) {
+    roaring_bitmap_run_optimize(dv->buckets[b].bm);
+    n += 4 + roaring_bitmap_portable_size_in_bytes(dv->buckets[b].bm);
+  }
+  FAIL_IF(n > (size_t)DELTA_DV_MAX_BYTES, err, INLET_ELIMIT,
+          "a deletion vector of %zu bytes is above the %lld-byte limit", n,
+          (long long)DELTA_DV_MAX_BYTES);
+  uint8_t *p = inlet_malloc(n);
+  if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  put_le32(p, DV_MAGIC);
+  put_le32(p + 4, (uint32_t)dv->n_buckets);
+  put_le32(p + 8, (uint32_t)((uint64_t)dv->n_buckets >> 32));
+  size_t at = 12;
+  for (uint64_t b = 0; b < dv->n_buckets; b++) {
+    put_le32(p + at, dv->buckets[b].key);
+    at += 4;
+    at += roaring_bitmap_portable_serialize(dv->buckets[b].bm, (char *)p + at);
+  }
+  if (at != n) {
+    inlet_free(p);
+    return inlet_fail(err, INLET_EINTERNAL, "deletion vector serialized to %zu bytes, not %zu", at,
+                      n);
+  }
+  *out = p;
+  *len = n;
+  return 0;
+}
+
+int delta_dv_file_append(inlet_buf *file, delta_dv *dv, int64_t *offset, int64_t *size,
+                         inlet_error *err) {
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  TRY(delta_dv_serialize(dv, &bytes, &n, err));
+  if (file->len == 0) inlet_buf_append(file, "\x01", 1); /* format version */
+  *offset = (int64_t)file->len;
+  *size = (int64_t)n;
+  uint8_t hdr[4], crc[4];
+  put_be32(hdr, (uint32_t)n);
+  put_be32(crc, (uint32_t)crc32(0L, bytes, (uInt)n));
+  inlet_buf_append(file, hdr, 4);
+  inlet_buf_append(file, bytes, n);
+  inlet_buf_append(file, crc, 4);
+  inlet_free(bytes);
+  return inlet_buf_status(file) ? inlet_fail(err, INLET_ENOMEM, "out of memory") : 0;
+}
+
+char *delta_dv_desc_json(const char *z85, int64_t offset, int64_t size, uint64_t cardinality) {
+  char buf[256];
+  int n = snprintf(buf, sizeof buf,
+                   "{\"storageType\":\"u\",\"pathOrInlineDv\":\"%s\",\"offset\":%lld,"
+                   "\"sizeInBytes\":%lld,\"cardinality\":%llu}",
+                   z85, (long long)offset, (long long)size, (unsigned long long)cardinality);
+  return n > 0 && (size_t)n < sizeof buf ? inlet_strdup(buf) : NULL;
+}

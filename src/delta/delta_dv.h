@@ -9,6 +9,7 @@
 #define INLET_DELTA_DV_H
 
 #include "delta/delta.h"
+#include "util/buf.h"
 
 /* Limits held against what a descriptor or a DV file claims before anything
  * is allocated or read. */
@@ -59,5 +60,30 @@ uint64_t delta_dv_cardinality(const delta_dv *dv);
 bool delta_dv_contains(const delta_dv *dv, uint64_t row);
 /* Number of deleted rows in [lo, hi). */
 uint64_t delta_dv_count_range(const delta_dv *dv, uint64_t lo, uint64_t hi);
+
+/* ---- writing (delete) ---- */
+
+/* Z85 of @p n bytes (a multiple of 4) into @p out (n / 4 * 5 + 1 bytes,
+ * NUL-terminated). */
+void delta_z85_encode(const uint8_t *in, size_t n, char *out);
+/* A fresh random UUID for a DV file: its Z85 form (storage type 'u', no
+ * prefix) in @p z85 and the file's path relative to the table root,
+ * deletion_vector_<uuid>.bin (caller frees). */
+int delta_dv_new_file_name(char z85[21], char **rel_path, inlet_error *err);
+/* Adds row index @p row to *@p dv (created when NULL). INLET_ELIMIT beyond
+ * the 2^63 rows a RoaringBitmapArray holds, INLET_ENOMEM. */
+int delta_dv_add(delta_dv **dv, uint64_t row, inlet_error *err);
+/* The portable RoaringBitmapArray of @p dv (magic, bucket count, keyed
+ * portable bitmaps; run containers where smaller). Caller frees *out. */
+int delta_dv_serialize(delta_dv *dv, uint8_t **out, size_t *len, inlet_error *err);
+/* Appends @p dv to the bytes of a DV file being built (the version byte
+ * first when @p file is empty): its big-endian size, the bitmap, its
+ * big-endian CRC-32. *offset (of the size field, what a descriptor's offset
+ * names) and *size (the bitmap's bytes, sizeInBytes). */
+int delta_dv_file_append(inlet_buf *file, delta_dv *dv, int64_t *offset, int64_t *size,
+                         inlet_error *err);
+/* The deletionVector object of a DV at @p offset of the 'u' file @p z85
+ * (caller frees; NULL when out of memory). */
+char *delta_dv_desc_json(const char *z85, int64_t offset, int64_t size, uint64_t cardinality);
 
 #endif /* INLET_DELTA_DV_H */
