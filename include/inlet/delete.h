@@ -41,11 +41,16 @@ typedef struct inlet_delete_options {
   const char *where;             /* predicate in the language of scan --where; required */
   int32_t max_attempts;          /* evaluations after conflicts; 0 = 3 */
   inlet_compression compression; /* codec of rewritten files; default SNAPPY */
+  /* Called by each attempt once its files are written, just before it
+   * commits: the version it read and the files it changes (progress; may
+   * be NULL). */
+  void (*on_attempt)(void *ctx, int64_t read_version, int64_t files);
+  void *ctx;
 } inlet_delete_options;
 
 #define INLET_DELETE_OPTIONS_VERSION 1
 #define INLET_DELETE_OPTIONS_INIT                                                                  \
-  { INLET_DELETE_OPTIONS_VERSION, NULL, 0, INLET_COMPRESSION_SNAPPY }
+  { INLET_DELETE_OPTIONS_VERSION, NULL, 0, INLET_COMPRESSION_SNAPPY, NULL, NULL }
 
 typedef struct inlet_delete_result {
   int64_t read_version;  /* snapshot the last attempt evaluated */

@@ -640,6 +640,7 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
     return 0;
   }
   TRY(write_dv_file(d, err));
+  if (d->o.on_attempt) d->o.on_attempt(d->o.ctx, d->snap.version, d->n_t);
   return commit(d, res, err);
 }
 

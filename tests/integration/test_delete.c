@@ -1,0 +1,577 @@
+/*
+ * `inlet delete` (issue 16 §3) through the binary and the C API, on tables
+ * built here whose rows the test knows: ids 0..N-1, user "u<id % 5>" (or
+ * "x" for every 7th id), day "d<id % 3>". Each delete's expected survivors
+ * are computed here from the predicate's meaning, never from inlet's
+ * output, and every version is read by refcheck (an independent DuckDB
+ * reader implementing deletion vectors) as inlet reads it. Covered: DV and
+ * copy-on-write modes, partitioned and not, partition-only predicates
+ * (whole files removed), predicates matching nothing (no commit), delete
+ * then compact, checkpoint, vacuum and time travel, the GDPR case (no file
+ * on disk holds the rows afterwards), the DV files' bytes (version, size,
+ * magic, CRC) and the reader's refusal of a corrupted one, a concurrent
+ * append (no conflict, nothing lost) and a concurrent compaction of the
+ * same files (conflict, retried or reported), and Spark's golden DV tables
+ * appended to, compacted and deleted from.
+ */
+#include "testutil.h"
+
+#include "inlet/inlet.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#define N 120
+
+typedef struct fixture {
+  char dir[4096];
+} fixture;
+
+static void sh(tu_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sh(tu_result *r, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  assert_int_equal(tu_sh(r, "%s", cmd), 0);
+  free(cmd);
+}
+
+static void sh_ok(tu_result *r, const char *what) {
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+}
+
+/* Runs inlet with the arguments; returns its stdout (caller frees). */
+static char *inlet(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *inlet(const char *fmt, ...) {
+  char *args = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&args, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  sh(&r, "'%s' %s", INLET_BIN, args);
+  sh_ok(&r, args);
+  char *out = strdup(r.out);
+  tu_result_free(&r);
+  free(args);
+  return out;
+}
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("delete"));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+static const char *user_of(int id) {
+  static char buf[8];
+  if (id % 7 == 3) return "x";
+  snprintf(buf, sizeof buf, "u%d", id % 5);
+  return buf;
+}
+
+/* Creates @p name under the fixture with rows [0, N) in three appends. */
+static char *make_table(const fixture *f, const char *name, bool dv, bool partitioned) {
+  char *t = NULL;
+  assert_true(asprintf(&t, "%s/%s", f->dir, name) > 0);
+  free(inlet("create '%s' --schema 'id long, user string, day string' %s %s", t,
+             partitioned ? "--partition-by day" : "",
+             dv ? "--property delta.enableDeletionVectors=true" : ""));
+  for (int part = 0; part < 3; part++) {
+    char ev[4300], line[128];
+    snprintf(ev, sizeof ev, "%s/%s-%d.ndjson", f->dir, name, part);
+    FILE *fp = fopen(ev, "w");
+    assert_non_null(fp);
+    for (int id = part * N / 3; id < (part + 1) * N / 3; id++) {
+      snprintf(line, sizeof line, "{\"id\":%d,\"user\":\"%s\",\"day\":\"d%d\"}\n", id, user_of(id),
+               id % 3);
+      fputs(line, fp);
+    }
+    fclose(fp);
+    free(inlet("append '%s' '%s'", t, ev));
+  }
+  return t;
+}
+
+/* The ids a scan of @p t at @p version (-1: latest) returns, sorted, one a
+ * line; and what the model says. */
+static char *scan_ids(const char *t, int64_t version) {
+  char v[64] = "";
+  if (version >= 0) snprintf(v, sizeof v, "--version %lld", (long long)version);
+  tu_result r;
+  sh(&r, "'%s' scan '%s' %s --columns id --format csv > '%s.ids' && tail -n +2 '%s.ids' | sort -n",
+     INLET_BIN, t, v, t, t);
+  sh_ok(&r, "scan ids");
+  char *out = strdup(r.out);
+  tu_result_free(&r);
+  return out;
+}
+
+static char *model_ids(const bool *live) {
+  char *out = calloc(1, 8 * N + 1);
+  size_t n = 0;
+  for (int id = 0; id < N; id++)
+    if (live[id]) n += (size_t)sprintf(out + n, "%d\n", id);
+  return out;
+}
+
+static void expect_model(const char *t, const bool *live) {
+  char *got = scan_ids(t, -1), *want = model_ids(live);
+  assert_string_equal(got, want);
+  free(got);
+  free(want);
+}
+
+/* refcheck reads version @p v of @p t exactly as inlet does. */
+static void refcheck_version(const char *t, int64_t v) {
+  tu_result r;
+  sh(&r,
+     "'%s' scan '%s' --version %lld --format ndjson > '%s.inlet' && "
+     "{ '%s' '%s' delta '%s' --version %lld > '%s.ref' || { cat '%s.ref' >&2; false; }; } && "
+     "'%s' '%s' compare '%s.ref' '%s.inlet' --ndjson",
+     INLET_BIN, t, (long long)v, t, INLET_NODE, INLET_REFCHECK, t, (long long)v, t, t, INLET_NODE,
+     INLET_REFCHECK, t, t);
+  if (r.status != 0)
+    fail_msg("%s version %lld: refcheck differs: %s %s", t, (long long)v, r.out, r.err);
+  tu_result_free(&r);
+}
+
+static int64_t latest_version(const char *t) {
+  tu_result r;
+  sh(&r, "ls '%s/_delta_log' | grep -E '^[0-9]{20}\\.json$' | tail -n 1", t);
+  int64_t v = atoll(r.out);
+  tu_result_free(&r);
+  return v;
+}
+
+/* `inlet delete --json`: the parsed result (caller decrefs). */
+static json_t *delete_rows(const char *t, const char *pred) {
+  char *out = inlet("delete '%s' --where \"%s\" --json", t, pred);
+  json_t *j = json_loads(out, 0, NULL);
+  if (!j) fail_msg("delete --json is not JSON: %s", out);
+  free(out);
+  return j;
+}
+
+static int64_t jint(const json_t *o, const char *k) {
+  return (int64_t)json_integer_value(json_object_get(o, k));
+}
+
+/* The actions of commit @p v of @p t (a JSON array; caller decrefs). */
+static json_t *commit_actions(const char *t, int64_t v) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s/_delta_log/%020lld.json", t, (long long)v);
+  size_t len = 0;
+  char *text = tu_read_file(p, &len);
+  assert_non_null(text);
+  json_t *arr = json_array();
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *a = json_loads(line, 0, NULL);
+    assert_non_null(a);
+    json_array_append_new(arr, a);
+  }
+  free(text);
+  return arr;
+}
+
+typedef enum { P_USER1, P_DAY2, P_MIXED, P_NONE } pred_kind;
+static const char *const PREDS[] = {"user = 'u1'", "day = 'd2'", "id < 60 and day = 'd0'",
+                                    "id > 100000"};
+static bool matches(pred_kind p, int id) {
+  switch (p) {
+  case P_USER1: return strcmp(user_of(id), "u1") == 0;
+  case P_DAY2: return id % 3 == 2;
+  case P_MIXED: return id < 60 && id % 3 == 0;
+  default: return false;
+  }
+}
+
+static void check_mode(const fixture *f, bool dv, bool partitioned) {
+  char name[64];
+  snprintf(name, sizeof name, "t-%s-%s", dv ? "dv" : "cow", partitioned ? "part" : "flat");
+  char *t = make_table(f, name, dv, partitioned);
+  bool live[N];
+  for (int i = 0; i < N; i++)
+    live[i] = true;
+  expect_model(t, live);
+  for (pred_kind p = P_USER1; p <= P_NONE; p++) {
+    int64_t before = latest_version(t);
+    int64_t want_deleted = 0;
+    for (int id = 0; id < N; id++)
+      if (live[id] && matches(p, id)) {
+        live[id] = false;
+        want_deleted++;
+      }
+    json_t *res = delete_rows(t, PREDS[p]);
+    assert_true(json_is_true(json_object_get(res, "deletion_vectors")) == dv);
+    assert_int_equal(jint(res, "numDeletedRows"), want_deleted);
+    expect_model(t, live);
+    if (p == P_NONE) {
+      assert_int_equal(jint(res, "version"), -1);
+      assert_int_equal(latest_version(t), before);
+      json_decref(res);
+      continue;
+    }
+    int64_t v = jint(res, "version");
+    assert_int_equal(v, before + 1);
+    /* The commit: DELETE with the predicate and numDeletedRows; each
+     * remove names the DV it retires; DVs only in DV mode. */
+    json_t *acts = commit_actions(t, v);
+    size_t i;
+    json_t *a;
+    int adds_dv = 0, adds = 0, removes = 0;
+    json_array_foreach(acts, i, a) {
+      json_t *ci = json_object_get(a, "commitInfo"), *ad = json_object_get(a, "add");
+      if (ci) {
+        assert_string_equal(json_string_value(json_object_get(ci, "operation")), "DELETE");
+        json_t *pp = json_object_get(json_object_get(ci, "operationParameters"), "predicate");
+        assert_non_null(strstr(json_string_value(pp), PREDS[p]));
+        json_t *m = json_object_get(ci, "operationMetrics");
+        assert_int_equal(atoll(json_string_value(json_object_get(m, "numDeletedRows"))),
+                         want_deleted);
+      }
+      if (ad) {
+        adds++;
+        json_t *d = json_object_get(ad, "deletionVector");
+        if (d) {
+          adds_dv++;
+          assert_string_equal(json_string_value(json_object_get(d, "storageType")), "u");
+          json_t *st = json_loads(json_string_value(json_object_get(ad, "stats")), 0, NULL);
+          assert_true(json_integer_value(json_object_get(st, "numRecords")) > 0);
+          json_decref(st);
+        }
+      }
+      removes += json_object_get(a, "remove") != NULL;
+    }
+    json_decref(acts);
+    assert_true(removes > 0);
+    if (!dv) assert_int_equal(adds_dv, 0);
+    if (dv && !(partitioned && p == P_DAY2)) assert_int_equal(adds_dv, adds);
+    if (partitioned && p == P_DAY2) {
+      /* Partition-only: whole files go, nothing is written. */
+      assert_int_equal(adds, 0);
+      assert_int_equal(jint(res, "numAddedFiles"), 0);
+    }
+    json_decref(res);
+  }
+  for (int64_t v = 0; v <= latest_version(t); v++)
+    refcheck_version(t, v);
+  free(t);
+}
+
+static void test_delete__dv_and_copy_on_write_read_as_refcheck_reads(void **state) {
+  fixture *f = *state;
+  check_mode(f, true, false);
+  check_mode(f, true, true);
+  check_mode(f, false, false);
+  check_mode(f, false, true);
+}
+
+/* delete -> compact -> checkpoint -> vacuum, then every version still
+ * within the window reads as refcheck reads it; vacuum with no window then
+ * leaves no DV file (compaction purged them all) and the latest version. */
+static void test_delete__compact_checkpoint_vacuum_time_travel(void **state) {
+  fixture *f = *state;
+  char *t = make_table(f, "chain", true, true);
+  bool live[N];
+  for (int i = 0; i < N; i++)
+    live[i] = !matches(P_USER1, i) && !matches(P_MIXED, i);
+  json_decref(delete_rows(t, PREDS[P_USER1]));
+  json_decref(delete_rows(t, PREDS[P_MIXED]));
+  free(inlet("compact '%s' --min-files 2", t));
+  expect_model(t, live);
+  free(inlet("checkpoint '%s'", t));
+  free(inlet("vacuum '%s'", t)); /* the default window keeps every version */
+  int64_t last = latest_version(t);
+  for (int64_t v = 0; v <= last; v++)
+    refcheck_version(t, v);
+  free(inlet("vacuum '%s' --retain 0h --force", t));
+  tu_result r;
+  sh(&r, "find '%s' -name 'deletion_vector_*' | wc -l", t);
+  assert_int_equal(atoi(r.out), 0);
+  tu_result_free(&r);
+  expect_model(t, live);
+  refcheck_version(t, last);
+  free(t);
+}
+
+/* GDPR: after delete (and, on a DV table, the compaction that purges
+ * deleted rows) and vacuum, no Parquet file on disk holds the user. */
+static void test_delete__gdpr_rows_leave_every_file(void **state) {
+  fixture *f = *state;
+  for (int dv = 0; dv <= 1; dv++) {
+    char *t = make_table(f, dv ? "gdpr-dv" : "gdpr-cow", dv, dv);
+    tu_result r;
+    sh(&r,
+       "cd '%s' && for p in $(find . -name '*.parquet'); do '%s' parquet cat $p; done | "
+       "grep -c '\"user\":\"x\"'",
+       t, INLET_BIN);
+    assert_true(atoi(r.out) > 0);
+    tu_result_free(&r);
+    json_decref(delete_rows(t, "user = 'x'"));
+    if (dv) free(inlet("compact '%s'", t));
+    free(inlet("vacuum '%s' --retain 0h --force", t));
+    sh(&r,
+       "cd '%s' && for p in $(find . -name '*.parquet'); do '%s' parquet cat $p; done | "
+       "grep -c '\"user\":\"x\"' || true",
+       t, INLET_BIN);
+    assert_int_equal(atoi(r.out), 0);
+    tu_result_free(&r);
+    bool live[N];
+    for (int i = 0; i < N; i++)
+      live[i] = strcmp(user_of(i), "x") != 0;
+    expect_model(t, live);
+    refcheck_version(t, latest_version(t));
+    free(t);
+  }
+}
+
+static uint32_t be32(const uint8_t *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static uint32_t le32(const uint8_t *p) {
+  return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* The DV file inlet writes, byte by byte (PROTOCOL.md "Deletion Vector File
+ * Storage Format"): version 1, then at each descriptor's offset the
+ * big-endian size, the RoaringBitmapArray (magic 1681511377), its CRC-32;
+ * a flipped bitmap byte is then a checksum error naming the data file. */
+static void test_delete__dv_file_bytes_and_checksum(void **state) {
+  fixture *f = *state;
+  char *t = make_table(f, "bytes", true, false);
+  json_t *res = delete_rows(t, "user = 'u2'");
+  json_t *acts = commit_actions(t, jint(res, "version"));
+  json_decref(res);
+  size_t i;
+  json_t *a;
+  char *dvfile = NULL;
+  uint8_t *bytes = NULL;
+  size_t len = 0;
+  int checked = 0;
+  int64_t first_off = -1;
+  json_array_foreach(acts, i, a) {
+    json_t *d = json_object_get(json_object_get(a, "add"), "deletionVector");
+    if (!d) continue;
+    if (!bytes) {
+      tu_result r;
+      sh(&r, "ls '%s' | grep '^deletion_vector_.*\\.bin$'", t);
+      assert_int_equal(strlen(r.out) > 0, 1);
+      r.out[strcspn(r.out, "\n")] = '\0';
+      assert_true(asprintf(&dvfile, "%s/%s", t, r.out) > 0);
+      tu_result_free(&r);
+      bytes = (uint8_t *)tu_read_file(dvfile, &len);
+      assert_non_null(bytes);
+      assert_int_equal(bytes[0], 1);
+    }
+    int64_t off = json_integer_value(json_object_get(d, "offset"));
+    int64_t size = json_integer_value(json_object_get(d, "sizeInBytes"));
+    assert_true(off >= 1 && size >= 12 && (size_t)(off + 4 + size + 4) <= len);
+    assert_int_equal(be32(bytes + off), (uint32_t)size);
+    assert_int_equal(le32(bytes + off + 4), 1681511377u);
+    assert_int_equal(be32(bytes + off + 4 + size),
+                     (uint32_t)crc32(0L, bytes + off + 4, (uInt)size));
+    if (first_off < 0) first_off = off;
+    checked++;
+  }
+  json_decref(acts);
+  assert_true(checked >= 2);
+  /* Flip the last bitmap byte of the first DV: the reader's CRC check. */
+  size_t at = (size_t)first_off + 4 + (size_t)be32(bytes + first_off) - 1;
+  bytes[at] ^= 0x5a;
+  assert_int_equal(tu_write_file(dvfile, bytes, len), 0);
+  tu_rules_exempt(t, "test_delete: a deliberately corrupted deletion vector");
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --format csv", INLET_BIN, t);
+  if (r.status != 5 || !strstr(r.err, "checksum"))
+    fail_msg("want exit 5 naming the checksum, got %d: %s", r.status, r.err);
+  tu_result_free(&r);
+  free(bytes);
+  free(dvfile);
+  free(t);
+}
+
+/* ---- concurrency (C API: the commit of another writer lands between the
+ * delete's evaluation and its commit, through on_attempt) ---- */
+
+typedef struct race {
+  const char *table;
+  const char *action; /* "compact" or "append" */
+  const char *ev;     /* append input */
+  int calls;
+  int act_on_calls; /* act on calls 1..act_on_calls */
+} race;
+
+static void on_attempt(void *ctx, int64_t read_version, int64_t files) {
+  race *r = ctx;
+  (void)read_version;
+  assert_true(files > 0);
+  if (++r->calls > r->act_on_calls) return;
+  tu_result res;
+  if (strcmp(r->action, "compact") == 0)
+    sh(&res, "'%s' compact '%s' --min-files 2", INLET_BIN, r->table);
+  else
+    sh(&res, "'%s' append '%s' '%s'", INLET_BIN, r->table, r->ev);
+  sh_ok(&res, r->action);
+  tu_result_free(&res);
+}
+
+static int run_delete(const char *t, const char *pred, race *rc, int max_attempts,
+                      inlet_delete_result *res, inlet_error *err) {
+  inlet_table *h = NULL;
+  assert_int_equal(inlet_table_open(&h, t, err), 0);
+  inlet_delete_options o = INLET_DELETE_OPTIONS_INIT;
+  o.where = pred;
+  o.max_attempts = max_attempts;
+  o.on_attempt = on_attempt;
+  o.ctx = rc;
+  int st = inlet_table_delete(res, h, &o, err);
+  inlet_table_free(h);
+  return st;
+}
+
+static void test_delete__concurrent_append_and_compaction(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_delete_result res;
+  for (int dv = 0; dv <= 1; dv++) {
+    /* An append landing meanwhile: no conflict, both commits stand. */
+    char *t = make_table(f, dv ? "race-append-dv" : "race-append-cow", dv, false);
+    char ev[4300];
+    snprintf(ev, sizeof ev, "%s/extra.ndjson", f->dir);
+    const char *extra = "{\"id\":1000,\"user\":\"u1\",\"day\":\"d0\"}\n";
+    assert_int_equal(tu_write_file(ev, extra, strlen(extra)), 0);
+    race ra = {t, "append", ev, 0, 1};
+    assert_int_equal(run_delete(t, "user = 'u1' and id < 1000", &ra, 0, &res, &err), 0);
+    assert_int_equal(res.attempts, 1);
+    assert_int_equal(res.version, 5); /* create, 3 appends, the racing append */
+    bool live[N];
+    int64_t want = 0;
+    for (int i = 0; i < N; i++) {
+      live[i] = !matches(P_USER1, i);
+      want += !live[i];
+    }
+    assert_int_equal(res.deleted_rows, want);
+    char *got = scan_ids(t, -1), *m = model_ids(live), *w = NULL;
+    assert_true(asprintf(&w, "%s1000\n", m) > 0);
+    assert_string_equal(got, w);
+    free(got);
+    free(m);
+    free(w);
+    refcheck_version(t, 5);
+    free(t);
+
+    /* A compaction of the same files landing meanwhile: a conflict; the
+     * delete starts over on the compacted table and succeeds. */
+    t = make_table(f, dv ? "race-compact-dv" : "race-compact-cow", dv, false);
+    race rc = {t, "compact", NULL, 0, 1};
+    assert_int_equal(run_delete(t, PREDS[P_USER1], &rc, 0, &res, &err), 0);
+    assert_int_equal(res.attempts, 2);
+    assert_int_equal(res.version, 5); /* 4 = the compaction */
+    for (int i = 0; i < N; i++)
+      live[i] = !matches(P_USER1, i);
+    expect_model(t, live);
+    for (int64_t v = 3; v <= 5; v++)
+      refcheck_version(t, v);
+    free(t);
+
+    /* With one attempt allowed, the conflict is reported (exit 4 in the
+     * CLI) and the table holds only the compaction; the attempt's files
+     * are gone. */
+    t = make_table(f, dv ? "race-fail-dv" : "race-fail-cow", dv, false);
+    race rf = {t, "compact", NULL, 0, 1};
+    int st = run_delete(t, PREDS[P_USER1], &rf, 1, &res, &err);
+    if (st != INLET_ECONFLICT) fail_msg("want a conflict, got %d: %s", st, inlet_errmsg(&err));
+    assert_non_null(strstr(inlet_errmsg(&err), "conflict"));
+    assert_int_equal(latest_version(t), 4);
+    tu_result r;
+    sh(&r,
+       "cd '%s' && find . -name 'deletion_vector_*' | wc -l && "
+       "'%s' scan . --format csv | tail -n +2 | wc -l",
+       t, INLET_BIN);
+    int dvs = 0, rows = 0;
+    assert_int_equal(sscanf(r.out, "%d %d", &dvs, &rows), 2);
+    assert_int_equal(dvs, 0);
+    assert_int_equal(rows, N);
+    tu_result_free(&r);
+    /* vacuum with no window finds nothing of the failed attempt but the
+     * compacted-away inputs: every file left on disk is live. */
+    free(inlet("vacuum '%s' --retain 0h --force", t));
+    sh(&r, "cd '%s' && find . -name '*.parquet' | wc -l", t);
+    assert_int_equal(atoi(r.out), 1);
+    tu_result_free(&r);
+    free(t);
+  }
+}
+
+/* Spark's golden DV tables take appends, deletes and compaction, and read
+ * as refcheck reads them at every new version. */
+static void test_delete__golden_dv_tables_take_writes(void **state) {
+  fixture *f = *state;
+  static const struct {
+    const char *rel, *row, *pred1, *pred2;
+  } T[] = {
+      {"dv-partitioned-with-checkpoint", "{\"part\":1,\"col1\":500,\"col2\":\"new\"}",
+       "col1 >= 30 and col1 < 500", "part = 3"},
+      {"log-replay-dv-key-cases", "{\"id\":500}", "id >= 40 and id < 500", "id < 3"},
+  };
+  for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) {
+    char t[4300], ev[4400];
+    snprintf(t, sizeof t, "%s/%s", f->dir, T[k].rel);
+    tu_result r;
+    sh(&r, "cp -R '%s/../shared/testdata/delta-golden/tables/%s' '%s'", INLET_SOURCE_DIR, T[k].rel,
+       t);
+    sh_ok(&r, "copy golden table");
+    tu_result_free(&r);
+    tu_rules_exempt(t, "test_delete: golden table written by Spark");
+    int64_t v0 = latest_version(t);
+    snprintf(ev, sizeof ev, "%s/%s.ndjson", f->dir, T[k].rel);
+    char line[256];
+    snprintf(line, sizeof line, "%s\n", T[k].row);
+    assert_int_equal(tu_write_file(ev, line, strlen(line)), 0);
+    free(inlet("append '%s' '%s'", t, ev));
+    json_decref(delete_rows(t, T[k].pred1));
+    json_decref(delete_rows(t, T[k].pred2));
+    free(inlet("compact '%s' --min-files 2", t));
+    json_decref(delete_rows(t, T[k].pred2)); /* nothing left to match */
+    int64_t last = latest_version(t);
+    assert_true(last >= v0 + 3);
+    for (int64_t v = v0; v <= last; v++)
+      refcheck_version(t, v);
+    /* The appended row survived; the deleted ones are gone. */
+    sh(&r, "'%s' scan '%s' --format ndjson | grep -c 500", INLET_BIN, t);
+    assert_int_equal(atoi(r.out), 1);
+    tu_result_free(&r);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_delete__dv_and_copy_on_write_read_as_refcheck_reads,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete__compact_checkpoint_vacuum_time_travel, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_delete__gdpr_rows_leave_every_file, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete__dv_file_bytes_and_checksum, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete__concurrent_append_and_compaction, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_delete__golden_dv_tables_take_writes, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
