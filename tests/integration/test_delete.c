@@ -270,7 +270,9 @@ static void check_mode(const fixture *f, bool dv, bool partitioned) {
     }
     json_decref(res);
   }
-  for (int64_t v = 0; v <= latest_version(t); v++)
+  /* Versions 0-3 (create, appends) are plain; each DELETE version is
+   * read by refcheck. */
+  for (int64_t v = 4; v <= latest_version(t); v++)
     refcheck_version(t, v);
   free(t);
 }

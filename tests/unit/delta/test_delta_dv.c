@@ -357,6 +357,56 @@ static void test_dv__corrupt_inline_and_bitmaps(void **state) {
   assert_non_null(strstr(err.message, "top bit"));
 }
 
+/* What delete writes (delta_dv_add, delta_dv_file_append, a 'u' name and
+ * descriptor) reads back through the reader, two DVs in one file, rows in
+ * several 2^32 buckets added out of order; Z85 encoding is RFC 32's. */
+static void test_dv__written_dvs_read_back(void **state) {
+  fixture *f = *state;
+  inlet_error err = INLET_ERROR_INIT;
+  char z[11];
+  static const uint8_t hello[8] = {0x86, 0x4F, 0xD2, 0x6F, 0xB5, 0x59, 0xF7, 0x5B};
+  delta_z85_encode(hello, 8, z);
+  assert_string_equal(z, "HelloWorld");
+  delta_dv *a = NULL, *b = NULL;
+  static const uint64_t ra[] = {9, 3, ((uint64_t)2 << 32) + 7, 3, 100000, 4};
+  for (size_t i = 0; i < sizeof ra / sizeof ra[0]; i++)
+    assert_int_equal(delta_dv_add(&a, ra[i], &err), 0);
+  for (uint64_t r = 1000; r < 5000; r++) /* a run */
+    assert_int_equal(delta_dv_add(&b, r, &err), 0);
+  assert_int_equal(delta_dv_cardinality(a), 5);
+  assert_int_equal(delta_dv_add(&b, (uint64_t)1 << 63, &err), INLET_ELIMIT);
+  inlet_buf file;
+  memset(&file, 0, sizeof file);
+  int64_t oa, sa, ob, sb;
+  assert_int_equal(delta_dv_file_append(&file, a, &oa, &sa, &err), 0);
+  assert_int_equal(delta_dv_file_append(&file, b, &ob, &sb, &err), 0);
+  assert_int_equal(oa, 1);
+  assert_int_equal(ob, 1 + 4 + sa + 4);
+  char z85[21], *rel = NULL;
+  assert_int_equal(delta_dv_new_file_name(z85, &rel, &err), 0);
+  assert_int_equal(strncmp(rel, "deletion_vector_", 16), 0);
+  write_rel(f, rel, file.data, file.len);
+  char *ja = delta_dv_desc_json(z85, oa, sa, delta_dv_cardinality(a));
+  char *jb = delta_dv_desc_json(z85, ob, sb, delta_dv_cardinality(b));
+  delta_dv *ga = NULL, *gb = NULL;
+  assert_int_equal(delta_dv_load(f->st, f->dir, "a.parquet", ja, &ga, &err), 0);
+  assert_int_equal(delta_dv_load(f->st, f->dir, "b.parquet", jb, &gb, &err), 0);
+  assert_int_equal(delta_dv_cardinality(ga), 5);
+  assert_true(delta_dv_contains(ga, ((uint64_t)2 << 32) + 7));
+  assert_true(delta_dv_contains(ga, 100000));
+  assert_false(delta_dv_contains(ga, 7));
+  assert_int_equal(delta_dv_count_range(gb, 0, 10000), 4000);
+  assert_false(delta_dv_contains(gb, 5000));
+  delta_dv_free(a);
+  delta_dv_free(b);
+  delta_dv_free(ga);
+  delta_dv_free(gb);
+  inlet_free(ja);
+  inlet_free(jb);
+  inlet_free(rel);
+  inlet_buf_reset(&file);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dv__z85_rfc32_vector_and_bad_text),
@@ -365,6 +415,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_dv__file_with_two_dvs, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dv__corrupt_files_are_clear_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_dv__corrupt_inline_and_bitmaps, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_dv__written_dvs_read_back, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
