@@ -86,6 +86,16 @@ static bool is_partition_col(const delta_metadata *m, const char *name) {
   return false;
 }
 
+/* The file's column holds values of the table column's exact type (a
+ * decimal's scale or a timestamp's unit included): the predicate and the
+ * rewrite read them as such. */
+static bool same_type(const inlet_field *a, const inlet_field *b) {
+  char x[256], y[256];
+  inlet_field_type_name(a, x, sizeof x);
+  inlet_field_type_name(b, y, sizeof y);
+  return strcmp(x, y) == 0;
+}
+
 static void attempt_reset(deleter *d, bool remove_files) {
   inlet_storage *st = delta_table_storage(d->table);
   for (int64_t i = 0; i < d->n_t; i++) {
@@ -173,7 +183,7 @@ static int match_file(deleter *d, int64_t fi, touched *t, inlet_error *err) {
     if (is_partition_col(&d->snap.metadata, tf->name)) continue;
     int k = inlet_schema_find(fs, tf->name);
     if (k < 0) continue; /* added after the file was written: nulls */
-    FAIL_GOTO(fs->fields[k].type.id != tf->type.id, err, INLET_EUNSUPPORTED,
+    FAIL_GOTO(!same_type(&fs->fields[k], tf), err, INLET_EUNSUPPORTED,
               "delete: \"%s\": column \"%s\" has another type than the table's", a->path, tf->name);
     slot[i] = n_proj;
     proj[n_proj++] = k;
@@ -261,7 +271,7 @@ static int rewrite_file(deleter *d, touched *t, inlet_error *err) {
     int k = inlet_schema_find(fs, tf->name);
     idx[i] = -1;
     if (k < 0) continue;
-    FAIL_GOTO(fs->fields[k].type.id != tf->type.id, err, INLET_EUNSUPPORTED,
+    FAIL_GOTO(!same_type(&fs->fields[k], tf), err, INLET_EUNSUPPORTED,
               "delete: \"%s\": column \"%s\" has another type than the table's", a->path, tf->name);
     idx[i] = n_proj;
     proj[n_proj++] = k;
@@ -570,6 +580,10 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   res->read_version = d->snap.version;
   FAIL_IF(!d->snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
   TRY(delta_features_check_write(&d->snap.protocol, &d->snap.metadata, DELTA_OP_COMPACT, 0, err));
+  const char *ao = delta_metadata_conf(&d->snap.metadata, "delta.appendOnly");
+  FAIL_IF(ao && strcasecmp(ao, "true") == 0, err, INLET_EUNSUPPORTED,
+          "cannot delete from this table: delta.appendOnly=true (writer feature \"appendOnly\") "
+          "allows no commit that removes data");
   const char *cdf = delta_metadata_conf(&d->snap.metadata, "delta.enableChangeDataFeed");
   FAIL_IF(cdf && strcasecmp(cdf, "true") == 0, err, INLET_EUNSUPPORTED,
           "cannot delete from this table: delta.enableChangeDataFeed=true (writer feature "

@@ -563,6 +563,44 @@ static void test_delete__golden_dv_tables_take_writes(void **state) {
   }
 }
 
+/* Refusals leave the table as it was: append-only and change-data-feed
+ * tables (exit 6, naming the feature), no predicate (exit 2), an unknown
+ * column (exit 3). */
+static void test_delete__refusals_change_nothing(void **state) {
+  fixture *f = *state;
+  static const struct {
+    const char *prop, *where, *names;
+    int status;
+  } C[] = {
+      {"--property delta.appendOnly=true", "id < 5", "appendOnly", 6},
+      {"--property delta.enableChangeDataFeed=true", "id < 5", "changeDataFeed", 6},
+      {"", "", "--where", 2},
+      {"", "nosuch = 1", "nosuch", 3},
+  };
+  for (size_t k = 0; k < sizeof C / sizeof C[0]; k++) {
+    char t[4300];
+    snprintf(t, sizeof t, "%s/r%zu", f->dir, k);
+    free(inlet("create '%s' --schema 'id long' %s", t, C[k].prop));
+    char ev[4400];
+    snprintf(ev, sizeof ev, "%s/r.ndjson", f->dir);
+    assert_int_equal(tu_write_file(ev, "{\"id\":1}\n{\"id\":9}\n", 18), 0);
+    free(inlet("append '%s' '%s'", t, ev));
+    tu_result r;
+    if (*C[k].where)
+      sh(&r, "'%s' delete '%s' --where '%s'", INLET_BIN, t, C[k].where);
+    else
+      sh(&r, "'%s' delete '%s'", INLET_BIN, t);
+    if (r.status != C[k].status || !strstr(r.err, C[k].names))
+      fail_msg("case %zu: want exit %d naming %s, got %d: %s", k, C[k].status, C[k].names, r.status,
+               r.err);
+    tu_result_free(&r);
+    assert_int_equal(latest_version(t), 1);
+    sh(&r, "ls '%s' | grep -c parquet", t);
+    assert_int_equal(atoi(r.out), 1);
+    tu_result_free(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_delete__dv_and_copy_on_write_read_as_refcheck_reads,
@@ -574,6 +612,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_delete__concurrent_append_and_compaction, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_delete__golden_dv_tables_take_writes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete__refusals_change_nothing, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
