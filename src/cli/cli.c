@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 
 struct cli_value {
   bool given;
@@ -19,12 +20,12 @@ struct cli_value {
 };
 
 int cli_error(const char *fmt, ...) {
+  char msg[4096];
   va_list ap;
   va_start(ap, fmt);
-  fputs("inlet: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  cli_log("error", "error", "\"exit_code\":1", "%s", msg);
   return CLI_FAIL;
 }
 
@@ -55,18 +56,39 @@ static void command_of_usage(const char *usage, char *out, size_t cap) {
 static int usage_v(const char *usage, const char *hint, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 static int usage_v(const char *usage, const char *hint, const char *fmt, va_list ap) {
-  fputs("inlet: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  if (hint) fprintf(stderr, "; %s", hint);
-  fputc('\n', stderr);
+  char msg[4096], see[160] = "inlet --help";
+  vsnprintf(msg, sizeof msg, fmt, ap);
   if (usage) {
     char cmd[128];
     command_of_usage(usage, cmd, sizeof cmd);
-    if (cmd[0] && strcmp(cmd, "<command>") != 0)
-      fprintf(stderr, "inlet: see 'inlet %s --help'\n", cmd);
-    else
-      fputs("inlet: see 'inlet --help'\n", stderr);
+    if (cmd[0] && strcmp(cmd, "<command>") != 0) snprintf(see, sizeof see, "inlet %s --help", cmd);
   }
+  if (cli_log_get_format() == CLI_LOG_JSON) {
+    char *fields = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&fields, &len);
+    if (f) {
+      fputs("\"exit_code\":2,\"hint\":", f);
+      if (hint)
+        cli_json_string(f, hint);
+      else
+        fputs("null", f);
+      fputs(",\"help\":", f);
+      cli_json_string(f, see);
+      if (fclose(f) != 0) {
+        free(fields);
+        fields = NULL;
+      }
+    }
+    cli_log("error", "usage_error", fields, "%s", msg);
+    free(fields);
+    return CLI_USAGE;
+  }
+  if (hint)
+    cli_log("error", "usage_error", NULL, "%s; %s", msg, hint);
+  else
+    cli_log("error", "usage_error", NULL, "%s", msg);
+  if (usage) cli_log("error", "usage_error", NULL, "see '%s'", see);
   return CLI_USAGE;
 }
 
@@ -78,9 +100,7 @@ int cli_usage_error(const char *usage, const char *fmt, ...) {
   return rc;
 }
 
-static int usage_hint(const char *usage, const char *hint, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int usage_hint(const char *usage, const char *hint, const char *fmt, ...) {
+int cli_usage_hint(const char *usage, const char *hint, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int rc = usage_v(usage, hint, fmt, ap);
@@ -99,19 +119,33 @@ int cli_exit_code(int inlet_code) {
   }
 }
 
+/* The event name of an exit code's kind. */
+static const char *failure_event(int code) {
+  switch (code) {
+  case CLI_NOT_FOUND: return "not_found";
+  case CLI_CONFLICT: return "conflict";
+  case CLI_CORRUPT: return "corrupt";
+  case CLI_UNSUPPORTED: return "unsupported";
+  case CLI_IO: return "io_error";
+  case CLI_REJECTED: return "rejected";
+  default: return "error";
+  }
+}
+
 int cli_fail(const inlet_error *err) {
-  cli_error("%s", inlet_errmsg(err));
-  return cli_exit_code(err ? err->code : 0);
+  return cli_fail_fmt(err, "%s", inlet_errmsg(err));
 }
 
 int cli_fail_fmt(const inlet_error *err, const char *fmt, ...) {
+  char msg[4096], fields[32];
   va_list ap;
   va_start(ap, fmt);
-  fputs("inlet: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return cli_exit_code(err ? err->code : 0);
+  int code = cli_exit_code(err ? err->code : 0);
+  snprintf(fields, sizeof fields, "\"exit_code\":%d", code);
+  cli_log("error", failure_event(code), fields, "%s", msg);
+  return code;
 }
 
 /* Edit distance of two short strings, a swap of neighbours counting as one
@@ -248,7 +282,7 @@ static int unknown_option(const cli_command *cmd, const char *name, size_t len) 
   const char *near = cli_nearest(word, names, n);
   char hint[160];
   if (near) snprintf(hint, sizeof hint, "did you mean --%s?", near);
-  return usage_hint(cmd->help, near ? hint : NULL, "unknown option '--%.*s'", (int)len, name);
+  return cli_usage_hint(cmd->help, near ? hint : NULL, "unknown option '--%.*s'", (int)len, name);
 }
 
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
@@ -279,7 +313,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
       const cli_opt *o = find_opt(cmd, a + 1, strlen(a + 1));
       char hint[160];
       if (o) snprintf(hint, sizeof hint, "did you mean --%s?", o->name);
-      return usage_hint(cmd->help, o ? hint : NULL, "unknown option '%s'", a);
+      return cli_usage_hint(cmd->help, o ? hint : NULL, "unknown option '%s'", a);
     }
     const char *name = a + 2, *eq = strchr(name, '=');
     size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
@@ -361,6 +395,7 @@ inlet_table_open_options cli_table_options(const cli_args *a) {
 }
 
 int cli_table_open(const cli_args *a, const char *location, inlet_table **out, inlet_error *err) {
+  cli_log_set_table(location);
   inlet_table_open_options o = cli_table_options(a);
   return inlet_table_open_with(out, location, &o, err);
 }

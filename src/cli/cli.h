@@ -120,6 +120,9 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * from the first line of @p usage when given) to stderr; returns CLI_USAGE.
  * The message names the one argument that is wrong. */
 int cli_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a hint after the message ("did you mean ..."). */
+int cli_usage_hint(const char *usage, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Prints "inlet: <err's message>"; returns cli_exit_code(err->code). */
 int cli_fail(const inlet_error *err);
 /* Prints "inlet: <fmt...>" (which should include err's message); returns

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 
 static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
@@ -24,8 +25,8 @@ static void on_group(void *ctx, const inlet_compact_group *g) {
     printf("would compact %s: %lld files, %lld bytes\n", part, (long long)g->n_inputs,
            (long long)g->input_bytes);
   else if (g->status)
-    fprintf(stderr, "inlet: compaction of %s (%lld files) failed: %s\n", part,
-            (long long)g->n_inputs, g->message ? g->message : inlet_strerror(g->status));
+    cli_log("warning", "compaction_group_failed", NULL, "compaction of %s (%lld files) failed: %s",
+            part, (long long)g->n_inputs, g->message ? g->message : inlet_strerror(g->status));
   else
     printf("compacted %s: %lld files (%lld bytes) -> %lld files (%lld bytes), %lld rows, "
            "version %lld\n",

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "log.h"
 
 static const char usage[] =
     "usage: inlet maintain TABLE [--follow] [--interval DURATION] [--compact] [--vacuum]\n"
@@ -125,7 +126,8 @@ static int cmd_maintain(const cli_args *a) {
         rc = cli_fail(&err);
         break;
       }
-      fprintf(stderr, "inlet: maintain: %s (retrying next interval)\n", inlet_errmsg(&err));
+      cli_log("warning", "maintain_retry", NULL, "maintain: %s (retrying next interval)",
+              inlet_errmsg(&err));
       inlet_error_clear(&err);
     }
     if (!follow || stop_flag) break;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 
 static const char usage[] =
     "usage: inlet parquet convert IN OUT --schema 'DDL' [--input-format ndjson|csv]\n"
@@ -34,7 +35,7 @@ typedef struct bad_ctx {
 static int on_bad(void *ctx, const inlet_text_bad_record *b) {
   bad_ctx *c = ctx;
   if (c->count++ < MAX_SHOWN)
-    fprintf(stderr, "inlet: %s:%lld: %s\n", c->path, (long long)b->line, b->reason);
+    cli_log("warning", "bad_record", NULL, "%s:%lld: %s", c->path, (long long)b->line, b->reason);
   return 0;
 }
 
@@ -149,7 +150,7 @@ static int cmd_parquet_convert(const cli_args *a) {
   inlet_text_reader_stats st;
   inlet_text_reader_get_stats(r, &st);
   if (bad.count > MAX_SHOWN)
-    fprintf(stderr, "inlet: %s: %lld more bad records not shown\n", in,
+    cli_log("warning", "bad_records_not_shown", NULL, "%s: %lld more bad records not shown", in,
             (long long)(bad.count - MAX_SHOWN));
   if (bad.count > 0 && !skip_bad) {
     cli_error("%s: %lld bad record%s; %s not written (--skip-bad writes the good rows)", in,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 #include "inlet/scan.h"
 
 static const char usage[] =
@@ -220,8 +221,7 @@ static int cmd_scan(const cli_args *a) {
   char **names = NULL;
   int32_t n_names = 0;
   if (columns && split_columns(&names, &n_names, columns) < 0) {
-    fprintf(stderr, "inlet: out of memory\n");
-    return CLI_FAIL;
+    return cli_error("out of memory");
   }
   if (columns && n_names == 0) {
     free(names ? names[0] : NULL);
@@ -247,8 +247,8 @@ static int cmd_scan(const cli_args *a) {
              tmpdir && *tmpdir ? tmpdir : "/tmp");
     int fd = mkstemp(tmp_output);
     if (fd < 0) {
-      fprintf(stderr, "inlet: cannot create a temporary file for %s: %s\n", output,
-              strerror(errno));
+      cli_log("error", "io_error", "\"exit_code\":7", "cannot create a temporary file for %s: %s",
+              output, strerror(errno));
       tmp_output[0] = '\0';
       rc = CLI_IO;
       goto done;
@@ -267,8 +267,7 @@ static int cmd_scan(const cli_args *a) {
   if (on_time || late) {
     if (!watermark_predicate(split_where, sizeof split_where, s, where, watermark, on_time, late,
                              event_time)) {
-      fprintf(stderr, "inlet: %s\n", split_where);
-      rc = CLI_USAGE;
+      rc = cli_usage_error(usage, "%s", split_where);
       goto done;
     }
     where = split_where;
@@ -283,8 +282,8 @@ static int cmd_scan(const cli_args *a) {
     if (err.code == INLET_EINVAL || err.code == INLET_ENOTFOUND) {
       /* Predicate errors start with "column N:" (a position in --where). */
       bool in_where = where && strncmp(inlet_errmsg(&err), "column ", 7) == 0;
-      fprintf(stderr, "inlet: %s%s\n", in_where ? "--where: " : "--columns: ", inlet_errmsg(&err));
-      rc = CLI_USAGE;
+      rc = cli_usage_error(usage, "%s%s",
+                           in_where ? "--where: " : "--columns: ", inlet_errmsg(&err));
       goto done;
     }
     goto fail;
@@ -296,7 +295,8 @@ static int cmd_scan(const cli_args *a) {
       if (n == 0) break;
     }
     if (output && !(out = fopen(output, "w"))) {
-      fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
+      cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output,
+              strerror(errno));
       rc = CLI_IO;
       goto done;
     }
@@ -309,7 +309,8 @@ static int cmd_scan(const cli_args *a) {
     if (inlet_parquet_writer_open(&pw, output, inlet_scan_schema(sc), &po, &err) < 0) goto fail;
   } else {
     if (output && !(out = fopen(output, "w"))) {
-      fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
+      cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output,
+              strerror(errno));
       rc = CLI_IO;
       goto done;
     }
@@ -332,7 +333,7 @@ done:
   inlet_text_writer_free(tw);
   inlet_parquet_writer_free(pw);
   if (out && out != stdout && fclose(out) != 0 && rc == CLI_OK) {
-    fprintf(stderr, "inlet: cannot write %s: %s\n", output, strerror(errno));
+    cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output, strerror(errno));
     rc = CLI_IO;
   }
   if (url_output && rc == CLI_OK && inlet_location_upload(tmp_output, url_output, NULL, &err) < 0)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 
 const cli_command *const cli_commands[] = {
     &cli_cmd_parquet_schema, &cli_cmd_parquet_meta, &cli_cmd_parquet_cat, &cli_cmd_parquet_convert,
@@ -23,6 +24,9 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_demo,
 };
 const int cli_n_commands = (int)(sizeof cli_commands / sizeof cli_commands[0]);
+
+/* For errors outside any command: their hint is "see 'inlet --help'". */
+#define TOP_USAGE "usage: inlet <command>"
 
 /* The exit codes, one per line, for --help and the man page. */
 static const char *const exit_codes[] = {
@@ -56,7 +60,10 @@ static void overview(FILE *f) {
   fputs("\nOptions:\n"
         "  -h, --help                      show help (also after a command)\n"
         "  help COMMAND                    a command's help; help --man prints the man page\n"
-        "  --version                       print the version\n",
+        "  --version                       print the version\n"
+        "  --log-format text|json          errors, warnings and service events on standard\n"
+        "                                  error as text or JSON lines (any command; also\n"
+        "                                  INLET_LOG_FORMAT)\n",
         f);
   fputs("\nExit codes:\n", f);
   for (int i = 0; i < N_EXIT_CODES; i++)
@@ -133,13 +140,17 @@ static const char *nearest_command(const char *word, const char *group) {
 
 static int unknown_command(const char *word, const char *group) {
   const char *near = nearest_command(word, group);
+  char what[512], hint[512] = "";
   if (group)
-    fprintf(stderr, "inlet: %s: unknown subcommand '%s'", group, word);
+    snprintf(what, sizeof what, "%s: unknown subcommand '%s'", group, word);
   else
-    fprintf(stderr, "inlet: unknown command '%s'", word);
-  if (near) fprintf(stderr, "; did you mean '%s%s%s'?", group ? group : "", group ? " " : "", near);
-  fprintf(stderr, "\ninlet: see 'inlet %s%s--help'\n", group ? group : "", group ? " " : "");
-  return CLI_USAGE;
+    snprintf(what, sizeof what, "unknown command '%s'", word);
+  if (near)
+    snprintf(hint, sizeof hint, "did you mean '%s%s%s'?", group ? group : "", group ? " " : "",
+             near);
+  char usage[256];
+  snprintf(usage, sizeof usage, "usage: inlet %s%s<command>", group ? group : "", group ? " " : "");
+  return near ? cli_usage_hint(usage, hint, "%s", what) : cli_usage_error(usage, "%s", what);
 }
 
 /* roff body text: backslashes escaped, lines that would start a request
@@ -211,11 +222,8 @@ static int help(int argc, char **argv) {
   if (strcmp(argv[0], "--man") == 0) return man_page();
   int words = 0;
   const cli_command *c = find_command(argc, argv, &words);
-  if (c && words < argc) {
-    fprintf(stderr, "inlet: help: unexpected argument '%s'\ninlet: see 'inlet help %s'\n",
-            argv[words], c->name);
-    return CLI_USAGE;
-  }
+  if (c && words < argc)
+    return cli_usage_error(c->help, "help: unexpected argument '%s'", argv[words]);
   if (c) {
     fputs(c->help, stdout);
     return CLI_OK;
@@ -226,10 +234,10 @@ static int help(int argc, char **argv) {
   }
   if (is_group(argv[0])) return unknown_command(argc > 1 ? argv[1] : "", argv[0]);
   const char *near = nearest_command(argv[0], NULL);
-  fprintf(stderr, "inlet: help: unknown command '%s'", argv[0]);
-  if (near) fprintf(stderr, "; did you mean '%s'?", near);
-  fputs("\ninlet: see 'inlet --help'\n", stderr);
-  return CLI_USAGE;
+  char hint[256];
+  snprintf(hint, sizeof hint, "did you mean '%s'?", near ? near : "");
+  return near ? cli_usage_hint(TOP_USAGE, hint, "help: unknown command '%s'", argv[0])
+              : cli_usage_error(TOP_USAGE, "help: unknown command '%s'", argv[0]);
 }
 
 static int run(int argc, char **argv) {
@@ -248,8 +256,9 @@ static int run(int argc, char **argv) {
   if (!c) {
     if (!is_group(cmd)) return unknown_command(cmd, NULL);
     if (argc < 2) {
-      fprintf(stderr, "inlet: %s: missing subcommand\ninlet: see 'inlet %s --help'\n", cmd, cmd);
-      return CLI_USAGE;
+      char usage[128];
+      snprintf(usage, sizeof usage, "usage: inlet %s <command>", cmd);
+      return cli_usage_error(usage, "%s: missing subcommand", cmd);
     }
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
       group_help(stdout, cmd);
@@ -257,6 +266,7 @@ static int run(int argc, char **argv) {
     }
     return unknown_command(argv[1], cmd);
   }
+  cli_log_set_command(c->name);
   cli_args a;
   int rc = cli_parse(c, argc - (words - 1), argv + (words - 1), &a);
   if (rc == CLI_OK) rc = c->run(&a);
@@ -264,11 +274,43 @@ static int run(int argc, char **argv) {
   return rc;
 }
 
+/* --log-format FORMAT (or =FORMAT) anywhere on the line, for every command:
+ * taken out of argv before the command parses its own options. */
+static int take_log_format(int *argc, char **argv) {
+  const char *env = getenv("INLET_LOG_FORMAT");
+  if (env && *env && !cli_log_set_format(env))
+    return cli_usage_error(TOP_USAGE, "INLET_LOG_FORMAT: '%s' is neither text nor json", env);
+  int out = 1;
+  for (int i = 1; i < *argc; i++) {
+    const char *v = NULL;
+    if (strcmp(argv[i], "--") == 0) {
+      while (i < *argc)
+        argv[out++] = argv[i++];
+      break;
+    }
+    if (strcmp(argv[i], "--log-format") == 0) {
+      if (i + 1 >= *argc) return cli_usage_error(TOP_USAGE, "--log-format needs text or json");
+      v = argv[++i];
+    } else if (strncmp(argv[i], "--log-format=", 13) == 0) {
+      v = argv[i] + 13;
+    } else {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (!cli_log_set_format(v))
+      return cli_usage_error(TOP_USAGE, "--log-format: '%s' is neither text nor json", v);
+  }
+  *argc = out;
+  argv[out] = NULL;
+  return CLI_OK;
+}
+
 int main(int argc, char **argv) {
-  int rc;
-  if (argc < 2) {
-    fputs("inlet: missing command\ninlet: see 'inlet --help'\n", stderr);
-    rc = CLI_USAGE;
+  int rc = take_log_format(&argc, argv);
+  if (rc != CLI_OK) {
+    /* reported */
+  } else if (argc < 2) {
+    rc = cli_usage_error(TOP_USAGE, "missing command");
   } else {
     rc = run(argc - 1, argv + 1);
   }

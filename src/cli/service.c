@@ -21,6 +21,7 @@
  * the end.
  */
 #include "service.h"
+#include "log.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -379,9 +380,11 @@ int cli_service_start(cli_service **out, const cli_service_options *o, char *err
       inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&sa)->sin6_addr, host, sizeof host);
     else
       inet_ntop(AF_INET, &((struct sockaddr_in *)&sa)->sin_addr, host, sizeof host);
-    fprintf(stderr, "inlet: metrics on http://%s%s%s:%u/metrics, health on /healthz\n",
-            v6 ? "[" : "", host, v6 ? "]" : "", info ? (unsigned)info->port : 0u);
-    fflush(stderr);
+    char fields[128];
+    snprintf(fields, sizeof fields, "\"port\":%u", info ? (unsigned)info->port : 0u);
+    cli_log("info", "metrics_listening", fields,
+            "metrics on http://%s%s%s:%u/metrics, health on /healthz", v6 ? "[" : "", host,
+            v6 ? "]" : "", info ? (unsigned)info->port : 0u);
   }
   *out = s;
   return 0;
