@@ -30,7 +30,10 @@ enum {
   INLET_EEXISTS = -7,      /**< the object already exists (put-if-absent lost) */
   INLET_ECONFLICT = -8,    /**< a concurrent commit conflicts with this one */
   INLET_ELIMIT = -9,       /**< a configured or hard limit was exceeded */
-  INLET_EINTERNAL = -10    /**< a bug in inlet; please report it */
+  INLET_EINTERNAL = -10,   /**< a bug in inlet; please report it */
+  INLET_EREJECTED = -11    /**< more input records were rejected than the run allows
+                                (ingest/append max_rejected); what was accepted before
+                                the limit is committed */
 };
 
 /** Capacity of inlet_error.message, including the terminating NUL. */

@@ -141,6 +141,13 @@
 extern "C" {
 #endif
 
+/** What an ingester does with a record's fields that the table schema lacks. */
+typedef enum inlet_schema_evolution {
+  INLET_SCHEMA_EVOLUTION_REJECT = 0, /* the record is rejected (dead letter naming the field) */
+  INLET_SCHEMA_EVOLUTION_IGNORE,     /* the field is dropped and counted */
+  INLET_SCHEMA_EVOLUTION_ADD         /* the table gains the column (not implemented yet) */
+} inlet_schema_evolution;
+
 typedef enum inlet_late_policy {
   INLET_LATE_KEEP = 0, /* write with the other rows, flagged and counted */
   INLET_LATE_DROP,     /* count only */
@@ -184,6 +191,9 @@ typedef struct inlet_ingest_progress {
   int64_t conflicts;        /* batch commits lost to a concurrent writer and redone */
   int64_t batch_latency_ms; /* BATCH: from the arrival of the batch's first record to its
                                commit; -1 in other events */
+  /* Version 4: unknown fields dropped (schema_evolution IGNORE) from the records
+   * committed by this run. */
+  int64_t ignored_fields;
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);
@@ -247,18 +257,41 @@ typedef struct inlet_ingest_options {
    * this many bytes is a bad record ("record exceeds the N-byte limit", its first N bytes
    * in the dead letter, "truncated":true); 0: 16 MiB. */
   int64_t max_record_bytes;
+  /* Version 4 (docs/INGEST.md "Unknown fields and types"): a record's fields that are not
+   * in the table schema. REJECT (the default): the record is a bad record (dead letter
+   * naming the field). IGNORE: the fields are dropped and counted (progress.ignored_fields,
+   * commitInfo.operationMetrics.numIgnoredFields). ADD is not implemented yet
+   * (INLET_EUNSUPPORTED). `strict` set forces REJECT. */
+  inlet_schema_evolution schema_evolution;
+  /* The lenient conversions of include/inlet/text.h (a number or boolean into a string
+   * column, "42" into an integer column, ...); default false: the strict table
+   * (inlet_text_reader_options.strict_types). */
+  bool coerce;
+  /* Stop with INLET_EREJECTED when the run has rejected more than max_rejected records
+   * (-1: no limit; 0: none allowed), at the record past the limit: the batch up to and
+   * including it is committed first (its accepted rows in the table, its rejected records
+   * in the dead letters), so a rerun goes on after it and nothing is lost or duplicated. */
+  int64_t max_rejected;
+  /* Stop with INLET_EREJECTED when, at the commit of a batch, the run's rejected records
+   * are more than this percentage of the run's records (committed batches; -1: no limit).
+   * Checked after each commit, so what was accepted is committed. */
+  double max_rejected_pct;
 } inlet_ingest_options;
 
 /* 2: the fields from kafka_group on (and inlet_ingest_progress.status); a version-1
  * struct, which ends before them, is still accepted, and its caller's progress struct is
  * filled only up to status. 3: the same options; the progress struct gained conflicts and
- * batch_latency_ms (a version-2 caller's is filled up to status). */
-#define INLET_INGEST_OPTIONS_VERSION 3
+ * batch_latency_ms (a version-2 caller's is filled up to status). 4: the fields from
+ * schema_evolution on (and inlet_ingest_progress.ignored_fields); a version-1 to -3 struct
+ * gets IGNORE (REJECT with strict) and coerce, their earlier behaviour, and a version-3
+ * caller's progress struct is filled up to ignored_fields. */
+#define INLET_INGEST_OPTIONS_VERSION 4
 #define INLET_INGEST_OPTIONS_INIT                                                                  \
   {                                                                                                \
     INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL, false,     \
         NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0, NULL,    \
-        NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL, 0                        \
+        NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL, 0,                       \
+        INLET_SCHEMA_EVOLUTION_REJECT, false, -1, -1.0                                             \
   }
 
 /**

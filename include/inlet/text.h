@@ -121,14 +121,21 @@ typedef struct inlet_text_reader_options {
   /* Version 2: */
   inlet_text_row_check_fn row_check; /* NULL: no check */
   void *row_check_ctx;
+  /* Version 3: JSON scalars only in the strict forms of "Value conversions" above
+   * (what `inlet ingest` and `inlet append` do unless --coerce): no number or
+   * boolean into a string column (nor an object or array into a non-json one), no
+   * string into an integer, floating (but "NaN", "Infinity", "-Infinity"),
+   * boolean column, no numeric string into a date, time or timestamp column.
+   * Default false: every conversion listed above. CSV cells are text either way. */
+  bool strict_types;
 } inlet_text_reader_options;
 
-/* Version 1 (without row_check) is still accepted. */
-#define INLET_TEXT_READER_OPTIONS_VERSION 2
+/* Versions 1 (without row_check) and 2 (without strict_types) are still accepted. */
+#define INLET_TEXT_READER_OPTIONS_VERSION 3
 #define INLET_TEXT_READER_OPTIONS_INIT                                                             \
   {                                                                                                \
     INLET_TEXT_READER_OPTIONS_VERSION, INLET_TEXT_NDJSON, 65536, 64 * 1024 * 1024,                 \
-        16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL, NULL, NULL               \
+        16 * 1024 * 1024, false, INLET_EPOCH_AUTO, ',', true, NULL, NULL, NULL, NULL, false        \
   }
 
 typedef struct inlet_text_reader inlet_text_reader;
@@ -190,6 +197,11 @@ typedef struct inlet_text_reader_stats {
 
 INLET_API void inlet_text_reader_get_stats(const inlet_text_reader *r,
                                            inlet_text_reader_stats *out);
+
+/** Unknown fields (NDJSON keys, and CSV cells under a header column not in the
+ * schema) skipped without strict in the records that became rows, over the
+ * reader's life. Records rejected for another reason do not count. */
+INLET_API int64_t inlet_text_reader_ignored_fields(const inlet_text_reader *r);
 
 /* ---- export ------------------------------------------------------------ */
 

@@ -26,6 +26,10 @@ typedef enum text_tok { TOK_STRING, TOK_NUMBER, TOK_BOOL, TOK_TEXT } text_tok;
 typedef struct text_conv {
   inlet_epoch_unit epoch_unit;
   bool strict;
+  bool strict_types;     /* JSON scalars only in the forms of the strict coercion table
+                            (include/inlet/text.h): no numbers or booleans into strings,
+                            no strings into numbers, booleans or epoch columns */
+  int64_t rec_ignored;   /* unknown fields skipped (not strict) in the current record */
   const char *field;     /* top-level field being converted, for messages */
   const char *rec_start; /* start of the JSON text, for error columns (or NULL) */
   char reason[384];

@@ -432,11 +432,55 @@ static const char *kind_name(text_tok k) {
   }
 }
 
+/* The strict coercion table (include/inlet/text.h, docs/INGEST.md "Types"):
+ * whether a JSON scalar of @p kind is accepted by a column of type @p t
+ * without coercion. Strings are text, numbers are numbers: a string only
+ * reaches a numeric or boolean column, and a number or boolean only a string
+ * column, when coercing. Temporal columns take their ISO text or an epoch
+ * number, not an epoch in a string; decimals also take their exact digits in
+ * a string, and floating columns the names "NaN", "Infinity", "-Infinity"
+ * (which JSON numbers cannot spell). */
+static bool strict_accepts(const inlet_type *t, text_tok kind, const char *s, size_t n) {
+  switch (t->id) {
+  case INLET_TYPE_BOOL: return kind == TOK_BOOL;
+  case INLET_TYPE_INT8:
+  case INLET_TYPE_INT16:
+  case INLET_TYPE_INT32:
+  case INLET_TYPE_INT64:
+  case INLET_TYPE_UINT8:
+  case INLET_TYPE_UINT16:
+  case INLET_TYPE_UINT32:
+  case INLET_TYPE_UINT64: return kind == TOK_NUMBER;
+  case INLET_TYPE_FLOAT:
+  case INLET_TYPE_DOUBLE:
+    return kind == TOK_NUMBER || (kind == TOK_STRING && is_special_number(s, n));
+  case INLET_TYPE_DECIMAL: return kind == TOK_NUMBER || kind == TOK_STRING;
+  case INLET_TYPE_STRING:
+  case INLET_TYPE_BINARY:
+  case INLET_TYPE_FIXED_BINARY: return kind == TOK_STRING;
+  case INLET_TYPE_DATE:
+  case INLET_TYPE_TIMESTAMP:
+    return kind == TOK_NUMBER || (kind == TOK_STRING && !looks_numeric(s, n));
+  case INLET_TYPE_TIME:
+    return kind == TOK_NUMBER || (kind == TOK_STRING && n > 0 && memchr(s, ':', n) != NULL);
+  default: return true; /* nested types: the converter explains */
+  }
+}
+
 int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_tok kind,
                        const char *s, size_t n, bool bval) {
   char ex[48];
   const inlet_type *t = &f->type;
   int rc;
+  if (c->strict_types && kind != TOK_TEXT && !strict_accepts(t, kind, s, n)) {
+    char tn[128];
+    inlet_field_type_name(f, tn, sizeof tn);
+    if (kind == TOK_BOOL)
+      return text_bad(c, "%s column does not accept a boolean (%s) without coercion", tn,
+                      bval ? "true" : "false");
+    return text_bad(c, "%s column does not accept %s \"%s\" without coercion", tn, kind_name(kind),
+                    excerpt(ex, s, n));
+  }
   if (kind == TOK_TEXT && t->id != INLET_TYPE_STRING && t->id != INLET_TYPE_BINARY) trim(&s, &n);
   switch (t->id) {
   case INLET_TYPE_BOOL: {

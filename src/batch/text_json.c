@@ -415,8 +415,13 @@ static int json_list(text_conv *c, inlet_array *a, const inlet_field *f, const c
 /* One map entry: key text already read (JSON object form). */
 static int map_entry(text_conv *c, inlet_array *entries, const inlet_field *ef, const char *k,
                      size_t kn, bool key_is_string, const char **p, const char *end, int depth) {
-  TRY(text_append_scalar(c, &entries->children[0], &ef->children[0],
-                         key_is_string ? TOK_STRING : TOK_TEXT, k, kn, false));
+  /* JSON object keys are always strings: a map's keys of any type come as their text. */
+  bool strict_types = c->strict_types;
+  c->strict_types = false;
+  int krc = text_append_scalar(c, &entries->children[0], &ef->children[0],
+                               key_is_string ? TOK_STRING : TOK_TEXT, k, kn, false);
+  c->strict_types = strict_types;
+  TRY(krc);
   TRY(text_json_value(c, &entries->children[1], &ef->children[1], p, end, depth + 1));
   return inlet_array_append_struct_entry(entries, &c->err);
 }
@@ -484,6 +489,11 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
    * an array's text (Spark's JSON reader does the same for StringType). */
   if (f->type.id == INLET_TYPE_STRING && ch != 'n' &&
       (f->type.ext == INLET_EXT_JSON || ch == '{' || ch == '[')) {
+    if (c->strict_types && f->type.ext != INLET_EXT_JSON)
+      return text_bad(c,
+                      "expected a JSON string for a string column, found a JSON %s "
+                      "(converted to its JSON text only when coercing)",
+                      ch == '{' ? "object" : "array");
     const char *start = *p;
     TRY(skip_value(c, p, end, depth));
     if (!inlet_utf8_valid((const uint8_t *)start, (size_t)(*p - start)))
@@ -591,6 +601,7 @@ static int json_object_into_struct(text_conv *c, inlet_array *a, const inlet_fie
           return text_bad(c, "unknown struct field \"%s\"", nm);
         }
         TRY(skip_value(c, p, end, depth + 1));
+        c->rec_ignored++;
       } else {
         if (a->children[fi].length > row)
           return text_bad(c, "duplicate key \"%s\"", f->children[fi].name);
@@ -618,6 +629,7 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
   const char *p = s, *end = s + n;
   c->field = NULL;
   c->rec_start = s;
+  c->rec_ignored = 0;
   skip_ws(&p, end);
   if (p >= end || *p != '{') return syntax(c, p, "a record must be a JSON object");
   p++;
@@ -673,6 +685,7 @@ int text_json_row(text_conv *c, const inlet_schema *schema, const text_field_ind
           return text_bad(c, "unknown field \"%s\"", nm);
         }
         TRY(skip_value(c, &p, end, 1));
+        c->rec_ignored++;
       } else {
         c->field = schema->fields[fi].name;
         if (columns[fi].length > row) return text_bad(c, "duplicate key");

@@ -43,6 +43,7 @@ struct inlet_text_reader {
   int64_t records;
   int64_t rows;
   int64_t bad;
+  int64_t ignored_fields;   /* unknown fields skipped in the records that became rows */
   bool skipping;            /* inside an oversize record, discarding up to its end */
   size_t scan;              /* CSV: how far the current record has been scanned */
   text_csv_state csv_state; /* CSV scan state at `scan` */
@@ -73,7 +74,7 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   *out = NULL;
   inlet_text_reader_options def = INLET_TEXT_READER_OPTIONS_INIT;
   const inlet_text_reader_options *o = options ? options : &def;
-  FAIL_IF(o->version != INLET_TEXT_READER_OPTIONS_VERSION && o->version != 1, err, INLET_EINVAL,
+  FAIL_IF(o->version < 1 || o->version > INLET_TEXT_READER_OPTIONS_VERSION, err, INLET_EINVAL,
           "text reader: unknown options version %d", o->version);
   FAIL_IF(o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV, err, INLET_EINVAL,
           "text reader: format must be ndjson or csv");
@@ -83,6 +84,8 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   r->fd = -1;
   if (o->version == 1) /* a version-1 struct ends before row_check */
     memcpy(&r->opt, o, offsetof(inlet_text_reader_options, row_check));
+  else if (o->version == 2) /* a version-2 struct ends before strict_types */
+    memcpy(&r->opt, o, offsetof(inlet_text_reader_options, strict_types));
   else
     r->opt = *o;
   if (r->opt.max_batch_rows <= 0) r->opt.max_batch_rows = 65536;
@@ -91,6 +94,7 @@ static int reader_new(inlet_text_reader **out, const inlet_schema *schema,
   if (!r->opt.csv_delimiter) r->opt.csv_delimiter = ',';
   r->conv.epoch_unit = r->opt.epoch_unit;
   r->conv.strict = r->opt.strict;
+  r->conv.strict_types = r->opt.strict_types;
   int rc = inlet_schema_copy(&r->schema, schema, err);
   if (rc == 0 && text_field_index_new(&r->idx, &r->schema) < 0)
     rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -173,6 +177,10 @@ void inlet_text_reader_get_stats(const inlet_text_reader *r, inlet_text_reader_s
   out->rows = r->rows;
   out->bad_records = r->bad;
   out->bytes = r->base_offset + (int64_t)r->start;
+}
+
+int64_t inlet_text_reader_ignored_fields(const inlet_text_reader *r) {
+  return r->ignored_fields;
 }
 
 /* Reads more input after data[end]. Returns 1 if bytes arrived, 0 at EOF. */
@@ -486,6 +494,7 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
   int rc;
   int32_t i = 0;
   c->field = NULL;
+  c->rec_ignored = 0;
   while ((rc = next_cell(c, &p, end, r->opt.csv_delimiter, &more, &r->cell, &cl)) == 1) {
     int32_t fi = r->map ? (i < r->n_map ? r->map[i] : -2) : (i < r->schema.n_fields ? i : -2);
     i++;
@@ -494,7 +503,10 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
       return text_bad(c, "record has more than %d fields",
                       (int)(r->map ? r->n_map : r->schema.n_fields));
     }
-    if (fi < 0) continue;
+    if (fi < 0) {
+      c->rec_ignored++;
+      continue;
+    }
     const inlet_field *f = &r->schema.fields[fi];
     c->field = f->name;
     if (cl.n == 0 &&
@@ -540,10 +552,16 @@ static int convert(inlet_text_reader *r, inlet_batch *b, const char *s, size_t n
     rc = text_json_row(&r->conv, &r->schema, r->idx, b->columns, b->num_rows, s, n);
   if (rc == 0) {
     b->num_rows++;
-    if (!r->opt.row_check) return 0;
+    if (!r->opt.row_check) {
+      r->ignored_fields += r->conv.rec_ignored;
+      return 0;
+    }
     inlet_error e = INLET_ERROR_INIT;
     rc = r->opt.row_check(r->opt.row_check_ctx, b, b->num_rows - 1, &e);
-    if (rc == 0) return 0;
+    if (rc == 0) {
+      r->ignored_fields += r->conv.rec_ignored;
+      return 0;
+    }
     b->num_rows--;
     if (rc == INLET_EINVAL)
       snprintf(r->conv.reason, sizeof r->conv.reason, "%s", inlet_errmsg(&e));

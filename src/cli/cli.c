@@ -115,6 +115,7 @@ int cli_exit_code(int inlet_code) {
   case INLET_ECORRUPT: return CLI_CORRUPT;
   case INLET_EUNSUPPORTED: return CLI_UNSUPPORTED;
   case INLET_EIO: return CLI_IO;
+  case INLET_EREJECTED: return CLI_REJECTED;
   default: return CLI_FAIL;
   }
 }
@@ -130,6 +131,29 @@ static const char *failure_event(int code) {
   case CLI_REJECTED: return "rejected";
   default: return "error";
   }
+}
+
+int cli_parse_max_rejected(const char *s, int64_t *n, double *pct) {
+  size_t len = strlen(s);
+  char *end = NULL;
+  if (len == 0 || len > 30) return -1;
+  for (size_t i = 0; i < len; i++) /* plain decimal digits, a point only before a '%' */
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] == '.' && s[len - 1] == '%') ||
+          (s[i] == '%' && i == len - 1)))
+      return -1;
+  errno = 0;
+  if (s[len - 1] == '%') {
+    double v = strtod(s, &end);
+    if (errno || end != s + len - 1 || !(v >= 0 && v <= 100)) return -1;
+    *pct = v;
+    *n = -1;
+    return 0;
+  }
+  long long v = strtoll(s, &end, 10);
+  if (errno || *end || v < 0) return -1;
+  *n = v;
+  *pct = -1;
+  return 0;
 }
 
 int cli_fail(const inlet_error *err) {

@@ -28,9 +28,13 @@ enum {
   CLI_CORRUPT = 5,     /* a table or file violates its format, or input is invalid */
   CLI_UNSUPPORTED = 6, /* the table or file uses a feature inlet does not implement */
   CLI_IO = 7,          /* operating-system I/O or network failure */
-  CLI_REJECTED = 8,    /* reserved: rejected records above --max-rejected */
+  CLI_REJECTED = 8,    /* rejected records above --max-rejected (ingest, append) */
   CLI_HELP_SHOWN = -1
 };
+
+/* --max-rejected N|P%: a count (*pct = -1) or a percentage 0..100 (*n = -1).
+ * Returns 0, or -1 when @p s is neither. */
+int cli_parse_max_rejected(const char *s, int64_t *n, double *pct);
 
 /* The exit code for an INLET_E* code (CLI_FAIL for 0 and the rest). */
 int cli_exit_code(int inlet_code);

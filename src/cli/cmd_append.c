@@ -1,9 +1,13 @@
 /*
  * `inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]
+ *  [--max-rejected N|P%] [--schema-evolution reject|ignore] [--coerce]
  *  [--compression C] [--expected-version N] [--app-id ID --app-version N]`:
  * converts the input files to the table schema and commits their rows as
  * one transaction. The format defaults from each file's extension (.csv,
  * .parquet, anything else NDJSON; "-" is standard input as NDJSON).
+ * Unknown fields and type conversions follow ingest's rules (docs/INGEST.md
+ * "Unknown fields and types"); since the append is one transaction, a
+ * rejected-records limit exceeded commits nothing (exit 8).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +19,16 @@ static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none]\n"
     "                    [--expected-version N] [--app-id ID --app-version N] [--single-writer]\n"
+    "                    [--schema-evolution reject|ignore] [--coerce] [--max-rejected N|P%]\n"
     "Appends the rows of FILEs (converted to the table schema) as one atomic commit.\n"
     "  --format F          input format (default: by extension, else ndjson)\n"
     "  --skip-bad          skip records that do not convert (default: fail)\n"
+    "  --max-rejected N|P% skip bad records while at most N of them (or P% of all the\n"
+    "                      records) are bad; above that nothing is committed (exit 8)\n"
+    "  --schema-evolution reject|ignore  a field the table lacks makes the record bad\n"
+    "                      (reject, default) or is dropped and counted (ignore)\n"
+    "  --coerce            numbers/booleans into string columns, numeric strings into\n"
+    "                      number, boolean and epoch columns (default: bad records)\n"
     "  --compression C     data file codec (default snappy)\n"
     "  --expected-version N  commit only if the table is still at version N (else a conflict)\n"
     "  --app-id ID --app-version N  record a txn action (exactly-once "
@@ -27,11 +38,17 @@ typedef struct bad_ctx {
   bool skip;
   const char *file;
   int64_t count;
+  int64_t before;       /* bad records of the files before this one */
+  int64_t max_rejected; /* -1: none */
 } bad_ctx;
 
 static int on_bad(void *ctx, const inlet_text_bad_record *bad) {
   bad_ctx *b = ctx;
   b->count++;
+  if (b->max_rejected >= 0 && b->before + b->count > b->max_rejected) {
+    fprintf(stderr, "inlet: %s line %lld: %s\n", b->file, (long long)bad->line, bad->reason);
+    return 1;
+  }
   if (b->skip) {
     if (b->count <= 10)
       fprintf(stderr, "inlet: %s line %lld: skipped bad record: %s\n", b->file,
@@ -136,6 +153,9 @@ static const cli_opt opts[] = {
     CLI_OPT_INT("app-version", INT64_MIN, INT64_MAX),
     CLI_OPT_FLAG("skip-bad"),
     CLI_OPT_FLAG("single-writer"),
+    CLI_OPT_STRING("schema-evolution"),
+    CLI_OPT_FLAG("coerce"),
+    CLI_OPT_STRING("max-rejected"),
 };
 
 static int cmd_append(const cli_args *a) {
@@ -149,6 +169,28 @@ static int cmd_append(const cli_args *a) {
   if (n_pos < 2) return cli_usage_error(usage, "append: need TABLE and at least one FILE");
   if ((app_id == NULL) != !has_app_version)
     return cli_usage_error(usage, "append: --app-id and --app-version go together");
+  const char *evolution = cli_string(a, "schema-evolution"),
+             *max_rejected = cli_string(a, "max-rejected");
+  bool ignore_unknown = false, coerce = cli_flag(a, "coerce");
+  if (evolution) {
+    if (strcmp(evolution, "ignore") == 0)
+      ignore_unknown = true;
+    else if (strcmp(evolution, "add") == 0) {
+      cli_error("append: --schema-evolution add (new columns from records) is not implemented "
+                "yet; use reject or ignore");
+      return CLI_UNSUPPORTED;
+    } else if (strcmp(evolution, "reject") != 0)
+      return cli_usage_error(usage, "append: bad --schema-evolution '%s' (reject, ignore)",
+                             evolution);
+  }
+  int64_t max_n = -1;
+  double max_pct = -1;
+  if (max_rejected && cli_parse_max_rejected(max_rejected, &max_n, &max_pct) < 0)
+    return cli_usage_error(usage, "append: bad --max-rejected '%s' (a count N or a percentage P%%)",
+                           max_rejected);
+  if (max_rejected && skip_bad)
+    return cli_usage_error(usage, "append: --skip-bad skips every bad record; --max-rejected "
+                                  "bounds them: not both");
   inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
   inlet_error err = INLET_ERROR_INIT;
   if (compression && inlet_compression_parse(&ao.compression, compression, &err) < 0)
@@ -167,7 +209,9 @@ static int cmd_append(const cli_args *a) {
   inlet_table_writer *w = NULL;
   inlet_schema ts;
   inlet_schema_init(&ts);
-  int64_t rows = 0, version = -1, bad = 0;
+  int64_t rows = 0, version = -1, bad = 0, ignored = 0, records = 0;
+  char metrics[128] = "{}";
+  ao.extra_metrics_json = metrics; /* read at commit */
   if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0 ||
       inlet_schema_copy(&ts, inlet_snapshot_schema(s), &err) < 0 ||
       inlet_table_writer_open(&w, t, &ao, &err) < 0) {
@@ -185,9 +229,12 @@ static int cmd_append(const cli_args *a) {
       }
       continue;
     }
-    bad_ctx bc = {skip_bad, path, 0};
+    /* A percentage is judged over all the records at the end: skip meanwhile. */
+    bad_ctx bc = {skip_bad || max_pct >= 0 || max_n >= 0, path, 0, bad, max_n};
     inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
     ro.format = is_csv ? INLET_TEXT_CSV : INLET_TEXT_NDJSON;
+    ro.strict = !ignore_unknown;
+    ro.strict_types = !coerce;
     ro.on_bad_record = on_bad;
     ro.ctx = &bc;
     if (inlet_snapshot_num_partition_columns(s) > 0) {
@@ -203,8 +250,17 @@ static int cmd_append(const cli_args *a) {
     memset(&b, 0, sizeof b);
     for (;;) {
       if (inlet_text_reader_next(r, &b, &err) < 0) {
+        if (max_n >= 0 && bad + bc.count > max_n) {
+          cli_error("append: %lld records rejected, more than --max-rejected %lld; nothing "
+                    "committed",
+                    (long long)(bad + bc.count), (long long)max_n);
+          rc = CLI_REJECTED;
+          break;
+        }
         rc = cli_fail_fmt(&err, "%s: %s%s", path, inlet_errmsg(&err),
-                          skip_bad ? "" : " (use --skip-bad to skip bad records)");
+                          skip_bad || max_rejected ? ""
+                                                   : " (use --skip-bad or --max-rejected to "
+                                                     "skip bad records)");
         break;
       }
       if (b.num_rows == 0) break;
@@ -215,16 +271,31 @@ static int cmd_append(const cli_args *a) {
       rows += b.num_rows;
     }
     bad += bc.count;
+    ignored += inlet_text_reader_ignored_fields(r);
+    inlet_text_reader_stats st;
+    inlet_text_reader_get_stats(r, &st);
+    records += st.records;
     inlet_batch_reset(&b);
     inlet_text_reader_free(r);
     if (rc) goto done;
   }
+  if (max_pct >= 0 && records > 0 && (double)bad * 100.0 > max_pct * (double)records) {
+    cli_error("append: %lld of %lld records rejected, more than --max-rejected %g%%; nothing "
+              "committed",
+              (long long)bad, (long long)records, max_pct);
+    rc = CLI_REJECTED;
+    goto done;
+  }
+  snprintf(metrics, sizeof metrics, "{\"numRejectedRows\":\"%lld\",\"numIgnoredFields\":\"%lld\"}",
+           (long long)bad, (long long)ignored);
   if (inlet_table_writer_commit(w, &version, &err) < 0) {
     rc = cli_fail(&err);
     goto done;
   }
   printf("appended %lld rows to %s as version %lld", (long long)rows, pos[0], (long long)version);
   if (bad) printf(" (%lld bad records skipped)", (long long)bad);
+  if (ignored)
+    printf(" (%lld unknown field%s ignored)", (long long)ignored, ignored == 1 ? "" : "s");
   printf("\n");
 done:
   inlet_table_writer_free(w);

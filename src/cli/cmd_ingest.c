@@ -18,7 +18,8 @@ static const char usage[] =
     "                    [--max-record-bytes B]\n"
     "                    [--final] [--allow-gaps]\n"
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
-    "                    [--late-policy keep|drop|route:TABLE] [--strict]\n"
+    "                    [--late-policy keep|drop|route:TABLE]\n"
+    "                    [--schema-evolution reject|ignore] [--coerce] [--max-rejected N|P%]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none] [--quiet] [--json]\n"
     "                    [--create-schema 'DDL'] [--single-writer]\n"
     "                    [--group NAME] [--kafka-property KEY=VALUE]...\n"
@@ -73,6 +74,17 @@ static const char usage[] =
     "  --summary-interval DUR  without a terminal (a service log), a one-line summary this\n"
     "                   often (default 1m; 0: none), besides the start, the end and every\n"
     "                   change of what the source waits for (reconnects, pauses, resumes)\n"
+    "Records are never silently reshaped (docs/INGEST.md \"Unknown fields and types\"):\n"
+    "  --schema-evolution reject  (default) a record with a field the table lacks is a bad\n"
+    "                   record naming the field (--strict is the same)\n"
+    "  --schema-evolution ignore  such fields are dropped and counted (summary, --json\n"
+    "                   \"ignored_fields\", commitInfo numIgnoredFields)\n"
+    "  --coerce         also convert numbers and booleans into string columns, numeric\n"
+    "                   strings into number, boolean and epoch columns (default: rejected)\n"
+    "  --max-rejected N stop with exit code 8 once more than N records of the run were\n"
+    "                   rejected: the batch up to that record is committed first\n"
+    "  --max-rejected P%  stop with exit code 8 when, at a commit, more than P% of the\n"
+    "                   run's records were rejected (that batch is committed)\n"
     "--app-id names the table's progress record for this source (default: derived from\n"
     "the source; recommended in production). Without it, a source the table already\n"
     "tracks under another id (same Redis stream name, same file) is refused.\n"
@@ -161,12 +173,14 @@ static void json_event(const inlet_ingest_progress *p) {
   printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
          "\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,\"bytes\":%lld,"
          "\"version\":%lld,\"batch_rows\":%lld,\"lag_ms\":%lld,\"lag_bytes\":%lld,"
-         "\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld,\"conflicts\":%lld",
+         "\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld,\"conflicts\":%lld,"
+         "\"ignored_fields\":%lld",
          names[p->event], (long long)p->batches, (long long)p->rows, (long long)p->late_rows,
          (long long)p->dropped_rows, (long long)p->routed_rows, (long long)p->rejected,
          (long long)p->bytes, (long long)p->last_version, (long long)p->batch_rows,
          (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
-         (long long)p->elapsed_ms, (long long)p->gaps, (long long)p->conflicts);
+         (long long)p->elapsed_ms, (long long)p->gaps, (long long)p->conflicts,
+         (long long)p->ignored_fields);
   if (p->batch_latency_ms >= 0)
     printf(",\"batch_latency_ms\":%lld", (long long)p->batch_latency_ms);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);
@@ -253,6 +267,9 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("stall-limit"),
     CLI_OPT_FLAG("notify"),
     CLI_OPT_STRING("summary-interval"),
+    CLI_OPT_STRING("schema-evolution"),
+    CLI_OPT_FLAG("coerce"),
+    CLI_OPT_STRING("max-rejected"),
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -340,6 +357,26 @@ static int cmd_ingest(const cli_args *a) {
   }
   if (compression && inlet_compression_parse(&o.compression, compression, &err) < 0)
     return cli_usage_error(usage, "ingest: --compression: %s", inlet_errmsg(&err));
+  const char *evolution = cli_string(a, "schema-evolution"),
+             *max_rejected = cli_string(a, "max-rejected");
+  if (evolution) {
+    if (strcmp(evolution, "reject") == 0)
+      o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
+    else if (strcmp(evolution, "ignore") == 0)
+      o.schema_evolution = INLET_SCHEMA_EVOLUTION_IGNORE;
+    else if (strcmp(evolution, "add") == 0)
+      o.schema_evolution = INLET_SCHEMA_EVOLUTION_ADD; /* refused by the ingester */
+    else
+      return cli_usage_error(usage, "ingest: bad --schema-evolution '%s' (reject, ignore)",
+                             evolution);
+    if (strict && o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT)
+      return cli_usage_error(usage, "ingest: --strict is --schema-evolution reject");
+  }
+  o.coerce = cli_flag(a, "coerce");
+  if (max_rejected &&
+      cli_parse_max_rejected(max_rejected, &o.max_rejected, &o.max_rejected_pct) < 0)
+    return cli_usage_error(usage, "ingest: bad --max-rejected '%s' (a count N or a percentage P%%)",
+                           max_rejected);
 
   const char *metrics_listen = cli_string(a, "metrics-listen"),
              *stall_limit = cli_string(a, "stall-limit");
@@ -399,7 +436,14 @@ static int cmd_ingest(const cli_args *a) {
   inlet_table_free(t);
   inlet_schema_reset(&schema);
   if (u.line_shown) fputc('\n', stderr);
-  if (rc < 0) return cli_fail(&err);
+  if (rc < 0) {
+    if (rc == INLET_EREJECTED && !json)
+      fprintf(stderr,
+              "inlet: ingested %lld rows in %lld batches (table version %lld); rejected %lld\n",
+              (long long)p.rows, (long long)p.batches, (long long)p.last_version,
+              (long long)p.rejected);
+    return cli_fail(&err);
+  }
   if (!quiet && !json) {
     fprintf(stderr,
             "ingested %lld rows in %lld batches (table version %lld); late %lld (dropped %lld, "
@@ -410,6 +454,9 @@ static int cmd_ingest(const cli_args *a) {
             (double)p.elapsed_ms / 1000.0);
     if (p.gaps)
       fprintf(stderr, "; %lld source gap%s skipped", (long long)p.gaps, p.gaps == 1 ? "" : "s");
+    if (p.ignored_fields)
+      fprintf(stderr, "; %lld unknown field%s ignored", (long long)p.ignored_fields,
+              p.ignored_fields == 1 ? "" : "s");
     fputc('\n', stderr);
   }
   return CLI_OK;

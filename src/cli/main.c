@@ -38,7 +38,7 @@ static const char *const exit_codes[] = {
     "5  corrupt or invalid: a table, file or input violates its format",
     "6  unsupported: the table or file uses a feature inlet does not implement",
     "7  I/O or network failure",
-    "8  reserved: rejected records above a limit",
+    "8  rejected: more records rejected than --max-rejected allows (ingest, append)",
 };
 #define N_EXIT_CODES (int)(sizeof exit_codes / sizeof exit_codes[0])
 

@@ -76,6 +76,9 @@ typedef struct ingester {
   bool b_force;     /* commit this batch even without records (a moved position) */
   int64_t seq;      /* last committed batch sequence */
   int64_t b_rows, b_late, b_rejected, b_dropped, b_routed, b_bytes, b_records, b_time_ms;
+  int64_t b_ignored;   /* unknown fields dropped from this batch's rows (IGNORE) */
+  int64_t run_records; /* source records of the batches this run committed */
+  bool reject_stop;    /* the run rejected more than max_rejected: commit, then stop */
   bool abandoned;
 
   /* dead letters */
@@ -900,7 +903,9 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   inlet_error e;
   e.code = 0;
   e.message[0] = '\0';
+  int64_t ignored = inlet_text_reader_ignored_fields(g->reader);
   int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
+  ignored = inlet_text_reader_ignored_fields(g->reader) - ignored;
   if (rc == INLET_EINVAL && text_reader_csv_syntax_failed(g->reader) &&
       memchr(rec->data, '\n', rec->len))
     return split_csv_record(g, rec, bytes, err);
@@ -947,7 +952,10 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
         g->b_dropped++;
         return 0;
       }
-      return route_late(g, rec, err);
+      int64_t routed = g->b_routed;
+      TRY(route_late(g, rec, err));
+      if (g->b_routed > routed) g->b_ignored += ignored; /* dropped from the routed row */
+      return 0;
     }
   }
   if (row >= g->late_cap) {
@@ -966,6 +974,7 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
     return 0;
   }
   g->b_rows++;
+  g->b_ignored += ignored;
   stream_trigger_add(&g->trig, 1, bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
       ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
@@ -982,7 +991,7 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
 static void reset_batch(ingester *g) {
   stream_trigger_reset(&g->trig);
   g->b_rows = g->b_late = g->b_rejected = g->b_dropped = g->b_routed = g->b_bytes = 0;
-  g->b_records = 0;
+  g->b_records = g->b_ignored = 0;
   g->b_time_ms = -1;
   g->abandoned = false;
   g->last = g->committed;
@@ -1020,10 +1029,11 @@ static int set_part_metrics_and_txns(ingester *g, inlet_error *err) {
            "\"numRejectedRows\":\"%lld\",\"numDroppedLateRows\":\"%lld\","
            "\"numRoutedLateRows\":\"%lld\",\"numSourceBytes\":\"%lld\","
            "\"sourceLagMs\":\"%lld\",\"watermark\":\"%s\",\"numSourceGaps\":\"%lld\","
-           "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\"",
+           "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\",\"numIgnoredFields\":\"%lld\"",
            (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
            (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes, (long long)lag,
-           wm, (long long)g->gaps_pending, (long long)g->gap_lost_pending, g->gap_ranges);
+           wm, (long long)g->gaps_pending, (long long)g->gap_lost_pending, g->gap_ranges,
+           (long long)g->b_ignored);
   ingest_parts_metrics(&g->parts, g->src, common, g->app_json);
   g->prog.lag_ms = lag;
   g->prog.lag_bytes = -1;
@@ -1062,12 +1072,13 @@ static void set_metrics_and_txns(ingester *g) {
                    "\"batchSequence\":\"%lld\","
                    "\"sourceStartPosition\":\"%s\",\"sourcePosition\":\"%s\","
                    "\"watermark\":\"%s\",\"numSourceGaps\":\"%lld\","
-                   "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\",\"ingestAppId\":%s}",
+                   "\"numSourceRecordsLost\":\"%lld\",\"sourceGaps\":\"%s\","
+                   "\"numIgnoredFields\":\"%lld\",\"ingestAppId\":%s}",
                    (long long)g->b_records, (long long)g->b_late, (long long)g->b_rejected,
                    (long long)g->b_dropped, (long long)g->b_routed, (long long)g->b_bytes,
                    (long long)lag, (long long)lag_bytes, (long long)(g->seq + 1), start, pos, wm,
                    (long long)g->gaps_pending, (long long)g->gap_lost_pending, g->gap_ranges,
-                   g->app_json);
+                   (long long)g->b_ignored, g->app_json);
   (void)n;
   g->prog.lag_ms = lag;
   g->prog.lag_bytes = lag_bytes;
@@ -1265,6 +1276,8 @@ static int commit_batch(ingester *g, inlet_error *err) {
   g->prog.dropped_rows += g->b_dropped;
   g->prog.routed_rows += g->b_routed;
   g->prog.rejected += g->b_rejected;
+  g->prog.ignored_fields += g->b_ignored;
+  g->run_records += g->b_records;
   g->prog.batch_rows = g->b_rows;
   g->prog.last_version = version;
   g->prog.batch_latency_ms = g->trig.first_ms >= 0 ? stream_now_ms() - g->trig.first_ms : 0;
@@ -1414,11 +1427,27 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
             INLET_EINVAL, "ingest: unknown options version %d", options->version);
     if (options->version == 1) /* a version-1 struct ends before kafka_group */
       memcpy(&g->o, options, offsetof(inlet_ingest_options, kafka_group));
+    else if (options->version < 4) /* a version-2 or -3 struct ends before schema_evolution */
+      memcpy(&g->o, options, offsetof(inlet_ingest_options, schema_evolution));
     else
       g->o = *options;
+    if (options->version < 4) { /* what they did before: unknown fields dropped, lenient */
+      g->o.schema_evolution = INLET_SCHEMA_EVOLUTION_IGNORE;
+      g->o.coerce = true;
+    }
     g->o.version = INLET_INGEST_OPTIONS_VERSION;
   }
   FAIL_IF(!g->o.source, err, INLET_EINVAL, "ingest: no source");
+  if (g->o.strict) g->o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
+  FAIL_IF(g->o.schema_evolution == INLET_SCHEMA_EVOLUTION_ADD, err, INLET_EUNSUPPORTED,
+          "ingest: schema evolution 'add' (new columns from records) is not implemented yet; "
+          "use reject or ignore");
+  FAIL_IF(g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT &&
+              g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_IGNORE,
+          err, INLET_EINVAL, "ingest: unknown schema evolution mode %d",
+          (int)g->o.schema_evolution);
+  FAIL_IF(g->o.max_rejected_pct > 100, err, INLET_EINVAL,
+          "ingest: a rejected-records percentage above 100");
   if (g->o.max_rows <= 0) g->o.max_rows = 1000000;
   if (g->o.max_bytes <= 0) g->o.max_bytes = (int64_t)64 << 20;
   if (g->o.max_latency_ms <= 0) g->o.max_latency_ms = 2000;
@@ -1489,7 +1518,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   }
   inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
   ro.format = g->o.format;
-  ro.strict = g->o.strict;
+  ro.strict = g->o.schema_evolution == INLET_SCHEMA_EVOLUTION_REJECT;
+  ro.strict_types = !g->o.coerce;
   if (g->o.max_record_bytes > 0) ro.max_record_bytes = g->o.max_record_bytes;
   g->ropt = ro;
   if (g->n_pcheck) {
@@ -1561,6 +1591,25 @@ static bool on_gap(ingester *g) {
   return true;
 }
 
+/* max_rejected_pct: the run's rejected records against its records, at a commit. */
+static bool rejected_pct_exceeded(const ingester *g) {
+  return g->o.max_rejected_pct >= 0 && g->run_records > 0 &&
+         (double)g->prog.rejected * 100.0 > g->o.max_rejected_pct * (double)g->run_records;
+}
+
+static int rejected_limit_error(const ingester *g, inlet_error *err) {
+  char limit[64];
+  if (g->reject_stop)
+    snprintf(limit, sizeof limit, "the limit of %lld (max-rejected)", (long long)g->o.max_rejected);
+  else
+    snprintf(limit, sizeof limit, "%g%% of the run's %lld records (max-rejected)",
+             g->o.max_rejected_pct, (long long)g->run_records);
+  return inlet_fail(err, INLET_EREJECTED,
+                    "%lld records rejected in this run, more than %s; stopped after committing "
+                    "the records accepted so far (table version %lld, dead letters in %s/)",
+                    (long long)g->prog.rejected, limit, (long long)g->prog.last_version, g->dl_dir);
+}
+
 int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
                      const inlet_ingest_options *options, inlet_error *err) {
   ingester g;
@@ -1614,14 +1663,23 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
       if (g.abandoned) break;
       if (part_wm) rec.part->wm = g.wm;
       if (rec.pos.valid) g.last = rec.pos;
+      if (g.o.max_rejected >= 0 && g.prog.rejected + g.b_rejected > g.o.max_rejected) {
+        g.reject_stop = true; /* commit up to this record, then stop */
+        break;
+      }
     }
     if (!g.abandoned) {
       rc = commit_batch(&g, err);
       if (rc < 0) goto done;
     }
     if (g.abandoned) {
+      g.reject_stop = false; /* the replay counts again */
       ended = false;
       continue;
+    }
+    if (g.reject_stop || rejected_pct_exceeded(&g)) {
+      rc = rejected_limit_error(&g, err);
+      goto done;
     }
     if (g.gap_stop) {
       rc = inlet_fail(err, INLET_ENOTFOUND,
@@ -1640,12 +1698,14 @@ done:
     p.app_id = NULL;
     p.position = NULL;
     p.message = NULL;
-    /* A version-1 caller's progress struct ends before status, a
-     * version-2 caller's before conflicts. */
+    /* A version-1 caller's progress struct ends before status, a version-2 one before
+     * conflicts, a version-3 one before ignored_fields. */
     if (options && options->version == 1)
       memcpy(out, &p, offsetof(inlet_ingest_progress, status));
     else if (options && options->version == 2)
       memcpy(out, &p, offsetof(inlet_ingest_progress, conflicts));
+    else if (options && options->version == 3)
+      memcpy(out, &p, offsetof(inlet_ingest_progress, ignored_fields));
     else
       *out = p;
   }

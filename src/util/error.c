@@ -26,6 +26,7 @@ const char *inlet_strerror(int code) {
   case INLET_ECONFLICT: return "conflicting concurrent commit";
   case INLET_ELIMIT: return "limit exceeded";
   case INLET_EINTERNAL: return "internal error";
+  case INLET_EREJECTED: return "rejected records above the limit";
   default: return "unknown error";
   }
 }
