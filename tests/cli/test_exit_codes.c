@@ -2,8 +2,8 @@
  * Exit codes of the real `inlet` binary (cli.h, `inlet --help`): each kind
  * of failure is provoked here and its code checked, so that scripts can
  * tell a missing table from a corrupt one or an unsupported feature without
- * reading the message. (4, a conflict that outlasted every retry, and 8,
- * reserved for a rejected-records limit, are not provoked here.)
+ * reading the message. (4, a conflict that outlasted every retry, is not
+ * provoked here.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,7 @@ static void test_exit__help_lists_the_codes(void **state) {
   assert_int_equal(tu_sh(&r, "'%s' --help", INLET_BIN), 0);
   assert_int_equal(r.status, 0);
   const char *want[] = {"Exit codes:", "2  usage",       "3  not found", "4  conflict",
-                        "5  corrupt",  "6  unsupported", "7  I/O"};
+                        "5  corrupt",  "6  unsupported", "7  I/O",       "8  rejected"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     if (!strstr(r.out, want[i])) fail_msg("--help lacks '%s':\n%s", want[i], r.out);
   tu_result_free(&r);
@@ -115,6 +115,26 @@ static void test_exit__io_is_7(void **state) {
             dir, dir);
 }
 
+/* More rejected records than --max-rejected allows: ingest commits what it
+ * accepted and exits 8; append commits nothing and exits 8. */
+static void test_exit__rejected_is_8(void **state) {
+  (void)state;
+  make_table("r");
+  expect_sh(0, NULL,
+            "printf '{\"id\":2}\\n{\"id\":\"3\"}\\n{\"id\":4,\"x\":1}\\n{\"id\":5}\\n' > "
+            "'%s/bad.ndjson'",
+            dir);
+  expect_sh(8, "2 records rejected",
+            "'%s' ingest '%s/r' --source 'file:%s/bad.ndjson' --once --final --max-rejected 1",
+            INLET_BIN, dir, dir);
+  expect_sh(8, "more than --max-rejected 1", "'%s' append '%s/r' '%s/bad.ndjson' --max-rejected 1",
+            INLET_BIN, dir, dir);
+  /* Under the limit (or without one) the same input exits 0. */
+  expect_sh(0, "rejected 2",
+            "'%s' ingest '%s/r' --source 'file:%s/bad.ndjson' --once --final --app-id other",
+            INLET_BIN, dir, dir);
+}
+
 static void test_exit__anything_else_is_1(void **state) {
   (void)state;
   make_table("e");
@@ -130,6 +150,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_exit__corrupt_is_5, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__unsupported_is_6, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__io_is_7, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__rejected_is_8, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__anything_else_is_1, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
