@@ -78,7 +78,9 @@
  * the position and carries on, so a batch is never committed twice.
  *
  * Bad records (invalid JSON, wrong type, overflow, missing NOT NULL field,
- * oversized line, unknown field with strict) never stop the stream and are
+ * oversized line, unknown field unless schema_evolution IGNORE, a JSON value
+ * outside the strict conversions unless coerce) never stop the stream (unless
+ * max_rejected / max_rejected_pct is passed: INLET_EREJECTED) and are
  * never silently dropped: they go to `_errors/<app>/<from>_<to>.ndjson` in
  * the table directory (ignored by Delta readers; `_`-prefixed), one JSON
  * object per record {"position", "offset", "source", "reason", "record"

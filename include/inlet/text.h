@@ -7,7 +7,11 @@
  * reported (record number, line, byte offset, the field and the reason) to
  * a callback, so ingestion can route it to a dead-letter file.
  *
- * Value conversions (import):
+ * Value conversions (import). With options.strict_types (what `inlet ingest`
+ * and `inlet append` use unless --coerce) JSON values are held to the strict
+ * subset of docs/INGEST.md "Unknown fields and types": no strings into
+ * integer, floating (but the three names), boolean or epoch forms, and no
+ * numbers, booleans, objects or arrays into string columns. Without it:
  *   integers   JSON integer or a string holding one; range-checked per width
  *              (overflow is a bad record). CSV: the cell text.
  *   float/double  any JSON number in the type's range (rounded to the nearest
