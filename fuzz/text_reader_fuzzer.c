@@ -1,7 +1,8 @@
 /*
  * libFuzzer harness for text import and export (include/inlet/text.h):
  * the first input byte picks the format (NDJSON or CSV, with or without a
- * header) and options (strict, epoch unit, tiny batches and record limit);
+ * header) and options (strict, strict types, epoch unit, tiny batches and
+ * record limit);
  * the rest is the text. Every batch must validate, and the round trip
  * export(import(export(x))) == export(x) must hold: anything the importer
  * accepts, the canonical NDJSON it exports imports back to the same text.
@@ -61,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.format = (mode & 1) ? INLET_TEXT_CSV : INLET_TEXT_NDJSON;
   o.csv_header = !(mode & 2);
   o.strict = (mode & 4) != 0;
+  o.strict_types = (mode & 0x80) != 0; /* ingest's and append's default */
   o.epoch_unit = (inlet_epoch_unit)((mode >> 3) % 5);
   if (mode & 0x40) {
     o.max_batch_rows = 3;

@@ -71,6 +71,9 @@ size_t text_csv_scan(const char *s, size_t from, size_t n, char delim, text_csv_
   "unterminated quoted CSV field: the quote opened on this line does not close into a "            \
   "well-formed record, so the record ends at this line break and the next lines are read as "      \
   "records of their own"
+/* Turns the strict JSON type rules (options.strict_types) on or off for the
+ * records that follow (a stream's records whose values are all text). */
+void text_reader_set_strict_types(inlet_text_reader *r, bool on);
 /* After inlet_text_reader_append failed with INLET_EINVAL: whether the CSV
  * structure (not a value) was at fault. */
 bool text_reader_csv_syntax_failed(const inlet_text_reader *r);

@@ -179,6 +179,10 @@ void inlet_text_reader_get_stats(const inlet_text_reader *r, inlet_text_reader_s
   out->bytes = r->base_offset + (int64_t)r->start;
 }
 
+void text_reader_set_strict_types(inlet_text_reader *r, bool on) {
+  r->conv.strict_types = on;
+}
+
 int64_t inlet_text_reader_ignored_fields(const inlet_text_reader *r) {
   return r->ignored_fields;
 }

@@ -904,7 +904,10 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   e.code = 0;
   e.message[0] = '\0';
   int64_t ignored = inlet_text_reader_ignored_fields(g->reader);
+  bool text_only = rec->text_fields && !g->o.coerce;
+  if (text_only) text_reader_set_strict_types(g->reader, false);
   int rc = inlet_text_reader_append(g->reader, &g->chunk, rec->data, rec->len, &e);
+  if (text_only) text_reader_set_strict_types(g->reader, true);
   ignored = inlet_text_reader_ignored_fields(g->reader) - ignored;
   if (rc == INLET_EINVAL && text_reader_csv_syntax_failed(g->reader) &&
       memchr(rec->data, '\n', rec->len))

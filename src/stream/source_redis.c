@@ -495,6 +495,7 @@ static int entry_record(redis_src *r, size_t idx, stream_record *rec, inlet_erro
     n = r->n_end;
   rec->data = data ? data : "";
   rec->len = len;
+  rec->text_fields = data && data == (const char *)r->rec.data;
   rec->bytes = (int64_t)len;
   rec->offset = -1;
   rec->time_ms = (int64_t)(id.ms & INT64_MAX);

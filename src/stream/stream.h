@@ -200,6 +200,9 @@ typedef struct stream_record {
   int64_t time_ms;          /* source time of the record (redis id), -1 unknown */
   bool oversize;            /* longer than max_record_bytes: data holds a prefix */
   bool header;              /* a CSV header line, not a record */
+  bool text_fields;         /* a JSON object the source built of text values (a Redis
+                               entry's fields): converted as text, like CSV cells, never
+                               held to the strict JSON type rules */
   stream_part *part;        /* partitioned sources: the record's part, else NULL */
   const stream_kmeta *meta; /* Kafka: the message's metadata, else NULL */
 } stream_record;

@@ -252,6 +252,64 @@ static void test_core__version_1_options_are_read_only_to_their_end(void **state
   free(p);
 }
 
+/* Version 3 options: unknown fields rejected by default, IGNORE counts them in
+ * the progress, ADD is refused, and max_rejected stops the run with
+ * INLET_EREJECTED after committing the batch that passed the limit. */
+static void test_core__schema_evolution_and_rejected_limit(void **state) {
+  fx *f = *state;
+  const char *text = "{\"id\":1,\"x\":1,\"y\":2}\n{\"id\":2}\n{\"id\":\"3\"}\n{\"id\":4}\n";
+  tu_write_file(f->src, text, strlen(text));
+  inlet_ingest_options o = INLET_INGEST_OPTIONS_INIT;
+  o.source = f->source;
+  o.schema_evolution = INLET_SCHEMA_EVOLUTION_ADD;
+  inlet_ingest_progress p;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_ingest_run(&p, f->t, &o, &err), INLET_EUNSUPPORTED);
+  assert_non_null(strstr(err.message, "add"));
+  /* At most 1 rejected: the second ("3" is a string) passes it, after record 3. */
+  o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
+  o.max_rejected = 1;
+  assert_int_equal(inlet_ingest_run(&p, f->t, &o, &err), INLET_EREJECTED);
+  assert_non_null(strstr(err.message, "2 records rejected"));
+  assert_int_equal(p.rows, 1);
+  assert_int_equal(p.rejected, 2);
+  assert_int_equal(table_version(f->t), 1);
+  /* The rest, then a fresh app id with IGNORE and coerce: every record, 2 fields. */
+  o.max_rejected = -1;
+  assert_int_equal(inlet_ingest_run(&p, f->t, &o, &err), 0);
+  assert_int_equal(p.rows, 1);
+  o.app_id = "again";
+  o.schema_evolution = INLET_SCHEMA_EVOLUTION_IGNORE;
+  o.coerce = true;
+  assert_int_equal(inlet_ingest_run(&p, f->t, &o, &err), 0);
+  assert_int_equal(p.rows, 4);
+  assert_int_equal(p.rejected, 0);
+  assert_int_equal(p.ignored_fields, 2);
+}
+
+/* A version-2 caller: its options end before schema_evolution and its progress
+ * before ignored_fields (exact-size allocations, so ASan sees any overread);
+ * it keeps what version 2 did: unknown fields dropped, lenient conversions. */
+static void test_core__version_2_options_keep_their_behaviour(void **state) {
+  fx *f = *state;
+  const char *text = "{\"id\":1,\"x\":1}\n{\"id\":\"2\"}\n";
+  tu_write_file(f->src, text, strlen(text));
+  size_t o_size = offsetof(inlet_ingest_options, schema_evolution);
+  size_t p_size = offsetof(inlet_ingest_progress, ignored_fields);
+  inlet_ingest_options full = INLET_INGEST_OPTIONS_INIT;
+  full.version = 2;
+  full.source = f->source;
+  inlet_ingest_options *o = malloc(o_size);
+  memcpy(o, &full, o_size);
+  inlet_ingest_progress *p = malloc(p_size);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_ingest_run(p, f->t, o, &err), 0);
+  assert_int_equal(p->rows, 2);
+  assert_int_equal(p->rejected, 0);
+  free(o);
+  free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_core__version_1_options_are_read_only_to_their_end,
@@ -264,6 +322,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_core__empty_source_makes_no_commit, setup, teardown),
       cmocka_unit_test_setup_teardown(test_core__strict_rejects_unknown_fields, setup, teardown),
       cmocka_unit_test_setup_teardown(test_core__option_and_column_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_core__schema_evolution_and_rejected_limit, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_core__version_2_options_keep_their_behaviour, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
