@@ -252,7 +252,7 @@ static void test_core__version_1_options_are_read_only_to_their_end(void **state
   free(p);
 }
 
-/* Version 3 options: unknown fields rejected by default, IGNORE counts them in
+/* Version 4 options: unknown fields rejected by default, IGNORE counts them in
  * the progress, ADD is refused, and max_rejected stops the run with
  * INLET_EREJECTED after committing the batch that passed the limit. */
 static void test_core__schema_evolution_and_rejected_limit(void **state) {
@@ -287,17 +287,18 @@ static void test_core__schema_evolution_and_rejected_limit(void **state) {
   assert_int_equal(p.ignored_fields, 2);
 }
 
-/* A version-2 caller: its options end before schema_evolution and its progress
+/* A version-3 caller: its options end before schema_evolution and its progress
  * before ignored_fields (exact-size allocations, so ASan sees any overread);
- * it keeps what version 2 did: unknown fields dropped, lenient conversions. */
-static void test_core__version_2_options_keep_their_behaviour(void **state) {
+ * it keeps what versions up to 3 did: unknown fields dropped, lenient
+ * conversions. */
+static void test_core__version_3_options_keep_their_behaviour(void **state) {
   fx *f = *state;
   const char *text = "{\"id\":1,\"x\":1}\n{\"id\":\"2\"}\n";
   tu_write_file(f->src, text, strlen(text));
   size_t o_size = offsetof(inlet_ingest_options, schema_evolution);
   size_t p_size = offsetof(inlet_ingest_progress, ignored_fields);
   inlet_ingest_options full = INLET_INGEST_OPTIONS_INIT;
-  full.version = 2;
+  full.version = 3;
   full.source = f->source;
   inlet_ingest_options *o = malloc(o_size);
   memcpy(o, &full, o_size);
@@ -324,7 +325,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_core__option_and_column_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(test_core__schema_evolution_and_rejected_limit, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_core__version_2_options_keep_their_behaviour, setup,
+      cmocka_unit_test_setup_teardown(test_core__version_3_options_keep_their_behaviour, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
