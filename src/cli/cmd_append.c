@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "log.h"
 
 static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
@@ -46,13 +47,14 @@ static int on_bad(void *ctx, const inlet_text_bad_record *bad) {
   bad_ctx *b = ctx;
   b->count++;
   if (b->max_rejected >= 0 && b->before + b->count > b->max_rejected) {
-    fprintf(stderr, "inlet: %s line %lld: %s\n", b->file, (long long)bad->line, bad->reason);
+    cli_log("error", "bad_record", NULL, "%s line %lld: %s", b->file, (long long)bad->line,
+            bad->reason);
     return 1;
   }
   if (b->skip) {
     if (b->count <= 10)
-      fprintf(stderr, "inlet: %s line %lld: skipped bad record: %s\n", b->file,
-              (long long)bad->line, bad->reason);
+      cli_log("warning", "bad_record_skipped", NULL, "%s line %lld: skipped bad record: %s",
+              b->file, (long long)bad->line, bad->reason);
     return 0;
   }
   return 1;
@@ -103,8 +105,9 @@ static int append_parquet(inlet_table_writer *w, const inlet_schema *ts, const c
       char a[256], b[256];
       inlet_field_type_name(&ts->fields[i], a, sizeof a);
       inlet_field_type_name(&fs->fields[map[i]], b, sizeof b);
-      fprintf(stderr, "inlet: %s: column \"%s\" is %s in the file but %s in the table\n", path,
-              ts->fields[i].name, b, a);
+      cli_log("error", "type_mismatch", NULL,
+              "%s: column \"%s\" is %s in the file but %s in the table", path, ts->fields[i].name,
+              b, a);
       rc = INLET_EINVAL;
       goto done;
     }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "log.h"
 #include "service.h"
 
 static const char usage[] =
@@ -126,13 +127,20 @@ static void summary_line(ui *u, const inlet_ingest_progress *p) {
     snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
   else if (p->lag_bytes >= 0)
     snprintf(lag, sizeof lag, "%lld bytes", (long long)p->lag_bytes);
-  fprintf(stderr,
-          "inlet: ingest: %lld rows in %lld batches (%.0f rows/s), table version %lld, late "
-          "%lld, rejected %lld, conflicts %lld, lag %s, position %s\n",
+  char fields[512];
+  snprintf(fields, sizeof fields,
+           "\"rows\":%lld,\"batches\":%lld,\"rows_per_second\":%.0f,\"version\":%lld,"
+           "\"late_rows\":%lld,\"rejected\":%lld,\"conflicts\":%lld,\"lag_ms\":%lld,"
+           "\"lag_bytes\":%lld",
+           (long long)p->rows, (long long)p->batches, rate, (long long)p->last_version,
+           (long long)p->late_rows, (long long)p->rejected, (long long)p->conflicts,
+           (long long)p->lag_ms, (long long)p->lag_bytes);
+  cli_log("info", "ingest_summary", fields,
+          "ingest: %lld rows in %lld batches (%.0f rows/s), table version %lld, late %lld, "
+          "rejected %lld, conflicts %lld, lag %s, position %s",
           (long long)p->rows, (long long)p->batches, rate, (long long)p->last_version,
           (long long)p->late_rows, (long long)p->rejected, (long long)p->conflicts, lag,
           p->position ? p->position : "-");
-  fflush(stderr);
 }
 
 /* The service-log side of on_progress. */
@@ -140,13 +148,16 @@ static void log_progress(ui *u, const inlet_ingest_progress *p) {
   const char *st = p->status ? p->status : "";
   if (strcmp(st, u->last_status) != 0) {
     if (*st)
-      fprintf(stderr, "inlet: ingest: %s\n", st);
+      cli_log("info", "source_waiting", NULL, "ingest: %s", st);
     else
-      fprintf(stderr, "inlet: ingest: source flowing again (was: %s)\n", u->last_status);
+      cli_log("info", "source_flowing", NULL, "ingest: source flowing again (was: %s)",
+              u->last_status);
     snprintf(u->last_status, sizeof u->last_status, "%s", st);
   }
   if (p->event == INLET_INGEST_STARTED) {
-    fprintf(stderr, "inlet: ingest: started at %s (table version %lld)\n",
+    char fields[64];
+    snprintf(fields, sizeof fields, "\"version\":%lld", (long long)p->last_version);
+    cli_log("info", "ingest_started", fields, "ingest: started at %s (table version %lld)",
             p->position ? p->position : "-", (long long)p->last_version);
   } else if (p->event != INLET_INGEST_FINISHED && u->summary_ms > 0 &&
              p->elapsed_ms - u->summary_at_ms >= u->summary_ms) {
@@ -206,7 +217,7 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   if (p->event == INLET_INGEST_WARNING) {
     if (u->line_shown) fputc('\n', stderr);
     u->line_shown = false;
-    fprintf(stderr, "inlet: warning: %s\n", p->message);
+    cli_log("warning", "ingest_warning", NULL, "%s", p->message);
     return;
   }
   if (u->quiet) return;
@@ -388,7 +399,9 @@ static int cmd_ingest(const cli_args *a) {
       return cli_usage_error(usage, "ingest: --stall-limit: %s", inlet_errmsg(&err));
     so.stall_ms = us / 1000 > 0 ? us / 1000 : 1;
   }
-  ui u = {NULL, quiet, json, isatty(2) != 0, false, 0, 0, 60000, 0, 0, ""};
+  ui u = {NULL,  quiet, json, isatty(2) != 0 && cli_log_get_format() == CLI_LOG_TEXT,
+          false, 0,     0,    60000,
+          0,     0,     ""};
   const char *summary_interval = cli_string(a, "summary-interval");
   if (summary_interval) {
     int64_t us;
@@ -437,14 +450,32 @@ static int cmd_ingest(const cli_args *a) {
   inlet_schema_reset(&schema);
   if (u.line_shown) fputc('\n', stderr);
   if (rc < 0) {
-    if (rc == INLET_EREJECTED && !json)
-      fprintf(stderr,
-              "inlet: ingested %lld rows in %lld batches (table version %lld); rejected %lld\n",
+    if (rc == INLET_EREJECTED && !json) {
+      char fields[160];
+      snprintf(fields, sizeof fields,
+               "\"rows\":%lld,\"batches\":%lld,\"version\":%lld,\"rejected\":%lld",
+               (long long)p.rows, (long long)p.batches, (long long)p.last_version,
+               (long long)p.rejected);
+      cli_log("info", "ingest_stopped", fields,
+              "ingested %lld rows in %lld batches (table version %lld); rejected %lld",
               (long long)p.rows, (long long)p.batches, (long long)p.last_version,
               (long long)p.rejected);
+    }
     return cli_fail(&err);
   }
-  if (!quiet && !json) {
+  if (!quiet && !json && cli_log_get_format() == CLI_LOG_JSON) {
+    char fields[512];
+    snprintf(fields, sizeof fields,
+             "\"rows\":%lld,\"batches\":%lld,\"version\":%lld,\"late_rows\":%lld,"
+             "\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,\"bytes\":%lld,"
+             "\"elapsed_ms\":%lld,\"gaps\":%lld,\"ignored_fields\":%lld",
+             (long long)p.rows, (long long)p.batches, (long long)p.last_version,
+             (long long)p.late_rows, (long long)p.dropped_rows, (long long)p.routed_rows,
+             (long long)p.rejected, (long long)p.bytes, (long long)p.elapsed_ms, (long long)p.gaps,
+             (long long)p.ignored_fields);
+    cli_log("info", "ingest_finished", fields, "ingested %lld rows in %lld batches",
+            (long long)p.rows, (long long)p.batches);
+  } else if (!quiet && !json) {
     fprintf(stderr,
             "ingested %lld rows in %lld batches (table version %lld); late %lld (dropped %lld, "
             "routed %lld); rejected %lld%s; %lld source bytes in %.1fs",

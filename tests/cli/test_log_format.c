@@ -106,6 +106,41 @@ static void test_log_format__warnings_are_json_too(void **state) {
   tu_rmtree(dir);
 }
 
+/* A service log in JSON: ingest's start and end are events with their counts. */
+static void test_log_format__ingest_events(void **state) {
+  (void)state;
+  char dir[4096], in[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("log-ingest"));
+  snprintf(in, sizeof in, "%s/in.ndjson", dir);
+  const char *text = "{\"id\":1}\n{\"id\":2}\n{\"id\":\"x\"}\n";
+  assert_int_equal(tu_write_file(in, text, strlen(text)), 0);
+  tu_result r;
+  tu_sh(&r,
+        "cd '%s' && '%s' ingest t --source file:in.ndjson --once --create-schema 'id long' "
+        "--log-format json",
+        dir, INLET_BIN);
+  assert_int_equal(r.status, 0);
+  json_t *a = json_lines(&r);
+  size_t i;
+  json_t *j;
+  bool started = false, finished = false;
+  json_array_foreach(a, i, j) {
+    const char *ev = json_string_value(json_object_get(j, "event"));
+    assert_string_equal(json_string_value(json_object_get(j, "command")), "ingest");
+    if (strcmp(ev, "ingest_started") == 0) started = true;
+    if (strcmp(ev, "ingest_finished") == 0) {
+      finished = true;
+      assert_int_equal(json_integer_value(json_object_get(j, "rows")), 2);
+      assert_int_equal(json_integer_value(json_object_get(j, "rejected")), 1);
+      assert_int_equal(json_integer_value(json_object_get(j, "version")), 0);
+    }
+  }
+  assert_true(started && finished);
+  json_decref(a);
+  tu_result_free(&r);
+  tu_rmtree(dir);
+}
+
 static void test_log_format__text_by_default_and_bad_values_refused(void **state) {
   (void)state;
   tu_result r;
@@ -131,6 +166,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_log_format__failure_is_one_json_line_with_its_exit_code),
       cmocka_unit_test(test_log_format__warnings_are_json_too),
+      cmocka_unit_test(test_log_format__ingest_events),
       cmocka_unit_test(test_log_format__text_by_default_and_bad_values_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
