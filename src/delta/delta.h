@@ -201,6 +201,26 @@ int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta
 /* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.
  * variant, names the type), INLET_ENOMEM. */
 int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
+
+/* Column mapping modes (PROTOCOL.md "Column Mapping", table property
+ * delta.columnMapping.mode). */
+enum { DELTA_CM_NONE = 0, DELTA_CM_NAME = 1, DELTA_CM_ID = 2 };
+/* The mode @p m's configuration sets: DELTA_CM_*, or -1 for a value that is
+ * none of none/name/id. */
+int delta_column_mapping_mode(const delta_metadata *m);
+/* The physical schema of a column-mapping table: the same tree as
+ * delta_schema_parse's, each field named by its
+ * delta.columnMapping.physicalName and, with @p mode DELTA_CM_ID, carrying
+ * its delta.columnMapping.id as field_id (-1 otherwise). Every field needs a
+ * physical name (and an id in id mode), unique among its siblings; ids are
+ * unique and at most @p max_id (-1: unchecked). INLET_ECORRUPT otherwise. */
+int delta_schema_parse_physical(inlet_schema *out, const char *json, int mode, int64_t max_id,
+                                inlet_error *err);
+/* The field of @p file (a data file's top-level fields or a struct's
+ * children, @p n of them) that holds physical field @p pf: by field id when
+ * pf has one and the file carries it, else by name (exact, then ignoring
+ * case). -1 when the file lacks it. */
+int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_field *pf);
 /* The name of a void column (at any depth) of @p schema, or NULL. Writers
  * refuse such tables: void columns must be left out of data files and
  * inlet's writers do not do that yet. */
@@ -390,6 +410,11 @@ typedef struct delta_snapshot {
   delta_metadata metadata; /* owned */
   inlet_schema schema;     /* owned; parsed schemaString (empty if none) */
   bool has_schema;
+  /* Column mapping (DELTA_CM_*): with a mode, phys_schema is schema's
+   * physical twin (delta_schema_parse_physical), the names data files,
+   * partitionValues and stats use; without one it is empty. */
+  int cm_mode;
+  inlet_schema phys_schema; /* owned */
   int64_t n_files;
   delta_file *files; /* owned, sorted by path */
   int64_t n_txns;
@@ -424,6 +449,15 @@ int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root
  * version or feature check, deletion vectors allowed, and a schema with
  * types inlet cannot read leaves has_schema false instead of failing. Never
  * use it to read or write data files. */
+/* The names data files, partitionValues and stats use for @p s's columns:
+ * its phys_schema under column mapping, else its schema. */
+const inlet_schema *delta_snapshot_physical(const delta_snapshot *s);
+struct inlet_snapshot;
+/* The same for a snapshot handle (scans in src/scan). */
+const inlet_schema *delta_snapshot_handle_physical(const struct inlet_snapshot *s);
+/* Derives cm_mode and phys_schema of @p s from its metaData (after schema
+ * is set). INLET_ECORRUPT for bad mapping metadata. */
+int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err);
 int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                             inlet_error *err);
 /* Like delta_snapshot_load, but starts from @p base (a snapshot of the same

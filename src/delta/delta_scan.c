@@ -9,7 +9,9 @@
  * integers widen, float widens to double, dates to timestamp_ntz, decimals
  * gain precision/scale) and the Parquet timestamp variants Delta writers
  * left behind (INT96 and millisecond timestamps are converted to the
- * table's microseconds).
+ * table's microseconds), "Column Mapping" (files, partitionValues and nested
+ * struct fields use physical names, matched by field id in id mode: the
+ * snapshot's phys_schema, a twin of its schema, says which).
  */
 #include <stdio.h>
 #include <strings.h>
@@ -154,14 +156,6 @@ void inlet_table_scan_free(inlet_table_scan *sc) {
   inlet_free(sc);
 }
 
-static int find_col(const inlet_schema *fs, const char *name) {
-  for (int32_t i = 0; i < fs->n_fields; i++)
-    if (strcmp(fs->fields[i].name, name) == 0) return i;
-  for (int32_t i = 0; i < fs->n_fields; i++)
-    if (strcasecmp(fs->fields[i].name, name) == 0) return i;
-  return -1;
-}
-
 static bool prefetchable(const inlet_table_scan *sc, int64_t i) {
   const delta_file *f = &sc->snap->snap.files[i];
   return (!sc->keep_file || sc->keep_file[i]) && f->add.size > 0 &&
@@ -280,7 +274,7 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
   if (rc < 0) return rc; /* the reader's message names the file */
   const inlet_schema *fs = inlet_parquet_reader_schema(sc->reader);
   int32_t np = 0;
-  const inlet_schema *ts = &s->schema;
+  const inlet_schema *ts = &s->schema, *ps = delta_snapshot_physical(s);
   if (!sc->proj) {
     sc->proj = inlet_calloc((size_t)ts->n_fields + 1, sizeof *sc->proj);
     if (!sc->proj) return inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -291,7 +285,7 @@ static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
     if (sc->part_of[i] >= 0 || (sc->keep_col && !sc->keep_col[i])) continue;
     /* A void column is never in a data file (PROTOCOL.md "Void Type"). */
     if (ts->fields[i].type.id == INLET_TYPE_NULL) continue;
-    int j = find_col(fs, ts->fields[i].name);
+    int32_t j = delta_cm_find_field(fs->fields, fs->n_fields, &ps->fields[i]);
     if (j < 0) continue;
     sc->file_col[i] = np;
     proj[np++] = j;
@@ -449,11 +443,11 @@ static int take_buffers(inlet_array *dst, inlet_array *src, bool offsets, inlet_
 }
 
 /* Shapes column @p src (file field @p sf, @p n rows, consumed) as table field
- * @p tf into @p dst (empty, initialised for tf): moves it when the shapes
- * agree, matches struct fields by name (missing ones read as null) and
- * converts widened leaf types. */
-static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, const inlet_field *sf,
-                   int64_t n, const char *path, inlet_error *err) {
+ * @p tf (its physical twin @p pf) into @p dst (empty, initialised for tf):
+ * moves it when the shapes agree, matches struct fields by physical name or
+ * id (missing ones read as null) and converts widened leaf types. */
+static int conform(inlet_array *dst, const inlet_field *tf, const inlet_field *pf, inlet_array *src,
+                   const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
   if (tf->type.id == INLET_TYPE_NULL) {
     /* void: all null, whatever a writer put in the file under that name. */
     TRY(inlet_array_reserve_rows(dst, tf, n, err));
@@ -461,7 +455,7 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
       TRY(inlet_array_append_null(dst, tf, err));
     return 0;
   }
-  if (same_shape(tf, sf)) {
+  if (same_shape(pf, sf)) {
     inlet_array_reset(dst);
     *dst = *src; /* move the decoded buffers */
     memset(src, 0, sizeof *src);
@@ -470,11 +464,10 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
   if (tf->type.id == INLET_TYPE_STRUCT && sf->type.id == INLET_TYPE_STRUCT) {
     for (int32_t c = 0; c < tf->n_children; c++) {
       const inlet_field *tc = &tf->children[c];
-      int32_t k = -1;
-      for (int32_t q = 0; q < sf->n_children && k < 0; q++)
-        if (strcasecmp(sf->children[q].name, tc->name) == 0) k = q;
+      int32_t k = delta_cm_find_field(sf->children, sf->n_children, &pf->children[c]);
       if (k >= 0) {
-        TRY(conform(&dst->children[c], tc, &src->children[k], &sf->children[k], n, path, err));
+        TRY(conform(&dst->children[c], tc, &pf->children[c], &src->children[k], &sf->children[k], n,
+                    path, err));
       } else {
         TRY(inlet_array_reserve_rows(&dst->children[c], tc, n, err));
         for (int64_t r = 0; r < n; r++)
@@ -486,8 +479,8 @@ static int conform(inlet_array *dst, const inlet_field *tf, inlet_array *src, co
   if ((tf->type.id == INLET_TYPE_LIST || tf->type.id == INLET_TYPE_MAP) &&
       tf->type.id == sf->type.id) {
     int64_t child_n = n > 0 && src->offsets ? src->offsets[n] : 0;
-    TRY(conform(&dst->children[0], &tf->children[0], &src->children[0], &sf->children[0], child_n,
-                path, err));
+    TRY(conform(&dst->children[0], &tf->children[0], &pf->children[0], &src->children[0],
+                &sf->children[0], child_n, path, err));
     return take_buffers(dst, src, true, err);
   }
   return convert(dst, tf, src, sf, n, path, err);
@@ -603,7 +596,7 @@ static int slice_next(inlet_table_scan *sc, int32_t *n_out, inlet_error *err) {
  * column comes from the file) as the table's batch @p out. */
 static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inlet_batch *out,
                        inlet_error *err) {
-  const inlet_schema *ts = &sc->snap->snap.schema;
+  const inlet_schema *ts = &sc->snap->snap.schema, *ps = delta_snapshot_physical(&sc->snap->snap);
   inlet_batch_reset(out);
   TRY(inlet_batch_init(out, ts, err));
   const inlet_schema *fs = &sc->tmp.schema;
@@ -614,7 +607,7 @@ static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inl
     if (sc->part_of[i] >= 0) {
       const char *v = NULL;
       for (int32_t k = 0; k < f->add.n_partition_values; k++)
-        if (strcasecmp(f->add.partition_values[k].key, tf->name) == 0)
+        if (strcasecmp(f->add.partition_values[k].key, ps->fields[i].name) == 0)
           v = f->add.partition_values[k].value;
       TRY(inlet_array_reserve_rows(dst, tf, n, err));
       int rc = delta_partition_value_append(dst, tf, v, n, err);
@@ -626,7 +619,7 @@ static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inl
     } else {
       int32_t j = sc->file_col[i];
       inlet_array *src = &sc->tmp.columns[j];
-      TRY(conform(dst, tf, src, &fs->fields[j], n, f->add.path, err));
+      TRY(conform(dst, tf, &ps->fields[i], src, &fs->fields[j], n, f->add.path, err));
     }
   }
   out->num_rows = n;

@@ -6,15 +6,21 @@
  * objects with nullable, containsNull and valueContainsNull. Arrays become
  * LIST fields with one child "element"; maps become MAP fields whose child
  * is the non-null STRUCT "entries" of "key" and "value", as batch.h lays
- * them out. Column metadata is not kept (column mapping is refused on read).
+ * them out. Column metadata is not kept, except for column mapping
+ * (PROTOCOL.md "Column Mapping"): delta_schema_parse_physical reads the same
+ * schemaString as a tree of the same shape whose names are the fields'
+ * delta.columnMapping.physicalName and, in id mode, whose field ids are their
+ * delta.columnMapping.id - the names and ids data files, partitionValues and
+ * stats use.
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <strings.h>
 
 #include "delta/delta.h"
 #include "util/util.h"
 
-static int parse_type(inlet_field *f, json_t *t, int depth, inlet_error *err);
+static int parse_type(inlet_field *f, json_t *t, int depth, int cm, inlet_error *err);
 
 static int set_name(inlet_field *f, const char *name, inlet_error *err) {
   f->name = inlet_strdup(name);
@@ -82,7 +88,30 @@ static int parse_primitive(inlet_field *f, const char *s, inlet_error *err) {
   return inlet_fail(err, INLET_EUNSUPPORTED, "schemaString: unsupported data type \"%.100s\"", s);
 }
 
-static int parse_struct_fields(inlet_field *f, json_t *t, int depth, inlet_error *err) {
+/* @p cm: 0 logical names; DELTA_CM_NAME / DELTA_CM_ID physical names (and
+ * ids). */
+static int physical_name(inlet_field *c, json_t *fj, const char *logical, int cm,
+                         inlet_error *err) {
+  json_t *md = json_object_get(fj, "metadata");
+  json_t *pn = json_is_object(md) ? json_object_get(md, "delta.columnMapping.physicalName") : NULL;
+  json_t *id = json_is_object(md) ? json_object_get(md, "delta.columnMapping.id") : NULL;
+  if (!json_is_string(pn) || json_string_length(pn) == 0)
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "schemaString: column \"%.200s\" of a column-mapping table has no "
+                      "delta.columnMapping.physicalName",
+                      logical);
+  if (cm == DELTA_CM_ID) {
+    if (!json_is_integer(id) || json_integer_value(id) < 0 || json_integer_value(id) > INT32_MAX)
+      return inlet_fail(err, INLET_ECORRUPT,
+                        "schemaString: column \"%.200s\" of an id-mode column-mapping table has "
+                        "no valid delta.columnMapping.id",
+                        logical);
+    c->field_id = (int32_t)json_integer_value(id);
+  }
+  return set_name(c, json_string_value(pn), err);
+}
+
+static int parse_struct_fields(inlet_field *f, json_t *t, int depth, int cm, inlet_error *err) {
   json_t *fields = json_object_get(t, "fields");
   if (!json_is_array(fields))
     return inlet_fail(err, INLET_ECORRUPT, "schemaString: struct without a fields array");
@@ -98,18 +127,21 @@ static int parse_struct_fields(inlet_field *f, json_t *t, int depth, inlet_error
     json_t *nullable = json_object_get(fj, "nullable");
     if (!json_is_string(name))
       return inlet_fail(err, INLET_ECORRUPT, "schemaString: struct field %zu has no name", i);
-    TRY(set_name(c, json_string_value(name), err));
+    if (cm)
+      TRY(physical_name(c, fj, json_string_value(name), cm, err));
+    else
+      TRY(set_name(c, json_string_value(name), err));
     c->nullable = nullable ? json_is_true(nullable) : true;
     if (nullable && !json_is_boolean(nullable))
       return inlet_fail(err, INLET_ECORRUPT, "schemaString: field \"%s\" nullable is not a boolean",
                         c->name);
-    int rc = parse_type(c, json_object_get(fj, "type"), depth + 1, err);
+    int rc = parse_type(c, json_object_get(fj, "type"), depth + 1, cm, err);
     if (rc < 0) return inlet_error_prefix(err, "column \"%s\"", c->name);
   }
   return 0;
 }
 
-static int parse_type(inlet_field *f, json_t *t, int depth, inlet_error *err) {
+static int parse_type(inlet_field *f, json_t *t, int depth, int cm, inlet_error *err) {
   if (depth > DELTA_MAX_SCHEMA_DEPTH)
     return inlet_fail(err, INLET_ELIMIT, "schemaString: nesting deeper than %d",
                       DELTA_MAX_SCHEMA_DEPTH);
@@ -120,7 +152,7 @@ static int parse_type(inlet_field *f, json_t *t, int depth, inlet_error *err) {
   if (!kind) return inlet_fail(err, INLET_ECORRUPT, "schemaString: complex type without \"type\"");
   if (strcmp(kind, "struct") == 0) {
     f->type.id = INLET_TYPE_STRUCT;
-    return parse_struct_fields(f, t, depth, err);
+    return parse_struct_fields(f, t, depth, cm, err);
   }
   if (strcmp(kind, "array") == 0) {
     f->type.id = INLET_TYPE_LIST;
@@ -128,7 +160,7 @@ static int parse_type(inlet_field *f, json_t *t, int depth, inlet_error *err) {
     TRY(set_name(&f->children[0], "element", err));
     json_t *cn = json_object_get(t, "containsNull");
     f->children[0].nullable = cn ? json_is_true(cn) : true;
-    return parse_type(&f->children[0], json_object_get(t, "elementType"), depth + 1, err);
+    return parse_type(&f->children[0], json_object_get(t, "elementType"), depth + 1, cm, err);
   }
   if (strcmp(kind, "map") == 0) {
     f->type.id = INLET_TYPE_MAP;
@@ -143,14 +175,14 @@ static int parse_type(inlet_field *f, json_t *t, int depth, inlet_error *err) {
     e->children[0].nullable = false;
     json_t *vcn = json_object_get(t, "valueContainsNull");
     e->children[1].nullable = vcn ? json_is_true(vcn) : true;
-    TRY(parse_type(&e->children[0], json_object_get(t, "keyType"), depth + 1, err));
-    return parse_type(&e->children[1], json_object_get(t, "valueType"), depth + 1, err);
+    TRY(parse_type(&e->children[0], json_object_get(t, "keyType"), depth + 1, cm, err));
+    return parse_type(&e->children[1], json_object_get(t, "valueType"), depth + 1, cm, err);
   }
   return inlet_fail(err, INLET_EUNSUPPORTED, "schemaString: unsupported complex type \"%.100s\"",
                     kind);
 }
 
-int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err) {
+static int schema_parse(inlet_schema *out, const char *json, int cm, inlet_error *err) {
   inlet_schema_init(out);
   json_error_t jerr;
   json_t *root = json_loads(json, 0, &jerr);
@@ -165,7 +197,7 @@ int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err) {
     goto done;
   }
   top.type.id = INLET_TYPE_STRUCT;
-  rc = parse_struct_fields(&top, root, 0, err);
+  rc = parse_struct_fields(&top, root, 0, cm, err);
   if (rc < 0) goto done;
   out->fields = top.children;
   out->n_fields = top.n_children;
@@ -174,6 +206,80 @@ int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err) {
 done:
   inlet_field_reset(&top);
   json_decref(root);
+  return rc;
+}
+
+int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err) {
+  return schema_parse(out, json, 0, err);
+}
+
+/* Physical names are unique among siblings (they name Parquet columns and
+ * stats keys); ids are unique in the whole schema and at most maxColumnId.
+ * Both checked by sorting, so a hostile schema costs n log n. */
+static int cmp_name(const void *a, const void *b) {
+  return strcasecmp((*(const inlet_field *const *)a)->name, (*(const inlet_field *const *)b)->name);
+}
+
+static int cmp_i32(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int check_physical(const inlet_field *fields, int32_t n, int32_t *ids, int32_t *n_ids,
+                          int32_t cap_ids, int64_t max_id, inlet_error *err) {
+  const inlet_field **order = inlet_calloc((size_t)n + 1, sizeof *order);
+  if (!order) return inlet_fail(err, INLET_ENOMEM, "out of memory parsing schema");
+  for (int32_t i = 0; i < n; i++)
+    order[i] = &fields[i];
+  qsort(order, (size_t)n, sizeof *order, cmp_name);
+  int rc = 0;
+  for (int32_t i = 1; i < n && rc == 0; i++)
+    if (strcasecmp(order[i - 1]->name, order[i]->name) == 0)
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "schemaString: two columns share the physical name \"%.200s\"",
+                      order[i]->name);
+  inlet_free(order);
+  TRY(rc);
+  for (int32_t i = 0; i < n; i++) {
+    const inlet_field *f = &fields[i];
+    if (f->field_id >= 0) {
+      if (max_id >= 0 && f->field_id > max_id)
+        return inlet_fail(err, INLET_ECORRUPT,
+                          "schemaString: column \"%.200s\" has delta.columnMapping.id %d, above "
+                          "delta.columnMapping.maxColumnId %lld",
+                          f->name, (int)f->field_id, (long long)max_id);
+      if (*n_ids < cap_ids) ids[(*n_ids)++] = f->field_id;
+    }
+    /* struct fields, a list's element, a map's entries (key, value) */
+    if (f->n_children > 0)
+      TRY(check_physical(f->children, f->n_children, ids, n_ids, cap_ids, max_id, err));
+  }
+  return 0;
+}
+
+static int32_t count_fields(const inlet_field *fields, int32_t n) {
+  int32_t c = n;
+  for (int32_t i = 0; i < n; i++)
+    c += count_fields(fields[i].children, fields[i].n_children);
+  return c;
+}
+
+int delta_schema_parse_physical(inlet_schema *out, const char *json, int mode, int64_t max_id,
+                                inlet_error *err) {
+  TRY(schema_parse(out, json, mode, err));
+  int32_t cap = count_fields(out->fields, out->n_fields), n_ids = 0;
+  int32_t *ids = inlet_calloc((size_t)cap + 1, sizeof *ids);
+  int rc = ids ? check_physical(out->fields, out->n_fields, ids, &n_ids, cap, max_id, err)
+               : inlet_fail(err, INLET_ENOMEM, "out of memory parsing schema");
+  if (rc == 0) {
+    qsort(ids, (size_t)n_ids, sizeof *ids, cmp_i32);
+    for (int32_t i = 1; i < n_ids && rc == 0; i++)
+      if (ids[i - 1] == ids[i])
+        rc = inlet_fail(err, INLET_ECORRUPT,
+                        "schemaString: two columns share delta.columnMapping.id %d", (int)ids[i]);
+  }
+  inlet_free(ids);
+  if (rc < 0) inlet_schema_reset(out);
   return rc;
 }
 

@@ -51,12 +51,9 @@ int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_e
         return inlet_fail(err, INLET_EUNSUPPORTED, "table requires reader feature \"%s\"",
                           p->reader_features[i]);
   }
-  const char *cm = delta_metadata_conf(m, "delta.columnMapping.mode");
-  if (p->min_reader >= 2 && cm && strcmp(cm, "none") != 0)
-    return inlet_fail(err, INLET_EUNSUPPORTED,
-                      "table uses column mapping (feature \"columnMapping\", mode \"%s\"), which "
-                      "inlet cannot read yet",
-                      cm);
+  /* Column mapping is read (delta_column_mapping.c); a mode inlet does not
+   * know is refused there, by delta_snapshot_set_mapping. */
+  (void)m;
   return 0;
 }
 
@@ -402,6 +399,7 @@ void delta_snapshot_reset(delta_snapshot *s) {
   delta_protocol_reset(&s->protocol);
   delta_metadata_reset(&s->metadata);
   inlet_schema_reset(&s->schema);
+  inlet_schema_reset(&s->phys_schema);
   for (int64_t i = 0; i < s->n_files; i++)
     delta_add_reset(&s->files[i].add);
   inlet_free(s->files);
@@ -439,6 +437,8 @@ int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_er
   if ((rc = delta_protocol_copy(&dst->protocol, &src->protocol, err)) < 0) goto fail;
   if ((rc = delta_metadata_copy(&dst->metadata, &src->metadata, err)) < 0) goto fail;
   if ((rc = inlet_schema_copy(&dst->schema, &src->schema, err)) < 0) goto fail;
+  dst->cm_mode = src->cm_mode;
+  if ((rc = inlet_schema_copy(&dst->phys_schema, &src->phys_schema, err)) < 0) goto fail;
   dst->files = inlet_calloc((size_t)src->n_files + 1, sizeof *dst->files);
   dst->txns = inlet_calloc((size_t)src->n_txns + 1, sizeof *dst->txns);
   dst->domains = inlet_calloc((size_t)src->n_domains + 1, sizeof *dst->domains);

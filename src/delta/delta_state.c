@@ -480,6 +480,13 @@ static int fill_head(delta_state *s, delta_snapshot *out, inlet_error *err) {
   if (s->schema_parsed) {
     TRY(inlet_schema_copy(&out->schema, &s->schema, err));
     out->has_schema = true;
+    inlet_error me = INLET_ERROR_INIT;
+    int rc = delta_snapshot_set_mapping(out, &me);
+    /* What only describes the log tolerates bad mapping metadata. */
+    if (rc < 0 && !(s->log_only && rc != INLET_ENOMEM)) {
+      inlet_fail(err, rc, "%s", inlet_errmsg(&me));
+      return inlet_error_prefix(err, "metaData at version %lld", v);
+    }
   } else {
     inlet_schema_init(&out->schema);
   }

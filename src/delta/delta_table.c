@@ -570,6 +570,9 @@ int64_t inlet_snapshot_timestamp(const inlet_snapshot *s) {
 const inlet_schema *inlet_snapshot_schema(const inlet_snapshot *s) {
   return &s->snap.schema;
 }
+const inlet_schema *delta_snapshot_handle_physical(const inlet_snapshot *s) {
+  return delta_snapshot_physical(&s->snap);
+}
 int32_t inlet_snapshot_num_partition_columns(const inlet_snapshot *s) {
   return s->snap.metadata.n_partition_columns;
 }

@@ -78,7 +78,7 @@ int sc_page_select(sc_page_sel *ps, bool *use, const inlet_predicate *pred, sc_f
     pq_page_index *pi = &ps->pi[c];
     pq_page_index_reset(pi);
     if (c < 0 || c >= ps->n_cols || is_part[c]) continue;
-    int32_t j = sc_file_field(r, fs->schema->fields[c].name);
+    int32_t j = sc_file_field(r, &fs->schema->fields[c]);
     if (j < 0) continue;
     TRY(pq_reader_page_index(r, rg, j, pi, err));
     if (!pi->has_column_index || pi->n_pages <= 1) continue;

@@ -9,6 +9,7 @@
  */
 #include <strings.h>
 
+#include "delta/delta.h"
 #include "parquet/reader_stats.h"
 #include "scan/scan_stats.h"
 
@@ -64,11 +65,9 @@ void sc_colstats_from_parquet(sc_colstats *cs, const inlet_field *tf, const inle
   }
 }
 
-int32_t sc_file_field(const inlet_parquet_reader *r, const char *name) {
+int32_t sc_file_field(const inlet_parquet_reader *r, const inlet_field *pf) {
   const inlet_schema *fs = inlet_parquet_reader_schema(r);
-  for (int32_t k = 0; k < fs->n_fields; k++)
-    if (strcasecmp(fs->fields[k].name, name) == 0) return k;
-  return -1;
+  return delta_cm_find_field(fs->fields, fs->n_fields, pf);
 }
 
 int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, int32_t rg,
@@ -78,7 +77,7 @@ int sc_file_stats_row_group(sc_file_stats *fs, const inlet_parquet_reader *r, in
   const inlet_schema *file_schema = inlet_parquet_reader_schema(r);
   for (int32_t c = 0; c < fs->n; c++) {
     const inlet_field *tf = &fs->schema->fields[c];
-    int32_t j = sc_file_field(r, tf->name);
+    int32_t j = sc_file_field(r, tf);
     if (j < 0) continue; /* partition column or absent: the caller knows */
     pq_type physical;
     const pq_statistics *st = pq_reader_chunk_statistics(r, rg, j, &physical);

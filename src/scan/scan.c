@@ -15,6 +15,7 @@
 struct inlet_scan {
   const inlet_snapshot *snap; /* borrowed */
   const inlet_schema *schema; /* borrowed table schema */
+  const inlet_schema *phys;   /* borrowed: its physical twin (column mapping), else schema */
   inlet_table_scan *ts;       /* owned */
   inlet_predicate *pred;      /* owned, NULL without --where */
   uint8_t *keep_file;         /* owned, per snapshot file */
@@ -51,7 +52,7 @@ static int file_stats(inlet_scan *sc, int64_t i, bool with_stats, inlet_error *e
   if (with_stats) sc_file_stats_from_json(&sc->fst, fi.stats);
   for (int32_t c = 0; c < sc->schema->n_fields; c++) {
     if (!sc->is_part[c]) continue;
-    const char *v = inlet_snapshot_file_partition_value(sc->snap, i, sc->schema->fields[c].name);
+    const char *v = inlet_snapshot_file_partition_value(sc->snap, i, sc->phys->fields[c].name);
     TRY(sc_file_stats_partition(&sc->fst, c, v, err));
   }
   return 0;
@@ -71,8 +72,7 @@ static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *
     /* Partition columns are not in the file: their values come from the log. */
     for (int32_t c = 0; rc == 0 && c < sc->schema->n_fields; c++) {
       if (!sc->is_part[c]) continue;
-      const char *v =
-          inlet_snapshot_file_partition_value(sc->snap, file, sc->schema->fields[c].name);
+      const char *v = inlet_snapshot_file_partition_value(sc->snap, file, sc->phys->fields[c].name);
       rc = sc_file_stats_partition(&sc->fst, c, v, &sc->cb_err);
     }
     if (rc < 0)
@@ -153,12 +153,14 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
   int rc = 0;
   sc->snap = snap;
   sc->schema = inlet_snapshot_schema(snap);
+  sc->phys = delta_snapshot_handle_physical(snap);
   sc->limit = o && o->limit >= 0 ? o->limit : -1;
   sc->explain = o && o->explain;
   sc->cur_file = -1;
   inlet_buf_init(&sc->report);
   inlet_schema_init(&sc->out_schema);
-  sc_file_stats_init(&sc->fst, sc->schema);
+  /* Stats and Parquet columns use physical names (and ids). */
+  sc_file_stats_init(&sc->fst, sc->phys);
   sc_page_sel_init(&sc->pages);
   int32_t nf = sc->schema->n_fields;
   int64_t nfiles = inlet_snapshot_num_files(snap);

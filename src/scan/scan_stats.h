@@ -39,8 +39,9 @@ struct pq_statistics;
  * borrowed from @p st. Leaves what it cannot trust as it was. */
 void sc_colstats_from_parquet(sc_colstats *cs, const inlet_field *tf, const inlet_field *ff,
                               int32_t physical, const struct pq_statistics *st);
-/* The top-level field of @p r's file named @p name (case-insensitively), or -1. */
-int32_t sc_file_field(const struct inlet_parquet_reader *r, const char *name);
+/* The top-level field of @p r's file holding physical field @p pf (by field
+ * id in column mapping id mode, else by name, case-insensitively), or -1. */
+int32_t sc_file_field(const struct inlet_parquet_reader *r, const inlet_field *pf);
 
 /* ---- page selection (page_select.c) ---------------------------------------- */
 
