@@ -1,0 +1,326 @@
+/*
+ * Issue 16, column mapping (PROTOCOL.md "Column Mapping"), read side:
+ * tables whose data files, partitionValues and stats use physical names
+ * (name mode) or Parquet field ids (id mode) read as refcheck, an
+ * independent reader that implements column mapping, reads them - at every
+ * version; a rename and a drop written as metaData commits change only the
+ * logical schema, so each version reads with its own names; bad mapping
+ * metadata is a clear "corrupt" error (exit 5), never rows or a crash.
+ *
+ * The tables are public test tables of delta-rs and delta-kernel-rs
+ * (tests/data/foreign, README there), copied to a scratch directory.
+ */
+#include "testutil.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+  char dir[4096];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("colmap"));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+static void sh(tu_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sh(tu_result *r, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  assert_int_equal(tu_sh(r, "%s", cmd), 0);
+  free(cmd);
+}
+
+static void sh_ok(tu_result *r, const char *what) {
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+}
+
+static const char *copy_table(fixture *f, const char *rel, const char *as) {
+  static char path[4300];
+  snprintf(path, sizeof path, "%s/%s", f->dir, as);
+  tu_result r;
+  sh(&r, "rm -rf '%s' && cp -R '%s/tests/data/foreign/%s' '%s' && chmod -R u+w '%s'", path,
+     INLET_SOURCE_DIR, rel, path, path);
+  sh_ok(&r, "copy foreign table");
+  tu_result_free(&r);
+  tu_rules_exempt(path, "test_column_mapping: upstream fixture or hand-written commits");
+  return path;
+}
+
+/* inlet's rows of @p table at version @p v equal refcheck's; returns
+ * inlet's NDJSON (malloc'd). */
+static char *same_as_refcheck(fixture *f, const char *table, long v) {
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --version %ld --format ndjson > '%s/i.ndjson'", INLET_BIN, table, v,
+     f->dir);
+  if (r.status != 0) fail_msg("scan %s @%ld: exit %d: %s", table, v, r.status, r.err);
+  tu_result_free(&r);
+  sh(&r,
+     "'%s' '%s' delta '%s' --version %ld > '%s/r.json' && '%s' '%s' compare '%s/r.json' "
+     "'%s/i.ndjson' --ndjson",
+     INLET_NODE, INLET_REFCHECK, table, v, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+  if (r.status != 0) fail_msg("%s @%ld: inlet and refcheck differ: %s%s", table, v, r.out, r.err);
+  tu_result_free(&r);
+  char p[4200];
+  snprintf(p, sizeof p, "%s/i.ndjson", f->dir);
+  size_t n;
+  char *out = tu_read_file(p, &n);
+  assert_non_null(out);
+  return out;
+}
+
+static int newest_version(const char *table) {
+  tu_result r;
+  sh(&r, "ls '%s/_delta_log' | grep -E '^[0-9]{20}\\.json$' | sort | tail -1", table);
+  int v = atoi(r.out);
+  tu_result_free(&r);
+  return v;
+}
+
+/* Every version of every column-mapping table of delta-rs and
+ * delta-kernel-rs reads as refcheck reads it; the data files really hold
+ * physical names (so a reader ignoring the mapping would read nulls). */
+static void test_cm__foreign_tables_read_as_refcheck_at_every_version(void **state) {
+  fixture *f = *state;
+  static const struct {
+    const char *rel;
+    int min_rows; /* at the newest version */
+  } tables[] = {
+      {"delta-rs/table_with_column_mapping", 5},               /* name, (2,5), nested */
+      {"delta-rs/table_with_partitioning_mapping", 2},         /* name, partitioned */
+      {"delta-kernel-rs/cdf-column-mapping-id-mode", 3},       /* id, DVs, CDF */
+      {"delta-kernel-rs/cdf-column-mapping-name-mode-3-7", 3}, /* name, table features */
+      {"delta-kernel-rs/partition_cm/id", 0},
+      {"delta-kernel-rs/partition_cm/name", 0},
+  };
+  for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+    const char *t = copy_table(f, tables[i].rel, "t");
+    int newest = newest_version(t);
+    for (int v = 0; v <= newest; v++) {
+      char *rows = same_as_refcheck(f, t, v);
+      if (v == newest) {
+        int n = 0;
+        for (const char *p = rows; (p = strchr(p, '\n')); p++)
+          n++;
+        if (n < tables[i].min_rows)
+          fail_msg("%s: %d rows, at least %d expected", tables[i].rel, n, tables[i].min_rows);
+        /* Logical names out, never physical ones. */
+        if (strstr(rows, "col-")) fail_msg("%s: physical name in output: %s", tables[i].rel, rows);
+      }
+      free(rows);
+    }
+  }
+  /* The id-mode table's files carry the field ids the scan matches by. */
+  const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-id-mode", "t");
+  tu_result r;
+  sh(&r, "'%s' parquet meta \"$(ls '%s'/part-*.parquet | head -1)\" | grep -c field_id", INLET_BIN,
+     t);
+  if (atoi(r.out) < 1) fail_msg("expected field ids in the id-mode data files: %s", r.out);
+  tu_result_free(&r);
+}
+
+/* Commits @p schema_edit applied to the newest metaData as version @p v. */
+typedef void (*schema_edit)(json_t *fields, json_t *conf);
+
+static json_t *field_named(json_t *fields, const char *name) {
+  size_t i;
+  json_t *fj;
+  json_array_foreach(fields, i, fj) {
+    if (strcmp(json_string_value(json_object_get(fj, "name")), name) == 0) return fj;
+  }
+  fail_msg("no field %s", name);
+  return NULL;
+}
+
+static void commit_schema(const char *table, int from, int v, schema_edit edit) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, from);
+  size_t n;
+  char *text = tu_read_file(p, &n);
+  assert_non_null(text);
+  json_t *md = NULL;
+  for (char *line = strtok(text, "\n"); line && !md; line = strtok(NULL, "\n")) {
+    json_t *o = json_loads(line, 0, NULL);
+    if (o && json_object_get(o, "metaData")) md = json_incref(json_object_get(o, "metaData"));
+    json_decref(o);
+  }
+  free(text);
+  assert_non_null(md);
+  json_t *schema = json_loads(json_string_value(json_object_get(md, "schemaString")), 0, NULL);
+  assert_non_null(schema);
+  edit(json_object_get(schema, "fields"), json_object_get(md, "configuration"));
+  char *ss = json_dumps(schema, JSON_COMPACT);
+  json_object_set_new(md, "schemaString", json_string(ss));
+  free(ss);
+  json_decref(schema);
+  json_t *ci = json_pack("{s:{s:I,s:s}}", "commitInfo", "timestamp",
+                         (json_int_t)1763675160000LL + v, "operation", "CHANGE COLUMN");
+  json_t *mo = json_pack("{s:o}", "metaData", md);
+  char *a = json_dumps(ci, JSON_COMPACT), *b = json_dumps(mo, JSON_COMPACT);
+  char body[65536];
+  snprintf(body, sizeof body, "%s\n%s\n", a, b);
+  free(a);
+  free(b);
+  json_decref(ci);
+  json_decref(mo);
+  snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v);
+  assert_int_equal(tu_write_file(p, body, strlen(body)), 0);
+}
+
+/* RENAME COLUMN name TO `full name`: only the logical name changes. */
+static void rename_name(json_t *fields, json_t *conf) {
+  (void)conf;
+  json_object_set_new(field_named(fields, "name"), "name", json_string("full name"));
+}
+
+/* DROP COLUMN value, ADD COLUMN score (a new id and physical name). */
+static void drop_value_add_score(json_t *fields, json_t *conf) {
+  size_t i;
+  json_t *fj;
+  json_array_foreach(fields, i, fj) {
+    if (strcmp(json_string_value(json_object_get(fj, "name")), "value") == 0) {
+      json_array_remove(fields, i);
+      break;
+    }
+  }
+  json_array_append_new(
+      fields, json_pack("{s:s,s:s,s:b,s:{s:i,s:s}}", "name", "score", "type", "long", "nullable", 1,
+                        "metadata", "delta.columnMapping.id", 4, "delta.columnMapping.physicalName",
+                        "col-5c0e1d2a-0000-4000-8000-000000000004"));
+  json_object_set_new(conf, "delta.columnMapping.maxColumnId", json_string("4"));
+}
+
+/* A rename and a drop + add, written as Spark writes them (a metaData
+ * commit): each version reads with its own schema, as refcheck reads it;
+ * predicates use logical names and data skipping still uses the stats,
+ * which stay keyed by physical name. */
+static void test_cm__rename_and_drop_read_with_each_versions_schema(void **state) {
+  fixture *f = *state;
+  const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "ren");
+  assert_int_equal(newest_version(t), 4);
+  commit_schema(t, 1, 5, rename_name);
+  commit_schema(t, 5, 6, drop_value_add_score);
+  char *v4 = same_as_refcheck(f, t, 4);
+  char *v5 = same_as_refcheck(f, t, 5);
+  char *v6 = same_as_refcheck(f, t, 6);
+  assert_non_null(strstr(v4, "{\"id\":2,\"name\":\"Bob\",\"value\":250}"));
+  assert_non_null(strstr(v5, "{\"id\":2,\"full name\":\"Bob\",\"value\":250}"));
+  assert_null(strstr(v5, "\"name\""));
+  assert_non_null(strstr(v6, "{\"id\":2,\"full name\":\"Bob\",\"score\":null}"));
+  assert_null(strstr(v6, "value"));
+  free(v4);
+  free(v5);
+  free(v6);
+  tu_result r;
+  /* Time travel back to before the rename still has the old name. */
+  sh(&r, "'%s' scan '%s' --version 2 --columns name --format csv | sort", INLET_BIN, t);
+  sh_ok(&r, "scan --version 2 --columns name");
+  assert_string_equal(r.out, "Alice\nBob\nCharlie\nname\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --columns 'full name' --where 'id > 3' --format csv", INLET_BIN, t);
+  sh_ok(&r, "scan with the new name");
+  assert_string_equal(r.out, "full name\nDavid\n");
+  tu_result_free(&r);
+  /* --explain: every other file is skipped by add.stats (keyed by physical
+   * name). */
+  sh(&r, "'%s' scan '%s' --where 'id > 3' --explain", INLET_BIN, t);
+  sh_ok(&r, "scan --explain");
+  assert_non_null(strstr(r.out, " 0 pruned by partition values, 2 skipped by add.stats, 1 read"));
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --where \"\\`full name\\` = 'Zed'\" --explain", INLET_BIN, t);
+  sh_ok(&r, "scan where on the renamed column");
+  assert_non_null(strstr(r.out, "3 skipped by add.stats, 0 read"));
+  tu_result_free(&r);
+  /* The dropped column is gone from the newest schema. */
+  sh(&r, "'%s' scan '%s' --columns value", INLET_BIN, t);
+  assert_int_equal(r.status, 2);
+  tu_result_free(&r);
+}
+
+/* Replaces the first @p from in version 0's commit of @p table by @p to. */
+static void break_schema(const char *table, const char *from, const char *to) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s/_delta_log/00000000000000000000.json", table);
+  size_t n;
+  char *text = tu_read_file(p, &n);
+  assert_non_null(text);
+  char *at = strstr(text, from);
+  if (!at) fail_msg("%s: no %s in version 0", table, from);
+  size_t pre = (size_t)(at - text), fl = strlen(from), tl = strlen(to);
+  char *out = malloc(n - fl + tl + 1);
+  memcpy(out, text, pre);
+  memcpy(out + pre, to, tl);
+  memcpy(out + pre + tl, at + fl, n - pre - fl);
+  assert_int_equal(tu_write_file(p, out, n - fl + tl), 0);
+  free(out);
+  free(text);
+}
+
+static void expect_corrupt(const char *table, const char *says) {
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --version 0 --format ndjson", INLET_BIN, table);
+  if (r.status != 5 || !strstr(r.err, says))
+    fail_msg("%s: expected exit 5 naming \"%s\", got %d: %s", table, says, r.status, r.err);
+  assert_string_equal(r.out, "");
+  tu_result_free(&r);
+}
+
+/* Bad mapping metadata is corrupt (exit 5) with a message naming it. */
+static void test_cm__bad_mapping_metadata_is_a_clear_error(void **state) {
+  fixture *f = *state;
+  const char *rel = "delta-kernel-rs/cdf-column-mapping-id-mode";
+  const char *t = copy_table(f, rel, "nophys");
+  /* the physical name of column "id" removed */
+  break_schema(t, "columnMapping.physicalName", "columnMapping.physicalNam");
+  expect_corrupt(t, "delta.columnMapping.physicalName");
+  t = copy_table(f, rel, "dupid");
+  break_schema(t, "columnMapping.id\\\":2", "columnMapping.id\\\":1");
+  expect_corrupt(t, "share delta.columnMapping.id 1");
+  t = copy_table(f, rel, "noid");
+  break_schema(t, "columnMapping.id\\\":2", "columnMapping.idx\\\":2");
+  expect_corrupt(t, "no valid delta.columnMapping.id");
+  t = copy_table(f, rel, "maxid");
+  break_schema(t, "maxColumnId\":\"3\"", "maxColumnId\":\"2\"");
+  expect_corrupt(t, "maxColumnId");
+  t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "dupname");
+  break_schema(t, "col-ed3e45cf-632b-4a07-bb22-d9f4693bbaa1",
+               "col-80396d42-d765-483e-b86e-7ac1e13ef88c");
+  expect_corrupt(t, "share the physical name");
+  /* An unknown mode is refused as unsupported (6), naming it. */
+  t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "mode");
+  break_schema(t, "columnMapping.mode\":\"name\"", "columnMapping.mode\":\"fancy\"");
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --version 0 --format ndjson", INLET_BIN, t);
+  assert_int_equal(r.status, 6);
+  assert_non_null(strstr(r.err, "fancy"));
+  tu_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_cm__foreign_tables_read_as_refcheck_at_every_version,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cm__rename_and_drop_read_with_each_versions_schema,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cm__bad_mapping_metadata_is_a_clear_error, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
