@@ -133,8 +133,11 @@ static int build_schema(cp_writer *w, const delta_snapshot *snap, inlet_error *e
     w->add_stats = add->n_children;
     TRY(append_child(add, &f, err));
   }
+  /* Column mapping tables get stats as JSON only: typed structs would need
+   * physical names at every level (the property is a hint writers may
+   * leave unmet). */
   if (conf_bool(&snap->metadata, "delta.checkpoint.writeStatsAsStruct", false) &&
-      snap->has_schema) {
+      snap->has_schema && snap->cm_mode == DELTA_CM_NONE) {
     inlet_field f;
     TRY(delta_partition_struct_field(&f, &snap->schema, &snap->metadata, err));
     if (f.name) {

@@ -200,7 +200,10 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
       is_part |= w->part_idx[p] == i;
     if (is_part) continue;
     w->data_idx[w->data_schema.n_fields] = i;
-    rc = inlet_schema_add_field(&w->data_schema, &ts->fields[i], err);
+    /* Column mapping: data files (and so their stats) use the physical
+     * names and, in id mode, the ids as Parquet field ids. */
+    rc =
+        inlet_schema_add_field(&w->data_schema, &delta_snapshot_physical(&w->snap)->fields[i], err);
     if (rc < 0) goto fail;
   }
   delta_file_sink_init(&w->sink, table->st, &w->snap.metadata, &w->data_schema, w->opts.compression,
@@ -353,8 +356,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
   for (int32_t p = 0; p < w->n_part; p++) {
     int32_t ci = w->part_idx[p];
     const inlet_field *f = &w->snap.schema.fields[ci];
+    /* partitionValues and directories by physical name (column mapping) */
+    const char *key = delta_snapshot_physical(&w->snap)->fields[ci].name;
     delta_kv *kv = &(*pvals)[p];
-    kv->key = inlet_strdup(f->name);
+    kv->key = inlet_strdup(key);
     if (!kv->key) {
       rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
       break;
@@ -362,10 +367,10 @@ static int row_partition(inlet_table_writer *w, const inlet_batch *b, int64_t r,
     rc = delta_partition_value_format(&kv->value, f, &b->columns[ci], r, err);
     if (rc < 0) break;
     size_t len;
-    rc = delta_partition_component_check(f->name, kv->value, kv->value ? strlen(kv->value) : 0,
-                                         &len, err);
+    rc = delta_partition_component_check(key, kv->value, kv->value ? strlen(kv->value) : 0, &len,
+                                         err);
     if (rc < 0) break;
-    char *en = delta_hive_escape(f->name), *ev = delta_hive_escape(kv->value);
+    char *en = delta_hive_escape(key), *ev = delta_hive_escape(kv->value);
     if (p) inlet_buf_push(&d, '/');
     if (en && ev)
       inlet_buf_appendf(&d, "%s=%s", en, ev);

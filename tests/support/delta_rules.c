@@ -746,6 +746,33 @@ static void check_data_path(checker *c, int64_t v, const char *what, const char 
   free(p);
 }
 
+/* The key partitionValues use for partition column @p name: its physical
+ * name under column mapping (PROTOCOL.md "Column Mapping"), else the name. */
+static const char *partition_key(const state *s, const char *name) {
+  const json_t *conf = s->metadata ? json_object_get(s->metadata, "configuration") : NULL;
+  const char *mode = json_string_value(json_object_get(conf, "delta.columnMapping.mode"));
+  if (!mode || strcmp(mode, "none") == 0) return name;
+  size_t i;
+  json_t *fj;
+  json_array_foreach(json_object_get(s->schema, "fields"), i, fj) {
+    const char *n = json_string_value(json_object_get(fj, "name"));
+    const char *ph = json_string_value(
+        json_object_get(json_object_get(fj, "metadata"), "delta.columnMapping.physicalName"));
+    if (n && ph && strcasecmp(n, name) == 0) return ph;
+  }
+  return name;
+}
+
+static bool is_partition_key(const state *s, const json_t *pc, const char *k) {
+  size_t i;
+  json_t *p;
+  json_array_foreach(pc, i, p) {
+    const char *name = json_string_value(p);
+    if (name && strcmp(partition_key(s, name), k) == 0) return true;
+  }
+  return false;
+}
+
 static void check_partition_values(checker *c, int64_t v, const state *s, const char *what,
                                    const json_t *a) {
   const json_t *pv = json_object_get(a, "partitionValues");
@@ -755,7 +782,7 @@ static void check_partition_values(checker *c, int64_t v, const state *s, const 
   const char *k;
   json_t *val;
   json_object_foreach((json_t *)pv, k, val) {
-    if (!str_in_array(pc, k))
+    if (!is_partition_key(s, pc, k))
       finding(c, "partition-values", NULL, v,
               "%s %s: partitionValues key \"%s\" is not a "
               "partition column",
@@ -768,7 +795,7 @@ static void check_partition_values(checker *c, int64_t v, const state *s, const 
   json_t *p;
   json_array_foreach(pc, i, p) {
     const char *name = json_string_value(p);
-    if (name && !json_object_get(pv, name))
+    if (name && !json_object_get(pv, partition_key(s, name)))
       finding(c, "partition-values", NULL, v,
               "%s %s: partitionValues lacks partition column "
               "\"%s\"",
