@@ -349,8 +349,8 @@ typedef struct inlet_table_description {
 
 /**
  * Describes the latest snapshot from the log alone (no data file is read),
- * also for tables whose reader features inlet cannot scan (column mapping,
- * deletion vectors, variant, ...). @p json (may be NULL) receives the
+ * also for tables whose reader features inlet cannot scan (variant,
+ * geospatial, bad column mapping metadata, ...). @p json (may be NULL) receives the
  * description as a JSON object (keys version, commits, compactions,
  * last_commit_timestamp, files, bytes, rows (null when unknown),
  * files_without_stats, small_files, partitions, partition_columns,
