@@ -14,12 +14,49 @@
 static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
     "                     [--sort-by COL[,COL...]] [--bins-per-commit N] [--dry-run]\n"
-    "                     [--single-writer]\n"
+    "                     [--single-writer] [--json]\n"
+    "  --json      one JSON object: read_version, dry_run, partitions, bins, commits,\n"
+    "              failed_groups, files_removed, files_added, bytes_removed, bytes_added, rows,\n"
+    "              last_version (null when nothing was committed), groups (partition,\n"
+    "              input_files, input_bytes, output_files, output_bytes, rows, version, error)\n"
     "  PREDICATE: partition columns only, e.g. \"day >= '2024-01-01' AND kind = "
     "'click'\"\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
+/* What on_group reports to: text lines, or (--json) the groups array. */
+typedef struct report {
+  bool dry;
+  FILE *json; /* NULL: text */
+  int n;
+} report;
+
+static void json_group(report *r, const inlet_compact_group *g) {
+  FILE *f = r->json;
+  fprintf(f, "%s{\"partition\":", r->n++ ? "," : "");
+  cli_json_string(f, g->partition);
+  fprintf(f,
+          ",\"input_files\":%lld,\"input_bytes\":%lld,\"output_files\":%lld,"
+          "\"output_bytes\":%lld,\"rows\":%lld,\"version\":",
+          (long long)g->n_inputs, (long long)g->input_bytes, (long long)g->n_outputs,
+          (long long)g->output_bytes, (long long)g->rows);
+  if (g->version >= 0)
+    fprintf(f, "%lld", (long long)g->version);
+  else
+    fputs("null", f);
+  fputs(",\"error\":", f);
+  if (g->status)
+    cli_json_string(f, g->message ? g->message : inlet_strerror(g->status));
+  else
+    fputs("null", f);
+  fputc('}', f);
+}
+
 static void on_group(void *ctx, const inlet_compact_group *g) {
-  bool dry = *(bool *)ctx;
+  report *r = ctx;
+  bool dry = r->dry;
+  if (r->json) {
+    json_group(r, g);
+    if (!g->status) return;
+  }
   const char *part = *g->partition ? g->partition : "(table)";
   if (dry)
     printf("would compact %s: %lld files, %lld bytes\n", part, (long long)g->n_inputs,
@@ -27,7 +64,7 @@ static void on_group(void *ctx, const inlet_compact_group *g) {
   else if (g->status)
     cli_log("warning", "compaction_group_failed", NULL, "compaction of %s (%lld files) failed: %s",
             part, (long long)g->n_inputs, g->message ? g->message : inlet_strerror(g->status));
-  else
+  else if (!r->json)
     printf("compacted %s: %lld files (%lld bytes) -> %lld files (%lld bytes), %lld rows, "
            "version %lld\n",
            part, (long long)g->n_inputs, (long long)g->input_bytes, (long long)g->n_outputs,
@@ -42,6 +79,7 @@ static const cli_opt opts[] = {
     CLI_OPT_INT("bins-per-commit", 1, 1000000000),
     CLI_OPT_FLAG("dry-run"),
     CLI_OPT_FLAG("single-writer"),
+    CLI_OPT_FLAG("json"),
 };
 
 static int cmd_compact(const cli_args *a) {
@@ -56,8 +94,13 @@ static int cmd_compact(const cli_args *a) {
   (void)cli_int(a, "target-size", &o.target_size);
   o.where = where;
   o.dry_run = dry;
+  char *groups = NULL;
+  size_t groups_len = 0;
+  report rep = {dry, NULL, 0};
+  if (cli_flag(a, "json") && !(rep.json = open_memstream(&groups, &groups_len)))
+    return cli_error("out of memory");
   o.on_group = on_group;
-  o.ctx = &dry;
+  o.ctx = &rep;
   /* --sort-by A,B and --sort-by A --sort-by B alike. */
   int n_sort = 0;
   const char *const *sort_by = cli_list(a, "sort-by", &n_sort);
@@ -88,16 +131,32 @@ static int cmd_compact(const cli_args *a) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_table *t = NULL;
   inlet_compact_result res;
-  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_compact(&res, t, &o, &err) < 0) {
-    inlet_table_free(t);
-    free(cols);
-    free(names);
-    return cli_fail(&err);
-  }
+  int rc = cli_table_open(a, pos[0], &t, &err);
+  if (rc == 0) rc = inlet_table_compact(&res, t, &o, &err);
   inlet_table_free(t);
   free(cols);
   free(names);
-  if (dry)
+  if (rep.json && fclose(rep.json) != 0 && rc == 0) rc = INLET_ENOMEM;
+  if (rc < 0) {
+    free(groups);
+    return cli_fail(&err);
+  }
+  if (rep.json) {
+    printf("{\"read_version\":%lld,\"dry_run\":%s,\"partitions\":%lld,\"bins\":%lld,"
+           "\"commits\":%lld,\"failed_groups\":%lld,\"files_removed\":%lld,"
+           "\"files_added\":%lld,\"bytes_removed\":%lld,\"bytes_added\":%lld,\"rows\":%lld,"
+           "\"last_version\":",
+           (long long)res.read_version, dry ? "true" : "false", (long long)res.partitions,
+           (long long)res.bins, (long long)res.commits, (long long)res.failed_groups,
+           (long long)res.files_removed, (long long)res.files_added, (long long)res.bytes_removed,
+           (long long)res.bytes_added, (long long)res.rows);
+    if (res.last_version >= 0)
+      printf("%lld", (long long)res.last_version);
+    else
+      fputs("null", stdout);
+    printf(",\"groups\":[%.*s]}\n", (int)groups_len, groups ? groups : "");
+    free(groups);
+  } else if (dry)
     printf("dry run at version %lld: %lld bins in %lld partitions, %lld files, %lld bytes\n",
            (long long)res.read_version, (long long)res.bins, (long long)res.partitions,
            (long long)res.files_removed, (long long)res.bytes_removed);
