@@ -142,7 +142,8 @@ static int cmd_compact(const cli_args *a) {
     return cli_fail(&err);
   }
   if (rep.json) {
-    printf("{\"read_version\":%lld,\"dry_run\":%s,\"partitions\":%lld,\"bins\":%lld,"
+    printf("{\"format_version\":1,\"read_version\":%lld,\"dry_run\":%s,\"partitions\":%lld,"
+           "\"bins\":%lld,"
            "\"commits\":%lld,\"failed_groups\":%lld,\"files_removed\":%lld,"
            "\"files_added\":%lld,\"bytes_removed\":%lld,\"bytes_added\":%lld,\"rows\":%lld,"
            "\"last_version\":",

@@ -31,14 +31,17 @@ static int cmd_delete(const cli_args *a) {
   }
   inlet_table_free(t);
   if (cli_flag(a, "json")) {
-    printf("{\"version\":%lld,\"read_version\":%lld,\"attempts\":%lld,\"deletion_vectors\":%s,"
-           "\"numDeletedRows\":%lld,\"numRemovedFiles\":%lld,\"numAddedFiles\":%lld,"
-           "\"numDeletionVectorsAdded\":%lld,\"numDeletionVectorsUpdated\":%lld,"
-           "\"numDeletionVectorsRemoved\":%lld,\"numCopiedRows\":%lld}\n",
-           (long long)r.version, (long long)r.read_version, (long long)r.attempts,
-           r.used_dvs ? "true" : "false", (long long)r.deleted_rows, (long long)r.removed_files,
-           (long long)r.added_files, (long long)r.dvs_added, (long long)r.dvs_updated,
-           (long long)r.dvs_removed, (long long)r.copied_rows);
+    char version[24] = "null";
+    if (r.version >= 0) snprintf(version, sizeof version, "%lld", (long long)r.version);
+    printf("{\"format_version\":1,\"version\":%s,\"read_version\":%lld,\"attempts\":%lld,"
+           "\"deletion_vectors\":%s,\"deleted_rows\":%lld,\"removed_files\":%lld,"
+           "\"added_files\":%lld,\"deletion_vectors_added\":%lld,"
+           "\"deletion_vectors_updated\":%lld,\"deletion_vectors_removed\":%lld,"
+           "\"copied_rows\":%lld}\n",
+           version, (long long)r.read_version, (long long)r.attempts, r.used_dvs ? "true" : "false",
+           (long long)r.deleted_rows, (long long)r.removed_files, (long long)r.added_files,
+           (long long)r.dvs_added, (long long)r.dvs_updated, (long long)r.dvs_removed,
+           (long long)r.copied_rows);
   } else if (r.version < 0) {
     printf("no row matches: nothing committed (version %lld)\n", (long long)r.read_version);
   } else {

@@ -12,7 +12,7 @@ static const char usage[] =
     "usage: inlet describe TABLE [--json]\n"
     "Describes the latest snapshot from the log alone: version, commits, compactions, last\n"
     "commit time, files, bytes, rows, small files, partitions, schema, properties, protocol.\n"
-    "  --json  the same as one JSON object\n";
+    "  --json  the same as one JSON object (docs/JSON.md)\n";
 
 static const cli_opt opts[] = {CLI_OPT_FLAG("json")};
 

@@ -127,14 +127,16 @@ static void summary_line(ui *u, const inlet_ingest_progress *p) {
     snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
   else if (p->lag_bytes >= 0)
     snprintf(lag, sizeof lag, "%lld bytes", (long long)p->lag_bytes);
-  char fields[512];
+  char fields[512], ver[24] = "null", lag_ms[24] = "null", lag_bytes[24] = "null";
+  if (p->last_version >= 0) snprintf(ver, sizeof ver, "%lld", (long long)p->last_version);
+  if (p->lag_ms >= 0) snprintf(lag_ms, sizeof lag_ms, "%lld", (long long)p->lag_ms);
+  if (p->lag_bytes >= 0) snprintf(lag_bytes, sizeof lag_bytes, "%lld", (long long)p->lag_bytes);
   snprintf(fields, sizeof fields,
-           "\"rows\":%lld,\"batches\":%lld,\"rows_per_second\":%.0f,\"version\":%lld,"
-           "\"late_rows\":%lld,\"rejected\":%lld,\"conflicts\":%lld,\"lag_ms\":%lld,"
-           "\"lag_bytes\":%lld",
-           (long long)p->rows, (long long)p->batches, rate, (long long)p->last_version,
-           (long long)p->late_rows, (long long)p->rejected, (long long)p->conflicts,
-           (long long)p->lag_ms, (long long)p->lag_bytes);
+           "\"rows\":%lld,\"batches\":%lld,\"rows_per_second\":%.0f,\"version\":%s,"
+           "\"late_rows\":%lld,\"rejected\":%lld,\"conflicts\":%lld,\"lag_ms\":%s,"
+           "\"lag_bytes\":%s",
+           (long long)p->rows, (long long)p->batches, rate, ver, (long long)p->late_rows,
+           (long long)p->rejected, (long long)p->conflicts, lag_ms, lag_bytes);
   cli_log("info", "ingest_summary", fields,
           "ingest: %lld rows in %lld batches (%.0f rows/s), table version %lld, late %lld, "
           "rejected %lld, conflicts %lld, lag %s, position %s",
@@ -155,8 +157,9 @@ static void log_progress(ui *u, const inlet_ingest_progress *p) {
     snprintf(u->last_status, sizeof u->last_status, "%s", st);
   }
   if (p->event == INLET_INGEST_STARTED) {
-    char fields[64];
-    snprintf(fields, sizeof fields, "\"version\":%lld", (long long)p->last_version);
+    char fields[64] = "\"version\":null";
+    if (p->last_version >= 0)
+      snprintf(fields, sizeof fields, "\"version\":%lld", (long long)p->last_version);
     cli_log("info", "ingest_started", fields, "ingest: started at %s (table version %lld)",
             p->position ? p->position : "-", (long long)p->last_version);
   } else if (p->event != INLET_INGEST_FINISHED && u->summary_ms > 0 &&
@@ -179,19 +182,31 @@ static void json_string_field(const char *name, const char *v) {
   putchar('"');
 }
 
+/* A count the source or table may not know yet (-1): null in JSON. */
+static void json_i64_or_null(const char *name, int64_t v) {
+  if (v >= 0)
+    printf(",\"%s\":%lld", name, (long long)v);
+  else
+    printf(",\"%s\":null", name);
+}
+
+/* One line of `ingest --json` (docs/JSON.md "ingest"). */
 static void json_event(const inlet_ingest_progress *p) {
   static const char *const names[] = {"started", "batch", "idle", "warning", "finished"};
-  printf("{\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,\"late_rows\":%lld,"
-         "\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,\"bytes\":%lld,"
-         "\"version\":%lld,\"batch_rows\":%lld,\"lag_ms\":%lld,\"lag_bytes\":%lld,"
-         "\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld,\"conflicts\":%lld,"
-         "\"ignored_fields\":%lld",
+  printf("{\"format_version\":1,\"event\":\"%s\",\"batches\":%lld,\"rows\":%lld,"
+         "\"late_rows\":%lld,\"dropped_rows\":%lld,\"routed_rows\":%lld,\"rejected\":%lld,"
+         "\"bytes\":%lld",
          names[p->event], (long long)p->batches, (long long)p->rows, (long long)p->late_rows,
          (long long)p->dropped_rows, (long long)p->routed_rows, (long long)p->rejected,
-         (long long)p->bytes, (long long)p->last_version, (long long)p->batch_rows,
-         (long long)p->lag_ms, (long long)p->lag_bytes, (long long)p->sequence,
-         (long long)p->elapsed_ms, (long long)p->gaps, (long long)p->conflicts,
-         (long long)p->ignored_fields);
+         (long long)p->bytes);
+  json_i64_or_null("version", p->last_version);
+  printf(",\"batch_rows\":%lld", (long long)p->batch_rows);
+  json_i64_or_null("lag_ms", p->lag_ms);
+  json_i64_or_null("lag_bytes", p->lag_bytes);
+  printf(",\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld,\"conflicts\":%lld,"
+         "\"ignored_fields\":%lld",
+         (long long)p->sequence, (long long)p->elapsed_ms, (long long)p->gaps,
+         (long long)p->conflicts, (long long)p->ignored_fields);
   if (p->batch_latency_ms >= 0)
     printf(",\"batch_latency_ms\":%lld", (long long)p->batch_latency_ms);
   if (p->watermark_us != INT64_MIN) printf(",\"watermark_us\":%lld", (long long)p->watermark_us);

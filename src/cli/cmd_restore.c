@@ -54,7 +54,7 @@ static int cmd_restore(const cli_args *a) {
   if (json) {
     char version[24] = "null";
     if (!o.dry_run) snprintf(version, sizeof version, "%lld", (long long)r.version);
-    printf("{\"read_version\":%lld,\"restored_version\":%lld,\"version\":%s,"
+    printf("{\"format_version\":1,\"read_version\":%lld,\"restored_version\":%lld,\"version\":%s,"
            "\"files_restored\":%lld,\"bytes_restored\":%lld,\"files_removed\":%lld,"
            "\"bytes_removed\":%lld,\"files_after\":%lld,\"bytes_after\":%lld,"
            "\"metadata_restored\":%s,\"dry_run\":%s,\"attempts\":%d}\n",

@@ -87,7 +87,8 @@ static int cmd_vacuum(const cli_args *a) {
     return cli_fail(&err);
   }
   if (rep.files) {
-    printf("{\"dry_run\":%s,\"files\":%lld,\"bytes\":%lld,\"tombstoned\":%lld,\"debris\":%lld,"
+    printf("{\"format_version\":1,\"dry_run\":%s,\"files\":%lld,\"bytes\":%lld,"
+           "\"tombstoned\":%lld,\"debris\":%lld,"
            "\"kept\":%lld,\"symlinks\":%lld,\"deleted\":[%.*s],\"symlinks_left\":[%.*s]}\n",
            dry ? "true" : "false", (long long)res.files, (long long)res.bytes,
            (long long)res.tombstoned, (long long)res.debris, (long long)res.kept,

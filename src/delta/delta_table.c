@@ -871,6 +871,8 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
   }
   if (json) {
     o = json_object();
+    /* docs/JSON.md "describe": bump on any change a consumer could notice. */
+    json_object_set_new(o, "format_version", json_integer(1));
     json_object_set_new(o, "version", json_integer(out->version));
     json_object_set_new(o, "commits", json_integer(out->commits));
     json_object_set_new(o, "compactions", json_integer(out->compactions));
@@ -880,7 +882,7 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
     json_object_set_new(o, "rows", out->rows >= 0 ? json_integer(out->rows) : json_null());
     json_object_set_new(o, "files_without_stats", json_integer(out->files_without_stats));
     json_object_set_new(o, "small_files", json_integer(out->small_files));
-    json_object_set_new(o, "small_file_bytes", json_integer(out->small_file_bytes));
+    json_object_set_new(o, "small_file_threshold_bytes", json_integer(out->small_file_bytes));
     json_object_set_new(o, "partitions", json_integer(out->partitions));
     json_t *pc = json_array();
     for (int32_t p = 0; p < sn->metadata.n_partition_columns; p++)
@@ -915,19 +917,19 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
                               : json_null());
     json_object_set_new(o, "properties", props);
     json_t *proto = json_object();
-    json_object_set_new(proto, "minReaderVersion", json_integer(sn->protocol.min_reader));
-    json_object_set_new(proto, "minWriterVersion", json_integer(sn->protocol.min_writer));
+    json_object_set_new(proto, "min_reader_version", json_integer(sn->protocol.min_reader));
+    json_object_set_new(proto, "min_writer_version", json_integer(sn->protocol.min_writer));
     if (sn->protocol.min_reader >= 3) {
       json_t *rf = json_array();
       for (int32_t i = 0; i < sn->protocol.n_reader_features; i++)
         json_array_append_new(rf, json_string(sn->protocol.reader_features[i]));
-      json_object_set_new(proto, "readerFeatures", rf);
+      json_object_set_new(proto, "reader_features", rf);
     }
     if (sn->protocol.min_writer >= 7) {
       json_t *wf = json_array();
       for (int32_t i = 0; i < sn->protocol.n_writer_features; i++)
         json_array_append_new(wf, json_string(sn->protocol.writer_features[i]));
-      json_object_set_new(proto, "writerFeatures", wf);
+      json_object_set_new(proto, "writer_features", wf);
     }
     json_object_set_new(o, "protocol", proto);
     json_object_set_new(o, "checksum", checksum_status(t, sn));

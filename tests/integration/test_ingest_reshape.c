@@ -235,7 +235,7 @@ static void test_reshape__ignore_drops_and_counts_exactly(void **state) {
         "--schema-evolution ignore --json",
         INLET_BIN, table, src);
   assert_int_equal(r.status, 0);
-  const char *fin = strstr(r.out, "{\"event\":\"finished\"");
+  const char *fin = strstr(r.out, "\"event\":\"finished\"");
   assert_non_null(fin);
   char want[64];
   snprintf(want, sizeof want, "\"ignored_fields\":%d,", n_fields);
@@ -248,8 +248,8 @@ static void test_reshape__ignore_drops_and_counts_exactly(void **state) {
   assert_int_equal(r.status, 0);
   long sum = 0;
   int commits = 0;
-  for (const char *p = r.out; (p = strstr(p, "\"numIgnoredFields\":\"")); commits++) {
-    p += strlen("\"numIgnoredFields\":\"");
+  for (const char *p = r.out; (p = strstr(p, "\"numIgnoredFields\":")); commits++) {
+    p += strlen("\"numIgnoredFields\":");
     sum += strtol(p, NULL, 10);
   }
   tu_result_free(&r);
@@ -566,8 +566,8 @@ static void test_reshape__append_follows_the_same_rules(void **state) {
     fail_msg("status %d: %s %s", r.status, r.out, r.err);
   tu_result_free(&r);
   sh_ok(&r, "'%s' history '%s' --json", INLET_BIN, table);
-  assert_non_null(strstr(r.out, "\"numRejectedRows\":\"3\",\"numIgnoredFields\":\"0\""));
-  assert_non_null(strstr(r.out, "\"numRejectedRows\":\"0\",\"numIgnoredFields\":\"2\""));
+  assert_non_null(strstr(r.out, "\"numRejectedRows\":3,\"numIgnoredFields\":0"));
+  assert_non_null(strstr(r.out, "\"numRejectedRows\":0,\"numIgnoredFields\":2"));
   tu_result_free(&r);
   rows want;
   memset(&want, 0, sizeof want);

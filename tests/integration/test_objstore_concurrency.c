@@ -96,14 +96,15 @@ static char *download_and_read(const char *kind, const char *prefix) {
 static void check_versions(const char *table, int last) {
   char *h = run_ok("'%s' history '%s' --json", INLET_BIN, table);
   json_error_t je;
-  json_t *a = json_loads(h, 0, &je);
-  if (!a) fail_msg("history --json: %s", je.text);
+  json_t *doc = json_loads(h, 0, &je);
+  if (!doc) fail_msg("history --json: %s", je.text);
+  json_t *a = json_object_get(doc, "commits");
   assert_int_equal(json_array_size(a), (size_t)last + 1);
   /* Newest first, each version once. */
   for (size_t i = 0; i < json_array_size(a); i++)
     assert_int_equal(json_integer_value(json_object_get(json_array_get(a, i), "version")),
                      last - (int)i);
-  json_decref(a);
+  json_decref(doc);
   free(h);
 }
 

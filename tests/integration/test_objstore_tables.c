@@ -208,8 +208,9 @@ static char *describe_fields(const char *json_text) {
 static long long version_ts(const char *table, int version) {
   char *h = run_ok("'%s' history '%s' --json", INLET_BIN, table);
   json_error_t je;
-  json_t *a = json_loads(h, 0, &je);
-  if (!a) fail_msg("history --json is not JSON: %s", je.text);
+  json_t *doc = json_loads(h, 0, &je);
+  if (!doc) fail_msg("history --json is not JSON: %s", je.text);
+  json_t *a = json_object_get(doc, "commits");
   long long ts = -1;
   size_t i;
   json_t *e;
@@ -217,7 +218,7 @@ static long long version_ts(const char *table, int version) {
     if (json_integer_value(json_object_get(e, "version")) == version)
       ts = (long long)json_integer_value(json_object_get(e, "timestamp"));
   }
-  json_decref(a);
+  json_decref(doc);
   free(h);
   assert_true(ts > 0);
   return ts;
