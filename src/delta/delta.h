@@ -507,6 +507,16 @@ int delta_txn_begin(delta_txn **out, inlet_storage *st, const char *root_abs, in
 void delta_txn_free(delta_txn *t);
 /* Adds an action (deep-copied). Protocol/metaData/add/remove/txn/domain. */
 int delta_txn_add_action(delta_txn *t, const delta_action *a, inlet_error *err);
+/* Adds the remove action that retires live file @p a at @p now_ms. The
+ * remove carries what identifies and describes the file (partition values,
+ * size, stats, tags, its deletion vector, row tracking fields), as Spark's
+ * do; @p data_change is false only for rewrites that keep the rows
+ * (compaction). */
+int delta_txn_remove_file(delta_txn *t, const delta_add *a, bool data_change, int64_t now_ms,
+                          inlet_error *err);
+/* An operation metric or parameter as Delta writes it in commitInfo: the
+ * integer as a string, in @p buf (returned). */
+const char *delta_metric_text(char buf[24], int64_t v);
 /* operationParameters as raw JSON object text (copied). */
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err);
 /* The table the transaction commits to, from the metaData of the snapshot

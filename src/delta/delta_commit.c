@@ -178,6 +178,36 @@ int delta_txn_add_action(delta_txn *t, const delta_action *a, inlet_error *err) 
   return 0;
 }
 
+const char *delta_metric_text(char buf[24], int64_t v) {
+  snprintf(buf, 24, "%lld", (long long)v);
+  return buf;
+}
+
+int delta_txn_remove_file(delta_txn *t, const delta_add *a, bool data_change, int64_t now_ms,
+                          inlet_error *err) {
+  delta_action ra;
+  memset(&ra, 0, sizeof ra);
+  ra.kind = DELTA_ACTION_REMOVE;
+  delta_remove *r = &ra.u.remove; /* borrowed fields: add_action copies */
+  r->path = a->path;
+  r->deletion_timestamp = now_ms;
+  r->data_change = data_change;
+  r->extended_file_metadata = true;
+  r->n_partition_values = a->n_partition_values;
+  r->partition_values = a->partition_values;
+  r->size = a->size;
+  r->stats = a->stats;
+  r->tags = a->tags;
+  /* The protocol: a remove names the deletion vector it retires. */
+  r->dv_id = a->dv_id;
+  r->dv_json = a->dv_json;
+  r->has_base_row_id = a->has_base_row_id;
+  r->base_row_id = a->base_row_id;
+  r->has_default_row_commit_version = a->has_default_row_commit_version;
+  r->default_row_commit_version = a->default_row_commit_version;
+  return delta_txn_add_action(t, &ra, err);
+}
+
 /* ---- commit body ------------------------------------------------------------ */
 
 static bool is_blind_append(const delta_txn *t) {

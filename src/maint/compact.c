@@ -711,12 +711,6 @@ static int rebase(compactor *c, inlet_error *err) {
   }
 }
 
-static char *metric(int64_t v) {
-  static __thread char buf[32];
-  snprintf(buf, sizeof buf, "%lld", (long long)v);
-  return buf;
-}
-
 static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t rows,
                        int64_t *version, bool *maybe_published, inlet_error *err) {
   TRY(rebase(c, err));
@@ -742,28 +736,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   for (int64_t bi = b0; bi < b0 + nb; bi++)
     for (int64_t i = c->bins[bi].first; i < c->bins[bi].first + c->bins[bi].n; i++) {
       const delta_add *a = cand_add(c, i);
-      delta_action ra;
-      memset(&ra, 0, sizeof ra);
-      ra.kind = DELTA_ACTION_REMOVE;
-      delta_remove *r = &ra.u.remove;
-      r->path = a->path; /* borrowed: add_action copies */
-      r->deletion_timestamp = now;
-      r->data_change = false;
-      r->extended_file_metadata = true;
-      r->n_partition_values = a->n_partition_values;
-      r->partition_values = a->partition_values;
-      r->size = a->size;
-      r->stats = a->stats;
-      /* The remove carries what identifies and describes the file (its
-       * deletion vector, tags, row tracking fields), as Spark's does. */
-      r->tags = a->tags;
-      r->dv_id = a->dv_id;
-      r->dv_json = a->dv_json;
-      r->has_base_row_id = a->has_base_row_id;
-      r->base_row_id = a->base_row_id;
-      r->has_default_row_commit_version = a->has_default_row_commit_version;
-      r->default_row_commit_version = a->default_row_commit_version;
-      TRY_GOTO(delta_txn_add_action(txn, &ra, err));
+      TRY_GOTO(delta_txn_remove_file(txn, a, false, now, err));
       removed_bytes = inlet_add_sat_i64(removed_bytes, a->size);
       n_removed++;
     }
@@ -775,6 +748,7 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
     if (rc < 0) goto done;
     added_bytes = inlet_add_sat_i64(added_bytes, f->df.size);
   }
+  char mb[24];
   json_t *params = json_object();
   json_t *pred = json_array();
   if (c->o.where) json_array_append_new(pred, json_string(c->o.where));
@@ -799,12 +773,12 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
   if (rc < 0) goto done;
   /* Spark's OPTIMIZE metrics, values as strings like Spark writes them. */
   json_t *m = json_object();
-  json_object_set_new(m, "numRemovedFiles", json_string(metric(n_removed)));
-  json_object_set_new(m, "numAddedFiles", json_string(metric((int64_t)u->n_files)));
-  json_object_set_new(m, "numRemovedBytes", json_string(metric(removed_bytes)));
-  json_object_set_new(m, "numAddedBytes", json_string(metric(added_bytes)));
-  json_object_set_new(m, "numBatches", json_string(metric(nb)));
-  json_object_set_new(m, "numRemovedRows", json_string(metric(rows)));
+  json_object_set_new(m, "numRemovedFiles", json_string(delta_metric_text(mb, n_removed)));
+  json_object_set_new(m, "numAddedFiles", json_string(delta_metric_text(mb, (int64_t)u->n_files)));
+  json_object_set_new(m, "numRemovedBytes", json_string(delta_metric_text(mb, removed_bytes)));
+  json_object_set_new(m, "numAddedBytes", json_string(delta_metric_text(mb, added_bytes)));
+  json_object_set_new(m, "numBatches", json_string(delta_metric_text(mb, nb)));
+  json_object_set_new(m, "numRemovedRows", json_string(delta_metric_text(mb, rows)));
   char *m_s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(m);
   FAIL_GOTO(!m_s, err, INLET_ENOMEM, "out of memory");

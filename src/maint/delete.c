@@ -422,11 +422,6 @@ static int rebase(deleter *d, inlet_error *err) {
   }
 }
 
-static char *metric(char buf[32], int64_t v) {
-  snprintf(buf, 32, "%lld", (long long)v);
-  return buf;
-}
-
 /* The stats of a file given a DV: numRecords kept (the rows in the file),
  * bounds no longer tight (PROTOCOL.md "Per-file Statistics"). */
 static char *loose_stats(const char *stats, int64_t rows) {
@@ -440,29 +435,6 @@ static char *loose_stats(const char *stats, int64_t rows) {
   char *out = json_dumps(s, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(s);
   return out;
-}
-
-static int add_remove(delta_txn *txn, const delta_add *a, int64_t now, inlet_error *err) {
-  delta_action ra;
-  memset(&ra, 0, sizeof ra);
-  ra.kind = DELTA_ACTION_REMOVE;
-  delta_remove *r = &ra.u.remove;
-  r->path = a->path; /* borrowed: add_action copies */
-  r->deletion_timestamp = now;
-  r->data_change = true;
-  r->extended_file_metadata = true;
-  r->n_partition_values = a->n_partition_values;
-  r->partition_values = a->partition_values;
-  r->size = a->size;
-  r->stats = a->stats;
-  r->tags = a->tags;
-  r->dv_id = a->dv_id;
-  r->dv_json = a->dv_json; /* the protocol: the remove names the DV it retires */
-  r->has_base_row_id = a->has_base_row_id;
-  r->base_row_id = a->base_row_id;
-  r->has_default_row_commit_version = a->has_default_row_commit_version;
-  r->default_row_commit_version = a->default_row_commit_version;
-  return delta_txn_add_action(txn, &ra, err);
 }
 
 static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
@@ -481,7 +453,7 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
   for (int64_t i = 0; i < d->n_t; i++) {
     touched *t = &d->t[i];
     const delta_add *a = &d->snap.files[t->file].add;
-    TRY_GOTO(add_remove(txn, a, now, err));
+    TRY_GOTO(delta_txn_remove_file(txn, a, true, now, err));
     m.removed_files++;
     removed_bytes = inlet_add_sat_i64(removed_bytes, a->size);
     m.deleted_rows += t->newly;
@@ -513,6 +485,8 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
       m.copied_rows += t->out.rows;
     }
   }
+  /* numOutputRows: the rows this commit wrote (copied ones). */
+  delta_txn_add_rows(txn, m.copied_rows);
   {
     json_t *params = json_object();
     json_t *pred = json_array();
@@ -530,16 +504,19 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
     /* Spark's DELETE metrics, values as strings as Spark writes them. */
     char b[32];
     json_t *mj = json_object();
-    json_object_set_new(mj, "numRemovedFiles", json_string(metric(b, m.removed_files)));
-    json_object_set_new(mj, "numAddedFiles", json_string(metric(b, m.added_files)));
-    json_object_set_new(mj, "numDeletedRows", json_string(metric(b, m.deleted_rows)));
-    json_object_set_new(mj, "numCopiedRows", json_string(metric(b, m.copied_rows)));
+    json_object_set_new(mj, "numRemovedFiles", json_string(delta_metric_text(b, m.removed_files)));
+    json_object_set_new(mj, "numAddedFiles", json_string(delta_metric_text(b, m.added_files)));
+    json_object_set_new(mj, "numDeletedRows", json_string(delta_metric_text(b, m.deleted_rows)));
+    json_object_set_new(mj, "numCopiedRows", json_string(delta_metric_text(b, m.copied_rows)));
     json_object_set_new(mj, "numAddedChangeFiles", json_string("0"));
-    json_object_set_new(mj, "numRemovedBytes", json_string(metric(b, removed_bytes)));
-    json_object_set_new(mj, "numAddedBytes", json_string(metric(b, added_bytes)));
-    json_object_set_new(mj, "numDeletionVectorsAdded", json_string(metric(b, m.dvs_added)));
-    json_object_set_new(mj, "numDeletionVectorsRemoved", json_string(metric(b, m.dvs_removed)));
-    json_object_set_new(mj, "numDeletionVectorsUpdated", json_string(metric(b, m.dvs_updated)));
+    json_object_set_new(mj, "numRemovedBytes", json_string(delta_metric_text(b, removed_bytes)));
+    json_object_set_new(mj, "numAddedBytes", json_string(delta_metric_text(b, added_bytes)));
+    json_object_set_new(mj, "numDeletionVectorsAdded",
+                        json_string(delta_metric_text(b, m.dvs_added)));
+    json_object_set_new(mj, "numDeletionVectorsRemoved",
+                        json_string(delta_metric_text(b, m.dvs_removed)));
+    json_object_set_new(mj, "numDeletionVectorsUpdated",
+                        json_string(delta_metric_text(b, m.dvs_updated)));
     char *m_s = json_dumps(mj, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(mj);
     FAIL_GOTO(!m_s, err, INLET_ENOMEM, "out of memory");

@@ -201,17 +201,12 @@ static void format_ms(char *out, size_t cap, int64_t ms) {
            (int)(rem % 1000));
 }
 
-static char *metric(int64_t v) {
-  static _Thread_local char buf[24];
-  snprintf(buf, sizeof buf, "%lld", (long long)v);
-  return buf;
-}
-
 static int set_provenance(delta_txn *txn, const inlet_restore_options *o,
                           const inlet_restore_result *r, inlet_error *err) {
+  char mb[24];
   json_t *params = json_object();
   if (o->to_version >= 0) {
-    json_object_set_new(params, "version", json_string(metric(o->to_version)));
+    json_object_set_new(params, "version", json_string(delta_metric_text(mb, o->to_version)));
   } else {
     char ts[40];
     format_ms(ts, sizeof ts, o->to_timestamp_ms);
@@ -225,12 +220,15 @@ static int set_provenance(delta_txn *txn, const inlet_restore_options *o,
   TRY(rc);
   /* Spark's RESTORE metrics, values as strings like Spark writes them. */
   json_t *m = json_object();
-  json_object_set_new(m, "numRestoredFiles", json_string(metric(r->files_restored)));
-  json_object_set_new(m, "restoredFilesSize", json_string(metric(r->bytes_restored)));
-  json_object_set_new(m, "numRemovedFiles", json_string(metric(r->files_removed)));
-  json_object_set_new(m, "removedFilesSize", json_string(metric(r->bytes_removed)));
-  json_object_set_new(m, "numOfFilesAfterRestore", json_string(metric(r->files_after)));
-  json_object_set_new(m, "tableSizeAfterRestore", json_string(metric(r->bytes_after)));
+  json_object_set_new(m, "numRestoredFiles", json_string(delta_metric_text(mb, r->files_restored)));
+  json_object_set_new(m, "restoredFilesSize",
+                      json_string(delta_metric_text(mb, r->bytes_restored)));
+  json_object_set_new(m, "numRemovedFiles", json_string(delta_metric_text(mb, r->files_removed)));
+  json_object_set_new(m, "removedFilesSize", json_string(delta_metric_text(mb, r->bytes_removed)));
+  json_object_set_new(m, "numOfFilesAfterRestore",
+                      json_string(delta_metric_text(mb, r->files_after)));
+  json_object_set_new(m, "tableSizeAfterRestore",
+                      json_string(delta_metric_text(mb, r->bytes_after)));
   char *m_s = json_dumps(m, JSON_COMPACT | JSON_PRESERVE_ORDER);
   json_decref(m);
   FAIL_IF(!m_s, err, INLET_ENOMEM, "out of memory");
@@ -251,26 +249,7 @@ static int add_actions(delta_txn *txn, const delta_snapshot *old, const delta_sn
   }
   for (int64_t k = 0; k < p->n_remove; k++) {
     const delta_add *a = &latest->files[p->to_remove[k]].add;
-    delta_action ra;
-    memset(&ra, 0, sizeof ra);
-    ra.kind = DELTA_ACTION_REMOVE;
-    delta_remove *r = &ra.u.remove; /* borrowed fields: add_action copies */
-    r->path = a->path;
-    r->deletion_timestamp = now;
-    r->data_change = true;
-    r->extended_file_metadata = true;
-    r->n_partition_values = a->n_partition_values;
-    r->partition_values = a->partition_values;
-    r->size = a->size;
-    r->stats = a->stats;
-    r->tags = a->tags;
-    r->dv_id = a->dv_id;
-    r->dv_json = a->dv_json;
-    r->has_base_row_id = a->has_base_row_id;
-    r->base_row_id = a->base_row_id;
-    r->has_default_row_commit_version = a->has_default_row_commit_version;
-    r->default_row_commit_version = a->default_row_commit_version;
-    TRY(delta_txn_add_action(txn, &ra, err));
+    TRY(delta_txn_remove_file(txn, a, true, now, err));
   }
   for (int64_t k = 0; k < p->n_add; k++) {
     delta_action aa;
