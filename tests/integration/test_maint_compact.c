@@ -29,37 +29,7 @@ static void sh_ok(tu_result *r, const char *what) {
  * one creates the table, in version 0), days from @p day_of. */
 static void seed(const char *dir, int n_batches, int per, const char *(*day_of)(int64_t),
                  const char *const *props, int n_props) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/t", dir);
-  inlet_error err = INLET_ERROR_INIT;
-  inlet_schema s;
-  assert_int_equal(inlet_schema_parse(&s, MS_SCHEMA, &err), 0);
-  inlet_batch b;
-  ms_batch(&b, 0, per, day_of);
-  inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
-  const char *pcols[] = {"day"};
-  co.n_partition_columns = 1;
-  co.partition_columns = pcols;
-  const char *keys[8], *vals[8];
-  for (int i = 0; i < n_props; i++) {
-    keys[i] = props[2 * i];
-    vals[i] = props[2 * i + 1];
-  }
-  co.n_properties = n_props;
-  co.property_keys = keys;
-  co.property_values = vals;
-  co.n_batches = 1;
-  co.batches = &b;
-  inlet_table *t = NULL;
-  if (inlet_table_create(&t, path, &s, &co, &err) != 0) fail_msg("create: %s", err.message);
-  inlet_batch_reset(&b);
-  for (int i = 1; i < n_batches; i++) {
-    ms_batch(&b, (int64_t)i * per, per, day_of);
-    if (inlet_table_append(t, &b, 1, NULL, NULL, &err) != 0) fail_msg("append: %s", err.message);
-    inlet_batch_reset(&b);
-  }
-  inlet_table_free(t);
-  inlet_schema_reset(&s);
+  ms_seed(dir, n_batches, per, day_of, true, props, n_props);
 }
 
 static json_t *describe(const char *dir) {

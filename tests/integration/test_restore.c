@@ -34,34 +34,7 @@ static void sh_ok(tu_result *r, const char *what) {
 /* Table @p dir/t: @p n_batches commits of @p per events (ids from 0), the
  * first creating it; optional properties. */
 static void seed(const char *dir, int n_batches, int per, const char *const *props, int n_props) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/t", dir);
-  inlet_error err = INLET_ERROR_INIT;
-  inlet_schema s;
-  assert_int_equal(inlet_schema_parse(&s, MS_SCHEMA, &err), 0);
-  inlet_batch b;
-  ms_batch(&b, 0, per, ms_one_day);
-  inlet_table_create_options co = INLET_TABLE_CREATE_OPTIONS_INIT;
-  const char *keys[8], *vals[8];
-  for (int i = 0; i < n_props; i++) {
-    keys[i] = props[2 * i];
-    vals[i] = props[2 * i + 1];
-  }
-  co.n_properties = n_props;
-  co.property_keys = keys;
-  co.property_values = vals;
-  co.n_batches = 1;
-  co.batches = &b;
-  inlet_table *t = NULL;
-  if (inlet_table_create(&t, path, &s, &co, &err) != 0) fail_msg("create: %s", err.message);
-  inlet_batch_reset(&b);
-  for (int i = 1; i < n_batches; i++) {
-    ms_batch(&b, (int64_t)i * per, per, ms_one_day);
-    if (inlet_table_append(t, &b, 1, NULL, NULL, &err) != 0) fail_msg("append: %s", err.message);
-    inlet_batch_reset(&b);
-  }
-  inlet_table_free(t);
-  inlet_schema_reset(&s);
+  ms_seed(dir, n_batches, per, ms_one_day, false, props, n_props);
 }
 
 static void append_ids(const char *table, int64_t first, int64_t n) {
@@ -208,7 +181,8 @@ static void test_restore__version_after_compaction_and_appends(void **state) {
 
   /* History names it; restoring forward brings every row back. */
   json_t *h = run_json("history", dir, "--limit 1");
-  assert_string_equal(json_string_value(json_object_get(json_array_get(h, 0), "operation")),
+  assert_string_equal(json_string_value(json_object_get(
+                          json_array_get(json_object_get(h, "commits"), 0), "operation")),
                       "RESTORE");
   json_decref(h);
   j = restore_json(dir, "--version 6");
@@ -457,11 +431,11 @@ static void test_restore__concurrent_appends_never_mix_in(void **state) {
   size_t i;
   json_t *c;
   int seen = 0;
-  json_array_foreach(h, i, c) {
+  json_array_foreach(json_object_get(h, "commits"), i, c) {
     if (strcmp(json_string_value(json_object_get(c, "operation")), "RESTORE") != 0) continue;
     seen++;
     int64_t v = (int64_t)json_integer_value(json_object_get(c, "version"));
-    json_t *p = json_object_get(c, "operationParameters");
+    json_t *p = json_object_get(c, "operation_parameters");
     int64_t target = strtoll(json_string_value(json_object_get(p, "version")), NULL, 10);
     int64_t n1 = 0, n2 = 0;
     int64_t *a = ms_ids(t, v, &n1), *b = ms_ids(t, target, &n2);
