@@ -166,6 +166,18 @@ typedef enum inlet_ingest_event {
 } inlet_ingest_event;
 
 /** Counters, cumulative over the run unless noted. */
+/* One Kafka topic-partition in a progress event. */
+typedef struct inlet_ingest_part_progress {
+  const char *topic; /* lent */
+  int32_t partition;
+  bool assigned;             /* assigned to this ingester now */
+  int64_t committed_records; /* records of this partition committed by this run (rows,
+                                rejected and late ones alike) */
+  int64_t offset;            /* next offset the table records for it; -1 none yet */
+  int64_t high_watermark;    /* the broker's high watermark last seen; -1 unknown */
+  int64_t lag_records;       /* high_watermark - offset while assigned; -1 unknown */
+} inlet_ingest_part_progress;
+
 typedef struct inlet_ingest_progress {
   inlet_ingest_event event;
   int64_t batches;      /* committed by this run */
@@ -196,6 +208,11 @@ typedef struct inlet_ingest_progress {
   /* Version 4: unknown fields dropped (schema_evolution IGNORE) from the records
    * committed by this run. */
   int64_t ignored_fields;
+  /* Added: partitioned sources (Kafka): every topic-partition this run has seen,
+   * assigned or not, in the order they were first assigned; 0 and NULL for other
+   * sources (or when memory for them ran out). Lent for the call. */
+  int32_t n_parts;
+  const inlet_ingest_part_progress *parts;
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);

@@ -51,6 +51,15 @@ typedef struct histogram {
   double sum;
 } histogram;
 
+/* One Kafka topic-partition's last progress (inlet_ingest_part_progress,
+ * copied: the progress event only lends it). */
+typedef struct part_metrics {
+  char topic[256];
+  int32_t partition;
+  bool assigned;
+  int64_t committed_records, offset, high_watermark, lag_records;
+} part_metrics;
+
 struct cli_service {
   pthread_mutex_t mu;
   struct MHD_Daemon *httpd;
@@ -64,6 +73,8 @@ struct cli_service {
   int64_t last_success_ms; /* last committed batch, 0 none */
   histogram rows_h, latency_h;
   int64_t row_counts[N_ROW_BUCKETS], latency_counts[N_LATENCY_BUCKETS];
+  part_metrics *parts;
+  int n_parts, cap_parts;
   /* the HTTP thread's */
   inlet_table *table;
   char *table_location;
@@ -135,6 +146,70 @@ static void histogram_out(FILE *f, const cli_service *s, const char *name, const
   fprintf(f, "%s_count{%s} %lld\n", name, s->labels, (long long)h->count);
 }
 
+static int64_t pm_committed(const part_metrics *p) {
+  return p->committed_records;
+}
+static int64_t pm_assigned(const part_metrics *p) {
+  return p->assigned ? 1 : 0;
+}
+static int64_t pm_offset(const part_metrics *p) {
+  return p->offset;
+}
+static int64_t pm_high_watermark(const part_metrics *p) {
+  return p->high_watermark;
+}
+static int64_t pm_lag(const part_metrics *p) {
+  return p->lag_records;
+}
+
+/* One family of per-partition series: @p get of each partition (those whose
+ * value is -1, unknown, are left out). */
+static void part_family(FILE *f, const cli_service *s, const char *name, const char *type,
+                        const char *help, int64_t (*get)(const part_metrics *)) {
+  bool head = false;
+  for (int i = 0; i < s->n_parts; i++) {
+    const part_metrics *p = &s->parts[i];
+    int64_t v = get(p);
+    if (v < 0) continue;
+    if (!head) metric_head(f, name, type, help);
+    head = true;
+    fprintf(f, "%s{%s,topic=\"", name, s->labels);
+    put_label_value(f, p->topic);
+    fprintf(f, "\",partition=\"%d\"} %lld\n", (int)p->partition, (long long)v);
+  }
+}
+
+/* Kafka: records, positions and lag per topic-partition, and the lag summed
+ * over the assigned ones. */
+static void part_metrics_out(FILE *f, const cli_service *s) {
+  if (s->n_parts == 0) return;
+  part_family(f, s, "inlet_ingest_partition_records_committed_total", "counter",
+              "Records of the topic-partition committed by this ingester (rows, rejected and "
+              "late alike).",
+              pm_committed);
+  part_family(f, s, "inlet_ingest_partition_assigned", "gauge",
+              "1 while the topic-partition is assigned to this ingester.", pm_assigned);
+  part_family(f, s, "inlet_ingest_partition_offset", "gauge",
+              "Next offset of the topic-partition recorded in the table.", pm_offset);
+  part_family(f, s, "inlet_ingest_partition_high_watermark", "gauge",
+              "The broker's high watermark of the topic-partition, as last seen.",
+              pm_high_watermark);
+  part_family(f, s, "inlet_ingest_partition_lag_records", "gauge",
+              "Records of the topic-partition not yet committed to the table (assigned ones).",
+              pm_lag);
+  int64_t lag = 0;
+  bool known = false;
+  for (int i = 0; i < s->n_parts; i++)
+    if (s->parts[i].assigned && s->parts[i].lag_records >= 0) {
+      lag += s->parts[i].lag_records;
+      known = true;
+    }
+  if (known)
+    gauge(f, s, "inlet_ingest_source_lag_records",
+          "Records not yet committed to the table, over the assigned topic-partitions.",
+          (double)lag);
+}
+
 /* The table's files, refreshed at most every FILES_REFRESH_MS (HTTP thread). */
 static void refresh_files(cli_service *s, int64_t now) {
   if (!s->table_location || (s->files_known && now - s->files_at_ms < FILES_REFRESH_MS)) return;
@@ -180,6 +255,7 @@ static char *render_metrics(cli_service *s, size_t *len) {
   if (p->lag_bytes >= 0)
     gauge(f, s, "inlet_ingest_source_lag_bytes", "Bytes of the source file not yet read.",
           (double)p->lag_bytes);
+  part_metrics_out(f, s);
   if (p->watermark_us != INT64_MIN && s->started)
     gauge(f, s, "inlet_ingest_watermark_seconds", "Event-time watermark, seconds since the epoch.",
           (double)p->watermark_us / 1e6);
@@ -410,6 +486,28 @@ static void notify_progress(cli_service *s, const inlet_ingest_progress *p, int6
   if (n > 0) sd_notify(0, msg);
 }
 
+/* Under mu. A partition count that cannot be stored keeps the last one. */
+static void copy_parts(cli_service *s, const inlet_ingest_progress *p) {
+  if (p->n_parts > s->cap_parts) {
+    part_metrics *np = realloc(s->parts, (size_t)p->n_parts * 2 * sizeof *np);
+    if (!np) return;
+    s->parts = np;
+    s->cap_parts = p->n_parts * 2;
+  }
+  for (int32_t i = 0; i < p->n_parts; i++) {
+    const inlet_ingest_part_progress *q = &p->parts[i];
+    part_metrics *m = &s->parts[i];
+    snprintf(m->topic, sizeof m->topic, "%s", q->topic ? q->topic : "");
+    m->partition = q->partition;
+    m->assigned = q->assigned;
+    m->committed_records = q->committed_records;
+    m->offset = q->offset;
+    m->high_watermark = q->high_watermark;
+    m->lag_records = q->assigned ? q->lag_records : -1;
+  }
+  s->n_parts = p->n_parts;
+}
+
 void cli_service_progress(cli_service *s, const inlet_ingest_progress *p) {
   if (!s) return;
   int64_t now = now_ms();
@@ -427,6 +525,8 @@ void cli_service_progress(cli_service *s, const inlet_ingest_progress *p) {
   }
   s->last = *p;
   s->last.app_id = s->last.position = s->last.message = s->last.status = NULL;
+  s->last.parts = NULL;
+  copy_parts(s, p);
   pthread_mutex_unlock(&s->mu);
 }
 
@@ -437,6 +537,7 @@ void cli_service_stop(cli_service *s) {
   inlet_table_free(s->table);
   free(s->table_location);
   free(s->labels);
+  free(s->parts);
   pthread_mutex_destroy(&s->mu);
   free(s);
 }

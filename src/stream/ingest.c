@@ -119,6 +119,8 @@ typedef struct ingester {
   inlet_ingest_progress prog;
   int64_t now; /* monotonic ms, read once per record */
   char posbuf[400];
+  inlet_ingest_part_progress *part_prog; /* owned: progress.parts */
+  int part_prog_cap;
   int64_t t0;
 } ingester;
 
@@ -130,6 +132,36 @@ static bool partitioned(const ingester *g) {
 
 static bool is_kafka_source(const char *source) {
   return source && strncmp(source, "kafka://", 8) == 0;
+}
+
+/* progress.parts from the source's parts (none when memory runs out: the
+ * counters are monitoring, not worth failing the ingest for). */
+static void fill_part_progress(ingester *g) {
+  g->prog.n_parts = 0;
+  g->prog.parts = NULL;
+  if (!partitioned(g) || g->src->n_parts == 0) return;
+  if (g->src->n_parts > g->part_prog_cap) {
+    int nc = g->src->n_parts * 2;
+    inlet_ingest_part_progress *np = inlet_realloc(g->part_prog, (size_t)nc * sizeof *np);
+    if (!np) return;
+    g->part_prog = np;
+    g->part_prog_cap = nc;
+  }
+  for (int i = 0; i < g->src->n_parts; i++) {
+    const stream_part *p = g->src->parts[i];
+    inlet_ingest_part_progress *o = &g->part_prog[i];
+    o->topic = p->topic;
+    o->partition = p->partition;
+    o->assigned = p->active;
+    o->committed_records = p->committed_records;
+    o->offset = p->table;
+    o->high_watermark = p->high_watermark;
+    o->lag_records = -1;
+    if (p->active && p->high_watermark >= 0 && p->table >= 0)
+      o->lag_records = p->high_watermark > p->table ? p->high_watermark - p->table : 0;
+  }
+  g->prog.n_parts = g->src->n_parts;
+  g->prog.parts = g->part_prog;
 }
 
 static void emit(ingester *g, inlet_ingest_event ev, const char *msg) {
@@ -146,6 +178,7 @@ static void emit(ingester *g, inlet_ingest_event ev, const char *msg) {
   g->prog.position = g->posbuf;
   g->prog.status = g->src ? g->src->status : NULL;
   g->prog.app_id = g->app;
+  fill_part_progress(g);
   if (g->o.on_progress) g->o.on_progress(g->o.ctx, &g->prog);
 }
 
@@ -845,6 +878,7 @@ static int process(ingester *g, const stream_record *rec, inlet_error *err) {
     return 0;
   }
   g->b_records++;
+  if (rec->part) rec->part->batch_records++;
   g->b_bytes += rec->bytes;
   if (rec->time_ms >= 0) g->b_time_ms = rec->time_ms;
   if (rec->oversize) {
@@ -890,6 +924,7 @@ static int split_csv_record(ingester *g, const stream_record *rec, int64_t bytes
       blank = part.data[i] == ' ' || part.data[i] == '\t';
     if (blank) continue;
     g->b_records++;
+    if (rec->part) rec->part->batch_records++;
     TRY(convert_record(g, &part, 0, err));
   }
   return 0;
@@ -995,6 +1030,9 @@ static void reset_batch(ingester *g) {
   stream_trigger_reset(&g->trig);
   g->b_rows = g->b_late = g->b_rejected = g->b_dropped = g->b_routed = g->b_bytes = 0;
   g->b_records = g->b_ignored = 0;
+  if (partitioned(g))
+    for (int i = 0; i < g->src->n_parts; i++)
+      g->src->parts[i]->batch_records = 0;
   g->b_time_ms = -1;
   g->abandoned = false;
   g->last = g->committed;
@@ -1338,6 +1376,8 @@ static void ingester_free(ingester *g) {
     g->src->parts[i]->dl_published = NULL;
   }
   ingest_parts_free(&g->parts);
+  inlet_free(g->part_prog);
+  g->part_prog = NULL;
   if (g->src) g->src->ops->free(g->src);
   inlet_text_reader_free(g->reader);
   inlet_text_reader_free(g->late_reader);

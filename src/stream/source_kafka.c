@@ -196,6 +196,7 @@ static kpart *find_part(kafka_src *k, const char *topic, int32_t partition, bool
   snprintf(p->p.txn_late, sizeof p->p.txn_late, "%s#late", p->p.txn);
   p->p.table = p->p.resume = p->p.wm_table = p->p.late_routed = -1;
   p->p.start = p->p.next = -1;
+  p->p.high_watermark = -1;
   p->target = -1;
   p->kafka_committed = -1;
   k->kp[k->base.n_parts] = p;
@@ -320,6 +321,10 @@ static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
     json_t *tp = json_object_get(json_object_get(topics, p->p.topic), "partitions");
     json_t *ps = json_object_get(tp, pk);
     if (!ps) continue;
+    /* The high watermark, for the per-partition lag of the metrics. */
+    json_t *hi = json_object_get(ps, "hi_offset");
+    if (json_is_integer(hi) && json_integer_value(hi) >= 0)
+      p->p.high_watermark = (int64_t)json_integer_value(hi);
     json_int_t leader = json_integer_value(json_object_get(ps, "leader"));
     const char *why = NULL;
     char whybuf[400];

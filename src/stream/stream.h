@@ -105,6 +105,10 @@ typedef struct stream_part {
   stream_watermark wm;
   stream_dl_file dl;  /* open dead-letter temporary */
   char *dl_published; /* owned: this batch's published file, NULL none */
+  /* Monitoring (inlet_ingest_part_progress): */
+  int64_t high_watermark;    /* the broker's, from the source's statistics; -1 unknown */
+  int64_t batch_records;     /* records of the current batch */
+  int64_t committed_records; /* records committed by this run */
 } stream_part;
 
 /* Reads the progress of @p n parts (table, resume, wm_table, late_routed)

@@ -1180,6 +1180,106 @@ static void test_kafka__cli_and_progress_record_errors(void **state) {
   assert_int_equal(got.rows, 120); /* groups A and B, nothing for L */
 }
 
+/* ---- metrics per topic-partition ----------------------------------------------------- */
+
+/* The value of series @p name{...,partition="P"} in Prometheus text @p m; -1 absent. */
+static double part_metric(const char *m, const char *name, int partition) {
+  char want[64];
+  snprintf(want, sizeof want, "partition=\"%d\"} ", partition);
+  size_t n = strlen(name);
+  for (const char *p = m; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    if (strncmp(p, name, n) != 0 || p[n] != '{') continue;
+    const char *end = strchr(p, '\n');
+    const char *at = strstr(p, want);
+    if (at && (!end || at < end)) return strtod(at + strlen(want), NULL);
+  }
+  return -1;
+}
+
+/* Scrapes http://127.0.0.1:PORT/metrics (body in static storage). */
+static const char *scrape(int port) {
+  static char body[1 << 17];
+  tu_result r;
+  tu_sh(&r, "curl -s -m 10 http://127.0.0.1:%d/metrics", port);
+  if (r.status != 0) fail_msg("curl: %s", r.err);
+  snprintf(body, sizeof body, "%s", r.out);
+  tu_result_free(&r);
+  return body;
+}
+
+/* --metrics-listen on a Kafka ingester: per topic-partition records
+ * committed (a poison message counts where it came from), the offset the
+ * table records, the broker's high watermark and the lag between them, all
+ * equal to what the mock cluster holds; promtool accepts the exposition. */
+static void test_kafka__metrics_per_partition(void **state) {
+  kfx *f = *state;
+  ing_create_table(f->table, "id long not null, k string, v long, ts timestamp", NULL);
+  kmock(f, "produce events 0 600");
+  kmock(f, "raw events 2 -- {not json");
+  int64_t hi[6];
+  high_watermarks(f, hi);
+  char out[600];
+  snprintf(out, sizeof out, "%s/metrics.log", f->dir);
+  const char *args[] = {"ingest",
+                        f->table,
+                        "--source",
+                        f->source,
+                        "--app-id",
+                        "M",
+                        "--kafka-property",
+                        SESSION,
+                        "--kafka-property",
+                        HEARTBEAT,
+                        "--metrics-listen",
+                        "127.0.0.1:0",
+                        "--max-latency",
+                        "200ms",
+                        "--schema-evolution",
+                        "ignore",
+                        NULL};
+  pid_t pid = kspawn(out, args);
+  assert_true(wait_for_text(out, "metrics on http://127.0.0.1:", 60000));
+  char *log = tu_read_file(out, NULL);
+  int port =
+      atoi(strstr(log, "metrics on http://127.0.0.1:") + strlen("metrics on http://127.0.0.1:"));
+  free(log);
+  assert_true(port > 0);
+  /* Statistics (the high watermarks) come every second: wait for lag 0 on
+   * every partition. */
+  const char *m = NULL;
+  bool caught_up = false;
+  for (int tries = 0; tries < 600 && !caught_up; tries++) {
+    m = scrape(port);
+    caught_up = true;
+    for (int p = 0; p < 6 && caught_up; p++)
+      caught_up = part_metric(m, "inlet_ingest_partition_lag_records", p) == 0 &&
+                  part_metric(m, "inlet_ingest_partition_offset", p) == (double)hi[p];
+    if (!caught_up) ing_sleep_ms(100);
+  }
+  if (!caught_up) fail_msg("the partitions never caught up:\n%s", m);
+  for (int p = 0; p < 6; p++) {
+    assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_records_committed_total", p),
+                     hi[p]);
+    assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_high_watermark", p), hi[p]);
+    assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_assigned", p), 1);
+  }
+  assert_non_null(strstr(m, "\ninlet_ingest_source_lag_records{"));
+  assert_non_null(strstr(m, "topic=\"events\""));
+  char mp[700];
+  snprintf(mp, sizeof mp, "%s/metrics.txt", f->dir);
+  assert_int_equal(tu_write_file(mp, m, strlen(m)), 0);
+  tu_result r;
+  tu_sh(&r, "promtool check metrics < '%s'", mp);
+  if (r.status != 0) fail_msg("promtool: %s%s", r.out, r.err);
+  tu_result_free(&r);
+  kill(pid, SIGTERM);
+  assert_int_equal(ing_wait(pid), 0);
+  ing_check got;
+  ing_check_table(&got, f->table, 100000);
+  assert_int_equal(got.rows, 600);
+  assert_int_equal(got.dups, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_kafka__once_reads_to_the_start_watermarks, setup,
@@ -1187,6 +1287,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_kafka__poison_messages_become_dead_letters_per_partition,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__metadata_columns, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__metrics_per_partition, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__csv_message_values, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__group_offsets_follow_the_table_and_are_never_read,
                                       setup, teardown),
