@@ -16,5 +16,6 @@
 #include "inlet/maint.h"
 #include "inlet/delete.h"
 #include "inlet/scan.h"
+#include "inlet/changes.h"
 
 #endif /* INLET_INLET_H */

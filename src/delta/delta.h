@@ -113,14 +113,16 @@ typedef struct delta_domain {
 } delta_domain;
 
 typedef enum delta_action_kind {
-  DELTA_ACTION_NONE = 0, /* unknown or ignored (cdc, checkpointMetadata, ...) */
+  DELTA_ACTION_NONE = 0, /* unknown or ignored (checkpointMetadata, sidecar, ...) */
   DELTA_ACTION_PROTOCOL,
   DELTA_ACTION_METADATA,
   DELTA_ACTION_ADD,
   DELTA_ACTION_REMOVE,
   DELTA_ACTION_TXN,
   DELTA_ACTION_COMMIT_INFO,
-  DELTA_ACTION_DOMAIN
+  DELTA_ACTION_DOMAIN,
+  DELTA_ACTION_CDC /* PROTOCOL.md "Add CDC File": in u.add (path, partitionValues, size,
+                    * dataChange, tags); only change data feed reads use it */
 } delta_action_kind;
 
 typedef struct delta_action {
@@ -128,7 +130,7 @@ typedef struct delta_action {
   union {
     delta_protocol protocol;
     delta_metadata metadata;
-    delta_add add;
+    delta_add add; /* also DELTA_ACTION_CDC */
     delta_remove remove;
     delta_txn_action txn;
     delta_domain domain;

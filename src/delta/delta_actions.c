@@ -5,10 +5,10 @@
  * Spec: PROTOCOL.md "Actions" (Change Metadata, Add File and Remove File,
  * Transaction Identifiers, Protocol Evolution, Commit Provenance
  * Information, Domain Metadata) and "Deletion Vector Descriptor Schema" (the
- * unique id used as replay key). Actions this reader does not model (cdc,
- * checkpointMetadata, sidecar, unknown future ones) are ignored, as the
- * protocol requires. Log input is untrusted: wrong types and paths that
- * would escape the table directory are INLET_ECORRUPT naming file and line.
+ * unique id used as replay key), "Add CDC File" (cdc, for change data feed
+ * reads). Actions this reader does not model (checkpointMetadata, sidecar,
+ * unknown future ones) are ignored, as the protocol requires. Log input is untrusted: wrong types
+ * and paths that would escape the table directory are INLET_ECORRUPT naming file and line.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -77,7 +77,8 @@ void delta_action_reset(delta_action *a) {
   switch (a->kind) {
   case DELTA_ACTION_PROTOCOL: delta_protocol_reset(&a->u.protocol); break;
   case DELTA_ACTION_METADATA: delta_metadata_reset(&a->u.metadata); break;
-  case DELTA_ACTION_ADD: delta_add_reset(&a->u.add); break;
+  case DELTA_ACTION_ADD:
+  case DELTA_ACTION_CDC: delta_add_reset(&a->u.add); break;
   case DELTA_ACTION_REMOVE: delta_remove_reset(&a->u.remove); break;
   case DELTA_ACTION_TXN: inlet_free(a->u.txn.app_id); break;
   case DELTA_ACTION_COMMIT_INFO: inlet_free(a->u.commit_info); break;
@@ -591,6 +592,21 @@ static int parse_add(pctx *pc, json_t *o, delta_add *a) {
   return parse_dv(pc, o, &a->dv_id, &a->dv_json);
 }
 
+/* PROTOCOL.md "Add CDC File": a file of _change_data/ with the rows a
+ * commit changed, read only by change data feed queries. */
+static int parse_cdc(pctx *pc, json_t *o, delta_add *a) {
+  char *raw = NULL;
+  TRY(get_str(pc, o, "path", true, &raw));
+  int rc = delta_path_resolve(&a->path, raw, pc->ctx, "cdc", pc->err);
+  inlet_free(raw);
+  TRY(rc);
+  TRY(get_map(pc, o, "partitionValues", &a->partition_values, &a->n_partition_values));
+  TRY(get_i64(pc, o, "size", true, 0, &a->size));
+  if (a->size < 0) return bad(pc, "size", "is negative");
+  TRY(get_bool(pc, o, "dataChange", false, false, &a->data_change));
+  return get_tags(pc, o, &a->tags);
+}
+
 static int parse_remove(pctx *pc, json_t *o, delta_remove *r) {
   char *raw = NULL;
   TRY(get_str(pc, o, "path", true, &raw));
@@ -665,7 +681,8 @@ int delta_action_parse(delta_action *out, const char *line, size_t len, const de
                {"remove", DELTA_ACTION_REMOVE},
                {"txn", DELTA_ACTION_TXN},
                {"commitInfo", DELTA_ACTION_COMMIT_INFO},
-               {"domainMetadata", DELTA_ACTION_DOMAIN}};
+               {"domainMetadata", DELTA_ACTION_DOMAIN},
+               {"cdc", DELTA_ACTION_CDC}};
   delta_action_kind kind = DELTA_ACTION_NONE;
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
     if (strcmp(key, kinds[k].name) == 0) kind = kinds[k].kind;
@@ -684,6 +701,7 @@ int delta_action_parse(delta_action *out, const char *line, size_t len, const de
   case DELTA_ACTION_TXN: rc = parse_txn(&pc, body, &out->u.txn); break;
   case DELTA_ACTION_COMMIT_INFO: rc = get_raw(&pc, body, &out->u.commit_info); break;
   case DELTA_ACTION_DOMAIN: rc = parse_domain(&pc, body, &out->u.domain); break;
+  case DELTA_ACTION_CDC: rc = parse_cdc(&pc, body, &out->u.add); break;
   case DELTA_ACTION_NONE: break;
   }
 done:
@@ -823,6 +841,18 @@ int delta_action_write(inlet_buf *out, const delta_action *a, inlet_error *err) 
     json_object_set_new(body, "configuration", json_string(a->u.domain.configuration));
     json_object_set_new(body, "removed", json_boolean(a->u.domain.removed));
     break;
+  case DELTA_ACTION_CDC: {
+    const delta_add *f = &a->u.add;
+    key = "cdc";
+    body = json_object();
+    json_object_set_new(body, "path", path_json(f->path));
+    json_object_set_new(body, "partitionValues",
+                        kv_to_json(f->partition_values, f->n_partition_values));
+    json_object_set_new(body, "size", json_integer(f->size));
+    json_object_set_new(body, "dataChange", json_boolean(f->data_change));
+    if (f->tags) json_object_set_new(body, "tags", raw_to_json(f->tags));
+    break;
+  }
   case DELTA_ACTION_NONE: return 0;
   }
   json_t *root = json_object();

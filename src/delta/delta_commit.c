@@ -154,7 +154,8 @@ int delta_txn_add_action(delta_txn *t, const delta_action *a, inlet_error *err) 
   switch (a->kind) {
   case DELTA_ACTION_PROTOCOL: rc = delta_protocol_copy(&d->u.protocol, &a->u.protocol, err); break;
   case DELTA_ACTION_METADATA: rc = delta_metadata_copy(&d->u.metadata, &a->u.metadata, err); break;
-  case DELTA_ACTION_ADD: rc = delta_add_copy(&d->u.add, &a->u.add, err); break;
+  case DELTA_ACTION_ADD:
+  case DELTA_ACTION_CDC: rc = delta_add_copy(&d->u.add, &a->u.add, err); break;
   case DELTA_ACTION_REMOVE: rc = delta_remove_copy(&d->u.remove, &a->u.remove, err); break;
   case DELTA_ACTION_TXN:
     d->u.txn = a->u.txn;

@@ -262,6 +262,7 @@ int delta_crc_apply(delta_crc *c, int64_t version, const delta_action *acts, siz
       inlet_free(c->txn_id);
       commit_info_ids(a->u.commit_info, &c->txn_id, &c->ict);
       break;
+    case DELTA_ACTION_CDC:
     case DELTA_ACTION_NONE: break;
     }
   }

@@ -329,6 +329,7 @@ int delta_state_apply(void *state, const delta_action *a, inlet_error *err) {
   case DELTA_ACTION_TXN: return on_txn(s, &a->u.txn, err);
   case DELTA_ACTION_DOMAIN: return on_domain(s, &a->u.domain, err);
   case DELTA_ACTION_COMMIT_INFO: s->ict = delta_commit_info_ict(a->u.commit_info); return 0;
+  case DELTA_ACTION_CDC: /* change data feed only: no part of the table state */
   case DELTA_ACTION_NONE: return 0;
   }
   return 0;

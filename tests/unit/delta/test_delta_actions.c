@@ -132,7 +132,7 @@ static void test_actions__unknown_and_blank_lines_ignored(void **state) {
   (void)state;
   delta_action a;
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(parse(&a, "{\"cdc\":{\"path\":\"_change_data/x\",\"size\":1}}", &err), 0);
+  assert_int_equal(parse(&a, "{\"checkpointMetadata\":{\"version\":1}}", &err), 0);
   assert_int_equal(a.kind, DELTA_ACTION_NONE);
   assert_int_equal(parse(&a, "{\"someFutureAction\":[1,2,3]}", &err), 0);
   assert_int_equal(a.kind, DELTA_ACTION_NONE);
@@ -229,6 +229,38 @@ static void test_actions__add_roundtrips_through_json(void **state) {
   assert_string_equal(b.u.add.stats, "{\"numRecords\":1}");
   delta_action_reset(&b);
   inlet_buf_reset(&buf);
+}
+
+/* A cdc action (PROTOCOL.md "Add CDC File") parses into u.add and writes
+ * back as "cdc"; a missing size or an escaping path is corrupt. */
+static void test_actions__cdc_parses_and_roundtrips(void **state) {
+  (void)state;
+  delta_action a, b;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(parse(&a,
+                         "{\"cdc\":{\"path\":\"_change_data/d=1/cdc-0.parquet\","
+                         "\"partitionValues\":{\"d\":\"1\"},\"size\":12,\"dataChange\":false}}",
+                         &err),
+                   0);
+  assert_int_equal(a.kind, DELTA_ACTION_CDC);
+  assert_string_equal(a.u.add.path, "_change_data/d=1/cdc-0.parquet");
+  assert_int_equal(a.u.add.n_partition_values, 1);
+  assert_string_equal(a.u.add.partition_values[0].value, "1");
+  assert_int_equal(a.u.add.size, 12);
+  assert_false(a.u.add.data_change);
+  inlet_buf buf = INLET_BUF_INIT;
+  assert_int_equal(delta_action_write(&buf, &a, &err), 0);
+  inlet_buf_terminate(&buf);
+  assert_non_null(strstr((char *)buf.data, "{\"cdc\":{"));
+  assert_int_equal(delta_action_parse(&b, (char *)buf.data, buf.len - 1, &CTX, &err), 0);
+  assert_int_equal(b.kind, DELTA_ACTION_CDC);
+  assert_string_equal(b.u.add.path, a.u.add.path);
+  assert_int_equal(b.u.add.size, 12);
+  delta_action_reset(&a);
+  delta_action_reset(&b);
+  inlet_buf_reset(&buf);
+  assert_int_equal(parse(&a, "{\"cdc\":{\"path\":\"_change_data/x\"}}", &err), INLET_ECORRUPT);
+  assert_int_equal(parse(&a, "{\"cdc\":{\"path\":\"../x\",\"size\":1}}", &err), INLET_ECORRUPT);
 }
 
 /* ---- schema ---------------------------------------------------------------- */
@@ -602,6 +634,7 @@ int main(void) {
       cmocka_unit_test(test_actions__protocol_metadata_txn_domain_parse),
       cmocka_unit_test(test_actions__deletion_vector_id_includes_offset),
       cmocka_unit_test(test_actions__add_roundtrips_through_json),
+      cmocka_unit_test(test_actions__cdc_parses_and_roundtrips),
       cmocka_unit_test(test_actions__mutated_lines_never_crash),
       cmocka_unit_test(test_schema__nested_types_roundtrip),
       cmocka_unit_test(test_schema__bad_schemas_refused),
