@@ -400,7 +400,20 @@ static int check_range(inlet_changes *ch, inlet_error *err) {
   for (int64_t v = ch->start; v <= ch->last; v++, idx++)
     FAIL_IF(idx >= l->n_commits || l->commit_versions[idx] != v, err, INLET_ENOTFOUND,
             "cannot read changes of version %lld: its commit is not in _delta_log", (long long)v);
-  return 0;
+  /* The start version's metaData (is the feed enabled there?) needs its
+   * snapshot: commit 0 or a checkpoint at or below it, with every commit
+   * after it still there. */
+  if (oldest == 0) return 0;
+  for (int64_t i = 0; i < l->n_checkpoints; i++) {
+    int64_t cv = l->checkpoints[i].version;
+    if (cv >= oldest - 1 && cv <= ch->start) return 0;
+  }
+  return inlet_fail(err, INLET_ENOTFOUND,
+                    "cannot read changes from version %lld: log cleanup removed the commits "
+                    "before version %lld and no checkpoint at or below version %lld remains, "
+                    "so whether change data was recorded there cannot be told; start at a "
+                    "checkpoint version or later",
+                    (long long)ch->start, (long long)oldest, (long long)ch->start);
 }
 
 int inlet_changes_open(inlet_changes **out, inlet_table *t, const inlet_changes_options *o,

@@ -1,0 +1,360 @@
+/*
+ * Change data feed reads (issue 16 §1 "Change data feed read"): `inlet
+ * changes TABLE --from V [--to V]` against the expectations of two
+ * independent readers and against what a test did to an inlet table.
+ *
+ * - delta-rs's cdf-table (Spark 3.5 / Delta 3.0, partitioned: UPDATEs that
+ *   move rows between partitions and a DELETE, all with _change_data files)
+ *   and cdf-table-with-cdc-and-dvs (26 commits of writes, deletes with
+ *   deletion vectors, updates, merges and OPTIMIZEs): the rows delta-rs's
+ *   own tests assert (crates/core/src/operations/load_cdf.rs, test_load_local
+ *   and test_reading_cdf_with_dv), commit timestamps included. Git keeps no
+ *   file times, so the copies get their commit files' times back from
+ *   commitInfo.timestamp, which is what Spark wrote them at.
+ * - cdc_ict_table (in-commit timestamps) from version 2, and
+ *   delta-kernel-rs's cdf-column-mapping-id-mode from version 1: the rows
+ *   those projects' tests assert; from version 0, where change data feed
+ *   was not yet enabled, the read is refused (exit 6) as Spark and kernel
+ *   refuse it.
+ * - an inlet table with delta.enableChangeDataFeed=true: two appends are
+ *   inserts at their versions, a compaction changes nothing; a table
+ *   without the property, a version past the latest, a version whose
+ *   commit log cleanup removed and a reversed range are refused with their
+ *   exit codes.
+ */
+#include "testutil.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fixture {
+  char dir[4096];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "%s", tu_mkdtemp("changes"));
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  tu_rmtree(f->dir);
+  free(f);
+  return 0;
+}
+
+static void sh_ok(tu_result *r, const char *what) {
+  if (r->status != 0)
+    fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r->status, r->out, r->err);
+}
+
+/* Copies foreign table @p rel (below tests/data/foreign) into the fixture
+ * and gives each commit file the time its commitInfo.timestamp records;
+ * returns the copy's path (static). Upstream fixtures are exempt from the
+ * rules checker: nothing here writes to them. */
+static const char *foreign(fixture *f, const char *rel) {
+  static char path[4300];
+  const char *base = strrchr(rel, '/') + 1;
+  snprintf(path, sizeof path, "%s/%s", f->dir, base);
+  tu_result r;
+  assert_int_equal(
+      tu_sh(&r,
+            "cp -R '%s/tests/data/foreign/%s' '%s' && cd '%s/_delta_log' && for c in *.json; do "
+            "ms=$(grep -o '\"timestamp\":[0-9]*' \"$c\" | head -1 | cut -d: -f2); "
+            "touch -d \"@$((ms / 1000)).$(printf %%03d $((ms %% 1000)))\" \"$c\"; done",
+            INLET_SOURCE_DIR, rel, path, path),
+      0);
+  sh_ok(&r, "copy foreign table");
+  tu_result_free(&r);
+  tu_rules_exempt(path, "test_changes: upstream fixture, read only");
+  return path;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* `inlet changes TABLE ARGS --format csv` must print the header @p header
+ * and exactly the rows @p want (any order). */
+static void expect_changes(const char *table, const char *args, const char *header,
+                           const char *const *want, size_t n_want) {
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "'%s' changes '%s' %s --format csv", INLET_BIN, table, args), 0);
+  sh_ok(&r, args);
+  char *save = NULL;
+  char *line = strtok_r(r.out, "\n", &save);
+  assert_non_null(line);
+  assert_string_equal(line, header);
+  const char **got = calloc(n_want + 64, sizeof *got);
+  size_t n = 0;
+  while ((line = strtok_r(NULL, "\n", &save)) && n < n_want + 64)
+    got[n++] = line;
+  const char **exp = calloc(n_want + 1, sizeof *exp);
+  memcpy(exp, want, n_want * sizeof *exp);
+  qsort(got, n, sizeof *got, cmp_str);
+  qsort(exp, n_want, sizeof *exp, cmp_str);
+  for (size_t i = 0; i < n && i < n_want; i++)
+    if (strcmp(got[i], exp[i]) != 0)
+      fail_msg("%s %s: row %zu is\n  %s\nexpected\n  %s", table, args, i, got[i], exp[i]);
+  if (n != n_want) fail_msg("%s %s: %zu rows, expected %zu", table, args, n, n_want);
+  free(got);
+  free(exp);
+  tu_result_free(&r);
+}
+
+/* The exit status of a shell command (printf-style); a failure must say
+ * "inlet: ..." on stderr. */
+static int exit_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int exit_of(const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "%s", cmd), 0);
+  free(cmd);
+  int status = r.status;
+  if (status != 0 && strncmp(r.err, "inlet: ", 7) != 0) fail_msg("no message: %s", r.err);
+  tu_result_free(&r);
+  return status;
+}
+
+/* delta-rs load_cdf.rs test_load_local. */
+static void test_changes__spark_cdf_table_as_delta_rs_reads_it(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-rs/cdf-table");
+  static const char *const want[] = {
+      "1,Steve,2023-12-22,insert,0,2023-12-22T17:10:18.828000Z",
+      "10,Borb,2023-12-25,insert,0,2023-12-22T17:10:18.828000Z",
+      "2,Bob,2023-12-22,update_postimage,1,2023-12-22T17:10:21.675000Z",
+      "2,Bob,2023-12-23,insert,0,2023-12-22T17:10:18.828000Z",
+      "2,Bob,2023-12-23,update_preimage,1,2023-12-22T17:10:21.675000Z",
+      "3,Dave,2023-12-22,update_postimage,1,2023-12-22T17:10:21.675000Z",
+      "3,Dave,2023-12-23,insert,0,2023-12-22T17:10:18.828000Z",
+      "3,Dave,2023-12-23,update_preimage,1,2023-12-22T17:10:21.675000Z",
+      "4,Kate,2023-12-22,update_postimage,1,2023-12-22T17:10:21.675000Z",
+      "4,Kate,2023-12-23,insert,0,2023-12-22T17:10:18.828000Z",
+      "4,Kate,2023-12-23,update_preimage,1,2023-12-22T17:10:21.675000Z",
+      "5,Emily,2023-12-24,insert,0,2023-12-22T17:10:18.828000Z",
+      "5,Emily,2023-12-24,update_preimage,2,2023-12-29T21:41:33.785000Z",
+      "5,Emily,2023-12-29,update_postimage,2,2023-12-29T21:41:33.785000Z",
+      "6,Carl,2023-12-24,insert,0,2023-12-22T17:10:18.828000Z",
+      "6,Carl,2023-12-24,update_preimage,2,2023-12-29T21:41:33.785000Z",
+      "6,Carl,2023-12-29,update_postimage,2,2023-12-29T21:41:33.785000Z",
+      "7,Dennis,2023-12-24,insert,0,2023-12-22T17:10:18.828000Z",
+      "7,Dennis,2023-12-24,update_preimage,2,2023-12-29T21:41:33.785000Z",
+      "7,Dennis,2023-12-29,delete,3,2024-01-06T16:44:59.570000Z",
+      "7,Dennis,2023-12-29,update_postimage,2,2023-12-29T21:41:33.785000Z",
+      "8,Claire,2023-12-25,insert,0,2023-12-22T17:10:18.828000Z",
+      "9,Ada,2023-12-25,insert,0,2023-12-22T17:10:18.828000Z",
+  };
+  const char *header = "id,name,birthday,_change_type,_commit_version,_commit_timestamp";
+  expect_changes(t, "--from 0", header, want, sizeof want / sizeof want[0]);
+  /* --to bounds the range: version 1's rows alone (6 of them). */
+  const char *v1[6];
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (strstr(want[i], "image,1,")) v1[n++] = want[i];
+  assert_int_equal(n, 6);
+  expect_changes(t, "--from 1 --to 1", header, v1, n);
+}
+
+/* delta-rs load_cdf.rs test_reading_cdf_with_dv. */
+static void test_changes__cdc_files_and_deletion_vectors_as_delta_rs_reads_them(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-rs/cdf-table-with-cdc-and-dvs");
+  static const char *const want[] = {
+      "0,new,insert,25,2024-12-13T06:09:03.075000Z",
+      "1,after-large-delete,insert,25,2024-12-13T06:09:03.075000Z",
+      "1,initial,insert,0,2024-12-13T06:07:53.501000Z",
+      "1,initial,update_preimage,9,2024-12-13T06:08:23.703000Z",
+      "1,update1,delete,10,2024-12-13T06:08:26.693000Z",
+      "1,update1,update_postimage,9,2024-12-13T06:08:23.703000Z",
+      "10,merge1-insert,insert,18,2024-12-13T06:08:46.555000Z",
+      "11,\"\",delete,22,2024-12-13T06:08:57.892000Z",
+      "11,\"\",update_postimage,20,2024-12-13T06:08:49.795000Z",
+      "11,merge1-insert,insert,18,2024-12-13T06:08:46.555000Z",
+      "11,merge1-insert,update_preimage,20,2024-12-13T06:08:49.795000Z",
+      "12,merge2-insert,insert,22,2024-12-13T06:08:57.892000Z",
+      "2,\"\",insert,25,2024-12-13T06:09:03.075000Z",
+      "2,insert1,insert,1,2024-12-13T06:08:01.544000Z",
+      "2,insert1,update_preimage,9,2024-12-13T06:08:23.703000Z",
+      "2,update1,update_postimage,9,2024-12-13T06:08:23.703000Z",
+      "2,update1,update_preimage,12,2024-12-13T06:08:30.100000Z",
+      "2,update2,delete,24,2024-12-13T06:09:00.735000Z",
+      "2,update2,update_postimage,12,2024-12-13T06:08:30.100000Z",
+      "3,insert1-delete1,delete,2,2024-12-13T06:08:07.275000Z",
+      "3,insert1-delete1,insert,1,2024-12-13T06:08:01.544000Z",
+      "3,insert1-delete1,insert,4,2024-12-13T06:08:10.377000Z",
+      "3,insert1-delete1,update_preimage,9,2024-12-13T06:08:23.703000Z",
+      "3,update1,delete,24,2024-12-13T06:09:00.735000Z",
+      "3,update1,update_postimage,9,2024-12-13T06:08:23.703000Z",
+      "4,insert1-delete2,delete,24,2024-12-13T06:09:00.735000Z",
+      "4,insert1-delete2,delete,5,2024-12-13T06:08:13.550000Z",
+      "4,insert1-delete2,insert,1,2024-12-13T06:08:01.544000Z",
+      "4,insert1-delete2,insert,7,2024-12-13T06:08:17.886000Z",
+      "5,insert1-delete2,delete,5,2024-12-13T06:08:13.550000Z",
+      "5,insert1-delete2,insert,1,2024-12-13T06:08:01.544000Z",
+      "5,insert2,delete,24,2024-12-13T06:09:00.735000Z",
+      "5,insert2,insert,8,2024-12-13T06:08:20.269000Z",
+      "6,insert3,delete,24,2024-12-13T06:09:00.735000Z",
+      "6,insert3,insert,14,2024-12-13T06:08:32.490000Z",
+      "7,insert3,delete,16,2024-12-13T06:08:37.690000Z",
+      "7,insert3,insert,14,2024-12-13T06:08:32.490000Z",
+      "8,insert4,delete,16,2024-12-13T06:08:37.690000Z",
+      "8,insert4,insert,15,2024-12-13T06:08:34.587000Z",
+      "9,insert4,insert,15,2024-12-13T06:08:34.587000Z",
+      "9,insert4,update_preimage,18,2024-12-13T06:08:46.555000Z",
+      "9,merge1-update,delete,24,2024-12-13T06:09:00.735000Z",
+      "9,merge1-update,update_postimage,18,2024-12-13T06:08:46.555000Z",
+  };
+  expect_changes(t, "--from 0", "id,comment,_change_type,_commit_version,_commit_timestamp", want,
+                 sizeof want / sizeof want[0]);
+}
+
+/* delta-rs test_respect_ict (versions 2 and 3; in-commit timestamps) and
+ * kernel's cdf_with_column_mapping_id_mode (physical names and field ids in
+ * data and change data files). */
+static void test_changes__in_commit_timestamps_column_mapping_and_refusals(void **state) {
+  fixture *f = *state;
+  const char *t = foreign(f, "delta-rs/cdc_ict_table");
+  static const char *const ict[] = {
+      "Dan,1995,14,delete,2,2026-07-12T16:36:52.175000Z",
+      "Dave,1995,22,delete,2,2026-07-12T16:36:52.175000Z",
+      "Kate,1995,36,update_preimage,3,2026-07-12T16:36:53.881000Z",
+      "Kate,1995,37,update_postimage,3,2026-07-12T16:36:53.881000Z",
+      "Steve,1986,40,update_preimage,3,2026-07-12T16:36:53.881000Z",
+      "Steve,1986,41,update_postimage,3,2026-07-12T16:36:53.881000Z",
+  };
+  expect_changes(t, "--from 2", "name,birthyear,age,_change_type,_commit_version,_commit_timestamp",
+                 ict, sizeof ict / sizeof ict[0]);
+
+  const char *cm = foreign(f, "delta-kernel-rs/cdf-column-mapping-id-mode");
+  tu_result r;
+  assert_int_equal(tu_sh(&r,
+                         "'%s' changes '%s' --from 1 --format csv | cut -d, -f1-5 | sed 1d | "
+                         "LC_ALL=C sort",
+                         INLET_BIN, cm),
+                   0);
+  /* Kernel prints value as a double (250.0); CSV writes 250. */
+  assert_string_equal(r.out, "2,Frank,250,update_preimage,2\n"
+                             "2,Frank,275,update_postimage,2\n"
+                             "3,Grace,350,delete,4\n"
+                             "4,Henry,450,insert,3\n");
+  tu_result_free(&r);
+  /* Version 0 was written before delta.enableChangeDataFeed was set. */
+  assert_int_equal(exit_of("'%s' changes '%s' --from 0", INLET_BIN, cm), 6);
+}
+
+static void run_ok(const char *what, const char *cmd) {
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "%s", cmd), 0);
+  sh_ok(&r, what);
+  tu_result_free(&r);
+}
+
+/* What the test did to an inlet table is what the feed says. */
+static void test_changes__inlet_appends_compaction_and_range_errors(void **state) {
+  fixture *f = *state;
+  char t[4200], plain[4200];
+  static char cmd[65536];
+  snprintf(t, sizeof t, "%s/own", f->dir);
+  snprintf(plain, sizeof plain, "%s/plain", f->dir);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && printf 'id,day\\n1,a\\n2,b\\n3,a\\n' > one.csv && "
+           "printf 'id,day\\n4,b\\n5,c\\n' > two.csv && "
+           "'%s' create '%s' --schema 'id INT, day STRING' --partition-by day "
+           "--property delta.enableChangeDataFeed=true && "
+           "'%s' append '%s' one.csv && '%s' append '%s' two.csv && "
+           "'%s' compact '%s' --min-files 2",
+           f->dir, INLET_BIN, t, INLET_BIN, t, INLET_BIN, t, INLET_BIN, t);
+  run_ok("create, append, append, compact", cmd);
+  tu_result r;
+  /* The compaction committed version 3 and changed data files. */
+  assert_int_equal(
+      tu_sh(&r, "grep -c '\"dataChange\":false' '%s/_delta_log/00000000000000000003.json'", t), 0);
+  assert_int_not_equal(atoi(r.out), 0);
+  tu_result_free(&r);
+  static const char *const want[] = {
+      "1,a,insert,1", "2,b,insert,1", "3,a,insert,1", "4,b,insert,2", "5,c,insert,2",
+  };
+  assert_int_equal(
+      tu_sh(&r, "'%s' changes '%s' --from 0 --format csv | cut -d, -f1-4", INLET_BIN, t), 0);
+  char *save = NULL;
+  char *line = strtok_r(r.out, "\n", &save);
+  assert_string_equal(line, "id,day,_change_type,_commit_version");
+  const char *got[8];
+  size_t n = 0;
+  while ((line = strtok_r(NULL, "\n", &save)) && n < 8)
+    got[n++] = line;
+  assert_int_equal(n, 5);
+  qsort(got, n, sizeof *got, cmp_str);
+  for (size_t i = 0; i < n; i++)
+    assert_string_equal(got[i], want[i]);
+  tu_result_free(&r);
+  /* Commit timestamps are the commit files' times (no in-commit timestamps;
+   * each must be newer than the one before, else it counts as 1 ms after
+   * it, as time travel counts it). */
+  snprintf(cmd, sizeof cmd,
+           "cd '%s/_delta_log' && touch -d '2024-05-01 09:00:00 UTC' 00000000000000000000.json && "
+           "touch -d '2024-05-01 10:00:00.250 UTC' 00000000000000000001.json "
+           "&& touch -d '2024-05-01 10:00:01.500 UTC' 00000000000000000002.json",
+           t);
+  run_ok("set commit times", cmd);
+  assert_int_equal(tu_sh(&r,
+                         "'%s' changes '%s' --from 1 --to 2 --format csv | cut -d, -f4,5 | sed 1d "
+                         "| LC_ALL=C sort | uniq -c",
+                         INLET_BIN, t),
+                   0);
+  assert_string_equal(r.out, "      3 1,2024-05-01T10:00:00.250000Z\n"
+                             "      2 2,2024-05-01T10:00:01.500000Z\n");
+  tu_result_free(&r);
+  /* The compaction alone: no change. */
+  assert_int_equal(tu_sh(&r, "'%s' changes '%s' --from 3 --format csv", INLET_BIN, t), 0);
+  sh_ok(&r, "changes --from 3");
+  assert_string_equal(r.out, "id,day,_change_type,_commit_version,_commit_timestamp\n");
+  tu_result_free(&r);
+
+  /* Range errors. */
+  assert_int_equal(exit_of("'%s' changes '%s' --from 4", INLET_BIN, t), 3);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 1 --to 9", INLET_BIN, t), 3);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 2 --to 1", INLET_BIN, t), 2);
+  assert_int_equal(exit_of("'%s' changes '%s' ", INLET_BIN, t), 2);
+  /* After a checkpoint at 3 log cleanup may drop versions 0..2: once
+   * commit 0 is gone, versions 0..2 cannot be read (their metaData cannot
+   * be reconstructed), the checkpoint version can. */
+  snprintf(cmd, sizeof cmd, "'%s' checkpoint '%s' && rm '%s/_delta_log/00000000000000000000.json'",
+           INLET_BIN, t, t);
+  run_ok("checkpoint, clean up version 0", cmd);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 0", INLET_BIN, t), 3);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 1", INLET_BIN, t), 3);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 3", INLET_BIN, t), 0);
+
+  /* A table that never enabled the change data feed. */
+  snprintf(cmd, sizeof cmd,
+           "'%s' create '%s' --schema 'id INT' && cd '%s' && printf 'id\\n1\\n' > p.csv && '%s' "
+           "append '%s' p.csv",
+           INLET_BIN, plain, f->dir, INLET_BIN, plain);
+  run_ok("plain table", cmd);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 0", INLET_BIN, plain), 6);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 1", INLET_BIN, plain), 6);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_changes__spark_cdf_table_as_delta_rs_reads_it, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(
+          test_changes__cdc_files_and_deletion_vectors_as_delta_rs_reads_them, setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          test_changes__in_commit_timestamps_column_mapping_and_refusals, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_changes__inlet_appends_compaction_and_range_errors,
+                                      setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
