@@ -73,8 +73,11 @@ typedef struct inlet_delete_result {
  * matches (version -1). @p out may be NULL.
  * @return 0, INLET_EINVAL (bad or missing predicate), INLET_ENOTFOUND
  *         (unknown column, missing data file), INLET_ECONFLICT,
- *         INLET_EUNSUPPORTED (a feature delete does not honour: change data
- *         feed, appendOnly), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ *         INLET_EUNSUPPORTED (a feature delete does not honour: appendOnly),
+ *         INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM. On a table with
+ *         delta.enableChangeDataFeed=true the deleted rows are also written
+ *         to _change_data files (cdc actions), so `inlet changes` and Spark's
+ *         table_changes see exactly them as deletes.
  */
 INLET_API int inlet_table_delete(inlet_delete_result *out, inlet_table *table,
                                  const inlet_delete_options *options, inlet_error *err);

@@ -304,9 +304,9 @@ static int in_commit_timestamp(const delta_txn *t, int64_t v, int64_t *out, inle
  * of the commit file after its commitInfo. */
 static int for_each_in_file_order(const delta_txn *t, delta_action_cb cb, void *ctx,
                                   inlet_error *err) {
-  static const delta_action_kind order[] = {DELTA_ACTION_PROTOCOL, DELTA_ACTION_METADATA,
-                                            DELTA_ACTION_TXN,      DELTA_ACTION_DOMAIN,
-                                            DELTA_ACTION_REMOVE,   DELTA_ACTION_ADD};
+  static const delta_action_kind order[] = {
+      DELTA_ACTION_PROTOCOL, DELTA_ACTION_METADATA, DELTA_ACTION_TXN, DELTA_ACTION_DOMAIN,
+      DELTA_ACTION_REMOVE,   DELTA_ACTION_ADD,      DELTA_ACTION_CDC};
   for (size_t k = 0; k < sizeof order / sizeof order[0]; k++)
     for (size_t i = 0; i < t->n_actions; i++)
       if (t->actions[i].kind == order[k]) TRY(cb(ctx, &t->actions[i], err));

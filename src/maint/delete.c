@@ -22,6 +22,15 @@
  * file is read again and its surviving rows written to a new file
  * (copy-on-write). Memory: one row group and the bitmaps.
  *
+ * Change data feed (delta.enableChangeDataFeed=true; PROTOCOL.md "Change
+ * Data Files"): a reader takes the changes of a commit with cdc actions
+ * from its _change_data files alone, and those of one without from its
+ * adds and removes, which for a rewrite or a new deletion vector would
+ * count kept rows as deleted and inserted again. So every touched file's
+ * deleted rows (and only those) are written, with _change_type "delete",
+ * to a _change_data/<partition dir>/part-*.parquet file named by a cdc
+ * action carrying the file's partition values.
+ *
  * Concurrency: before committing, the commits after the snapshot are read;
  * a remove of a file this delete touches or a metaData/protocol change is a
  * conflict, and so is one delta_txn_commit finds later (two commits never
@@ -58,6 +67,8 @@ typedef struct touched {
   char *dv_json;       /* owned: the new descriptor (T_DV) */
   char *dv_id;         /* owned */
   delta_data_file out; /* T_REWRITE: the surviving rows (zeroed when none) */
+  delta_dv *newly_set; /* owned (change data feed): the rows this delete deletes */
+  delta_data_file cdc; /* change data feed: those rows, _change_type delete */
 } touched;
 
 typedef struct deleter {
@@ -68,8 +79,11 @@ typedef struct deleter {
   inlet_predicate *pred; /* owned */
   bool partition_only;
   bool use_dvs;
+  bool cdf;                 /* delta.enableChangeDataFeed: cdc files for the deleted rows */
   inlet_schema data_schema; /* owned: table schema minus partition columns */
+  inlet_schema cdc_schema;  /* owned: data_schema + _change_type */
   delta_file_sink sink;
+  delta_file_sink cdc_sink;
   touched *t; /* owned */
   int64_t n_t;
   char dv_z85[21];
@@ -104,6 +118,8 @@ static void attempt_reset(deleter *d, bool remove_files) {
     inlet_free(t->dv_json);
     inlet_free(t->dv_id);
     delta_data_file_reset(&d->sink, &t->out, remove_files);
+    delta_dv_free(t->newly_set);
+    delta_data_file_reset(&d->cdc_sink, &t->cdc, remove_files);
   }
   inlet_free(d->t);
   d->t = NULL;
@@ -119,6 +135,8 @@ static void attempt_reset(deleter *d, bool remove_files) {
   d->pred = NULL;
   inlet_schema_reset(&d->data_schema);
   inlet_schema_init(&d->data_schema);
+  inlet_schema_reset(&d->cdc_schema);
+  inlet_schema_init(&d->cdc_schema);
   if (d->have_snap) delta_snapshot_reset(&d->snap);
   d->have_snap = false;
   d->conflict = false;
@@ -232,6 +250,7 @@ static int match_file(deleter *d, int64_t fi, touched *t, inlet_error *err) {
       uint64_t row = (uint64_t)(base + k);
       if (res[k] != EXPR_TRUE || (t->del && delta_dv_contains(t->del, row))) continue;
       TRY_GOTO(delta_dv_add(&t->del, row, err));
+      if (d->cdf) TRY_GOTO(delta_dv_add(&t->newly_set, row, err));
       t->newly++;
     }
     inlet_batch_reset(&vb);
@@ -250,8 +269,11 @@ done:
 }
 
 /* Pass 2 (copy-on-write): the rows of the file @p t->del does not name,
- * into a new file beside it. */
-static int rewrite_file(deleter *d, touched *t, inlet_error *err) {
+ * into a new file beside it. With @p cdc (change data feed, PROTOCOL.md
+ * "Change Data Files"): the rows this delete deletes instead (t->newly_set,
+ * or without it every row t->del does not name), with _change_type
+ * "delete", into a file of _change_data/ in the same partition directory. */
+static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
   const delta_add *a = &d->snap.files[t->file].add;
   inlet_parquet_reader *r = NULL;
   int32_t nd = d->data_schema.n_fields, n_proj = 0;
@@ -280,9 +302,17 @@ static int rewrite_file(deleter *d, touched *t, inlet_error *err) {
             "cannot rewrite \"%s\": it holds none of the table's columns", a->path);
   TRY_GOTO(inlet_parquet_reader_project(r, proj, n_proj, err));
   const char *slash = strrchr(a->path, '/');
-  dir = slash ? inlet_strndup(a->path, (size_t)(slash - a->path)) : inlet_strdup("");
+  if (cdc) {
+    size_t dl = slash ? (size_t)(slash - a->path) : 0;
+    dir = inlet_malloc(dl + 16);
+    if (dir) snprintf(dir, dl + 16, "_change_data%s%.*s", dl ? "/" : "", (int)dl, a->path);
+  } else {
+    dir = slash ? inlet_strndup(a->path, (size_t)(slash - a->path)) : inlet_strdup("");
+  }
   FAIL_GOTO(!dir, err, INLET_ENOMEM, "out of memory");
-  TRY_GOTO(delta_data_file_open(&d->sink, &t->out, dir, err));
+  delta_file_sink *sink = cdc ? &d->cdc_sink : &d->sink;
+  delta_data_file *out = cdc ? &t->cdc : &t->out;
+  TRY_GOTO(delta_data_file_open(sink, out, dir, err));
   int32_t nrg = inlet_parquet_reader_num_row_groups(r);
   int64_t base = 0;
   for (int32_t g = 0; g < nrg; g++) {
@@ -291,7 +321,7 @@ static int rewrite_file(deleter *d, touched *t, inlet_error *err) {
       inlet_error_prefix(err, "delete: \"%s\" row group %d", a->path, (int)g);
       goto done;
     }
-    TRY_GOTO(inlet_batch_init(&nb, &d->data_schema, err));
+    TRY_GOTO(inlet_batch_init(&nb, cdc ? &d->cdc_schema : &d->data_schema, err));
     for (int32_t i = 0; i < nd; i++) {
       const inlet_field *tf = &d->data_schema.fields[i];
       if (idx[i] >= 0) {
@@ -312,17 +342,27 @@ static int rewrite_file(deleter *d, touched *t, inlet_error *err) {
     uint8_t *nk = inlet_realloc(keep, (size_t)b.num_rows + 1);
     FAIL_GOTO(!nk, err, INLET_ENOMEM, "out of memory");
     keep = nk;
-    for (int64_t k = 0; k < b.num_rows; k++)
-      keep[k] = !delta_dv_contains(t->del, (uint64_t)(base + k));
+    for (int64_t k = 0; k < b.num_rows; k++) {
+      uint64_t row = (uint64_t)(base + k);
+      bool gone = t->del && delta_dv_contains(t->del, row);
+      keep[k] = !cdc ? !gone : t->newly_set ? delta_dv_contains(t->newly_set, row) : !gone;
+    }
+    if (cdc) {
+      /* _change_type, then only the kept rows. */
+      const inlet_field *ct = &d->cdc_schema.fields[nd];
+      for (int64_t k = 0; k < b.num_rows; k++)
+        TRY_GOTO(inlet_array_append_bytes(&nb.columns[nd], ct, "delete", 6, err));
+    }
     TRY_GOTO(batch_keep_rows(&nb, keep, err));
-    if (nb.num_rows) TRY_GOTO(delta_data_file_write(&t->out, &nb, err));
+    if (nb.num_rows) TRY_GOTO(delta_data_file_write(out, &nb, err));
     base += b.num_rows;
     inlet_batch_reset(&nb);
   }
-  TRY_GOTO(delta_data_file_close(&d->sink, &t->out, dir, err));
-  FAIL_GOTO(t->out.rows != t->rows - (int64_t)delta_dv_cardinality(t->del), err, INLET_EINTERNAL,
-            "delete: rewriting \"%s\" wrote %lld rows, not %lld", a->path, (long long)t->out.rows,
-            (long long)(t->rows - (int64_t)delta_dv_cardinality(t->del)));
+  TRY_GOTO(delta_data_file_close(sink, out, dir, err));
+  int64_t want = cdc ? t->newly : t->rows - (int64_t)delta_dv_cardinality(t->del);
+  FAIL_GOTO(out->rows != want, err, INLET_EINTERNAL,
+            "delete: copying rows of \"%s\" wrote %lld rows, not %lld", a->path,
+            (long long)out->rows, (long long)want);
 done:
   inlet_batch_reset(&b);
   inlet_batch_reset(&nb);
@@ -447,7 +487,7 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
   delta_txn_set_base(txn, &d->snap);
   int rc = 0;
   char *stats = NULL;
-  int64_t now = delta_now_ms(), removed_bytes = 0, added_bytes = 0;
+  int64_t now = delta_now_ms(), removed_bytes = 0, added_bytes = 0, n_cdc = 0;
   inlet_delete_result m;
   memset(&m, 0, sizeof m);
   for (int64_t i = 0; i < d->n_t; i++) {
@@ -477,7 +517,20 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
         m.dvs_updated++;
       else
         m.dvs_added++;
-    } else if (t->kind == T_REWRITE && t->out.rel_path) {
+    }
+    if (t->cdc.rel_path) {
+      delta_action ca;
+      memset(&ca, 0, sizeof ca);
+      ca.kind = DELTA_ACTION_CDC;
+      ca.u.add.path = t->cdc.rel_path; /* borrowed: add_action copies */
+      ca.u.add.partition_values = a->partition_values;
+      ca.u.add.n_partition_values = a->n_partition_values;
+      ca.u.add.size = t->cdc.size;
+      ca.u.add.data_change = false;
+      TRY_GOTO(delta_txn_add_action(txn, &ca, err));
+      n_cdc++;
+    }
+    if (t->kind == T_REWRITE && t->out.rel_path) {
       TRY_GOTO(delta_data_file_add(txn, &t->out, a->partition_values, a->n_partition_values, true,
                                    now, err));
       m.added_files++;
@@ -508,7 +561,7 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
     json_object_set_new(mj, "numAddedFiles", json_string(delta_metric_text(b, m.added_files)));
     json_object_set_new(mj, "numDeletedRows", json_string(delta_metric_text(b, m.deleted_rows)));
     json_object_set_new(mj, "numCopiedRows", json_string(delta_metric_text(b, m.copied_rows)));
-    json_object_set_new(mj, "numAddedChangeFiles", json_string("0"));
+    json_object_set_new(mj, "numAddedChangeFiles", json_string(delta_metric_text(b, n_cdc)));
     json_object_set_new(mj, "numRemovedBytes", json_string(delta_metric_text(b, removed_bytes)));
     json_object_set_new(mj, "numAddedBytes", json_string(delta_metric_text(b, added_bytes)));
     json_object_set_new(mj, "numDeletionVectorsAdded",
@@ -529,7 +582,7 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
   if (rc == 0 || maybe) d->dv_written = false; /* referenced (or maybe): stays */
   if (rc < 0 && maybe)
     for (int64_t i = 0; i < d->n_t; i++)
-      d->t[i].out.created = false; /* may be in the log: vacuum judges them */
+      d->t[i].out.created = d->t[i].cdc.created = false; /* may be in the log */
   if (rc == 0) {
     res->deleted_rows = m.deleted_rows;
     res->removed_files = m.removed_files;
@@ -539,7 +592,7 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
     res->dvs_removed = m.dvs_removed;
     res->copied_rows = m.copied_rows;
     for (int64_t i = 0; i < d->n_t; i++)
-      d->t[i].out.created = false; /* committed: never removed by the reset */
+      d->t[i].out.created = d->t[i].cdc.created = false; /* committed: kept */
   }
 done:
   inlet_free(stats);
@@ -562,9 +615,7 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
           "cannot delete from this table: delta.appendOnly=true (writer feature \"appendOnly\") "
           "allows no commit that removes data");
   const char *cdf = delta_metadata_conf(&d->snap.metadata, "delta.enableChangeDataFeed");
-  FAIL_IF(cdf && strcasecmp(cdf, "true") == 0, err, INLET_EUNSUPPORTED,
-          "cannot delete from this table: delta.enableChangeDataFeed=true (writer feature "
-          "\"changeDataFeed\") needs change data files for deletes, which inlet does not write");
+  d->cdf = cdf && strcasecmp(cdf, "true") == 0;
   const char *dvs = delta_metadata_conf(&d->snap.metadata, "delta.enableDeletionVectors");
   d->use_dvs = dvs && strcasecmp(dvs, "true") == 0 &&
                delta_protocol_supports(&d->snap.protocol, "deletionVectors");
@@ -579,6 +630,18 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
       TRY(inlet_schema_add_field(&d->data_schema, &d->snap.schema.fields[i], err));
   delta_file_sink_init(&d->sink, delta_table_storage(table), &d->snap.metadata, &d->data_schema,
                        d->o.compression, 0);
+  if (d->cdf) {
+    TRY(inlet_schema_copy(&d->cdc_schema, &d->data_schema, err));
+    inlet_field ct;
+    memset(&ct, 0, sizeof ct);
+    ct.name = (char *)"_change_type";
+    ct.type.id = INLET_TYPE_STRING;
+    ct.nullable = true;
+    ct.field_id = -1;
+    TRY(inlet_schema_add_field(&d->cdc_schema, &ct, err));
+    delta_file_sink_init(&d->cdc_sink, delta_table_storage(table), &d->snap.metadata,
+                         &d->cdc_schema, d->o.compression, 0);
+  }
   if (d->partition_only) {
     int64_t n = d->snap.n_files;
     const delta_add **adds = inlet_calloc((size_t)n + 1, sizeof *adds);
@@ -593,6 +656,9 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
       touched *t = NULL;
       rc = add_touched(d, i, &t, err);
       if (rc == 0) rc = old_cardinality(&df->add, &t->old_del, err);
+      if (rc == 0 && d->cdf && df->add.dv_json)
+        rc = delta_dv_load(delta_table_storage(d->table), delta_table_root(d->table), df->add.path,
+                           df->add.dv_json, &t->del, err);
       t->kind = T_REMOVE;
       t->rows = df->num_records;
       if (rc == 0 && t->rows < 0) {
@@ -622,7 +688,7 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
         t->kind = T_DV;
       else {
         t->kind = T_REWRITE;
-        TRY(rewrite_file(d, t, err));
+        TRY(copy_rows(d, t, false, err));
       }
     }
   }
@@ -630,6 +696,11 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
     res->version = -1;
     return 0;
   }
+  /* Change data feed: every touched file's deleted rows in a cdc file (a
+   * commit with cdc actions is read from them alone, so whole-file removes
+   * need theirs too). */
+  for (int64_t i = 0; d->cdf && i < d->n_t; i++)
+    if (d->t[i].newly > 0) TRY(copy_rows(d, &d->t[i], true, err));
   TRY(write_dv_file(d, err));
   if (d->o.on_attempt) d->o.on_attempt(d->o.ctx, d->snap.version, d->n_t);
   return commit(d, res, err);
@@ -646,6 +717,7 @@ int inlet_table_delete(inlet_delete_result *out, inlet_table *table,
   d.table = table;
   d.o = *options;
   inlet_schema_init(&d.data_schema);
+  inlet_schema_init(&d.cdc_schema);
   int max = d.o.max_attempts > 0 ? d.o.max_attempts : DEFAULT_ATTEMPTS;
   inlet_delete_result res;
   memset(&res, 0, sizeof res);
@@ -659,6 +731,7 @@ int inlet_table_delete(inlet_delete_result *out, inlet_table *table,
     if (rc != INLET_ECONFLICT) break;
   }
   inlet_schema_reset(&d.data_schema);
+  inlet_schema_reset(&d.cdc_schema);
   if (rc == INLET_ECONFLICT)
     inlet_error_prefix(err, "delete gave up after %lld attempts", (long long)res.attempts);
   if (out) *out = res;

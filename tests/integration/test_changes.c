@@ -345,6 +345,75 @@ static void test_changes__inlet_appends_compaction_and_range_errors(void **state
   assert_int_equal(exit_of("'%s' changes '%s' --from 1", INLET_BIN, plain), 6);
 }
 
+/* `inlet delete` on a change data feed table writes the deleted rows, and
+ * only those, to _change_data files (read back by DuckDB through refcheck),
+ * by copy-on-write and with deletion vectors; the feed then shows exactly
+ * the deleted rows at their versions. */
+static void test_changes__inlet_delete_writes_change_data(void **state) {
+  fixture *f = *state;
+  static char cmd[65536];
+  char cow[4200], dv[4200];
+  snprintf(cow, sizeof cow, "%s/cow", f->dir);
+  snprintf(dv, sizeof dv, "%s/dv", f->dir);
+  snprintf(
+      cmd, sizeof cmd,
+      "cd '%s' && printf 'id,day\\n1,a\\n2,b\\n3,a\\n4,b\\n5,c\\n' > rows.csv && "
+      "'%s' create cow --schema 'id INT, day STRING' --partition-by day "
+      "--property delta.enableChangeDataFeed=true && '%s' append cow rows.csv && "
+      "'%s' delete cow --where 'id = 1 OR id = 4' && '%s' delete cow --where \"day = 'c'\" && "
+      "'%s' create dv --schema 'id INT, day STRING' --property delta.enableChangeDataFeed=true "
+      "--property delta.enableDeletionVectors=true && '%s' append dv rows.csv && "
+      "'%s' delete dv --where 'id = 1 OR id = 4' && '%s' delete dv --where 'id <= 2' && "
+      "'%s' compact dv && test -f dv/_delta_log/00000000000000000004.json",
+      f->dir, INLET_BIN, INLET_BIN, INLET_BIN, INLET_BIN, INLET_BIN, INLET_BIN, INLET_BIN,
+      INLET_BIN, INLET_BIN);
+  run_ok("create, append, delete", cmd);
+  tu_result r;
+  /* Copy-on-write: versions 2 (two files rewritten) and 3 (a file removed
+   * whole) each name their change data files. */
+  assert_int_equal(tu_sh(&r,
+                         "cd '%s/_delta_log' && grep -c '\"cdc\"' 00000000000000000002.json "
+                         "00000000000000000003.json",
+                         cow),
+                   0);
+  assert_string_equal(r.out, "00000000000000000002.json:2\n00000000000000000003.json:1\n");
+  tu_result_free(&r);
+  assert_int_equal(tu_sh(&r,
+                         "cd '%s' && for p in $(find _change_data -name '*.parquet'); do "
+                         "'%s' '%s' parquet \"$p\"; done | grep '^\\[' | LC_ALL=C sort",
+                         cow, INLET_NODE, INLET_REFCHECK),
+                   0);
+  assert_string_equal(r.out, "[1,\"delete\"]\n[4,\"delete\"]\n[5,\"delete\"]\n");
+  tu_result_free(&r);
+  static const char *const cow_want[] = {
+      "1,a,delete,2",
+      "4,b,delete,2",
+      "5,c,delete,3",
+  };
+  assert_int_equal(tu_sh(&r,
+                         "'%s' changes '%s' --from 2 --format csv | cut -d, -f1-4 | sed 1d | "
+                         "LC_ALL=C sort",
+                         INLET_BIN, cow),
+                   0);
+  char want[256] = "";
+  for (size_t i = 0; i < 3; i++) {
+    strcat(want, cow_want[i]);
+    strcat(want, "\n");
+  }
+  assert_string_equal(r.out, want);
+  tu_result_free(&r);
+  /* Deletion vectors: version 2 deletes 1 and 4, version 3 adds 2 to the
+   * same file's vector (1 is already gone), the compaction (4) changes
+   * nothing. */
+  assert_int_equal(tu_sh(&r,
+                         "'%s' changes '%s' --from 2 --format csv | cut -d, -f1-4 | sed 1d | "
+                         "LC_ALL=C sort; '%s' scan '%s' --format csv | sed 1d | LC_ALL=C sort",
+                         INLET_BIN, dv, INLET_BIN, dv),
+                   0);
+  assert_string_equal(r.out, "1,a,delete,2\n2,b,delete,3\n4,b,delete,2\n3,a\n5,c\n");
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_changes__spark_cdf_table_as_delta_rs_reads_it, setup,
@@ -355,6 +424,8 @@ int main(void) {
           test_changes__in_commit_timestamps_column_mapping_and_refusals, setup, teardown),
       cmocka_unit_test_setup_teardown(test_changes__inlet_appends_compaction_and_range_errors,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_changes__inlet_delete_writes_change_data, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

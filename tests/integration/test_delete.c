@@ -563,9 +563,10 @@ static void test_delete__golden_dv_tables_take_writes(void **state) {
   }
 }
 
-/* Refusals leave the table as it was: append-only and change-data-feed
- * tables (exit 6, naming the feature), no predicate (exit 2), an unknown
- * column (exit 3). */
+/* Refusals leave the table as it was: append-only tables (exit 6, naming
+ * the feature), no predicate (exit 2), an unknown column (exit 3).
+ * (Change data feed tables are deleted from with change data files:
+ * test_changes.) */
 static void test_delete__refusals_change_nothing(void **state) {
   fixture *f = *state;
   static const struct {
@@ -573,7 +574,6 @@ static void test_delete__refusals_change_nothing(void **state) {
     int status;
   } C[] = {
       {"--property delta.appendOnly=true", "id < 5", "appendOnly", 6},
-      {"--property delta.enableChangeDataFeed=true", "id < 5", "changeDataFeed", 6},
       {"", "", "--where", 2},
       {"", "nosuch = 1", "nosuch", 3},
   };
