@@ -356,7 +356,11 @@ int inlet_changes_next(inlet_changes *ch, inlet_batch *out, inlet_error *err) {
         if (rc <= 0) return rc;
         continue;
       }
-      TRY(open_unit(ch, &ch->units[ch->unit], err));
+      int rc = open_unit(ch, &ch->units[ch->unit], err);
+      if (rc < 0) {
+        close_unit(ch);
+        return rc;
+      }
     }
     const change_unit *u = &ch->units[ch->unit];
     int rc = inlet_table_scan_next(ch->scan, &ch->in, err);
