@@ -335,6 +335,27 @@ static void test_changes__inlet_appends_compaction_and_range_errors(void **state
   assert_int_equal(exit_of("'%s' changes '%s' --from 1", INLET_BIN, t), 3);
   assert_int_equal(exit_of("'%s' changes '%s' --from 3", INLET_BIN, t), 0);
 
+  /* A change data file without a _change_type column (a data file named by
+   * a hand-written cdc action) is corrupt: exit 5 naming the file. */
+  char bad[4300];
+  snprintf(bad, sizeof bad, "%s/bad", f->dir);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && printf 'id\\n1\\n' > b.csv && '%s' create bad --schema 'id INT' "
+           "--property delta.enableChangeDataFeed=true && '%s' append bad b.csv && "
+           "mkdir bad/_change_data && cp bad/*.parquet bad/_change_data/c.parquet && "
+           "printf '{\"commitInfo\":{\"timestamp\":1}}\\n{\"cdc\":{\"path\":"
+           "\"_change_data/c.parquet\",\"partitionValues\":{},\"size\":%%s,"
+           "\"dataChange\":false}}\\n' $(stat -c %%s bad/_change_data/c.parquet) "
+           "> bad/_delta_log/00000000000000000002.json",
+           f->dir, INLET_BIN, INLET_BIN);
+  run_ok("hand-written cdc action", cmd);
+  tu_rules_exempt(bad, "test_changes: a cdc file without _change_type on purpose");
+  assert_int_equal(tu_sh(&r, "'%s' changes '%s' --from 2", INLET_BIN, bad), 0);
+  assert_int_equal(r.status, 5);
+  assert_non_null(strstr(r.err, "_change_data/c.parquet"));
+  assert_non_null(strstr(r.err, "_change_type"));
+  tu_result_free(&r);
+
   /* A table that never enabled the change data feed. */
   snprintf(cmd, sizeof cmd,
            "'%s' create '%s' --schema 'id INT' && cd '%s' && printf 'id\\n1\\n' > p.csv && '%s' "
