@@ -47,14 +47,17 @@ extern "C" {
 #endif
 
 typedef struct inlet_changes_options {
-  int version;           /* INLET_CHANGES_OPTIONS_VERSION */
-  int64_t start_version; /* first version whose changes are read (>= 0) */
-  int64_t end_version;   /* last version, inclusive; -1 for the latest */
+  int version;                /* INLET_CHANGES_OPTIONS_VERSION */
+  int64_t start_version;      /* first version whose changes are read (>= 0) */
+  int64_t end_version;        /* last version, inclusive; -1 for the latest */
+  int32_t n_columns;          /* 0: every column (table columns, then the three change columns) */
+  const char *const *columns; /* output columns in this order, any of the above
+                               * (exact name first, then case-insensitive) */
 } inlet_changes_options;
 
 #define INLET_CHANGES_OPTIONS_VERSION 1
 #define INLET_CHANGES_OPTIONS_INIT                                                                 \
-  { INLET_CHANGES_OPTIONS_VERSION, 0, -1 }
+  { INLET_CHANGES_OPTIONS_VERSION, 0, -1, 0, NULL }
 
 /* The change types of PROTOCOL.md "Change Data Files". */
 #define INLET_CHANGE_INSERT "insert"
@@ -68,15 +71,15 @@ typedef struct inlet_changes inlet_changes;
  * Opens a change data feed read of @p table for the options' version range
  * (see the file comment). Nothing but the log is read here.
  * @return 0, INLET_EINVAL (start < 0, start > end, unknown options
- *         version), INLET_ENOTFOUND (no table, a version of the range absent
- *         or cleaned up), INLET_EUNSUPPORTED (change data feed not enabled
- *         for part of the range, schema change inside it, a reader feature
- *         inlet lacks), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ *         version, a column requested twice), INLET_ENOTFOUND (no table, a
+ *         version of the range absent or cleaned up, an unknown column), INLET_EUNSUPPORTED (change
+ * data feed not enabled for part of the range, schema change inside it, a reader feature inlet
+ * lacks), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
  */
 INLET_API int inlet_changes_open(inlet_changes **out, inlet_table *table,
                                  const inlet_changes_options *options, inlet_error *err);
 /** The output schema: the table's columns, then _change_type,
- * _commit_version, _commit_timestamp. */
+ * _commit_version, _commit_timestamp (or the requested columns). */
 INLET_API const inlet_schema *inlet_changes_schema(const inlet_changes *changes);
 /** The last version of the range (the latest when end_version was -1). */
 INLET_API int64_t inlet_changes_end_version(const inlet_changes *changes);

@@ -438,3 +438,34 @@ int cli_parse_as_of(const char *s, int64_t *ms, inlet_error *err) {
   *ms = us >= 0 ? us / 1000 : -((-us + 999) / 1000);
   return 0;
 }
+
+/* Splits "a,b, c" into names (trimmed); *names owns one buffer at [0]. */
+int cli_split_columns(char ***names, int32_t *n, const char *list) {
+  size_t len = strlen(list);
+  char *buf = malloc(len + 1);
+  char **v = calloc(len / 2 + 2, sizeof *v);
+  if (!buf || !v) {
+    free(buf);
+    free(v);
+    return -1;
+  }
+  memcpy(buf, list, len + 1);
+  int32_t k = 0;
+  char *p = buf;
+  for (;;) {
+    char *e = strchr(p, ',');
+    if (e) *e = 0;
+    while (*p == ' ')
+      p++;
+    char *t = p + strlen(p);
+    while (t > p && t[-1] == ' ')
+      *--t = 0;
+    if (*p) v[k++] = p;
+    if (!e) break;
+    p = e + 1;
+  }
+  if (k == 0) v[0] = buf; /* keep the buffer reachable for free() */
+  *names = v;
+  *n = k;
+  return 0;
+}

@@ -108,6 +108,10 @@ const char *cli_string(const cli_args *a, const char *name);
 bool cli_int(const cli_args *a, const char *name, int64_t *out);
 /* Every value of a CLI_LIST option, in order (*n of them; NULL when none). */
 const char *const *cli_list(const cli_args *a, const char *name, int *n);
+/* Splits a --columns list "a,b, c" into trimmed names; *names owns one
+ * buffer at [0] (free(names[0]) when n > 0, then free(names)). 0 or -1
+ * (out of memory). */
+int cli_split_columns(char ***names, int32_t *n, const char *list);
 
 /*
  * Parses argv[1..argc) (argv[0] is the command's name) against cmd's

@@ -6,6 +6,7 @@
  * Output formats are those of `inlet scan`.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <unistd.h>
@@ -15,14 +16,16 @@
 #include "inlet/changes.h"
 
 static const char usage[] =
-    "usage: inlet changes TABLE --from V [--to V] [--format table|csv|ndjson|parquet]\n"
-    "                     [--output FILE]\n"
+    "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...]\n"
+    "                     [--format table|csv|ndjson|parquet] [--output FILE]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
     "the commits inserted, deleted or updated, with the table's columns then\n"
     "_change_type (insert, delete, update_preimage, update_postimage), _commit_version\n"
     "and _commit_timestamp (the commit's in-commit timestamp, else its log file time).\n"
     "  --from V         the first version (inclusive)\n"
     "  --to V2          the last version (inclusive; default: the latest)\n"
+    "  --columns A,B    output only these columns, in this order (table columns and\n"
+    "                   _change_type, _commit_version, _commit_timestamp)\n"
     "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"
     "                   ndjson (the default otherwise), parquet (needs --output)\n"
     "  --output FILE    write to FILE instead of standard output\n"
@@ -34,14 +37,13 @@ static const char usage[] =
     "or past the latest is exit 3.\n";
 
 static const cli_opt opts[] = {
-    CLI_OPT_INT("from", 0, INT64_MAX),
-    CLI_OPT_INT("to", 0, INT64_MAX),
-    CLI_OPT_STRING("format"),
-    CLI_OPT_STRING("output"),
+    CLI_OPT_INT("from", 0, INT64_MAX), CLI_OPT_INT("to", 0, INT64_MAX), CLI_OPT_STRING("columns"),
+    CLI_OPT_STRING("format"),          CLI_OPT_STRING("output"),
 };
 
 static int cmd_changes(const cli_args *a) {
   const char *format = cli_string(a, "format"), *output = cli_string(a, "output");
+  const char *columns = cli_string(a, "columns");
   int64_t from = -1, to = -1;
   bool has_from = cli_int(a, "from", &from);
   bool has_to = cli_int(a, "to", &to);
@@ -58,6 +60,15 @@ static int cmd_changes(const cli_args *a) {
   if (!to_parquet && inlet_text_format_parse(&wo.format, format, &err) < 0)
     return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
 
+  char **names = NULL;
+  int32_t n_names = 0;
+  if (columns && cli_split_columns(&names, &n_names, columns) < 0)
+    return cli_error("out of memory");
+  if (columns && n_names == 0) {
+    free(names ? names[0] : NULL);
+    free(names);
+    return cli_usage_error(usage, "--columns: no column named");
+  }
   int rc = CLI_OK;
   inlet_table *t = NULL;
   inlet_changes *ch = NULL;
@@ -70,7 +81,17 @@ static int cmd_changes(const cli_args *a) {
   inlet_changes_options co = INLET_CHANGES_OPTIONS_INIT;
   co.start_version = from;
   co.end_version = has_to ? to : -1;
-  if (inlet_changes_open(&ch, t, &co, &err) < 0) goto fail;
+  co.n_columns = n_names;
+  co.columns = (const char *const *)names;
+  if (inlet_changes_open(&ch, t, &co, &err) < 0) {
+    /* As scan --columns: an unknown or repeated column is a usage error. */
+    if (columns && (err.code == INLET_ENOTFOUND || err.code == INLET_EINVAL) &&
+        strstr(inlet_errmsg(&err), "column")) {
+      rc = cli_usage_error(usage, "--columns: %s", inlet_errmsg(&err));
+      goto done;
+    }
+    goto fail;
+  }
   if (to_parquet) {
     inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
     if (inlet_parquet_writer_open(&pw, output, inlet_changes_schema(ch), &po, &err) < 0) goto fail;
@@ -104,13 +125,16 @@ done:
   }
   inlet_changes_free(ch);
   inlet_table_free(t);
+  if (names) free(n_names ? names[0] : NULL);
+  free(names);
   return rc;
 }
 
 const cli_command cli_cmd_changes = {
     "changes",
     cmd_changes,
-    "TABLE --from V [--to V] [--format table|csv|ndjson|parquet] [--output FILE]",
+    "TABLE --from V [--to V] [--columns A,B] [--format table|csv|ndjson|parquet]\n"
+    "             [--output FILE]",
     "the change data feed of a version range (Spark's table_changes)",
     usage,
     opts,

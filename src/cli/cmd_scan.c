@@ -51,37 +51,6 @@ static const char usage[] =
     "pages (the Parquet page index) that cannot match --where are not read; only the\n"
     "needed columns are decoded.\n";
 
-/* Splits "a,b, c" into names (trimmed); *names owns one buffer at [0]. */
-static int split_columns(char ***names, int32_t *n, const char *list) {
-  size_t len = strlen(list);
-  char *buf = malloc(len + 1);
-  char **v = calloc(len / 2 + 2, sizeof *v);
-  if (!buf || !v) {
-    free(buf);
-    free(v);
-    return -1;
-  }
-  memcpy(buf, list, len + 1);
-  int32_t k = 0;
-  char *p = buf;
-  for (;;) {
-    char *e = strchr(p, ',');
-    if (e) *e = 0;
-    while (*p == ' ')
-      p++;
-    char *t = p + strlen(p);
-    while (t > p && t[-1] == ' ')
-      *--t = 0;
-    if (*p) v[k++] = p;
-    if (!e) break;
-    p = e + 1;
-  }
-  if (k == 0) v[0] = buf; /* keep the buffer reachable for free() */
-  *names = v;
-  *n = k;
-  return 0;
-}
-
 /* Appends @p text to @p buf (cap bytes) as a SQL literal or identifier:
  * @p quote doubled inside. Returns false when it does not fit. */
 static bool append_quoted(char *buf, size_t cap, const char *text, char quote) {
@@ -220,7 +189,7 @@ static int cmd_scan(const cli_args *a) {
 
   char **names = NULL;
   int32_t n_names = 0;
-  if (columns && split_columns(&names, &n_names, columns) < 0) {
+  if (columns && cli_split_columns(&names, &n_names, columns) < 0) {
     return cli_error("out of memory");
   }
   if (columns && n_names == 0) {

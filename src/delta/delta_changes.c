@@ -59,7 +59,10 @@ struct inlet_changes {
   inlet_snapshot view;               /* one-file view of end (shallow: never reset) */
   delta_file view_file;              /* the file of the view (borrowed from the unit) */
   inlet_schema cdc_schema, cdc_phys; /* owned: table (physical) schema + _change_type */
-  inlet_schema out_schema;           /* owned */
+  inlet_schema full_schema;          /* owned: table columns + the three change columns */
+  inlet_schema out_schema;           /* owned: the requested columns of full_schema */
+  int32_t *proj;                     /* owned: full_schema column of each output column */
+  inlet_batch full;                  /* owned: the rows being emitted, every column */
   delta_log_listing listing;         /* owned */
   int64_t start, last, next_version;
   /* The commit being read. */
@@ -319,9 +322,9 @@ static int select_rows(inlet_changes *ch, const change_unit *u, inlet_error *err
 }
 
 /* Moves the selected rows of ch->in into @p out with the change columns. */
-static int emit(inlet_changes *ch, const change_unit *u, inlet_batch *out, inlet_error *err) {
+static int emit_full(inlet_changes *ch, const change_unit *u, inlet_batch *out, inlet_error *err) {
   inlet_batch_reset(out);
-  TRY(inlet_batch_init(out, &ch->out_schema, err));
+  TRY(inlet_batch_init(out, &ch->full_schema, err));
   int32_t nd = ch->end->snap.schema.n_fields;
   for (int32_t i = 0; i < nd; i++) {
     inlet_array tmp = out->columns[i];
@@ -329,7 +332,7 @@ static int emit(inlet_changes *ch, const change_unit *u, inlet_batch *out, inlet
     ch->in.columns[i] = tmp;
   }
   int64_t n = ch->in.num_rows;
-  const inlet_field *f = ch->out_schema.fields;
+  const inlet_field *f = ch->full_schema.fields;
   if (u->cdc) {
     /* The file's column (validated non-null by select_rows). */
     inlet_array tmp = out->columns[nd];
@@ -372,7 +375,16 @@ int inlet_changes_next(inlet_changes *ch, inlet_batch *out, inlet_error *err) {
     }
     TRY(select_rows(ch, u, err));
     if (ch->in.num_rows == 0) continue;
-    TRY(emit(ch, u, out, err));
+    TRY(emit_full(ch, u, &ch->full, err));
+    /* The requested columns, in their order. */
+    inlet_batch_reset(out);
+    TRY(inlet_batch_init(out, &ch->out_schema, err));
+    for (int32_t j = 0; j < ch->out_schema.n_fields; j++) {
+      inlet_array tmp = out->columns[j];
+      out->columns[j] = ch->full.columns[ch->proj[j]];
+      ch->full.columns[ch->proj[j]] = tmp;
+    }
+    out->num_rows = ch->full.num_rows;
     return 1;
   }
 }
@@ -390,6 +402,32 @@ static int add_field(inlet_schema *s, const char *name, inlet_type_id id, bool n
   f.nullable = nullable;
   f.field_id = -1;
   return inlet_schema_add_field(s, &f, err);
+}
+
+/* The output columns: options->columns (exact name first, then
+ * case-insensitive) or every column of full_schema. */
+static int project(inlet_changes *ch, const inlet_changes_options *o, inlet_error *err) {
+  const inlet_schema *s = &ch->full_schema;
+  int32_t n = o->n_columns > 0 ? o->n_columns : s->n_fields;
+  ch->proj = inlet_calloc((size_t)n + 1, sizeof *ch->proj);
+  if (!ch->proj) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  for (int32_t j = 0; j < n; j++) {
+    int32_t c = j;
+    if (o->n_columns > 0) {
+      const char *name = o->columns[j];
+      c = -1;
+      for (int32_t i = 0; i < s->n_fields && c < 0; i++)
+        if (strcmp(s->fields[i].name, name) == 0) c = i;
+      for (int32_t i = 0; i < s->n_fields && c < 0; i++)
+        if (strcasecmp(s->fields[i].name, name) == 0) c = i;
+      FAIL_IF(c < 0, err, INLET_ENOTFOUND, "no column named \"%s\" in the change data feed", name);
+      for (int32_t k = 0; k < j; k++)
+        FAIL_IF(ch->proj[k] == c, err, INLET_EINVAL, "column \"%s\" is requested twice", name);
+    }
+    ch->proj[j] = c;
+    TRY(inlet_schema_add_field(&ch->out_schema, &s->fields[c], err));
+  }
+  return 0;
 }
 
 /* Refuses a range whose commits are not all in the log. */
@@ -439,6 +477,7 @@ int inlet_changes_open(inlet_changes **out, inlet_table *t, const inlet_changes_
   inlet_schema_init(&ch->cdc_schema);
   inlet_schema_init(&ch->cdc_phys);
   inlet_schema_init(&ch->out_schema);
+  inlet_schema_init(&ch->full_schema);
   ch->start = o->start_version;
   TRY_GOTO(o->end_version >= 0 ? inlet_table_snapshot_at_version(&ch->end, t, o->end_version, err)
                                : inlet_table_snapshot(&ch->end, t, err));
@@ -471,10 +510,11 @@ int inlet_changes_open(inlet_changes **out, inlet_table *t, const inlet_changes_
     TRY_GOTO(inlet_schema_copy(&ch->cdc_phys, &ch->end->snap.phys_schema, err));
     TRY_GOTO(add_field(&ch->cdc_phys, CHANGE_TYPE_COLUMN, INLET_TYPE_STRING, true, err));
   }
-  TRY_GOTO(inlet_schema_copy(&ch->out_schema, &ch->end->snap.schema, err));
-  TRY_GOTO(add_field(&ch->out_schema, CHANGE_TYPE_COLUMN, INLET_TYPE_STRING, false, err));
-  TRY_GOTO(add_field(&ch->out_schema, "_commit_version", INLET_TYPE_INT64, false, err));
-  TRY_GOTO(add_field(&ch->out_schema, "_commit_timestamp", INLET_TYPE_TIMESTAMP, false, err));
+  TRY_GOTO(inlet_schema_copy(&ch->full_schema, &ch->end->snap.schema, err));
+  TRY_GOTO(add_field(&ch->full_schema, CHANGE_TYPE_COLUMN, INLET_TYPE_STRING, false, err));
+  TRY_GOTO(add_field(&ch->full_schema, "_commit_version", INLET_TYPE_INT64, false, err));
+  TRY_GOTO(add_field(&ch->full_schema, "_commit_timestamp", INLET_TYPE_TIMESTAMP, false, err));
+  TRY_GOTO(project(ch, o, err));
 done:
   inlet_snapshot_free(start);
   if (rc < 0)
@@ -502,6 +542,9 @@ void inlet_changes_free(inlet_changes *ch) {
   inlet_schema_reset(&ch->cdc_schema);
   inlet_schema_reset(&ch->cdc_phys);
   inlet_schema_reset(&ch->out_schema);
+  inlet_schema_reset(&ch->full_schema);
+  inlet_free(ch->proj);
+  inlet_batch_reset(&ch->full);
   delta_log_listing_reset(&ch->listing);
   inlet_snapshot_free(ch->end);
   inlet_free(ch);

@@ -314,6 +314,16 @@ static void test_changes__inlet_appends_compaction_and_range_errors(void **state
   assert_string_equal(r.out, "      3 1,2024-05-01T10:00:00.250000Z\n"
                              "      2 2,2024-05-01T10:00:01.500000Z\n");
   tu_result_free(&r);
+  /* --columns picks and orders any of them; an unknown one is a usage
+   * error (as scan --columns). */
+  assert_int_equal(tu_sh(&r,
+                         "'%s' changes '%s' --from 2 --to 2 --columns '_commit_version, ID' "
+                         "--format csv | LC_ALL=C sort",
+                         INLET_BIN, t),
+                   0);
+  assert_string_equal(r.out, "2,4\n2,5\n_commit_version,id\n");
+  tu_result_free(&r);
+  assert_int_equal(exit_of("'%s' changes '%s' --from 1 --columns nosuch", INLET_BIN, t), 2);
   /* The compaction alone: no change. */
   assert_int_equal(tu_sh(&r, "'%s' changes '%s' --from 3 --format csv", INLET_BIN, t), 0);
   sh_ok(&r, "changes --from 3");
