@@ -202,9 +202,9 @@ static int plan_commit(inlet_changes *ch, const commit_acts *c, inlet_error *err
     }
     /* The same file with another deletion vector: rows deleted now and not
      * before are deletes, rows deleted before and not now are inserts. */
-    if (!a->dv_json && !pair->dv_json) continue;
-    TRY(add_unit(ch, a->path, a->partition_values, a->n_partition_values, a->size, pair->dv_json,
-                 a->dv_json, false, true, false, INLET_CHANGE_DELETE, err));
+    if (a->dv_json)
+      TRY(add_unit(ch, a->path, a->partition_values, a->n_partition_values, a->size, pair->dv_json,
+                   a->dv_json, false, true, false, INLET_CHANGE_DELETE, err));
     if (pair->dv_json)
       TRY(add_unit(ch, a->path, a->partition_values, a->n_partition_values, a->size, pair->dv_json,
                    a->dv_json, true, false, false, INLET_CHANGE_INSERT, err));
