@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages inlet needs, only those missing.
-#   install-deps.sh build   compiler, CMake and the codec/JSON/Redis/Kafka libraries
+#   install-deps.sh build   compiler, CMake and the codec/JSON/Redis/Kafka/INI libraries
 #   install-deps.sh test    the above plus cmocka, clang, clang-format, Node.js/npm, redis-server, kcat,
 #                           prometheus (promtool) and curl
 set -eu
@@ -8,7 +8,7 @@ mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
       libbrotli-dev libjansson-dev libhiredis-dev librdkafka-dev
       libcurl4-openssl-dev libexpat1-dev libssl-dev libroaring-dev libmicrohttpd-dev
-      libsystemd-dev"
+      libsystemd-dev libinih-dev"
 if [ "$mode" = test ]; then
   pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat prometheus curl"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"

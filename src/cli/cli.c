@@ -9,7 +9,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "log.h"
+
+extern char **environ;
 
 struct cli_value {
   bool given;
@@ -17,6 +20,7 @@ struct cli_value {
   int64_t num;       /* CLI_INT, CLI_SIZE */
   const char **list; /* CLI_LIST: owned vector of borrowed strings */
   int n;             /* occurrences */
+  char *owned;       /* a copy of an environment value split into lines */
 };
 
 int cli_error(const char *fmt, ...) {
@@ -273,8 +277,10 @@ static const cli_opt *find_opt(const cli_command *cmd, const char *name, size_t 
   return NULL;
 }
 
+/* @p origin names where @p text came from in messages: "--retain",
+ * "INLET_VACUUM_RETAIN", "inlet.ini:3: retain". */
 static int set_value(const cli_command *cmd, struct cli_value *v, const cli_opt *o,
-                     const char *text) {
+                     const char *origin, const char *text) {
   v->given = true;
   v->n++;
   v->text = text;
@@ -290,7 +296,7 @@ static int set_value(const cli_command *cmd, struct cli_value *v, const cli_opt 
   if (!ok || v->num < o->min || v->num > o->max) {
     char range[128];
     describe_range(range, sizeof range, o);
-    return cli_usage_error(cmd->help, "--%s needs %s%s, not '%s'", o->name, range,
+    return cli_usage_error(cmd->help, "%s needs %s%s, not '%s'", origin, range,
                            o->kind == CLI_SIZE ? " (e.g. 4096, 64K, 128M, 1G)" : "", text);
   }
   return CLI_OK;
@@ -309,6 +315,139 @@ static int unknown_option(const cli_command *cmd, const char *name, size_t len) 
   return cli_usage_hint(cmd->help, near ? hint : NULL, "unknown option '--%.*s'", (int)len, name);
 }
 
+/* A flag's value from the environment or the file. */
+static int set_flag(const cli_command *cmd, struct cli_value *v, const char *origin,
+                    const char *text) {
+  bool on;
+  if (!cli_parse_bool(text, &on))
+    return cli_usage_error(cmd->help, "%s: '%s' is not a boolean (true/false, 1/0, yes/no)", origin,
+                           text);
+  v->given = on;
+  v->n = on;
+  return CLI_OK;
+}
+
+/* The option's values from the environment: one per line for a list. */
+static int from_env(const cli_command *cmd, struct cli_value *v, const cli_opt *o, const char *name,
+                    const char *text) {
+  if (o->kind == CLI_FLAG) return set_flag(cmd, v, name, text);
+  if (o->kind != CLI_LIST) return set_value(cmd, v, o, name, text);
+  v->owned = strdup(text);
+  if (!v->owned) return cli_error("out of memory");
+  for (char *line = v->owned, *next; line; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    if (!*line) continue;
+    int rc = set_value(cmd, v, o, name, line);
+    if (rc != CLI_OK) return rc;
+  }
+  return CLI_OK;
+}
+
+/* The option's values from the --config file. */
+static int from_file(const cli_command *cmd, struct cli_value *v, const cli_opt *o,
+                     const cli_config_entry *const *e, int n) {
+  for (int i = 0; i < n; i++) {
+    char origin[4200];
+    snprintf(origin, sizeof origin, "%s:%d: %s", cli_config_path(), e[i]->line, e[i]->key);
+    int rc = o->kind == CLI_FLAG ? set_flag(cmd, v, origin, e[i]->value)
+                                 : set_value(cmd, v, o, origin, e[i]->value);
+    if (rc != CLI_OK) return rc;
+  }
+  return CLI_OK;
+}
+
+/* INLET_<COMMAND>_<X> where X is none of the command's options: ignored,
+ * with a warning (a misspelled variable would otherwise go unnoticed). */
+static void warn_unknown_env(const cli_command *cmd) {
+  char prefix[128];
+  cli_env_name(prefix, sizeof prefix, cmd->name, "");
+  size_t pl = strlen(prefix);
+  for (char **e = environ; e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq || strncmp(*e, prefix, pl) != 0) continue;
+    size_t len = (size_t)(eq - *e);
+    bool known = len == pl + 10 && strncmp(*e + pl, "LOG_FORMAT", 10) == 0;
+    const char *names[128];
+    int n = 0;
+    for (int k = 0; k < cmd->n_opts && !known; k++) {
+      char name[160];
+      cli_env_name(name, sizeof name, cmd->name, cmd->opts[k].name);
+      known = strlen(name) == len && strncmp(name, *e, len) == 0;
+      if (n < 128) names[n++] = cmd->opts[k].name;
+    }
+    if (known) continue;
+    /* The nearest option, compared as an option name ("max-row"). */
+    char word[128];
+    size_t wl = len - pl < sizeof word - 1 ? len - pl : sizeof word - 1;
+    for (size_t i = 0; i < wl; i++)
+      word[i] = (*e)[pl + i] == '_' ? '-' : (char)((*e)[pl + i] | 0x20);
+    word[wl] = '\0';
+    const char *near = cli_nearest(word, names, n);
+    char fields[256];
+    snprintf(fields, sizeof fields, "\"variable\":\"%.*s\"", (int)(len < 160 ? len : 160), *e);
+    cli_log("warning", "unknown_variable", fields, "ignoring %.*s: %s has no option --%s%s%s%s",
+            (int)len, *e, cmd->name, word, near ? " (did you mean --" : "", near ? near : "",
+            near ? "?)" : "");
+  }
+}
+
+/* Options not on the command line: from the environment, else the file.
+ * CLI_MERGE lists take all three, file first. */
+static int defaults(const cli_command *cmd, cli_args *out) {
+  warn_unknown_env(cmd);
+  for (int k = 0; k < cmd->n_opts; k++) {
+    const cli_opt *o = &cmd->opts[k];
+    struct cli_value *v = &out->values[k];
+    bool merge = o->kind == CLI_LIST && (o->flags & CLI_MERGE);
+    if (v->given && !merge) continue;
+    /* A merged list: set aside the command line's values, add the others
+     * first, then put them back at the end. */
+    const char **cli_list_values = merge ? v->list : NULL;
+    int n_cli = merge ? v->n : 0;
+    if (merge) *v = (struct cli_value){0};
+    char env_name[160];
+    cli_env_name(env_name, sizeof env_name, cmd->name, o->name);
+    const char *env = getenv(env_name);
+    const cli_config_entry *e[256];
+    int n = cli_config_values(cmd->name, o->name, e, 256);
+    if (n > 256) {
+      free(cli_list_values);
+      return cli_usage_error(cmd->help, "%s: more than 256 values of '%s'", cli_config_path(),
+                             o->name);
+    }
+    int rc = CLI_OK;
+    if (merge) {
+      rc = from_file(cmd, v, o, e, n);
+      if (rc == CLI_OK && env && *env) rc = from_env(cmd, v, o, env_name, env);
+      for (int i = 0; i < n_cli && rc == CLI_OK; i++)
+        rc = set_value(cmd, v, o, o->name, cli_list_values[i]);
+      free(cli_list_values);
+    } else if (env && *env) {
+      rc = from_env(cmd, v, o, env_name, env);
+    } else {
+      rc = from_file(cmd, v, o, e, n);
+    }
+    if (rc != CLI_OK) return rc;
+  }
+  return CLI_OK;
+}
+
+void cli_print_help(const cli_command *cmd, FILE *f) {
+  fputs(cmd->help, f);
+  if (cmd->n_opts == 0) return;
+  char example[160], section[64];
+  cli_env_name(example, sizeof example, cmd->name, cmd->opts[0].name);
+  snprintf(section, sizeof section, "%s", cmd->name);
+  for (char *p = section; *p; p++)
+    if (*p == ' ') *p = '-';
+  fprintf(f,
+          "\n  Every option can also be set in the environment (%s, ...; a flag as\n"
+          "  true/false) or under [%s] in a --config FILE; the command line wins over the\n"
+          "  environment, the environment over the file (see 'inlet --help').\n",
+          example, section);
+}
+
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
   memset(out, 0, sizeof *out);
   out->cmd = cmd;
@@ -319,7 +458,7 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!only_pos && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-      fputs(cmd->help, stdout);
+      cli_print_help(cmd, stdout);
       return CLI_HELP_SHOWN;
     }
     if (!only_pos && strcmp(a, "--") == 0) {
@@ -357,16 +496,20 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out) {
       if (i + 1 >= argc) return cli_usage_error(cmd->help, "option '--%s' needs a value", o->name);
       text = argv[++i];
     }
-    int rc = set_value(cmd, v, o, text);
+    char origin[160];
+    snprintf(origin, sizeof origin, "--%s", o->name);
+    int rc = set_value(cmd, v, o, origin, text);
     if (rc != CLI_OK) return rc;
   }
-  return CLI_OK;
+  return defaults(cmd, out);
 }
 
 void cli_args_reset(cli_args *a) {
   if (a->values)
-    for (int k = 0; a->cmd && k < a->cmd->n_opts; k++)
+    for (int k = 0; a->cmd && k < a->cmd->n_opts; k++) {
       free(a->values[k].list);
+      free(a->values[k].owned);
+    }
   free(a->values);
   free(a->pos);
   memset(a, 0, sizeof *a);
@@ -414,6 +557,7 @@ static bool declares(const cli_command *cmd, const char *name) {
 
 inlet_table_open_options cli_table_options(const cli_args *a) {
   inlet_table_open_options o = INLET_TABLE_OPEN_OPTIONS_INIT;
+  o.storage = cli_config_storage();
   o.single_writer = declares(a->cmd, "single-writer") && cli_flag(a, "single-writer");
   return o;
 }

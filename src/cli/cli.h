@@ -54,18 +54,26 @@ typedef struct cli_opt {
   const char *name; /* without the leading "--" */
   cli_kind kind;
   int64_t min, max; /* CLI_INT, CLI_SIZE */
+  unsigned flags;   /* CLI_MERGE */
 } cli_opt;
 
+/* A CLI_LIST whose values from the file, the environment and the command
+ * line all count, in that order (KEY=VALUE settings where a later one wins),
+ * instead of the command line's replacing the others'. */
+#define CLI_MERGE 1u
+
 #define CLI_OPT_FLAG(n)                                                                            \
-  { n, CLI_FLAG, 0, 0 }
+  { n, CLI_FLAG, 0, 0, 0 }
 #define CLI_OPT_STRING(n)                                                                          \
-  { n, CLI_STRING, 0, 0 }
+  { n, CLI_STRING, 0, 0, 0 }
 #define CLI_OPT_LIST(n)                                                                            \
-  { n, CLI_LIST, 0, 0 }
+  { n, CLI_LIST, 0, 0, 0 }
+#define CLI_OPT_SETTINGS(n)                                                                        \
+  { n, CLI_LIST, 0, 0, CLI_MERGE }
 #define CLI_OPT_INT(n, lo, hi)                                                                     \
-  { n, CLI_INT, lo, hi }
+  { n, CLI_INT, lo, hi, 0 }
 #define CLI_OPT_SIZE(n, lo, hi)                                                                    \
-  { n, CLI_SIZE, lo, hi }
+  { n, CLI_SIZE, lo, hi, 0 }
 
 typedef struct cli_args cli_args;
 
@@ -116,11 +124,16 @@ int cli_split_columns(char ***names, int32_t *n, const char *list);
 /*
  * Parses argv[1..argc) (argv[0] is the command's name) against cmd's
  * options into @p out (free with cli_args_reset). "-h"/"--help" prints the
- * help and returns CLI_HELP_SHOWN; "--" ends the options. Returns CLI_OK
- * or CLI_USAGE (message and hint printed).
+ * help and returns CLI_HELP_SHOWN; "--" ends the options. Every option not
+ * on the command line is then taken from the environment
+ * (INLET_<COMMAND>_<OPTION>), else from the --config file (config.h).
+ * Returns CLI_OK or CLI_USAGE (message and hint printed).
  */
 int cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *out);
 void cli_args_reset(cli_args *a);
+
+/* A command's help: its text plus where else its options come from. */
+void cli_print_help(const cli_command *cmd, FILE *f);
 
 /* Prints "inlet: <message>" to stderr; returns CLI_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

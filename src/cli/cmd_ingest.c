@@ -283,7 +283,7 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("final"),
     CLI_OPT_FLAG("allow-gaps"),
     CLI_OPT_STRING("group"),
-    CLI_OPT_LIST("kafka-property"),
+    CLI_OPT_SETTINGS("kafka-property"),
     CLI_OPT_STRING("kafka-start"),
     CLI_OPT_STRING("kafka-columns"),
     CLI_OPT_STRING("kdi-app-id"),

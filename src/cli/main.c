@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 #include "log.h"
 
 const cli_command *const cli_commands[] = {
@@ -45,6 +46,22 @@ static const char *const exit_codes[] = {
 /* Column of the summaries in the overview. */
 #define SUMMARY_COLUMN 34
 
+/* Where options come from besides the command line (config.h). */
+static const char config_help[] =
+    "  Every option of every command can also come from the environment, as\n"
+    "  INLET_<COMMAND>_<OPTION> (upper case, '-' and spaces as '_': INLET_INGEST_MAX_ROWS,\n"
+    "  INLET_VACUUM_RETAIN, INLET_PARQUET_CAT_LIMIT), or from the --config FILE, an INI\n"
+    "  file with a [COMMAND] section per command ([ingest], [parquet-cat]) and a [global]\n"
+    "  section for options of every command that has them (log-format, json, ...).\n"
+    "  The command line wins over the environment, the environment over the file.\n"
+    "  Flags take true/false, 1/0 or yes/no; a repeatable option repeats its key in the\n"
+    "  file and takes one value per line in the environment. Unknown keys in the file\n"
+    "  are usage errors naming FILE:LINE; INLET_<COMMAND>_* variables that name no option\n"
+    "  are ignored with a warning. Object-store secrets (keys, SAS tokens, connection\n"
+    "  strings) come from the environment (AWS_*, AZURE_STORAGE_*) or the file's\n"
+    "  [storage] section (aws-access-key-id, aws-secret-access-key, azure-key, ...),\n"
+    "  never from the command line, and are never printed. docs/CONFIG.md has the details.\n";
+
 static void overview(FILE *f) {
   fputs("usage: inlet <command> [options]\n\nCommands:\n", f);
   for (int i = 0; i < cli_n_commands; i++) {
@@ -63,8 +80,12 @@ static void overview(FILE *f) {
         "  --version                       print the version\n"
         "  --log-format text|json          errors, warnings and service events on standard\n"
         "                                  error as text or JSON lines (any command; also\n"
-        "                                  INLET_LOG_FORMAT)\n",
+        "                                  INLET_LOG_FORMAT)\n"
+        "  --config FILE                   read options from an INI file (any command; also\n"
+        "                                  INLET_CONFIG); see Configuration below\n",
         f);
+  fputs("\nConfiguration:\n", f);
+  fputs(config_help, f);
   fputs("\nExit codes:\n", f);
   for (int i = 0; i < N_EXIT_CODES; i++)
     fprintf(f, "  %s\n", exit_codes[i]);
@@ -106,7 +127,7 @@ static void group_help(FILE *f, const char *group) {
     const cli_command *c = cli_commands[i];
     if (strncmp(c->name, group, n) != 0 || c->name[n] != ' ') continue;
     if (!first) fputc('\n', f);
-    fputs(c->help, f);
+    cli_print_help(c, f);
     first = false;
   }
 }
@@ -195,9 +216,18 @@ static int man_page(void) {
   fputs(".fi\n.SH COMMANDS\n", f);
   for (int i = 0; i < cli_n_commands; i++) {
     fprintf(f, ".SS %s\n.nf\n", cli_commands[i]->name);
-    roff_text(f, cli_commands[i]->help);
+    char *h = NULL;
+    size_t hl = 0;
+    FILE *hm = open_memstream(&h, &hl);
+    if (!hm) return cli_error("out of memory");
+    cli_print_help(cli_commands[i], hm);
+    fclose(hm);
+    roff_text(f, h);
+    free(h);
     fputs(".fi\n", f);
   }
+  fputs(".SH CONFIGURATION\n", f);
+  roff_text(f, config_help);
   fputs(".SH EXIT STATUS\n", f);
   for (int i = 0; i < N_EXIT_CODES; i++) {
     fputs(".TP\n", f);
@@ -225,7 +255,7 @@ static int help(int argc, char **argv) {
   if (c && words < argc)
     return cli_usage_error(c->help, "help: unexpected argument '%s'", argv[words]);
   if (c) {
-    fputs(c->help, stdout);
+    cli_print_help(c, stdout);
     return CLI_OK;
   }
   if (argc == 1 && is_group(argv[0])) {
@@ -238,6 +268,70 @@ static int help(int argc, char **argv) {
   snprintf(hint, sizeof hint, "did you mean '%s'?", near ? near : "");
   return near ? cli_usage_hint(TOP_USAGE, hint, "help: unknown command '%s'", argv[0])
               : cli_usage_error(TOP_USAGE, "help: unknown command '%s'", argv[0]);
+}
+
+/* The global options, taken out of argv before the command parses its own. */
+static const char *log_format_arg, *config_arg;
+
+/* --log-format FORMAT and --config FILE (or =VALUE) anywhere on the line,
+ * for every command. */
+static int take_global_options(int *argc, char **argv) {
+  int out = 1;
+  for (int i = 1; i < *argc; i++) {
+    if (strcmp(argv[i], "--") == 0) {
+      while (i < *argc)
+        argv[out++] = argv[i++];
+      break;
+    }
+    static const char *const names[] = {"--log-format", "--config"};
+    const char **dest[] = {&log_format_arg, &config_arg};
+    bool taken = false;
+    for (int k = 0; k < 2 && !taken; k++) {
+      size_t n = strlen(names[k]);
+      if (strcmp(argv[i], names[k]) == 0) {
+        if (i + 1 >= *argc)
+          return cli_usage_error(TOP_USAGE, "%s needs %s", names[k],
+                                 k == 0 ? "text or json" : "a file");
+        *dest[k] = argv[++i];
+        taken = true;
+      } else if (strncmp(argv[i], names[k], n) == 0 && argv[i][n] == '=') {
+        *dest[k] = argv[i] + n + 1;
+        taken = true;
+      }
+    }
+    if (!taken) argv[out++] = argv[i];
+  }
+  *argc = out;
+  argv[out] = NULL;
+  if (log_format_arg && !cli_log_set_format(log_format_arg))
+    return cli_usage_error(TOP_USAGE, "--log-format: '%s' is neither text nor json",
+                           log_format_arg);
+  if (log_format_arg) return CLI_OK;
+  const char *env = getenv("INLET_LOG_FORMAT");
+  if (env && *env && !cli_log_set_format(env))
+    return cli_usage_error(TOP_USAGE, "INLET_LOG_FORMAT: '%s' is neither text nor json", env);
+  return CLI_OK;
+}
+
+/* Once the command is known: its own INLET_<COMMAND>_LOG_FORMAT, the
+ * --config file (or INLET_CONFIG), and the file's log-format when neither
+ * the command line nor the environment chose one. */
+static int configure(const cli_command *c) {
+  char name[160];
+  cli_env_name(name, sizeof name, c->name, "log-format");
+  const char *env = getenv(name), *general = getenv("INLET_LOG_FORMAT");
+  if (!log_format_arg && env && *env && !cli_log_set_format(env))
+    return cli_usage_error(c->help, "%s: '%s' is neither text nor json", name, env);
+  bool format_chosen = log_format_arg || (env && *env) || (general && *general);
+  const char *path = config_arg ? config_arg : getenv("INLET_CONFIG");
+  if (!path || !*path) return CLI_OK;
+  int rc = cli_config_load(path);
+  if (rc != CLI_OK || format_chosen) return rc;
+  const cli_config_entry *e[1];
+  if (cli_config_values(c->name, "log-format", e, 1) >= 1 && !cli_log_set_format(e[0]->value))
+    return cli_usage_error(c->help, "%s:%d: log-format: '%s' is neither text nor json",
+                           cli_config_path(), e[0]->line, e[0]->value);
+  return CLI_OK;
 }
 
 static int run(int argc, char **argv) {
@@ -267,46 +361,17 @@ static int run(int argc, char **argv) {
     return unknown_command(argv[1], cmd);
   }
   cli_log_set_command(c->name);
+  int rc = configure(c);
+  if (rc != CLI_OK) return rc;
   cli_args a;
-  int rc = cli_parse(c, argc - (words - 1), argv + (words - 1), &a);
+  rc = cli_parse(c, argc - (words - 1), argv + (words - 1), &a);
   if (rc == CLI_OK) rc = c->run(&a);
   cli_args_reset(&a);
   return rc;
 }
 
-/* --log-format FORMAT (or =FORMAT) anywhere on the line, for every command:
- * taken out of argv before the command parses its own options. */
-static int take_log_format(int *argc, char **argv) {
-  const char *env = getenv("INLET_LOG_FORMAT");
-  if (env && *env && !cli_log_set_format(env))
-    return cli_usage_error(TOP_USAGE, "INLET_LOG_FORMAT: '%s' is neither text nor json", env);
-  int out = 1;
-  for (int i = 1; i < *argc; i++) {
-    const char *v = NULL;
-    if (strcmp(argv[i], "--") == 0) {
-      while (i < *argc)
-        argv[out++] = argv[i++];
-      break;
-    }
-    if (strcmp(argv[i], "--log-format") == 0) {
-      if (i + 1 >= *argc) return cli_usage_error(TOP_USAGE, "--log-format needs text or json");
-      v = argv[++i];
-    } else if (strncmp(argv[i], "--log-format=", 13) == 0) {
-      v = argv[i] + 13;
-    } else {
-      argv[out++] = argv[i];
-      continue;
-    }
-    if (!cli_log_set_format(v))
-      return cli_usage_error(TOP_USAGE, "--log-format: '%s' is neither text nor json", v);
-  }
-  *argc = out;
-  argv[out] = NULL;
-  return CLI_OK;
-}
-
 int main(int argc, char **argv) {
-  int rc = take_log_format(&argc, argv);
+  int rc = take_global_options(&argc, argv);
   if (rc != CLI_OK) {
     /* reported */
   } else if (argc < 2) {
@@ -314,6 +379,7 @@ int main(int argc, char **argv) {
   } else {
     rc = run(argc - 1, argv + 1);
   }
+  cli_config_free();
   if (rc == CLI_HELP_SHOWN) rc = CLI_OK;
   if (fflush(stdout) != 0 && rc == CLI_OK) rc = cli_error("cannot write to standard output");
   return rc;

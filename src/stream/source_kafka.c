@@ -826,11 +826,25 @@ static const stream_source_ops kafka_ops = {.next = kafka_next,
 
 /* ---- opening ------------------------------------------------------------------------ */
 
+/* A property whose value may be a secret (sasl.password, ssl.key.pem,
+ * sasl.oauthbearer.client.secret, ...): never put in a message. */
+static bool secret_key(const char *key) {
+  static const char *const words[] = {
+      "password", "secret", "key", "token", "jaas", "credential", "sasl.oauthbearer.config"};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+    if (strstr(key, words[i])) return true;
+  return false;
+}
+
 static int set_conf(rd_kafka_conf_t *c, const char *key, const char *value, inlet_error *err) {
   char why[512];
-  if (rd_kafka_conf_set(c, key, value, why, sizeof why) != RD_KAFKA_CONF_OK)
-    return inlet_fail(err, INLET_EINVAL, "Kafka property %s=%s: %s", key, value, why);
-  return 0;
+  rd_kafka_conf_res_t r = rd_kafka_conf_set(c, key, value, why, sizeof why);
+  if (r == RD_KAFKA_CONF_OK) return 0;
+  /* An unknown key may be a misspelled secret one: its value stays out too. */
+  if (r == RD_KAFKA_CONF_UNKNOWN || secret_key(key))
+    return inlet_fail(err, INLET_EINVAL, "Kafka property %s (value not shown): %s", key,
+                      r == RD_KAFKA_CONF_UNKNOWN ? "no such property" : "invalid value");
+  return inlet_fail(err, INLET_EINVAL, "Kafka property %s=%s: %s", key, value, why);
 }
 
 /* Properties inlet owns: a user value would break exactly-once or the
@@ -863,7 +877,10 @@ static int build_conf(kafka_src *k, rd_kafka_conf_t *c, inlet_error *err) {
   bool logging = false;
   for (int32_t i = 0; i < k->o.n_properties; i++) {
     const char *kv = k->o.properties[i], *eq = strchr(kv, '=');
-    FAIL_IF(!eq || eq == kv, err, INLET_EINVAL, "--kafka-property \"%s\" is not KEY=VALUE", kv);
+    /* Its text is not shown: it may be a secret given without its key. */
+    FAIL_IF(!eq || eq == kv, err, INLET_EINVAL,
+            "Kafka property %d of %d is not KEY=VALUE (text not shown)", (int)i + 1,
+            (int)k->o.n_properties);
     char key[256];
     FAIL_IF((size_t)(eq - kv) >= sizeof key, err, INLET_EINVAL, "Kafka property name too long");
     memcpy(key, kv, (size_t)(eq - kv));
