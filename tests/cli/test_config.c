@@ -7,6 +7,7 @@
  * secrets given in the file or the environment never appear on stdout or
  * stderr, text or JSON, on success or error paths.
  */
+#include "objstore_env.h"
 #include "testutil.h"
 
 #include <jansson.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 static char dir[4096];
+static tu_emulators emu; /* stopped by teardown, also after a failure */
 
 static int setup(void **state) {
   (void)state;
@@ -35,6 +37,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   (void)state;
+  if (emu.pid) tu_emulators_stop(&emu);
   tu_rmtree(dir);
   return 0;
 }
@@ -283,12 +286,62 @@ static void test_config__secrets_never_printed(void **state) {
   tu_result_free(&r);
 }
 
+/* [storage] credentials reach a SigV4-checking S3 proxy: the table is
+ * created and read with the file's keys alone; a wrong key in the
+ * environment wins over the file's right one (refused), and neither key
+ * is printed. */
+static void test_config__storage_secrets_from_file_used(void **state) {
+  (void)state;
+  tu_emulators_start(&emu, true, false);
+  const tu_emulators e = emu;
+  char stored[4300];
+  snprintf(stored, sizeof stored, "%s/s3rver/inlet-test/cfg-t", e.dir);
+  tu_rules_exempt(stored, "s3rver's own metadata files sit beside the log's");
+  char ini[1024];
+  snprintf(ini, sizeof ini,
+           "[storage]\n"
+           "aws-access-key-id = S3RVER\n"
+           "aws-secret-access-key = S3RVER\n"
+           "aws-region = us-east-1\n"
+           "aws-endpoint-url = http://127.0.0.1:%d\n",
+           e.proxy_port);
+  write_config("st.ini", ini);
+  const char *clean = "AWS_ACCESS_KEY_ID= AWS_SECRET_ACCESS_KEY= AWS_PROFILE= AWS_ENDPOINT_URL= "
+                      "AWS_ENDPOINT_URL_S3= AWS_REGION= AWS_DEFAULT_REGION= HOME=/nonexistent";
+  tu_result r;
+  tu_sh(&r,
+        "cd '%s' && %s '%s' create s3://inlet-test/cfg-t --schema 'id long' --config st.ini && %s "
+        "'%s' "
+        "append s3://inlet-test/cfg-t in.ndjson --config st.ini && %s '%s' describe "
+        "s3://inlet-test/cfg-t "
+        "--json --config st.ini",
+        dir, clean, INLET_BIN, clean, INLET_BIN, clean, INLET_BIN);
+  if (r.status != 0) fail_msg("with the file's keys: exit %d: %s", r.status, r.err);
+  /* create (0) and append (1): describe's JSON says version 1. */
+  const char *v = strstr(r.out, "\"version\"");
+  assert_non_null(v);
+  v += strlen("\"version\"");
+  while (*v == ' ' || *v == ':')
+    v++;
+  assert_int_equal(atoi(v), 1);
+  tu_result_free(&r);
+  /* The environment's (wrong) pair wins over the file's: refused. */
+  tu_sh(&r,
+        "cd '%s' && %s AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=WRONG-SECRET-4d2 '%s' "
+        "describe s3://inlet-test/cfg-t --config st.ini --log-format json",
+        dir, clean, INLET_BIN);
+  assert_int_not_equal(r.status, 0);
+  no_secret(&r, "WRONG-SECRET-4d2", "wrong key from the environment");
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_config__precedence_cli_env_file),
       cmocka_unit_test(test_config__global_section_flags_and_booleans),
       cmocka_unit_test(test_config__file_errors_name_file_and_line),
       cmocka_unit_test(test_config__secrets_never_printed),
+      cmocka_unit_test(test_config__storage_secrets_from_file_used),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
