@@ -406,8 +406,13 @@ static int cmd_ingest(const cli_args *a) {
 
   const char *metrics_listen = cli_string(a, "metrics-listen"),
              *stall_limit = cli_string(a, "stall-limit");
-  cli_service_options so = {metrics_listen, 5 * 60 * 1000, cli_flag(a, "notify"),
-                            pos[0],         source,        NULL};
+  inlet_table_open_options service_open = cli_table_options(a);
+  cli_service_options so = {.listen = metrics_listen,
+                            .stall_ms = 5 * 60 * 1000,
+                            .notify = cli_flag(a, "notify"),
+                            .table = pos[0],
+                            .source = source,
+                            .open_options = &service_open};
   if (stall_limit) {
     int64_t us;
     if (inlet_ingest_parse_duration(&us, stall_limit, &err) < 0)

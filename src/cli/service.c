@@ -78,9 +78,16 @@ struct cli_service {
   /* the HTTP thread's */
   inlet_table *table;
   char *table_location;
+  inlet_table_open_options open_options;
   int64_t files_at_ms;
   bool files_known;
   inlet_table_description desc;
+  /* maintain --follow, under mu */
+  bool maintain;
+  int64_t passes, failed_passes, compaction_runs, checkpoints_seen;
+  inlet_compact_result compact_sum;
+  inlet_log_cleanup_result log_sum;
+  inlet_vacuum_result vacuum_sum;
   /* systemd */
   bool notify;
   uint64_t watchdog_usec;
@@ -214,7 +221,8 @@ static void part_metrics_out(FILE *f, const cli_service *s) {
 static void refresh_files(cli_service *s, int64_t now) {
   if (!s->table_location || (s->files_known && now - s->files_at_ms < FILES_REFRESH_MS)) return;
   inlet_error err = INLET_ERROR_INIT;
-  if (!s->table && inlet_table_open(&s->table, s->table_location, &err) < 0) return;
+  if (!s->table && inlet_table_open_with(&s->table, s->table_location, &s->open_options, &err) < 0)
+    return;
   inlet_table_description d;
   if (inlet_table_describe(s->table, &d, NULL, &err) == 0) {
     s->desc = d;
@@ -223,11 +231,80 @@ static void refresh_files(cli_service *s, int64_t now) {
   }
 }
 
+/* Healthy: maintain passes succeed within the stall limit. */
+static bool maintain_healthy(const cli_service *s, int64_t now) {
+  return !s->finished &&
+         now - (s->last_success_ms ? s->last_success_ms : s->start_ms) <= s->stall_ms;
+}
+
+static void render_maintain(FILE *f, cli_service *s, int64_t now) {
+  counter(f, s, "inlet_maintain_passes_total", "Maintenance passes run.", s->passes);
+  counter(f, s, "inlet_maintain_pass_failures_total",
+          "Maintenance passes that failed (retried next interval).", s->failed_passes);
+  counter(f, s, "inlet_maintain_compaction_runs_total", "Passes that ran compaction.",
+          s->compaction_runs);
+  counter(f, s, "inlet_maintain_compaction_commits_total", "OPTIMIZE commits made.",
+          s->compact_sum.commits);
+  counter(f, s, "inlet_maintain_compaction_failed_groups_total",
+          "Compaction bins dropped after a conflict or an error.", s->compact_sum.failed_groups);
+  counter(f, s, "inlet_maintain_compaction_files_removed_total", "Small files compaction replaced.",
+          s->compact_sum.files_removed);
+  counter(f, s, "inlet_maintain_compaction_files_added_total", "Files compaction wrote.",
+          s->compact_sum.files_added);
+  counter(f, s, "inlet_maintain_compaction_bytes_rewritten_total",
+          "Bytes of the files compaction read and replaced.", s->compact_sum.bytes_removed);
+  counter(f, s, "inlet_maintain_compaction_bytes_written_total",
+          "Bytes of the files compaction wrote.", s->compact_sum.bytes_added);
+  counter(f, s, "inlet_maintain_compaction_rows_total", "Rows compaction rewrote.",
+          s->compact_sum.rows);
+  counter(f, s, "inlet_maintain_checkpoints_total",
+          "New checkpoints seen after a pass (written by its commits or another writer).",
+          s->checkpoints_seen);
+  counter(f, s, "inlet_maintain_log_commits_removed_total", "Commit files log cleanup removed.",
+          s->log_sum.commits_removed);
+  counter(f, s, "inlet_maintain_log_checkpoints_removed_total", "Checkpoints log cleanup removed.",
+          s->log_sum.checkpoints_removed);
+  counter(f, s, "inlet_maintain_vacuum_files_deleted_total", "Files vacuum deleted.",
+          s->vacuum_sum.files);
+  counter(f, s, "inlet_maintain_vacuum_bytes_deleted_total", "Bytes vacuum deleted.",
+          s->vacuum_sum.bytes);
+  if (s->files_known) {
+    gauge(f, s, "inlet_table_version", "Table version after the last pass.",
+          (double)s->desc.version);
+    gauge(f, s, "inlet_table_files", "Live data files of the latest snapshot.",
+          (double)s->desc.files);
+    gauge(f, s, "inlet_table_small_files", "Live data files below delta.targetFileSize.",
+          (double)s->desc.small_files);
+    gauge(f, s, "inlet_table_bytes", "Bytes of the live data files.", (double)s->desc.bytes);
+    if (s->desc.last_checkpoint >= 0)
+      gauge(f, s, "inlet_table_last_checkpoint_version", "Version of the newest checkpoint.",
+            (double)s->desc.last_checkpoint);
+  }
+  if (s->last_success_ms > 0)
+    gauge(f, s, "inlet_maintain_last_success_timestamp_seconds",
+          "When the last pass succeeded, seconds since the epoch.",
+          (double)s->last_success_ms / 1000.0);
+  gauge(f, s, "inlet_maintain_healthy", "1 while /healthz answers 200.",
+        maintain_healthy(s, now) ? 1 : 0);
+  gauge(f, s, "inlet_maintain_start_timestamp_seconds",
+        "When this maintainer started, seconds since the epoch.", (double)s->start_ms / 1000.0);
+}
+
 static char *render_metrics(cli_service *s, size_t *len) {
   char *buf = NULL;
   FILE *f = open_memstream(&buf, len);
   if (!f) return NULL;
   int64_t now = now_ms();
+  if (s->maintain) {
+    pthread_mutex_lock(&s->mu);
+    render_maintain(f, s, now);
+    pthread_mutex_unlock(&s->mu);
+    if (fclose(f) != 0) {
+      free(buf);
+      return NULL;
+    }
+    return buf;
+  }
   refresh_files(s, now);
   pthread_mutex_lock(&s->mu);
   const inlet_ingest_progress *p = &s->last;
@@ -289,7 +366,15 @@ static char *render_health(cli_service *s, size_t *len, unsigned *status) {
   char msg[256];
   int64_t now = now_ms();
   pthread_mutex_lock(&s->mu);
-  if (!s->started)
+  if (s->maintain) {
+    int64_t since = now - (s->last_success_ms ? s->last_success_ms : s->start_ms);
+    if (maintain_healthy(s, now))
+      snprintf(msg, sizeof msg, "ok: %lld passes, table version %lld\n", (long long)s->passes,
+               (long long)(s->files_known ? s->desc.version : -1));
+    else
+      snprintf(msg, sizeof msg, "stalled: no successful pass for %.1fs (limit %.1fs)\n",
+               (double)since / 1000.0, (double)s->stall_ms / 1000.0);
+  } else if (!s->started)
     snprintf(msg, sizeof msg, "starting: the ingester has not restored its position yet\n");
   else if (s->finished)
     snprintf(msg, sizeof msg, "finished: the ingest loop has ended\n");
@@ -393,9 +478,12 @@ static char *make_labels(const char *table, const char *source) {
   if (!f) return NULL;
   fputs("table=\"", f);
   put_label_value(f, table);
-  fputs("\",source=\"", f);
-  put_label_value(f, source);
   fputc('"', f);
+  if (source) {
+    fputs(",source=\"", f);
+    put_label_value(f, source);
+    fputc('"', f);
+  }
   if (fclose(f) != 0) {
     free(buf);
     return NULL;
@@ -421,6 +509,9 @@ int cli_service_start(cli_service **out, const cli_service_options *o, char *err
   s->rows_h = (histogram){s->row_counts, row_buckets, N_ROW_BUCKETS, 0, 0};
   s->latency_h = (histogram){s->latency_counts, latency_buckets, N_LATENCY_BUCKETS, 0, 0};
   s->labels = make_labels(o->table, o->source);
+  s->maintain = o->maintain;
+  static const inlet_table_open_options default_open = INLET_TABLE_OPEN_OPTIONS_INIT;
+  s->open_options = o->open_options ? *o->open_options : default_open;
   s->notify = notify;
   if (o->open_table) s->table_location = strdup(o->open_table);
   if (!s->labels || (o->open_table && !s->table_location)) {
@@ -527,6 +618,40 @@ void cli_service_progress(cli_service *s, const inlet_ingest_progress *p) {
   s->last.app_id = s->last.position = s->last.message = s->last.status = NULL;
   s->last.parts = NULL;
   copy_parts(s, p);
+  pthread_mutex_unlock(&s->mu);
+}
+
+void cli_service_pass(cli_service *s, const cli_maintain_pass *p) {
+  if (!s) return;
+  int64_t now = now_ms();
+  if (s->notify) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "%sSTATUS=%s, table version %lld\n%s", s->passes ? "" : "READY=1\n",
+             p->ok ? "last pass ok" : "last pass failed",
+             (long long)(p->described ? p->desc.version : -1), p->ok ? "WATCHDOG=1\n" : "");
+    sd_notify(0, msg);
+  }
+  pthread_mutex_lock(&s->mu);
+  s->passes++;
+  if (!p->ok) s->failed_passes++;
+  if (p->ok) s->last_success_ms = now;
+  if (p->compacted) s->compaction_runs++;
+  s->compact_sum.commits += p->compact.commits;
+  s->compact_sum.failed_groups += p->compact.failed_groups;
+  s->compact_sum.files_removed += p->compact.files_removed;
+  s->compact_sum.files_added += p->compact.files_added;
+  s->compact_sum.bytes_removed += p->compact.bytes_removed;
+  s->compact_sum.bytes_added += p->compact.bytes_added;
+  s->compact_sum.rows += p->compact.rows;
+  s->log_sum.commits_removed += p->log.commits_removed;
+  s->log_sum.checkpoints_removed += p->log.checkpoints_removed;
+  s->vacuum_sum.files += p->vacuum.files;
+  s->vacuum_sum.bytes += p->vacuum.bytes;
+  s->checkpoints_seen += p->checkpoints;
+  if (p->described) {
+    s->desc = p->desc;
+    s->files_known = true;
+  }
   pthread_mutex_unlock(&s->mu);
 }
 

@@ -7,7 +7,9 @@
  *     past --stall-limit, 200 again when records come back;
  *   - systemd notifications on a socket the test listens on: READY=1,
  *     STATUS=, WATCHDOG=1, STOPPING=1;
- *   - bad listen addresses are usage errors (exit 2).
+ *   - bad listen addresses are usage errors (exit 2);
+ *   - `maintain --follow --metrics-listen`: the maintenance counters, the
+ *     table's state and /healthz.
  */
 #include "testutil.h"
 
@@ -299,6 +301,97 @@ static void test_service__bad_listen_address_is_a_usage_error(void **state) {
   tu_rmtree(dir);
 }
 
+/* `maintain --follow --metrics-listen`: promtool accepts the exposition;
+ * the counters match what the pass did to a table of 4 one-row files
+ * (one compaction run, 4 files and their bytes rewritten into 1, the
+ * checkpoint of the compaction commit at interval 5, the 4 replaced files
+ * vacuumed with retention 0); /healthz turns 503 when passes fail past
+ * --stall-limit (a garbage commit) and 200 when they succeed again. */
+static void test_service__maintain_metrics(void **state) {
+  (void)state;
+  char dir[4096], err_path[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("service-maintain"));
+  snprintf(err_path, sizeof err_path, "%s/err.txt", dir);
+  tu_result r;
+  tu_sh(&r,
+        "cd '%s' && '%s' create t --schema 'id long' --property "
+        "delta.deletedFileRetentionDuration='interval 0 seconds' --property "
+        "delta.checkpointInterval=5 && for i in 1 2 3 4; do echo \"{\\\"id\\\":$i}\" > "
+        "in$i.ndjson && '%s' append t in$i.ndjson || exit 1; done && '%s' describe t --json",
+        dir, INLET_BIN, INLET_BIN, INLET_BIN);
+  sh_ok(&r, "setup");
+  const char *b0 = strstr(r.out, "\"bytes\": ");
+  assert_non_null(b0);
+  double bytes_before = strtod(b0 + strlen("\"bytes\": "), NULL);
+  assert_true(bytes_before > 0);
+  tu_result_free(&r);
+  int64_t started = (int64_t)time(NULL);
+  char cmd[8300];
+  snprintf(cmd, sizeof cmd,
+           "exec '%s' maintain t --follow --interval 200ms --compact --vacuum --min-files 2 "
+           "--metrics-listen 127.0.0.1:0 --stall-limit 2s --json > out.jsonl 2> err.txt",
+           INLET_BIN);
+  pid_t pid = spawn(dir, cmd);
+  int port = wait_port(err_path);
+  char *m = metrics_when(port, "inlet_maintain_vacuum_files_deleted_total", 4);
+  assert_int_equal((int)metric(m, "inlet_maintain_compaction_runs_total"),
+                   (int)metric(m, "inlet_maintain_passes_total"));
+  assert_int_equal((int)metric(m, "inlet_maintain_pass_failures_total"), 0);
+  assert_int_equal((int)metric(m, "inlet_maintain_compaction_commits_total"), 1);
+  assert_int_equal((int)metric(m, "inlet_maintain_compaction_files_removed_total"), 4);
+  assert_int_equal((int)metric(m, "inlet_maintain_compaction_files_added_total"), 1);
+  assert_true(metric(m, "inlet_maintain_compaction_bytes_rewritten_total") == bytes_before);
+  assert_int_equal((int)metric(m, "inlet_maintain_compaction_rows_total"), 4);
+  assert_int_equal((int)metric(m, "inlet_maintain_checkpoints_total"), 1);
+  assert_true(metric(m, "inlet_maintain_vacuum_bytes_deleted_total") == bytes_before);
+  assert_int_equal((int)metric(m, "inlet_table_version"), 5);
+  assert_int_equal((int)metric(m, "inlet_table_files"), 1);
+  assert_int_equal((int)metric(m, "inlet_table_small_files"), 1);
+  assert_int_equal((int)metric(m, "inlet_table_last_checkpoint_version"), 5);
+  double last = metric(m, "inlet_maintain_last_success_timestamp_seconds");
+  assert_true(last >= (double)started - 1 && last <= (double)time(NULL) + 1);
+  assert_int_equal((int)metric(m, "inlet_maintain_healthy"), 1);
+  assert_non_null(strstr(m, "{table=\"t\"}"));
+  char mp[4300];
+  snprintf(mp, sizeof mp, "%s/metrics.txt", dir);
+  assert_int_equal(tu_write_file(mp, m, strlen(m)), 0);
+  free(m);
+  tu_sh(&r, "promtool check metrics < '%s'", mp);
+  sh_ok(&r, "promtool check metrics");
+  tu_result_free(&r);
+  health_when(port, 200, 5000);
+  /* Passes fail while the log's next commit is garbage: 503 past 2 s, 200
+   * once it is gone. */
+  tu_sh(&r, "cd '%s' && echo 'not json' > t/_delta_log/00000000000000000006.json", dir);
+  sh_ok(&r, "corrupt commit");
+  tu_result_free(&r);
+  health_when(port, 503, 20000);
+  m = metrics_when(port, "inlet_maintain_pass_failures_total", 1);
+  assert_int_equal((int)metric(m, "inlet_maintain_healthy"), 0);
+  free(m);
+  tu_sh(&r, "cd '%s' && rm t/_delta_log/00000000000000000006.json", dir);
+  sh_ok(&r, "rm");
+  tu_result_free(&r);
+  health_when(port, 200, 20000);
+
+  assert_int_equal(kill(pid, SIGTERM), 0);
+  int status = 0;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  /* --json with --follow: one line per pass, the first with the compaction,
+   * failed passes with ok false and the error. */
+  char out_path[4300];
+  snprintf(out_path, sizeof out_path, "%s/out.jsonl", dir);
+  char *out = tu_read_file(out_path, NULL);
+  assert_non_null(out);
+  assert_non_null(strstr(out, "{\"pass\":1,\"ok\":true,\"error\":null,\"compaction\":{"));
+  assert_non_null(strstr(out, "\"files_removed\":4"));
+  assert_non_null(strstr(out, "\"ok\":false,\"error\":\""));
+  free(out);
+  tu_rmtree(dir);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -306,6 +399,7 @@ int main(void) {
       cmocka_unit_test(test_service__systemd_notifications),
       cmocka_unit_test(test_service__summary_lines_without_a_terminal),
       cmocka_unit_test(test_service__bad_listen_address_is_a_usage_error),
+      cmocka_unit_test(test_service__maintain_metrics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
