@@ -384,11 +384,22 @@ static void warn_unknown_env(const cli_command *cmd) {
       word[i] = (*e)[pl + i] == '_' ? '-' : (char)((*e)[pl + i] | 0x20);
     word[wl] = '\0';
     const char *near = cli_nearest(word, names, n);
-    char fields[256];
-    snprintf(fields, sizeof fields, "\"variable\":\"%.*s\"", (int)(len < 160 ? len : 160), *e);
-    cli_log("warning", "unknown_variable", fields, "ignoring %.*s: %s has no option --%s%s%s%s",
-            (int)len, *e, cmd->name, word, near ? " (did you mean --" : "", near ? near : "",
-            near ? "?)" : "");
+    char name[160];
+    snprintf(name, sizeof name, "%.*s", (int)(len < 159 ? len : 159), *e);
+    char *fields = NULL;
+    size_t flen = 0;
+    FILE *f = open_memstream(&fields, &flen);
+    if (f) {
+      fputs("\"variable\":", f);
+      cli_json_string(f, name);
+      if (fclose(f) != 0) {
+        free(fields);
+        fields = NULL;
+      }
+    }
+    cli_log("warning", "unknown_variable", fields, "ignoring %s: %s has no option --%s%s%s%s", name,
+            cmd->name, word, near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
+    free(fields);
   }
 }
 
