@@ -216,7 +216,7 @@ static int on_entry(void *user, const char *section, const char *name, const cha
       char hint[160];
       snprintf(hint, sizeof hint, "did you mean %s?", near ? near : "");
       return file_error(ps, ps->line, near ? hint : NULL, "unknown key '%s' in [%s]%s", name,
-                        section, c ? "" : " (no command has that option)");
+                        *section ? section : "global", c ? "" : " (no command has that option)");
     }
   }
   /* A key given twice is a mistake unless the option repeats. */
@@ -244,6 +244,7 @@ int cli_config_load(const char *path) {
   }
   char *data = malloc(CONFIG_MAX_BYTES + 1);
   size_t len = data ? fread(data, 1, CONFIG_MAX_BYTES + 1, f) : 0;
+  int read_errno = errno;
   bool read_error = ferror(f) != 0;
   fclose(f);
   if (!data) return cli_error("out of memory");
@@ -251,7 +252,8 @@ int cli_config_load(const char *path) {
   if (read_error || len > CONFIG_MAX_BYTES) {
     free(data);
     if (read_error) {
-      cli_log("error", "io_error", "\"exit_code\":7", "--config %s: cannot read", path);
+      cli_log("error", "io_error", "\"exit_code\":7", "--config %s: cannot read: %s", path,
+              strerror(read_errno));
       return CLI_IO;
     }
     return cli_usage_error(CONFIG_USAGE, "--config %s: larger than %d bytes", path,
