@@ -114,7 +114,8 @@ static void json_int_or_null(int64_t v) {
 /* One JSON line per pass (docs/JSON.md "maintain"). */
 static void print_json(int64_t n, const cli_maintain_pass *r, const steps *st, const char *error) {
   const inlet_compact_result *c = &r->compact;
-  printf("{\"pass\":%lld,\"ok\":%s,\"error\":", (long long)n, r->ok ? "true" : "false");
+  printf("{\"format_version\":1,\"pass\":%lld,\"ok\":%s,\"error\":", (long long)n,
+         r->ok ? "true" : "false");
   if (error)
     cli_json_string(stdout, error);
   else

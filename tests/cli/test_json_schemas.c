@@ -114,6 +114,8 @@ static void test_json_schemas__every_output_validates(void **state) {
   valid("restore", "restore.json", false);
   run_to("vacuum-dry.json", 0, "vacuum t --retain 0h --force --dry-run --json");
   valid("vacuum", "vacuum-dry.json", false);
+  run_to("maintain.json", 0, "maintain t --compact --vacuum --json");
+  valid("maintain", "maintain.json", false);
   run_to("describe.json", 0, "describe t --json");
   valid("describe", "describe.json", false);
   run_to("history.json", 0, "history t --json");
