@@ -261,6 +261,26 @@ INLET_API int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch 
 INLET_API int inlet_table_writer_check_row(const inlet_table_writer *w, const inlet_batch *batch,
                                            int64_t row, inlet_error *err);
 /**
+ * Schema evolution (`--schema-evolution add`, docs/INGEST.md "Schema
+ * evolution"): the fields of the JSON object @p record (@p len bytes) that
+ * the writer's table schema lacks, at the top level and inside struct
+ * columns, become nullable columns (struct fields) with types inferred from
+ * their values; null, {} and [] add nothing. *@p added (may be NULL) counts
+ * them. When any was added, the writer's open data files are closed with the
+ * old columns, later batches have the new schema (inlet_table_writer_schema)
+ * and the commit carries a metaData action with it; a concurrent metaData
+ * change makes the commit fail with INLET_ECONFLICT.
+ * @return 0, INLET_EINVAL (a new field cannot become a column: a name Delta
+ *         refuses, a case-insensitive clash with a column; the message names
+ *         the field), INLET_ECORRUPT (the record is not one JSON object with
+ *         distinct keys), INLET_EUNSUPPORTED (a column-mapping table),
+ *         INLET_ENOMEM.
+ */
+INLET_API int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t len,
+                                        int32_t *added, inlet_error *err);
+/** The writer's table schema (changed by inlet_table_writer_evolve). */
+INLET_API const inlet_schema *inlet_table_writer_schema(const inlet_table_writer *w);
+/**
  * Closes the data files (fsynced) and commits them as one transaction.
  * @p version (may be NULL) receives the committed version.
  * @return 0, INLET_ECONFLICT (kind in the message), INLET_ELIMIT (too many

@@ -1,6 +1,6 @@
 /*
  * `inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]
- *  [--max-rejected N|P%] [--schema-evolution reject|ignore] [--coerce]
+ *  [--max-rejected N|P%] [--schema-evolution reject|ignore|add] [--coerce]
  *  [--compression C] [--expected-version N] [--app-id ID --app-version N]`:
  * converts the input files to the table schema and commits their rows as
  * one transaction. The format defaults from each file's extension (.csv,
@@ -8,7 +8,16 @@
  * Unknown fields and type conversions follow ingest's rules (docs/INGEST.md
  * "Unknown fields and types"); since the append is one transaction, a
  * rejected-records limit exceeded commits nothing (exit 8).
+ *
+ * --schema-evolution add (NDJSON files): a first pass over the records lets
+ * the writer take the fields the table lacks (inlet_table_writer_evolve:
+ * types from their first values), the second converts the records into the
+ * evolved schema; the one commit carries the metaData action and the rows. A
+ * concurrent metaData change (another writer evolving the schema) makes the
+ * commit conflict: the whole append starts again on the new schema.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,7 +29,7 @@ static const char usage[] =
     "usage: inlet append TABLE FILE... [--format ndjson|csv|parquet] [--skip-bad]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none]\n"
     "                    [--expected-version N] [--app-id ID --app-version N] [--single-writer]\n"
-    "                    [--schema-evolution reject|ignore] [--coerce] [--max-rejected N|P%]\n"
+    "                    [--schema-evolution reject|ignore|add] [--coerce] [--max-rejected N|P%]\n"
     "Appends the rows of FILEs (converted to the table schema) as one atomic commit.\n"
     "  --format F          input format (default: by extension, else ndjson)\n"
     "  --skip-bad          skip records that do not convert (default: fail)\n"
@@ -28,6 +37,9 @@ static const char usage[] =
     "                      records) are bad; above that nothing is committed (exit 8)\n"
     "  --schema-evolution reject|ignore  a field the table lacks makes the record bad\n"
     "                      (reject, default) or is dropped and counted (ignore)\n"
+    "  --schema-evolution add  such fields become new nullable columns typed from their\n"
+    "                      first values, committed with the rows (NDJSON files only; a\n"
+    "                      field that cannot become a column fails the append)\n"
     "  --coerce            numbers/booleans into string columns, numeric strings into\n"
     "                      number, boolean and epoch columns (default: bad records)\n"
     "  --compression C     data file codec (default snappy)\n"
@@ -82,6 +94,51 @@ static bool same_type(const inlet_field *a, const inlet_field *b) {
   for (int32_t i = 0; i < a->n_children; i++)
     if (!same_type(&a->children[i], &b->children[i])) return false;
   return true;
+}
+
+/* --schema-evolution add, first pass: every record of NDJSON file @p path
+ * offers its new fields to the writer. Records that are not JSON objects
+ * are left to the second pass (the text reader judges them). */
+static int evolve_from_file(inlet_table_writer *w, const char *path, int64_t *added,
+                            inlet_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    cli_log("error", "open_failed", NULL, "%s: %s", path, strerror(errno));
+    return errno == ENOENT ? INLET_ENOTFOUND : INLET_EIO;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  int64_t lineno = 0;
+  int rc = 0;
+  while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    size_t len = (size_t)n;
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      len--;
+    bool blank = true;
+    for (size_t i = 0; i < len && blank; i++)
+      blank = line[i] == ' ' || line[i] == '\t';
+    if (blank) continue;
+    int32_t k = 0;
+    inlet_error e = INLET_ERROR_INIT;
+    rc = inlet_table_writer_evolve(w, line, len, &k, &e);
+    if (rc == INLET_ECORRUPT) rc = 0;
+    if (rc < 0) {
+      if (err) *err = e;
+      cli_log("error", "schema_evolution", NULL, "%s line %lld: %s; nothing committed", path,
+              (long long)lineno, inlet_errmsg(&e));
+      err->message[0] = '\0';
+    }
+    *added += k;
+  }
+  if (rc == 0 && ferror(f)) {
+    cli_log("error", "read_failed", NULL, "%s: %s", path, strerror(errno));
+    rc = INLET_EIO;
+  }
+  free(line);
+  fclose(f);
+  return rc;
 }
 
 /* Parquet input: columns matched by name, missing nullable columns null. */
@@ -174,17 +231,26 @@ static int cmd_append(const cli_args *a) {
     return cli_usage_error(usage, "append: --app-id and --app-version go together");
   const char *evolution = cli_string(a, "schema-evolution"),
              *max_rejected = cli_string(a, "max-rejected");
-  bool ignore_unknown = false, coerce = cli_flag(a, "coerce");
+  bool ignore_unknown = false, evolve = false, coerce = cli_flag(a, "coerce");
   if (evolution) {
     if (strcmp(evolution, "ignore") == 0)
       ignore_unknown = true;
-    else if (strcmp(evolution, "add") == 0) {
-      cli_error("append: --schema-evolution add (new columns from records) is not implemented "
-                "yet; use reject or ignore");
-      return CLI_UNSUPPORTED;
-    } else if (strcmp(evolution, "reject") != 0)
-      return cli_usage_error(usage, "append: bad --schema-evolution '%s' (reject, ignore)",
+    else if (strcmp(evolution, "add") == 0)
+      ignore_unknown = evolve = true; /* what the first pass did not add has no type yet */
+    else if (strcmp(evolution, "reject") != 0)
+      return cli_usage_error(usage, "append: bad --schema-evolution '%s' (reject, ignore, add)",
                              evolution);
+  }
+  for (int i = 1; evolve && i < n_pos; i++) {
+    const char *path = pos[i];
+    bool ndjson = format ? strcasecmp(format, "ndjson") == 0 || strcasecmp(format, "jsonl") == 0
+                         : !ends_with(path, ".parquet") && !ends_with(path, ".csv");
+    if (!ndjson || strcmp(path, "-") == 0) {
+      cli_error("append: --schema-evolution add reads NDJSON files twice (types from JSON "
+                "values): '%s' is %s; use reject or ignore",
+                path, ndjson ? "standard input" : "not NDJSON");
+      return CLI_UNSUPPORTED;
+    }
   }
   int64_t max_n = -1;
   double max_pct = -1;
@@ -212,12 +278,27 @@ static int cmd_append(const cli_args *a) {
   inlet_table_writer *w = NULL;
   inlet_schema ts;
   inlet_schema_init(&ts);
-  int64_t rows = 0, version = -1, bad = 0, ignored = 0, records = 0;
-  char metrics[128] = "{}";
+  int64_t rows = 0, version = -1, bad = 0, ignored = 0, records = 0, added = 0;
+  int attempts = 0;
+  char metrics[160] = "{}";
   ao.extra_metrics_json = metrics; /* read at commit */
-  if (cli_table_open(a, pos[0], &t, &err) < 0 || inlet_table_snapshot(&s, t, &err) < 0 ||
-      inlet_schema_copy(&ts, inlet_snapshot_schema(s), &err) < 0 ||
-      inlet_table_writer_open(&w, t, &ao, &err) < 0) {
+  if (cli_table_open(a, pos[0], &t, &err) < 0) {
+    rc = cli_fail(&err);
+    goto done;
+  }
+again:
+  if (inlet_table_snapshot(&s, t, &err) < 0 || inlet_table_writer_open(&w, t, &ao, &err) < 0) {
+    rc = cli_fail(&err);
+    goto done;
+  }
+  for (int i = 1; evolve && i < n_pos; i++) {
+    if ((rc = evolve_from_file(w, pos[i], &added, &err)) < 0) {
+      rc = err.message[0] ? cli_fail_fmt(&err, "%s: %s", pos[i], inlet_errmsg(&err))
+                          : cli_exit_code(rc);
+      goto done;
+    }
+  }
+  if (inlet_schema_copy(&ts, inlet_table_writer_schema(w), &err) < 0) {
     rc = cli_fail(&err);
     goto done;
   }
@@ -289,14 +370,31 @@ static int cmd_append(const cli_args *a) {
     rc = CLI_REJECTED;
     goto done;
   }
-  snprintf(metrics, sizeof metrics, "{\"numRejectedRows\":\"%lld\",\"numIgnoredFields\":\"%lld\"}",
-           (long long)bad, (long long)ignored);
+  snprintf(
+      metrics, sizeof metrics,
+      "{\"numRejectedRows\":\"%lld\",\"numIgnoredFields\":\"%lld\",\"numAddedFields\":\"%lld\"}",
+      (long long)bad, (long long)ignored, (long long)added);
   if (inlet_table_writer_commit(w, &version, &err) < 0) {
+    if (err.code == INLET_ECONFLICT && evolve && ++attempts < 10) {
+      /* A concurrent metaData change (another writer's new columns): all
+       * again on the table as it is now. */
+      cli_log("warning", "conflict_retry", NULL, "append: %s; appending again", inlet_errmsg(&err));
+      inlet_table_writer_free(w);
+      w = NULL;
+      inlet_snapshot_free(s);
+      s = NULL;
+      inlet_schema_reset(&ts);
+      inlet_schema_init(&ts);
+      rows = bad = ignored = records = added = 0;
+      inlet_error_clear(&err);
+      goto again;
+    }
     rc = cli_fail(&err);
     goto done;
   }
   printf("appended %lld rows to %s as version %lld", (long long)rows, pos[0], (long long)version);
   if (bad) printf(" (%lld bad records skipped)", (long long)bad);
+  if (added) printf(" (%lld new field%s)", (long long)added, added == 1 ? "" : "s");
   if (ignored)
     printf(" (%lld unknown field%s ignored)", (long long)ignored, ignored == 1 ? "" : "s");
   printf("\n");

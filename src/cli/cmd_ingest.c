@@ -20,7 +20,7 @@ static const char usage[] =
     "                    [--final] [--allow-gaps]\n"
     "                    [--app-id ID] [--event-time COL --allowed-lateness DUR]\n"
     "                    [--late-policy keep|drop|route:TABLE]\n"
-    "                    [--schema-evolution reject|ignore] [--coerce] [--max-rejected N|P%]\n"
+    "                    [--schema-evolution reject|ignore|add] [--coerce] [--max-rejected N|P%]\n"
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none] [--quiet] [--json]\n"
     "                    [--create-schema 'DDL'] [--single-writer]\n"
     "                    [--group NAME] [--kafka-property KEY=VALUE]...\n"
@@ -83,6 +83,12 @@ static const char usage[] =
     "                   record naming the field (--strict is the same)\n"
     "  --schema-evolution ignore  such fields are dropped and counted (summary, --json\n"
     "                   \"ignored_fields\", commitInfo numIgnoredFields)\n"
+    "  --schema-evolution add  such fields become new nullable columns (struct fields inside\n"
+    "                   struct columns), typed from their first value (integer: long, other\n"
+    "                   numbers: double, bool: boolean, string, object: struct, array), in\n"
+    "                   the same commit as the batch that brought them (a metaData action);\n"
+    "                   a field that is null, {} or [] waits for a typed value. NDJSON only;\n"
+    "                   refused (exit 6) on column-mapping tables\n"
     "  --coerce         also convert numbers and booleans into string columns, numeric\n"
     "                   strings into number, boolean and epoch columns (default: rejected)\n"
     "  --max-rejected N stop with exit code 8 once more than N records of the run were\n"
@@ -394,9 +400,9 @@ static int cmd_ingest(const cli_args *a) {
     else if (strcmp(evolution, "ignore") == 0)
       o.schema_evolution = INLET_SCHEMA_EVOLUTION_IGNORE;
     else if (strcmp(evolution, "add") == 0)
-      o.schema_evolution = INLET_SCHEMA_EVOLUTION_ADD; /* refused by the ingester */
+      o.schema_evolution = INLET_SCHEMA_EVOLUTION_ADD;
     else
-      return cli_usage_error(usage, "ingest: bad --schema-evolution '%s' (reject, ignore)",
+      return cli_usage_error(usage, "ingest: bad --schema-evolution '%s' (reject, ignore, add)",
                              evolution);
     if (strict && o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT)
       return cli_usage_error(usage, "ingest: --strict is --schema-evolution reject");

@@ -227,6 +227,16 @@ int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_fiel
  * refuse such tables: void columns must be left out of data files and
  * inlet's writers do not do that yet. */
 const char *delta_schema_void_column(const inlet_schema *schema);
+/* Schema evolution from a record (src/delta/delta_schema_evolve.c): the
+ * fields of the JSON object @p record that @p schema_json lacks, at the top
+ * level and inside struct columns, with inferred types, appended as nullable
+ * fields. *@p added counts them; when > 0, *@p out is the new schemaString
+ * (caller frees with inlet_free), else NULL. INLET_EINVAL (message names the
+ * field) when the record's new fields cannot become columns: a name Delta
+ * refuses, a case-insensitive clash with a column; INLET_ECORRUPT when the
+ * record is not a JSON object (jansson: also a duplicate key). */
+int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, const char *record,
+                        size_t len, inlet_error *err);
 /* Serialises @p schema as a schemaString; caller frees with inlet_free.
  * INLET_EUNSUPPORTED for types Delta lacks (unsigned, time...). */
 int delta_schema_to_json(char **out, const inlet_schema *schema, inlet_error *err);

@@ -45,6 +45,9 @@ struct inlet_table_writer {
   int32_t *part_idx; /* owned: table column of each partition column */
   part_file *files;  /* owned */
   size_t n_files, cap_files;
+  part_file *done; /* owned: files closed by a schema change (delta_writer_set_schema) */
+  size_t n_done;
+  bool schema_changed; /* the commit carries a metaData action with the new schema */
   int64_t rows;
   bool committed;
   bool keep_files;        /* the commit failed but may be in the log: files stay */
@@ -88,6 +91,26 @@ int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
                                   const inlet_append_options *options,
                                   const delta_write_extras *extras, inlet_error *err) {
   return writer_open(out, table, options, extras, create, params, err);
+}
+
+/* The columns stored in data files (the table's minus partition columns)
+ * and the table column of each. */
+static int build_data_schema(inlet_table_writer *w, inlet_error *err) {
+  const inlet_schema *ts = &w->snap.schema;
+  inlet_schema_reset(&w->data_schema);
+  inlet_schema_init(&w->data_schema);
+  for (int32_t i = 0; i < ts->n_fields; i++) {
+    bool is_part = false;
+    for (int32_t p = 0; p < w->n_part; p++)
+      is_part |= w->part_idx[p] == i;
+    if (is_part) continue;
+    w->data_idx[w->data_schema.n_fields] = i;
+    /* Column mapping: data files (and so their stats) use the physical
+     * names and, in id mode, the ids as Parquet field ids. */
+    TRY(inlet_schema_add_field(&w->data_schema, &delta_snapshot_physical(&w->snap)->fields[i],
+                               err));
+  }
+  return 0;
 }
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
@@ -194,18 +217,7 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     }
     w->part_idx[p] = idx;
   }
-  for (int32_t i = 0; i < ts->n_fields; i++) {
-    bool is_part = false;
-    for (int32_t p = 0; p < w->n_part; p++)
-      is_part |= w->part_idx[p] == i;
-    if (is_part) continue;
-    w->data_idx[w->data_schema.n_fields] = i;
-    /* Column mapping: data files (and so their stats) use the physical
-     * names and, in id mode, the ids as Parquet field ids. */
-    rc =
-        inlet_schema_add_field(&w->data_schema, &delta_snapshot_physical(&w->snap)->fields[i], err);
-    if (rc < 0) goto fail;
-  }
+  if ((rc = build_data_schema(w, err)) < 0) goto fail;
   delta_file_sink_init(&w->sink, table->st, &w->snap.metadata, &w->data_schema, w->opts.compression,
                        0);
   *out = w;
@@ -233,6 +245,9 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   for (size_t i = 0; i < w->n_files; i++)
     part_file_reset(w, &w->files[i], !w->committed && !w->keep_files);
   inlet_free(w->files);
+  for (size_t i = 0; i < w->n_done; i++)
+    part_file_reset(w, &w->done[i], !w->committed && !w->keep_files);
+  inlet_free(w->done);
   delta_snapshot_reset(&w->snap);
   inlet_schema_reset(&w->data_schema);
   inlet_free(w->data_idx);
@@ -592,7 +607,7 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   int64_t now = delta_now_ms();
   for (size_t i = 0; i < w->n_files; i++)
     TRY(delta_data_file_close(&w->sink, &w->files[i].df, w->files[i].dir, err));
-  if (w->n_files) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
+  if (w->n_files || w->n_done) TRY(w->table->st->ops->sync_dir(w->table->st, "", err));
   TRY(delta_txn_begin(&txn, w->table->st, w->table->root_abs, w->snap.version, w->operation, err));
   delta_txn_set_table(txn, &w->snap.metadata);
   delta_txn_set_base(txn, &w->snap);
@@ -607,6 +622,16 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
     ma.kind = DELTA_ACTION_METADATA;
     ma.u.metadata = w->snap.metadata;
     if ((rc = delta_txn_add_action(txn, &pa, err)) < 0) goto done;
+    if ((rc = delta_txn_add_action(txn, &ma, err)) < 0) goto done;
+  }
+  if (w->schema_changed && !w->create) {
+    /* PROTOCOL.md "Change Metadata": the whole metaData again, the new
+     * schemaString in it (id, partitionColumns, configuration and
+     * createdTime as read). A concurrent metaData change conflicts. */
+    delta_action ma;
+    memset(&ma, 0, sizeof ma);
+    ma.kind = DELTA_ACTION_METADATA;
+    ma.u.metadata = w->snap.metadata; /* borrowed: add_action copies */
     if ((rc = delta_txn_add_action(txn, &ma, err)) < 0) goto done;
   }
   if (w->opts.max_attempts > 0) delta_txn_set_max_attempts(txn, w->opts.max_attempts);
@@ -649,6 +674,11 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
   }
   if (w->x.metrics_json && (rc = delta_txn_set_extra_metrics(txn, w->x.metrics_json, err)) < 0)
     goto done;
+  for (size_t i = 0; i < w->n_done; i++) {
+    part_file *f = &w->done[i];
+    rc = delta_data_file_add(txn, &f->df, f->pvals, f->n_pvals, true, now, err);
+    if (rc < 0) goto done;
+  }
   for (size_t i = 0; i < w->n_files; i++) {
     part_file *f = &w->files[i];
     rc = delta_data_file_add(txn, &f->df, f->pvals, f->n_pvals, true, now, err);
@@ -660,6 +690,76 @@ int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_err
 done:
   delta_txn_free(txn);
   return rc;
+}
+
+int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inlet_error *err) {
+  FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
+  FAIL_IF(w->snap.cm_mode != DELTA_CM_NONE, err, INLET_EUNSUPPORTED,
+          "schema evolution (new columns) on a table with column mapping (table feature "
+          "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns would need "
+          "physical names and ids",
+          delta_metadata_conf(&w->snap.metadata, "delta.columnMapping.mode"));
+  inlet_schema ns;
+  inlet_schema_init(&ns);
+  TRY(delta_schema_parse(&ns, schema_json, err));
+  const inlet_schema *ts = &w->snap.schema;
+  int rc = 0;
+  if (ns.n_fields < ts->n_fields)
+    rc = inlet_fail(err, INLET_EINVAL, "new schema drops columns (%d, table has %d)",
+                    (int)ns.n_fields, (int)ts->n_fields);
+  for (int32_t i = 0; rc == 0 && i < ts->n_fields; i++)
+    if (strcmp(ns.fields[i].name, ts->fields[i].name) != 0)
+      rc = inlet_fail(err, INLET_EINVAL, "new schema column %d is \"%s\", table column is \"%s\"",
+                      (int)i, ns.fields[i].name, ts->fields[i].name);
+  if (rc == 0) rc = delta_features_check_column_names(&ns, err);
+  char *dup = rc == 0 ? inlet_strdup(schema_json) : NULL;
+  int32_t *idx = rc == 0 ? inlet_calloc((size_t)ns.n_fields + 1, sizeof *idx) : NULL;
+  part_file *done =
+      rc == 0 ? inlet_realloc(w->done, (w->n_done + w->n_files + 1) * sizeof *done) : NULL;
+  if (done) w->done = done;
+  if (rc == 0 && (!dup || !idx || !done)) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  /* The open files keep the old columns: closed now, added at commit. */
+  for (size_t i = 0; rc == 0 && i < w->n_files; i++)
+    rc = delta_data_file_close(&w->sink, &w->files[i].df, w->files[i].dir, err);
+  if (rc < 0) {
+    inlet_schema_reset(&ns);
+    inlet_free(dup);
+    inlet_free(idx);
+    return rc;
+  }
+  for (size_t i = 0; i < w->n_files; i++)
+    w->done[w->n_done++] = w->files[i];
+  w->n_files = 0;
+  inlet_free(w->snap.metadata.schema_string);
+  w->snap.metadata.schema_string = dup;
+  inlet_schema_reset(&w->snap.schema);
+  w->snap.schema = ns;
+  inlet_free(w->data_idx);
+  w->data_idx = idx;
+  w->schema_changed = true;
+  return build_data_schema(w, err);
+}
+
+int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t len, int32_t *added,
+                              inlet_error *err) {
+  int32_t n = 0;
+  char *ns = NULL;
+  if (added) *added = 0;
+  FAIL_IF(!w->snap.metadata.schema_string, err, INLET_EUNSUPPORTED,
+          "table metaData has no schemaString");
+  TRY(delta_schema_evolve(&ns, &n, w->snap.metadata.schema_string, record, len, err));
+  int rc = n > 0 ? delta_writer_set_schema(w, ns, err) : 0;
+  inlet_free(ns);
+  if (rc == 0 && added) *added = n;
+  return rc;
+}
+
+const inlet_schema *inlet_table_writer_schema(const inlet_table_writer *w) {
+  return &w->snap.schema;
+}
+
+const char *delta_writer_schema_json(const inlet_table_writer *w) {
+  return w->snap.metadata.schema_string;
 }
 
 int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {

@@ -95,4 +95,16 @@ int delta_writer_open_ext(inlet_table_writer **out, inlet_table *table,
                           const inlet_append_options *options, const delta_write_extras *extras,
                           inlet_error *err);
 
+/*
+ * Schema evolution: from now on the writer's table schema is @p schema_json
+ * (the old columns, in order, then new ones; new struct fields inside old
+ * columns), and the commit carries a metaData action with it. Open data
+ * files are closed with the old columns (readers fill the new ones with
+ * NULL). INLET_EUNSUPPORTED on column-mapping tables; INLET_EINVAL when the
+ * schema drops or reorders columns.
+ */
+int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inlet_error *err);
+/* The writer's table schemaString. */
+const char *delta_writer_schema_json(const inlet_table_writer *w);
+
 #endif /* INLET_DELTA_WRITE_TXN_H */

@@ -112,6 +112,10 @@ typedef struct ingester {
 
   delta_constraints cons; /* owned: invariants and CHECK constraints of the table */
 
+  /* schema evolution (schema_evolution ADD) */
+  bool evolve;
+  char *tjson; /* owned: the table's schemaString as this batch sees it (evolved by it) */
+
   /* partitioned sources (Kafka): src/stream/ingest_parts.c */
   stream_kcols kcols; /* --kafka-columns */
   ingest_parts parts; /* txn arrays, metrics, positions text */
@@ -450,6 +454,22 @@ static int setup_schema(ingester *g, inlet_error *err) {
     goto done;
   }
   if ((rc = inlet_schema_copy(&g->schema, &s->schema, err)) < 0) goto done;
+  if (g->evolve) {
+    if (s->cm_mode != DELTA_CM_NONE) {
+      rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                      "schema evolution 'add' on a table with column mapping (table feature "
+                      "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns "
+                      "would need physical names and ids; use reject or ignore",
+                      delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
+      goto done;
+    }
+    inlet_free(g->tjson);
+    g->tjson = inlet_strdup(s->metadata.schema_string);
+    if (!g->tjson) {
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+      goto done;
+    }
+  }
   g->et_col = g->flag_col = -1;
   if (g->o.event_time_column) {
     g->et_col = inlet_schema_find(&g->schema, g->o.event_time_column);
@@ -783,7 +803,48 @@ static int open_writer(ingester *g, inlet_error *err) {
   }
   if (g->creating)
     return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, &x, err);
-  return delta_writer_open_ext(&g->w, g->table, &ao, &x, err);
+  TRY(delta_writer_open_ext(&g->w, g->table, &ao, &x, err));
+  if (g->evolve && strcmp(delta_writer_schema_json(g->w), g->tjson) != 0) {
+    /* Another writer changed the schema since we read it: replay the batch
+     * against the new one (on_conflict rereads it). */
+    inlet_table_writer_free(g->w);
+    g->w = NULL;
+    return inlet_fail(err, INLET_ECONFLICT,
+                      "conflict (metadata changed): the table's schema changed since this "
+                      "ingester read it");
+  }
+  return 0;
+}
+
+/* g->schema, the chunk and the reader for g->tjson (an evolved schema):
+ * the new columns come after the old ones, so column indices stay. */
+static int use_evolved_schema(ingester *g, inlet_error *err) {
+  inlet_schema ns;
+  inlet_schema_init(&ns);
+  TRY(delta_schema_parse(&ns, g->tjson, err));
+  if (g->flag_col >= 0) ns.fields[g->flag_col].nullable = true;
+  for (int i = 0; i < g->n_gens; i++)
+    ns.fields[g->gens[i].col].nullable = true;
+  inlet_schema_reset(&g->schema);
+  g->schema = ns;
+  inlet_batch_reset(&g->chunk);
+  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  return new_reader(g, NULL, 0, err);
+}
+
+/* After a conflict: the schema of the table as it is now (a concurrent
+ * writer may have added columns), our uncommitted additions forgotten. */
+static int reload_schema(ingester *g, inlet_error *err) {
+  inlet_schema_reset(&g->schema);
+  inlet_free(g->pcheck);
+  g->pcheck = NULL;
+  g->n_pcheck = 0;
+  g->n_gens = 0;
+  delta_constraints_reset(&g->cons);
+  TRY(setup_schema(g, err));
+  inlet_batch_reset(&g->chunk);
+  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  return new_reader(g, NULL, 0, err);
 }
 
 static int flush_chunk(ingester *g, inlet_error *err) {
@@ -930,6 +991,58 @@ static int split_csv_record(ingester *g, const stream_record *rec, int64_t bytes
   return 0;
 }
 
+static void drop_last_row(ingester *g) {
+  int64_t r = g->chunk.num_rows - 1;
+  for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
+    text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], r);
+  g->chunk.num_rows = r;
+}
+
+/* schema_evolution ADD: record @p rec, the chunk's last row, had fields the
+ * schema lacks. Those with a type become new columns (struct fields): the
+ * row goes, the chunk so far is written with the old columns, the writer
+ * takes the new schema (its commit carries the metaData action) and
+ * *@p evolved tells the caller to convert the record again. A record whose
+ * new fields cannot become columns is rejected; fields without a type yet
+ * (null, {}, []) leave the row as it is. */
+static int evolve_schema(ingester *g, const stream_record *rec, int64_t bytes, bool *evolved,
+                         inlet_error *err) {
+  *evolved = false;
+  inlet_error e = INLET_ERROR_INIT;
+  char *ns = NULL;
+  int32_t added = 0;
+  int rc = delta_schema_evolve(&ns, &added, g->tjson, rec->data, rec->len, &e);
+  if (rc == INLET_EINVAL || rc == INLET_ECORRUPT) {
+    drop_last_row(g);
+    g->b_rejected++;
+    stream_trigger_add(&g->trig, 0, bytes, g->now);
+    *evolved = false;
+    return dead_letter(g, rec, inlet_errmsg(&e), err);
+  }
+  if (rc < 0) {
+    if (err) *err = e;
+    return rc;
+  }
+  if (added == 0) return 0;
+  *evolved = true;
+  drop_last_row(g);
+  rc = open_writer(g, &e);
+  if (rc == 0) rc = flush_chunk(g, &e);
+  if (rc == INLET_ECONFLICT) {
+    inlet_free(ns);
+    return on_conflict(g, &e, err);
+  }
+  if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
+  if (rc < 0) {
+    inlet_free(ns);
+    if (err) *err = e;
+    return rc;
+  }
+  inlet_free(g->tjson);
+  g->tjson = ns;
+  return use_evolved_schema(g, err);
+}
+
 /* Converts one record into the chunk (or the dead letters, or the late
  * table); @p bytes is its share of the batch's input bytes. */
 static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err) {
@@ -955,6 +1068,13 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   if (rc < 0) {
     if (err) *err = e;
     return rc;
+  }
+  if (ignored > 0 && g->evolve) {
+    bool evolved = false;
+    TRY(evolve_schema(g, rec, bytes, &evolved, err));
+    /* The record again, into the new columns (or rejected, or the conflict
+     * abandoned the batch). */
+    if (evolved) return g->abandoned ? 0 : convert_record(g, rec, bytes, err);
   }
   if (rec->meta && g->kcols.any) {
     /* Kafka metadata columns (--kafka-columns) replace what the record gave. */
@@ -1211,6 +1331,7 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   char msg[INLET_ERROR_MESSAGE_SIZE + 64];
   snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
            inlet_errmsg(why));
+  if (g->evolve) TRY(reload_schema(g, err));
   if (partitioned(g)) return on_part_conflict(g, msg, err);
   char from[96], to[96];
   stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
@@ -1385,6 +1506,7 @@ static void ingester_free(ingester *g) {
   inlet_batch_reset(&g->late_chunk);
   inlet_schema_reset(&g->schema);
   delta_constraints_reset(&g->cons);
+  inlet_free(g->tjson);
   inlet_free(g->header);
   inlet_free(g->late);
   inlet_free(g->pcheck);
@@ -1482,13 +1604,15 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   }
   FAIL_IF(!g->o.source, err, INLET_EINVAL, "ingest: no source");
   if (g->o.strict) g->o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
-  FAIL_IF(g->o.schema_evolution == INLET_SCHEMA_EVOLUTION_ADD, err, INLET_EUNSUPPORTED,
-          "ingest: schema evolution 'add' (new columns from records) is not implemented yet; "
-          "use reject or ignore");
   FAIL_IF(g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT &&
-              g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_IGNORE,
+              g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_IGNORE &&
+              g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_ADD,
           err, INLET_EINVAL, "ingest: unknown schema evolution mode %d",
           (int)g->o.schema_evolution);
+  g->evolve = g->o.schema_evolution == INLET_SCHEMA_EVOLUTION_ADD;
+  FAIL_IF(g->evolve && g->o.format == INLET_TEXT_CSV, err, INLET_EUNSUPPORTED,
+          "ingest: schema evolution 'add' infers column types from JSON values: it needs an "
+          "NDJSON source (CSV: use reject or ignore)");
   FAIL_IF(g->o.max_rejected_pct > 100, err, INLET_EINVAL,
           "ingest: a rejected-records percentage above 100");
   if (g->o.max_rows <= 0) g->o.max_rows = 1000000;

@@ -1,0 +1,251 @@
+/*
+ * Schema evolution from records (`--schema-evolution add`, docs/INGEST.md
+ * "Schema evolution"): the fields of a JSON record that a Delta schemaString
+ * lacks, with types inferred from their values, appended as nullable columns
+ * (top level) or struct fields (inside existing struct columns, also under
+ * arrays and map values).
+ *
+ * Inference, from the first value that carries a type:
+ *   integer → long, number with a fraction or exponent → double,
+ *   true/false → boolean, string → string, object → struct of its fields
+ *   (recursively), array → array of the type of its first typed element,
+ *   the later elements' new struct fields merged in.
+ * null, {} and arrays holding only nulls (or nothing) carry no type: such a
+ * field is not added yet (its row reads NULL, as for an absent field) and
+ * becomes a column with the first value that has a type.
+ *
+ * Spec: PROTOCOL.md "Schema Serialization Format" (struct/array/map types,
+ * nullable, metadata) and "Change Metadata" (a metaData action replaces the
+ * schema). Column names keep Spark's rules: no case-insensitive duplicates,
+ * none of " ,;{}()\n\t=" without column mapping.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <strings.h>
+
+#include "delta/delta.h"
+#include "util/util.h"
+
+typedef struct evolve_ctx {
+  int32_t added;
+  inlet_error *err;
+} evolve_ctx;
+
+static const char *bad_name_char(const char *name) {
+  for (const char *p = name; *p; p++)
+    switch (*p) {
+    case ' ': return "a space";
+    case ',': return "','";
+    case ';': return "';'";
+    case '{': return "'{'";
+    case '}': return "'}'";
+    case '(': return "'('";
+    case ')': return "')'";
+    case '\n': return "a newline";
+    case '\t': return "a tab";
+    case '=': return "'='";
+    default: break;
+    }
+  return NULL;
+}
+
+static int check_new_name(evolve_ctx *c, const char *path, const char *name) {
+  FAIL_IF(!*name, c->err, INLET_EINVAL,
+          "unknown field with an empty name%s%s cannot become a column", *path ? " in " : "", path);
+  const char *bad = bad_name_char(name);
+  FAIL_IF(bad, c->err, INLET_EINVAL,
+          "unknown field \"%.100s%s%.100s\" cannot become a column: its name contains %s, which "
+          "Delta allows only with column mapping",
+          path, *path ? "." : "", name, bad);
+  return 0;
+}
+
+static int infer(evolve_ctx *c, json_t *v, const char *path, int depth, json_t **out);
+
+/* A struct type of the typed fields of object @p o, or NULL when none has one. */
+static int infer_struct(evolve_ctx *c, json_t *o, const char *path, int depth, json_t **out) {
+  *out = NULL;
+  json_t *fields = json_array();
+  if (!fields) return inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+  const char *k;
+  json_t *v;
+  int rc = 0;
+  json_object_foreach(o, k, v) {
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", k);
+    /* Case-insensitive duplicates inside one new object. */
+    size_t i;
+    json_t *f;
+    json_array_foreach(fields, i, f) {
+      const char *fn = json_string_value(json_object_get(f, "name"));
+      if (fn && strcasecmp(fn, k) == 0) {
+        rc = inlet_fail(c->err, INLET_EINVAL,
+                        "fields \"%.100s\" and \"%.100s\" of \"%.200s\" differ only in case "
+                        "(Delta column names are case-insensitive)",
+                        fn, k, path);
+        break;
+      }
+    }
+    if (rc < 0) break;
+    if ((rc = check_new_name(c, path, k)) < 0) break;
+    json_t *t = NULL;
+    if ((rc = infer(c, v, sub, depth + 1, &t)) < 0) break;
+    if (!t) continue;
+    json_t *fld = json_pack("{s:s,s:o,s:b,s:{}}", "name", k, "type", t, "nullable", 1, "metadata");
+    if (!fld || json_array_append_new(fields, fld) < 0) {
+      rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+      break;
+    }
+  }
+  if (rc < 0 || json_array_size(fields) == 0) {
+    json_decref(fields);
+    return rc;
+  }
+  *out = json_pack("{s:s,s:o}", "type", "struct", "fields", fields);
+  return *out ? 0 : inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+}
+
+static int merge_value(evolve_ctx *c, json_t *type, json_t *v, const char *path, int depth);
+
+static int infer(evolve_ctx *c, json_t *v, const char *path, int depth, json_t **out) {
+  *out = NULL;
+  FAIL_IF(depth >= DELTA_MAX_SCHEMA_DEPTH - 2, c->err, INLET_EINVAL,
+          "unknown field \"%.200s\" nests deeper than %d levels, more than a column may", path,
+          DELTA_MAX_SCHEMA_DEPTH - 2);
+  const char *scalar = NULL;
+  switch (json_typeof(v)) {
+  case JSON_INTEGER: scalar = "long"; break;
+  case JSON_REAL: scalar = "double"; break;
+  case JSON_TRUE:
+  case JSON_FALSE: scalar = "boolean"; break;
+  case JSON_STRING: scalar = "string"; break;
+  case JSON_NULL: return 0;
+  case JSON_OBJECT: return infer_struct(c, v, path, depth, out);
+  case JSON_ARRAY: {
+    json_t *elem = NULL;
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+      int rc =
+          elem ? merge_value(c, elem, e, path, depth + 1) : infer(c, e, path, depth + 1, &elem);
+      if (rc < 0) {
+        json_decref(elem);
+        return rc;
+      }
+    }
+    if (!elem) return 0;
+    *out = json_pack("{s:s,s:o,s:b}", "type", "array", "elementType", elem, "containsNull", 1);
+    return *out ? 0 : inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+  }
+  }
+  *out = json_string(scalar);
+  return *out ? 0 : inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+}
+
+static int merge_fields(evolve_ctx *c, json_t *fields, json_t *o, const char *path, int depth);
+
+/* New fields of value @p v inside existing type @p type (struct, and structs
+ * under arrays and map values); other types take no fields. */
+static int merge_value(evolve_ctx *c, json_t *type, json_t *v, const char *path, int depth) {
+  FAIL_IF(depth >= DELTA_MAX_SCHEMA_DEPTH - 2, c->err, INLET_EINVAL,
+          "field \"%.200s\" nests deeper than %d levels", path, DELTA_MAX_SCHEMA_DEPTH - 2);
+  if (!json_is_object(type)) return 0;
+  const char *kind = json_string_value(json_object_get(type, "type"));
+  if (!kind) return 0;
+  if (strcmp(kind, "struct") == 0 && json_is_object(v))
+    return merge_fields(c, json_object_get(type, "fields"), v, path, depth + 1);
+  if (strcmp(kind, "array") == 0 && json_is_array(v)) {
+    json_t *et = json_object_get(type, "elementType");
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) TRY(merge_value(c, et, e, path, depth + 1));
+    return 0;
+  }
+  if (strcmp(kind, "map") == 0 && json_is_object(v)) {
+    json_t *vt = json_object_get(type, "valueType");
+    const char *k;
+    json_t *e;
+    json_object_foreach(v, k, e) TRY(merge_value(c, vt, e, path, depth + 1));
+    return 0;
+  }
+  return 0;
+}
+
+static int merge_fields(evolve_ctx *c, json_t *fields, json_t *o, const char *path, int depth) {
+  if (!json_is_array(fields)) return 0;
+  const char *k;
+  json_t *v;
+  json_object_foreach(o, k, v) {
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", k);
+    json_t *found = NULL, *folded = NULL;
+    size_t i;
+    json_t *f;
+    json_array_foreach(fields, i, f) {
+      const char *fn = json_string_value(json_object_get(f, "name"));
+      if (!fn) continue;
+      if (strcmp(fn, k) == 0) {
+        found = f;
+        break;
+      }
+      if (!folded && strcasecmp(fn, k) == 0) folded = f;
+    }
+    if (found) {
+      TRY(merge_value(c, json_object_get(found, "type"), v, sub, depth));
+      continue;
+    }
+    if (folded) {
+      /* The reader matches names exactly; Delta compares them without case. */
+      if (json_is_null(v)) continue;
+      return inlet_fail(c->err, INLET_EINVAL,
+                        "unknown field \"%.200s\" differs only in case from column \"%.200s%s%s\" "
+                        "(Delta column names are case-insensitive)",
+                        sub, path, *path ? "." : "",
+                        json_string_value(json_object_get(folded, "name")));
+    }
+    json_t *t = NULL;
+    TRY(infer(c, v, sub, depth, &t));
+    if (!t) continue; /* no type yet: not added */
+    TRY(check_new_name(c, path, k));
+    json_t *fld = json_pack("{s:s,s:o,s:b,s:{}}", "name", k, "type", t, "nullable", 1, "metadata");
+    if (!fld || json_array_append_new(fields, fld) < 0)
+      return inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+    c->added++;
+  }
+  return 0;
+}
+
+int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, const char *record,
+                        size_t len, inlet_error *err) {
+  *out = NULL;
+  *added = 0;
+  json_error_t je;
+  json_t *schema = json_loads(schema_json, 0, &je);
+  FAIL_IF(!schema || !json_is_array(json_object_get(schema, "fields")), err, INLET_ECORRUPT,
+          "schemaString is not a struct type: %s", schema ? "no fields" : je.text);
+  json_t *rec = json_loadb(record, len, JSON_REJECT_DUPLICATES, &je);
+  /* An integer beyond 64 bits: the record's integers count as doubles. */
+  if (!rec) rec = json_loadb(record, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &je);
+  if (!rec || !json_is_object(rec)) {
+    json_decref(schema);
+    json_decref(rec);
+    return inlet_fail(err, INLET_ECORRUPT, "new fields of the record cannot be inferred: %s",
+                      rec ? "not a JSON object" : je.text);
+  }
+  evolve_ctx c = {0, err};
+  int rc = merge_fields(&c, json_object_get(schema, "fields"), rec, "", 0);
+  if (rc == 0 && c.added > 0) {
+    char *s = json_dumps(schema, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!s) {
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    } else {
+      *out = inlet_strdup(s);
+      free(s);
+      if (!*out) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    }
+  }
+  if (rc == 0) *added = c.added;
+  json_decref(schema);
+  json_decref(rec);
+  return rc;
+}

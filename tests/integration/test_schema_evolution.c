@@ -1,0 +1,473 @@
+/*
+ * Issue 17 §3, `--schema-evolution add`, through the real `inlet` binary:
+ * unknown top-level and nested fields become nullable columns typed from
+ * their first values, in the same commit as the batch that brought them (a
+ * metaData action beside the adds); two ingesters adding the same and
+ * different fields concurrently both end with all their records in the
+ * table; `append` evolves the same way. Every expectation is built from the
+ * input records and compared with what refcheck (DuckDB) reads, never with
+ * inlet's own output.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static char dir[4096];
+
+static int setup(void **state) {
+  (void)state;
+  char *d = tu_mkdtemp("evolve");
+  if (!d) return -1;
+  snprintf(dir, sizeof dir, "%s", d);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tu_rmtree(dir);
+  return 0;
+}
+
+static void sh_ok(tu_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sh_ok(tu_result *r, const char *fmt, ...) {
+  char cmd[16384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  int rc = tu_sh(r, "%s", cmd);
+  if (rc != 0 || r->status != 0)
+    fail_msg("exit %d: %s\nstdout: %s\nstderr: %s", r->status, cmd, r->out, r->err);
+}
+
+static uint64_t rng;
+static uint32_t next_rand(void) {
+  rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (uint32_t)(rng >> 33);
+}
+
+/* refcheck's reading of @p table (at @p version, -1 latest) into @p out_path;
+ * the number of rows it holds. */
+static int refcheck_table(const char *table, int64_t version, const char *out_path) {
+  tu_result r;
+  char ver[48] = "";
+  if (version >= 0) snprintf(ver, sizeof ver, " --version %lld", (long long)version);
+  sh_ok(&r, "'%s' '%s' delta '%s'%s > '%s'", INLET_NODE, INLET_REFCHECK, table, ver, out_path);
+  tu_result_free(&r);
+  char *s = tu_read_file(out_path, NULL);
+  assert_non_null(s);
+  int n = 0;
+  for (char *p = strchr(s, '\n'); p; p = strchr(p + 1, '\n'))
+    if (p[1] == '[') n++;
+  free(s);
+  return n;
+}
+
+/* refcheck compare: the table as refcheck read it (@p ref) against the rows
+ * the test expects (@p want, NDJSON keyed by column name). */
+static void assert_same_rows(const char *ref, const char *want) {
+  tu_result r;
+  int rc = tu_sh(&r, "'%s' '%s' compare '%s' '%s' --ndjson", INLET_NODE, INLET_REFCHECK, ref, want);
+  if (rc != 0 || r.status != 0) fail_msg("refcheck compare: %s%s", r.out, r.err);
+  tu_result_free(&r);
+}
+
+/* The "columns" and "column_types" of a refcheck reading, as printed. */
+static void assert_columns(const char *ref, const char *cols, const char *types) {
+  char *s = tu_read_file(ref, NULL);
+  assert_non_null(s);
+  char want[4096];
+  snprintf(want, sizeof want, "\"columns\":[%s],\"column_types\":[%s]", cols, types);
+  if (!strstr(s, want)) fail_msg("want %s\ngot %.2000s", want, s);
+  free(s);
+}
+
+/* Every commit after version 0 that carries a metaData action also carries
+ * the adds of its batch; returns how many did. */
+static int metadata_commits(const char *table) {
+  tu_result r;
+  sh_ok(&r,
+        "cd '%s/_delta_log' && for f in 0*.json; do case $f in 00000000000000000000.json) "
+        "continue;; esac; if grep -q '\"metaData\"' $f; then grep -q '\"add\"' $f && echo "
+        "both || echo alone; fi; done",
+        table);
+  int both = 0;
+  for (char *p = r.out; (p = strstr(p, "both")); p += 4)
+    both++;
+  assert_null(strstr(r.out, "alone"));
+  tu_result_free(&r);
+  return both;
+}
+
+/* ---- (a) a stream whose producers add fields at random moments ---------------- */
+
+enum kind { K_LONG, K_STR, K_DBL, K_BOOL, K_OBJ, K_ARR, K_NESTED_STR, K_NESTED_LONG };
+typedef struct newfield {
+  const char *name;
+  enum kind kind;
+  int start; /* first record carrying it (with a typed value) */
+} newfield;
+
+static newfield fields[] = {
+    {"n_long", K_LONG, 0}, {"n_str", K_STR, 0}, {"n_dbl", K_DBL, 0},    {"n_bool", K_BOOL, 0},
+    {"n_obj", K_OBJ, 0},   {"n_arr", K_ARR, 0}, {"b", K_NESTED_STR, 0}, {"c", K_NESTED_LONG, 0},
+};
+#define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+static void value(char *out, size_t cap, enum kind k, int i) {
+  switch (k) {
+  case K_LONG: snprintf(out, cap, "%lld", (long long)i * 4294967311LL); break;
+  case K_STR: snprintf(out, cap, "\"s%d\"", i); break;
+  case K_DBL: snprintf(out, cap, "%d.25", i); break;
+  case K_BOOL: snprintf(out, cap, "%s", i % 3 ? "false" : "true"); break;
+  case K_OBJ: snprintf(out, cap, "{\"p\":%d,\"q\":\"q%d\"}", i, i); break;
+  case K_ARR: snprintf(out, cap, "[%d,%d]", i, i + 1); break;
+  case K_NESTED_STR: snprintf(out, cap, "\"b%d\"", i); break;
+  case K_NESTED_LONG: snprintf(out, cap, "%d", i * 5); break;
+  }
+}
+
+static const char *type_of(enum kind k) {
+  switch (k) {
+  case K_LONG:
+  case K_NESTED_LONG: return "long";
+  case K_STR:
+  case K_NESTED_STR: return "string";
+  case K_DBL: return "double";
+  case K_BOOL: return "boolean";
+  case K_OBJ: return "struct<p:long,q:string>";
+  case K_ARR: return "array<long>";
+  }
+  return "?";
+}
+
+static bool nested(enum kind k) {
+  return k == K_NESTED_STR || k == K_NESTED_LONG;
+}
+
+/* Writes @p n records to @p src and the rows the table must hold to @p want
+ * (every column of the final schema, nested fields spelled out). */
+static void make_stream(const char *src, const char *want, int n) {
+  rng = 20261202;
+  for (int k = 0; k < N_FIELDS; k++) {
+    int s;
+    bool dup;
+    do { /* distinct starts: the column order is the order of first appearance */
+      s = 1 + (int)(next_rand() % (uint32_t)(n - 2));
+      dup = false;
+      for (int j = 0; j < k; j++)
+        dup |= fields[j].start == s;
+    } while (dup);
+    fields[k].start = s;
+  }
+  FILE *f = fopen(src, "w"), *w = fopen(want, "w");
+  assert_non_null(f);
+  assert_non_null(w);
+  for (int i = 0; i < n; i++) {
+    bool has[N_FIELDS];
+    for (int k = 0; k < N_FIELDS; k++)
+      has[k] = i >= fields[k].start && (i == fields[k].start || next_rand() % 2);
+    char v[128];
+    fprintf(f, "{\"id\":%d,\"user\":\"u%d\",\"st\":{\"a\":%d", i, i % 7, i * 3);
+    fprintf(w, "{\"id\":%d,\"user\":\"u%d\",\"st\":{\"a\":%d", i, i % 7, i * 3);
+    for (int k = 0; k < N_FIELDS; k++) {
+      if (!nested(fields[k].kind)) continue;
+      value(v, sizeof v, fields[k].kind, i);
+      if (has[k]) fprintf(f, ",\"%s\":%s", fields[k].name, v);
+      fprintf(w, ",\"%s\":%s", fields[k].name, has[k] ? v : "null");
+    }
+    fprintf(f, "}");
+    fprintf(w, "}");
+    for (int k = 0; k < N_FIELDS; k++) {
+      if (nested(fields[k].kind)) continue;
+      value(v, sizeof v, fields[k].kind, i);
+      if (has[k]) {
+        fprintf(f, ",\"%s\":%s", fields[k].name, v);
+        fprintf(w, ",\"%s\":%s", fields[k].name, v);
+      } else if (i < fields[k].start && i % 13 == 0) {
+        fprintf(f, ",\"%s\":null", fields[k].name); /* null before any typed value */
+      }
+    }
+    if (i % 11 == 0) fprintf(f, ",\"always_null\":null,\"empty\":{},\"none\":[]");
+    fprintf(f, "}\n");
+    fprintf(w, "}\n");
+  }
+  fclose(f);
+  fclose(w);
+}
+
+static int by_start(const void *a, const void *b) {
+  return ((const newfield *)a)->start - ((const newfield *)b)->start;
+}
+
+/* (a) + (d): the final schema has every typed field (in order of first
+ * appearance, nested ones inside st), none of the never-typed ones; every
+ * record's values are in the table; refcheck reads intermediate versions
+ * with the rows committed by then. */
+static void test_evolve_random_stream(void **state) {
+  (void)state;
+  const int n = 600, per_batch = 37;
+  char table[4200], src[4200], want[4200], ref[4200];
+  snprintf(table, sizeof table, "%s/a", dir);
+  snprintf(src, sizeof src, "%s/a.ndjson", dir);
+  snprintf(want, sizeof want, "%s/a-want.ndjson", dir);
+  snprintf(ref, sizeof ref, "%s/a-ref.json", dir);
+  make_stream(src, want, n);
+  tu_result r;
+  sh_ok(&r, "'%s' create '%s' --schema 'id long, user string, st struct<a: long>'", INLET_BIN,
+        table);
+  tu_result_free(&r);
+  sh_ok(&r,
+        "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --max-rows %d --json",
+        INLET_BIN, table, src, per_batch);
+  assert_non_null(strstr(r.out, "\"rejected\":0"));
+  tu_result_free(&r);
+
+  int got = refcheck_table(table, -1, ref);
+  if (got != n) {
+    sh_ok(&r, "head -c 600 '%s'; head -3 '%s'", ref, src);
+    fail_msg("%d rows: %s", got, r.out);
+  }
+  assert_same_rows(ref, want);
+  newfield sorted[N_FIELDS];
+  memcpy(sorted, fields, sizeof sorted);
+  qsort(sorted, N_FIELDS, sizeof sorted[0], by_start);
+  char cols[1024] = "\"id\",\"user\",\"st\"", st[256] = "struct<a:long", types[2048];
+  for (int k = 0; k < N_FIELDS; k++) {
+    size_t l = strlen(nested(sorted[k].kind) ? st : cols);
+    if (nested(sorted[k].kind))
+      snprintf(st + l, sizeof st - l, ",%s:%s", sorted[k].name, type_of(sorted[k].kind));
+    else
+      snprintf(cols + l, sizeof cols - l, ",\"%s\"", sorted[k].name);
+  }
+  snprintf(types, sizeof types, "\"long\",\"string\",\"%s>\"", st);
+  for (int k = 0; k < N_FIELDS; k++) {
+    if (nested(sorted[k].kind)) continue;
+    size_t l = strlen(types);
+    snprintf(types + l, sizeof types - l, ",\"%s\"", type_of(sorted[k].kind));
+  }
+  assert_columns(ref, cols, types);
+  /* Fields arrived at several moments, each with its batch. */
+  assert_true(metadata_commits(table) >= 3);
+  /* Versions before the end: refcheck reads each with exactly the records
+   * committed by then (one batch per version, batches are not cut by a new
+   * field). */
+  int last = (n + per_batch - 1) / per_batch;
+  int probe[] = {1, last / 2, last - 1};
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(refcheck_table(table, probe[i], ref), probe[i] * per_batch);
+}
+
+/* ---- (b) two ingesters adding fields concurrently -------------------------------- */
+
+/* Producer @p p ('A' or 'B'): ids from @p base; both add "shared" (long) and
+ * st.z (string); each adds its own field; both add "clash" with different
+ * types (A long, B string) from record 40 on. */
+static void make_producer(const char *src, char p, int base, int n) {
+  FILE *f = fopen(src, "w");
+  assert_non_null(f);
+  for (int i = 0; i < n; i++) {
+    int id = base + i;
+    fprintf(f, "{\"id\":%d,\"src\":\"%c\",\"st\":{\"a\":%d", id, p, id);
+    if (i >= (p == 'A' ? 25 : 10)) fprintf(f, ",\"z\":\"z%d\"", id);
+    fprintf(f, "}");
+    if (i >= (p == 'A' ? 10 : 30)) fprintf(f, ",\"shared\":%d", id * 2);
+    if (i >= 20) {
+      if (p == 'A')
+        fprintf(f, ",\"a_only\":%d.5", id);
+      else
+        fprintf(f, ",\"b_only\":true");
+    }
+    if (i >= 40 && i % 5 == 0) {
+      if (p == 'A')
+        fprintf(f, ",\"clash\":%d", id);
+      else
+        fprintf(f, ",\"clash\":\"c%d\"", id);
+    }
+    fprintf(f, "}\n");
+  }
+  fclose(f);
+}
+
+/* The ids of the records in the dead letters of @p table. */
+static int dead_ids(const char *table, int *ids, int cap) {
+  tu_result r;
+  sh_ok(&r, "cat '%s'/_errors/*/*.ndjson 2>/dev/null; true", table);
+  int n = 0;
+  for (char *p = r.out; (p = strstr(p, "\\\"id\\\":")) && n < cap; p++) {
+    ids[n++] = atoi(p + strlen("\\\"id\\\":"));
+    char *eol = strchr(p, '\n');
+    assert_non_null(strstr(p, "clash")); /* the reason names the column */
+    if (!eol) break;
+    p = eol;
+  }
+  tu_result_free(&r);
+  return n;
+}
+
+static void test_evolve_concurrent_ingesters(void **state) {
+  (void)state;
+  const int n = 240;
+  char table[4200], sa[4200], sb[4200], want[4200], ref[4200];
+  snprintf(table, sizeof table, "%s/b", dir);
+  snprintf(sa, sizeof sa, "%s/b-a.ndjson", dir);
+  snprintf(sb, sizeof sb, "%s/b-b.ndjson", dir);
+  snprintf(want, sizeof want, "%s/b-want.ndjson", dir);
+  snprintf(ref, sizeof ref, "%s/b-ref.json", dir);
+  make_producer(sa, 'A', 0, n);
+  make_producer(sb, 'B', 100000, n);
+  tu_result r;
+  sh_ok(&r, "'%s' create '%s' --schema 'id long, src string, st struct<a: long>'", INLET_BIN,
+        table);
+  tu_result_free(&r);
+  sh_ok(&r,
+        "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --max-rows 7 --app-id A "
+        "--json > '%s/b-a.out' 2>&1 & "
+        "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --max-rows 7 --app-id B "
+        "--json > '%s/b-b.out' 2>&1 & "
+        "wait %%1 || { cat '%s/b-a.out'; exit 1; }; wait %%2 || { cat '%s/b-b.out'; exit 1; }",
+        INLET_BIN, table, sa, dir, INLET_BIN, table, sb, dir, dir, dir);
+  tu_result_free(&r);
+
+  /* Whoever committed "clash" first decided its type: the other producer's
+   * clash records are dead letters naming the column, all of them, and no
+   * other record is. */
+  int dead[200];
+  int n_dead = dead_ids(table, dead, 200);
+  assert_int_equal(n_dead, 40); /* i = 40, 45, ..., 235 */
+  bool dead_b = dead[0] >= 100000;
+  for (int i = 0; i < n_dead; i++)
+    assert_int_equal(dead[i] >= 100000, dead_b);
+  /* Every other record once, with every field. */
+  FILE *w = fopen(want, "w");
+  assert_non_null(w);
+  for (int pi = 0; pi < 2; pi++) {
+    char p = pi ? 'B' : 'A';
+    for (int i = 0; i < n; i++) {
+      int id = (pi ? 100000 : 0) + i;
+      bool clash = i >= 40 && i % 5 == 0;
+      if (clash && dead_b == (p == 'B')) continue;
+      fprintf(w, "{\"id\":%d,\"src\":\"%c\",\"st\":{\"a\":%d,\"z\":", id, p, id);
+      if (i >= (p == 'A' ? 25 : 10))
+        fprintf(w, "\"z%d\"}", id);
+      else
+        fprintf(w, "null}");
+      if (i >= (p == 'A' ? 10 : 30)) fprintf(w, ",\"shared\":%d", id * 2);
+      if (i >= 20 && p == 'A') fprintf(w, ",\"a_only\":%d.5", id);
+      if (i >= 20 && p == 'B') fprintf(w, ",\"b_only\":true");
+      if (clash && p == 'A') fprintf(w, ",\"clash\":%d", id);
+      if (clash && p == 'B') fprintf(w, ",\"clash\":\"c%d\"", id);
+      fprintf(w, "}\n");
+    }
+  }
+  fclose(w);
+  assert_int_equal(refcheck_table(table, -1, ref), 2 * n - n_dead);
+  assert_same_rows(ref, want);
+  /* The final schema has every field (top-level order is the commit order). */
+  char *s = tu_read_file(ref, NULL);
+  assert_non_null(s);
+  const char *want_cols[] = {"\"shared\"", "\"a_only\"", "\"b_only\"", "\"clash\""};
+  char *end = strstr(s, "\"rows\"");
+  assert_non_null(end);
+  *end = '\0';
+  for (int i = 0; i < 4; i++)
+    assert_non_null(strstr(s, want_cols[i]));
+  assert_non_null(strstr(s, "struct<a:long,z:string>"));
+  assert_non_null(strstr(s, dead_b ? "\"long\"" : "\"string\""));
+  free(s);
+  metadata_commits(table);
+}
+
+/* ---- (c) append ------------------------------------------------------------------------ */
+
+static void test_evolve_append(void **state) {
+  (void)state;
+  char table[4200], src[4200], want[4200], ref[4200];
+  snprintf(table, sizeof table, "%s/c", dir);
+  snprintf(src, sizeof src, "%s/c.ndjson", dir);
+  snprintf(want, sizeof want, "%s/c-want.ndjson", dir);
+  snprintf(ref, sizeof ref, "%s/c-ref.json", dir);
+  const char *in = "{\"id\":1,\"st\":{\"a\":1},\"x\":5}\n"
+                   "{\"id\":2,\"st\":{\"a\":2,\"b\":\"two\"},\"y\":{\"k\":true},\"z\":null}\n"
+                   "\n"
+                   "{\"id\":3,\"x\":null,\"w\":[1.5,2.5],\"e\":{}}\n";
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  sh_ok(&r, "'%s' create '%s' --schema 'id long, st struct<a: long>'", INLET_BIN, table);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, table, src);
+  assert_non_null(strstr(r.out, "appended 3 rows"));
+  assert_non_null(strstr(r.out, "4 new fields"));
+  tu_result_free(&r);
+  assert_int_equal(metadata_commits(table), 1);
+  const char *rows = "{\"id\":1,\"st\":{\"a\":1,\"b\":null},\"x\":5}\n"
+                     "{\"id\":2,\"st\":{\"a\":2,\"b\":\"two\"},\"y\":{\"k\":true}}\n"
+                     "{\"id\":3,\"w\":[1.5,2.5]}\n";
+  assert_int_equal(tu_write_file(want, rows, strlen(rows)), 0);
+  assert_int_equal(refcheck_table(table, -1, ref), 3);
+  assert_same_rows(ref, want);
+  assert_columns(ref, "\"id\",\"st\",\"x\",\"y\",\"w\"",
+                 "\"long\",\"struct<a:long,b:string>\",\"long\",\"struct<k:boolean>\","
+                 "\"array<double>\"");
+  /* A value against an inferred type follows the strict rules: a bad record. */
+  const char *in2 = "{\"id\":4,\"x\":\"four\"}\n{\"id\":5,\"x\":6,\"v\":\"new\"}\n";
+  assert_int_equal(tu_write_file(src, in2, strlen(in2)), 0);
+  sh_ok(&r, "'%s' append '%s' '%s' --schema-evolution add --skip-bad", INLET_BIN, table, src);
+  assert_non_null(strstr(r.out, "appended 1 rows"));
+  assert_non_null(strstr(r.out, "1 bad records skipped"));
+  tu_result_free(&r);
+  assert_int_equal(refcheck_table(table, -1, ref), 4);
+  assert_columns(ref, "\"id\",\"st\",\"x\",\"y\",\"w\",\"v\"",
+                 "\"long\",\"struct<a:long,b:string>\",\"long\",\"struct<k:boolean>\","
+                 "\"array<double>\",\"string\"");
+}
+
+/* ---- refusals ------------------------------------------------------------------------- */
+
+static void test_evolve_refusals(void **state) {
+  (void)state;
+  char table[4200], src[4200];
+  snprintf(table, sizeof table, "%s/cm", dir);
+  snprintf(src, sizeof src, "%s/cm.ndjson", dir);
+  const char *in = "{\"new_col\":1}\n";
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  sh_ok(
+      &r,
+      "cp -R '%s/delta-golden/tables/table-with-columnmapping-mode-name' '%s' && chmod -R u+w '%s'",
+      INLET_TESTDATA, table, table);
+  tu_result_free(&r);
+  /* Column mapping: new columns would need physical names and ids. */
+  assert_int_equal(tu_sh(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add",
+                         INLET_BIN, table, src),
+                   0);
+  assert_int_equal(r.status, 6);
+  assert_non_null(strstr(r.err, "columnMapping"));
+  tu_result_free(&r);
+  assert_int_equal(tu_sh(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, table, src),
+                   0);
+  assert_int_equal(r.status, 6);
+  assert_non_null(strstr(r.err, "columnMapping"));
+  tu_result_free(&r);
+  /* CSV has no JSON types to infer from. */
+  char csv[4200];
+  snprintf(csv, sizeof csv, "%s/cm.csv", dir);
+  assert_int_equal(tu_write_file(csv, "new_col\n1\n", 10), 0);
+  assert_int_equal(tu_sh(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, table, csv),
+                   0);
+  assert_int_equal(r.status, 6);
+  assert_non_null(strstr(r.err, "NDJSON"));
+  tu_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_evolve_random_stream),
+      cmocka_unit_test(test_evolve_concurrent_ingesters),
+      cmocka_unit_test(test_evolve_append),
+      cmocka_unit_test(test_evolve_refusals),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
