@@ -114,7 +114,7 @@ typedef struct ingester {
 
   /* schema evolution (schema_evolution ADD) */
   bool evolve;
-  char *tjson; /* owned: the table's schemaString as this batch sees it (evolved by it) */
+  char *tjson; /* owned: the table's schemaString as read (and evolved by this batch) */
 
   /* partitioned sources (Kafka): src/stream/ingest_parts.c */
   stream_kcols kcols; /* --kafka-columns */
@@ -454,21 +454,19 @@ static int setup_schema(ingester *g, inlet_error *err) {
     goto done;
   }
   if ((rc = inlet_schema_copy(&g->schema, &s->schema, err)) < 0) goto done;
-  if (g->evolve) {
-    if (s->cm_mode != DELTA_CM_NONE) {
-      rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                      "schema evolution 'add' on a table with column mapping (table feature "
-                      "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns "
-                      "would need physical names and ids; use reject or ignore",
-                      delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
-      goto done;
-    }
-    inlet_free(g->tjson);
-    g->tjson = inlet_strdup(s->metadata.schema_string);
-    if (!g->tjson) {
-      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-      goto done;
-    }
+  if (g->evolve && s->cm_mode != DELTA_CM_NONE) {
+    rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                    "schema evolution 'add' on a table with column mapping (table feature "
+                    "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns "
+                    "would need physical names and ids; use reject or ignore",
+                    delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
+    goto done;
+  }
+  inlet_free(g->tjson);
+  g->tjson = inlet_strdup(s->metadata.schema_string);
+  if (!g->tjson) {
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    goto done;
   }
   g->et_col = g->flag_col = -1;
   if (g->o.event_time_column) {
@@ -804,9 +802,10 @@ static int open_writer(ingester *g, inlet_error *err) {
   if (g->creating)
     return delta_writer_open_create_with(&g->w, g->table, &g->cs, NULL, &ao, &x, err);
   TRY(delta_writer_open_ext(&g->w, g->table, &ao, &x, err));
-  if (g->evolve && strcmp(delta_writer_schema_json(g->w), g->tjson) != 0) {
-    /* Another writer changed the schema since we read it: replay the batch
-     * against the new one (on_conflict rereads it). */
+  if (strcmp(delta_writer_schema_json(g->w), g->tjson) != 0) {
+    /* Another writer changed the schema since we read it (schema evolution
+     * elsewhere): replay the batch against the new one (on_conflict rereads
+     * it) instead of failing on a batch of the old shape. */
     inlet_table_writer_free(g->w);
     g->w = NULL;
     return inlet_fail(err, INLET_ECONFLICT,
@@ -844,7 +843,15 @@ static int reload_schema(ingester *g, inlet_error *err) {
   TRY(setup_schema(g, err));
   inlet_batch_reset(&g->chunk);
   TRY(inlet_batch_init(&g->chunk, &g->schema, err));
-  return new_reader(g, NULL, 0, err);
+  if (!g->header) return new_reader(g, NULL, 0, err);
+  /* A CSV source: the header it gave maps the new schema's columns. */
+  size_t len = strlen(g->header) - 1; /* without the '\n' new_reader added */
+  char *h = inlet_malloc(len + 1);
+  if (!h) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  memcpy(h, g->header, len + 1);
+  int rc = new_reader(g, h, len, err);
+  inlet_free(h);
+  return rc;
 }
 
 static int flush_chunk(ingester *g, inlet_error *err) {
@@ -1331,7 +1338,7 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   char msg[INLET_ERROR_MESSAGE_SIZE + 64];
   snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
            inlet_errmsg(why));
-  if (g->evolve) TRY(reload_schema(g, err));
+  TRY(reload_schema(g, err));
   if (partitioned(g)) return on_part_conflict(g, msg, err);
   char from[96], to[96];
   stream_pos_format(from, sizeof from, g->src->kind, &g->committed);
