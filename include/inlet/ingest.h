@@ -147,7 +147,7 @@ extern "C" {
 typedef enum inlet_schema_evolution {
   INLET_SCHEMA_EVOLUTION_REJECT = 0, /* the record is rejected (dead letter naming the field) */
   INLET_SCHEMA_EVOLUTION_IGNORE,     /* the field is dropped and counted */
-  INLET_SCHEMA_EVOLUTION_ADD         /* the table gains the column (not implemented yet) */
+  INLET_SCHEMA_EVOLUTION_ADD         /* the table gains the column (a metaData action) */
 } inlet_schema_evolution;
 
 typedef enum inlet_late_policy {
@@ -279,8 +279,10 @@ typedef struct inlet_ingest_options {
   /* Version 4 (docs/INGEST.md "Unknown fields and types"): a record's fields that are not
    * in the table schema. REJECT (the default): the record is a bad record (dead letter
    * naming the field). IGNORE: the fields are dropped and counted (progress.ignored_fields,
-   * commitInfo.operationMetrics.numIgnoredFields). ADD is not implemented yet
-   * (INLET_EUNSUPPORTED). `strict` set forces REJECT. */
+   * commitInfo.operationMetrics.numIgnoredFields). ADD: typed fields become new nullable
+   * columns (struct fields) in the commit of their batch (docs/INGEST.md "Schema
+   * evolution"); INLET_EUNSUPPORTED for CSV sources and column-mapping tables. `strict`
+   * set forces REJECT. */
   inlet_schema_evolution schema_evolution;
   /* The lenient conversions of include/inlet/text.h (a number or boolean into a string
    * column, "42" into an integer column, ...); default false: the strict table
