@@ -206,7 +206,11 @@ static int merge_fields(evolve_ctx *c, json_t *fields, json_t *o, const char *pa
     json_t *t = NULL;
     TRY(infer(c, v, sub, depth, &t));
     if (!t) continue; /* no type yet: not added */
-    TRY(check_new_name(c, path, k));
+    int rc = check_new_name(c, path, k);
+    if (rc < 0) {
+      json_decref(t);
+      return rc;
+    }
     json_t *fld = json_pack("{s:s,s:o,s:b,s:{}}", "name", k, "type", t, "nullable", 1, "metadata");
     if (!fld || json_array_append_new(fields, fld) < 0)
       return inlet_fail(c->err, INLET_ENOMEM, "out of memory");

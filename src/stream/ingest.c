@@ -1078,10 +1078,12 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   }
   if (ignored > 0 && g->evolve) {
     bool evolved = false;
+    int64_t n_rows = g->chunk.num_rows;
     TRY(evolve_schema(g, rec, bytes, &evolved, err));
-    /* The record again, into the new columns (or rejected, or the conflict
-     * abandoned the batch). */
+    /* The record again, into the new columns (unless the conflict abandoned
+     * the batch). */
     if (evolved) return g->abandoned ? 0 : convert_record(g, rec, bytes, err);
+    if (g->chunk.num_rows < n_rows) return 0; /* rejected: a dead letter */
   }
   if (rec->meta && g->kcols.any) {
     /* Kafka metadata columns (--kafka-columns) replace what the record gave. */

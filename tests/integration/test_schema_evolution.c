@@ -473,6 +473,27 @@ static void test_evolve_refusals(void **state) {
   assert_int_equal(r.status, 6);
   assert_non_null(strstr(r.err, "columnMapping"));
   tu_result_free(&r);
+  /* A new field that cannot become a column: a dead letter naming it, the
+   * other records (and their new fields) go in. */
+  char t2[4200], src2[4200];
+  snprintf(t2, sizeof t2, "%s/names", dir);
+  snprintf(src2, sizeof src2, "%s/names.ndjson", dir);
+  const char *in2 = "{\"id\":1,\"ID\":2}\n{\"id\":2,\"a b\":1}\n{\"id\":3,\"ok\":\"yes\"}\n";
+  assert_int_equal(tu_write_file(src2, in2, strlen(in2)), 0);
+  sh_ok(&r, "'%s' create '%s' --schema 'id long'", INLET_BIN, t2);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --json", INLET_BIN,
+        t2, src2);
+  assert_non_null(strstr(r.out, "\"rejected\":2"));
+  tu_result_free(&r);
+  sh_ok(&r, "cat '%s'/_errors/*/*.ndjson", t2);
+  assert_non_null(strstr(r.out, "differs only in case"));
+  assert_non_null(strstr(r.out, "contains a space"));
+  tu_result_free(&r);
+  char ref[4200];
+  snprintf(ref, sizeof ref, "%s/names-ref.json", dir);
+  assert_int_equal(refcheck_table(t2, -1, ref), 1);
+  assert_columns(ref, "\"id\",\"ok\"", "\"long\",\"string\"");
   /* CSV has no JSON types to infer from. */
   char csv[4200];
   snprintf(csv, sizeof csv, "%s/cm.csv", dir);
