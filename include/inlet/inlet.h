@@ -17,5 +17,6 @@
 #include "inlet/delete.h"
 #include "inlet/scan.h"
 #include "inlet/changes.h"
+#include "inlet/arrow.h"
 
 #endif /* INLET_INLET_H */
