@@ -4,13 +4,16 @@
  * strings, flags, buffers, children, release callbacks), never through
  * inlet's own arrays. Covers every type's format and values with nulls and
  * nesting, releases in several orders (children moved out and released
- * after their parent, schema children likewise), a stream over a table of
- * several data files (rows equal what was written), and a stream whose data
- * file was deleted (errno code and get_last_error naming the file).
+ * after their parent, schema children likewise, columns released on other
+ * threads while the root is), empty batches, a stream over a table of
+ * several data files (rows equal what was written), a projected and
+ * filtered stream, a table without files, and a stream whose data file was
+ * deleted (errno code and get_last_error naming the file).
  */
 #include "testutil.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -344,6 +347,67 @@ static void test_arrow_export__bad_batch_leaves_it_unchanged(void **state) {
   inlet_batch_reset(&b);
 }
 
+static void *release_on_thread(void *arg) {
+  struct ArrowArray *a = arg;
+  a->release(a);
+  return NULL;
+}
+
+/* Columns moved out and released on other threads at the same time as the
+ * root: the shared buffers are freed exactly once, after the last one. */
+static void test_arrow_export__children_released_on_threads(void **state) {
+  (void)state;
+  inlet_schema schema;
+  inlet_batch b;
+  load_batch(&b, &schema);
+  inlet_schema_reset(&schema);
+  inlet_error err = INLET_ERROR_INIT;
+  struct ArrowArray a;
+  assert_int_equal(inlet_batch_export(&b, NULL, &a, &err), 0);
+  enum { T = 4 };
+  struct ArrowArray cols[T];
+  pthread_t th[T];
+  for (int i = 0; i < T; i++) {
+    cols[i] = *a.children[12 + i];
+    a.children[12 + i]->release = NULL;
+  }
+  for (int i = 0; i < T; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, release_on_thread, &cols[i]), 0);
+  a.release(&a);
+  for (int i = 0; i < T; i++) {
+    assert_int_equal(pthread_join(th[i], NULL), 0);
+    assert_null(cols[i].release);
+  }
+}
+
+/* An empty batch: length 0, and the offsets a consumer reads for a string
+ * column are there (offset[0] == 0) even though inlet allocated none. */
+static void test_arrow_export__empty_batch(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema schema;
+  assert_int_equal(inlet_schema_parse(&schema, "s string, l array<int>, d decimal(38,0)", &err), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &schema, &err), 0);
+  inlet_schema_reset(&schema);
+  struct ArrowSchema s;
+  struct ArrowArray a;
+  assert_int_equal(inlet_batch_export(&b, &s, &a, &err), 0);
+  assert_string_equal(s.children[2]->format, "d:38,0");
+  assert_int_equal(a.length, 0);
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(a.children[i]->length, 0);
+    assert_int_equal(a.children[i]->null_count, 0);
+    for (int64_t k = 1; k < a.children[i]->n_buffers; k++)
+      assert_non_null(a.children[i]->buffers[k]);
+  }
+  assert_int_equal(((const int32_t *)buf(a.children[0], 1))[0], 0);
+  assert_int_equal(((const int32_t *)buf(a.children[1], 1))[0], 0);
+  s.release(&s);
+  a.release(&a);
+  inlet_batch_reset(&b);
+}
+
 /* ---- streams over a table ------------------------------------------------ */
 
 #define FILES 3
@@ -474,6 +538,71 @@ static void test_arrow_export__stream_multi_file_table(void **state) {
   tu_rmtree(dir);
 }
 
+/* A projected, filtered scan: get_schema is the output schema, rows match;
+ * a table without data files: the stream ends at once. */
+static void test_arrow_export__stream_projection_and_empty_table(void **state) {
+  (void)state;
+  char dir[4096], path[4200], empty[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("arrow-stream-proj"));
+  snprintf(path, sizeof path, "%s/t", dir);
+  snprintf(empty, sizeof empty, "%s/e", dir);
+  make_table(path);
+  inlet_error err = INLET_ERROR_INIT;
+  opened o;
+  assert_int_equal(inlet_table_open(&o.t, path, &err), 0);
+  assert_int_equal(inlet_table_snapshot(&o.snap, o.t, &err), 0);
+  inlet_scan_options so = INLET_SCAN_OPTIONS_INIT;
+  const char *cols[] = {"name", "id"};
+  so.n_columns = 2;
+  so.columns = cols;
+  so.where = "id >= 1990 AND id < 2010";
+  inlet_scan *sc = NULL;
+  assert_int_equal(inlet_scan_open(&sc, o.snap, &so, &err), 0);
+  struct ArrowArrayStream st;
+  assert_int_equal(inlet_scan_export_stream(sc, &st, &err), 0);
+  struct ArrowSchema s;
+  assert_int_equal(st.get_schema(&st, &s), 0);
+  assert_int_equal(s.n_children, 2);
+  assert_string_equal(s.children[0]->name, "name");
+  assert_string_equal(s.children[1]->name, "id");
+  s.release(&s);
+  int64_t rows = 0;
+  for (;;) {
+    struct ArrowArray a;
+    assert_int_equal(st.get_next(&st, &a), 0);
+    if (a.release == NULL) break;
+    assert_int_equal(a.n_children, 2);
+    for (int64_t r = 0; r < a.length; r++) {
+      int64_t v = ((const int64_t *)buf(a.children[1], 1))[r];
+      assert_true(v >= 1990 && v < 2010);
+    }
+    rows += a.length;
+    a.release(&a);
+  }
+  assert_int_equal(rows, 20);
+  st.release(&st);
+  close_opened(&o);
+
+  inlet_schema es;
+  assert_int_equal(inlet_schema_parse(&es, "x int", &err), 0);
+  inlet_table *t = NULL;
+  assert_int_equal(inlet_table_create(&t, empty, &es, NULL, &err), 0);
+  inlet_table_free(t);
+  inlet_schema_reset(&es);
+  opened e;
+  open_stream(empty, &e, &st);
+  assert_int_equal(st.get_schema(&st, &s), 0);
+  assert_string_equal(s.children[0]->format, "i");
+  s.release(&s);
+  struct ArrowArray a;
+  assert_int_equal(st.get_next(&st, &a), 0);
+  assert_null(a.release);
+  assert_null(st.get_last_error(&st));
+  st.release(&st);
+  close_opened(&e);
+  tu_rmtree(dir);
+}
+
 static void test_arrow_export__stream_error_missing_file(void **state) {
   (void)state;
   char dir[4096], path[4200];
@@ -530,6 +659,9 @@ int main(void) {
       cmocka_unit_test(test_arrow_export__values_nulls_nested),
       cmocka_unit_test(test_arrow_export__child_released_before_parent),
       cmocka_unit_test(test_arrow_export__bad_batch_leaves_it_unchanged),
+      cmocka_unit_test(test_arrow_export__children_released_on_threads),
+      cmocka_unit_test(test_arrow_export__empty_batch),
+      cmocka_unit_test(test_arrow_export__stream_projection_and_empty_table),
       cmocka_unit_test(test_arrow_export__stream_multi_file_table),
       cmocka_unit_test(test_arrow_export__stream_error_missing_file),
   };
