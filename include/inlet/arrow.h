@@ -112,8 +112,11 @@ INLET_API int inlet_schema_export(const inlet_schema *schema, struct ArrowSchema
  * reset again or re-initialised). Each exported node is released on its
  * own: children moved out of the root stay valid after the root's release,
  * and the buffers are freed with the last of them.
+ * The batch is trusted to be consistent (as inlet's own batches are); one
+ * from an untrusted producer is checked with inlet_batch_validate first.
  * On failure @p array_out->release is NULL and @p batch is unchanged.
- * @return 0, INLET_EINVAL (columns missing), INLET_ENOMEM.
+ * @return 0, INLET_EINVAL (a column missing, shorter than num_rows, or
+ *         without a buffer its rows need), INLET_ENOMEM.
  */
 INLET_API int inlet_batch_export_array(inlet_batch *batch, struct ArrowArray *array_out,
                                        inlet_error *err);

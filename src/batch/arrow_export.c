@@ -291,6 +291,20 @@ static int export_array(const inlet_field *f, const inlet_array *a, struct Arrow
   FAIL_IF(a->n_children != n || (n > 0 && a->children == NULL), err, INLET_EINVAL,
           "arrow export: column '%s' has %d child arrays, its type %d", f->name ? f->name : "",
           (int)a->n_children, (int)n);
+  /* A buffer inlet left unallocated may stand in for a zero only where no
+   * value is read from it: an empty array. */
+  bool needs_values = id != INLET_TYPE_NULL && id != INLET_TYPE_STRUCT && id != INLET_TYPE_LIST &&
+                      id != INLET_TYPE_MAP && id != INLET_TYPE_STRING && id != INLET_TYPE_BINARY;
+  bool needs_offsets = id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY ||
+                       id == INLET_TYPE_LIST || id == INLET_TYPE_MAP;
+  FAIL_IF(a->length > 0 &&
+              ((needs_values && a->values == NULL) || (needs_offsets && a->offsets == NULL)),
+          err, INLET_EINVAL, "arrow export: column '%s' has %lld rows but no %s buffer",
+          f->name ? f->name : "", (long long)a->length, needs_values ? "values" : "offsets");
+  FAIL_IF((id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY) && a->length > 0 &&
+              a->values == NULL && a->offsets[a->length] != 0,
+          err, INLET_EINVAL, "arrow export: column '%s' has string bytes but no data buffer",
+          f->name ? f->name : "");
   TRY(array_node(out, owner, n, err));
   array_private *p = out->private_data;
   out->length = a->length;

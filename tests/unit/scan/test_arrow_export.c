@@ -343,6 +343,14 @@ static void test_arrow_export__bad_batch_leaves_it_unchanged(void **state) {
   assert_non_null(strstr(err.message, "i32"));
   assert_non_null(b.columns); /* still the caller's */
   b.columns[3].length = 3;
+  /* A hand-assembled column with rows but no values buffer. */
+  uint8_t *values = b.columns[4].values;
+  b.columns[4].values = NULL;
+  assert_int_equal(inlet_batch_export(&b, &s, &a, &err), INLET_EINVAL);
+  assert_null(s.release);
+  assert_null(a.release);
+  assert_non_null(strstr(err.message, "i64"));
+  b.columns[4].values = values;
   assert_int_equal(inlet_batch_validate(&b, &err), 0);
   inlet_batch_reset(&b);
 }
