@@ -54,8 +54,10 @@ static long long ingest_batches(const char *table, const char *env, const char *
   tu_sh(&r, "cd '%s' && %s '%s' ingest %s --source file:in.ndjson --once --json %s", dir, env,
         INLET_BIN, table, args);
   if (r.status != 0) fail_msg("ingest %s: exit %d: %s", table, r.status, r.err);
-  const char *fin = strstr(r.out, "{\"event\":\"finished\"");
+  const char *fin = strstr(r.out, "\"event\":\"finished\"");
   if (!fin) fail_msg("no finished event: %s", r.out);
+  while (fin > r.out && fin[-1] != '\n') /* the start of its line */
+    fin--;
   json_error_t je;
   json_t *j = json_loadb(fin, strcspn(fin, "\n"), 0, &je);
   if (!j) fail_msg("finished event is not JSON: %s", fin);
@@ -93,12 +95,8 @@ static size_t json_entries(const tu_result *r) {
   json_error_t je;
   json_t *j = json_loads(r->out, 0, &je);
   if (!j) fail_msg("history is not JSON (%s): %s", je.text, r->out);
-  size_t n = json_is_array(j) ? json_array_size(j) : 0;
-  if (!n && json_is_object(j)) {
-    json_t *a = json_object_get(j, "history");
-    if (!a) a = json_object_get(j, "versions");
-    n = json_array_size(a);
-  }
+  /* docs/JSON.md "history": {format_version, commits: [...]} */
+  size_t n = json_array_size(json_object_get(j, "commits"));
   json_decref(j);
   return n;
 }

@@ -385,7 +385,7 @@ static void test_service__maintain_metrics(void **state) {
   snprintf(out_path, sizeof out_path, "%s/out.jsonl", dir);
   char *out = tu_read_file(out_path, NULL);
   assert_non_null(out);
-  assert_non_null(strstr(out, "{\"pass\":1,\"ok\":true,\"error\":null,\"compaction\":{"));
+  assert_non_null(strstr(out, "\"pass\":1,\"ok\":true,\"error\":null,\"compaction\":{"));
   assert_non_null(strstr(out, "\"files_removed\":4"));
   assert_non_null(strstr(out, "\"ok\":false,\"error\":\""));
   free(out);
