@@ -173,6 +173,8 @@ typedef struct inlet_ingest_part_progress {
   bool assigned;             /* assigned to this ingester now */
   int64_t committed_records; /* records of this partition committed by this run (rows,
                                 rejected and late ones alike) */
+  int64_t rejected;          /* of those, sent to the dead letters */
+  int64_t late;              /* of those, late (kept, dropped or routed) */
   int64_t offset;            /* next offset the table records for it; -1 none yet */
   int64_t high_watermark;    /* the broker's high watermark last seen; -1 unknown */
   int64_t lag_records;       /* high_watermark - offset while assigned; -1 unknown */
@@ -213,6 +215,8 @@ typedef struct inlet_ingest_progress {
    * sources (or when memory for them ran out). Lent for the call. */
   int32_t n_parts;
   const inlet_ingest_part_progress *parts;
+  /* Added: bytes of the data files this run committed to the table. */
+  int64_t bytes_written;
 } inlet_ingest_progress;
 
 typedef void (*inlet_ingest_progress_fn)(void *ctx, const inlet_ingest_progress *p);

@@ -289,6 +289,8 @@ INLET_API const inlet_schema *inlet_table_writer_schema(const inlet_table_writer
 INLET_API int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err);
 /** Rows written so far. */
 INLET_API int64_t inlet_table_writer_rows(const inlet_table_writer *w);
+/** Bytes of the data files closed so far: all of the transaction's after a commit. */
+INLET_API int64_t inlet_table_writer_bytes(const inlet_table_writer *w);
 /** Frees the writer; data files of an uncommitted transaction are removed. NULL-safe. */
 INLET_API void inlet_table_writer_free(inlet_table_writer *w);
 

@@ -212,6 +212,7 @@ static void json_event(const inlet_ingest_progress *p) {
   printf(",\"batch_rows\":%lld", (long long)p->batch_rows);
   json_i64_or_null("lag_ms", p->lag_ms);
   json_i64_or_null("lag_bytes", p->lag_bytes);
+  printf(",\"bytes_written\":%lld", (long long)p->bytes_written);
   printf(",\"sequence\":%lld,\"elapsed_ms\":%lld,\"gaps\":%lld,\"conflicts\":%lld,"
          "\"ignored_fields\":%lld",
          (long long)p->sequence, (long long)p->elapsed_ms, (long long)p->gaps,

@@ -57,7 +57,7 @@ typedef struct part_metrics {
   char topic[256];
   int32_t partition;
   bool assigned;
-  int64_t committed_records, offset, high_watermark, lag_records;
+  int64_t committed_records, rejected, late, offset, high_watermark, lag_records;
 } part_metrics;
 
 struct cli_service {
@@ -156,6 +156,12 @@ static void histogram_out(FILE *f, const cli_service *s, const char *name, const
 static int64_t pm_committed(const part_metrics *p) {
   return p->committed_records;
 }
+static int64_t pm_rejected(const part_metrics *p) {
+  return p->rejected;
+}
+static int64_t pm_late(const part_metrics *p) {
+  return p->late;
+}
 static int64_t pm_assigned(const part_metrics *p) {
   return p->assigned ? 1 : 0;
 }
@@ -194,6 +200,11 @@ static void part_metrics_out(FILE *f, const cli_service *s) {
               "Records of the topic-partition committed by this ingester (rows, rejected and "
               "late alike).",
               pm_committed);
+  part_family(f, s, "inlet_ingest_partition_records_rejected_total", "counter",
+              "Records of the topic-partition sent to the dead letters by this ingester.",
+              pm_rejected);
+  part_family(f, s, "inlet_ingest_partition_records_late_total", "counter",
+              "Late records of the topic-partition (kept flagged, dropped or routed).", pm_late);
   part_family(f, s, "inlet_ingest_partition_assigned", "gauge",
               "1 while the topic-partition is assigned to this ingester.", pm_assigned);
   part_family(f, s, "inlet_ingest_partition_offset", "gauge",
@@ -318,6 +329,8 @@ static char *render_metrics(cli_service *s, size_t *len) {
   counter(f, s, "inlet_ingest_records_rejected_total",
           "Bad records written to the dead letters (TABLE/_errors/).", p->rejected);
   counter(f, s, "inlet_ingest_source_bytes_total", "Source bytes consumed.", p->bytes);
+  counter(f, s, "inlet_ingest_table_bytes_written_total",
+          "Bytes of the data files committed to the table.", p->bytes_written);
   counter(f, s, "inlet_ingest_commits_total", "Batches committed.", p->batches);
   counter(f, s, "inlet_ingest_commit_conflicts_total",
           "Batch commits lost to a concurrent writer and redone.", p->conflicts);
@@ -592,6 +605,8 @@ static void copy_parts(cli_service *s, const inlet_ingest_progress *p) {
     m->partition = q->partition;
     m->assigned = q->assigned;
     m->committed_records = q->committed_records;
+    m->rejected = q->rejected;
+    m->late = q->late;
     m->offset = q->offset;
     m->high_watermark = q->high_watermark;
     m->lag_records = q->assigned ? q->lag_records : -1;

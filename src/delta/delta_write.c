@@ -268,6 +268,15 @@ int64_t inlet_table_writer_rows(const inlet_table_writer *w) {
   return w->rows;
 }
 
+int64_t inlet_table_writer_bytes(const inlet_table_writer *w) {
+  int64_t bytes = 0;
+  for (size_t i = 0; i < w->n_files; i++)
+    bytes = inlet_add_sat_i64(bytes, w->files[i].df.size);
+  for (size_t i = 0; i < w->n_done; i++)
+    bytes = inlet_add_sat_i64(bytes, w->done[i].df.size);
+  return bytes;
+}
+
 static bool types_match(const inlet_field *a, const inlet_field *b) {
   const inlet_type *x = &a->type, *y = &b->type;
   if (x->id != y->id || a->n_children != b->n_children) return false;

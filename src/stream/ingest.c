@@ -158,6 +158,8 @@ static void fill_part_progress(ingester *g) {
     o->partition = p->partition;
     o->assigned = p->active;
     o->committed_records = p->committed_records;
+    o->rejected = p->committed_rejected;
+    o->late = p->committed_late;
     o->offset = p->table;
     o->high_watermark = p->high_watermark;
     o->lag_records = -1;
@@ -609,6 +611,7 @@ static void json_escape(inlet_buf *b, const char *str, size_t n) {
 static int dead_letter(ingester *g, const stream_record *rec, const char *reason,
                        inlet_error *err) {
   stream_part *part = rec->part;
+  if (part) part->batch_rejected++;
   stream_dl_file *dl = part ? &part->dl : &g->dl;
   TRY(stream_dl_open(dl, g->dl_st, g->dl_dir, err));
   inlet_buf b = INLET_BUF_INIT;
@@ -1110,6 +1113,7 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
     late = stream_watermark_observe(&g->wm, et);
   if (late) {
     g->b_late++;
+    if (rec->part) rec->part->batch_late++;
     if (g->o.late_policy != INLET_LATE_KEEP) {
       for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
         text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
@@ -1161,7 +1165,8 @@ static void reset_batch(ingester *g) {
   g->b_records = g->b_ignored = 0;
   if (partitioned(g))
     for (int i = 0; i < g->src->n_parts; i++)
-      g->src->parts[i]->batch_records = 0;
+      g->src->parts[i]->batch_records = g->src->parts[i]->batch_rejected =
+          g->src->parts[i]->batch_late = 0;
   g->b_time_ms = -1;
   g->abandoned = false;
   g->last = g->committed;
@@ -1411,6 +1416,7 @@ static int commit_batch(ingester *g, inlet_error *err) {
   /* EEXISTS: another process created the table first; append to it instead. */
   if (rc == INLET_ECONFLICT || (rc == INLET_EEXISTS && g->creating)) return on_conflict(g, &e, err);
   if (rc < 0) goto fail;
+  g->prog.bytes_written = inlet_add_sat_i64(g->prog.bytes_written, inlet_table_writer_bytes(g->w));
   inlet_table_writer_free(g->w);
   g->w = NULL;
   g->creating = false;

@@ -122,7 +122,9 @@ void ingest_parts_committed(const stream_source *s, bool watermark) {
   for (int i = 0; i < s->n_parts; i++) {
     stream_part *p = s->parts[i];
     p->committed_records += p->batch_records;
-    p->batch_records = 0;
+    p->committed_rejected += p->batch_rejected;
+    p->committed_late += p->batch_late;
+    p->batch_records = p->batch_rejected = p->batch_late = 0;
     if (!ingest_part_advanced(p)) continue;
     p->table = p->next;
     p->start = p->next;

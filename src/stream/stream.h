@@ -109,6 +109,8 @@ typedef struct stream_part {
   int64_t high_watermark;    /* the broker's, from the source's statistics; -1 unknown */
   int64_t batch_records;     /* records of the current batch */
   int64_t committed_records; /* records committed by this run */
+  int64_t batch_rejected, committed_rejected; /* of those, sent to the dead letters */
+  int64_t batch_late, committed_late;         /* of those, late */
 } stream_part;
 
 /* Reads the progress of @p n parts (table, resume, wm_table, late_routed)

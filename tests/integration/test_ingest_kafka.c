@@ -1262,7 +1262,23 @@ static void test_kafka__metrics_per_partition(void **state) {
                      hi[p]);
     assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_high_watermark", p), hi[p]);
     assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_assigned", p), 1);
+    /* The poison message was events/2's; no event time, so nothing is late. */
+    assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_records_rejected_total", p),
+                     p == 2 ? 1 : 0);
+    assert_int_equal((int64_t)part_metric(m, "inlet_ingest_partition_records_late_total", p), 0);
   }
+  /* Bytes written: the live data files' bytes, as describe sums them from the log. */
+  const char *bw = strstr(m, "\ninlet_ingest_table_bytes_written_total{");
+  assert_non_null(bw);
+  double written = strtod(strchr(bw, '}') + 1, NULL);
+  tu_result d;
+  tu_sh(&d, "'%s' describe '%s' --json", INLET_BIN, f->table);
+  json_t *dj = json_loads(d.out, 0, NULL);
+  assert_non_null(dj);
+  assert_true(written > 0);
+  assert_int_equal((int64_t)written, json_integer_value(json_object_get(dj, "bytes")));
+  json_decref(dj);
+  tu_result_free(&d);
   assert_non_null(strstr(m, "\ninlet_ingest_source_lag_records{"));
   assert_non_null(strstr(m, "topic=\"events\""));
   char mp[700];
