@@ -237,6 +237,14 @@ const char *delta_schema_void_column(const inlet_schema *schema);
  * record is not a JSON object (jansson: also a duplicate key). */
 int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, const char *record,
                         size_t len, inlet_error *err);
+/* Type widening from a record (src/delta/delta_schema_evolve.c): the
+ * top-level byte/short/integer columns whose value in @p record is an integer
+ * out of their range, and float columns whose value is beyond a float's
+ * range, widened (short/integer/long, double) with delta.typeChanges in the
+ * field metadata. *@p widened counts them; when > 0, *@p out is the new
+ * schemaString (caller frees with inlet_free). */
+int delta_schema_widen(char **out, int32_t *widened, const char *schema_json, const char *record,
+                       size_t len, inlet_error *err);
 /* Serialises @p schema as a schemaString; caller frees with inlet_free.
  * INLET_EUNSUPPORTED for types Delta lacks (unsigned, time...). */
 int delta_schema_to_json(char **out, const inlet_schema *schema, inlet_error *err);

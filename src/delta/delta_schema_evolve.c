@@ -19,6 +19,7 @@
  * schema). Column names keep Spark's rules: no case-insensitive duplicates,
  * none of " ,;{}()\n\t=" without column mapping.
  */
+#include <float.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <strings.h>
@@ -249,6 +250,90 @@ int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, con
     }
   }
   if (rc == 0) *added = c.added;
+  json_decref(schema);
+  json_decref(rec);
+  return rc;
+}
+
+/* Type widening (`--schema-evolution add` on a table with the typeWidening
+ * feature and delta.enableTypeWidening=true; docs/INGEST.md "Schema
+ * evolution"): a top-level byte/short/integer column whose JSON value is an
+ * integer outside its range becomes the narrowest of short/integer/long that
+ * holds it; a float column whose value is a finite number beyond a float's
+ * range (|v| > 3.4028235e38) becomes double. Decided by value, as the reader
+ * would otherwise reject the record: a float column that merely rounds a
+ * value (0.1) stays float. The field's metadata records the change in
+ * delta.typeChanges (PROTOCOL.md "Type Widening"). */
+static const char *wider_type(const char *type, const json_t *v) {
+  if (json_is_integer(v)) {
+    json_int_t x = json_integer_value(v);
+    int rank = strcmp(type, "byte") == 0      ? 0
+               : strcmp(type, "short") == 0   ? 1
+               : strcmp(type, "integer") == 0 ? 2
+                                              : -1;
+    if (rank < 0) return NULL;
+    if (x >= -128 && x <= 127) return NULL;
+    if (x >= -32768 && x <= 32767) return rank < 1 ? "short" : NULL;
+    if (x >= INT32_MIN && x <= INT32_MAX) return rank < 2 ? "integer" : NULL;
+    return "long";
+  }
+  if (json_is_real(v) && strcmp(type, "float") == 0) {
+    double d = json_real_value(v);
+    return d > FLT_MAX || d < -FLT_MAX ? "double" : NULL; /* finite: jansson has no inf */
+  }
+  return NULL;
+}
+
+int delta_schema_widen(char **out, int32_t *widened, const char *schema_json, const char *record,
+                       size_t len, inlet_error *err) {
+  *out = NULL;
+  *widened = 0;
+  json_error_t je;
+  json_t *schema = json_loads(schema_json, 0, &je);
+  FAIL_IF(!schema || !json_is_array(json_object_get(schema, "fields")), err, INLET_ECORRUPT,
+          "schemaString is not a struct type: %s", schema ? "no fields" : je.text);
+  json_t *rec = json_loadb(record, len, JSON_REJECT_DUPLICATES, &je);
+  int rc = 0;
+  json_t *fields = json_object_get(schema, "fields");
+  size_t i;
+  json_t *f;
+  json_array_foreach(fields, i, f) {
+    if (!json_is_object(rec)) break;
+    const char *name = json_string_value(json_object_get(f, "name"));
+    const char *type = json_string_value(json_object_get(f, "type"));
+    if (!name || !type) continue;
+    const char *to = wider_type(type, json_object_get(rec, name));
+    if (!to) continue;
+    json_t *md = json_object_get(f, "metadata");
+    if (!json_is_object(md)) {
+      md = json_object();
+      if (!md || json_object_set_new(f, "metadata", md) < 0) {
+        rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+        break;
+      }
+    }
+    json_t *tc = json_object_get(md, "delta.typeChanges");
+    if (!json_is_array(tc)) {
+      tc = json_array();
+      if (!tc || json_object_set_new(md, "delta.typeChanges", tc) < 0) {
+        rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+        break;
+      }
+    }
+    if (json_array_append_new(tc, json_pack("{s:s,s:s}", "fromType", type, "toType", to)) < 0 ||
+        json_object_set_new(f, "type", json_string(to)) < 0) {
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+      break;
+    }
+    (*widened)++;
+  }
+  if (rc == 0 && *widened > 0) {
+    char *s = json_dumps(schema, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    *out = s ? inlet_strdup(s) : NULL;
+    free(s);
+    if (!*out) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  if (rc < 0) *widened = 0;
   json_decref(schema);
   json_decref(rec);
   return rc;

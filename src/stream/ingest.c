@@ -27,6 +27,7 @@
 
 #include "batch/batch.h"
 #include "delta/delta_constraints.h"
+#include "delta/delta_features.h"
 #include "delta/delta_table.h"
 #include "stream/stream.h"
 #include "util/util.h"
@@ -114,6 +115,7 @@ typedef struct ingester {
 
   /* schema evolution (schema_evolution ADD) */
   bool evolve;
+  bool widen;  /* evolve on a table that allows type widening (typeWidening, enabled) */
   char *tjson; /* owned: the table's schemaString as read (and evolved by this batch) */
 
   /* partitioned sources (Kafka): src/stream/ingest_parts.c */
@@ -464,6 +466,9 @@ static int setup_schema(ingester *g, inlet_error *err) {
                     delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
     goto done;
   }
+  const char *tw = delta_metadata_conf(&s->metadata, "delta.enableTypeWidening");
+  g->widen = g->evolve && delta_protocol_supports(&s->protocol, "typeWidening") && tw &&
+             strcasecmp(tw, "true") == 0;
   inlet_free(g->tjson);
   g->tjson = inlet_strdup(s->metadata.schema_string);
   if (!g->tjson) {
@@ -1053,6 +1058,40 @@ static int evolve_schema(ingester *g, const stream_record *rec, int64_t bytes, b
   return use_evolved_schema(g, err);
 }
 
+/* Type widening (g->widen): record @p rec was refused by the chunk's types.
+ * When a value only needs a wider type (delta_schema_widen), the chunk so far
+ * is written in the narrow types (readers widen those files on read), the
+ * writer takes the widened schema (metaData in this commit) and *@p widened
+ * tells the caller to convert the record again. */
+static int widen_schema(ingester *g, const stream_record *rec, bool *widened, inlet_error *err) {
+  *widened = false;
+  inlet_error e = INLET_ERROR_INIT;
+  char *ns = NULL;
+  int32_t n = 0;
+  int rc = delta_schema_widen(&ns, &n, g->tjson, rec->data, rec->len, &e);
+  if (rc == INLET_ECORRUPT || (rc == 0 && n == 0)) return 0; /* rejected as before */
+  if (rc < 0) {
+    if (err) *err = e;
+    return rc;
+  }
+  *widened = true;
+  rc = open_writer(g, &e);
+  if (rc == 0) rc = flush_chunk(g, &e);
+  if (rc == INLET_ECONFLICT) {
+    inlet_free(ns);
+    return on_conflict(g, &e, err);
+  }
+  if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
+  if (rc < 0) {
+    inlet_free(ns);
+    if (err) *err = e;
+    return rc;
+  }
+  inlet_free(g->tjson);
+  g->tjson = ns;
+  return use_evolved_schema(g, err);
+}
+
 /* Converts one record into the chunk (or the dead letters, or the late
  * table); @p bytes is its share of the batch's input bytes. */
 static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err) {
@@ -1070,6 +1109,11 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   if (rc == INLET_EINVAL && text_reader_csv_syntax_failed(g->reader) &&
       memchr(rec->data, '\n', rec->len))
     return split_csv_record(g, rec, bytes, err);
+  if (rc == INLET_EINVAL && g->widen) {
+    bool widened = false;
+    TRY(widen_schema(g, rec, &widened, err));
+    if (widened) return g->abandoned ? 0 : convert_record(g, rec, bytes, err);
+  }
   if (rc == INLET_EINVAL || rc == INLET_ELIMIT) {
     g->b_rejected++;
     stream_trigger_add(&g->trig, 0, bytes, g->now);

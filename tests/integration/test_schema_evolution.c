@@ -505,12 +505,77 @@ static void test_evolve_refusals(void **state) {
   tu_result_free(&r);
 }
 
+/* ---- type widening -------------------------------------------------------------------- */
+
+/* A table with delta.enableTypeWidening=true: an id beyond 2^31 widens
+ * integer → long and a value beyond a float's range widens float → double, in
+ * the commit of the batch (metaData with delta.typeChanges); refcheck reads
+ * the rows of the old (int32/float) and new files alike. Without the
+ * property the same records are dead letters naming the column. */
+static void test_evolve_type_widening(void **state) {
+  (void)state;
+  char table[4200], t2[4200], src[4200], want[4200], ref[4200];
+  snprintf(table, sizeof table, "%s/tw", dir);
+  snprintf(t2, sizeof t2, "%s/tw-off", dir);
+  snprintf(src, sizeof src, "%s/tw.ndjson", dir);
+  snprintf(want, sizeof want, "%s/tw-want.ndjson", dir);
+  snprintf(ref, sizeof ref, "%s/tw-ref.json", dir);
+  const char *in = "{\"id\":1,\"x\":1.5}\n"
+                   "{\"id\":2,\"x\":2.25}\n"
+                   "{\"id\":3000000000,\"x\":3.5}\n"
+                   "{\"id\":4,\"x\":1e300}\n"
+                   "{\"id\":-5000000000,\"x\":5}\n";
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  sh_ok(&r, "'%s' create '%s' --schema 'id int, x float' --property delta.enableTypeWidening=true",
+        INLET_BIN, table);
+  tu_result_free(&r);
+  sh_ok(&r, "grep -q typeWidening '%s/_delta_log/00000000000000000000.json'", table);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --json", INLET_BIN,
+        table, src);
+  assert_non_null(strstr(r.out, "\"rejected\":0"));
+  tu_result_free(&r);
+  assert_int_equal(metadata_commits(table), 1);
+  sh_ok(&r, "cat '%s/_delta_log/00000000000000000001.json'", table);
+  assert_non_null(strstr(r.out,
+                         "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
+                         "\\\"metadata\\\":{\\\"delta.typeChanges\\\":[{\\\"fromType\\\":"
+                         "\\\"integer\\\",\\\"toType\\\":\\\"long\\\"}]}}"));
+  assert_non_null(strstr(r.out, "\\\"fromType\\\":\\\"float\\\",\\\"toType\\\":\\\"double\\\""));
+  tu_result_free(&r);
+  const char *rows = "{\"id\":1,\"x\":1.5}\n{\"id\":2,\"x\":2.25}\n{\"id\":3000000000,\"x\":3.5}\n"
+                     "{\"id\":4,\"x\":1e300}\n{\"id\":-5000000000,\"x\":5}\n";
+  assert_int_equal(tu_write_file(want, rows, strlen(rows)), 0);
+  assert_int_equal(refcheck_table(table, -1, ref), 5);
+  assert_same_rows(ref, want);
+  assert_columns(ref, "\"id\",\"x\"", "\"long\",\"double\"");
+  /* inlet's own scan widens the int32 column of the first file too. */
+  sh_ok(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, table);
+  assert_non_null(strstr(r.out, "\"id\":1,"));
+  assert_non_null(strstr(r.out, "\"id\":3000000000,"));
+  assert_non_null(strstr(r.out, "\"id\":-5000000000,"));
+  tu_result_free(&r);
+  /* Without the property: the records that need a wider type are rejected. */
+  sh_ok(&r, "'%s' create '%s' --schema 'id int, x float'", INLET_BIN, t2);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --json", INLET_BIN,
+        t2, src);
+  assert_non_null(strstr(r.out, "\"rejected\":3"));
+  tu_result_free(&r);
+  sh_ok(&r, "cat '%s'/_errors/*/*.ndjson", t2);
+  assert_non_null(strstr(r.out, "field \\\"id\\\": integer 3000000000 out of range"));
+  assert_non_null(strstr(r.out, "field \\\"x\\\": number 1e300 is out of the range of a float"));
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_evolve_random_stream),
       cmocka_unit_test(test_evolve_concurrent_ingesters),
       cmocka_unit_test(test_evolve_append),
       cmocka_unit_test(test_evolve_refusals),
+      cmocka_unit_test(test_evolve_type_widening),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
