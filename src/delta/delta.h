@@ -223,6 +223,15 @@ int delta_schema_parse_physical(inlet_schema *out, const char *json, int mode, i
  * pf has one and the file carries it, else by name (exact, then ignoring
  * case). -1 when the file lacks it. */
 int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_field *pf);
+/* Shapes column @p src (data file field @p sf, @p n rows, consumed) as table
+ * field @p tf (its physical twin @p pf) into @p dst (empty, initialised for
+ * tf), as scans read it: struct fields matched by physical name or id
+ * (missing ones null), widened leaf types converted. @p path names the file
+ * in errors. 0, INLET_EUNSUPPORTED (a type that does not convert),
+ * INLET_ENOMEM. (delta_scan.c) */
+int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
+                         inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
+                         inlet_error *err);
 /* The name of a void column (at any depth) of @p schema, or NULL. Writers
  * refuse such tables: void columns must be left out of data files and
  * inlet's writers do not do that yet. */

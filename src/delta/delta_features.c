@@ -209,13 +209,13 @@ static const feature FEATURES[] = {
      "writers must write change data files for updates and deletes"},
     {"generatedColumns", false, 0, 4, NULL, use_generated, burden_generated,
      NO_ROWS | OP_COMPACT | OP_RESTORE, "writers must compute or check generated column values"},
-    /* Appends and ingest write physical names, field ids and physical
-     * partitionValues/stats keys (delta_write.c); checkpoints keep the
-     * mapping (stats as JSON only); compaction does not map names yet, and
-     * create assigns no physical names, so both stay refused (and restore,
-     * not checked with mapping tables yet). */
-    {"columnMapping", true, 2, 5, NULL, use_column_mapping, use_column_mapping, OP_APPEND | NO_ROWS,
-     "writers must write physical column names and field ids"},
+    /* Appends, ingest and compaction write physical names, field ids and
+     * physical partitionValues/stats keys (delta_write.c, compact.c reads
+     * input columns by physical field); checkpoints keep the mapping (stats
+     * as JSON only); create assigns no physical names, so it stays refused
+     * (and restore, not checked with mapping tables yet). */
+    {"columnMapping", true, 2, 5, NULL, use_column_mapping, use_column_mapping,
+     OP_APPEND | OP_COMPACT | NO_ROWS, "writers must write physical column names and field ids"},
     {"identityColumns", false, 0, 6, NULL, use_identity, use_identity, NO_ROWS | OP_COMPACT,
      "writers must generate identity values and track their high water mark"},
     /* table features (writer version 7) */

@@ -446,8 +446,9 @@ static int take_buffers(inlet_array *dst, inlet_array *src, bool offsets, inlet_
  * @p tf (its physical twin @p pf) into @p dst (empty, initialised for tf):
  * moves it when the shapes agree, matches struct fields by physical name or
  * id (missing ones read as null) and converts widened leaf types. */
-static int conform(inlet_array *dst, const inlet_field *tf, const inlet_field *pf, inlet_array *src,
-                   const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
+int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
+                         inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
+                         inlet_error *err) {
   if (tf->type.id == INLET_TYPE_NULL) {
     /* void: all null, whatever a writer put in the file under that name. */
     TRY(inlet_array_reserve_rows(dst, tf, n, err));
@@ -466,8 +467,8 @@ static int conform(inlet_array *dst, const inlet_field *tf, const inlet_field *p
       const inlet_field *tc = &tf->children[c];
       int32_t k = delta_cm_find_field(sf->children, sf->n_children, &pf->children[c]);
       if (k >= 0) {
-        TRY(conform(&dst->children[c], tc, &pf->children[c], &src->children[k], &sf->children[k], n,
-                    path, err));
+        TRY(delta_conform_column(&dst->children[c], tc, &pf->children[c], &src->children[k],
+                                 &sf->children[k], n, path, err));
       } else {
         TRY(inlet_array_reserve_rows(&dst->children[c], tc, n, err));
         for (int64_t r = 0; r < n; r++)
@@ -479,8 +480,8 @@ static int conform(inlet_array *dst, const inlet_field *tf, const inlet_field *p
   if ((tf->type.id == INLET_TYPE_LIST || tf->type.id == INLET_TYPE_MAP) &&
       tf->type.id == sf->type.id) {
     int64_t child_n = n > 0 && src->offsets ? src->offsets[n] : 0;
-    TRY(conform(&dst->children[0], &tf->children[0], &pf->children[0], &src->children[0],
-                &sf->children[0], child_n, path, err));
+    TRY(delta_conform_column(&dst->children[0], &tf->children[0], &pf->children[0],
+                             &src->children[0], &sf->children[0], child_n, path, err));
     return take_buffers(dst, src, true, err);
   }
   return convert(dst, tf, src, sf, n, path, err);
@@ -619,7 +620,7 @@ static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inl
     } else {
       int32_t j = sc->file_col[i];
       inlet_array *src = &sc->tmp.columns[j];
-      TRY(conform(dst, tf, &ps->fields[i], src, &fs->fields[j], n, f->add.path, err));
+      TRY(delta_conform_column(dst, tf, &ps->fields[i], src, &fs->fields[j], n, f->add.path, err));
     }
   }
   out->num_rows = n;

@@ -71,9 +71,12 @@ typedef struct compactor {
   int64_t target;
   int32_t min_files;
   int64_t rg_bytes;
-  inlet_schema data_schema; /* owned: table schema minus partition columns */
-  int32_t *sort_cols;       /* owned: data column of each sort key */
-  cand *cands;              /* owned */
+  /* owned: table schema minus partition columns, in physical names (and
+   * field ids) on column-mapping tables: what the data files hold */
+  inlet_schema data_schema;
+  int32_t *table_col; /* owned: table schema column of each data column */
+  int32_t *sort_cols; /* owned: data column of each sort key */
+  cand *cands;        /* owned */
   int64_t n_cands;
   bin *bins; /* owned */
   int64_t n_bins;
@@ -98,6 +101,7 @@ static void unit_reset(compactor *c, unit *u, bool remove_files) {
 static void compactor_reset(compactor *c) {
   delta_snapshot_reset(&c->snap);
   inlet_schema_reset(&c->data_schema);
+  inlet_free(c->table_col);
   inlet_free(c->sort_cols);
   for (int64_t i = 0; i < c->n_cands; i++) {
     inlet_free(c->cands[i].label);
@@ -172,7 +176,7 @@ static int select_partitions(compactor *c, uint8_t *keep, inlet_error *err) {
   int rc = adds ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory planning compaction");
   for (int64_t i = 0; rc == 0 && i < n; i++)
     adds[i] = &c->snap.files[i].add;
-  if (rc == 0) rc = maint_where_match(pred, adds, n, keep, err);
+  if (rc == 0) rc = maint_where_match(pred, delta_snapshot_physical(&c->snap), adds, n, keep, err);
   inlet_free(adds);
   expr_free(pred);
   return rc;
@@ -191,7 +195,7 @@ static int plan(compactor *c, inlet_compact_result *res, inlet_error *err) {
      * rewrite purges its deleted rows. */
     if ((a->size >= c->target && !a->dv_json) || !keep[i]) continue;
     cand *cd = &c->cands[c->n_cands];
-    TRY_GOTO(maint_partition_names(&cd->label, &cd->key, a, &c->snap.metadata, err));
+    TRY_GOTO(maint_partition_names(&cd->label, &cd->key, a, &c->snap, err));
     cd->file = i;
     c->n_cands++;
   }
@@ -401,6 +405,11 @@ static bool same_type(const inlet_field *a, const inlet_field *b) {
   return strcmp(x, y) == 0;
 }
 
+static bool nested(const inlet_field *f) {
+  return f->type.id == INLET_TYPE_STRUCT || f->type.id == INLET_TYPE_LIST ||
+         f->type.id == INLET_TYPE_MAP;
+}
+
 /* The rows of @p nb (data columns of input @p a) must meet the table's
  * constraints: compaction never writes a file holding a violating row, even
  * one an earlier writer committed without checking (the group then fails
@@ -417,14 +426,14 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
   uint8_t *owned = inlet_calloc((size_t)ts->n_fields + 1, 1);
   int rc = view.columns && owned ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
   for (int32_t i = 0, d = 0; rc == 0 && i < ts->n_fields; i++) {
-    if (d < c->data_schema.n_fields &&
-        strcmp(c->data_schema.fields[d].name, ts->fields[i].name) == 0) {
+    if (d < c->data_schema.n_fields && c->table_col[d] == i) {
       view.columns[i] = nb->columns[d++]; /* shallow */
       continue;
     }
     if (!c->cons.used || !c->cons.used[i]) continue;
     bool found;
-    const char *v = maint_partition_value(a, ts->fields[i].name, &found);
+    const char *v =
+        maint_partition_value(a, maint_physical_name(&c->snap, ts->fields[i].name), &found);
     owned[i] = 1;
     rc = inlet_array_init(&view.columns[i], &ts->fields[i], err);
     if (rc == 0)
@@ -469,7 +478,8 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
   }
   for (int32_t i = 0; i < nd; i++) {
     const inlet_field *tf = &c->data_schema.fields[i];
-    int k = inlet_schema_find(fs, tf->name);
+    /* By field id, then physical name (column mapping), as scans read. */
+    int k = delta_cm_find_field(fs->fields, fs->n_fields, tf);
     idx[i] = -1;
     if (k < 0) {
       /* A column added to the table after the file was written: nulls,
@@ -480,7 +490,7 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
           inlet_fail(err, INLET_ECORRUPT, "\"%s\" lacks NOT NULL column \"%s\"", a->path, tf->name);
       goto done;
     }
-    if (!same_type(tf, &fs->fields[k])) {
+    if (!same_type(tf, &fs->fields[k]) && !nested(tf)) {
       inlet_free(proj);
       rc = inlet_fail(err, INLET_EUNSUPPORTED,
                       "cannot compact \"%s\": column \"%s\" has "
@@ -531,7 +541,15 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
     TRY_GOTO(inlet_batch_init(&nb, &c->data_schema, err));
     for (int32_t i = 0; i < nd; i++) {
       const inlet_field *tf = &c->data_schema.fields[i];
-      if (idx[i] >= 0) {
+      if (idx[i] >= 0 && !same_type(tf, &b.schema.fields[idx[i]])) {
+        /* A nested column whose fields were added (or widened) after the
+         * file was written: shaped as scans read it, missing fields null. */
+        TRY_GOTO(delta_conform_column(&nb.columns[i], tf, tf, &b.columns[idx[i]],
+                                      &b.schema.fields[idx[i]], b.num_rows, a->path, err));
+        FAIL_GOTO(!tf->nullable && nb.columns[i].null_count > 0, err, INLET_ECORRUPT,
+                  "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path, (int)g,
+                  tf->name);
+      } else if (idx[i] >= 0) {
         inlet_array t = nb.columns[i];
         nb.columns[i] = b.columns[idx[i]];
         b.columns[idx[i]] = t;
@@ -863,11 +881,21 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.rg_bytes = c.o.row_group_bytes ? c.o.row_group_bytes
                                    : (c.target < MAX_RG_BYTES ? c.target : MAX_RG_BYTES);
   if (c.rg_bytes < 4096) c.rg_bytes = 4096;
+  /* Output files hold the physical columns (PROTOCOL.md "Writer
+   * Requirements for Column Mapping"), so their stats use physical names. */
+  const inlet_schema *phys = delta_snapshot_physical(&c.snap);
+  FAIL_GOTO(phys->n_fields != c.snap.schema.n_fields, err, INLET_EINTERNAL,
+            "physical schema has %d columns, the table %d", (int)phys->n_fields,
+            (int)c.snap.schema.n_fields);
+  c.table_col = inlet_calloc((size_t)c.snap.schema.n_fields + 1, sizeof *c.table_col);
+  FAIL_GOTO(!c.table_col, err, INLET_ENOMEM, "out of memory");
   for (int32_t i = 0; i < c.snap.schema.n_fields; i++) {
     bool is_part = false;
     for (int32_t p = 0; p < c.snap.metadata.n_partition_columns; p++)
       is_part |= strcmp(c.snap.metadata.partition_columns[p], c.snap.schema.fields[i].name) == 0;
-    if (!is_part) TRY_GOTO(inlet_schema_add_field(&c.data_schema, &c.snap.schema.fields[i], err));
+    if (is_part) continue;
+    c.table_col[c.data_schema.n_fields] = i;
+    TRY_GOTO(inlet_schema_add_field(&c.data_schema, &phys->fields[i], err));
   }
   delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,
                        c.o.compression, c.rg_bytes);
@@ -875,7 +903,10 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     c.sort_cols = inlet_calloc((size_t)c.o.n_sort_by, sizeof *c.sort_cols);
     FAIL_GOTO(!c.sort_cols, err, INLET_ENOMEM, "out of memory");
     for (int32_t i = 0; i < c.o.n_sort_by; i++) {
-      int k = inlet_schema_find(&c.data_schema, c.o.sort_by[i]);
+      /* --sort-by names logical columns. */
+      int tk = inlet_schema_find(&c.snap.schema, c.o.sort_by[i]), k = -1;
+      for (int32_t d = 0; tk >= 0 && d < c.data_schema.n_fields; d++)
+        if (c.table_col[d] == tk) k = d;
       FAIL_GOTO(k < 0, err, INLET_EINVAL, "sort column \"%s\" is not a data column of the table",
                 c.o.sort_by[i]);
       inlet_type_id t = c.data_schema.fields[k].type.id;

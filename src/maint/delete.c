@@ -649,7 +649,8 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
     int rc = adds && keep ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
     for (int64_t i = 0; rc == 0 && i < n; i++)
       adds[i] = &d->snap.files[i].add;
-    if (rc == 0) rc = maint_where_match(d->pred, adds, n, keep, err);
+    if (rc == 0)
+      rc = maint_where_match(d->pred, delta_snapshot_physical(&d->snap), adds, n, keep, err);
     for (int64_t i = 0; rc == 0 && i < n; i++) {
       if (!keep[i]) continue;
       const delta_file *df = &d->snap.files[i];

@@ -20,20 +20,29 @@
 int maint_where_parse(inlet_predicate **out, const char *text, const inlet_schema *schema,
                       const delta_metadata *meta, inlet_error *err);
 /* keep[i] = whether the partition values of @p adds[i] make @p p TRUE (a
- * partition column absent from the add is null). 0, INLET_ECORRUPT (a
- * partition value the column's type cannot hold), INLET_ENOMEM. */
-int maint_where_match(const inlet_predicate *p, const delta_add *const *adds, int64_t n,
-                      uint8_t *keep, inlet_error *err);
+ * partition column absent from the add is null). @p phys: the physical twin
+ * of the schema @p p was parsed against (column mapping: partitionValues are
+ * keyed by physical name), or NULL when the names are the same.
+ * 0, INLET_ECORRUPT (a partition value the column's type cannot hold),
+ * INLET_ENOMEM. */
+int maint_where_match(const inlet_predicate *p, const inlet_schema *phys,
+                      const delta_add *const *adds, int64_t n, uint8_t *keep, inlet_error *err);
 
 /* Value of partition column @p col in @p add; *found tells a null from an
  * absent key. */
 const char *maint_partition_value(const delta_add *add, const char *col, bool *found);
 
-/* Human-readable partition ("a=1/b=x", "" when unpartitioned; nulls as
- * __HIVE_DEFAULT_PARTITION__) and an exact grouping key (nulls distinct from
- * any string). Caller frees both. 0, INLET_ENOMEM. */
-int maint_partition_names(char **label, char **key, const delta_add *add,
-                          const delta_metadata *meta, inlet_error *err);
+/* Physical name of top-level column @p logical of @p s (column mapping:
+ * the key of its partitionValues and stats), @p logical itself without
+ * mapping or when the schema lacks it. */
+const char *maint_physical_name(const delta_snapshot *s, const char *logical);
+
+/* Human-readable partition ("a=1/b=x" in logical names, "" when
+ * unpartitioned; nulls as __HIVE_DEFAULT_PARTITION__) and an exact grouping
+ * key (nulls distinct from any string) of @p add in snapshot @p s. Caller
+ * frees both. 0, INLET_ENOMEM. */
+int maint_partition_names(char **label, char **key, const delta_add *add, const delta_snapshot *s,
+                          inlet_error *err);
 
 /* Integer table property @p key of @p meta with optional K/M/G suffix, or
  * @p dflt when absent or unparseable. */

@@ -61,13 +61,21 @@ const char *maint_partition_value(const delta_add *add, const char *col, bool *f
   return NULL;
 }
 
-int maint_partition_names(char **label, char **key, const delta_add *add,
-                          const delta_metadata *meta, inlet_error *err) {
+const char *maint_physical_name(const delta_snapshot *s, const char *logical) {
+  const inlet_schema *ps = delta_snapshot_physical(s);
+  if (ps == &s->schema) return logical;
+  int k = inlet_schema_find(&s->schema, logical);
+  return k >= 0 && k < ps->n_fields ? ps->fields[k].name : logical;
+}
+
+int maint_partition_names(char **label, char **key, const delta_add *add, const delta_snapshot *s,
+                          inlet_error *err) {
+  const delta_metadata *meta = &s->metadata;
   inlet_buf l = INLET_BUF_INIT, k = INLET_BUF_INIT;
   for (int32_t i = 0; i < meta->n_partition_columns; i++) {
     const char *col = meta->partition_columns[i];
     bool found;
-    const char *v = maint_partition_value(add, col, &found);
+    const char *v = maint_partition_value(add, maint_physical_name(s, col), &found);
     if (i) inlet_buf_push(&l, '/');
     inlet_buf_appendf(&l, "%s=%s", col, v ? v : "__HIVE_DEFAULT_PARTITION__");
     /* \x1e marks a null so it never equals the string "__HIVE_..." or "". */
@@ -120,8 +128,8 @@ int maint_where_parse(inlet_predicate **out, const char *text, const inlet_schem
   return 0;
 }
 
-int maint_where_match(const inlet_predicate *p, const delta_add *const *adds, int64_t n,
-                      uint8_t *keep, inlet_error *err) {
+int maint_where_match(const inlet_predicate *p, const inlet_schema *phys,
+                      const delta_add *const *adds, int64_t n, uint8_t *keep, inlet_error *err) {
   /* One row per file, in slices: the partition columns the predicate reads
    * hold each file's values, the other columns stay empty. */
   enum { SLICE = 4096 };
@@ -137,7 +145,9 @@ int maint_where_match(const inlet_predicate *p, const delta_add *const *adds, in
       inlet_array_clear(a);
       for (int64_t k = 0; k < m; k++) {
         bool found;
-        const char *v = maint_partition_value(adds[s + k], f->name, &found);
+        const char *key =
+            phys && p->cols[i] < phys->n_fields ? phys->fields[p->cols[i]].name : f->name;
+        const char *v = maint_partition_value(adds[s + k], key, &found);
         rc = delta_partition_value_append(a, f, v, 1, err);
         if (rc < 0) {
           inlet_error_prefix(err, "file \"%s\"", adds[s + k]->path);

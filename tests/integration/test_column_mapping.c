@@ -9,7 +9,9 @@
  * Write side: appends, ingest and checkpoints on mapping tables write
  * physical names (field ids in id mode) into data files, partitionValues
  * and stats, and every version reads back as refcheck reads it; compaction
- * (which does not map names yet) refuses, naming the feature.
+ * reads its inputs by physical field (renamed columns, columns old files
+ * lack, nested structs, deletion vectors) and writes physical names (field
+ * ids in id mode): the table reads the same rows before and after it.
  *
  * The tables are public test tables of delta-rs and delta-kernel-rs
  * (tests/data/foreign, README there), copied to a scratch directory.
@@ -357,6 +359,61 @@ static void adds_use_physical_names(const char *table, int v, const char *const 
   assert_true(adds > 0);
 }
 
+/* Compacts @p table (`inlet compact TABLE ARGS`): one commit whose rows
+ * equal the version before's (both as refcheck reads them), whose removes
+ * and adds have dataChange=false, and whose new files hold only physical
+ * top-level columns ("col-..."), with Parquet field ids when @p id_mode. */
+static void compaction_keeps_rows(fixture *f, const char *table, const char *args, bool id_mode) {
+  tu_result r;
+  int v = newest_version(table);
+  free(same_as_refcheck(f, table, v));
+  sh(&r, "sort '%s/i.ndjson' > '%s/before.ndjson'", f->dir, f->dir);
+  tu_result_free(&r);
+  sh(&r, "'%s' compact '%s' %s", INLET_BIN, table, args);
+  sh_ok(&r, "compact");
+  tu_result_free(&r);
+  assert_int_equal(newest_version(table), v + 1);
+  free(same_as_refcheck(f, table, v + 1));
+  sh(&r, "sort '%s/i.ndjson' | cmp - '%s/before.ndjson'", f->dir, f->dir);
+  sh_ok(&r, "rows after compaction equal the rows before");
+  tu_result_free(&r);
+  char p[4400];
+  snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v + 1);
+  size_t n;
+  char *text = tu_read_file(p, &n);
+  assert_non_null(text);
+  int adds = 0, removes = 0;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *o = json_loads(line, 0, NULL);
+    json_t *add = json_object_get(o, "add"), *rm = json_object_get(o, "remove");
+    json_t *a = add ? add : rm;
+    if (a) {
+      assert_true(json_is_false(json_object_get(a, "dataChange")));
+      removes += rm != NULL;
+    }
+    if (add) {
+      adds++;
+      const char *path = json_string_value(json_object_get(add, "path"));
+      /* Every top-level column of the new file is physical. */
+      sh(&r, "'%s' parquet schema '%s/%s' | grep -vc '^`col-'", INLET_BIN, table, path);
+      assert_string_equal(r.out, "0\n");
+      tu_result_free(&r);
+      sh(&r, "'%s' parquet schema '%s/%s' | wc -l", INLET_BIN, table, path);
+      int cols = atoi(r.out);
+      tu_result_free(&r);
+      assert_true(cols > 0);
+      sh(&r, "'%s' parquet meta '%s/%s' | grep -c 'field_id: '", INLET_BIN, table, path);
+      if (id_mode ? atoi(r.out) < cols : atoi(r.out) != 0)
+        fail_msg("%s: %d columns, %d field ids", path, cols, atoi(r.out));
+      tu_result_free(&r);
+    }
+    json_decref(o);
+  }
+  free(text);
+  assert_true(adds >= 1);
+  assert_true(removes >= 2);
+}
+
 /* Appends (name mode, partitioned by a column whose name needs mapping;
  * nested structs, arrays and maps; id mode with Parquet field ids), ingest
  * and checkpoints on Spark's mapping tables: each version reads as refcheck
@@ -393,13 +450,17 @@ static void test_cm__append_ingest_checkpoint_write_physical_names(void **state)
   sh_ok(&r, "scan where");
   assert_string_equal(r.out, "NEW,Ada L\nNEW,Ada L\n");
   tu_result_free(&r);
-  /* Compaction does not map names yet: refused, naming the feature, and
-   * the table is left alone. */
-  sh(&r, "'%s' compact '%s' --min-files 2", INLET_BIN, t);
-  assert_int_equal(r.status, 6);
-  assert_non_null(strstr(r.err, "\"columnMapping\""));
+  /* Compaction of the partition the append and the ingest wrote to,
+   * selected by its logical name, sorted by a logical name. */
+  compaction_keeps_rows(
+      f, t, "--min-files 2 --where \"\\`Company Very Short\\` = 'NEW'\" --sort-by 'Super Name'",
+      false);
+  adds_use_physical_names(t, 3, names1);
+  sh(&r, "'%s' scan '%s' --where \"\\`Company Very Short\\` = 'NEW'\" --format csv | tail -n +2",
+     INLET_BIN, t);
+  sh_ok(&r, "scan the compacted partition");
+  assert_string_equal(r.out, "NEW,Ada L\nNEW,Ada L\n");
   tu_result_free(&r);
-  assert_int_equal(newest_version(t), 2);
 
   /* id mode, partitioned, no files yet: field ids in the data files. */
   t = copy_table_as(f, "delta-kernel-rs/partition_cm-id", "id", false);
@@ -443,7 +504,45 @@ static void test_cm__append_ingest_checkpoint_write_physical_names(void **state)
     assert_true(strlen(v1) == 2 * strlen(v0));
     free(v0);
     free(v1);
+    /* Spark's files and inlet's: nested structs, arrays, maps, every type. */
+    compaction_keeps_rows(f, g, "--min-files 2", i == 1);
   }
+}
+
+/* Compaction after a rename and a drop + add (Spark's metaData commits):
+ * old files are read by physical name, the renamed column keeps its values,
+ * the added one is null in old rows; id mode (Spark's files after an
+ * UPDATE and a DELETE, and inlet's append): the new files carry field ids. */
+static void test_cm__compaction_after_rename_and_in_id_mode(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  char ev[4200];
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "ren");
+  commit_schema(t, 1, 5, rename_name);
+  commit_schema(t, 5, 6, drop_value_add_score);
+  const char *rows = "{\"id\":7,\"full name\":\"Grace\",\"score\":70}\n";
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  sh(&r, "'%s' append '%s' '%s' && '%s' append '%s' '%s'", INLET_BIN, t, ev, INLET_BIN, t, ev);
+  sh_ok(&r, "append after rename");
+  tu_result_free(&r);
+  compaction_keeps_rows(f, t, "--min-files 2 --sort-by 'full name'", false);
+  static const char *const names[] = {"full name", "score", "id", NULL};
+  adds_use_physical_names(t, 9, names);
+  sh(&r, "'%s' scan '%s' --columns 'full name,score' --format csv | sort", INLET_BIN, t);
+  sh_ok(&r, "scan after compaction");
+  assert_non_null(strstr(r.out, "Bob,\n"));
+  assert_non_null(strstr(r.out, "Grace,70\nGrace,70\n"));
+  tu_result_free(&r);
+
+  t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-id-mode", "idm");
+  sh(&r, "'%s' scan '%s' --format ndjson | head -1 > '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "one row");
+  tu_result_free(&r);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "append (id mode)");
+  tu_result_free(&r);
+  compaction_keeps_rows(f, t, "--min-files 2", true);
 }
 
 int main(void) {
@@ -455,6 +554,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cm__bad_mapping_metadata_is_a_clear_error, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cm__append_ingest_checkpoint_write_physical_names, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_cm__compaction_after_rename_and_in_id_mode, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

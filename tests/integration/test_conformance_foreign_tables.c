@@ -102,11 +102,8 @@ static const struct {
      {"rowTracking", "clustering", NULL}},
     {"delta-rs/checkpoint-v2-table", OP_CHECKPOINT | OP_MAINTAIN, {"v2Checkpoint", NULL, NULL}},
     {"delta-rs/table_with_liquid_clustering", OP_ALL, {"liquid", "rowTracking", NULL}},
-    /* Column mapping: appends, ingest, checkpoints and vacuum write physical
-     * names (test_column_mapping); compaction does not map names yet. */
-    {"delta-rs/table_with_column_mapping",
-     OP_COMPACT | OP_MAINTAIN,
-     {"columnMapping", "column mapping", NULL}},
+    /* Column mapping: appends, ingest, compaction, checkpoints and vacuum
+     * write physical names (test_column_mapping). */
     {"delta-rs/spark-variant-stable-feature-checkpoint", OP_ALL, {"variantType", NULL, NULL}},
     {"delta-rs/simple_table_features", OP_ALL, {"reader version 5", "blahabl", NULL}},
     /* delta-rs/table-with-dv-small is written to (deletion vectors are
