@@ -8,7 +8,8 @@
  * "Table Properties".
  *
  * Judgement, per regular file under the table (path components starting
- * with '_' or '.' are never entered: _delta_log, _errors, temp files):
+ * with '_' or '.' are never entered: _delta_log, _errors, temp files;
+ * except _change_data at the root, whose files are judged as below):
  *   - live in the latest snapshot (re-read just before deleting, so a
  *     commit landing meanwhile protects its files): kept;
  *   - removed by a commit (tombstones of the snapshot plus every remove
@@ -23,6 +24,12 @@
  * judged like data files: kept while a live file's descriptor names them,
  * else by the deletionTimestamp of the removes that carry them (the
  * protocol makes a remove carry its file's deletionVector), else by mtime.
+ * Change data files (_change_data/, "Add CDC File") are never live: a file
+ * a cdc action of a commit still in the log names goes once that commit
+ * (its file's time) is older than now - retain, so `inlet changes` keeps
+ * reading the versions inside the window; one no commit on disk names
+ * (its commit cleaned from the log, or a failed delete's) by mtime. Spark's
+ * VACUUM also enters _change_data (it judges those files by mtime alone).
  * Symbolic links are never followed nor deleted (the listing does not
  * follow them; a link to a directory would otherwise be judged by its own
  * mtime and removed with the live files behind it): each is reported.
@@ -154,8 +161,11 @@ static int add_dv_tomb(vac *v, const char *data_path, const char *dv_json, int64
 }
 
 static int remove_cb(void *ctx, const delta_action *a, inlet_error *err) {
-  if (a->kind != DELTA_ACTION_REMOVE) return 0;
   vac *v = ctx;
+  /* A change data file leaves the table's reach with the commit that
+   * added it: judged by that commit's time, as a tombstone would be. */
+  if (a->kind == DELTA_ACTION_CDC) return add_tomb(v, a->u.add.path, v->commit_mtime, err);
+  if (a->kind != DELTA_ACTION_REMOVE) return 0;
   /* deletionTimestamp is optional: a remove without one left the table no
    * earlier than its commit was written. */
   int64_t ts =
@@ -226,7 +236,9 @@ static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff
   char *path = NULL;
   for (size_t i = 0; i < n; i++) {
     const char *name = ents[i].name;
-    if (name[0] == '_' || name[0] == '.') continue; /* _delta_log, _errors, temp files */
+    bool cdc_dir = !*dir && strcmp(name, "_change_data") == 0 && ents[i].is_dir;
+    if ((name[0] == '_' && !cdc_dir) || name[0] == '.')
+      continue; /* _delta_log, _errors, temp files */
     size_t len = strlen(dir) + strlen(name) + 2;
     inlet_free(path);
     path = inlet_malloc(len);

@@ -7,6 +7,10 @@
  *   - never-committed debris is deleted only when older than the window,
  *     and nothing under _delta_log, _errors or dot paths is touched;
  *     dry-run lists files and bytes and deletes nothing;
+ *   - change data files (_change_data/, written by delete on a change data
+ *     feed table) are judged by the commit that added them, never their
+ *     mtime: kept (and `inlet changes` reads them) inside the window,
+ *     deleted after it; unreferenced ones there by mtime;
  *   - log cleanup removes commits and checkpoints older than the window
  *     only below a checkpoint that keeps every version in the window
  *     reconstructible; txn positions survive; refcheck reads the result.
@@ -170,6 +174,64 @@ static void test_vacuum__remove_without_timestamp_counts_from_its_commit(void **
   assert_int_equal(vr.tombstoned, 1);
   inlet_table_free(tb);
   assert_int_equal(ms_count_data_files(t), 1);
+  tu_rmtree(dir);
+}
+
+static int64_t count_files(const char *dir) {
+  tu_result r;
+  tu_sh(&r, "find '%s' -type f | wc -l", dir);
+  int64_t n = atoll(r.out);
+  tu_result_free(&r);
+  return n;
+}
+
+static void test_vacuum__change_data_files_judged_by_their_commit(void **state) {
+  (void)state;
+  char dir[4096], t[4200], cd[4300];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("maint-vac-cdc"));
+  snprintf(t, sizeof t, "%s/t", dir);
+  snprintf(cd, sizeof cd, "%s/_change_data", t);
+  seed(dir, 3, "delta.enableChangeDataFeed", "true");
+  tu_result r;
+  /* Version 4: a copy-on-write delete writes the deleted rows to
+   * _change_data (cdc actions); an orphan there no commit names. */
+  tu_sh(
+      &r,
+      "cd '%s' && '%s' delete t --where 'id < 5' && printf 'oooo' > t/_change_data/orphan.parquet",
+      dir, INLET_BIN);
+  sh_ok(&r, "delete");
+  tu_result_free(&r);
+  int64_t n_cdc = count_files(cd);
+  assert_true(n_cdc >= 2); /* the delete's cdc file(s) and the orphan */
+  /* Old mtimes do not matter for the delete's files: its commit is new. */
+  age_data_files(t, "30 days ago");
+  tu_sh(&r, "cd '%s' && '%s' vacuum t", dir, INLET_BIN);
+  sh_ok(&r, "vacuum");
+  assert_non_null(strstr(r.out, "deleted 1 files"));
+  tu_result_free(&r);
+  assert_int_equal(count_files(cd), n_cdc - 1); /* only the orphan went */
+  tu_sh(&r, "cd '%s' && '%s' changes t --from 4 --format csv --columns id,_change_type | sort", dir,
+        INLET_BIN);
+  sh_ok(&r, "changes inside the window");
+  assert_string_equal(r.out, "0,delete\n1,delete\n2,delete\n3,delete\n4,delete\n"
+                             "id,_change_type\n");
+  tu_result_free(&r);
+  /* Eight days later the delete's commit is past the window: its change
+   * data files go with the files it removed. */
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *tb = NULL;
+  assert_int_equal(inlet_table_open(&tb, t, &err), 0);
+  inlet_vacuum_options o = INLET_VACUUM_OPTIONS_INIT;
+  o.now_ms = (int64_t)time(NULL) * 1000 + 8LL * 86400000;
+  inlet_vacuum_result vr;
+  assert_int_equal(inlet_table_vacuum(&vr, tb, &o, &err), 0);
+  inlet_table_free(tb);
+  assert_true(vr.tombstoned >= n_cdc);
+  assert_int_equal(count_files(cd), 0);
+  tu_sh(&r, "cd '%s' && '%s' changes t --from 4 --format csv", dir, INLET_BIN);
+  if (r.status == 0) fail_msg("changes over vacuumed change data: %s", r.out);
+  assert_non_null(strstr(r.err, "_change_data/"));
+  tu_result_free(&r);
   tu_rmtree(dir);
 }
 
@@ -454,6 +516,7 @@ int main(void) {
       cmocka_unit_test(test_vacuum__removed_files_judged_by_log_timestamp_not_mtime),
       cmocka_unit_test(test_vacuum__remove_without_timestamp_counts_from_its_commit),
       cmocka_unit_test(test_vacuum__debris_only_past_window_and_never_hidden_paths),
+      cmocka_unit_test(test_vacuum__change_data_files_judged_by_their_commit),
       cmocka_unit_test(test_log_cleanup__keeps_every_version_in_window_reconstructible),
       cmocka_unit_test(test_log_cleanup__without_checkpoint_removes_nothing),
       cmocka_unit_test(test_maintain__one_pass_compacts_when_enabled),
