@@ -405,11 +405,6 @@ static bool same_type(const inlet_field *a, const inlet_field *b) {
   return strcmp(x, y) == 0;
 }
 
-static bool nested(const inlet_field *f) {
-  return f->type.id == INLET_TYPE_STRUCT || f->type.id == INLET_TYPE_LIST ||
-         f->type.id == INLET_TYPE_MAP;
-}
-
 /* The rows of @p nb (data columns of input @p a) must meet the table's
  * constraints: compaction never writes a file holding a violating row, even
  * one an earlier writer committed without checking (the group then fails
@@ -490,14 +485,6 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
           inlet_fail(err, INLET_ECORRUPT, "\"%s\" lacks NOT NULL column \"%s\"", a->path, tf->name);
       goto done;
     }
-    if (!same_type(tf, &fs->fields[k]) && !nested(tf)) {
-      inlet_free(proj);
-      rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                      "cannot compact \"%s\": column \"%s\" has "
-                      "another type than the table's",
-                      a->path, tf->name);
-      goto done;
-    }
     idx[i] = n_proj;
     proj[n_proj++] = k;
   }
@@ -542,8 +529,10 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
     for (int32_t i = 0; i < nd; i++) {
       const inlet_field *tf = &c->data_schema.fields[i];
       if (idx[i] >= 0 && !same_type(tf, &b.schema.fields[idx[i]])) {
-        /* A nested column whose fields were added (or widened) after the
-         * file was written: shaped as scans read it, missing fields null. */
+        /* Stored otherwise than the table's type says (Spark's INT96
+         * timestamps, a widened type, a nested column whose fields were
+         * added after the file was written): read as scans read it, missing
+         * fields null; a type that does not convert fails the bin. */
         TRY_GOTO(delta_conform_column(&nb.columns[i], tf, tf, &b.columns[idx[i]],
                                       &b.schema.fields[idx[i]], b.num_rows, a->path, err));
         FAIL_GOTO(!tf->nullable && nb.columns[i].null_count > 0, err, INLET_ECORRUPT,
