@@ -66,6 +66,13 @@ typedef struct steps {
 static int pass(inlet_table *t, const inlet_compact_options *co, bool force_compact, bool vacuum,
                 bool log_cleanup, cli_maintain_pass *r, steps *st, inlet_error *err) {
   st->compacting = force_compact || auto_compact(t);
+  if (st->compacting && log_cleanup) {
+    /* A pass whose log cleanup the writer-feature gate refuses (v2
+     * checkpoints) changes nothing: checked (a dry run) before compacting. */
+    inlet_log_cleanup_options lo = INLET_LOG_CLEANUP_OPTIONS_INIT;
+    lo.dry_run = true;
+    if (inlet_table_cleanup_log(NULL, t, &lo, err) < 0) return -1;
+  }
   if (st->compacting) {
     if (inlet_table_compact(&r->compact, t, co, err) < 0) return -1;
     st->compacted = r->compacted = true;

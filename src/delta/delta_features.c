@@ -42,9 +42,14 @@ enum {
    * carrying the actions over unchanged keeps meeting them. Not part of
    * ALL_OPS: a new table need not be restorable. */
   OP_RESTORE = 1u << DELTA_OP_RESTORE,
+  /* Create needs every operation of ALL_OPS honoured, and a feature whose
+   * table inlet can create: a row that lists the operations one by one
+   * instead of ALL_OPS (columnMapping: create assigns no physical names)
+   * keeps create refused. */
+  OP_CREATE = 1u << DELTA_OP_CREATE,
   /* operations that commit no rows and rewrite no data file */
   NO_ROWS = OP_CHECKPOINT | OP_LOG_CLEANUP | OP_VACUUM,
-  ALL_OPS = OP_APPEND | OP_COMPACT | NO_ROWS
+  ALL_OPS = OP_APPEND | OP_COMPACT | NO_ROWS | OP_CREATE
 };
 
 /* What the schemaString uses, found once per check. */
@@ -394,7 +399,7 @@ static const char *op_verb(delta_write_op op) {
 }
 
 static unsigned op_bits(delta_write_op op) {
-  return op == DELTA_OP_CREATE ? ALL_OPS : 1u << op;
+  return op == DELTA_OP_CREATE ? ALL_OPS : 1u << op; /* ALL_OPS holds OP_CREATE */
 }
 
 /* Refuses @p f when the table supports it and inlet cannot meet what it

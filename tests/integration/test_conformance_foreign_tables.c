@@ -171,7 +171,7 @@ static void test_foreign__writers_refuse_naming_the_feature_and_change_nothing(v
     fail_msg("%d of %d writes to tables inlet cannot honour went wrong (listed above)", bad,
              checked);
   }
-  assert_true(checked >= 35);
+  assert_true(checked >= 33);
 }
 
 /* describe and history read only the log: they work on every foreign
@@ -215,7 +215,7 @@ static void test_foreign__describe_and_history_work_on_every_table(void **state)
     n++;
   }
   free(list);
-  assert_int_equal(n, 18);
+  assert_int_equal(n, 20);
 }
 
 int main(void) {

@@ -382,9 +382,11 @@ static json_t *refcheck_rows(const char *dir, const char *table) {
 static void test_compact__golden_tables_read_identically_by_refcheck(void **state) {
   (void)state;
   static const char *const tables[] = {
-      "basic-with-inserts-updates",      "snapshot-data3",
-      "snapshot-repartitioned",          "data-reader-primitives",
-      "time-travel-partition-changes-a", "data-skipping-partition-and-data-column"};
+      "basic-with-inserts-updates", "snapshot-data3", "snapshot-repartitioned",
+      "data-reader-primitives", "time-travel-partition-changes-a",
+      "data-skipping-partition-and-data-column",
+      /* old files read in the widened type; physical names (column mapping) */
+      "type-widening", "table-with-columnmapping-mode-name"};
   char dir[4096];
   snprintf(dir, sizeof dir, "%s", tu_mkdtemp("maint-golden"));
   for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
@@ -412,26 +414,6 @@ static void test_compact__golden_tables_read_identically_by_refcheck(void **stat
           "ref.json && '%s' '%s' compare ref.json o.ndjson --ndjson",
           dir, INLET_BIN, t, INLET_NODE, INLET_REFCHECK, t, INLET_NODE, INLET_REFCHECK);
     sh_ok(&r, "inlet scan vs refcheck after compaction");
-    tu_result_free(&r);
-  }
-  static const char *const refused[] = {"type-widening", "table-with-columnmapping-mode-name"};
-  /* Type widening: the bin fails on the file's older column type (1); column
-   * mapping: refused up front as unsupported (6). */
-  static const int refused_status[] = {1, 6};
-  for (size_t i = 0; i < 2; i++) {
-    tu_result r;
-    tu_sh(&r,
-          "cd '%s' && cp -r '%s/delta-golden/tables/%s' . && chmod -R u+w '%s' && "
-          "ls '%s/_delta_log' | wc -l",
-          dir, INLET_TESTDATA, refused[i], refused[i], refused[i]);
-    sh_ok(&r, "copy golden table");
-    int logs = atoi(r.out);
-    tu_result_free(&r);
-    tu_sh(&r, "cd '%s' && '%s' compact '%s' --min-files 2", dir, INLET_BIN, refused[i]);
-    assert_int_equal(r.status, refused_status[i]);
-    tu_result_free(&r);
-    tu_sh(&r, "ls '%s/%s/_delta_log' | wc -l", dir, refused[i]);
-    assert_int_equal(atoi(r.out), logs);
     tu_result_free(&r);
   }
   tu_rmtree(dir);
