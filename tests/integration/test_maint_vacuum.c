@@ -229,7 +229,7 @@ static void test_vacuum__change_data_files_judged_by_their_commit(void **state) 
   assert_true(vr.tombstoned >= n_cdc);
   assert_int_equal(count_files(cd), 0);
   tu_sh(&r, "cd '%s' && '%s' changes t --from 4 --format csv", dir, INLET_BIN);
-  if (r.status == 0) fail_msg("changes over vacuumed change data: %s", r.out);
+  if (r.status != 3) fail_msg("changes over vacuumed change data: exit %d %s", r.status, r.out);
   assert_non_null(strstr(r.err, "_change_data/"));
   tu_result_free(&r);
   tu_rmtree(dir);
