@@ -855,6 +855,14 @@ static const char *bad_char_name(char ch) {
   }
 }
 
+const char *delta_name_needs_mapping(const char *name) {
+  for (const char *p = name; *p; p++) {
+    const char *what = bad_char_name(*p);
+    if (what) return what;
+  }
+  return NULL;
+}
+
 static int check_names(const inlet_field *f, int32_t n, bool synthetic, inlet_error *err) {
   for (int32_t i = 0; i < n; i++) {
     /* The element and key/value fields of lists and maps are inlet's layout,

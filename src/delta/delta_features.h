@@ -62,6 +62,9 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
 /* Refuses column names (nested ones too) that Delta allows only with column
  * mapping: ' ', ',', ';', '{', '}', '(', ')', newline, tab, '='. */
 int delta_features_check_column_names(const inlet_schema *schema, inlet_error *err);
+/* The first character of @p name that Delta allows in a column name only
+ * under column mapping, described ("a space", "','"), or NULL if none. */
+const char *delta_name_needs_mapping(const char *name);
 
 /* True when @p m turns in-commit timestamps on (delta.enableInCommitTimestamps). */
 bool delta_ict_enabled(const delta_metadata *m);

@@ -25,6 +25,7 @@
 #include <strings.h>
 
 #include "delta/delta.h"
+#include "delta/delta_features.h"
 #include "util/util.h"
 
 typedef struct evolve_ctx {
@@ -32,28 +33,10 @@ typedef struct evolve_ctx {
   inlet_error *err;
 } evolve_ctx;
 
-static const char *bad_name_char(const char *name) {
-  for (const char *p = name; *p; p++)
-    switch (*p) {
-    case ' ': return "a space";
-    case ',': return "','";
-    case ';': return "';'";
-    case '{': return "'{'";
-    case '}': return "'}'";
-    case '(': return "'('";
-    case ')': return "')'";
-    case '\n': return "a newline";
-    case '\t': return "a tab";
-    case '=': return "'='";
-    default: break;
-    }
-  return NULL;
-}
-
 static int check_new_name(evolve_ctx *c, const char *path, const char *name) {
   FAIL_IF(!*name, c->err, INLET_EINVAL,
           "unknown field with an empty name%s%s cannot become a column", *path ? " in " : "", path);
-  const char *bad = bad_name_char(name);
+  const char *bad = delta_name_needs_mapping(name);
   FAIL_IF(bad, c->err, INLET_EINVAL,
           "unknown field \"%.100s%s%.100s\" cannot become a column: its name contains %s, which "
           "Delta allows only with column mapping",
