@@ -70,11 +70,18 @@ extern "C" {
 typedef enum inlet_text_format {
   INLET_TEXT_NDJSON = 0,
   INLET_TEXT_CSV,
-  INLET_TEXT_TABLE /* export only */
+  INLET_TEXT_TABLE,   /* export only: aligned columns for a terminal */
+  INLET_TEXT_JSON,    /* export only: one JSON array of row objects */
+  INLET_TEXT_MARKDOWN /* export only: a GitHub-flavoured Markdown table */
 } inlet_text_format;
 
-/** Parses "ndjson|jsonl|json|csv|table" (any case). @return 0, INLET_EINVAL. */
+/** Parses an input format, "ndjson|jsonl|json|csv|table" (any case; "json"
+ * means NDJSON records). @return 0, INLET_EINVAL. */
 INLET_API int inlet_text_format_parse(inlet_text_format *out, const char *name, inlet_error *err);
+/** Parses an output format: "ndjson|jsonl|csv|table", "json" (one array) and
+ * "markdown|md" (any case). @return 0, INLET_EINVAL. */
+INLET_API int inlet_text_output_format_parse(inlet_text_format *out, const char *name,
+                                             inlet_error *err);
 
 /** Unit of epoch numbers given for timestamp columns. */
 typedef enum inlet_epoch_unit {
@@ -214,7 +221,7 @@ typedef int (*inlet_write_fn)(void *ctx, const void *data, size_t len, inlet_err
 
 typedef struct inlet_text_writer_options {
   int version;              /* INLET_TEXT_WRITER_OPTIONS_VERSION */
-  inlet_text_format format; /* NDJSON (default), CSV or TABLE */
+  inlet_text_format format; /* NDJSON (default), CSV, TABLE, JSON or MARKDOWN */
   bool header;              /* CSV/TABLE header row; default true */
   int64_t table_align_rows; /* TABLE: widths come from the first N rows; default 1000 */
   int32_t table_max_width;  /* TABLE: longer cells are cut with "..."; default 48 */

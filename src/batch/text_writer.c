@@ -1,12 +1,16 @@
 /*
  * The text writer (include/inlet/text.h): batches out as NDJSON (one object
- * per row keyed by column name, canonical values), CSV (RFC 4180: header
+ * per row keyed by column name, canonical values), JSON (the same objects in
+ * one array, for tools that read a whole document), CSV (RFC 4180: header
  * row, CR-free LF line ends, quoting of cells holding the delimiter, quotes
- * or line breaks, and of empty strings so they differ from null) or an
- * aligned table for humans. The table buffers at most table_align_rows
- * rows to measure column widths; later rows reuse those widths.
+ * or line breaks, and of empty strings so they differ from null), a
+ * Markdown table (GitHub's pipe tables: '|' escaped, numbers right-aligned,
+ * null as NULL and an empty string as "") or an aligned table for humans.
+ * The aligned table buffers at most table_align_rows rows to measure column
+ * widths; later rows reuse those widths.
  */
 #include <stdio.h>
+#include <strings.h>
 
 #include "batch/text_int.h"
 
@@ -20,6 +24,8 @@ struct inlet_text_writer {
   inlet_buf out;  /* pending output */
   inlet_buf cell; /* scratch for one value */
   bool started;   /* header written */
+  bool finished;  /* JSON: the closing bracket written */
+  int64_t rows;   /* rows written so far */
   /* TABLE: buffered cells until widths are fixed. */
   inlet_buf cells;  /* cell texts back to back */
   size_t *cell_end; /* owned: end offset of each buffered cell */
@@ -30,6 +36,20 @@ struct inlet_text_writer {
   bool widths_fixed;
   char **names; /* borrowed from schema */
 };
+
+int inlet_text_output_format_parse(inlet_text_format *out, const char *name, inlet_error *err) {
+  if (!strcasecmp(name, "json"))
+    *out = INLET_TEXT_JSON;
+  else if (!strcasecmp(name, "markdown") || !strcasecmp(name, "md"))
+    *out = INLET_TEXT_MARKDOWN;
+  else if (!strcasecmp(name, "ndjson") || !strcasecmp(name, "jsonl") || !strcasecmp(name, "csv") ||
+           !strcasecmp(name, "table"))
+    return inlet_text_format_parse(out, name, err);
+  else
+    return inlet_fail(err, INLET_EINVAL,
+                      "unknown format \"%s\" (table, csv, ndjson, json or markdown)", name);
+  return 0;
+}
 
 static int file_write(void *ctx, const void *data, size_t len, inlet_error *err) {
   FILE *f = ctx;
@@ -46,7 +66,8 @@ int inlet_text_writer_new(inlet_text_writer **out, const inlet_schema *schema,
   FAIL_IF(o->version != INLET_TEXT_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
           "text writer: unknown options version %d", o->version);
   FAIL_IF(o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV &&
-              o->format != INLET_TEXT_TABLE,
+              o->format != INLET_TEXT_TABLE && o->format != INLET_TEXT_JSON &&
+              o->format != INLET_TEXT_MARKDOWN,
           err, INLET_EINVAL, "text writer: unknown format");
   inlet_text_writer *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -119,6 +140,32 @@ static void csv_cell(inlet_buf *b, const char *s, size_t n, bool is_null) {
   }
   inlet_buf_append(b, s + run, n - run);
   inlet_buf_push(b, '"');
+}
+
+/* ---- markdown ------------------------------------------------------------- */
+
+/* A pipe-table cell: '|' and '\\' escaped, line breaks and other control
+ * characters as spaces (a cell cannot span lines). */
+static void md_cell(inlet_buf *b, const char *s, size_t n) {
+  inlet_buf_push(b, ' ');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '|' || ch == '\\') inlet_buf_push(b, '\\');
+    inlet_buf_push(b, ch < 0x20 ? ' ' : ch);
+  }
+  inlet_buf_append(b, " |", 2);
+}
+
+static void md_header(inlet_text_writer *w) {
+  inlet_buf_push(&w->out, '|');
+  for (int32_t i = 0; i < w->schema.n_fields; i++) {
+    const char *nm = w->schema.fields[i].name;
+    md_cell(&w->out, nm, strlen(nm));
+  }
+  inlet_buf_append(&w->out, "\n|", 2);
+  for (int32_t i = 0; i < w->schema.n_fields; i++)
+    inlet_buf_puts(&w->out, w->right[i] ? " ---: |" : " --- |");
+  inlet_buf_push(&w->out, '\n');
 }
 
 /* ---- table ---------------------------------------------------------------- */
@@ -269,7 +316,10 @@ static int table_add_cell(inlet_text_writer *w, const char *s, size_t n, inlet_e
 
 static int write_header(inlet_text_writer *w, inlet_error *err) {
   w->started = true;
-  if (w->opt.format != INLET_TEXT_CSV || !w->opt.header) return 0;
+  if (w->opt.format == INLET_TEXT_JSON) inlet_buf_push(&w->out, '[');
+  if (w->opt.format == INLET_TEXT_MARKDOWN) md_header(w);
+  if (w->opt.format != INLET_TEXT_CSV || !w->opt.header)
+    return inlet_buf_status(&w->out) < 0 ? inlet_fail(err, INLET_ENOMEM, "out of memory") : 0;
   for (int32_t i = 0; i < w->schema.n_fields; i++) {
     if (i) inlet_buf_push(&w->out, ',');
     const char *nm = w->schema.fields[i].name;
@@ -286,12 +336,17 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
   if (!w->started) TRY(write_header(w, err));
   int32_t nf = w->schema.n_fields;
   for (int64_t r = 0; r < batch->num_rows; r++) {
-    if (w->opt.format == INLET_TEXT_NDJSON) inlet_buf_push(&w->out, '{');
+    if (w->opt.format == INLET_TEXT_JSON) inlet_buf_puts(&w->out, w->rows ? ",\n" : "\n");
+    if (w->opt.format == INLET_TEXT_NDJSON || w->opt.format == INLET_TEXT_JSON)
+      inlet_buf_push(&w->out, '{');
+    if (w->opt.format == INLET_TEXT_MARKDOWN) inlet_buf_push(&w->out, '|');
+    w->rows++;
     for (int32_t i = 0; i < nf; i++) {
       const inlet_field *f = &batch->schema.fields[i];
       const inlet_array *a = &batch->columns[i];
       switch (w->opt.format) {
       case INLET_TEXT_NDJSON:
+      case INLET_TEXT_JSON:
         if (i) inlet_buf_push(&w->out, ',');
         text_json_quote(&w->out, f->name, strlen(f->name));
         inlet_buf_push(&w->out, ':');
@@ -304,6 +359,16 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
         if (text_format_value(&w->cell, a, f, r, false, 0) < 0)
           return inlet_fail(err, INLET_ENOMEM, "cannot format column \"%s\"", f->name);
         csv_cell(&w->out, (const char *)w->cell.data, w->cell.len, !inlet_array_is_valid(a, r));
+        break;
+      case INLET_TEXT_MARKDOWN:
+        inlet_buf_clear(&w->cell);
+        if (!inlet_array_is_valid(a, r))
+          inlet_buf_puts(&w->cell, "NULL");
+        else if (text_format_value(&w->cell, a, f, r, false, 0) < 0)
+          return inlet_fail(err, INLET_ENOMEM, "cannot format column \"%s\"", f->name);
+        else if (w->cell.len == 0)
+          inlet_buf_puts(&w->cell, "\"\"");
+        md_cell(&w->out, (const char *)w->cell.data, w->cell.len);
         break;
       default: {
         inlet_buf_clear(&w->cell);
@@ -324,7 +389,9 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
     }
     if (w->opt.format == INLET_TEXT_NDJSON) {
       inlet_buf_append(&w->out, "}\n", 2);
-    } else if (w->opt.format == INLET_TEXT_CSV) {
+    } else if (w->opt.format == INLET_TEXT_JSON) {
+      inlet_buf_push(&w->out, '}');
+    } else if (w->opt.format == INLET_TEXT_CSV || w->opt.format == INLET_TEXT_MARKDOWN) {
       inlet_buf_push(&w->out, '\n');
     } else if (w->widths_fixed) {
       while (w->out.len && w->out.data[w->out.len - 1] == ' ')
@@ -341,5 +408,8 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
 int inlet_text_writer_finish(inlet_text_writer *w, inlet_error *err) {
   if (!w->started) TRY(write_header(w, err));
   if (w->opt.format == INLET_TEXT_TABLE && !w->widths_fixed) TRY(fix_widths(w, err));
+  if (w->opt.format == INLET_TEXT_JSON && !w->finished)
+    inlet_buf_puts(&w->out, w->rows ? "\n]\n" : "]\n");
+  w->finished = true;
   return flush(w, err);
 }

@@ -1,23 +1,22 @@
 /*
- * `inlet changes TABLE --from V [--to V] [--format table|csv|ndjson|parquet]
- *  [--output FILE]`: prints the change data feed of a version range
+ * `inlet changes TABLE --from V [--to V] [--format table|csv|ndjson|json|markdown|parquet]
+ *  [--output FILE [--force]]`: prints the change data feed of a version range
  * (include/inlet/changes.h), as Spark's table_changes(table, V, V2): the
  * table's columns plus _change_type, _commit_version and _commit_timestamp.
  * Output formats are those of `inlet scan`.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <unistd.h>
-
 #include "cli.h"
 #include "log.h"
+#include "rows_out.h"
 #include "inlet/changes.h"
 
 static const char usage[] =
     "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...]\n"
-    "                     [--format table|csv|ndjson|parquet] [--output FILE]\n"
+    "                     [--format table|csv|ndjson|json|markdown|parquet] [--output FILE "
+    "[--force]]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
     "the commits inserted, deleted or updated, with the table's columns then\n"
     "_change_type (insert, delete, update_preimage, update_postimage), _commit_version\n"
@@ -25,10 +24,7 @@ static const char usage[] =
     "  --from V         the first version (inclusive)\n"
     "  --to V2          the last version (inclusive; default: the latest)\n"
     "  --columns A,B    output only these columns, in this order (table columns and\n"
-    "                   _change_type, _commit_version, _commit_timestamp)\n"
-    "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"
-    "                   ndjson (the default otherwise), parquet (needs --output)\n"
-    "  --output FILE    write to FILE instead of standard output\n"
+    "                   _change_type, _commit_version, _commit_timestamp)\n" CLI_ROWS_OUT_HELP
     "Commits with cdc actions are read from their _change_data files; otherwise the\n"
     "rows of added files are inserts and those of removed files deletes (deletion\n"
     "vectors: only the rows whose deletion changed); compaction changes nothing.\n"
@@ -38,7 +34,7 @@ static const char usage[] =
 
 static const cli_opt opts[] = {
     CLI_OPT_INT("from", 0, INT64_MAX), CLI_OPT_INT("to", 0, INT64_MAX), CLI_OPT_STRING("columns"),
-    CLI_OPT_STRING("format"),          CLI_OPT_STRING("output"),
+    CLI_OPT_STRING("format"),          CLI_OPT_STRING("output"),        CLI_OPT_FLAG("force"),
 };
 
 static int cmd_changes(const cli_args *a) {
@@ -53,13 +49,9 @@ static int cmd_changes(const cli_args *a) {
     return cli_usage_error(usage, "--to: version %lld is before --from %lld", (long long)to,
                            (long long)from);
   inlet_error err = INLET_ERROR_INIT;
-  inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
-  bool to_parquet = format && strcmp(format, "parquet") == 0;
-  if (to_parquet && !output) return cli_usage_error(usage, "--format parquet: needs --output FILE");
-  if (!format) format = !output && isatty(fileno(stdout)) ? "table" : "ndjson";
-  if (!to_parquet && inlet_text_format_parse(&wo.format, format, &err) < 0)
-    return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
-
+  cli_rows_out ro;
+  int rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
+  if (rc != CLI_OK) return rc;
   char **names = NULL;
   int32_t n_names = 0;
   if (columns && cli_split_columns(&names, &n_names, columns) < 0)
@@ -69,12 +61,8 @@ static int cmd_changes(const cli_args *a) {
     free(names);
     return cli_usage_error(usage, "--columns: no column named");
   }
-  int rc = CLI_OK;
   inlet_table *t = NULL;
   inlet_changes *ch = NULL;
-  inlet_text_writer *tw = NULL;
-  inlet_parquet_writer *pw = NULL;
-  FILE *out = stdout;
   inlet_batch b;
   memset(&b, 0, sizeof b);
   if (cli_table_open(a, a->pos[0], &t, &err) < 0) goto fail;
@@ -92,37 +80,20 @@ static int cmd_changes(const cli_args *a) {
     }
     goto fail;
   }
-  if (to_parquet) {
-    inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
-    if (inlet_parquet_writer_open(&pw, output, inlet_changes_schema(ch), &po, &err) < 0) goto fail;
-  } else {
-    if (output && !(out = fopen(output, "w"))) {
-      cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output,
-              strerror(errno));
-      rc = CLI_IO;
-      goto done;
-    }
-    if (inlet_text_writer_new_file(&tw, inlet_changes_schema(ch), &wo, out, &err) < 0) goto fail;
-  }
+  if ((rc = cli_rows_out_open(&ro, inlet_changes_schema(ch))) != CLI_OK) goto done;
   for (;;) {
     int n = inlet_changes_next(ch, &b, &err);
     if (n < 0) goto fail;
     if (n == 0) break;
-    if (pw ? inlet_parquet_writer_write(pw, &b, &err) : inlet_text_writer_write(tw, &b, &err))
-      goto fail;
+    if (cli_rows_out_write(&ro, &b, &err)) goto fail;
   }
-  if (pw ? inlet_parquet_writer_close(pw, &err) : inlet_text_writer_finish(tw, &err)) goto fail;
+  if (cli_rows_out_finish(&ro, &err)) goto fail;
   goto done;
 fail:
   rc = cli_fail(&err);
 done:
   inlet_batch_reset(&b);
-  inlet_text_writer_free(tw);
-  inlet_parquet_writer_free(pw);
-  if (out && out != stdout && fclose(out) != 0 && rc == CLI_OK) {
-    cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output, strerror(errno));
-    rc = CLI_IO;
-  }
+  rc = cli_rows_out_close(&ro, rc);
   inlet_changes_free(ch);
   inlet_table_free(t);
   if (names) free(n_names ? names[0] : NULL);
@@ -133,8 +104,8 @@ done:
 const cli_command cli_cmd_changes = {
     "changes",
     cmd_changes,
-    "TABLE --from V [--to V] [--columns A,B] [--format table|csv|ndjson|parquet]\n"
-    "             [--output FILE]",
+    "TABLE --from V [--to V] [--columns A,B] [--format table|csv|ndjson|json|markdown|parquet]\n"
+    "             [--output FILE [--force]]",
     "the change data feed of a version range (Spark's table_changes)",
     usage,
     opts,

@@ -1,5 +1,5 @@
 /*
- * `inlet parquet cat FILE [--format ndjson|csv|table] [--columns a,b]
+ * `inlet parquet cat FILE [--format ndjson|csv|table|json|markdown] [--columns a,b]
  * [--limit N]`: prints rows, reading one row group at a time so memory is
  * bounded by a row group's projected columns. NDJSON values use refcheck's
  * canonical encoding, so `refcheck compare --ndjson` checks them directly.
@@ -10,9 +10,11 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: inlet parquet cat FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]\n"
+    "usage: inlet parquet cat FILE [--format ndjson|csv|table|json|markdown] [--columns a,b]\n"
+    "                         [--limit N]\n"
     "Prints the rows of a Parquet file.\n"
-    "  --format F   ndjson (default; refcheck's canonical values), csv (RFC 4180), table\n"
+    "  --format F   ndjson (default; refcheck's canonical values), csv (RFC 4180), table,\n"
+    "               json (one array), markdown\n"
     "  --columns    only these top-level columns, in this order\n"
     "  --limit N    at most N rows\n";
 
@@ -27,7 +29,7 @@ static int cmd_parquet_cat(const cli_args *a) {
   if (a->n_pos != 1) return cli_usage_error(usage, "parquet cat: missing FILE");
   inlet_error err = INLET_ERROR_INIT;
   inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
-  if (inlet_text_format_parse(&wo.format, format, &err) < 0)
+  if (inlet_text_output_format_parse(&wo.format, format, &err) < 0)
     return cli_usage_error(usage, "%s", inlet_errmsg(&err));
   int64_t limit = -1;
   (void)cli_int(a, "limit", &limit);
@@ -125,7 +127,7 @@ done:
 const cli_command cli_cmd_parquet_cat = {
     "parquet cat",
     cmd_parquet_cat,
-    "FILE [--format ndjson|csv|table] [--columns a,b] [--limit N]",
+    "FILE [--format ndjson|csv|table|json|markdown] [--columns a,b] [--limit N]",
     "print rows",
     usage,
     opts,

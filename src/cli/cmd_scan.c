@@ -1,26 +1,25 @@
 /*
  * `inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B]
- *  [--where EXPR] [--limit N] [--format table|csv|ndjson|parquet]
- *  [--output FILE] [--explain]`: prints the rows of a snapshot that match
+ *  [--where EXPR] [--limit N] [--format table|csv|ndjson|json|markdown|parquet]
+ *  [--output FILE [--force]] [--explain]`: prints the rows of a snapshot that match
  * a predicate (include/inlet/scan.h), skipping partitions, files and row
  * groups that cannot match. ndjson is one JSON object per row keyed by
  * column name with values in refcheck's canonical encoding (what `refcheck
  * compare --ndjson` reads); parquet writes a file (--output required).
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <unistd.h>
-
 #include "cli.h"
 #include "log.h"
+#include "rows_out.h"
 #include "inlet/scan.h"
 
 static const char usage[] =
     "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B,...]\n"
-    "                  [--where EXPR] [--limit N] [--format table|csv|ndjson|parquet]\n"
-    "                  [--output FILE] [--explain]\n"
+    "                  [--where EXPR] [--limit N] [--format "
+    "table|csv|ndjson|json|markdown|parquet]\n"
+    "                  [--output FILE [--force]] [--explain]\n"
     "                  [--watermark TS (--on-time | --late) [--event-time COL] | --late]\n"
     "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
     "  --version N      the snapshot at version N\n"
@@ -33,10 +32,7 @@ static const char usage[] =
     "                   [NOT] BETWEEN x AND y, IS [NOT] NULL; 'strings' ('' for a quote);\n"
     "                   literals take the column's type (numbers, dates, timestamps with\n"
     "                   Z or +hh:mm, exact decimals, true/false); `odd name` quotes a column\n"
-    "  --limit N        stop after N rows\n"
-    "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"
-    "                   ndjson (the default otherwise), parquet (needs --output)\n"
-    "  --output FILE    write to FILE instead of standard output\n"
+    "  --limit N        stop after N rows\n" CLI_ROWS_OUT_HELP
     "  --watermark TS   with --on-time or --late: the watermark-gated split on the\n"
     "                   event-time column: --on-time keeps rows at or after TS (and rows\n"
     "                   without an event time), --late the rows before TS; the two\n"
@@ -147,6 +143,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("columns"),
     CLI_OPT_STRING("where"),
     CLI_OPT_STRING("output"),
+    CLI_OPT_FLAG("force"),
     CLI_OPT_FLAG("explain"),
     CLI_OPT_STRING("watermark"),
     CLI_OPT_FLAG("on-time"),
@@ -162,7 +159,7 @@ static int cmd_scan(const cli_args *a) {
   bool explain = cli_flag(a, "explain"), on_time = cli_flag(a, "on-time"),
        late = cli_flag(a, "late");
   const char *const *pos = a->pos;
-  int rc = CLI_OK;
+  int rc;
   int64_t v = -1, ts = 0, limit = -1;
   bool version = cli_int(a, "version", &v);
   (void)cli_int(a, "limit", &limit);
@@ -180,13 +177,9 @@ static int cmd_scan(const cli_args *a) {
   if (as_of && cli_parse_as_of(as_of, &ts, &as_of_err) < 0)
     return cli_usage_error(usage, "--as-of: %s", inlet_errmsg(&as_of_err));
   inlet_error err = INLET_ERROR_INIT;
-  inlet_text_writer_options wo = INLET_TEXT_WRITER_OPTIONS_INIT;
-  bool to_parquet = format && strcmp(format, "parquet") == 0;
-  if (to_parquet && !output) return cli_usage_error(usage, "--format parquet: needs --output FILE");
-  if (!format) format = !output && isatty(fileno(stdout)) ? "table" : "ndjson";
-  if (!to_parquet && inlet_text_format_parse(&wo.format, format, &err) < 0)
-    return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
-
+  cli_rows_out ro;
+  rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
+  if (rc != CLI_OK) return rc;
   char **names = NULL;
   int32_t n_names = 0;
   if (columns && cli_split_columns(&names, &n_names, columns) < 0) {
@@ -201,32 +194,8 @@ static int cmd_scan(const cli_args *a) {
   inlet_table *t = NULL;
   inlet_snapshot *s = NULL;
   inlet_scan *sc = NULL;
-  inlet_text_writer *tw = NULL;
-  inlet_parquet_writer *pw = NULL;
-  FILE *out = stdout;
   inlet_batch b;
   memset(&b, 0, sizeof b);
-  /* An object-store --output is written to a local temporary file and
-   * uploaded whole once complete. */
-  const char *url_output = NULL;
-  char tmp_output[4096] = "";
-  if (output && inlet_location_is_url(output)) {
-    const char *tmpdir = getenv("TMPDIR");
-    snprintf(tmp_output, sizeof tmp_output, "%s/inlet-scan-XXXXXX",
-             tmpdir && *tmpdir ? tmpdir : "/tmp");
-    int fd = mkstemp(tmp_output);
-    if (fd < 0) {
-      cli_log("error", "io_error", "\"exit_code\":7", "cannot create a temporary file for %s: %s",
-              output, strerror(errno));
-      tmp_output[0] = '\0';
-      rc = CLI_IO;
-      goto done;
-    }
-    close(fd);
-    if (to_parquet) unlink(tmp_output); /* the Parquet writer creates its file */
-    url_output = output;
-    output = tmp_output;
-  }
   if (cli_table_open(a, pos[0], &t, &err) < 0) goto fail;
   if (version ? inlet_table_snapshot_at_version(&s, t, v, &err)
       : as_of ? inlet_table_snapshot_at_timestamp(&s, t, ts, &err)
@@ -263,51 +232,27 @@ static int cmd_scan(const cli_args *a) {
       if (n < 0) goto fail;
       if (n == 0) break;
     }
-    if (output && !(out = fopen(output, "w"))) {
-      cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output,
-              strerror(errno));
-      rc = CLI_IO;
-      goto done;
-    }
+    FILE *out;
+    if ((rc = cli_rows_out_open_stream(&ro, &out)) != CLI_OK) goto done;
     fputs(inlet_scan_explain(sc), out);
     rc = CLI_OK;
     goto done;
   }
-  if (to_parquet) {
-    inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
-    if (inlet_parquet_writer_open(&pw, output, inlet_scan_schema(sc), &po, &err) < 0) goto fail;
-  } else {
-    if (output && !(out = fopen(output, "w"))) {
-      cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output,
-              strerror(errno));
-      rc = CLI_IO;
-      goto done;
-    }
-    if (inlet_text_writer_new_file(&tw, inlet_scan_schema(sc), &wo, out, &err) < 0) goto fail;
-  }
+  if ((rc = cli_rows_out_open(&ro, inlet_scan_schema(sc))) != CLI_OK) goto done;
   for (;;) {
     int n = inlet_scan_next(sc, &b, &err);
     if (n < 0) goto fail;
     if (n == 0) break;
-    if (pw ? inlet_parquet_writer_write(pw, &b, &err) : inlet_text_writer_write(tw, &b, &err))
-      goto fail;
+    if (cli_rows_out_write(&ro, &b, &err)) goto fail;
   }
-  if (pw ? inlet_parquet_writer_close(pw, &err) : inlet_text_writer_finish(tw, &err)) goto fail;
+  if (cli_rows_out_finish(&ro, &err)) goto fail;
   rc = CLI_OK;
   goto done;
 fail:
   rc = cli_fail(&err);
 done:
   inlet_batch_reset(&b);
-  inlet_text_writer_free(tw);
-  inlet_parquet_writer_free(pw);
-  if (out && out != stdout && fclose(out) != 0 && rc == CLI_OK) {
-    cli_log("error", "io_error", "\"exit_code\":7", "cannot write %s: %s", output, strerror(errno));
-    rc = CLI_IO;
-  }
-  if (url_output && rc == CLI_OK && inlet_location_upload(tmp_output, url_output, NULL, &err) < 0)
-    rc = cli_fail(&err);
-  if (tmp_output[0]) unlink(tmp_output);
+  rc = cli_rows_out_close(&ro, rc);
   inlet_scan_free(sc);
   inlet_snapshot_free(s);
   inlet_table_free(t);
@@ -320,7 +265,8 @@ const cli_command cli_cmd_scan = {
     "scan",
     cmd_scan,
     "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
-    "             [--format table|csv|ndjson|parquet] [--output FILE] [--explain]",
+    "             [--format table|csv|ndjson|json|markdown|parquet] [--output FILE [--force]] "
+    "[--explain]",
     "query a snapshot, skipping what cannot match",
     usage,
     opts,

@@ -102,6 +102,79 @@ static void test_scan_cli__default_ndjson_limit_and_output(void **state) {
   tu_result_free(&r);
 }
 
+/* json (one array) and markdown, the format taken from --output's extension,
+ * and --force (an existing file is replaced only when asked). */
+static void test_scan_cli__json_markdown_extension_and_force(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "'%s' scan t --columns id,user --where 'id <= 3' --format json",
+           INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_string_equal(r.out, "[\n{\"id\":1,\"user\":\"ann\"},\n{\"id\":2,\"user\":null},\n{\"id\":"
+                             "3,\"user\":\"bob, jr\"}\n]\n");
+  tu_result_free(&r);
+  snprintf(cmd, sizeof cmd, "'%s' scan t --where 'id > 100' --format json", INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_string_equal(r.out, "[]\n");
+  tu_result_free(&r);
+  snprintf(cmd, sizeof cmd,
+           "'%s' scan t --columns id,user,amount --where 'id <= 3' --format markdown", INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_string_equal(r.out, "| id | user | amount |\n| ---: | --- | ---: |\n| 1 | ann | 1.50 |\n"
+                             "| 2 | NULL | 2.25 |\n| 3 | bob, jr | NULL |\n");
+  tu_result_free(&r);
+  /* Markdown escapes '|' and tells an empty string from null. */
+  snprintf(cmd, sizeof cmd,
+           "printf '{\"s\":\"a|b\"}\\n{\"s\":\"\"}\\n{\"s\":null}\\n' > u.ndjson && '%s' create u "
+           "--schema 's string' >/dev/null && '%s' append u u.ndjson >/dev/null && '%s' scan u "
+           "--format md",
+           INLET_BIN, INLET_BIN, INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_string_equal(r.out, "| s |\n| --- |\n| a\\|b |\n| \"\" |\n| NULL |\n");
+  tu_result_free(&r);
+
+  /* The extension picks the format. */
+  snprintf(cmd, sizeof cmd,
+           "'%s' scan t --columns id --where 'id = 4' --output o.json && cat o.json && '%s' scan "
+           "t --columns id --where 'id = 4' --output o.md && cat o.md && '%s' scan t --columns id "
+           "--where 'id = 4' --output o.parquet && head -c 4 o.parquet",
+           INLET_BIN, INLET_BIN, INLET_BIN);
+  run_ok(f, &r, cmd);
+  assert_string_equal(r.out, "[\n{\"id\":4}\n]\n| id |\n| ---: |\n| 4 |\nPAR1");
+  tu_result_free(&r);
+
+  /* An existing --output: exit 2 naming --force, the file untouched; then replaced. */
+  const char *formats[] = {"json", "csv", "parquet"};
+  for (int i = 0; i < 3; i++) {
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && printf keep > keep.out && '%s' scan t --format %s --output keep.out",
+             f->dir, INLET_BIN, formats[i]);
+    tu_sh(&r, "%s", cmd);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--force"));
+    tu_result_free(&r);
+    tu_sh(&r, "cd '%s' && cat keep.out", f->dir);
+    assert_string_equal(r.out, "keep");
+    tu_result_free(&r);
+    snprintf(cmd, sizeof cmd,
+             "'%s' scan t --columns id --where 'id = 6' --format %s --output keep.out --force && "
+             "head -c 4 keep.out",
+             INLET_BIN, formats[i]);
+    run_ok(f, &r, cmd);
+    assert_string_equal(r.out, i == 0 ? "[\n{\"" : i == 1 ? "id\n6" : "PAR1");
+    tu_result_free(&r);
+  }
+  /* The replacement went through a temporary file that is gone. */
+  tu_sh(&r, "cd '%s' && ls -a | grep -c 'inlet-'", f->dir);
+  assert_string_equal(r.out, "0\n");
+  tu_result_free(&r);
+  /* --explain to a file follows the same rule. */
+  tu_sh(&r, "cd '%s' && '%s' scan t --explain --output keep.out", f->dir, INLET_BIN);
+  assert_int_equal(r.status, 2);
+  tu_result_free(&r);
+}
+
 static void test_scan_cli__parquet_output_reads_back_in_duckdb(void **state) {
   fixture *f = *state;
   tu_result r;
@@ -174,6 +247,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_scan_cli__columns_where_csv, setup, teardown),
       cmocka_unit_test_setup_teardown(test_scan_cli__default_ndjson_limit_and_output, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_scan_cli__json_markdown_extension_and_force, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_scan_cli__parquet_output_reads_back_in_duckdb, setup,
                                       teardown),

@@ -1,0 +1,148 @@
+/*
+ * The output side shared by `scan` and `changes` (rows_out.h).
+ */
+#include "rows_out.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "log.h"
+
+/* The format an --output name asks for by its extension; NULL if none. */
+static const char *format_of_name(const char *name) {
+  static const char *const map[][2] = {
+      {".parquet", "parquet"}, {".csv", "csv"},     {".ndjson", "ndjson"},     {".jsonl", "ndjson"},
+      {".json", "json"},       {".md", "markdown"}, {".markdown", "markdown"},
+  };
+  size_t n = strlen(name);
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    size_t k = strlen(map[i][0]);
+    if (n > k && strcasecmp(name + n - k, map[i][0]) == 0) return map[i][1];
+  }
+  return NULL;
+}
+
+int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, const char *output,
+                      bool force) {
+  memset(o, 0, sizeof *o);
+  o->wo = (inlet_text_writer_options)INLET_TEXT_WRITER_OPTIONS_INIT;
+  o->out = stdout;
+  o->output = output;
+  o->force = force;
+  if (!format && output) format = format_of_name(output);
+  o->to_parquet = format && strcasecmp(format, "parquet") == 0;
+  if (o->to_parquet && !output)
+    return cli_usage_error(usage, "--format parquet: needs --output FILE");
+  if (!format) format = !output && isatty(fileno(stdout)) ? "table" : "ndjson";
+  inlet_error err = INLET_ERROR_INIT;
+  if (!o->to_parquet && inlet_text_output_format_parse(&o->wo.format, format, &err) < 0)
+    return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
+  /* An object store is not asked: its upload replaces the object whole. */
+  struct stat st;
+  if (output && !force && !inlet_location_is_url(output) && stat(output, &st) == 0)
+    return cli_usage_error(usage, "--output: %s exists (add --force to replace it)", output);
+  return CLI_OK;
+}
+
+/* The name the user gave, not a temporary file's. */
+static const char *shown(const cli_rows_out *o) {
+  return o->url_output ? o->url_output : o->replace_output ? o->replace_output : o->output;
+}
+
+static int io_error(const char *what, const char *path) {
+  cli_log("error", "io_error", "\"exit_code\":7", "%s %s: %s", what, path, strerror(errno));
+  return CLI_IO;
+}
+
+/* An object-store destination is written to a local temporary file first,
+ * and so is a file --force replaces: it is renamed over the old one only
+ * once complete, so a failed command leaves the old file as it was. */
+static int local_output(cli_rows_out *o) {
+  if (!o->output || o->url_output || o->replace_output) return CLI_OK;
+  bool url = inlet_location_is_url(o->output);
+  struct stat st;
+  if (!url && !(o->force && stat(o->output, &st) == 0)) return CLI_OK;
+  const char *tmpdir = getenv("TMPDIR");
+  if (url)
+    snprintf(o->tmp_output, sizeof o->tmp_output, "%s/inlet-out-XXXXXX",
+             tmpdir && *tmpdir ? tmpdir : "/tmp");
+  else if ((size_t)snprintf(o->tmp_output, sizeof o->tmp_output, "%s.inlet-XXXXXX", o->output) >=
+           sizeof o->tmp_output)
+    o->tmp_output[0] = '\0';
+  int fd = o->tmp_output[0] ? mkstemp(o->tmp_output) : -1;
+  if (fd < 0) {
+    o->tmp_output[0] = '\0';
+    return io_error("cannot create a temporary file for", o->output);
+  }
+  close(fd);
+  if (url)
+    o->url_output = o->output;
+  else
+    o->replace_output = o->output;
+  o->output = o->tmp_output;
+  return CLI_OK;
+}
+
+int cli_rows_out_open_stream(cli_rows_out *o, FILE **f) {
+  int rc = local_output(o);
+  if (rc != CLI_OK) return rc;
+  if (o->output && !(o->out = fopen(o->output, "w"))) {
+    o->out = NULL;
+    return io_error("cannot write", shown(o));
+  }
+  *f = o->out;
+  return CLI_OK;
+}
+
+int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema) {
+  inlet_error err = INLET_ERROR_INIT;
+  if (o->to_parquet) {
+    int rc = local_output(o);
+    if (rc != CLI_OK) return rc;
+    if (o->tmp_output[0]) unlink(o->tmp_output); /* the Parquet writer creates its file */
+    inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+    if (inlet_parquet_writer_open(&o->pw, o->output, schema, &po, &err) < 0) return cli_fail(&err);
+    return CLI_OK;
+  }
+  FILE *f;
+  int rc = cli_rows_out_open_stream(o, &f);
+  if (rc != CLI_OK) return rc;
+  if (inlet_text_writer_new_file(&o->tw, schema, &o->wo, f, &err) < 0) return cli_fail(&err);
+  return CLI_OK;
+}
+
+int cli_rows_out_write(cli_rows_out *o, const inlet_batch *b, inlet_error *err) {
+  return o->pw ? inlet_parquet_writer_write(o->pw, b, err) : inlet_text_writer_write(o->tw, b, err);
+}
+
+int cli_rows_out_finish(cli_rows_out *o, inlet_error *err) {
+  return o->pw ? inlet_parquet_writer_close(o->pw, err) : inlet_text_writer_finish(o->tw, err);
+}
+
+int cli_rows_out_close(cli_rows_out *o, int rc) {
+  inlet_text_writer_free(o->tw);
+  o->tw = NULL;
+  inlet_parquet_writer_free(o->pw);
+  o->pw = NULL;
+  if (o->out && o->out != stdout && fclose(o->out) != 0 && rc == CLI_OK)
+    rc = io_error("cannot write", shown(o));
+  o->out = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  if (o->url_output && rc == CLI_OK &&
+      inlet_location_upload(o->tmp_output, o->url_output, NULL, &err) < 0)
+    rc = cli_fail(&err);
+  if (o->replace_output && rc == CLI_OK) {
+    if (rename(o->tmp_output, o->replace_output) == 0)
+      o->tmp_output[0] = '\0';
+    else
+      rc = io_error("cannot replace", o->replace_output);
+  }
+  if (o->tmp_output[0]) unlink(o->tmp_output);
+  o->tmp_output[0] = '\0';
+  return rc;
+}

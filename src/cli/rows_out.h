@@ -1,0 +1,58 @@
+/*
+ * Where the rows of `scan` and `changes` go: --format (table, csv, ndjson,
+ * json, markdown or parquet) and --output (stdout, a local file, or an object-store URL
+ * written to a local temporary file and uploaded whole once complete, so a
+ * failed command leaves no partial object behind).
+ */
+#ifndef INLET_CLI_ROWS_OUT_H
+#define INLET_CLI_ROWS_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "inlet/inlet.h"
+
+/* The help lines of --format, --output and --force. */
+#define CLI_ROWS_OUT_HELP                                                                          \
+  "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"               \
+  "                   ndjson (the default otherwise), json (one array), markdown,\n"               \
+  "                   parquet (needs --output); without --format, the extension of\n"              \
+  "                   --output decides (.csv .ndjson .jsonl .json .md .parquet)\n"                 \
+  "  --output FILE    write to FILE (or an s3:// or az:// URL) instead of standard output\n"       \
+  "  --force          replace an existing --output FILE (refused otherwise)\n"
+
+typedef struct cli_rows_out {
+  bool to_parquet;
+  inlet_text_writer_options wo;
+  const char *output;         /* the local file written; NULL = stdout */
+  const char *url_output;     /* object-store destination, uploaded by cli_rows_out_close */
+  const char *replace_output; /* a local file --force replaces, renamed over on success */
+  char tmp_output[4096];      /* the temporary file behind url_output or replace_output */
+  bool force;
+  FILE *out;
+  inlet_text_writer *tw;
+  inlet_parquet_writer *pw;
+} cli_rows_out;
+
+/* Checks --format, --output (NULL when absent) and --force: CLI_OK, or the
+ * exit code of a usage error already printed with @p usage. Without
+ * --format the extension of --output decides (.parquet, .csv, .ndjson,
+ * .jsonl, .json, .md, .markdown), else a terminal gets a table and anything
+ * else NDJSON. An existing local --output is replaced only with @p force. */
+int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, const char *output,
+                      bool force);
+/* Opens the destination for plain text (scan --explain): *f is stdout or
+ * the output file. Returns CLI_OK or an exit code (the error is logged). */
+int cli_rows_out_open_stream(cli_rows_out *o, FILE **f);
+/* Opens the writer for rows of @p schema. Returns CLI_OK or an exit code
+ * (the error is logged). */
+int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema);
+/* Writes one batch; < 0 with @p err set on failure. */
+int cli_rows_out_write(cli_rows_out *o, const inlet_batch *b, inlet_error *err);
+/* Completes the output (Parquet footer, text trailer); < 0 with @p err set. */
+int cli_rows_out_finish(cli_rows_out *o, inlet_error *err);
+/* Frees everything; closes the file and, when @p rc is CLI_OK, uploads an
+ * object-store output. Returns @p rc or the exit code of a failure here. */
+int cli_rows_out_close(cli_rows_out *o, int rc);
+
+#endif /* INLET_CLI_ROWS_OUT_H */
