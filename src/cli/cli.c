@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "config.h"
@@ -214,6 +215,42 @@ const char *cli_nearest(const char *word, const char *const *names, int n) {
     }
   }
   return best;
+}
+
+const char *cli_format_bytes(char *buf, size_t cap, int64_t bytes) {
+  static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  if (bytes < 1024) {
+    snprintf(buf, cap, "%lld B", (long long)bytes);
+    return buf;
+  }
+  double v = (double)bytes;
+  int u = -1;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    u++;
+  }
+  /* Two decimals, without trailing zeros: "4.08 KiB", "1.5 GiB", "128 MiB". */
+  char num[32];
+  snprintf(num, sizeof num, "%.2f", v);
+  size_t n = strlen(num);
+  while (num[n - 1] == '0')
+    num[--n] = '\0';
+  if (num[n - 1] == '.') num[--n] = '\0';
+  snprintf(buf, cap, "%s %s", num, unit[u]);
+  return buf;
+}
+
+const char *cli_format_time(char *buf, size_t cap, int64_t ms) {
+  time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  struct tm tm;
+  if (!gmtime_r(&secs, &tm)) {
+    snprintf(buf, cap, "%lld ms", (long long)ms);
+    return buf;
+  }
+  int frac = (int)(ms - (int64_t)secs * 1000);
+  snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+  return buf;
 }
 
 bool cli_parse_size(const char *s, int64_t *out) {

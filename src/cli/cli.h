@@ -181,5 +181,10 @@ int cli_parse_as_of(const char *s, int64_t *ms, inlet_error *err);
 
 /* Parses a non-negative byte count with an optional K/M/G (binary) suffix. */
 bool cli_parse_size(const char *s, int64_t *out);
+/* A byte count for people: "812 B", "4.08 KiB", "1.50 GiB". Returns @p buf. */
+const char *cli_format_bytes(char *buf, size_t cap, int64_t bytes);
+/* Milliseconds since the epoch as ISO 8601 UTC, "2024-05-01T12:00:00.123Z".
+ * Returns @p buf. */
+const char *cli_format_time(char *buf, size_t cap, int64_t ms);
 
 #endif /* INLET_CLI_H */

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <jansson.h>
 
 #include "testutil.h"
 
@@ -359,6 +362,62 @@ static void test_cli__convert_strict_and_epoch_unit(void **state) {
   tu_result_free(&r);
 }
 
+/* describe's summary for people: the facts the test set up, sizes with
+ * units, the commit time as ISO 8601 UTC, and no JSON unless --json. */
+static void test_cli__describe_prints_a_short_summary(void **state) {
+  (void)state;
+  tu_result r;
+  const char *t = path_in("described");
+  run(&r, NULL, "create", t, "--schema", "id long, day date", "--partition-by", "day", NULL);
+  expect(&r, 0, NULL, NULL);
+  tu_result_free(&r);
+  write_text("described.ndjson", "{\"id\":1,\"day\":\"2024-01-01\"}\n"
+                                 "{\"id\":2,\"day\":\"2024-01-02\"}\n"
+                                 "{\"id\":3,\"day\":\"2024-01-02\"}\n");
+  run(&r, NULL, "append", t, path_in("described.ndjson"), NULL);
+  expect(&r, 0, NULL, NULL);
+  tu_result_free(&r);
+  run(&r, NULL, "describe", t, "--json", NULL);
+  expect(&r, 0, NULL, NULL);
+  json_t *j = json_loads(r.out, 0, NULL);
+  assert_non_null(j);
+  long long ts = (long long)json_integer_value(json_object_get(j, "last_commit_timestamp"));
+  long long bytes = (long long)json_integer_value(json_object_get(j, "bytes"));
+  json_decref(j);
+  tu_result_free(&r);
+  /* The expected time and size, formatted here independently. */
+  time_t secs = (time_t)(ts / 1000);
+  struct tm tm;
+  gmtime_r(&secs, &tm);
+  char when[160], size[160];
+  snprintf(when, sizeof when, "version      1, committed %04d-%02d-%02dT%02d:%02d:%02d.%03dZ\n",
+           tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+           (int)(ts % 1000));
+  assert_true(bytes > 0 && bytes < 1024 * 1024); /* two small Parquet files */
+  char human[32];
+  if (bytes < 1024) {
+    snprintf(human, sizeof human, "%lld B", bytes);
+  } else {
+    snprintf(human, sizeof human, "%.2f", (double)bytes / 1024);
+    size_t n = strlen(human);
+    while (human[n - 1] == '0')
+      human[--n] = '\0';
+    if (human[n - 1] == '.') human[--n] = '\0';
+    strcat(human, " KiB");
+  }
+  snprintf(size, sizeof size, "data         3 rows in 2 files, %s; 2 small files (below 128 MiB)\n",
+           human);
+  run(&r, NULL, "describe", t, NULL);
+  expect(&r, 0, "history      2 commits, 0 compactions; no checkpoint\n", NULL);
+  expect(&r, 0, when, NULL);
+  expect(&r, 0, size, NULL);
+  expect(&r, 0, "partitions   2, by day\n", NULL);
+  expect(&r, 0, "schema       id long, day date\n", NULL);
+  expect(&r, 0, "protocol     reader 1, writer 2\n", NULL);
+  assert_null(strchr(r.out, '{'));
+  tu_result_free(&r);
+}
+
 static void test_cli__demo_round_trip(void **state) {
   (void)state;
   tu_result r;
@@ -384,6 +443,7 @@ int main(void) {
       cmocka_unit_test(test_cli__convert_csv_from_stdin_with_options),
       cmocka_unit_test(test_cli__every_flat_type_matches_duckdb),
       cmocka_unit_test(test_cli__convert_strict_and_epoch_unit),
+      cmocka_unit_test(test_cli__describe_prints_a_short_summary),
       cmocka_unit_test(test_cli__demo_round_trip),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
