@@ -8,10 +8,9 @@
  * commit's operation), and the same table contents. Also run under
  * ThreadSanitizer (make test-tsan).
  */
-#include "testutil.h"
+#include "log_support.h"
 
 #include <jansson.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +20,6 @@ static char dir[4096];
 #define SCHEMA                                                                                     \
   "id long, kind string, name string, v double, flag boolean, note string, "                       \
   "s struct<a:long,b:string>, tags array<long>"
-
-static void sh_ok(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sh_ok(const char *what, const char *fmt, ...) {
-  char cmd[16384];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  tu_result r;
-  tu_sh(&r, "%s", cmd);
-  if (r.status != 0) fail_msg("%s: exit %d\nstdout: %s\nstderr: %s", what, r.status, r.out, r.err);
-  tu_result_free(&r);
-}
 
 /* Rows from @p first: enough columns and values that dictionaries, plain
  * pages, nulls and nested levels all appear. */
@@ -84,13 +70,13 @@ static void test_threads__parquet_convert_bytes_identical(void **state) {
   for (int c = 0; c < 2; c++) {
     const char *codec = c ? "zstd" : "snappy";
     /* Small row groups and pages: many chunks, many pages per chunk. */
-    sh_ok("convert",
-          "cd '%s' && rm -f c1.parquet c4.parquet && "
-          "'%s' parquet convert conv.ndjson c1.parquet --schema '" SCHEMA "' --compression %s "
-          "--row-group-size 256K --page-size 16K --threads 1 && "
-          "'%s' parquet convert conv.ndjson c4.parquet --schema '" SCHEMA "' --compression %s "
-          "--row-group-size 256K --page-size 16K --threads 4",
-          dir, INLET_BIN, codec, INLET_BIN, codec);
+    LS_SH_OK("convert",
+             "cd '%s' && rm -f c1.parquet c4.parquet && "
+             "'%s' parquet convert conv.ndjson c1.parquet --schema '" SCHEMA "' --compression %s "
+             "--row-group-size 256K --page-size 16K --threads 1 && "
+             "'%s' parquet convert conv.ndjson c4.parquet --schema '" SCHEMA "' --compression %s "
+             "--row-group-size 256K --page-size 16K --threads 4",
+             dir, INLET_BIN, codec, INLET_BIN, codec);
     char a[4300], b[4300];
     snprintf(a, sizeof a, "%s/c1.parquet", dir);
     snprintf(b, sizeof b, "%s/c4.parquet", dir);
@@ -220,12 +206,13 @@ static void test_threads__append_and_compact_identical(void **state) {
   for (int k = 0; k < 2; k++) {
     const char *t = k ? "ap4" : "ap1";
     int n = k ? 4 : 1;
-    sh_ok("create/append",
-          "cd '%s' && '%s' create %s --schema '" SCHEMA "' --partition-by kind && "
-          "'%s' append %s a0.ndjson --threads %d && '%s' append %s a1.ndjson --threads %d && "
-          "'%s' append %s a2.ndjson --threads %d --compression zstd",
-          dir, INLET_BIN, t, INLET_BIN, t, n, INLET_BIN, t, n, INLET_BIN, t, n);
-    sh_ok("compact", "cd '%s' && '%s' compact %s --min-files 2 --threads %d", dir, INLET_BIN, t, n);
+    LS_SH_OK("create/append",
+             "cd '%s' && '%s' create %s --schema '" SCHEMA "' --partition-by kind && "
+             "'%s' append %s a0.ndjson --threads %d && '%s' append %s a1.ndjson --threads %d && "
+             "'%s' append %s a2.ndjson --threads %d --compression zstd",
+             dir, INLET_BIN, t, INLET_BIN, t, n, INLET_BIN, t, n, INLET_BIN, t, n);
+    LS_SH_OK("compact", "cd '%s' && '%s' compact %s --min-files 2 --threads %d", dir, INLET_BIN, t,
+             n);
   }
   /* create, 3 appends, compaction commits (one per partition). */
   assert_true(compare_tables("ap1", "ap4") >= 5);
@@ -238,10 +225,10 @@ static void test_threads__ingest_identical(void **state) {
   for (int k = 0; k < 2; k++) {
     const char *t = k ? "in4" : "in1";
     int n = k ? 4 : 1;
-    sh_ok("ingest",
-          "cd '%s' && '%s' ingest %s --source file:in.ndjson --once --final --max-rows 6000 "
-          "--create-schema '" SCHEMA "' --app-id same --threads %d --quiet",
-          dir, INLET_BIN, t, n);
+    LS_SH_OK("ingest",
+             "cd '%s' && '%s' ingest %s --source file:in.ndjson --once --final --max-rows 6000 "
+             "--create-schema '" SCHEMA "' --app-id same --threads %d --quiet",
+             dir, INLET_BIN, t, n);
   }
   assert_true(compare_tables("in1", "in4") >= 5); /* 25,000 rows in batches of 6,000 */
   assert_same_contents("in1", "in4", 25000);
