@@ -5,17 +5,21 @@
 #               (scripts/check-includes.sh, check-format.sh), builds with -Werror and ASan+UBSan, runs a
 #               short libFuzzer run of every fuzzer (clang), then every test
 # Other targets: build, release, fuzz, chaos, bench, format, clean, deps, test-deps.
+# `make test-tsan` builds with ThreadSanitizer in build/tsan and runs the tests labelled
+# tsan (the thread pool, --threads determinism, the concurrency tests).
 # `make chaos` runs the long chaos suite (scripts/chaos.sh: 30 min of kills,
 # full and read-only disks beside live ingestion; ctest runs a short form).
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
 BUILD_RELEASE ?= build/release
+BUILD_TSAN ?= build/tsan
+TSAN_TARGETS ?= inlet test_pool test_threads test_maint_concurrency test_delta_race
 DEMO_DIR ?= build/inlet-demo
 # Each fuzzer's share of the short fuzz run that `make test` ends with.
 CI_FUZZ_SECONDS ?= 20
 
-.PHONY: all build release demo test deps test-deps fuzz fuzz-long chaos bench format clean
+.PHONY: all build release demo test test-tsan deps test-deps fuzz fuzz-long chaos bench format clean
 
 all: release
 
@@ -44,6 +48,13 @@ test: test-deps
 	cd $(BUILD_TEST) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS)
+
+test-tsan: test-deps
+	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DINLET_WERROR=ON \
+	  -DINLET_TSAN=ON -DINLET_BUILD_TESTS=ON
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target $(TSAN_TARGETS)
+	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -L tsan -j $(JOBS)
 
 fuzz: test-deps
 	scripts/fuzz.sh short

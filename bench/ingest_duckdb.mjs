@@ -4,7 +4,8 @@
 // codec), best of --repeat runs; then counts the rows of the written file.
 // Prints one JSON line. DuckDB's COPY does not fsync and writes no log.
 //
-//   node ingest_duckdb.mjs --file F --out O [--repeat K]
+//   node ingest_duckdb.mjs --file F --out O [--repeat K] [--threads N]
+// (--threads: DuckDB's threads, default 1; above 1 the process CPU time counts them all)
 //   node ingest_duckdb.mjs --verify TABLE O
 //
 // --verify compares inlet's table (its Parquet data files) with DuckDB's file O:
@@ -29,7 +30,7 @@ function findDuckDB() {
   throw new Error(`cannot find node_modules/${PKG} in ${dirs.join(', ')}; set BENCH_NODE_MODULES`);
 }
 
-const o = { file: null, out: null, repeat: 1, verify: null };
+const o = { file: null, out: null, repeat: 1, verify: null, threads: 1 };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   const [a, v] = [argv[i], argv[i + 1]];
@@ -38,6 +39,7 @@ for (let i = 0; i < argv.length; i += 2) {
   if (a === '--file') o.file = v;
   else if (a === '--out') o.out = v;
   else if (a === '--repeat') o.repeat = Number(v);
+  else if (a === '--threads') o.threads = Number(v); // issue 18: the thread dimension
   else throw new Error(`unknown option ${a}`);
 }
 if ((!o.file && !o.verify) || !o.out) throw new Error('--file and --out (or --verify TABLE O) are required');
@@ -53,7 +55,7 @@ async function main() {
   const duckdb = await import(pathToFileURL(req.resolve(PKG)).href);
   const inst = await duckdb.DuckDBInstance.create(':memory:');
   const con = await inst.connect();
-  await con.run('SET threads=1');
+  await con.run(`SET threads=${o.threads | 0 || 1}`);
   const version = (await con.runAndReadAll('SELECT version()')).getRows()[0][0];
   if (o.verify) {
     const agg = async src => (await con.runAndReadAll(`SELECT count(*)::BIGINT,

@@ -301,6 +301,10 @@ typedef struct inlet_ingest_options {
    * are more than this percentage of the run's records (committed batches; -1: no limit).
    * Checked after each commit, so what was accepted is committed. */
   double max_rejected_pct;
+  /* Version 5: threads encoding and compressing the data files' column chunks in
+   * parallel (started once for the run); 0 or 1 (the default): none, everything on
+   * the caller's thread. Files, commits and positions do not depend on it. */
+  int32_t threads;
 } inlet_ingest_options;
 
 /* 2: the fields from kafka_group on (and inlet_ingest_progress.status); a version-1
@@ -309,14 +313,15 @@ typedef struct inlet_ingest_options {
  * batch_latency_ms (a version-2 caller's is filled up to status). 4: the fields from
  * schema_evolution on (and inlet_ingest_progress.ignored_fields); a version-1 to -3 struct
  * gets IGNORE (REJECT with strict) and coerce, their earlier behaviour, and a version-3
- * caller's progress struct is filled up to ignored_fields. */
-#define INLET_INGEST_OPTIONS_VERSION 4
+ * caller's progress struct is filled up to ignored_fields. 5: threads (a version-4 struct,
+ * which ends before it, runs on one thread). */
+#define INLET_INGEST_OPTIONS_VERSION 5
 #define INLET_INGEST_OPTIONS_INIT                                                                  \
   {                                                                                                \
     INLET_INGEST_OPTIONS_VERSION, NULL, INLET_TEXT_NDJSON, 0, 0, 0, false, false, NULL, false,     \
         NULL, 0, INLET_LATE_KEEP, NULL, INLET_COMPRESSION_SNAPPY, NULL, NULL, NULL, 0, 0, NULL,    \
         NULL, NULL, false, false, NULL, NULL, 0, false, NULL, NULL, NULL, 0,                       \
-        INLET_SCHEMA_EVOLUTION_REJECT, false, -1, -1.0                                             \
+        INLET_SCHEMA_EVOLUTION_REJECT, false, -1, -1.0, 0                                          \
   }
 
 /**

@@ -68,13 +68,18 @@ typedef struct inlet_compact_options {
   int64_t max_bins;                /* stop after this many bins; 0 = no limit */
   inlet_compact_group_fn on_group; /* called after each group (may be NULL) */
   void *ctx;
+  /* Version 2: threads encoding and compressing the output files' column chunks in
+   * parallel (bins are still rewritten and committed one after another); 0 or 1 (the
+   * default): none. The output files' bytes do not depend on it. */
+  int32_t threads;
 } inlet_compact_options;
 
-#define INLET_COMPACT_OPTIONS_VERSION 1
+/* 2: threads; a version-1 struct, which ends before it, is still accepted (one thread). */
+#define INLET_COMPACT_OPTIONS_VERSION 2
 #define INLET_COMPACT_OPTIONS_INIT                                                                 \
   {                                                                                                \
     INLET_COMPACT_OPTIONS_VERSION, 0, 0, NULL, 0, NULL, 0, false, 0, INLET_COMPRESSION_SNAPPY, 0,  \
-        NULL, NULL                                                                                 \
+        NULL, NULL, 0                                                                              \
   }
 
 typedef struct inlet_compact_result {

@@ -6,7 +6,8 @@
  * Schemas and data travel as inlet_schema / inlet_batch (inlet/batch.h).
  *
  * Thread safety: a writer or reader is used by one thread at a time;
- * distinct handles are independent.
+ * distinct handles are independent. A writer given threads > 1 runs its
+ * own worker threads internally; its calls still come from one thread.
  */
 #ifndef INLET_PARQUET_H
 #define INLET_PARQUET_H
@@ -95,14 +96,21 @@ typedef struct inlet_parquet_writer_options {
   bool page_index;                   /* write the page index (ColumnIndex + OffsetIndex per
                                         column chunk), for page skipping; default true */
   inlet_parquet_encodings encodings; /* default COMPATIBLE */
+  /* Version 2: threads that encode and compress the column chunks of a row
+   * group in parallel (the writer starts them at open and joins them at
+   * free); 0 or 1 (the default): none, everything on the caller's thread.
+   * The file's bytes are the same whatever the number. */
+  int32_t threads;
 } inlet_parquet_writer_options;
 
-#define INLET_PARQUET_WRITER_OPTIONS_VERSION 1
+/* 2: threads; a version-1 struct, which ends before it, is still accepted
+ * (one thread). */
+#define INLET_PARQUET_WRITER_OPTIONS_VERSION 2
 #define INLET_PARQUET_WRITER_OPTIONS_INIT                                                          \
   {                                                                                                \
     INLET_PARQUET_WRITER_OPTIONS_VERSION, INLET_COMPRESSION_SNAPPY, 0, 128 * 1024 * 1024, 0,       \
         1024 * 1024, true, 1024 * 1024, 64, INLET_INT_ENCODING_AUTO, true, NULL, 0, NULL, NULL, 0, \
-        true, INLET_PARQUET_ENCODINGS_COMPATIBLE                                                   \
+        true, INLET_PARQUET_ENCODINGS_COMPATIBLE, 0                                                \
   }
 
 typedef struct inlet_parquet_writer inlet_parquet_writer;

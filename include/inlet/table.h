@@ -210,13 +210,18 @@ typedef struct inlet_append_options {
                                       the generatedColumns writer feature (or legacy writer
                                       version 3/4 without CHECK constraints or change data
                                       feed) are accepted */
+  /* Version 2: threads encoding and compressing the data files' column chunks in
+   * parallel (started at writer_open, joined at free); 0 or 1 (the default): none,
+   * everything on the caller's thread. The files' bytes do not depend on it. */
+  int32_t threads;
 } inlet_append_options;
 
-#define INLET_APPEND_OPTIONS_VERSION 1
+/* 2: threads; a version-1 struct, which ends before it, is still accepted (one thread). */
+#define INLET_APPEND_OPTIONS_VERSION 2
 #define INLET_APPEND_OPTIONS_INIT                                                                  \
   {                                                                                                \
     INLET_APPEND_OPTIONS_VERSION, -1, NULL, 0, NULL, INLET_COMPRESSION_SNAPPY, 0, false, 0, NULL,  \
-        NULL, NULL, false                                                                          \
+        NULL, NULL, false, 0                                                                       \
   }
 
 /**

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "config.h"
@@ -608,6 +609,13 @@ inlet_table_open_options cli_table_options(const cli_args *a) {
   o.storage = cli_config_storage();
   o.single_writer = declares(a->cmd, "single-writer") && cli_flag(a, "single-writer");
   return o;
+}
+
+int32_t cli_threads(const cli_args *a) {
+  int64_t n = 0;
+  if (cli_int(a, "threads", &n)) return (int32_t)n;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus < 1 ? 1 : cpus > 1024 ? 1024 : (int32_t)cpus;
 }
 
 int cli_table_open(const cli_args *a, const char *location, inlet_table **out, inlet_error *err) {

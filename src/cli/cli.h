@@ -179,6 +179,15 @@ int cli_parse_as_of(const char *s, int64_t *ms, inlet_error *err);
   "  --as-of TS       the newest version committed at or before TS: milliseconds since\n"          \
   "                   the epoch, or YYYY-MM-DD[THH:MM[:SS[.fff]]][Z] (UTC)\n"
 
+/* --threads N of the commands that write data files: the value given, else
+ * the online CPUs (sysconf), so the tool uses every core unless told not to
+ * (the library itself starts no thread unless asked). */
+int32_t cli_threads(const cli_args *a);
+#define CLI_OPT_THREADS CLI_OPT_INT("threads", 1, 1024)
+#define CLI_THREADS_HELP                                                                           \
+  "  --threads N         threads encoding and compressing data files (default: the online\n"       \
+  "                      CPUs; 1: one thread). Files are the same bytes whatever N\n"
+
 /* Parses a non-negative byte count with an optional K/M/G (binary) suffix. */
 bool cli_parse_size(const char *s, int64_t *out);
 /* A byte count for people: "812 B", "4.08 KiB", "1.50 GiB". Returns @p buf. */

@@ -30,6 +30,7 @@ static const char usage[] =
     "                    [--compression snappy|zstd|gzip|lz4_raw|brotli|none]\n"
     "                    [--expected-version N] [--app-id ID --app-version N] [--single-writer]\n"
     "                    [--schema-evolution reject|ignore|add] [--coerce] [--max-rejected N|P%]\n"
+    "                    [--threads N]\n"
     "Appends the rows of FILEs (converted to the table schema) as one atomic commit.\n"
     "  --format F          input format (default: by extension, else ndjson)\n"
     "  --skip-bad          skip records that do not convert (default: fail)\n"
@@ -45,7 +46,7 @@ static const char usage[] =
     "  --compression C     data file codec (default snappy)\n"
     "  --expected-version N  commit only if the table is still at version N (else a conflict)\n"
     "  --app-id ID --app-version N  record a txn action (exactly-once "
-    "progress)\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "progress)\n" CLI_THREADS_HELP CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 typedef struct bad_ctx {
   bool skip;
@@ -216,6 +217,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("schema-evolution"),
     CLI_OPT_FLAG("coerce"),
     CLI_OPT_STRING("max-rejected"),
+    CLI_OPT_THREADS,
 };
 
 static int cmd_append(const cli_args *a) {
@@ -265,6 +267,7 @@ static int cmd_append(const cli_args *a) {
   if (compression && inlet_compression_parse(&ao.compression, compression, &err) < 0)
     return cli_usage_error(usage, "%s", inlet_errmsg(&err));
   (void)cli_int(a, "expected-version", &ao.expected_version);
+  ao.threads = cli_threads(a);
   if (app_id) {
     ao.app_id = app_id;
     ao.app_version = app_version;

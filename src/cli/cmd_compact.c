@@ -14,13 +14,13 @@
 static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
     "                     [--sort-by COL[,COL...]] [--bins-per-commit N] [--dry-run]\n"
-    "                     [--single-writer] [--json]\n"
+    "                     [--single-writer] [--json] [--threads N]\n"
     "  --json      one JSON object: read_version, dry_run, partitions, bins, commits,\n"
     "              failed_groups, files_removed, files_added, bytes_removed, bytes_added, rows,\n"
     "              last_version (null when nothing was committed), groups (partition,\n"
     "              input_files, input_bytes, output_files, output_bytes, rows, version, error)\n"
     "  PREDICATE: partition columns only, e.g. \"day >= '2024-01-01' AND kind = "
-    "'click'\"\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "'click'\"\n" CLI_THREADS_HELP CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 /* What on_group reports to: text lines, or (--json) the groups array. */
 typedef struct report {
@@ -80,6 +80,7 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("dry-run"),
     CLI_OPT_FLAG("single-writer"),
     CLI_OPT_FLAG("json"),
+    CLI_OPT_THREADS,
 };
 
 static int cmd_compact(const cli_args *a) {
@@ -88,6 +89,7 @@ static int cmd_compact(const cli_args *a) {
   const char *const *pos = a->pos;
   if (a->n_pos != 1) return cli_usage_error(usage, "compact: missing TABLE");
   inlet_compact_options o = INLET_COMPACT_OPTIONS_INIT;
+  o.threads = cli_threads(a);
   int64_t v;
   if (cli_int(a, "min-files", &v)) o.min_files = (int32_t)v;
   if (cli_int(a, "bins-per-commit", &v)) o.bins_per_commit = (int32_t)v;

@@ -28,7 +28,7 @@ static const char usage[] =
     "                    [--kafka-columns NAME=COL,...] (NAME: topic, partition, offset,\n"
     "                    timestamp, key, headers)\n"
     "                    [--metrics-listen HOST:PORT] [--stall-limit DUR] [--notify]\n"
-    "                    [--summary-interval DUR]\n"
+    "                    [--summary-interval DUR] [--threads N]\n"
     "\n"
     "Sources:\n"
     "  file:PATH        NDJSON or CSV file, read to its end (or followed with --follow,\n"
@@ -306,6 +306,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("schema-evolution"),
     CLI_OPT_FLAG("coerce"),
     CLI_OPT_STRING("max-rejected"),
+    CLI_OPT_THREADS,
 };
 
 static int cmd_ingest(const cli_args *a) {
@@ -393,6 +394,7 @@ static int cmd_ingest(const cli_args *a) {
   }
   if (compression && inlet_compression_parse(&o.compression, compression, &err) < 0)
     return cli_usage_error(usage, "ingest: --compression: %s", inlet_errmsg(&err));
+  o.threads = cli_threads(a);
   const char *evolution = cli_string(a, "schema-evolution"),
              *max_rejected = cli_string(a, "max-rejected");
   if (evolution) {

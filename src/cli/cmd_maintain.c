@@ -26,6 +26,7 @@ static const char usage[] =
     "                      [--no-log-cleanup] [--min-files N] [--target-size SIZE]\n"
     "                      [--max-runtime DURATION] [--single-writer] [--json]\n"
     "                      [--metrics-listen HOST:PORT] [--stall-limit DURATION]\n"
+    "                      [--threads N]\n"
     "  compaction runs when table property inlet.autoCompact=true, or with --compact\n"
     "  --json           one JSON object per pass on standard output (JSON lines with\n"
     "                   --follow; docs/JSON.md)\n"
@@ -33,8 +34,8 @@ static const char usage[] =
     "                   compaction runs, files and bytes rewritten, checkpoints, log cleanup,\n"
     "                   vacuum deletions, table version/files/small files, last success)\n"
     "                   and /healthz: 200 while passes succeed within --stall-limit\n"
-    "                   (default: 3 intervals, at least 1m), 503 otherwise\n" CLI_SINGLE_WRITER_HELP
-        CLI_TABLE_URL_HELP;
+    "                   (default: 3 intervals, at least 1m), 503 otherwise\n" CLI_THREADS_HELP
+        CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
 static volatile sig_atomic_t stop_flag;
 static void on_signal(int sig) {
@@ -186,6 +187,7 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("json"),
     CLI_OPT_STRING("metrics-listen"),
     CLI_OPT_STRING("stall-limit"),
+    CLI_OPT_THREADS,
 };
 
 static int cmd_maintain(const cli_args *a) {
@@ -210,6 +212,7 @@ static int cmd_maintain(const cli_args *a) {
   if (stall_ms < 0) stall_ms = every * 3 > 60000 ? every * 3 : 60000;
   if (stall_ms < 1) stall_ms = 1;
   inlet_compact_options co = INLET_COMPACT_OPTIONS_INIT;
+  co.threads = cli_threads(a);
   int64_t v;
   if (cli_int(a, "min-files", &v)) co.min_files = (int32_t)v;
   (void)cli_int(a, "target-size", &co.target_size);

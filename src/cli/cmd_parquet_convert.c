@@ -18,11 +18,12 @@ static const char usage[] =
     "         [--compression snappy|zstd|gzip|lz4_raw|none] [--compression-level N]\n"
     "         [--row-group-size BYTES] [--page-size BYTES] [--no-dictionary]\n"
     "         [--encodings compatible|extended] [--skip-bad] [--strict]\n"
-    "         [--epoch-unit s|ms|us|ns] [--force]\n"
+    "         [--epoch-unit s|ms|us|ns] [--force] [--threads N]\n"
     "IN may be '-' for standard input (then --input-format is required).\n"
     "--encodings: compatible (default) writes PLAIN, dictionary and RLE only, which every\n"
     "reader decodes; extended adds DELTA_BINARY_PACKED and BYTE_STREAM_SPLIT where they\n"
-    "make the file smaller (Spark's vectorized reader needs 3.3 and 4.3 for them).\n";
+    "make the file smaller (Spark's vectorized reader needs 3.3 and 4.3 for "
+    "them).\n" CLI_THREADS_HELP;
 
 /* Bad records beyond this many are counted but not printed. */
 #define MAX_SHOWN 100
@@ -57,6 +58,7 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("strict"),
     CLI_OPT_FLAG("force"),
     CLI_OPT_STRING("encodings"),
+    CLI_OPT_THREADS,
 };
 
 static int cmd_parquet_convert(const cli_args *a) {
@@ -108,6 +110,7 @@ static int cmd_parquet_convert(const cli_args *a) {
   (void)cli_int(a, "row-group-size", &wo.row_group_bytes);
   (void)cli_int(a, "page-size", &wo.page_bytes);
   if (no_dict) wo.dictionary = false;
+  wo.threads = cli_threads(a);
   if (enc_s && inlet_parquet_encodings_parse(&wo.encodings, enc_s, &err) < 0)
     return cli_usage_error(usage, "--encodings: %s", inlet_errmsg(&err));
 

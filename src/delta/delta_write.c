@@ -17,6 +17,7 @@
  * a writer freed without commit removes its files.
  */
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "delta/delta_constraints.h"
@@ -62,6 +63,7 @@ struct inlet_table_writer {
   int64_t *txn_expect;  /* owned: version the read snapshot must record, -1 none */
   delta_write_extras x; /* stream additions (delta_writer_open_ext, or the public fields) */
   delta_file_sink sink; /* naming, options and stats of the data files */
+  util_pool *own_pool;  /* owned: made from opts.threads when extras lend none */
 };
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
@@ -118,13 +120,20 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
                        const delta_snapshot *create, const char *create_params, inlet_error *err) {
   *out = NULL;
   inlet_append_options dflt = INLET_APPEND_OPTIONS_INIT;
-  FAIL_IF(options && options->version != INLET_APPEND_OPTIONS_VERSION, err, INLET_EINVAL,
-          "append: unknown options version %d (this library has %d)", options->version,
-          INLET_APPEND_OPTIONS_VERSION);
+  FAIL_IF(options && options->version != 1 && options->version != INLET_APPEND_OPTIONS_VERSION, err,
+          INLET_EINVAL, "append: unknown options version %d (this library has %d)",
+          options->version, INLET_APPEND_OPTIONS_VERSION);
+  FAIL_IF(options && options->version > 1 && options->threads < 0, err, INLET_EINVAL,
+          "append: threads must not be negative");
   inlet_table_writer *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a table writer");
   w->table = table;
-  w->opts = options ? *options : dflt;
+  w->opts = dflt;
+  if (options && options->version == 1) /* a version-1 struct ends before threads */
+    memcpy(&w->opts, options, offsetof(inlet_append_options, threads));
+  else if (options)
+    w->opts = *options;
+  w->opts.version = INLET_APPEND_OPTIONS_VERSION;
   if (extras) {
     w->x = *extras;
   } else {
@@ -220,6 +229,14 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
   if ((rc = build_data_schema(w, err)) < 0) goto fail;
   delta_file_sink_init(&w->sink, table->st, &w->snap.metadata, &w->data_schema, w->opts.compression,
                        0);
+  /* Threads only when asked for: a lent pool, or more than one thread. */
+  if (w->x.pool) {
+    w->sink.pool = w->x.pool;
+  } else if (w->opts.threads > 1) {
+    rc = util_pool_new(&w->own_pool, w->opts.threads, err);
+    if (rc < 0) goto fail;
+    w->sink.pool = w->own_pool;
+  }
   *out = w;
   return 0;
 fail:
@@ -261,6 +278,7 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->txn_ids);
   inlet_free(w->txn_ver);
   inlet_free(w->txn_expect);
+  util_pool_free(w->own_pool); /* after the files, which borrow it */
   inlet_free(w);
 }
 

@@ -60,6 +60,7 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
    * never through a symbolic link, so a symlinked partition directory
    * cannot send a file outside the table. */
   TRY(pq_writer_open_storage(&f->pw, s->st, f->rel_path, s->data_schema, &po, err));
+  pq_writer_set_pool(f->pw, s->pool);
   f->created = true;
   return delta_stats_new(&f->stats, s->data_schema, s->max_indexed, err);
 }

@@ -12,6 +12,7 @@
 
 #include "delta/delta.h"
 #include "inlet/table.h"
+#include "util/pool.h"
 
 /* How a transaction's data files are made. Borrowed pointers must outlive
  * the files. */
@@ -23,6 +24,7 @@ typedef struct delta_file_sink {
   int64_t row_group_bytes; /* 0: the writer's default */
   int32_t max_indexed;     /* delta.dataSkippingNumIndexedCols (default 32) */
   int32_t counter;         /* part-NNNNN of the next file */
+  util_pool *pool;         /* borrowed, or NULL: column chunks encoded on this pool */
 } delta_file_sink;
 
 /* One data file of a transaction. Zeroed = none. */
@@ -85,9 +87,12 @@ typedef struct delta_write_extras {
   /* The caller fills generated columns itself: tables with the
    * generatedColumns writer feature are accepted. */
   bool computes_generated_columns;
+  /* Borrowed (outlives the writer): the pool the data files are encoded on,
+   * instead of one the writer would make from the options' threads. */
+  util_pool *pool;
 } delta_write_extras;
 #define DELTA_WRITE_EXTRAS_INIT                                                                    \
-  { false, 0, NULL, NULL, NULL, false }
+  { false, 0, NULL, NULL, NULL, false, NULL }
 
 /* inlet_table_writer_open with @p extras (may be NULL; they replace the
  * public options' fields of the same meaning). */

@@ -25,6 +25,7 @@
  * (two compactors never both remove a file).
  */
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "batch/batch.h"
@@ -89,6 +90,7 @@ typedef struct compactor {
   delta_file_sink sink;   /* naming, options and stats of the output files */
   int64_t cur_bin;        /* bin being rewritten */
   delta_constraints cons; /* owned: invariants and CHECK constraints rows must meet */
+  util_pool *pool;        /* owned: o.threads > 1, lent to the sink's writers */
 } compactor;
 
 static void unit_reset(compactor *c, unit *u, bool remove_files) {
@@ -113,6 +115,7 @@ static void compactor_reset(compactor *c) {
     inlet_free(c->removed[i]);
   inlet_free(c->removed);
   delta_constraints_reset(&c->cons);
+  util_pool_free(c->pool);
 }
 
 /* ---- planning ------------------------------------------------------------------ */
@@ -828,16 +831,23 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
 int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
                         const inlet_compact_options *options, inlet_error *err) {
   inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
-  FAIL_IF(options && options->version != INLET_COMPACT_OPTIONS_VERSION, err, INLET_EINVAL,
-          "compact: unknown options version %d (this library has %d)", options->version,
-          INLET_COMPACT_OPTIONS_VERSION);
+  FAIL_IF(options && options->version != 1 && options->version != INLET_COMPACT_OPTIONS_VERSION,
+          err, INLET_EINVAL, "compact: unknown options version %d (this library has %d)",
+          options->version, INLET_COMPACT_OPTIONS_VERSION);
+  FAIL_IF(options && options->version > 1 && options->threads < 0, err, INLET_EINVAL,
+          "compact: threads must not be negative");
   inlet_compact_result res;
   memset(&res, 0, sizeof res);
   res.last_version = -1;
   compactor c;
   memset(&c, 0, sizeof c);
   c.table = table;
-  c.o = options ? *options : dflt;
+  c.o = dflt;
+  if (options && options->version == 1) /* a version-1 struct ends before threads */
+    memcpy(&c.o, options, offsetof(inlet_compact_options, threads));
+  else if (options)
+    c.o = *options;
+  c.o.version = INLET_COMPACT_OPTIONS_VERSION;
   inlet_schema_init(&c.data_schema);
   FAIL_IF(c.o.target_size < 0 || c.o.min_files < 0 || c.o.row_group_bytes < 0, err, INLET_EINVAL,
           "negative compaction size or count");
@@ -888,6 +898,10 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   }
   delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,
                        c.o.compression, c.rg_bytes);
+  if (c.o.threads > 1) {
+    TRY_GOTO(util_pool_new(&c.pool, c.o.threads, err));
+    c.sink.pool = c.pool;
+  }
   if (c.o.n_sort_by > 0) {
     c.sort_cols = inlet_calloc((size_t)c.o.n_sort_by, sizeof *c.sort_cols);
     FAIL_GOTO(!c.sort_cols, err, INLET_ENOMEM, "out of memory");

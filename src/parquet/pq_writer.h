@@ -8,6 +8,7 @@
 
 #include "inlet/parquet.h"
 #include "storage/storage.h"
+#include "util/pool.h"
 
 /* Like inlet_parquet_writer_open, but the file is created through @p st at
  * @p path (relative to its root; the backend's create rules apply) and a
@@ -18,5 +19,10 @@
 int pq_writer_open_storage(inlet_parquet_writer **out, inlet_storage *st, const char *path,
                            const inlet_schema *schema, const inlet_parquet_writer_options *options,
                            inlet_error *err);
+
+/* Encodes and compresses the column chunks of @p w on @p pool (borrowed,
+ * must outlive the writer; NULL: the caller's thread) from now on. Ignored
+ * by a writer that made its own pool from options.threads. */
+void pq_writer_set_pool(inlet_parquet_writer *w, util_pool *pool);
 
 #endif /* INLET_PQ_WRITER_H */

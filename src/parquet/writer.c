@@ -23,6 +23,7 @@
  * backend's rules (no symbolic links on the way) and its fault injection
  * apply to them.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -38,6 +39,7 @@
 #include "parquet/stats.h"
 #include "storage/storage.h"
 #include "util/buf.h"
+#include "util/pool.h"
 #include "util/util.h"
 
 #define DEFAULT_CREATED_BY "inlet version " INLET_VERSION_STRING " (build inlet)"
@@ -76,7 +78,22 @@ struct inlet_parquet_writer {
                                            -1 when absent */
   size_t index_locs_cap;                /* entries */
   inlet_buf footer;                     /* owned */
+  /* Column chunks are encoded and compressed on this pool, one task per
+   * column per slice; NULL or inline: on the caller's thread. Each column
+   * writer owns all its state, and chunks are written to the file in
+   * column order by the caller, so the bytes do not depend on it. */
+  util_pool *pool; /* owned when own_pool, else borrowed (pq_writer_set_pool) */
+  bool own_pool;
+  struct col_task *tasks; /* owned, n_cols: the arguments of the column tasks */
 };
+
+/* One column's share of a slice (or of finishing a chunk). */
+typedef struct col_task {
+  inlet_parquet_writer *w;
+  int32_t col;
+  const inlet_batch *batch; /* NULL: finish the chunk */
+  int64_t start, n;
+} col_task;
 
 int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err) {
   /* inlet_compression's values are Parquet's codec ids (codec/codec.c). */
@@ -105,8 +122,10 @@ int inlet_parquet_encodings_parse(inlet_parquet_encodings *out, const char *name
 }
 
 static int check_options(const inlet_parquet_writer_options *o, inlet_error *err) {
-  FAIL_IF(o->version != INLET_PARQUET_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
+  FAIL_IF(o->version != 1 && o->version != INLET_PARQUET_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
           "parquet writer options: unknown version %d", o->version);
+  FAIL_IF(o->threads < 0, err, INLET_EINVAL,
+          "parquet writer options: threads must not be negative");
   switch (o->compression) {
   case INLET_COMPRESSION_UNCOMPRESSED:
   case INLET_COMPRESSION_SNAPPY:
@@ -165,6 +184,8 @@ static void writer_destroy(inlet_parquet_writer *w) {
   inlet_buf_reset(&w->column_index);
   inlet_buf_reset(&w->offset_index);
   inlet_free(w->index_locs);
+  inlet_free(w->tasks);
+  if (w->own_pool) util_pool_free(w->pool);
   inlet_free(w->path);
   inlet_free(w);
 }
@@ -213,6 +234,14 @@ static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char
   FAIL_IF(!out || !path || !schema, err, INLET_EINVAL, "parquet writer: NULL argument");
   inlet_parquet_writer_options defaults = INLET_PARQUET_WRITER_OPTIONS_INIT;
   const inlet_parquet_writer_options *o = options ? options : &defaults;
+  FAIL_IF(o->version != 1 && o->version != INLET_PARQUET_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
+          "parquet writer options: unknown version %d", o->version);
+  inlet_parquet_writer_options v1 = defaults;
+  if (o->version == 1) { /* a version-1 struct ends before threads */
+    memcpy(&v1, o, offsetof(inlet_parquet_writer_options, threads));
+    v1.version = INLET_PARQUET_WRITER_OPTIONS_VERSION;
+    o = &v1;
+  }
   TRY(check_options(o, err));
   FAIL_IF(schema->n_fields <= 0, err, INLET_EINVAL, "%s: schema has no columns", path);
 
@@ -279,6 +308,14 @@ static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char
   w->n_cols = w->desc.n_columns;
   w->cols = inlet_calloc((size_t)w->n_cols, sizeof *w->cols);
   FAIL_GOTO(!w->cols, err, INLET_ENOMEM, "%s: out of memory", path);
+  w->tasks = inlet_calloc((size_t)w->n_cols, sizeof *w->tasks);
+  FAIL_GOTO(!w->tasks, err, INLET_ENOMEM, "%s: out of memory", path);
+  /* A pool only when asked for more than one thread, and only when there
+   * is more than one column to spread. */
+  if (o->threads > 1 && w->n_cols > 1) {
+    TRY_GOTO(util_pool_new(&w->pool, o->threads < w->n_cols ? o->threads : w->n_cols, err));
+    w->own_pool = true;
+  }
   w->shred = inlet_calloc((size_t)w->n_cols, sizeof *w->shred);
   FAIL_GOTO(!w->shred, err, INLET_ENOMEM, "%s: out of memory", path);
   for (int32_t i = 0; i < w->n_cols; i++) {
@@ -371,10 +408,60 @@ static int write_page_index(inlet_parquet_writer *w, inlet_error *err) {
   return 0;
 }
 
+/* Appends rows [start, start + n) of @p batch to column @p i, or with a
+ * NULL batch ends its chunk (the last page is encoded and compressed). */
+static int column_step(inlet_parquet_writer *w, int32_t i, const inlet_batch *batch, int64_t start,
+                       int64_t n, inlet_error *err) {
+  if (!batch) return pq_column_writer_finish_chunk(&w->cols[i], err);
+  const inlet_array *top = &batch->columns[w->desc.columns[i].field_index];
+  if (!w->cols[i].level_mode) return pq_column_writer_write(&w->cols[i], top, start, n, err);
+  /* Pages of nested columns end between calls: keep calls small so
+   * that pages stay near page_bytes. */
+  pq_shredder *sh = &w->shred[i];
+  int rc = 0;
+  for (int64_t off = 0; rc == 0 && off < n; off += NESTED_STEP_ROWS) {
+    int64_t m = n - off < NESTED_STEP_ROWS ? n - off : NESTED_STEP_ROWS;
+    rc = pq_shred(sh, top, start + off, m, err);
+    if (rc == 0)
+      rc = pq_column_writer_write_levels(&w->cols[i], sh->def, sh->rep, sh->n_levels, &sh->values,
+                                         0, sh->values.length, err);
+  }
+  if (rc < 0) inlet_error_prefix(err, "%s", w->path);
+  return rc;
+}
+
+static int column_task(void *arg, inlet_error *err) {
+  col_task *t = arg;
+  return column_step(t->w, t->col, t->batch, t->start, t->n, err);
+}
+
+/* column_step for every column: on the pool, one task per column, or in
+ * column order here. Either way the failure reported is the lowest
+ * column's, as the serial loop would report it. */
+static int columns_step(inlet_parquet_writer *w, const inlet_batch *batch, int64_t start, int64_t n,
+                        inlet_error *err) {
+  if (util_pool_threads(w->pool) == 0 || w->n_cols < 2) {
+    for (int32_t i = 0; i < w->n_cols; i++)
+      TRY(column_step(w, i, batch, start, n, err));
+    return 0;
+  }
+  util_group g;
+  util_group_init(&g, w->pool);
+  for (int32_t i = 0; i < w->n_cols; i++) {
+    col_task *t = &w->tasks[i];
+    t->w = w;
+    t->col = i;
+    t->batch = batch;
+    t->start = start;
+    t->n = n;
+    util_group_submit(&g, column_task, t);
+  }
+  return util_group_wait(&g, err);
+}
+
 static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
   if (w->rg_rows == 0) return 0;
-  for (int32_t i = 0; i < w->n_cols; i++)
-    TRY(pq_column_writer_finish_chunk(&w->cols[i], err));
+  TRY(columns_step(w, NULL, 0, 0, err));
   if (w->n_rgs == w->cap_rgs) {
     int32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
     pq_row_group *p = inlet_realloc(w->rgs, (size_t)cap * sizeof *p);
@@ -471,38 +558,19 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
   int64_t done = 0;
   while (done < batch->num_rows) {
     int64_t n = slice_rows(w, batch->num_rows - done);
-    for (int32_t i = 0; i < w->n_cols; i++) {
-      const inlet_array *top = &batch->columns[w->desc.columns[i].field_index];
-      int rc;
-      if (w->cols[i].level_mode) {
-        /* Pages of nested columns end between calls: keep calls small so
-         * that pages stay near page_bytes. */
-        pq_shredder *sh = &w->shred[i];
-        rc = 0;
-        for (int64_t off = 0; rc == 0 && off < n; off += NESTED_STEP_ROWS) {
-          int64_t m = n - off < NESTED_STEP_ROWS ? n - off : NESTED_STEP_ROWS;
-          rc = pq_shred(sh, top, done + off, m, err);
-          if (rc == 0)
-            rc = pq_column_writer_write_levels(&w->cols[i], sh->def, sh->rep, sh->n_levels,
-                                               &sh->values, 0, sh->values.length, err);
-        }
-        if (rc < 0) inlet_error_prefix(err, "%s", w->path);
-      } else {
-        rc = pq_column_writer_write(&w->cols[i], top, done, n, err);
-      }
-      if (rc < 0) {
-        /* Columns now disagree on their row counts: the file cannot be
-         * finished consistently. */
-        w->failed = true;
-        return rc;
-      }
+    int rc = columns_step(w, batch, done, n, err);
+    if (rc < 0) {
+      /* Columns now disagree on their row counts: the file cannot be
+       * finished consistently. */
+      w->failed = true;
+      return rc;
     }
     done += n;
     w->rg_rows += n;
     w->total_rows += n;
     if ((w->row_group_max_rows > 0 && w->rg_rows >= w->row_group_max_rows) ||
         estimate_rg_bytes(w) >= w->row_group_bytes) {
-      int rc = flush_row_group(w, err);
+      rc = flush_row_group(w, err);
       if (rc < 0) {
         w->failed = true;
         return rc;
@@ -565,6 +633,11 @@ int32_t pq_writer_num_leaves(const inlet_parquet_writer *w) {
 const pq_column_desc *pq_writer_leaf_desc(const inlet_parquet_writer *w, int32_t leaf) {
   if (!w || leaf < 0 || leaf >= w->n_cols) return NULL;
   return &w->desc.columns[leaf];
+}
+
+void pq_writer_set_pool(inlet_parquet_writer *w, util_pool *pool) {
+  if (!w || w->own_pool) return;
+  w->pool = pool;
 }
 
 const pq_stats *pq_writer_leaf_stats(const inlet_parquet_writer *w, int32_t leaf) {

@@ -128,6 +128,7 @@ typedef struct ingester {
   inlet_ingest_part_progress *part_prog; /* owned: progress.parts */
   int part_prog_cap;
   int64_t t0;
+  util_pool *pool; /* owned: o.threads > 1, lent to every batch's writer */
 } ingester;
 
 /* A source of independently positioned parts (Kafka partitions): progress,
@@ -798,6 +799,7 @@ static int open_writer(ingester *g, inlet_error *err) {
   x.txn_versions = g->xver;
   x.metrics_json = g->metrics;
   x.computes_generated_columns = true; /* fill_derived computes them */
+  x.pool = g->pool;
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
   x.n_txns = g->n_x;
   if (partitioned(g)) {
@@ -891,6 +893,7 @@ static int open_late_writer(ingester *g, inlet_error *err) {
   for (int i = 0; i < STREAM_POS_PARTS; i++)
     g->late_xnames[i] = g->n_late_pos[i];
   delta_write_extras x = DELTA_WRITE_EXTRAS_INIT;
+  x.pool = g->pool;
   x.n_txns = STREAM_POS_PARTS;
   x.txn_app_ids = g->late_xnames;
   x.txn_versions = g->late_xver;
@@ -1573,6 +1576,8 @@ static void ingester_free(ingester *g) {
   inlet_table_free(g->late_table);
   delta_snapshot_reset(&g->cs);
   inlet_table_free(g->owned_table);
+  util_pool_free(g->pool); /* after abandon(): no writer borrows it now */
+  g->pool = NULL;
 }
 
 /* The version -1 state whose commit creates the table, as inlet_table_create
@@ -1653,6 +1658,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
       memcpy(&g->o, options, offsetof(inlet_ingest_options, kafka_group));
     else if (options->version < 4) /* a version-2 or -3 struct ends before schema_evolution */
       memcpy(&g->o, options, offsetof(inlet_ingest_options, schema_evolution));
+    else if (options->version == 4) /* a version-4 struct ends before threads */
+      memcpy(&g->o, options, offsetof(inlet_ingest_options, threads));
     else
       g->o = *options;
     if (options->version < 4) { /* what they did before: unknown fields dropped, lenient */
@@ -1662,6 +1669,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     g->o.version = INLET_INGEST_OPTIONS_VERSION;
   }
   FAIL_IF(!g->o.source, err, INLET_EINVAL, "ingest: no source");
+  FAIL_IF(g->o.threads < 0, err, INLET_EINVAL, "ingest: threads must not be negative");
+  if (g->o.threads > 1) TRY(util_pool_new(&g->pool, g->o.threads, err));
   if (g->o.strict) g->o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
   FAIL_IF(g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT &&
               g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_IGNORE &&

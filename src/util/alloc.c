@@ -2,14 +2,17 @@
  * Allocation wrappers with a failure-injection countdown, so tests can prove
  * that every ENOMEM path unwinds cleanly (SQLite's malloc-failure testing).
  */
+#include <stdatomic.h>
+
 #include "util/util.h"
 
-static long alloc_fail_countdown = -1;
+/* Atomic: worker threads of a pool (util/pool.h) allocate too. */
+static _Atomic long alloc_fail_countdown = -1;
 /* Per thread, so counting needs neither atomics nor locks. */
 static _Thread_local int64_t alloc_calls, alloc_bytes;
 
 void inlet_alloc_fail_after(long n) {
-  alloc_fail_countdown = n;
+  atomic_store(&alloc_fail_countdown, n);
 }
 
 void inlet_alloc_counts(int64_t *calls, int64_t *bytes) {
@@ -19,10 +22,14 @@ void inlet_alloc_counts(int64_t *calls, int64_t *bytes) {
 
 static int should_fail(void) {
   alloc_calls++;
-  if (alloc_fail_countdown < 0) return 0;
-  if (alloc_fail_countdown == 0) return 1;
-  alloc_fail_countdown--;
-  return 0;
+  long n = atomic_load_explicit(&alloc_fail_countdown, memory_order_relaxed);
+  for (;;) {
+    if (n < 0) return 0;
+    if (n == 0) return 1;
+    if (atomic_compare_exchange_weak_explicit(&alloc_fail_countdown, &n, n - 1,
+                                              memory_order_relaxed, memory_order_relaxed))
+      return 0;
+  }
 }
 
 void *inlet_malloc(size_t size) {

@@ -169,6 +169,64 @@ static void test_options_version__file_entry_points_refuse_unknown_version(void 
   inlet_schema_reset(&s);
 }
 
+/* The structs that gained `threads` still accept their previous version, whose struct
+ * ends before it: a negative threads (refused by the current version) past that end is
+ * not read. */
+static void test_options_version__previous_version_ignores_threads(void **state) {
+  (void)state;
+  inlet_table *t = make_table();
+  inlet_error err = INLET_ERROR_INIT;
+
+  inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+  ao.threads = -5;
+  inlet_table_writer *w = NULL;
+  assert_int_equal(inlet_table_writer_open(&w, t, &ao, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "threads"));
+  inlet_error_clear(&err);
+  ao.version = 1;
+  assert_int_equal(inlet_table_writer_open(&w, t, &ao, &err), 0);
+  inlet_table_writer_free(w);
+
+  inlet_compact_options co = INLET_COMPACT_OPTIONS_INIT;
+  co.threads = -5;
+  inlet_compact_result cr;
+  assert_int_equal(inlet_table_compact(&cr, t, &co, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "threads"));
+  inlet_error_clear(&err);
+  co.version = 1;
+  assert_int_equal(inlet_table_compact(&cr, t, &co, &err), 0);
+
+  inlet_ingest_options io = INLET_INGEST_OPTIONS_INIT;
+  io.source = "file:/nonexistent/inlet-options-version.ndjson";
+  io.once = true;
+  io.threads = -5;
+  inlet_ingest_progress p;
+  assert_int_equal(inlet_ingest_run(&p, t, &io, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "threads"));
+  inlet_error_clear(&err);
+  io.version = 4;
+  assert_int_not_equal(inlet_ingest_run(&p, t, &io, &err), 0); /* the missing file */
+  assert_null(strstr(err.message, "threads"));
+  inlet_error_clear(&err);
+  inlet_table_free(t);
+
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long", &err), 0);
+  char path[4300];
+  snprintf(path, sizeof path, "%s/v1.parquet", dir);
+  inlet_parquet_writer_options pwo = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  pwo.threads = -5;
+  inlet_parquet_writer *pw = NULL;
+  assert_int_equal(inlet_parquet_writer_open(&pw, path, &s, &pwo, &err), INLET_EINVAL);
+  assert_non_null(strstr(err.message, "threads"));
+  inlet_error_clear(&err);
+  pwo.version = 1;
+  assert_int_equal(inlet_parquet_writer_open(&pw, path, &s, &pwo, &err), 0);
+  assert_int_equal(inlet_parquet_writer_close(pw, &err), 0);
+  inlet_parquet_writer_free(pw);
+  inlet_schema_reset(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_options_version__create_refuses_unknown_version, setup,
@@ -177,6 +235,8 @@ int main(void) {
           test_options_version__table_entry_points_refuse_unknown_version, setup, teardown),
       cmocka_unit_test_setup_teardown(
           test_options_version__file_entry_points_refuse_unknown_version, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_options_version__previous_version_ignores_threads, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

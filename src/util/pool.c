@@ -1,0 +1,190 @@
+/*
+ * The thread pool of pool.h: one mutex guards a FIFO queue of tasks and
+ * every group's counters; workers sleep on `work` when the queue is empty,
+ * waiters on `done` when their group still has tasks running elsewhere.
+ * One lock is enough at the granularity the pool serves (a task encodes a
+ * column chunk's slice: milliseconds, against microseconds of locking).
+ */
+#include "util/pool.h"
+
+#include <unistd.h>
+
+#include "util/util.h"
+
+typedef struct pool_task {
+  util_task_fn fn;
+  void *arg;
+  util_group *group;
+  int64_t index;
+  struct pool_task *next;
+} pool_task;
+
+struct util_pool {
+  pthread_mutex_t lock;
+  pthread_cond_t work;    /* queue became non-empty, or stop */
+  pthread_cond_t done;    /* a task finished */
+  pool_task *head, *tail; /* owned; queued tasks */
+  bool stop;
+  int n_threads;
+  pthread_t *threads; /* owned, n_threads started */
+};
+
+/* Records a finished task in its group. Under the pool's lock (or on an
+ * inline pool, where only the submitting thread touches the group). */
+static void task_finished(util_group *g, int64_t index, int rc, const inlet_error *err) {
+  if (rc < 0 && (g->fail_index < 0 || index < g->fail_index)) {
+    g->fail_index = index;
+    g->fail_rc = rc;
+    g->fail_err = *err;
+  }
+  g->pending--;
+}
+
+/* Runs @p t (popped from the queue) unlocked, then records it; returns
+ * with the lock held again. */
+static void run_popped(util_pool *p, pool_task *t) {
+  pthread_mutex_unlock(&p->lock);
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = t->fn(t->arg, &e);
+  if (rc < 0 && e.code == 0) /* a task that forgot its message still fails */
+    (void)inlet_fail(&e, rc, "task %lld failed", (long long)t->index);
+  pthread_mutex_lock(&p->lock);
+  task_finished(t->group, t->index, rc, &e);
+  pthread_cond_broadcast(&p->done);
+  inlet_free(t);
+}
+
+static pool_task *pop(util_pool *p) {
+  pool_task *t = p->head;
+  if (t) {
+    p->head = t->next;
+    if (!p->head) p->tail = NULL;
+  }
+  return t;
+}
+
+static void *worker(void *arg) {
+  util_pool *p = arg;
+  pthread_mutex_lock(&p->lock);
+  for (;;) {
+    pool_task *t = pop(p);
+    if (t) {
+      run_popped(p, t);
+      continue;
+    }
+    if (p->stop) break;
+    pthread_cond_wait(&p->work, &p->lock);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+int util_pool_new(util_pool **out, int threads, inlet_error *err) {
+  *out = NULL;
+  util_pool *p = inlet_calloc(1, sizeof *p);
+  if (!p) return inlet_fail(err, INLET_ENOMEM, "thread pool: out of memory");
+  if (threads > 1) {
+    p->threads = inlet_calloc((size_t)threads, sizeof *p->threads);
+    if (!p->threads) {
+      inlet_free(p);
+      return inlet_fail(err, INLET_ENOMEM, "thread pool: out of memory");
+    }
+  }
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_cond_init(&p->work, NULL);
+  pthread_cond_init(&p->done, NULL);
+  for (int i = 0; i < threads && threads > 1; i++) {
+    if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
+    p->n_threads++;
+  }
+  *out = p;
+  return 0;
+}
+
+void util_pool_free(util_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->lock);
+  p->stop = true;
+  pthread_cond_broadcast(&p->work);
+  pthread_mutex_unlock(&p->lock);
+  for (int i = 0; i < p->n_threads; i++)
+    pthread_join(p->threads[i], NULL);
+  /* Workers drain the queue before they stop, so nothing is left. */
+  pthread_cond_destroy(&p->done);
+  pthread_cond_destroy(&p->work);
+  pthread_mutex_destroy(&p->lock);
+  inlet_free(p->threads);
+  inlet_free(p);
+}
+
+int util_pool_threads(const util_pool *p) {
+  return p ? p->n_threads : 0;
+}
+
+void util_group_init(util_group *g, util_pool *pool) {
+  memset(g, 0, sizeof *g);
+  g->pool = pool;
+  g->fail_index = -1;
+}
+
+void util_group_submit(util_group *g, util_task_fn fn, void *arg) {
+  util_pool *p = g->pool;
+  int64_t index = g->submitted++;
+  pool_task *t = p && p->n_threads > 0 ? inlet_malloc(sizeof *t) : NULL;
+  if (!t) {
+    /* Inline: the group is touched by this thread alone, unless tasks of
+     * it are queued too (an allocation failed mid-group): then lock. */
+    inlet_error e = INLET_ERROR_INIT;
+    int rc = fn(arg, &e);
+    if (rc < 0 && e.code == 0) (void)inlet_fail(&e, rc, "task %lld failed", (long long)index);
+    if (p && p->n_threads > 0) pthread_mutex_lock(&p->lock);
+    g->pending++;
+    task_finished(g, index, rc, &e);
+    if (p && p->n_threads > 0) pthread_mutex_unlock(&p->lock);
+    return;
+  }
+  t->fn = fn;
+  t->arg = arg;
+  t->group = g;
+  t->index = index;
+  t->next = NULL;
+  pthread_mutex_lock(&p->lock);
+  g->pending++;
+  if (p->tail)
+    p->tail->next = t;
+  else
+    p->head = t;
+  p->tail = t;
+  pthread_cond_signal(&p->work);
+  pthread_mutex_unlock(&p->lock);
+}
+
+int util_group_wait(util_group *g, inlet_error *err) {
+  util_pool *p = g->pool;
+  if (p && p->n_threads > 0) {
+    pthread_mutex_lock(&p->lock);
+    while (g->pending > 0) {
+      /* Help rather than sleep: this may run another group's task, which
+       * is what makes nested groups on one pool deadlock-free. */
+      pool_task *t = pop(p);
+      if (t)
+        run_popped(p, t);
+      else
+        pthread_cond_wait(&p->done, &p->lock);
+    }
+    pthread_mutex_unlock(&p->lock);
+  }
+  int rc = 0;
+  if (g->fail_index >= 0) {
+    rc = g->fail_rc;
+    if (err) *err = g->fail_err;
+  }
+  util_group_init(g, p);
+  return rc;
+}
+
+int util_online_cpus(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) return 1;
+  return n > 1024 ? 1024 : (int)n;
+}

@@ -1,0 +1,254 @@
+/*
+ * Issue 18's determinism rule, through the real binary: the thread count
+ * changes speed, never output. The same input written with --threads 1 and
+ * --threads 4 by `parquet convert`, `append`, `ingest` and `compact` gives
+ * byte-identical data files (names aside), the same log entries apart from
+ * ids, names and timestamps (each add's size, partitionValues and stats -
+ * numRecords included - each remove's size and partitionValues, each
+ * commit's operation), and the same table contents. Also run under
+ * ThreadSanitizer (make test-tsan).
+ */
+#include "log_support.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char dir[4096];
+
+#define SCHEMA                                                                                     \
+  "id long, kind string, name string, v double, flag boolean, note string, "                       \
+  "s struct<a:long,b:string>, tags array<long>"
+
+/* Rows from @p first: enough columns and values that dictionaries, plain
+ * pages, nulls and nested levels all appear. */
+static void write_input(const char *name, int first, int n) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  for (int i = first; i < first + n; i++) {
+    fprintf(f, "{\"id\":%d,\"kind\":\"k%d\",\"name\":\"name-%d-%d\",\"v\":%.3f,\"flag\":%s,", i,
+            i % 3, i % 997, (i * 7919) % 100003, i * 0.37, i % 2 ? "true" : "false");
+    if (i % 7 == 0)
+      fputs("\"note\":null,", f);
+    else
+      fprintf(f, "\"note\":\"n%d\",", i % 50);
+    fprintf(f, "\"s\":{\"a\":%d,\"b\":\"b%d\"},\"tags\":[%d,%d]}\n", i * 3, i % 11, i, i % 5);
+  }
+  fclose(f);
+}
+
+static int setup(void **state) {
+  (void)state;
+  char *d = tu_mkdtemp("threads");
+  if (!d) return -1;
+  snprintf(dir, sizeof dir, "%s", d);
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  tu_rmtree(dir);
+  return 0;
+}
+
+static void assert_files_equal(const char *a, const char *b) {
+  size_t na = 0, nb = 0;
+  char *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+  if (!x || !y) fail_msg("cannot read %s or %s", a, b);
+  if (na != nb || memcmp(x, y, na) != 0)
+    fail_msg("%s (%zu bytes) and %s (%zu bytes) differ", a, na, b, nb);
+  free(x);
+  free(y);
+}
+
+static void test_threads__parquet_convert_bytes_identical(void **state) {
+  (void)state;
+  write_input("conv.ndjson", 0, 60000);
+  for (int c = 0; c < 2; c++) {
+    const char *codec = c ? "zstd" : "snappy";
+    /* Small row groups and pages: many chunks, many pages per chunk. */
+    LS_SH_OK("convert",
+             "cd '%s' && rm -f c1.parquet c4.parquet && "
+             "'%s' parquet convert conv.ndjson c1.parquet --schema '" SCHEMA "' --compression %s "
+             "--row-group-size 256K --page-size 16K --threads 1 && "
+             "'%s' parquet convert conv.ndjson c4.parquet --schema '" SCHEMA "' --compression %s "
+             "--row-group-size 256K --page-size 16K --threads 4",
+             dir, INLET_BIN, codec, INLET_BIN, codec);
+    char a[4300], b[4300];
+    snprintf(a, sizeof a, "%s/c1.parquet", dir);
+    snprintf(b, sizeof b, "%s/c4.parquet", dir);
+    assert_files_equal(a, b);
+    /* And more than one row group was written (else nothing was parallel
+     * across flushes). */
+    tu_result r;
+    tu_sh(&r, "cd '%s' && '%s' parquet meta c4.parquet", dir, INLET_BIN);
+    assert_int_equal(r.status, 0);
+    const char *g = strstr(r.out, "num_row_groups: ");
+    assert_non_null(g);
+    assert_true(atoi(g + strlen("num_row_groups: ")) > 1);
+    tu_result_free(&r);
+  }
+}
+
+static json_t *read_commit(const char *table, int64_t v) {
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%s/_delta_log/%020lld.json", dir, table, (long long)v);
+  size_t n = 0;
+  char *text = tu_read_file(path, &n);
+  if (!text) return NULL;
+  json_t *arr = json_array();
+  char *line = text;
+  while (line && *line) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = '\0';
+    if (*line) {
+      json_error_t je;
+      json_t *a = json_loads(line, 0, &je);
+      if (!a) fail_msg("%s: bad JSON line: %s", path, je.text);
+      json_array_append_new(arr, a);
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+  return arr;
+}
+
+static void assert_same_field(json_t *x, json_t *y, const char *key, const char *what) {
+  json_t *a = json_object_get(x, key), *b = json_object_get(y, key);
+  if (!json_equal(a, b)) {
+    char *sa = a ? json_dumps(a, JSON_ENCODE_ANY) : NULL,
+         *sb = b ? json_dumps(b, JSON_ENCODE_ANY) : NULL;
+    fail_msg("%s: %s differs: %s vs %s", what, key, sa ? sa : "(none)", sb ? sb : "(none)");
+  }
+}
+
+/* Every commit of tables @p t1 and @p t4: same actions in the same order,
+ * equal apart from ids, file names and times, and every added file
+ * byte-identical to its counterpart. Returns the number of commits. */
+static int64_t compare_tables(const char *t1, const char *t4) {
+  int64_t v = 0, adds = 0;
+  for (;; v++) {
+    json_t *a = read_commit(t1, v), *b = read_commit(t4, v);
+    if (!a && !b) break;
+    if (!a || !b) fail_msg("version %lld exists in only one table", (long long)v);
+    char what[64];
+    snprintf(what, sizeof what, "version %lld", (long long)v);
+    /* Same action kinds in the same order (files are added in the order
+     * their rows arrive, not by name). */
+    if (json_array_size(a) != json_array_size(b))
+      fail_msg("%s: %zu actions vs %zu", what, json_array_size(a), json_array_size(b));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
+      const char *kx = json_object_iter_key(json_object_iter(x));
+      const char *ky = json_object_iter_key(json_object_iter(y));
+      if (!kx || !ky || strcmp(kx, ky) != 0)
+        fail_msg("%s action %zu: %s vs %s", what, i, kx ? kx : "?", ky ? ky : "?");
+      json_t *ax = json_object_get(x, kx), *ay = json_object_get(y, ky);
+      if (strcmp(kx, "add") == 0) {
+        assert_same_field(ax, ay, "size", what);
+        assert_same_field(ax, ay, "partitionValues", what);
+        assert_same_field(ax, ay, "stats", what);
+        assert_same_field(ax, ay, "dataChange", what);
+        char pa[8192], pb[8192];
+        snprintf(pa, sizeof pa, "%s/%s/%s", dir, t1,
+                 json_string_value(json_object_get(ax, "path")));
+        snprintf(pb, sizeof pb, "%s/%s/%s", dir, t4,
+                 json_string_value(json_object_get(ay, "path")));
+        /* Paths are URL-encoded; these tables' names need no decoding. */
+        assert_files_equal(pa, pb);
+        adds++;
+      } else if (strcmp(kx, "remove") == 0) {
+        assert_same_field(ax, ay, "size", what);
+        assert_same_field(ax, ay, "partitionValues", what);
+        assert_same_field(ax, ay, "dataChange", what);
+      } else if (strcmp(kx, "commitInfo") == 0) {
+        assert_same_field(ax, ay, "operation", what);
+      } else if (strcmp(kx, "txn") == 0) {
+        assert_same_field(ax, ay, "version", what);
+      }
+    }
+    json_decref(a);
+    json_decref(b);
+  }
+  assert_true(adds > 0);
+  return v;
+}
+
+static char *scan_sorted(const char *table) {
+  tu_result r;
+  tu_sh(&r, "cd '%s' && '%s' scan %s --format ndjson | sort", dir, INLET_BIN, table);
+  if (r.status != 0) fail_msg("scan %s: %s", table, r.err);
+  char *out = r.out;
+  r.out = NULL;
+  tu_result_free(&r);
+  return out;
+}
+
+static void assert_same_contents(const char *t1, const char *t4, size_t min_lines) {
+  char *a = scan_sorted(t1), *b = scan_sorted(t4);
+  assert_string_equal(a, b);
+  size_t lines = 0;
+  for (const char *p = a; *p; p++)
+    lines += *p == '\n';
+  assert_true(lines >= min_lines);
+  free(a);
+  free(b);
+}
+
+static void test_threads__append_and_compact_identical(void **state) {
+  (void)state;
+  write_input("a0.ndjson", 0, 30000);
+  write_input("a1.ndjson", 30000, 500);
+  write_input("a2.ndjson", 30500, 700);
+  for (int k = 0; k < 2; k++) {
+    const char *t = k ? "ap4" : "ap1";
+    int n = k ? 4 : 1;
+    LS_SH_OK("create/append",
+             "cd '%s' && '%s' create %s --schema '" SCHEMA "' --partition-by kind && "
+             "'%s' append %s a0.ndjson --threads %d && '%s' append %s a1.ndjson --threads %d && "
+             "'%s' append %s a2.ndjson --threads %d --compression zstd",
+             dir, INLET_BIN, t, INLET_BIN, t, n, INLET_BIN, t, n, INLET_BIN, t, n);
+    LS_SH_OK("compact", "cd '%s' && '%s' compact %s --min-files 2 --threads %d", dir, INLET_BIN, t,
+             n);
+  }
+  /* create, 3 appends, compaction commits (one per partition). */
+  assert_true(compare_tables("ap1", "ap4") >= 5);
+  assert_same_contents("ap1", "ap4", 31200);
+}
+
+static void test_threads__ingest_identical(void **state) {
+  (void)state;
+  write_input("in.ndjson", 0, 25000);
+  for (int k = 0; k < 2; k++) {
+    const char *t = k ? "in4" : "in1";
+    int n = k ? 4 : 1;
+    LS_SH_OK("ingest",
+             "cd '%s' && '%s' ingest %s --source file:in.ndjson --once --final --max-rows 6000 "
+             "--create-schema '" SCHEMA "' --app-id same --threads %d --quiet",
+             dir, INLET_BIN, t, n);
+  }
+  assert_true(compare_tables("in1", "in4") >= 5); /* 25,000 rows in batches of 6,000 */
+  assert_same_contents("in1", "in4", 25000);
+}
+
+static void test_threads__bad_thread_count_is_usage_error(void **state) {
+  (void)state;
+  tu_result r;
+  tu_sh(&r, "cd '%s' && '%s' compact nowhere --threads 0", dir, INLET_BIN);
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "threads"));
+  tu_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_threads__parquet_convert_bytes_identical),
+      cmocka_unit_test(test_threads__append_and_compact_identical),
+      cmocka_unit_test(test_threads__ingest_identical),
+      cmocka_unit_test(test_threads__bad_thread_count_is_usage_error),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

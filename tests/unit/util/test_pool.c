@@ -1,0 +1,253 @@
+/*
+ * Unit tests for the thread pool (src/util/pool.h): every task runs once,
+ * tasks really run concurrently on a threaded pool, the reported failure is
+ * the lowest task index's whatever the finishing order, a one-thread pool
+ * runs tasks inline on the caller (no thread), and groups nest on one pool
+ * without deadlock. Also run under ThreadSanitizer (make test-tsan).
+ */
+#include "testutil.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "util/pool.h"
+#include "util/util.h"
+
+typedef struct count_task {
+  _Atomic int *ran; /* times this task ran */
+  _Atomic int64_t *total;
+  int64_t value;
+} count_task;
+
+static int count_fn(void *arg, inlet_error *err) {
+  (void)err;
+  count_task *t = arg;
+  atomic_fetch_add(t->ran, 1);
+  atomic_fetch_add(t->total, t->value);
+  return 0;
+}
+
+static void test_pool__many_tasks_each_run_once(void **state) {
+  (void)state;
+  enum { N = 20000 };
+  util_pool *p = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(util_pool_new(&p, 4, &err), 0);
+  assert_int_equal(util_pool_threads(p), 4);
+  _Atomic int *ran = calloc(N, sizeof *ran);
+  count_task *tasks = calloc(N, sizeof *tasks);
+  assert_non_null(ran);
+  assert_non_null(tasks);
+  _Atomic int64_t total = 0;
+  for (int round = 0; round < 3; round++) { /* a group is reusable after wait */
+    util_group g;
+    util_group_init(&g, p);
+    for (int i = 0; i < N; i++) {
+      tasks[i] = (count_task){&ran[i], &total, i + 1};
+      util_group_submit(&g, count_fn, &tasks[i]);
+    }
+    assert_int_equal(util_group_wait(&g, &err), 0);
+    for (int i = 0; i < N; i++)
+      if (atomic_load(&ran[i]) != round + 1)
+        fail_msg("round %d: task %d ran %d times", round, i, atomic_load(&ran[i]));
+  }
+  assert_int_equal(atomic_load(&total), (int64_t)3 * N * (N + 1) / 2);
+  util_pool_free(p);
+  free(tasks);
+  free(ran);
+}
+
+/* Two tasks that each wait (bounded) for the other to arrive: on a
+ * threaded pool both arrive; serial execution would time out. */
+typedef struct rendezvous {
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  int arrived;
+  bool timed_out;
+} rendezvous;
+
+static int meet_fn(void *arg, inlet_error *err) {
+  (void)err;
+  rendezvous *r = arg;
+  pthread_mutex_lock(&r->m);
+  r->arrived++;
+  pthread_cond_broadcast(&r->c);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 20;
+  while (r->arrived < 2 && !r->timed_out)
+    if (pthread_cond_timedwait(&r->c, &r->m, &until) != 0) r->timed_out = true;
+  pthread_mutex_unlock(&r->m);
+  return 0;
+}
+
+static void test_pool__threaded_pool_runs_tasks_concurrently(void **state) {
+  (void)state;
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+  rendezvous r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
+  util_group g;
+  util_group_init(&g, p);
+  util_group_submit(&g, meet_fn, &r);
+  util_group_submit(&g, meet_fn, &r);
+  assert_int_equal(util_group_wait(&g, NULL), 0);
+  assert_int_equal(r.arrived, 2);
+  assert_false(r.timed_out);
+  util_pool_free(p);
+}
+
+typedef struct fail_task {
+  int index;
+  int sleep_us; /* before failing: makes low indices finish last */
+  int rc;       /* 0 = succeed */
+} fail_task;
+
+static int fail_fn(void *arg, inlet_error *err) {
+  fail_task *t = arg;
+  if (t->sleep_us) {
+    struct timespec ts = {0, (long)t->sleep_us * 1000};
+    nanosleep(&ts, NULL);
+  }
+  if (t->rc == 0) return 0;
+  return inlet_fail(err, t->rc, "task %d failed", t->index);
+}
+
+static void run_failures(int threads) {
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, threads, NULL), 0);
+  enum { N = 64 };
+  fail_task tasks[N];
+  for (int rep = 0; rep < 5; rep++) {
+    util_group g;
+    util_group_init(&g, p);
+    for (int i = 0; i < N; i++) {
+      tasks[i] = (fail_task){i, 0, 0};
+      /* 5, 9 and 40 fail; 5 sleeps so that the others finish first. */
+      if (i == 5) tasks[i] = (fail_task){i, 20000, INLET_ECORRUPT};
+      if (i == 9) tasks[i] = (fail_task){i, 0, INLET_EIO};
+      if (i == 40) tasks[i] = (fail_task){i, 0, INLET_ENOMEM};
+      util_group_submit(&g, fail_fn, &tasks[i]);
+    }
+    inlet_error err = INLET_ERROR_INIT;
+    assert_int_equal(util_group_wait(&g, &err), INLET_ECORRUPT);
+    assert_int_equal(err.code, INLET_ECORRUPT);
+    assert_string_equal(err.message, "task 5 failed");
+    /* The group starts clean again. */
+    tasks[0] = (fail_task){0, 0, 0};
+    util_group_submit(&g, fail_fn, &tasks[0]);
+    inlet_error err2 = INLET_ERROR_INIT;
+    assert_int_equal(util_group_wait(&g, &err2), 0);
+    assert_int_equal(err2.code, 0);
+  }
+  util_pool_free(p);
+}
+
+static void test_pool__lowest_failed_index_wins(void **state) {
+  (void)state;
+  run_failures(4);
+  run_failures(2);
+  run_failures(1);
+}
+
+typedef struct where_task {
+  pthread_t ran_on;
+  bool ran;
+} where_task;
+
+static int where_fn(void *arg, inlet_error *err) {
+  (void)err;
+  where_task *t = arg;
+  t->ran_on = pthread_self();
+  t->ran = true;
+  return 0;
+}
+
+static void test_pool__one_thread_runs_inline(void **state) {
+  (void)state;
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 1, NULL), 0);
+  assert_int_equal(util_pool_threads(p), 0); /* no thread created */
+  util_pool *none = NULL;
+  for (int k = 0; k < 2; k++) {
+    util_group g;
+    util_group_init(&g, k == 0 ? p : none);
+    where_task t = {0};
+    util_group_submit(&g, where_fn, &t);
+    assert_true(t.ran); /* before wait: it ran inside submit */
+    assert_true(pthread_equal(t.ran_on, pthread_self()));
+    fail_task f = {3, 0, INLET_EINVAL};
+    util_group_submit(&g, fail_fn, &f);
+    inlet_error err = INLET_ERROR_INIT;
+    assert_int_equal(util_group_wait(&g, &err), INLET_EINVAL);
+    assert_string_equal(err.message, "task 3 failed");
+  }
+  util_pool_free(p);
+  util_pool_free(NULL);
+  assert_int_equal(util_pool_threads(NULL), 0);
+}
+
+/* A task that runs a group of its own on the same pool. */
+typedef struct outer_task {
+  util_pool *pool;
+  _Atomic int *inner_ran;
+  int fail_inner; /* -1: none */
+} outer_task;
+
+static int inner_fn(void *arg, inlet_error *err) {
+  (void)err;
+  atomic_fetch_add((_Atomic int *)arg, 1);
+  return 0;
+}
+
+static int outer_fn(void *arg, inlet_error *err) {
+  outer_task *t = arg;
+  util_group g;
+  util_group_init(&g, t->pool);
+  fail_task f = {t->fail_inner, 0, INLET_ELIMIT};
+  for (int i = 0; i < 8; i++) {
+    if (i == t->fail_inner)
+      util_group_submit(&g, fail_fn, &f);
+    else
+      util_group_submit(&g, inner_fn, t->inner_ran);
+  }
+  return util_group_wait(&g, err);
+}
+
+static void test_pool__nested_groups_do_not_deadlock(void **state) {
+  (void)state;
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+  enum { N = 32 };
+  outer_task outs[N];
+  _Atomic int inner_ran = 0;
+  util_group g;
+  util_group_init(&g, p);
+  for (int i = 0; i < N; i++) {
+    outs[i] = (outer_task){p, &inner_ran, i == 20 ? 6 : -1};
+    util_group_submit(&g, outer_fn, &outs[i]);
+  }
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(util_group_wait(&g, &err), INLET_ELIMIT);
+  assert_string_equal(err.message, "task 6 failed");
+  assert_int_equal(atomic_load(&inner_ran), N * 8 - 1);
+  util_pool_free(p);
+}
+
+static void test_pool__online_cpus_positive(void **state) {
+  (void)state;
+  assert_true(util_online_cpus() >= 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pool__many_tasks_each_run_once),
+      cmocka_unit_test(test_pool__threaded_pool_runs_tasks_concurrently),
+      cmocka_unit_test(test_pool__lowest_failed_index_wins),
+      cmocka_unit_test(test_pool__one_thread_runs_inline),
+      cmocka_unit_test(test_pool__nested_groups_do_not_deadlock),
+      cmocka_unit_test(test_pool__online_cpus_positive),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
