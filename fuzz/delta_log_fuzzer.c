@@ -3,7 +3,8 @@
  * files (newline-delimited JSON actions, src/delta/delta_actions.c),
  * classic checkpoints (Parquet, src/delta/delta_checkpoint.c) and the replay
  * that reconciles their actions into a snapshot (delta_snapshot.c,
- * delta_state.c) and describes it.
+ * delta_state.c) and describes it, and the scan plan built from its files'
+ * add.stats and partition values (src/delta/delta_scan_plan.c).
  *
  * The first input byte picks the form of the rest:
  *  - even: a commit file. Every line goes through delta_action_parse; then
@@ -27,6 +28,7 @@
 #include <string.h>
 
 #include "delta/delta.h"
+#include "delta/delta_table.h"
 #include "inlet/changes.h"
 #include "fuzz_table_support.h"
 #include "storage/storage.h"
@@ -136,6 +138,23 @@ static void load_table(const char *dir) {
     inlet_string_free(json);
   }
   if (rc < 0) CHECK(err.message[0] != '\0');
+  if (rc == 0) {
+    /* The scan plan: every file's add.stats and partition values parsed
+     * (what a filtered scan prunes with), then read back per file. */
+    const delta_scan_plan *plan = NULL;
+    inlet_error perr = INLET_ERROR_INIT;
+    int prc = delta_snapshot_scan_plan(&plan, s, &perr);
+    if (prc < 0) CHECK(perr.message[0] != '\0' && prc != INLET_EINTERNAL);
+    int32_t nc = delta_snapshot_physical(delta_snapshot_of(s))->n_fields;
+    expr_colstats *cols = prc == 0 ? calloc((size_t)nc + 1, sizeof *cols) : NULL;
+    for (int64_t i = 0; cols && i < delta_scan_plan_num_files(plan); i++) {
+      delta_scan_plan_stats(plan, i, cols);
+      delta_scan_plan_partitions(plan, i, cols);
+      for (int32_t c = 0; c < nc; c++)
+        CHECK(cols[c].null_count >= -1);
+    }
+    free(cols);
+  }
   if (rc == 0) {
     /* The change data feed of every version: cdc actions and the
      * refusals of tables without the feed. */

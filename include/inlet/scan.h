@@ -106,7 +106,13 @@ typedef struct inlet_scan inlet_scan;
 
 /**
  * Prepares a scan of @p snapshot (borrowed: it must outlive the scan).
- * Pruning and file skipping are decided here; nothing is read yet.
+ * Pruning and file skipping are decided here; nothing is read yet. The
+ * first scan with a predicate parses the snapshot's add.stats and
+ * partition values once into the snapshot, where later scans of it find
+ * them (freed with the snapshot): so a snapshot, like every handle, is
+ * used by one thread at a time, scans of it included.
+ * This is the one scan API; inlet_table_scan_* (table.h) is a deprecated
+ * wrapper over it.
  * @p options may be NULL (every row and column).
  * @return 0, INLET_EINVAL / INLET_ENOTFOUND (bad predicate or unknown
  *         column; see inlet_predicate_parse), INLET_EUNSUPPORTED (table

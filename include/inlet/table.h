@@ -307,6 +307,11 @@ INLET_API int inlet_table_append(inlet_table *table, const inlet_batch *batches,
 /* ---- scans ------------------------------------------------------------------ */
 
 /**
+ * Deprecated: use inlet_scan_open (include/inlet/scan.h), the one scan API,
+ * which also projects, filters, prunes and limits. These three are kept for
+ * existing callers as a thin wrapper over it: inlet_table_scan_open is
+ * inlet_scan_open with NULL options (every row and column).
+ *
  * Iterates the rows of a snapshot, one batch per data file row group, with
  * the snapshot schema (partition columns filled from the log, columns a file
  * lacks filled with nulls). @return 0, INLET_EUNSUPPORTED (e.g. a log-only

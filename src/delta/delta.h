@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "expr/expr.h"
 #include "inlet/batch.h"
 #include "inlet/error.h"
 #include "inlet/parquet.h"
@@ -390,22 +391,42 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
 int delta_commit_ict(inlet_storage *st, const char *root_abs, int64_t version, int64_t *ict,
                      inlet_error *err);
 
-/* ---- scan selection (for src/scan) ----------------------------------------- */
+/* ---- table scans (for src/scan and the change data feed) ------------------- */
 
-/* Narrows a table scan (include/inlet/table.h) before its first
- * inlet_table_scan_next: files with keep_file[i] == 0 (snapshot file order)
- * are never opened; table columns with keep_col[i] == 0 are not decoded and
- * come back as empty (length 0) arrays; a row group for which @p rg_keep
- * returns false is not read; one that sets *ranges (borrowed from ctx until
- * its next call) to @p n_ranges row ranges has only those rows read
- * (inlet_parquet_reader_read_rows). Any of them may be NULL (keep
- * everything). The arrays are borrowed and must outlive the scan. */
-struct inlet_table_scan;
+/* The rows of a snapshot, file by file and row group by row group, shaped
+ * to the snapshot schema (partition columns filled from the log, columns a
+ * file lacks filled with nulls). The engine behind inlet_scan_open
+ * (include/inlet/scan.h); borrows the snapshot. delta_scan_open returns 0,
+ * INLET_EUNSUPPORTED (a table without schema), INLET_ENOMEM;
+ * delta_scan_next 1 with rows, 0 at the end, DELTA_SCAN_ROW_GROUP (see
+ * delta_scan_select) or the codes of inlet_scan_next. */
+typedef struct delta_scan delta_scan;
+struct inlet_snapshot;
+int delta_scan_open(delta_scan **out, const struct inlet_snapshot *s, inlet_error *err);
+int delta_scan_next(delta_scan *sc, inlet_batch *out, inlet_error *err);
+void delta_scan_free(delta_scan *sc);
+
+#define DELTA_SCAN_ROW_GROUP 2
+/* Narrows a scan before its first delta_scan_next: files with
+ * keep_file[i] == 0 (snapshot file order) are never opened; table columns
+ * with keep_col[i] == 0 are not decoded and come back as empty (length 0)
+ * arrays (either may be NULL: keep everything; both borrowed, they must
+ * outlive the scan). With @p decide, delta_scan_next stops before each row
+ * group of a kept file and returns DELTA_SCAN_ROW_GROUP without reading
+ * it: the caller looks at it (delta_scan_row_group) and says how much of
+ * it to read (delta_scan_choose) before calling delta_scan_next again. */
+void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
+                       bool decide);
+/* The row group delta_scan_next stopped at: the snapshot file index, its
+ * open reader (lent until the next delta_scan_next) and the row group. */
 struct inlet_parquet_reader;
-typedef bool (*delta_scan_rg_keep)(void *ctx, int64_t file, const struct inlet_parquet_reader *r,
-                                   int32_t rg, const int64_t **ranges, int32_t *n_ranges);
-void delta_scan_select(struct inlet_table_scan *sc, const uint8_t *keep_file,
-                       const uint8_t *keep_col, delta_scan_rg_keep rg_keep, void *ctx);
+void delta_scan_row_group(const delta_scan *sc, int64_t *file,
+                          const struct inlet_parquet_reader **reader, int32_t *rg);
+/* Reads the row group delta_scan_next stopped at (@p keep), only its
+ * @p n_ranges row ranges (2 per range, borrowed until the next
+ * delta_scan_next; NULL: every row; inlet_parquet_reader_read_rows), or
+ * skips it (!@p keep). */
+void delta_scan_choose(delta_scan *sc, bool keep, const int64_t *ranges, int32_t n_ranges);
 /* Bounds the rows of the next batches (a scan with a limit): with
  * @p rows > 0 each row group is read in slices of its selected rows, at
  * least @p rows per slice (fewer only at its end), so that reading stops
@@ -414,10 +435,45 @@ void delta_scan_select(struct inlet_table_scan *sc, const uint8_t *keep_file,
  * needs). With @p by_pages the slices end on page boundaries, for
  * filtered scans that go on page by page until enough rows match. May be
  * changed between batches; 0 restores whole row groups. */
-void delta_scan_set_window(struct inlet_table_scan *sc, int64_t rows, bool by_pages);
+void delta_scan_set_window(delta_scan *sc, int64_t rows, bool by_pages);
 /* The Parquet readers' counters so far (pages decoded and skipped, column
  * bytes read), over every file the scan opened. */
-void delta_scan_read_stats(const struct inlet_table_scan *sc, inlet_parquet_read_stats *out);
+void delta_scan_read_stats(const delta_scan *sc, inlet_parquet_read_stats *out);
+
+/* ---- scan plans (for src/scan) ---------------------------------------------- */
+
+/*
+ * What the log says about each live file of a snapshot for skipping,
+ * parsed once per snapshot (delta_scan_plan.c): per top-level column the
+ * add.stats bounds and null count, and the typed partition values. Owned
+ * by the snapshot handle, which builds it on the first request and frees
+ * it with itself; memory is proportional to files x columns.
+ * delta_snapshot_scan_plan returns 0, INLET_ENOMEM, or the codes of
+ * delta_partition_value_append for a partition value (except
+ * INLET_ECORRUPT: such a value is just unknown to skipping).
+ */
+typedef struct delta_scan_plan delta_scan_plan;
+int delta_snapshot_scan_plan(const delta_scan_plan **out, const struct inlet_snapshot *s,
+                             inlet_error *err);
+/* The plan of @p s itself, owned by the caller (tests, one-file views). */
+struct delta_snapshot;
+int delta_scan_plan_build(delta_scan_plan **out, const struct delta_snapshot *s, inlet_error *err);
+void delta_scan_plan_free(delta_scan_plan *p);
+int64_t delta_scan_plan_num_files(const delta_scan_plan *p);
+/* The file's row count as replay found it (delta_file.num_records). */
+int64_t delta_scan_plan_log_rows(const delta_scan_plan *p, int64_t file);
+/* Fills @p cols (one per column of the physical schema) with what
+ * add.stats of @p file says: bounds (bytes lent by the plan), null counts
+ * (-1 unknown) and the rows (numRecords, -1 unknown). */
+void delta_scan_plan_stats(const delta_scan_plan *p, int64_t file, expr_colstats *cols);
+/* Overwrites the partition columns of @p cols with @p file's values: a
+ * value is min = max with no nulls, a null value makes every row of
+ * cols[c].rows null (1 row when unknown), a value the type cannot hold
+ * leaves the bounds unknown. */
+void delta_scan_plan_partitions(const delta_scan_plan *p, int64_t file, expr_colstats *cols);
+/* Plans built by this process so far (tests: a plan is built once per
+ * snapshot, not per scan). */
+int64_t delta_scan_plan_builds(void);
 
 /* ---- snapshots ----------------------------------------------------------- */
 

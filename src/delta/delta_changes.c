@@ -70,7 +70,7 @@ struct inlet_changes {
   change_unit *units; /* owned */
   size_t n_units, cap_units, unit;
   /* The unit being read. */
-  inlet_table_scan *scan; /* owned, NULL between units */
+  delta_scan *scan; /* owned, NULL between units */
   delta_dv *dv_old, *dv_new;
   int64_t row; /* file row index of the next row the scan returns */
   inlet_batch in;
@@ -269,11 +269,11 @@ static int open_unit(inlet_changes *ch, const change_unit *u, inlet_error *err) 
   ch->row = 0;
   if (u->dv_old) TRY(delta_dv_load(t->st, t->root_abs, u->file.path, u->dv_old, &ch->dv_old, err));
   if (u->dv_new) TRY(delta_dv_load(t->st, t->root_abs, u->file.path, u->dv_new, &ch->dv_new, err));
-  return inlet_table_scan_open(&ch->scan, &ch->view, err);
+  return delta_scan_open(&ch->scan, &ch->view, err);
 }
 
 static void close_unit(inlet_changes *ch) {
-  inlet_table_scan_free(ch->scan);
+  delta_scan_free(ch->scan);
   ch->scan = NULL;
   delta_dv_free(ch->dv_old);
   delta_dv_free(ch->dv_new);
@@ -366,7 +366,7 @@ int inlet_changes_next(inlet_changes *ch, inlet_batch *out, inlet_error *err) {
       }
     }
     const change_unit *u = &ch->units[ch->unit];
-    int rc = inlet_table_scan_next(ch->scan, &ch->in, err);
+    int rc = delta_scan_next(ch->scan, &ch->in, err);
     if (rc < 0) return rc;
     if (rc == 0) {
       close_unit(ch);

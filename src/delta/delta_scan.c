@@ -1,5 +1,6 @@
 /*
- * Table scans (include/inlet/table.h): the rows of a snapshot, file by file
+ * Table scans (delta.h "table scans"; the engine of include/inlet/scan.h):
+ * the rows of a snapshot, file by file
  * and row group by row group, shaped to the table schema.
  *
  * Spec: PROTOCOL.md "Data Files" and "Consistency Between Table Metadata
@@ -33,18 +34,21 @@
 /* How far ahead (in files, pruned ones included) a round looks. */
 #define PREFETCH_LOOKAHEAD 256
 
-struct inlet_table_scan {
+struct delta_scan {
   const inlet_snapshot *snap;   /* borrowed */
   int64_t file;                 /* next file index when reader is NULL */
   inlet_parquet_reader *reader; /* owned, the current file */
   int32_t rg, n_rg;
-  int32_t *file_col;          /* owned: per table column, index in the projection or -1 */
-  int32_t *part_of;           /* owned: per table column, partition column index or -1 */
-  inlet_batch tmp;            /* owned: projected row group */
-  const uint8_t *keep_file;   /* borrowed (delta_scan_select), NULL = all */
-  const uint8_t *keep_col;    /* borrowed (delta_scan_select), NULL = all */
-  delta_scan_rg_keep rg_keep; /* NULL = every row group */
-  void *rg_ctx;
+  int32_t *file_col;        /* owned: per table column, index in the projection or -1 */
+  int32_t *part_of;         /* owned: per table column, partition column index or -1 */
+  inlet_batch tmp;          /* owned: projected row group */
+  const uint8_t *keep_file; /* borrowed (delta_scan_select), NULL = all */
+  const uint8_t *keep_col;  /* borrowed (delta_scan_select), NULL = all */
+  /* Row groups decided by the caller (delta_scan_select): delta_scan_next
+   * stops at each (asked), then reads what delta_scan_choose said. */
+  bool decide, asked, chosen_keep;
+  const int64_t *chosen; /* borrowed ranges, NULL = every row */
+  int32_t n_chosen;
   int32_t *proj; /* owned: file field of each projected column (current file) */
   int32_t n_proj;
   inlet_parquet_read_stats closed; /* counters of the readers already freed */
@@ -76,15 +80,27 @@ struct inlet_table_scan {
   int64_t cap_keep;
 };
 
-void delta_scan_select(inlet_table_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
-                       delta_scan_rg_keep rg_keep, void *ctx) {
+void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
+                       bool decide) {
   sc->keep_file = keep_file;
   sc->keep_col = keep_col;
-  sc->rg_keep = rg_keep;
-  sc->rg_ctx = ctx;
+  sc->decide = decide;
 }
 
-void delta_scan_set_window(inlet_table_scan *sc, int64_t rows, bool by_pages) {
+void delta_scan_row_group(const delta_scan *sc, int64_t *file,
+                          const struct inlet_parquet_reader **reader, int32_t *rg) {
+  *file = sc->file - 1;
+  *reader = sc->reader;
+  *rg = sc->rg;
+}
+
+void delta_scan_choose(delta_scan *sc, bool keep, const int64_t *ranges, int32_t n_ranges) {
+  sc->chosen_keep = keep;
+  sc->chosen = ranges;
+  sc->n_chosen = ranges ? n_ranges : 0;
+}
+
+void delta_scan_set_window(delta_scan *sc, int64_t rows, bool by_pages) {
   sc->window = rows > 0 ? rows : 0;
   sc->window_pages = by_pages;
 }
@@ -97,12 +113,12 @@ static void add_stats(inlet_parquet_read_stats *to, const inlet_parquet_reader *
   to->column_bytes_read += s.column_bytes_read;
 }
 
-void delta_scan_read_stats(const inlet_table_scan *sc, inlet_parquet_read_stats *out) {
+void delta_scan_read_stats(const delta_scan *sc, inlet_parquet_read_stats *out) {
   *out = sc->closed;
   if (sc->reader) add_stats(out, sc->reader);
 }
 
-static void close_reader(inlet_table_scan *sc) {
+static void close_reader(delta_scan *sc) {
   if (sc->reader) add_stats(&sc->closed, sc->reader);
   inlet_parquet_reader_free(sc->reader);
   sc->reader = NULL;
@@ -111,11 +127,11 @@ static void close_reader(inlet_table_scan *sc) {
   sc->dv = NULL;
 }
 
-int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet_error *err) {
+int delta_scan_open(delta_scan **out, const inlet_snapshot *s, inlet_error *err) {
   *out = NULL;
   FAIL_IF(!s->snap.has_schema, err, INLET_EUNSUPPORTED,
           "table metaData has no schemaString: the table cannot be scanned");
-  inlet_table_scan *sc = inlet_calloc(1, sizeof *sc);
+  delta_scan *sc = inlet_calloc(1, sizeof *sc);
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   sc->snap = s;
   sc->slice_rg = -1;
@@ -125,7 +141,7 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
   sc->file_col = inlet_calloc((size_t)n + 1, sizeof(int32_t));
   sc->part_of = inlet_calloc((size_t)n + 1, sizeof(int32_t));
   if (!sc->file_col || !sc->part_of) {
-    inlet_table_scan_free(sc);
+    delta_scan_free(sc);
     return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   }
   for (int32_t i = 0; i < n; i++) {
@@ -138,7 +154,7 @@ int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet
   return 0;
 }
 
-void inlet_table_scan_free(inlet_table_scan *sc) {
+void delta_scan_free(delta_scan *sc) {
   if (!sc) return;
   for (int i = 0; i < PREFETCH_FILES; i++)
     inlet_free(sc->pf_buf[i]);
@@ -156,7 +172,7 @@ void inlet_table_scan_free(inlet_table_scan *sc) {
   inlet_free(sc);
 }
 
-static bool prefetchable(const inlet_table_scan *sc, int64_t i) {
+static bool prefetchable(const delta_scan *sc, int64_t i) {
   const delta_file *f = &sc->snap->snap.files[i];
   return (!sc->keep_file || sc->keep_file[i]) && f->add.size > 0 &&
          f->add.size <= PREFETCH_FILE_MAX;
@@ -165,7 +181,7 @@ static bool prefetchable(const inlet_table_scan *sc, int64_t i) {
 /* Fetches the small files from @p first on (the ones the scan keeps) whole,
  * in one round of concurrent reads. Best effort: on any failure nothing is
  * kept and each file is opened the ordinary way, which reports the problem. */
-static void prefetch(inlet_table_scan *sc, int64_t first) {
+static void prefetch(delta_scan *sc, int64_t first) {
   const delta_snapshot *s = &sc->snap->snap;
   inlet_storage *st = sc->snap->table->st;
   inlet_file_range fr[PREFETCH_FILES];
@@ -210,7 +226,7 @@ static void prefetch(inlet_table_scan *sc, int64_t first) {
 }
 
 /* The prefetched bytes of file @p i (taken over by the caller), or NULL. */
-static uint8_t *take_prefetched(inlet_table_scan *sc, int64_t i, size_t *len) {
+static uint8_t *take_prefetched(delta_scan *sc, int64_t i, size_t *len) {
   for (int k = 0; k < PREFETCH_FILES; k++)
     if (sc->pf_idx[k] == i) {
       uint8_t *b = sc->pf_buf[k];
@@ -224,7 +240,7 @@ static uint8_t *take_prefetched(inlet_table_scan *sc, int64_t i, size_t *len) {
 
 /* Loads the deletion vector of @p f, the file just opened, and the first
  * row index of each of its row groups. */
-static int load_dv(inlet_table_scan *sc, const delta_file *f, inlet_error *err) {
+static int load_dv(delta_scan *sc, const delta_file *f, inlet_error *err) {
   const inlet_table *t = sc->snap->table;
   TRY(delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &sc->dv, err));
   if (sc->n_rg + 1 > sc->cap_rg_first) {
@@ -239,7 +255,7 @@ static int load_dv(inlet_table_scan *sc, const delta_file *f, inlet_error *err) 
   return 0;
 }
 
-static int open_next_file(inlet_table_scan *sc, inlet_error *err) {
+static int open_next_file(delta_scan *sc, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   int64_t fi = sc->file;
   const delta_file *f = &s->files[sc->file++];
@@ -505,7 +521,7 @@ static int reserve_i64(int64_t **a, int32_t *cap, int32_t n, inlet_error *err) {
  * projected column with the fewest pages (more than one): a slice ending on
  * its boundaries decodes each of its pages once, and a finer column's page
  * at most twice. */
-static int slice_begin(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
+static int slice_begin(delta_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
                        int64_t rows, inlet_error *err) {
   if (!ranges) {
     TRY(reserve_i64(&sc->sel, &sc->cap_sel, 2, err));
@@ -552,7 +568,7 @@ static int slice_begin(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, 
  * selected rows from sc->pos on, at least sc->window of them (or all that
  * are left), the end moved to the next lead-column page boundary. Returns
  * the number of ranges, 0 when the row group is done. */
-static int slice_next(inlet_table_scan *sc, int32_t *n_out, inlet_error *err) {
+static int slice_next(delta_scan *sc, int32_t *n_out, inlet_error *err) {
   *n_out = 0;
   while (sc->sel_i < sc->n_sel && sc->sel[2 * sc->sel_i + 1] <= sc->pos)
     sc->sel_i++;
@@ -595,7 +611,7 @@ static int slice_next(inlet_table_scan *sc, int32_t *n_out, inlet_error *err) {
 
 /* Shapes the rows just read into sc->tmp (@p n of them; tmp unused when no
  * column comes from the file) as the table's batch @p out. */
-static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inlet_batch *out,
+static int shape_batch(delta_scan *sc, const delta_file *f, int64_t n, inlet_batch *out,
                        inlet_error *err) {
   const inlet_schema *ts = &sc->snap->snap.schema, *ps = delta_snapshot_physical(&sc->snap->snap);
   inlet_batch_reset(out);
@@ -629,7 +645,7 @@ static int shape_batch(inlet_table_scan *sc, const delta_file *f, int64_t n, inl
 
 /* Reads @p ranges (NULL: all) of row group @p rg into sc->tmp; *n gets the
  * rows (their count alone when no column comes from the file). */
-static int read_rows(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
+static int read_rows(delta_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
                      int64_t *n, inlet_error *err) {
   *n = inlet_parquet_reader_row_group_rows(sc->reader, rg);
   if (ranges) {
@@ -649,7 +665,7 @@ static int read_rows(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, in
 
 /* Drops from the rows just read (@p ranges of row group @p rg, NULL: all
  * of it; *n of them) those the file's deletion vector deletes. */
-static int drop_deleted(inlet_table_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
+static int drop_deleted(delta_scan *sc, int32_t rg, const int64_t *ranges, int32_t n_ranges,
                         int64_t *n, inlet_error *err) {
   int64_t whole[2] = {0, inlet_parquet_reader_row_group_rows(sc->reader, rg)};
   if (!ranges) {
@@ -700,7 +716,7 @@ static int drop_deleted(inlet_table_scan *sc, int32_t rg, const int64_t *ranges,
   return 0;
 }
 
-int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *err) {
+int delta_scan_next(delta_scan *sc, inlet_batch *out, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   for (;;) {
     if (!sc->reader) {
@@ -727,11 +743,26 @@ int inlet_table_scan_next(inlet_table_scan *sc, inlet_batch *out, inlet_error *e
         close_reader(sc);
         continue;
       }
-      int32_t rg = sc->rg++;
       const int64_t *ranges = NULL;
       int32_t n_ranges = 0;
-      if (sc->rg_keep && !sc->rg_keep(sc->rg_ctx, sc->file - 1, sc->reader, rg, &ranges, &n_ranges))
-        continue;
+      if (sc->decide) {
+        if (!sc->asked) {
+          /* The caller judges the row group before anything is read. */
+          sc->asked = true;
+          sc->chosen_keep = true;
+          sc->chosen = NULL;
+          sc->n_chosen = 0;
+          return DELTA_SCAN_ROW_GROUP;
+        }
+        sc->asked = false;
+        if (!sc->chosen_keep) {
+          sc->rg++;
+          continue;
+        }
+        ranges = sc->chosen;
+        n_ranges = sc->n_chosen;
+      }
+      int32_t rg = sc->rg++;
       if (sc->window > 0) {
         /* A limit bounds the work: read the row group slice by slice. */
         TRY(slice_begin(sc, rg, ranges, n_ranges,

@@ -557,6 +557,7 @@ int inlet_table_snapshot_at_timestamp(inlet_snapshot **out, inlet_table *t, int6
 
 void inlet_snapshot_free(inlet_snapshot *s) {
   if (!s) return;
+  delta_scan_plan_free(s->plan);
   delta_snapshot_reset(&s->snap);
   inlet_free(s);
 }

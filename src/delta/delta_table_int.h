@@ -25,8 +25,9 @@ struct inlet_table {
 };
 
 struct inlet_snapshot {
-  inlet_table *table;  /* borrowed */
-  delta_snapshot snap; /* owned */
+  inlet_table *table;    /* borrowed */
+  delta_snapshot snap;   /* owned */
+  delta_scan_plan *plan; /* owned cache, built by the first filtered scan, or NULL */
 };
 
 #endif /* INLET_DELTA_TABLE_INT_H */

@@ -13,16 +13,17 @@
 #include "scan/scan_stats.h"
 
 struct inlet_scan {
-  const inlet_snapshot *snap; /* borrowed */
-  const inlet_schema *schema; /* borrowed table schema */
-  const inlet_schema *phys;   /* borrowed: its physical twin (column mapping), else schema */
-  inlet_table_scan *ts;       /* owned */
-  inlet_predicate *pred;      /* owned, NULL without --where */
-  uint8_t *keep_file;         /* owned, per snapshot file */
-  uint8_t *keep_col;          /* owned, per table column */
-  uint8_t *is_part;           /* owned, per table column */
-  int32_t *out_cols;          /* owned: table column of each output column */
-  inlet_schema out_schema;    /* owned */
+  const inlet_snapshot *snap;  /* borrowed */
+  const inlet_schema *schema;  /* borrowed table schema */
+  const inlet_schema *phys;    /* borrowed: its physical twin (column mapping), else schema */
+  delta_scan *ts;              /* owned */
+  const delta_scan_plan *plan; /* lent by the snapshot (filtered scans), else NULL */
+  inlet_predicate *pred;       /* owned, NULL without --where */
+  uint8_t *keep_file;          /* owned, per snapshot file */
+  uint8_t *keep_col;           /* owned, per table column */
+  uint8_t *is_part;            /* owned, per table column */
+  int32_t *out_cols;           /* owned: table column of each output column */
+  inlet_schema out_schema;     /* owned */
   int64_t limit;
   bool explain;
   inlet_buf report;  /* owned explain lines */
@@ -30,12 +31,10 @@ struct inlet_scan {
   inlet_scan_stats st;
   sc_file_stats fst; /* owned: scratch for file and row-group stats */
   sc_page_sel pages; /* owned: row ranges chosen by the page index */
-  int64_t cur_file;  /* file of the last row group callback */
+  int64_t cur_file;  /* file of the last row group judged */
   inlet_batch in;    /* owned: the delta scan's batch */
   uint8_t *mask;     /* owned, mask_cap bytes */
   int64_t mask_cap;
-  int cb_rc; /* error from the row group callback */
-  inlet_error cb_err;
 };
 
 static const char *file_path(const inlet_snapshot *s, int64_t i) {
@@ -44,56 +43,49 @@ static const char *file_path(const inlet_snapshot *s, int64_t i) {
   return fi.path;
 }
 
-/* Fills sc->fst for file @p i from the log: partition values and stats. */
+/* Fills sc->fst for file @p i from the plan: partition values, and with
+ * @p with_stats what add.stats says. */
 static int file_stats(inlet_scan *sc, int64_t i, bool with_stats, inlet_error *err) {
-  inlet_file_info fi;
-  inlet_snapshot_file(sc->snap, i, &fi);
-  TRY(sc_file_stats_begin(&sc->fst, fi.num_records, err));
-  if (with_stats) sc_file_stats_from_json(&sc->fst, fi.stats);
-  for (int32_t c = 0; c < sc->schema->n_fields; c++) {
-    if (!sc->is_part[c]) continue;
-    const char *v = inlet_snapshot_file_partition_value(sc->snap, i, sc->phys->fields[c].name);
-    TRY(sc_file_stats_partition(&sc->fst, c, v, err));
-  }
+  TRY(sc_file_stats_begin(&sc->fst, delta_scan_plan_log_rows(sc->plan, i), err));
+  if (with_stats) delta_scan_plan_stats(sc->plan, i, sc->fst.cols);
+  delta_scan_plan_partitions(sc->plan, i, sc->fst.cols);
   return 0;
 }
 
-static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *r, int32_t rg,
-                    const int64_t **ranges, int32_t *n_ranges) {
-  inlet_scan *sc = ctx;
+/* Decides how much of the row group the table scan stopped at to read:
+ * none when its Parquet statistics rule the predicate out, else the row
+ * ranges the page index leaves (or all of it). */
+static int judge_row_group(inlet_scan *sc, inlet_error *err) {
+  int64_t file;
+  const struct inlet_parquet_reader *r;
+  int32_t rg;
+  delta_scan_row_group(sc->ts, &file, &r, &rg);
   if (file != sc->cur_file) {
     sc->cur_file = file;
     sc->st.files_read++;
     sc->st.row_groups += inlet_parquet_reader_num_row_groups(r);
   }
   bool keep = true;
-  if (sc->pred && sc->cb_rc == 0) {
-    int rc = sc_file_stats_row_group(&sc->fst, r, rg, &sc->cb_err);
+  const int64_t *ranges = NULL;
+  int32_t n_ranges = 0;
+  if (sc->pred) {
+    TRY(sc_file_stats_row_group(&sc->fst, r, rg, err));
     /* Partition columns are not in the file: their values come from the log. */
-    for (int32_t c = 0; rc == 0 && c < sc->schema->n_fields; c++) {
-      if (!sc->is_part[c]) continue;
-      const char *v = inlet_snapshot_file_partition_value(sc->snap, file, sc->phys->fields[c].name);
-      rc = sc_file_stats_partition(&sc->fst, c, v, &sc->cb_err);
-    }
-    if (rc < 0)
-      sc->cb_rc = rc;
-    else
-      keep = (sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE) != 0;
+    delta_scan_plan_partitions(sc->plan, file, sc->fst.cols);
+    keep = (sc_pred_possible(sc->pred, sc->fst.cols) & SC_MAY_TRUE) != 0;
   }
   int64_t rows = inlet_parquet_reader_row_group_rows(r, rg);
   bool by_pages = false;
-  if (keep && sc->pred && sc->cb_rc == 0) {
+  if (keep && sc->pred) {
     /* Within the row group: the page index may rule out runs of rows. */
     bool use = false;
-    int rc = sc_page_select(&sc->pages, &use, sc->pred, &sc->fst, sc->is_part, r, rg, &sc->cb_err);
-    if (rc < 0) {
-      sc->cb_rc = rc;
-    } else if (use && sc->pages.rows_selected < rows) {
+    TRY(sc_page_select(&sc->pages, &use, sc->pred, &sc->fst, sc->is_part, r, rg, err));
+    if (use && sc->pages.rows_selected < rows) {
       by_pages = true;
       keep = sc->pages.n_ranges > 0;
       sc->st.rows_skipped += rows - sc->pages.rows_selected;
-      *ranges = sc->pages.ranges;
-      *n_ranges = sc->pages.n_ranges;
+      ranges = sc->pages.ranges;
+      n_ranges = sc->pages.n_ranges;
     }
   }
   if (keep)
@@ -115,7 +107,8 @@ static bool rg_keep(void *ctx, int64_t file, const struct inlet_parquet_reader *
                                    : "skipped by Parquet statistics",
                         (long long)rows);
   }
-  return keep;
+  delta_scan_choose(sc->ts, keep, ranges, n_ranges);
+  return 0;
 }
 
 static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_error *err) {
@@ -165,7 +158,7 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
   int32_t nf = sc->schema->n_fields;
   int64_t nfiles = inlet_snapshot_num_files(snap);
   sc->st.files = nfiles;
-  TRY_GOTO(inlet_table_scan_open(&sc->ts, snap, err));
+  TRY_GOTO(delta_scan_open(&sc->ts, snap, err));
   sc->keep_col = inlet_calloc((size_t)nf + 1, 1);
   sc->is_part = inlet_calloc((size_t)nf + 1, 1);
   sc->keep_file = inlet_calloc((size_t)nfiles + 1, 1);
@@ -183,6 +176,8 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
     TRY_GOTO(inlet_predicate_parse(&sc->pred, o->where, sc->schema, err));
     for (int32_t i = 0; i < sc->pred->n_cols; i++)
       sc->keep_col[sc->pred->cols[i]] = 1;
+    /* What the log says about each file, parsed once per snapshot. */
+    TRY_GOTO(delta_snapshot_scan_plan(&sc->plan, snap, err));
   }
   if (sc->explain)
     inlet_buf_appendf(&sc->report, "scan of version %lld: %lld files%s%s\n",
@@ -209,7 +204,7 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
     if (sc->explain && why)
       inlet_buf_appendf(&sc->report, "file %s: %s\n", file_path(snap, i), why);
   }
-  delta_scan_select(sc->ts, sc->keep_file, sc->keep_col, rg_keep, sc);
+  delta_scan_select(sc->ts, sc->keep_file, sc->keep_col, true);
   FAIL_GOTO(inlet_buf_status(&sc->report) < 0, err, INLET_ENOMEM, "out of memory");
 done:
   if (rc < 0) {
@@ -269,7 +264,7 @@ const char *inlet_scan_explain(inlet_scan *sc) {
 
 void inlet_scan_free(inlet_scan *sc) {
   if (!sc) return;
-  inlet_table_scan_free(sc->ts);
+  delta_scan_free(sc->ts);
   inlet_predicate_free(sc->pred);
   inlet_free(sc->keep_file);
   inlet_free(sc->keep_col);
@@ -283,6 +278,36 @@ void inlet_scan_free(inlet_scan *sc) {
   inlet_batch_reset(&sc->in);
   inlet_free(sc->mask);
   inlet_free(sc);
+}
+
+/* ---- the deprecated table scan (include/inlet/table.h) ---------------------- */
+
+/* A wrapper, so that inlet_scan is the one scan there is. */
+struct inlet_table_scan {
+  inlet_scan *scan; /* owned */
+};
+
+int inlet_table_scan_open(inlet_table_scan **out, const inlet_snapshot *s, inlet_error *err) {
+  *out = NULL;
+  inlet_table_scan *ts = inlet_calloc(1, sizeof *ts);
+  if (!ts) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  int rc = inlet_scan_open(&ts->scan, s, NULL, err);
+  if (rc < 0) {
+    inlet_free(ts);
+    return rc;
+  }
+  *out = ts;
+  return 0;
+}
+
+int inlet_table_scan_next(inlet_table_scan *ts, inlet_batch *out, inlet_error *err) {
+  return inlet_scan_next(ts->scan, out, err);
+}
+
+void inlet_table_scan_free(inlet_table_scan *ts) {
+  if (!ts) return;
+  inlet_scan_free(ts->scan);
+  inlet_free(ts);
 }
 
 /* ---- row selection ------------------------------------------------------ */
@@ -462,10 +487,10 @@ int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
      * by page, until enough match, when a filter decides). */
     if (sc->limit >= 0)
       delta_scan_set_window(sc->ts, sc->limit - sc->st.rows_matched, sc->pred != NULL);
-    rc = inlet_table_scan_next(sc->ts, &sc->in, err);
-    if (sc->cb_rc < 0) {
-      *err = sc->cb_err;
-      return sc->cb_rc;
+    rc = delta_scan_next(sc->ts, &sc->in, err);
+    if (rc == DELTA_SCAN_ROW_GROUP) {
+      TRY(judge_row_group(sc, err));
+      continue;
     }
     if (rc <= 0) return rc;
     int64_t n = sc->in.num_rows;

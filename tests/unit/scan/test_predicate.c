@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "inlet/inlet.h"
+#include "delta/delta.h"
 #include "scan/scan_stats.h"
 
 static const char *DDL =
@@ -191,14 +192,51 @@ static int possible(fx *f, const char *where, sc_file_stats *fs) {
   return r;
 }
 
+/* A snapshot of one file (borrowing @p f's schema) for a scan plan: its
+ * add.stats @p stats_json, @p rows records, and with @p part a "day"
+ * partition column holding @p day. */
+typedef struct one_file {
+  delta_snapshot snap;
+  delta_file file;
+  delta_kv pv;
+  char *part_cols[1];
+} one_file;
+
+static delta_scan_plan *one_file_plan(one_file *o, fx *f, const char *stats_json, int64_t rows,
+                                      bool part, const char *day) {
+  memset(o, 0, sizeof *o);
+  o->snap.schema = f->schema;
+  o->snap.has_schema = true;
+  o->file.add.stats = (char *)stats_json;
+  o->file.num_records = rows;
+  if (part) {
+    o->part_cols[0] = (char *)"day";
+    o->snap.metadata.partition_columns = o->part_cols;
+    o->snap.metadata.n_partition_columns = 1;
+    o->pv.key = (char *)"day";
+    o->pv.value = (char *)day;
+    o->file.add.partition_values = &o->pv;
+    o->file.add.n_partition_values = 1;
+  }
+  o->snap.files = &o->file;
+  o->snap.n_files = 1;
+  delta_scan_plan *p = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(delta_scan_plan_build(&p, &o->snap, &err), 0);
+  return p;
+}
+
 static bool can_skip(fx *f, const char *stats_json, const char *where) {
   sc_file_stats fs;
   inlet_error err = INLET_ERROR_INIT;
+  one_file o;
+  delta_scan_plan *p = one_file_plan(&o, f, stats_json, -1, false, NULL);
   sc_file_stats_init(&fs, &f->schema);
   assert_int_equal(sc_file_stats_begin(&fs, -1, &err), 0);
-  sc_file_stats_from_json(&fs, stats_json);
+  delta_scan_plan_stats(p, 0, fs.cols);
   bool skip = !(possible(f, where, &fs) & SC_MAY_TRUE);
   sc_file_stats_reset(&fs);
+  delta_scan_plan_free(p);
   return skip;
 }
 
@@ -273,23 +311,28 @@ static void test_skip__partition_values(void **state) {
   fx *f = *state;
   sc_file_stats fs;
   inlet_error err = INLET_ERROR_INIT;
+  one_file o;
+  delta_scan_plan *p = one_file_plan(&o, f, NULL, 7, true, "2024-05-02");
   sc_file_stats_init(&fs, &f->schema);
   assert_int_equal(sc_file_stats_begin(&fs, 7, &err), 0);
-  assert_int_equal(sc_file_stats_partition(&fs, 6, "2024-05-02", &err), 0);
+  delta_scan_plan_partitions(p, 0, fs.cols);
   assert_int_equal(possible(f, "day = '2024-05-02'", &fs) & SC_MAY_TRUE, SC_MAY_TRUE);
   assert_int_equal(possible(f, "day = '2024-05-02'", &fs) & SC_MAY_FALSE, 0);
   assert_int_equal(possible(f, "day > '2024-05-02'", &fs) & SC_MAY_TRUE, 0);
   assert_int_equal(possible(f, "day IS NULL", &fs) & SC_MAY_TRUE, 0);
   assert_int_equal(possible(f, "day IN ('2024-05-01', '2024-05-02')", &fs), SC_MAY_TRUE);
   /* A null partition value: only IS NULL can hold. */
+  delta_scan_plan_free(p);
+  p = one_file_plan(&o, f, NULL, -1, true, NULL);
   assert_int_equal(sc_file_stats_begin(&fs, -1, &err), 0);
-  assert_int_equal(sc_file_stats_partition(&fs, 6, NULL, &err), 0);
+  delta_scan_plan_partitions(p, 0, fs.cols);
   assert_int_equal(possible(f, "day = '2024-05-02'", &fs), SC_MAY_NULL);
   assert_int_equal(possible(f, "day != '2024-05-02'", &fs), SC_MAY_NULL);
   assert_int_equal(possible(f, "day IS NULL", &fs), SC_MAY_TRUE);
   assert_int_equal(possible(f, "NOT (day = '2024-05-02') OR id = 1", &fs) & SC_MAY_TRUE,
                    SC_MAY_TRUE);
   sc_file_stats_reset(&fs);
+  delta_scan_plan_free(p);
 }
 
 static void test_skip__parquet_row_group_statistics(void **state) {
