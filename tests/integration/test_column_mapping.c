@@ -545,6 +545,190 @@ static void test_cm__compaction_after_rename_and_in_id_mode(void **state) {
   compaction_keeps_rows(f, t, "--min-files 2", true);
 }
 
+/* refcheck's reading of @p table at version @p v (columns, types, rows). */
+static json_t *refcheck_json(fixture *f, const char *table, long v) {
+  tu_result r;
+  sh(&r, "'%s' '%s' delta '%s' --version %ld > '%s/ref.json'", INLET_NODE, INLET_REFCHECK, table,
+     v, f->dir);
+  if (r.status != 0) fail_msg("refcheck %s @%ld: %s%s", table, v, r.out, r.err);
+  tu_result_free(&r);
+  char p[4200];
+  snprintf(p, sizeof p, "%s/ref.json", f->dir);
+  json_error_t je;
+  json_t *o = json_load_file(p, 0, &je);
+  if (!o) fail_msg("refcheck output: %s", je.text);
+  return o;
+}
+
+/* Deletes with `inlet delete @p table --where @p where`, which must remove
+ * exactly the rows whose column @p col is one of @p gone (JSON values, NULL
+ * ended): the newest version as refcheck reads it equals the version
+ * before it as refcheck reads it minus those rows, and inlet reads it so
+ * too. Returns the new version. */
+static int delete_expecting(fixture *f, const char *table, const char *where, const char *col,
+                            const char *const *gone) {
+  int v = newest_version(table);
+  json_t *exp = refcheck_json(f, table, v);
+  json_t *cols = json_object_get(exp, "columns"), *rows = json_object_get(exp, "rows");
+  size_t ci = SIZE_MAX, i;
+  json_t *c;
+  json_array_foreach(cols, i, c) {
+    if (strcmp(json_string_value(c), col) == 0) ci = i;
+  }
+  if (ci == SIZE_MAX) fail_msg("%s: no column %s", table, col);
+  size_t before = json_array_size(rows);
+  for (i = json_array_size(rows); i-- > 0;) {
+    json_t *val = json_array_get(json_array_get(rows, i), ci);
+    for (const char *const *g = gone; *g; g++) {
+      json_t *gv = json_loads(*g, JSON_DECODE_ANY, NULL);
+      bool hit = json_equal(val, gv);
+      json_decref(gv);
+      if (hit) {
+        json_array_remove(rows, i);
+        break;
+      }
+    }
+  }
+  size_t after = json_array_size(rows);
+  if (after == before || after == 0)
+    fail_msg("%s: the test's predicate should delete some rows and keep some (%zu -> %zu)", table,
+             before, after);
+  json_object_set_new(exp, "version", json_integer(v + 1));
+  char p[4200];
+  snprintf(p, sizeof p, "%s/expected.json", f->dir);
+  assert_int_equal(json_dump_file(exp, p, JSON_COMPACT), 0);
+  json_decref(exp);
+  tu_result r;
+  sh(&r, "'%s' delete '%s' --where \"%s\"", INLET_BIN, table, where);
+  sh_ok(&r, where);
+  tu_result_free(&r);
+  assert_int_equal(newest_version(table), v + 1);
+  sh(&r,
+     "'%s' '%s' delta '%s' > '%s/after.json' && '%s' '%s' compare '%s/expected.json' "
+     "'%s/after.json'",
+     INLET_NODE, INLET_REFCHECK, table, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+  if (r.status != 0) fail_msg("%s: after delete %s: %s%s", table, where, r.out, r.err);
+  tu_result_free(&r);
+  free(same_as_refcheck(f, table, v + 1));
+  return v + 1;
+}
+
+/* The data files commit @p v adds: every top-level column physical
+ * ("col-..."), with a Parquet field id on each when @p id_mode; returns how
+ * many files. */
+static int new_files_physical(const char *table, int v, bool id_mode) {
+  tu_result r;
+  sh(&r,
+     "grep -o '\"add\":{\"path\":\"[^\"]*' '%s/_delta_log/%020d.json' | sed 's/.*\"//' | "
+     "while read -r p; do p=$(printf '%%b' \"$(echo \"$p\" | sed 's/%%/\\\\x/g')\"); "
+     "c=$('%s' parquet schema \"%s/$p\" | wc -l); "
+     "n=$('%s' parquet schema \"%s/$p\" | grep -c '^`col-'); "
+     "i=$('%s' parquet meta \"%s/$p\" | grep -c 'field_id: '); echo \"$c $n $i\"; done",
+     table, v, INLET_BIN, table, INLET_BIN, table, INLET_BIN, table);
+  sh_ok(&r, "new files");
+  int files = 0;
+  for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+    int cols = 0, phys = 0, ids = 0;
+    assert_int_equal(sscanf(line, "%d %d %d", &cols, &phys, &ids), 3);
+    if (cols == 0 || phys != cols || (id_mode ? ids < cols : ids != 0))
+      fail_msg("commit %d: a new file has %d columns, %d physical, %d field ids", v, cols, phys,
+               ids);
+    files++;
+  }
+  tu_result_free(&r);
+  return files;
+}
+
+/* RENAME COLUMN IntegerType TO `int col` (golden table). */
+static void rename_integer(json_t *fields, json_t *conf) {
+  (void)conf;
+  json_object_set_new(field_named(fields, "IntegerType"), "name", json_string("int col"));
+}
+
+/* Delete on mapping tables: the predicate names logical columns (renamed
+ * ones too); Spark's files are read by physical name or field id; the
+ * copy-on-write rewrite (Spark's file with nested structs, arrays and maps)
+ * and the change data files hold physical columns, with field ids in id
+ * mode; with deletion vectors the files stay and get a DV; a partition-only
+ * predicate removes whole files by their physical partition values. Each
+ * time the rows left are the rows before (refcheck) minus the deleted
+ * ones. */
+static void test_cm__delete_by_logical_names(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  char ev[4200];
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  /* Name mode, copy-on-write of Spark's 3-row file, after a rename. */
+  char g[4400];
+  snprintf(g, sizeof g, "%s/golden-name", f->dir);
+  sh(&r, "cp -R '%s/../shared/testdata/delta-golden/tables/table-with-columnmapping-mode-name' "
+         "'%s' && chmod -R u+w '%s'",
+     INLET_SOURCE_DIR, g, g);
+  sh_ok(&r, "copy golden table");
+  tu_result_free(&r);
+  tu_rules_exempt(g, "test_column_mapping: hand-written rename commit");
+  commit_schema(g, 0, 1, rename_integer);
+  static const char *const four[] = {"4", NULL};
+  int v = delete_expecting(f, g, "\\`int col\\` = 4", "int col", four);
+  assert_int_equal(new_files_physical(g, v, false), 1);
+  static const char *const names[] = {"int col", "IntegerType", "nested_struct", NULL};
+  adds_use_physical_names(g, v, names);
+
+  /* Name mode with change data feed, after a rename and a drop + add:
+   * Spark's file removed whole, inlet's rewritten, cdc files physical. */
+  const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "ren");
+  commit_schema(t, 1, 5, rename_name);
+  commit_schema(t, 5, 6, drop_value_add_score);
+  const char *rows = "{\"id\":7,\"full name\":\"Grace\",\"score\":70}\n"
+                     "{\"id\":8,\"full name\":\"Hank\",\"score\":80}\n";
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "append after rename");
+  tu_result_free(&r);
+  static const char *const bob_grace[] = {"\"Bob\"", "\"Grace\"", NULL};
+  v = delete_expecting(f, t, "\\`full name\\` = 'Bob' OR score = 70", "full name", bob_grace);
+  assert_int_equal(new_files_physical(t, v, false), 1);
+  sh(&r, "grep -c '\"cdc\"' '%s/_delta_log/%020d.json'", t, v);
+  assert_string_equal(r.out, "2\n");
+  tu_result_free(&r);
+  sh(&r, "for p in '%s'/_change_data/*.parquet; do '%s' parquet schema \"$p\"; done | sort -u", t,
+     INLET_BIN);
+  sh_ok(&r, "change data schema");
+  assert_null(strstr(r.out, "full name"));
+  assert_non_null(strstr(r.out, "_change_type"));
+  tu_result_free(&r);
+
+  /* Id mode: the rewritten file carries the field ids. */
+  t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-id-mode", "idm");
+  rows = "{\"id\":7,\"name\":\"Ivy\",\"value\":1}\n{\"id\":8,\"name\":\"Jo\",\"value\":2}\n";
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "append (id mode)");
+  tu_result_free(&r);
+  static const char *const ivy_emma[] = {"\"Ivy\"", "\"Emma\"", NULL};
+  v = delete_expecting(f, t, "name = 'Ivy' OR name = 'Emma'", "name", ivy_emma);
+  assert_int_equal(new_files_physical(t, v, true), 1);
+
+  /* Deletion vectors, partitioned by a renamed column (physical "id"). */
+  t = copy_table(f, "delta-rs/table_with_partitioning_mapping", "dv");
+  rows = "{\"newid\":1,\"description\":\"x\"}\n{\"newid\":1,\"description\":\"y\"}\n"
+         "{\"newid\":2,\"description\":\"z\"}\n";
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "append (DV table)");
+  tu_result_free(&r);
+  static const char *const x[] = {"\"x\"", NULL};
+  v = delete_expecting(f, t, "description = 'x'", "description", x);
+  sh(&r, "grep -c '\"deletionVector\":{' '%s/_delta_log/%020d.json'", t, v);
+  assert_string_equal(r.out, "1\n"); /* the new add's (the file had none) */
+  tu_result_free(&r);
+  static const char *const two[] = {"2", NULL};
+  v = delete_expecting(f, t, "newid = 2", "newid", two);
+  sh(&r, "grep -c '\"remove\"' '%s/_delta_log/%020d.json'", t, v);
+  assert_string_equal(r.out, "2\n"); /* Spark's file of partition 2 and inlet's */
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cm__foreign_tables_read_as_refcheck_at_every_version,
@@ -557,6 +741,10 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cm__compaction_after_rename_and_in_id_mode, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_cm__delete_by_logical_names, setup, teardown),
   };
+  /* INLET_TEST_FILTER=test_cm__delete* runs some. */
+  const char *filter = getenv("INLET_TEST_FILTER");
+  if (filter && *filter) cmocka_set_test_filter(filter);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
