@@ -327,17 +327,30 @@ static void test_cm__bad_mapping_metadata_is_a_clear_error(void **state) {
   tu_result_free(&r);
 }
 
-/* No logical column name of @p names appears as a key in the add actions
- * of commit @p v; every add's stats name physical columns. */
-static void adds_use_physical_names(const char *table, int v, const char *const *names) {
+/* The actions of commit @p v of @p table, one JSON object each. */
+static json_t *commit_actions(const char *table, int v) {
   char p[4400];
   snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v);
   size_t n;
   char *text = tu_read_file(p, &n);
   assert_non_null(text);
-  int adds = 0;
+  json_t *all = json_array();
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
     json_t *o = json_loads(line, 0, NULL);
+    assert_non_null(o);
+    json_array_append_new(all, o);
+  }
+  free(text);
+  return all;
+}
+
+/* No logical column name of @p names appears as a key in the add actions
+ * of commit @p v; every add's stats name physical columns. */
+static void adds_use_physical_names(const char *table, int v, const char *const *names) {
+  json_t *actions = commit_actions(table, v), *o;
+  int adds = 0;
+  size_t i;
+  json_array_foreach(actions, i, o) {
     json_t *add = json_object_get(o, "add");
     if (add) {
       adds++;
@@ -353,9 +366,8 @@ static void adds_use_physical_names(const char *table, int v, const char *const 
       }
       free(pv);
     }
-    json_decref(o);
   }
-  free(text);
+  json_decref(actions);
   assert_true(adds > 0);
 }
 
@@ -363,14 +375,10 @@ static void adds_use_physical_names(const char *table, int v, const char *const 
  * ("col-..."), with a Parquet field id on each when @p id_mode; returns how
  * many files. */
 static int new_files_physical(const char *table, int v, bool id_mode) {
-  char p[4400];
-  snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v);
-  size_t n;
-  char *text = tu_read_file(p, &n);
-  assert_non_null(text);
+  json_t *actions = commit_actions(table, v), *o;
   int files = 0;
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-    json_t *o = json_loads(line, 0, NULL);
+  size_t i;
+  json_array_foreach(actions, i, o) {
     const char *path = json_string_value(json_object_get(json_object_get(o, "add"), "path"));
     if (path) {
       /* the path is a URI path: percent-decoded */
@@ -400,9 +408,8 @@ static int new_files_physical(const char *table, int v, bool id_mode) {
       tu_result_free(&r);
       files++;
     }
-    json_decref(o);
   }
-  free(text);
+  json_decref(actions);
   return files;
 }
 
@@ -424,14 +431,10 @@ static void compaction_keeps_rows(fixture *f, const char *table, const char *arg
   sh(&r, "sort '%s/i.ndjson' | cmp - '%s/before.ndjson'", f->dir, f->dir);
   sh_ok(&r, "rows after compaction equal the rows before");
   tu_result_free(&r);
-  char p[4400];
-  snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v + 1);
-  size_t n;
-  char *text = tu_read_file(p, &n);
-  assert_non_null(text);
+  json_t *actions = commit_actions(table, v + 1), *o;
   int adds = 0, removes = 0;
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-    json_t *o = json_loads(line, 0, NULL);
+  size_t i;
+  json_array_foreach(actions, i, o) {
     json_t *add = json_object_get(o, "add"), *rm = json_object_get(o, "remove");
     json_t *a = add ? add : rm;
     if (a) {
@@ -439,9 +442,8 @@ static void compaction_keeps_rows(fixture *f, const char *table, const char *arg
       removes += rm != NULL;
     }
     adds += add != NULL;
-    json_decref(o);
   }
-  free(text);
+  json_decref(actions);
   assert_true(adds >= 1);
   /* Every top-level column of the new files is physical. */
   assert_int_equal(new_files_physical(table, v + 1, id_mode), adds);
@@ -579,6 +581,17 @@ static void test_cm__compaction_after_rename_and_in_id_mode(void **state) {
   compaction_keeps_rows(f, t, "--min-files 2", true);
 }
 
+/* Appends the NDJSON @p rows to @p table with `inlet append`. */
+static void append_rows(fixture *f, const char *table, const char *rows) {
+  char ev[4200];
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  tu_result r;
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, table, ev);
+  sh_ok(&r, "append");
+  tu_result_free(&r);
+}
+
 /* refcheck's reading of @p table at version @p v (columns, types, rows). */
 static json_t *refcheck_json(fixture *f, const char *table, long v) {
   tu_result r;
@@ -671,8 +684,6 @@ static void mapping_off(json_t *fields, json_t *conf) {
 static void test_cm__delete_by_logical_names(void **state) {
   fixture *f = *state;
   tu_result r;
-  char ev[4200];
-  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
   /* Name mode, copy-on-write of Spark's 3-row file, after a rename. */
   char g[4400];
   snprintf(g, sizeof g, "%s/golden-name", f->dir);
@@ -697,10 +708,7 @@ static void test_cm__delete_by_logical_names(void **state) {
   commit_schema(t, 5, 6, drop_value_add_score);
   const char *rows = "{\"id\":7,\"full name\":\"Grace\",\"score\":70}\n"
                      "{\"id\":8,\"full name\":\"Hank\",\"score\":80}\n";
-  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
-  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
-  sh_ok(&r, "append after rename");
-  tu_result_free(&r);
+  append_rows(f, t, rows);
   static const char *const bob_grace[] = {"\"Bob\"", "\"Grace\"", NULL};
   v = delete_expecting(f, t, "\\`full name\\` = 'Bob' OR score = 70", "full name", bob_grace);
   assert_int_equal(new_files_physical(t, v, false), 1);
@@ -717,10 +725,7 @@ static void test_cm__delete_by_logical_names(void **state) {
   /* Id mode: the rewritten file carries the field ids. */
   t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-id-mode", "idm");
   rows = "{\"id\":7,\"name\":\"Ivy\",\"value\":1}\n{\"id\":8,\"name\":\"Jo\",\"value\":2}\n";
-  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
-  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
-  sh_ok(&r, "append (id mode)");
-  tu_result_free(&r);
+  append_rows(f, t, rows);
   static const char *const ivy_emma[] = {"\"Ivy\"", "\"Emma\"", NULL};
   v = delete_expecting(f, t, "name = 'Ivy' OR name = 'Emma'", "name", ivy_emma);
   assert_int_equal(new_files_physical(t, v, true), 1);
@@ -729,10 +734,7 @@ static void test_cm__delete_by_logical_names(void **state) {
   t = copy_table(f, "delta-rs/table_with_partitioning_mapping", "dv");
   rows = "{\"newid\":1,\"description\":\"x\"}\n{\"newid\":1,\"description\":\"y\"}\n"
          "{\"newid\":2,\"description\":\"z\"}\n";
-  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
-  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
-  sh_ok(&r, "append (DV table)");
-  tu_result_free(&r);
+  append_rows(f, t, rows);
   static const char *const x[] = {"\"x\"", NULL};
   v = delete_expecting(f, t, "description = 'x'", "description", x);
   sh(&r, "grep -c '\"deletionVector\":{' '%s/_delta_log/%020d.json'", t, v);
@@ -793,15 +795,13 @@ static const char *conf_of(json_t *md, const char *key) {
 static void test_cm__restore_across_schema_changes(void **state) {
   fixture *f = *state;
   tu_result r;
-  char ev[4200];
-  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
   const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "rs");
   commit_schema(t, 1, 5, rename_name);
   commit_schema(t, 5, 6, drop_value_add_score); /* maxColumnId 4 */
   const char *rows = "{\"id\":7,\"full name\":\"Grace\",\"score\":70}\n";
-  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
-  sh(&r, "'%s' append '%s' '%s' && '%s' restore '%s' --version 4", INLET_BIN, t, ev, INLET_BIN, t);
-  sh_ok(&r, "append, restore to version 4");
+  append_rows(f, t, rows);
+  sh(&r, "'%s' restore '%s' --version 4", INLET_BIN, t);
+  sh_ok(&r, "restore to version 4");
   tu_result_free(&r);
   assert_int_equal(newest_version(t), 8);
   reads_as_version(f, t, 8, 4);
@@ -815,10 +815,7 @@ static void test_cm__restore_across_schema_changes(void **state) {
   json_decref(md);
   /* An append after the restore writes the restored schema's columns. */
   rows = "{\"id\":9,\"name\":\"Ivy\",\"value\":900}\n";
-  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
-  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
-  sh_ok(&r, "append after restore");
-  tu_result_free(&r);
+  append_rows(f, t, rows);
   char *all = same_as_refcheck(f, t, 9);
   assert_non_null(strstr(all, "{\"id\":9,\"name\":\"Ivy\",\"value\":900}"));
   assert_non_null(strstr(all, "{\"id\":2,\"name\":\"Bob\",\"value\":250}"));
