@@ -721,6 +721,20 @@ static void test_cm__delete_by_logical_names(void **state) {
   assert_null(strstr(r.out, "full name"));
   assert_non_null(strstr(r.out, "_change_type"));
   tu_result_free(&r);
+  /* The change feed of the commit: exactly the two deleted rows, by their
+   * logical names. */
+  sh(&r, "'%s' changes '%s' --from %d --format ndjson | sed 's/,\"_commit_timestamp.*//' | sort",
+     INLET_BIN, t, v);
+  sh_ok(&r, "changes");
+  char want[512];
+  snprintf(want, sizeof want,
+           "{\"id\":2,\"full name\":\"Bob\",\"score\":null,\"_change_type\":\"delete\","
+           "\"_commit_version\":%d\n"
+           "{\"id\":7,\"full name\":\"Grace\",\"score\":70,\"_change_type\":\"delete\","
+           "\"_commit_version\":%d\n",
+           v, v);
+  assert_string_equal(r.out, want);
+  tu_result_free(&r);
 
   /* Id mode: the rewritten file carries the field ids. */
   t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-id-mode", "idm");
