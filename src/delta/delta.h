@@ -224,6 +224,14 @@ int delta_schema_parse_physical(inlet_schema *out, const char *json, int mode, i
  * pf has one and the file carries it, else by name (exact, then ignoring
  * case). -1 when the file lacks it. */
 int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_field *pf);
+/* A new mapping table's schema (PROTOCOL.md "Writer Requirements for Column
+ * Mapping"): @p schema_json (a struct type, inlet_malloc'd, replaced in
+ * place) with every field at every depth (struct fields inside structs,
+ * arrays and maps too) given delta.columnMapping.id 1..n in schema order
+ * and delta.columnMapping.physicalName "col-<uuid>" as Spark names them,
+ * other field metadata kept; *max_id = n. 0, INLET_ECORRUPT (not a struct
+ * type), INLET_ENOMEM. */
+int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err);
 /* Shapes column @p src (data file field @p sf, @p n rows, consumed) as table
  * field @p tf (its physical twin @p pf) into @p dst (empty, initialised for
  * tf), as scans read it: struct fields matched by physical name or id

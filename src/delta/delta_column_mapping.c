@@ -14,7 +14,14 @@
  * its physical twin (phys_schema, the same tree) names what is stored. A
  * rename or drop changes only the logical schema, so each version is read
  * with its own mapping and a column a file lacks reads as null.
+ *
+ * A table created with a mapping mode gets its ids and physical names here
+ * (delta_column_mapping_assign), written into the schemaString's field
+ * metadata: inlet_schema carries no metadata, so they are added to the JSON
+ * delta_schema_to_json made, never lost by a round trip through it.
  */
+#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
 
@@ -57,6 +64,61 @@ int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err) {
   }
   TRY(delta_schema_parse_physical(&s->phys_schema, s->metadata.schema_string, mode, max_id, err));
   s->cm_mode = mode;
+  return 0;
+}
+
+static bool assign_type(json_t *type, int64_t *next);
+
+static bool assign_fields(json_t *st, int64_t *next) {
+  json_t *fields = json_object_get(st, "fields");
+  if (!json_is_array(fields)) return false;
+  size_t i;
+  json_t *f;
+  json_array_foreach(fields, i, f) {
+    json_t *md = json_object_get(f, "metadata");
+    if (!json_is_object(md)) {
+      md = json_object();
+      if (json_object_set_new(f, "metadata", md) < 0) return false;
+    }
+    char uuid[37], pn[48];
+    delta_uuid4(uuid);
+    snprintf(pn, sizeof pn, "col-%s", uuid);
+    if (json_object_set_new(md, "delta.columnMapping.id", json_integer(++*next)) < 0 ||
+        json_object_set_new(md, "delta.columnMapping.physicalName", json_string(pn)) < 0 ||
+        !assign_type(json_object_get(f, "type"), next))
+      return false;
+  }
+  return true;
+}
+
+/* Fields nested in @p type; a primitive type (a string) has none. */
+static bool assign_type(json_t *type, int64_t *next) {
+  if (json_is_string(type)) return true;
+  const char *kind = json_string_value(json_object_get(type, "type"));
+  if (!kind) return false;
+  if (strcmp(kind, "struct") == 0) return assign_fields(type, next);
+  if (strcmp(kind, "array") == 0) return assign_type(json_object_get(type, "elementType"), next);
+  if (strcmp(kind, "map") == 0)
+    return assign_type(json_object_get(type, "keyType"), next) &&
+           assign_type(json_object_get(type, "valueType"), next);
+  return true;
+}
+
+int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err) {
+  json_error_t je;
+  json_t *root = json_loads(*schema_json, 0, &je);
+  FAIL_IF(!json_is_object(root), err, INLET_ECORRUPT, "schemaString is not a struct type: %s",
+          je.text);
+  int64_t next = 0;
+  bool ok = assign_fields(root, &next);
+  char *s = ok ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+  json_decref(root);
+  char *dup = s ? inlet_strdup(s) : NULL;
+  free(s);
+  FAIL_IF(!dup, err, INLET_ENOMEM, "out of memory assigning column mapping ids");
+  inlet_free(*schema_json);
+  *schema_json = dup;
+  *max_id = next;
   return 0;
 }
 

@@ -44,8 +44,8 @@ enum {
   OP_RESTORE = 1u << DELTA_OP_RESTORE,
   /* Create needs every operation of ALL_OPS honoured, and a feature whose
    * table inlet can create: a row that lists the operations one by one
-   * instead of ALL_OPS (columnMapping: create assigns no physical names)
-   * keeps create refused. */
+   * instead of ALL_OPS (rowTracking: no commit that adds files assigns
+   * row ids) keeps create refused. */
   OP_CREATE = 1u << DELTA_OP_CREATE,
   /* operations that commit no rows and rewrite no data file */
   NO_ROWS = OP_CHECKPOINT | OP_LOG_CLEANUP | OP_VACUUM,
@@ -214,13 +214,15 @@ static const feature FEATURES[] = {
      "writers must write change data files for updates and deletes"},
     {"generatedColumns", false, 0, 4, NULL, use_generated, burden_generated,
      NO_ROWS | OP_COMPACT | OP_RESTORE, "writers must compute or check generated column values"},
-    /* Appends, ingest and compaction write physical names, field ids and
-     * physical partitionValues/stats keys (delta_write.c, compact.c reads
-     * input columns by physical field); checkpoints keep the mapping (stats
-     * as JSON only); create assigns no physical names, so it stays refused
-     * (and restore, not checked with mapping tables yet). */
+    /* Create assigns ids and physical names (delta_column_mapping_assign);
+     * appends, ingest, compaction and delete (gated as compaction) write
+     * physical names, field ids and physical partitionValues/stats keys
+     * (delta_write.c; compact.c and delete.c read input columns by physical
+     * field); checkpoints keep the mapping (stats as JSON only); restore
+     * keeps maxColumnId from going down and the mode from changing
+     * (restore.c). */
     {"columnMapping", true, 2, 5, NULL, use_column_mapping, use_column_mapping,
-     OP_APPEND | OP_COMPACT | NO_ROWS, "writers must write physical column names and field ids"},
+     ALL_OPS | OP_RESTORE, "writers must write physical column names and field ids"},
     {"identityColumns", false, 0, 6, NULL, use_identity, use_identity, NO_ROWS | OP_COMPACT,
      "writers must generate identity values and track their high water mark"},
     /* table features (writer version 7) */
@@ -867,14 +869,11 @@ static int check_names(const inlet_field *f, int32_t n, bool synthetic, inlet_er
   for (int32_t i = 0; i < n; i++) {
     /* The element and key/value fields of lists and maps are inlet's layout,
      * not column names. */
-    if (!synthetic)
-      for (const char *p = f[i].name; *p; p++) {
-        const char *what = bad_char_name(*p);
-        FAIL_IF(what, err, INLET_EUNSUPPORTED,
-                "column name \"%s\" contains %s, which Delta allows only with column mapping "
-                "(delta.columnMapping.mode), and inlet does not write column-mapping tables yet",
-                f[i].name, what);
-      }
+    const char *what = synthetic ? NULL : delta_name_needs_mapping(f[i].name);
+    FAIL_IF(what, err, INLET_EUNSUPPORTED,
+            "column name \"%s\" contains %s, which Delta allows only with column mapping "
+            "(create the table with delta.columnMapping.mode=name or id)",
+            f[i].name, what);
     bool kids_synthetic =
         f[i].type.id == INLET_TYPE_LIST || f[i].type.id == INLET_TYPE_MAP ||
         (synthetic && f[i].type.id == INLET_TYPE_STRUCT && strcmp(f[i].name, "entries") == 0);
@@ -883,6 +882,8 @@ static int check_names(const inlet_field *f, int32_t n, bool synthetic, inlet_er
   return 0;
 }
 
-int delta_features_check_column_names(const inlet_schema *schema, inlet_error *err) {
+int delta_features_check_column_names(const inlet_schema *schema, bool mapped, inlet_error *err) {
+  /* Data files, partition directories and stats use physical names. */
+  if (mapped) return 0;
   return check_names(schema->fields, schema->n_fields, false, err);
 }

@@ -60,8 +60,9 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
                              const char *const *values, int32_t n, inlet_error *err);
 
 /* Refuses column names (nested ones too) that Delta allows only with column
- * mapping: ' ', ',', ';', '{', '}', '(', ')', newline, tab, '='. */
-int delta_features_check_column_names(const inlet_schema *schema, inlet_error *err);
+ * mapping: ' ', ',', ';', '{', '}', '(', ')', newline, tab, '='; with
+ * @p mapped (the table maps names) they are fine. */
+int delta_features_check_column_names(const inlet_schema *schema, bool mapped, inlet_error *err);
 /* The first character of @p name that Delta allows in a column name only
  * under column mapping, described ("a space", "','"), or NULL if none. */
 const char *delta_name_needs_mapping(const char *name);

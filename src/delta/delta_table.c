@@ -328,6 +328,37 @@ int delta_table_open_like(inlet_table **out, const char *location, const inlet_t
                     : table_new(out, location, false, &oo, err);
 }
 
+/* The properties of a new table ask for column mapping
+ * (delta.columnMapping.mode name or id; the value is checked later). */
+static bool create_maps_names(const inlet_table_create_options *o) {
+  for (int32_t i = 0; i < o->n_properties; i++)
+    if (strcasecmp(o->property_keys[i], "delta.columnMapping.mode") == 0 && o->property_values[i])
+      return strcasecmp(o->property_values[i], "name") == 0 ||
+             strcasecmp(o->property_values[i], "id") == 0;
+  return false;
+}
+
+/* Column mapping on a new table: ids and physical names in its schema's
+ * field metadata, delta.columnMapping.maxColumnId in its configuration
+ * (Spark's DeltaColumnMapping.assignColumnIdAndPhysicalName). */
+static int assign_mapping(delta_metadata *m, inlet_error *err) {
+  int mode = delta_column_mapping_mode(m);
+  if (mode <= DELTA_CM_NONE) return 0;
+  int64_t max_id = 0;
+  TRY(delta_column_mapping_assign(&m->schema_string, &max_id, err));
+  char v[24];
+  snprintf(v, sizeof v, "%lld", (long long)max_id);
+  delta_kv *kv = inlet_realloc(m->configuration, ((size_t)m->n_configuration + 1) * sizeof *kv);
+  FAIL_IF(!kv, err, INLET_ENOMEM, "out of memory creating a table");
+  m->configuration = kv;
+  kv[m->n_configuration].key = inlet_strdup("delta.columnMapping.maxColumnId");
+  kv[m->n_configuration].value = inlet_strdup(v);
+  m->n_configuration++;
+  FAIL_IF(!kv[m->n_configuration - 1].key || !kv[m->n_configuration - 1].value, err, INLET_ENOMEM,
+          "out of memory creating a table");
+  return 0;
+}
+
 static int validate_create(const inlet_schema *schema, const inlet_table_create_options *o,
                            inlet_error *err) {
   FAIL_IF(schema->n_fields == 0, err, INLET_EINVAL, "a table needs at least one column");
@@ -336,7 +367,9 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
       FAIL_IF(strcasecmp(schema->fields[i].name, schema->fields[j].name) == 0, err, INLET_EINVAL,
               "duplicate column name \"%s\" (Delta column names are case-insensitive)",
               schema->fields[j].name);
-  TRY(delta_features_check_column_names(schema, err));
+  FAIL_IF(o->n_properties > 0 && (!o->property_keys || !o->property_values), err, INLET_EINVAL,
+          "properties given without keys or values");
+  TRY(delta_features_check_column_names(schema, create_maps_names(o), err));
   FAIL_IF(o->n_partition_columns < 0 || o->n_properties < 0, err, INLET_EINVAL,
           "negative partition column or property count");
   TRY(delta_constraints_check_new(schema, o->property_keys, o->property_values, o->n_properties,
@@ -400,6 +433,8 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
                                 m->schema_string, o->property_keys, o->property_values,
                                 o->n_properties, err);
   if (rc < 0) goto fail;
+  rc = assign_mapping(m, err);
+  if (rc < 0) goto fail;
   m->id = inlet_strdup(id);
   m->name = o->name ? inlet_strdup(o->name) : NULL;
   m->description = o->description ? inlet_strdup(o->description) : NULL;
@@ -417,6 +452,8 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
   rc = inlet_schema_copy(&out->schema, schema, err);
   if (rc < 0) goto fail;
   out->has_schema = true;
+  rc = delta_snapshot_set_mapping(out, err);
+  if (rc < 0) goto fail;
   return 0;
 done:
 fail:

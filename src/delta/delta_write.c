@@ -738,7 +738,7 @@ int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inle
     if (strcmp(ns.fields[i].name, ts->fields[i].name) != 0)
       rc = inlet_fail(err, INLET_EINVAL, "new schema column %d is \"%s\", table column is \"%s\"",
                       (int)i, ns.fields[i].name, ts->fields[i].name);
-  if (rc == 0) rc = delta_features_check_column_names(&ns, err);
+  if (rc == 0) rc = delta_features_check_column_names(&ns, false, err);
   char *dup = rc == 0 ? inlet_strdup(schema_json) : NULL;
   int32_t *idx = rc == 0 ? inlet_calloc((size_t)ns.n_fields + 1, sizeof *idx) : NULL;
   part_file *done =

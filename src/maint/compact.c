@@ -401,13 +401,6 @@ done:
 
 /* ---- one bin ------------------------------------------------------------------------- */
 
-static bool same_type(const inlet_field *a, const inlet_field *b) {
-  char x[256], y[256];
-  inlet_field_type_name(a, x, sizeof x);
-  inlet_field_type_name(b, y, sizeof y);
-  return strcmp(x, y) == 0;
-}
-
 /* The rows of @p nb (data columns of input @p a) must meet the table's
  * constraints: compaction never writes a file holding a violating row, even
  * one an earlier writer committed without checking (the group then fails
@@ -531,23 +524,12 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
     TRY_GOTO(inlet_batch_init(&nb, &c->data_schema, err));
     for (int32_t i = 0; i < nd; i++) {
       const inlet_field *tf = &c->data_schema.fields[i];
-      if (idx[i] >= 0 && !same_type(tf, &b.schema.fields[idx[i]])) {
-        /* Stored otherwise than the table's type says (Spark's INT96
-         * timestamps, a widened type, a nested column whose fields were
-         * added after the file was written): read as scans read it, missing
-         * fields null; a type that does not convert fails the bin. */
-        TRY_GOTO(delta_conform_column(&nb.columns[i], tf, tf, &b.columns[idx[i]],
-                                      &b.schema.fields[idx[i]], b.num_rows, a->path, err));
-        FAIL_GOTO(!tf->nullable && nb.columns[i].null_count > 0, err, INLET_ECORRUPT,
-                  "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path, (int)g,
-                  tf->name);
-      } else if (idx[i] >= 0) {
-        inlet_array t = nb.columns[i];
-        nb.columns[i] = b.columns[idx[i]];
-        b.columns[idx[i]] = t;
-        FAIL_GOTO(!tf->nullable && nb.columns[i].null_count > 0, err, INLET_ECORRUPT,
-                  "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path, (int)g,
-                  tf->name);
+      if (idx[i] >= 0) {
+        /* A type stored otherwise (INT96, widened, nested fields added
+         * later) is read as scans read it; one that does not convert fails
+         * the bin. */
+        TRY_GOTO(maint_take_column(&nb.columns[i], tf, tf, &b.columns[idx[i]],
+                                   &b.schema.fields[idx[i]], b.num_rows, a->path, g, err));
       } else {
         for (int64_t k = 0; k < b.num_rows; k++)
           TRY_GOTO(inlet_array_append_null(&nb.columns[i], tf, err));

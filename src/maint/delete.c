@@ -31,6 +31,12 @@
  * to a _change_data/<partition dir>/part-*.parquet file named by a cdc
  * action carrying the file's partition values.
  *
+ * Column mapping (PROTOCOL.md "Column Mapping"): the predicate names
+ * logical columns; data files are read by field id, then physical name (as
+ * scans read them, so renamed columns keep their values), partition values
+ * by physical key, and rewritten and change data files are written in the
+ * physical schema (field ids in id mode) with physical stats keys.
+ *
  * Concurrency: before committing, the commits after the snapshot are read;
  * a remove of a file this delete touches or a metaData/protocol change is a
  * conflict, and so is one delta_txn_commit finds later (two commits never
@@ -79,9 +85,14 @@ typedef struct deleter {
   inlet_predicate *pred; /* owned */
   bool partition_only;
   bool use_dvs;
-  bool cdf;                 /* delta.enableChangeDataFeed: cdc files for the deleted rows */
-  inlet_schema data_schema; /* owned: table schema minus partition columns */
-  inlet_schema cdc_schema;  /* owned: data_schema + _change_type */
+  bool cdf; /* delta.enableChangeDataFeed: cdc files for the deleted rows */
+  /* borrowed from snap: the physical twin of its schema (column mapping),
+   * or the schema itself */
+  const inlet_schema *phys;
+  /* owned: table schema minus partition columns, in physical names (and
+   * field ids) on column-mapping tables: what data files hold */
+  inlet_schema data_schema;
+  inlet_schema cdc_schema; /* owned: data_schema + _change_type */
   delta_file_sink sink;
   delta_file_sink cdc_sink;
   touched *t; /* owned */
@@ -98,16 +109,6 @@ static bool is_partition_col(const delta_metadata *m, const char *name) {
   for (int32_t p = 0; p < m->n_partition_columns; p++)
     if (strcmp(m->partition_columns[p], name) == 0) return true;
   return false;
-}
-
-/* The file's column holds values of the table column's exact type (a
- * decimal's scale or a timestamp's unit included): the predicate and the
- * rewrite read them as such. */
-static bool same_type(const inlet_field *a, const inlet_field *b) {
-  char x[256], y[256];
-  inlet_field_type_name(a, x, sizeof x);
-  inlet_field_type_name(b, y, sizeof y);
-  return strcmp(x, y) == 0;
 }
 
 static void attempt_reset(deleter *d, bool remove_files) {
@@ -199,10 +200,9 @@ static int match_file(deleter *d, int64_t fi, touched *t, inlet_error *err) {
     const inlet_field *tf = &p->schema.fields[p->cols[i]];
     slot[i] = -1;
     if (is_partition_col(&d->snap.metadata, tf->name)) continue;
-    int k = inlet_schema_find(fs, tf->name);
+    /* By field id, then physical name (column mapping), as scans read. */
+    int k = delta_cm_find_field(fs->fields, fs->n_fields, &d->phys->fields[p->cols[i]]);
     if (k < 0) continue; /* added after the file was written: nulls */
-    FAIL_GOTO(!same_type(&fs->fields[k], tf), err, INLET_EUNSUPPORTED,
-              "delete: \"%s\": column \"%s\" has another type than the table's", a->path, tf->name);
     slot[i] = n_proj;
     proj[n_proj++] = k;
   }
@@ -229,12 +229,11 @@ static int match_file(deleter *d, int64_t fi, touched *t, inlet_error *err) {
       int32_t c = p->cols[i];
       const inlet_field *tf = &p->schema.fields[c];
       if (slot[i] >= 0) {
-        inlet_array tmp = vb.columns[c];
-        vb.columns[c] = b.columns[slot[i]];
-        b.columns[slot[i]] = tmp;
+        TRY_GOTO(maint_take_column(&vb.columns[c], tf, &d->phys->fields[c], &b.columns[slot[i]],
+                                   &b.schema.fields[slot[i]], n, a->path, g, err));
       } else if (is_partition_col(&d->snap.metadata, tf->name)) {
         bool found;
-        const char *v = maint_partition_value(a, tf->name, &found);
+        const char *v = maint_partition_value(a, d->phys->fields[c].name, &found);
         TRY_GOTO(delta_partition_value_append(&vb.columns[c], tf, v, n, err));
       } else {
         for (int64_t k = 0; k < n; k++)
@@ -290,11 +289,9 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
   const inlet_schema *fs = inlet_parquet_reader_schema(r);
   for (int32_t i = 0; i < nd; i++) {
     const inlet_field *tf = &d->data_schema.fields[i];
-    int k = inlet_schema_find(fs, tf->name);
+    int k = delta_cm_find_field(fs->fields, fs->n_fields, tf);
     idx[i] = -1;
     if (k < 0) continue;
-    FAIL_GOTO(!same_type(&fs->fields[k], tf), err, INLET_EUNSUPPORTED,
-              "delete: \"%s\": column \"%s\" has another type than the table's", a->path, tf->name);
     idx[i] = n_proj;
     proj[n_proj++] = k;
   }
@@ -325,12 +322,8 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
     for (int32_t i = 0; i < nd; i++) {
       const inlet_field *tf = &d->data_schema.fields[i];
       if (idx[i] >= 0) {
-        inlet_array tmp = nb.columns[i];
-        nb.columns[i] = b.columns[idx[i]];
-        b.columns[idx[i]] = tmp;
-        FAIL_GOTO(!tf->nullable && nb.columns[i].null_count > 0, err, INLET_ECORRUPT,
-                  "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", a->path, (int)g,
-                  tf->name);
+        TRY_GOTO(maint_take_column(&nb.columns[i], tf, tf, &b.columns[idx[i]],
+                                   &b.schema.fields[idx[i]], b.num_rows, a->path, g, err));
       } else {
         FAIL_GOTO(!tf->nullable, err, INLET_ECORRUPT, "\"%s\" lacks NOT NULL column \"%s\"",
                   a->path, tf->name);
@@ -625,9 +618,16 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   for (int32_t i = 0; i < d->pred->n_cols; i++)
     d->partition_only &=
         is_partition_col(&d->snap.metadata, d->snap.schema.fields[d->pred->cols[i]].name);
+  /* Rewritten and change data files hold the physical columns (PROTOCOL.md
+   * "Writer Requirements for Column Mapping"), so their stats use physical
+   * names. */
+  d->phys = delta_snapshot_physical(&d->snap);
+  FAIL_IF(d->phys->n_fields != d->snap.schema.n_fields, err, INLET_EINTERNAL,
+          "physical schema has %d columns, the table %d", (int)d->phys->n_fields,
+          (int)d->snap.schema.n_fields);
   for (int32_t i = 0; i < d->snap.schema.n_fields; i++)
     if (!is_partition_col(&d->snap.metadata, d->snap.schema.fields[i].name))
-      TRY(inlet_schema_add_field(&d->data_schema, &d->snap.schema.fields[i], err));
+      TRY(inlet_schema_add_field(&d->data_schema, &d->phys->fields[i], err));
   delta_file_sink_init(&d->sink, delta_table_storage(table), &d->snap.metadata, &d->data_schema,
                        d->o.compression, 0);
   if (d->cdf) {

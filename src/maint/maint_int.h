@@ -37,6 +37,19 @@ const char *maint_partition_value(const delta_add *add, const char *col, bool *f
  * mapping or when the schema lacks it. */
 const char *maint_physical_name(const delta_snapshot *s, const char *logical);
 
+/* Moves column @p src of a data file (its field @p sf, @p n rows, consumed)
+ * into @p dst (empty, initialised for table field @p tf, whose physical twin
+ * is @p pf; both the same field without column mapping), as scans read it:
+ * a column stored in the table's type is moved, another one (Spark's INT96
+ * timestamps, a widened type, a nested column whose fields were added
+ * after the file was written) is converted, missing struct fields null.
+ * Nulls in a NOT NULL column are corrupt. @p path and @p rg name the file
+ * and row group in errors. 0, INLET_EUNSUPPORTED (a type that does not
+ * convert), INLET_ECORRUPT, INLET_ENOMEM. */
+int maint_take_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
+                      inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
+                      int32_t rg, inlet_error *err);
+
 /* Human-readable partition ("a=1/b=x" in logical names, "" when
  * unpartitioned; nulls as __HIVE_DEFAULT_PARTITION__) and an exact grouping
  * key (nulls distinct from any string) of @p add in snapshot @p s. Caller

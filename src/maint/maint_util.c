@@ -68,6 +68,30 @@ const char *maint_physical_name(const delta_snapshot *s, const char *logical) {
   return k >= 0 && k < ps->n_fields ? ps->fields[k].name : logical;
 }
 
+/* The file's column holds values of the table column's exact type (a
+ * decimal's scale or a timestamp's unit, nested fields by physical name). */
+static bool same_type(const inlet_field *a, const inlet_field *b) {
+  char x[256], y[256];
+  inlet_field_type_name(a, x, sizeof x);
+  inlet_field_type_name(b, y, sizeof y);
+  return strcmp(x, y) == 0;
+}
+
+int maint_take_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
+                      inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
+                      int32_t rg, inlet_error *err) {
+  if (same_type(pf, sf)) {
+    inlet_array t = *dst;
+    *dst = *src;
+    *src = t;
+  } else {
+    TRY(delta_conform_column(dst, tf, pf, src, sf, n, path, err));
+  }
+  FAIL_IF(!tf->nullable && dst->null_count > 0, err, INLET_ECORRUPT,
+          "\"%s\" row group %d: nulls in NOT NULL column \"%s\"", path, (int)rg, tf->name);
+  return 0;
+}
+
 int maint_partition_names(char **label, char **key, const delta_add *add, const delta_snapshot *s,
                           inlet_error *err) {
   const delta_metadata *meta = &s->metadata;

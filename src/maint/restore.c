@@ -16,8 +16,17 @@
  * it, a delete would undo part of it), so the commit must land right after
  * the version it read; when it loses, the whole computation starts over
  * from the new latest version.
+ *
+ * Column mapping (PROTOCOL.md "Column Mapping"): the restored metaData
+ * brings back the old version's schema, physical names and ids included,
+ * so the re-added files read as they did; but its
+ * delta.columnMapping.maxColumnId never goes down (a column added after
+ * that version used an id no later column may reuse: files that still hold
+ * it could be read as the new column), and the mapping mode never changes
+ * (Spark refuses a mode change a restore would make).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -237,14 +246,14 @@ static int set_provenance(delta_txn *txn, const inlet_restore_options *o,
   return rc;
 }
 
-static int add_actions(delta_txn *txn, const delta_snapshot *old, const delta_snapshot *latest,
-                       const restore_plan *p, inlet_error *err) {
+static int add_actions(delta_txn *txn, const delta_metadata *meta, const delta_snapshot *old,
+                       const delta_snapshot *latest, const restore_plan *p, inlet_error *err) {
   int64_t now = delta_now_ms();
   if (p->metadata_differs) {
     delta_action ma;
     memset(&ma, 0, sizeof ma);
     ma.kind = DELTA_ACTION_METADATA;
-    ma.u.metadata = old->metadata; /* borrowed: add_action copies */
+    ma.u.metadata = *meta; /* borrowed: add_action copies */
     TRY(delta_txn_add_action(txn, &ma, err));
   }
   for (int64_t k = 0; k < p->n_remove; k++) {
@@ -262,6 +271,50 @@ static int add_actions(delta_txn *txn, const delta_snapshot *old, const delta_sn
   return 0;
 }
 
+static int64_t max_column_id(const delta_metadata *m) {
+  const char *v = delta_metadata_conf(m, "delta.columnMapping.maxColumnId");
+  char *end = NULL;
+  long long x = v ? strtoll(v, &end, 10) : -1;
+  return v && end != v && *end == '\0' ? x : -1;
+}
+
+/* The metaData the restore commits into @p out: @p old's, with the latest
+ * maxColumnId when that is higher (@p conf and @p max then own its
+ * configuration; the rest is borrowed from @p old). */
+static int restored_metadata(delta_metadata *out, delta_kv **conf, char *max, size_t cap,
+                             const delta_snapshot *old, const delta_snapshot *latest,
+                             inlet_error *err) {
+  *out = old->metadata;
+  *conf = NULL;
+  int om = delta_column_mapping_mode(&old->metadata);
+  int lm = delta_column_mapping_mode(&latest->metadata);
+  if (om == DELTA_CM_NONE && lm == DELTA_CM_NONE) return 0;
+  FAIL_IF(om != lm, err, INLET_EUNSUPPORTED,
+          "cannot restore version %lld: its column mapping mode (delta.columnMapping.mode=%s) "
+          "differs from the latest version's (%s), and a table's mapping mode cannot change "
+          "this way",
+          (long long)old->version,
+          om == DELTA_CM_NONE ? "none"
+                              : delta_metadata_conf(&old->metadata, "delta.columnMapping.mode"),
+          lm == DELTA_CM_NONE ? "none"
+                              : delta_metadata_conf(&latest->metadata, "delta.columnMapping.mode"));
+  int64_t lmax = max_column_id(&latest->metadata);
+  if (lmax <= max_column_id(&old->metadata)) return 0;
+  int32_t n = old->metadata.n_configuration;
+  *conf = inlet_calloc((size_t)n + 1, sizeof **conf);
+  FAIL_IF(!*conf, err, INLET_ENOMEM, "out of memory");
+  memcpy(*conf, old->metadata.configuration, (size_t)n * sizeof **conf);
+  snprintf(max, cap, "%lld", (long long)lmax);
+  int32_t k = 0;
+  while (k < n && strcmp((*conf)[k].key, "delta.columnMapping.maxColumnId") != 0)
+    k++;
+  (*conf)[k].key = (char *)"delta.columnMapping.maxColumnId"; /* borrowed */
+  (*conf)[k].value = max;
+  out->configuration = *conf;
+  out->n_configuration = k == n ? n + 1 : n;
+  return 0;
+}
+
 static bool is_true(const char *v) {
   return v && strcasecmp(v, "true") == 0;
 }
@@ -270,6 +323,9 @@ static bool is_true(const char *v) {
  * commit took the version after the one read. */
 static int attempt(inlet_table *t, const delta_snapshot *old, const inlet_restore_options *o,
                    inlet_restore_result *r, inlet_error *err) {
+  delta_metadata meta; /* what the commit restores: borrowed, but conf */
+  delta_kv *conf = NULL;
+  char max[24];
   delta_snapshot latest;
   memset(&latest, 0, sizeof latest);
   restore_plan p;
@@ -283,10 +339,11 @@ static int attempt(inlet_table *t, const delta_snapshot *old, const inlet_restor
             (long long)old->version, (long long)latest.version);
   TRY_GOTO(
       delta_features_check_write(&latest.protocol, &latest.metadata, DELTA_OP_RESTORE, 0, err));
-  TRY_GOTO(delta_features_check_write(&latest.protocol, &old->metadata, DELTA_OP_RESTORE, 0, err));
+  TRY_GOTO(restored_metadata(&meta, &conf, max, sizeof max, old, &latest, err));
+  TRY_GOTO(delta_features_check_write(&latest.protocol, &meta, DELTA_OP_RESTORE, 0, err));
   TRY_GOTO(check_protocol(old, &latest, err));
   TRY_GOTO(plan_files(&p, old, &latest, err));
-  TRY_GOTO(metadata_differs(&old->metadata, &latest.metadata, &p.metadata_differs, err));
+  TRY_GOTO(metadata_differs(&meta, &latest.metadata, &p.metadata_differs, err));
   FAIL_GOTO(p.n_remove > 0 && is_true(delta_metadata_conf(&latest.metadata, "delta.appendOnly")),
             err, INLET_EINVAL,
             "cannot restore version %lld: the table is append-only (delta.appendOnly=true) and "
@@ -311,13 +368,14 @@ static int attempt(inlet_table *t, const delta_snapshot *old, const inlet_restor
   delta_txn_set_table(txn, &latest.metadata);
   delta_txn_set_base(txn, &latest);
   delta_txn_set_strict(txn, true);
-  TRY_GOTO(add_actions(txn, old, &latest, &p, err));
+  TRY_GOTO(add_actions(txn, &meta, old, &latest, &p, err));
   TRY_GOTO(set_provenance(txn, o, r, err));
   /* The metaData the table has after the commit decides the checkpoint
    * interval of the writers' hook. */
-  const delta_metadata *after = p.metadata_differs ? &old->metadata : &latest.metadata;
+  const delta_metadata *after = p.metadata_differs ? &meta : &latest.metadata;
   rc = delta_write_commit(t, txn, after, &r->version, NULL, err);
 done:
+  inlet_free(conf);
   delta_txn_free(txn);
   plan_reset(&p);
   delta_snapshot_reset(&latest);

@@ -327,17 +327,30 @@ static void test_cm__bad_mapping_metadata_is_a_clear_error(void **state) {
   tu_result_free(&r);
 }
 
-/* No logical column name of @p names appears as a key in the add actions
- * of commit @p v; every add's stats name physical columns. */
-static void adds_use_physical_names(const char *table, int v, const char *const *names) {
+/* The actions of commit @p v of @p table, one JSON object each. */
+static json_t *commit_actions(const char *table, int v) {
   char p[4400];
   snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v);
   size_t n;
   char *text = tu_read_file(p, &n);
   assert_non_null(text);
-  int adds = 0;
+  json_t *all = json_array();
   for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
     json_t *o = json_loads(line, 0, NULL);
+    assert_non_null(o);
+    json_array_append_new(all, o);
+  }
+  free(text);
+  return all;
+}
+
+/* No logical column name of @p names appears as a key in the add actions
+ * of commit @p v; every add's stats name physical columns. */
+static void adds_use_physical_names(const char *table, int v, const char *const *names) {
+  json_t *actions = commit_actions(table, v), *o;
+  int adds = 0;
+  size_t i;
+  json_array_foreach(actions, i, o) {
     json_t *add = json_object_get(o, "add");
     if (add) {
       adds++;
@@ -353,10 +366,51 @@ static void adds_use_physical_names(const char *table, int v, const char *const 
       }
       free(pv);
     }
-    json_decref(o);
   }
-  free(text);
+  json_decref(actions);
   assert_true(adds > 0);
+}
+
+/* The data files commit @p v adds: every top-level column physical
+ * ("col-..."), with a Parquet field id on each when @p id_mode; returns how
+ * many files. */
+static int new_files_physical(const char *table, int v, bool id_mode) {
+  json_t *actions = commit_actions(table, v), *o;
+  int files = 0;
+  size_t i;
+  json_array_foreach(actions, i, o) {
+    const char *path = json_string_value(json_object_get(json_object_get(o, "add"), "path"));
+    if (path) {
+      /* the path is a URI path: percent-decoded */
+      char dec[4096];
+      size_t k = 0;
+      for (const char *c = path; *c && k + 1 < sizeof dec; c++) {
+        unsigned x;
+        if (c[0] == '%' && sscanf(c + 1, "%2x", &x) == 1) {
+          dec[k++] = (char)x;
+          c += 2;
+        } else {
+          dec[k++] = *c;
+        }
+      }
+      dec[k] = '\0';
+      tu_result r;
+      sh(&r,
+         "f='%s/%s'; echo $('%s' parquet schema \"$f\" | wc -l) "
+         "$('%s' parquet schema \"$f\" | grep -c '^`col-') "
+         "$('%s' parquet meta \"$f\" | grep -c 'field_id: ')",
+         table, dec, INLET_BIN, INLET_BIN, INLET_BIN);
+      int cols = 0, phys = 0, ids = 0;
+      assert_int_equal(sscanf(r.out, "%d %d %d", &cols, &phys, &ids), 3);
+      if (cols == 0 || phys != cols || (id_mode ? ids < cols : ids != 0))
+        fail_msg("commit %d: %s has %d columns, %d physical, %d field ids", v, dec, cols, phys,
+                 ids);
+      tu_result_free(&r);
+      files++;
+    }
+  }
+  json_decref(actions);
+  return files;
 }
 
 /* Compacts @p table (`inlet compact TABLE ARGS`): one commit whose rows
@@ -377,40 +431,22 @@ static void compaction_keeps_rows(fixture *f, const char *table, const char *arg
   sh(&r, "sort '%s/i.ndjson' | cmp - '%s/before.ndjson'", f->dir, f->dir);
   sh_ok(&r, "rows after compaction equal the rows before");
   tu_result_free(&r);
-  char p[4400];
-  snprintf(p, sizeof p, "%s/_delta_log/%020d.json", table, v + 1);
-  size_t n;
-  char *text = tu_read_file(p, &n);
-  assert_non_null(text);
+  json_t *actions = commit_actions(table, v + 1), *o;
   int adds = 0, removes = 0;
-  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-    json_t *o = json_loads(line, 0, NULL);
+  size_t i;
+  json_array_foreach(actions, i, o) {
     json_t *add = json_object_get(o, "add"), *rm = json_object_get(o, "remove");
     json_t *a = add ? add : rm;
     if (a) {
       assert_true(json_is_false(json_object_get(a, "dataChange")));
       removes += rm != NULL;
     }
-    if (add) {
-      adds++;
-      const char *path = json_string_value(json_object_get(add, "path"));
-      /* Every top-level column of the new file is physical. */
-      sh(&r, "'%s' parquet schema '%s/%s' | grep -vc '^`col-'", INLET_BIN, table, path);
-      assert_string_equal(r.out, "0\n");
-      tu_result_free(&r);
-      sh(&r, "'%s' parquet schema '%s/%s' | wc -l", INLET_BIN, table, path);
-      int cols = atoi(r.out);
-      tu_result_free(&r);
-      assert_true(cols > 0);
-      sh(&r, "'%s' parquet meta '%s/%s' | grep -c 'field_id: '", INLET_BIN, table, path);
-      if (id_mode ? atoi(r.out) < cols : atoi(r.out) != 0)
-        fail_msg("%s: %d columns, %d field ids", path, cols, atoi(r.out));
-      tu_result_free(&r);
-    }
-    json_decref(o);
+    adds += add != NULL;
   }
-  free(text);
+  json_decref(actions);
   assert_true(adds >= 1);
+  /* Every top-level column of the new files is physical. */
+  assert_int_equal(new_files_physical(table, v + 1, id_mode), adds);
   assert_true(removes >= 2);
 }
 
@@ -545,6 +581,383 @@ static void test_cm__compaction_after_rename_and_in_id_mode(void **state) {
   compaction_keeps_rows(f, t, "--min-files 2", true);
 }
 
+/* Appends the NDJSON @p rows to @p table with `inlet append`. */
+static void append_rows(fixture *f, const char *table, const char *rows) {
+  char ev[4200];
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
+  assert_int_equal(tu_write_file(ev, rows, strlen(rows)), 0);
+  tu_result r;
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, table, ev);
+  sh_ok(&r, "append");
+  tu_result_free(&r);
+}
+
+/* refcheck's reading of @p table at version @p v (columns, types, rows). */
+static json_t *refcheck_json(fixture *f, const char *table, long v) {
+  tu_result r;
+  sh(&r, "'%s' '%s' delta '%s' --version %ld > '%s/ref.json'", INLET_NODE, INLET_REFCHECK, table, v,
+     f->dir);
+  if (r.status != 0) fail_msg("refcheck %s @%ld: %s%s", table, v, r.out, r.err);
+  tu_result_free(&r);
+  char p[4200];
+  snprintf(p, sizeof p, "%s/ref.json", f->dir);
+  json_error_t je;
+  json_t *o = json_load_file(p, 0, &je);
+  if (!o) fail_msg("refcheck output: %s", je.text);
+  return o;
+}
+
+/* Deletes with `inlet delete @p table --where @p where`, which must remove
+ * exactly the rows whose column @p col is one of @p gone (JSON values, NULL
+ * ended): the newest version as refcheck reads it equals the version
+ * before it as refcheck reads it minus those rows, and inlet reads it so
+ * too. Returns the new version. */
+static int delete_expecting(fixture *f, const char *table, const char *where, const char *col,
+                            const char *const *gone) {
+  int v = newest_version(table);
+  json_t *exp = refcheck_json(f, table, v);
+  json_t *cols = json_object_get(exp, "columns"), *rows = json_object_get(exp, "rows");
+  size_t ci = SIZE_MAX, i;
+  json_t *c;
+  json_array_foreach(cols, i, c) {
+    if (strcmp(json_string_value(c), col) == 0) ci = i;
+  }
+  if (ci == SIZE_MAX) fail_msg("%s: no column %s", table, col);
+  size_t before = json_array_size(rows);
+  for (i = json_array_size(rows); i-- > 0;) {
+    json_t *val = json_array_get(json_array_get(rows, i), ci);
+    for (const char *const *g = gone; *g; g++) {
+      json_t *gv = json_loads(*g, JSON_DECODE_ANY, NULL);
+      bool hit = json_equal(val, gv);
+      json_decref(gv);
+      if (hit) {
+        json_array_remove(rows, i);
+        break;
+      }
+    }
+  }
+  size_t after = json_array_size(rows);
+  if (after == before || after == 0)
+    fail_msg("%s: the test's predicate should delete some rows and keep some (%zu -> %zu)", table,
+             before, after);
+  json_object_set_new(exp, "version", json_integer(v + 1));
+  char p[4200];
+  snprintf(p, sizeof p, "%s/expected.json", f->dir);
+  assert_int_equal(json_dump_file(exp, p, JSON_COMPACT), 0);
+  json_decref(exp);
+  tu_result r;
+  sh(&r, "'%s' delete '%s' --where \"%s\"", INLET_BIN, table, where);
+  sh_ok(&r, where);
+  tu_result_free(&r);
+  assert_int_equal(newest_version(table), v + 1);
+  sh(&r,
+     "'%s' '%s' delta '%s' > '%s/after.json' && '%s' '%s' compare '%s/expected.json' "
+     "'%s/after.json'",
+     INLET_NODE, INLET_REFCHECK, table, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+  if (r.status != 0) fail_msg("%s: after delete %s: %s%s", table, where, r.out, r.err);
+  tu_result_free(&r);
+  free(same_as_refcheck(f, table, v + 1));
+  return v + 1;
+}
+
+/* RENAME COLUMN IntegerType TO `int col` (golden table). */
+static void rename_integer(json_t *fields, json_t *conf) {
+  (void)conf;
+  json_object_set_new(field_named(fields, "IntegerType"), "name", json_string("int col"));
+}
+
+/* delta.columnMapping.mode=none (a change Spark refuses; the restore must
+ * not undo it either). */
+static void mapping_off(json_t *fields, json_t *conf) {
+  (void)fields;
+  json_object_set_new(conf, "delta.columnMapping.mode", json_string("none"));
+}
+
+/* Delete on mapping tables: the predicate names logical columns (renamed
+ * ones too); Spark's files are read by physical name or field id; the
+ * copy-on-write rewrite (Spark's file with nested structs, arrays and maps)
+ * and the change data files hold physical columns, with field ids in id
+ * mode; with deletion vectors the files stay and get a DV; a partition-only
+ * predicate removes whole files by their physical partition values. Each
+ * time the rows left are the rows before (refcheck) minus the deleted
+ * ones. */
+static void test_cm__delete_by_logical_names(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  /* Name mode, copy-on-write of Spark's 3-row file, after a rename. */
+  char g[4400];
+  snprintf(g, sizeof g, "%s/golden-name", f->dir);
+  sh(&r,
+     "cp -R '%s/../shared/testdata/delta-golden/tables/table-with-columnmapping-mode-name' "
+     "'%s' && chmod -R u+w '%s'",
+     INLET_SOURCE_DIR, g, g);
+  sh_ok(&r, "copy golden table");
+  tu_result_free(&r);
+  tu_rules_exempt(g, "test_column_mapping: hand-written rename commit");
+  commit_schema(g, 0, 1, rename_integer);
+  static const char *const four[] = {"4", NULL};
+  int v = delete_expecting(f, g, "\\`int col\\` = 4", "int col", four);
+  assert_int_equal(new_files_physical(g, v, false), 1);
+  static const char *const names[] = {"int col", "IntegerType", "nested_struct", NULL};
+  adds_use_physical_names(g, v, names);
+
+  /* Name mode with change data feed, after a rename and a drop + add:
+   * Spark's file removed whole, inlet's rewritten, cdc files physical. */
+  const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "ren");
+  commit_schema(t, 1, 5, rename_name);
+  commit_schema(t, 5, 6, drop_value_add_score);
+  const char *rows = "{\"id\":7,\"full name\":\"Grace\",\"score\":70}\n"
+                     "{\"id\":8,\"full name\":\"Hank\",\"score\":80}\n";
+  append_rows(f, t, rows);
+  static const char *const bob_grace[] = {"\"Bob\"", "\"Grace\"", NULL};
+  v = delete_expecting(f, t, "\\`full name\\` = 'Bob' OR score = 70", "full name", bob_grace);
+  assert_int_equal(new_files_physical(t, v, false), 1);
+  sh(&r, "grep -c '\"cdc\"' '%s/_delta_log/%020d.json'", t, v);
+  assert_string_equal(r.out, "2\n");
+  tu_result_free(&r);
+  sh(&r, "for p in '%s'/_change_data/*.parquet; do '%s' parquet schema \"$p\"; done | sort -u", t,
+     INLET_BIN);
+  sh_ok(&r, "change data schema");
+  assert_null(strstr(r.out, "full name"));
+  assert_non_null(strstr(r.out, "_change_type"));
+  tu_result_free(&r);
+  /* The change feed of the commit: exactly the two deleted rows, by their
+   * logical names. */
+  sh(&r, "'%s' changes '%s' --from %d --format ndjson | sed 's/,\"_commit_timestamp.*//' | sort",
+     INLET_BIN, t, v);
+  sh_ok(&r, "changes");
+  char want[512];
+  snprintf(want, sizeof want,
+           "{\"id\":2,\"full name\":\"Bob\",\"score\":null,\"_change_type\":\"delete\","
+           "\"_commit_version\":%d\n"
+           "{\"id\":7,\"full name\":\"Grace\",\"score\":70,\"_change_type\":\"delete\","
+           "\"_commit_version\":%d\n",
+           v, v);
+  assert_string_equal(r.out, want);
+  tu_result_free(&r);
+
+  /* Id mode: the rewritten file carries the field ids. */
+  t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-id-mode", "idm");
+  rows = "{\"id\":7,\"name\":\"Ivy\",\"value\":1}\n{\"id\":8,\"name\":\"Jo\",\"value\":2}\n";
+  append_rows(f, t, rows);
+  static const char *const ivy_emma[] = {"\"Ivy\"", "\"Emma\"", NULL};
+  v = delete_expecting(f, t, "name = 'Ivy' OR name = 'Emma'", "name", ivy_emma);
+  assert_int_equal(new_files_physical(t, v, true), 1);
+
+  /* Deletion vectors, partitioned by a renamed column (physical "id"). */
+  t = copy_table(f, "delta-rs/table_with_partitioning_mapping", "dv");
+  rows = "{\"newid\":1,\"description\":\"x\"}\n{\"newid\":1,\"description\":\"y\"}\n"
+         "{\"newid\":2,\"description\":\"z\"}\n";
+  append_rows(f, t, rows);
+  static const char *const x[] = {"\"x\"", NULL};
+  v = delete_expecting(f, t, "description = 'x'", "description", x);
+  sh(&r, "grep -c '\"deletionVector\":{' '%s/_delta_log/%020d.json'", t, v);
+  assert_string_equal(r.out, "1\n"); /* the new add's (the file had none) */
+  tu_result_free(&r);
+  static const char *const two[] = {"2", NULL};
+  v = delete_expecting(f, t, "newid = 2", "newid", two);
+  sh(&r, "grep -c '\"remove\"' '%s/_delta_log/%020d.json'", t, v);
+  assert_string_equal(r.out, "2\n"); /* Spark's file of partition 2 and inlet's */
+  tu_result_free(&r);
+}
+
+/* Version @p v of @p table as refcheck reads it equals version @p was's
+ * (rows, columns and types). */
+static void reads_as_version(fixture *f, const char *table, long v, long was) {
+  json_t *exp = refcheck_json(f, table, was);
+  json_object_set_new(exp, "version", json_integer(v));
+  char p[4200];
+  snprintf(p, sizeof p, "%s/expected.json", f->dir);
+  assert_int_equal(json_dump_file(exp, p, JSON_COMPACT), 0);
+  json_decref(exp);
+  tu_result r;
+  sh(&r,
+     "'%s' '%s' delta '%s' --version %ld > '%s/after.json' && '%s' '%s' compare "
+     "'%s/expected.json' '%s/after.json'",
+     INLET_NODE, INLET_REFCHECK, table, v, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+  if (r.status != 0) fail_msg("%s @%ld differs from @%ld: %s%s", table, v, was, r.out, r.err);
+  tu_result_free(&r);
+  free(same_as_refcheck(f, table, v));
+}
+
+/* The newest metaData of @p table as refcheck's log summary has it. */
+static json_t *newest_metadata(fixture *f, const char *table) {
+  tu_result r;
+  sh(&r, "'%s' '%s' log '%s' > '%s/log.json'", INLET_NODE, INLET_REFCHECK, table, f->dir);
+  sh_ok(&r, "refcheck log");
+  tu_result_free(&r);
+  char p[4200];
+  snprintf(p, sizeof p, "%s/log.json", f->dir);
+  json_t *o = json_load_file(p, 0, NULL);
+  assert_non_null(o);
+  json_t *md = json_incref(json_object_get(o, "metaData"));
+  json_decref(o);
+  assert_non_null(md);
+  return md;
+}
+
+static const char *conf_of(json_t *md, const char *key) {
+  return json_string_value(json_object_get(json_object_get(md, "configuration"), key));
+}
+
+/* Restore on a mapping table (Delta's RESTORE brings back the target
+ * version's metaData): back over a rename and a drop + add, the old
+ * logical names and the dropped column's values return, while
+ * delta.columnMapping.maxColumnId stays at the highest id ever handed out;
+ * forward again, the added column and its rows return; a restore that
+ * would change the mapping mode is refused. */
+static void test_cm__restore_across_schema_changes(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  const char *t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "rs");
+  commit_schema(t, 1, 5, rename_name);
+  commit_schema(t, 5, 6, drop_value_add_score); /* maxColumnId 4 */
+  const char *rows = "{\"id\":7,\"full name\":\"Grace\",\"score\":70}\n";
+  append_rows(f, t, rows);
+  sh(&r, "'%s' restore '%s' --version 4", INLET_BIN, t);
+  sh_ok(&r, "restore to version 4");
+  tu_result_free(&r);
+  assert_int_equal(newest_version(t), 8);
+  reads_as_version(f, t, 8, 4);
+  json_t *md = newest_metadata(f, t);
+  assert_string_equal(conf_of(md, "delta.columnMapping.maxColumnId"), "4");
+  assert_string_equal(conf_of(md, "delta.columnMapping.mode"), "name");
+  char *schema = json_dumps(json_object_get(md, "schema"), JSON_COMPACT);
+  assert_non_null(strstr(schema, "\"name\":\"value\""));
+  assert_null(strstr(schema, "score"));
+  free(schema);
+  json_decref(md);
+  /* An append after the restore writes the restored schema's columns. */
+  rows = "{\"id\":9,\"name\":\"Ivy\",\"value\":900}\n";
+  append_rows(f, t, rows);
+  char *all = same_as_refcheck(f, t, 9);
+  assert_non_null(strstr(all, "{\"id\":9,\"name\":\"Ivy\",\"value\":900}"));
+  assert_non_null(strstr(all, "{\"id\":2,\"name\":\"Bob\",\"value\":250}"));
+  free(all);
+  /* Forward to version 7: renamed, score back with Grace's row. */
+  sh(&r, "'%s' restore '%s' --version 7", INLET_BIN, t);
+  sh_ok(&r, "restore to version 7");
+  tu_result_free(&r);
+  reads_as_version(f, t, 10, 7);
+  md = newest_metadata(f, t);
+  assert_string_equal(conf_of(md, "delta.columnMapping.maxColumnId"), "4");
+  json_decref(md);
+
+  /* A restore that would turn the mapping off is refused, changing nothing. */
+  t = copy_table(f, "delta-kernel-rs/cdf-column-mapping-name-mode-3-7", "mode");
+  commit_schema(t, 1, 5, mapping_off);
+  sh(&r, "'%s' restore '%s' --version 4", INLET_BIN, t);
+  if (r.status != 6 || !strstr(r.err, "column mapping mode"))
+    fail_msg("expected exit 6 naming the mapping mode, got %d: %s", r.status, r.err);
+  tu_result_free(&r);
+  assert_int_equal(newest_version(t), 5);
+}
+
+/* Every field of @p fields (at every depth) carries an id and a physical
+ * name col-<uuid>; marks ids seen in @p seen (ids 1..cap). Returns fields. */
+static int check_mapping(json_t *type, bool *seen, int cap) {
+  if (!json_is_object(type)) return 0;
+  const char *kind = json_string_value(json_object_get(type, "type"));
+  if (strcmp(kind, "array") == 0)
+    return check_mapping(json_object_get(type, "elementType"), seen, cap);
+  if (strcmp(kind, "map") == 0)
+    return check_mapping(json_object_get(type, "keyType"), seen, cap) +
+           check_mapping(json_object_get(type, "valueType"), seen, cap);
+  int n = 0;
+  size_t i;
+  json_t *fj;
+  json_array_foreach(json_object_get(type, "fields"), i, fj) {
+    json_t *md = json_object_get(fj, "metadata");
+    json_t *id = json_object_get(md, "delta.columnMapping.id");
+    const char *pn = json_string_value(json_object_get(md, "delta.columnMapping.physicalName"));
+    if (!json_is_integer(id) || !pn || strncmp(pn, "col-", 4) != 0 || strlen(pn) != 40)
+      fail_msg("field %s: id or physical name missing or malformed",
+               json_string_value(json_object_get(fj, "name")));
+    json_int_t v = json_integer_value(id);
+    if (v < 1 || v > cap || seen[v]) fail_msg("id %lld out of range or repeated", (long long)v);
+    seen[v] = true;
+    n += 1 + check_mapping(json_object_get(fj, "type"), seen, cap);
+  }
+  return n;
+}
+
+/* create with delta.columnMapping.mode=name|id: column names only mapping
+ * allows, ids 1..n at every depth, physical names col-<uuid>, maxColumnId
+ * n, a protocol with columnMapping; appends and ingest write physical
+ * names (field ids in id mode) and refcheck reads exactly the rows put in;
+ * delete (deletion vectors in id mode) and compaction keep it so; without
+ * the property such names are refused. */
+static void test_cm__create_with_mapping(void **state) {
+  fixture *f = *state;
+  static const char *ddl = "`a b` long, `c,d;{}()=` string, s struct<`x y`: int, "
+                           "arr: array<struct<w: long>>>, m map<string,int>, `p(q)` string";
+  static const char *in =
+      "{\"a b\":1,\"c,d;{}()=\":\"one\",\"s\":{\"x y\":10,\"arr\":[{\"w\":100}]},"
+      "\"m\":{\"k\":1},\"p(q)\":\"P 1\"}\n"
+      "{\"a b\":2,\"c,d;{}()=\":null,\"s\":null,\"m\":null,\"p(q)\":null}\n"
+      "{\"a b\":3,\"c,d;{}()=\":\"three\",\"s\":{\"x y\":null,\"arr\":[]},\"m\":{},"
+      "\"p(q)\":\"P 1\"}\n";
+  /* the same rows in refcheck's encoding (maps as pairs), twice */
+  static const char *want =
+      "[1,\"one\",{\"x y\":10,\"arr\":[{\"w\":100}]},[[\"k\",1]],\"P 1\"],"
+      "[2,null,null,null,null],[3,\"three\",{\"x y\":null,\"arr\":[]},[],\"P 1\"]";
+  tu_result r;
+  char ev[4200], exp[4200];
+  snprintf(ev, sizeof ev, "%s/in.ndjson", f->dir);
+  snprintf(exp, sizeof exp, "%s/want.json", f->dir);
+  assert_int_equal(tu_write_file(ev, in, strlen(in)), 0);
+  char body[2048];
+  snprintf(body, sizeof body, "{\"rows\":[%s,%s]}", want, want);
+  assert_int_equal(tu_write_file(exp, body, strlen(body)), 0);
+  static const char *const modes[] = {"name", "id"};
+  for (int k = 0; k < 2; k++) {
+    bool id = k == 1;
+    char t[4300];
+    snprintf(t, sizeof t, "%s/%s", f->dir, modes[k]);
+    sh(&r,
+       "'%s' create '%s' --schema '%s' --partition-by 'p(q)' --property "
+       "delta.columnMapping.mode=%s %s",
+       INLET_BIN, t, ddl, modes[k], id ? "--property delta.enableDeletionVectors=true" : "");
+    sh_ok(&r, "create");
+    tu_result_free(&r);
+    json_t *md = newest_metadata(f, t);
+    bool seen[16] = {false};
+    assert_int_equal(check_mapping(json_object_get(md, "schema"), seen, 15), 8);
+    for (int i = 1; i <= 8; i++)
+      assert_true(seen[i]);
+    assert_string_equal(conf_of(md, "delta.columnMapping.maxColumnId"), "8");
+    json_decref(md);
+    sh(&r, "grep -o '\"protocol\":{[^}]*}' '%s/_delta_log/%020d.json'", t, 0);
+    assert_non_null(strstr(r.out, "\"columnMapping\""));
+    assert_true(strstr(r.out, "\"minReaderVersion\":2") || strstr(r.out, "\"minReaderVersion\":3"));
+    tu_result_free(&r);
+    sh(&r, "'%s' append '%s' '%s' && '%s' ingest '%s' --source 'file:%s' --once --quiet", INLET_BIN,
+       t, ev, INLET_BIN, t, ev);
+    sh_ok(&r, "append and ingest");
+    tu_result_free(&r);
+    static const char *const names[] = {"a b", "c,d;{}()=", "s", "m", "p(q)", NULL};
+    adds_use_physical_names(t, 1, names);
+    adds_use_physical_names(t, 2, names);
+    assert_true(new_files_physical(t, 1, id) >= 2);
+    sh(&r, "'%s' '%s' delta '%s' > '%s/after.json' && '%s' '%s' compare '%s' '%s/after.json'",
+       INLET_NODE, INLET_REFCHECK, t, f->dir, INLET_NODE, INLET_REFCHECK, exp, f->dir);
+    if (r.status != 0) fail_msg("%s: refcheck reads other rows: %s%s", t, r.out, r.err);
+    tu_result_free(&r);
+    free(same_as_refcheck(f, t, 2));
+    static const char *const three[] = {"3", NULL};
+    int v = delete_expecting(f, t, "\\`a b\\` = 3", "a b", three);
+    sh(&r, "grep -c '\"deletionVector\":{' '%s/_delta_log/%020d.json'", t, v);
+    assert_string_equal(r.out, id ? "2\n" : "0\n");
+    tu_result_free(&r);
+    compaction_keeps_rows(f, t, "--min-files 2 --where \"\\`p(q)\\` = 'P 1'\"", id);
+  }
+  /* Without mapping those names stay refused. */
+  sh(&r, "'%s' create '%s/plain' --schema '`a b` long'", INLET_BIN, f->dir);
+  if (r.status == 0 || !strstr(r.err, "column mapping"))
+    fail_msg("expected a refusal naming column mapping: %d %s", r.status, r.err);
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cm__foreign_tables_read_as_refcheck_at_every_version,
@@ -557,6 +970,12 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_cm__compaction_after_rename_and_in_id_mode, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_cm__delete_by_logical_names, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cm__restore_across_schema_changes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cm__create_with_mapping, setup, teardown),
   };
+  /* INLET_TEST_FILTER=test_cm__delete* runs some. */
+  const char *filter = getenv("INLET_TEST_FILTER");
+  if (filter && *filter) cmocka_set_test_filter(filter);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

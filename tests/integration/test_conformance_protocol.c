@@ -257,8 +257,6 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
   } cases[] = {
       {"delta.enableRowTracking=true", "\"rowTracking\""},
       {"delta.feature.rowTracking=supported", "\"rowTracking\""},
-      {"delta.columnMapping.mode=name", "\"columnMapping\""},
-      {"delta.columnMapping.mode=id", "\"columnMapping\""},
       {"delta.checkpointPolicy=v2", "\"v2Checkpoint\""},
       {"delta.enableIcebergCompatV2=true", "\"icebergCompatV2\""},
       {"delta.enableVariantShredding=true", "\"variantShredding\""},
@@ -279,6 +277,19 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
                   "{\"minReaderVersion\":1,\"minWriterVersion\":3}");
   refused(f, "create bad --schema 'id long' --property 'delta.constraints.positive=nosuch>0'",
           "delta.constraints.positive");
+  /* Column mapping: reader version 2 supports it; the legacy writer version
+   * 5 would imply features the table does not use, so writer version 7
+   * lists the default ones and columnMapping (ids and physical names:
+   * test_column_mapping). */
+  expect_protocol(f, "cmname", "--schema 'id long' --property delta.columnMapping.mode=name",
+                  "{\"minReaderVersion\":2,\"minWriterVersion\":7,\"writerFeatures\":"
+                  "[\"appendOnly\",\"invariants\",\"columnMapping\"]}");
+  expect_protocol(f, "cmid",
+                  "--schema 'id long' --property delta.columnMapping.mode=id --property "
+                  "delta.enableDeletionVectors=true",
+                  "{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":"
+                  "[\"columnMapping\",\"deletionVectors\"],\"writerFeatures\":[\"appendOnly\","
+                  "\"invariants\",\"columnMapping\",\"deletionVectors\"]}");
   /* columnMapping.mode=none is just the default. */
   expect_protocol(f, "none", "--schema 'id long' --property delta.columnMapping.mode=none",
                   "{\"minReaderVersion\":1,\"minWriterVersion\":2}");

@@ -226,13 +226,14 @@ static void test_gate__column_mapping(void **state) {
   table_def off = {2, 5, {NULL}, {NULL}, NULL, {"delta.columnMapping.mode", "none", NULL}};
   /* Appends (and ingest) and compaction write physical names and ids,
    * checkpoints keep the mapping, log cleanup and vacuum never look at
-   * names; create and restore do not map names yet. */
+   * names, restore keeps maxColumnId and the mode, create assigns ids and
+   * physical names. */
   for (size_t i = 0; i < N_OPS; i++) {
     expect_ok(&on, ALL[i], 0);
     expect_ok(&off, ALL[i], 0);
   }
-  expect_refused(&on, DELTA_OP_CREATE, 0, "\"columnMapping\"");
-  expect_refused(&on, DELTA_OP_RESTORE, 0, "\"columnMapping\"");
+  expect_ok(&on, DELTA_OP_RESTORE, 0);
+  expect_ok(&on, DELTA_OP_CREATE, 0);
 }
 
 /* Metadata that turns on a feature the protocol does not support: Spark
