@@ -569,6 +569,180 @@ static void test_evolve_type_widening(void **state) {
   tu_result_free(&r);
 }
 
+/* The metaData of commit @p version of @p table, its schemaString unescaped
+ * (so that tests can look for plain JSON); caller frees. */
+static char *schema_of_commit(const char *table, int version) {
+  tu_result r;
+  sh_ok(&r, "grep '\"metaData\"' '%s/_delta_log/%020d.json' | sed 's/\\\\\"/\"/g'", table, version);
+  char *s = strdup(r.out);
+  tu_result_free(&r);
+  assert_non_null(s);
+  return s;
+}
+
+/* Widening inside structs, array elements, map keys and values and a map
+ * nested in an array (ingest): each change lands in delta.typeChanges of
+ * the nearest struct field, with fieldPath for array and map parts
+ * (PROTOCOL.md "Type Change Metadata"); the rows written before a change
+ * stay in files of the narrow types, and refcheck (DuckDB), inlet's scan
+ * and a compaction all read them in the wide ones. */
+static void test_evolve_nested_type_widening(void **state) {
+  (void)state;
+  char table[4200], src[4200], want[4200], ref[4200];
+  snprintf(table, sizeof table, "%s/twn", dir);
+  snprintf(src, sizeof src, "%s/twn.ndjson", dir);
+  snprintf(want, sizeof want, "%s/twn-want.ndjson", dir);
+  snprintf(ref, sizeof ref, "%s/twn-ref.json", dir);
+  /* Each line after the first needs one or two nested types wider. */
+  const char *in =
+      "{\"id\":1,\"st\":{\"a\":1,\"f\":1.5},\"arr\":[1,2],\"m\":{\"1\":10},\"nest\":[{\"k\":1}]}\n"
+      "{\"id\":2,\"st\":{\"a\":3000000000,\"f\":2.5},\"arr\":[3],\"m\":{\"2\":20},"
+      "\"nest\":[{\"k\":2}]}\n"
+      "{\"id\":3,\"st\":{\"a\":3,\"f\":1e300},\"arr\":[4,5000000000],\"m\":{\"3\":30},"
+      "\"nest\":[]}\n"
+      "{\"id\":4,\"st\":null,\"arr\":null,\"m\":{\"4000000000\":70000},"
+      "\"nest\":[{\"k\":300,\"j\":-5}]}\n";
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  sh_ok(&r,
+        "'%s' create '%s' --schema 'id long, st struct<a: int, f: float>, arr array<int>, "
+        "m map<int, short>, nest array<map<string, byte>>' "
+        "--property delta.enableTypeWidening=true",
+        INLET_BIN, table);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --json", INLET_BIN,
+        table, src);
+  assert_non_null(strstr(r.out, "\"rejected\":0"));
+  tu_result_free(&r);
+  assert_int_equal(metadata_commits(table), 1);
+  char *md = schema_of_commit(table, 1);
+  const char *changes[] = {
+      /* struct fields: on the field itself, no fieldPath */
+      "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}",
+      "{\"name\":\"f\",\"type\":\"double\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"float\",\"toType\":\"double\"}]}}",
+      /* array element, map key and value, a map value inside an array */
+      "\"elementType\":\"long\",\"containsNull\":true},\"nullable\":true,\"metadata\":{"
+      "\"delta.typeChanges\":[{\"fromType\":\"integer\",\"toType\":\"long\",\"fieldPath\":"
+      "\"element\"}]}}",
+      "\"keyType\":\"long\",\"valueType\":\"integer\"",
+      "\"delta.typeChanges\":[{\"fromType\":\"integer\",\"toType\":\"long\",\"fieldPath\":\"key\"},"
+      "{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":\"value\"}]",
+      "\"keyType\":\"string\",\"valueType\":\"short\"",
+      "\"delta.typeChanges\":[{\"fromType\":\"byte\",\"toType\":\"short\",\"fieldPath\":"
+      "\"element.value\"}]"};
+  for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
+    if (!strstr(md, changes[i])) fail_msg("metaData lacks %s:\n%s", changes[i], md);
+  /* The top-level columns that kept their types carry no typeChanges. */
+  assert_non_null(strstr(md, "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,"
+                             "\"metadata\":{}}"));
+  free(md);
+  /* The rows of the input, as the wide types hold them (maps as refcheck
+   * gives them: [key, value] pairs). */
+  const char *rows = "{\"id\":1,\"st\":{\"a\":1,\"f\":1.5},\"arr\":[1,2],\"m\":[[1,10]],"
+                     "\"nest\":[[[\"k\",1]]]}\n"
+                     "{\"id\":2,\"st\":{\"a\":3000000000,\"f\":2.5},\"arr\":[3],\"m\":[[2,20]],"
+                     "\"nest\":[[[\"k\",2]]]}\n"
+                     "{\"id\":3,\"st\":{\"a\":3,\"f\":1e300},\"arr\":[4,5000000000],\"m\":[[3,30]],"
+                     "\"nest\":[]}\n"
+                     "{\"id\":4,\"m\":[[4000000000,70000]],\"nest\":[[[\"k\",300],[\"j\",-5]]]}\n";
+  assert_int_equal(tu_write_file(want, rows, strlen(rows)), 0);
+  assert_int_equal(refcheck_table(table, -1, ref), 4);
+  assert_same_rows(ref, want);
+  assert_columns(ref, "\"id\",\"st\",\"arr\",\"m\",\"nest\"",
+                 "\"long\",\"struct<a:long,f:double>\",\"array<long>\",\"map<long,integer>\","
+                 "\"array<map<string,short>>\"");
+  /* inlet's scan converts the narrow nested values of the first files. */
+  sh_ok(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, table);
+  assert_non_null(strstr(r.out, "\"st\":{\"a\":1,\"f\":1.5}"));
+  assert_non_null(strstr(r.out, "\"arr\":[1,2]"));
+  assert_non_null(strstr(r.out, "\"a\":3000000000"));
+  assert_non_null(strstr(r.out, "5000000000"));
+  tu_result_free(&r);
+  /* Compaction rewrites the files of both shapes in the wide types. */
+  sh_ok(&r, "'%s' compact '%s' --min-files 2 --json", INLET_BIN, table);
+  assert_non_null(strstr(r.out, "\"failed_groups\":0"));
+  assert_non_null(strstr(r.out, "\"files_added\":1,"));
+  assert_non_null(strstr(r.out, "\"rows\":4,"));
+  tu_result_free(&r);
+  assert_int_equal(refcheck_table(table, -1, ref), 4);
+  assert_same_rows(ref, want);
+}
+
+/* `append --schema-evolution add` widens like ingest: the same rules and
+ * typeChanges (top level and nested), the rows appended before the change
+ * read in the wide types; without delta.enableTypeWidening the append fails
+ * on the first record that does not fit, naming the column, and commits
+ * nothing. */
+static void test_evolve_append_type_widening(void **state) {
+  (void)state;
+  char table[4200], t2[4200], src[4200], src0[4200], want[4200], ref[4200];
+  snprintf(table, sizeof table, "%s/twa", dir);
+  snprintf(t2, sizeof t2, "%s/twa-off", dir);
+  snprintf(src0, sizeof src0, "%s/twa0.ndjson", dir);
+  snprintf(src, sizeof src, "%s/twa.ndjson", dir);
+  snprintf(want, sizeof want, "%s/twa-want.ndjson", dir);
+  snprintf(ref, sizeof ref, "%s/twa-ref.json", dir);
+  /* pm, a map given as [key, value] pairs: one record widens its values
+   * twice (byte → short → integer), which is one typeChanges entry. */
+  const char *in0 = "{\"id\":1,\"x\":1.5,\"st\":{\"b\":1},\"arr\":[1],\"pm\":[[\"a\",1]]}\n";
+  const char *in = "{\"id\":2,\"x\":2.25,\"st\":{\"b\":200},\"arr\":[2]}\n"
+                   "{\"id\":3000000000,\"x\":1e300,\"st\":{\"b\":3},\"arr\":[40000],"
+                   "\"pm\":[[\"a\",300],[\"b\",70000]]}\n";
+  assert_int_equal(tu_write_file(src0, in0, strlen(in0)), 0);
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  const char *schema = "id int, x float, st struct<b: byte>, arr array<short>, "
+                       "pm map<string, byte>";
+  sh_ok(&r, "'%s' create '%s' --schema '%s' --property delta.enableTypeWidening=true", INLET_BIN,
+        table, schema);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' append '%s' '%s'", INLET_BIN, table, src0);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, table, src);
+  assert_non_null(strstr(r.out, "appended 2 rows"));
+  assert_non_null(strstr(r.out, "(5 types widened)"));
+  tu_result_free(&r);
+  char *md = schema_of_commit(table, 2);
+  const char *changes[] = {
+      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}",
+      "{\"name\":\"x\",\"type\":\"double\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"float\",\"toType\":\"double\"}]}}",
+      "{\"name\":\"b\",\"type\":\"short\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"byte\",\"toType\":\"short\"}]}}",
+      "\"delta.typeChanges\":[{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":"
+      "\"element\"}]",
+      "\"delta.typeChanges\":[{\"fromType\":\"byte\",\"toType\":\"integer\",\"fieldPath\":"
+      "\"value\"}]"};
+  for (size_t i = 0; i < sizeof changes / sizeof changes[0]; i++)
+    if (!strstr(md, changes[i])) fail_msg("metaData lacks %s:\n%s", changes[i], md);
+  free(md);
+  assert_int_equal(metadata_commits(table), 1);
+  const char *rows = "{\"id\":1,\"x\":1.5,\"st\":{\"b\":1},\"arr\":[1],\"pm\":[[\"a\",1]]}\n"
+                     "{\"id\":2,\"x\":2.25,\"st\":{\"b\":200},\"arr\":[2]}\n"
+                     "{\"id\":3000000000,\"x\":1e300,\"st\":{\"b\":3},\"arr\":[40000],"
+                     "\"pm\":[[\"a\",300],[\"b\",70000]]}\n";
+  assert_int_equal(tu_write_file(want, rows, strlen(rows)), 0);
+  assert_int_equal(refcheck_table(table, -1, ref), 3);
+  assert_same_rows(ref, want);
+  assert_columns(ref, "\"id\",\"x\",\"st\",\"arr\",\"pm\"",
+                 "\"long\",\"double\",\"struct<b:short>\",\"array<integer>\","
+                 "\"map<string,integer>\"");
+  /* Without the property: the record is bad, named by its column. */
+  sh_ok(&r, "'%s' create '%s' --schema '%s'", INLET_BIN, t2, schema);
+  tu_result_free(&r);
+  assert_int_equal(tu_sh(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, t2, src),
+                   0);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "line 1: field \"st\": integer 200 out of range"));
+  tu_result_free(&r);
+  sh_ok(&r, "ls '%s/_delta_log'", t2);
+  assert_null(strstr(r.out, "00000000000000000001.json"));
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_evolve_random_stream),
@@ -576,6 +750,8 @@ int main(void) {
       cmocka_unit_test(test_evolve_append),
       cmocka_unit_test(test_evolve_refusals),
       cmocka_unit_test(test_evolve_type_widening),
+      cmocka_unit_test(test_evolve_nested_type_widening),
+      cmocka_unit_test(test_evolve_append_type_widening),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
