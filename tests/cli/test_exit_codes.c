@@ -50,6 +50,15 @@ static void make_table(const char *name) {
             dir, INLET_BIN, dir, name, dir);
 }
 
+/* The same, left out of the suite's Delta rules check because the test
+ * breaks it on purpose (@p why). */
+static void make_exempt_table(const char *name, const char *why) {
+  make_table(name);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  tu_rules_exempt(path, why);
+}
+
 static void test_exit__help_lists_the_codes(void **state) {
   (void)state;
   tu_result r;
@@ -90,10 +99,7 @@ static void test_exit__conflict_is_4(void **state) {
   make_table("k"); /* versions 0 (create) and 1 (append) */
   expect_sh(4, "table is at version 1, not 0",
             "'%s' append '%s/k' '%s/rows.ndjson' --expected-version 0", INLET_BIN, dir, dir);
-  tu_result r;
-  assert_int_equal(tu_sh(&r, "ls '%s/k/_delta_log'", dir), 0);
-  assert_null(strstr(r.out, "00000000000000000002.json"));
-  tu_result_free(&r);
+  expect_sh(1, NULL, "test -e '%s/k/_delta_log/00000000000000000002.json'", dir);
   expect_sh(0, NULL, "'%s' append '%s/k' '%s/rows.ndjson' --expected-version 1", INLET_BIN, dir,
             dir);
   expect_sh(4, "conflict",
@@ -111,31 +117,18 @@ static void test_exit__conflict_is_4(void **state) {
  * the same restore commits. */
 static void test_exit__gave_up_after_retries_is_4(void **state) {
   (void)state;
-  make_table("g");
-  char path[4200];
-  snprintf(path, sizeof path, "%s/g", dir);
-  tu_rules_exempt(path, "a directory stands for an unlisted commit on purpose");
+  make_exempt_table("g", "a directory stands for an unlisted commit on purpose");
   expect_sh(0, NULL, "mkdir '%s/g/_delta_log/00000000000000000002.json'", dir);
   expect_sh(4, "gave up after 3 attempts", "'%s' restore '%s/g' --version 0 --max-attempts 3",
             INLET_BIN, dir);
-  tu_result r;
-  assert_int_equal(
-      tu_sh(&r, "'%s' restore '%s/g' --version 0 --max-attempts 3 --json", INLET_BIN, dir), 0);
-  assert_int_equal(r.status, 4);
-  tu_result_free(&r);
   expect_sh(0, NULL, "rmdir '%s/g/_delta_log/00000000000000000002.json'", dir);
-  assert_int_equal(tu_sh(&r, "ls '%s/g/_delta_log'", dir), 0);
-  assert_null(strstr(r.out, "00000000000000000002.json"));
-  tu_result_free(&r);
   expect_sh(0, NULL, "'%s' restore '%s/g' --version 0 --max-attempts 3", INLET_BIN, dir);
+  expect_sh(0, NULL, "test -f '%s/g/_delta_log/00000000000000000002.json'", dir);
 }
 
 static void test_exit__corrupt_is_5(void **state) {
   (void)state;
-  make_table("c");
-  char path[4200];
-  snprintf(path, sizeof path, "%s/c", dir);
-  tu_rules_exempt(path, "a commit is overwritten with bad JSON on purpose");
+  make_exempt_table("c", "a commit is overwritten with bad JSON on purpose");
   expect_sh(0, NULL, "printf '{not json\\n' > '%s/c/_delta_log/00000000000000000001.json'", dir);
   expect_sh(5, "00000000000000000001.json", "'%s' scan '%s/c'", INLET_BIN, dir);
   expect_sh(0, NULL, "printf 'PAR1 not a parquet file' > '%s/bad.parquet'", dir);
@@ -144,10 +137,7 @@ static void test_exit__corrupt_is_5(void **state) {
 
 static void test_exit__unsupported_is_6(void **state) {
   (void)state;
-  make_table("u");
-  char path[4200];
-  snprintf(path, sizeof path, "%s/u", dir);
-  tu_rules_exempt(path, "a protocol with a made-up feature on purpose");
+  make_exempt_table("u", "a protocol with a made-up feature on purpose");
   expect_sh(0, NULL,
             "printf '%%s\\n' '{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
             "\"readerFeatures\":[\"madeUpFeature\"],\"writerFeatures\":[\"madeUpFeature\"]}}' "
