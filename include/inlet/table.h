@@ -283,7 +283,23 @@ INLET_API int inlet_table_writer_check_row(const inlet_table_writer *w, const in
  */
 INLET_API int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t len,
                                         int32_t *added, inlet_error *err);
-/** The writer's table schema (changed by inlet_table_writer_evolve). */
+/**
+ * Type widening (`--schema-evolution add` on a table whose protocol lists
+ * typeWidening and whose delta.enableTypeWidening is true; docs/INGEST.md
+ * "Schema evolution"): the integer columns and fields (also inside structs,
+ * arrays and maps) whose value in the JSON object @p record is out of their
+ * type's range become the narrowest of short/integer/long that holds it, a
+ * float one whose value is beyond a float's range becomes double; the
+ * commit's metaData records each change in delta.typeChanges. *@p widened
+ * (may be NULL) counts them; 0 on a table that does not allow widening
+ * (its records stay bad records naming the column). Open data files are
+ * closed in the old types, as inlet_table_writer_evolve does.
+ * @return 0, INLET_ELIMIT (a record that widens more than 64 types at once),
+ *         INLET_EUNSUPPORTED (a column-mapping table), INLET_ENOMEM.
+ */
+INLET_API int inlet_table_writer_widen(inlet_table_writer *w, const char *record, size_t len,
+                                       int32_t *widened, inlet_error *err);
+/** The writer's table schema (changed by inlet_table_writer_evolve and _widen). */
 INLET_API const inlet_schema *inlet_table_writer_schema(const inlet_table_writer *w);
 /**
  * Closes the data files (fsynced) and commits them as one transaction.

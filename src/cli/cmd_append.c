@@ -12,7 +12,10 @@
  * --schema-evolution add (NDJSON files): a first pass over the records lets
  * the writer take the fields the table lacks (inlet_table_writer_evolve:
  * types from their first values), the second converts the records into the
- * evolved schema; the one commit carries the metaData action and the rows. A
+ * evolved schema; the one commit carries the metaData action and the rows.
+ * On a table that allows type widening the first pass also widens the types
+ * of columns and fields whose values do not fit (inlet_table_writer_widen,
+ * ingest's rules). A
  * concurrent metaData change (another writer evolving the schema) makes the
  * commit conflict: the whole append starts again on the new schema.
  */
@@ -40,7 +43,9 @@ static const char usage[] =
     "                      (reject, default) or is dropped and counted (ignore)\n"
     "  --schema-evolution add  such fields become new nullable columns typed from their\n"
     "                      first values, committed with the rows (NDJSON files only; a\n"
-    "                      field that cannot become a column fails the append)\n"
+    "                      field that cannot become a column fails the append); on a\n"
+    "                      table with delta.enableTypeWidening=true, values beyond a\n"
+    "                      column's integer or float range widen its type\n"
     "  --coerce            numbers/booleans into string columns, numeric strings into\n"
     "                      number, boolean and epoch columns (default: bad records)\n"
     "  --compression C     data file codec (default snappy)\n"
@@ -98,10 +103,11 @@ static bool same_type(const inlet_field *a, const inlet_field *b) {
 }
 
 /* --schema-evolution add, first pass: every record of NDJSON file @p path
- * offers its new fields to the writer. Records that are not JSON objects
- * are left to the second pass (the text reader judges them). */
+ * offers its new fields and the values that need a wider type (on a table
+ * that allows type widening) to the writer. Records that are not JSON
+ * objects are left to the second pass (the text reader judges them). */
 static int evolve_from_file(inlet_table_writer *w, const char *path, int64_t *added,
-                            inlet_error *err) {
+                            int64_t *widened, inlet_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     cli_log("error", "open_failed", NULL, "%s: %s", path, strerror(errno));
@@ -121,10 +127,14 @@ static int evolve_from_file(inlet_table_writer *w, const char *path, int64_t *ad
     for (size_t i = 0; i < len && blank; i++)
       blank = line[i] == ' ' || line[i] == '\t';
     if (blank) continue;
-    int32_t k = 0;
+    int32_t k = 0, wk = 0;
     inlet_error e = INLET_ERROR_INIT;
     rc = inlet_table_writer_evolve(w, line, len, &k, &e);
     if (rc == INLET_ECORRUPT) rc = 0;
+    if (rc == 0) rc = inlet_table_writer_widen(w, line, len, &wk, &e);
+    /* Too many changes at once: the second pass rejects the record. */
+    if (rc == INLET_ELIMIT) rc = 0;
+    *widened += wk;
     if (rc < 0) {
       if (err) *err = e;
       cli_log("error", "schema_evolution", NULL, "%s line %lld: %s; nothing committed", path,
@@ -281,7 +291,7 @@ static int cmd_append(const cli_args *a) {
   inlet_table_writer *w = NULL;
   inlet_schema ts;
   inlet_schema_init(&ts);
-  int64_t rows = 0, version = -1, bad = 0, ignored = 0, records = 0, added = 0;
+  int64_t rows = 0, version = -1, bad = 0, ignored = 0, records = 0, added = 0, widened = 0;
   int attempts = 0;
   char metrics[160] = "{}";
   ao.extra_metrics_json = metrics; /* read at commit */
@@ -295,7 +305,7 @@ again:
     goto done;
   }
   for (int i = 1; evolve && i < n_pos; i++) {
-    if ((rc = evolve_from_file(w, pos[i], &added, &err)) < 0) {
+    if ((rc = evolve_from_file(w, pos[i], &added, &widened, &err)) < 0) {
       rc = err.message[0] ? cli_fail_fmt(&err, "%s: %s", pos[i], inlet_errmsg(&err))
                           : cli_exit_code(rc);
       goto done;
@@ -388,7 +398,7 @@ again:
       s = NULL;
       inlet_schema_reset(&ts);
       inlet_schema_init(&ts);
-      rows = bad = ignored = records = added = 0;
+      rows = bad = ignored = records = added = widened = 0;
       inlet_error_clear(&err);
       goto again;
     }
@@ -398,6 +408,7 @@ again:
   printf("appended %lld rows to %s as version %lld", (long long)rows, pos[0], (long long)version);
   if (bad) printf(" (%lld bad records skipped)", (long long)bad);
   if (added) printf(" (%lld new field%s)", (long long)added, added == 1 ? "" : "s");
+  if (widened) printf(" (%lld type%s widened)", (long long)widened, widened == 1 ? "" : "s");
   if (ignored)
     printf(" (%lld unknown field%s ignored)", (long long)ignored, ignored == 1 ? "" : "s");
   printf("\n");

@@ -35,7 +35,7 @@ static const char *const exit_codes[] = {
     "1  any other failure (message \"inlet: ...\" on standard error)",
     "2  usage error (the wrong argument is named)",
     "3  not found: a table, version, file or column does not exist",
-    "4  conflict: concurrent commits won every retry",
+    "4  conflict: concurrent commits won every retry, or the table moved past --expected-version",
     "5  corrupt or invalid: a table, file or input violates its format",
     "6  unsupported: the table or file uses a feature inlet does not implement",
     "7  I/O or network failure",

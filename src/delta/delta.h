@@ -256,11 +256,15 @@ const char *delta_schema_void_column(const inlet_schema *schema);
 int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, const char *record,
                         size_t len, inlet_error *err);
 /* Type widening from a record (src/delta/delta_schema_evolve.c): the
- * top-level byte/short/integer columns whose value in @p record is an integer
- * out of their range, and float columns whose value is beyond a float's
- * range, widened (short/integer/long, double) with delta.typeChanges in the
- * field metadata. *@p widened counts them; when > 0, *@p out is the new
- * schemaString (caller frees with inlet_free). */
+ * byte/short/integer columns and fields (in structs, array elements, map keys
+ * and values) whose value in @p record is an integer out of their range, and
+ * float ones whose value is beyond a float's range, widened
+ * (short/integer/long, double), each change in delta.typeChanges of the
+ * nearest struct field (with fieldPath for array and map parts). *@p widened
+ * counts them; when > 0, *@p out is the new schemaString (caller frees with
+ * inlet_free). The caller checks that the table allows it
+ * (delta_type_widening_enabled). 0, INLET_ECORRUPT (schemaString),
+ * INLET_ELIMIT (more than 64 changes from one record), INLET_ENOMEM. */
 int delta_schema_widen(char **out, int32_t *widened, const char *schema_json, const char *record,
                        size_t len, inlet_error *err);
 /* Serialises @p schema as a schemaString; caller frees with inlet_free.

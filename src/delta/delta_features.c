@@ -385,6 +385,10 @@ bool delta_ict_enabled(const delta_metadata *m) {
   return conf_true(m, "delta.enableInCommitTimestamps");
 }
 
+bool delta_type_widening_enabled(const delta_protocol *p, const delta_metadata *m) {
+  return delta_protocol_supports(p, "typeWidening") && conf_true(m, "delta.enableTypeWidening");
+}
+
 /* ---- the gate ------------------------------------------------------------------------ */
 
 static const char *op_verb(delta_write_op op) {

@@ -70,4 +70,10 @@ const char *delta_name_needs_mapping(const char *name);
 /* True when @p m turns in-commit timestamps on (delta.enableInCommitTimestamps). */
 bool delta_ict_enabled(const delta_metadata *m);
 
+/* True when writers may widen column types (PROTOCOL.md "Type Widening"):
+ * @p p lists the typeWidening feature and @p m sets
+ * delta.enableTypeWidening=true. The -preview feature is left alone: its
+ * typeChanges carry a tableVersion inlet does not write. */
+bool delta_type_widening_enabled(const delta_protocol *p, const delta_metadata *m);
+
 #endif /* INLET_DELTA_FEATURES_H */

@@ -19,9 +19,13 @@
  * schema). Column names keep Spark's rules: no case-insensitive duplicates,
  * none of " ,;{}()\n\t=" without column mapping.
  */
+#include <errno.h>
 #include <float.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "delta/delta.h"
@@ -240,13 +244,16 @@ int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, con
 
 /* Type widening (`--schema-evolution add` on a table with the typeWidening
  * feature and delta.enableTypeWidening=true; docs/INGEST.md "Schema
- * evolution"): a top-level byte/short/integer column whose JSON value is an
+ * evolution"): a byte/short/integer column or field whose JSON value is an
  * integer outside its range becomes the narrowest of short/integer/long that
- * holds it; a float column whose value is a finite number beyond a float's
+ * holds it; a float one whose value is a finite number beyond a float's
  * range (|v| > 3.4028235e38) becomes double. Decided by value, as the reader
  * would otherwise reject the record: a float column that merely rounds a
- * value (0.1) stays float. The field's metadata records the change in
- * delta.typeChanges (PROTOCOL.md "Type Widening"). */
+ * value (0.1) stays float. The same holds inside structs, array elements,
+ * map keys and map values. The change is recorded in delta.typeChanges of
+ * the nearest struct field, with a fieldPath ("element", "key", "value",
+ * dotted when nested) for the parts of arrays and maps (PROTOCOL.md "Type
+ * Widening", "Type Change Metadata"). */
 static const char *wider_type(const char *type, const json_t *v) {
   if (json_is_integer(v)) {
     json_int_t x = json_integer_value(v);
@@ -267,6 +274,143 @@ static const char *wider_type(const char *type, const json_t *v) {
   return NULL;
 }
 
+/* A map key (JSON object keys are text) as the JSON value the reader would
+ * convert for key type @p type, or NULL when it is no number. */
+static json_t *key_value(const char *type, const char *k) {
+  if (!*k) return NULL;
+  char *end;
+  errno = 0;
+  if (strcmp(type, "float") == 0) {
+    double d = strtod(k, &end);
+    return *end || errno || !isfinite(d) ? NULL : json_real(d);
+  }
+  long long x = strtoll(k, &end, 10);
+  return *end || errno ? NULL : json_integer((json_int_t)x);
+}
+
+#define WIDEN_MAX_CHANGES 64
+
+typedef struct widen_ctx {
+  int32_t widened; /* typeChanges entries appended */
+  /* The typeChanges entries this call appended (borrowed): a later value
+   * that widens the same part further moves their toType instead of adding
+   * a second entry. */
+  json_t *mine[WIDEN_MAX_CHANGES];
+  int32_t n_mine;
+  inlet_error *err;
+} widen_ctx;
+
+/* Records @p from → @p to (with @p fpath, "" for the field itself) in
+ * @p anchor's metadata. */
+static int note_change(widen_ctx *c, json_t *anchor, const char *from, const char *to,
+                       const char *fpath) {
+  json_t *md = json_object_get(anchor, "metadata");
+  if (!json_is_object(md)) {
+    md = json_object();
+    if (!md || json_object_set_new(anchor, "metadata", md) < 0)
+      return inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+  }
+  json_t *tc = json_object_get(md, "delta.typeChanges");
+  if (!json_is_array(tc)) {
+    tc = json_array();
+    if (!tc || json_object_set_new(md, "delta.typeChanges", tc) < 0)
+      return inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+  }
+  size_t i;
+  json_t *e;
+  json_array_foreach(tc, i, e) {
+    for (int32_t m = 0; m < c->n_mine; m++) {
+      if (c->mine[m] != e) continue;
+      const char *ep = json_string_value(json_object_get(e, "fieldPath"));
+      if (strcmp(ep ? ep : "", fpath) == 0 &&
+          strcmp(json_string_value(json_object_get(e, "toType")), from) == 0)
+        return json_object_set_new(e, "toType", json_string(to)) < 0
+                   ? inlet_fail(c->err, INLET_ENOMEM, "out of memory")
+                   : 0;
+    }
+  }
+  FAIL_IF(c->n_mine >= WIDEN_MAX_CHANGES, c->err, INLET_ELIMIT,
+          "a record widens more than %d columns and fields at once", WIDEN_MAX_CHANGES);
+  e = *fpath ? json_pack("{s:s,s:s,s:s}", "fromType", from, "toType", to, "fieldPath", fpath)
+             : json_pack("{s:s,s:s}", "fromType", from, "toType", to);
+  if (!e || json_array_append_new(tc, e) < 0)
+    return inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+  c->mine[c->n_mine++] = e;
+  c->widened++;
+  return 0;
+}
+
+static int widen_field(widen_ctx *c, json_t *field, json_t *v, int depth);
+
+/* The type at @p holder[@p key] (a field's "type", an array's
+ * "elementType", a map's "keyType"/"valueType") for value @p v; @p anchor
+ * is the nearest struct field, @p fpath the path from it ("" for itself). */
+static int widen_type(widen_ctx *c, json_t *holder, const char *key, json_t *v, json_t *anchor,
+                      const char *fpath, int depth) {
+  FAIL_IF(depth >= DELTA_MAX_SCHEMA_DEPTH, c->err, INLET_EINVAL,
+          "value nests deeper than %d levels", DELTA_MAX_SCHEMA_DEPTH);
+  json_t *t = json_object_get(holder, key);
+  if (!v || json_is_null(v)) return 0;
+  if (json_is_string(t)) {
+    const char *to = wider_type(json_string_value(t), v);
+    if (!to) return 0;
+    char from[16];
+    snprintf(from, sizeof from, "%s", json_string_value(t));
+    TRY(note_change(c, anchor, from, to, fpath));
+    if (json_object_set_new(holder, key, json_string(to)) < 0)
+      return inlet_fail(c->err, INLET_ENOMEM, "out of memory");
+    return 0;
+  }
+  const char *kind = json_string_value(json_object_get(t, "type"));
+  if (!kind) return 0;
+  char sub[256];
+  if (strcmp(kind, "struct") == 0 && json_is_object(v)) {
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(t, "fields"), i, f) {
+      const char *name = json_string_value(json_object_get(f, "name"));
+      if (name) TRY(widen_field(c, f, json_object_get(v, name), depth + 1));
+    }
+    return 0;
+  }
+  if (strcmp(kind, "array") == 0 && json_is_array(v)) {
+    snprintf(sub, sizeof sub, "%s%selement", fpath, *fpath ? "." : "");
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) TRY(widen_type(c, t, "elementType", e, anchor, sub, depth + 1));
+    return 0;
+  }
+  if (strcmp(kind, "map") != 0) return 0;
+  char ksub[256];
+  snprintf(ksub, sizeof ksub, "%s%skey", fpath, *fpath ? "." : "");
+  snprintf(sub, sizeof sub, "%s%svalue", fpath, *fpath ? "." : "");
+  if (json_is_object(v)) {
+    const char *k;
+    json_t *e;
+    json_object_foreach(v, k, e) {
+      const char *kt = json_string_value(json_object_get(t, "keyType"));
+      json_t *kv = kt ? key_value(kt, k) : NULL;
+      int rc = kv ? widen_type(c, t, "keyType", kv, anchor, ksub, depth + 1) : 0;
+      json_decref(kv);
+      TRY(rc);
+      TRY(widen_type(c, t, "valueType", e, anchor, sub, depth + 1));
+    }
+  } else if (json_is_array(v)) { /* [key, value] pairs */
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+      if (!json_is_array(e) || json_array_size(e) != 2) continue;
+      TRY(widen_type(c, t, "keyType", json_array_get(e, 0), anchor, ksub, depth + 1));
+      TRY(widen_type(c, t, "valueType", json_array_get(e, 1), anchor, sub, depth + 1));
+    }
+  }
+  return 0;
+}
+
+static int widen_field(widen_ctx *c, json_t *field, json_t *v, int depth) {
+  return widen_type(c, field, "type", v, field, "", depth);
+}
+
 int delta_schema_widen(char **out, int32_t *widened, const char *schema_json, const char *record,
                        size_t len, inlet_error *err) {
   *out = NULL;
@@ -276,47 +420,20 @@ int delta_schema_widen(char **out, int32_t *widened, const char *schema_json, co
   FAIL_IF(!schema || !json_is_array(json_object_get(schema, "fields")), err, INLET_ECORRUPT,
           "schemaString is not a struct type: %s", schema ? "no fields" : je.text);
   json_t *rec = json_loadb(record, len, JSON_REJECT_DUPLICATES, &je);
-  int rc = 0;
-  json_t *fields = json_object_get(schema, "fields");
-  size_t i;
-  json_t *f;
-  json_array_foreach(fields, i, f) {
-    if (!json_is_object(rec)) break;
-    const char *name = json_string_value(json_object_get(f, "name"));
-    const char *type = json_string_value(json_object_get(f, "type"));
-    if (!name || !type) continue;
-    const char *to = wider_type(type, json_object_get(rec, name));
-    if (!to) continue;
-    json_t *md = json_object_get(f, "metadata");
-    if (!json_is_object(md)) {
-      md = json_object();
-      if (!md || json_object_set_new(f, "metadata", md) < 0) {
-        rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-        break;
-      }
-    }
-    json_t *tc = json_object_get(md, "delta.typeChanges");
-    if (!json_is_array(tc)) {
-      tc = json_array();
-      if (!tc || json_object_set_new(md, "delta.typeChanges", tc) < 0) {
-        rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-        break;
-      }
-    }
-    if (json_array_append_new(tc, json_pack("{s:s,s:s}", "fromType", type, "toType", to)) < 0 ||
-        json_object_set_new(f, "type", json_string(to)) < 0) {
-      rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-      break;
-    }
-    (*widened)++;
-  }
-  if (rc == 0 && *widened > 0) {
+  widen_ctx c = {.err = err};
+  /* The record as a value of the table's struct type: its columns are the
+   * top-level struct fields. */
+  json_t *root = json_pack("{s:O}", "type", schema);
+  int rc = root ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc == 0 && json_is_object(rec)) rc = widen_type(&c, root, "type", rec, root, "", 0);
+  if (rc == 0 && c.widened > 0) {
     char *s = json_dumps(schema, JSON_COMPACT | JSON_PRESERVE_ORDER);
     *out = s ? inlet_strdup(s) : NULL;
     free(s);
     if (!*out) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
-  if (rc < 0) *widened = 0;
+  if (rc == 0) *widened = c.widened;
+  json_decref(root);
   json_decref(schema);
   json_decref(rec);
   return rc;

@@ -767,6 +767,16 @@ int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inle
   return build_data_schema(w, err);
 }
 
+/* The writer takes schemaString @p ns (owned, may be NULL when @p n is 0)
+ * computed from a record: evolve and widen alike. */
+static int take_record_schema(inlet_table_writer *w, char *ns, int32_t n, int32_t *count, int rc,
+                              inlet_error *err) {
+  if (rc == 0 && n > 0) rc = delta_writer_set_schema(w, ns, err);
+  inlet_free(ns);
+  if (rc == 0 && count) *count = n;
+  return rc;
+}
+
 int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t len, int32_t *added,
                               inlet_error *err) {
   int32_t n = 0;
@@ -774,11 +784,20 @@ int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t 
   if (added) *added = 0;
   FAIL_IF(!w->snap.metadata.schema_string, err, INLET_EUNSUPPORTED,
           "table metaData has no schemaString");
-  TRY(delta_schema_evolve(&ns, &n, w->snap.metadata.schema_string, record, len, err));
-  int rc = n > 0 ? delta_writer_set_schema(w, ns, err) : 0;
-  inlet_free(ns);
-  if (rc == 0 && added) *added = n;
-  return rc;
+  int rc = delta_schema_evolve(&ns, &n, w->snap.metadata.schema_string, record, len, err);
+  return take_record_schema(w, ns, n, added, rc, err);
+}
+
+int inlet_table_writer_widen(inlet_table_writer *w, const char *record, size_t len,
+                             int32_t *widened, inlet_error *err) {
+  int32_t n = 0;
+  char *ns = NULL;
+  if (widened) *widened = 0;
+  if (!delta_type_widening_enabled(&w->snap.protocol, &w->snap.metadata)) return 0;
+  FAIL_IF(!w->snap.metadata.schema_string, err, INLET_EUNSUPPORTED,
+          "table metaData has no schemaString");
+  int rc = delta_schema_widen(&ns, &n, w->snap.metadata.schema_string, record, len, err);
+  return take_record_schema(w, ns, n, widened, rc, err);
 }
 
 const inlet_schema *inlet_table_writer_schema(const inlet_table_writer *w) {

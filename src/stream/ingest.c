@@ -467,9 +467,7 @@ static int setup_schema(ingester *g, inlet_error *err) {
                     delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
     goto done;
   }
-  const char *tw = delta_metadata_conf(&s->metadata, "delta.enableTypeWidening");
-  g->widen = g->evolve && delta_protocol_supports(&s->protocol, "typeWidening") && tw &&
-             strcasecmp(tw, "true") == 0;
+  g->widen = g->evolve && delta_type_widening_enabled(&s->protocol, &s->metadata);
   inlet_free(g->tjson);
   g->tjson = inlet_strdup(s->metadata.schema_string);
   if (!g->tjson) {
@@ -1016,6 +1014,30 @@ static void drop_last_row(ingester *g) {
   g->chunk.num_rows = r;
 }
 
+/* Schema evolution and type widening alike: the chunk so far is written
+ * with the schema it was converted in (readers fill or widen those files),
+ * then the writer takes the new schemaString @p ns (owned; the commit
+ * carries it as a metaData action) and the chunk and reader follow it. A
+ * conflict while writing abandons the batch (on_conflict). */
+static int switch_schema(ingester *g, char *ns, inlet_error *err) {
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = open_writer(g, &e);
+  if (rc == 0) rc = flush_chunk(g, &e);
+  if (rc == INLET_ECONFLICT) {
+    inlet_free(ns);
+    return on_conflict(g, &e, err);
+  }
+  if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
+  if (rc < 0) {
+    inlet_free(ns);
+    if (err) *err = e;
+    return rc;
+  }
+  inlet_free(g->tjson);
+  g->tjson = ns;
+  return use_evolved_schema(g, err);
+}
+
 /* schema_evolution ADD: record @p rec, the chunk's last row, had fields the
  * schema lacks. Those with a type become new columns (struct fields): the
  * row goes, the chunk so far is written with the old columns, the writer
@@ -1044,21 +1066,7 @@ static int evolve_schema(ingester *g, const stream_record *rec, int64_t bytes, b
   if (added == 0) return 0;
   *evolved = true;
   drop_last_row(g);
-  rc = open_writer(g, &e);
-  if (rc == 0) rc = flush_chunk(g, &e);
-  if (rc == INLET_ECONFLICT) {
-    inlet_free(ns);
-    return on_conflict(g, &e, err);
-  }
-  if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
-  if (rc < 0) {
-    inlet_free(ns);
-    if (err) *err = e;
-    return rc;
-  }
-  inlet_free(g->tjson);
-  g->tjson = ns;
-  return use_evolved_schema(g, err);
+  return switch_schema(g, ns, err);
 }
 
 /* Type widening (g->widen): record @p rec was refused by the chunk's types.
@@ -1072,27 +1080,14 @@ static int widen_schema(ingester *g, const stream_record *rec, bool *widened, in
   char *ns = NULL;
   int32_t n = 0;
   int rc = delta_schema_widen(&ns, &n, g->tjson, rec->data, rec->len, &e);
-  if (rc == INLET_ECORRUPT || (rc == 0 && n == 0)) return 0; /* rejected as before */
+  /* Nothing to widen (or too much at once): rejected as before. */
+  if (rc == INLET_ECORRUPT || rc == INLET_ELIMIT || (rc == 0 && n == 0)) return 0;
   if (rc < 0) {
     if (err) *err = e;
     return rc;
   }
   *widened = true;
-  rc = open_writer(g, &e);
-  if (rc == 0) rc = flush_chunk(g, &e);
-  if (rc == INLET_ECONFLICT) {
-    inlet_free(ns);
-    return on_conflict(g, &e, err);
-  }
-  if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
-  if (rc < 0) {
-    inlet_free(ns);
-    if (err) *err = e;
-    return rc;
-  }
-  inlet_free(g->tjson);
-  g->tjson = ns;
-  return use_evolved_schema(g, err);
+  return switch_schema(g, ns, err);
 }
 
 /* Converts one record into the chunk (or the dead letters, or the late

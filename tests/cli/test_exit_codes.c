@@ -2,8 +2,7 @@
  * Exit codes of the real `inlet` binary (cli.h, `inlet --help`): each kind
  * of failure is provoked here and its code checked, so that scripts can
  * tell a missing table from a corrupt one or an unsupported feature without
- * reading the message. (4, a conflict that outlasted every retry, is not
- * provoked here.)
+ * reading the message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +50,15 @@ static void make_table(const char *name) {
             dir, INLET_BIN, dir, name, dir);
 }
 
+/* The same, left out of the suite's Delta rules check because the test
+ * breaks it on purpose (@p why). */
+static void make_exempt_table(const char *name, const char *why) {
+  make_table(name);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  tu_rules_exempt(path, why);
+}
+
 static void test_exit__help_lists_the_codes(void **state) {
   (void)state;
   tu_result r;
@@ -81,12 +89,46 @@ static void test_exit__not_found_is_3(void **state) {
   expect_sh(3, NULL, "'%s' parquet schema '%s/none.parquet'", INLET_BIN, dir);
 }
 
+/* A conflict: `append --expected-version N` commits only while the table is
+ * still at version N (a writer's optimistic check, as a script holding a
+ * version it read would use it). The table moved on, so the append commits
+ * nothing and exits 4, naming both versions; at the right version it
+ * commits. Deterministic: the "concurrent" writer has committed before. */
+static void test_exit__conflict_is_4(void **state) {
+  (void)state;
+  make_table("k"); /* versions 0 (create) and 1 (append) */
+  expect_sh(4, "table is at version 1, not 0",
+            "'%s' append '%s/k' '%s/rows.ndjson' --expected-version 0", INLET_BIN, dir, dir);
+  expect_sh(1, NULL, "test -e '%s/k/_delta_log/00000000000000000002.json'", dir);
+  expect_sh(0, NULL, "'%s' append '%s/k' '%s/rows.ndjson' --expected-version 1", INLET_BIN, dir,
+            dir);
+  expect_sh(4, "conflict",
+            "'%s' append '%s/k' '%s/rows.ndjson' --expected-version 1 --log-format json", INLET_BIN,
+            dir, dir);
+}
+
+/* Giving up after retries: restore commits only right after the version it
+ * read, and starts over when another commit took that version. A
+ * directory named like the next commit stands for a winner whose commit
+ * the listing does not show yet (a lagging object-store listing): the log
+ * still reads as version 1, and every attempt to publish version 2 finds
+ * it taken. So each of the --max-attempts attempts loses, deterministically,
+ * and restore exits 4 with the table unchanged; once the "winner" is gone
+ * the same restore commits. */
+static void test_exit__gave_up_after_retries_is_4(void **state) {
+  (void)state;
+  make_exempt_table("g", "a directory stands for an unlisted commit on purpose");
+  expect_sh(0, NULL, "mkdir '%s/g/_delta_log/00000000000000000002.json'", dir);
+  expect_sh(4, "gave up after 3 attempts", "'%s' restore '%s/g' --version 0 --max-attempts 3",
+            INLET_BIN, dir);
+  expect_sh(0, NULL, "rmdir '%s/g/_delta_log/00000000000000000002.json'", dir);
+  expect_sh(0, NULL, "'%s' restore '%s/g' --version 0 --max-attempts 3", INLET_BIN, dir);
+  expect_sh(0, NULL, "test -f '%s/g/_delta_log/00000000000000000002.json'", dir);
+}
+
 static void test_exit__corrupt_is_5(void **state) {
   (void)state;
-  make_table("c");
-  char path[4200];
-  snprintf(path, sizeof path, "%s/c", dir);
-  tu_rules_exempt(path, "a commit is overwritten with bad JSON on purpose");
+  make_exempt_table("c", "a commit is overwritten with bad JSON on purpose");
   expect_sh(0, NULL, "printf '{not json\\n' > '%s/c/_delta_log/00000000000000000001.json'", dir);
   expect_sh(5, "00000000000000000001.json", "'%s' scan '%s/c'", INLET_BIN, dir);
   expect_sh(0, NULL, "printf 'PAR1 not a parquet file' > '%s/bad.parquet'", dir);
@@ -95,10 +137,7 @@ static void test_exit__corrupt_is_5(void **state) {
 
 static void test_exit__unsupported_is_6(void **state) {
   (void)state;
-  make_table("u");
-  char path[4200];
-  snprintf(path, sizeof path, "%s/u", dir);
-  tu_rules_exempt(path, "a protocol with a made-up feature on purpose");
+  make_exempt_table("u", "a protocol with a made-up feature on purpose");
   expect_sh(0, NULL,
             "printf '%%s\\n' '{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,"
             "\"readerFeatures\":[\"madeUpFeature\"],\"writerFeatures\":[\"madeUpFeature\"]}}' "
@@ -147,6 +186,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_exit__help_lists_the_codes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__usage_is_2, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__not_found_is_3, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__conflict_is_4, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_exit__gave_up_after_retries_is_4, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__corrupt_is_5, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__unsupported_is_6, setup, teardown),
       cmocka_unit_test_setup_teardown(test_exit__io_is_7, setup, teardown),

@@ -402,15 +402,21 @@ static void test_evolve_concurrent_ingesters(void **state) {
   metadata_commits(table);
 }
 
+/* The paths of a test's table, input, expected rows and refcheck reading,
+ * named after @p name in the test directory (each buffer 4200 bytes). */
+static void test_paths(const char *name, char *table, char *src, char *want, char *ref) {
+  snprintf(table, 4200, "%s/%s", dir, name);
+  snprintf(src, 4200, "%s/%s.ndjson", dir, name);
+  snprintf(want, 4200, "%s/%s-want.ndjson", dir, name);
+  snprintf(ref, 4200, "%s/%s-ref.json", dir, name);
+}
+
 /* ---- (c) append ------------------------------------------------------------------------ */
 
 static void test_evolve_append(void **state) {
   (void)state;
   char table[4200], src[4200], want[4200], ref[4200];
-  snprintf(table, sizeof table, "%s/c", dir);
-  snprintf(src, sizeof src, "%s/c.ndjson", dir);
-  snprintf(want, sizeof want, "%s/c-want.ndjson", dir);
-  snprintf(ref, sizeof ref, "%s/c-ref.json", dir);
+  test_paths("c", table, src, want, ref);
   const char *in = "{\"id\":1,\"st\":{\"a\":1},\"x\":5}\n"
                    "{\"id\":2,\"st\":{\"a\":2,\"b\":\"two\"},\"y\":{\"k\":true},\"z\":null}\n"
                    "\n"
@@ -505,6 +511,17 @@ static void test_evolve_refusals(void **state) {
   tu_result_free(&r);
 }
 
+/* `ingest --once --schema-evolution add` of @p src into @p table rejects
+ * nothing and commits one batch that carries the schema change. */
+static void ingest_all_in_one_commit(const char *table, const char *src) {
+  tu_result r;
+  sh_ok(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --json", INLET_BIN,
+        table, src);
+  assert_non_null(strstr(r.out, "\"rejected\":0"));
+  tu_result_free(&r);
+  assert_int_equal(metadata_commits(table), 1);
+}
+
 /* ---- type widening -------------------------------------------------------------------- */
 
 /* A table with delta.enableTypeWidening=true: an id beyond 2^31 widens
@@ -532,11 +549,7 @@ static void test_evolve_type_widening(void **state) {
   tu_result_free(&r);
   sh_ok(&r, "grep -q typeWidening '%s/_delta_log/00000000000000000000.json'", table);
   tu_result_free(&r);
-  sh_ok(&r, "'%s' ingest '%s' --source 'file:%s' --once --schema-evolution add --json", INLET_BIN,
-        table, src);
-  assert_non_null(strstr(r.out, "\"rejected\":0"));
-  tu_result_free(&r);
-  assert_int_equal(metadata_commits(table), 1);
+  ingest_all_in_one_commit(table, src);
   sh_ok(&r, "cat '%s/_delta_log/00000000000000000001.json'", table);
   assert_non_null(strstr(r.out,
                          "{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\",\\\"nullable\\\":true,"
@@ -569,6 +582,166 @@ static void test_evolve_type_widening(void **state) {
   tu_result_free(&r);
 }
 
+/* The metaData of commit @p version of @p table (its schemaString
+ * unescaped, so that plain JSON can be looked for) holds each of the
+ * @p n strings @p want. */
+static void assert_metadata_has(const char *table, int version, const char *const *want, size_t n) {
+  tu_result r;
+  sh_ok(&r, "grep '\"metaData\"' '%s/_delta_log/%020d.json' | sed 's/\\\\\"/\"/g'", table, version);
+  for (size_t i = 0; i < n; i++)
+    if (!strstr(r.out, want[i])) fail_msg("metaData lacks %s:\n%s", want[i], r.out);
+  tu_result_free(&r);
+}
+
+/* refcheck reads @p table as the @p n_rows NDJSON @p rows (written to
+ * @p want, read into @p ref), with columns @p cols of types @p types. */
+static void assert_reads(const char *table, const char *want, const char *ref, const char *rows,
+                         int n_rows, const char *cols, const char *types) {
+  assert_int_equal(tu_write_file(want, rows, strlen(rows)), 0);
+  assert_int_equal(refcheck_table(table, -1, ref), n_rows);
+  assert_same_rows(ref, want);
+  assert_columns(ref, cols, types);
+}
+
+/* Widening inside structs, array elements, map keys and values and a map
+ * nested in an array (ingest): each change lands in delta.typeChanges of
+ * the nearest struct field, with fieldPath for array and map parts
+ * (PROTOCOL.md "Type Change Metadata"); the rows written before a change
+ * stay in files of the narrow types, and refcheck (DuckDB), inlet's scan
+ * and a compaction all read them in the wide ones. */
+static void test_evolve_nested_type_widening(void **state) {
+  (void)state;
+  char table[4200], src[4200], want[4200], ref[4200];
+  test_paths("twn", table, src, want, ref);
+  /* Each line after the first needs one or two nested types wider. */
+  const char *in =
+      "{\"id\":1,\"st\":{\"a\":1,\"f\":1.5},\"arr\":[1,2],\"m\":{\"1\":10},\"nest\":[{\"k\":1}]}\n"
+      "{\"id\":2,\"st\":{\"a\":3000000000,\"f\":2.5},\"arr\":[3],\"m\":{\"2\":20},"
+      "\"nest\":[{\"k\":2}]}\n"
+      "{\"id\":3,\"st\":{\"a\":3,\"f\":1e300},\"arr\":[4,5000000000],\"m\":{\"3\":30},"
+      "\"nest\":[]}\n"
+      "{\"id\":4,\"st\":null,\"arr\":null,\"m\":{\"4000000000\":70000},"
+      "\"nest\":[{\"k\":300,\"j\":-5}]}\n";
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  sh_ok(&r,
+        "'%s' create '%s' --schema 'id long, st struct<a: int, f: float>, arr array<int>, "
+        "m map<int, short>, nest array<map<string, byte>>' "
+        "--property delta.enableTypeWidening=true",
+        INLET_BIN, table);
+  tu_result_free(&r);
+  ingest_all_in_one_commit(table, src);
+  const char *changes[] = {
+      /* struct fields: on the field itself, no fieldPath */
+      "{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}",
+      "{\"name\":\"f\",\"type\":\"double\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"float\",\"toType\":\"double\"}]}}",
+      /* array element, map key and value, a map value inside an array */
+      "\"elementType\":\"long\",\"containsNull\":true},\"nullable\":true,\"metadata\":{"
+      "\"delta.typeChanges\":[{\"fromType\":\"integer\",\"toType\":\"long\",\"fieldPath\":"
+      "\"element\"}]}}",
+      "\"keyType\":\"long\",\"valueType\":\"integer\"",
+      "\"delta.typeChanges\":[{\"fromType\":\"integer\",\"toType\":\"long\",\"fieldPath\":\"key\"},"
+      "{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":\"value\"}]",
+      "\"keyType\":\"string\",\"valueType\":\"short\"",
+      "\"delta.typeChanges\":[{\"fromType\":\"byte\",\"toType\":\"short\",\"fieldPath\":"
+      "\"element.value\"}]",
+      /* the column that kept its type carries no typeChanges */
+      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}"};
+  assert_metadata_has(table, 1, changes, sizeof changes / sizeof changes[0]);
+  /* The rows of the input, as the wide types hold them (maps as refcheck
+   * gives them: [key, value] pairs). */
+  const char *rows = "{\"id\":1,\"st\":{\"a\":1,\"f\":1.5},\"arr\":[1,2],\"m\":[[1,10]],"
+                     "\"nest\":[[[\"k\",1]]]}\n"
+                     "{\"id\":2,\"st\":{\"a\":3000000000,\"f\":2.5},\"arr\":[3],\"m\":[[2,20]],"
+                     "\"nest\":[[[\"k\",2]]]}\n"
+                     "{\"id\":3,\"st\":{\"a\":3,\"f\":1e300},\"arr\":[4,5000000000],\"m\":[[3,30]],"
+                     "\"nest\":[]}\n"
+                     "{\"id\":4,\"m\":[[4000000000,70000]],\"nest\":[[[\"k\",300],[\"j\",-5]]]}\n";
+  const char *cols = "\"id\",\"st\",\"arr\",\"m\",\"nest\"",
+             *types = "\"long\",\"struct<a:long,f:double>\",\"array<long>\",\"map<long,integer>\","
+                      "\"array<map<string,short>>\"";
+  assert_reads(table, want, ref, rows, 4, cols, types);
+  /* inlet's scan converts the narrow nested values of the first files. */
+  sh_ok(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, table);
+  assert_non_null(strstr(r.out, "\"st\":{\"a\":1,\"f\":1.5}"));
+  assert_non_null(strstr(r.out, "\"arr\":[1,2]"));
+  assert_non_null(strstr(r.out, "\"a\":3000000000"));
+  assert_non_null(strstr(r.out, "5000000000"));
+  tu_result_free(&r);
+  /* Compaction rewrites the files of both shapes in the wide types. */
+  sh_ok(&r, "'%s' compact '%s' --min-files 2 --json", INLET_BIN, table);
+  assert_non_null(strstr(r.out, "\"failed_groups\":0"));
+  assert_non_null(strstr(r.out, "\"files_added\":1,"));
+  assert_non_null(strstr(r.out, "\"rows\":4,"));
+  tu_result_free(&r);
+  assert_reads(table, want, ref, rows, 4, cols, types);
+}
+
+/* `append --schema-evolution add` widens like ingest: the same rules and
+ * typeChanges (top level and nested), the rows appended before the change
+ * read in the wide types; without delta.enableTypeWidening the append fails
+ * on the first record that does not fit, naming the column, and commits
+ * nothing. */
+static void test_evolve_append_type_widening(void **state) {
+  (void)state;
+  char table[4200], t2[4200], src[4200], src0[4200], want[4200], ref[4200];
+  test_paths("twa", table, src, want, ref);
+  snprintf(t2, sizeof t2, "%s/twa-off", dir);
+  snprintf(src0, sizeof src0, "%s/twa0.ndjson", dir);
+  /* pm, a map given as [key, value] pairs: one record widens its values
+   * twice (byte → short → integer), which is one typeChanges entry. */
+  const char *in0 = "{\"id\":1,\"x\":1.5,\"st\":{\"b\":1},\"arr\":[1],\"pm\":[[\"a\",1]]}\n";
+  const char *in = "{\"id\":2,\"x\":2.25,\"st\":{\"b\":200},\"arr\":[2]}\n"
+                   "{\"id\":3000000000,\"x\":1e300,\"st\":{\"b\":3},\"arr\":[40000],"
+                   "\"pm\":[[\"a\",300],[\"b\",70000]]}\n";
+  assert_int_equal(tu_write_file(src0, in0, strlen(in0)), 0);
+  assert_int_equal(tu_write_file(src, in, strlen(in)), 0);
+  tu_result r;
+  const char *schema = "id int, x float, st struct<b: byte>, arr array<short>, "
+                       "pm map<string, byte>";
+  sh_ok(&r, "'%s' create '%s' --schema '%s' --property delta.enableTypeWidening=true", INLET_BIN,
+        table, schema);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' append '%s' '%s'", INLET_BIN, table, src0);
+  tu_result_free(&r);
+  sh_ok(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, table, src);
+  assert_non_null(strstr(r.out, "appended 2 rows"));
+  assert_non_null(strstr(r.out, "(5 types widened)"));
+  tu_result_free(&r);
+  const char *changes[] = {
+      "{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"integer\",\"toType\":\"long\"}]}}",
+      "{\"name\":\"x\",\"type\":\"double\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"float\",\"toType\":\"double\"}]}}",
+      "{\"name\":\"b\",\"type\":\"short\",\"nullable\":true,\"metadata\":{\"delta.typeChanges\":"
+      "[{\"fromType\":\"byte\",\"toType\":\"short\"}]}}",
+      "\"delta.typeChanges\":[{\"fromType\":\"short\",\"toType\":\"integer\",\"fieldPath\":"
+      "\"element\"}]",
+      "\"delta.typeChanges\":[{\"fromType\":\"byte\",\"toType\":\"integer\",\"fieldPath\":"
+      "\"value\"}]"};
+  assert_metadata_has(table, 2, changes, sizeof changes / sizeof changes[0]);
+  assert_int_equal(metadata_commits(table), 1);
+  const char *rows = "{\"id\":1,\"x\":1.5,\"st\":{\"b\":1},\"arr\":[1],\"pm\":[[\"a\",1]]}\n"
+                     "{\"id\":2,\"x\":2.25,\"st\":{\"b\":200},\"arr\":[2]}\n"
+                     "{\"id\":3000000000,\"x\":1e300,\"st\":{\"b\":3},\"arr\":[40000],"
+                     "\"pm\":[[\"a\",300],[\"b\",70000]]}\n";
+  assert_reads(table, want, ref, rows, 3, "\"id\",\"x\",\"st\",\"arr\",\"pm\"",
+               "\"long\",\"double\",\"struct<b:short>\",\"array<integer>\","
+               "\"map<string,integer>\"");
+  /* Without the property: the record is bad, named by its column. */
+  sh_ok(&r, "'%s' create '%s' --schema '%s'", INLET_BIN, t2, schema);
+  tu_result_free(&r);
+  assert_int_equal(tu_sh(&r, "'%s' append '%s' '%s' --schema-evolution add", INLET_BIN, t2, src),
+                   0);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "line 1: field \"st\": integer 200 out of range"));
+  tu_result_free(&r);
+  sh_ok(&r, "test ! -e '%s/_delta_log/00000000000000000001.json'", t2);
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_evolve_random_stream),
@@ -576,6 +749,8 @@ int main(void) {
       cmocka_unit_test(test_evolve_append),
       cmocka_unit_test(test_evolve_refusals),
       cmocka_unit_test(test_evolve_type_widening),
+      cmocka_unit_test(test_evolve_nested_type_widening),
+      cmocka_unit_test(test_evolve_append_type_widening),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
