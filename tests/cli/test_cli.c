@@ -14,21 +14,7 @@
 
 #include "testutil.h"
 
-static char dir[4096];
-
-static int setup(void **state) {
-  (void)state;
-  char *d = tu_mkdtemp("cli");
-  if (!d) return -1;
-  snprintf(dir, sizeof dir, "%s", d);
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  tu_rmtree(dir);
-  return 0;
-}
+TU_SCRATCH_DIR("cli")
 
 /* Runs the binary with up to 30 arguments (NULL-terminated). */
 static void run(tu_result *r, const char *stdin_text, ...) {

@@ -14,21 +14,7 @@
 
 #include "testutil.h"
 
-static char dir[4096];
-
-static int setup(void **state) {
-  (void)state;
-  char *d = tu_mkdtemp("cli-help");
-  if (!d) return -1;
-  snprintf(dir, sizeof dir, "%s", d);
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  tu_rmtree(dir);
-  return 0;
-}
+TU_SCRATCH_DIR("cli-help")
 
 /* The commands the CLI promises (README, issues): a contract, not read from
  * the code under test. */

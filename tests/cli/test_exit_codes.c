@@ -10,21 +10,7 @@
 
 #include "testutil.h"
 
-static char dir[4096];
-
-static int setup(void **state) {
-  (void)state;
-  char *d = tu_mkdtemp("exit");
-  if (!d) return -1;
-  snprintf(dir, sizeof dir, "%s", d);
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  tu_rmtree(dir);
-  return 0;
-}
+TU_SCRATCH_DIR("exit")
 
 static void expect_sh(int status, const char *err_has, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

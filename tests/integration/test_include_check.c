@@ -13,21 +13,7 @@
 
 #include "testutil.h"
 
-static char dir[4096];
-
-static int setup(void **state) {
-  (void)state;
-  char *d = tu_mkdtemp("include-check");
-  if (!d) return -1;
-  snprintf(dir, sizeof dir, "%s", d);
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  tu_rmtree(dir);
-  return 0;
-}
+TU_SCRATCH_DIR("include-check")
 
 static void test_include_check__source_tree_passes(void **state) {
   (void)state;

@@ -14,21 +14,7 @@
 
 #include "testutil.h"
 
-static char dir[4096];
-
-static int setup(void **state) {
-  (void)state;
-  char *d = tu_mkdtemp("evolve");
-  if (!d) return -1;
-  snprintf(dir, sizeof dir, "%s", d);
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  tu_rmtree(dir);
-  return 0;
-}
+TU_SCRATCH_DIR("evolve")
 
 static void sh_ok(tu_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sh_ok(tu_result *r, const char *fmt, ...) {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char dir[4096];
+TU_SCRATCH_DIR("threads")
 
 #define SCHEMA                                                                                     \
   "id long, kind string, name string, v double, flag boolean, note string, "                       \
@@ -38,20 +38,6 @@ static void write_input(const char *name, int first, int n) {
     fprintf(f, "\"s\":{\"a\":%d,\"b\":\"b%d\"},\"tags\":[%d,%d]}\n", i * 3, i % 11, i, i % 5);
   }
   fclose(f);
-}
-
-static int setup(void **state) {
-  (void)state;
-  char *d = tu_mkdtemp("threads");
-  if (!d) return -1;
-  snprintf(dir, sizeof dir, "%s", d);
-  return 0;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  tu_rmtree(dir);
-  return 0;
 }
 
 static void assert_files_equal(const char *a, const char *b) {

@@ -24,6 +24,23 @@ char *tu_mkdtemp(const char *tag);
  * there when the process exits are checked then. */
 void tu_rmtree(const char *path);
 
+/* A test file's scratch directory `dir`: made (tu_mkdtemp(tag)) by setup
+ * before each test and removed by teardown after it. */
+#define TU_SCRATCH_DIR(tag)                                                                        \
+  static char dir[4096];                                                                           \
+  static int setup(void **state) {                                                                 \
+    (void)state;                                                                                   \
+    char *d = tu_mkdtemp(tag);                                                                     \
+    if (!d) return -1;                                                                             \
+    snprintf(dir, sizeof dir, "%s", d);                                                            \
+    return 0;                                                                                      \
+  }                                                                                                \
+  static int teardown(void **state) {                                                              \
+    (void)state;                                                                                   \
+    tu_rmtree(dir);                                                                                \
+    return 0;                                                                                      \
+  }
+
 typedef struct tu_result {
   int status; /* exit status, or 128+signal */
   char *out;  /* malloc'd stdout, NUL-terminated */
