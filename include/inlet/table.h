@@ -192,7 +192,8 @@ typedef struct inlet_append_options {
   int64_t app_version;
   const char *operation;         /* commitInfo.operation; NULL = "WRITE" */
   inlet_compression compression; /* data file codec; default SNAPPY */
-  int max_attempts;              /* commit attempts before INLET_ELIMIT; 0 = 1000 */
+  int max_attempts;              /* commit attempts before giving up with INLET_ECONFLICT
+                                    (concurrent commits won each one); 0 = 1000 */
   /* Stream fields, zero = off. Kept for source compatibility and still honoured:
    * inlet's own ingester no longer uses them (it passes the same settings through
    * an internal interface), so new fields of this kind are not added here. */
@@ -304,8 +305,9 @@ INLET_API const inlet_schema *inlet_table_writer_schema(const inlet_table_writer
 /**
  * Closes the data files (fsynced) and commits them as one transaction.
  * @p version (may be NULL) receives the committed version.
- * @return 0, INLET_ECONFLICT (kind in the message), INLET_ELIMIT (too many
- *         attempts), INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM.
+ * @return 0, INLET_ECONFLICT (kind in the message; also when concurrent commits
+ *         won every one of max_attempts attempts), INLET_EIO, INLET_ECORRUPT,
+ *         INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_commit(inlet_table_writer *w, int64_t *version, inlet_error *err);
 /** Rows written so far. */

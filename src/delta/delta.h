@@ -640,9 +640,10 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
 /*
  * Commits: writes a temp file, publishes it with put_if_absent, retries
  * non-conflicting losses at the next version. *version receives the
- * committed version. Returns 0, INLET_ECONFLICT (kind in the message, or
- * strict mode lost), INLET_EEXISTS (creating a table that exists),
- * INLET_EIO, INLET_ECORRUPT, INLET_ENOMEM, INLET_ELIMIT (too many retries).
+ * committed version. Returns 0, INLET_ECONFLICT (kind in the message, strict
+ * mode lost, or every attempt lost: "gave up committing after N attempts"),
+ * INLET_EEXISTS (creating a table that exists), INLET_EIO, INLET_ECORRUPT,
+ * INLET_ENOMEM, INLET_ELIMIT (the version limit).
  */
 int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err);
 /* After a failed delta_txn_commit: true when publishing failed in a way

@@ -571,7 +571,8 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
     rc = check_winner(t, v, err);
     if (rc < 0) goto done;
     if (attempt + 1 >= t->max_attempts) {
-      rc = inlet_fail(err, INLET_ELIMIT,
+      /* A conflict for callers: concurrent commits won every attempt. */
+      rc = inlet_fail(err, INLET_ECONFLICT,
                       "gave up committing after %d attempts (table busy; last "
                       "version tried %lld)",
                       attempt + 1, (long long)v);

@@ -5,6 +5,7 @@
  *     commit file is the winner's, whole (never overwritten or torn).
  *   - 8 processes append at once without strict mode: all succeed at
  *     distinct versions 1..8 and every row is read back exactly once.
+ *   - A writer that loses every allowed attempt gives up with INLET_ECONFLICT.
  * A commit published by write-temp-then-rename() would let a later
  * process silently replace the winner's file; put-if-absent cannot.
  */
@@ -158,6 +159,72 @@ static void test_race__strict_commits_exactly_one_wins(void **state) {
   tu_result_free(&r);
 }
 
+/* Appends one row through @p t; returns the commit's result. */
+static int append_one(inlet_table *t, int64_t id, int max_attempts, inlet_table_writer **keep,
+                      int64_t *v, inlet_error *err) {
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long not null, who string", err), 0);
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, err), 0);
+  assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], id, err), 0);
+  assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], "x", 1, err), 0);
+  b.num_rows = 1;
+  inlet_append_options ao = INLET_APPEND_OPTIONS_INIT;
+  ao.max_attempts = max_attempts;
+  inlet_table_writer *w = NULL;
+  assert_int_equal(inlet_table_writer_open(&w, t, &ao, err), 0);
+  assert_int_equal(inlet_table_writer_write(w, &b, err), 0);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+  if (keep) {
+    *keep = w; /* the caller commits it later */
+    return 0;
+  }
+  int rc = inlet_table_writer_commit(w, v, err);
+  inlet_table_writer_free(w);
+  return rc;
+}
+
+/* A writer that loses every one of its max_attempts commit attempts gives up
+ * with INLET_ECONFLICT (the CLI's exit 4), having written no commit, and
+ * the same append with more attempts lands after the winners. */
+static void test_race__giving_up_after_max_attempts_is_a_conflict(void **state) {
+  (void)state;
+  char *dir = tu_mkdtemp("delta-giveup");
+  char table[4200];
+  snprintf(table, sizeof table, "%s/t", dir);
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long not null, who string", &err), 0);
+  inlet_table *t = NULL, *other = NULL;
+  assert_int_equal(inlet_table_create(&t, table, &s, NULL, &err), 0);
+  inlet_schema_reset(&s);
+  assert_int_equal(inlet_table_open(&other, table, &err), 0);
+  inlet_table_writer *slow = NULL, *patient = NULL;
+  int64_t v = -1;
+  assert_int_equal(append_one(t, 1, 2, &slow, NULL, &err), 0);
+  assert_int_equal(append_one(t, 2, 5, &patient, NULL, &err), 0);
+  /* Two winners take versions 1 and 2 while both writers hold version 0. */
+  assert_int_equal(append_one(other, 10, 0, NULL, &v, &err), 0);
+  assert_int_equal(v, 1);
+  assert_int_equal(append_one(other, 11, 0, NULL, &v, &err), 0);
+  assert_int_equal(v, 2);
+  v = -1;
+  assert_int_equal(inlet_table_writer_commit(slow, &v, &err), INLET_ECONFLICT);
+  assert_non_null(strstr(inlet_errmsg(&err), "gave up committing after 2 attempts"));
+  assert_int_equal(v, -1);
+  inlet_table_writer_free(slow);
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/00000000000000000003.json", table);
+  assert_null(tu_read_file(path, NULL));
+  assert_int_equal(inlet_table_writer_commit(patient, &v, &err), 0);
+  assert_int_equal(v, 3);
+  inlet_table_writer_free(patient);
+  inlet_table_free(other);
+  inlet_table_free(t);
+  tu_rmtree(dir);
+}
+
 static void test_race__concurrent_appends_all_land_once(void **state) {
   (void)state;
   int wins, conflicts;
@@ -199,6 +266,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_race__strict_commits_exactly_one_wins),
       cmocka_unit_test(test_race__concurrent_appends_all_land_once),
+      cmocka_unit_test(test_race__giving_up_after_max_attempts_is_a_conflict),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
