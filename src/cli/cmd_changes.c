@@ -16,7 +16,7 @@
 static const char usage[] =
     "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...]\n"
     "                     [--format table|csv|ndjson|json|markdown|parquet] [--output FILE "
-    "[--force]]\n"
+    "[--force]] [--all]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
     "the commits inserted, deleted or updated, with the table's columns then\n"
     "_change_type (insert, delete, update_preimage, update_postimage), _commit_version\n"
@@ -33,8 +33,13 @@ static const char usage[] =
     "or past the latest is exit 3.\n";
 
 static const cli_opt opts[] = {
-    CLI_OPT_INT("from", 0, INT64_MAX), CLI_OPT_INT("to", 0, INT64_MAX), CLI_OPT_STRING("columns"),
-    CLI_OPT_STRING("format"),          CLI_OPT_STRING("output"),        CLI_OPT_FLAG("force"),
+    CLI_OPT_INT("from", 0, INT64_MAX),
+    CLI_OPT_INT("to", 0, INT64_MAX),
+    CLI_OPT_STRING("columns"),
+    CLI_OPT_STRING("format"),
+    CLI_OPT_STRING("output"),
+    CLI_OPT_FLAG("force"),
+    CLI_OPT_FLAG("all"),
 };
 
 static int cmd_changes(const cli_args *a) {
@@ -52,6 +57,7 @@ static int cmd_changes(const cli_args *a) {
   cli_rows_out ro;
   int rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
   if (rc != CLI_OK) return rc;
+  if (cli_flag(a, "all")) cli_rows_out_show_all(&ro);
   char **names = NULL;
   int32_t n_names = 0;
   if (columns && cli_split_columns(&names, &n_names, columns) < 0)
