@@ -14,9 +14,9 @@
 #include "inlet/changes.h"
 
 static const char usage[] =
-    "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...]\n"
+    "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...] [--all]\n"
     "                     [--format table|csv|ndjson|json|markdown|parquet] [--output FILE "
-    "[--force]] [--all]\n"
+    "[--force]]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
     "the commits inserted, deleted or updated, with the table's columns then\n"
     "_change_type (insert, delete, update_preimage, update_postimage), _commit_version\n"
@@ -111,7 +111,7 @@ const cli_command cli_cmd_changes = {
     "changes",
     cmd_changes,
     "TABLE --from V [--to V] [--columns A,B] [--format table|csv|ndjson|json|markdown|parquet]\n"
-    "             [--output FILE [--force]]",
+    "             [--output FILE [--force]] [--all]",
     "the change data feed of a version range (Spark's table_changes)",
     usage,
     opts,

@@ -270,8 +270,8 @@ const cli_command cli_cmd_scan = {
     "scan",
     cmd_scan,
     "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
-    "             [--format table|csv|ndjson|json|markdown|parquet] [--output FILE [--force]] "
-    "[--explain]",
+    "             [--format table|csv|ndjson|json|markdown|parquet] [--output FILE [--force]]\n"
+    "             [--all] [--explain]",
     "query a snapshot, skipping what cannot match",
     usage,
     opts,

@@ -21,7 +21,9 @@
   "  --output FILE    write to FILE (or an s3:// or az:// URL) instead of standard output\n"       \
   "  --force          replace an existing --output FILE (refused otherwise)\n"                     \
   "  --all            on a terminal, print every row (default: the first 50 and a\n"               \
-  "                   footer counting the rest); a pipe always gets every row\n"
+  "                   footer counting the rest); a pipe always gets every row. On a\n"             \
+  "                   terminal the table fits its width (COLUMNS overrides), long\n"               \
+  "                   values end in \xe2\x80\xa6 and null shows as \xe2\x88\x85\n"
 
 typedef struct cli_rows_out {
   bool to_parquet;
