@@ -225,11 +225,17 @@ typedef struct inlet_text_writer_options {
   bool header;              /* CSV/TABLE header row; default true */
   int64_t table_align_rows; /* TABLE: widths come from the first N rows; default 1000 */
   int32_t table_max_width;  /* TABLE: longer cells are cut with "..."; default 48 */
+  /* Version 2. TABLE for a terminal this many columns wide (0: not a
+   * terminal). Column widths then come from the data and shrink, widest
+   * first but not below 6 or the header, so that a row fits; table_max_width
+   * does not apply; a cut is marked with U+2026 and null is shown as U+2205
+   * so that it differs from the string "NULL". */
+  int32_t table_terminal_width;
 } inlet_text_writer_options;
 
-#define INLET_TEXT_WRITER_OPTIONS_VERSION 1
+#define INLET_TEXT_WRITER_OPTIONS_VERSION 2
 #define INLET_TEXT_WRITER_OPTIONS_INIT                                                             \
-  { INLET_TEXT_WRITER_OPTIONS_VERSION, INLET_TEXT_NDJSON, true, 1000, 48 }
+  { INLET_TEXT_WRITER_OPTIONS_VERSION, INLET_TEXT_NDJSON, true, 1000, 48, 0 }
 
 typedef struct inlet_text_writer inlet_text_writer;
 

@@ -7,10 +7,16 @@
  * Markdown table (GitHub's pipe tables: '|' escaped, numbers right-aligned,
  * null as NULL and an empty string as "") or an aligned table for humans.
  * The aligned table buffers at most table_align_rows rows to measure column
- * widths; later rows reuse those widths.
+ * widths; later rows reuse those widths. Widths are display columns
+ * (wcwidth(3) under C.UTF-8: CJK and emoji 2, combining marks 0), so cells
+ * line up on a terminal; a cell is never cut inside a UTF-8 sequence.
  */
+#include <locale.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <strings.h>
+#include <wchar.h>
 
 #include "batch/text_int.h"
 
@@ -63,7 +69,7 @@ int inlet_text_writer_new(inlet_text_writer **out, const inlet_schema *schema,
   *out = NULL;
   inlet_text_writer_options def = INLET_TEXT_WRITER_OPTIONS_INIT;
   const inlet_text_writer_options *o = options ? options : &def;
-  FAIL_IF(o->version != INLET_TEXT_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
+  FAIL_IF(o->version < 1 || o->version > INLET_TEXT_WRITER_OPTIONS_VERSION, err, INLET_EINVAL,
           "text writer: unknown options version %d", o->version);
   FAIL_IF(o->format != INLET_TEXT_NDJSON && o->format != INLET_TEXT_CSV &&
               o->format != INLET_TEXT_TABLE && o->format != INLET_TEXT_JSON &&
@@ -71,7 +77,10 @@ int inlet_text_writer_new(inlet_text_writer **out, const inlet_schema *schema,
           err, INLET_EINVAL, "text writer: unknown format");
   inlet_text_writer *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  w->opt = *o;
+  if (o->version == 1) /* a version-1 struct ends before table_terminal_width */
+    memcpy(&w->opt, o, offsetof(inlet_text_writer_options, table_terminal_width));
+  else
+    w->opt = *o;
   if (w->opt.table_align_rows <= 0) w->opt.table_align_rows = 1000;
   if (w->opt.table_max_width < 4) w->opt.table_max_width = 48;
   w->write_fn = write_fn;
@@ -170,30 +179,89 @@ static void md_header(inlet_text_writer *w) {
 
 /* ---- table ---------------------------------------------------------------- */
 
-/* Display width: UTF-8 code points (continuation bytes do not count). */
+/* The C.UTF-8 locale, made once: widths must not depend on the locale the
+ * calling program did or did not set. */
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+static locale_t utf8_locale;
+static void utf8_locale_init(void) {
+  utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+/* Terminal columns of code point @p cp: glibc's wcwidth follows Unicode
+ * (EastAsianWidth W/F and emoji presentation 2, combining marks and
+ * zero-width characters 0). Control characters are printed as spaces and
+ * what wcwidth does not know (or a system without C.UTF-8) counts 1. */
+static int cp_width(uint32_t cp) {
+  if (cp < 0x300) return 1; /* nothing below the combining marks is wide or zero */
+  pthread_once(&utf8_once, utf8_locale_init);
+  if (utf8_locale == (locale_t)0) return 1;
+  locale_t old = uselocale(utf8_locale);
+  int w = wcwidth((wchar_t)cp);
+  uselocale(old);
+  return w < 0 ? 1 : w;
+}
+
+/* The length of the UTF-8 sequence at s[i] and its code point; a malformed
+ * or cut sequence is one byte of width 1 (U+FFFD). */
+static size_t utf8_next(const char *s, size_t n, size_t i, uint32_t *cp) {
+  unsigned char c = (unsigned char)s[i];
+  size_t len = c < 0x80             ? 1
+               : (c & 0xe0) == 0xc0 ? 2
+               : (c & 0xf0) == 0xe0 ? 3
+               : (c & 0xf8) == 0xf0 ? 4
+                                    : 0;
+  if (len == 1) {
+    *cp = c;
+    return 1;
+  }
+  if (len == 0 || i + len > n) {
+    *cp = 0xfffd;
+    return 1;
+  }
+  uint32_t v = c & (0x7fu >> len);
+  for (size_t k = 1; k < len; k++) {
+    unsigned char d = (unsigned char)s[i + k];
+    if ((d & 0xc0) != 0x80) {
+      *cp = 0xfffd;
+      return 1;
+    }
+    v = v << 6 | (d & 0x3fu);
+  }
+  *cp = v;
+  return len;
+}
+
+/* Display width in terminal columns. */
 static int32_t display_width(const char *s, size_t n) {
   int32_t w = 0;
-  for (size_t i = 0; i < n; i++)
-    w += ((unsigned char)s[i] & 0xc0) != 0x80;
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    i += utf8_next(s, n, i, &cp);
+    w += cp_width(cp);
+  }
   return w;
 }
 
-/* Appends @p s cut to @p maxw code points ("..." marks a cut) and padded to
- * @p width; control characters are shown as spaces so rows stay on one line. */
+/* Appends @p s cut to @p maxw columns (@p mark, "..." or "…", shows the cut;
+ * whole code points only, with the combining marks that follow them) and
+ * padded to @p width; control characters are shown as spaces so rows stay on
+ * one line. */
 static void table_cell(inlet_buf *b, const char *s, size_t n, int32_t width, int32_t maxw,
-                       bool right) {
+                       bool right, const char *mark) {
   int32_t dw = display_width(s, n);
   size_t take = n;
   bool cut = false;
   if (dw > maxw) {
-    int32_t cps = 0;
-    for (take = 0; take < n; take++) {
-      if (((unsigned char)s[take] & 0xc0) != 0x80) {
-        if (cps == maxw - 3) break;
-        cps++;
-      }
+    int32_t markw = display_width(mark, strlen(mark)), acc = 0;
+    uint32_t cp;
+    for (take = 0; take < n;) {
+      size_t len = utf8_next(s, n, take, &cp);
+      int cw = cp_width(cp);
+      if (acc + cw > maxw - markw) break;
+      acc += cw;
+      take += len;
     }
-    dw = maxw;
+    dw = acc + markw;
     cut = true;
   }
   if (right)
@@ -203,10 +271,19 @@ static void table_cell(inlet_buf *b, const char *s, size_t n, int32_t width, int
     unsigned char ch = (unsigned char)s[i];
     inlet_buf_push(b, ch < 0x20 ? ' ' : ch);
   }
-  if (cut) inlet_buf_append(b, "...", 3);
+  if (cut) inlet_buf_puts(b, mark);
   if (!right)
     for (int32_t i = dw; i < width; i++)
       inlet_buf_push(b, ' ');
+}
+
+/* The widest a cell of column @p i may be. */
+static int32_t cell_max(const inlet_text_writer *w, int32_t i) {
+  return w->opt.table_terminal_width > 0 ? w->width[i] : w->opt.table_max_width;
+}
+
+static const char *cut_mark(const inlet_text_writer *w) {
+  return w->opt.table_terminal_width > 0 ? "\xe2\x80\xa6" : "...";
 }
 
 static void table_rule(inlet_text_writer *w) {
@@ -221,7 +298,8 @@ static void table_rule(inlet_text_writer *w) {
 static void table_row(inlet_text_writer *w, const char *const *s, const size_t *n, bool header) {
   for (int32_t i = 0; i < w->schema.n_fields; i++) {
     if (i) inlet_buf_append(&w->out, " | ", 3);
-    table_cell(&w->out, s[i], n[i], w->width[i], w->opt.table_max_width, !header && w->right[i]);
+    table_cell(&w->out, s[i], n[i], w->width[i], cell_max(w, i), !header && w->right[i],
+               cut_mark(w));
   }
   /* Trailing spaces carry no information. */
   while (w->out.len && w->out.data[w->out.len - 1] == ' ')
@@ -229,19 +307,45 @@ static void table_row(inlet_text_writer *w, const char *const *s, const size_t *
   inlet_buf_push(&w->out, '\n');
 }
 
+/* Terminal: while a row is wider than the terminal, the widest column that
+ * is still above its floor (6 columns, or its header if wider, or its
+ * natural width if narrower) loses a column. If every column is at its floor
+ * the row wraps. */
+static void fit_widths(inlet_text_writer *w) {
+  int32_t nf = w->schema.n_fields;
+  int64_t total = 3 * (int64_t)(nf - 1);
+  for (int32_t i = 0; i < nf; i++)
+    total += w->width[i];
+  while (total > w->opt.table_terminal_width) {
+    int32_t best = -1;
+    for (int32_t i = 0; i < nf; i++) {
+      const char *nm = w->schema.fields[i].name;
+      int32_t floor = display_width(nm, strlen(nm));
+      if (floor < 6) floor = 6;
+      if (w->width[i] > floor && (best < 0 || w->width[i] > w->width[best])) best = i;
+    }
+    if (best < 0) break;
+    w->width[best]--;
+    total--;
+  }
+}
+
 static int fix_widths(inlet_text_writer *w, inlet_error *err) {
   int32_t nf = w->schema.n_fields;
+  int32_t cap =
+      w->opt.table_terminal_width > 0 ? w->opt.table_terminal_width : w->opt.table_max_width;
   for (int32_t i = 0; i < nf; i++) {
     const char *nm = w->schema.fields[i].name;
     int32_t dw = display_width(nm, strlen(nm));
-    w->width[i] = dw < w->opt.table_max_width ? dw : w->opt.table_max_width;
+    w->width[i] = dw < cap ? dw : cap;
   }
   for (int64_t c = 0; c < w->n_cells; c++) {
     size_t lo = c ? w->cell_end[c - 1] : 0;
     int32_t dw = display_width((const char *)w->cells.data + lo, w->cell_end[c] - lo);
-    if (dw > w->opt.table_max_width) dw = w->opt.table_max_width;
+    if (dw > cap) dw = cap;
     if (dw > w->width[c % nf]) w->width[c % nf] = dw;
   }
+  if (w->opt.table_terminal_width > 0) fit_widths(w);
   w->widths_fixed = true;
   if (w->opt.header) {
     const char **s = inlet_malloc(sizeof *s * (size_t)nf);
@@ -304,7 +408,9 @@ static int table_add_cell(inlet_text_writer *w, const char *s, size_t n, inlet_e
   }
   /* Only the displayed prefix is kept, bounding the buffer per cell. */
   size_t keep = n;
-  size_t limit = (size_t)w->opt.table_max_width * 4 + 8;
+  int32_t cap =
+      w->opt.table_terminal_width > 0 ? w->opt.table_terminal_width : w->opt.table_max_width;
+  size_t limit = (size_t)cap * 8 + 16;
   if (keep > limit) keep = limit;
   inlet_buf_append(&w->cells, s, keep);
   if (inlet_buf_status(&w->cells) < 0) return inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -375,14 +481,16 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
         bool valid = inlet_array_is_valid(a, r);
         if (valid && text_format_value(&w->cell, a, f, r, false, 0) < 0)
           return inlet_fail(err, INLET_ENOMEM, "cannot format column \"%s\"", f->name);
-        const char *s = valid ? (const char *)w->cell.data : "NULL";
-        size_t n = valid ? w->cell.len : 4;
+        /* On a terminal null is U+2205, so that it differs from the string "NULL". */
+        const char *null = w->opt.table_terminal_width > 0 ? "\xe2\x88\x85" : "NULL";
+        const char *s = valid ? (const char *)w->cell.data : null;
+        size_t n = valid ? w->cell.len : strlen(null);
         if (!s) s = "";
         if (!w->widths_fixed) {
           TRY(table_add_cell(w, s, n, err));
         } else {
           if (i) inlet_buf_append(&w->out, " | ", 3);
-          table_cell(&w->out, s, n, w->width[i], w->opt.table_max_width, w->right[i]);
+          table_cell(&w->out, s, n, w->width[i], cell_max(w, i), w->right[i], cut_mark(w));
         }
       }
       }

@@ -14,7 +14,7 @@
 #include "inlet/changes.h"
 
 static const char usage[] =
-    "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...]\n"
+    "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...] [--all]\n"
     "                     [--format table|csv|ndjson|json|markdown|parquet] [--output FILE "
     "[--force]]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
@@ -33,8 +33,13 @@ static const char usage[] =
     "or past the latest is exit 3.\n";
 
 static const cli_opt opts[] = {
-    CLI_OPT_INT("from", 0, INT64_MAX), CLI_OPT_INT("to", 0, INT64_MAX), CLI_OPT_STRING("columns"),
-    CLI_OPT_STRING("format"),          CLI_OPT_STRING("output"),        CLI_OPT_FLAG("force"),
+    CLI_OPT_INT("from", 0, INT64_MAX),
+    CLI_OPT_INT("to", 0, INT64_MAX),
+    CLI_OPT_STRING("columns"),
+    CLI_OPT_STRING("format"),
+    CLI_OPT_STRING("output"),
+    CLI_OPT_FLAG("force"),
+    CLI_OPT_FLAG("all"),
 };
 
 static int cmd_changes(const cli_args *a) {
@@ -52,6 +57,7 @@ static int cmd_changes(const cli_args *a) {
   cli_rows_out ro;
   int rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
   if (rc != CLI_OK) return rc;
+  if (cli_flag(a, "all")) cli_rows_out_show_all(&ro);
   char **names = NULL;
   int32_t n_names = 0;
   if (columns && cli_split_columns(&names, &n_names, columns) < 0)
@@ -105,7 +111,7 @@ const cli_command cli_cmd_changes = {
     "changes",
     cmd_changes,
     "TABLE --from V [--to V] [--columns A,B] [--format table|csv|ndjson|json|markdown|parquet]\n"
-    "             [--output FILE [--force]]",
+    "             [--output FILE [--force]] [--all]",
     "the change data feed of a version range (Spark's table_changes)",
     usage,
     opts,

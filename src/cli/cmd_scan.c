@@ -19,7 +19,7 @@ static const char usage[] =
     "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B,...]\n"
     "                  [--where EXPR] [--limit N] [--format "
     "table|csv|ndjson|json|markdown|parquet]\n"
-    "                  [--output FILE [--force]] [--explain]\n"
+    "                  [--output FILE [--force]] [--all] [--explain]\n"
     "                  [--watermark TS (--on-time | --late) [--event-time COL] | --late]\n"
     "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
     "  --version N      the snapshot at version N\n"
@@ -32,7 +32,8 @@ static const char usage[] =
     "                   [NOT] BETWEEN x AND y, IS [NOT] NULL; 'strings' ('' for a quote);\n"
     "                   literals take the column's type (numbers, dates, timestamps with\n"
     "                   Z or +hh:mm, exact decimals, true/false); `odd name` quotes a column\n"
-    "  --limit N        stop after N rows\n" CLI_ROWS_OUT_HELP
+    "  --limit N        stop after N rows (on a terminal: instead of the first "
+    "50)\n" CLI_ROWS_OUT_HELP
     "  --watermark TS   with --on-time or --late: the watermark-gated split on the\n"
     "                   event-time column: --on-time keeps rows at or after TS (and rows\n"
     "                   without an event time), --late the rows before TS; the two\n"
@@ -144,6 +145,7 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("where"),
     CLI_OPT_STRING("output"),
     CLI_OPT_FLAG("force"),
+    CLI_OPT_FLAG("all"),
     CLI_OPT_FLAG("explain"),
     CLI_OPT_STRING("watermark"),
     CLI_OPT_FLAG("on-time"),
@@ -168,6 +170,8 @@ static int cmd_scan(const cli_args *a) {
     return cli_usage_error(usage, "scan: --version and --as-of exclude each other");
   if (on_time && late)
     return cli_usage_error(usage, "scan: --on-time and --late exclude each other");
+  if (limit >= 0 && cli_flag(a, "all"))
+    return cli_usage_error(usage, "scan: --limit and --all exclude each other");
   if (watermark && !on_time && !late)
     return cli_usage_error(usage, "scan: --watermark needs --on-time or --late");
   if (on_time && !watermark) return cli_usage_error(usage, "scan: --on-time needs --watermark TS");
@@ -180,6 +184,7 @@ static int cmd_scan(const cli_args *a) {
   cli_rows_out ro;
   rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
   if (rc != CLI_OK) return rc;
+  if (limit >= 0 || cli_flag(a, "all")) cli_rows_out_show_all(&ro);
   char **names = NULL;
   int32_t n_names = 0;
   if (columns && cli_split_columns(&names, &n_names, columns) < 0) {
@@ -265,8 +270,8 @@ const cli_command cli_cmd_scan = {
     "scan",
     cmd_scan,
     "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
-    "             [--format table|csv|ndjson|json|markdown|parquet] [--output FILE [--force]] "
-    "[--explain]",
+    "             [--format table|csv|ndjson|json|markdown|parquet] [--output FILE [--force]]\n"
+    "             [--all] [--explain]",
     "query a snapshot, skipping what cannot match",
     usage,
     opts,

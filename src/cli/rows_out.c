@@ -7,11 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
+
+/* Rows a terminal shows without --all or --limit: a screenful or two. */
+#define CLI_TERMINAL_ROWS 50
+
+/* COLUMNS when set to a number (it overrides the terminal, as for ls), else
+ * the terminal's width, else 80. */
+static int32_t terminal_width(void) {
+  const char *env = getenv("COLUMNS");
+  char *end;
+  long n = env && *env ? strtol(env, &end, 10) : 0;
+  if (n > 0 && n < 100000 && *end == '\0') return (int32_t)n;
+  struct winsize ws;
+  if (ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
 
 /* The format an --output name asks for by its extension; NULL if none. */
 static const char *format_of_name(const char *name) {
@@ -38,15 +54,28 @@ int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, co
   o->to_parquet = format && strcasecmp(format, "parquet") == 0;
   if (o->to_parquet && !output)
     return cli_usage_error(usage, "--format parquet: needs --output FILE");
-  if (!format) format = !output && isatty(fileno(stdout)) ? "table" : "ndjson";
+  /* INLET_FORCE_TTY=1 lets tests see what a terminal gets without one. */
+  const char *force_tty = getenv("INLET_FORCE_TTY");
+  bool tty = isatty(fileno(stdout)) || (force_tty && strcmp(force_tty, "1") == 0);
+  if (!format) format = !output && tty ? "table" : "ndjson";
   inlet_error err = INLET_ERROR_INIT;
   if (!o->to_parquet && inlet_text_output_format_parse(&o->wo.format, format, &err) < 0)
     return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
+  o->cap = -1;
+  if (!o->to_parquet && !output && tty && o->wo.format == INLET_TEXT_TABLE) {
+    o->terminal = true;
+    o->cap = CLI_TERMINAL_ROWS;
+    o->wo.table_terminal_width = terminal_width();
+  }
   /* An object store is not asked: its upload replaces the object whole. */
   struct stat st;
   if (output && !force && !inlet_location_is_url(output) && stat(output, &st) == 0)
     return cli_usage_error(usage, "--output: %s exists (add --force to replace it)", output);
   return CLI_OK;
+}
+
+void cli_rows_out_show_all(cli_rows_out *o) {
+  o->cap = -1;
 }
 
 /* The name the user gave, not a temporary file's. */
@@ -117,11 +146,49 @@ int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema) {
 }
 
 int cli_rows_out_write(cli_rows_out *o, const inlet_batch *b, inlet_error *err) {
-  return o->pw ? inlet_parquet_writer_write(o->pw, b, err) : inlet_text_writer_write(o->tw, b, err);
+  if (o->pw) return inlet_parquet_writer_write(o->pw, b, err);
+  if (o->cap < 0) return inlet_text_writer_write(o->tw, b, err);
+  /* Past the cap rows are only counted: the scan still runs to the end so
+   * that the footer's count is exact. The writer reads rows 0..num_rows-1,
+   * so a shorter num_rows shows a prefix of the batch. */
+  int64_t room = o->cap - o->shown_rows;
+  if (room > b->num_rows) room = b->num_rows;
+  if (room < 0) room = 0;
+  o->more_rows += b->num_rows - room;
+  if (room == 0) return 0;
+  inlet_batch head = *b;
+  head.num_rows = room;
+  o->shown_rows += room;
+  return inlet_text_writer_write(o->tw, &head, err);
+}
+
+/* @p n with a comma between thousands (650,775). */
+static void thousands(char *buf, size_t cap, int64_t n) {
+  char digits[32];
+  int len = snprintf(digits, sizeof digits, "%lld", (long long)n);
+  size_t k = 0;
+  for (int i = 0; i < len && k + 2 < cap; i++) {
+    if (i && (len - i) % 3 == 0) buf[k++] = ',';
+    buf[k++] = digits[i];
+  }
+  buf[k] = '\0';
 }
 
 int cli_rows_out_finish(cli_rows_out *o, inlet_error *err) {
-  return o->pw ? inlet_parquet_writer_close(o->pw, err) : inlet_text_writer_finish(o->tw, err);
+  if (o->pw) return inlet_parquet_writer_close(o->pw, err);
+  int rc = inlet_text_writer_finish(o->tw, err);
+  if (rc < 0) return rc;
+  if (o->more_rows > 0) {
+    char n[40];
+    thousands(n, sizeof n, o->more_rows);
+    if (fprintf(o->out, "\xe2\x80\xa6 %s more row%s; --limit N or --all\n", n,
+                o->more_rows == 1 ? "" : "s") < 0) {
+      err->code = INLET_EIO;
+      snprintf(err->message, sizeof err->message, "write failed");
+      return INLET_EIO;
+    }
+  }
+  return 0;
 }
 
 int cli_rows_out_close(cli_rows_out *o, int rc) {

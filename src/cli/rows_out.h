@@ -19,7 +19,11 @@
   "                   parquet (needs --output); without --format, the extension of\n"              \
   "                   --output decides (.csv .ndjson .jsonl .json .md .parquet)\n"                 \
   "  --output FILE    write to FILE (or an s3:// or az:// URL) instead of standard output\n"       \
-  "  --force          replace an existing --output FILE (refused otherwise)\n"
+  "  --force          replace an existing --output FILE (refused otherwise)\n"                     \
+  "  --all            on a terminal, print every row (default: the first 50 and a\n"               \
+  "                   footer counting the rest); a pipe always gets every row. On a\n"             \
+  "                   terminal the table fits its width (COLUMNS overrides), long\n"               \
+  "                   values end in \xe2\x80\xa6 and null shows as \xe2\x88\x85\n"
 
 typedef struct cli_rows_out {
   bool to_parquet;
@@ -32,6 +36,11 @@ typedef struct cli_rows_out {
   FILE *out;
   inlet_text_writer *tw;
   inlet_parquet_writer *pw;
+  /* A table on a terminal (or INLET_FORCE_TTY=1, for tests): widths fitted
+   * to the terminal (COLUMNS, else TIOCGWINSZ, else 80) and at most cap rows
+   * shown (-1: all); the rest are counted for the footer. */
+  bool terminal;
+  int64_t cap, shown_rows, more_rows;
 } cli_rows_out;
 
 /* Checks --format, --output (NULL when absent) and --force: CLI_OK, or the
@@ -41,6 +50,8 @@ typedef struct cli_rows_out {
  * else NDJSON. An existing local --output is replaced only with @p force. */
 int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, const char *output,
                       bool force);
+/* --all, or a --limit of the command's own: no row cap on a terminal. */
+void cli_rows_out_show_all(cli_rows_out *o);
 /* Opens the destination for plain text (scan --explain): *f is stdout or
  * the output file. Returns CLI_OK or an exit code (the error is logged). */
 int cli_rows_out_open_stream(cli_rows_out *o, FILE **f);

@@ -266,6 +266,50 @@ static char *write_all(const char *ddl, const char *ndjson, inlet_text_format fm
   return (char *)inlet_buf_detach(&out, NULL);
 }
 
+/* A TABLE of one string column written with options @p version and
+ * table_terminal_width @p term. */
+static char *write_term(const char *ndjson, int version, int32_t term) {
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "s string", NULL), 0);
+  inlet_text_reader *r;
+  assert_int_equal(inlet_text_reader_open_memory(&r, ndjson, strlen(ndjson), &s, NULL, NULL), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_text_reader_next(r, &b, &err), 0);
+  inlet_text_writer_options o = INLET_TEXT_WRITER_OPTIONS_INIT;
+  o.version = version;
+  o.format = INLET_TEXT_TABLE;
+  o.table_max_width = 10;
+  o.table_terminal_width = term;
+  inlet_buf out = INLET_BUF_INIT;
+  inlet_text_writer *w;
+  assert_int_equal(inlet_text_writer_new(&w, &s, &o, buf_write, &out, NULL), 0);
+  if (inlet_text_writer_write(w, &b, &err)) fail_msg("%s", inlet_errmsg(&err));
+  assert_int_equal(inlet_text_writer_finish(w, &err), 0);
+  inlet_text_writer_free(w);
+  inlet_batch_reset(&b);
+  inlet_text_reader_free(r);
+  inlet_schema_reset(&s);
+  inlet_buf_terminate(&out);
+  return (char *)inlet_buf_detach(&out, NULL);
+}
+
+/* Terminal tables count display columns (CJK two) and cut between
+ * characters: at 7 columns "ab日本" (6) + "…"; null is "∅". A version-1
+ * options struct ends before table_terminal_width, so the 7 there is not
+ * read: the 10-column value fits table_max_width, null is NULL. */
+static void test_writer__table_terminal_display_width(void **state) {
+  (void)state;
+  const char *rows = "{\"s\":\"ab日本語cd\"}\n{\"s\":null}\n";
+  char *t = write_term(rows, 2, 7);
+  assert_string_equal(t, "s\n-------\nab日本…\n∅\n");
+  inlet_free(t);
+  t = write_term(rows, 1, 7);
+  assert_string_equal(t, "s\n----------\nab日本語cd\nNULL\n");
+  inlet_free(t);
+}
+
 static void test_writer__ndjson_rows_keyed_by_name(void **state) {
   (void)state;
   char *s = write_all("id long, name string, m map<string,int>",
@@ -334,6 +378,7 @@ int main(void) {
       cmocka_unit_test(test_writer__csv_quotes_when_needed),
       cmocka_unit_test(test_writer__csv_header_for_empty_output),
       cmocka_unit_test(test_writer__table_aligns_and_cuts),
+      cmocka_unit_test(test_writer__table_terminal_display_width),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
