@@ -207,14 +207,25 @@ static int merge_fields(evolve_ctx *c, json_t *fields, json_t *o, const char *pa
   return 0;
 }
 
+/* The table's schemaString as a JSON struct type into *out. */
+static int load_struct(json_t **out, const char *schema_json, inlet_error *err) {
+  json_error_t je;
+  *out = json_loads(schema_json, 0, &je);
+  if (*out && json_is_array(json_object_get(*out, "fields"))) return 0;
+  int rc = inlet_fail(err, INLET_ECORRUPT, "schemaString is not a struct type: %s",
+                      *out ? "no fields" : je.text);
+  json_decref(*out);
+  *out = NULL;
+  return rc;
+}
+
 int delta_schema_evolve(char **out, int32_t *added, const char *schema_json, const char *record,
                         size_t len, inlet_error *err) {
   *out = NULL;
   *added = 0;
   json_error_t je;
-  json_t *schema = json_loads(schema_json, 0, &je);
-  FAIL_IF(!schema || !json_is_array(json_object_get(schema, "fields")), err, INLET_ECORRUPT,
-          "schemaString is not a struct type: %s", schema ? "no fields" : je.text);
+  json_t *schema;
+  TRY(load_struct(&schema, schema_json, err));
   json_t *rec = json_loadb(record, len, JSON_REJECT_DUPLICATES, &je);
   /* An integer beyond 64 bits: the record's integers count as doubles. */
   if (!rec) rec = json_loadb(record, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &je);
@@ -416,9 +427,8 @@ int delta_schema_widen(char **out, int32_t *widened, const char *schema_json, co
   *out = NULL;
   *widened = 0;
   json_error_t je;
-  json_t *schema = json_loads(schema_json, 0, &je);
-  FAIL_IF(!schema || !json_is_array(json_object_get(schema, "fields")), err, INLET_ECORRUPT,
-          "schemaString is not a struct type: %s", schema ? "no fields" : je.text);
+  json_t *schema;
+  TRY(load_struct(&schema, schema_json, err));
   json_t *rec = json_loadb(record, len, JSON_REJECT_DUPLICATES, &je);
   widen_ctx c = {.err = err};
   /* The record as a value of the table's struct type: its columns are the
