@@ -127,6 +127,15 @@ INLET_API void inlet_table_free(inlet_table *table);
 /** The table's directory or URL as given to create/open. */
 INLET_API const char *inlet_table_path(const inlet_table *table);
 
+/**
+ * Sets (or, with @p fn NULL, clears) the callback that long operations on this
+ * handle report their progress to: inlet_table_compact, inlet_table_vacuum,
+ * inlet_table_checkpoint and the automatic checkpoints of commits (see
+ * inlet_progress in inlet/common.h). No progress is reported by default.
+ */
+INLET_API int inlet_table_set_progress(inlet_table *table, inlet_progress_fn fn, void *ctx,
+                                       inlet_error *err);
+
 /* ---- snapshots ------------------------------------------------------------ */
 
 /**

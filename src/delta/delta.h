@@ -586,12 +586,16 @@ int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_c
  * put-if-absent. INLET_EEXISTS (nothing written) when a checkpoint of that
  * version exists: the classic one, or one `_last_checkpoint` names (the
  * writers' automatic checkpoints look no further: no listing);
- * INLET_EUNSUPPORTED with deletion vectors; storage errors. */
-int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+ * storage errors. @p progress (may be NULL) hears "checkpoint"/"writing" in
+ * actions. */
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap,
+                           inlet_progress_fn progress, void *progress_ctx, inlet_error *err);
 /* The same after listing `_delta_log`: INLET_EEXISTS when a complete
  * checkpoint of the version exists in any form (classic, multi-part,
  * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
-int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
+                                   inlet_progress_fn progress, void *progress_ctx,
+                                   inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */
 

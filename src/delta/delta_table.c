@@ -154,7 +154,7 @@ void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadat
   if (delta_table_load(t, &at, DELTA_SNAP_VERSION, version, &ignore) == 0) {
     /* After a checkpoint, expired log entries below it can go (Spark's
      * delta.enableExpiredLogCleanup, on by default). */
-    if (delta_checkpoint_write(t->st, &at, &ignore) == 0)
+    if (delta_checkpoint_write(t->st, &at, t->progress, t->progress_ctx, &ignore) == 0)
       (void)delta_log_cleanup_if_due(t->st, &at, &t->log_oldest, &ignore);
     delta_snapshot_reset(&at);
   }
@@ -226,6 +226,20 @@ void inlet_table_free(inlet_table *t) {
 
 const char *inlet_table_path(const inlet_table *t) {
   return t->path;
+}
+
+int inlet_table_set_progress(inlet_table *t, inlet_progress_fn fn, void *ctx, inlet_error *err) {
+  FAIL_IF(!t, err, INLET_EINVAL, "inlet_table_set_progress: no table");
+  t->progress = fn;
+  t->progress_ctx = ctx;
+  return 0;
+}
+
+void delta_table_progress(const inlet_table *t, const char *operation, const char *phase,
+                          const char *unit, int64_t done, int64_t total) {
+  if (!t || !t->progress) return;
+  inlet_progress p = {operation, phase, unit, done, total};
+  t->progress(t->progress_ctx, &p);
 }
 
 int delta_location_local_path(const char *location, const char **local, inlet_error *err) {

@@ -22,6 +22,8 @@ struct inlet_table {
                                 * version (a catch-up that found nothing newer, or our own
                                 * commit); 0: never */
   int64_t log_oldest;          /* no cleanable log entry below this version (0 at first) */
+  inlet_progress_fn progress;  /* inlet_table_set_progress, or NULL */
+  void *progress_ctx;
 };
 
 struct inlet_snapshot {
