@@ -340,19 +340,7 @@ static void test_progress__tmux_pane(void **state) {
         sock, dir, INLET_BIN, sock, dir, dir);
   sh_ok(&r, "tmux new-session");
   tu_result_free(&r);
-  bool done = false;
-  for (int i = 0; i < 600 && !done; i++) {
-    tu_sh(&r, "tmux -L %s capture-pane -p", sock);
-    done = r.status == 0 && strstr(r.out, "COMPACT-DONE");
-    if (!done) {
-      tu_result_free(&r);
-      usleep(50 * 1000);
-    }
-  }
-  tu_result kill;
-  tu_sh(&kill, "tmux -L %s kill-server", sock);
-  tu_result_free(&kill);
-  assert_true(done);
+  assert_true(tu_tmux_wait(sock, "COMPACT-DONE", &r));
   assert_non_null(strstr(r.out, "compaction of version "));
   assert_null(strstr(r.out, "compact rewriting")); /* erased */
   tu_result_free(&r);

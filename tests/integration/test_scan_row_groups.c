@@ -14,10 +14,37 @@
 
 #include "inlet/inlet.h"
 
+/* Writes @p b into TABLE/@p name in row groups of 10 rows and commits it
+ * as version 1 without add.stats (PROTOCOL.md "Add File and Remove File"),
+ * so only the Parquet statistics can skip. Resets @p b. */
+static void add_file_without_stats(const char *table, const inlet_schema *s, inlet_batch *b,
+                                   const char *name) {
+  inlet_error err = INLET_ERROR_INIT;
+  char file[4400], log[4400];
+  snprintf(file, sizeof file, "%s/%s", table, name);
+  inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  wo.row_group_max_rows = 10;
+  inlet_parquet_writer *w = NULL;
+  assert_int_equal(inlet_parquet_writer_open(&w, file, s, &wo, &err), 0);
+  assert_int_equal(inlet_parquet_writer_write(w, b, &err), 0);
+  assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
+  inlet_parquet_writer_free(w);
+  inlet_batch_reset(b);
+  struct stat st;
+  assert_int_equal(stat(file, &st), 0);
+  snprintf(log, sizeof log, "%s/_delta_log/00000000000000000001.json", table);
+  char line[1024];
+  snprintf(line, sizeof line,
+           "{\"add\":{\"path\":\"%s\",\"partitionValues\":{},\"size\":%lld,"
+           "\"modificationTime\":1714521600000,\"dataChange\":true}}\n",
+           name, (long long)st.st_size);
+  assert_int_equal(tu_write_file(log, line, strlen(line)), 0);
+}
+
 static void test_scan__row_groups_skipped_by_parquet_statistics(void **state) {
   (void)state;
   const char *dir = tu_mkdtemp("scan-rg");
-  char table[4300], file[4400], log[4400];
+  char table[4300];
   snprintf(table, sizeof table, "%s/t", dir);
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
@@ -25,7 +52,6 @@ static void test_scan__row_groups_skipped_by_parquet_statistics(void **state) {
   inlet_table *t = NULL;
   assert_int_equal(inlet_table_create(&t, table, &s, NULL, &err), 0);
 
-  /* 50 rows in row groups of 10, written beside the log. */
   inlet_batch b;
   assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
   for (int i = 0; i < 50; i++) {
@@ -35,26 +61,8 @@ static void test_scan__row_groups_skipped_by_parquet_statistics(void **state) {
     assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], nm, (size_t)n, &err), 0);
   }
   b.num_rows = 50;
-  snprintf(file, sizeof file, "%s/part-00000-rg.parquet", table);
-  inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
-  wo.row_group_max_rows = 10;
-  inlet_parquet_writer *w = NULL;
-  assert_int_equal(inlet_parquet_writer_open(&w, file, &s, &wo, &err), 0);
-  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), 0);
-  assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
-  inlet_parquet_writer_free(w);
-  inlet_batch_reset(&b);
-  struct stat st;
-  assert_int_equal(stat(file, &st), 0);
-
-  /* Version 1 adds it without stats (PROTOCOL.md "Add File and Remove File"). */
-  snprintf(log, sizeof log, "%s/_delta_log/00000000000000000001.json", table);
-  char line[1024];
-  snprintf(line, sizeof line,
-           "{\"add\":{\"path\":\"part-00000-rg.parquet\",\"partitionValues\":{},\"size\":%lld,"
-           "\"modificationTime\":1714521600000,\"dataChange\":true}}\n",
-           (long long)st.st_size);
-  assert_int_equal(tu_write_file(log, line, strlen(line)), 0);
+  /* 50 rows in row groups of 10, written beside the log. */
+  add_file_without_stats(table, &s, &b, "part-00000-rg.parquet");
 
   inlet_snapshot *snap = NULL;
   assert_int_equal(inlet_table_snapshot(&snap, t, &err), 0);
@@ -132,7 +140,7 @@ static int64_t scan_ids(inlet_snapshot *snap, const char *where, int64_t *ids, i
 static void test_scan__boolean_row_groups_skipped(void **state) {
   (void)state;
   const char *dir = tu_mkdtemp("scan-rg-bool");
-  char table[4300], file[4400], log[4400];
+  char table[4300];
   snprintf(table, sizeof table, "%s/t", dir);
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
@@ -151,24 +159,7 @@ static void test_scan__boolean_row_groups_skipped(void **state) {
           inlet_array_append_bool(&b.columns[1], g == 1 || (g == 2 && i % 2 == 0), &err), 0);
   }
   b.num_rows = 40;
-  snprintf(file, sizeof file, "%s/part-00000-bool.parquet", table);
-  inlet_parquet_writer_options wo = INLET_PARQUET_WRITER_OPTIONS_INIT;
-  wo.row_group_max_rows = 10;
-  inlet_parquet_writer *w = NULL;
-  assert_int_equal(inlet_parquet_writer_open(&w, file, &s, &wo, &err), 0);
-  assert_int_equal(inlet_parquet_writer_write(w, &b, &err), 0);
-  assert_int_equal(inlet_parquet_writer_close(w, &err), 0);
-  inlet_parquet_writer_free(w);
-  inlet_batch_reset(&b);
-  struct stat st;
-  assert_int_equal(stat(file, &st), 0);
-  snprintf(log, sizeof log, "%s/_delta_log/00000000000000000001.json", table);
-  char line[1024];
-  snprintf(line, sizeof line,
-           "{\"add\":{\"path\":\"part-00000-bool.parquet\",\"partitionValues\":{},\"size\":%lld,"
-           "\"modificationTime\":1714521600000,\"dataChange\":true}}\n",
-           (long long)st.st_size);
-  assert_int_equal(tu_write_file(log, line, strlen(line)), 0);
+  add_file_without_stats(table, &s, &b, "part-00000-bool.parquet");
   inlet_snapshot *snap = NULL;
   assert_int_equal(inlet_table_snapshot(&snap, t, &err), 0);
 
