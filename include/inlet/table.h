@@ -448,6 +448,16 @@ typedef struct inlet_table_description {
 INLET_API int inlet_table_describe(inlet_table *table, inlet_table_description *out, char **json,
                                    inlet_error *err);
 
+/**
+ * inlet_table_describe of snapshot @p s (its version; the numbers of `describe` when @p s is
+ * the latest), reading each commit up to that version once: the same read also streams each
+ * commit's summary to @p fn (may be NULL), as inlet_table_commits would, so a report needs
+ * one replay and one pass over the commits instead of four.
+ * @return 0, what @p fn returned, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_snapshot_describe(inlet_snapshot *s, inlet_table_description *out, char **json,
+                                      inlet_commit_fn fn, void *ctx, inlet_error *err);
+
 #ifdef __cplusplus
 }
 #endif

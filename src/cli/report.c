@@ -1023,11 +1023,22 @@ int report_write(FILE *o, inlet_table *t, const char *location, int64_t now_ms, 
   x.retention_ms = -1;
   char *js = NULL;
   collect k = {NULL, 0, 0};
-  int rc = inlet_table_describe(t, &x.d, &js, err);
+  /* One replay and one pass over the commits: describe streams the
+   * commits' summaries as it counts them. A table whose snapshot inlet
+   * cannot load (a reader feature it lacks) is still described from the
+   * log, without the file charts. */
+  inlet_error se = INLET_ERROR_INIT;
+  int rc;
+  if (inlet_table_snapshot(&x.snap, t, &se) == 0) {
+    x.retention_ms = inlet_snapshot_deleted_file_retention_ms(x.snap);
+    rc = inlet_snapshot_describe(x.snap, &x.d, &js, collect_cb, &k, err);
+  } else {
+    snprintf(x.snap_error, sizeof x.snap_error, "%s", se.message);
+    rc = inlet_table_describe(t, &x.d, &js, err);
+    if (rc == 0) rc = inlet_table_commits(t, collect_cb, &k, NULL, err);
+  }
   if (rc < 0) goto done;
   x.dj = json_loads(js, 0, NULL);
-  rc = inlet_table_commits(t, collect_cb, &k, NULL, err);
-  if (rc < 0) goto done;
   /* Newest first from the walk; the charts read oldest first. */
   for (size_t i = 0; i < k.n / 2; i++) {
     rcommit tmp = k.c[i];
@@ -1036,11 +1047,6 @@ int report_write(FILE *o, inlet_table *t, const char *location, int64_t now_ms, 
   }
   x.c = k.c;
   x.n = k.n;
-  inlet_error se = INLET_ERROR_INIT;
-  if (inlet_table_snapshot(&x.snap, t, &se) == 0)
-    x.retention_ms = inlet_snapshot_deleted_file_retention_ms(x.snap);
-  else
-    snprintf(x.snap_error, sizeof x.snap_error, "%s", se.message);
 
   char ts[64];
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

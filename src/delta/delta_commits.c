@@ -89,21 +89,21 @@ static char *dump_field(json_t *o, const char *key, inlet_error *err, int *rc) {
   return s;
 }
 
-int inlet_table_commits(inlet_table *t, inlet_commit_fn fn, void *ctx, int64_t *n_commits,
-                        inlet_error *err) {
-  delta_log_listing l;
-  TRY(delta_log_list(&l, t->st, err));
-  if (n_commits) *n_commits = l.n_commits;
+int delta_commits_walk(inlet_table *t, const delta_log_listing *l, int64_t max_version,
+                       inlet_commit_fn fn, void *ctx, int64_t *commits, int64_t *compactions,
+                       inlet_error *err) {
   int rc = 0;
+  *commits = *compactions = 0;
   /* In-commit timestamps count for the run of newest commits that carry
    * one, as in inlet_table_history (delta_table.c fill_entry): walking
    * newest first decides it without a second pass. */
   bool ict_run = true;
-  for (int64_t k = l.n_commits - 1; k >= 0 && rc == 0; k--) {
+  for (int64_t k = l->n_commits - 1; k >= 0 && rc == 0; k--) {
+    if (max_version >= 0 && l->commit_versions[k] > max_version) continue;
     walk w;
     memset(&w, 0, sizeof w);
-    w.s.version = l.commit_versions[k];
-    w.s.timestamp_ms = l.commit_mtimes[k];
+    w.s.version = l->commit_versions[k];
+    w.s.timestamp_ms = l->commit_mtimes[k];
     w.s.latest_deletion_ms = -1;
     w.s.oldest_deletion_ms = -1;
     rc = delta_log_read_commit(t->st, t->root_abs, w.s.version, walk_cb, &w, err);
@@ -126,8 +126,8 @@ int inlet_table_commits(inlet_table *t, inlet_commit_fn fn, void *ctx, int64_t *
       const char *op = json_string_value(json_object_get(o, "operation"));
       if (op && !(ops = inlet_strdup(op)))
         rc = inlet_fail(err, INLET_ENOMEM, "out of memory reading commits");
-      if (rc == 0) params = dump_field(o, "operationParameters", err, &rc);
-      if (rc == 0) metrics = dump_field(o, "operationMetrics", err, &rc);
+      if (rc == 0 && fn) params = dump_field(o, "operationParameters", err, &rc);
+      if (rc == 0 && fn) metrics = dump_field(o, "operationMetrics", err, &rc);
     } else {
       ict_run = false;
     }
@@ -136,11 +136,17 @@ int inlet_table_commits(inlet_table *t, inlet_commit_fn fn, void *ctx, int64_t *
       w.s.parameters_json = params;
       w.s.metrics_json = metrics;
       if (w.rows_unknown) w.s.rows_added = -1;
-      /* As describe counts them (delta_table.c is_compaction). */
+      /* A compaction: an OPTIMIZE commit (Spark's, Databricks' auto
+       * compaction and inlet's own all say so), or, without commitInfo, a
+       * commit that only rewrites files (adds and removes, all
+       * dataChange=false). A DELETE or an UPDATE removes more files than it
+       * adds but is no compaction. */
       w.s.compaction = w.commit_info
                            ? (ops && strcmp(ops, "OPTIMIZE") == 0)
                            : w.s.files_added > 0 && w.s.files_removed > 0 && w.data_changes == 0;
-      rc = fn(ctx, &w.s, err);
+      (*commits)++;
+      if (w.s.compaction) (*compactions)++;
+      if (fn) rc = fn(ctx, &w.s, err);
     }
     json_decref(o);
     inlet_free(ops);
@@ -148,6 +154,16 @@ int inlet_table_commits(inlet_table *t, inlet_commit_fn fn, void *ctx, int64_t *
     free(metrics);
     inlet_free(w.commit_info);
   }
+  return rc;
+}
+
+int inlet_table_commits(inlet_table *t, inlet_commit_fn fn, void *ctx, int64_t *n_commits,
+                        inlet_error *err) {
+  delta_log_listing l;
+  TRY(delta_log_list(&l, t->st, err));
+  if (n_commits) *n_commits = l.n_commits;
+  int64_t commits, compactions;
+  int rc = delta_commits_walk(t, &l, -1, fn, ctx, &commits, &compactions, err);
   delta_log_listing_reset(&l);
   return rc;
 }
