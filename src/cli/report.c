@@ -1,10 +1,11 @@
 /*
- * The HTML table health report (report.h). Three reads of the log, each
- * through the public API: inlet_table_describe (the numbers of the summary,
- * schema, properties, protocol: the same as `inlet describe --json`), one
- * snapshot (the live files, for the size histogram and the partitions) and
- * inlet_table_commits (a summary per commit, kept as one small record for
- * the time charts). Then the page is written top to bottom.
+ * The HTML table health report (report.h). Two reads of the log, each
+ * through the public API: one snapshot (the live files, for the size
+ * histogram and the partitions) and inlet_snapshot_describe of it (the
+ * numbers of the summary, schema, properties, protocol: the same as
+ * `inlet describe --json`), whose walk over the commits hands each one's
+ * summary to collect_cb, kept as one small record for the time charts.
+ * Then the page is written top to bottom.
  *
  * Every string that comes from the table (location, column names and
  * types, property keys and values, partition values, operations) goes

@@ -1,16 +1,17 @@
 /*
  * The table health report of `inlet report` (cmd_report.c): one
  * self-contained HTML page (inline CSS and SVG, no script, no network) drawn
- * from the log alone — describe's numbers, one snapshot's live files and one
- * streamed walk over the commits (inlet_table_commits). Every chart is an
+ * from the log alone — one snapshot's live files, and describe's numbers of
+ * it (inlet_snapshot_describe), whose one read of the commits also streams
+ * a summary of each to the report. Every chart is an
  * SVG with a title and a description plus a real table of the numbers
  * behind it; every mark of a chart carries class "mark", so tests and
  * people can count them. Charts aggregate: at most REPORT_MAX_BUCKETS bars
  * or points each, whatever the length of the log.
  *
- * Memory: describe's and the snapshot's (per live file), plus 96 bytes per
- * commit for the time charts (whose buckets need the whole time range);
- * never a commit's actions beyond the one being read.
+ * Memory: the snapshot's (per live file), plus about 100 bytes per commit
+ * for the time charts (whose buckets need the whole time range); never a
+ * commit's actions beyond the one being read.
  */
 #ifndef INLET_CLI_REPORT_H
 #define INLET_CLI_REPORT_H
