@@ -32,4 +32,12 @@ struct inlet_snapshot {
   delta_scan_plan *plan; /* owned cache, built by the first filtered scan, or NULL */
 };
 
+/* Summaries of the commits of listing @p l up to @p max_version (< 0: all), newest first,
+ * to @p fn (may be NULL), counting them and the compactions among them
+ * (delta_commits.c; inlet_table_commits and describe). 0, what @p fn returned, or the
+ * codes of delta_log_read_commit. */
+int delta_commits_walk(inlet_table *t, const delta_log_listing *l, int64_t max_version,
+                       inlet_commit_fn fn, void *ctx, int64_t *commits, int64_t *compactions,
+                       inlet_error *err);
+
 #endif /* INLET_DELTA_TABLE_INT_H */
