@@ -29,6 +29,7 @@
 
 #define DELTA_MAX_LINE_BYTES ((size_t)64 << 20)        /* one action line */
 #define DELTA_MAX_SCHEMA_DEPTH 64                      /* nesting of schemaString */
+#define DELTA_MAX_VARIANT_JSON ((size_t)64 << 20)      /* JSON text of one variant value */
 #define DELTA_MAX_VERSION ((int64_t)99999999999999999) /* keeps 20-digit names */
 #define DELTA_ENGINE_INFO "inlet/0.1.0"
 
@@ -201,8 +202,9 @@ int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta
 
 /* ---- schema (schemaString) ------------------------------------------------ */
 
-/* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.
- * variant, names the type), INLET_ENOMEM. */
+/* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (a type
+ * inlet does not know, named; variant is read as STRING with
+ * INLET_EXT_VARIANT), INLET_ENOMEM. */
 int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
 
 /* Column mapping modes (PROTOCOL.md "Column Mapping", table property
