@@ -86,8 +86,12 @@ static void test_variant__primitives(void **state) {
   /* float 1.1f (0x3F8CCCCD): its shortest form, not the widened double */
   assert_string_equal(PRIM(0x38, 0xCD, 0xCC, 0x8C, 0x3F), "1.1");
   assert_string_equal(PRIM(0x38, 0x00, 0x00, 0x80, 0x7F), "\"Infinity\"");
-  /* binary dead, string hi" (long form), short string abc, empty short */
-  assert_string_equal(PRIM(0x3C, 0x02, 0x00, 0x00, 0x00, 0xDE, 0xAD), "\"dead\"");
+  /* binary (base64: DE AD is 3q0=, 4 bytes 4 chars + padding), string hi"
+   * (long form), short string abc, empty short string */
+  assert_string_equal(PRIM(0x3C, 0x02, 0x00, 0x00, 0x00, 0xDE, 0xAD), "\"3q0=\"");
+  assert_string_equal(PRIM(0x3C, 0x03, 0x00, 0x00, 0x00, 'M', 'a', 'n'), "\"TWFu\"");
+  assert_string_equal(PRIM(0x3C, 0x01, 0x00, 0x00, 0x00, 'M'), "\"TQ==\"");
+  assert_string_equal(PRIM(0x3C, 0x00, 0x00, 0x00, 0x00), "\"\"");
   assert_string_equal(PRIM(0x40, 0x03, 0x00, 0x00, 0x00, 'h', 'i', '"'), "\"hi\\\"\"");
   assert_string_equal(PRIM(0x0D, 'a', 'b', 'c'), "\"abc\"");
   assert_string_equal(PRIM(0x01), "\"\"");
