@@ -719,8 +719,22 @@ static int read_rows(delta_scan *sc, int32_t rg, const int64_t *ranges, int32_t 
   /* Columns moved out of tmp last time are empty shells: start afresh. */
   inlet_batch_reset(&sc->tmp);
   memset(&sc->tmp, 0, sizeof sc->tmp);
-  TRY(ranges ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
-             : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+  if (ranges && pq_reader_nested(sc->reader)) {
+    /* Nested columns (structs, lists, maps, variants) are read a whole row
+     * group at a time: read it and keep the rows of the ranges. */
+    TRY(inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+    uint8_t *keep = inlet_calloc((size_t)sc->tmp.num_rows + 1, 1);
+    if (!keep) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a row group");
+    for (int32_t k = 0; k < n_ranges; k++)
+      for (int64_t i = ranges[2 * k]; i < ranges[2 * k + 1] && i < sc->tmp.num_rows; i++)
+        keep[i] = 1;
+    int rc = batch_keep_rows(&sc->tmp, keep, err);
+    inlet_free(keep);
+    TRY(rc);
+  } else {
+    TRY(ranges ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
+               : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+  }
   *n = sc->tmp.num_rows;
   return 0;
 }
