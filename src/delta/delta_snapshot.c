@@ -6,7 +6,8 @@
  * key being path + deletion vector id; txn versions per appId; domain
  * metadata per domain), "Checkpoints" (start from the newest complete
  * checkpoint at or below the target; the commits after it must be
- * contiguous), "Reader Version Requirements" and "Table Features".
+ * contiguous), "Log Compaction Files" (use_compaction), "Reader Version
+ * Requirements" and "Table Features".
  *
  * The replay runs forward over the commits into a delta_state (the
  * reconciliation rules live in delta_state.c), so memory is bounded by the
