@@ -126,7 +126,7 @@ int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema) {
     if (inlet_parquet_writer_open(&o->pw, o->output, schema, &po, &err) < 0) return cli_fail(&err);
     return CLI_OK;
   }
-  FILE *f;
+  FILE *f = NULL;
   int rc = cli_rows_out_open_stream(o, &f);
   if (rc != CLI_OK) return rc;
   if (inlet_text_writer_new_file(&o->tw, schema, &o->wo, f, &err) < 0) return cli_fail(&err);
