@@ -220,6 +220,161 @@ static void test_threads__ingest_identical(void **state) {
   assert_same_contents("in1", "in4", 25000);
 }
 
+/* Varied NDJSON for the parallel parse: malformed records and wrong types
+ * (dead letters), events late against the watermark (flagged), null and
+ * nested values, and fields the schema lacks appearing part-way (schema
+ * evolution adds them, mid-window when parsed in parallel). */
+static void write_varied(const char *name, int n) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  for (int i = 0; i < n; i++) {
+    if (i % 331 == 17) { /* malformed */
+      fprintf(f, "{\"id\":%d,\"kind\":\"k\n", i);
+      continue;
+    }
+    if (i % 503 == 5) { /* wrong type */
+      fprintf(f, "{\"id\":\"x%d\",\"kind\":\"k1\",\"ts\":\"2024-01-01T00:00:00Z\"}\n", i);
+      continue;
+    }
+    /* One second per record; every 97th ten minutes behind (late: 1m lateness). */
+    int sec = 1000 + i - (i % 97 == 3 ? 600 : 0);
+    fprintf(f, "{\"id\":%d,\"kind\":\"k%d\",\"ts\":\"2024-01-%02dT%02d:%02d:%02dZ\",", i, i % 3,
+            1 + sec / 86400, sec / 3600 % 24, sec / 60 % 60, sec % 60);
+    if (i % 5 == 0)
+      fputs("\"s\":null,", f);
+    else
+      fprintf(f, "\"s\":{\"a\":%d,\"b\":%s},", i * 3, i % 4 ? "\"bb\"" : "null");
+    fprintf(f, "\"tags\":[%d%s]", i, i % 6 ? ",7" : "");
+    if (i >= 9000 && i % 3 == 0) fprintf(f, ",\"extra\":\"e%d\"", i % 13);
+    if (i >= 21000 && i % 7 == 1) fprintf(f, ",\"deep\":{\"x\":%d,\"y\":[1,%d]}", i, i % 9);
+    if (i % 11 == 0) fputs(",\"nothing\":null", f);
+    fputs("}\n", f);
+  }
+  fclose(f);
+}
+
+/* operationMetrics equal apart from the ones that measure time. */
+static void assert_same_metrics(json_t *ca, json_t *cb, const char *what) {
+  json_t *ma = json_object_get(ca, "operationMetrics"),
+         *mb = json_object_get(cb, "operationMetrics");
+  if (!ma && !mb) return;
+  if (!ma || !mb) fail_msg("%s: operationMetrics in only one commit", what);
+  const char *k;
+  json_t *v;
+  size_t n = 0;
+  json_object_foreach(ma, k, v) {
+    size_t kl = strlen(k);
+    if (kl >= 2 && strcmp(k + kl - 2, "Ms") == 0) continue; /* sourceLagMs, executionTimeMs */
+    char w[128];
+    snprintf(w, sizeof w, "%s operationMetrics", what);
+    assert_same_field(ma, mb, k, w);
+    n++;
+  }
+  assert_true(n > 0);
+  assert_int_equal(json_object_size(ma), json_object_size(mb));
+}
+
+/* What compare_tables leaves out: metaData (evolved schemas) and the
+ * ingest's commitInfo metrics (records, rejected, late, positions,
+ * watermark, lag bytes). */
+static void compare_ingest_logs(const char *t1, const char *t4, int *metadata) {
+  *metadata = 0;
+  for (int64_t v = 0;; v++) {
+    json_t *a = read_commit(t1, v), *b = read_commit(t4, v);
+    if (!a && !b) break;
+    assert_true(a && b);
+    char what[64];
+    snprintf(what, sizeof what, "version %lld", (long long)v);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+      json_t *x = json_array_get(a, i), *y = json_array_get(b, i);
+      json_t *mx = json_object_get(x, "metaData"), *my = json_object_get(y, "metaData");
+      if (mx) {
+        assert_non_null(my);
+        assert_same_field(mx, my, "schemaString", what);
+        assert_same_field(mx, my, "partitionColumns", what);
+        assert_same_field(mx, my, "configuration", what);
+        ++*metadata;
+      }
+      json_t *cx = json_object_get(x, "commitInfo"), *cy = json_object_get(y, "commitInfo");
+      if (cx) assert_same_metrics(cx, cy, what);
+    }
+    json_decref(a);
+    json_decref(b);
+  }
+}
+
+/* The dead letters of app "same": the same files, byte for byte. Returns
+ * their lines. */
+static size_t compare_dead_letters(const char *t1, const char *t4) {
+  tu_result r1, r4;
+  tu_sh(&r1, "cd '%s/%s/_errors/same' && ls | LC_ALL=C sort", dir, t1);
+  tu_sh(&r4, "cd '%s/%s/_errors/same' && ls | LC_ALL=C sort", dir, t4);
+  assert_int_equal(r1.status, 0);
+  assert_int_equal(r4.status, 0);
+  assert_string_equal(r1.out, r4.out);
+  size_t lines = 0;
+  for (char *name = strtok(r1.out, "\n"); name; name = strtok(NULL, "\n")) {
+    char a[4400], b[4400];
+    snprintf(a, sizeof a, "%s/%s/_errors/same/%s", dir, t1, name);
+    snprintf(b, sizeof b, "%s/%s/_errors/same/%s", dir, t4, name);
+    assert_files_equal(a, b);
+    size_t n = 0;
+    char *text = tu_read_file(a, &n);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+      lines += text[i] == '\n';
+    free(text);
+  }
+  tu_result_free(&r1);
+  tu_result_free(&r4);
+  return lines;
+}
+
+static size_t count_lines_with(const char *text, const char *needle) {
+  size_t n = 0;
+  for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+    n++;
+  return n;
+}
+
+static void test_threads__ingest_varied_identical(void **state) {
+  (void)state;
+  const int n = 36000;
+  write_varied("var.ndjson", n);
+  for (int k = 0; k < 2; k++) {
+    const char *t = k ? "var4" : "var1";
+    int threads = k ? 4 : 1;
+    LS_SH_OK("create/ingest",
+             "cd '%s' && '%s' create %s --schema 'id long not null, kind string, ts timestamp, "
+             "late boolean, s struct<a:long,b:string>, tags array<long>' "
+             "--property inlet.ingest.lateFlagColumn=late && "
+             "'%s' ingest %s --source file:var.ndjson --once --final --max-rows 2500 "
+             "--schema-evolution add --event-time ts --allowed-lateness 1m "
+             "--max-rejected 100000 --app-id same --threads %d --quiet",
+             dir, INLET_BIN, t, INLET_BIN, t, threads);
+  }
+  /* 36,000 records in batches of 2,500 rows (plus the create). */
+  assert_true(compare_tables("var1", "var4") >= 14);
+  int metadata = 0;
+  compare_ingest_logs("var1", "var4", &metadata);
+  assert_true(metadata >= 3); /* create, and two evolutions ("extra", "deep") */
+  /* Every malformed and mistyped record, in the same files with the same
+   * reasons and positions. */
+  size_t bad = 0;
+  for (int i = 0; i < n; i++)
+    bad += i % 331 == 17 || (i % 331 != 17 && i % 503 == 5);
+  assert_int_equal(compare_dead_letters("var1", "var4"), bad);
+  char *a = scan_sorted("var1"), *b = scan_sorted("var4");
+  assert_string_equal(a, b);
+  assert_int_equal(count_lines_with(a, "\n"), (size_t)n - bad);
+  assert_true(count_lines_with(a, "\"late\":true") > 300);
+  assert_true(count_lines_with(a, "\"deep\":{") > 1000);
+  free(a);
+  free(b);
+}
+
 static void test_threads__bad_thread_count_is_usage_error(void **state) {
   (void)state;
   tu_result r;
@@ -234,6 +389,7 @@ int main(void) {
       cmocka_unit_test(test_threads__parquet_convert_bytes_identical),
       cmocka_unit_test(test_threads__append_and_compact_identical),
       cmocka_unit_test(test_threads__ingest_identical),
+      cmocka_unit_test(test_threads__ingest_varied_identical),
       cmocka_unit_test(test_threads__bad_thread_count_is_usage_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
