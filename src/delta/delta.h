@@ -329,9 +329,28 @@ typedef struct delta_stats_acc delta_stats_acc;
  * delta.dataSkippingNumIndexedCols, default 32; <0 = all). */
 int delta_stats_new(delta_stats_acc **out, const inlet_schema *schema, int32_t max_indexed_cols,
                     inlet_error *err);
-/* Adds rows @p rows[0..n_rows) of @p batch (all rows when @p rows is NULL). */
+/* Adds rows @p rows[0..n_rows) of @p batch (all rows when @p rows is NULL):
+ * every stat computed from the batches alone, a second pass over the data.
+ * Writers do not use it (see below); it is the tests' independent
+ * reference for the one-pass stats. */
 int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_t *rows,
                     int64_t n_rows, inlet_error *err);
+/*
+ * One pass (what writers use): delta_stats_count() for each batch written
+ * to the data file (rows, and the nullCount of list and map columns, the
+ * only stats not taken from Parquet), then, after
+ * inlet_parquet_writer_close(), delta_stats_take_parquet() with the file's
+ * writer (whose schema is the accumulator's): every other nullCount and
+ * bound comes from the statistics the writer gathered while encoding. The
+ * JSON is byte-identical to what delta_stats_add() over the same batches
+ * gives; that function stays as the reference the tests compare with.
+ * @return 0; INLET_ENOMEM; INLET_EINTERNAL when the writer's columns or row
+ * count do not match the accumulator's: the data file then fails rather
+ * than carry another column's bounds.
+ */
+int delta_stats_count(delta_stats_acc *acc, const inlet_batch *batch, inlet_error *err);
+int delta_stats_take_parquet(delta_stats_acc *acc, const inlet_parquet_writer *pw,
+                             inlet_error *err);
 /* The stats JSON string (numRecords, minValues, maxValues, nullCount). */
 int delta_stats_json(delta_stats_acc *acc, char **out, inlet_error *err);
 int64_t delta_stats_rows(const delta_stats_acc *acc);

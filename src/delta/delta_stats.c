@@ -11,11 +11,21 @@
  * without a meaningful order (boolean, binary, nested lists and maps) get a
  * nullCount only, and a float column that held NaN or an infinity gets no
  * min/max (JSON cannot carry them, and a bound without them would lie).
+ *
+ * Writers gather them in one pass: the Parquet writer keeps per-leaf
+ * statistics of the values it encodes (parquet/stats.h: untruncated byte
+ * arrays, a NaN flag), which delta_stats_take_parquet() converts to the
+ * Delta values after close; only rows and the nullCount of list and map
+ * columns (which have no Parquet leaf of their own) are counted from the
+ * batches, by delta_stats_count(). delta_stats_add() computes the same
+ * from the batches alone: the independent reference the tests compare the
+ * one-pass path with, not used by writers.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "delta/delta.h"
+#include "parquet/stats.h"
 #include "util/util.h"
 
 #define STRING_PREFIX_CHARS 32
@@ -24,6 +34,10 @@ typedef struct leaf {
   const inlet_field *field;             /* borrowed from acc->schema */
   int32_t path[DELTA_MAX_SCHEMA_DEPTH]; /* child indices from the top-level column */
   int32_t depth;
+  /* The Parquet leaf column of the value (the first of the data file's
+   * leaves in schema order that this field spans); -1 for lists and maps,
+   * whose nullCount is counted from the batches. */
+  int32_t pq_leaf;
   int64_t null_count;
   bool has;      /* min/max seen */
   bool poisoned; /* NaN/inf seen: drop min/max */
@@ -37,6 +51,7 @@ struct delta_stats_acc {
   inlet_schema schema; /* owned copy */
   leaf *leaves;        /* owned */
   int32_t n_leaves, cap_leaves;
+  int32_t pq_next; /* Parquet leaf of the next field collected */
   int64_t rows;
 };
 
@@ -56,10 +71,27 @@ bool delta_stats_type_has_bounds(const inlet_type *t) {
   }
 }
 
+static bool is_list_or_map(const inlet_type *t) {
+  return t->id == INLET_TYPE_LIST || t->id == INLET_TYPE_MAP;
+}
+
+/* Parquet leaf columns of a field: one per primitive inside it (a list's
+ * elements, a map's keys and values), in schema order. */
+static int32_t pq_leaves(const inlet_field *f) {
+  if (f->type.id != INLET_TYPE_STRUCT && !is_list_or_map(&f->type)) return 1;
+  int32_t n = 0;
+  for (int32_t i = 0; i < f->n_children; i++)
+    n += pq_leaves(&f->children[i]);
+  return n;
+}
+
 static int collect(delta_stats_acc *acc, const inlet_field *f, int32_t *path, int32_t depth,
                    int32_t max_cols, inlet_error *err) {
   if (max_cols >= 0 && acc->n_leaves >= max_cols) return 0;
-  if (depth >= DELTA_MAX_SCHEMA_DEPTH) return 0;
+  if (depth >= DELTA_MAX_SCHEMA_DEPTH) {
+    acc->pq_next += pq_leaves(f);
+    return 0;
+  }
   if (f->type.id == INLET_TYPE_STRUCT) {
     for (int32_t i = 0; i < f->n_children; i++) {
       path[depth] = i;
@@ -79,6 +111,8 @@ static int collect(delta_stats_acc *acc, const inlet_field *f, int32_t *path, in
   l->field = f;
   l->depth = depth;
   memcpy(l->path, path, sizeof(int32_t) * (size_t)depth);
+  l->pq_leaf = is_list_or_map(&f->type) ? -1 : acc->pq_next;
+  acc->pq_next += pq_leaves(f);
   return 0;
 }
 
@@ -268,6 +302,136 @@ int delta_stats_add(delta_stats_acc *acc, const inlet_batch *batch, const int64_
       return inlet_fail(err, INLET_ENOMEM, "out of memory collecting statistics");
   }
   acc->rows += n_rows;
+  return 0;
+}
+
+/* ---- one pass: from the Parquet writer's statistics ------------------------ */
+
+/* The chain of arrays from the top-level column to leaf @p l in @p batch. */
+static const inlet_array *leaf_chain(const leaf *l, const inlet_batch *batch,
+                                     const inlet_array **chain) {
+  const inlet_array *a = &batch->columns[l->path[0]];
+  chain[0] = a;
+  for (int32_t d = 1; d < l->depth; d++) {
+    a = &a->children[l->path[d]];
+    chain[d] = a;
+  }
+  return a;
+}
+
+int delta_stats_count(delta_stats_acc *acc, const inlet_batch *batch, inlet_error *err) {
+  (void)err;
+  for (int32_t li = 0; li < acc->n_leaves; li++) {
+    leaf *l = &acc->leaves[li];
+    if (l->pq_leaf >= 0) continue;
+    const inlet_array *chain[DELTA_MAX_SCHEMA_DEPTH];
+    (void)leaf_chain(l, batch, chain);
+    for (int64_t r = 0; r < batch->num_rows; r++) {
+      bool valid = true;
+      for (int32_t d = 0; d < l->depth && valid; d++)
+        valid = inlet_array_is_valid(chain[d], r);
+      l->null_count += !valid;
+    }
+  }
+  acc->rows += batch->num_rows;
+  return 0;
+}
+
+/* Sign-extends a big-endian two's complement number of 1..16 bytes. */
+static __int128 be_signed(const uint8_t *p, size_t n) {
+  unsigned __int128 u = n && (p[0] & 0x80) ? ~(unsigned __int128)0 : 0;
+  for (size_t i = 0; i < n; i++)
+    u = (u << 8) | p[i];
+  return (__int128)u;
+}
+
+static int copy_bytes(inlet_buf *dst, const inlet_buf *src) {
+  inlet_buf_clear(dst);
+  return src->len ? inlet_buf_append(dst, src->data, src->len) : 0;
+}
+
+/* Converts Parquet statistics @p st of physical values (column @p d) into
+ * the Delta bounds of @p l. */
+static int leaf_from_parquet(leaf *l, const pq_column_desc *d, const pq_stats *st,
+                             inlet_error *err) {
+  const inlet_type *t = &l->field->type;
+  const char *name = l->field->name;
+  pq_stats_kind want = PQ_STATS_NONE;
+  switch (t->id) {
+  case INLET_TYPE_FLOAT: want = PQ_STATS_FLOAT; break;
+  case INLET_TYPE_DOUBLE: want = PQ_STATS_DOUBLE; break;
+  case INLET_TYPE_INT64:
+  case INLET_TYPE_TIMESTAMP: want = PQ_STATS_I64; break;
+  case INLET_TYPE_STRING: want = PQ_STATS_BYTES; break;
+  case INLET_TYPE_DECIMAL:
+    want = d->physical_type == PQ_INT32   ? PQ_STATS_I32
+           : d->physical_type == PQ_INT64 ? PQ_STATS_I64
+                                          : PQ_STATS_SIGNED_BE;
+    break;
+  default: want = PQ_STATS_I32; break; /* INT8/16/32, DATE */
+  }
+  FAIL_IF(st->kind != want || (t->id == INLET_TYPE_TIMESTAMP && d->scale_factor <= 0), err,
+          INLET_EINTERNAL, "statistics of column \"%s\": Parquet statistics kind %d, not %d", name,
+          (int)st->kind, (int)want);
+  if (t->id == INLET_TYPE_FLOAT || t->id == INLET_TYPE_DOUBLE) {
+    /* NaN and the infinities drop the bounds, as delta_stats_add does; an
+     * infinity seen is one of the bounds (Parquet keeps them). */
+    l->poisoned = st->has_nan || (st->has_minmax && (!isfinite(st->min.d) || !isfinite(st->max.d)));
+    if (l->poisoned || !st->has_minmax) return 0;
+    l->dmin = st->min.d;
+    l->dmax = st->max.d;
+  } else if (!st->has_minmax) {
+    return 0;
+  } else if (t->id == INLET_TYPE_STRING) {
+    if (copy_bytes(&l->smin, &st->min_bytes) < 0 || copy_bytes(&l->smax, &st->max_bytes) < 0)
+      return inlet_fail(err, INLET_ENOMEM, "out of memory collecting statistics");
+  } else if (t->id == INLET_TYPE_DECIMAL) {
+    if (want == PQ_STATS_SIGNED_BE) {
+      FAIL_IF(st->min_bytes.len > 16 || st->max_bytes.len > 16, err, INLET_EINTERNAL,
+              "statistics of column \"%s\": decimal wider than 16 bytes", name);
+      l->qmin = be_signed(st->min_bytes.data, st->min_bytes.len);
+      l->qmax = be_signed(st->max_bytes.data, st->max_bytes.len);
+    } else {
+      l->qmin = st->min.i;
+      l->qmax = st->max.i;
+    }
+  } else if (t->id == INLET_TYPE_TIMESTAMP) {
+    /* Parquet holds value * scale_factor (seconds as millis): exact. */
+    l->imin = to_micros(t, st->min.i / d->scale_factor);
+    l->imax = to_micros(t, st->max.i / d->scale_factor);
+  } else {
+    l->imin = st->min.i;
+    l->imax = st->max.i;
+  }
+  l->has = true;
+  return 0;
+}
+
+int delta_stats_take_parquet(delta_stats_acc *acc, const inlet_parquet_writer *pw,
+                             inlet_error *err) {
+  for (int32_t li = 0; li < acc->n_leaves; li++) {
+    leaf *l = &acc->leaves[li];
+    if (l->pq_leaf < 0) continue;
+    const pq_column_desc *d = pq_writer_leaf_desc(pw, l->pq_leaf);
+    const pq_stats *st = pq_writer_leaf_stats(pw, l->pq_leaf);
+    /* The leaf must be this field, and its statistics must cover exactly
+     * the rows counted (one value or null per row: no repetition): a
+     * mismatch would give another column's bounds, which loses rows. */
+    bool same = d && st && d->field_index == l->path[0] && d->n_path == l->depth &&
+                d->max_rep_level == 0 && st->num_values == acc->rows;
+    const inlet_field *fields = acc->schema.fields;
+    for (int32_t k = 0; same && k < l->depth; k++) {
+      const inlet_field *f = &fields[l->path[k]];
+      same = strcmp(d->path_parts[k], f->name) == 0;
+      fields = f->children;
+    }
+    FAIL_IF(!same, err, INLET_EINTERNAL,
+            "statistics of column \"%s\": Parquet leaf %d does not match (%s)", l->field->name,
+            (int)l->pq_leaf, d ? d->path : "none");
+    l->null_count = st->null_count;
+    if (!delta_stats_type_has_bounds(&l->field->type)) continue;
+    TRY(leaf_from_parquet(l, d, st, err));
+  }
   return 0;
 }
 

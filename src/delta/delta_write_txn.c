@@ -67,7 +67,9 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
 
 int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err) {
   TRY(inlet_parquet_writer_write(f->pw, b, err));
-  return delta_stats_add(f->stats, b, NULL, b->num_rows, err);
+  /* Rows and list/map null counts only: the rest of the stats come from
+   * the writer's own column statistics at close (one pass over the data). */
+  return delta_stats_count(f->stats, b, err);
 }
 
 int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *dir,
@@ -76,8 +78,12 @@ int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *di
   TRY(inlet_parquet_writer_close(f->pw, err));
   f->size = inlet_parquet_writer_bytes(f->pw);
   f->rows = inlet_parquet_writer_rows(f->pw);
+  /* The writer's statistics are final now; the accumulator keeps what the
+   * stats JSON needs, so the writer can go. */
+  int rc = delta_stats_take_parquet(f->stats, f->pw, err);
   inlet_parquet_writer_free(f->pw);
   f->pw = NULL;
+  if (rc < 0) return rc;
   if (*dir) TRY(s->st->ops->sync_dir(s->st, dir, err));
   return 0;
 }

@@ -45,10 +45,12 @@ void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_met
  * (part-<n>-<uuid>-c000.<codec>.parquet), synced on close. */
 int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir, inlet_error *err);
 /* Writes the rows of @p b, whose columns are the sink's data schema, and
- * adds them to the file's stats. */
+ * counts them in the file's stats (the values' stats are the Parquet
+ * writer's, taken at close). */
 int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err);
-/* Completes the file (fsynced) and syncs its directory @p dir into the
- * table (the root itself is synced by delta_write_commit's caller once). */
+/* Completes the file (fsynced), takes its stats from the Parquet writer,
+ * and syncs its directory @p dir into the table (the root itself is synced
+ * by delta_write_commit's caller once). */
 int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *dir,
                           inlet_error *err);
 /* Frees @p f; with @p remove, a file it created is removed (an open one is

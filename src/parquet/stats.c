@@ -42,6 +42,7 @@ void pq_stats_reset(pq_stats *s) {
 void pq_stats_clear(pq_stats *s) {
   s->num_values = s->null_count = 0;
   s->has_minmax = false;
+  s->has_nan = false;
   s->min.u = s->max.u = 0;
   inlet_buf_clear(&s->min_bytes);
   inlet_buf_clear(&s->max_bytes);
@@ -70,6 +71,33 @@ static inline bool valid_at(const uint8_t *validity, int64_t i) {
         if (!valid_at((validity), (start) + (int64_t)i_)) continue;                                \
         T x_ = v_[i_];                                                                             \
         seen = true;                                                                               \
+        lo = x_ < lo ? x_ : lo;                                                                    \
+        hi = x_ > hi ? x_ : hi;                                                                    \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+
+/* MINMAX_LOOP for floating point, also noting whether a valid value was
+ * NaN (x != x); NaN never replaces lo/hi since it compares false. */
+#define MINMAX_NAN_LOOP(T, values, validity, start, n, lo, hi, seen, nan)                          \
+  do {                                                                                             \
+    const T *v_ = (values) + (start);                                                              \
+    if (!(validity)) {                                                                             \
+      if ((n) > 0) {                                                                               \
+        seen = true;                                                                               \
+        for (size_t i_ = 0; i_ < (n); i_++) {                                                      \
+          T x_ = v_[i_];                                                                           \
+          nan |= x_ != x_;                                                                         \
+          lo = x_ < lo ? x_ : lo;                                                                  \
+          hi = x_ > hi ? x_ : hi;                                                                  \
+        }                                                                                          \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (size_t i_ = 0; i_ < (n); i_++) {                                                        \
+        if (!valid_at((validity), (start) + (int64_t)i_)) continue;                                \
+        T x_ = v_[i_];                                                                             \
+        seen = true;                                                                               \
+        nan |= x_ != x_;                                                                           \
         lo = x_ < lo ? x_ : lo;                                                                    \
         hi = x_ > hi ? x_ : hi;                                                                    \
       }                                                                                            \
@@ -124,8 +152,9 @@ void pq_stats_update_float(pq_stats *s, const float *values, const uint8_t *vali
                            size_t n) {
   if (s->kind != PQ_STATS_FLOAT) return;
   float lo = INFINITY, hi = -INFINITY;
-  bool seen = false;
-  MINMAX_LOOP(float, values, validity, start, n, lo, hi, seen);
+  bool seen = false, nan = false;
+  MINMAX_NAN_LOOP(float, values, validity, start, n, lo, hi, seen, nan);
+  s->has_nan |= nan;
   if (!seen || !(lo <= hi)) return;
   if (!s->has_minmax || lo < s->min.d) s->min.d = lo;
   if (!s->has_minmax || hi > s->max.d) s->max.d = hi;
@@ -136,8 +165,9 @@ void pq_stats_update_double(pq_stats *s, const double *values, const uint8_t *va
                             int64_t start, size_t n) {
   if (s->kind != PQ_STATS_DOUBLE) return;
   double lo = INFINITY, hi = -INFINITY;
-  bool seen = false;
-  MINMAX_LOOP(double, values, validity, start, n, lo, hi, seen);
+  bool seen = false, nan = false;
+  MINMAX_NAN_LOOP(double, values, validity, start, n, lo, hi, seen, nan);
+  s->has_nan |= nan;
   if (!seen || !(lo <= hi)) return;
   if (!s->has_minmax || lo < s->min.d) s->min.d = lo;
   if (!s->has_minmax || hi > s->max.d) s->max.d = hi;
@@ -264,6 +294,7 @@ int pq_stats_update_fixed(pq_stats *s, const uint8_t *values, size_t width, cons
 int pq_stats_merge(pq_stats *dst, const pq_stats *src) {
   dst->num_values += src->num_values;
   dst->null_count += src->null_count;
+  dst->has_nan |= src->has_nan;
   if (!src->has_minmax || dst->kind != src->kind) return 0;
   switch (dst->kind) {
   case PQ_STATS_BYTES:

@@ -51,6 +51,10 @@ typedef struct pq_stats {
   int64_t num_values; /* values counted, nulls included (rows, for flat columns) */
   int64_t null_count;
   bool has_minmax; /* false while no non-null (non-NaN) value was seen */
+  /* FLOAT/DOUBLE: a non-null NaN was seen. min/max skip NaN (as Parquet
+   * asks), but a Delta add.stats bound for such a column must be dropped,
+   * and the per-file stats are taken from these statistics. */
+  bool has_nan;
   pq_stat_value min, max;
   inlet_buf min_bytes; /* owned; BYTES/SIGNED_BE: the full minimum value */
   inlet_buf max_bytes; /* owned; the full maximum value */
