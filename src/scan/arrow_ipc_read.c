@@ -13,6 +13,7 @@
 
 #include <lz4frame.h>
 
+#include "batch/batch.h"
 #include "codec/codec.h"
 #include "util/buf.h"
 #include "util/util.h"
@@ -407,6 +408,21 @@ static int next_buffer(batch_reader *r, int64_t need, uint8_t **out, int64_t *go
   return 0;
 }
 
+/* Records how many bytes a buffer read into @p a holds, where
+ * inlet_batch_validate and the builder functions look for it. */
+enum { CAP_VALIDITY, CAP_OFFSETS, CAP_VALUES };
+static int note_cap(inlet_array *a, int which, int64_t bytes, inlet_error *err) {
+  batch_builder *b = batch_array_builder(a, err);
+  if (!b) return INLET_ENOMEM;
+  if (which == CAP_VALIDITY)
+    b->validity_cap = bytes;
+  else if (which == CAP_OFFSETS)
+    b->offsets_cap = bytes;
+  else
+    b->values_cap = bytes;
+  return 0;
+}
+
 /* Fills @p a (zeroed) from the next node and buffers, for field @p f. */
 static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int64_t want_len,
                       inlet_error *err) {
@@ -422,17 +438,20 @@ static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int
     if (len > 0) {
       a->validity = inlet_calloc((size_t)(len + 7) / 8, 1);
       FAIL_IF(!a->validity, err, INLET_ENOMEM, "out of memory reading an Arrow buffer");
+      TRY(note_cap(a, CAP_VALIDITY, (len + 7) / 8, err));
     }
     return 0;
   }
   int64_t bits = (len + 7) / 8;
   TRY(next_buffer(r, nulls > 0 ? bits : 0, &a->validity, &got, err));
+  if (a->validity) TRY(note_cap(a, CAP_VALIDITY, got, err));
   if (a->validity && nulls == 0) { /* a bitmap without nulls: it must say so */
     for (int64_t i = 0; i < len; i++)
       FAIL_IF(!inlet_bit_get(a->validity, i), err, INLET_ECORRUPT,
               "Arrow IPC column \"%s\": null count 0 but row %lld is null", f->name, (long long)i);
     inlet_free(a->validity);
     a->validity = NULL;
+    TRY(note_cap(a, CAP_VALIDITY, 0, err));
   } else if (a->validity) {
     int64_t count = 0;
     for (int64_t i = 0; i < len; i++)
@@ -442,7 +461,9 @@ static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int
             (long long)nulls, (long long)count);
   }
   switch (f->type.id) {
-  case INLET_TYPE_BOOL: return next_buffer(r, bits, &a->values, &got, err);
+  case INLET_TYPE_BOOL:
+    TRY(next_buffer(r, bits, &a->values, &got, err));
+    return note_cap(a, CAP_VALUES, got, err);
   case INLET_TYPE_STRING:
   case INLET_TYPE_BINARY:
   case INLET_TYPE_LIST:
@@ -453,8 +474,10 @@ static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int
       FAIL_IF(len > 0, err, INLET_ECORRUPT, "Arrow IPC column \"%s\" without offsets", f->name);
       off = inlet_calloc(1, 4);
       FAIL_IF(!off, err, INLET_ENOMEM, "out of memory reading an Arrow buffer");
+      got = 4;
     }
     a->offsets = (int32_t *)(void *)off;
+    TRY(note_cap(a, CAP_OFFSETS, got, err));
     int32_t first = 0;
     memcpy(&first, off, 4);
     FAIL_IF(first != 0, err, INLET_EUNSUPPORTED, "Arrow IPC column \"%s\": offsets starting at %d",
@@ -465,6 +488,7 @@ static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int
     int64_t end = a->offsets[len];
     if (f->type.id == INLET_TYPE_STRING || f->type.id == INLET_TYPE_BINARY) {
       TRY(next_buffer(r, end, &a->values, &got, err));
+      TRY(note_cap(a, CAP_VALUES, got, err));
       if (f->type.id == INLET_TYPE_STRING && end > 0)
         FAIL_IF(!inlet_utf8_valid(a->values, (size_t)end), err, INLET_ECORRUPT,
                 "Arrow IPC column \"%s\": invalid UTF-8", f->name);
@@ -487,7 +511,8 @@ static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int
   default: {
     int64_t width = inlet_type_value_width(&f->type);
     FAIL_IF(width <= 0, err, INLET_EUNSUPPORTED, "Arrow IPC column \"%s\": no layout", f->name);
-    return next_buffer(r, width * len, &a->values, &got, err);
+    TRY(next_buffer(r, width * len, &a->values, &got, err));
+    return note_cap(a, CAP_VALUES, got, err);
   }
   }
 }
@@ -602,7 +627,34 @@ int inlet_arrow_ipc_read_all(inlet_arrow_ipc_read *out, const uint8_t *data, siz
   bool have_schema = false;
   block *blocks = NULL;
   size_t n_blocks = 0;
+  const uint8_t *foot_blocks = NULL;
   int rc = 0;
+  if (out->file) {
+    /* The footer holds the schema; the stream part may repeat it (inlet
+     * does) or not (apache-arrow's JavaScript writer does not). */
+    const char *ctx = "file footer";
+    fbr foot = {data + end, len - 10 - end};
+    fbt ft, st;
+    int64_t version;
+    bool present;
+    size_t nb, bdata, nd, ddata;
+    if (!fb_root(&foot, &ft) || !fb_scalar(&ft, 0, 2, 0, &version) ||
+        !fb_subtable(&ft, 1, &st, &present) || !present || !fb_vec(&ft, 2, 24, &nd, &ddata) ||
+        !fb_vec(&ft, 3, 24, &nb, &bdata) || (nb && (bdata & 7))) {
+      rc = BAD(err, "bad flatbuffer");
+      goto done;
+    }
+    if (version != AIPC_VERSION_V5 || nd != 0 || nb > AIPC_MAX_BATCHES) {
+      rc = inlet_fail(err, nd ? INLET_EUNSUPPORTED : INLET_ECORRUPT,
+                      "Arrow IPC file footer: version %lld, %zu dictionaries, %zu blocks",
+                      (long long)version, nd, nb);
+      goto done;
+    }
+    if ((rc = read_schema(&out->schema, &st, err)) < 0) goto done;
+    have_schema = true;
+    out->footer_blocks = (int32_t)nb;
+    foot_blocks = foot.p + bdata;
+  }
   for (;;) {
     const char *ctx = "stream";
     if (pos == end && !out->file) break; /* a stream may end without the EOS marker */
@@ -646,12 +698,26 @@ int inlet_arrow_ipc_read_all(inlet_arrow_ipc_read *out, const uint8_t *data, siz
       goto done;
     }
     if (htype == AIPC_H_SCHEMA) {
-      if (have_schema || body_len != 0) {
+      if ((have_schema && !out->file) || n_blocks > 0 || body_len != 0) {
         rc = inlet_fail(err, INLET_ECORRUPT, "Arrow IPC message at byte %zu: a second schema",
                         start);
         goto done;
       }
-      if ((rc = read_schema(&out->schema, &hdr, err)) < 0) goto done;
+      if (out->file) { /* must repeat the footer's */
+        inlet_schema again;
+        inlet_schema_init(&again);
+        rc = read_schema(&again, &hdr, err);
+        bool same = rc == 0 && inlet_schema_equal(&again, &out->schema);
+        inlet_schema_reset(&again);
+        if (rc < 0) goto done;
+        if (!same) {
+          rc = inlet_fail(err, INLET_ECORRUPT,
+                          "Arrow IPC file: the stream's schema differs from the footer's");
+          goto done;
+        }
+      } else if ((rc = read_schema(&out->schema, &hdr, err)) < 0) {
+        goto done;
+      }
       have_schema = true;
     } else if (htype == AIPC_H_RECORD_BATCH) {
       if (!have_schema) {
@@ -677,39 +743,21 @@ int inlet_arrow_ipc_read_all(inlet_arrow_ipc_read *out, const uint8_t *data, siz
     rc = inlet_fail(err, INLET_ECORRUPT, "Arrow IPC: no schema message");
     goto done;
   }
-  if (out->file) {
-    const char *ctx = "file footer";
-    fbr foot = {data + end, len - 10 - end};
-    fbt ft, st;
-    int64_t version;
-    bool present;
-    size_t nb, bdata, nd, ddata;
-    inlet_schema fs;
-    inlet_schema_init(&fs);
-    if (!fb_root(&foot, &ft) || !fb_scalar(&ft, 0, 2, 0, &version) ||
-        !fb_subtable(&ft, 1, &st, &present) || !present || !fb_vec(&ft, 2, 24, &nd, &ddata) ||
-        !fb_vec(&ft, 3, 24, &nb, &bdata) || (nb && (bdata & 7))) {
-      rc = BAD(err, "bad flatbuffer");
+  if (out->file && (size_t)out->footer_blocks != n_blocks) {
+    rc = inlet_fail(err, INLET_ECORRUPT,
+                    "Arrow IPC file footer: %d record batch blocks, the stream has %zu",
+                    (int)out->footer_blocks, n_blocks);
+    goto done;
+  }
+  for (size_t k = 0; out->file && k < n_blocks; k++) {
+    const uint8_t *p = foot_blocks + 24 * k;
+    if ((int64_t)get_le(p, 8) != blocks[k].offset ||
+        (int64_t)(int32_t)get_le(p + 8, 4) != blocks[k].meta_len ||
+        (int64_t)get_le(p + 16, 8) != blocks[k].body_len) {
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "Arrow IPC file footer: block %zu does not match the stream", k);
       goto done;
     }
-    rc = read_schema(&fs, &st, err);
-    bool same = rc == 0 && inlet_schema_equal(&fs, &out->schema);
-    inlet_schema_reset(&fs);
-    if (rc < 0) goto done;
-    if (!same || version != AIPC_VERSION_V5 || nd != 0 || nb != n_blocks) {
-      rc = BAD(err, "schema, version or blocks differ from the stream");
-      goto done;
-    }
-    for (size_t k = 0; k < nb; k++) {
-      const uint8_t *p = foot.p + bdata + 24 * k;
-      if ((int64_t)get_le(p, 8) != blocks[k].offset ||
-          (int64_t)(int32_t)get_le(p + 8, 4) != blocks[k].meta_len ||
-          (int64_t)get_le(p + 16, 8) != blocks[k].body_len) {
-        rc = BAD(err, "a record batch block does not match the stream");
-        goto done;
-      }
-    }
-    out->footer_blocks = (int32_t)nb;
   }
 done:
   inlet_free(blocks);
