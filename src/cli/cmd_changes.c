@@ -1,10 +1,10 @@
 /*
- * `inlet changes TABLE --from V [--to V] [--format
- * table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]
- *  [--output FILE [--force]]`: prints the change data feed of a version range
- * (include/inlet/changes.h), as Spark's table_changes(table, V, V2): the
- * table's columns plus _change_type, _commit_version and _commit_timestamp.
- * Output formats are those of `inlet scan`.
+ * `inlet changes TABLE --from V [--to V]
+ *  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]
+ *  [--arrow-compression none|lz4|zstd] [--output FILE [--force]]`: prints the change data feed of a
+ * version range (include/inlet/changes.h), as Spark's table_changes(table, V, V2): the table's
+ * columns plus _change_type, _commit_version and _commit_timestamp. Output formats are those of
+ * `inlet scan`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +16,8 @@
 
 static const char usage[] =
     "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...] [--all]\n"
-    "                     [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file] "
-    "[--output FILE "
-    "[--force]]\n"
+    "                     [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "                     [--arrow-compression none|lz4|zstd] [--output FILE [--force]]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
     "the commits inserted, deleted or updated, with the table's columns then\n"
     "_change_type (insert, delete, update_preimage, update_postimage), _commit_version\n"
@@ -115,9 +114,9 @@ done:
 const cli_command cli_cmd_changes = {
     "changes",
     cmd_changes,
-    "TABLE --from V [--to V] [--columns A,B] [--format "
-    "table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
-    "             [--output FILE [--force]] [--all]",
+    "TABLE --from V [--to V] [--columns A,B]\n"
+    "             [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "             [--arrow-compression none|lz4|zstd] [--output FILE [--force]] [--all]",
     "the change data feed of a version range (Spark's table_changes)",
     usage,
     opts,

@@ -1,6 +1,8 @@
 /*
  * `inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B]
- *  [--where EXPR] [--limit N] [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]
+ *  [--where EXPR] [--limit N]
+ *  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]
+ *  [--arrow-compression none|lz4|zstd]
  *  [--output FILE [--force]] [--explain]`: prints the rows of a snapshot that match
  * a predicate (include/inlet/scan.h), skipping partitions, files and row
  * groups that cannot match. ndjson is one JSON object per row keyed by
@@ -17,8 +19,9 @@
 
 static const char usage[] =
     "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B,...]\n"
-    "                  [--where EXPR] [--limit N] [--format "
-    "table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "                  [--where EXPR] [--limit N]\n"
+    "                  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "                  [--arrow-compression none|lz4|zstd]\n"
     "                  [--output FILE [--force]] [--all] [--explain]\n"
     "                  [--watermark TS (--on-time | --late) [--event-time COL] | --late]\n"
     "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
@@ -273,8 +276,8 @@ const cli_command cli_cmd_scan = {
     "scan",
     cmd_scan,
     "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
-    "             [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file] [--output "
-    "FILE [--force]]\n"
+    "             [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "             [--arrow-compression none|lz4|zstd] [--output FILE [--force]]\n"
     "             [--all] [--explain]",
     "query a snapshot, skipping what cannot match",
     usage,

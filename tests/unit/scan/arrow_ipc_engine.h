@@ -61,10 +61,10 @@ static inline int aie_gen_field(aie_src *s, inlet_field *f, const char *name, in
   if (!f->name) return INLET_ENOMEM;
   f->nullable = may_be_null && aie_below(s, 4) != 0;
   static const inlet_type_id flat[] = {
-      INLET_TYPE_BOOL,   INLET_TYPE_INT8,   INLET_TYPE_INT16,        INLET_TYPE_INT32,
-      INLET_TYPE_INT64,  INLET_TYPE_UINT8,  INLET_TYPE_UINT16,       INLET_TYPE_UINT32,
-      INLET_TYPE_UINT64, INLET_TYPE_FLOAT,  INLET_TYPE_DOUBLE,       INLET_TYPE_STRING,
-      INLET_TYPE_BINARY, INLET_TYPE_DATE,   INLET_TYPE_FIXED_BINARY, INLET_TYPE_TIME,
+      INLET_TYPE_BOOL,    INLET_TYPE_INT8,      INLET_TYPE_INT16,        INLET_TYPE_INT32,
+      INLET_TYPE_INT64,   INLET_TYPE_UINT8,     INLET_TYPE_UINT16,       INLET_TYPE_UINT32,
+      INLET_TYPE_UINT64,  INLET_TYPE_FLOAT,     INLET_TYPE_DOUBLE,       INLET_TYPE_STRING,
+      INLET_TYPE_BINARY,  INLET_TYPE_DATE,      INLET_TYPE_FIXED_BINARY, INLET_TYPE_TIME,
       INLET_TYPE_DECIMAL, INLET_TYPE_TIMESTAMP, INLET_TYPE_NULL};
   uint32_t n_flat = sizeof flat / sizeof flat[0];
   uint32_t pick = aie_below(s, n_flat + (depth > 0 ? 6 : 0));
@@ -149,8 +149,10 @@ static inline int aie_gen_schema(aie_src *s, inlet_schema *schema) {
 }
 
 static inline int64_t aie_int(aie_src *s) {
-  static const int64_t edge[] = {0, 1, -1, 127, -128, 255, 32767, -32768, 65535, INT32_MAX,
-                                 INT32_MIN, (int64_t)UINT32_MAX, INT64_MAX, INT64_MIN};
+  static const int64_t edge[] = {0,         1,         -1,        127,
+                                 -128,      255,       32767,     -32768,
+                                 65535,     INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX,
+                                 INT64_MAX, INT64_MIN};
   if (aie_below(s, 3) == 0) return edge[aie_below(s, sizeof edge / sizeof edge[0])];
   return (int64_t)aie_next(s);
 }
@@ -182,9 +184,11 @@ static inline int aie_gen_value(aie_src *s, inlet_array *a, const inlet_field *f
     size_t n = aie_below(s, 3) == 0 ? 0 : aie_below(s, 24);
     if (f->type.ext == INLET_EXT_JSON) { /* a JSON text: digits */
       n = 1 + n % 9;
-      for (size_t i = 0; i < n; i++) bytes[i] = (uint8_t)('1' + aie_below(s, 9));
+      for (size_t i = 0; i < n; i++)
+        bytes[i] = (uint8_t)('1' + aie_below(s, 9));
     } else {
-      for (size_t i = 0; i < n; i++) bytes[i] = (uint8_t)(' ' + aie_below(s, 95));
+      for (size_t i = 0; i < n; i++)
+        bytes[i] = (uint8_t)(' ' + aie_below(s, 95));
       if (n >= 2 && aie_below(s, 2)) { /* some UTF-8: é */
         bytes[0] = 0xc3;
         bytes[1] = 0xa9;
@@ -196,20 +200,24 @@ static inline int aie_gen_value(aie_src *s, inlet_array *a, const inlet_field *f
   case INLET_TYPE_FIXED_BINARY: {
     size_t n = f->type.id == INLET_TYPE_FIXED_BINARY ? (size_t)f->type.byte_width
                                                      : (size_t)aie_below(s, 40);
-    for (size_t i = 0; i < n; i++) bytes[i] = (uint8_t)aie_next(s);
+    for (size_t i = 0; i < n; i++)
+      bytes[i] = (uint8_t)aie_next(s);
     return inlet_array_append_bytes(a, f, bytes, n, err);
   }
   case INLET_TYPE_DECIMAL: {
     /* A value of at most `precision` digits: an int64 cut to range, widened. */
     int64_t v = aie_int(s);
     int64_t lim = 1;
-    for (int i = 0; i < f->type.precision && i < 18; i++) lim *= 10;
+    for (int i = 0; i < f->type.precision && i < 18; i++)
+      lim *= 10;
     v %= lim;
     uint8_t d[16];
-    for (int i = 0; i < 16; i++) d[i] = (uint8_t)(i < 8 ? (uint64_t)v >> (8 * i) : v < 0 ? 0xff : 0);
+    for (int i = 0; i < 16; i++)
+      d[i] = (uint8_t)(i < 8 ? (uint64_t)v >> (8 * i) : v < 0 ? 0xff : 0);
     return inlet_array_append_decimal(a, d, err);
   }
-  case INLET_TYPE_DATE: return inlet_array_append_int(a, f, (int64_t)(aie_next(s) % 5000000) - 2500000, err);
+  case INLET_TYPE_DATE:
+    return inlet_array_append_int(a, f, (int64_t)(aie_next(s) % 5000000) - 2500000, err);
   case INLET_TYPE_TIME: {
     static const int64_t per_day[] = {86400, 86400000, 86400000000, 86400000000000};
     return inlet_array_append_int(a, f, (int64_t)(aie_next(s) % (uint64_t)per_day[f->type.unit]),
@@ -403,7 +411,8 @@ done:
   inlet_arrow_ipc_read_reset(&rd);
   inlet_arrow_ipc_writer_free(w);
   inlet_buf_reset(&out);
-  for (int k2 = 0; k2 < 3; k2++) inlet_batch_reset(&batches[k2]);
+  for (int k2 = 0; k2 < 3; k2++)
+    inlet_batch_reset(&batches[k2]);
   inlet_schema_reset(&schema);
   return rc;
 }

@@ -67,8 +67,7 @@ static void write_all(inlet_buf *out, const inlet_batch *b, int n_copies,
 }
 
 /* Reads a copy of exactly @p len bytes, so that an overread is an ASan error. */
-static int read_exact(inlet_arrow_ipc_read *rd, const uint8_t *data, size_t len,
-                      inlet_error *err) {
+static int read_exact(inlet_arrow_ipc_read *rd, const uint8_t *data, size_t len, inlet_error *err) {
   uint8_t *copy = malloc(len ? len : 1);
   assert_non_null(copy);
   memcpy(copy, data, len);
@@ -120,7 +119,8 @@ static void test_arrow_ipc_roundtrip__random_schemas_and_batches(void **state) {
     aie_src s;
     aie_src_init(&s, NULL, 0, seed);
     char msg[1024];
-    if (aie_roundtrip(&s, msg, sizeof msg) != 0) fail_msg("seed %llu: %s", (unsigned long long)seed, msg);
+    if (aie_roundtrip(&s, msg, sizeof msg) != 0)
+      fail_msg("seed %llu: %s", (unsigned long long)seed, msg);
   }
 }
 
@@ -149,7 +149,8 @@ static void test_arrow_ipc_roundtrip__every_truncation_fails_cleanly(void **stat
       }
       inlet_arrow_ipc_read_reset(&rd);
     }
-    assert_true(format == 1 ? accepted == 0 : accepted == 3); /* after the schema, batch 1, batch 2 */
+    assert_true(format == 1 ? accepted == 0
+                            : accepted == 3); /* after the schema, batch 1, batch 2 */
     inlet_buf_reset(&out);
   }
   inlet_batch_reset(&b);
@@ -167,12 +168,14 @@ static void test_arrow_ipc_roundtrip__reads_files_apache_arrow_wrote(void **stat
     assert_non_null(data);
     inlet_arrow_ipc_read rd;
     inlet_error err = INLET_ERROR_INIT;
-    if (read_exact(&rd, (const uint8_t *)data, len, &err) != 0) fail_msg("%s: %s", path, err.message);
+    if (read_exact(&rd, (const uint8_t *)data, len, &err) != 0)
+      fail_msg("%s: %s", path, err.message);
     free(data);
     assert_int_equal(rd.file, k == 1);
     char ddl[256];
     inlet_schema want;
-    snprintf(ddl, sizeof ddl, "id int not null, s string, l array<double>, st struct<x:long,y:boolean>");
+    snprintf(ddl, sizeof ddl,
+             "id int not null, s string, l array<double>, st struct<x:long,y:boolean>");
     assert_int_equal(inlet_schema_parse(&want, ddl, &err), 0);
     /* apache-arrow names the list child "item" and marks id nullable. */
     assert_int_equal(rd.schema.n_fields, 4);
@@ -185,7 +188,8 @@ static void test_arrow_ipc_roundtrip__reads_files_apache_arrow_wrote(void **stat
     assert_int_equal(rd.schema.fields[3].children[1].type.id, INLET_TYPE_BOOL);
     inlet_schema_reset(&want);
     int64_t rows = 0;
-    for (int32_t i = 0; i < rd.n_batches; i++) rows += rd.batches[i].num_rows;
+    for (int32_t i = 0; i < rd.n_batches; i++)
+      rows += rd.batches[i].num_rows;
     assert_int_equal(rd.n_batches, 1);
     assert_int_equal(rows, 3);
     const char *expect[3][4] = {
