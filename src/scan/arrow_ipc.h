@@ -40,7 +40,7 @@ enum { AIPC_C_LZ4_FRAME = 0, AIPC_C_ZSTD = 1 };
 
 /* Limits the reader holds untrusted input to. */
 #define AIPC_MAX_DEPTH 64
-#define AIPC_MAX_FIELDS 100000
+#define AIPC_MAX_FIELDS 10000 /* fields of a schema, nested ones included */
 #define AIPC_MAX_BATCHES 1000000
 #define AIPC_MAX_BUFFER ((int64_t)1 << 26) /* bytes of one (decompressed) buffer */
 #define AIPC_MAX_ROWS ((int64_t)1 << 24)   /* rows of one array */

@@ -144,9 +144,10 @@ static bool fb_str(const fbt *t, int i, char **out) {
 
 /* ---- schema ------------------------------------------------------------ */
 
-static int read_field(inlet_field *f, const fbt *ft, int depth, inlet_error *err);
+static int read_field(inlet_field *f, const fbt *ft, int depth, int64_t *budget, inlet_error *err);
 
-static int read_children(inlet_field *f, const fbt *ft, int depth, inlet_error *err) {
+static int read_children(inlet_field *f, const fbt *ft, int depth, int64_t *budget,
+                         inlet_error *err) {
   const char *ctx = "schema";
   size_t n, data;
   if (!fb_vec(ft, 5, 4, &n, &data)) return BAD(err, "bad children vector");
@@ -159,7 +160,7 @@ static int read_children(inlet_field *f, const fbt *ft, int depth, inlet_error *
     if (!fb_vec_table(ft->b, data, k, &ct)) return BAD(err, "bad child field");
     f->n_children = (int32_t)k + 1;
     f->children[k].field_id = -1;
-    TRY(read_field(&f->children[k], &ct, depth + 1, err));
+    TRY(read_field(&f->children[k], &ct, depth + 1, budget, err));
   }
   return 0;
 }
@@ -179,8 +180,12 @@ static bool has_extension(const fbt *ft, const char *want) {
   return false;
 }
 
-static int read_field(inlet_field *f, const fbt *ft, int depth, inlet_error *err) {
+static int read_field(inlet_field *f, const fbt *ft, int depth, int64_t *budget, inlet_error *err) {
   const char *ctx = "schema";
+  /* Offsets may share a table, so a small buffer can describe a huge tree:
+   * the fields of the whole schema are counted. */
+  FAIL_IF(--*budget < 0, err, INLET_ELIMIT, "Arrow IPC schema: more than %d fields in all",
+          AIPC_MAX_FIELDS);
   FAIL_IF(depth > AIPC_MAX_DEPTH, err, INLET_ELIMIT,
           "Arrow IPC schema: fields nest deeper than %d levels", AIPC_MAX_DEPTH);
   f->field_id = -1;
@@ -198,7 +203,7 @@ static int read_field(inlet_field *f, const fbt *ft, int depth, inlet_error *err
   fbt ty;
   bool present;
   if (!fb_subtable(ft, 3, &ty, &present) || !present) return BAD(err, "field without a type");
-  TRY(read_children(f, ft, depth, err));
+  TRY(read_children(f, ft, depth, budget, err));
   inlet_type *t = &f->type;
   int64_t a = 0, b = 0, c = 0;
   int want_children = 0;
@@ -303,11 +308,12 @@ static int read_schema(inlet_schema *s, const fbt *st, inlet_error *err) {
   if (n == 0) return 0;
   s->fields = inlet_calloc(n, sizeof *s->fields);
   FAIL_IF(!s->fields, err, INLET_ENOMEM, "out of memory reading an Arrow schema");
+  int64_t budget = AIPC_MAX_FIELDS;
   for (size_t k = 0; k < n; k++) {
     fbt ft;
     if (!fb_vec_table(st->b, data, k, &ft)) return BAD(err, "bad field");
     s->n_fields = (int32_t)k + 1;
-    TRY(read_field(&s->fields[k], &ft, 0, err));
+    TRY(read_field(&s->fields[k], &ft, 0, &budget, err));
   }
   return 0;
 }
