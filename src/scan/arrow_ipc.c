@@ -618,6 +618,7 @@ int inlet_arrow_ipc_writer_write(inlet_arrow_ipc_writer *w, const inlet_batch *b
   TRY(emit_message(w, &blk.meta_len, err));
   for (size_t i = 0; i < w->n_bufs; i++) {
     const body_buffer *bb = &w->bufs[i];
+    if (bb->len == 0) continue; /* its data may be NULL, and NULL + 0 is undefined */
     const uint8_t *p = bb->data ? bb->data : w->cbody.data + bb->offset;
     TRY(emit(w, p, (size_t)bb->len, err));
     TRY(emit_pad(w, err));
