@@ -2,7 +2,7 @@
 # Installs the Debian packages inlet needs, only those missing.
 #   install-deps.sh build   compiler, CMake and the codec/JSON/Redis/Kafka/INI libraries
 #   install-deps.sh test    the above plus cmocka, clang, clang-format, Node.js/npm, redis-server, kcat,
-#                           prometheus (promtool), curl and tmux
+#                           prometheus (promtool), curl, tmux, man-db and chromium (renders `inlet report`)
 set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
@@ -10,7 +10,8 @@ pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev libl
       libcurl4-openssl-dev libexpat1-dev libssl-dev libroaring-dev libmicrohttpd-dev
       libsystemd-dev libinih-dev"
 if [ "$mode" = test ]; then
-  pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat prometheus curl tmux"
+  pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat prometheus curl tmux man-db
+        chromium"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi

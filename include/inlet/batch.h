@@ -70,7 +70,10 @@ typedef enum inlet_type_ext {
   INLET_EXT_JSON, /* on STRING */
   INLET_EXT_ENUM, /* on STRING */
   INLET_EXT_BSON, /* on BINARY */
-  INLET_EXT_UUID  /* on FIXED_BINARY, byte_width 16 */
+  INLET_EXT_UUID, /* on FIXED_BINARY, byte_width 16 */
+  /* on STRING: a Delta/Parquet variant column, held as the canonical JSON
+   * text of each value (docs/VALUES.md "Variant") */
+  INLET_EXT_VARIANT
 } inlet_type_ext;
 
 typedef struct inlet_type {

@@ -127,6 +127,15 @@ INLET_API void inlet_table_free(inlet_table *table);
 /** The table's directory or URL as given to create/open. */
 INLET_API const char *inlet_table_path(const inlet_table *table);
 
+/**
+ * Sets (or, with @p fn NULL, clears) the callback that long operations on this
+ * handle report their progress to: inlet_table_compact, inlet_table_vacuum,
+ * inlet_table_checkpoint and the automatic checkpoints of commits (see
+ * inlet_progress in inlet/common.h). No progress is reported by default.
+ */
+INLET_API int inlet_table_set_progress(inlet_table *table, inlet_progress_fn fn, void *ctx,
+                                       inlet_error *err);
+
 /* ---- snapshots ------------------------------------------------------------ */
 
 /**
@@ -380,6 +389,44 @@ INLET_API int inlet_table_history(inlet_history_entry **out, size_t *n, inlet_ta
                                   int64_t limit, inlet_error *err);
 INLET_API void inlet_history_free(inlet_history_entry *entries, size_t n);
 
+/** One commit as inlet_table_commits streams it: what the log says, no data file read. */
+typedef struct inlet_commit_summary {
+  int64_t version;
+  int64_t timestamp_ms;         /* as inlet_table_history */
+  const char *operation;        /* commitInfo.operation, NULL without commitInfo */
+  const char *metrics_json;     /* operationMetrics object text, or NULL */
+  const char *parameters_json;  /* operationParameters object text, or NULL */
+  int64_t files_added;          /* add actions */
+  int64_t files_removed;        /* remove actions */
+  int64_t bytes_added;          /* sum of add.size */
+  int64_t bytes_removed;        /* sum of remove.size (removes without a size count 0) */
+  int64_t rows_added;           /* sum of the adds' add.stats numRecords; -1 when one lacks it */
+  int64_t removes_without_size; /* removes whose size is absent */
+  int64_t latest_deletion_ms;   /* newest remove.deletionTimestamp, -1 when none */
+  int64_t oldest_deletion_ms;   /* oldest remove.deletionTimestamp, -1 when none */
+  bool compaction;              /* as inlet_table_description.compactions counts it */
+  bool metadata;                /* holds a metaData action */
+  bool protocol;                /* holds a protocol action */
+} inlet_commit_summary;
+
+/** Called once per commit; returning nonzero stops the walk with that code. The strings are
+ * lent for the call only. */
+typedef int (*inlet_commit_fn)(void *ctx, const inlet_commit_summary *c, inlet_error *err);
+
+/**
+ * Streams a summary of every commit file on disk to @p fn, newest first (the order and
+ * timestamps of inlet_table_history), one commit in memory at a time: reports and
+ * dashboards walk a long log without holding it. @p n_commits (may be NULL) receives the
+ * number of commit files listed, before the first call.
+ * @return 0, what @p fn returned, INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_commits(inlet_table *table, inlet_commit_fn fn, void *ctx,
+                                  int64_t *n_commits, inlet_error *err);
+
+/** delta.deletedFileRetentionDuration of @p s in ms (default 7 days): how long vacuum keeps a
+ * removed file, so how far back time travel stays readable after a vacuum. */
+INLET_API int64_t inlet_snapshot_deleted_file_retention_ms(const inlet_snapshot *s);
+
 typedef struct inlet_table_description {
   int64_t version;
   int64_t commits;               /* commit files on disk up to version */
@@ -409,6 +456,16 @@ typedef struct inlet_table_description {
  */
 INLET_API int inlet_table_describe(inlet_table *table, inlet_table_description *out, char **json,
                                    inlet_error *err);
+
+/**
+ * inlet_table_describe of snapshot @p s (its version; the numbers of `describe` when @p s is
+ * the latest), reading each commit up to that version once: the same read also streams each
+ * commit's summary to @p fn (may be NULL), as inlet_table_commits would, so a report needs
+ * one replay and one pass over the commits instead of four.
+ * @return 0, what @p fn returned, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_snapshot_describe(inlet_snapshot *s, inlet_table_description *out, char **json,
+                                      inlet_commit_fn fn, void *ctx, inlet_error *err);
 
 #ifdef __cplusplus
 }

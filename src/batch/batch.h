@@ -113,4 +113,23 @@ void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
  * order (filter.c). */
 int batch_keep_rows(inlet_batch *b, const uint8_t *keep, inlet_error *err);
 
+/* ---- Variant (variant.c) ---------------------------------------------------
+ * Delta's variant type (Parquet VariantEncoding.md) is read as the JSON text
+ * of its value. */
+
+#define BATCH_VARIANT_MAX_DEPTH 128
+
+/* Appends the canonical JSON text of the Variant value @p val (@p val_len
+ * bytes) whose metadata is @p meta (@p meta_len bytes) to @p out; the text may
+ * not exceed @p max_json bytes. Every offset and length is checked. 0;
+ * INLET_ECORRUPT (the bytes break the encoding: an offset or length past its
+ * region, object keys out of order or repeated, a string that is not UTF-8),
+ * INLET_EUNSUPPORTED (a metadata version other than 1, an unknown primitive
+ * type), INLET_ELIMIT (nesting deeper than BATCH_VARIANT_MAX_DEPTH, text past
+ * @p max_json), INLET_ENOMEM. The message says what is wrong at which byte of
+ * the value; on failure @p out may hold part of the text (the caller cuts it
+ * back). */
+int batch_variant_to_json(inlet_buf *out, const uint8_t *meta, size_t meta_len, const uint8_t *val,
+                          size_t val_len, size_t max_json, inlet_error *err);
+
 #endif /* INLET_BATCH_BATCH_H */

@@ -61,7 +61,10 @@ size_t inlet_type_name(const inlet_type *type, char *out, size_t cap) {
   case INLET_TYPE_FLOAT: s = "float"; break;
   case INLET_TYPE_DOUBLE: s = "double"; break;
   case INLET_TYPE_STRING:
-    s = type->ext == INLET_EXT_JSON ? "json" : type->ext == INLET_EXT_ENUM ? "enum" : "string";
+    s = type->ext == INLET_EXT_JSON      ? "json"
+        : type->ext == INLET_EXT_ENUM    ? "enum"
+        : type->ext == INLET_EXT_VARIANT ? "variant"
+                                         : "string";
     break;
   case INLET_TYPE_BINARY: s = type->ext == INLET_EXT_BSON ? "bson" : "binary"; break;
   case INLET_TYPE_FIXED_BINARY:

@@ -467,6 +467,34 @@ int text_format_value(inlet_buf *b, const inlet_array *a, const inlet_field *f, 
   return inlet_buf_status(b);
 }
 
+/* ---- scalars for the variant decoder (variant.c) --------------------------- */
+
+void text_format_hex(inlet_buf *b, const uint8_t *p, size_t n, bool json, bool uuid) {
+  put_hex(b, p, n, json, uuid);
+}
+
+void text_format_decimal(inlet_buf *b, const uint8_t le[16], int32_t scale, bool json) {
+  put_decimal(b, le, scale, json);
+}
+
+void text_format_date(inlet_buf *b, int64_t days, bool json) {
+  char tx[48];
+  int n = format_date(tx, days);
+  put_str(b, tx, (size_t)n, json);
+}
+
+void text_format_time(inlet_buf *b, int64_t v, const inlet_type *t, bool json) {
+  put_time(b, v, t, json);
+}
+
+void text_format_timestamp(inlet_buf *b, int64_t v, const inlet_type *t, bool json) {
+  put_timestamp(b, v, t, json);
+}
+
+void text_format_json_double(inlet_buf *b, double v) {
+  put_double(b, v, true);
+}
+
 int64_t inlet_text_format_value(char *out, size_t cap, const inlet_array *array,
                                 const inlet_field *field, int64_t row, bool json) {
   inlet_buf b = INLET_BUF_INIT;

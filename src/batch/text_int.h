@@ -55,4 +55,15 @@ void text_format_double(char out[40], double v);
 /* Appends @p s as a JSON string literal. */
 void text_json_quote(inlet_buf *b, const char *s, size_t n);
 
+/* Single scalars in the same canonical text (for variant.c): binary as hex
+ * (8-4-4-4-12 when @p uuid), a decimal of @p scale from 16 little-endian
+ * bytes, a date from days since the epoch, a time or timestamp of type @p t,
+ * a double (NaN and infinities as JSON strings). */
+void text_format_hex(inlet_buf *b, const uint8_t *p, size_t n, bool json, bool uuid);
+void text_format_decimal(inlet_buf *b, const uint8_t le[16], int32_t scale, bool json);
+void text_format_date(inlet_buf *b, int64_t days, bool json);
+void text_format_time(inlet_buf *b, int64_t v, const inlet_type *t, bool json);
+void text_format_timestamp(inlet_buf *b, int64_t v, const inlet_type *t, bool json);
+void text_format_json_double(inlet_buf *b, double v);
+
 #endif /* INLET_TEXT_INT_H */

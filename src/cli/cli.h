@@ -95,9 +95,9 @@ extern const int cli_n_commands;
 /* The command entries (one per cmd_*.c). */
 extern const cli_command cli_cmd_delete, cli_cmd_changes;
 extern const cli_command cli_cmd_create, cli_cmd_append, cli_cmd_ingest, cli_cmd_scan,
-    cli_cmd_history, cli_cmd_describe, cli_cmd_checkpoint, cli_cmd_compact, cli_cmd_vacuum,
-    cli_cmd_restore, cli_cmd_maintain, cli_cmd_demo, cli_cmd_parquet_schema, cli_cmd_parquet_meta,
-    cli_cmd_parquet_cat, cli_cmd_parquet_convert;
+    cli_cmd_history, cli_cmd_describe, cli_cmd_report, cli_cmd_checkpoint, cli_cmd_compact,
+    cli_cmd_vacuum, cli_cmd_restore, cli_cmd_maintain, cli_cmd_demo, cli_cmd_parquet_schema,
+    cli_cmd_parquet_meta, cli_cmd_parquet_cat, cli_cmd_parquet_convert;
 
 /* Parsed arguments of one command run. Options are read by name; asking
  * for an option the command does not declare (or as another kind) is a

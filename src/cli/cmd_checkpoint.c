@@ -4,6 +4,7 @@
  * form) keeps it: nothing is written and the command says so.
  */
 #include "cli.h"
+#include "progress.h"
 
 static const char usage[] =
     "usage: inlet checkpoint TABLE [--single-writer]\n"
@@ -21,7 +22,11 @@ static int cmd_checkpoint(const cli_args *a) {
   inlet_table *t = NULL;
   int64_t v = -1;
   if (cli_table_open(a, pos[0], &t, &err) < 0) return cli_fail(&err);
-  rc = inlet_table_checkpoint(t, &v, &err);
+  cli_progress prog;
+  cli_progress_init(&prog, true);
+  rc = inlet_table_set_progress(t, cli_progress_fn, &prog, &err);
+  if (rc == 0) rc = inlet_table_checkpoint(t, &v, &err);
+  cli_progress_clear(&prog);
   inlet_table_free(t);
   if (rc == INLET_EEXISTS) {
     /* Not a failure: the version is checkpointed, by us or another writer. */

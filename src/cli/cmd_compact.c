@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "log.h"
 
 static const char usage[] =
@@ -27,6 +28,7 @@ typedef struct report {
   bool dry;
   FILE *json; /* NULL: text */
   int n;
+  cli_progress prog;
 } report;
 
 static void json_group(report *r, const inlet_compact_group *g) {
@@ -53,6 +55,7 @@ static void json_group(report *r, const inlet_compact_group *g) {
 static void on_group(void *ctx, const inlet_compact_group *g) {
   report *r = ctx;
   bool dry = r->dry;
+  cli_progress_clear(&r->prog);
   if (r->json) {
     json_group(r, g);
     if (!g->status) return;
@@ -98,7 +101,7 @@ static int cmd_compact(const cli_args *a) {
   o.dry_run = dry;
   char *groups = NULL;
   size_t groups_len = 0;
-  report rep = {dry, NULL, 0};
+  report rep = {dry, NULL, 0, {0}};
   if (cli_flag(a, "json") && !(rep.json = open_memstream(&groups, &groups_len)))
     return cli_error("out of memory");
   o.on_group = on_group;
@@ -134,7 +137,10 @@ static int cmd_compact(const cli_args *a) {
   inlet_table *t = NULL;
   inlet_compact_result res;
   int rc = cli_table_open(a, pos[0], &t, &err);
+  cli_progress_init(&rep.prog, !rep.json && !dry);
+  if (rc == 0) rc = inlet_table_set_progress(t, cli_progress_fn, &rep.prog, &err);
   if (rc == 0) rc = inlet_table_compact(&res, t, &o, &err);
+  cli_progress_clear(&rep.prog);
   inlet_table_free(t);
   free(cols);
   free(names);

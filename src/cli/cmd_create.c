@@ -14,7 +14,8 @@ static const char usage[] =
     "Creates an empty Delta table (version 0) at TABLE (a directory or an object-store URL).\n"
     "  --schema DDL        columns as Spark/Delta DDL, e.g. 'id long not null, user string,\n"
     "                      amount decimal(10,2), event_time timestamp, day date'\n"
-    "  --partition-by C,D  partition columns (top-level schema columns); repeatable\n"
+    "  --partition-by C,D  partition columns (top-level schema columns); repeatable; quote a\n"
+    "                      name with a comma or space as in the DDL: '`my col`,day'\n"
     "  --property K=V      a table property (metaData.configuration), repeatable, e.g.\n"
     "                      delta.checkpointInterval=10, delta.appendOnly=true,\n"
     "                      delta.enableInCommitTimestamps=true, inlet.autoCompact=true.\n"
@@ -30,8 +31,10 @@ static const cli_opt opts[] = {
     CLI_OPT_STRING("name"),   CLI_OPT_STRING("description"), CLI_OPT_FLAG("single-writer"),
 };
 
-/* Splits every --partition-by value at commas (and spaces) into @p parts,
- * which borrows from @p buf (one copy of all values). */
+/* Splits every --partition-by value at commas and spaces into @p parts,
+ * which borrow from @p buf (the names, unquoted). A name holding a comma, a
+ * space or a backtick is quoted as in the DDL: `my col`, with `` for a
+ * backtick inside. */
 static int split_partitions(const char *const *values, int n, char **buf, const char ***parts,
                             int32_t *n_parts) {
   size_t total = 1;
@@ -40,14 +43,33 @@ static int split_partitions(const char *const *values, int n, char **buf, const 
   *buf = malloc(total);
   *parts = calloc(total, sizeof **parts);
   if (!*buf || !*parts) return cli_error("out of memory");
-  char *p = *buf;
+  char *out = *buf;
   *n_parts = 0;
   for (int i = 0; i < n; i++) {
-    size_t len = strlen(values[i]);
-    memcpy(p, values[i], len + 1);
-    for (char *save = NULL, *tok = strtok_r(p, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save))
-      (*parts)[(*n_parts)++] = tok;
-    p += len + 1;
+    const char *p = values[i];
+    for (;;) {
+      while (*p == ',' || *p == ' ')
+        p++;
+      if (!*p) break;
+      (*parts)[(*n_parts)++] = out;
+      if (*p == '`') {
+        for (p++;; p++) {
+          if (!*p)
+            return cli_usage_error(usage, "create: --partition-by '%s': unterminated `", values[i]);
+          if (*p == '`' && p[1] != '`') break;
+          if (*p == '`') p++; /* `` is one backtick */
+          *out++ = *p;
+        }
+        p++;
+        if (*p && *p != ',' && *p != ' ')
+          return cli_usage_error(usage, "create: --partition-by '%s': text after a quoted name",
+                                 values[i]);
+      } else {
+        while (*p && *p != ',' && *p != ' ')
+          *out++ = *p++;
+      }
+      *out++ = '\0';
+    }
   }
   return CLI_OK;
 }

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "progress.h"
 #include "service.h"
 
 static const char usage[] =
@@ -123,6 +124,7 @@ typedef struct ui {
   int64_t summary_ms;
   int64_t summary_at_ms, summary_rows;
   char last_status[256];
+  bool once; /* --once: a file source has a known end, so a bar */
 } ui;
 
 /* One line for a service log: cumulative counts and the rate since the last one. */
@@ -258,6 +260,22 @@ static void on_progress(void *ctx, const inlet_ingest_progress *p) {
   double late_pct =
       p->rows ? 100.0 * (double)p->late_rows / (double)(p->rows + p->dropped_rows + p->routed_rows)
               : 0.0;
+  if (u->once && p->lag_bytes >= 0) {
+    /* --once over a file: the end is known, so a bar with rate and ETA. */
+    char stats[200], bar[512];
+    snprintf(stats, sizeof stats, "  rows %lld  batches %lld  late %.1f%%  rejected %lld",
+             (long long)p->rows, (long long)p->batches, late_pct, (long long)p->rejected);
+    inlet_progress ev = {"ingest", "reading", "bytes", p->bytes,
+                         p->lag_bytes > INT64_MAX - p->bytes ? INT64_MAX : p->bytes + p->lag_bytes};
+    int32_t width = cli_terminal_width(2);
+    int32_t room = width - (int32_t)strlen(stats);
+    cli_progress_format(bar, sizeof bar, &ev, p->elapsed_ms, p->bytes, room < 40 ? 40 : room);
+    size_t keep = width > 1 ? (size_t)width - 1 : 0, blen = strlen(bar);
+    fprintf(stderr, "\r\033[K%s%.*s", bar, (int)(keep > blen ? keep - blen : 0), stats);
+    fflush(stderr);
+    u->line_shown = true;
+    return;
+  }
   char lag[32] = "-";
   if (p->lag_ms >= 0)
     snprintf(lag, sizeof lag, "%.1fs", (double)p->lag_ms / 1000.0);
@@ -431,9 +449,10 @@ static int cmd_ingest(const cli_args *a) {
       return cli_usage_error(usage, "ingest: --stall-limit: %s", inlet_errmsg(&err));
     so.stall_ms = us / 1000 > 0 ? us / 1000 : 1;
   }
-  ui u = {NULL,  quiet, json, isatty(2) != 0 && cli_log_get_format() == CLI_LOG_TEXT,
-          false, 0,     0,    60000,
-          0,     0,     ""};
+  const char *force_tty = getenv("INLET_FORCE_TTY"); /* tests: a terminal without one */
+  bool tty = isatty(2) != 0 || (force_tty && strcmp(force_tty, "1") == 0);
+  ui u = {NULL, quiet, json, tty && cli_log_get_format() == CLI_LOG_TEXT, false, 0, 0, 60000, 0,
+          0,    "",    once};
   const char *summary_interval = cli_string(a, "summary-interval");
   if (summary_interval) {
     int64_t us;

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
+#include "progress.h"
 
 static const char usage[] =
     "usage: inlet parquet convert IN OUT --schema 'DDL' [--input-format ndjson|csv]\n"
@@ -31,12 +33,15 @@ static const char usage[] =
 typedef struct bad_ctx {
   const char *path;
   int64_t count;
+  cli_progress *prog; /* erased before a warning */
 } bad_ctx;
 
 static int on_bad(void *ctx, const inlet_text_bad_record *b) {
   bad_ctx *c = ctx;
-  if (c->count++ < MAX_SHOWN)
+  if (c->count++ < MAX_SHOWN) {
+    cli_progress_clear(c->prog);
     cli_log("warning", "bad_record", NULL, "%s:%lld: %s", c->path, (long long)b->line, b->reason);
+  }
   return 0;
 }
 
@@ -118,7 +123,9 @@ static int cmd_parquet_convert(const cli_args *a) {
   if (inlet_schema_parse(&schema, ddl, &err) < 0)
     return cli_usage_error(NULL, "--schema: %s", inlet_errmsg(&err));
 
-  bad_ctx bad = {in, 0};
+  cli_progress prog;
+  cli_progress_init(&prog, false);
+  bad_ctx bad = {in, 0, &prog};
   ro.on_bad_record = on_bad;
   ro.ctx = &bad;
   inlet_text_reader *r = NULL;
@@ -138,18 +145,33 @@ static int cmd_parquet_convert(const cli_args *a) {
       rc = cli_fail(&err);
     goto done;
   }
+  /* The bar's total is the input's size when it has one (not a pipe). */
+  struct stat in_st;
+  int64_t in_size = stat(in, &in_st) == 0 && S_ISREG(in_st.st_mode) ? (int64_t)in_st.st_size : -1;
+  cli_progress_init(&prog, true);
+  inlet_progress start = {"convert", "reading", "bytes", 0, in_size};
+  cli_progress_update(&prog, &start);
   for (;;) {
     if (inlet_text_reader_next(r, &batch, &err) < 0) {
+      cli_progress_clear(&prog);
       rc = cli_fail_fmt(&err, "%s: %s", in, inlet_errmsg(&err));
       goto done;
     }
+    inlet_text_reader_stats now;
+    inlet_text_reader_get_stats(r, &now);
+    inlet_progress ev = {"convert", "reading", "bytes", now.bytes,
+                         in_size >= now.bytes ? in_size : -1};
+    if (batch.num_rows == 0 && in_size >= now.bytes) ev.done = in_size;
+    cli_progress_update(&prog, &ev);
     if (batch.num_rows == 0) break;
     if (bad.count > 0 && !skip_bad) continue; /* keep reading to report every bad record */
     if (inlet_parquet_writer_write(w, &batch, &err) < 0) {
+      cli_progress_clear(&prog);
       rc = cli_fail(&err);
       goto done;
     }
   }
+  cli_progress_clear(&prog);
   inlet_text_reader_stats st;
   inlet_text_reader_get_stats(r, &st);
   if (bad.count > MAX_SHOWN)

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "progress.h"
 
 static const char usage[] =
     "usage: inlet vacuum TABLE [--retain DURATION] [--dry-run] [--force] [--single-writer]\n"
@@ -22,6 +23,7 @@ typedef struct report {
   bool dry;
   FILE *files, *links; /* --json: the arrays' members; NULL: text */
   int n_files, n_links;
+  cli_progress prog;
 } report;
 
 static void on_file(void *ctx, const char *path, int64_t size) {
@@ -32,6 +34,7 @@ static void on_file(void *ctx, const char *path, int64_t size) {
     fprintf(r->files, ",\"size\":%lld}", (long long)size);
     return;
   }
+  cli_progress_clear(&r->prog);
   printf("%s%s\t%lld\n", r->dry ? "would delete " : "deleted ", path, (long long)size);
 }
 
@@ -43,6 +46,7 @@ static void on_symlink(void *ctx, const char *path, int64_t size) {
     cli_json_string(r->links, path);
     return;
   }
+  cli_progress_clear(&r->prog);
   printf("left symbolic link %s alone (vacuum neither follows nor deletes links)\n", path);
 }
 
@@ -63,7 +67,7 @@ static int cmd_vacuum(const cli_args *a) {
   o.dry_run = dry;
   char *files = NULL, *links = NULL;
   size_t files_len = 0, links_len = 0;
-  report rep = {dry, NULL, NULL, 0, 0};
+  report rep = {dry, NULL, NULL, 0, 0, {0}};
   if (cli_flag(a, "json")) {
     rep.files = open_memstream(&files, &files_len);
     rep.links = open_memstream(&links, &links_len);
@@ -75,7 +79,10 @@ static int cmd_vacuum(const cli_args *a) {
   inlet_table *t = NULL;
   inlet_vacuum_result res;
   int rc = cli_table_open(a, pos[0], &t, &err);
+  cli_progress_init(&rep.prog, !rep.files);
+  if (rc == 0) rc = inlet_table_set_progress(t, cli_progress_fn, &rep.prog, &err);
   if (rc == 0) rc = inlet_table_vacuum(&res, t, &o, &err);
+  cli_progress_clear(&rep.prog);
   inlet_table_free(t);
   if (rep.files) {
     fclose(rep.files);

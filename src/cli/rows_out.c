@@ -7,27 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
+#include "progress.h"
 
 /* Rows a terminal shows without --all or --limit: a screenful or two. */
 #define CLI_TERMINAL_ROWS 50
-
-/* COLUMNS when set to a number (it overrides the terminal, as for ls), else
- * the terminal's width, else 80. */
-static int32_t terminal_width(void) {
-  const char *env = getenv("COLUMNS");
-  char *end;
-  long n = env && *env ? strtol(env, &end, 10) : 0;
-  if (n > 0 && n < 100000 && *end == '\0') return (int32_t)n;
-  struct winsize ws;
-  if (ioctl(fileno(stdout), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
-  return 80;
-}
 
 /* The format an --output name asks for by its extension; NULL if none. */
 static const char *format_of_name(const char *name) {
@@ -82,7 +70,7 @@ int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, co
   if (!o->to_parquet && !o->to_arrow && !output && tty && o->wo.format == INLET_TEXT_TABLE) {
     o->terminal = true;
     o->cap = CLI_TERMINAL_ROWS;
-    o->wo.table_terminal_width = terminal_width();
+    o->wo.table_terminal_width = cli_terminal_width(fileno(stdout));
   }
   /* An object store is not asked: its upload replaces the object whole. */
   struct stat st;
@@ -165,7 +153,7 @@ int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema) {
     if (inlet_parquet_writer_open(&o->pw, o->output, schema, &po, &err) < 0) return cli_fail(&err);
     return CLI_OK;
   }
-  FILE *f;
+  FILE *f = NULL;
   int rc = cli_rows_out_open_stream(o, &f);
   if (rc != CLI_OK) return rc;
   if (o->to_arrow) {

@@ -29,6 +29,7 @@
 
 #define DELTA_MAX_LINE_BYTES ((size_t)64 << 20)        /* one action line */
 #define DELTA_MAX_SCHEMA_DEPTH 64                      /* nesting of schemaString */
+#define DELTA_MAX_VARIANT_JSON ((size_t)64 << 20)      /* JSON text of one variant value */
 #define DELTA_MAX_VERSION ((int64_t)99999999999999999) /* keeps 20-digit names */
 #define DELTA_ENGINE_INFO "inlet/0.1.0"
 
@@ -201,8 +202,9 @@ int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta
 
 /* ---- schema (schemaString) ------------------------------------------------ */
 
-/* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (e.g.
- * variant, names the type), INLET_ENOMEM. */
+/* Parses Delta's JSON schema. 0, INLET_ECORRUPT, INLET_EUNSUPPORTED (a type
+ * inlet does not know, named; variant is read as STRING with
+ * INLET_EXT_VARIANT), INLET_ENOMEM. */
 int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
 
 /* Column mapping modes (PROTOCOL.md "Column Mapping", table property
@@ -368,12 +370,20 @@ typedef struct delta_checkpoint_ref {
   bool v2;       /* UUID-named (v2) checkpoint */
 } delta_checkpoint_ref;
 
+/* A log compaction file `x.y.compacted.json` (PROTOCOL.md "Log Compaction
+ * Files"): the reconciled actions of commits x..y. */
+typedef struct delta_log_range {
+  int64_t from, to; /* from <= to */
+} delta_log_range;
+
 typedef struct delta_log_listing {
   int64_t n_commits;
   int64_t *commit_versions; /* owned, ascending */
   int64_t *commit_mtimes;   /* owned, ms, monotonized: each > the one before */
   int64_t n_checkpoints;
   delta_checkpoint_ref *checkpoints; /* owned, ascending, complete ones only */
+  int64_t n_compactions;
+  delta_log_range *compactions; /* owned, in name order (by from, then to) */
 } delta_log_listing;
 
 /* Lists _delta_log. INLET_ENOTFOUND if the directory is missing. */
@@ -396,6 +406,12 @@ void delta_commit_name(char out[64], int64_t version);
 typedef int (*delta_action_cb)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t version,
                           delta_action_cb cb, void *ctx, inlet_error *err);
+/* Name of the log compaction file of commits @p from..@p to. */
+void delta_compaction_name(char out[96], int64_t from, int64_t to);
+/* The same streaming for any JSON log file @p name (below the table root),
+ * e.g. a log compaction file. */
+int delta_log_read_file(inlet_storage *st, const char *root_abs, const char *name,
+                        delta_action_cb cb, void *ctx, inlet_error *err);
 
 /* The inCommitTimestamp of commit @p version (its commitInfo must be the
  * first action, PROTOCOL.md "In-Commit Timestamps"), or -1 when it has none.
@@ -586,12 +602,16 @@ int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_c
  * put-if-absent. INLET_EEXISTS (nothing written) when a checkpoint of that
  * version exists: the classic one, or one `_last_checkpoint` names (the
  * writers' automatic checkpoints look no further: no listing);
- * INLET_EUNSUPPORTED with deletion vectors; storage errors. */
-int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+ * storage errors. @p progress (may be NULL) hears "checkpoint"/"writing" in
+ * actions. */
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap,
+                           inlet_progress_fn progress, void *progress_ctx, inlet_error *err);
 /* The same after listing `_delta_log`: INLET_EEXISTS when a complete
  * checkpoint of the version exists in any form (classic, multi-part,
  * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
-int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap, inlet_error *err);
+int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
+                                   inlet_progress_fn progress, void *progress_ctx,
+                                   inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */
 

@@ -93,7 +93,16 @@ typedef struct cp_writer {
   int32_t add_stats, add_pv_parsed, add_stats_parsed;
   delta_stats_struct_writer *sw;
   int64_t rows, actions;
+  int64_t total;              /* actions the checkpoint will hold, for progress */
+  inlet_progress_fn progress; /* or NULL */
+  void *progress_ctx;
 } cp_writer;
+
+static void report(const cp_writer *w) {
+  if (!w->progress) return;
+  inlet_progress p = {"checkpoint", "writing", "actions", w->actions, w->total};
+  w->progress(w->progress_ctx, &p);
+}
 
 static bool conf_bool(const delta_metadata *m, const char *key, bool dflt) {
   const char *v = delta_metadata_conf(m, key);
@@ -249,6 +258,7 @@ static int put_row(cp_writer *w, int col, fill_fn fill, const void *x, inlet_err
   if (b->num_rows >= CP_BATCH_ROWS) {
     TRY(inlet_parquet_writer_write(w->pw, b, err));
     inlet_batch_clear(b);
+    report(w);
   }
   return 0;
 }
@@ -386,6 +396,8 @@ static int fill_remove(cp_writer *w, inlet_array *a, const inlet_field *f, const
 
 /* Writes every action of @p snap into the open writer. */
 static int write_actions(cp_writer *w, const delta_snapshot *snap, inlet_error *err) {
+  w->total = 2 + snap->n_txns + snap->n_domains + snap->n_files + snap->n_tombstones;
+  report(w);
   TRY(put_row(w, COL_PROTOCOL, fill_protocol, &snap->protocol, err));
   TRY(put_row(w, COL_META, fill_metadata, &snap->metadata, err));
   for (int64_t i = 0; i < snap->n_txns; i++)
@@ -399,6 +411,7 @@ static int write_actions(cp_writer *w, const delta_snapshot *snap, inlet_error *
   for (int64_t i = 0; i < snap->n_tombstones; i++)
     TRY(put_row(w, COL_REMOVE, fill_remove, &snap->tombstones[i], err));
   if (w->b.num_rows > 0) TRY(inlet_parquet_writer_write(w->pw, &w->b, err));
+  report(w);
   return 0;
 }
 
@@ -482,7 +495,7 @@ static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t act
 }
 
 static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool list,
-                            inlet_error *err) {
+                            inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
   TRY(delta_features_check_write(&snap->protocol, &snap->metadata, DELTA_OP_CHECKPOINT, 0, err));
   char what[96];
   bool found = false;
@@ -496,6 +509,8 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
           (long long)snap->version, what);
   cp_writer w;
   memset(&w, 0, sizeof w);
+  w.progress = progress;
+  w.progress_ctx = progress_ctx;
   inlet_schema_init(&w.schema);
   char tmp_rel[128], final_rel[128];
   snprintf(tmp_rel, sizeof tmp_rel, "_delta_log/.tmp-%020lld-%016llx.checkpoint.parquet",
@@ -546,11 +561,13 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
   return rc;
 }
 
-int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap, inlet_error *err) {
-  return checkpoint_write(st, snap, false, err);
+int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap,
+                           inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
+  return checkpoint_write(st, snap, false, progress, progress_ctx, err);
 }
 
 int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
+                                   inlet_progress_fn progress, void *progress_ctx,
                                    inlet_error *err) {
-  return checkpoint_write(st, snap, true, err);
+  return checkpoint_write(st, snap, true, progress, progress_ctx, err);
 }

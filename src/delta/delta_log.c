@@ -5,7 +5,8 @@
  * Spec: PROTOCOL.md "Delta Log Entries" (20-digit zero-padded versions,
  * newline-delimited JSON), "Checkpoints" / "Checkpoint Naming Scheme"
  * (classic `n.checkpoint.parquet`, multi-part
- * `n.checkpoint.o.p.parquet`, UUID-named v2 `n.checkpoint.u.{json,parquet}`).
+ * `n.checkpoint.o.p.parquet`, UUID-named v2 `n.checkpoint.u.{json,parquet}`),
+ * "Log Compaction Files" (`x.y.compacted.json`, listed for the replay).
  * Anything else in the directory (.crc files, temp debris of our own
  * commits, `_last_checkpoint`) is ignored here. Memory is bounded by the
  * longest line, never by the commit file's size.
@@ -54,7 +55,12 @@ int64_t delta_log_listing_find(const delta_log_listing *l, int64_t version) {
   return lo;
 }
 
+void delta_compaction_name(char out[96], int64_t from, int64_t to) {
+  snprintf(out, 96, "_delta_log/%020lld.%020lld.compacted.json", (long long)from, (long long)to);
+}
+
 void delta_log_listing_reset(delta_log_listing *l) {
+  inlet_free(l->compactions);
   inlet_free(l->commit_versions);
   inlet_free(l->commit_mtimes);
   inlet_free(l->checkpoints);
@@ -84,8 +90,10 @@ int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, siz
   out->commit_versions = inlet_calloc(n + 1, sizeof(int64_t));
   out->commit_mtimes = inlet_calloc(n + 1, sizeof(int64_t));
   out->checkpoints = inlet_calloc(n + 1, sizeof(delta_checkpoint_ref));
+  out->compactions = inlet_calloc(n + 1, sizeof(delta_log_range));
   parts = inlet_calloc(n + 1, sizeof *parts);
-  if (!out->commit_versions || !out->commit_mtimes || !out->checkpoints || !parts) {
+  if (!out->commit_versions || !out->commit_mtimes || !out->checkpoints || !out->compactions ||
+      !parts) {
     rc = inlet_fail(err, INLET_ENOMEM, "out of memory listing _delta_log");
     goto done;
   }
@@ -95,10 +103,14 @@ int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, siz
     int64_t v;
     if (ents[i].is_dir || len < 25 || !parse_digits(nm, 20, &v) || nm[20] != '.') continue;
     const char *rest = nm + 21;
+    int64_t to;
     if (strcmp(rest, "json") == 0) {
       out->commit_versions[out->n_commits] = v;
       out->commit_mtimes[out->n_commits] = ents[i].mtime_ms;
       out->n_commits++;
+    } else if (strlen(rest) == 35 && parse_digits(rest, 20, &to) &&
+               strcmp(rest + 20, ".compacted.json") == 0) {
+      if (v <= to) out->compactions[out->n_compactions++] = (delta_log_range){v, to};
     } else if (strcmp(rest, "checkpoint.parquet") == 0) {
       parts[n_parts++] = (part_ent){v, 1, 1};
     } else if (strncmp(rest, "checkpoint.", 11) == 0) {
@@ -156,6 +168,11 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
                           delta_action_cb cb, void *ctx, inlet_error *err) {
   char name[64];
   delta_commit_name(name, version);
+  return delta_log_read_file(st, root_abs, name, cb, ctx, err);
+}
+
+int delta_log_read_file(inlet_storage *st, const char *root_abs, const char *name,
+                        delta_action_cb cb, void *ctx, inlet_error *err) {
   inlet_rfile *f = NULL;
   int rc = st->ops->open_read(st, name, &f, err);
   if (rc < 0) return rc;

@@ -458,6 +458,66 @@ static int take_buffers(inlet_array *dst, inlet_array *src, bool offsets, inlet_
   return 0;
 }
 
+/* A variant column (PROTOCOL.md "Variant Data Type"; Parquet
+ * VariantEncoding.md "Variant in Parquet"): file field @p sf is a group of
+ * binary `metadata` and `value`, read into @p dst as each value's JSON text.
+ * A `typed_value` field is shredding, which inlet does not read. */
+static int conform_variant(inlet_array *dst, const inlet_field *tf, const inlet_array *src,
+                           const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
+  int32_t vi = -1, mi = -1;
+  for (int32_t i = 0; sf->type.id == INLET_TYPE_STRUCT && i < sf->n_children; i++) {
+    const char *cn = sf->children[i].name;
+    if (strcmp(cn, "typed_value") == 0)
+      return inlet_fail(err, INLET_EUNSUPPORTED,
+                        "data file \"%s\" column \"%s\": shredded variant (a typed_value field, "
+                        "table feature variantShredding) is not supported",
+                        path, tf->name);
+    inlet_type_id id = sf->children[i].type.id;
+    if (id != INLET_TYPE_BINARY && id != INLET_TYPE_STRING) continue;
+    if (strcmp(cn, "value") == 0) vi = i;
+    if (strcmp(cn, "metadata") == 0) mi = i;
+  }
+  if (vi < 0 || mi < 0) {
+    char b[128];
+    inlet_type_name(&sf->type, b, sizeof b);
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "data file \"%s\" column \"%s\": a variant must be stored as a group of "
+                      "binary value and metadata, found %s",
+                      path, tf->name, b);
+  }
+  const inlet_array *va = &src->children[vi], *ma = &src->children[mi];
+  inlet_buf json = INLET_BUF_INIT;
+  int rc = inlet_array_reserve_rows(dst, tf, n, err);
+  for (int64_t r = 0; r < n && rc == 0; r++) {
+    if (!inlet_array_is_valid(src, r)) {
+      rc = inlet_array_append_null(dst, tf, err);
+      continue;
+    }
+    if (!inlet_array_is_valid(va, r) || !inlet_array_is_valid(ma, r)) {
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "data file \"%s\" column \"%s\" row %lld: variant without a value or "
+                      "metadata",
+                      path, tf->name, (long long)r);
+      break;
+    }
+    inlet_buf_clear(&json);
+    size_t ml = (size_t)(ma->offsets[r + 1] - ma->offsets[r]);
+    size_t vl = (size_t)(va->offsets[r + 1] - va->offsets[r]);
+    /* values is NULL when every entry is empty (and NULL + 0 is undefined) */
+    rc = batch_variant_to_json(&json, ml ? ma->values + ma->offsets[r] : NULL, ml,
+                               vl ? va->values + va->offsets[r] : NULL, vl, DELTA_MAX_VARIANT_JSON,
+                               err);
+    if (rc < 0) {
+      inlet_error_prefix(err, "data file \"%s\" column \"%s\" row %lld", path, tf->name,
+                         (long long)r);
+      break;
+    }
+    rc = inlet_array_append_bytes(dst, tf, json.data ? (const void *)json.data : "", json.len, err);
+  }
+  inlet_buf_reset(&json);
+  return rc;
+}
+
 /* Shapes column @p src (file field @p sf, @p n rows, consumed) as table field
  * @p tf (its physical twin @p pf) into @p dst (empty, initialised for tf):
  * moves it when the shapes agree, matches struct fields by physical name or
@@ -472,6 +532,8 @@ int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_fi
       TRY(inlet_array_append_null(dst, tf, err));
     return 0;
   }
+  if (tf->type.id == INLET_TYPE_STRING && tf->type.ext == INLET_EXT_VARIANT)
+    return conform_variant(dst, tf, src, sf, n, path, err);
   if (same_shape(pf, sf)) {
     inlet_array_reset(dst);
     *dst = *src; /* move the decoded buffers */
@@ -657,8 +719,22 @@ static int read_rows(delta_scan *sc, int32_t rg, const int64_t *ranges, int32_t 
   /* Columns moved out of tmp last time are empty shells: start afresh. */
   inlet_batch_reset(&sc->tmp);
   memset(&sc->tmp, 0, sizeof sc->tmp);
-  TRY(ranges ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
-             : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+  if (ranges && pq_reader_nested(sc->reader)) {
+    /* Nested columns (structs, lists, maps, variants) are read a whole row
+     * group at a time: read it and keep the rows of the ranges. */
+    TRY(inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+    uint8_t *keep = inlet_calloc((size_t)sc->tmp.num_rows + 1, 1);
+    if (!keep) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a row group");
+    for (int32_t k = 0; k < n_ranges; k++)
+      for (int64_t i = ranges[2 * k]; i < ranges[2 * k + 1] && i < sc->tmp.num_rows; i++)
+        keep[i] = 1;
+    int rc = batch_keep_rows(&sc->tmp, keep, err);
+    inlet_free(keep);
+    TRY(rc);
+  } else {
+    TRY(ranges ? inlet_parquet_reader_read_rows(sc->reader, rg, ranges, n_ranges, &sc->tmp, err)
+               : inlet_parquet_reader_read_row_group(sc->reader, rg, &sc->tmp, err));
+  }
   *n = sc->tmp.num_rows;
   return 0;
 }

@@ -63,6 +63,13 @@ static int parse_primitive(inlet_field *f, const char *s, inlet_error *err) {
     f->type.id = INLET_TYPE_NULL;
     return 0;
   }
+  /* PROTOCOL.md "Variant Data Type": a struct of binary value and metadata
+   * in data files, read as its JSON text (delta_scan.c). */
+  if (strcmp(s, "variant") == 0) {
+    f->type.id = INLET_TYPE_STRING;
+    f->type.ext = INLET_EXT_VARIANT;
+    return 0;
+  }
   if (strcmp(s, "decimal") == 0) {
     f->type.id = INLET_TYPE_DECIMAL;
     f->type.precision = 10;
@@ -317,6 +324,7 @@ static json_t *type_json(const inlet_field *f, inlet_error *err, int *rc) {
   case INLET_TYPE_FLOAT: return json_string("float");
   case INLET_TYPE_DOUBLE: return json_string("double");
   case INLET_TYPE_STRING:
+    if (t->ext == INLET_EXT_VARIANT) return json_string("variant");
     if (t->ext == INLET_EXT_NONE || t->ext == INLET_EXT_JSON || t->ext == INLET_EXT_ENUM)
       return json_string("string");
     break;

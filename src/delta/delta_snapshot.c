@@ -6,7 +6,8 @@
  * key being path + deletion vector id; txn versions per appId; domain
  * metadata per domain), "Checkpoints" (start from the newest complete
  * checkpoint at or below the target; the commits after it must be
- * contiguous), "Reader Version Requirements" and "Table Features".
+ * contiguous), "Log Compaction Files" (use_compaction), "Reader Version
+ * Requirements" and "Table Features".
  *
  * The replay runs forward over the commits into a delta_state (the
  * reconciliation rules live in delta_state.c), so memory is bounded by the
@@ -37,9 +38,11 @@ static bool in_list(const char *f, const char *const *list) {
 /* Reader version and features inlet can honour. Deletion vectors are checked
  * per live file instead: a table may enable them yet have none. */
 int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_error *err) {
-  static const char *const ok[] = {
-      "timestampNtz", "vacuumProtocolCheck", "typeWidening",  "typeWidening-preview",
-      "v2Checkpoint", "deletionVectors",     "columnMapping", NULL};
+  static const char *const ok[] = {"timestampNtz",        "vacuumProtocolCheck",
+                                   "typeWidening",        "typeWidening-preview",
+                                   "v2Checkpoint",        "deletionVectors",
+                                   "columnMapping",       "variantType",
+                                   "variantType-preview", NULL};
   if (p->min_reader > 3 || p->min_reader < 1)
     return inlet_fail(err, INLET_EUNSUPPORTED,
                       "table requires reader version %d (inlet reads "
@@ -258,6 +261,46 @@ static int read_hint(inlet_storage *st, int64_t *version, int32_t *parts) {
   return ok;
 }
 
+static int no_op(void *ctx, const delta_action *a, inlet_error *err) {
+  (void)ctx, (void)a, (void)err;
+  return 0;
+}
+
+/* PROTOCOL.md "Log Compaction Files": a listed `v.y.compacted.json` holds
+ * the reconciled actions of commits v..y and may stand in for them when the
+ * replay is at v. inlet takes the widest one with y below @p target (the
+ * target commit itself is always read: its commitInfo carries the
+ * snapshot's in-commit timestamp, which a compaction file leaves out) and
+ * applies it to @p r as one commit; *@p to is then y, else -1. A file that
+ * does not parse (or holds no action) is passed over for the commits
+ * themselves: it is an optimisation, never the only copy of a commit
+ * (writers create it only beside the commits it covers), so a bad one
+ * must not make the table unreadable. Checked in a first pass before
+ * anything is applied, so a bad file never leaves half its actions in the
+ * state. */
+static int use_compaction(const delta_log_listing *l, inlet_storage *st, const char *root_abs,
+                          int64_t v, int64_t target, delta_state *r, int64_t *to,
+                          inlet_error *err) {
+  *to = -1;
+  int64_t best = -1;
+  for (int64_t i = 0; i < l->n_compactions; i++)
+    if (l->compactions[i].from == v && l->compactions[i].to < target && l->compactions[i].to > best)
+      best = l->compactions[i].to;
+  if (best < 0) return 0;
+  char name[96];
+  delta_compaction_name(name, v, best);
+  inlet_error e1 = INLET_ERROR_INIT;
+  int rc = delta_log_read_file(st, root_abs, name, no_op, NULL, &e1);
+  if (rc == INLET_ECORRUPT || rc == INLET_ELIMIT || rc == INLET_ENOTFOUND ||
+      rc == INLET_EUNSUPPORTED)
+    return 0; /* the commits themselves are read instead */
+  if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(&e1));
+  delta_state_begin_commit(r);
+  TRY(delta_log_read_file(st, root_abs, name, delta_state_apply, r, err));
+  *to = best;
+  return 0;
+}
+
 static int state_load(delta_state **out, const delta_snapshot *base, inlet_storage *st,
                       const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
                       inlet_error *err) {
@@ -367,6 +410,12 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
   /* Replaying from version 0 after a failed checkpoint: the commits between
    * must be contiguous, which the loop below checks. */
   for (int64_t v = start; v <= target; v++) {
+    int64_t to = -1;
+    TRY_GOTO(use_compaction(&l, st, root_abs, v, target, r, &to, err));
+    if (to >= v) {
+      v = to;
+      continue;
+    }
     int64_t idx = find_commit(&l, v);
     FAIL_GOTO(idx < 0, err, INLET_ECORRUPT,
               "corrupt log: commit file for version %lld is missing (gap before version %lld)",

@@ -154,7 +154,7 @@ void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadat
   if (delta_table_load(t, &at, DELTA_SNAP_VERSION, version, &ignore) == 0) {
     /* After a checkpoint, expired log entries below it can go (Spark's
      * delta.enableExpiredLogCleanup, on by default). */
-    if (delta_checkpoint_write(t->st, &at, &ignore) == 0)
+    if (delta_checkpoint_write(t->st, &at, t->progress, t->progress_ctx, &ignore) == 0)
       (void)delta_log_cleanup_if_due(t->st, &at, &t->log_oldest, &ignore);
     delta_snapshot_reset(&at);
   }
@@ -226,6 +226,20 @@ void inlet_table_free(inlet_table *t) {
 
 const char *inlet_table_path(const inlet_table *t) {
   return t->path;
+}
+
+int inlet_table_set_progress(inlet_table *t, inlet_progress_fn fn, void *ctx, inlet_error *err) {
+  FAIL_IF(!t, err, INLET_EINVAL, "inlet_table_set_progress: no table");
+  t->progress = fn;
+  t->progress_ctx = ctx;
+  return 0;
+}
+
+void delta_table_progress(const inlet_table *t, const char *operation, const char *phase,
+                          const char *unit, int64_t done, int64_t total) {
+  if (!t || !t->progress) return;
+  inlet_progress p = {operation, phase, unit, done, total};
+  t->progress(t->progress_ctx, &p);
 }
 
 int delta_location_local_path(const char *location, const char **local, inlet_error *err) {
@@ -671,21 +685,6 @@ static int ci_cb(void *ctx, const delta_action *a, inlet_error *err) {
   return 0;
 }
 
-/* A compaction: an OPTIMIZE commit (Spark's, Databricks' auto compaction
- * and inlet's own all say so), or, without commitInfo, a commit that only
- * rewrites files (adds and removes, all dataChange=false). A DELETE or an
- * UPDATE removes more files than it adds but is no compaction. */
-static bool is_compaction(const ci_ctx *c) {
-  if (c->commit_info) {
-    json_t *ci = json_loads(c->commit_info, 0, NULL);
-    const char *op = json_string_value(json_object_get(ci, "operation"));
-    bool optimize = op && strcmp(op, "OPTIMIZE") == 0;
-    json_decref(ci);
-    return optimize;
-  }
-  return c->adds > 0 && c->removes > 0 && c->data_changes == 0;
-}
-
 static char *dump_field(json_t *o, const char *key) {
   json_t *v = json_object_get(o, key);
   if (!v) return NULL;
@@ -806,15 +805,12 @@ static const char *file_partition_value(const delta_add *a, const char *column) 
   return NULL;
 }
 
-int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **json,
-                         inlet_error *err) {
+/* Describes @p sn (version and files), reading the commits up to its
+ * version once: counted, and each summarised to @p fn when given. */
+static int describe(inlet_table *t, const delta_snapshot *sn, inlet_table_description *out,
+                    char **json, inlet_commit_fn fn, void *ctx, inlet_error *err) {
   memset(out, 0, sizeof *out);
   if (json) *json = NULL;
-  /* The log alone: a table with reader features inlet cannot scan (column
-   * mapping, deletion vectors, variant, ...) is still described. */
-  delta_snapshot snap;
-  TRY(delta_snapshot_load_log(&snap, t->st, t->root_abs, err));
-  const delta_snapshot *sn = &snap;
   int rc = 0;
   delta_log_listing l;
   memset(&l, 0, sizeof l);
@@ -889,24 +885,8 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
   if (rc < 0) goto done;
   for (int64_t i = 0; i < l.n_checkpoints; i++)
     if (l.checkpoints[i].version <= sn->version) out->last_checkpoint = l.checkpoints[i].version;
-  for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= sn->version; i++) {
-    ci_ctx c = {NULL, 0, 0, 0};
-    rc = delta_log_read_commit(t->st, t->root_abs, l.commit_versions[i], ci_cb, &c, err);
-    if (rc == INLET_ENOTFOUND) {
-      /* Removed by log cleanup since the listing: not counted. */
-      inlet_free(c.commit_info);
-      inlet_error_clear(err);
-      rc = 0;
-      continue;
-    }
-    if (rc < 0) {
-      inlet_free(c.commit_info);
-      goto done;
-    }
-    out->commits++;
-    if (is_compaction(&c)) out->compactions++;
-    inlet_free(c.commit_info);
-  }
+  rc = delta_commits_walk(t, &l, sn->version, fn, ctx, &out->commits, &out->compactions, err);
+  if (rc != 0) goto done;
   if (json) {
     o = json_object();
     /* docs/JSON.md "describe": bump on any change a consumer could notice. */
@@ -984,6 +964,23 @@ done:
       inlet_free(keys[i]);
   inlet_free(keys);
   delta_log_listing_reset(&l);
+  return rc;
+}
+
+int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **json,
+                         inlet_error *err) {
+  memset(out, 0, sizeof *out);
+  if (json) *json = NULL;
+  /* The log alone: a table with reader features inlet cannot scan (column
+   * mapping, deletion vectors, variant, ...) is still described. */
+  delta_snapshot snap;
+  TRY(delta_snapshot_load_log(&snap, t->st, t->root_abs, err));
+  int rc = describe(t, &snap, out, json, NULL, NULL, err);
   delta_snapshot_reset(&snap);
   return rc;
+}
+
+int inlet_snapshot_describe(inlet_snapshot *s, inlet_table_description *out, char **json,
+                            inlet_commit_fn fn, void *ctx, inlet_error *err) {
+  return describe(s->table, &s->snap, out, json, fn, ctx, err);
 }

@@ -20,6 +20,10 @@ inlet_storage *delta_table_storage(const inlet_table *t);
  * path-length limits and recognising absolute add paths; never opened as a
  * local path (every byte goes through delta_table_storage). */
 const char *delta_table_root(const inlet_table *t);
+/* Reports progress to the handle's inlet_table_set_progress callback (none:
+ * nothing happens). The strings must be static. */
+void delta_table_progress(const inlet_table *t, const char *operation, const char *phase,
+                          const char *unit, int64_t done, int64_t total);
 
 /* Opens the table at @p location with the storage settings and
  * single-writer mode of @p like (NULL: from the environment), e.g. the

@@ -22,6 +22,8 @@ struct inlet_table {
                                 * version (a catch-up that found nothing newer, or our own
                                 * commit); 0: never */
   int64_t log_oldest;          /* no cleanable log entry below this version (0 at first) */
+  inlet_progress_fn progress;  /* inlet_table_set_progress, or NULL */
+  void *progress_ctx;
 };
 
 struct inlet_snapshot {
@@ -29,5 +31,13 @@ struct inlet_snapshot {
   delta_snapshot snap;   /* owned */
   delta_scan_plan *plan; /* owned cache, built by the first filtered scan, or NULL */
 };
+
+/* Summaries of the commits of listing @p l up to @p max_version (< 0: all), newest first,
+ * to @p fn (may be NULL), counting them and the compactions among them
+ * (delta_commits.c; inlet_table_commits and describe). 0, what @p fn returned, or the
+ * codes of delta_log_read_commit. */
+int delta_commits_walk(inlet_table *t, const delta_log_listing *l, int64_t max_version,
+                       inlet_commit_fn fn, void *ctx, int64_t *commits, int64_t *compactions,
+                       inlet_error *err);
 
 #endif /* INLET_DELTA_TABLE_INT_H */

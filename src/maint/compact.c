@@ -91,7 +91,17 @@ typedef struct compactor {
   int64_t cur_bin;        /* bin being rewritten */
   delta_constraints cons; /* owned: invariants and CHECK constraints rows must meet */
   util_pool *pool;        /* owned: o.threads > 1, lent to the sink's writers */
+  /* Progress in input bytes (sizes from the log): total of the planned bins,
+   * bytes of the files already read, last value reported. */
+  int64_t prog_total, prog_base, prog_last;
 } compactor;
+
+static void progress(compactor *c, int64_t done) {
+  if (done > c->prog_total) done = c->prog_total;
+  if (done < c->prog_last) done = c->prog_last;
+  c->prog_last = done;
+  delta_table_progress(c->table, "compact", "rewriting", "bytes", done, c->prog_total);
+}
 
 static void unit_reset(compactor *c, unit *u, bool remove_files) {
   for (size_t i = 0; i < u->n_files; i++)
@@ -545,6 +555,9 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       TRY_GOTO(batch_keep_rows(&nb, keep, err));
     }
     TRY_GOTO(check_rows(c, &nb, a, err));
+    if (a->size > 0)
+      progress(c,
+               inlet_add_sat_i64(c->prog_base, (int64_t)((double)a->size * (g + 1) / (double)nrg)));
     got += b.num_rows;
     live += nb.num_rows;
     if (c->o.n_sort_by > 0) {
@@ -605,6 +618,8 @@ static int rewrite_bin(compactor *c, unit *u, int64_t bi, int64_t *rows, inlet_e
     const delta_file *df = &c->snap.files[c->cands[i].file];
     int64_t r = 0;
     TRY_GOTO(copy_file(c, u, first_out, dir, &df->add, df->num_records, &sb, &r, err));
+    if (df->add.size > 0) c->prog_base = inlet_add_sat_i64(c->prog_base, df->add.size);
+    progress(c, c->prog_base);
     in_rows += r;
   }
   TRY_GOTO(flush_sorted(c, u, first_out, dir, &sb, err));
@@ -914,7 +929,11 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     }
     goto done;
   }
+  for (int64_t bi = 0; bi < c.n_bins; bi++)
+    if (c.bins[bi].bytes > 0) c.prog_total = inlet_add_sat_i64(c.prog_total, c.bins[bi].bytes);
+  progress(&c, 0);
   int64_t per = c.o.bins_per_commit > 0 ? c.o.bins_per_commit : 1;
+  int64_t bins_bytes = 0; /* of the bins done, for progress */
   for (int64_t b0 = 0; b0 < c.n_bins; b0 += per) {
     int64_t nb = c.n_bins - b0 < per ? c.n_bins - b0 : per;
     unit u;
@@ -928,6 +947,11 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
       c.bins[bi].rows = r;
       rows += r;
     }
+    /* A failed bin's unread files count as done: the bar ends at its total. */
+    for (int64_t bi = b0; bi < b0 + nb; bi++)
+      if (c.bins[bi].bytes > 0) bins_bytes = inlet_add_sat_i64(bins_bytes, c.bins[bi].bytes);
+    c.prog_base = bins_bytes;
+    progress(&c, bins_bytes);
     inlet_storage *st = delta_table_storage(c.table);
     if (grc == 0 && u.n_files > 0) grc = st->ops->sync_dir(st, "", &ge);
     bool maybe_published = false;

@@ -57,6 +57,7 @@ typedef struct vac {
   tomb *tombs;        /* owned */
   size_t n_tombs, cap_tombs;
   char **cands;        /* owned: relative paths to delete */
+  int64_t listed;      /* directory entries seen by the walk, for progress */
   int64_t *cand_sizes; /* owned */
   int64_t *cand_kind;  /* owned: 1 tombstoned, 2 debris */
   size_t n_cands, cap_cands;
@@ -233,6 +234,8 @@ static int walk(vac *v, const delta_snapshot *s, const char *dir, int64_t cutoff
   int rc = st->ops->list(st, dir, &ents, &n, err);
   if (rc == INLET_ENOTFOUND && *dir) return 0; /* removed meanwhile */
   TRY(rc);
+  v->listed += (int64_t)n;
+  delta_table_progress(v->table, "vacuum", "listing", "files", v->listed, -1);
   char *path = NULL;
   for (size_t i = 0; i < n; i++) {
     const char *name = ents[i].name;
@@ -319,8 +322,12 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
                          s.tombstones[i].deletion_timestamp, err));
   }
   TRY_GOTO(delta_log_list(&l, delta_table_storage(table), err));
-  for (int64_t i = 0; i < l.n_commits; i++) {
-    if (l.commit_versions[i] > s.version) break;
+  int64_t n_commits = 0;
+  while (n_commits < l.n_commits && l.commit_versions[n_commits] <= s.version)
+    n_commits++;
+  for (int64_t i = 0; i < n_commits; i++) {
+    /* Every 64 commits: a commit is one small read. */
+    if (i % 64 == 0) delta_table_progress(table, "vacuum", "reading log", "commits", i, n_commits);
     v.commit_mtime = l.commit_mtimes[i];
     rc = delta_log_read_commit(delta_table_storage(table), delta_table_root(table),
                                l.commit_versions[i], remove_cb, &v, err);
@@ -330,6 +337,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
     }
     if (rc < 0) goto done;
   }
+  delta_table_progress(table, "vacuum", "reading log", "commits", n_commits, n_commits);
   if (v.n_tombs > 1) qsort(v.tombs, v.n_tombs, sizeof *v.tombs, tomb_cmp);
   TRY_GOTO(walk(&v, &s, "", cutoff, 0, &res, err));
   /* Commits that landed during the walk protect their files. */
@@ -342,6 +350,7 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
   v.n_live_dvs = 0;
   TRY_GOTO(collect_live_dvs(&v, &s2, err));
   for (size_t i = 0; i < v.n_cands; i++) {
+    delta_table_progress(table, "vacuum", "deleting", "files", (int64_t)i, (int64_t)v.n_cands);
     if (is_live(&s2, v.cands[i]) || is_live_dv(&v, v.cands[i])) continue;
     if (!o.dry_run) {
       inlet_error e = INLET_ERROR_INIT;
@@ -361,6 +370,8 @@ int inlet_table_vacuum(inlet_vacuum_result *out, inlet_table *table,
     else
       res.debris++;
   }
+  delta_table_progress(table, "vacuum", "deleting", "files", (int64_t)v.n_cands,
+                       (int64_t)v.n_cands);
   {
     int64_t n_temps = 0;
     TRY_GOTO(maint_remove_log_temps(delta_table_storage(table), now, o.dry_run, o.on_file, o.ctx,

@@ -25,4 +25,9 @@ int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const 
 int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const char *name,
                         const inlet_parquet_reader_options *options, inlet_error *err);
 
+/* True when @p r reads its columns through the nested (record-shredding)
+ * path: inlet_parquet_reader_read_rows then refuses row ranges, and a caller
+ * reads whole row groups instead. */
+bool pq_reader_nested(const inlet_parquet_reader *r);
+
 #endif /* INLET_PQ_READER_H */

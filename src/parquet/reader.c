@@ -269,6 +269,10 @@ int64_t inlet_parquet_reader_num_rows(const inlet_parquet_reader *r) {
   return r->num_rows;
 }
 
+bool pq_reader_nested(const inlet_parquet_reader *r) {
+  return r && r->nested_mode;
+}
+
 int32_t inlet_parquet_reader_num_row_groups(const inlet_parquet_reader *r) {
   return r->meta.n_row_groups;
 }

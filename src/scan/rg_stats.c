@@ -4,8 +4,9 @@
  * column's sort order, null_count) of flat top-level columns, turned into
  * sc_colstats. Only the column-order fields are trusted, except the
  * deprecated signed min/max of plain integers whose signed order is right.
- * Float bounds, decimals and columns whose stored type differs from the
- * table type (type widening) stay unknown: skipping then just reads more.
+ * Booleans use min_value/max_value only (false < true). Float bounds,
+ * decimals and columns whose stored type differs from the table type (type
+ * widening) stay unknown: skipping then just reads more.
  */
 #include <strings.h>
 
@@ -42,7 +43,18 @@ void sc_colstats_from_parquet(sc_colstats *cs, const inlet_field *tf, const inle
                    tf->type.id == INLET_TYPE_DATE || tf->type.id == INLET_TYPE_TIMESTAMP;
   if (!mn && plain_int && st->has_min) mn = &st->min;
   if (!mx && plain_int && st->has_max) mx = &st->max;
-  if (k == SCK_I64 && tf->type.id != INLET_TYPE_BOOL) {
+  if (tf->type.id == INLET_TYPE_BOOL) {
+    /* Parquet orders BOOLEAN false < true; a bound is one byte, 0 or 1. */
+    if (physical != PQ_BOOLEAN) return;
+    if (mn && mn->data && mn->len == 1 && mn->data[0] <= 1) {
+      cs->min.i = mn->data[0];
+      cs->has_min = true;
+    }
+    if (mx && mx->data && mx->len == 1 && mx->data[0] <= 1) {
+      cs->max.i = mx->data[0];
+      cs->has_max = true;
+    }
+  } else if (k == SCK_I64) {
     int width = physical == PQ_INT32 ? 4 : physical == PQ_INT64 ? 8 : 0;
     if (!width) return;
     bool uns = tf->type.id == INLET_TYPE_UINT8 || tf->type.id == INLET_TYPE_UINT16 ||

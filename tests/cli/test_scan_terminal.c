@@ -255,19 +255,7 @@ static void test_scan_terminal__tmux_pane(void **state) {
   sh_ok(&r, "tmux new-session");
   tu_result_free(&r);
   /* Wait for the marker, then read the pane. */
-  bool done = false;
-  for (int i = 0; i < 200 && !done; i++) {
-    tu_sh(&r, "tmux -L %s capture-pane -p", sock);
-    done = r.status == 0 && strstr(r.out, "SCAN-DONE");
-    if (!done) {
-      tu_result_free(&r);
-      usleep(50 * 1000);
-    }
-  }
-  tu_result kill;
-  tu_sh(&kill, "tmux -L %s kill-server", sock);
-  tu_result_free(&kill);
-  assert_true(done);
+  assert_true(tu_tmux_wait(sock, "SCAN-DONE", &r));
   char head[1024];
   snprintf(head, sizeof head, "id | city       | note\n%s\n 1 | 東京       | 🍣 sushi\n",
            rule3(2, 10, 62));

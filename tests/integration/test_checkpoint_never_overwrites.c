@@ -52,7 +52,7 @@ static void test_checkpoint_never_overwrites__databricks_classic_checkpoint(void
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_LATEST, 0, &err), 0);
   assert_int_equal(s.version, 108);
-  assert_int_equal(delta_checkpoint_write(st, &s, &err), INLET_EEXISTS);
+  assert_int_equal(delta_checkpoint_write(st, &s, NULL, NULL, &err), INLET_EEXISTS);
   assert_non_null(strstr(inlet_errmsg(&err), "00000000000000000108.checkpoint.parquet"));
   char *after = ls_digest(t);
   assert_string_equal(before, after);
@@ -81,7 +81,7 @@ static void test_checkpoint_never_overwrites__v2_checkpoint(void **state) {
   assert_int_equal(s.version, 8);
   /* While the table supports v2Checkpoint, inlet's classic checkpoints are
    * refused by the writer-feature gate, whatever exists. */
-  assert_int_equal(delta_checkpoint_write_checked(st, &s, &err), INLET_EUNSUPPORTED);
+  assert_int_equal(delta_checkpoint_write_checked(st, &s, NULL, NULL, &err), INLET_EUNSUPPORTED);
   assert_non_null(strstr(inlet_errmsg(&err), "v2Checkpoint"));
   delta_snapshot_reset(&s);
   /* A log edited to drop the feature (protocol lists, checkpointPolicy)
@@ -102,9 +102,9 @@ static void test_checkpoint_never_overwrites__v2_checkpoint(void **state) {
   assert_false(delta_protocol_supports(&s.protocol, "v2Checkpoint"));
   /* The listing finds the UUID-named checkpoint; the writers' cheap look
    * finds `_last_checkpoint` naming version 8. */
-  assert_int_equal(delta_checkpoint_write_checked(st, &s, &err), INLET_EEXISTS);
+  assert_int_equal(delta_checkpoint_write_checked(st, &s, NULL, NULL, &err), INLET_EEXISTS);
   assert_non_null(strstr(inlet_errmsg(&err), "v2 checkpoint"));
-  assert_int_equal(delta_checkpoint_write(st, &s, &err), INLET_EEXISTS);
+  assert_int_equal(delta_checkpoint_write(st, &s, NULL, NULL, &err), INLET_EEXISTS);
   assert_non_null(strstr(inlet_errmsg(&err), "_last_checkpoint"));
   char *after = ls_digest(t);
   assert_string_equal(before, after);
@@ -189,7 +189,7 @@ static void test_checkpoint_never_overwrites__concurrent_checkpoint_wins_the_pub
   ops = *st->ops;
   ops.list_names = hiding_list_names;
   st->ops = &ops;
-  assert_int_equal(delta_checkpoint_write_checked(st, &s, &err), INLET_EEXISTS);
+  assert_int_equal(delta_checkpoint_write_checked(st, &s, NULL, NULL, &err), INLET_EEXISTS);
   assert_non_null(strstr(inlet_errmsg(&err), "concurrently"));
   st->ops = inner_ops;
   size_t len = 0;

@@ -133,7 +133,8 @@ static void checkpoint_latest(tbl *t, int64_t expect_version) {
   load(t, &s, -1);
   assert_int_equal(s.version, expect_version);
   inlet_error err = INLET_ERROR_INIT;
-  if (delta_checkpoint_write(t->st, &s, &err) != 0) fail_msg("checkpoint: %s", inlet_errmsg(&err));
+  if (delta_checkpoint_write(t->st, &s, NULL, NULL, &err) != 0)
+    fail_msg("checkpoint: %s", inlet_errmsg(&err));
   delta_snapshot_reset(&s);
 }
 
@@ -432,7 +433,7 @@ static void test_checkpoint_preserves_fields__every_field_kind(void **state) {
   assert_int_equal(js.version, 2);
   assert_int_equal(js.n_files, 4);
   inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(delta_checkpoint_write(t.st, &js, &err), 0);
+  assert_int_equal(delta_checkpoint_write(t.st, &js, NULL, NULL, &err), 0);
   json_t *doc = parquet_at(&t, 2);
 
   /* Typed stats, as Spark's from_json would give them. */

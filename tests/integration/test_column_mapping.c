@@ -958,6 +958,43 @@ static void test_cm__create_with_mapping(void **state) {
   tu_result_free(&r);
 }
 
+/* create --partition-by quotes a name with a comma or space as the DDL does
+ * (`a,b`, `` for a backtick); the table records exactly those names. */
+static void test_cm__create_partition_by_quoted_names(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  char t[4300];
+  snprintf(t, sizeof t, "%s/quoted", f->dir);
+  sh(&r,
+     "'%s' create '%s' --schema 'id long, `my col` string, `a,b` int, `x``y` string, day date' "
+     "--partition-by '`my col`,`a,b`' --partition-by '`x``y` day' "
+     "--property delta.columnMapping.mode=name",
+     INLET_BIN, t);
+  sh_ok(&r, "create");
+  tu_result_free(&r);
+  json_t *md = newest_metadata(f, t);
+  json_t *pc = json_object_get(md, "partitionColumns");
+  assert_int_equal(json_array_size(pc), 4);
+  assert_string_equal(json_string_value(json_array_get(pc, 0)), "my col");
+  assert_string_equal(json_string_value(json_array_get(pc, 1)), "a,b");
+  assert_string_equal(json_string_value(json_array_get(pc, 2)), "x`y");
+  assert_string_equal(json_string_value(json_array_get(pc, 3)), "day");
+  json_decref(md);
+  sh(&r,
+     "cd '%s' && printf '%%s\\n' '{\"id\":1,\"my col\":\"v w\",\"a,b\":7,\"x`y\":\"q\","
+     "\"day\":\"2024-05-01\"}' > quoted.ndjson && '%s' append '%s' quoted.ndjson >/dev/null && "
+     "'%s' scan '%s' --format csv",
+     f->dir, INLET_BIN, t, INLET_BIN, t);
+  sh_ok(&r, "append + scan");
+  assert_string_equal(r.out, "id,my col,\"a,b\",x`y,day\n1,v w,7,q,2024-05-01\n");
+  tu_result_free(&r);
+  /* An unterminated quote is a usage error naming the value. */
+  sh(&r, "'%s' create '%s/bad' --schema 'id long' --partition-by '`id'", INLET_BIN, f->dir);
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "unterminated"));
+  tu_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cm__foreign_tables_read_as_refcheck_at_every_version,
@@ -973,6 +1010,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cm__delete_by_logical_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cm__restore_across_schema_changes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cm__create_with_mapping, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cm__create_partition_by_quoted_names, setup, teardown),
   };
   /* INLET_TEST_FILTER=test_cm__delete* runs some. */
   const char *filter = getenv("INLET_TEST_FILTER");

@@ -80,9 +80,85 @@ static void test_install__moved_tree_still_builds_and_reports_the_runtime_versio
   tu_rmtree(base);
 }
 
+/* `cmake --install` puts every piece where a user looks for it, and the man
+ * page reads as text: `man -l` shows no roff markup, and every command
+ * `inlet --help` lists has its place in it. */
+static void test_install__every_piece_and_a_readable_man_page(void **state) {
+  (void)state;
+  char *base = tu_mkdtemp("install-man");
+  tu_result r;
+  tu_sh(&r, "'%s' --install '%s' --prefix '%s' >/dev/null", INLET_CMAKE, INLET_BUILD_DIR, base);
+  if (r.status != 0) fail_msg("cmake --install: %s", r.err);
+  tu_result_free(&r);
+  static const char *const pieces[] = {"bin/inlet",
+                                       "include/inlet/inlet.h",
+                                       "include/inlet/version.h",
+                                       "share/man/man1/inlet.1",
+                                       "libinlet.so",
+                                       "libinlet.a",
+                                       "inlet.pc",
+                                       "inletConfig.cmake",
+                                       "inletConfigVersion.cmake",
+                                       "inletTargets.cmake"};
+  for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+    tu_sh(&r, "cd '%s' && test -e '%s' || find . -name '%s' | grep -q .", base, pieces[i],
+          pieces[i]);
+    if (r.status != 0) fail_msg("installed tree lacks %s", pieces[i]);
+    tu_result_free(&r);
+  }
+  tu_sh(&r, "command -v man");
+  bool have_man = r.status == 0;
+  tu_result_free(&r);
+  if (!have_man) {
+    tu_rmtree(base);
+    skip(); /* Debian's man-db (scripts/install-deps.sh test) */
+  }
+  tu_sh(&r, "MANWIDTH=100 man -l -P cat '%s/share/man/man1/inlet.1'", base);
+  if (r.status != 0) fail_msg("man -l: %d %s", r.status, r.err);
+  assert_null(strstr(r.err, "warning"));
+  assert_non_null(strstr(r.out, "NAME\n"));
+  assert_non_null(strstr(r.out, "SYNOPSIS\n"));
+  /* Roff that leaked: a request at the start of a line, a font or escape
+   * sequence, a stray backslash-hyphen. */
+  for (const char *line = r.out; line && *line;
+       line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    const char *p = line;
+    while (*p == ' ')
+      p++;
+    if ((*p == '.' || *p == '\'') && p[1] >= 'A' && p[1] <= 'Z')
+      fail_msg("roff request in man output: %.60s", line);
+  }
+  static const char *const leaks[] = {"\\f", "\\-", "\\(", "\\e", "\\&", ".TH ", ".SH "};
+  for (size_t i = 0; i < sizeof leaks / sizeof leaks[0]; i++)
+    if (strstr(r.out, leaks[i])) fail_msg("roff markup \"%s\" in man output", leaks[i]);
+  /* Every command of `inlet --help` (two-space indented, then its name). */
+  tu_result help;
+  tu_sh(&help, "'%s/bin/inlet' --help", base);
+  assert_int_equal(help.status, 0);
+  int commands = 0;
+  for (const char *line = help.out; line && *line;
+       line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    if (strncmp(line, "  ", 2) != 0 || line[2] < 'a' || line[2] > 'z') continue;
+    char name[64];
+    size_t n = 0;
+    while (n + 1 < sizeof name && line[2 + n] >= 'a' && line[2 + n] <= 'z')
+      name[n] = line[2 + n], n++;
+    name[n] = '\0';
+    char want[96];
+    snprintf(want, sizeof want, " %s ", name);
+    if (!strstr(r.out, want)) fail_msg("man page lacks command \"%s\"", name);
+    commands++;
+  }
+  assert_true(commands >= 10);
+  tu_result_free(&help);
+  tu_result_free(&r);
+  tu_rmtree(base);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_install__moved_tree_still_builds_and_reports_the_runtime_version),
+      cmocka_unit_test(test_install__every_piece_and_a_readable_man_page),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

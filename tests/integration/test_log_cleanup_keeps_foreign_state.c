@@ -107,7 +107,7 @@ static void test_log_cleanup_keeps_foreign_state__v2_checkpoints_and_sidecars(vo
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_LATEST, 0, &err), 0);
   assert_int_equal(s.version, 9);
-  assert_int_equal(delta_checkpoint_write(st, &s, &err), 0);
+  assert_int_equal(delta_checkpoint_write(st, &s, NULL, NULL, &err), 0);
   delta_snapshot_reset(&s);
   ls_age(root, 60);
   tu_sh(&r,

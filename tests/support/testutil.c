@@ -216,3 +216,20 @@ int tu_write_file(const char *path, const void *data, size_t len) {
   size_t w = fwrite(data, 1, len, f);
   return (fclose(f) == 0 && w == len) ? 0 : -1;
 }
+
+bool tu_tmux_wait(const char *sock, const char *marker, tu_result *screen) {
+  bool done = false;
+  for (int i = 0; i < 600 && !done; i++) {
+    tu_sh(screen, "tmux -L %s capture-pane -p", sock);
+    done = screen->status == 0 && strstr(screen->out, marker);
+    if (!done) {
+      tu_result_free(screen);
+      usleep(50 * 1000);
+    }
+  }
+  if (!done) memset(screen, 0, sizeof *screen);
+  tu_result kill;
+  tu_sh(&kill, "tmux -L %s kill-server", sock);
+  tu_result_free(&kill);
+  return done;
+}

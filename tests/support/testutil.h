@@ -8,6 +8,7 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -55,6 +56,11 @@ int tu_run(tu_result *res, const char *stdin_text, char *const argv[]);
 /* printf-style shell command via /bin/sh -c. */
 int tu_sh(tu_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tu_result_free(tu_result *res);
+
+/* Terminal tests under tmux: polls the pane of the tmux server @p sock
+ * (`tmux -L sock`) until it shows @p marker (at most 30 s), leaves the pane's
+ * text in *screen, and kills the server. Returns whether the marker came. */
+bool tu_tmux_wait(const char *sock, const char *marker, tu_result *screen);
 
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *tu_read_file(const char *path, size_t *len);

@@ -174,7 +174,7 @@ static void test_replay__own_checkpoint_round_trips_state(void **state) {
   delta_snapshot s, back;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(load(f, &s, DELTA_SNAP_LATEST, 0, &err), 0);
-  int rc = delta_checkpoint_write(f->st, &s, &err);
+  int rc = delta_checkpoint_write(f->st, &s, NULL, NULL, &err);
   if (rc != 0) {
     assert_int_equal(rc, INLET_EUNSUPPORTED);
     delta_snapshot_reset(&s);
@@ -217,7 +217,7 @@ static void test_replay__last_checkpoint_hint_never_changes_results(void **state
   delta_snapshot s;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(load(f, &s, DELTA_SNAP_VERSION, 2, &err), 0);
-  int rc = delta_checkpoint_write(f->st, &s, &err);
+  int rc = delta_checkpoint_write(f->st, &s, NULL, NULL, &err);
   delta_snapshot_reset(&s);
   if (rc != 0) {
     assert_int_equal(rc, INLET_EUNSUPPORTED);

@@ -546,6 +546,42 @@ static void test_arrow_export__stream_multi_file_table(void **state) {
   tu_rmtree(dir);
 }
 
+/* A variant column (Spark's spark-variant-checkpoint table of delta-rs,
+ * read in place) is exported as plain utf8 holding each value's JSON text:
+ * the table's v is parse_json('{"key": id}'), as refcheck also reads it. */
+static void test_arrow_export__variant_column_is_utf8_json(void **state) {
+  (void)state;
+  opened o;
+  struct ArrowArrayStream st;
+  open_stream(INLET_SOURCE_DIR "/tests/data/foreign/delta-rs/spark-variant-checkpoint", &o, &st);
+  struct ArrowSchema s;
+  assert_int_equal(st.get_schema(&st, &s), 0);
+  int64_t vi = -1, ii = -1;
+  const struct ArrowSchema *v = child_named(&s, "v", &vi);
+  child_named(&s, "id", &ii);
+  assert_string_equal(v->format, "u");
+  assert_null(v->metadata);
+  s.release(&s);
+  int64_t rows = 0;
+  for (;;) {
+    struct ArrowArray a;
+    assert_int_equal(st.get_next(&st, &a), 0);
+    if (a.release == NULL) break;
+    for (int64_t r = 0; r < a.length; r++) {
+      assert_true(valid(a.children[vi], r));
+      char want[64];
+      snprintf(want, sizeof want, "{\"key\":%lld}",
+               (long long)((const int64_t *)buf(a.children[ii], 1))[r]);
+      assert_str(a.children[vi], r, want);
+    }
+    rows += a.length;
+    a.release(&a);
+  }
+  assert_int_equal(rows, 102); /* 50 + 50 + 1 + 1 rows in its four files */
+  st.release(&st);
+  close_opened(&o);
+}
+
 /* A projected, filtered scan: get_schema is the output schema, rows match;
  * a table without data files: the stream ends at once. */
 static void test_arrow_export__stream_projection_and_empty_table(void **state) {
@@ -672,6 +708,7 @@ int main(void) {
       cmocka_unit_test(test_arrow_export__stream_projection_and_empty_table),
       cmocka_unit_test(test_arrow_export__stream_multi_file_table),
       cmocka_unit_test(test_arrow_export__stream_error_missing_file),
+      cmocka_unit_test(test_arrow_export__variant_column_is_utf8_json),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
