@@ -31,6 +31,7 @@
 #include "inlet/common.h"
 #include "inlet/error.h"
 #include "inlet/scan.h"
+#include "inlet/text.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -145,6 +146,75 @@ INLET_API int inlet_batch_export(inlet_batch *batch, struct ArrowSchema *schema_
  */
 INLET_API int inlet_scan_export_stream(inlet_scan *scan, struct ArrowArrayStream *out,
                                        inlet_error *err);
+
+/* ---- Arrow IPC (https://arrow.apache.org/docs/format/Columnar.html
+ * "Serialization and Interprocess Communication") -------------------------
+ *
+ * Writes batches as an Arrow IPC stream (a Schema message, one RecordBatch
+ * message per non-empty batch, the end-of-stream marker) or as the IPC file
+ * format (the "ARROW1" magic, the same stream, then a Footer listing the
+ * record batches). Metadata version V5, little-endian, no dictionaries;
+ * types as in the C Data mapping above (JSON strings and UUIDs carry the
+ * ARROW:extension:name field metadata). With compression, every body buffer
+ * is LZ4_FRAME or ZSTD compressed after its uncompressed length (int64),
+ * or left as it is (length -1) when compressing would not make it smaller.
+ * Uncompressed bodies are written straight from the batch's buffers.
+ */
+
+typedef enum inlet_arrow_ipc_format {
+  INLET_ARROW_IPC_STREAM = 0, /* IPC streaming format (.arrows) */
+  INLET_ARROW_IPC_FILE        /* IPC file format (.arrow, "Feather v2") */
+} inlet_arrow_ipc_format;
+
+typedef enum inlet_arrow_compression {
+  INLET_ARROW_COMPRESSION_NONE = 0,
+  INLET_ARROW_COMPRESSION_LZ4_FRAME,
+  INLET_ARROW_COMPRESSION_ZSTD
+} inlet_arrow_compression;
+
+typedef struct inlet_arrow_ipc_options {
+  int version;                         /* INLET_ARROW_IPC_OPTIONS_VERSION */
+  inlet_arrow_ipc_format format;       /* default STREAM */
+  inlet_arrow_compression compression; /* default NONE */
+  int compression_level;               /* 0: the codec's default */
+} inlet_arrow_ipc_options;
+
+#define INLET_ARROW_IPC_OPTIONS_VERSION 1
+#define INLET_ARROW_IPC_OPTIONS_INIT                                                               \
+  { INLET_ARROW_IPC_OPTIONS_VERSION, INLET_ARROW_IPC_STREAM, INLET_ARROW_COMPRESSION_NONE, 0 }
+
+/** Parses "none|uncompressed", "lz4|lz4_frame", "zstd" (any case).
+ * @return 0, INLET_EINVAL. */
+INLET_API int inlet_arrow_compression_parse(inlet_arrow_compression *out, const char *name,
+                                            inlet_error *err);
+
+typedef struct inlet_arrow_ipc_writer inlet_arrow_ipc_writer;
+
+/**
+ * Creates a writer of @p schema's rows to @p write_fn and writes the
+ * leading bytes (file magic, Schema message) at once.
+ * @return 0, INLET_EINVAL (bad options), INLET_EUNSUPPORTED (a type Arrow
+ *         IPC cannot carry), INLET_ENOMEM, or the code of @p write_fn.
+ */
+INLET_API int inlet_arrow_ipc_writer_new(inlet_arrow_ipc_writer **out, const inlet_schema *schema,
+                                         const inlet_arrow_ipc_options *options,
+                                         inlet_write_fn write_fn, void *ctx, inlet_error *err);
+/** Writer to a stdio stream (not closed by the writer). */
+INLET_API int inlet_arrow_ipc_writer_new_file(inlet_arrow_ipc_writer **out,
+                                              const inlet_schema *schema,
+                                              const inlet_arrow_ipc_options *options, FILE *f,
+                                              inlet_error *err);
+/** Writes rows 0..num_rows-1 of @p batch (schema equal to the writer's) as
+ * one RecordBatch message; an empty batch writes nothing.
+ * @return 0, INLET_EINVAL, INLET_ELIMIT, INLET_ENOMEM, INLET_EIO (or the
+ *         code of the write callback). */
+INLET_API int inlet_arrow_ipc_writer_write(inlet_arrow_ipc_writer *w, const inlet_batch *batch,
+                                           inlet_error *err);
+/** Writes the end-of-stream marker (and the file footer). Once only.
+ * @return 0, INLET_EINVAL (finished already), INLET_ENOMEM, INLET_EIO. */
+INLET_API int inlet_arrow_ipc_writer_finish(inlet_arrow_ipc_writer *w, inlet_error *err);
+/** Frees the writer. NULL-safe. */
+INLET_API void inlet_arrow_ipc_writer_free(inlet_arrow_ipc_writer *w);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,10 @@
 /*
- * `inlet changes TABLE --from V [--to V] [--format table|csv|ndjson|json|markdown|parquet]
- *  [--output FILE [--force]]`: prints the change data feed of a version range
- * (include/inlet/changes.h), as Spark's table_changes(table, V, V2): the
- * table's columns plus _change_type, _commit_version and _commit_timestamp.
- * Output formats are those of `inlet scan`.
+ * `inlet changes TABLE --from V [--to V]
+ *  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]
+ *  [--arrow-compression none|lz4|zstd] [--output FILE [--force]]`: prints the change data feed of a
+ * version range (include/inlet/changes.h), as Spark's table_changes(table, V, V2): the table's
+ * columns plus _change_type, _commit_version and _commit_timestamp. Output formats are those of
+ * `inlet scan`.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,8 @@
 
 static const char usage[] =
     "usage: inlet changes TABLE --from V [--to V] [--columns A,B,...] [--all]\n"
-    "                     [--format table|csv|ndjson|json|markdown|parquet] [--output FILE "
-    "[--force]]\n"
+    "                     [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "                     [--arrow-compression none|lz4|zstd] [--output FILE [--force]]\n"
     "Prints the change data feed of versions V..V2 (Spark's table_changes): every row\n"
     "the commits inserted, deleted or updated, with the table's columns then\n"
     "_change_type (insert, delete, update_preimage, update_postimage), _commit_version\n"
@@ -37,6 +38,7 @@ static const cli_opt opts[] = {
     CLI_OPT_INT("to", 0, INT64_MAX),
     CLI_OPT_STRING("columns"),
     CLI_OPT_STRING("format"),
+    CLI_OPT_STRING("arrow-compression"),
     CLI_OPT_STRING("output"),
     CLI_OPT_FLAG("force"),
     CLI_OPT_FLAG("all"),
@@ -56,6 +58,8 @@ static int cmd_changes(const cli_args *a) {
   inlet_error err = INLET_ERROR_INIT;
   cli_rows_out ro;
   int rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
+  if (rc == CLI_OK)
+    rc = cli_rows_out_arrow_compression(&ro, usage, cli_string(a, "arrow-compression"));
   if (rc != CLI_OK) return rc;
   if (cli_flag(a, "all")) cli_rows_out_show_all(&ro);
   char **names = NULL;
@@ -110,8 +114,9 @@ done:
 const cli_command cli_cmd_changes = {
     "changes",
     cmd_changes,
-    "TABLE --from V [--to V] [--columns A,B] [--format table|csv|ndjson|json|markdown|parquet]\n"
-    "             [--output FILE [--force]] [--all]",
+    "TABLE --from V [--to V] [--columns A,B]\n"
+    "             [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "             [--arrow-compression none|lz4|zstd] [--output FILE [--force]] [--all]",
     "the change data feed of a version range (Spark's table_changes)",
     usage,
     opts,

@@ -1,6 +1,8 @@
 /*
  * `inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B]
- *  [--where EXPR] [--limit N] [--format table|csv|ndjson|json|markdown|parquet]
+ *  [--where EXPR] [--limit N]
+ *  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]
+ *  [--arrow-compression none|lz4|zstd]
  *  [--output FILE [--force]] [--explain]`: prints the rows of a snapshot that match
  * a predicate (include/inlet/scan.h), skipping partitions, files and row
  * groups that cannot match. ndjson is one JSON object per row keyed by
@@ -17,8 +19,9 @@
 
 static const char usage[] =
     "usage: inlet scan TABLE [--version N | --as-of TIMESTAMP] [--columns A,B,...]\n"
-    "                  [--where EXPR] [--limit N] [--format "
-    "table|csv|ndjson|json|markdown|parquet]\n"
+    "                  [--where EXPR] [--limit N]\n"
+    "                  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "                  [--arrow-compression none|lz4|zstd]\n"
     "                  [--output FILE [--force]] [--all] [--explain]\n"
     "                  [--watermark TS (--on-time | --late) [--event-time COL] | --late]\n"
     "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
@@ -140,6 +143,7 @@ static const cli_opt opts[] = {
     CLI_OPT_INT("version", 0, INT64_MAX),
     CLI_OPT_STRING("as-of"),
     CLI_OPT_STRING("format"),
+    CLI_OPT_STRING("arrow-compression"),
     CLI_OPT_INT("limit", 0, INT64_MAX),
     CLI_OPT_STRING("columns"),
     CLI_OPT_STRING("where"),
@@ -183,6 +187,8 @@ static int cmd_scan(const cli_args *a) {
   inlet_error err = INLET_ERROR_INIT;
   cli_rows_out ro;
   rc = cli_rows_out_init(&ro, usage, format, output, cli_flag(a, "force"));
+  if (rc == CLI_OK)
+    rc = cli_rows_out_arrow_compression(&ro, usage, cli_string(a, "arrow-compression"));
   if (rc != CLI_OK) return rc;
   if (limit >= 0 || cli_flag(a, "all")) cli_rows_out_show_all(&ro);
   char **names = NULL;
@@ -270,7 +276,8 @@ const cli_command cli_cmd_scan = {
     "scan",
     cmd_scan,
     "TABLE [--version N | --as-of TS] [--columns A,B] [--where EXPR] [--limit N]\n"
-    "             [--format table|csv|ndjson|json|markdown|parquet] [--output FILE [--force]]\n"
+    "             [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
+    "             [--arrow-compression none|lz4|zstd] [--output FILE [--force]]\n"
     "             [--all] [--explain]",
     "query a snapshot, skipping what cannot match",
     usage,

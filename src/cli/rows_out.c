@@ -20,8 +20,9 @@
 /* The format an --output name asks for by its extension; NULL if none. */
 static const char *format_of_name(const char *name) {
   static const char *const map[][2] = {
-      {".parquet", "parquet"}, {".csv", "csv"},     {".ndjson", "ndjson"},     {".jsonl", "ndjson"},
-      {".json", "json"},       {".md", "markdown"}, {".markdown", "markdown"},
+      {".parquet", "parquet"},   {".csv", "csv"},      {".ndjson", "ndjson"},
+      {".jsonl", "ndjson"},      {".json", "json"},    {".md", "markdown"},
+      {".markdown", "markdown"}, {".arrows", "arrow"}, {".arrow", "arrow-file"},
   };
   size_t n = strlen(name);
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
@@ -40,17 +41,33 @@ int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, co
   o->force = force;
   if (!format && output) format = format_of_name(output);
   o->to_parquet = format && strcasecmp(format, "parquet") == 0;
+  o->ao = (inlet_arrow_ipc_options)INLET_ARROW_IPC_OPTIONS_INIT;
+  if (format && strcasecmp(format, "arrow-file") == 0) {
+    o->to_arrow = true;
+    o->ao.format = INLET_ARROW_IPC_FILE;
+  } else if (format && (strcasecmp(format, "arrow") == 0 || strcasecmp(format, "arrows") == 0)) {
+    o->to_arrow = true;
+  }
   if (o->to_parquet && !output)
     return cli_usage_error(usage, "--format parquet: needs --output FILE");
   /* INLET_FORCE_TTY=1 lets tests see what a terminal gets without one. */
   const char *force_tty = getenv("INLET_FORCE_TTY");
   bool tty = isatty(fileno(stdout)) || (force_tty && strcmp(force_tty, "1") == 0);
+  /* Binary bytes on a terminal garble it and help nobody; the file format
+   * needs no seeking, so a pipe takes it as well as a file does. */
+  if (o->to_arrow && !output && tty)
+    return cli_usage_error(usage,
+                           "--format %s: refusing to write binary Arrow IPC to a terminal; "
+                           "give --output FILE or redirect standard output",
+                           format);
   if (!format) format = !output && tty ? "table" : "ndjson";
   inlet_error err = INLET_ERROR_INIT;
-  if (!o->to_parquet && inlet_text_output_format_parse(&o->wo.format, format, &err) < 0)
-    return cli_usage_error(usage, "--format: %s", inlet_errmsg(&err));
+  if (!o->to_parquet && !o->to_arrow &&
+      inlet_text_output_format_parse(&o->wo.format, format, &err) < 0)
+    return cli_usage_error(usage, "--format: %s (or parquet, arrow, arrow-file)",
+                           inlet_errmsg(&err));
   o->cap = -1;
-  if (!o->to_parquet && !output && tty && o->wo.format == INLET_TEXT_TABLE) {
+  if (!o->to_parquet && !o->to_arrow && !output && tty && o->wo.format == INLET_TEXT_TABLE) {
     o->terminal = true;
     o->cap = CLI_TERMINAL_ROWS;
     o->wo.table_terminal_width = cli_terminal_width(fileno(stdout));
@@ -59,6 +76,16 @@ int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, co
   struct stat st;
   if (output && !force && !inlet_location_is_url(output) && stat(output, &st) == 0)
     return cli_usage_error(usage, "--output: %s exists (add --force to replace it)", output);
+  return CLI_OK;
+}
+
+int cli_rows_out_arrow_compression(cli_rows_out *o, const char *usage, const char *name) {
+  if (!name) return CLI_OK;
+  if (!o->to_arrow)
+    return cli_usage_error(usage, "--arrow-compression: only with --format arrow or arrow-file");
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_arrow_compression_parse(&o->ao.compression, name, &err) < 0)
+    return cli_usage_error(usage, "--arrow-compression: %s", inlet_errmsg(&err));
   return CLI_OK;
 }
 
@@ -129,12 +156,17 @@ int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema) {
   FILE *f = NULL;
   int rc = cli_rows_out_open_stream(o, &f);
   if (rc != CLI_OK) return rc;
+  if (o->to_arrow) {
+    if (inlet_arrow_ipc_writer_new_file(&o->aw, schema, &o->ao, f, &err) < 0) return cli_fail(&err);
+    return CLI_OK;
+  }
   if (inlet_text_writer_new_file(&o->tw, schema, &o->wo, f, &err) < 0) return cli_fail(&err);
   return CLI_OK;
 }
 
 int cli_rows_out_write(cli_rows_out *o, const inlet_batch *b, inlet_error *err) {
   if (o->pw) return inlet_parquet_writer_write(o->pw, b, err);
+  if (o->aw) return inlet_arrow_ipc_writer_write(o->aw, b, err);
   if (o->cap < 0) return inlet_text_writer_write(o->tw, b, err);
   /* Past the cap rows are only counted: the scan still runs to the end so
    * that the footer's count is exact. The writer reads rows 0..num_rows-1,
@@ -164,6 +196,7 @@ static void thousands(char *buf, size_t cap, int64_t n) {
 
 int cli_rows_out_finish(cli_rows_out *o, inlet_error *err) {
   if (o->pw) return inlet_parquet_writer_close(o->pw, err);
+  if (o->aw) return inlet_arrow_ipc_writer_finish(o->aw, err);
   int rc = inlet_text_writer_finish(o->tw, err);
   if (rc < 0) return rc;
   if (o->more_rows > 0) {
@@ -184,6 +217,8 @@ int cli_rows_out_close(cli_rows_out *o, int rc) {
   o->tw = NULL;
   inlet_parquet_writer_free(o->pw);
   o->pw = NULL;
+  inlet_arrow_ipc_writer_free(o->aw);
+  o->aw = NULL;
   if (o->out && o->out != stdout && fclose(o->out) != 0 && rc == CLI_OK)
     rc = io_error("cannot write", shown(o));
   o->out = NULL;

@@ -1,8 +1,8 @@
 /*
  * Where the rows of `scan` and `changes` go: --format (table, csv, ndjson,
- * json, markdown or parquet) and --output (stdout, a local file, or an object-store URL
- * written to a local temporary file and uploaded whole once complete, so a
- * failed command leaves no partial object behind).
+ * json, markdown, parquet, or Arrow IPC: arrow (stream) and arrow-file) and --output (stdout, a
+ * local file, or an object-store URL written to a local temporary file and uploaded whole once
+ * complete, so a failed command leaves no partial object behind).
  */
 #ifndef INLET_CLI_ROWS_OUT_H
 #define INLET_CLI_ROWS_OUT_H
@@ -16,8 +16,13 @@
 #define CLI_ROWS_OUT_HELP                                                                          \
   "  --format F       table (aligned; the default on a terminal), csv (RFC 4180),\n"               \
   "                   ndjson (the default otherwise), json (one array), markdown,\n"               \
-  "                   parquet (needs --output); without --format, the extension of\n"              \
-  "                   --output decides (.csv .ndjson .jsonl .json .md .parquet)\n"                 \
+  "                   parquet (needs --output), arrow (Arrow IPC stream), arrow-file\n"            \
+  "                   (Arrow IPC file); without --format, the extension of --output\n"             \
+  "                   decides (.csv .ndjson .jsonl .json .md .parquet, .arrows stream,\n"          \
+  "                   .arrow file). Binary formats (parquet, arrow, arrow-file) are\n"             \
+  "                   never written to a terminal: give --output or a pipe\n"                      \
+  "  --arrow-compression C  arrow, arrow-file: none (default), lz4 (LZ4_FRAME) or zstd\n"          \
+  "                   body compression\n"                                                          \
   "  --output FILE    write to FILE (or an s3:// or az:// URL) instead of standard output\n"       \
   "  --force          replace an existing --output FILE (refused otherwise)\n"                     \
   "  --all            on a terminal, print every row (default: the first 50 and a\n"               \
@@ -27,6 +32,9 @@
 
 typedef struct cli_rows_out {
   bool to_parquet;
+  bool to_arrow;              /* --format arrow or arrow-file */
+  inlet_arrow_ipc_options ao; /* format and compression of to_arrow */
+  inlet_arrow_ipc_writer *aw; /* owned */
   inlet_text_writer_options wo;
   const char *output;         /* the local file written; NULL = stdout */
   const char *url_output;     /* object-store destination, uploaded by cli_rows_out_close */
@@ -46,10 +54,14 @@ typedef struct cli_rows_out {
 /* Checks --format, --output (NULL when absent) and --force: CLI_OK, or the
  * exit code of a usage error already printed with @p usage. Without
  * --format the extension of --output decides (.parquet, .csv, .ndjson,
- * .jsonl, .json, .md, .markdown), else a terminal gets a table and anything
- * else NDJSON. An existing local --output is replaced only with @p force. */
+ * .jsonl, .json, .md, .markdown, .arrows, .arrow), else a terminal gets a
+ * table and anything else NDJSON. A binary format bound for a terminal is a
+ * usage error. An existing local --output is replaced only with @p force. */
 int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, const char *output,
                       bool force);
+/* --arrow-compression NAME (NULL when absent): CLI_OK, or the exit code of
+ * a usage error (an unknown name, or a format that is not Arrow). */
+int cli_rows_out_arrow_compression(cli_rows_out *o, const char *usage, const char *name);
 /* --all, or a --limit of the command's own: no row cap on a terminal. */
 void cli_rows_out_show_all(cli_rows_out *o);
 /* Opens the destination for plain text (scan --explain): *f is stdout or
