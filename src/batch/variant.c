@@ -261,8 +261,8 @@ static int container(vctx *c, const uint8_t *p, size_t len, int depth, bool is_o
   for (size_t i = 0; i < n; i++) {
     if (i) inlet_buf_push(c->out, ',');
     if (is_object) {
-      const uint8_t *k;
-      size_t kn;
+      const uint8_t *k = NULL;
+      size_t kn = 0;
       TRY(dict_key(c, p, le_uint(p + ids_at + i * idsz, idsz), &k, &kn));
       if (prev) {
         size_t m = prev_n < kn ? prev_n : kn;
