@@ -232,30 +232,51 @@ static void test_scan_terminal__pipe_unchanged(void **state) {
   tu_result_free(&r);
 }
 
-/* A real pseudo-terminal: tmux runs scan in an 80-column pane (no COLUMNS,
- * no INLET_FORCE_TTY: the width comes from TIOCGWINSZ). */
+/* Runs `scan u` and a capped `scan n` in a real pseudo-terminal: a tmux
+ * pane @p width columns wide (no COLUMNS, no INLET_FORCE_TTY: the width
+ * comes from TIOCGWINSZ). Leaves the pane's text in *r; false when tmux is
+ * missing. */
+static bool tmux_scan(fixture *f, int width, tu_result *r) {
+  tu_sh(r, "command -v tmux");
+  bool have = r->status == 0;
+  tu_result_free(r);
+  if (!have) return false;
+  char sock[64];
+  snprintf(sock, sizeof sock, "inlet-test-%ld-%d", (long)getpid(), width);
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd,
+           "LC_ALL=C.UTF-8 tmux -u -L %s -f /dev/null new-session -d -x %d -y 70 \"cd '%s' && "
+           "unset COLUMNS INLET_FORCE_TTY; '%s' scan u; '%s' scan n --where 'id <= 52'; "
+           "echo SCAN-DONE; sleep 30\"",
+           sock, width, f->dir, INLET_BIN, INLET_BIN);
+  tu_sh(r, "%s", cmd);
+  sh_ok(r, "tmux new-session");
+  tu_result_free(r);
+  /* Wait for the marker, then read the pane. */
+  assert_true(tu_tmux_wait(sock, "SCAN-DONE", r));
+  return true;
+}
+
+/* 200 columns in a real terminal: nothing cut, the note as wide as its
+ * longest value, as test_scan_terminal__cjk_emoji_at_200 has it. */
+static void test_scan_terminal__tmux_pane_200(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  if (!tmux_scan(f, 200, &r)) skip(); /* scripts/install-deps.sh test installs tmux */
+  char head[1024];
+  snprintf(head, sizeof head, "id | city       | note\n%s\n 1 | 東京       | 🍣 sushi\n",
+           rule3(2, 10, 70));
+  assert_non_null(strstr(r.out, head));
+  assert_non_null(strstr(r.out, " 3 | 서울특별시 | " LONG_NOTE "\n"));
+  assert_non_null(strstr(r.out, "\n50\n… 2 more rows; --limit N or --all\nSCAN-DONE"));
+  tu_result_free(&r);
+}
+
+/* 80 columns in a real terminal. */
 static void test_scan_terminal__tmux_pane(void **state) {
   fixture *f = *state;
   tu_result r;
-  tu_sh(&r, "command -v tmux");
-  if (r.status != 0) {
-    tu_result_free(&r);
-    skip(); /* scripts/install-deps.sh test installs tmux */
-  }
-  tu_result_free(&r);
-  char sock[64];
-  snprintf(sock, sizeof sock, "inlet-test-%ld", (long)getpid());
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd,
-           "LC_ALL=C.UTF-8 tmux -u -L %s -f /dev/null new-session -d -x 80 -y 70 \"cd '%s' && "
-           "unset COLUMNS INLET_FORCE_TTY; '%s' scan u; '%s' scan n --where 'id <= 52'; "
-           "echo SCAN-DONE; sleep 30\"",
-           sock, f->dir, INLET_BIN, INLET_BIN);
-  tu_sh(&r, "%s", cmd);
-  sh_ok(&r, "tmux new-session");
-  tu_result_free(&r);
-  /* Wait for the marker, then read the pane. */
-  assert_true(tu_tmux_wait(sock, "SCAN-DONE", &r));
+  if (!tmux_scan(f, 80, &r)) skip(); /* scripts/install-deps.sh test installs tmux */
   char head[1024];
   snprintf(head, sizeof head, "id | city       | note\n%s\n 1 | 東京       | 🍣 sushi\n",
            rule3(2, 10, 62));
@@ -274,6 +295,7 @@ int main(void) {
       cmocka_unit_test(test_scan_terminal__cap_footer_all_limit),
       cmocka_unit_test(test_scan_terminal__pipe_unchanged),
       cmocka_unit_test(test_scan_terminal__tmux_pane),
+      cmocka_unit_test(test_scan_terminal__tmux_pane_200),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
