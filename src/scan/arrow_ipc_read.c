@@ -432,7 +432,7 @@ static int note_cap(inlet_array *a, int which, int64_t bytes, inlet_error *err) 
 /* Fills @p a (zeroed) from the next node and buffers, for field @p f. */
 static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int64_t want_len,
                       inlet_error *err) {
-  int64_t len, nulls, got;
+  int64_t len = 0, nulls = 0, got = 0;
   TRY(next_node(r, &len, &nulls, err));
   FAIL_IF(want_len >= 0 && len != want_len, err, INLET_ECORRUPT,
           "Arrow IPC record batch %d: column \"%s\" has %lld rows, expected %lld", (int)r->batch,
