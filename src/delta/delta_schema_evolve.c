@@ -183,8 +183,14 @@ static int merge_fields(evolve_ctx *c, json_t *fields, json_t *o, const char *pa
       continue;
     }
     if (folded) {
-      /* The reader matches names exactly; Delta compares them without case. */
-      if (json_is_null(v)) continue;
+      /* The reader matches names exactly; Delta compares them without case.
+       * A value that carries no type (null, {}, []) would add no column,
+       * as when no column is near it: skipped alike, so the outcome does
+       * not depend on the order of the record's fields. */
+      json_t *t = NULL;
+      TRY(infer(c, v, sub, depth, &t));
+      if (!t) continue;
+      json_decref(t);
       return inlet_fail(c->err, INLET_EINVAL,
                         "unknown field \"%.200s\" differs only in case from column \"%.200s%s%s\" "
                         "(Delta column names are case-insensitive)",
