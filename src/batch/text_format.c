@@ -223,11 +223,6 @@ static void put_decimal(inlet_buf *b, const uint8_t *le, int32_t scale, bool jso
   put_str(b, t, (size_t)n, json);
 }
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
 static const int64_t unit_per_sec[] = {1, 1000, 1000000, 1000000000};
 
 /* Writes @p v as exactly @p w decimal digits (v < 10^w). */
@@ -273,10 +268,22 @@ static int format_tod(char *t, int64_t secs, int64_t sub, inlet_time_unit unit) 
   return 15;
 }
 
+/* *q = floor(v / d), *r = v - *q * d in [0, d), without the product (which
+ * overflows for values near INT64_MIN). */
+static void floor_divmod(int64_t v, int64_t d, int64_t *q, int64_t *r) {
+  *q = v / d;
+  *r = v % d;
+  if (*r < 0) {
+    *r += d;
+    *q -= 1;
+  }
+}
+
 static void put_timestamp(inlet_buf *b, int64_t v, const inlet_type *type, bool json) {
   int64_t ups = unit_per_sec[type->unit];
-  int64_t secs = floor_div(v, ups), sub = v - secs * ups;
-  int64_t days = floor_div(secs, 86400), tod = secs - days * 86400;
+  int64_t secs, sub, days, tod;
+  floor_divmod(v, ups, &secs, &sub);
+  floor_divmod(secs, 86400, &days, &tod);
   char t[96];
   int n = format_date(t, days);
   t[n++] = 'T';
@@ -291,7 +298,8 @@ static void put_timestamp(inlet_buf *b, int64_t v, const inlet_type *type, bool 
 
 static void put_time(inlet_buf *b, int64_t v, const inlet_type *type, bool json) {
   int64_t ups = unit_per_sec[type->unit];
-  int64_t secs = floor_div(v, ups), sub = v - secs * ups;
+  int64_t secs, sub;
+  floor_divmod(v, ups, &secs, &sub);
   if (secs < 0 || secs > 86400) secs = ((secs % 86400) + 86400) % 86400;
   char t[64];
   int n = format_tod(t, secs, sub, type->unit);
