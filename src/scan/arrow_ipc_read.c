@@ -452,6 +452,9 @@ static int read_array(batch_reader *r, const inlet_field *f, inlet_array *a, int
   TRY(next_buffer(r, nulls > 0 ? bits : 0, &a->validity, &got, err));
   if (a->validity) TRY(note_cap(a, CAP_VALIDITY, got, err));
   if (a->validity && nulls == 0) { /* a bitmap without nulls: it must say so */
+    FAIL_IF(got < bits, err, INLET_ECORRUPT,
+            "Arrow IPC column \"%s\": validity bitmap of %lld bytes for %lld rows", f->name,
+            (long long)got, (long long)len);
     for (int64_t i = 0; i < len; i++)
       FAIL_IF(!inlet_bit_get(a->validity, i), err, INLET_ECORRUPT,
               "Arrow IPC column \"%s\": null count 0 but row %lld is null", f->name, (long long)i);
