@@ -310,12 +310,22 @@ static void test_schema__bad_schemas_refused(void **state) {
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_schema_parse(&s, "{", &err), INLET_ECORRUPT);
   assert_int_equal(delta_schema_parse(&s, "{\"type\":\"array\"}", &err), INLET_ECORRUPT);
+  /* variant is read (as its JSON text, issue 16); a type Delta does not
+   * define is not. */
   assert_int_equal(delta_schema_parse(&s,
                                       "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
                                       "\"type\":\"variant\",\"nullable\":true}]}",
                                       &err),
-                   INLET_EUNSUPPORTED);
-  assert_non_null(strstr(err.message, "variant"));
+                   0);
+  assert_int_equal(s.n_fields, 1);
+  assert_int_equal(s.fields[0].type.id, INLET_TYPE_STRING);
+  assert_int_equal(s.fields[0].type.ext, INLET_EXT_VARIANT);
+  inlet_schema_reset(&s);
+  assert_true(delta_schema_parse(&s,
+                                 "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
+                                 "\"type\":\"geometry\",\"nullable\":true}]}",
+                                 &err) < 0);
+  assert_non_null(strstr(err.message, "geometry"));
   assert_int_equal(delta_schema_parse(&s,
                                       "{\"type\":\"struct\",\"fields\":[{\"name\":\"v\","
                                       "\"type\":\"decimal(40,2)\",\"nullable\":true}]}",
