@@ -8,7 +8,9 @@
 #define INLET_STORAGE_OBJSTORE_INT_H
 
 #include "storage/http.h"
+#include "storage/sign.h"
 #include "storage/storage.h"
+#include "util/buf.h"
 
 typedef struct inlet_s3_config {
   char *access_key;    /* owned */
@@ -85,5 +87,133 @@ size_t inlet_objstore_page_size(size_t store_max);
 /* Sorts entries by name and drops duplicates (a listing assembled from
  * pages and common prefixes). */
 void inlet_objstore_sort_entries(inlet_dirent *e, size_t *n);
+
+/* ---- the object-store core (objstore_core.c) ----
+ * What S3 and Azure Blob do alike: a request with its extra headers and
+ * query, ranged and whole-object reads, conditional and plain PUTs,
+ * deletes, listings assembled page by page, and the storage vtable entries
+ * built on them. A backend brings its URL building and signing (req_init),
+ * its error-body reading (fail), its listing protocol and its multi-part
+ * upload. */
+
+#define OBJSTORE_MAX_HDRS 12
+#define OBJSTORE_MAX_QUERY 8
+
+typedef struct objstore objstore;
+
+/* One request: the HTTP request plus what the backend signs. */
+typedef struct objstore_req {
+  inlet_http_req http; /* first: sign callbacks get &http */
+  objstore *s;
+  char *path; /* owned; the backend's signed path (S3: decoded, Azure: encoded) */
+  inlet_kv query[OBJSTORE_MAX_QUERY];
+  char *qval[OBJSTORE_MAX_QUERY]; /* owned query values */
+  size_t n_query;
+  inlet_kv hdr[OBJSTORE_MAX_HDRS]; /* extra signed headers; values owned in hval */
+  char *hval[OBJSTORE_MAX_HDRS];
+  size_t n_hdr;
+} objstore_req;
+
+typedef struct objstore_backend {
+  const char *scheme;       /* "s3", "az": messages name objects scheme://bucket/key */
+  const char *range_header; /* the ranged-GET header */
+  /* A header every whole-object PUT carries (Azure's blob type), or NULL. */
+  const char *put_header, *put_value;
+  /* Builds the URL (with the query added so far) and the signing of @p q,
+   * whose headers and query are set; @p key NULL: the bucket itself. */
+  int (*req_init)(objstore_req *q, objstore *s, const char *method, const char *key,
+                  inlet_error *err);
+  /* The error for an unexpected status: the body's code and message, never
+   * the rest of it (error bodies may echo the string to sign). */
+  int (*fail)(const objstore_req *q, inlet_error *err);
+  const struct inlet_rfile_ops *rfile_ops;
+} objstore_backend;
+
+/* The part of a backend's storage the core uses; first member of it. */
+struct objstore {
+  inlet_storage base;
+  const objstore_backend *be;
+  inlet_http *http; /* owned */
+  objstore_tuning tune;
+  const char *bucket; /* borrowed from the backend's config: bucket or container */
+  const char *prefix; /* borrowed; "" or "a/b" */
+};
+
+void objstore_req_reset(objstore_req *q);
+int objstore_req_header(objstore_req *q, const char *name, const char *value, inlet_error *err);
+int objstore_req_query(objstore_req *q, const char *name, const char *value, inlet_error *err);
+/* Runs one request; a transport failure is returned, a status is not. */
+int objstore_run1(objstore_req *q, inlet_error *err);
+/* The store key of a table path (prefix joined); NULL on ENOMEM. */
+char *objstore_key_of(objstore *s, const char *path, inlet_error *err);
+
+/* HEAD: size and mtime (mtime may be NULL), INLET_ENOTFOUND if absent. */
+int objstore_head(objstore *s, const char *key, int64_t *size, int64_t *mtime, inlet_error *err);
+/* GET of a whole object of at most @p limit bytes (*out owned, never NULL on success). */
+int objstore_get(objstore *s, const char *key, size_t limit, uint8_t **out, size_t *len,
+                 inlet_error *err);
+/* PUT of a whole object; @p conditional: If-None-Match: * (INLET_EEXISTS
+ * when the key exists, unless a lost answer was our own success). */
+int objstore_put(objstore *s, const char *key, const void *data, size_t n, bool conditional,
+                 inlet_error *err);
+/* Initialises a DELETE of @p key, and checks its answer (absent is fine). */
+int objstore_delete_req(objstore_req *q, objstore *s, const char *key, inlet_error *err);
+int objstore_delete_check(const objstore_req *q, inlet_error *err);
+
+/* A readable object: ranged GETs of one key. */
+typedef struct objstore_rfile {
+  inlet_rfile base;
+  objstore *s;
+  char *key; /* owned */
+} objstore_rfile;
+int objstore_read_at(inlet_rfile *rf, int64_t off, void *buf, size_t n, inlet_error *err);
+int objstore_read_ranges(inlet_rfile *rf, inlet_read_range *rr, size_t n, inlet_error *err);
+/* read_tail by offset: the size first when unknown (a HEAD). */
+int objstore_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet_error *err);
+void objstore_rclose(inlet_rfile *rf);
+
+/* A listing assembled from pages: entries below the listed prefix. */
+typedef struct objstore_listing {
+  inlet_dirent *v;
+  size_t n, cap;
+  size_t strip;   /* bytes of the listed prefix to strip from keys */
+  char *cur_name; /* owned; the object element being read */
+  int64_t cur_size, cur_mtime;
+  bool attrs;
+} objstore_listing;
+/* The full-key prefix of a listing of @p dir with @p opts (into @p pfx,
+ * terminated) and the bytes of it that name @p dir (*strip). */
+int objstore_list_prefix(objstore *s, const char *dir, const inlet_list_options *opts,
+                         inlet_buf *pfx, size_t *strip, inlet_error *err);
+int objstore_listing_push(objstore_listing *l, const char *name, size_t len, bool is_dir,
+                          int64_t size, int64_t mtime, inlet_error *err);
+/* The object element ended: its entry, unless it is a "directory marker"
+ * ("a/b/", which some tools create). */
+int objstore_listing_object(objstore_listing *l, inlet_error *err);
+/* Sorted and filtered by @p opts into *out (or freed on @p rc < 0). */
+int objstore_listing_finish(objstore_listing *l, int rc, const inlet_list_options *opts,
+                            inlet_dirent **out, size_t *count);
+
+/* Storage vtable entries (inlet_storage_ops) common to the backends. */
+int objstore_open_read_sized(inlet_storage *st, const char *path, int64_t size, inlet_rfile **out,
+                             inlet_error *err);
+int objstore_open_read(inlet_storage *st, const char *path, inlet_rfile **out, inlet_error *err);
+int objstore_read_files(inlet_storage *st, inlet_file_range *fr, size_t n, inlet_error *err);
+int objstore_get_bytes(inlet_storage *st, const char *path, size_t limit, uint8_t **out,
+                       size_t *len, inlet_error *err);
+int objstore_put_bytes(inlet_storage *st, const char *path, const void *data, size_t n,
+                       inlet_error *err);
+int objstore_put_if_absent_bytes(inlet_storage *st, const char *path, const void *data, size_t n,
+                                 inlet_error *err);
+int objstore_remove(inlet_storage *st, const char *path, inlet_error *err);
+int objstore_put_if_absent(inlet_storage *st, const char *tmp, const char *final, inlet_error *err);
+int objstore_replace(inlet_storage *st, const char *tmp, const char *final, inlet_error *err);
+int objstore_list(inlet_storage *st, const char *dir, inlet_dirent **out, size_t *count,
+                  inlet_error *err);
+int objstore_list_names(inlet_storage *st, const char *dir, inlet_dirent **out, size_t *count,
+                        inlet_error *err);
+int objstore_stat(inlet_storage *st, const char *path, inlet_dirent *out, inlet_error *err);
+/* mkdirs and sync_dir: an object store has no directories. */
+int objstore_nothing(inlet_storage *st, const char *dir, inlet_error *err);
 
 #endif /* INLET_STORAGE_OBJSTORE_INT_H */

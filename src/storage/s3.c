@@ -24,49 +24,21 @@
 #include "util/buf.h"
 #include "util/util.h"
 
-#define MAX_HDRS 12
-#define MAX_QUERY 8
-
 typedef struct s3_storage {
-  inlet_storage base;
+  objstore os;         /* first: the core's part */
   inlet_s3_config cfg; /* owned */
-  inlet_http *http;    /* owned */
-  objstore_tuning tune;
-  char *host;     /* owned; Host header value */
-  char *url_base; /* owned; "scheme://host[:port]" (bucket host when virtual-hosted) */
+  char *host;          /* owned; Host header value */
+  char *url_base;      /* owned; "scheme://host[:port]" (bucket host when virtual-hosted) */
 } s3_storage;
 
-/* One S3 request: the HTTP request plus what signing needs. */
-typedef struct s3_req {
-  inlet_http_req http; /* first: sign callbacks get &http */
-  s3_storage *s;
-  char *canon_path; /* owned; decoded "/bucket/key" or "/key" */
-  inlet_kv query[MAX_QUERY];
-  size_t n_query;
-  inlet_kv hdr[MAX_HDRS]; /* extra signed headers; values owned in hval */
-  char *hval[MAX_HDRS];
-  size_t n_hdr;
-  char *qval[MAX_QUERY]; /* owned query values */
-} s3_req;
-
-static void s3_req_reset(s3_req *q) {
-  inlet_http_req_reset(&q->http);
-  inlet_free(q->canon_path);
-  for (size_t i = 0; i < q->n_hdr; i++)
-    inlet_free(q->hval[i]);
-  for (size_t i = 0; i < q->n_query; i++)
-    inlet_free(q->qval[i]);
-  memset(q, 0, sizeof *q);
-}
-
 static int s3_sign(void *ctx, inlet_http_req *r, struct curl_slist **headers, inlet_error *err) {
-  s3_req *q = (s3_req *)r;
+  objstore_req *q = (objstore_req *)r;
   (void)ctx;
-  s3_storage *s = q->s;
+  s3_storage *s = (s3_storage *)q->s;
   char amz_date[17], payload[65];
   inlet_amz_date((int64_t)time(NULL), amz_date);
   inlet_sha256_hex(r->body ? (const void *)r->body : "", r->body_len, payload);
-  inlet_kv h[MAX_HDRS + 4];
+  inlet_kv h[OBJSTORE_MAX_HDRS + 4];
   size_t n = 0;
   h[n++] = (inlet_kv){"host", s->host};
   h[n++] = (inlet_kv){"x-amz-date", amz_date};
@@ -75,8 +47,8 @@ static int s3_sign(void *ctx, inlet_http_req *r, struct curl_slist **headers, in
   for (size_t i = 0; i < q->n_hdr; i++)
     h[n++] = q->hdr[i];
   inlet_sigv4_request sr = {
-      r->method,     q->canon_path, q->query,          q->n_query,       h, n, payload, amz_date,
-      s->cfg.region, "s3",          s->cfg.access_key, s->cfg.secret_key};
+      r->method,     q->path, q->query,          q->n_query,       h, n, payload, amz_date,
+      s->cfg.region, "s3",    s->cfg.access_key, s->cfg.secret_key};
   inlet_buf auth = INLET_BUF_INIT, line = INLET_BUF_INIT;
   int rc = inlet_sigv4_authorization(&sr, &auth, NULL, err);
   for (size_t i = 0; rc == 0 && i < n; i++) {
@@ -107,30 +79,12 @@ static int s3_sign(void *ctx, inlet_http_req *r, struct curl_slist **headers, in
   return rc;
 }
 
-static int add_header(s3_req *q, const char *name, const char *value, inlet_error *err) {
-  if (q->n_hdr == MAX_HDRS) return inlet_fail(err, INLET_EINTERNAL, "too many headers");
-  char *v = inlet_strdup(value);
-  if (!v) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  q->hval[q->n_hdr] = v;
-  q->hdr[q->n_hdr++] = (inlet_kv){name, v};
-  return 0;
-}
-
-static int add_query(s3_req *q, const char *name, const char *value, inlet_error *err) {
-  if (q->n_query == MAX_QUERY) return inlet_fail(err, INLET_EINTERNAL, "too many parameters");
-  char *v = inlet_strdup(value ? value : "");
-  if (!v) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  q->qval[q->n_query] = v;
-  q->query[q->n_query++] = (inlet_kv){name, v};
-  return 0;
-}
-
 /* Builds the URL from key and query (encoded exactly as signed) and
  * initialises the HTTP request. Call after add_query. @p key NULL: the
  * bucket itself. */
-static int s3_req_init(s3_req *q, s3_storage *s, const char *method, const char *key,
+static int s3_req_init(objstore_req *q, s3_storage *s, const char *method, const char *key,
                        inlet_error *err) {
-  q->s = s;
+  q->s = &s->os;
   inlet_buf path = INLET_BUF_INIT, url = INLET_BUF_INIT, what = INLET_BUF_INIT;
   if (s->cfg.path_style) inlet_buf_appendf(&path, "/%s", s->cfg.bucket);
   inlet_buf_push(&path, '/');
@@ -153,24 +107,14 @@ static int s3_req_init(s3_req *q, s3_storage *s, const char *method, const char 
   else
     rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   if (rc == 0) {
-    q->canon_path = (char *)inlet_buf_detach(&path, NULL);
-    if (!q->canon_path) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    q->path = (char *)inlet_buf_detach(&path, NULL);
+    if (!q->path) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
     q->http.sign = s3_sign;
   }
   inlet_buf_reset(&path);
   inlet_buf_reset(&url);
   inlet_buf_reset(&what);
   return rc;
-}
-
-static int run1(s3_storage *s, s3_req *q, inlet_error *err) {
-  inlet_http_req *r = &q->http;
-  TRY(inlet_http_run(s->http, &r, 1, err));
-  if (r->rc < 0) {
-    if (err) *err = r->error;
-    return r->rc;
-  }
-  return 0;
 }
 
 /* S3's <Error><Code>..</Code><Message>..</Message></Error>. */
@@ -190,7 +134,7 @@ static int err_cb(void *ctx, const char *path, const char *text, size_t len, inl
 
 /* The error for an unexpected status: Code and Message of the body, never
  * the rest of it (SignatureDoesNotMatch bodies echo the string to sign). */
-static int http_fail(const s3_req *q, inlet_error *err) {
+static int http_fail(const objstore_req *q, inlet_error *err) {
   const inlet_http_req *r = &q->http;
   err_body e = {"", ""};
   if (r->resp && r->resp_len) {
@@ -207,172 +151,30 @@ static int http_fail(const s3_req *q, inlet_error *err) {
                     inlet_http_status_retryable(r->status) ? " (retries exhausted)" : "");
 }
 
-static char *key_of(s3_storage *s, const char *path, inlet_error *err) {
-  char *k = inlet_objstore_join(s->cfg.prefix, path);
-  if (!k) inlet_fail(err, INLET_ENOMEM, "out of memory");
-  return k;
-}
-
 /* ---- reads --------------------------------------------------------------------- */
 
-/* HEAD: size and mtime, INLET_ENOTFOUND if absent. */
-static int head_object(s3_storage *s, const char *key, int64_t *size, int64_t *mtime,
+static int be_req_init(objstore_req *q, objstore *s, const char *method, const char *key,
                        inlet_error *err) {
-  s3_req q;
-  memset(&q, 0, sizeof q);
-  int rc = s3_req_init(&q, s, "HEAD", key, err);
-  if (rc == 0) rc = run1(s, &q, err);
-  if (rc == 0) {
-    if (q.http.status == 200) {
-      *size = q.http.content_length;
-      if (mtime) *mtime = inlet_objstore_parse_time_ms(q.http.last_modified);
-      if (*size < 0) rc = inlet_fail(err, INLET_EIO, "%s: no Content-Length", q.http.what);
-    } else if (q.http.status == 404) {
-      rc = inlet_fail(err, INLET_ENOTFOUND, "s3://%s/%s: not found", s->cfg.bucket, key);
-    } else {
-      rc = http_fail(&q, err);
-    }
-  }
-  s3_req_reset(&q);
-  return rc;
-}
-
-typedef struct s3_rfile {
-  inlet_rfile base;
-  s3_storage *s;
-  char *key; /* owned */
-} s3_rfile;
-
-static int range_req(s3_req *q, s3_rfile *f, int64_t off, void *buf, size_t n, inlet_error *err) {
-  memset(q, 0, sizeof *q);
-  char range[64];
-  snprintf(range, sizeof range, "bytes=%" PRId64 "-%" PRId64, off, off + (int64_t)n - 1);
-  TRY(add_header(q, "range", range, err));
-  TRY(s3_req_init(q, f->s, "GET", f->key, err));
-  q->http.sink = buf;
-  q->http.sink_cap = n;
-  return 0;
-}
-
-static int range_check(s3_req *q, s3_rfile *f, int64_t off, size_t n, inlet_error *err) {
-  inlet_http_req *r = &q->http;
-  if (r->rc < 0) {
-    if (err) *err = r->error;
-    return r->rc;
-  }
-  if (r->status == 416 || ((r->status == 206 || r->status == 200) && r->resp_len < n))
-    return inlet_fail(err, INLET_ECORRUPT,
-                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
-                      f->base.name, n, off);
-  if (r->status == 200 && off != 0)
-    return inlet_fail(err, INLET_EIO, "%s: the store ignored the Range header", r->what);
-  if (r->status != 206 && r->status != 200) return http_fail(q, err);
-  return 0;
-}
-
-static int s3_read_at(inlet_rfile *rf, int64_t off, void *buf, size_t n, inlet_error *err) {
-  s3_rfile *f = (s3_rfile *)rf;
-  if (off < 0 || (f->base.size >= 0 && (off > f->base.size || (int64_t)n > f->base.size - off)))
-    return inlet_fail(err, INLET_ECORRUPT,
-                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
-                      rf->name, n, off);
-  if (n == 0) return 0;
-  s3_req q;
-  int rc = range_req(&q, f, off, buf, n, err);
-  if (rc == 0) rc = run1(f->s, &q, err);
-  if (rc == 0) rc = range_check(&q, f, off, n, err);
-  s3_req_reset(&q);
-  return rc;
-}
-
-static int s3_read_ranges(inlet_rfile *rf, inlet_read_range *rr, size_t n, inlet_error *err) {
-  s3_rfile *f = (s3_rfile *)rf;
-  s3_req *qs = inlet_calloc(n ? n : 1, sizeof *qs);
-  inlet_http_req **rs = inlet_calloc(n ? n : 1, sizeof *rs);
-  int rc = 0;
-  size_t built = 0;
-  if (!qs || !rs) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-  for (size_t i = 0; rc == 0 && i < n; i++) {
-    if (rr[i].offset < 0 ||
-        (f->base.size >= 0 &&
-         (rr[i].offset > f->base.size || (int64_t)rr[i].len > f->base.size - rr[i].offset))) {
-      rc = inlet_fail(err, INLET_ECORRUPT,
-                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
-                      rf->name, rr[i].len, rr[i].offset);
-      break;
-    }
-    if (rr[i].len == 0) continue;
-    rc = range_req(&qs[built], f, rr[i].offset, rr[i].buf, rr[i].len, err);
-    rs[built] = &qs[built].http;
-    built++;
-  }
-  if (rc == 0) rc = inlet_http_run(f->s->http, rs, built, err);
-  for (size_t i = 0, k = 0; rc == 0 && i < n; i++) {
-    if (rr[i].len == 0) continue;
-    rc = range_check(&qs[k++], f, rr[i].offset, rr[i].len, err);
-  }
-  for (size_t i = 0; qs && i < n; i++)
-    s3_req_reset(&qs[i]);
-  inlet_free(qs);
-  inlet_free(rs);
-  return rc;
-}
-
-/* read_files: ranges of several files of this handle, all in flight. */
-static int s3_read_files(inlet_storage *st, inlet_file_range *fr, size_t n, inlet_error *err) {
-  s3_req *qs = inlet_calloc(n ? n : 1, sizeof *qs);
-  inlet_http_req **rs = inlet_calloc(n ? n : 1, sizeof *rs);
-  int rc = 0;
-  size_t built = 0;
-  if (!qs || !rs) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-  for (size_t i = 0; rc == 0 && i < n; i++) {
-    s3_rfile *f = (s3_rfile *)fr[i].file;
-    if (fr[i].file->ops->read_at != s3_read_at || (inlet_storage *)f->s != st) {
-      rc = inlet_fail(err, INLET_EINVAL, "%s: not a file of this storage", fr[i].file->name);
-      break;
-    }
-    if (fr[i].offset < 0 ||
-        (f->base.size >= 0 &&
-         (fr[i].offset > f->base.size || (int64_t)fr[i].len > f->base.size - fr[i].offset))) {
-      rc = inlet_fail(err, INLET_ECORRUPT,
-                      "%s: truncated: read of %zu bytes at offset %" PRId64 " past the end",
-                      fr[i].file->name, fr[i].len, fr[i].offset);
-      break;
-    }
-    if (fr[i].len == 0) continue;
-    rc = range_req(&qs[built], f, fr[i].offset, fr[i].buf, fr[i].len, err);
-    rs[built] = &qs[built].http;
-    built++;
-  }
-  if (rc == 0) rc = inlet_http_run(((s3_storage *)st)->http, rs, built, err);
-  for (size_t i = 0, k = 0; rc == 0 && i < n; i++) {
-    if (fr[i].len == 0) continue;
-    rc = range_check(&qs[k++], (s3_rfile *)fr[i].file, fr[i].offset, fr[i].len, err);
-  }
-  for (size_t i = 0; qs && i < n; i++)
-    s3_req_reset(&qs[i]);
-  inlet_free(qs);
-  inlet_free(rs);
-  return rc;
+  return s3_req_init(q, (s3_storage *)s, method, key, err);
 }
 
 static int s3_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet_error *err) {
-  s3_rfile *f = (s3_rfile *)rf;
+  objstore_rfile *f = (objstore_rfile *)rf;
   *got = 0;
   if (n == 0 || f->base.size == 0) {
     if (f->base.size < 0) {
       int64_t sz;
-      TRY(head_object(f->s, f->key, &sz, NULL, err));
+      TRY(objstore_head(f->s, f->key, &sz, NULL, err));
       f->base.size = sz;
     }
     return 0;
   }
-  s3_req q;
+  objstore_req q;
   memset(&q, 0, sizeof q);
   char range[64];
   snprintf(range, sizeof range, "bytes=-%zu", n);
-  int rc = add_header(&q, "range", range, err);
-  if (rc == 0) rc = s3_req_init(&q, f->s, "GET", f->key, err);
+  int rc = objstore_req_header(&q, "range", range, err);
+  if (rc == 0) rc = be_req_init(&q, f->s, "GET", f->key, err);
   q.http.sink = buf;
   q.http.sink_cap = n;
   inlet_http_req *r = &q.http;
@@ -391,11 +193,11 @@ static int s3_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet
     /* The store answered with the object's start, not its end (s3rver reads
      * "bytes=-n" as "bytes=0-n"): read the tail by offset instead. */
     int64_t total = st == 206 ? r->range_total : r->content_length;
-    if (total < 0) rc = head_object(f->s, f->key, &total, NULL, err);
+    if (total < 0) rc = objstore_head(f->s, f->key, &total, NULL, err);
     if (rc == 0) {
       f->base.size = total;
       size_t k = (uint64_t)n < (uint64_t)total ? n : (size_t)total;
-      rc = s3_read_at(rf, total - (int64_t)k, buf, k, err);
+      rc = objstore_read_at(rf, total - (int64_t)k, buf, k, err);
       if (rc == 0) *got = k;
     }
   } else if (r->rc < 0) {
@@ -404,7 +206,7 @@ static int s3_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet
   } else if (st == 416) {
     /* An empty object has no suffix to return. */
     int64_t sz;
-    rc = head_object(f->s, f->key, &sz, NULL, err);
+    rc = objstore_head(f->s, f->key, &sz, NULL, err);
     if (rc == 0) {
       f->base.size = sz;
       if (sz != 0) rc = inlet_fail(err, INLET_EIO, "%s: unexpected 416", r->what);
@@ -414,202 +216,24 @@ static int s3_read_tail(inlet_rfile *rf, void *buf, size_t n, size_t *got, inlet
   } else {
     rc = http_fail(&q, err);
   }
-  s3_req_reset(&q);
+  objstore_req_reset(&q);
   return rc;
-}
-
-static void s3_rclose(inlet_rfile *rf) {
-  if (!rf) return;
-  s3_rfile *f = (s3_rfile *)rf;
-  inlet_free(f->key);
-  inlet_free(rf->name);
-  inlet_free(f);
 }
 
 static const struct inlet_rfile_ops s3_rfile_ops = {
-    .read_at = s3_read_at,
-    .close = s3_rclose,
-    .read_ranges = s3_read_ranges,
+    .read_at = objstore_read_at,
+    .close = objstore_rclose,
+    .read_ranges = objstore_read_ranges,
     .read_tail = s3_read_tail,
 };
 
-static int s3_open_read_sized(inlet_storage *st, const char *path, int64_t size, inlet_rfile **out,
-                              inlet_error *err) {
-  s3_storage *s = (s3_storage *)st;
-  *out = NULL;
-  TRY(inlet_path_check(path, err));
-  char *key = key_of(s, path, err);
-  if (!key) return INLET_ENOMEM;
-  if (size == -2) {
-    int rc = head_object(s, key, &size, NULL, err);
-    if (rc < 0) {
-      inlet_free(key);
-      return rc;
-    }
-  }
-  s3_rfile *f = inlet_calloc(1, sizeof *f);
-  char *name = inlet_strdup(path);
-  if (!f || !name) {
-    inlet_free(f);
-    inlet_free(name);
-    inlet_free(key);
-    return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  }
-  f->base.ops = &s3_rfile_ops;
-  f->base.name = name;
-  f->base.size = size < 0 ? -1 : size;
-  f->s = s;
-  f->key = key;
-  *out = &f->base;
-  return 0;
-}
-
-static int s3_open_read(inlet_storage *st, const char *path, inlet_rfile **out, inlet_error *err) {
-  return s3_open_read_sized(st, path, -2, out, err);
-}
-
-static int get_key(s3_storage *s, const char *key, size_t limit, uint8_t **out, size_t *len,
-                   inlet_error *err) {
-  s3_req q;
-  memset(&q, 0, sizeof q);
-  int rc = s3_req_init(&q, s, "GET", key, err);
-  /* Room for an error body even when the caller's limit is tiny. */
-  q.http.resp_limit = limit > 65536 ? limit : 65536;
-  if (rc == 0) {
-    inlet_http_req *r = &q.http;
-    rc = inlet_http_run(s->http, &r, 1, err);
-  }
-  if (rc == 0) {
-    inlet_http_req *r = &q.http;
-    if ((r->rc < 0 && r->overflow && r->status == 200) ||
-        (r->rc == 0 && r->status == 200 && r->resp_len > limit)) {
-      rc = inlet_fail(err, INLET_ELIMIT, "s3://%s/%s: larger than the %zu-byte limit",
-                      s->cfg.bucket, key, limit);
-    } else if (r->rc < 0) {
-      if (err) *err = r->error;
-      rc = r->rc;
-    } else if (r->status == 200) {
-      if (limit == 0 && r->resp_len == 0 && !r->resp) r->resp = inlet_calloc(1, 1);
-      if (!r->resp) r->resp = inlet_calloc(1, 1);
-      if (!r->resp) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-      *out = r->resp;
-      *len = r->resp_len;
-      r->resp = NULL;
-    } else if (r->status == 404) {
-      rc = inlet_fail(err, INLET_ENOTFOUND, "s3://%s/%s: not found", s->cfg.bucket, key);
-    } else {
-      rc = http_fail(&q, err);
-    }
-  }
-  s3_req_reset(&q);
-  return rc;
-}
-
-static int s3_get_bytes(inlet_storage *st, const char *path, size_t limit, uint8_t **out,
-                        size_t *len, inlet_error *err) {
-  s3_storage *s = (s3_storage *)st;
-  *out = NULL;
-  *len = 0;
-  TRY(inlet_path_check(path, err));
-  char *key = key_of(s, path, err);
-  if (!key) return INLET_ENOMEM;
-  int rc = get_key(s, key, limit, out, len, err);
-  inlet_free(key);
-  return rc;
-}
-
-/* ---- writes -------------------------------------------------------------------- */
-
-/* PUT of a whole object; @p conditional adds If-None-Match: *. */
-static int put_key(s3_storage *s, const char *key, const void *data, size_t n, bool conditional,
-                   inlet_error *err) {
-  s3_req q;
-  memset(&q, 0, sizeof q);
-  int rc = 0;
-  if (conditional) rc = add_header(&q, "if-none-match", "*", err);
-  if (rc == 0) rc = s3_req_init(&q, s, "PUT", key, err);
-  q.http.body = data;
-  q.http.body_len = n;
-  q.http.fresh_connection = conditional;
-  if (rc == 0) rc = run1(s, &q, err);
-  if (rc == 0) {
-    long st = q.http.status;
-    if (st == 200 || st == 201 || st == 204) {
-      rc = 0;
-    } else if (conditional && (st == 412 || st == 409)) {
-      /* A lost race, unless an attempt whose answer we never saw was ours:
-       * then the object holds exactly our bytes. */
-      rc = inlet_fail(err, INLET_EEXISTS, "s3://%s/%s: already exists", s->cfg.bucket, key);
-      if (q.http.maybe_applied) {
-        uint8_t *cur = NULL;
-        size_t cl = 0;
-        inlet_error e2 = INLET_ERROR_INIT;
-        if (get_key(s, key, n, &cur, &cl, &e2) == 0 && cl == n &&
-            (n == 0 || memcmp(cur, data, n) == 0))
-          rc = 0;
-        inlet_free(cur);
-      }
-    } else {
-      rc = http_fail(&q, err);
-    }
-  }
-  s3_req_reset(&q);
-  return rc;
-}
-
-static int s3_put_if_absent_bytes(inlet_storage *st, const char *path, const void *data, size_t n,
-                                  inlet_error *err) {
-  s3_storage *s = (s3_storage *)st;
-  TRY(inlet_path_check(path, err));
-  char *key = key_of(s, path, err);
-  if (!key) return INLET_ENOMEM;
-  int rc = put_key(s, key, data, n, true, err);
-  inlet_free(key);
-  return rc;
-}
-
-static int s3_put_bytes(inlet_storage *st, const char *path, const void *data, size_t n,
-                        inlet_error *err) {
-  s3_storage *s = (s3_storage *)st;
-  TRY(inlet_path_check(path, err));
-  char *key = key_of(s, path, err);
-  if (!key) return INLET_ENOMEM;
-  int rc = put_key(s, key, data, n, false, err);
-  inlet_free(key);
-  return rc;
-}
-
-static int delete_key(s3_storage *s, const char *key, inlet_error *err) {
-  s3_req q;
-  memset(&q, 0, sizeof q);
-  int rc = s3_req_init(&q, s, "DELETE", key, err);
-  if (rc == 0) rc = run1(s, &q, err);
-  if (rc == 0 && q.http.status != 204 && q.http.status != 200 && q.http.status != 404)
-    rc = http_fail(&q, err);
-  s3_req_reset(&q);
-  return rc;
-}
-
-static int s3_remove(inlet_storage *st, const char *path, inlet_error *err) {
-  s3_storage *s = (s3_storage *)st;
-  TRY(inlet_path_check(path, err));
-  char *key = key_of(s, path, err);
-  if (!key) return INLET_ENOMEM;
-  int rc = delete_key(s, key, err);
-  inlet_free(key);
-  return rc;
-}
-
-static int s3_put_if_absent(inlet_storage *st, const char *tmp, const char *final,
-                            inlet_error *err) {
-  TRY(inlet_path_check(final, err));
-  return inlet_objstore_publish_tmp(st, tmp, final, true, err);
-}
-
-static int s3_replace(inlet_storage *st, const char *tmp, const char *final, inlet_error *err) {
-  TRY(inlet_path_check(final, err));
-  return inlet_objstore_publish_tmp(st, tmp, final, false, err);
-}
+static const objstore_backend s3_backend = {
+    .scheme = "s3",
+    .range_header = "range",
+    .req_init = be_req_init,
+    .fail = http_fail,
+    .rfile_ops = &s3_rfile_ops,
+};
 
 /* ---- multipart wfile --------------------------------------------------------- */
 
@@ -645,11 +269,11 @@ static int upload_id_cb(void *ctx, const char *path, const char *text, size_t le
 }
 
 static int start_multipart(s3_wfile *w, inlet_error *err) {
-  s3_req q;
+  objstore_req q;
   memset(&q, 0, sizeof q);
-  int rc = add_query(&q, "uploads", "", err);
+  int rc = objstore_req_query(&q, "uploads", "", err);
   if (rc == 0) rc = s3_req_init(&q, w->s, "POST", w->key, err);
-  if (rc == 0) rc = run1(w->s, &q, err);
+  if (rc == 0) rc = objstore_run1(&q, err);
   if (rc == 0 && q.http.status != 200) rc = http_fail(&q, err);
   if (rc == 0) {
     upload_cb u = {""};
@@ -660,7 +284,7 @@ static int start_multipart(s3_wfile *w, inlet_error *err) {
     if (rc == 0 && !(w->upload_id = inlet_strdup(u.upload_id)))
       rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
-  s3_req_reset(&q);
+  objstore_req_reset(&q);
   return rc;
 }
 
@@ -678,21 +302,21 @@ static int flush_parts(s3_wfile *w, inlet_error *err) {
   }
   FAIL_IF(w->n_parts + n > 10000, err, INLET_ELIMIT,
           "s3://%s/%s: more than 10000 parts: raise the part size", w->s->cfg.bucket, w->key);
-  s3_req qs[64];
+  objstore_req qs[64];
   inlet_http_req *rs[64];
   int rc = 0;
   memset(qs, 0, sizeof qs);
   for (int i = 0; rc == 0 && i < n; i++) {
     char num[16];
     snprintf(num, sizeof num, "%d", w->n_parts + i + 1);
-    rc = add_query(&qs[i], "partNumber", num, err);
-    if (rc == 0) rc = add_query(&qs[i], "uploadId", w->upload_id, err);
+    rc = objstore_req_query(&qs[i], "partNumber", num, err);
+    if (rc == 0) rc = objstore_req_query(&qs[i], "uploadId", w->upload_id, err);
     if (rc == 0) rc = s3_req_init(&qs[i], w->s, "PUT", w->key, err);
     qs[i].http.body = w->bufs[i].data;
     qs[i].http.body_len = w->bufs[i].len;
     rs[i] = &qs[i].http;
   }
-  if (rc == 0) rc = inlet_http_run(w->s->http, rs, (size_t)n, err);
+  if (rc == 0) rc = inlet_http_run(w->s->os.http, rs, (size_t)n, err);
   for (int i = 0; rc == 0 && i < n; i++) {
     if (qs[i].http.rc < 0) {
       if (err) *err = qs[i].http.error;
@@ -719,7 +343,7 @@ static int flush_parts(s3_wfile *w, inlet_error *err) {
     w->n_full = 0;
   }
   for (int i = 0; i < n; i++)
-    s3_req_reset(&qs[i]);
+    objstore_req_reset(&qs[i]);
   return rc;
 }
 
@@ -729,7 +353,7 @@ static int s3_append(inlet_wfile *f, const void *data, size_t n, inlet_error *er
     return inlet_fail(err, w->error, "s3://%s/%s: an earlier write failed", w->s->cfg.bucket,
                       w->key);
   const uint8_t *p = data;
-  size_t ps = w->s->tune.part_size;
+  size_t ps = w->s->os.tune.part_size;
   while (n) {
     s3_part *b = &w->bufs[w->n_full];
     size_t k = ps - b->len < n ? ps - b->len : n;
@@ -740,7 +364,7 @@ static int s3_append(inlet_wfile *f, const void *data, size_t n, inlet_error *er
     f->written += (int64_t)k;
     if (b->len == ps) {
       w->n_full++;
-      if (w->n_full == w->s->tune.parts_in_flight) {
+      if (w->n_full == w->s->os.tune.parts_in_flight) {
         int rc = flush_parts(w, err);
         if (rc < 0) {
           w->error = rc == INLET_ENOMEM ? INLET_ENOMEM : INLET_EIO;
@@ -760,17 +384,17 @@ static int s3_wsync(inlet_wfile *f, inlet_error *err) {
 
 static void abort_upload(s3_wfile *w) {
   if (!w->upload_id) return;
-  s3_req q;
+  objstore_req q;
   memset(&q, 0, sizeof q);
   inlet_error ignore = INLET_ERROR_INIT;
-  if (add_query(&q, "uploadId", w->upload_id, &ignore) == 0 &&
+  if (objstore_req_query(&q, "uploadId", w->upload_id, &ignore) == 0 &&
       s3_req_init(&q, w->s, "DELETE", w->key, &ignore) == 0)
-    run1(w->s, &q, &ignore);
-  s3_req_reset(&q);
+    objstore_run1(&q, &ignore);
+  objstore_req_reset(&q);
 }
 
 static void free_wfile(s3_wfile *w) {
-  for (int i = 0; i < w->s->tune.parts_in_flight; i++)
+  for (int i = 0; i < w->s->os.tune.parts_in_flight; i++)
     inlet_free(w->bufs[i].data);
   inlet_free(w->bufs);
   for (int i = 0; i < w->n_parts; i++)
@@ -795,16 +419,16 @@ static int complete_upload(s3_wfile *w, inlet_error *err) {
     inlet_buf_reset(&body);
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
-  s3_req q;
+  objstore_req q;
   memset(&q, 0, sizeof q);
-  int rc = add_query(&q, "uploadId", w->upload_id, err);
-  if (rc == 0) rc = add_header(&q, "if-none-match", "*", err);
-  if (rc == 0) rc = add_header(&q, "content-type", "application/xml", err);
+  int rc = objstore_req_query(&q, "uploadId", w->upload_id, err);
+  if (rc == 0) rc = objstore_req_header(&q, "if-none-match", "*", err);
+  if (rc == 0) rc = objstore_req_header(&q, "content-type", "application/xml", err);
   if (rc == 0) rc = s3_req_init(&q, w->s, "POST", w->key, err);
   q.http.body = body.data;
   q.http.body_len = body.len;
   q.http.fresh_connection = true; /* conditional: see http.h */
-  if (rc == 0) rc = run1(w->s, &q, err);
+  if (rc == 0) rc = objstore_run1(&q, err);
   if (rc == 0) {
     long st = q.http.status;
     err_body e = {"", ""};
@@ -821,7 +445,7 @@ static int complete_upload(s3_wfile *w, inlet_error *err) {
        * if the object now has our size. */
       int64_t size = -1;
       inlet_error e2 = INLET_ERROR_INIT;
-      if (head_object(w->s, w->key, &size, NULL, &e2) == 0 && size == w->base.written) {
+      if (objstore_head(&w->s->os, w->key, &size, NULL, &e2) == 0 && size == w->base.written) {
         rc = 0;
         inlet_free(w->upload_id);
         w->upload_id = NULL;
@@ -838,7 +462,7 @@ static int complete_upload(s3_wfile *w, inlet_error *err) {
     inlet_free(w->upload_id);
     w->upload_id = NULL;
   }
-  s3_req_reset(&q);
+  objstore_req_reset(&q);
   inlet_buf_reset(&body);
   return rc;
 }
@@ -852,10 +476,10 @@ static int s3_wclose(inlet_wfile *f, bool sync, inlet_error *err) {
   } else if (!w->upload_id && (w->n_full == 0 || (w->n_full == 1 && w->bufs[1].len == 0))) {
     /* Everything fits one part: a single conditional PUT. */
     s3_part *b = &w->bufs[0];
-    rc = put_key(w->s, w->key, b->data, b->len, true, err);
+    rc = objstore_put(&w->s->os, w->key, b->data, b->len, true, err);
   } else {
     /* Count the partly filled buffer as a part too. */
-    if (w->n_full < w->s->tune.parts_in_flight && w->bufs[w->n_full].len) w->n_full++;
+    if (w->n_full < w->s->os.tune.parts_in_flight && w->bufs[w->n_full].len) w->n_full++;
     rc = flush_parts(w, err);
     if (rc == 0) rc = complete_upload(w, err);
   }
@@ -880,15 +504,15 @@ static int s3_create(inlet_storage *st, const char *path, inlet_wfile **out, inl
   s3_wfile *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   w->s = s;
-  w->key = key_of(s, path, err);
+  w->key = objstore_key_of(&s->os, path, err);
   w->base.name = inlet_strdup(path);
-  w->bufs = inlet_calloc((size_t)s->tune.parts_in_flight, sizeof *w->bufs);
+  w->bufs = inlet_calloc((size_t)s->os.tune.parts_in_flight, sizeof *w->bufs);
   bool ok = w->key && w->base.name && w->bufs;
-  for (int i = 0; ok && i < s->tune.parts_in_flight; i++)
-    ok = (w->bufs[i].data = inlet_malloc(s->tune.part_size)) != NULL;
+  for (int i = 0; ok && i < s->os.tune.parts_in_flight; i++)
+    ok = (w->bufs[i].data = inlet_malloc(s->os.tune.part_size)) != NULL;
   if (!ok) {
     if (w->bufs) {
-      for (int i = 0; i < s->tune.parts_in_flight; i++)
+      for (int i = 0; i < s->os.tune.parts_in_flight; i++)
         inlet_free(w->bufs[i].data);
     }
     inlet_free(w->bufs);
@@ -905,63 +529,36 @@ static int s3_create(inlet_storage *st, const char *path, inlet_wfile **out, inl
 /* ---- listing ------------------------------------------------------------------- */
 
 typedef struct list_ctx {
-  inlet_dirent *v;
-  size_t n, cap;
-  size_t strip; /* bytes of the listed prefix to strip from keys */
-  char *cur_key;
-  int64_t cur_size, cur_mtime;
+  objstore_listing l; /* first */
   char next_token[1024];
   bool truncated;
-  bool attrs;
 } list_ctx;
 
-static int push_ent(list_ctx *l, const char *name, size_t len, bool is_dir, int64_t size,
-                    int64_t mtime, inlet_error *err) {
-  if (l->n == l->cap) {
-    size_t ncap = l->cap ? l->cap * 2 : 64;
-    inlet_dirent *nv = inlet_realloc(l->v, ncap * sizeof *nv);
-    if (!nv) return inlet_fail(err, INLET_ENOMEM, "out of memory listing");
-    l->v = nv;
-    l->cap = ncap;
-  }
-  char *nm = inlet_strndup(name, len);
-  if (!nm) return inlet_fail(err, INLET_ENOMEM, "out of memory listing");
-  l->v[l->n++] = (inlet_dirent){nm, is_dir, false, l->attrs ? size : -1, l->attrs ? mtime : -1};
-  return 0;
-}
-
 static int list_cb(void *ctx, const char *path, const char *text, size_t len, inlet_error *err) {
-  list_ctx *l = ctx;
+  list_ctx *c = ctx;
+  objstore_listing *l = &c->l;
   if (!strcmp(path, "ListBucketResult/Contents/Key")) {
-    inlet_free(l->cur_key);
-    l->cur_key = inlet_strndup(text, len);
-    if (!l->cur_key) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    inlet_free(l->cur_name);
+    l->cur_name = inlet_strndup(text, len);
+    if (!l->cur_name) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   } else if (!strcmp(path, "ListBucketResult/Contents/Size")) {
     l->cur_size = strtoll(text, NULL, 10);
   } else if (!strcmp(path, "ListBucketResult/Contents/LastModified")) {
     l->cur_mtime = inlet_objstore_parse_time_ms(text);
   } else if (!strcmp(path, "ListBucketResult/Contents")) {
-    if (l->cur_key) {
-      size_t kl = strlen(l->cur_key);
-      /* Skip "directory marker" objects ("a/b/") some tools create. */
-      if (kl > l->strip && l->cur_key[kl - 1] != '/')
-        TRY(push_ent(l, l->cur_key + l->strip, kl - l->strip, false, l->cur_size, l->cur_mtime,
-                     err));
-    }
-    inlet_free(l->cur_key);
-    l->cur_key = NULL;
-    l->cur_size = l->cur_mtime = -1;
+    TRY(objstore_listing_object(l, err));
   } else if (!strcmp(path, "ListBucketResult/CommonPrefixes/Prefix")) {
     if (len > l->strip + 1) /* drop the trailing '/' */
-      TRY(push_ent(l, text + l->strip, len - l->strip - 1, true, -1, -1, err));
+      TRY(objstore_listing_push(l, text + l->strip, len - l->strip - 1, true, -1, -1, err));
   } else if (!strcmp(path, "ListBucketResult/NextContinuationToken")) {
-    snprintf(l->next_token, sizeof l->next_token, "%s", text);
+    snprintf(c->next_token, sizeof c->next_token, "%s", text);
   } else if (!strcmp(path, "ListBucketResult/IsTruncated")) {
-    l->truncated = !strcmp(text, "true");
+    c->truncated = !strcmp(text, "true");
   }
   return 0;
 }
 
+/* ListObjectsV2 pages; start-after makes the store skip what comes before. */
 static int s3_list_from(inlet_storage *st, const char *dir, const inlet_list_options *opts,
                         inlet_dirent **out, size_t *count, inlet_error *err) {
   s3_storage *s = (s3_storage *)st;
@@ -969,141 +566,48 @@ static int s3_list_from(inlet_storage *st, const char *dir, const inlet_list_opt
   if (!opts) opts = &all;
   *out = NULL;
   *count = 0;
-  if (dir && dir[0]) TRY(inlet_path_check(dir, err));
-  char *base = inlet_objstore_join(s->cfg.prefix, dir ? dir : "");
-  if (!base) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_buf pfx = INLET_BUF_INIT, after = INLET_BUF_INIT;
-  inlet_buf_puts(&pfx, base);
-  if (base[0]) inlet_buf_push(&pfx, '/');
-  size_t strip = pfx.len;
-  if (opts->prefix) inlet_buf_puts(&pfx, opts->prefix);
-  if (opts->start_after && opts->start_after[0]) {
-    inlet_buf_append(&after, pfx.data, strip);
+  list_ctx c;
+  memset(&c, 0, sizeof c);
+  c.l.attrs = opts->attrs;
+  c.l.cur_size = c.l.cur_mtime = -1;
+  int rc = objstore_list_prefix(&s->os, dir, opts, &pfx, &c.l.strip, err);
+  if (rc == 0 && opts->start_after && opts->start_after[0]) {
+    inlet_buf_append(&after, pfx.data, c.l.strip);
     inlet_buf_puts(&after, opts->start_after);
+    if (inlet_buf_terminate(&after) < 0) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
-  inlet_free(base);
-  int rc = 0;
-  list_ctx l;
-  memset(&l, 0, sizeof l);
-  l.strip = strip;
-  l.attrs = opts->attrs;
-  l.cur_size = l.cur_mtime = -1;
-  if (inlet_buf_terminate(&pfx) < 0 || inlet_buf_terminate(&after) < 0)
-    rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
   char token[1024] = "";
   while (rc == 0) {
-    s3_req q;
+    objstore_req q;
     memset(&q, 0, sizeof q);
     char maxk[24];
-    size_t page = inlet_objstore_page_size(1000);
-    size_t want = opts->limit ? opts->limit - (l.n < opts->limit ? l.n : opts->limit) : page;
+    size_t page = inlet_objstore_page_size(1000), n = c.l.n;
+    size_t want = opts->limit ? opts->limit - (n < opts->limit ? n : opts->limit) : page;
     snprintf(maxk, sizeof maxk, "%zu", want > page || want == 0 ? page : want);
-    rc = add_query(&q, "list-type", "2", err);
-    if (rc == 0) rc = add_query(&q, "prefix", (char *)pfx.data, err);
-    if (rc == 0) rc = add_query(&q, "max-keys", maxk, err);
-    if (rc == 0 && !opts->recursive) rc = add_query(&q, "delimiter", "/", err);
+    rc = objstore_req_query(&q, "list-type", "2", err);
+    if (rc == 0) rc = objstore_req_query(&q, "prefix", (char *)pfx.data, err);
+    if (rc == 0) rc = objstore_req_query(&q, "max-keys", maxk, err);
+    if (rc == 0 && !opts->recursive) rc = objstore_req_query(&q, "delimiter", "/", err);
     if (rc == 0 && after.len && !token[0])
-      rc = add_query(&q, "start-after", (char *)after.data, err);
-    if (rc == 0 && token[0]) rc = add_query(&q, "continuation-token", token, err);
+      rc = objstore_req_query(&q, "start-after", (char *)after.data, err);
+    if (rc == 0 && token[0]) rc = objstore_req_query(&q, "continuation-token", token, err);
     if (rc == 0) rc = s3_req_init(&q, s, "GET", NULL, err);
-    if (rc == 0) rc = run1(s, &q, err);
+    if (rc == 0) rc = objstore_run1(&q, err);
     if (rc == 0 && q.http.status != 200) rc = http_fail(&q, err);
-    l.next_token[0] = 0;
-    l.truncated = false;
+    c.next_token[0] = 0;
+    c.truncated = false;
     if (rc == 0)
       rc =
-          inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, list_cb, &l, err);
-    s3_req_reset(&q);
-    if (rc < 0 || !l.truncated || !l.next_token[0]) break;
-    if (opts->limit && l.n >= opts->limit) break;
-    snprintf(token, sizeof token, "%s", l.next_token);
+          inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, list_cb, &c, err);
+    objstore_req_reset(&q);
+    if (rc < 0 || !c.truncated || !c.next_token[0]) break;
+    if (opts->limit && c.l.n >= opts->limit) break;
+    snprintf(token, sizeof token, "%s", c.next_token);
   }
-  inlet_free(l.cur_key);
   inlet_buf_reset(&pfx);
   inlet_buf_reset(&after);
-  if (rc < 0) {
-    inlet_dirents_free(l.v, l.n);
-    return rc;
-  }
-  inlet_objstore_sort_entries(l.v, &l.n);
-  inlet_dirents_filter(l.v, &l.n, opts);
-  *out = l.v;
-  *count = l.n;
-  return 0;
-}
-
-static int list_dir(inlet_storage *st, const char *dir, bool attrs, inlet_dirent **out,
-                    size_t *count, inlet_error *err) {
-  inlet_list_options o = INLET_LIST_OPTIONS_INIT;
-  o.attrs = attrs;
-  TRY(s3_list_from(st, dir, &o, out, count, err));
-  if (*count == 0 && dir && dir[0]) {
-    inlet_dirents_free(*out, 0);
-    *out = NULL;
-    return inlet_fail(err, INLET_ENOTFOUND, "list %s/%s: no such directory", st->root, dir);
-  }
-  return 0;
-}
-
-static int s3_list(inlet_storage *st, const char *dir, inlet_dirent **out, size_t *count,
-                   inlet_error *err) {
-  return list_dir(st, dir, true, out, count, err);
-}
-
-static int s3_list_names(inlet_storage *st, const char *dir, inlet_dirent **out, size_t *count,
-                         inlet_error *err) {
-  return list_dir(st, dir, false, out, count, err);
-}
-
-static int s3_stat(inlet_storage *st, const char *path, inlet_dirent *out, inlet_error *err) {
-  s3_storage *s = (s3_storage *)st;
-  memset(out, 0, sizeof *out);
-  if (path && path[0]) TRY(inlet_path_check(path, err));
-  const char *slash = path ? strrchr(path, '/') : NULL;
-  out->name = inlet_strdup(slash ? slash + 1 : path ? path : "");
-  if (!out->name) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-  int rc = INLET_ENOTFOUND;
-  if (path && path[0]) {
-    char *key = key_of(s, path, err);
-    if (!key) rc = INLET_ENOMEM;
-    inlet_error e = INLET_ERROR_INIT;
-    if (key) rc = head_object(s, key, &out->size, &out->mtime_ms, &e);
-    inlet_free(key);
-    if (rc != INLET_ENOTFOUND) {
-      if (rc < 0 && err) *err = e;
-      if (rc < 0) {
-        inlet_free(out->name);
-        out->name = NULL;
-      }
-      return rc;
-    }
-  }
-  /* A "directory": some object below it. */
-  inlet_list_options o = INLET_LIST_OPTIONS_INIT;
-  o.limit = 1;
-  inlet_dirent *e;
-  size_t n;
-  rc = s3_list_from(st, path, &o, &e, &n, err);
-  if (rc == 0) {
-    inlet_dirents_free(e, n);
-    if (n) {
-      out->is_dir = true;
-      out->size = 0;
-      out->mtime_ms = -1;
-      return 0;
-    }
-    rc = inlet_fail(err, INLET_ENOTFOUND, "stat %s/%s: not found", st->root, path);
-  }
-  inlet_free(out->name);
-  out->name = NULL;
-  return rc;
-}
-
-static int s3_nothing(inlet_storage *st, const char *dir, inlet_error *err) {
-  (void)st;
-  (void)dir;
-  (void)err;
-  return 0;
+  return objstore_listing_finish(&c.l, rc, opts, out, count);
 }
 
 /* ---- batch delete -------------------------------------------------------------- */
@@ -1149,7 +653,7 @@ static int s3_remove_many(inlet_storage *st, const char *const *paths, size_t n,
   const size_t BATCH = inlet_objstore_page_size(1000);
   size_t nb = (n + BATCH - 1) / BATCH;
   char **keys = inlet_calloc(n, sizeof *keys);
-  s3_req *qs = inlet_calloc(nb, sizeof *qs);
+  objstore_req *qs = inlet_calloc(nb, sizeof *qs);
   inlet_http_req **rs = inlet_calloc(nb, sizeof *rs);
   inlet_buf *bodies = inlet_calloc(nb, sizeof *bodies);
   int rc = 0;
@@ -1163,7 +667,7 @@ static int s3_remove_many(inlet_storage *st, const char *const *paths, size_t n,
       rc = INLET_EINVAL;
       break;
     }
-    keys[i] = key_of(s, paths[i], err);
+    keys[i] = objstore_key_of(&s->os, paths[i], err);
     if (!keys[i]) rc = INLET_ENOMEM;
   }
   for (size_t b = 0; rc == 0 && b < nb; b++) {
@@ -1185,16 +689,16 @@ static int s3_remove_many(inlet_storage *st, const char *const *paths, size_t n,
     inlet_buf b64 = INLET_BUF_INIT;
     inlet_base64_encode(&b64, md5, 16);
     if (inlet_buf_terminate(&b64) < 0) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
-    if (rc == 0) rc = add_query(&qs[b], "delete", "", err);
-    if (rc == 0) rc = add_header(&qs[b], "content-md5", (char *)b64.data, err);
-    if (rc == 0) rc = add_header(&qs[b], "content-type", "application/xml", err);
+    if (rc == 0) rc = objstore_req_query(&qs[b], "delete", "", err);
+    if (rc == 0) rc = objstore_req_header(&qs[b], "content-md5", (char *)b64.data, err);
+    if (rc == 0) rc = objstore_req_header(&qs[b], "content-type", "application/xml", err);
     inlet_buf_reset(&b64);
     if (rc == 0) rc = s3_req_init(&qs[b], s, "POST", NULL, err);
     qs[b].http.body = body->data;
     qs[b].http.body_len = body->len;
     rs[b] = &qs[b].http;
   }
-  if (rc == 0) rc = inlet_http_run(s->http, rs, nb, err);
+  if (rc == 0) rc = inlet_http_run(s->os.http, rs, nb, err);
   for (size_t b = 0; rc >= 0 && b < nb; b++) {
     size_t lo = b * BATCH, hi = lo + BATCH < n ? lo + BATCH : n;
     inlet_http_req *r = &qs[b].http;
@@ -1234,7 +738,7 @@ static int s3_remove_many(inlet_storage *st, const char *const *paths, size_t n,
   for (size_t i = 0; keys && i < n; i++)
     inlet_free(keys[i]);
   for (size_t b = 0; qs && b < nb; b++) {
-    s3_req_reset(&qs[b]);
+    objstore_req_reset(&qs[b]);
     inlet_buf_reset(&bodies[b]);
   }
   inlet_free(keys);
@@ -1249,7 +753,7 @@ static int s3_remove_many(inlet_storage *st, const char *const *paths, size_t n,
 static void s3_free(inlet_storage *st) {
   if (!st) return;
   s3_storage *s = (s3_storage *)st;
-  inlet_http_free(s->http);
+  inlet_http_free(s->os.http);
   inlet_s3_config_reset(&s->cfg);
   inlet_free(s->host);
   inlet_free(s->url_base);
@@ -1321,15 +825,15 @@ static void mpu_clear(mpu_ctx *m) {
 }
 
 static int abort_key_upload(s3_storage *s, const char *key, const char *id, inlet_error *err) {
-  s3_req q;
+  objstore_req q;
   memset(&q, 0, sizeof q);
-  int rc = add_query(&q, "uploadId", id, err);
+  int rc = objstore_req_query(&q, "uploadId", id, err);
   if (rc == 0) rc = s3_req_init(&q, s, "DELETE", key, err);
-  if (rc == 0) rc = run1(s, &q, err);
+  if (rc == 0) rc = objstore_run1(&q, err);
   /* 404 NoSuchUpload: completed or aborted meanwhile, by someone else. */
   if (rc == 0 && q.http.status != 204 && q.http.status != 200 && q.http.status != 404)
     rc = http_fail(&q, err);
-  s3_req_reset(&q);
+  objstore_req_reset(&q);
   return rc;
 }
 
@@ -1350,17 +854,17 @@ static int s3_abort_uploads(inlet_storage *st, int64_t before_ms, bool dry_run,
   char key_marker[1024] = "", id_marker[1024] = "";
   int rc = 0;
   for (int pages = 0; rc == 0 && pages < 100000; pages++) {
-    s3_req q;
+    objstore_req q;
     memset(&q, 0, sizeof q);
     char maxu[24];
     snprintf(maxu, sizeof maxu, "%zu", inlet_objstore_page_size(1000));
-    rc = add_query(&q, "uploads", "", err);
-    if (rc == 0) rc = add_query(&q, "prefix", prefix, err);
-    if (rc == 0) rc = add_query(&q, "max-uploads", maxu, err);
-    if (rc == 0 && key_marker[0]) rc = add_query(&q, "key-marker", key_marker, err);
-    if (rc == 0 && id_marker[0]) rc = add_query(&q, "upload-id-marker", id_marker, err);
+    rc = objstore_req_query(&q, "uploads", "", err);
+    if (rc == 0) rc = objstore_req_query(&q, "prefix", prefix, err);
+    if (rc == 0) rc = objstore_req_query(&q, "max-uploads", maxu, err);
+    if (rc == 0 && key_marker[0]) rc = objstore_req_query(&q, "key-marker", key_marker, err);
+    if (rc == 0 && id_marker[0]) rc = objstore_req_query(&q, "upload-id-marker", id_marker, err);
     if (rc == 0) rc = s3_req_init(&q, s, "GET", NULL, err);
-    if (rc == 0) rc = run1(s, &q, err);
+    if (rc == 0) rc = objstore_run1(&q, err);
     if (rc == 0 && (q.http.status == 501 || q.http.status == 403 || q.http.status == 405)) {
       /* A store without the listing (s3rver: 501 NotImplemented), or
        * credentials without s3:ListBucketMultipartUploads: nothing can be
@@ -1375,7 +879,7 @@ static int s3_abort_uploads(inlet_storage *st, int64_t before_ms, bool dry_run,
     m.next_key[0] = m.next_id[0] = '\0';
     if (rc == 0)
       rc = inlet_xml_walk((const char *)q.http.resp, q.http.resp_len, q.http.what, mpu_cb, &m, err);
-    s3_req_reset(&q);
+    objstore_req_reset(&q);
     size_t plen = strlen(prefix);
     for (size_t i = 0; rc == 0 && i < m.n; i++) {
       /* The store filtered by prefix; a key outside it is never touched. */
@@ -1398,24 +902,24 @@ static int s3_abort_uploads(inlet_storage *st, int64_t before_ms, bool dry_run,
 }
 
 static const inlet_storage_ops s3_ops = {
-    .open_read = s3_open_read,
+    .open_read = objstore_open_read,
     .create = s3_create,
-    .put_if_absent = s3_put_if_absent,
-    .list = s3_list,
-    .list_names = s3_list_names,
-    .remove = s3_remove,
-    .replace = s3_replace,
-    .stat = s3_stat,
-    .mkdirs = s3_nothing,
-    .sync_dir = s3_nothing,
+    .put_if_absent = objstore_put_if_absent,
+    .list = objstore_list,
+    .list_names = objstore_list_names,
+    .remove = objstore_remove,
+    .replace = objstore_replace,
+    .stat = objstore_stat,
+    .mkdirs = objstore_nothing,
+    .sync_dir = objstore_nothing,
     .free = s3_free,
-    .put_if_absent_bytes = s3_put_if_absent_bytes,
-    .put_bytes = s3_put_bytes,
-    .get_bytes = s3_get_bytes,
-    .open_read_sized = s3_open_read_sized,
+    .put_if_absent_bytes = objstore_put_if_absent_bytes,
+    .put_bytes = objstore_put_bytes,
+    .get_bytes = objstore_get_bytes,
+    .open_read_sized = objstore_open_read_sized,
     .list_from = s3_list_from,
     .remove_many = s3_remove_many,
-    .read_files = s3_read_files,
+    .read_files = objstore_read_files,
     .abort_uploads = s3_abort_uploads,
 };
 
@@ -1429,11 +933,14 @@ int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_s
   }
   s->cfg = *c;
   memset(c, 0, sizeof *c);
+  s->os.be = &s3_backend;
+  s->os.bucket = s->cfg.bucket;
+  s->os.prefix = s->cfg.prefix;
   inlet_http_config hc;
-  inlet_objstore_tuning(o, &hc, &s->tune);
-  int rc = inlet_http_new(&s->http, &hc, err);
+  inlet_objstore_tuning(o, &hc, &s->os.tune);
+  int rc = inlet_http_new(&s->os.http, &hc, err);
   if (rc < 0) {
-    s3_free(&s->base);
+    s3_free(&s->os.base);
     return rc;
   }
   const char *ep = s->cfg.endpoint;
@@ -1454,16 +961,16 @@ int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_s
                     s->cfg.prefix);
   s->host = (char *)inlet_buf_detach(&host, NULL);
   s->url_base = (char *)inlet_buf_detach(&base, NULL);
-  s->base.root = (char *)inlet_buf_detach(&root, NULL);
+  s->os.base.root = (char *)inlet_buf_detach(&root, NULL);
   inlet_buf_reset(&host);
   inlet_buf_reset(&base);
   inlet_buf_reset(&root);
-  if (!s->host || !s->url_base || !s->base.root) {
-    s3_free(&s->base);
+  if (!s->host || !s->url_base || !s->os.base.root) {
+    s3_free(&s->os.base);
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
-  s->base.ops = &s3_ops;
-  s->base.flags = INLET_STORAGE_OBJECT_STORE;
-  *out = &s->base;
+  s->os.base.ops = &s3_ops;
+  s->os.base.flags = INLET_STORAGE_OBJECT_STORE;
+  *out = &s->os.base;
   return 0;
 }
