@@ -323,6 +323,10 @@ int delta_partition_row_check(const inlet_batch *batch, int64_t row, const int32
  * field): the ones Delta data skipping orders. One rule for add.stats and
  * checkpoints' stats_parsed, which must list the same columns. */
 bool delta_stats_type_has_bounds(const inlet_type *t);
+/* add.stats numRecords without parsing the whole object (the stats of a
+ * wide table are long, and a 10,000-commit walk reads every one); -1 when
+ * absent or unreadable. */
+int64_t delta_stats_num_records(const char *stats);
 typedef struct delta_stats_acc delta_stats_acc;
 /* Accumulates per-column stats over batches of @p schema (data columns
  * only). @p max_indexed_cols limits the leaf columns with stats (Delta's

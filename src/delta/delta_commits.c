@@ -24,20 +24,6 @@ typedef struct walk {
   bool rows_unknown;
 } walk;
 
-/* add.stats numRecords without parsing the whole object: the stats of a
- * wide table are long, and a 10,000-commit walk reads every one. */
-static int64_t stats_rows(const char *stats) {
-  if (!stats) return -1;
-  const char *p = strstr(stats, "\"numRecords\"");
-  if (!p) return -1;
-  p += 12;
-  while (*p == ' ' || *p == ':')
-    p++;
-  char *end;
-  long long v = strtoll(p, &end, 10);
-  return end == p || v < 0 ? -1 : v;
-}
-
 static int walk_cb(void *ctx, const delta_action *a, inlet_error *err) {
   walk *w = ctx;
   switch (a->kind) {
@@ -51,7 +37,7 @@ static int walk_cb(void *ctx, const delta_action *a, inlet_error *err) {
     w->s.files_added++;
     if (a->u.add.data_change) w->data_changes++;
     w->s.bytes_added = inlet_add_sat_i64(w->s.bytes_added, a->u.add.size > 0 ? a->u.add.size : 0);
-    int64_t r = stats_rows(a->u.add.stats);
+    int64_t r = delta_stats_num_records(a->u.add.stats);
     if (r < 0)
       w->rows_unknown = true;
     else

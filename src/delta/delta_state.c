@@ -188,18 +188,6 @@ static int get_node(delta_state *s, const char *path, const char *dv, st_node **
   return 0;
 }
 
-static int64_t num_records(const char *stats) {
-  if (!stats) return -1;
-  const char *p = strstr(stats, "\"numRecords\"");
-  if (!p) return -1;
-  p += 12;
-  while (*p == ' ' || *p == ':')
-    p++;
-  char *end;
-  long long v = strtoll(p, &end, 10);
-  return end == p || v < 0 ? -1 : v;
-}
-
 static int list_pending(delta_state *s, st_node *n, inlet_error *err) {
   if (s->n_pending == s->cap_pending) {
     size_t nc = s->cap_pending ? s->cap_pending * 2 : 64;
@@ -227,7 +215,7 @@ static int on_add(delta_state *s, const delta_add *a, inlet_error *err) {
     delta_add_reset(&n->u.file.add);
   }
   n->u.file.add = copy;
-  n->u.file.num_records = num_records(copy.stats);
+  n->u.file.num_records = delta_stats_num_records(copy.stats);
   if (copy.dv_id) s->n_dv++;
   /* A file still in `order` (removed and re-added since the last sort)
    * keeps its place there. */

@@ -55,6 +55,18 @@ struct delta_stats_acc {
   int64_t rows;
 };
 
+int64_t delta_stats_num_records(const char *stats) {
+  if (!stats) return -1;
+  const char *p = strstr(stats, "\"numRecords\"");
+  if (!p) return -1;
+  p += 12;
+  while (*p == ' ' || *p == ':')
+    p++;
+  char *end;
+  long long v = strtoll(p, &end, 10);
+  return end == p || v < 0 ? -1 : v;
+}
+
 bool delta_stats_type_has_bounds(const inlet_type *t) {
   switch (t->id) {
   case INLET_TYPE_INT8:
