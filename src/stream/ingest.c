@@ -1860,7 +1860,8 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
       if (wait > 500) wait = 500;
       stream_record rec;
       rc = g.src->ops->next(g.src, &rec, wait, err);
-      drain_notices(&g);
+      if (g.src->pos_reset || g.src->moved_to.valid || g.src->notice.len)
+        drain_notices(&g); /* rare: not a call per record */
       if (rc < 0) goto done;
       if (rc == STREAM_END) {
         ended = true;
