@@ -339,6 +339,18 @@ static int64_t add_rows(const delta_add *a) {
   return r;
 }
 
+/* Raises t->rt_hwm to the delta.rowTracking mark of a commit's action. */
+static int rt_mark_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  delta_txn *t = ctx;
+  if (a->kind != DELTA_ACTION_DOMAIN || a->u.domain.removed ||
+      strcmp(a->u.domain.domain, DELTA_RT_DOMAIN) != 0)
+    return 0;
+  int64_t m = -1;
+  TRY(delta_rt_parse_hwm(a->u.domain.configuration, &m, err));
+  if (m > t->rt_hwm) t->rt_hwm = m;
+  return 0;
+}
+
 /* Which actions need row tracking fields, decided once before the first
  * attempt: adds without them (new files, and recommitted ones whose last
  * add had none); a recommitted add keeps what it carries. */
@@ -353,8 +365,13 @@ static int rt_prepare(delta_txn *t, inlet_error *err) {
   t->rt_hwm = -1;
   t->rt_domain = -1;
   if (!t->rt) return 0;
-  if (t->base && t->read_version >= 0)
+  if (t->base && t->read_version >= 0) {
     TRY(delta_rt_high_water_mark(t->base->domains, t->base->n_domains, &t->rt_hwm, err));
+    /* A writer may read its snapshot before commits it knows of (a
+     * compaction's earlier bins, rebased): their marks count too. */
+    for (int64_t v = t->base->version + 1; v <= t->read_version; v++)
+      TRY(delta_log_read_commit(t->st, t->root_abs, v, rt_mark_cb, t, err));
+  }
   /* A caller's own delta.rowTracking domain would fight the one kept here. */
   for (size_t i = 0; i < t->n_actions; i++)
     FAIL_IF(t->actions[i].kind == DELTA_ACTION_DOMAIN &&

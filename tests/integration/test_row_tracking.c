@@ -328,7 +328,7 @@ static void lifecycle(bool dvs) {
   char *d = inlet("delete '%s' --where 'k %% 5 = 0 AND k > 3' --json", t);
   json_t *dj = json_loads(d, 0, NULL);
   assert_non_null(dj);
-  assert_int_equal(json_is_true(json_object_get(dj, "used_dvs")), dvs);
+  assert_int_equal(json_is_true(json_object_get(dj, "deletion_vectors")), dvs);
   json_decref(dj);
   free(d);
   read_ids(t, "k", -1, NULL, &cur);
