@@ -20,7 +20,9 @@
  *     ids again (time travel); the data columns read identically to
  *     refcheck (the materialized columns are not table columns), and a plain
  *     scan shows only the table's columns;
- *   - two appenders racing on one table get disjoint row ids;
+ *   - two appenders racing on one table get disjoint row ids, and a writer
+ *     that loses its version to another takes its ids above the winner's
+ *     high-water mark and the version it lands at;
  *   - asking for row ids of a table without row tracking is refused (exit 6).
  */
 #include "testutil.h"
@@ -30,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "test_maint_support.h"
 
 #define N 200 /* key values used: 0..N-1 */
 
@@ -430,6 +434,53 @@ static void test_row_tracking__racing_appenders_get_disjoint_ids(void **state) {
   tu_rmtree(dir);
 }
 
+/* Two writers open on the same version; the second to commit loses that
+ * version and retries: its ids come from the winner's high-water mark and
+ * its version is the one it lands at. The table was created with rows
+ * (version 0 assigns ids too). */
+static void test_row_tracking__losing_writer_recomputes_ids(void **state) {
+  (void)state;
+  char dir[4096], t[4200];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("rowtrack-retry"));
+  snprintf(t, sizeof t, "%s/t", dir);
+  const char *props[] = {"delta.enableRowTracking", "true"};
+  ms_seed(dir, 1, 10, ms_one_day, false, props, 1); /* version 0: ids 0..9 */
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t1 = NULL, *t2 = NULL;
+  inlet_table_writer *w1 = NULL, *w2 = NULL;
+  assert_int_equal(inlet_table_open(&t1, t, &err), 0);
+  assert_int_equal(inlet_table_open(&t2, t, &err), 0);
+  assert_int_equal(inlet_table_writer_open(&w1, t1, NULL, &err), 0);
+  assert_int_equal(inlet_table_writer_open(&w2, t2, NULL, &err), 0);
+  inlet_batch b;
+  ms_batch(&b, 10, 10, ms_one_day);
+  assert_int_equal(inlet_table_writer_write(w1, &b, &err), 0);
+  inlet_batch_reset(&b);
+  ms_batch(&b, 20, 10, ms_one_day);
+  assert_int_equal(inlet_table_writer_write(w2, &b, &err), 0);
+  inlet_batch_reset(&b);
+  int64_t v1 = -1, v2 = -1;
+  if (inlet_table_writer_commit(w2, &v2, &err) != 0) fail_msg("commit w2: %s", err.message);
+  if (inlet_table_writer_commit(w1, &v1, &err) != 0) fail_msg("commit w1: %s", err.message);
+  assert_int_equal(v2, 1);
+  assert_int_equal(v1, 2);
+  inlet_table_writer_free(w1);
+  inlet_table_writer_free(w2);
+  inlet_table_free(t1);
+  inlet_table_free(t2);
+  ids cur;
+  read_ids(t, "id", -1, NULL, &cur);
+  assert_int_equal(cur.n, 30);
+  for (int k = 0; k < 30; k++) {
+    assert_int_equal(cur.ver[k], k < 10 ? 0 : k < 20 ? 2 : 1);
+    /* version 0 then the winner (version 1) then the loser */
+    int64_t lo = k < 10 ? 0 : k < 20 ? 20 : 10;
+    assert_true(cur.id[k] >= lo && cur.id[k] < lo + 10);
+  }
+  assert_int_equal(check_log(t), 29);
+  tu_rmtree(dir);
+}
+
 /* ---- refusals ------------------------------------------------------------------------------- */
 
 static void test_row_tracking__table_without_row_tracking_refused(void **state) {
@@ -461,6 +512,7 @@ int main(void) {
       cmocka_unit_test(test_row_tracking__lifecycle_with_deletion_vectors),
       cmocka_unit_test(test_row_tracking__lifecycle_copy_on_write),
       cmocka_unit_test(test_row_tracking__racing_appenders_get_disjoint_ids),
+      cmocka_unit_test(test_row_tracking__losing_writer_recomputes_ids),
       cmocka_unit_test(test_row_tracking__table_without_row_tracking_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
