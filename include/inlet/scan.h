@@ -74,12 +74,19 @@ INLET_API int inlet_predicate_eval(const inlet_predicate *p, const inlet_batch *
 /* ---- scans -------------------------------------------------------------- */
 
 typedef struct inlet_scan_options {
-  int version;                /* INLET_SCAN_OPTIONS_VERSION */
-  int32_t n_columns;          /* 0: every column, in schema order */
-  const char *const *columns; /* output columns, in this order (case-insensitive) */
-  const char *where;          /* predicate text, NULL for all rows */
-  int64_t limit;              /* at most this many rows; -1 for no limit */
-  bool explain;               /* record per-file and per-row-group decisions */
+  int version;       /* INLET_SCAN_OPTIONS_VERSION */
+  int32_t n_columns; /* 0: every column, in schema order */
+  /* Output columns, in this order (case-insensitive). Besides the table's
+   * columns, on a table with row tracking enabled (PROTOCOL.md "Row
+   * Tracking"): "_metadata.row_id" and "_metadata.row_commit_version" (long,
+   * not null), each row's stable row id and row commit version: the
+   * materialized value the data file holds, else baseRowId + the row's
+   * position in the file / defaultRowCommitVersion. Asking for them on a
+   * table without row tracking enabled is INLET_EUNSUPPORTED. */
+  const char *const *columns;
+  const char *where; /* predicate text, NULL for all rows */
+  int64_t limit;     /* at most this many rows; -1 for no limit */
+  bool explain;      /* record per-file and per-row-group decisions */
 } inlet_scan_options;
 
 #define INLET_SCAN_OPTIONS_VERSION 1
@@ -116,7 +123,10 @@ typedef struct inlet_scan inlet_scan;
  * @p options may be NULL (every row and column).
  * @return 0, INLET_EINVAL / INLET_ENOTFOUND (bad predicate or unknown
  *         column; see inlet_predicate_parse), INLET_EUNSUPPORTED (table
- *         without schema), INLET_ENOMEM.
+ *         without schema; row tracking columns asked of a table without
+ *         row tracking enabled), INLET_ENOMEM. inlet_scan_next also returns
+ *         INLET_ECORRUPT for a file of a row tracking table without
+ *         baseRowId.
  */
 INLET_API int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snapshot,
                               const inlet_scan_options *options, inlet_error *err);

@@ -490,6 +490,18 @@ void delta_scan_set_window(delta_scan *sc, int64_t rows, bool by_pages);
 /* The Parquet readers' counters so far (pages decoded and skipped, column
  * bytes read), over every file the scan opened. */
 void delta_scan_read_stats(const delta_scan *sc, inlet_parquet_read_stats *out);
+/* Row tracking (PROTOCOL.md "Reader Requirements for Row Tracking"): from
+ * now on batches carry two more columns after the table's, the stable row
+ * id and row commit version (DELTA_SCAN_ROW_ID, DELTA_SCAN_ROW_COMMIT_VERSION,
+ * long, not null), each the file's materialized value where not null, else
+ * baseRowId + the row's position in the file / defaultRowCommitVersion.
+ * INLET_EUNSUPPORTED when the snapshot does not have row tracking enabled. */
+#define DELTA_SCAN_ROW_ID "_metadata.row_id"
+#define DELTA_SCAN_ROW_COMMIT_VERSION "_metadata.row_commit_version"
+int delta_scan_row_tracking(delta_scan *sc, inlet_error *err);
+/* The schema of the batches: the table's, then the row tracking columns
+ * when asked for. */
+const inlet_schema *delta_scan_schema(const delta_scan *sc);
 
 /* ---- scan plans (for src/scan) ---------------------------------------------- */
 

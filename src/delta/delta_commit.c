@@ -34,6 +34,7 @@
 
 #include "delta/delta_crc.h"
 #include "delta/delta_features.h"
+#include "delta/delta_row_tracking.h"
 #include "delta/delta_state_int.h"
 #include "util/util.h"
 
@@ -55,7 +56,17 @@ struct delta_txn {
   delta_state *base_state;    /* borrowed: the state the base came from; may be NULL */
   bool maybe_published;       /* commit failed, but its entry may be in the log */
   char *commit_info;          /* owned: the commitInfo written, once built */
+  /* Row tracking (PROTOCOL.md "Writer Requirements for Row Tracking"):
+   * adds that came without baseRowId / defaultRowCommitVersion get them
+   * per attempt, from the high-water mark of the version below the one
+   * tried (a winner's domainMetadata moves it) and that version. */
+  bool rt;           /* the table assigns row ids */
+  int64_t rt_hwm;    /* rowIdHighWaterMark below the version tried, -1 none */
+  uint8_t *rt_fresh; /* owned, per action: RT_ID | RT_VER to assign */
+  int64_t rt_domain; /* index of this commit's delta.rowTracking domain action, -1 */
 };
+
+enum { RT_ID = 1, RT_VER = 2 };
 
 bool delta_txn_maybe_published(const delta_txn *t) {
   return t->maybe_published;
@@ -88,6 +99,7 @@ void delta_txn_free(delta_txn *t) {
   inlet_free(t->params);
   inlet_free(t->extra_metrics);
   inlet_free(t->commit_info);
+  inlet_free(t->rt_fresh);
   inlet_free(t);
 }
 
@@ -317,7 +329,112 @@ static int write_action(void *buf, const delta_action *a, inlet_error *err) {
   return delta_action_write(buf, a, err);
 }
 
+/* The add's row count (stats numRecords), -1 when unknown. */
+static int64_t add_rows(const delta_add *a) {
+  json_t *o = a->stats ? json_loads(a->stats, 0, NULL) : NULL;
+  json_t *n = json_object_get(o, "numRecords");
+  int64_t r =
+      json_is_integer(n) && json_integer_value(n) >= 0 ? (int64_t)json_integer_value(n) : -1;
+  json_decref(o);
+  return r;
+}
+
+/* Raises t->rt_hwm to the delta.rowTracking mark of a commit's action. */
+static int rt_mark_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  delta_txn *t = ctx;
+  if (a->kind != DELTA_ACTION_DOMAIN || a->u.domain.removed ||
+      strcmp(a->u.domain.domain, DELTA_RT_DOMAIN) != 0)
+    return 0;
+  int64_t m = -1;
+  TRY(delta_rt_parse_hwm(a->u.domain.configuration, &m, err));
+  if (m > t->rt_hwm) t->rt_hwm = m;
+  return 0;
+}
+
+/* Which actions need row tracking fields, decided once before the first
+ * attempt: adds without them (new files, and recommitted ones whose last
+ * add had none); a recommitted add keeps what it carries. */
+static int rt_prepare(delta_txn *t, inlet_error *err) {
+  const delta_protocol *p = t->base ? &t->base->protocol : NULL;
+  const delta_metadata *m = t->base ? &t->base->metadata : NULL;
+  for (size_t i = 0; i < t->n_actions; i++) {
+    if (t->actions[i].kind == DELTA_ACTION_PROTOCOL) p = &t->actions[i].u.protocol;
+    if (t->actions[i].kind == DELTA_ACTION_METADATA) m = &t->actions[i].u.metadata;
+  }
+  t->rt = p && m && delta_rt_assigns(p, m);
+  t->rt_hwm = -1;
+  t->rt_domain = -1;
+  if (!t->rt) return 0;
+  if (t->base && t->read_version >= 0) {
+    TRY(delta_rt_high_water_mark(t->base->domains, t->base->n_domains, &t->rt_hwm, err));
+    /* A writer may read its snapshot before commits it knows of (a
+     * compaction's earlier bins, rebased): their marks count too. */
+    for (int64_t v = t->base->version + 1; v <= t->read_version; v++)
+      TRY(delta_log_read_commit(t->st, t->root_abs, v, rt_mark_cb, t, err));
+  }
+  /* A caller's own delta.rowTracking domain would fight the one kept here. */
+  for (size_t i = 0; i < t->n_actions; i++)
+    FAIL_IF(t->actions[i].kind == DELTA_ACTION_DOMAIN &&
+                strcmp(t->actions[i].u.domain.domain, DELTA_RT_DOMAIN) == 0,
+            err, INLET_EINTERNAL, "a commit may not carry its own %s domainMetadata",
+            DELTA_RT_DOMAIN);
+  t->rt_fresh = inlet_calloc(t->n_actions + 1, 1);
+  FAIL_IF(!t->rt_fresh, err, INLET_ENOMEM, "out of memory");
+  for (size_t i = 0; i < t->n_actions; i++) {
+    const delta_add *a = &t->actions[i].u.add;
+    if (t->actions[i].kind != DELTA_ACTION_ADD) continue;
+    t->rt_fresh[i] = (uint8_t)((a->has_base_row_id ? 0 : RT_ID) |
+                               (a->has_default_row_commit_version ? 0 : RT_VER));
+  }
+  return 0;
+}
+
+/* Assigns this attempt's row ids (consecutive from the high-water mark, in
+ * action order) and row commit versions (@p v), and sets the commit's
+ * delta.rowTracking domain to the new high-water mark. */
+static int rt_assign(delta_txn *t, int64_t v, inlet_error *err) {
+  if (!t->rt) return 0;
+  int64_t next = t->rt_hwm + 1;
+  for (size_t i = 0; i < t->n_actions; i++) {
+    if (!t->rt_fresh[i]) continue;
+    delta_add *a = &t->actions[i].u.add;
+    if (t->rt_fresh[i] & RT_ID) {
+      int64_t n = add_rows(a);
+      FAIL_IF(n < 0, err, INLET_EUNSUPPORTED,
+              "row tracking: cannot assign row ids to \"%s\": its add has no numRecords in stats",
+              a->path);
+      a->has_base_row_id = true;
+      a->base_row_id = next;
+      FAIL_IF(inlet_add_overflow_i64(next, n, &next), err, INLET_ELIMIT,
+              "row tracking: row ids past 2^63");
+    }
+    if (t->rt_fresh[i] & RT_VER) {
+      a->has_default_row_commit_version = true;
+      a->default_row_commit_version = v;
+    }
+  }
+  if (next - 1 <= t->rt_hwm) return 0; /* no new ids: the mark stays */
+  char conf[64];
+  snprintf(conf, sizeof conf, "{\"rowIdHighWaterMark\":%lld}", (long long)(next - 1));
+  if (t->rt_domain < 0) {
+    delta_action d;
+    memset(&d, 0, sizeof d);
+    d.kind = DELTA_ACTION_DOMAIN;
+    d.u.domain.domain = (char *)DELTA_RT_DOMAIN; /* borrowed: add_action copies */
+    d.u.domain.configuration = conf;
+    TRY(delta_txn_add_action(t, &d, err));
+    t->rt_domain = (int64_t)t->n_actions - 1;
+    return 0;
+  }
+  char *c = inlet_strdup(conf);
+  FAIL_IF(!c, err, INLET_ENOMEM, "out of memory");
+  inlet_free(t->actions[t->rt_domain].u.domain.configuration);
+  t->actions[t->rt_domain].u.domain.configuration = c;
+  return 0;
+}
+
 static int build_body(delta_txn *t, int64_t v, inlet_buf *b, inlet_error *err) {
+  TRY(rt_assign(t, v, err));
   delta_action ci;
   memset(&ci, 0, sizeof ci);
   ci.kind = DELTA_ACTION_COMMIT_INFO;
@@ -368,6 +485,7 @@ typedef struct conflict_ctx {
   const delta_txn *t;
   int64_t version;
   bool we_rewrite; /* some remove of ours has dataChange=true */
+  int64_t rt_hwm;  /* the winner's rowIdHighWaterMark, -1 when it set none */
 } conflict_ctx;
 
 static int conflict_cb(void *ctx, const delta_action *a, inlet_error *err) {
@@ -403,6 +521,14 @@ static int conflict_cb(void *ctx, const delta_action *a, inlet_error *err) {
                           "already removed by version %lld",
                           a->u.remove.path, v);
     return 0;
+  case DELTA_ACTION_DOMAIN:
+    /* Row ids are assigned per attempt: the winner's high-water mark is
+     * where the next attempt's start. */
+    if (t->rt && !a->u.domain.removed && strcmp(a->u.domain.domain, DELTA_RT_DOMAIN) == 0) {
+      if (delta_rt_parse_hwm(a->u.domain.configuration, &c->rt_hwm, err) < 0)
+        return inlet_error_prefix(err, "version %lld", v);
+    }
+    return 0;
   case DELTA_ACTION_ADD:
     if (c->we_rewrite && a->u.add.data_change)
       return inlet_fail(err, INLET_ECONFLICT,
@@ -414,12 +540,14 @@ static int conflict_cb(void *ctx, const delta_action *a, inlet_error *err) {
   }
 }
 
-static int check_winner(const delta_txn *t, int64_t version, inlet_error *err) {
-  conflict_ctx c = {t, version, false};
+static int check_winner(delta_txn *t, int64_t version, inlet_error *err) {
+  conflict_ctx c = {t, version, false, -1};
   for (size_t i = 0; i < t->n_actions; i++)
     if (t->actions[i].kind == DELTA_ACTION_REMOVE && t->actions[i].u.remove.data_change)
       c.we_rewrite = true;
-  return delta_log_read_commit(t->st, t->root_abs, version, conflict_cb, &c, err);
+  TRY(delta_log_read_commit(t->st, t->root_abs, version, conflict_cb, &c, err));
+  if (c.rt_hwm > t->rt_hwm) t->rt_hwm = c.rt_hwm;
+  return 0;
 }
 
 static void backoff(int attempt) {
@@ -499,6 +627,10 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
               "table is append-only (delta.appendOnly=true): this commit would remove data "
               "(file \"%s\" with dataChange=true)",
               t->actions[i].u.remove.path);
+  TRY_GOTO(rt_prepare(t, err));
+  /* The body depends on the version through inCommitTimestamp and the row
+   * tracking fields: those tables build it per attempt. */
+  bool per_version = t->ict || t->rt;
   int64_t v = t->read_version + 1;
   FAIL_GOTO(v > DELTA_MAX_VERSION, err, INLET_ELIMIT, "table version limit reached");
   TRY_GOTO(check_conditional_creates(t->st, err));
@@ -507,14 +639,13 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
   bool direct = (t->st->flags & INLET_STORAGE_OBJECT_STORE) != 0;
   for (int attempt = 0;; attempt++) {
     if (direct) {
-      if (attempt == 0 || t->ict) {
+      if (attempt == 0 || per_version) {
         inlet_buf_clear(&body);
         rc = build_body(t, v, &body, err);
         if (rc < 0) goto done;
       }
     } else if (!have_tmp) {
-      /* The body depends on the version only through inCommitTimestamp. */
-      if (attempt == 0 || t->ict) {
+      if (attempt == 0 || per_version) {
         inlet_buf_clear(&body);
         rc = build_body(t, v, &body, err);
         if (rc < 0) goto done;
@@ -587,8 +718,9 @@ int delta_txn_commit(delta_txn *t, int64_t *version, inlet_error *err) {
       have_tmp = false;
     else
       inlet_free(de.name);
-    if (have_tmp && t->ict) {
-      /* The next version follows the winner's timestamp: a new body. */
+    if (have_tmp && per_version) {
+      /* The next version follows the winner's timestamp and row ids: a
+       * new body. */
       t->st->ops->remove(t->st, tmp, &ignore);
       have_tmp = false;
     }

@@ -44,8 +44,8 @@ enum {
   OP_RESTORE = 1u << DELTA_OP_RESTORE,
   /* Create needs every operation of ALL_OPS honoured, and a feature whose
    * table inlet can create: a row that lists the operations one by one
-   * instead of ALL_OPS (rowTracking: no commit that adds files assigns
-   * row ids) keeps create refused. */
+   * instead of ALL_OPS (clustering: no commit tracks clustering columns)
+   * keeps create refused. */
   OP_CREATE = 1u << DELTA_OP_CREATE,
   /* operations that commit no rows and rewrite no data file */
   NO_ROWS = OP_CHECKPOINT | OP_LOG_CLEANUP | OP_VACUUM,
@@ -251,10 +251,14 @@ static const feature FEATURES[] = {
      "in one go"},
     {"allowColumnDefaults", false, 0, 0, NULL, NULL, use_defaults,
      NO_ROWS | OP_COMPACT | OP_RESTORE, "writers must fill in column default values"},
-    /* Checkpoints keep baseRowId, defaultRowCommitVersion, clusteringProvider
-     * and every domain (delta_checkpoint_write.c); only commits that add or
-     * rewrite files would have to assign or carry row ids. */
-    {"rowTracking", false, 0, 0, "domainMetadata", use_row_tracking, NULL, NO_ROWS,
+    /* Every commit assigns baseRowId and defaultRowCommitVersion to the adds
+     * that lack them and keeps the delta.rowTracking high-water mark
+     * (delta_commit.c, per attempt); recommitted adds (deletion vectors,
+     * restore) keep theirs; compaction and copy-on-write delete write the
+     * materialized row id and row commit version columns
+     * (delta_row_tracking.c); checkpoints keep the fields and every domain
+     * (delta_checkpoint_write.c); create names the materialized columns. */
+    {"rowTracking", false, 0, 0, "domainMetadata", use_row_tracking, NULL, ALL_OPS | OP_RESTORE,
      "writers must assign row ids and row commit versions"},
     {"clustering", false, 0, 0, "domainMetadata", NULL, NULL, NO_ROWS,
      "writers must track clustering columns and clusteringProvider"},
@@ -542,9 +546,9 @@ static const known_prop PROPS[] = {
     {"delta.requireCheckpointProtectionBeforeVersion", P_ANY, NULL,
      "it is kept by writers that drop table features"},
     {"delta.rowTracking.materializedRowCommitVersionColumnName", P_ANY, NULL,
-     "row tracking writers assign it (inlet does not implement row tracking)"},
+     "writers assign it when delta.enableRowTracking=true"},
     {"delta.rowTracking.materializedRowIdColumnName", P_ANY, NULL,
-     "row tracking writers assign it (inlet does not implement row tracking)"},
+     "writers assign it when delta.enableRowTracking=true"},
     {"delta.rowTrackingSuspended", P_BOOL, NULL, NULL},
     {"delta.sampleRetentionDuration", P_DURATION, NULL, NULL},
     {"delta.setTransactionRetentionDuration", P_DURATION, NULL, NULL},

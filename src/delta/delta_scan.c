@@ -19,6 +19,7 @@
 
 #include "batch/batch.h"
 #include "delta/delta_dv.h"
+#include "delta/delta_row_tracking.h"
 #include "delta/delta_table_int.h"
 #include "parquet/page_index.h"
 #include "parquet/pq_reader.h"
@@ -78,6 +79,16 @@ struct delta_scan {
   int32_t cap_rg_first;
   uint8_t *keep; /* owned: per row of a batch being filtered, 1 = not deleted */
   int64_t cap_keep;
+  /* Row tracking (delta_scan_row_tracking): the table schema and the two
+   * metadata columns; the materialized columns' names (borrowed from the
+   * snapshot's metaData) and their place in the current file's projection
+   * (-1: the file lacks it); the file position of each row read. */
+  bool rt;
+  inlet_schema xs; /* owned */
+  const char *mat_id, *mat_ver;
+  int32_t mat_id_col, mat_ver_col;
+  int64_t *rpos; /* owned, n_pos of cap_pos */
+  int64_t n_pos, cap_pos;
 };
 
 void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
@@ -169,7 +180,36 @@ void delta_scan_free(delta_scan *sc) {
   delta_dv_free(sc->dv);
   inlet_free(sc->rg_first);
   inlet_free(sc->keep);
+  inlet_schema_reset(&sc->xs);
+  inlet_free(sc->rpos);
   inlet_free(sc);
+}
+
+int delta_scan_row_tracking(delta_scan *sc, inlet_error *err) {
+  if (sc->rt) return 0;
+  const delta_snapshot *s = &sc->snap->snap;
+  FAIL_IF(!delta_rt_enabled(&s->protocol, &s->metadata), err, INLET_EUNSUPPORTED,
+          "%s and %s need row tracking, which version %lld of the table does not have enabled "
+          "(writer feature rowTracking and table property delta.enableRowTracking=true)",
+          DELTA_SCAN_ROW_ID, DELTA_SCAN_ROW_COMMIT_VERSION, (long long)s->version);
+  TRY(inlet_schema_copy(&sc->xs, &s->schema, err));
+  const char *names[2] = {DELTA_SCAN_ROW_ID, DELTA_SCAN_ROW_COMMIT_VERSION};
+  for (int i = 0; i < 2; i++) {
+    inlet_field f;
+    memset(&f, 0, sizeof f);
+    f.name = (char *)names[i]; /* borrowed: add_field copies */
+    f.type.id = INLET_TYPE_INT64;
+    f.field_id = -1;
+    TRY(inlet_schema_add_field(&sc->xs, &f, err));
+  }
+  sc->mat_id = delta_metadata_conf(&s->metadata, DELTA_RT_ID_COL);
+  sc->mat_ver = delta_metadata_conf(&s->metadata, DELTA_RT_VER_COL);
+  sc->rt = true;
+  return 0;
+}
+
+const inlet_schema *delta_scan_schema(const delta_scan *sc) {
+  return sc->rt ? &sc->xs : &sc->snap->snap.schema;
 }
 
 static bool prefetchable(const delta_scan *sc, int64_t i) {
@@ -238,11 +278,12 @@ static uint8_t *take_prefetched(delta_scan *sc, int64_t i, size_t *len) {
   return NULL;
 }
 
-/* Loads the deletion vector of @p f, the file just opened, and the first
- * row index of each of its row groups. */
+/* Loads the deletion vector of @p f, the file just opened (if it has one),
+ * and the first row index of each of its row groups. */
 static int load_dv(delta_scan *sc, const delta_file *f, inlet_error *err) {
   const inlet_table *t = sc->snap->table;
-  TRY(delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &sc->dv, err));
+  if (f->add.dv_json)
+    TRY(delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &sc->dv, err));
   if (sc->n_rg + 1 > sc->cap_rg_first) {
     int64_t *p = inlet_realloc(sc->rg_first, ((size_t)sc->n_rg + 1) * sizeof *p);
     if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
@@ -292,7 +333,7 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
   int32_t np = 0;
   const inlet_schema *ts = &s->schema, *ps = delta_snapshot_physical(s);
   if (!sc->proj) {
-    sc->proj = inlet_calloc((size_t)ts->n_fields + 1, sizeof *sc->proj);
+    sc->proj = inlet_calloc((size_t)ts->n_fields + 3, sizeof *sc->proj);
     if (!sc->proj) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
   int32_t *proj = sc->proj;
@@ -306,6 +347,26 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
     sc->file_col[i] = np;
     proj[np++] = j;
   }
+  if (sc->rt) {
+    /* PROTOCOL.md "Reader Requirements for Row Tracking": the default
+     * generated values need the add's fields; materialized columns are
+     * found by their (physical) name. */
+    FAIL_IF(!f->add.has_base_row_id || !f->add.has_default_row_commit_version, err, INLET_ECORRUPT,
+            "data file \"%s\": its add has no baseRowId or defaultRowCommitVersion, but the "
+            "table has row tracking enabled",
+            f->add.path);
+    sc->mat_id_col = sc->mat_ver_col = -1;
+    for (int32_t j = 0; j < fs->n_fields; j++) {
+      if (sc->mat_id && strcmp(fs->fields[j].name, sc->mat_id) == 0 && sc->mat_id_col < 0) {
+        sc->mat_id_col = np;
+        proj[np++] = j;
+      } else if (sc->mat_ver && strcmp(fs->fields[j].name, sc->mat_ver) == 0 &&
+                 sc->mat_ver_col < 0) {
+        sc->mat_ver_col = np;
+        proj[np++] = j;
+      }
+    }
+  }
   sc->n_proj = np;
   if (np == 0) {
     /* Only partition columns (or none present): still need the row count,
@@ -316,7 +377,7 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
   }
   sc->rg = 0;
   sc->n_rg = inlet_parquet_reader_num_row_groups(sc->reader);
-  if (f->add.dv_json) TRY(load_dv(sc, f, err));
+  if (f->add.dv_json || sc->rt) TRY(load_dv(sc, f, err));
   return 0;
 }
 
@@ -671,13 +732,38 @@ static int slice_next(delta_scan *sc, int32_t *n_out, inlet_error *err) {
   return 0;
 }
 
+/* Fills output column @p c with the stable value of each row: the
+ * materialized one (projected column @p mat, -1 none) where not null, else
+ * @p base + @p step * the row's position. */
+static int rt_column(delta_scan *sc, inlet_batch *out, int32_t c, int32_t mat, int64_t base,
+                     int64_t step, const delta_file *f, int64_t n, inlet_error *err) {
+  const inlet_field *of = &out->schema.fields[c];
+  inlet_array *dst = &out->columns[c];
+  const inlet_array *m = mat >= 0 ? &sc->tmp.columns[mat] : NULL;
+  const inlet_type *mt = mat >= 0 ? &sc->tmp.schema.fields[mat].type : NULL;
+  FAIL_IF(m && !is_int(mt->id), err, INLET_ECORRUPT,
+          "data file \"%s\": materialized row tracking column \"%s\" is not an integer column",
+          f->add.path, sc->tmp.schema.fields[mat].name);
+  TRY(inlet_array_reserve_rows(dst, of, n, err));
+  for (int64_t r = 0; r < n; r++) {
+    int64_t v;
+    if (m && inlet_array_is_valid(m, r))
+      v = read_int(mt, m, r);
+    else if (inlet_mul_overflow_i64(step, sc->rpos[r], &v) || inlet_add_overflow_i64(base, v, &v))
+      return inlet_fail(err, INLET_ECORRUPT, "data file \"%s\": baseRowId %lld overflows",
+                        f->add.path, (long long)base);
+    TRY(inlet_array_append_int(dst, of, v, err));
+  }
+  return 0;
+}
+
 /* Shapes the rows just read into sc->tmp (@p n of them; tmp unused when no
  * column comes from the file) as the table's batch @p out. */
 static int shape_batch(delta_scan *sc, const delta_file *f, int64_t n, inlet_batch *out,
                        inlet_error *err) {
   const inlet_schema *ts = &sc->snap->snap.schema, *ps = delta_snapshot_physical(&sc->snap->snap);
   inlet_batch_reset(out);
-  TRY(inlet_batch_init(out, ts, err));
+  TRY(inlet_batch_init(out, delta_scan_schema(sc), err));
   const inlet_schema *fs = &sc->tmp.schema;
   for (int32_t i = 0; i < ts->n_fields; i++) {
     const inlet_field *tf = &ts->fields[i];
@@ -701,6 +787,13 @@ static int shape_batch(delta_scan *sc, const delta_file *f, int64_t n, inlet_bat
       TRY(delta_conform_column(dst, tf, &ps->fields[i], src, &fs->fields[j], n, f->add.path, err));
     }
   }
+  if (sc->rt) {
+    FAIL_IF(sc->n_pos != n, err, INLET_EINTERNAL, "file \"%s\": %lld row positions for %lld rows",
+            f->add.path, (long long)sc->n_pos, (long long)n);
+    TRY(rt_column(sc, out, ts->n_fields, sc->mat_id_col, f->add.base_row_id, 1, f, n, err));
+    TRY(rt_column(sc, out, ts->n_fields + 1, sc->mat_ver_col, f->add.default_row_commit_version, 0,
+                  f, n, err));
+  }
   out->num_rows = n;
   return 0;
 }
@@ -714,6 +807,23 @@ static int read_rows(delta_scan *sc, int32_t rg, const int64_t *ranges, int32_t 
     *n = 0;
     for (int32_t k = 0; k < n_ranges; k++)
       *n += ranges[2 * k + 1] - ranges[2 * k];
+  }
+  if (sc->rt) {
+    /* Each row's position in the file, counted before deletion vectors
+     * drop rows ("Row IDs": the physical index). */
+    if (*n > sc->cap_pos) {
+      int64_t *p = inlet_realloc(sc->rpos, (size_t)*n * sizeof *p);
+      if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a row group");
+      sc->rpos = p;
+      sc->cap_pos = *n;
+    }
+    int64_t whole[2] = {0, inlet_parquet_reader_row_group_rows(sc->reader, rg)};
+    const int64_t *rr = ranges ? ranges : whole;
+    int32_t nr = ranges ? n_ranges : 1;
+    sc->n_pos = 0;
+    for (int32_t k = 0; k < nr; k++)
+      for (int64_t i = rr[2 * k]; i < rr[2 * k + 1] && sc->n_pos < *n; i++)
+        sc->rpos[sc->n_pos++] = sc->rg_first[rg] + i;
   }
   if (sc->n_proj == 0) return 0;
   /* Columns moved out of tmp last time are empty shells: start afresh. */
@@ -753,6 +863,12 @@ static int drop_deleted(delta_scan *sc, int32_t rg, const int64_t *ranges, int32
     deleted += delta_dv_count_range(sc->dv, base + (uint64_t)ranges[2 * k],
                                     base + (uint64_t)ranges[2 * k + 1]);
   if (deleted == 0) return 0;
+  if (sc->rt) {
+    int64_t k = 0;
+    for (int64_t i = 0; i < sc->n_pos; i++)
+      if (!delta_dv_contains(sc->dv, (uint64_t)sc->rpos[i])) sc->rpos[k++] = sc->rpos[i];
+    sc->n_pos = k;
+  }
   if (sc->n_proj == 0) {
     *n -= (int64_t)deleted;
     return 0;

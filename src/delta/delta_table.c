@@ -20,6 +20,7 @@
 #include "delta/delta_crc.h"
 #include "delta/delta_features.h"
 #include "delta/delta_dv.h"
+#include "delta/delta_row_tracking.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -448,6 +449,10 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
                                 o->n_properties, err);
   if (rc < 0) goto fail;
   rc = assign_mapping(m, err);
+  if (rc < 0) goto fail;
+  /* PROTOCOL.md "Writer Requirements for Row Tracking": the materialized
+   * column names are assigned before row tracking is enabled. */
+  rc = delta_rt_assign_names(m, err);
   if (rc < 0) goto fail;
   m->id = inlet_strdup(id);
   m->name = o->name ? inlet_strdup(o->name) : NULL;

@@ -32,6 +32,7 @@
 #include "delta/delta_constraints.h"
 #include "delta/delta_dv.h"
 #include "delta/delta_features.h"
+#include "delta/delta_row_tracking.h"
 #include "delta/delta_table.h"
 #include "maint/maint_int.h"
 #include "parquet/pq_reader.h"
@@ -546,6 +547,7 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       }
     }
     nb.num_rows = b.num_rows;
+    TRY_GOTO(delta_rt_fill(&nb, &c->snap.metadata, a, got, err));
     if (dv && delta_dv_count_range(dv, (uint64_t)got, (uint64_t)(got + b.num_rows)) > 0) {
       uint8_t *k = inlet_realloc(keep, (size_t)b.num_rows + 1);
       FAIL_GOTO(!k, err, INLET_ENOMEM, "out of memory applying a deletion vector");
@@ -883,7 +885,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   FAIL_GOTO(phys->n_fields != c.snap.schema.n_fields, err, INLET_EINTERNAL,
             "physical schema has %d columns, the table %d", (int)phys->n_fields,
             (int)c.snap.schema.n_fields);
-  c.table_col = inlet_calloc((size_t)c.snap.schema.n_fields + 1, sizeof *c.table_col);
+  /* + the materialized row tracking columns (table column -1) */
+  c.table_col = inlet_calloc((size_t)c.snap.schema.n_fields + 3, sizeof *c.table_col);
   FAIL_GOTO(!c.table_col, err, INLET_ENOMEM, "out of memory");
   for (int32_t i = 0; i < c.snap.schema.n_fields; i++) {
     bool is_part = false;
@@ -893,6 +896,13 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     c.table_col[c.data_schema.n_fields] = i;
     TRY_GOTO(inlet_schema_add_field(&c.data_schema, &phys->fields[i], err));
   }
+  /* Row tracking enabled: rewritten rows keep their stable row ids and row
+   * commit versions in the materialized columns (delta_rt_fill). */
+  int32_t n_data = c.data_schema.n_fields;
+  bool rt_cols = false;
+  TRY_GOTO(delta_rt_schema_add(&c.data_schema, &c.snap.protocol, &c.snap.metadata, &rt_cols, err));
+  for (int32_t d = n_data; d < c.data_schema.n_fields; d++)
+    c.table_col[d] = -1;
   delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,
                        c.o.compression, c.rg_bytes);
   if (c.o.threads > 1) {

@@ -51,6 +51,7 @@
 #include "batch/batch.h"
 #include "delta/delta_dv.h"
 #include "delta/delta_features.h"
+#include "delta/delta_row_tracking.h"
 #include "delta/delta_table.h"
 #include "inlet/delete.h"
 #include "maint/maint_int.h"
@@ -332,6 +333,8 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
       }
     }
     nb.num_rows = b.num_rows;
+    /* Row tracking: copied rows keep their stable ids and versions. */
+    TRY_GOTO(delta_rt_fill(&nb, &d->snap.metadata, a, base, err));
     uint8_t *nk = inlet_realloc(keep, (size_t)b.num_rows + 1);
     FAIL_GOTO(!nk, err, INLET_ENOMEM, "out of memory");
     keep = nk;
@@ -628,6 +631,10 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   for (int32_t i = 0; i < d->snap.schema.n_fields; i++)
     if (!is_partition_col(&d->snap.metadata, d->snap.schema.fields[i].name))
       TRY(inlet_schema_add_field(&d->data_schema, &d->phys->fields[i], err));
+  /* Row tracking enabled: the materialized row id and row commit version
+   * columns, so copied rows keep theirs (copy_rows). */
+  bool rt_cols = false;
+  TRY(delta_rt_schema_add(&d->data_schema, &d->snap.protocol, &d->snap.metadata, &rt_cols, err));
   delta_file_sink_init(&d->sink, delta_table_storage(table), &d->snap.metadata, &d->data_schema,
                        d->o.compression, 0);
   if (d->cdf) {

@@ -126,11 +126,19 @@ static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_er
         if (strcmp(s->fields[i].name, name) == 0) c = i;
       for (int32_t i = 0; i < s->n_fields && c < 0; i++)
         if (strcasecmp(s->fields[i].name, name) == 0) c = i;
+      /* Row tracking metadata columns follow the table's in the delta
+       * scan's batches (a table column of that name wins). */
+      bool rid = c < 0 && strcasecmp(name, DELTA_SCAN_ROW_ID) == 0;
+      bool rcv = c < 0 && strcasecmp(name, DELTA_SCAN_ROW_COMMIT_VERSION) == 0;
+      if (rid || rcv) {
+        TRY(delta_scan_row_tracking(sc->ts, err));
+        c = s->n_fields + (rcv ? 1 : 0);
+      }
       FAIL_IF(c < 0, err, INLET_ENOTFOUND, "no column named \"%s\" in the table", name);
     }
     sc->out_cols[j] = c;
     sc->keep_col[c] = 1;
-    TRY(inlet_schema_add_field(&sc->out_schema, &s->fields[c], err));
+    TRY(inlet_schema_add_field(&sc->out_schema, &delta_scan_schema(sc->ts)->fields[c], err));
   }
   return 0;
 }
@@ -159,8 +167,9 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
   int64_t nfiles = inlet_snapshot_num_files(snap);
   sc->st.files = nfiles;
   TRY_GOTO(delta_scan_open(&sc->ts, snap, err));
-  sc->keep_col = inlet_calloc((size_t)nf + 1, 1);
-  sc->is_part = inlet_calloc((size_t)nf + 1, 1);
+  /* + the two row tracking columns */
+  sc->keep_col = inlet_calloc((size_t)nf + 3, 1);
+  sc->is_part = inlet_calloc((size_t)nf + 3, 1);
   sc->keep_file = inlet_calloc((size_t)nfiles + 1, 1);
   FAIL_GOTO(!sc->keep_col || !sc->is_part || !sc->keep_file, err, INLET_ENOMEM,
             "out of memory opening a scan");

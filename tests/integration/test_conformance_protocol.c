@@ -255,8 +255,6 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
   static const struct {
     const char *prop, *feature;
   } cases[] = {
-      {"delta.enableRowTracking=true", "\"rowTracking\""},
-      {"delta.feature.rowTracking=supported", "\"rowTracking\""},
       {"delta.checkpointPolicy=v2", "\"v2Checkpoint\""},
       {"delta.enableIcebergCompatV2=true", "\"icebergCompatV2\""},
       {"delta.enableVariantShredding=true", "\"variantShredding\""},
@@ -414,15 +412,15 @@ static void every_writer_refuses(fixture *f, const char *name, const char *needl
 
 static void test_writer_gate__unhonoured_features_stop_every_command(void **state) {
   fixture *f = *state;
-  foreign_table(f, "rt",
+  foreign_table(f, "cl",
                 "{\"minReaderVersion\":1,\"minWriterVersion\":7,\"writerFeatures\":"
-                "[\"domainMetadata\",\"rowTracking\"]}",
-                "{\"delta.enableRowTracking\":\"true\"}", COL_ID);
-  /* Row ids are assigned by commits that add files; checkpoints keep
-   * every row tracking field and domain, and vacuum adds nothing. */
-  writers_refuse(f, "rt", "\"rowTracking\"", 3);
-  ok(f, "checkpoint rt");
-  ok(f, "vacuum rt --dry-run");
+                "[\"domainMetadata\",\"clustering\"]}",
+                "{}", COL_ID);
+  /* Clustering columns are tracked by commits that add files; checkpoints
+   * keep every domain, and vacuum adds nothing. */
+  writers_refuse(f, "cl", "\"clustering\"", 3);
+  ok(f, "checkpoint cl");
+  ok(f, "vacuum cl --dry-run");
   foreign_table(f, "cm", "{\"minReaderVersion\":2,\"minWriterVersion\":5}",
                 "{\"delta.columnMapping.mode\":\"name\",\"delta.columnMapping.maxColumnId\":\"1\"}",
                 COL_ID_CM);

@@ -108,18 +108,16 @@ static void test_gate__unimplemented_writer_features_refuse_what_they_bind(void 
   /* A reader feature is a writer's business too, even when missing from writerFeatures. */
   table_def rdr = {3, 7, {"catalogManaged", NULL}, {NULL}, NULL, {NULL}};
   for (size_t i = 0; i < N_OPS; i++) {
-    /* Row tracking and clustering bind commits that add or rewrite files;
-     * checkpoints keep their fields and domains, vacuum and log cleanup
-     * touch neither. */
+    /* Clustering binds commits that add or rewrite files; checkpoints keep
+     * its fields and domains, vacuum and log cleanup touch neither. Row
+     * tracking is honoured by every operation (test_row_tracking). */
     bool rows =
         ALL[i] == DELTA_OP_APPEND || ALL[i] == DELTA_OP_COMPACT || ALL[i] == DELTA_OP_CREATE;
-    if (rows) {
-      expect_refused(&rt, ALL[i], 0, "\"rowTracking\"");
+    if (rows)
       expect_refused(&cl, ALL[i], 0, "\"clustering\"");
-    } else {
-      expect_ok(&rt, ALL[i], 0);
+    else
       expect_ok(&cl, ALL[i], 0);
-    }
+    expect_ok(&rt, ALL[i], 0);
     expect_refused(&unknown, ALL[i], 0, "\"fancyNewThing\"");
     expect_refused(&ice, ALL[i], 0, "\"icebergCompatV2\"");
     expect_refused(&rdr, ALL[i], 0, "\"catalogManaged\"");
