@@ -5,8 +5,10 @@
  * byte-identical data files (names aside), the same log entries apart from
  * ids, names and timestamps (each add's size, partitionValues and stats -
  * numRecords included - each remove's size and partitionValues, each
- * commit's operation), and the same table contents. Also run under
- * ThreadSanitizer (make test-tsan).
+ * commit's operation), and the same table contents; compaction also with
+ * its bins rewritten side by side on many partitions. Scans at 1, 2 and 4
+ * threads print what one thread prints, and --unordered the same rows as a
+ * multiset. Also run under ThreadSanitizer (make test-tsan).
  */
 #include "log_support.h"
 
