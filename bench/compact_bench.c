@@ -102,6 +102,9 @@ static int compact(const char *dir, long long target) {
   inlet_compact_options o = INLET_COMPACT_OPTIONS_INIT;
   o.target_size = target;
   o.min_files = 8;
+  /* BENCH_THREADS (default 1): the thread dimension of issue 18. */
+  const char *th = getenv("BENCH_THREADS");
+  o.threads = th ? atoi(th) : 1;
   inlet_compact_result res;
   double w0 = now_s(), c0 = cpu_s();
   if (inlet_table_compact(&res, t, &o, &err)) return die("compact", &err);
@@ -109,14 +112,14 @@ static int compact(const char *dir, long long target) {
   inlet_table_free(t);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("{\"engine\":\"inlet\",\"rows\":%lld,\"files_in\":%lld,\"files_out\":%lld,"
+  printf("{\"engine\":\"inlet\",\"threads\":%d,\"rows\":%lld,\"files_in\":%lld,\"files_out\":%lld,"
          "\"bytes_in\":%lld,\"bytes_out\":%lld,\"commits\":%lld,\"failed\":%lld,"
          "\"wall_s\":%.3f,\"cpu_s\":%.3f,\"rows_per_s_wall\":%.0f,\"rows_per_s_cpu\":%.0f,"
          "\"peak_rss_mib\":%.1f}\n",
-         (long long)res.rows, (long long)res.files_removed, (long long)res.files_added,
-         (long long)res.bytes_removed, (long long)res.bytes_added, (long long)res.commits,
-         (long long)res.failed_groups, wall, cpu, res.rows / wall, res.rows / cpu,
-         ru.ru_maxrss / 1024.0);
+         (int)o.threads, (long long)res.rows, (long long)res.files_removed,
+         (long long)res.files_added, (long long)res.bytes_removed, (long long)res.bytes_added,
+         (long long)res.commits, (long long)res.failed_groups, wall, cpu, res.rows / wall,
+         res.rows / cpu, ru.ru_maxrss / 1024.0);
   return res.failed_groups ? 1 : 0;
 }
 

@@ -120,7 +120,7 @@ static double rescan_best(const char *table, const char *where, int n) {
 int main(int argc, char **argv) {
   const char *dir = NULL;
   int64_t rows = 10000000, files = 40, shift = 0;
-  int repeat = 3, rescan = 0;
+  int repeat = 3, rescan = 0, threads = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--dir"))
       dir = argv[i + 1];
@@ -134,9 +134,12 @@ int main(int argc, char **argv) {
       shift = atoll(argv[i + 1]);
     else if (!strcmp(argv[i], "--rescan"))
       rescan = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--threads"))
+      threads = atoi(argv[i + 1]);
   }
   if (!dir || rows <= 0 || files <= 0 || repeat <= 0) {
-    fprintf(stderr, "usage: scan_bench --dir D [--rows N] [--files F] [--repeat K] [--rescan K]\n");
+    fprintf(stderr, "usage: scan_bench --dir D [--rows N] [--files F] [--repeat K] [--rescan K] "
+                    "[--threads T]\n");
     return 2;
   }
   char table[4096], list[4200];
@@ -168,6 +171,7 @@ int main(int argc, char **argv) {
     if (inlet_table_open(&t, table, &err) || inlet_table_snapshot(&s, t, &err)) die("open", &err);
     inlet_scan_options o = INLET_SCAN_OPTIONS_INIT;
     o.where = where;
+    o.threads = threads;
     if (inlet_scan_open(&sc, s, &o, &err)) die("scan", &err);
     inlet_batch b;
     memset(&b, 0, sizeof b);
@@ -207,14 +211,14 @@ int main(int argc, char **argv) {
     inlet_snapshot_free(s);
     inlet_table_free(t);
   }
-  printf(
-      "{\"engine\":\"inlet\",\"rows\":%lld,\"files\":%lld,\"where\":\"%s\",\"build_seconds\":%.3f,"
-      "\"seconds\":%.4f,\"cpu_seconds\":%.4f,\"count\":%lld,\"sum_event_id\":%lld,"
-      "\"sum_amount\":%.2f,\"sum_user_len\":%lld,\"files_read\":%lld,\"files_skipped\":%lld,"
-      "\"rows_decoded\":%lld",
-      (long long)rows, (long long)live, where, build_s, best, best_cpu, (long long)count,
-      (long long)sum_id, sum_amount, (long long)sum_len, (long long)ss.files_read,
-      (long long)ss.files_skipped, (long long)ss.rows_read);
+  printf("{\"engine\":\"inlet\",\"threads\":%d,\"rows\":%lld,\"files\":%lld,\"where\":\"%s\","
+         "\"build_seconds\":%.3f,"
+         "\"seconds\":%.4f,\"cpu_seconds\":%.4f,\"count\":%lld,\"sum_event_id\":%lld,"
+         "\"sum_amount\":%.2f,\"sum_user_len\":%lld,\"files_read\":%lld,\"files_skipped\":%lld,"
+         "\"rows_decoded\":%lld",
+         threads, (long long)rows, (long long)live, where, build_s, best, best_cpu,
+         (long long)count, (long long)sum_id, sum_amount, (long long)sum_len,
+         (long long)ss.files_read, (long long)ss.files_skipped, (long long)ss.rows_read);
   if (rescan > 0) printf(",\"rescan_seconds\":%.5f", rescan_best(table, where, rescan));
   printf("}\n");
   return 0;

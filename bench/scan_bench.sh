@@ -8,7 +8,11 @@
 # BENCH_SHIFT (0: the window starts on a file boundary; R moves it R rows),
 # BENCH_BUILD (build/bench-scan), BENCH_NODE_MODULES (dir holding
 # node_modules/@duckdb/node-api; default: the first build/*/refcheck found),
-# BENCH_KEEP_DATA=1 keeps the table.
+# BENCH_KEEP_DATA=1 keeps the table, BENCH_THREADS_LIST ("1 <online CPUs>"): inlet
+# runs once per thread count (issue 18's thread dimension; the load average is
+# printed before each), DuckDB at threads=1. The query is selective: when its
+# rows lie in one file, a parallel scan has one file to read and runs as one
+# thread would.
 set -eu
 cd "$(dirname "$0")/.."
 ROWS=${BENCH_ROWS:-10000000}
@@ -33,19 +37,25 @@ mkdir -p "$DATA"
 # Build the table (if missing) in a process of its own: the timed process
 # then starts with a cold heap, as a query would.
 "$BUILD/bench/scan_bench" --dir "$DATA" --rows "$ROWS" --files "$FILES" --repeat 1 >/dev/null
+THREADS_LIST=${BENCH_THREADS_LIST:-"1 $(getconf _NPROCESSORS_ONLN)"}
+DUCK=
+for T in $THREADS_LIST; do
+echo "load average before threads=$T: $(cut -d' ' -f1-3 /proc/loadavg)"
 INLET=$("$BUILD/bench/scan_bench" --dir "$DATA" --rows "$ROWS" --files "$FILES" --repeat "$REPEAT" \
-  --shift "${BENCH_SHIFT:-0}")
+  --shift "${BENCH_SHIFT:-0}" --threads "$T")
 echo "$INLET"
 WHERE=$(printf '%s' "$INLET" | sed 's/.*"where":"\([^"]*\)".*/\1/')
-DUCK=$(node bench/scan_bench.mjs "$DATA/files.txt" "$WHERE" "$REPEAT")
+[ -n "$DUCK" ] || DUCK=$(node bench/scan_bench.mjs "$DATA/files.txt" "$WHERE" "$REPEAT")
 echo "$DUCK"
 node -e '
 const a = JSON.parse(process.argv[1]), b = JSON.parse(process.argv[2]);
 const same = ["count","sum_event_id","sum_user_len"].every((k) => String(a[k]) === String(b[k])) &&
   Math.abs(Number(a.sum_amount) - Number(b.sum_amount)) <= 0.02 + 1e-9 * Math.abs(Number(a.sum_amount));
+console.log(`threads ${a.threads}`);
 console.log(`wall: inlet ${a.seconds.toFixed(4)} s, duckdb ${b.seconds.toFixed(4)} s, ratio ${(b.seconds / a.seconds).toFixed(2)}x`);
 console.log(`cpu:  inlet ${a.cpu_seconds.toFixed(4)} s, duckdb ${b.cpu_seconds.toFixed(4)} s, ratio ${(b.cpu_seconds / a.cpu_seconds).toFixed(2)}x`);
 console.log(`checksums ${same ? "agree" : "DIFFER"}; inlet read ${a.files_read} of ${a.files} files`);
 if (!same) process.exit(1);
 ' "$INLET" "$DUCK"
+done
 [ "${BENCH_KEEP_DATA:-0}" = 1 ] || rm -rf "$DATA"

@@ -68,9 +68,12 @@ typedef struct inlet_compact_options {
   int64_t max_bins;                /* stop after this many bins; 0 = no limit */
   inlet_compact_group_fn on_group; /* called after each group (may be NULL) */
   void *ctx;
-  /* Version 2: threads encoding and compressing the output files' column chunks in
-   * parallel (bins are still rewritten and committed one after another); 0 or 1 (the
-   * default): none. The output files' bytes do not depend on it. */
+  /* Version 2: threads rewriting bins side by side (up to this many commits' bins at
+   * once, fewer when their estimated memory would pass 160 MiB; object stores: one)
+   * and encoding and compressing the output files' column chunks in parallel; 0 or 1
+   * (the default): none, everything on the caller's thread. Commits are still made
+   * one after another in plan order, and the output files' bytes, the commits' actions
+   * and their order do not depend on it. */
   int32_t threads;
 } inlet_compact_options;
 

@@ -31,7 +31,9 @@
  *
  * Batches are Arrow-shaped (inlet/batch.h). Thread safety: a scan or
  * predicate is used by one thread at a time; a parsed predicate is
- * read-only during evaluation.
+ * read-only during evaluation. A scan given threads > 1 runs worker threads
+ * of its own (stopped by inlet_scan_free); its calls still come from one
+ * thread.
  */
 #ifndef INLET_SCAN_H
 #define INLET_SCAN_H
@@ -87,11 +89,24 @@ typedef struct inlet_scan_options {
   const char *where; /* predicate text, NULL for all rows */
   int64_t limit;     /* at most this many rows; -1 for no limit */
   bool explain;      /* record per-file and per-row-group decisions */
+  /* Version 2: threads decoding and filtering files side by side, each file's row
+   * groups in order on one of them, at most threads + 1 files in flight and a few
+   * decoded batches queued per file (bounded read-ahead); 0 or 1 (the default): none,
+   * everything on the caller's thread. Also one thread with explain, on object stores
+   * (whose requests run in flight on their own) and when fewer than two files are
+   * left to read. */
+  int32_t threads;
+  /* With threads: batches are returned as they complete, in no particular order (the
+   * same rows as a multiset; a limit still returns exactly min(limit, matches) rows,
+   * any of them). false: the order of a single-threaded scan, whatever threads is. */
+  bool unordered;
 } inlet_scan_options;
 
-#define INLET_SCAN_OPTIONS_VERSION 1
+/* 2: threads, unordered; a version-1 struct, which ends before them, is still
+ * accepted (one thread). */
+#define INLET_SCAN_OPTIONS_VERSION 2
 #define INLET_SCAN_OPTIONS_INIT                                                                    \
-  { INLET_SCAN_OPTIONS_VERSION, 0, NULL, NULL, -1, false }
+  { INLET_SCAN_OPTIONS_VERSION, 0, NULL, NULL, -1, false, 0, false }
 
 /** What a scan did so far. */
 typedef struct inlet_scan_stats {

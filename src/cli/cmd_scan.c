@@ -23,6 +23,7 @@ static const char usage[] =
     "                  [--format table|csv|ndjson|json|markdown|parquet|arrow|arrow-file]\n"
     "                  [--arrow-compression none|lz4|zstd]\n"
     "                  [--output FILE [--force]] [--all] [--explain]\n"
+    "                  [--threads N] [--unordered]\n"
     "                  [--watermark TS (--on-time | --late) [--event-time COL] | --late]\n"
     "Prints the rows of a table snapshot (the latest unless --version/--as-of).\n"
     "  --version N      the snapshot at version N\n"
@@ -49,6 +50,10 @@ static const char usage[] =
     "                   timestamp column, else its only date column)\n"
     "  --explain        print the files, row groups and page-index row ranges considered,\n"
     "                   skipped and read (and why) instead of the rows\n"
+    "  --threads N      threads reading and filtering files side by side (default: the\n"
+    "                   online CPUs; 1: one thread); rows come in the same order whatever N\n"
+    "  --unordered      with --threads: rows in the order files finish (the same rows, any\n"
+    "                   order; with --limit N, N of the matching rows)\n"
     "Partitions, files (add.stats min/max/nullCount), row groups (Parquet statistics) and\n"
     "pages (the Parquet page index) that cannot match --where are not read; only the\n"
     "needed columns are decoded.\n";
@@ -153,6 +158,8 @@ static const cli_opt opts[] = {
     CLI_OPT_FLAG("force"),
     CLI_OPT_FLAG("all"),
     CLI_OPT_FLAG("explain"),
+    CLI_OPT_THREADS,
+    CLI_OPT_FLAG("unordered"),
     CLI_OPT_STRING("watermark"),
     CLI_OPT_FLAG("on-time"),
     CLI_OPT_FLAG("late"),
@@ -229,6 +236,8 @@ static int cmd_scan(const cli_args *a) {
   so.where = where;
   so.limit = limit;
   so.explain = explain;
+  so.threads = cli_threads(a);
+  so.unordered = cli_flag(a, "unordered");
   if (inlet_scan_open(&sc, s, &so, &err) < 0) {
     if (err.code == INLET_EINVAL || err.code == INLET_ENOTFOUND) {
       /* Predicate errors start with "column N:" (a position in --where). */

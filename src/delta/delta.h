@@ -468,6 +468,10 @@ void delta_scan_free(delta_scan *sc);
  * it to read (delta_scan_choose) before calling delta_scan_next again. */
 void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
                        bool decide);
+/* Narrows a scan before its first delta_scan_next to the files
+ * [@p first, @p end) of the snapshot (clamped), e.g. one file for a worker
+ * of a parallel scan. */
+void delta_scan_range(delta_scan *sc, int64_t first, int64_t end);
 /* The row group delta_scan_next stopped at: the snapshot file index, its
  * open reader (lent until the next delta_scan_next) and the row group. */
 struct inlet_parquet_reader;
@@ -603,6 +607,9 @@ const inlet_schema *delta_snapshot_physical(const delta_snapshot *s);
 struct inlet_snapshot;
 /* The same for a snapshot handle (scans in src/scan). */
 const inlet_schema *delta_snapshot_handle_physical(const struct inlet_snapshot *s);
+/* The storage of @p s's table (borrowed), e.g. to see whether other threads
+ * may use it (storage.h: object-store handles are one thread's). */
+const inlet_storage *delta_snapshot_handle_storage(const struct inlet_snapshot *s);
 /* Derives cm_mode and phys_schema of @p s from its metaData (after schema
  * is set). INLET_ECORRUPT for bad mapping metadata. */
 int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err);

@@ -107,16 +107,11 @@ int delta_dv_desc_parse(delta_dv_desc *out, const char *json, inlet_error *err) 
 static const char Z85_CHARS[] =
     "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
 
+/* A search, not a lazily filled table: scans load deletion vectors on
+ * several threads at once (a shared table filled on first use would race). */
 static int z85_value(unsigned char c) {
-  static signed char table[256];
-  static bool ready;
-  if (!ready) {
-    memset(table, -1, sizeof table);
-    for (int i = 0; i < 85; i++)
-      table[(unsigned char)Z85_CHARS[i]] = (signed char)i;
-    ready = true;
-  }
-  return table[c];
+  const char *p = c ? memchr(Z85_CHARS, c, 85) : NULL;
+  return p ? (int)(p - Z85_CHARS) : -1;
 }
 
 int delta_z85_decode(const char *s, size_t n, uint8_t *out, inlet_error *err) {

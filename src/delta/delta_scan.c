@@ -38,6 +38,7 @@
 struct delta_scan {
   const inlet_snapshot *snap;   /* borrowed */
   int64_t file;                 /* next file index when reader is NULL */
+  int64_t end_file;             /* files from here on are not read (delta_scan_range) */
   inlet_parquet_reader *reader; /* owned, the current file */
   int32_t rg, n_rg;
   int32_t *file_col;        /* owned: per table column, index in the projection or -1 */
@@ -98,6 +99,12 @@ void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *
   sc->decide = decide;
 }
 
+void delta_scan_range(delta_scan *sc, int64_t first, int64_t end) {
+  const delta_snapshot *s = &sc->snap->snap;
+  sc->file = first < 0 ? 0 : first > s->n_files ? s->n_files : first;
+  sc->end_file = end < sc->file ? sc->file : end > s->n_files ? s->n_files : end;
+}
+
 void delta_scan_row_group(const delta_scan *sc, int64_t *file,
                           const struct inlet_parquet_reader **reader, int32_t *rg) {
   *file = sc->file - 1;
@@ -145,6 +152,7 @@ int delta_scan_open(delta_scan **out, const inlet_snapshot *s, inlet_error *err)
   delta_scan *sc = inlet_calloc(1, sizeof *sc);
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   sc->snap = s;
+  sc->end_file = s->snap.n_files;
   sc->slice_rg = -1;
   for (int i = 0; i < PREFETCH_FILES; i++)
     sc->pf_idx[i] = -1;
@@ -236,7 +244,7 @@ static void prefetch(delta_scan *sc, int64_t first) {
   inlet_error ignore = INLET_ERROR_INIT;
   int rc = 0;
   for (int64_t i = first;
-       rc == 0 && n < PREFETCH_FILES && i < s->n_files && i < first + PREFETCH_LOOKAHEAD; i++) {
+       rc == 0 && n < PREFETCH_FILES && i < sc->end_file && i < first + PREFETCH_LOOKAHEAD; i++) {
     if (!prefetchable(sc, i)) continue;
     const delta_add *a = &s->files[i].add;
     if (n > 0 && bytes + a->size > PREFETCH_BYTES) break;
@@ -912,7 +920,7 @@ int delta_scan_next(delta_scan *sc, inlet_batch *out, inlet_error *err) {
   const delta_snapshot *s = &sc->snap->snap;
   for (;;) {
     if (!sc->reader) {
-      if (sc->file >= s->n_files) return 0;
+      if (sc->file >= sc->end_file) return 0;
       if (sc->keep_file && !sc->keep_file[sc->file]) {
         sc->file++;
         continue;

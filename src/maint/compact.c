@@ -16,6 +16,11 @@
  * spilling; per-row-group order is what min/max stats of pages and row
  * groups use).
  *
+ * Threads (o.threads > 1): the bins of up to o.threads commits are
+ * rewritten at once on a pool (run_jobs), within a memory budget; the
+ * commits are made on the caller's thread in plan order, so the thread
+ * count changes neither the log nor the files' bytes.
+ *
  * Concurrency: the plan comes from snapshot V. Before each commit the
  * commits after V are read once (incrementally) and the removes they hold
  * collected: a group whose input appears there, or any metaData/protocol
@@ -25,6 +30,8 @@
  * (two compactors never both remove a file).
  */
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -37,11 +44,16 @@
 #include "maint/maint_int.h"
 #include "parquet/pq_reader.h"
 #include "util/buf.h"
+#include "util/pool.h"
 #include "util/util.h"
 
 #define DEFAULT_TARGET ((int64_t)128 << 20)
 #define DEFAULT_MIN_FILES 8
 #define MAX_RG_BYTES ((int64_t)64 << 20)
+/* Units rewritten side by side (--threads) are admitted while their
+ * estimated memory (job_memory) stays within this, one always: with
+ * threads bins in flight the 256 MiB bound of issue 18 still holds. */
+#define PARALLEL_MEM_BUDGET ((int64_t)160 << 20)
 
 typedef struct cand {
   int64_t file; /* index into snapshot files */
@@ -88,14 +100,31 @@ typedef struct compactor {
                      addressing, NULL = empty slot, cap_removed a power of 2) */
   size_t n_removed, cap_removed;
   bool meta_changed;
-  delta_file_sink sink;   /* naming, options and stats of the output files */
-  int64_t cur_bin;        /* bin being rewritten */
+  delta_file_sink sink;   /* naming, options and stats of the output files (jobs copy it) */
   delta_constraints cons; /* owned: invariants and CHECK constraints rows must meet */
-  util_pool *pool;        /* owned: o.threads > 1, lent to the sink's writers */
+  util_pool *pool;        /* owned: o.threads > 1; runs the jobs, lent to their writers */
+  pthread_t owner;        /* the calling thread: the only one that reports progress */
   /* Progress in input bytes (sizes from the log): total of the planned bins,
-   * bytes of the files already read, last value reported. */
-  int64_t prog_total, prog_base, prog_last;
+   * bytes of the input files read so far (by any job), last value reported. */
+  int64_t prog_total, prog_last;
+  _Atomic int64_t prog_done;
 } compactor;
+
+/* The outputs of one commit: its bins rewritten, one after another, by a
+ * task. Jobs of later commits may run beside it (--threads); a job touches
+ * only its own fields and what the compactor holds read-only (snapshot,
+ * plan, schemas, options), and the atomic progress counter. */
+typedef struct job {
+  compactor *c;               /* borrowed */
+  int64_t b0, nb;             /* bins [b0, b0 + nb) */
+  unit u;                     /* owned: the output files */
+  delta_file_sink sink;       /* a copy of c->sink: its own file counter */
+  delta_constraints *cons;    /* &own_cons, or &c->cons when jobs run one at a time */
+  delta_constraints own_cons; /* owned: constraints keep scratch, so each job has its own */
+  int64_t rows;               /* rows written by the job's bins */
+  int64_t mem;                /* estimated memory (job_memory) */
+  util_group g;               /* the task: waited for before the commit */
+} job;
 
 static void progress(compactor *c, int64_t done) {
   if (done > c->prog_total) done = c->prog_total;
@@ -104,9 +133,9 @@ static void progress(compactor *c, int64_t done) {
   delta_table_progress(c->table, "compact", "rewriting", "bytes", done, c->prog_total);
 }
 
-static void unit_reset(compactor *c, unit *u, bool remove_files) {
+static void unit_reset(delta_file_sink *sink, unit *u, bool remove_files) {
   for (size_t i = 0; i < u->n_files; i++)
-    delta_data_file_reset(&c->sink, &u->files[i].df, remove_files);
+    delta_data_file_reset(sink, &u->files[i].df, remove_files);
   inlet_free(u->files);
   memset(u, 0, sizeof *u);
 }
@@ -253,7 +282,8 @@ done:
 
 /* ---- rewriting ------------------------------------------------------------------- */
 
-static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
+static int out_open(job *j, int64_t bi, const char *dir, inlet_error *err) {
+  unit *u = &j->u;
   if (u->n_files == u->cap_files) {
     size_t nc = u->cap_files ? u->cap_files * 2 : 4;
     out_file *nf = inlet_realloc(u->files, nc * sizeof *nf);
@@ -263,23 +293,24 @@ static int out_open(compactor *c, unit *u, const char *dir, inlet_error *err) {
   }
   out_file *f = &u->files[u->n_files++];
   memset(f, 0, sizeof *f);
-  f->bin = c->cur_bin;
-  return delta_data_file_open(&c->sink, &f->df, dir, err);
+  f->bin = bi;
+  return delta_data_file_open(&j->sink, &f->df, dir, err);
 }
 
-static int out_close(compactor *c, out_file *f, const char *dir, inlet_error *err) {
-  return delta_data_file_close(&c->sink, &f->df, dir, err);
+static int out_close(job *j, out_file *f, const char *dir, inlet_error *err) {
+  return delta_data_file_close(&j->sink, &f->df, dir, err);
 }
 
 /* Writes @p b (data schema) to the unit's current output, rolling to a new
  * file once the current one reaches the target. */
-static int emit(compactor *c, unit *u, size_t first_out, const char *dir, const inlet_batch *b,
+static int emit(job *j, int64_t bi, size_t first_out, const char *dir, const inlet_batch *b,
                 inlet_error *err) {
+  unit *u = &j->u;
   if (b->num_rows == 0) return 0;
-  if (u->n_files == first_out || !u->files[u->n_files - 1].df.pw) TRY(out_open(c, u, dir, err));
+  if (u->n_files == first_out || !u->files[u->n_files - 1].df.pw) TRY(out_open(j, bi, dir, err));
   out_file *f = &u->files[u->n_files - 1];
   TRY(delta_data_file_write(&f->df, b, err));
-  if (inlet_parquet_writer_bytes(f->df.pw) >= c->target) TRY(out_close(c, f, dir, err));
+  if (inlet_parquet_writer_bytes(f->df.pw) >= j->c->target) TRY(out_close(j, f, dir, err));
   return 0;
 }
 
@@ -365,8 +396,9 @@ static int cmp_rows(const compactor *c, const sort_buf *s, const row_ref *a, con
   return a->row < b->row ? -1 : a->row > b->row;
 }
 
-static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir, sort_buf *s,
+static int flush_sorted(job *jb, int64_t bi, size_t first_out, const char *dir, sort_buf *s,
                         inlet_error *err) {
+  const compactor *c = jb->c;
   if (s->rows == 0) return 0;
   int rc = 0;
   row_ref *refs = inlet_malloc((size_t)s->rows * sizeof *refs);
@@ -402,7 +434,7 @@ static int flush_sorted(compactor *c, unit *u, size_t first_out, const char *dir
   }
   out.num_rows = n;
   sort_buf_reset(s);
-  rc = emit(c, u, first_out, dir, &out, err);
+  rc = emit(jb, bi, first_out, dir, &out, err);
 done:
   inlet_batch_reset(&out);
   inlet_free(refs);
@@ -417,8 +449,9 @@ done:
  * one an earlier writer committed without checking (the group then fails
  * and its inputs stay as they are). Partition columns a constraint reads
  * hold the file's partition value. */
-static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, inlet_error *err) {
-  if (!delta_constraints_any(&c->cons) || nb->num_rows == 0) return 0;
+static int check_rows(const compactor *c, delta_constraints *cons, const inlet_batch *nb,
+                      const delta_add *a, inlet_error *err) {
+  if (!delta_constraints_any(cons) || nb->num_rows == 0) return 0;
   const inlet_schema *ts = &c->snap.schema;
   inlet_batch view;
   memset(&view, 0, sizeof view);
@@ -432,7 +465,7 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
       view.columns[i] = nb->columns[d++]; /* shallow */
       continue;
     }
-    if (!c->cons.used || !c->cons.used[i]) continue;
+    if (!cons->used || !cons->used[i]) continue;
     bool found;
     const char *v =
         maint_partition_value(a, maint_physical_name(&c->snap, ts->fields[i].name), &found);
@@ -442,7 +475,7 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
       rc = delta_partition_value_append(&view.columns[i], &ts->fields[i], v, nb->num_rows, err);
   }
   if (rc == 0) {
-    rc = delta_constraints_check(&c->cons, &view, 0, nb->num_rows, -1, NULL, NULL, err);
+    rc = delta_constraints_check(cons, &view, 0, nb->num_rows, -1, NULL, NULL, err);
     if (rc == INLET_EINVAL)
       inlet_error_prefix(
           err, "cannot compact \"%s\": it holds a row that breaks a table constraint", a->path);
@@ -454,9 +487,17 @@ static int check_rows(compactor *c, const inlet_batch *nb, const delta_add *a, i
   return rc;
 }
 
-/* Streams the rows of input @p a into the unit. *rows receives the rows read. */
-static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, const delta_add *a,
+/* Whether the caller of inlet_table_compact runs this: progress is
+ * reported on that thread only (include/inlet/common.h). */
+static bool on_owner(const compactor *c) {
+  return pthread_equal(pthread_self(), c->owner) != 0;
+}
+
+/* Streams the rows of input @p a into bin @p bi of the job. *rows receives
+ * the rows read. */
+static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, const delta_add *a,
                      int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
+  compactor *c = j->c;
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
   delta_dv *dv = NULL;
@@ -556,10 +597,10 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
         keep[i] = !delta_dv_contains(dv, (uint64_t)(got + i));
       TRY_GOTO(batch_keep_rows(&nb, keep, err));
     }
-    TRY_GOTO(check_rows(c, &nb, a, err));
-    if (a->size > 0)
-      progress(c,
-               inlet_add_sat_i64(c->prog_base, (int64_t)((double)a->size * (g + 1) / (double)nrg)));
+    TRY_GOTO(check_rows(c, j->cons, &nb, a, err));
+    if (a->size > 0 && on_owner(c))
+      progress(c, inlet_add_sat_i64(atomic_load(&c->prog_done),
+                                    (int64_t)((double)a->size * (g + 1) / (double)nrg)));
     got += b.num_rows;
     live += nb.num_rows;
     if (c->o.n_sort_by > 0) {
@@ -574,10 +615,10 @@ static int copy_file(compactor *c, unit *u, size_t first_out, const char *dir, c
       sb->bytes += inlet_batch_memory(&nb);
       sb->batches[sb->n++] = nb; /* moved */
       memset(&nb, 0, sizeof nb);
-      if (sb->bytes >= c->rg_bytes) TRY_GOTO(flush_sorted(c, u, first_out, dir, sb, err));
+      if (sb->bytes >= c->rg_bytes) TRY_GOTO(flush_sorted(j, bi, first_out, dir, sb, err));
       continue;
     }
-    TRY_GOTO(emit(c, u, first_out, dir, &nb, err));
+    TRY_GOTO(emit(j, bi, first_out, dir, &nb, err));
     inlet_batch_reset(&nb);
   }
   FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT,
@@ -604,14 +645,16 @@ static int partition_dir(char **out, const char *path) {
   return *out ? 0 : INLET_ENOMEM;
 }
 
-/* Rewrites bin @p bi into new files appended to @p u; *rows: rows written. */
-static int rewrite_bin(compactor *c, unit *u, int64_t bi, int64_t *rows, inlet_error *err) {
+/* Rewrites bin @p bi into new files appended to the job's unit; *rows:
+ * rows written. */
+static int rewrite_bin(job *j, int64_t bi, int64_t *rows, inlet_error *err) {
+  compactor *c = j->c;
+  unit *u = &j->u;
   const bin *bn = &c->bins[bi];
   char *dir = NULL;
   if (partition_dir(&dir, cand_add(c, bn->first)->path) < 0)
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   size_t first_out = u->n_files;
-  c->cur_bin = bi;
   sort_buf sb;
   memset(&sb, 0, sizeof sb);
   int rc = 0;
@@ -619,15 +662,15 @@ static int rewrite_bin(compactor *c, unit *u, int64_t bi, int64_t *rows, inlet_e
   for (int64_t i = bn->first; i < bn->first + bn->n; i++) {
     const delta_file *df = &c->snap.files[c->cands[i].file];
     int64_t r = 0;
-    TRY_GOTO(copy_file(c, u, first_out, dir, &df->add, df->num_records, &sb, &r, err));
-    if (df->add.size > 0) c->prog_base = inlet_add_sat_i64(c->prog_base, df->add.size);
-    progress(c, c->prog_base);
+    TRY_GOTO(copy_file(j, bi, first_out, dir, &df->add, df->num_records, &sb, &r, err));
+    if (df->add.size > 0) atomic_fetch_add(&c->prog_done, df->add.size);
+    if (on_owner(c)) progress(c, atomic_load(&c->prog_done));
     in_rows += r;
   }
-  TRY_GOTO(flush_sorted(c, u, first_out, dir, &sb, err));
+  TRY_GOTO(flush_sorted(j, bi, first_out, dir, &sb, err));
   int64_t out_rows = 0;
   for (size_t k = first_out; k < u->n_files; k++) {
-    TRY_GOTO(out_close(c, &u->files[k], dir, err));
+    TRY_GOTO(out_close(j, &u->files[k], dir, err));
     out_rows += u->files[k].df.rows;
     FAIL_GOTO(delta_stats_rows(u->files[k].df.stats) != u->files[k].df.rows, err, INLET_EINTERNAL,
               "compaction output \"%s\": stats count %lld rows, file %lld", u->files[k].df.rel_path,
@@ -827,6 +870,145 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
   }
 }
 
+/* ---- jobs: commits' rewrites, side by side ---------------------------------------- */
+
+/* What a job may hold at once: its writer's row group (encoded pages
+ * beside the buffered rows, or sorted rows beside their copy: twice the
+ * row group bytes), bounded by the inputs' size inflated by decoding, and
+ * a reader's row group. An estimate for admission, not a limit. */
+static int64_t job_memory(const compactor *c, int64_t b0, int64_t nb) {
+  int64_t in = 0;
+  for (int64_t bi = b0; bi < b0 + nb; bi++)
+    in = inlet_add_sat_i64(in, c->bins[bi].bytes > 0 ? c->bins[bi].bytes : 0);
+  int64_t w = in > INT64_MAX / 8 ? INT64_MAX : in * 8;
+  int64_t cap = c->rg_bytes > INT64_MAX / 2 ? INT64_MAX : c->rg_bytes * 2;
+  return inlet_add_sat_i64(w < cap ? w : cap, (int64_t)8 << 20);
+}
+
+/* The task: rewrites the job's bins in order, stopping at the first
+ * failure (the commit then fails alone, as a single thread would). */
+static int job_run(void *arg, inlet_error *err) {
+  job *j = arg;
+  compactor *c = j->c;
+  if (j->cons != &c->cons) {
+    /* A copy of the constraints for this job's scratch. */
+    j->cons = &j->own_cons;
+    TRY(delta_constraints_load(&j->own_cons, &c->snap, err));
+  }
+  for (int64_t bi = j->b0; bi < j->b0 + j->nb; bi++) {
+    int64_t r = 0;
+    int rc = rewrite_bin(j, bi, &r, err);
+    c->bins[bi].rows = r;
+    j->rows += r;
+    if (rc < 0) return rc;
+  }
+  return 0;
+}
+
+static void job_start(compactor *c, job *j, int64_t b0, int64_t nb, bool parallel) {
+  memset(j, 0, sizeof *j);
+  j->c = c;
+  j->b0 = b0;
+  j->nb = nb;
+  j->sink = c->sink;
+  /* part-NNNNN: the bins' order, whichever job names a file first. */
+  j->sink.counter = (int32_t)(b0 % 100000);
+  j->cons = parallel && delta_constraints_any(&c->cons) ? NULL : &c->cons;
+  j->mem = job_memory(c, b0, nb);
+  util_group_init(&j->g, c->pool);
+  util_group_submit(&j->g, job_run, j);
+}
+
+static void job_reset(job *j, bool remove_files) {
+  unit_reset(&j->sink, &j->u, remove_files);
+  if (j->cons == &j->own_cons) delta_constraints_reset(&j->own_cons);
+  j->cons = NULL;
+}
+
+/*
+ * Rewrites and commits the planned bins, bins_per_commit to a commit.
+ * With a pool, the rewrites of up to o.threads commits run at once, as
+ * long as their estimated memory fits PARALLEL_MEM_BUDGET (one always
+ * runs); commits are made here, on the caller's thread, in plan order, so
+ * the log, the files' bytes and the order of the commits are what one
+ * thread makes. Object stores rewrite one commit at a time: their storage
+ * handle is used by one thread (it parallelizes requests itself).
+ */
+static int run_jobs(compactor *c, inlet_compact_result *res, inlet_error *err) {
+  int64_t per = c->o.bins_per_commit > 0 ? c->o.bins_per_commit : 1;
+  int64_t n_jobs = (c->n_bins + per - 1) / per;
+  inlet_storage *st = delta_table_storage(c->table);
+  int64_t slots = c->pool && !(st->flags & INLET_STORAGE_OBJECT_STORE) ? c->o.threads : 1;
+  if (slots < 1) slots = 1;
+  if (slots > n_jobs) slots = n_jobs > 0 ? n_jobs : 1;
+  job *jobs = inlet_calloc((size_t)slots, sizeof *jobs);
+  if (!jobs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  int rc = 0;
+  int64_t next = 0, done = 0, in_flight_mem = 0;
+  int64_t bins_bytes = 0; /* of the jobs finished, for progress */
+  while (done < n_jobs) {
+    /* Admit jobs in plan order while slots and the memory budget allow. */
+    while (next < n_jobs && next - done < slots) {
+      int64_t b0 = next * per, nb = c->n_bins - b0 < per ? c->n_bins - b0 : per;
+      int64_t mem = job_memory(c, b0, nb);
+      if (next > done && inlet_add_sat_i64(in_flight_mem, mem) > PARALLEL_MEM_BUDGET) break;
+      job_start(c, &jobs[next % slots], b0, nb, slots > 1);
+      in_flight_mem = inlet_add_sat_i64(in_flight_mem, mem);
+      next++;
+    }
+    job *j = &jobs[done % slots];
+    inlet_error ge = INLET_ERROR_INIT;
+    int grc = util_group_wait(&j->g, &ge);
+    in_flight_mem -= j->mem;
+    done++;
+    int64_t b0 = j->b0, nb = j->nb, v = -1;
+    /* A failed bin's unread files count as done: the bar ends at its total. */
+    for (int64_t bi = b0; bi < b0 + nb; bi++)
+      if (c->bins[bi].bytes > 0) bins_bytes = inlet_add_sat_i64(bins_bytes, c->bins[bi].bytes);
+    int64_t seen = atomic_load(&c->prog_done);
+    progress(c, seen > bins_bytes ? seen : bins_bytes);
+    if (grc == 0 && j->u.n_files > 0) grc = st->ops->sync_dir(st, "", &ge);
+    bool maybe_published = false;
+    if (grc == 0) grc = commit_unit(c, &j->u, b0, nb, j->rows, &v, &maybe_published, &ge);
+    if (grc < 0) {
+      /* The group fails alone: its new files go, the table is untouched.
+       * Except when the commit's publication itself failed with an I/O
+       * error: the entry may have reached the log, so the files stay
+       * (vacuum removes them later if the log never references them). */
+      report(c, b0, nb, &j->u, -1, grc, &ge);
+      job_reset(j, !maybe_published);
+      res->failed_groups += nb;
+      if (grc == INLET_ENOMEM) {
+        rc = inlet_fail(err, grc, "%s", ge.message);
+        break;
+      }
+      continue;
+    }
+    res->commits++;
+    res->last_version = v;
+    res->rows += j->rows;
+    res->files_added += (int64_t)j->u.n_files;
+    for (size_t k = 0; k < j->u.n_files; k++)
+      res->bytes_added = inlet_add_sat_i64(res->bytes_added, j->u.files[k].df.size);
+    for (int64_t bi = b0; bi < b0 + nb; bi++) {
+      res->files_removed += c->bins[bi].n;
+      res->bytes_removed = inlet_add_sat_i64(res->bytes_removed, c->bins[bi].bytes);
+    }
+    report(c, b0, nb, &j->u, v, 0, NULL);
+    job_reset(j, false);
+  }
+  /* After a failure that stops the run: the jobs still in flight finish
+   * (a task cannot be recalled) and their files go. */
+  for (; done < next; done++) {
+    job *j = &jobs[done % slots];
+    inlet_error ignore = INLET_ERROR_INIT;
+    (void)util_group_wait(&j->g, &ignore);
+    job_reset(j, true);
+  }
+  inlet_free(jobs);
+  return rc;
+}
+
 int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
                         const inlet_compact_options *options, inlet_error *err) {
   inlet_compact_options dflt = INLET_COMPACT_OPTIONS_INIT;
@@ -841,6 +1023,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   compactor c;
   memset(&c, 0, sizeof c);
   c.table = table;
+  c.owner = pthread_self();
+  atomic_init(&c.prog_done, 0);
   c.o = dflt;
   if (options && options->version == 1) /* a version-1 struct ends before threads */
     memcpy(&c.o, options, offsetof(inlet_compact_options, threads));
@@ -942,57 +1126,7 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   for (int64_t bi = 0; bi < c.n_bins; bi++)
     if (c.bins[bi].bytes > 0) c.prog_total = inlet_add_sat_i64(c.prog_total, c.bins[bi].bytes);
   progress(&c, 0);
-  int64_t per = c.o.bins_per_commit > 0 ? c.o.bins_per_commit : 1;
-  int64_t bins_bytes = 0; /* of the bins done, for progress */
-  for (int64_t b0 = 0; b0 < c.n_bins; b0 += per) {
-    int64_t nb = c.n_bins - b0 < per ? c.n_bins - b0 : per;
-    unit u;
-    memset(&u, 0, sizeof u);
-    inlet_error ge = INLET_ERROR_INIT;
-    int64_t rows = 0, v = -1;
-    int grc = 0;
-    for (int64_t bi = b0; bi < b0 + nb && grc == 0; bi++) {
-      int64_t r = 0;
-      grc = rewrite_bin(&c, &u, bi, &r, &ge);
-      c.bins[bi].rows = r;
-      rows += r;
-    }
-    /* A failed bin's unread files count as done: the bar ends at its total. */
-    for (int64_t bi = b0; bi < b0 + nb; bi++)
-      if (c.bins[bi].bytes > 0) bins_bytes = inlet_add_sat_i64(bins_bytes, c.bins[bi].bytes);
-    c.prog_base = bins_bytes;
-    progress(&c, bins_bytes);
-    inlet_storage *st = delta_table_storage(c.table);
-    if (grc == 0 && u.n_files > 0) grc = st->ops->sync_dir(st, "", &ge);
-    bool maybe_published = false;
-    if (grc == 0) grc = commit_unit(&c, &u, b0, nb, rows, &v, &maybe_published, &ge);
-    if (grc < 0) {
-      /* The group fails alone: its new files go, the table is untouched.
-       * Except when the commit's publication itself failed with an I/O
-       * error: the entry may have reached the log, so the files stay
-       * (vacuum removes them later if the log never references them). */
-      report(&c, b0, nb, &u, -1, grc, &ge);
-      unit_reset(&c, &u, !maybe_published);
-      res.failed_groups += nb;
-      if (grc == INLET_ENOMEM) {
-        rc = inlet_fail(err, grc, "%s", ge.message);
-        goto done;
-      }
-      continue;
-    }
-    res.commits++;
-    res.last_version = v;
-    res.rows += rows;
-    res.files_added += (int64_t)u.n_files;
-    for (size_t k = 0; k < u.n_files; k++)
-      res.bytes_added = inlet_add_sat_i64(res.bytes_added, u.files[k].df.size);
-    for (int64_t bi = b0; bi < b0 + nb; bi++) {
-      res.files_removed += c.bins[bi].n;
-      res.bytes_removed = inlet_add_sat_i64(res.bytes_removed, c.bins[bi].bytes);
-    }
-    report(&c, b0, nb, &u, v, 0, NULL);
-    unit_reset(&c, &u, false);
-  }
+  rc = run_jobs(&c, &res, err);
 done:
   compactor_reset(&c);
   if (out) *out = res;

@@ -5,12 +5,48 @@
  * group (Parquet column statistics) whether the predicate can be TRUE
  * anywhere in it, decodes only the columns the output and the predicate
  * need, filters the rows, applies the limit and records an explain report.
+ *
+ * Parallel scans (options.threads > 1, issue 18): the parent scan decides
+ * the files as above, then hands each file to a worker task on a pool: a
+ * child scan of that one file (its own delta scan, stats scratch and
+ * buffers; the predicate, plan and column choices borrowed read-only from
+ * the parent) whose batches are queued for the parent, a few at a time.
+ * At most threads + 1 files are in flight. The parent returns the oldest
+ * file's batches first (the single-threaded order) or, unordered, whichever
+ * batch is ready, and applies the limit across files.
  */
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <strings.h>
 
+#include "batch/batch.h"
 #include "delta/delta.h"
 #include "scan/scan_stats.h"
+#include "util/pool.h"
+
+/* Decoded batches a worker may queue before it waits for the parent. */
+#define TASK_QUEUE 2
+
+struct inlet_scan;
+
+/* One file of a parallel scan, on a worker. Fields marked "lock" are the
+ * parent's lock's; the rest belong to the worker until finished is set,
+ * then to the parent. */
+typedef struct scan_task {
+  struct inlet_scan *parent; /* borrowed */
+  struct inlet_scan *child;  /* owned: the scan of this one file */
+  int64_t seq;               /* dispatch order (the order of files) */
+  pthread_t submitter;       /* the parent's thread (set before the task is queued) */
+  bool in_use;               /* parent's: a task occupies this slot */
+  inlet_batch q[TASK_QUEUE]; /* lock; owned: queued batches, a ring */
+  int head, n;               /* lock */
+  bool finished;             /* lock: the worker is done with the child */
+  int rc;                    /* lock: 0 or the child's error */
+  inlet_error err;           /* lock */
+  inlet_scan_stats stats;    /* lock: the child's counters when it finished */
+  util_group g;
+} scan_task;
 
 struct inlet_scan {
   const inlet_snapshot *snap;  /* borrowed */
@@ -35,6 +71,22 @@ struct inlet_scan {
   inlet_batch in;    /* owned: the delta scan's batch */
   uint8_t *mask;     /* owned, mask_cap bytes */
   int64_t mask_cap;
+  /* A worker's scan of one file: snap, pred, keep_file, keep_col, is_part
+   * and out_cols are the parent's (borrowed, read-only). */
+  bool child;
+  /* Parallel (threads > 1; see the top of the file). */
+  bool par, unordered;
+  util_pool *pool;      /* owned */
+  pthread_mutex_t lock; /* guards the tasks' queues, finished flags and stop */
+  pthread_cond_t cond;  /* a task queued a batch or finished, or the parent took one */
+  bool stop;            /* lock: workers end early (the limit or free) */
+  scan_task *tasks;     /* owned, n_slots */
+  int32_t n_slots;
+  int64_t next_seq;  /* sequence of the next task */
+  int64_t next_file; /* next file to hand out */
+  int par_rc;        /* an error returned already: returned again */
+  inlet_error par_err;
+  inlet_scan_stats retired; /* counters of the finished tasks' children */
 };
 
 static const char *file_path(const inlet_snapshot *s, int64_t i) {
@@ -143,12 +195,268 @@ static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_er
   return 0;
 }
 
+/* ---- parallel scans ------------------------------------------------------- */
+
+static void current_stats(const inlet_scan *sc, inlet_scan_stats *out);
+
+/* The child scan of file @p file: the parent's decisions, scratch of its own. */
+static int child_open(inlet_scan **out, inlet_scan *p, int64_t file, inlet_error *err) {
+  *out = NULL;
+  inlet_scan *c = inlet_calloc(1, sizeof *c);
+  if (!c) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  c->child = true;
+  c->snap = p->snap;
+  c->schema = p->schema;
+  c->phys = p->phys;
+  c->plan = p->plan;
+  c->pred = p->pred;
+  c->keep_file = p->keep_file;
+  c->keep_col = p->keep_col;
+  c->is_part = p->is_part;
+  c->out_cols = p->out_cols;
+  c->limit = p->limit; /* an upper bound per file; the parent cuts across files */
+  c->cur_file = -1;
+  inlet_buf_init(&c->report);
+  inlet_schema_init(&c->out_schema);
+  sc_file_stats_init(&c->fst, c->phys);
+  sc_page_sel_init(&c->pages);
+  int rc = 0;
+  for (int32_t j = 0; rc == 0 && j < p->out_schema.n_fields; j++)
+    rc = inlet_schema_add_field(&c->out_schema, &p->out_schema.fields[j], err);
+  if (rc == 0) rc = delta_scan_open(&c->ts, p->snap, err);
+  if (rc < 0) {
+    inlet_scan_free(c);
+    return rc;
+  }
+  delta_scan_select(c->ts, p->keep_file, p->keep_col, true);
+  delta_scan_range(c->ts, file, file + 1);
+  *out = c;
+  return 0;
+}
+
+/* The worker: scans its file, queueing batches (waiting while TASK_QUEUE
+ * are queued) until the end, an error or stop. Its error is the task's,
+ * returned by the parent in its turn, so the task itself always succeeds. */
+static int task_run(void *arg, inlet_error *unused) {
+  (void)unused;
+  scan_task *t = arg;
+  inlet_scan *p = t->parent;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = 0;
+  /* The pool runs a task inline when it cannot queue it (out of memory):
+   * then nobody else would empty a full queue. */
+  bool inline_run = pthread_equal(pthread_self(), t->submitter) != 0;
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    while (t->n == TASK_QUEUE && !p->stop && !inline_run)
+      pthread_cond_wait(&p->cond, &p->lock);
+    bool stop = p->stop, full = t->n == TASK_QUEUE;
+    pthread_mutex_unlock(&p->lock);
+    if (stop) break;
+    if (full) {
+      rc = inlet_fail(&e, INLET_ENOMEM, "out of memory queueing a scan task");
+      break;
+    }
+    rc = inlet_scan_next(t->child, &b, &e);
+    if (rc <= 0) break;
+    pthread_mutex_lock(&p->lock);
+    t->q[(t->head + t->n) % TASK_QUEUE] = b; /* moved */
+    t->n++;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+    memset(&b, 0, sizeof b);
+  }
+  inlet_batch_reset(&b);
+  inlet_scan_stats st;
+  current_stats(t->child, &st);
+  pthread_mutex_lock(&p->lock);
+  t->stats = st;
+  t->rc = rc < 0 ? rc : 0;
+  if (rc < 0) t->err = e;
+  t->finished = true;
+  pthread_cond_broadcast(&p->cond);
+  pthread_mutex_unlock(&p->lock);
+  return 0;
+}
+
+/* Frees a finished (or stopped) task's slot: waits for the worker, drops
+ * what it queued, keeps its counters. */
+static void task_retire(inlet_scan *sc, scan_task *t) {
+  inlet_error ignore = INLET_ERROR_INIT;
+  (void)util_group_wait(&t->g, &ignore);
+  for (int k = 0; k < TASK_QUEUE; k++)
+    inlet_batch_reset(&t->q[k]);
+  inlet_scan_stats *r = &sc->retired;
+  r->files_read += t->stats.files_read;
+  r->row_groups += t->stats.row_groups;
+  r->row_groups_skipped += t->stats.row_groups_skipped;
+  r->row_groups_read += t->stats.row_groups_read;
+  r->rows_read += t->stats.rows_read;
+  r->rows_skipped += t->stats.rows_skipped;
+  r->pages_read += t->stats.pages_read;
+  r->bytes_read += t->stats.bytes_read;
+  inlet_scan_free(t->child);
+  memset(t, 0, sizeof *t);
+}
+
+/* Decides whether the scan runs in parallel and sets it up: threads > 1,
+ * no explain (its report is the order of decisions), a storage handle
+ * other threads may use (not an object store's) and two files at least. */
+static int par_begin(inlet_scan *sc, const inlet_scan_options *o, inlet_error *err) {
+  if (o->threads < 2 || o->explain) return 0;
+  if (delta_snapshot_handle_storage(sc->snap)->flags & INLET_STORAGE_OBJECT_STORE) return 0;
+  int64_t kept = 0, n = inlet_snapshot_num_files(sc->snap);
+  for (int64_t i = 0; i < n && kept < 2; i++)
+    kept += sc->keep_file[i] != 0;
+  if (kept < 2) return 0;
+  sc->n_slots = o->threads + 1;
+  sc->tasks = inlet_calloc((size_t)sc->n_slots, sizeof *sc->tasks);
+  if (!sc->tasks) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  TRY(util_pool_new(&sc->pool, o->threads, err));
+  pthread_mutex_init(&sc->lock, NULL);
+  pthread_cond_init(&sc->cond, NULL);
+  sc->par = true;
+  sc->unordered = o->unordered;
+  return 0;
+}
+
+/* Hands files to free slots, in file order. */
+static int par_fill(inlet_scan *sc, inlet_error *err) {
+  int64_t n = inlet_snapshot_num_files(sc->snap);
+  for (int32_t k = 0; k < sc->n_slots; k++) {
+    scan_task *t = &sc->tasks[k];
+    if (t->in_use) continue;
+    while (sc->next_file < n && !sc->keep_file[sc->next_file])
+      sc->next_file++;
+    if (sc->next_file >= n) return 0;
+    memset(t, 0, sizeof *t);
+    TRY(child_open(&t->child, sc, sc->next_file, err));
+    sc->next_file++;
+    t->parent = sc;
+    t->seq = sc->next_seq++;
+    t->in_use = true;
+    t->submitter = pthread_self();
+    util_group_init(&t->g, sc->pool);
+    util_group_submit(&t->g, task_run, t);
+  }
+  return 0;
+}
+
+/* Stops the workers and frees every task. */
+static void par_end(inlet_scan *sc) {
+  if (!sc->par) return;
+  pthread_mutex_lock(&sc->lock);
+  sc->stop = true;
+  pthread_cond_broadcast(&sc->cond);
+  pthread_mutex_unlock(&sc->lock);
+  for (int32_t k = 0; k < sc->n_slots; k++)
+    if (sc->tasks[k].in_use) task_retire(sc, &sc->tasks[k]);
+  util_pool_free(sc->pool);
+  sc->pool = NULL;
+  pthread_cond_destroy(&sc->cond);
+  pthread_mutex_destroy(&sc->lock);
+  sc->par = false;
+}
+
+/* inlet_scan_next of a parallel scan. */
+static int par_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
+  if (sc->par_rc < 0) {
+    if (err) *err = sc->par_err;
+    return sc->par_rc;
+  }
+  for (;;) {
+    if (sc->limit >= 0 && sc->st.rows_matched >= sc->limit) {
+      /* Enough rows: the files still being read are of no use. */
+      pthread_mutex_lock(&sc->lock);
+      sc->stop = true;
+      pthread_cond_broadcast(&sc->cond);
+      pthread_mutex_unlock(&sc->lock);
+      return 0;
+    }
+    int rc = par_fill(sc, err);
+    if (rc < 0) {
+      sc->par_rc = rc;
+      if (err) sc->par_err = *err;
+      return rc;
+    }
+    scan_task *got = NULL;
+    pthread_mutex_lock(&sc->lock);
+    for (;;) {
+      scan_task *oldest = NULL;
+      for (int32_t k = 0; k < sc->n_slots; k++) {
+        scan_task *t = &sc->tasks[k];
+        if (!t->in_use) continue;
+        if (!oldest || t->seq < oldest->seq) oldest = t;
+        /* Unordered: the first task with something to say. */
+        if (sc->unordered && !got && (t->n > 0 || t->finished)) got = t;
+      }
+      if (!oldest) break; /* nothing in flight: the end */
+      if (!sc->unordered && (oldest->n > 0 || oldest->finished)) got = oldest;
+      if (got) break;
+      pthread_cond_wait(&sc->cond, &sc->lock);
+    }
+    if (!got) {
+      pthread_mutex_unlock(&sc->lock);
+      return 0;
+    }
+    if (got->n > 0) {
+      inlet_batch b = got->q[got->head];
+      memset(&got->q[got->head], 0, sizeof got->q[got->head]);
+      got->head = (got->head + 1) % TASK_QUEUE;
+      got->n--;
+      pthread_cond_broadcast(&sc->cond);
+      pthread_mutex_unlock(&sc->lock);
+      if (sc->limit >= 0 && b.num_rows > sc->limit - sc->st.rows_matched) {
+        /* The last rows wanted: the batch's first ones. */
+        int64_t want = sc->limit - sc->st.rows_matched;
+        uint8_t *keep = inlet_calloc((size_t)b.num_rows + 1, 1);
+        rc = keep ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory applying the limit");
+        if (rc == 0) {
+          memset(keep, 1, (size_t)want);
+          rc = batch_keep_rows(&b, keep, err);
+        }
+        inlet_free(keep);
+        if (rc < 0) {
+          inlet_batch_reset(&b);
+          return rc;
+        }
+      }
+      inlet_batch_reset(out);
+      *out = b; /* moved */
+      sc->st.rows_matched += b.num_rows;
+      return 1;
+    }
+    /* Finished and drained. */
+    int trc = got->rc;
+    inlet_error terr = got->err;
+    pthread_mutex_unlock(&sc->lock);
+    task_retire(sc, got);
+    if (trc < 0) {
+      sc->par_rc = trc;
+      sc->par_err = terr;
+      if (err) *err = terr;
+      return trc;
+    }
+  }
+}
+
 int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_scan_options *o,
                     inlet_error *err) {
   *out = NULL;
-  FAIL_IF(o && o->version != INLET_SCAN_OPTIONS_VERSION, err, INLET_EINVAL,
+  FAIL_IF(o && o->version != 1 && o->version != INLET_SCAN_OPTIONS_VERSION, err, INLET_EINVAL,
           "scan: unknown options version %d (this library has %d)", o->version,
           INLET_SCAN_OPTIONS_VERSION);
+  FAIL_IF(o && o->version > 1 && o->threads < 0, err, INLET_EINVAL,
+          "scan: threads must not be negative");
+  inlet_scan_options opts = INLET_SCAN_OPTIONS_INIT;
+  if (o && o->version == 1) /* a version-1 struct ends before threads */
+    memcpy(&opts, o, offsetof(inlet_scan_options, threads));
+  else if (o)
+    opts = *o;
+  opts.version = INLET_SCAN_OPTIONS_VERSION;
+  o = &opts;
   inlet_scan *sc = inlet_calloc(1, sizeof *sc);
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   int rc = 0;
@@ -215,6 +523,7 @@ int inlet_scan_open(inlet_scan **out, const inlet_snapshot *snap, const inlet_sc
   }
   delta_scan_select(sc->ts, sc->keep_file, sc->keep_col, true);
   FAIL_GOTO(inlet_buf_status(&sc->report) < 0, err, INLET_ENOMEM, "out of memory");
+  TRY_GOTO(par_begin(sc, o, err));
 done:
   if (rc < 0) {
     inlet_scan_free(sc);
@@ -235,6 +544,17 @@ static void current_stats(const inlet_scan *sc, inlet_scan_stats *out) {
   delta_scan_read_stats(sc->ts, &ps);
   out->pages_read = ps.data_pages_decoded;
   out->bytes_read = ps.column_bytes_read;
+  /* A parallel scan: what its finished files' workers read (files still
+   * in flight count once they finish). */
+  const inlet_scan_stats *r = &sc->retired;
+  out->files_read += r->files_read;
+  out->row_groups += r->row_groups;
+  out->row_groups_skipped += r->row_groups_skipped;
+  out->row_groups_read += r->row_groups_read;
+  out->rows_read += r->rows_read;
+  out->rows_skipped += r->rows_skipped;
+  out->pages_read += r->pages_read;
+  out->bytes_read += r->bytes_read;
 }
 
 void inlet_scan_get_stats(const inlet_scan *sc, inlet_scan_stats *out) {
@@ -273,12 +593,16 @@ const char *inlet_scan_explain(inlet_scan *sc) {
 
 void inlet_scan_free(inlet_scan *sc) {
   if (!sc) return;
+  par_end(sc);
+  inlet_free(sc->tasks);
   delta_scan_free(sc->ts);
-  inlet_predicate_free(sc->pred);
-  inlet_free(sc->keep_file);
-  inlet_free(sc->keep_col);
-  inlet_free(sc->is_part);
-  inlet_free(sc->out_cols);
+  if (!sc->child) {
+    inlet_predicate_free(sc->pred);
+    inlet_free(sc->keep_file);
+    inlet_free(sc->keep_col);
+    inlet_free(sc->is_part);
+    inlet_free(sc->out_cols);
+  }
   inlet_schema_reset(&sc->out_schema);
   inlet_buf_reset(&sc->report);
   inlet_free(sc->report_text);
@@ -488,6 +812,7 @@ static int take(inlet_array *dst, const inlet_field *f, const inlet_array *src, 
 }
 
 int inlet_scan_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
+  if (sc->par) return par_next(sc, out, err);
   int64_t *rows = NULL;
   int rc;
   for (;;) {

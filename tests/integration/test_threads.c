@@ -5,8 +5,10 @@
  * byte-identical data files (names aside), the same log entries apart from
  * ids, names and timestamps (each add's size, partitionValues and stats -
  * numRecords included - each remove's size and partitionValues, each
- * commit's operation), and the same table contents. Also run under
- * ThreadSanitizer (make test-tsan).
+ * commit's operation), and the same table contents; compaction also with
+ * its bins rewritten side by side on many partitions. Scans at 1, 2 and 4
+ * threads print what one thread prints, and --unordered the same rows as a
+ * multiset. Also run under ThreadSanitizer (make test-tsan).
  */
 #include "log_support.h"
 
@@ -205,6 +207,82 @@ static void test_threads__append_and_compact_identical(void **state) {
   assert_same_contents("ap1", "ap4", 31200);
 }
 
+/* Rows spread over @p parts partitions of column "p" (for compactions
+ * whose bins run side by side). */
+static void write_parted(const char *name, int first, int n, int parts) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  for (int i = first; i < first + n; i++)
+    fprintf(f, "{\"id\":%d,\"p\":\"p%02d\",\"name\":\"n-%d\",\"v\":%.2f,\"tags\":[%d]}\n", i,
+            (i * 7) % parts, (i * 31) % 1009, i * 0.5, i % 9);
+  fclose(f);
+}
+
+/* Issue 18: compaction's bins rewritten in parallel. A table of many small
+ * files in 12 partitions, copied twice and compacted with --threads 1 and
+ * --threads 4 (several bins per partition, one commit each; then with a
+ * sort and two bins per commit): the same commits in the same order, the
+ * same actions, byte-identical new files, the same rows. The table has a
+ * CHECK constraint, so each parallel bin checks rows with scratch of its
+ * own. */
+static void test_threads__parallel_bins_identical(void **state) {
+  (void)state;
+  const int parts = 12, appends = 24, per = 400;
+  LS_SH_OK("create",
+           "cd '%s' && '%s' create pb --schema 'id long, p string, name string, "
+           "v double, tags array<long>' --partition-by p "
+           "--property 'delta.constraints.nonneg=id >= 0'",
+           dir, INLET_BIN);
+  for (int a = 0; a < appends; a++) {
+    char name[64];
+    snprintf(name, sizeof name, "pb%d.ndjson", a);
+    write_parted(name, a * per, per, parts);
+    LS_SH_OK("append", "cd '%s' && '%s' append pb %s --threads 1", dir, INLET_BIN, name);
+  }
+  for (int round = 0; round < 2; round++) {
+    const char *opts =
+        round ? "--sort-by v --bins-per-commit 2 --target-size 12K" : "--target-size 16K";
+    LS_SH_OK("copy", "cd '%s' && rm -rf pb1 pb4 && cp -a pb pb1 && cp -a pb pb4", dir);
+    tu_result r1, r4;
+    tu_sh(&r1, "cd '%s' && '%s' compact pb1 --min-files 2 %s --threads 1 --json", dir, INLET_BIN,
+          opts);
+    tu_sh(&r4, "cd '%s' && '%s' compact pb4 --min-files 2 %s --threads 4 --json", dir, INLET_BIN,
+          opts);
+    if (r1.status != 0 || r4.status != 0) fail_msg("compact: %s / %s", r1.err, r4.err);
+    json_error_t je;
+    json_t *j1 = json_loads(r1.out, 0, &je), *j4 = json_loads(r4.out, 0, &je);
+    assert_non_null(j1);
+    assert_non_null(j4);
+    /* Several commits, more than one per partition: bins really ran side
+     * by side (4 at a time), and none failed. */
+    json_int_t commits = json_integer_value(json_object_get(j1, "commits"));
+    assert_true(commits > parts);
+    assert_int_equal(commits, json_integer_value(json_object_get(j4, "commits")));
+    assert_int_equal(json_integer_value(json_object_get(j4, "failed_groups")), 0);
+    assert_int_equal(json_integer_value(json_object_get(j1, "rows")),
+                     json_integer_value(json_object_get(j4, "rows")));
+    assert_int_equal(json_integer_value(json_object_get(j4, "rows")), appends * per);
+    /* The groups report in plan order, partition by partition. */
+    json_t *g1 = json_object_get(j1, "groups"), *g4 = json_object_get(j4, "groups");
+    assert_int_equal(json_array_size(g1), json_array_size(g4));
+    for (size_t i = 0; i < json_array_size(g1); i++) {
+      json_t *a = json_array_get(g1, i), *b = json_array_get(g4, i);
+      assert_same_field(a, b, "partition", "group");
+      assert_same_field(a, b, "version", "group");
+      assert_same_field(a, b, "output_bytes", "group");
+    }
+    json_decref(j1);
+    json_decref(j4);
+    tu_result_free(&r1);
+    tu_result_free(&r4);
+    /* create, the appends, then the compaction's commits. */
+    assert_int_equal(compare_tables("pb1", "pb4"), 1 + appends + commits);
+    assert_same_contents("pb1", "pb4", (size_t)appends * per);
+  }
+}
+
 static void test_threads__ingest_identical(void **state) {
   (void)state;
   write_input("in.ndjson", 0, 25000);
@@ -339,6 +417,113 @@ static size_t count_lines_with(const char *text, const char *needle) {
   return n;
 }
 
+static char *scan_out(const char *table, const char *opts, int threads, bool sorted) {
+  tu_result r;
+  tu_sh(&r, "cd '%s' && '%s' scan %s --format ndjson --threads %d %s%s", dir, INLET_BIN, table,
+        threads, opts, sorted ? " | LC_ALL=C sort" : "");
+  if (r.status != 0) fail_msg("scan %s %s --threads %d: %s", table, opts, threads, r.err);
+  char *out = r.out;
+  r.out = NULL;
+  tu_result_free(&r);
+  return out;
+}
+
+/* Whether every line of @p sub occurs in @p all at least as often (both
+ * sorted bytewise). */
+static bool sorted_sub_multiset(const char *sub, const char *all) {
+  const char *a = all;
+  for (const char *s = sub; *s;) {
+    const char *se = strchr(s, '\n');
+    size_t sl = se ? (size_t)(se - s) : strlen(s);
+    for (;;) {
+      if (!*a) return false;
+      const char *ae = strchr(a, '\n');
+      size_t al = ae ? (size_t)(ae - a) : strlen(a);
+      int k = memcmp(a, s, al < sl ? al : sl);
+      if (k == 0) k = al < sl ? -1 : al > sl;
+      a = ae ? ae + 1 : a + al;
+      if (k == 0) break;
+      if (k > 0) return false;
+    }
+    s = se ? se + 1 : s + sl;
+  }
+  return true;
+}
+
+/* Issue 18: scans decode files in parallel. On a partitioned table of many
+ * files, some rows deleted through deletion vectors: at 1, 2 and 4 threads
+ * the ordered scan prints exactly what one thread prints (same rows, same
+ * order), and --unordered the same rows as a multiset; with --limit
+ * exactly min(limit, matches) rows, all of them matching rows (ordered: the
+ * first ones); with --where (partition and data columns) the same rows. */
+static void test_threads__scan_parallel_and_unordered(void **state) {
+  (void)state;
+  const int parts = 12, appends = 10, per = 600;
+  LS_SH_OK("create",
+           "cd '%s' && '%s' create sc --schema 'id long, p string, name string, "
+           "v double, tags array<long>' --partition-by p "
+           "--property delta.enableDeletionVectors=true",
+           dir, INLET_BIN);
+  for (int a = 0; a < appends; a++) {
+    char name[64];
+    snprintf(name, sizeof name, "sc%d.ndjson", a);
+    write_parted(name, a * per, per, parts);
+    LS_SH_OK("append", "cd '%s' && '%s' append sc %s --threads 1", dir, INLET_BIN, name);
+  }
+  LS_SH_OK("delete", "cd '%s' && '%s' delete sc --where 'id %% 13 = 5'", dir, INLET_BIN);
+  tu_result r;
+  tu_sh(&r, "find '%s/sc' -name 'deletion_vector_*' | wc -l", dir);
+  assert_true(atoi(r.out) > 0);
+  tu_result_free(&r);
+  static const char *const wheres[] = {
+      "",
+      "--where \"v > 700 AND p IN ('p01', 'p05', 'p07')\"",
+      "--where \"id % 3 = 0 OR name = 'n-5'\"",
+      "--columns name,id --where 'v >= 10 AND v < 2600'",
+  };
+  for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+    const char *opts = wheres[w];
+    char *ref = scan_out("sc", opts, 1, false);
+    char *ref_sorted = scan_out("sc", opts, 1, true);
+    size_t matches = count_lines_with(ref, "\n");
+    assert_true(matches > 50);
+    if (w == 0) { /* every row but the deleted ones */
+      size_t live = 0;
+      for (int i = 0; i < appends * per; i++)
+        live += i % 13 != 5;
+      assert_int_equal(matches, live);
+    }
+    for (int threads = 1; threads <= 4; threads *= 2) {
+      char *ord = scan_out("sc", opts, threads, false);
+      assert_string_equal(ord, ref);
+      free(ord);
+      char un_opts[300];
+      snprintf(un_opts, sizeof un_opts, "%s --unordered", opts);
+      char *un = scan_out("sc", un_opts, threads, true);
+      assert_string_equal(un, ref_sorted);
+      free(un);
+      /* Limits below and above the matches. */
+      const size_t limits[] = {37, matches / 2, matches + 10};
+      for (int l = 0; l < 3; l++) {
+        char lim_opts[340];
+        size_t want = limits[l] < matches ? limits[l] : matches;
+        snprintf(lim_opts, sizeof lim_opts, "%s --limit %zu", un_opts, limits[l]);
+        char *lim = scan_out("sc", lim_opts, threads, true);
+        assert_int_equal(count_lines_with(lim, "\n"), want);
+        assert_true(sorted_sub_multiset(lim, ref_sorted));
+        free(lim);
+        snprintf(lim_opts, sizeof lim_opts, "%s --limit %zu", opts, limits[l]);
+        char *first = scan_out("sc", lim_opts, threads, false);
+        assert_int_equal(count_lines_with(first, "\n"), want);
+        assert_memory_equal(first, ref, strlen(first));
+        free(first);
+      }
+    }
+    free(ref);
+    free(ref_sorted);
+  }
+}
+
 static void test_threads__ingest_varied_identical(void **state) {
   (void)state;
   const int n = 36000;
@@ -388,6 +573,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads__parquet_convert_bytes_identical),
       cmocka_unit_test(test_threads__append_and_compact_identical),
+      cmocka_unit_test(test_threads__parallel_bins_identical),
+      cmocka_unit_test(test_threads__scan_parallel_and_unordered),
       cmocka_unit_test(test_threads__ingest_identical),
       cmocka_unit_test(test_threads__ingest_varied_identical),
       cmocka_unit_test(test_threads__bad_thread_count_is_usage_error),
