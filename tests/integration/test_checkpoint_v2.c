@@ -75,7 +75,7 @@ static void same_rows(const char *dir, int v, int rows) {
   if (v >= 0) snprintf(vopt, sizeof vopt, "--version %d", v);
   tu_sh(&r,
         "cd '%s' && '%s' scan t %s --format ndjson > o.ndjson && '%s' '%s' delta t %s > ref.json "
-        "&& '%s' '%s' compare ref.json o.ndjson --ndjson && wc -l < o.ndjson",
+        "&& '%s' '%s' compare ref.json o.ndjson --ndjson >&2 && wc -l < o.ndjson",
         dir, INLET_BIN, vopt, INLET_NODE, INLET_REFCHECK, vopt, INLET_NODE, INLET_REFCHECK);
   sh_ok("inlet scan vs refcheck delta", &r);
   assert_int_equal(atoi(r.out), rows);
