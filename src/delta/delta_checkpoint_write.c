@@ -44,25 +44,25 @@
  * a classic checkpoint the first six, a v2 one all eight, a sidecar add and
  * remove). */
 static const char *const COL_DDL[] = {
-    "txn struct<appId:string,version:long,lastUpdated:long>",
-    "add struct<path:string,partitionValues:map<string,string>,size:long,modificationTime:long,"
-    "dataChange:boolean,tags:map<string,string>,"
-    "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
-    "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
-    "baseRowId:long,defaultRowCommitVersion:long,clusteringProvider:string>",
-    "remove struct<path:string,deletionTimestamp:long,dataChange:boolean,"
-    "extendedFileMetadata:boolean,partitionValues:map<string,string>,size:long,"
-    "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
-    "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
-    "baseRowId:long,defaultRowCommitVersion:long>",
-    "metaData struct<id:string,name:string,description:string,"
-    "format:struct<provider:string,options:map<string,string>>,schemaString:string,"
-    "partitionColumns:array<string>,configuration:map<string,string>,createdTime:long>",
-    "protocol struct<minReaderVersion:int,minWriterVersion:int,readerFeatures:array<string>,"
-    "writerFeatures:array<string>>",
-    "domainMetadata struct<domain:string,configuration:string,removed:boolean>",
-    "checkpointMetadata struct<version:long,tags:map<string,string>>",
-    "sidecar struct<path:string,sizeInBytes:long,modificationTime:long,tags:map<string,string>>"};
+    ("txn struct<appId:string,version:long,lastUpdated:long>"),
+    ("add struct<path:string,partitionValues:map<string,string>,size:long,modificationTime:long,"
+     "dataChange:boolean,tags:map<string,string>,"
+     "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
+     "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
+     "baseRowId:long,defaultRowCommitVersion:long,clusteringProvider:string>"),
+    ("remove struct<path:string,deletionTimestamp:long,dataChange:boolean,"
+     "extendedFileMetadata:boolean,partitionValues:map<string,string>,size:long,"
+     "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
+     "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
+     "baseRowId:long,defaultRowCommitVersion:long>"),
+    ("metaData struct<id:string,name:string,description:string,"
+     "format:struct<provider:string,options:map<string,string>>,schemaString:string,"
+     "partitionColumns:array<string>,configuration:map<string,string>,createdTime:long>"),
+    ("protocol struct<minReaderVersion:int,minWriterVersion:int,readerFeatures:array<string>,"
+     "writerFeatures:array<string>>"),
+    ("domainMetadata struct<domain:string,configuration:string,removed:boolean>"),
+    ("checkpointMetadata struct<version:long,tags:map<string,string>>"),
+    ("sidecar struct<path:string,sizeInBytes:long,modificationTime:long,tags:map<string,string>>")};
 
 enum {
   COL_TXN,
