@@ -189,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     put(dir, "00000000000000000001.checkpoint.parquet", body, n);
     put(dir, "00000000000000000001.json", NULL, 0);
-    delta_checkpoint_ref cp = {1, 1, false};
+    delta_checkpoint_ref cp = {1, 1, false, ""};
     inlet_storage *st = NULL;
     inlet_error err = INLET_ERROR_INIT;
     if (inlet_storage_posix_open(&st, dir, false, &err) != 0) abort();

@@ -391,6 +391,9 @@ typedef struct delta_checkpoint_ref {
   int64_t version;
   int32_t parts; /* 1 for classic single-file */
   bool v2;       /* UUID-named (v2) checkpoint */
+  /* v2: the file's name inside `_delta_log`
+   * ("n.checkpoint.<uuid>.{json,parquet}"); "" otherwise. */
+  char name[96];
 } delta_checkpoint_ref;
 
 /* A log compaction file `x.y.compacted.json` (PROTOCOL.md "Log Compaction
@@ -635,11 +638,19 @@ void delta_snapshot_reset(delta_snapshot *s);
 /* Txn version of @p app_id in the snapshot, or -1. */
 int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id);
 
-/* Streams the actions of a classic or multi-part checkpoint to @p fn, every
- * field kept (delta_checkpoint.c). v2 checkpoints: INLET_EUNSUPPORTED. */
+/* Streams the actions of a checkpoint to @p fn, every field kept
+ * (delta_checkpoint.c): classic, multi-part, and UUID-named v2 ones (JSON
+ * or Parquet, with the file actions of their sidecars). A missing or
+ * unreadable sidecar is INLET_ECORRUPT naming it. */
 typedef int (*delta_replay_fn)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err);
+/* The sidecar files checkpoint @p cp names (file names inside
+ * `_delta_log/_sidecars`), read from its own file(s) only: *@p names is an
+ * owned array of *@p n owned strings (inlet_free each, then the array).
+ * INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM. */
+int delta_checkpoint_sidecars(char ***names, int64_t *n, inlet_storage *st,
+                              const delta_checkpoint_ref *cp, inlet_error *err);
 /* Writes the classic checkpoint of @p snap (delta_checkpoint_write.c) with
  * put-if-absent. INLET_EEXISTS (nothing written) when a checkpoint of that
  * version exists: the classic one, or one `_last_checkpoint` names (the
@@ -742,13 +753,16 @@ void delta_format_double(char *buf, size_t cap, double v, bool is_float);
  * classic/multi-part checkpoints and log compactions older than the
  * retention (retain_ms < 0: delta.logRetentionDuration of @p s, default 30
  * days) that lie below the newest readable checkpoint needed to rebuild
- * every version inside the window; never v2 checkpoints, sidecars or files
- * it does not know. now_ms 0 = the clock. */
+ * every version inside the window (UUID-named v2 checkpoints among them),
+ * then the sidecar files no remaining checkpoint names once they are older
+ * than the retention and a day; never files it does not know. now_ms 0 =
+ * the clock. */
 typedef struct delta_log_cleanup_result {
   int64_t commits_removed;
   int64_t checkpoints_removed;
-  int64_t oldest_kept; /* the boundary checkpoint's version, -1 when none */
-  int64_t oldest_left; /* oldest commit/checkpoint/crc version left, -1 when none */
+  int64_t oldest_kept;      /* the boundary checkpoint's version, -1 when none */
+  int64_t oldest_left;      /* oldest commit/checkpoint/crc version left, -1 when none */
+  int64_t sidecars_removed; /* files of _delta_log/_sidecars no checkpoint names */
 } delta_log_cleanup_result;
 int delta_log_cleanup(delta_log_cleanup_result *out, inlet_storage *st, const delta_snapshot *s,
                       int64_t retain_ms, int64_t now_ms, bool dry_run, inlet_error *err);

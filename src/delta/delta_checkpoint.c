@@ -3,10 +3,19 @@
  * actions, every field of every action kept (writing: delta_checkpoint_write.c).
  *
  * Spec: PROTOCOL.md "Checkpoints", "Checkpoint Naming Scheme" (classic
- * `n.checkpoint.parquet`, multi-part `n.checkpoint.o.p.parquet`) and
+ * `n.checkpoint.parquet`, multi-part `n.checkpoint.o.p.parquet`, UUID-named
+ * `n.checkpoint.<uuid>.{json,parquet}`), "Sidecar Files", "V2 Spec" and
  * "Checkpoint Schema": one row per action, with nullable top-level struct
- * columns txn, add, remove, metaData, protocol, domainMetadata (and
- * checkpointMetadata/sidecar for v2, refused here). Map columns
+ * columns txn, add, remove, metaData, protocol, domainMetadata, and for
+ * v2 checkpoints checkpointMetadata and sidecar. A sidecar action names a
+ * Parquet file in `_delta_log/_sidecars/` holding file actions (add,
+ * remove); its actions are read after the checkpoint's own, in the order
+ * the checkpoint lists them. A sidecar the checkpoint names that is missing
+ * or unreadable makes the checkpoint corrupt (INLET_ECORRUPT naming both):
+ * the snapshot loader then passes it over like any unreadable checkpoint.
+ * A sidecar may be named by its bare file name (what writers should store)
+ * or by a path ending in `_delta_log/_sidecars/<name>`; anything else could
+ * point outside the table and is refused. Map columns
  * (partitionValues, configuration, tags) are Parquet maps of strings,
  * partitionColumns and the feature lists are lists of strings. Paths are
  * percent-encoded URIs like in JSON commits and go through the same
@@ -313,8 +322,62 @@ static int row_action(cp_ctx *c, const char *name, sview s, int64_t r, delta_act
 static const char *const KINDS[] = {"protocol", "metaData", "txn",     "domainMetadata",
                                     "add",      "remove",   "sidecar", NULL};
 
+/* The sidecar files a v2 checkpoint names, in its order. */
+typedef struct sidecar_list {
+  int64_t n, cap;
+  char **names;   /* owned: file names inside _delta_log/_sidecars */
+  int64_t *sizes; /* sizeInBytes, -1 when absent */
+} sidecar_list;
+
+static void sidecar_list_reset(sidecar_list *l) {
+  for (int64_t i = 0; i < l->n; i++)
+    inlet_free(l->names[i]);
+  inlet_free(l->names);
+  inlet_free(l->sizes);
+  memset(l, 0, sizeof *l);
+}
+
+/* Adds the sidecar @p path (as the action holds it) from checkpoint @p file. */
+static int sidecar_add(sidecar_list *l, const char *file, const char *path, int64_t size,
+                       inlet_error *err) {
+  const char *base = path;
+  const char *dir = strstr(path, "_delta_log/_sidecars/");
+  if (strchr(path, '/')) base = dir ? dir + strlen("_delta_log/_sidecars/") : "";
+  FAIL_IF(!*base || strchr(base, '/') || base[0] == '.' || strlen(base) > 200, err, INLET_ECORRUPT,
+          "corrupt checkpoint %s: sidecar path \"%.120s\" is not a file in _delta_log/_sidecars",
+          file, path);
+  if (l->n == l->cap) {
+    int64_t cap = l->cap ? l->cap * 2 : 8;
+    char **nm = inlet_realloc(l->names, (size_t)cap * sizeof *nm);
+    if (nm) l->names = nm;
+    int64_t *sz = nm ? inlet_realloc(l->sizes, (size_t)cap * sizeof *sz) : NULL;
+    if (sz) l->sizes = sz;
+    if (!nm || !sz) return inlet_fail(err, INLET_ENOMEM, "out of memory reading checkpoint");
+    l->cap = cap;
+  }
+  l->names[l->n] = inlet_strdup(base);
+  if (!l->names[l->n]) return inlet_fail(err, INLET_ENOMEM, "out of memory reading checkpoint");
+  l->sizes[l->n++] = size;
+  return 0;
+}
+
+/* A sidecar row of a Parquet checkpoint into @p l. */
+static int row_sidecar(cp_ctx *c, sview s, int64_t r, sidecar_list *l) {
+  char *path = NULL;
+  TRY(get_str(c, s, "path", r, &path));
+  if (!path) return cp_bad(c, "sidecar without path");
+  int64_t size = -1;
+  if (!get_i64(s, "sizeInBytes", r, &size) || size < 0) size = -1;
+  int rc = sidecar_add(l, c->file, path, size, c->err);
+  inlet_free(path);
+  return rc;
+}
+
+/* Reads checkpoint file @p name (Parquet). Its sidecar actions go to @p sc;
+ * NULL (a sidecar file itself) makes one corrupt. @p fn NULL: only the
+ * sidecar column is read. */
 static int read_part(inlet_storage *st, const char *root_abs, const char *name, int64_t size,
-                     delta_replay_fn fn, void *ctx, inlet_error *err) {
+                     delta_replay_fn fn, void *ctx, sidecar_list *sc, inlet_error *err) {
   inlet_parquet_reader *rd = NULL;
   inlet_batch b;
   memset(&b, 0, sizeof b);
@@ -323,6 +386,7 @@ static int read_part(inlet_storage *st, const char *root_abs, const char *name, 
   const inlet_schema *fs = inlet_parquet_reader_schema(rd);
   int32_t proj[8], names[8], np = 0;
   for (int k = 0; KINDS[k]; k++) {
+    if (!fn && strcmp(KINDS[k], "sidecar") != 0) continue;
     int i = inlet_schema_find(fs, KINDS[k]);
     if (i < 0) continue;
     FAIL_GOTO(fs->fields[i].type.id != INLET_TYPE_STRUCT, err, INLET_ECORRUPT,
@@ -342,8 +406,14 @@ static int read_part(inlet_storage *st, const char *root_abs, const char *name, 
         const char *kind = KINDS[names[k]];
         sview s = {&b.schema.fields[k], &b.columns[k]};
         if (!inlet_array_is_valid(s.a, r)) continue;
-        FAIL_GOTO(strcmp(kind, "sidecar") == 0, err, INLET_EUNSUPPORTED,
-                  "checkpoint %s uses sidecar files (v2 checkpoints)", name);
+        if (strcmp(kind, "sidecar") == 0) {
+          FAIL_GOTO(!sc, err, INLET_ECORRUPT,
+                    "corrupt sidecar %s: row group %d row %lld is a sidecar action", name, (int)g,
+                    (long long)r);
+          if ((rc = row_sidecar(&c, s, r, sc)) < 0) goto done;
+          continue;
+        }
+        if (!fn) continue;
         delta_action a;
         rc = row_action(&c, kind, s, r, &a);
         if (rc == 0 && a.kind != DELTA_ACTION_NONE) rc = fn(ctx, &a, err);
@@ -358,22 +428,114 @@ done:
   return rc;
 }
 
-int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
-                          delta_replay_fn fn, void *ctx, inlet_error *err) {
-  if (cp->v2)
-    return inlet_fail(err, INLET_EUNSUPPORTED,
-                      "reading the v2 checkpoint at version %lld is not "
-                      "supported yet",
-                      (long long)cp->version);
-  char name[128];
+/* The sidecar actions of JSON checkpoint @p name into @p l: the line
+ * reader (delta_log_read_file) passes over actions it does not model, so
+ * the sidecar lines are picked out here. */
+static int json_sidecars(inlet_storage *st, const char *name, sidecar_list *l, inlet_error *err) {
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  TRY(st->ops->get_bytes(st, name, (size_t)1 << 30, &buf, &len, err));
+  int rc = 0;
+  int64_t lineno = 0;
+  for (size_t a = 0; a < len && rc == 0;) {
+    size_t b = a;
+    while (b < len && buf[b] != '\n')
+      b++;
+    lineno++;
+    /* Cheap filter: only lines that can be a sidecar action are parsed. */
+    if (b > a && memmem(buf + a, b - a, "\"sidecar\"", 9)) {
+      json_t *o = json_loadb((const char *)buf + a, b - a, 0, NULL);
+      json_t *sa = json_object_get(o, "sidecar");
+      if (sa) {
+        json_t *p = json_object_get(sa, "path"), *z = json_object_get(sa, "sizeInBytes");
+        if (!json_is_string(p))
+          rc = inlet_fail(err, INLET_ECORRUPT,
+                          "corrupt checkpoint %s line %lld: sidecar without path", name,
+                          (long long)lineno);
+        else
+          rc = sidecar_add(
+              l, name, json_string_value(p),
+              json_is_integer(z) && json_integer_value(z) >= 0 ? json_integer_value(z) : -1, err);
+      }
+      json_decref(o);
+    }
+    a = b + 1;
+  }
+  inlet_free(buf);
+  return rc;
+}
+
+/* Reads the file actions of every sidecar in @p l, for checkpoint @p cp_name. */
+static int read_sidecars(inlet_storage *st, const char *root_abs, const char *cp_name,
+                         const sidecar_list *l, delta_replay_fn fn, void *ctx, inlet_error *err) {
+  for (int64_t i = 0; i < l->n; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "_delta_log/_sidecars/%s", l->names[i]);
+    inlet_error e1 = INLET_ERROR_INIT;
+    int rc = read_part(st, root_abs, path, -1, fn, ctx, NULL, &e1);
+    if (rc == INLET_ENOTFOUND)
+      return inlet_fail(err, INLET_ECORRUPT, "corrupt checkpoint %s: its sidecar %s is missing",
+                        cp_name, path);
+    if (rc < 0)
+      return inlet_fail(err, rc == INLET_ENOMEM || rc == INLET_EIO ? rc : INLET_ECORRUPT,
+                        "checkpoint %s: sidecar %s: %s", cp_name, path, inlet_errmsg(&e1));
+  }
+  return 0;
+}
+
+/* Reads the checkpoint's own file(s): actions to @p fn (NULL: none), its
+ * sidecar actions into @p sc. @p name receives the last file's name. */
+static int read_top(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
+                    delta_replay_fn fn, void *ctx, sidecar_list *sc, char name[160],
+                    inlet_error *err) {
+  if (cp->v2) {
+    size_t n = strlen(cp->name);
+    FAIL_IF(n < 5, err, INLET_ECORRUPT, "v2 checkpoint of version %lld has no file name",
+            (long long)cp->version);
+    snprintf(name, 160, "_delta_log/%s", cp->name);
+    if (strcmp(cp->name + n - 5, ".json") == 0) {
+      if (fn) TRY(delta_log_read_file(st, root_abs, name, fn, ctx, err));
+      return json_sidecars(st, name, sc, err);
+    }
+    return read_part(st, root_abs, name, -1, fn, ctx, sc, err);
+  }
   if (cp->parts <= 1) {
-    snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.parquet", (long long)cp->version);
-    return read_part(st, root_abs, name, -1, fn, ctx, err);
+    snprintf(name, 160, "_delta_log/%020lld.checkpoint.parquet", (long long)cp->version);
+    return read_part(st, root_abs, name, -1, fn, ctx, sc, err);
   }
   for (int32_t p = 1; p <= cp->parts; p++) {
-    snprintf(name, sizeof name, "_delta_log/%020lld.checkpoint.%010d.%010d.parquet",
-             (long long)cp->version, (int)p, (int)cp->parts);
-    TRY(read_part(st, root_abs, name, -1, fn, ctx, err));
+    snprintf(name, 160, "_delta_log/%020lld.checkpoint.%010d.%010d.parquet", (long long)cp->version,
+             (int)p, (int)cp->parts);
+    TRY(read_part(st, root_abs, name, -1, fn, ctx, sc, err));
   }
+  return 0;
+}
+
+int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
+                          delta_replay_fn fn, void *ctx, inlet_error *err) {
+  char name[160];
+  sidecar_list sc;
+  memset(&sc, 0, sizeof sc);
+  int rc = read_top(st, root_abs, cp, fn, ctx, &sc, name, err);
+  if (rc == 0) rc = read_sidecars(st, root_abs, name, &sc, fn, ctx, err);
+  sidecar_list_reset(&sc);
+  return rc;
+}
+
+int delta_checkpoint_sidecars(char ***names, int64_t *n, inlet_storage *st,
+                              const delta_checkpoint_ref *cp, inlet_error *err) {
+  *names = NULL;
+  *n = 0;
+  char name[160];
+  sidecar_list sc;
+  memset(&sc, 0, sizeof sc);
+  int rc = read_top(st, NULL, cp, NULL, NULL, &sc, name, err);
+  if (rc < 0) {
+    sidecar_list_reset(&sc);
+    return rc;
+  }
+  *names = sc.names;
+  *n = sc.n;
+  inlet_free(sc.sizes);
   return 0;
 }

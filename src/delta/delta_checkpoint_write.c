@@ -33,32 +33,49 @@
 #include <stdio.h>
 #include <strings.h>
 
+#include "delta/delta_checkpoint_int.h"
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
 #include "parquet/pq_writer.h"
 #include "util/util.h"
 
-static const char CHECKPOINT_DDL[] =
-    "txn struct<appId:string,version:long,lastUpdated:long>, "
-    "add struct<path:string,partitionValues:map<string,string>,size:long,modificationTime:long,"
-    "dataChange:boolean,tags:map<string,string>,"
-    "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
-    "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
-    "baseRowId:long,defaultRowCommitVersion:long,clusteringProvider:string>, "
-    "remove struct<path:string,deletionTimestamp:long,dataChange:boolean,"
-    "extendedFileMetadata:boolean,partitionValues:map<string,string>,size:long,"
-    "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
-    "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
-    "baseRowId:long,defaultRowCommitVersion:long>, "
-    "metaData struct<id:string,name:string,description:string,"
-    "format:struct<provider:string,options:map<string,string>>,schemaString:string,"
-    "partitionColumns:array<string>,configuration:map<string,string>,createdTime:long>, "
-    "protocol struct<minReaderVersion:int,minWriterVersion:int,readerFeatures:array<string>,"
-    "writerFeatures:array<string>>, "
-    "domainMetadata struct<domain:string,configuration:string,removed:boolean>";
+/* The top-level columns of a checkpoint, one per action kind, in the order
+ * they are written; a file holds those of its kind (delta_checkpoint_int.h:
+ * a classic checkpoint the first six, a v2 one all eight, a sidecar add and
+ * remove). */
+static const char *const COL_DDL[] = {
+    ("txn struct<appId:string,version:long,lastUpdated:long>"),
+    ("add struct<path:string,partitionValues:map<string,string>,size:long,modificationTime:long,"
+     "dataChange:boolean,tags:map<string,string>,"
+     "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
+     "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
+     "baseRowId:long,defaultRowCommitVersion:long,clusteringProvider:string>"),
+    ("remove struct<path:string,deletionTimestamp:long,dataChange:boolean,"
+     "extendedFileMetadata:boolean,partitionValues:map<string,string>,size:long,"
+     "deletionVector:struct<storageType:string,pathOrInlineDv:string,offset:int,"
+     "sizeInBytes:int,cardinality:long,maxRowIndex:long>,"
+     "baseRowId:long,defaultRowCommitVersion:long>"),
+    ("metaData struct<id:string,name:string,description:string,"
+     "format:struct<provider:string,options:map<string,string>>,schemaString:string,"
+     "partitionColumns:array<string>,configuration:map<string,string>,createdTime:long>"),
+    ("protocol struct<minReaderVersion:int,minWriterVersion:int,readerFeatures:array<string>,"
+     "writerFeatures:array<string>>"),
+    ("domainMetadata struct<domain:string,configuration:string,removed:boolean>"),
+    ("checkpointMetadata struct<version:long,tags:map<string,string>>"),
+    ("sidecar struct<path:string,sizeInBytes:long,modificationTime:long,tags:map<string,string>>")};
 
-enum { COL_TXN, COL_ADD, COL_REMOVE, COL_META, COL_PROTOCOL, COL_DOMAIN, N_COLS };
-/* Children of the add struct (the fixed part, in CHECKPOINT_DDL order). */
+enum {
+  COL_TXN,
+  COL_ADD,
+  COL_REMOVE,
+  COL_META,
+  COL_PROTOCOL,
+  COL_DOMAIN,
+  COL_CP_META,
+  COL_SIDECAR,
+  N_COLS
+};
+/* Children of the add struct (the fixed part, in COL_DDL order). */
 enum {
   ADD_PATH,
   ADD_PV,
@@ -85,7 +102,8 @@ enum {
 };
 #define CP_BATCH_ROWS 8192
 
-typedef struct cp_writer {
+struct cp_writer {
+  int32_t col[N_COLS]; /* batch column of each kind, -1 when the file has none */
   inlet_schema schema;
   inlet_batch b;
   inlet_parquet_writer *pw;
@@ -96,7 +114,7 @@ typedef struct cp_writer {
   int64_t total;              /* actions the checkpoint will hold, for progress */
   inlet_progress_fn progress; /* or NULL */
   void *progress_ctx;
-} cp_writer;
+};
 
 static void report(const cp_writer *w) {
   if (!w->progress) return;
@@ -125,12 +143,30 @@ static int append_child(inlet_field *parent, inlet_field *f, inlet_error *err) {
   return 0;
 }
 
-/* The checkpoint schema of @p snap: the fixed actions plus the optional
- * stats columns its table properties ask for. */
-static int build_schema(cp_writer *w, const delta_snapshot *snap, inlet_error *err) {
-  TRY(inlet_schema_parse(&w->schema, CHECKPOINT_DDL, err));
-  inlet_field *add = &w->schema.fields[COL_ADD];
+/* The checkpoint schema of @p snap: the columns of @p cols (DELTA_CPW_*)
+ * plus the optional stats columns its table properties ask for. */
+static int build_schema(cp_writer *w, const delta_snapshot *snap, unsigned cols, inlet_error *err) {
+  static const unsigned col_set[N_COLS] = {DELTA_CPW_NONFILE, DELTA_CPW_FILES,   DELTA_CPW_FILES,
+                                           DELTA_CPW_NONFILE, DELTA_CPW_NONFILE, DELTA_CPW_NONFILE,
+                                           DELTA_CPW_V2,      DELTA_CPW_V2};
+  inlet_buf ddl = INLET_BUF_INIT;
+  int32_t n = 0;
+  for (int c = 0; c < N_COLS; c++) {
+    w->col[c] = -1;
+    if (!(cols & col_set[c])) continue;
+    if (n) inlet_buf_append(&ddl, ", ", 2);
+    inlet_buf_append(&ddl, COL_DDL[c], strlen(COL_DDL[c]));
+    w->col[c] = n++;
+  }
+  inlet_buf_terminate(&ddl);
+  int rc = inlet_buf_status(&ddl) < 0
+               ? inlet_fail(err, INLET_ENOMEM, "out of memory building checkpoint schema")
+               : inlet_schema_parse(&w->schema, (const char *)ddl.data, err);
+  inlet_buf_reset(&ddl);
+  TRY(rc);
   w->add_stats = w->add_pv_parsed = w->add_stats_parsed = -1;
+  if (w->col[COL_ADD] < 0) return 0;
+  inlet_field *add = &w->schema.fields[w->col[COL_ADD]];
   if (conf_bool(&snap->metadata, "delta.checkpoint.writeStatsAsJson", true)) {
     inlet_field f;
     memset(&f, 0, sizeof f);
@@ -243,10 +279,12 @@ typedef int (*fill_fn)(cp_writer *w, inlet_array *a, const inlet_field *f, const
 
 static int put_row(cp_writer *w, int col, fill_fn fill, const void *x, inlet_error *err) {
   inlet_batch *b = &w->b;
-  for (int c = 0; c < N_COLS; c++) {
+  if (w->col[col] < 0)
+    return inlet_fail(err, INLET_EINVAL, "internal: checkpoint file has no column for this action");
+  for (int32_t c = 0; c < b->schema.n_fields; c++) {
     inlet_array *a = &b->columns[c];
     const inlet_field *f = &b->schema.fields[c];
-    if (c != col) {
+    if (c != w->col[col]) {
       TRY(inlet_array_append_null(a, f, err));
       continue;
     }
@@ -394,30 +432,104 @@ static int fill_remove(cp_writer *w, inlet_array *a, const inlet_field *f, const
                  rm->default_row_commit_version, rm->has_default_row_commit_version, err);
 }
 
-/* Writes every action of @p snap into the open writer. */
-static int write_actions(cp_writer *w, const delta_snapshot *snap, inlet_error *err) {
-  w->total = 2 + snap->n_txns + snap->n_domains + snap->n_files + snap->n_tombstones;
+static int fill_cp_meta(cp_writer *w, inlet_array *a, const inlet_field *f, const void *x,
+                        inlet_error *err) {
+  (void)w;
+  TRY(inlet_array_append_int(&a->children[0], &f->children[0], *(const int64_t *)x, err));
+  return inlet_array_append_null(&a->children[1], &f->children[1], err);
+}
+
+typedef struct sidecar_row {
+  const char *name;
+  int64_t size, mtime;
+} sidecar_row;
+
+static int fill_sidecar(cp_writer *w, inlet_array *a, const inlet_field *f, const void *x,
+                        inlet_error *err) {
+  (void)w;
+  const sidecar_row *r = x;
+  TRY(put_str(&a->children[0], &f->children[0], r->name, err));
+  TRY(inlet_array_append_int(&a->children[1], &f->children[1], r->size, err));
+  TRY(inlet_array_append_int(&a->children[2], &f->children[2], r->mtime, err));
+  return inlet_array_append_null(&a->children[3], &f->children[3], err);
+}
+
+int delta_cpw_open(cp_writer **out, inlet_storage *st, const char *rel, const delta_snapshot *snap,
+                   unsigned cols, int64_t total, inlet_progress_fn progress, void *progress_ctx,
+                   inlet_error *err) {
+  *out = NULL;
+  cp_writer *w = inlet_calloc(1, sizeof *w);
+  if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+  w->progress = progress;
+  w->progress_ctx = progress_ctx;
+  w->total = total;
+  inlet_schema_init(&w->schema);
+  int rc = build_schema(w, snap, cols, err);
+  if (rc == 0) rc = inlet_batch_init(&w->b, &w->schema, err);
+  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  po.sync_on_close = true;
+  if (rc == 0) rc = pq_writer_open_storage(&w->pw, st, rel, &w->schema, &po, err);
+  if (rc < 0) {
+    delta_cpw_free(w);
+    return rc;
+  }
   report(w);
+  *out = w;
+  return 0;
+}
+
+int delta_cpw_put_nonfile(cp_writer *w, const delta_snapshot *snap, inlet_error *err) {
+  if (w->col[COL_CP_META] >= 0) TRY(put_row(w, COL_CP_META, fill_cp_meta, &snap->version, err));
   TRY(put_row(w, COL_PROTOCOL, fill_protocol, &snap->protocol, err));
   TRY(put_row(w, COL_META, fill_metadata, &snap->metadata, err));
   for (int64_t i = 0; i < snap->n_txns; i++)
     TRY(put_row(w, COL_TXN, fill_txn, &snap->txns[i], err));
   for (int64_t i = 0; i < snap->n_domains; i++)
     TRY(put_row(w, COL_DOMAIN, fill_domain, &snap->domains[i], err));
-  for (int64_t i = 0; i < snap->n_files; i++)
-    TRY(put_row(w, COL_ADD, fill_add, &snap->files[i].add, err));
-  /* Tombstones within the retention period, so VACUUM by any engine keeps
-   * files that time travel may still need. */
-  for (int64_t i = 0; i < snap->n_tombstones; i++)
-    TRY(put_row(w, COL_REMOVE, fill_remove, &snap->tombstones[i], err));
-  if (w->b.num_rows > 0) TRY(inlet_parquet_writer_write(w->pw, &w->b, err));
-  report(w);
   return 0;
 }
 
-/* Version named by `_delta_log/_last_checkpoint`, -1 when absent or
- * unreadable. */
-static int64_t hint_version(inlet_storage *st) {
+int delta_cpw_put_files(cp_writer *w, const delta_snapshot *snap, int64_t from, int64_t to,
+                        inlet_error *err) {
+  for (int64_t i = from; i < to && i < snap->n_files; i++)
+    TRY(put_row(w, COL_ADD, fill_add, &snap->files[i].add, err));
+  /* Tombstones within the retention period, so VACUUM by any engine keeps
+   * files that time travel may still need. */
+  for (int64_t i = from > snap->n_files ? from : snap->n_files; i < to; i++)
+    TRY(put_row(w, COL_REMOVE, fill_remove, &snap->tombstones[i - snap->n_files], err));
+  return 0;
+}
+
+int delta_cpw_put_sidecar(cp_writer *w, const char *name, int64_t size, int64_t mtime,
+                          inlet_error *err) {
+  sidecar_row r = {name, size, mtime};
+  return put_row(w, COL_SIDECAR, fill_sidecar, &r, err);
+}
+
+int delta_cpw_close(cp_writer *w, int64_t *bytes, int64_t *actions, inlet_error *err) {
+  if (w->b.num_rows > 0) {
+    TRY(inlet_parquet_writer_write(w->pw, &w->b, err));
+    inlet_batch_clear(&w->b);
+  }
+  report(w);
+  TRY(inlet_parquet_writer_close(w->pw, err));
+  if (bytes) *bytes = inlet_parquet_writer_bytes(w->pw);
+  if (actions) *actions = w->actions;
+  inlet_parquet_writer_free(w->pw);
+  w->pw = NULL;
+  return 0;
+}
+
+void delta_cpw_free(cp_writer *w) {
+  if (!w) return;
+  inlet_parquet_writer_free(w->pw); /* removes a partial file */
+  delta_stats_struct_writer_free(w->sw);
+  inlet_batch_reset(&w->b);
+  inlet_schema_reset(&w->schema);
+  inlet_free(w);
+}
+
+int64_t delta_cpw_hint_version(inlet_storage *st) {
   inlet_error e = INLET_ERROR_INIT;
   uint8_t *buf = NULL;
   size_t len = 0;
@@ -448,7 +560,7 @@ static int find_existing_cheap(inlet_storage *st, int64_t version, char *what, s
   if (rc < 0 && rc != INLET_ENOTFOUND) return rc;
   if (*found) {
     snprintf(what, cap, "%.60s", name + 11); /* 39 characters */
-  } else if (hint_version(st) == version) {
+  } else if (delta_cpw_hint_version(st) == version) {
     *found = true;
     snprintf(what, cap, "_last_checkpoint names one");
   }
@@ -485,13 +597,23 @@ static int find_existing(inlet_storage *st, int64_t version, char *what, size_t 
 
 static int write_hint(inlet_storage *st, const delta_snapshot *snap, int64_t actions, int64_t bytes,
                       inlet_error *err) {
-  if (hint_version(st) > snap->version) return 0; /* a newer checkpoint is already named */
+  if (delta_cpw_hint_version(st) > snap->version)
+    return 0; /* a newer checkpoint is already named */
   char hint[256];
   int n = snprintf(hint, sizeof hint,
                    "{\"version\":%lld,\"size\":%lld,\"sizeInBytes\":%lld,\"numOfAddFiles\":%lld}\n",
                    (long long)snap->version, (long long)actions, (long long)bytes,
                    (long long)snap->n_files);
   return st->ops->put_bytes(st, "_delta_log/_last_checkpoint", hint, (size_t)n, err);
+}
+
+int delta_cpw_publish(inlet_storage *st, const char *tmp_rel, const char *final_rel,
+                      inlet_error *err) {
+  if (st->flags & INLET_STORAGE_OBJECT_STORE) return 0; /* written under its final name */
+  int rc = st->ops->put_if_absent(st, tmp_rel, final_rel, err);
+  inlet_error ignore = INLET_ERROR_INIT;
+  if (rc < 0) st->ops->remove(st, tmp_rel, &ignore);
+  return rc;
 }
 
 static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool list,
@@ -507,11 +629,10 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
           "a checkpoint of version %lld already exists (%s); nothing "
           "written",
           (long long)snap->version, what);
-  cp_writer w;
-  memset(&w, 0, sizeof w);
-  w.progress = progress;
-  w.progress_ctx = progress_ctx;
-  inlet_schema_init(&w.schema);
+  /* The table's policy (PROTOCOL.md "V2 Checkpoint Table Feature"): v2
+   * tables get UUID-named v2 checkpoints (delta_checkpoint_v2.c). */
+  if (delta_checkpoint_policy_v2(snap))
+    return delta_checkpoint_write_v2(st, snap, progress, progress_ctx, err);
   char tmp_rel[128], final_rel[128];
   snprintf(tmp_rel, sizeof tmp_rel, "_delta_log/.tmp-%020lld-%016llx.checkpoint.parquet",
            (long long)snap->version, (unsigned long long)delta_random_u64());
@@ -522,42 +643,32 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
    * final name. A file system shows a file while it is written, so there
    * it is a synced temporary published with put-if-absent. */
   bool direct = (st->flags & INLET_STORAGE_OBJECT_STORE) != 0;
-  bool have_tmp = false;
-  int rc = build_schema(&w, snap, err);
-  if (rc == 0) rc = inlet_batch_init(&w.b, &w.schema, err);
-  inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
-  po.sync_on_close = true;
-  if (rc == 0)
-    rc = pq_writer_open_storage(&w.pw, st, direct ? final_rel : tmp_rel, &w.schema, &po, err);
-  if (rc == 0) rc = write_actions(&w, snap, err);
-  if (rc == 0) rc = inlet_parquet_writer_close(w.pw, err);
-  int64_t bytes = rc == 0 ? inlet_parquet_writer_bytes(w.pw) : 0;
+  cp_writer *w = NULL;
+  int64_t bytes = 0, actions = 0;
+  int rc = delta_cpw_open(&w, st, direct ? final_rel : tmp_rel, snap, DELTA_CPW_CLASSIC,
+                          2 + snap->n_txns + snap->n_domains + snap->n_files + snap->n_tombstones,
+                          progress, progress_ctx, err);
+  if (rc == 0) rc = delta_cpw_put_nonfile(w, snap, err);
+  if (rc == 0) rc = delta_cpw_put_files(w, snap, 0, snap->n_files + snap->n_tombstones, err);
+  if (rc == 0) rc = delta_cpw_close(w, &bytes, &actions, err);
+  delta_cpw_free(w); /* removes a partial file */
   if (rc == 0) {
-    inlet_parquet_writer_free(w.pw);
-    w.pw = NULL;
-    have_tmp = !direct;
-    if (!direct) rc = st->ops->put_if_absent(st, tmp_rel, final_rel, err);
+    rc = delta_cpw_publish(st, tmp_rel, final_rel, err);
     if (rc == INLET_EEXISTS)
       rc = inlet_fail(err, INLET_EEXISTS,
                       "a checkpoint of version %lld was written concurrently "
                       "by another writer; it was kept and nothing written",
                       (long long)snap->version);
-    if (rc == 0) have_tmp = false;
+  } else if (!direct) {
+    inlet_error ignore = INLET_ERROR_INIT;
+    st->ops->remove(st, tmp_rel, &ignore);
   }
   /* _last_checkpoint is a hint: written after the checkpoint is complete;
    * failing to update it loses nothing. */
   if (rc == 0) {
     inlet_error ignore = INLET_ERROR_INIT;
-    (void)write_hint(st, snap, w.actions, bytes, &ignore);
+    (void)write_hint(st, snap, actions, bytes, &ignore);
   }
-  inlet_parquet_writer_free(w.pw); /* removes a partial file */
-  if (have_tmp) {
-    inlet_error ignore = INLET_ERROR_INIT;
-    st->ops->remove(st, tmp_rel, &ignore);
-  }
-  delta_stats_struct_writer_free(w.sw);
-  inlet_batch_reset(&w.b);
-  inlet_schema_reset(&w.schema);
   return rc;
 }
 

@@ -240,10 +240,10 @@ static const feature FEATURES[] = {
     /* inlet never changes a column's type, and reads widened columns. */
     {"typeWidening", true, 0, 0, NULL, use_type_widening, NULL, ALL_OPS | OP_RESTORE, ""},
     {"typeWidening-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE, ""},
-    /* v2 tables may keep classic-named checkpoints, so commits are fine;
-     * inlet's checkpoints and log cleanup know no v2 checkpoint or sidecar. */
-    {"v2Checkpoint", true, 0, 0, NULL, use_v2_checkpoint, NULL,
-     OP_APPEND | OP_COMPACT | OP_VACUUM | OP_RESTORE,
+    /* Checkpoints follow delta.checkpointPolicy (UUID-named v2 ones with
+     * sidecars: delta_checkpoint_v2.c); log cleanup removes expired v2
+     * checkpoints and only the sidecars no remaining checkpoint names. */
+    {"v2Checkpoint", true, 0, 0, NULL, use_v2_checkpoint, NULL, ALL_OPS | OP_RESTORE,
      "checkpoints must follow the v2 spec and log cleanup must keep their sidecars"},
     {"checkpointProtection", false, 0, 0, NULL, NULL, NULL,
      OP_APPEND | OP_COMPACT | OP_CHECKPOINT | OP_VACUUM | OP_RESTORE,

@@ -121,7 +121,12 @@ int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, siz
         parts[n_parts++] = (part_ent){v, o, p};
       } else if (strlen(q) > 36 && q[36] == '.' &&
                  (strcmp(q + 37, "json") == 0 || strcmp(q + 37, "parquet") == 0)) {
-        out->checkpoints[out->n_checkpoints++] = (delta_checkpoint_ref){v, 1, true};
+        delta_checkpoint_ref *cp = &out->checkpoints[out->n_checkpoints];
+        if (len < sizeof cp->name) {
+          *cp = (delta_checkpoint_ref){v, 1, true, ""};
+          memcpy(cp->name, nm, len + 1);
+          out->n_checkpoints++;
+        }
       }
     }
   }
@@ -136,7 +141,7 @@ int delta_log_listing_from(delta_log_listing *out, const inlet_dirent *ents, siz
       if (parts[k].part != (int64_t)(k - i) + 1) complete = false;
     if (complete)
       out->checkpoints[out->n_checkpoints++] =
-          (delta_checkpoint_ref){parts[i].version, (int32_t)parts[i].parts, false};
+          (delta_checkpoint_ref){parts[i].version, (int32_t)parts[i].parts, false, ""};
     i = j;
   }
   /* Commit timestamps as Spark monotonizes them (DeltaHistoryManager

@@ -23,10 +23,19 @@
  * version it holds. Files go oldest first: a crash midway leaves a log
  * whose remaining commits still form a contiguous run from B's checkpoint.
  *
- * Files of kinds cleanup does not fully handle are never deleted, whoever
- * wrote them: UUID-named v2 checkpoints (their sidecars in _sidecars/ would
- * be orphaned, and which sidecars other checkpoints still use is only known
- * by reading them), anything under _sidecars/ or other subdirectories,
+ * UUID-named v2 checkpoints (`n.checkpoint.<uuid>.{json,parquet}`) count
+ * like classic ones, as boundary and as expired files; one stands as the
+ * boundary only when its own file reads and every sidecar it names opens as
+ * Parquet. Sidecars (PROTOCOL.md "Metadata Cleanup", steps 4-5): after the
+ * expired checkpoints are gone, every checkpoint left is read for the
+ * sidecars it names, and a file of `_delta_log/_sidecars` that none names
+ * is deleted once it is older than both the retention and a day (the day
+ * protects the sidecars of a checkpoint being written right now, which
+ * nothing names yet). When any remaining checkpoint cannot be read, no
+ * sidecar is deleted: which ones it needs is unknown. A table without a
+ * `_sidecars` directory costs one empty listing.
+ *
+ * Never deleted, whoever wrote them: anything in other subdirectories,
  * `_last_checkpoint`, and names that match no kind above.
  *
  * Cost: writers run this at every checkpoint, so it must not stat the whole
@@ -50,6 +59,9 @@
 #include "util/util.h"
 
 #define DEFAULT_LOG_RETAIN_MS DELTA_DEFAULT_LOG_RETAIN_MS
+/* PROTOCOL.md "Metadata Cleanup": sidecars less than a day old are kept,
+ * whatever the retention, so a checkpoint being written keeps its own. */
+#define SIDECAR_MIN_AGE_MS (24LL * 3600 * 1000)
 
 static bool digits(const char *s, int n, int64_t *v) {
   int64_t x = 0;
@@ -80,6 +92,10 @@ static entry_kind classify(const inlet_dirent *e, int64_t *v, int64_t *end) {
   if (strcmp(rest, "json") == 0) return K_COMMIT;
   if (strcmp(rest, "crc") == 0) return K_CRC;
   if (strcmp(rest, "checkpoint.parquet") == 0) return K_CHECKPOINT;
+  /* UUID-named v2: "checkpoint." + 36-character UUID + ".json"/".parquet". */
+  if (strncmp(rest, "checkpoint.", 11) == 0 && strlen(rest) > 48 && rest[47] == '.' &&
+      (strcmp(rest + 48, "json") == 0 || strcmp(rest + 48, "parquet") == 0))
+    return K_CHECKPOINT;
   int64_t o, p;
   if (strncmp(rest, "checkpoint.", 11) == 0 && strlen(rest) == 40 && digits(rest + 11, 10, &o) &&
       rest[21] == '.' && digits(rest + 22, 10, &p) && strcmp(rest + 32, ".parquet") == 0)
@@ -115,11 +131,46 @@ static int entry_mtime(inlet_storage *st, const char *name, int64_t *mtime, inle
   return 0;
 }
 
+static void free_names(char **names, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    inlet_free(names[i]);
+  inlet_free(names);
+}
+
+static int no_op(void *ctx, const delta_action *a, inlet_error *err) {
+  (void)ctx, (void)a, (void)err;
+  return 0;
+}
+
+/* Whether the sidecars @p cp names all open as Parquet files (and, for a
+ * JSON v2 checkpoint, whether its own lines parse). */
+static bool sidecars_readable(inlet_storage *st, const delta_checkpoint_ref *cp) {
+  inlet_error e = INLET_ERROR_INIT;
+  if (cp->v2 && strlen(cp->name) > 5 && strcmp(cp->name + strlen(cp->name) - 5, ".json") == 0) {
+    char path[160];
+    snprintf(path, sizeof path, "_delta_log/%s", cp->name);
+    if (delta_log_read_file(st, NULL, path, no_op, NULL, &e) < 0) return false;
+  }
+  char **names = NULL;
+  int64_t n = 0;
+  if (delta_checkpoint_sidecars(&names, &n, st, cp, &e) < 0) return false;
+  bool ok = true;
+  for (int64_t i = 0; ok && i < n; i++) {
+    char path[256];
+    snprintf(path, sizeof path, "_delta_log/_sidecars/%s", names[i]);
+    inlet_parquet_reader *rd = NULL;
+    ok = pq_reader_open_storage(&rd, st, path, -1, NULL, &e) == 0;
+    inlet_parquet_reader_free(rd);
+  }
+  free_names(names, n);
+  return ok;
+}
+
 /* Whether every part of checkpoint @p cp opens as a Parquet file with the
- * action columns: only such a checkpoint may stand in for the commits
- * below it. */
+ * action columns (a v2 one: its file reads), and every sidecar it names
+ * opens: only such a checkpoint may stand in for the commits below it. */
 static bool checkpoint_readable(inlet_storage *st, const delta_checkpoint_ref *cp) {
-  if (cp->v2) return false;
+  if (cp->v2) return sidecars_readable(st, cp);
   for (int32_t p = 1; p <= cp->parts; p++) {
     char name[128];
     if (cp->parts <= 1)
@@ -139,13 +190,86 @@ static bool checkpoint_readable(inlet_storage *st, const delta_checkpoint_ref *c
     inlet_parquet_reader_free(rd);
     if (!ok) return false;
   }
-  return true;
+  return sidecars_readable(st, cp);
+}
+
+static bool name_in(const char *name, char **names, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
+/* Deletes (or counts, @p dry_run) the files of `_delta_log/_sidecars` that
+ * no checkpoint left in the log names and whose mtime is before @p cutoff. */
+static int clean_sidecars(inlet_storage *st, int64_t cutoff, bool dry_run, int64_t *removed,
+                          inlet_error *err) {
+  inlet_list_options o = INLET_LIST_OPTIONS_INIT;
+  o.attrs = true;
+  inlet_dirent *sc = NULL, *ents = NULL;
+  size_t n_sc = 0, n = 0;
+  TRY(st->ops->list_from(st, "_delta_log/_sidecars", &o, &sc, &n_sc, err));
+  if (n_sc == 0) return 0;
+  char **used = NULL;
+  int64_t n_used = 0;
+  delta_log_listing l;
+  memset(&l, 0, sizeof l);
+  int rc = st->ops->list_names(st, "_delta_log", &ents, &n, err);
+  if (rc == 0) rc = delta_log_listing_from(&l, ents, n, err);
+  bool all_known = true;
+  for (int64_t i = 0; rc == 0 && all_known && i < l.n_checkpoints; i++) {
+    char **names = NULL;
+    int64_t k = 0;
+    inlet_error e1 = INLET_ERROR_INIT;
+    int r = delta_checkpoint_sidecars(&names, &k, st, &l.checkpoints[i], &e1);
+    if (r == INLET_ENOMEM) rc = inlet_fail(err, r, "%s", inlet_errmsg(&e1));
+    if (r < 0) {
+      all_known = false; /* its sidecars are unknown: keep them all */
+      continue;
+    }
+    if (k == 0) {
+      inlet_free(names);
+      continue;
+    }
+    char **u = inlet_realloc(used, (size_t)(n_used + k) * sizeof *u);
+    if (!u) {
+      free_names(names, k);
+      rc = inlet_fail(err, INLET_ENOMEM, "out of memory listing sidecars");
+      break;
+    }
+    used = u;
+    for (int64_t j = 0; j < k; j++)
+      used[n_used++] = names[j];
+    inlet_free(names);
+  }
+  int64_t count = 0;
+  for (size_t i = 0; rc == 0 && all_known && i < n_sc; i++) {
+    const inlet_dirent *e = &sc[i];
+    if (e->is_dir || e->name[0] == '.' || e->mtime_ms < 0 || e->mtime_ms >= cutoff) continue;
+    if (name_in(e->name, used, n_used)) continue;
+    if (!dry_run) {
+      char path[512];
+      snprintf(path, sizeof path, "_delta_log/_sidecars/%s", e->name);
+      int r = st->ops->remove(st, path, err);
+      if (r < 0 && r != INLET_ENOTFOUND) {
+        rc = r;
+        break;
+      }
+    }
+    count++;
+  }
+  if (rc == 0 && count && !dry_run) rc = st->ops->sync_dir(st, "_delta_log/_sidecars", err);
+  *removed = count;
+  free_names(used, n_used);
+  delta_log_listing_reset(&l);
+  inlet_dirents_free(ents, n);
+  inlet_dirents_free(sc, n_sc);
+  return rc;
 }
 
 int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st, const delta_protocol *p,
                          const delta_metadata *m, int64_t version, int64_t retain_ms,
                          int64_t now_ms, bool dry_run, inlet_error *err) {
-  delta_log_cleanup_result res = {0, 0, -1, -1};
+  delta_log_cleanup_result res = {0, 0, -1, -1, 0};
   if (out) *out = res;
   TRY(delta_features_check_write(p, m, DELTA_OP_LOG_CLEANUP, 0, err));
   int rc = 0;
@@ -164,7 +288,7 @@ int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st, const
   if (rc < 0) goto done;
   TRY_GOTO(delta_log_listing_from(&l, ents, n, err));
   res.oldest_left = first_cleanable(ents, n);
-  if (l.n_commits == 0 || l.n_checkpoints == 0) goto done;
+  if (l.n_commits == 0 || l.n_checkpoints == 0) goto sidecars;
   /* W: oldest commit inside the window (or the newest commit, which always
    * stays); a commit removed since the listing is skipped, as a listing
    * taken a moment later would not have had it. */
@@ -190,7 +314,7 @@ int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st, const
     if (cp->version <= w && cp->version <= version && checkpoint_readable(st, cp))
       boundary = cp->version;
   }
-  if (boundary <= 0) goto done;
+  if (boundary <= 0) goto sidecars;
   res.oldest_kept = boundary;
   res.oldest_left = -1;
   /* The listing is sorted by name = by (start) version for 20-digit names. */
@@ -231,6 +355,9 @@ int delta_log_cleanup_at(delta_log_cleanup_result *out, inlet_storage *st, const
   }
   if (!dry_run && (res.commits_removed || res.checkpoints_removed))
     TRY_GOTO(st->ops->sync_dir(st, "_delta_log", err));
+sidecars:
+  TRY_GOTO(clean_sidecars(st, cutoff < now - SIDECAR_MIN_AGE_MS ? cutoff : now - SIDECAR_MIN_AGE_MS,
+                          dry_run, &res.sidecars_removed, err));
 done:
   inlet_dirents_free(ents, n);
   delta_log_listing_reset(&l);

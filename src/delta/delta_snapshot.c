@@ -16,9 +16,10 @@
  * exist; `_last_checkpoint` is only a hint to avoid listing on object
  * stores, so a missing or corrupt one changes nothing here.
  *
- * Classic and multi-part checkpoints are read by delta_checkpoint.c (nested
- * Parquet through the public reader). A checkpoint that cannot be used (a
- * UUID-named v2 one, sidecars, a missing or corrupt part) is passed over for
+ * Checkpoints of every kind (classic, multi-part, UUID-named v2 with their
+ * sidecars) are read by delta_checkpoint.c (nested Parquet through the
+ * public reader, or JSON). A checkpoint that cannot be used (a missing or
+ * corrupt part or sidecar) is passed over for
  * an older one, else the replay starts from the JSON commits at version 0
  * when they all still exist; otherwise the error names the checkpoint.
  */
@@ -236,28 +237,46 @@ int delta_state_catch_up(delta_state *s, inlet_storage *st, const char *root_abs
   return 0;
 }
 
-/* Reads `_delta_log/_last_checkpoint`: 1 with the version and part count,
- * 0 when absent, unreadable or malformed. */
-static int read_hint(inlet_storage *st, int64_t *version, int32_t *parts) {
+/* Reads `_delta_log/_last_checkpoint` into @p cp (version, part count, and
+ * for a v2 checkpoint its file name from v2Checkpoint.path): 1, or 0 when
+ * absent, unreadable or malformed. */
+static int read_hint(inlet_storage *st, delta_checkpoint_ref *cp) {
   inlet_error e = INLET_ERROR_INIT;
-  inlet_rfile *f = NULL;
-  if (st->ops->open_read(st, "_delta_log/_last_checkpoint", &f, &e) < 0) return 0;
-  char buf[4096];
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  /* Writers may put the v2 checkpoint's non-file actions in the hint: a
+   * metaData with a wide schema makes it large. */
+  if (st->ops->get_bytes(st, "_delta_log/_last_checkpoint", (size_t)1 << 24, &buf, &len, &e) < 0)
+    return 0;
   int ok = 0;
-  if (f->size > 0 && f->size < (int64_t)sizeof buf &&
-      inlet_rfile_read_at(f, 0, buf, (size_t)f->size, &e) == 0) {
-    json_t *o = json_loadb(buf, (size_t)f->size, 0, NULL);
-    json_t *v = json_object_get(o, "version"), *p = json_object_get(o, "parts");
-    if (json_is_integer(v) && json_integer_value(v) >= 0 && !json_object_get(o, "v2Checkpoint")) {
-      *version = (int64_t)json_integer_value(v);
-      *parts = json_is_integer(p) && json_integer_value(p) > 1 && json_integer_value(p) < 100000
-                   ? (int32_t)json_integer_value(p)
-                   : 1;
-      ok = 1;
+  memset(cp, 0, sizeof *cp);
+  json_t *o = json_loadb((const char *)buf, len, 0, NULL);
+  json_t *v = json_object_get(o, "version"), *p = json_object_get(o, "parts");
+  json_t *v2 = json_object_get(o, "v2Checkpoint");
+  if (json_is_integer(v) && json_integer_value(v) >= 0) {
+    cp->version = (int64_t)json_integer_value(v);
+    cp->parts = json_is_integer(p) && json_integer_value(p) > 1 && json_integer_value(p) < 100000
+                    ? (int32_t)json_integer_value(p)
+                    : 1;
+    ok = 1;
+    if (v2) {
+      /* Only a bare UUID-name of this version: the hint must never make
+       * the reader open anything else. */
+      json_t *path = json_object_get(v2, "path");
+      const char *nm = json_is_string(path) ? json_string_value(path) : "";
+      char prefix[40];
+      snprintf(prefix, sizeof prefix, "%020lld.checkpoint.", (long long)cp->version);
+      ok = strlen(nm) < sizeof cp->name && strncmp(nm, prefix, strlen(prefix)) == 0 &&
+           !strchr(nm, '/');
+      if (ok) {
+        cp->v2 = true;
+        cp->parts = 1;
+        snprintf(cp->name, sizeof cp->name, "%s", nm);
+      }
     }
-    json_decref(o);
   }
-  inlet_rfile_close(f);
+  json_decref(o);
+  inlet_free(buf);
   return ok;
 }
 
@@ -301,6 +320,45 @@ static int use_compaction(const delta_log_listing *l, inlet_storage *st, const c
   return 0;
 }
 
+/* The commits and log compaction files from version @p from on, for a
+ * load that starts at the checkpoint `_last_checkpoint` names: one listing
+ * of `_delta_log` that starts after the names of the older versions
+ * (list_from, start-after on object stores), so compaction files are seen
+ * as in a full listing. Checkpoints in it are dropped: the hinted one is
+ * the start. A gap among the commits is left for the replay to find (a
+ * compaction file may cover it; else it is an error, and the caller's
+ * retry with a full listing reports it). */
+static int list_after_hint(delta_log_listing *l, inlet_storage *st, int64_t from,
+                           inlet_error *err) {
+  memset(l, 0, sizeof *l);
+  char start[64];
+  /* Every name of version >= from sorts after this one ("." < "0"). */
+  if (from > 0)
+    snprintf(start, sizeof start, "%020lld/", (long long)(from - 1));
+  else
+    start[0] = 0;
+  inlet_list_options o = INLET_LIST_OPTIONS_INIT;
+  o.start_after = start;
+  o.attrs = true; /* commit times */
+  inlet_dirent *ents = NULL;
+  size_t n = 0;
+  TRY(st->ops->list_from(st, "_delta_log", &o, &ents, &n, err));
+  int rc = delta_log_listing_from(l, ents, n, err);
+  inlet_dirents_free(ents, n);
+  TRY(rc);
+  inlet_free(l->checkpoints); /* the caller puts the hinted one in */
+  l->checkpoints = NULL;
+  l->n_checkpoints = 0;
+  int64_t k = 0;
+  for (int64_t i = 0; i < l->n_commits; i++) {
+    if (l->commit_versions[i] < from) continue;
+    l->commit_versions[k] = l->commit_versions[i];
+    l->commit_mtimes[k++] = l->commit_mtimes[i];
+  }
+  l->n_commits = k;
+  return 0;
+}
+
 static int state_load(delta_state **out, const delta_snapshot *base, inlet_storage *st,
                       const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
                       inlet_error *err) {
@@ -316,19 +374,23 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
    * the log; a directory listing (no base) also detects gaps. */
   bool probed =
       base && (mode == DELTA_SNAP_LATEST || (mode == DELTA_SNAP_VERSION && arg >= base->version));
-  int64_t hv = -1;
-  int32_t hparts = 1;
-  bool hinted = !probed && use_hint && read_hint(st, &hv, &hparts);
+  delta_checkpoint_ref hcp;
+  memset(&hcp, 0, sizeof hcp);
+  bool hinted = !probed && use_hint && read_hint(st, &hcp);
+  int64_t hv = hcp.version;
   int rc = 0;
   memset(&l, 0, sizeof l);
   if (probed) {
     TRY_GOTO(probe_commits(&l, st, base->version + 1, err));
   } else if (hinted) {
-    /* The checkpoint the hint names, then the commits from its version on. */
-    TRY_GOTO(probe_commits(&l, st, hv, err));
+    /* The checkpoint the hint names, then the commits from its version on,
+     * with the log compaction files among them (one listing from the
+     * checkpoint's name on: its cost does not grow with the history before
+     * it). */
+    TRY_GOTO(list_after_hint(&l, st, hv, err));
     l.checkpoints = inlet_calloc(1, sizeof *l.checkpoints);
     FAIL_GOTO(!l.checkpoints, err, INLET_ENOMEM, "out of memory");
-    l.checkpoints[0] = (delta_checkpoint_ref){hv, hparts, false};
+    l.checkpoints[0] = hcp;
     l.n_checkpoints = 1;
   } else {
     TRY_GOTO(delta_log_list(&l, st, err));

@@ -2,17 +2,17 @@
  * Issue 11 §2: log cleanup never loses another writer's state.
  *
  * - delta-rs's checkpoint-v2-table (Databricks: UUID-named v2 checkpoints
- *   with Parquet sidecars), every file expired: cleanup removes nothing,
- *   since no checkpoint it can read stands in for the commits; `inlet
- *   maintain` leaves every byte as it was (it cleans nothing, or refuses the
- *   table for its writer features). With a classic checkpoint of its own on
- *   top, the expired commits below it go but the v2 checkpoints, sidecars,
- *   `_autostats` and `_last_checkpoint` stay.
+ *   with Parquet sidecars), every file expired: the v2 checkpoint at 8
+ *   stands in for the commits below it, which go with the v2 checkpoint at
+ *   6 and the sidecar only it named; checkpoint 8, its sidecar,
+ *   `_autostats` and `_last_checkpoint` stay byte for byte.
  * - The boundary checkpoint must be readable: with the newest checkpoint
  *   truncated, the commits after the previous one are kept and the table
  *   still reads.
- * - Log compaction files ending below the boundary go with the commits;
- *   one reaching past it, and names cleanup does not know, stay.
+ * - Log compaction files ending below the boundary go with the commits, as
+ *   does an expired v2 checkpoint below it and a sidecar no checkpoint
+ *   names; a compaction reaching past it, and names cleanup does not know,
+ *   stay.
  */
 #include "log_support.h"
 
@@ -53,86 +53,62 @@ static void test_log_cleanup_keeps_foreign_state__v2_checkpoints_and_sidecars(vo
   char root[PATH_MAX];
   inlet_storage *st;
   open_st(t, root, &st);
-  ls_age(root, 60);
-  char *before = ls_digest(root);
-  /* While the table supports v2Checkpoint, log cleanup is refused by the
-   * writer-feature gate, and so is maintain: nothing changes. */
+  /* The table reads from Databricks' v2 checkpoint at 8 (JSON, one Parquet
+   * sidecar), also with the commits before it gone. */
   {
     delta_snapshot s0;
     inlet_error e0 = INLET_ERROR_INIT;
     assert_int_equal(delta_snapshot_load(&s0, st, root, DELTA_SNAP_LATEST, 0, &e0), 0);
-    delta_log_cleanup_result r0;
-    assert_int_equal(delta_log_cleanup(&r0, st, &s0, -1, 0, false, &e0), INLET_EUNSUPPORTED);
-    assert_non_null(strstr(inlet_errmsg(&e0), "v2Checkpoint"));
+    assert_int_equal(s0.version, 9);
     delta_snapshot_reset(&s0);
   }
-  char *after = ls_digest(root);
-  assert_string_equal(before, after);
-  free(after);
-  tu_result r;
-  tu_sh(&r, "'%s' maintain '%s'", INLET_BIN, root);
-  assert_int_not_equal(r.status, 0);
-  assert_non_null(strstr(r.err, "v2Checkpoint"));
-  after = ls_digest(root);
-  assert_string_equal(before, after);
-  tu_result_free(&r);
-  free(after);
-  free(before);
-
-  /* The commits edited to drop the feature (protocol lists,
-   * checkpointPolicy); the UUID-named checkpoints and sidecars stay as
-   * Databricks wrote them. No checkpoint inlet can read: nothing may go. */
-  tu_rules_exempt(root, "v2 checkpoints left after the feature was edited out");
-  tu_sh(&r,
-        "cd '%s/_delta_log' && sed -i -e 's/\"v2Checkpoint\",//g' "
-        "-e 's/\\[\"v2Checkpoint\"\\]/[]/g' "
-        "-e 's/\"delta.checkpointPolicy\":\"v2\"/\"delta.checkpointPolicy\":\"classic\"/g' "
-        "????????????????????.json ????????????????????.crc",
-        root);
-  ls_sh_ok(&r, "drop the v2Checkpoint feature from the commits");
-  tu_result_free(&r);
   ls_age(root, 60);
-  before = ls_digest(root);
+  tu_result r;
+  tu_sh(&r,
+        "cd '%s/_delta_log' && sha256sum 00000000000000000008.checkpoint.*.json "
+        "_sidecars/00000000000000000008.* _autostats/*",
+        root);
+  ls_sh_ok(&r, "digest kept v2 files");
+  char *kept = strdup(r.out);
+  tu_result_free(&r);
+  /* Every file expired: the boundary is the v2 checkpoint at 8 (readable,
+   * its sidecar opens). Below it go the commits, checksums, the v2
+   * checkpoint at 6, and then the sidecar only that checkpoint named. */
   delta_log_cleanup_result res = cleanup(st, root);
-  assert_int_equal(res.commits_removed, 0);
-  assert_int_equal(res.checkpoints_removed, 0);
-  after = ls_digest(root);
-  assert_string_equal(before, after);
-  free(after);
-  free(before);
-
-  /* A classic checkpoint at 9: the expired commits below it may go, the
-   * v2 checkpoints and their sidecars stay, byte for byte. */
+  assert_int_equal(res.oldest_kept, 8);
+  assert_int_equal(res.commits_removed, 8);
+  assert_int_equal(res.checkpoints_removed, 1);
+  assert_int_equal(res.sidecars_removed, 1);
+  tu_sh(&r, "cd '%s/_delta_log' && find . -type f | LC_ALL=C sort | tr '\\n' ' '", root);
+  ls_sh_ok(&r, "list log");
+  assert_string_equal(
+      r.out, "./00000000000000000008.checkpoint.e5ac4dc4-be27-4106-8a55-609707487f83.json "
+             "./00000000000000000008.crc ./00000000000000000008.json "
+             "./00000000000000000009.crc ./00000000000000000009.json "
+             "./_autostats/00000000000000000007.0000000000.stats.json "
+             "./_last_checkpoint "
+             "./_sidecars/"
+             "00000000000000000008.checkpoint.0000000001.0000000001.d55fb2cb-b8d3-4362-8572-"
+             "c52142a9da1f.parquet ");
+  tu_result_free(&r);
+  tu_sh(&r,
+        "cd '%s/_delta_log' && sha256sum 00000000000000000008.checkpoint.*.json "
+        "_sidecars/00000000000000000008.* _autostats/*",
+        root);
+  ls_sh_ok(&r, "digest kept v2 files");
+  assert_string_equal(kept, r.out);
+  tu_result_free(&r);
+  free(kept);
+  /* Still readable, from the checkpoint at 8 and commit 9. */
   delta_snapshot s;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(delta_snapshot_load(&s, st, root, DELTA_SNAP_LATEST, 0, &err), 0);
   assert_int_equal(s.version, 9);
-  assert_int_equal(delta_checkpoint_write(st, &s, NULL, NULL, &err), 0);
+  assert_int_equal(s.checkpoint_version, 8);
   delta_snapshot_reset(&s);
-  ls_age(root, 60);
-  tu_sh(&r,
-        "cd '%s/_delta_log' && sha256sum *.checkpoint.*.json _sidecars/* _autostats/* "
-        "_last_checkpoint",
-        root);
-  ls_sh_ok(&r, "digest v2 files");
-  char *kept = strdup(r.out);
-  tu_result_free(&r);
+  /* A second run finds nothing more to remove. */
   res = cleanup(st, root);
-  assert_int_equal(res.oldest_kept, 9);
-  assert_int_equal(res.commits_removed, 9);
-  assert_int_equal(res.checkpoints_removed, 0);
-  tu_sh(&r,
-        "cd '%s/_delta_log' && sha256sum *.checkpoint.*.json _sidecars/* _autostats/* "
-        "_last_checkpoint",
-        root);
-  ls_sh_ok(&r, "digest v2 files");
-  assert_string_equal(kept, r.out);
-  tu_result_free(&r);
-  free(kept);
-  assert_false(exists(root, "_delta_log/00000000000000000008.json"));
-  assert_false(exists(root, "_delta_log/00000000000000000008.crc"));
-  assert_true(exists(root, "_delta_log/00000000000000000009.json"));
-  assert_true(exists(root, "_delta_log/00000000000000000009.crc"));
+  assert_int_equal(res.commits_removed + res.checkpoints_removed + res.sidecars_removed, 0);
   st->ops->free(st);
 }
 
@@ -206,11 +182,12 @@ static void test_log_cleanup_keeps_foreign_state__compactions_and_unknown_names(
       "00000000000000000003.00000000000000000006.compacted.json",      /* reaches 6: stays */
       "00000000000000000001.checkpoint.0000000001.0000000002.parquet", /* partial, below: goes */
       "00000000000000000001.checkpoint.not-a-kind.parquet",            /* unknown: stays */
-      "00000000000000000001.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json", /* v2: stays */
-      "_sidecars/3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet",                    /* stays */
-      "_staged_commits/00000000000000000001.uuid.json",                            /* stays */
+      "00000000000000000001.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json", /* v2: goes */
+      /* named by no checkpoint left, older than a day and the retention */
+      "_sidecars/3a0d65cd-4056-49b8-937b-95f9e3ee90e5.parquet", /* goes */
+      "_staged_commits/00000000000000000001.uuid.json",         /* stays */
   };
-  static const bool stays[] = {false, true, false, true, true, true, true};
+  static const bool stays[] = {false, true, false, true, false, false, true};
   for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
     char p[PATH_MAX + 256];
     snprintf(p, sizeof p, "%s/_delta_log/%s", root, extra[i]);
@@ -224,6 +201,7 @@ static void test_log_cleanup_keeps_foreign_state__compactions_and_unknown_names(
   delta_log_cleanup_result res = cleanup(st, root);
   assert_int_equal(res.oldest_kept, 6);
   assert_int_equal(res.commits_removed, 6);
+  assert_int_equal(res.sidecars_removed, 1);
   for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
     char rel[512];
     snprintf(rel, sizeof rel, "_delta_log/%s", extra[i]);

@@ -178,6 +178,38 @@ static void test_compaction__is_used_when_it_fits_and_ignored_otherwise(void **s
   free(x);
 }
 
+/* The load that starts from the checkpoint `_last_checkpoint` names (no
+ * listing of the whole log) uses compaction files too: with a checkpoint at
+ * 5, commits 6..8, a compaction of 6..7 and commit 7 deleted, the latest
+ * version reads all eight ids (a load that stopped at the first missing
+ * commit would see version 6 as the latest). */
+static void test_compaction__is_used_after_the_hinted_checkpoint(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  sh(&r, "'%s' checkpoint '%s'", INLET_BIN, f->table);
+  sh_ok(&r, "checkpoint");
+  tu_result_free(&r);
+  for (int i = 6; i <= 8; i++) {
+    sh(&r, "echo '{\"id\":%d}' > '%s/e.ndjson' && '%s' append '%s' '%s/e.ndjson'", i, f->dir,
+       INLET_BIN, f->table, f->dir);
+    sh_ok(&r, "append");
+    tu_result_free(&r);
+  }
+  write_compaction(f->table, 6, 7);
+  const char *g = gapped_copy(f, 7, 7);
+  sh(&r, "grep -c '\"version\":5' '%s/_delta_log/_last_checkpoint'", g);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  int st;
+  char *x = ids(g, -1, &st);
+  assert_int_equal(st, 0);
+  assert_string_equal(x, "1 2 3 4 5 6 7 8 ");
+  free(x);
+  json_t *d = describe(g);
+  assert_int_equal(json_integer_value(json_object_get(d, "version")), 8);
+  json_decref(d);
+}
+
 static void test_compaction__corrupt_file_falls_back_to_the_commits(void **state) {
   fixture *f = *state;
   write_compaction(f->table, 1, 3);
@@ -202,6 +234,8 @@ static void test_compaction__corrupt_file_falls_back_to_the_commits(void **state
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_compaction__same_snapshot_as_the_commits, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_compaction__is_used_after_the_hinted_checkpoint, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_compaction__is_used_when_it_fits_and_ignored_otherwise,
                                       setup, teardown),

@@ -1286,6 +1286,59 @@ static void list_log(checker *c, const char *logdir, listing *L) {
   if (L->n_commits) qsort(L->commits, L->n_commits, sizeof *L->commits, cmp_i64);
 }
 
+/* Size of file @p path, -1 when missing. */
+static int64_t file_size(const char *path) {
+  struct stat sb;
+  return stat(path, &sb) == 0 ? (int64_t)sb.st_size : -1;
+}
+
+/* PROTOCOL.md "Last Checkpoint File Schema": a v2Checkpoint field names the
+ * UUID-named checkpoint of the version with its size, and each sidecar file
+ * it lists exists in _sidecars with the size given. */
+static void check_last_v2(checker *c, const char *logdir, const listing *L, int64_t lv,
+                          json_t *v2) {
+  const char *path = json_string_value(json_object_get(v2, "path"));
+  json_t *size = json_object_get(v2, "sizeInBytes");
+  if (!path || !json_is_integer(size) ||
+      !json_is_integer(json_object_get(v2, "modificationTime"))) {
+    finding(c, "last-checkpoint", NULL, lv,
+            "_last_checkpoint v2Checkpoint lacks path, sizeInBytes or modificationTime");
+    return;
+  }
+  bool named = false;
+  for (size_t i = 0; i < L->n_cps; i++)
+    if (L->cps[i].version == lv && strcmp(L->cps[i].name, path) == 0 &&
+        (L->cps[i].kind == CP_V2_PARQUET || L->cps[i].kind == CP_V2_JSON))
+      named = true;
+  if (!named)
+    finding(c, "last-checkpoint", NULL, lv,
+            "_last_checkpoint v2Checkpoint.path %s is no v2 checkpoint of version %" PRId64, path,
+            lv);
+  char p[8400];
+  snprintf(p, sizeof p, "%s/%s", logdir, path);
+  if (named && file_size(p) != (int64_t)json_integer_value(size))
+    finding(c, "last-checkpoint", NULL, lv,
+            "_last_checkpoint v2Checkpoint.sizeInBytes %" PRId64 " is not the size of %s",
+            (int64_t)json_integer_value(size), path);
+  json_t *files = json_object_get(v2, "sidecarFiles");
+  size_t i;
+  json_t *f;
+  json_array_foreach(files, i, f) {
+    const char *sp = json_string_value(json_object_get(f, "path"));
+    json_t *ss = json_object_get(f, "sizeInBytes");
+    if (!sp || !json_is_integer(ss)) {
+      finding(c, "last-checkpoint", NULL, lv,
+              "_last_checkpoint sidecarFiles entry lacks path or size");
+      continue;
+    }
+    snprintf(p, sizeof p, "%s/_sidecars/%s", logdir, sp);
+    if (file_size(p) != (int64_t)json_integer_value(ss))
+      finding(c, "last-checkpoint", NULL, lv,
+              "_last_checkpoint names sidecar %s of %" PRId64 " bytes: missing or another size", sp,
+              (int64_t)json_integer_value(ss));
+  }
+}
+
 /* Is there a complete checkpoint at @p v? */
 static bool cp_complete(const listing *L, int64_t v) {
   int parts_needed = 0, parts_seen = 0;
@@ -1659,6 +1712,8 @@ int tu_rules_check_table(const char *root, tu_rules_report *rep) {
       if (!cp_complete(&L, lv))
         finding(&c, "last-checkpoint", NULL, lv,
                 "_last_checkpoint names version %" PRId64 ", which has no complete checkpoint", lv);
+      json_t *v2 = json_object_get(lc, "v2Checkpoint");
+      if (v2) check_last_v2(&c, logdir, &L, lv, v2);
     }
     json_decref(lc);
   }
