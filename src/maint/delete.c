@@ -628,6 +628,9 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   for (int32_t i = 0; i < d->snap.schema.n_fields; i++)
     if (!is_partition_col(&d->snap.metadata, d->snap.schema.fields[i].name))
       TRY(inlet_schema_add_field(&d->data_schema, &d->phys->fields[i], err));
+  /* Rewritten files copy each variant's bytes as they are (value and
+   * metadata read and written in their data-file form). */
+  TRY(delta_variant_physical(&d->data_schema, err));
   delta_file_sink_init(&d->sink, delta_table_storage(table), &d->snap.metadata, &d->data_schema,
                        d->o.compression, 0);
   if (d->cdf) {
