@@ -619,8 +619,15 @@ static int shred_object(inlet_buf *out, const inlet_field *tt, const inlet_array
     else if (rc == INLET_ENOMEM)
       rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory");
   }
-  /* Insertion sort of an index by key (objects are small); a key both
-   * shredded and in value is invalid. */
+  /* value may not hold a key the schema shreds, even one missing here
+   * (VariantShredding.md: the shredded field "must not" be in value). */
+  for (size_t i = shredded; rc == 0 && i < o.n; i++)
+    for (int32_t k = 0; k < tt->n_children; k++) {
+      const char *name = tt->children[k].name;
+      if (o.lens[2 * i] == strlen(name) && memcmp(o.text.data + o.at[i], name, o.lens[2 * i]) == 0)
+        rc = shred_bad(c, "a key both shredded and in value");
+    }
+  /* Insertion sort of an index by key (objects are small). */
   size_t *ord = rc == 0 ? inlet_malloc((o.n + 1) * sizeof *ord) : NULL;
   if (rc == 0 && !ord) rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory");
   for (size_t i = 0; rc == 0 && i < o.n; i++) {
@@ -668,6 +675,26 @@ static int shred_json(inlet_buf *out, const inlet_field *g, const inlet_array *a
   if (vi >= 0 && g->children[vi].type.id != INLET_TYPE_BINARY &&
       g->children[vi].type.id != INLET_TYPE_STRING)
     return shred_bad(c, "value is not binary");
+  /* A typed_value type no variant primitive matches is refused whether or
+   * not this row uses it (the file's shredding schema is wrong). */
+  if (ti >= 0) {
+    const inlet_type *t = &g->children[ti].type;
+    bool ok = t->id == INLET_TYPE_STRUCT || t->id == INLET_TYPE_LIST || t->id == INLET_TYPE_BOOL ||
+              t->id == INLET_TYPE_INT8 || t->id == INLET_TYPE_INT16 || t->id == INLET_TYPE_INT32 ||
+              t->id == INLET_TYPE_INT64 || t->id == INLET_TYPE_FLOAT ||
+              t->id == INLET_TYPE_DOUBLE || t->id == INLET_TYPE_DATE ||
+              t->id == INLET_TYPE_DECIMAL || t->id == INLET_TYPE_STRING ||
+              t->id == INLET_TYPE_BINARY ||
+              (t->id == INLET_TYPE_TIMESTAMP &&
+               (t->unit == INLET_UNIT_MICRO || t->unit == INLET_UNIT_NANO)) ||
+              (t->id == INLET_TYPE_TIME && t->unit == INLET_UNIT_MICRO) ||
+              (t->id == INLET_TYPE_FIXED_BINARY && t->ext == INLET_EXT_UUID);
+    if (!ok) {
+      char tn[64];
+      inlet_type_name(t, tn, sizeof tn);
+      return inlet_fail(c->err, INLET_EUNSUPPORTED, "shredded variant: typed_value of type %s", tn);
+    }
+  }
   bool valid = inlet_array_is_valid(a, r);
   bool hv = valid && vi >= 0 && inlet_array_is_valid(&a->children[vi], r);
   bool ht = valid && ti >= 0 && inlet_array_is_valid(&a->children[ti], r);

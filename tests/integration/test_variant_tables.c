@@ -17,6 +17,8 @@
  */
 #include "testutil.h"
 
+#include "util/buf.h"
+
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -539,6 +541,163 @@ static void test_variant__inlet_table_round_trip(void **state) {
   same_as_refcheck(f, t, 5); /* after compaction (4) and delete (5) */
 }
 
+/* A one-file Delta table at @p dir over Parquet file @p pq (column `var`
+ * a shredded variant, `id` an int), with variantShredding on. */
+static void shredded_table(const char *dir, const char *pq) {
+  tu_result r;
+  sh(&r,
+     "mkdir -p '%s/_delta_log' && cp '%s' '%s/part-0.parquet' && cd '%s' && s=$(stat -c %%s "
+     "part-0.parquet) && printf '%%s\\n' "
+     "'{\"protocol\":{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":"
+     "[\"variantType\",\"variantShredding\"],\"writerFeatures\":[\"variantType\","
+     "\"variantShredding\"]}}' "
+     "'{\"metaData\":{\"id\":\"6b0c5d1e-0000-4000-8000-000000000002\",\"format\":{\"provider\":"
+     "\"parquet\",\"options\":{}},\"schemaString\":\"{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":"
+     "[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"integer\\\",\\\"nullable\\\":true,"
+     "\\\"metadata\\\":{}},{\\\"name\\\":\\\"var\\\",\\\"type\\\":\\\"variant\\\",\\\"nullable\\\":"
+     "true,\\\"metadata\\\":{}}]}\",\"partitionColumns\":[],\"configuration\":"
+     "{\"delta.enableVariantShredding\":\"true\"},\"createdTime\":1}}' "
+     "> _delta_log/00000000000000000000.json && printf "
+     "'{\"add\":{\"path\":\"part-0.parquet\",\"partitionValues\":{},\"size\":%%s,"
+     "\"modificationTime\":1,\"dataChange\":true}}\\n' \"$s\" >> "
+     "_delta_log/00000000000000000000.json",
+     dir, pq, dir, dir);
+  sh_ok(&r, "shredded table");
+  tu_result_free(&r);
+}
+
+/* Hex of the metadata and value of a *.variant.bin file (the two
+ * concatenated; the metadata's length follows from its header). */
+static void split_variant_bin(const char *path, char **meta_hex, char **val_hex) {
+  size_t n = 0;
+  uint8_t *b = (uint8_t *)tu_read_file(path, &n);
+  assert_non_null(b);
+  assert_true(n >= 3);
+  size_t osz = (size_t)(b[0] >> 6) + 1, dict = 0, last = 0;
+  for (size_t i = 0; i < osz; i++)
+    dict |= (size_t)b[1 + i] << (8 * i);
+  for (size_t i = 0; i < osz; i++)
+    last |= (size_t)b[1 + osz + dict * osz + i] << (8 * i);
+  size_t ml = 1 + osz + (dict + 1) * osz + last;
+  assert_true(ml < n);
+  *meta_hex = malloc(2 * ml + 1);
+  *val_hex = malloc(2 * (n - ml) + 1);
+  for (size_t i = 0; i < ml; i++)
+    sprintf(*meta_hex + 2 * i, "%02x", b[i]);
+  for (size_t i = ml; i < n; i++)
+    sprintf(*val_hex + 2 * (i - ml), "%02x", b[i]);
+  (*meta_hex)[2 * ml] = (*val_hex)[2 * (n - ml)] = 0;
+  free(b);
+}
+
+/* apache/parquet-testing's shredded_variant cases (tests/data/foreign):
+ * each shredded file reads as the unshredded variant the case gives (its
+ * *.variant.bin), which inlet reads through the unshredded path from a
+ * table built here; the error cases are refused with a clear error. */
+static void test_variant__parquet_testing_shredded_cases(void **state) {
+  fixture *f = *state;
+  char dir[4300], path[4400];
+  snprintf(dir, sizeof dir, "%s/tests/data/foreign/parquet-testing/shredded_variant",
+           INLET_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/cases.json", dir);
+  json_error_t je;
+  json_t *cases = json_load_file(path, 0, &je);
+  assert_non_null(cases);
+  /* 1: the expected values, unshredded, in one table (id = case * 10 + row). */
+  inlet_buf nd = INLET_BUF_INIT;
+  size_t ci;
+  json_t *c;
+  int n_values = 0, n_errors = 0, n_ok = 0;
+  json_array_foreach(cases, ci, c) {
+    json_int_t num = json_integer_value(json_object_get(c, "case_number"));
+    json_t *files = json_object_get(c, "variant_files");
+    json_t *one = json_object_get(c, "variant_file");
+    size_t rows = files ? json_array_size(files) : one ? 1 : 0;
+    for (size_t k = 0; k < rows; k++) {
+      json_t *vf = files ? json_array_get(files, k) : one;
+      if (json_is_null(vf)) {
+        inlet_buf_appendf(&nd, "{\"id\":%lld,\"v\":null}\n", (long long)(num * 10 + (int)k));
+        continue;
+      }
+      char *mh, *vh;
+      snprintf(path, sizeof path, "%s/%s", dir, json_string_value(vf));
+      split_variant_bin(path, &mh, &vh);
+      inlet_buf_appendf(&nd, "{\"id\":%lld,\"v\":{\"metadata\":\"%s\",\"value\":\"%s\"}}\n",
+                        (long long)(num * 10 + (int)k), mh, vh);
+      free(mh);
+      free(vh);
+      n_values++;
+    }
+  }
+  char exp[4300];
+  snprintf(exp, sizeof exp, "%s/expected", f->dir);
+  inlet_buf_push(&nd, 0);
+  hand_table(exp, (const char *)nd.data);
+  inlet_buf_reset(&nd);
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, exp);
+  sh_ok(&r, "scan expected");
+  json_t *want = json_object();
+  for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *row = json_loads(line, 0, NULL);
+    assert_non_null(row);
+    char key[32];
+    snprintf(key, sizeof key, "%lld", (long long)json_integer_value(json_object_get(row, "id")));
+    json_object_set(want, key, json_object_get(row, "v"));
+    json_decref(row);
+  }
+  tu_result_free(&r);
+  /* 2: each case's shredded file. */
+  json_array_foreach(cases, ci, c) {
+    json_int_t num = json_integer_value(json_object_get(c, "case_number"));
+    const char *pq = json_string_value(json_object_get(c, "parquet_file"));
+    if (!pq) continue; /* a numbered gap */
+    char t[4400];
+    snprintf(t, sizeof t, "%s/case-%lld", f->dir, (long long)num);
+    snprintf(path, sizeof path, "%s/%s", dir, pq);
+    shredded_table(t, path);
+    sh(&r, "'%s' scan '%s' --format ndjson", INLET_BIN, t);
+    const char *err = json_string_value(json_object_get(c, "error_message"));
+    if (err) {
+      /* Refused: corrupt (5) or an unsupported typed_value (6), never a crash. */
+      if (r.status != 5 && r.status != 6)
+        fail_msg("case %lld (%s): exit %d, want a refusal: %s", (long long)num, err, r.status,
+                 r.err);
+      assert_non_null(strstr(r.err, "variant"));
+      n_errors++;
+      tu_result_free(&r);
+      continue;
+    }
+    bool invalid = strstr(pq, "INVALID") != NULL;
+    if (invalid && r.status != 0) { /* the notes allow an error */
+      tu_result_free(&r);
+      continue;
+    }
+    sh_ok(&r, pq);
+    int k = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"), k++) {
+      json_t *row = json_loads(line, 0, NULL);
+      assert_non_null(row);
+      char key[32];
+      snprintf(key, sizeof key, "%lld", (long long)(num * 10 + k));
+      json_t *w = json_object_get(want, key), *g = json_object_get(row, "var");
+      if (!w || !json_equal(w, g)) {
+        char *ws = json_dumps(w, JSON_ENCODE_ANY), *gs = json_dumps(g, JSON_ENCODE_ANY);
+        fail_msg("case %lld (%s) row %d: want %s, got %s", (long long)num, pq, k, ws, gs);
+      }
+      json_decref(row);
+    }
+    tu_result_free(&r);
+    n_ok++;
+  }
+  json_decref(want);
+  json_decref(cases);
+  /* Every case ran (a file or an error each). */
+  assert_true(n_values >= 125);
+  assert_int_equal(n_errors, 6);
+  assert_true(n_ok >= 128);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_variant__spark_table_reads_as_refcheck, setup, teardown),
@@ -551,6 +710,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_variant__spark_table_append_and_compact_keep_bytes,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_variant__inlet_table_round_trip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_variant__parquet_testing_shredded_cases, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
