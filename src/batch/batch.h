@@ -132,4 +132,34 @@ int batch_keep_rows(inlet_batch *b, const uint8_t *keep, inlet_error *err);
 int batch_variant_to_json(inlet_buf *out, const uint8_t *meta, size_t meta_len, const uint8_t *val,
                           size_t val_len, size_t max_json, inlet_error *err);
 
+/* Calls @p fn with each field of the Variant object @p val (its key bytes
+ * and the canonical JSON text of its value, each at most @p max_json bytes)
+ * in stored (key) order; stops at the first nonzero return. INLET_ECORRUPT
+ * when @p val is not an object; else as batch_variant_to_json. Readers of
+ * shredded variants merge these with the shredded fields. */
+typedef int (*batch_variant_field_fn)(void *ctx, const uint8_t *key, size_t key_len,
+                                      const char *json, size_t json_len);
+int batch_variant_object_fields(const uint8_t *meta, size_t meta_len, const uint8_t *val,
+                                size_t val_len, size_t max_json, batch_variant_field_fn fn,
+                                void *ctx, inlet_error *err);
+
+/* Appends @p s (@p n bytes of UTF-8) as a JSON string, escaped as the
+ * variant text escapes strings and keys. */
+void batch_variant_json_quote(inlet_buf *out, const char *s, size_t n);
+
+/* Largest Variant value or metadata the encoder writes (Spark's limit). */
+#define BATCH_VARIANT_MAX_BYTES (128 << 20)
+
+/* Encodes the JSON text @p json (@p n bytes: one JSON value, whitespace
+ * around it allowed) as a Variant (variant_encode.c): its metadata is
+ * appended to @p meta, its value to @p val. Numbers get the types Spark's
+ * parse_json gives them; the bytes are canonical (sorted dictionary,
+ * smallest widths). 0; INLET_EINVAL (not JSON, not UTF-8, a repeated object
+ * key, a number beyond double's range, nesting deeper than
+ * BATCH_VARIANT_MAX_DEPTH; the message says what and at which byte),
+ * INLET_ELIMIT (more than BATCH_VARIANT_MAX_BYTES), INLET_ENOMEM. On failure
+ * @p meta and @p val are as they were. */
+int batch_variant_from_json(inlet_buf *meta, inlet_buf *val, const char *json, size_t n,
+                            inlet_error *err);
+
 #endif /* INLET_BATCH_BATCH_H */

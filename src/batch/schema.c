@@ -502,6 +502,7 @@ static int parse_type(ddl_parser *p, inlet_field *f, int depth) {
       {"double", INLET_TYPE_DOUBLE, 0, false, 0},
       {"string", INLET_TYPE_STRING, 0, false, 0},
       {"json", INLET_TYPE_STRING, 0, false, INLET_EXT_JSON},
+      {"variant", INLET_TYPE_STRING, 0, false, INLET_EXT_VARIANT},
       {"enum", INLET_TYPE_STRING, 0, false, INLET_EXT_ENUM},
       {"binary", INLET_TYPE_BINARY, 0, false, 0},
       {"bson", INLET_TYPE_BINARY, 0, false, INLET_EXT_BSON},

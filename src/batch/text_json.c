@@ -479,6 +479,19 @@ static int json_map(text_conv *c, inlet_array *a, const inlet_field *f, const ch
   return inlet_array_append_list_entry(a, &c->err);
 }
 
+/* A variant column's text must be a value the encoder takes: a repeated
+ * key, a number beyond double's range or nesting past the limit is a bad
+ * record here (dead letters, --max-bad-rows), not a failed write later. */
+static int text_variant_check(text_conv *c, const char *s, size_t n) {
+  inlet_buf m = INLET_BUF_INIT, v = INLET_BUF_INIT;
+  inlet_error e = INLET_ERROR_INIT;
+  int rc = batch_variant_from_json(&m, &v, s, n, &e);
+  inlet_buf_reset(&m);
+  inlet_buf_reset(&v);
+  if (rc == INLET_ENOMEM) return inlet_fail(&c->err, INLET_ENOMEM, "out of memory");
+  return rc < 0 ? text_bad(c, "%s", inlet_errmsg(&e)) : 0;
+}
+
 int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const char **p,
                     const char *end, int depth) {
   if (depth > JSON_MAX_DEPTH) return syntax(c, *p, "nested too deeply");
@@ -486,10 +499,12 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
   if (*p >= end) return syntax(c, *p, "expected a value");
   char ch = **p;
   /* json columns keep any value's text; plain strings keep an object's or
-   * an array's text (Spark's JSON reader does the same for StringType). */
-  if (f->type.id == INLET_TYPE_STRING && ch != 'n' &&
-      (f->type.ext == INLET_EXT_JSON || ch == '{' || ch == '[')) {
-    if (c->strict_types && f->type.ext != INLET_EXT_JSON)
+   * an array's text (Spark's JSON reader does the same for StringType);
+   * variant columns keep any value's text too (a JSON string stays a
+   * string), which writers encode (variant_encode.c). */
+  bool any_text = f->type.ext == INLET_EXT_JSON || f->type.ext == INLET_EXT_VARIANT;
+  if (f->type.id == INLET_TYPE_STRING && ch != 'n' && (any_text || ch == '{' || ch == '[')) {
+    if (c->strict_types && !any_text)
       return text_bad(c,
                       "expected a JSON string for a string column, found a JSON %s "
                       "(converted to its JSON text only when coercing)",
@@ -498,6 +513,7 @@ int text_json_value(text_conv *c, inlet_array *a, const inlet_field *f, const ch
     TRY(skip_value(c, p, end, depth));
     if (!inlet_utf8_valid((const uint8_t *)start, (size_t)(*p - start)))
       return text_bad(c, "invalid UTF-8 in JSON text");
+    if (f->type.ext == INLET_EXT_VARIANT) TRY(text_variant_check(c, start, (size_t)(*p - start)));
     return inlet_array_append_bytes(a, f, start, (size_t)(*p - start), &c->err);
   }
   switch (ch) {

@@ -516,7 +516,9 @@ static int csv_row(inlet_text_reader *r, inlet_array *cols, int64_t row, const c
     if (cl.n == 0 &&
         (!cl.quoted || (f->type.id != INLET_TYPE_STRING && f->type.id != INLET_TYPE_BINARY))) {
       TRY(text_append_null(c, &cols[fi], f));
-    } else if (is_nested(f) || (f->type.ext == INLET_EXT_JSON && f->type.id == INLET_TYPE_STRING)) {
+    } else if (is_nested(f) ||
+               (f->type.id == INLET_TYPE_STRING &&
+                (f->type.ext == INLET_EXT_JSON || f->type.ext == INLET_EXT_VARIANT))) {
       const char *q = cl.s, *qe = cl.s + cl.n;
       c->rec_start = cl.s; /* columns count within the cell */
       /* The cell may live in r->cell, which the JSON reader does not touch. */

@@ -301,34 +301,78 @@ static int value(vctx *c, const uint8_t *p, size_t len, int depth) {
   }
 }
 
+static int init_ctx(vctx *c, const uint8_t *meta, size_t meta_len, const uint8_t *val,
+                    inlet_error *err);
+
 int batch_variant_to_json(inlet_buf *out, const uint8_t *meta, size_t meta_len, const uint8_t *val,
                           size_t val_len, size_t max_json, inlet_error *err) {
-  vctx c = {.out = out,
-            .start = out->len,
-            .max = max_json,
-            .meta = meta,
-            .meta_len = meta_len,
-            .v0 = val,
-            .err = err};
+  vctx c = {.out = out, .start = out->len, .max = max_json, .err = err};
+  TRY(init_ctx(&c, meta, meta_len, val, err));
+  if (!val) val = (const uint8_t *)"";
+  return value(&c, val, val_len, 0);
+}
+
+int batch_variant_object_fields(const uint8_t *meta, size_t meta_len, const uint8_t *val,
+                                size_t val_len, size_t max_json, batch_variant_field_fn fn,
+                                void *ctx, inlet_error *err) {
+  inlet_buf json = INLET_BUF_INIT;
+  vctx c = {.out = &json, .max = max_json, .err = err};
+  TRY(init_ctx(&c, meta, meta_len, val, err));
+  const uint8_t *p = val ? val : (const uint8_t *)"";
+  if (val_len == 0 || (p[0] & 3) != 2)
+    return inlet_fail(err, INLET_ECORRUPT, "variant value is not an object");
+  /* The object's header, as container() reads it. */
+  unsigned h = p[0] >> 2;
+  size_t osz = (h & 3) + 1, idsz = ((h >> 2) & 3) + 1, nsz = (h >> 4) & 1 ? 4 : 1;
+  if (val_len - 1 < nsz) return bad(&c, p, "element count truncated");
+  size_t n = le_uint(p + 1, nsz);
+  if (n > val_len) return bad(&c, p, "more elements than bytes");
+  size_t ids_at = 1 + nsz, offs_at = ids_at + n * idsz, vals_at = offs_at + (n + 1) * osz;
+  if (vals_at > val_len) return bad(&c, p, "field ids or offsets past the end");
+  size_t vals_len = le_uint(p + offs_at + n * osz, osz);
+  if (vals_len > val_len - vals_at) return bad(&c, p, "values region past the end");
+  int rc = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    const uint8_t *k = NULL;
+    size_t kn = 0, off = le_uint(p + offs_at + i * osz, osz);
+    rc = dict_key(&c, p, le_uint(p + ids_at + i * idsz, idsz), &k, &kn);
+    if (rc == 0 && off >= vals_len) rc = bad(&c, p, "element offset past the values region");
+    if (rc < 0) break;
+    inlet_buf_clear(&json);
+    c.start = 0;
+    rc = value(&c, p + vals_at + off, vals_len - off, 1);
+    if (rc == 0) rc = fn(ctx, k, kn, (const char *)json.data, json.len);
+  }
+  inlet_buf_reset(&json);
+  return rc;
+}
+
+static int init_ctx(vctx *c, const uint8_t *meta, size_t meta_len, const uint8_t *val,
+                    inlet_error *err) {
+  c->meta = meta;
+  c->meta_len = meta_len;
+  c->v0 = val ? val : (const uint8_t *)"";
   if (meta_len < 1) return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: empty");
   if ((meta[0] & 15) != 1)
     return inlet_fail(err, INLET_EUNSUPPORTED, "variant metadata version %d (inlet reads 1)",
                       meta[0] & 15);
-  c.osz = (size_t)(meta[0] >> 6) + 1;
-  if (meta_len < 1 + c.osz)
+  c->osz = (size_t)(meta[0] >> 6) + 1;
+  if (meta_len < 1 + c->osz)
     return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: dictionary size truncated");
-  c.dict_n = le_uint(meta + 1, c.osz);
+  c->dict_n = le_uint(meta + 1, c->osz);
   /* dict_n + 1 offsets must fit; dict_n beyond meta_len cannot. */
-  if (c.dict_n > meta_len || 1 + c.osz + ((size_t)c.dict_n + 1) * c.osz > meta_len)
+  if (c->dict_n > meta_len || 1 + c->osz + ((size_t)c->dict_n + 1) * c->osz > meta_len)
     return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: %lu offsets past the end",
-                      (unsigned long)c.dict_n + 1);
-  c.keys_at = 1 + c.osz + ((size_t)c.dict_n + 1) * c.osz;
-  c.keys_len = meta_len - c.keys_at;
-  size_t last = le_uint(meta + 1 + c.osz + (size_t)c.dict_n * c.osz, c.osz);
-  if (last > c.keys_len)
+                      (unsigned long)c->dict_n + 1);
+  c->keys_at = 1 + c->osz + ((size_t)c->dict_n + 1) * c->osz;
+  c->keys_len = meta_len - c->keys_at;
+  size_t last = le_uint(meta + 1 + c->osz + (size_t)c->dict_n * c->osz, c->osz);
+  if (last > c->keys_len)
     return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: key bytes past the end");
-  c.keys_len = last;
-  if (!val) val = (const uint8_t *)"";
-  c.v0 = val;
-  return value(&c, val, val_len, 0);
+  c->keys_len = last;
+  return 0;
+}
+
+void batch_variant_json_quote(inlet_buf *out, const char *s, size_t n) {
+  text_json_quote(out, s, n);
 }

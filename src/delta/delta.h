@@ -207,6 +207,27 @@ int delta_data_file_options(struct inlet_parquet_writer_options *po, const delta
  * INLET_EXT_VARIANT), INLET_ENOMEM. */
 int delta_schema_parse(inlet_schema *out, const char *json, inlet_error *err);
 
+/* ---- variant columns in data files (delta_variant.c) ----------------------
+ * A variant is STRING + INLET_EXT_VARIANT (its JSON text) in table schemas
+ * and batches, and a STRUCT + INLET_EXT_VARIANT of BINARY NOT NULL `value`
+ * and `metadata` (Spark's group, unannotated) in data files. */
+
+/* Whether field @p f is a variant (JSON text form) or holds one. */
+bool delta_variant_in(const inlet_field *f);
+bool delta_variant_schema_has(const inlet_schema *s);
+/* Rewrites every variant field of @p s, at any depth, into the data-file
+ * form. 0 or INLET_ENOMEM. */
+int delta_variant_physical(inlet_schema *s, inlet_error *err);
+/* A view of batch @p in as the data-file schema @p phys (its physical
+ * form, borrowed): each variant value encoded from its JSON text
+ * (batch_variant_from_json), every other column borrowed from @p in.
+ * Release with delta_variant_release_batch(out, in). 0; INLET_EINVAL (a
+ * value that is not JSON a variant can hold: the message names the column
+ * and row), INLET_ELIMIT, INLET_ENOMEM, INLET_EINTERNAL. */
+int delta_variant_encode_batch(inlet_batch *out, const inlet_batch *in, const inlet_schema *phys,
+                               inlet_error *err);
+void delta_variant_release_batch(inlet_batch *out, const inlet_batch *in);
+
 /* Column mapping modes (PROTOCOL.md "Column Mapping", table property
  * delta.columnMapping.mode). */
 enum { DELTA_CM_NONE = 0, DELTA_CM_NAME = 1, DELTA_CM_ID = 2 };

@@ -270,8 +270,14 @@ static const feature FEATURES[] = {
      "writers must keep the table Iceberg-compatible"},
     {"icebergCompatV3", false, 0, 0, "columnMapping", use_iceberg_v3, NULL, 0,
      "writers must keep the table Iceberg-compatible"},
-    {"variantType", true, 0, 0, NULL, use_variant, NULL, 0, "writers must write variant values"},
-    {"variantType-preview", true, 0, 0, NULL, NULL, NULL, 0, "writers must write variant values"},
+    /* Writers encode each variant's JSON text (variant_encode.c) into the
+     * group of value and metadata Spark writes, with a nullCount and no
+     * min/max (delta_variant.c, delta_stats.c); compaction and delete copy
+     * the stored bytes unchanged. */
+    {"variantType", true, 0, 0, NULL, use_variant, NULL, ALL_OPS | OP_RESTORE,
+     "writers must write variant values"},
+    {"variantType-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE,
+     "writers must write variant values"},
     {"variantShredding", true, 0, 0, "variantType", use_shredding, NULL, 0,
      "writers must write shredded variant values"},
     {"variantShredding-preview", true, 0, 0, "variantType-preview", NULL, NULL, 0,

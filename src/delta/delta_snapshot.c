@@ -39,11 +39,18 @@ static bool in_list(const char *f, const char *const *list) {
 /* Reader version and features inlet can honour. Deletion vectors are checked
  * per live file instead: a table may enable them yet have none. */
 int delta_check_reader(const delta_protocol *p, const delta_metadata *m, inlet_error *err) {
-  static const char *const ok[] = {"timestampNtz",        "vacuumProtocolCheck",
-                                   "typeWidening",        "typeWidening-preview",
-                                   "v2Checkpoint",        "deletionVectors",
-                                   "columnMapping",       "variantType",
-                                   "variantType-preview", NULL};
+  static const char *const ok[] = {"timestampNtz",
+                                   "vacuumProtocolCheck",
+                                   "typeWidening",
+                                   "typeWidening-preview",
+                                   "v2Checkpoint",
+                                   "deletionVectors",
+                                   "columnMapping",
+                                   "variantType",
+                                   "variantType-preview",
+                                   "variantShredding",
+                                   "variantShredding-preview",
+                                   NULL};
   if (p->min_reader > 3 || p->min_reader < 1)
     return inlet_fail(err, INLET_EUNSUPPORTED,
                       "table requires reader version %d (inlet reads "

@@ -78,7 +78,8 @@ bool delta_stats_type_has_bounds(const inlet_type *t) {
   case INLET_TYPE_DATE:
   case INLET_TYPE_TIMESTAMP:
   case INLET_TYPE_DECIMAL:
-  case INLET_TYPE_STRING: return true;
+  /* a variant's JSON text has no order Delta defines: nullCount only */
+  case INLET_TYPE_STRING: return t->ext != INLET_EXT_VARIANT;
   default: return false;
   }
 }
@@ -104,7 +105,11 @@ static int collect(delta_stats_acc *acc, const inlet_field *f, int32_t *path, in
     acc->pq_next += pq_leaves(f);
     return 0;
   }
-  if (f->type.id == INLET_TYPE_STRUCT) {
+  /* A variant in its data-file form (a group of value and metadata) is one
+   * column of the stats, with a nullCount only (PROTOCOL.md "Variant Data
+   * Type"), counted from the batches as list and map nulls are. */
+  bool variant = f->type.id == INLET_TYPE_STRUCT && f->type.ext == INLET_EXT_VARIANT;
+  if (f->type.id == INLET_TYPE_STRUCT && !variant) {
     for (int32_t i = 0; i < f->n_children; i++) {
       path[depth] = i;
       TRY(collect(acc, &f->children[i], path, depth + 1, max_cols, err));
@@ -123,7 +128,7 @@ static int collect(delta_stats_acc *acc, const inlet_field *f, int32_t *path, in
   l->field = f;
   l->depth = depth;
   memcpy(l->path, path, sizeof(int32_t) * (size_t)depth);
-  l->pq_leaf = is_list_or_map(&f->type) ? -1 : acc->pq_next;
+  l->pq_leaf = is_list_or_map(&f->type) || variant ? -1 : acc->pq_next;
   acc->pq_next += pq_leaves(f);
   return 0;
 }
@@ -554,7 +559,7 @@ static bool write_level(inlet_buf *b, const delta_stats_acc *acc, const inlet_fi
     while (e < hi && acc->leaves[e].path[depth] == fi)
       e++;
     const inlet_field *f = &fields[fi];
-    if (f->type.id == INLET_TYPE_STRUCT) {
+    if (f->type.id == INLET_TYPE_STRUCT && f->type.ext != INLET_EXT_VARIANT) {
       inlet_buf sub = INLET_BUF_INIT;
       if (write_level(&sub, acc, f->children, f->n_children, s, e, depth + 1, kind)) {
         inlet_buf_push(b, any ? ',' : '{');

@@ -59,17 +59,29 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
   /* Through the table's storage: its directories are made on the way, and
    * never through a symbolic link, so a symlinked partition directory
    * cannot send a file outside the table. */
-  TRY(pq_writer_open_storage(&f->pw, s->st, f->rel_path, s->data_schema, &po, err));
+  /* Variant columns are groups of value and metadata in the file. */
+  TRY(inlet_schema_copy(&f->phys, s->data_schema, err));
+  TRY(delta_variant_physical(&f->phys, err));
+  TRY(pq_writer_open_storage(&f->pw, s->st, f->rel_path, &f->phys, &po, err));
   pq_writer_set_pool(f->pw, s->pool);
   f->created = true;
-  return delta_stats_new(&f->stats, s->data_schema, s->max_indexed, err);
+  return delta_stats_new(&f->stats, &f->phys, s->max_indexed, err);
 }
 
 int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err) {
-  TRY(inlet_parquet_writer_write(f->pw, b, err));
-  /* Rows and list/map null counts only: the rest of the stats come from
-   * the writer's own column statistics at close (one pass over the data). */
-  return delta_stats_count(f->stats, b, err);
+  inlet_batch enc;
+  const inlet_batch *w = b;
+  if (delta_variant_schema_has(&b->schema)) {
+    TRY(delta_variant_encode_batch(&enc, b, &f->phys, err));
+    w = &enc;
+  }
+  int rc = inlet_parquet_writer_write(f->pw, w, err);
+  /* Rows and list/map/variant null counts only: the rest of the stats come
+   * from the writer's own column statistics at close (one pass over the
+   * data). */
+  if (rc == 0) rc = delta_stats_count(f->stats, w, err);
+  if (w == &enc) delta_variant_release_batch(&enc, b);
+  return rc;
 }
 
 int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *dir,
@@ -98,6 +110,7 @@ void delta_data_file_reset(delta_file_sink *s, delta_data_file *f, bool remove) 
   }
   inlet_free(f->rel_path);
   delta_stats_free(f->stats);
+  inlet_schema_reset(&f->phys);
   memset(f, 0, sizeof *f);
 }
 

@@ -34,6 +34,9 @@ typedef struct delta_data_file {
   delta_stats_acc *stats;   /* owned */
   int64_t size, rows;       /* set by delta_data_file_close */
   bool created;             /* the file exists in the storage */
+  /* owned: the sink's data schema with variants in their data-file form
+   * (delta_variant_physical): the Parquet schema and the stats columns */
+  inlet_schema phys;
 } delta_data_file;
 
 void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_metadata *metadata,
@@ -46,7 +49,8 @@ void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_met
 int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir, inlet_error *err);
 /* Writes the rows of @p b, whose columns are the sink's data schema, and
  * counts them in the file's stats (the values' stats are the Parquet
- * writer's, taken at close). */
+ * writer's, taken at close). A variant column may come as JSON text
+ * (encoded here) or already in its data-file form (copied as it is). */
 int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err);
 /* Completes the file (fsynced), takes its stats from the Parquet writer,
  * and syncs its directory @p dir into the table (the root itself is synced

@@ -462,7 +462,24 @@ static int check_rows(const compactor *c, delta_constraints *cons, const inlet_b
   int rc = view.columns && owned ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
   for (int32_t i = 0, d = 0; rc == 0 && i < ts->n_fields; i++) {
     if (d < c->data_schema.n_fields && c->table_col[d] == i) {
-      view.columns[i] = nb->columns[d++]; /* shallow */
+      const inlet_field *tf = &ts->fields[i], *df = &c->data_schema.fields[d];
+      if (!delta_variant_in(tf) || !c->cons.used || !c->cons.used[i]) {
+        view.columns[i] = nb->columns[d++]; /* shallow (an unused variant stays binary) */
+        continue;
+      }
+      /* A constraint reads this variant column: as its JSON text, as scans
+       * give it. Variants inside structs, lists or maps stay refused. */
+      owned[i] = 1;
+      rc = tf->type.id == INLET_TYPE_STRING
+               ? inlet_array_init(&view.columns[i], tf, err)
+               : inlet_fail(err, INLET_EUNSUPPORTED,
+                            "cannot compact \"%s\": a constraint reads column \"%s\", "
+                            "which holds a nested variant",
+                            a->path, tf->name);
+      if (rc == 0)
+        rc = delta_conform_column(&view.columns[i], tf, tf, (inlet_array *)&nb->columns[d], df,
+                                  nb->num_rows, a->path, err);
+      d++;
       continue;
     }
     if (!cons->used || !cons->used[i]) continue;
@@ -1080,6 +1097,9 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     c.table_col[c.data_schema.n_fields] = i;
     TRY_GOTO(inlet_schema_add_field(&c.data_schema, &phys->fields[i], err));
   }
+  /* Variants are read and written in their data-file form (value and
+   * metadata), so compaction copies each value's bytes as they are. */
+  TRY_GOTO(delta_variant_physical(&c.data_schema, err));
   /* Row tracking enabled: rewritten rows keep their stable row ids and row
    * commit versions in the materialized columns (delta_rt_fill). */
   int32_t n_data = c.data_schema.n_fields;

@@ -631,6 +631,9 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   for (int32_t i = 0; i < d->snap.schema.n_fields; i++)
     if (!is_partition_col(&d->snap.metadata, d->snap.schema.fields[i].name))
       TRY(inlet_schema_add_field(&d->data_schema, &d->phys->fields[i], err));
+  /* Rewritten files copy each variant's bytes as they are (value and
+   * metadata read and written in their data-file form). */
+  TRY(delta_variant_physical(&d->data_schema, err));
   /* Row tracking enabled: the materialized row id and row commit version
    * columns, so copied rows keep theirs (copy_rows). */
   bool rt_cols = false;

@@ -104,7 +104,8 @@ static const struct {
     {"delta-rs/table_with_liquid_clustering", OP_ALL, {"liquid", "rowTracking", NULL}},
     /* Column mapping: appends, ingest, compaction, checkpoints and vacuum
      * write physical names (test_column_mapping). */
-    {"delta-rs/spark-variant-stable-feature-checkpoint", OP_ALL, {"variantType", NULL, NULL}},
+    /* Variant tables are written (test_variant_tables: appends encode the
+     * values, compaction copies their bytes). */
     {"delta-rs/simple_table_features", OP_ALL, {"reader version 5", "blahabl", NULL}},
     /* delta-rs/table-with-dv-small is written to (deletion vectors are
      * applied by compaction and kept by checkpoints and vacuum):
@@ -171,7 +172,7 @@ static void test_foreign__writers_refuse_naming_the_feature_and_change_nothing(v
     fail_msg("%d of %d writes to tables inlet cannot honour went wrong (listed above)", bad,
              checked);
   }
-  assert_true(checked >= 33);
+  assert_true(checked >= 27);
 }
 
 /* describe and history read only the log: they work on every foreign

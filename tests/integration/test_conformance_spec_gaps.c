@@ -6,7 +6,7 @@
  *   - rows are unknown (null / "unknown"), not 0, when a live file's
  *     add.stats has no numRecords;
  *   - describe and history work from the log alone on tables whose reader
- *     features inlet cannot scan (shredded variant, geospatial, an
+ *     features inlet cannot scan (geospatial, an
  *     unknown reader version), while scans still refuse them;
  *   - deletion vectors (issue 16): deleted rows never reach a scan, time
  *     travel sees the rows before the DELETE, and a corrupt DV file is a
@@ -187,8 +187,7 @@ static void test_gaps__describe_and_history_on_unscannable_tables(void **state) 
   static const struct {
     const char *rel, *scan_refusal;
   } tables[] = {
-      /* variant is read now (test_variant_tables); shredded variant is not */
-      {"delta-rs/spark-shredded-variant-preview-delta", "variantShredding"},
+      /* variant, shredded or not, is read now (test_variant_tables) */
       {"delta-rs/simple_table_features", "reader version 5"},
       {"delta-kernel-rs/table-with-geo", "geospatial"},
   };
