@@ -74,6 +74,7 @@ struct inlet_scan {
   /* A worker's scan of one file: snap, pred, keep_file, keep_col, is_part
    * and out_cols are the parent's (borrowed, read-only). */
   bool child;
+  bool row_tracking; /* _metadata.row_id / row_commit_version asked for */
   /* Parallel (threads > 1; see the top of the file). */
   bool par, unordered;
   util_pool *pool;      /* owned */
@@ -184,6 +185,7 @@ static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_er
       bool rcv = c < 0 && strcasecmp(name, DELTA_SCAN_ROW_COMMIT_VERSION) == 0;
       if (rid || rcv) {
         TRY(delta_scan_row_tracking(sc->ts, err));
+        sc->row_tracking = true;
         c = s->n_fields + (rcv ? 1 : 0);
       }
       FAIL_IF(c < 0, err, INLET_ENOTFOUND, "no column named \"%s\" in the table", name);
@@ -224,6 +226,9 @@ static int child_open(inlet_scan **out, inlet_scan *p, int64_t file, inlet_error
   for (int32_t j = 0; rc == 0 && j < p->out_schema.n_fields; j++)
     rc = inlet_schema_add_field(&c->out_schema, &p->out_schema.fields[j], err);
   if (rc == 0) rc = delta_scan_open(&c->ts, p->snap, err);
+  /* The child's batches carry the parent's row tracking columns too. */
+  c->row_tracking = p->row_tracking;
+  if (rc == 0 && p->row_tracking) rc = delta_scan_row_tracking(c->ts, err);
   if (rc < 0) {
     inlet_scan_free(c);
     return rc;
