@@ -255,7 +255,6 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
   static const struct {
     const char *prop, *feature;
   } cases[] = {
-      {"delta.checkpointPolicy=v2", "\"v2Checkpoint\""},
       {"delta.enableIcebergCompatV2=true", "\"icebergCompatV2\""},
       {"delta.enableVariantShredding=true", "\"variantShredding\""},
       {"delta.feature.clustering=supported", "\"clustering\""},
