@@ -453,6 +453,14 @@ void delta_commit_name(char out[64], int64_t version);
 typedef int (*delta_action_cb)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t version,
                           delta_action_cb cb, void *ctx, inlet_error *err);
+/* Reads the commits that landed after *@p seen, probing names from the
+ * next version on (writers never skip one), so a writer's rebase costs the
+ * new commits, not a listing of the whole log; @p cb gets each action with
+ * its version, and *@p seen advances past each commit read whole. */
+typedef int (*delta_versioned_action_cb)(void *ctx, int64_t version, const delta_action *a,
+                                         inlet_error *err);
+int delta_log_read_commits_after(inlet_storage *st, const char *root_abs, int64_t *seen,
+                                 delta_versioned_action_cb cb, void *ctx, inlet_error *err);
 /* Name of the log compaction file of commits @p from..@p to. */
 void delta_compaction_name(char out[96], int64_t from, int64_t to);
 /* The same streaming for any JSON log file @p name (below the table root),

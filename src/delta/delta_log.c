@@ -176,6 +176,32 @@ int delta_log_read_commit(inlet_storage *st, const char *root_abs, int64_t versi
   return delta_log_read_file(st, root_abs, name, cb, ctx, err);
 }
 
+typedef struct versioned {
+  delta_versioned_action_cb cb;
+  void *ctx;
+  int64_t version;
+} versioned;
+
+static int versioned_cb(void *ctx, const delta_action *a, inlet_error *err) {
+  versioned *v = ctx;
+  return v->cb(v->ctx, v->version, a, err);
+}
+
+int delta_log_read_commits_after(inlet_storage *st, const char *root_abs, int64_t *seen,
+                                 delta_versioned_action_cb cb, void *ctx, inlet_error *err) {
+  for (int64_t v = *seen + 1;; v++) {
+    versioned vc = {cb, ctx, v};
+    inlet_error e1 = INLET_ERROR_INIT;
+    int rc = delta_log_read_commit(st, root_abs, v, versioned_cb, &vc, &e1);
+    if (rc == INLET_ENOTFOUND) return 0;
+    if (rc < 0) {
+      if (err) *err = e1;
+      return rc;
+    }
+    *seen = v;
+  }
+}
+
 int delta_log_read_file(inlet_storage *st, const char *root_abs, const char *name,
                         delta_action_cb cb, void *ctx, inlet_error *err) {
   inlet_rfile *f = NULL;

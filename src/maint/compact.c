@@ -746,14 +746,9 @@ static int removed_add(compactor *c, const char *path, inlet_error *err) {
   return 0;
 }
 
-typedef struct rebase_ctx {
-  compactor *c;
-  int64_t version;
-} rebase_ctx;
-
-static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
-  rebase_ctx *r = ctx;
-  compactor *c = r->c;
+static int rebase_cb(void *ctx, int64_t version, const delta_action *a, inlet_error *err) {
+  (void)version;
+  compactor *c = ctx;
   if (a->kind == DELTA_ACTION_METADATA || a->kind == DELTA_ACTION_PROTOCOL) {
     c->meta_changed = true;
     return 0;
@@ -762,22 +757,10 @@ static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
   return removed_add(c, a->u.remove.path, err);
 }
 
-/* Reads the commits that landed since the last look, probing names from
- * the next version on (writers never skip one), so a rebase costs the new
- * commits, not a listing of the whole log. */
+/* Reads the commits that landed since the last look. */
 static int rebase(compactor *c, inlet_error *err) {
-  for (int64_t v = c->seen_version + 1;; v++) {
-    rebase_ctx r = {c, v};
-    inlet_error e1 = INLET_ERROR_INIT;
-    int rc = delta_log_read_commit(delta_table_storage(c->table), delta_table_root(c->table), v,
-                                   rebase_cb, &r, &e1);
-    if (rc == INLET_ENOTFOUND) return 0;
-    if (rc < 0) {
-      if (err) *err = e1;
-      return rc;
-    }
-    c->seen_version = v;
-  }
+  return delta_log_read_commits_after(delta_table_storage(c->table), delta_table_root(c->table),
+                                      &c->seen_version, rebase_cb, c, err);
 }
 
 static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t rows,

@@ -412,21 +412,15 @@ static int write_dv_file(deleter *d, inlet_error *err) {
 
 /* ---- committing ---------------------------------------------------------------------- */
 
-typedef struct rebase_ctx {
-  deleter *d;
-  int64_t version;
-} rebase_ctx;
-
-static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
+static int rebase_cb(void *ctx, int64_t version, const delta_action *a, inlet_error *err) {
   (void)err;
-  rebase_ctx *r = ctx;
-  deleter *d = r->d;
+  deleter *d = ctx;
   if (d->conflict) return 0;
   if (a->kind == DELTA_ACTION_METADATA || a->kind == DELTA_ACTION_PROTOCOL) {
     d->conflict = true;
     snprintf(d->conflict_why, sizeof d->conflict_why,
              "conflict (metadata changed): version %lld changed the table's metaData or protocol",
-             (long long)r->version);
+             (long long)version);
     return 0;
   }
   if (a->kind != DELTA_ACTION_REMOVE) return 0;
@@ -436,7 +430,7 @@ static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
       snprintf(d->conflict_why, sizeof d->conflict_why,
                "conflict (concurrent delete): version %lld removed \"%.300s\", which this delete "
                "changes",
-               (long long)r->version, a->u.remove.path);
+               (long long)version, a->u.remove.path);
     }
   return 0;
 }
@@ -444,18 +438,8 @@ static int rebase_cb(void *ctx, const delta_action *a, inlet_error *err) {
 /* Reads the commits after the snapshot (appends pass, removes of touched
  * files and metadata changes are conflicts). */
 static int rebase(deleter *d, inlet_error *err) {
-  for (int64_t v = d->seen_version + 1;; v++) {
-    rebase_ctx r = {d, v};
-    inlet_error e1 = INLET_ERROR_INIT;
-    int rc = delta_log_read_commit(delta_table_storage(d->table), delta_table_root(d->table), v,
-                                   rebase_cb, &r, &e1);
-    if (rc == INLET_ENOTFOUND) return 0;
-    if (rc < 0) {
-      if (err) *err = e1;
-      return rc;
-    }
-    d->seen_version = v;
-  }
+  return delta_log_read_commits_after(delta_table_storage(d->table), delta_table_root(d->table),
+                                      &d->seen_version, rebase_cb, d, err);
 }
 
 /* The stats of a file given a DV: numRecords kept (the rows in the file),
