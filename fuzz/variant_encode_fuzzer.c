@@ -41,6 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = batch_variant_from_json(&m, &v, text, size, &err);
   json_error_t je;
   json_t *want = json_loadb(text, size, JFLAGS, &je);
+  /* A raw NUL byte is never JSON (control characters must be escaped), but
+   * jansson's lexer takes it for the end of the input and accepts "200\0":
+   * no oracle then. */
+  if (want && size && memchr(text, 0, size)) {
+    json_decref(want);
+    want = NULL;
+  }
   if (rc != 0) {
     if (!err.message[0] || m.len || v.len) abort();
     if (want && rc != INLET_ELIMIT && !strstr(err.message, "nested deeper")) abort();

@@ -445,7 +445,8 @@ static int number_keys(enc *e) {
       if (f[j].id == f[j - 1].id)
         return inlet_fail(e->err, INLET_EINVAL, "variant: duplicate object key \"%.*s\"",
                           (int)(f[j].key_len > 200 ? 200 : f[j].key_len),
-                          (const char *)e->strs.data + f[j].key_off);
+                          /* all keys empty: no string bytes at all */
+                          e->strs.data ? (const char *)e->strs.data + f[j].key_off : "");
   }
   return 0;
 }
