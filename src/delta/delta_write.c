@@ -582,6 +582,10 @@ undo:
   return rc;
 }
 
+bool delta_writer_maybe_committed(const inlet_table_writer *w) {
+  return w->committed || w->keep_files;
+}
+
 int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *ids,
                           const int64_t *versions, const int64_t *expected, inlet_error *err) {
   for (int32_t i = 0; i < w->n_txns; i++)

@@ -1381,9 +1381,13 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   g->dl_swept = false;
   for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
     g->src->parts[i]->dl_swept = false;
-  if (!g->src->can_seek)
+  if (!g->src->can_seek) {
+    /* The batch lost: its dead letters go with it (see commit_batch). */
+    if (g->dl_published[0]) dl_unpublish(g, g->dl_published);
+    g->dl_published[0] = '\0';
     return inlet_fail(err, INLET_ECONFLICT, "%s (stdin cannot be replayed; stopping)",
                       inlet_errmsg(why));
+  }
   char msg[INLET_ERROR_MESSAGE_SIZE + 64];
   snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
            inlet_errmsg(why));
@@ -1505,6 +1509,16 @@ static int commit_batch(ingester *g, inlet_error *err) {
   return 0;
 fail:
   if (err) *err = e;
+  /* A source that cannot replay (stdin) never writes this range again, so
+   * the dead letters published for a batch that surely did not commit are
+   * removed now: left behind, they would list records of a batch whose
+   * other records are lost (a hole, where stdin promises a lost tail).
+   * A replaying source rewrites the same name, or its next commit from
+   * this start sweeps it (dl_cleanup_committed). */
+  if (g->dl_published[0] && !g->src->can_seek && !(g->w && delta_writer_maybe_committed(g->w))) {
+    dl_unpublish(g, g->dl_published);
+    g->dl_published[0] = '\0';
+  }
   abandon(g);
   return rc;
 }
