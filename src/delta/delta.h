@@ -661,6 +661,15 @@ int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, in
 int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
                                const delta_snapshot *latest, int64_t ts, int64_t *version,
                                inlet_error *err);
+/* The newest version at most @p latest's whose commit timestamp (as
+ * delta_version_at_timestamp times it) is <= @p ts: *@p version and its
+ * *@p version_ts (ms), or -1 for both when every candidate is later.
+ * Candidates start at *@p first: the earliest version that can be rebuilt
+ * when @p recreatable, else the oldest commit in the log. 0,
+ * INLET_ENOTFOUND (no commit), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM. */
+int delta_commit_at_timestamp(inlet_storage *st, const char *root_abs, const delta_snapshot *latest,
+                              int64_t ts, bool recreatable, int64_t *version, int64_t *version_ts,
+                              int64_t *first, inlet_error *err);
 /* Deep copy. 0, INLET_ENOMEM. */
 int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_error *err);
 void delta_snapshot_reset(delta_snapshot *s);
