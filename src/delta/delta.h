@@ -264,10 +264,13 @@ int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error
 int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
                          inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
                          inlet_error *err);
-/* The name of a void column (at any depth) of @p schema, or NULL. Writers
- * refuse such tables: void columns must be left out of data files and
- * inlet's writers do not do that yet. */
+/* The name of a void column (at any depth) of @p schema, or NULL. */
 const char *delta_schema_void_column(const inlet_schema *schema);
+/* The name of a void field below a top-level column (in a struct, array
+ * or map) of @p schema, or NULL. Writers leave top-level void columns out of
+ * data files (PROTOCOL.md "Void Type") and refuse tables with nested ones,
+ * which would need the field cut out of each nested value. */
+const char *delta_schema_nested_void(const inlet_schema *schema);
 /* Schema evolution from a record (src/delta/delta_schema_evolve.c): the
  * fields of the JSON object @p record that @p schema_json lacks, at the top
  * level and inside struct columns, with inferred types, appended as nullable

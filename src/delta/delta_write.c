@@ -95,8 +95,8 @@ int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
   return writer_open(out, table, options, extras, create, params, err);
 }
 
-/* The columns stored in data files (the table's minus partition columns)
- * and the table column of each. */
+/* The columns stored in data files (the table's minus partition columns
+ * and void columns) and the table column of each. */
 static int build_data_schema(inlet_table_writer *w, inlet_error *err) {
   const inlet_schema *ts = &w->snap.schema;
   inlet_schema_reset(&w->data_schema);
@@ -106,6 +106,9 @@ static int build_data_schema(inlet_table_writer *w, inlet_error *err) {
     for (int32_t p = 0; p < w->n_part; p++)
       is_part |= w->part_idx[p] == i;
     if (is_part) continue;
+    /* PROTOCOL.md "Void Type" and Spark's writer (dropNullTypeColumns): a
+     * void column is left out of data files; readers fill it with null. */
+    if (ts->fields[i].type.id == INLET_TYPE_NULL) continue;
     w->data_idx[w->data_schema.n_fields] = i;
     /* Column mapping: data files (and so their stats) use the physical
      * names and, in id mode, the ids as Parquet field ids. */
@@ -195,10 +198,11 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
-  const char *vc = delta_schema_void_column(&w->snap.schema);
+  const char *vc = delta_schema_nested_void(&w->snap.schema);
   if (vc) {
     rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                    "column \"%s\" has type void, which inlet reads (as null) but does not write",
+                    "field \"%s\" has type void inside a struct, array or map column, which "
+                    "inlet reads (as null) but does not write (a top-level void column it does)",
                     vc);
     goto fail;
   }
