@@ -255,6 +255,13 @@ int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_fiel
  * other field metadata kept; *max_id = n. 0, INLET_ECORRUPT (not a struct
  * type), INLET_ENOMEM. */
 int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err);
+/* Schema evolution on a mapping table (Spark's assignColumnIdAndPhysicalName
+ * for new fields): the fields of @p schema_json (replaced in place) without
+ * an id and physical name, at any depth (new columns, their nested fields,
+ * new fields of existing structs), get ids above max(*max_id, every id in
+ * the schema) and "col-<uuid>" physical names; the others keep theirs.
+ * *max_id becomes the largest id. 0, INLET_ECORRUPT, INLET_ENOMEM. */
+int delta_column_mapping_assign_new(char **schema_json, int64_t *max_id, inlet_error *err);
 /* Shapes column @p src (data file field @p sf, @p n rows, consumed) as table
  * field @p tf (its physical twin @p pf) into @p dst (empty, initialised for
  * tf), as scans read it: struct fields matched by physical name or id
