@@ -16,7 +16,8 @@
  *   - a void column (delta-kernel-rs's void-column table) reads as all null;
  *     appends leave it out of their data files (as Spark drops NullType
  *     columns), a record with a value for it is a bad record naming it,
- *     compaction and checkpoints work, and refcheck reads the result.
+ *     compaction, checkpoints and a copy-on-write delete work, and refcheck
+ *     reads the result.
  * The foreign tables are copies of tests/data/foreign (see its README).
  */
 #include "testutil.h"
@@ -446,6 +447,14 @@ static void test_gaps__void_column_reads_as_null(void **state) {
   tu_result_free(&r);
   sh(&r, "grep -c '\"version\":2' '%s/_delta_log/_last_checkpoint'", t);
   assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  /* A copy-on-write delete rewrites the file without the column too. */
+  sh(&r, "'%s' delete '%s' --where 'id = 2'", INLET_BIN, t);
+  sh_ok(&r, "delete");
+  tu_result_free(&r);
+  sh(&r, "'%s' '%s' delta '%s' | grep '^\\[' | tr -d '\\n'", INLET_NODE, INLET_REFCHECK, t);
+  sh_ok(&r, "refcheck after delete");
+  assert_string_equal(r.out, "[1,null],[3,null],[4,null],[5,null]");
   tu_result_free(&r);
 }
 
