@@ -284,11 +284,14 @@ INLET_API int inlet_table_writer_check_row(const inlet_table_writer *w, const in
  * them. When any was added, the writer's open data files are closed with the
  * old columns, later batches have the new schema (inlet_table_writer_schema)
  * and the commit carries a metaData action with it; a concurrent metaData
- * change makes the commit fail with INLET_ECONFLICT.
+ * change makes the commit fail with INLET_ECONFLICT. On a column-mapping
+ * table each new column and struct field (at any depth) gets a fresh
+ * delta.columnMapping.id and a "col-<uuid>" physical name, as Spark assigns
+ * them, and delta.columnMapping.maxColumnId follows.
  * @return 0, INLET_EINVAL (a new field cannot become a column: a name Delta
  *         refuses, a case-insensitive clash with a column; the message names
  *         the field), INLET_ECORRUPT (the record is not one JSON object with
- *         distinct keys), INLET_EUNSUPPORTED (a column-mapping table),
+ *         distinct keys),
  *         INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t len,
@@ -305,7 +308,7 @@ INLET_API int inlet_table_writer_evolve(inlet_table_writer *w, const char *recor
  * (its records stay bad records naming the column). Open data files are
  * closed in the old types, as inlet_table_writer_evolve does.
  * @return 0, INLET_ELIMIT (a record that widens more than 64 types at once),
- *         INLET_EUNSUPPORTED (a column-mapping table), INLET_ENOMEM.
+ *         INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_widen(inlet_table_writer *w, const char *record, size_t len,
                                        int32_t *widened, inlet_error *err);

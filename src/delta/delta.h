@@ -255,6 +255,13 @@ int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_fiel
  * other field metadata kept; *max_id = n. 0, INLET_ECORRUPT (not a struct
  * type), INLET_ENOMEM. */
 int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err);
+/* Schema evolution on a mapping table (Spark's assignColumnIdAndPhysicalName
+ * for new fields): the fields of @p schema_json (replaced in place) without
+ * an id and physical name, at any depth (new columns, their nested fields,
+ * new fields of existing structs), get ids above max(*max_id, every id in
+ * the schema) and "col-<uuid>" physical names; the others keep theirs.
+ * *max_id becomes the largest id. 0, INLET_ECORRUPT, INLET_ENOMEM. */
+int delta_column_mapping_assign_new(char **schema_json, int64_t *max_id, inlet_error *err);
 /* Shapes column @p src (data file field @p sf, @p n rows, consumed) as table
  * field @p tf (its physical twin @p pf) into @p dst (empty, initialised for
  * tf), as scans read it: struct fields matched by physical name or id
@@ -264,10 +271,13 @@ int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error
 int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
                          inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
                          inlet_error *err);
-/* The name of a void column (at any depth) of @p schema, or NULL. Writers
- * refuse such tables: void columns must be left out of data files and
- * inlet's writers do not do that yet. */
+/* The name of a void column (at any depth) of @p schema, or NULL. */
 const char *delta_schema_void_column(const inlet_schema *schema);
+/* The name of a void field below a top-level column (in a struct, array
+ * or map) of @p schema, or NULL. Writers leave top-level void columns out of
+ * data files (PROTOCOL.md "Void Type") and refuse tables with nested ones,
+ * which would need the field cut out of each nested value. */
+const char *delta_schema_nested_void(const inlet_schema *schema);
 /* Schema evolution from a record (src/delta/delta_schema_evolve.c): the
  * fields of the JSON object @p record that @p schema_json lacks, at the top
  * level and inside struct columns, with inferred types, appended as nullable
@@ -661,6 +671,15 @@ int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, in
 int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
                                const delta_snapshot *latest, int64_t ts, int64_t *version,
                                inlet_error *err);
+/* The newest version at most @p latest's whose commit timestamp (as
+ * delta_version_at_timestamp times it) is <= @p ts: *@p version and its
+ * *@p version_ts (ms), or -1 for both when every candidate is later.
+ * Candidates start at *@p first: the earliest version that can be rebuilt
+ * when @p recreatable, else the oldest commit in the log. 0,
+ * INLET_ENOTFOUND (no commit), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM. */
+int delta_commit_at_timestamp(inlet_storage *st, const char *root_abs, const delta_snapshot *latest,
+                              int64_t ts, bool recreatable, int64_t *version, int64_t *version_ts,
+                              int64_t *first, inlet_error *err);
 /* Deep copy. 0, INLET_ENOMEM. */
 int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_error *err);
 void delta_snapshot_reset(delta_snapshot *s);

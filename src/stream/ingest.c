@@ -459,14 +459,6 @@ static int setup_schema(ingester *g, inlet_error *err) {
     goto done;
   }
   if ((rc = inlet_schema_copy(&g->schema, &s->schema, err)) < 0) goto done;
-  if (g->evolve && s->cm_mode != DELTA_CM_NONE) {
-    rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                    "schema evolution 'add' on a table with column mapping (table feature "
-                    "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns "
-                    "would need physical names and ids; use reject or ignore",
-                    delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
-    goto done;
-  }
   g->widen = g->evolve && delta_type_widening_enabled(&s->protocol, &s->metadata);
   inlet_free(g->tjson);
   g->tjson = inlet_strdup(s->metadata.schema_string);
@@ -1028,13 +1020,18 @@ static int switch_schema(ingester *g, char *ns, inlet_error *err) {
     return on_conflict(g, &e, err);
   }
   if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
+  inlet_free(ns);
   if (rc < 0) {
-    inlet_free(ns);
     if (err) *err = e;
     return rc;
   }
+  /* The writer's schemaString, not ns: on a column-mapping table it gave
+   * the new fields their ids and physical names, which later evolutions
+   * must keep. */
+  char *ws = inlet_strdup(delta_writer_schema_json(g->w));
+  if (!ws) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_free(g->tjson);
-  g->tjson = ns;
+  g->tjson = ws;
   return use_evolved_schema(g, err);
 }
 
