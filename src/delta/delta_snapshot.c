@@ -382,13 +382,16 @@ static int list_after_hint(delta_log_listing *l, inlet_storage *st, int64_t from
   return 0;
 }
 
-/* The commits start..target of a parallel load (delta_replay_par.h), unit
- * u being version start + u. */
+/* The commits start..target of a parallel load (delta_replay_par.h): unit u
+ * is the `per` commits from version start + u * per (several to a unit, so
+ * that a task's cost is not mostly the hand-over of a three-line commit).
+ * Within a unit's list, an action of kind DELTA_ACTION_NONE (which no
+ * reader passes on) marks the end of one commit and the start of the next. */
 typedef struct par_commits {
   const delta_log_listing *l;
   inlet_storage *st;
   const char *root_abs;
-  int64_t start, target;
+  int64_t start, target, per;
   delta_state *r;
   int64_t timestamp_ms; /* out: the target's, as the single-threaded loop learns it */
 } par_commits;
@@ -396,26 +399,45 @@ typedef struct par_commits {
 static int read_commit_unit(void *src, int64_t unit, delta_action_cb cb, void *cb_ctx,
                             inlet_error *err) {
   par_commits *p = src;
-  int64_t v = p->start + unit;
-  /* Found here so that a gap is reported in log order, after the errors of
-   * the commits before it, as the single-threaded loop would. */
-  FAIL_IF(find_commit(p->l, v) < 0, err, INLET_ECORRUPT,
-          "corrupt log: commit file for version %lld is missing (gap before version %lld)",
-          (long long)v, (long long)p->target);
-  return delta_log_read_commit(p->st, p->root_abs, v, cb, cb_ctx, err);
+  int64_t first = p->start + unit * p->per;
+  for (int64_t v = first; v <= p->target && v < first + p->per; v++) {
+    if (v > first) {
+      delta_action sep;
+      memset(&sep, 0, sizeof sep);
+      TRY(cb(cb_ctx, &sep, err));
+    }
+    /* Found here so that a gap is reported in log order, after the errors
+     * of the commits before it, as the single-threaded loop would. */
+    FAIL_IF(find_commit(p->l, v) < 0, err, INLET_ECORRUPT,
+            "corrupt log: commit file for version %lld is missing (gap before version %lld)",
+            (long long)v, (long long)p->target);
+    TRY(delta_log_read_commit(p->st, p->root_abs, v, cb, cb_ctx, err));
+  }
+  return 0;
+}
+
+/* After the actions of commit @p v: the target's timestamp. */
+static void commit_done(par_commits *p, int64_t v) {
+  if (v != p->target) return;
+  p->timestamp_ms = p->l->commit_mtimes[find_commit(p->l, v)];
+  if (delta_state_commit_ict(p->r) >= 0) p->timestamp_ms = delta_state_commit_ict(p->r);
 }
 
 static int use_commit(void *dst, int64_t unit, int rc, const inlet_error *ue,
                       const delta_action_list *acts, inlet_error *err) {
   par_commits *p = dst;
   if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(ue));
-  int64_t v = p->start + unit;
+  int64_t v = p->start + unit * p->per;
   delta_state_begin_commit(p->r);
-  TRY(delta_action_list_apply(acts, delta_state_apply, p->r, err));
-  if (v == p->target) {
-    p->timestamp_ms = p->l->commit_mtimes[find_commit(p->l, v)];
-    if (delta_state_commit_ict(p->r) >= 0) p->timestamp_ms = delta_state_commit_ict(p->r);
+  for (int64_t i = 0; i < acts->n; i++) {
+    if (acts->v[i].kind == DELTA_ACTION_NONE) {
+      commit_done(p, v++);
+      delta_state_begin_commit(p->r);
+      continue;
+    }
+    TRY(delta_state_apply(p->r, &acts->v[i], err));
   }
+  commit_done(p, v);
   return 0;
 }
 
@@ -553,11 +575,13 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
   if (target - start >= 1 && !compaction_in_range(&l, start, target))
     TRY_GOTO(load_pool(&pool, st, threads, err));
   if (pool && target - start >= 1 && !compaction_in_range(&l, start, target)) {
-    /* Commits are small: a window of a few per thread keeps every core
-     * busy while the caller's thread applies. */
-    int64_t window = 4 * (int64_t)util_pool_threads(pool);
-    par_commits pc = {&l, st, root_abs, start, target, r, timestamp_ms};
-    TRY_GOTO(delta_replay_ordered(pool, target - start + 1, window, read_commit_unit, &pc,
+    /* Commits are small: up to 64 to a unit (about 8 units per thread, so
+     * the work still spreads), a window of 4 units per thread. */
+    int64_t threads_n = util_pool_threads(pool), n = target - start + 1;
+    int64_t window = 4 * threads_n, per = n / (8 * threads_n);
+    per = per < 1 ? 1 : per > 64 ? 64 : per;
+    par_commits pc = {&l, st, root_abs, start, target, per, r, timestamp_ms};
+    TRY_GOTO(delta_replay_ordered(pool, (n + per - 1) / per, window, read_commit_unit, &pc,
                                   use_commit, &pc, err));
     timestamp_ms = pc.timestamp_ms;
     start = target + 1; /* done: the loop below has nothing left */
