@@ -97,11 +97,19 @@ typedef struct inlet_table_open_options {
    * commit of each handle: it creates a temporary key in _delta_log twice);
    * without it such a store is refused with the reason. */
   bool single_writer;
+  /* Version 2: threads decoding the log side by side when this handle loads a
+   * snapshot (the parts of a multi-part checkpoint, a v2 checkpoint's sidecars,
+   * the commits after the checkpoint; applied in log order, so the snapshot is
+   * the same whatever the count) and encoding a v2 checkpoint's sidecars when
+   * it writes one (their bytes are the same too). 0 or 1: everything on the
+   * caller's thread, no thread made. Object-store tables load on one thread. */
+  int32_t threads;
 } inlet_table_open_options;
 
-#define INLET_TABLE_OPEN_OPTIONS_VERSION 1
+/* 2: threads; a version-1 struct, which ends before it, is still accepted (one thread). */
+#define INLET_TABLE_OPEN_OPTIONS_VERSION 2
 #define INLET_TABLE_OPEN_OPTIONS_INIT                                                              \
-  { INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false }
+  { INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false, 0 }
 
 /**
  * inlet_table_open for a location: a local path, "file:///abs/path",

@@ -657,6 +657,15 @@ const inlet_storage *delta_snapshot_handle_storage(const struct inlet_snapshot *
 int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err);
 int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                             inlet_error *err);
+/* delta_snapshot_load and delta_snapshot_load_log with the checkpoint's
+ * files and the commits after it decoded on up to @p threads threads
+ * (issue 18), applied in log order on the caller's thread: the same
+ * snapshot and the same errors whatever @p threads. No thread is made for
+ * @p threads < 2, or on an object store (its handle is one thread's). */
+int delta_snapshot_load_threads(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                delta_snap_mode mode, int64_t arg, int threads, inlet_error *err);
+int delta_snapshot_load_log_threads(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                    int threads, inlet_error *err);
 /* Like delta_snapshot_load, but starts from @p base (a snapshot of the same
  * table loaded earlier) when base->version <= the target, replaying only the
  * commits after it: the cost of a reload is then the live files plus the new
@@ -693,6 +702,15 @@ int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id);
 typedef int (*delta_replay_fn)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err);
+/* The same with the checkpoint's files (the parts of a multi-part one, the
+ * sidecars of a v2 one) decoded side by side on @p pool (NULL or inline:
+ * delta_checkpoint_read), their actions passed to @p fn on the caller's
+ * thread in the order delta_checkpoint_read passes them, and the same
+ * errors. @p st must be usable from several threads (delta_replay_par_ok). */
+struct util_pool;
+int delta_checkpoint_read_par(inlet_storage *st, const char *root_abs,
+                              const delta_checkpoint_ref *cp, struct util_pool *pool,
+                              delta_replay_fn fn, void *ctx, inlet_error *err);
 /* The sidecar files checkpoint @p cp names (file names inside
  * `_delta_log/_sidecars`), read from its own file(s) only: *@p names is an
  * owned array of *@p n owned strings (inlet_free each, then the array).
@@ -712,6 +730,14 @@ int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap,
  * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
 int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
                                    inlet_progress_fn progress, void *progress_ctx,
+                                   inlet_error *err);
+/* delta_checkpoint_write (@p checked: _checked) on up to @p threads threads:
+ * each file's column chunks encoded and compressed side by side, and a v2
+ * checkpoint's sidecars written side by side (not on an object store, whose
+ * handle is one thread's). The files' bytes are the same whatever
+ * @p threads; no thread is made for @p threads < 2. */
+int delta_checkpoint_write_threads(inlet_storage *st, const delta_snapshot *snap, bool checked,
+                                   int threads, inlet_progress_fn progress, void *progress_ctx,
                                    inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */

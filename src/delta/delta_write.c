@@ -865,7 +865,8 @@ const char *delta_writer_schema_json(const inlet_table_writer *w) {
 int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {
   delta_snapshot s;
   TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
-  int rc = delta_checkpoint_write_checked(table->st, &s, table->progress, table->progress_ctx, err);
+  int rc = delta_checkpoint_write_threads(table->st, &s, true, table->threads, table->progress,
+                                          table->progress_ctx, err);
   if (rc == 0 && version) *version = s.version;
   delta_snapshot_reset(&s);
   return rc;
