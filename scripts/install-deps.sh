@@ -11,7 +11,7 @@ pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev libl
       libsystemd-dev libinih-dev"
 if [ "$mode" = test ]; then
   pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat prometheus curl tmux man-db
-        chromium time"
+        chromium time jq"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi
