@@ -2,7 +2,8 @@
 # Installs the Debian packages inlet needs, only those missing.
 #   install-deps.sh build   compiler, CMake and the codec/JSON/Redis/Kafka/INI libraries
 #   install-deps.sh test    the above plus cmocka, clang, clang-format, Node.js/npm, redis-server, kcat,
-#                           prometheus (promtool), curl, tmux, man-db and chromium (renders `inlet report`)
+#                           prometheus (promtool), curl, tmux, man-db, chromium (renders `inlet report`),
+#                           time (peak RSS in scripts/rss-check.sh) and jq
 set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
