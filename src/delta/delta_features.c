@@ -391,6 +391,36 @@ bool delta_protocol_supports(const delta_protocol *p, const char *name) {
   return f && implied(p, f);
 }
 
+static int list_writer_feature(delta_protocol *p, const char *name, inlet_error *err) {
+  if (listed(p->writer_features, p->n_writer_features, name)) return 0;
+  char **nf = inlet_realloc(p->writer_features, ((size_t)p->n_writer_features + 1) * sizeof *nf);
+  FAIL_IF(!nf, err, INLET_ENOMEM, "out of memory upgrading the protocol");
+  p->writer_features = nf;
+  nf[p->n_writer_features] = inlet_strdup(name);
+  FAIL_IF(!nf[p->n_writer_features], err, INLET_ENOMEM, "out of memory upgrading the protocol");
+  p->n_writer_features++;
+  return 0;
+}
+
+int delta_protocol_with_writer_feature(delta_protocol *out, const delta_protocol *in,
+                                       const char *name, inlet_error *err) {
+  const feature *f = find_feature(name);
+  FAIL_IF(!f || f->reader_writer || f->legacy_writer > 0, err, INLET_EINVAL,
+          "\"%s\" is not a writer-only table feature", name);
+  TRY(delta_protocol_copy(out, in, err));
+  int rc = 0;
+  if (out->min_writer < 7) {
+    /* The features the legacy versions implied stay supported by name. */
+    for (size_t i = 0; i < N_FEATURES && rc == 0; i++)
+      if (implied(in, &FEATURES[i])) rc = list_writer_feature(out, FEATURES[i].name, err);
+    out->min_writer = 7;
+  }
+  if (rc == 0 && f->requires) rc = list_writer_feature(out, f->requires, err);
+  if (rc == 0) rc = list_writer_feature(out, name, err);
+  if (rc < 0) delta_protocol_reset(out);
+  return rc;
+}
+
 bool delta_ict_enabled(const delta_metadata *m) {
   return conf_true(m, "delta.enableInCommitTimestamps");
 }
