@@ -12,7 +12,10 @@
  *   - automatic checkpoints (delta.checkpointInterval) follow the policy;
  *   - log cleanup deletes the expired checkpoint and the sidecars only it
  *     named, keeps the boundary checkpoint's sidecars and a young orphan;
- *   - a truncated or missing sidecar is exit 5 naming the file.
+ *   - a truncated or missing sidecar is exit 5 naming the file;
+ *   - with inlet.checkpoint.topLevelFileFormat=json the UUID-named file is
+ *     `n.checkpoint.<uuid>.json` (one action per line), inline and with
+ *     sidecars, read by inlet and refcheck at every version.
  */
 #include "log_support.h"
 
