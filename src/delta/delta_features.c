@@ -278,10 +278,17 @@ static const feature FEATURES[] = {
      "writers must write variant values"},
     {"variantType-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE,
      "writers must write variant values"},
-    {"variantShredding", true, 0, 0, "variantType", use_shredding, NULL, 0,
-     "writers must write shredded variant values"},
-    {"variantShredding-preview", true, 0, 0, "variantType-preview", NULL, NULL, 0,
-     "writers must write shredded variant values"},
+    /* PROTOCOL.md "Writer Requirements for Variant Shredding": writers "can
+     * choose to shred" where it is enabled and "are free to write variant
+     * columns in the unshredded format"; where it is only supported they
+     * must not shred. inlet never shreds, so both hold. Reads unshred
+     * (delta_scan.c); compaction and copy-on-write delete copy variants in
+     * their data-file form and refuse a shredded input file, naming it,
+     * rather than drop its typed_value (delta_scan.c conform). */
+    {"variantShredding", true, 0, 0, "variantType", use_shredding, NULL, ALL_OPS | OP_RESTORE,
+     "writers may shred variant values, or write them unshredded"},
+    {"variantShredding-preview", true, 0, 0, "variantType-preview", NULL, NULL,
+     ALL_OPS | OP_RESTORE, "writers may shred variant values, or write them unshredded"},
     {"catalogManaged", true, 0, 0, NULL, NULL, NULL, 0, "commits must go through the catalog"},
     {"catalogOwned-preview", true, 0, 0, NULL, NULL, NULL, 0,
      "commits must go through the catalog"},
