@@ -272,6 +272,37 @@ typedef struct inlet_restore_result {
 INLET_API int inlet_table_restore(inlet_restore_result *out, inlet_table *table,
                                   const inlet_restore_options *options, inlet_error *err);
 
+typedef struct inlet_row_tracking_result {
+  int64_t protocol_version; /* the UPGRADE PROTOCOL commit adding rowTracking; -1 none */
+  int64_t backfill_version; /* the last ROW TRACKING BACKFILL commit; -1 none */
+  int64_t files_backfilled; /* live files that got baseRowId and defaultRowCommitVersion */
+  int64_t version;          /* the SET TBLPROPERTIES commit; -1 when already enabled */
+  int32_t attempts;         /* commit attempts made (> 3: concurrent commits won some) */
+} inlet_row_tracking_result;
+
+/**
+ * Turns row tracking on for an existing table, as Spark's ALTER TABLE ... SET
+ * TBLPROPERTIES ('delta.enableRowTracking' = 'true') does (PROTOCOL.md "Row
+ * Tracking", "Writer Requirements for Row Tracking"): when the protocol does
+ * not support the rowTracking feature, an UPGRADE PROTOCOL commit adds it
+ * (with domainMetadata; a legacy writer version becomes 7 listing the
+ * features it implied), after which every commit assigns row ids to its new
+ * files; then ROW TRACKING BACKFILL commits re-add every live file that has
+ * no baseRowId (dataChange=false, everything else as it was) so that it gets
+ * one and a defaultRowCommitVersion; finally a SET TBLPROPERTIES commit sets
+ * delta.enableRowTracking=true and names the materialized row id and row
+ * commit version columns (commitInfo tag rowTrackingEnablementOnly=true).
+ * Each commit must land right after the version it read; a lost one starts
+ * over from the new latest version, up to 10 times. A table that already
+ * has row tracking enabled is left alone (version -1). @p out may be NULL.
+ * @return 0, INLET_EINVAL (delta.rowTracking.suspended=true),
+ *         INLET_EUNSUPPORTED (a writer feature inlet does not honour, a file
+ *         without numRecords in its stats), INLET_ECONFLICT (lost every
+ *         attempt), INLET_ENOTFOUND, INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_enable_row_tracking(inlet_row_tracking_result *out, inlet_table *table,
+                                              inlet_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -93,7 +93,7 @@ extern const cli_command *const cli_commands[];
 extern const int cli_n_commands;
 
 /* The command entries (one per cmd_*.c). */
-extern const cli_command cli_cmd_delete, cli_cmd_changes;
+extern const cli_command cli_cmd_delete, cli_cmd_changes, cli_cmd_alter;
 extern const cli_command cli_cmd_create, cli_cmd_append, cli_cmd_ingest, cli_cmd_scan,
     cli_cmd_history, cli_cmd_describe, cli_cmd_report, cli_cmd_checkpoint, cli_cmd_compact,
     cli_cmd_vacuum, cli_cmd_restore, cli_cmd_maintain, cli_cmd_demo, cli_cmd_parquet_schema,

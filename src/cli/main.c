@@ -22,7 +22,7 @@ const cli_command *const cli_commands[] = {
     &cli_cmd_create,         &cli_cmd_append,       &cli_cmd_scan,        &cli_cmd_changes,
     &cli_cmd_history,        &cli_cmd_describe,     &cli_cmd_report,      &cli_cmd_delete,
     &cli_cmd_checkpoint,     &cli_cmd_compact,      &cli_cmd_vacuum,      &cli_cmd_restore,
-    &cli_cmd_maintain,       &cli_cmd_ingest,       &cli_cmd_demo,
+    &cli_cmd_maintain,       &cli_cmd_alter,        &cli_cmd_ingest,      &cli_cmd_demo,
 };
 const int cli_n_commands = (int)(sizeof cli_commands / sizeof cli_commands[0]);
 

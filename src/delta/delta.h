@@ -770,6 +770,10 @@ int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err
  * writer of an existing table calls it; a transaction holding a metaData
  * action (table creation) takes these from that action. */
 void delta_txn_set_table(delta_txn *t, const delta_metadata *m);
+/* Sets commitInfo.tags[@p key] = @p value (both copied), a string map as
+ * Delta Spark writes it (e.g. "delta.rowTracking.preserved": "true").
+ * 0, INLET_ENOMEM. */
+int delta_txn_set_tag(delta_txn *t, const char *key, const char *value, inlet_error *err);
 /* Require the commit to land exactly at read_version + 1 (strict mode). */
 void delta_txn_set_strict(delta_txn *t, bool strict);
 void delta_txn_set_max_attempts(delta_txn *t, int attempts);

@@ -21,6 +21,13 @@
  * large table's checkpoint is split across several files that engines may
  * read in parallel, and the top-level file stays small.
  *
+ * Top-level format: Parquet unless the table property
+ * inlet.checkpoint.topLevelFileFormat is "json" (Delta Spark chooses with
+ * the session setting spark.databricks.delta.checkpointV2.topLevelFileFormat,
+ * JSON by default; inlet keeps Parquet as its default). A JSON checkpoint
+ * holds one action per line, as a commit does; sidecars are Parquet either
+ * way.
+ *
  * Order and durability: every sidecar is written under its final UUID name
  * and synced (nothing references it yet, and log cleanup keeps
  * unreferenced sidecars for a day, so a half-written one is harmless), the
@@ -55,6 +62,16 @@ static int64_t sidecar_actions(const delta_snapshot *snap) {
   char *end = NULL;
   long long n = strtoll(v, &end, 10);
   return *end || n <= 0 ? DEFAULT_SIDECAR_ACTIONS : (int64_t)n;
+}
+
+/* inlet.checkpoint.topLevelFileFormat: true for "json"; "parquet" or absent
+ * false; any other value INLET_EINVAL (a typo must not silently pick one). */
+static int top_level_json(const delta_snapshot *snap, bool *json, inlet_error *err) {
+  const char *v = delta_metadata_conf(&snap->metadata, "inlet.checkpoint.topLevelFileFormat");
+  *json = v && strcasecmp(v, "json") == 0;
+  FAIL_IF(v && !*json && strcasecmp(v, "parquet") != 0, err, INLET_EINVAL,
+          "table property inlet.checkpoint.topLevelFileFormat is \"%s\" (json or parquet)", v);
+  return 0;
 }
 
 typedef struct sidecar_out {
@@ -236,8 +253,79 @@ static int write_hint(inlet_storage *st, const delta_snapshot *snap, const char 
   return rc;
 }
 
+/* The JSON top-level file: the non-file actions, then a sidecar action per
+ * sidecar or, without sidecars, the live files and tombstones
+ * (dataChange=false, as in a Parquet checkpoint), one per line, written to
+ * @p rel and synced. *@p actions counts the lines. */
+static int write_top_json(inlet_storage *st, const char *rel, const delta_snapshot *snap,
+                          const sidecar_out *scs, int64_t n_sc, int64_t *bytes, int64_t *actions,
+                          inlet_error *err) {
+  inlet_buf b = INLET_BUF_INIT;
+  json_t *nfa = json_array();
+  int rc = nfa ? non_file_actions(nfa, snap, err)
+               : inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+  *actions = 0;
+  for (size_t i = 0; rc == 0 && i < json_array_size(nfa); i++) {
+    char *line = json_dumps(json_array_get(nfa, i), JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (!line) rc = inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+    if (line) {
+      inlet_buf_puts(&b, line);
+      inlet_buf_push(&b, '\n');
+    }
+    free(line);
+    (*actions)++;
+  }
+  for (int64_t i = 0; rc == 0 && i < n_sc; i++) {
+    json_t *o = json_pack("{s:{s:s,s:I,s:I}}", "sidecar", "path", scs[i].name, "sizeInBytes",
+                          (json_int_t)scs[i].size, "modificationTime", (json_int_t)scs[i].mtime);
+    char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(o);
+    if (!line) rc = inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+    if (line) {
+      inlet_buf_puts(&b, line);
+      inlet_buf_push(&b, '\n');
+    }
+    free(line);
+    (*actions)++;
+  }
+  for (int64_t i = 0; rc == 0 && !n_sc && i < snap->n_files + snap->n_tombstones; i++) {
+    delta_action a;
+    memset(&a, 0, sizeof a);
+    if (i < snap->n_files) {
+      a.kind = DELTA_ACTION_ADD;
+      a.u.add = snap->files[i].add; /* borrowed: only serialised */
+      a.u.add.data_change = false;
+    } else {
+      a.kind = DELTA_ACTION_REMOVE;
+      a.u.remove = snap->tombstones[i - snap->n_files];
+      a.u.remove.data_change = false;
+    }
+    rc = delta_action_write(&b, &a, err);
+    (*actions)++;
+  }
+  json_decref(nfa);
+  if (rc == 0 && inlet_buf_status(&b))
+    rc = inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+  inlet_wfile *f = NULL;
+  if (rc == 0) rc = st->ops->create(st, rel, &f, err);
+  if (rc == 0) {
+    rc = inlet_wfile_append(f, b.data, b.len, err);
+    if (rc == 0) {
+      rc = inlet_wfile_close(f, true, err);
+    } else {
+      inlet_error ignore = INLET_ERROR_INIT;
+      inlet_wfile_close(f, false, &ignore);
+    }
+  }
+  *bytes = (int64_t)b.len;
+  inlet_buf_reset(&b);
+  return rc;
+}
+
 int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap, util_pool *pool,
                               inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
+  bool json = false;
+  TRY(top_level_json(snap, &json, err));
   int64_t n_file = snap->n_files + snap->n_tombstones;
   int64_t per = sidecar_actions(snap);
   int64_t n_sc = n_file > per ? (n_file + per - 1) / per : 0;
@@ -251,22 +339,27 @@ int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap, uti
 
   char uuid[37], name[96], tmp_rel[160], final_rel[160];
   delta_uuid4(uuid);
-  snprintf(name, sizeof name, "%020lld.checkpoint.%s.parquet", (long long)snap->version, uuid);
+  snprintf(name, sizeof name, "%020lld.checkpoint.%s.%s", (long long)snap->version, uuid,
+           json ? "json" : "parquet");
   snprintf(final_rel, sizeof final_rel, "_delta_log/%s", name);
   snprintf(tmp_rel, sizeof tmp_rel, "_delta_log/.tmp-%s", name);
   bool direct = (st->flags & INLET_STORAGE_OBJECT_STORE) != 0;
   cp_writer *w = NULL;
   int64_t cp_bytes = 0, cp_actions = 0, cp_mtime = 0;
-  if (rc == 0)
+  if (rc == 0 && json) {
+    rc = write_top_json(st, direct ? final_rel : tmp_rel, snap, scs, n_sc, &cp_bytes, &cp_actions,
+                        err);
+  } else if (rc == 0) {
     rc = delta_cpw_open(&w, st, direct ? final_rel : tmp_rel, snap, DELTA_CPW_V2_TOP,
                         3 + snap->n_txns + snap->n_domains + (n_sc ? n_sc : n_file), progress,
                         progress_ctx, pool, err);
-  if (rc == 0) rc = delta_cpw_put_nonfile(w, snap, err);
-  for (int64_t i = 0; rc == 0 && i < n_sc; i++)
-    rc = delta_cpw_put_sidecar(w, scs[i].name, scs[i].size, scs[i].mtime, err);
-  if (rc == 0 && !n_sc) rc = delta_cpw_put_files(w, snap, 0, n_file, err);
-  if (rc == 0) rc = delta_cpw_close(w, &cp_bytes, &cp_actions, err);
-  delta_cpw_free(w);
+    if (rc == 0) rc = delta_cpw_put_nonfile(w, snap, err);
+    for (int64_t i = 0; rc == 0 && i < n_sc; i++)
+      rc = delta_cpw_put_sidecar(w, scs[i].name, scs[i].size, scs[i].mtime, err);
+    if (rc == 0 && !n_sc) rc = delta_cpw_put_files(w, snap, 0, n_file, err);
+    if (rc == 0) rc = delta_cpw_close(w, &cp_bytes, &cp_actions, err);
+    delta_cpw_free(w);
+  }
   if (rc == 0) {
     rc = delta_cpw_publish(st, tmp_rel, final_rel, err);
   } else if (!direct) {

@@ -50,6 +50,7 @@ struct delta_txn {
   size_t n_actions, cap_actions;
   int64_t rows;
   char *extra_metrics;        /* owned JSON object text, may be NULL (stream metrics) */
+  json_t *tags;               /* owned: commitInfo.tags (string to string), NULL = none */
   bool ict;                   /* the table writes in-commit timestamps */
   bool append_only;           /* delta.appendOnly=true: no remove with dataChange=true */
   const delta_snapshot *base; /* borrowed: the read snapshot, for the .crc; may be NULL */
@@ -98,6 +99,7 @@ void delta_txn_free(delta_txn *t) {
   inlet_free(t->operation);
   inlet_free(t->params);
   inlet_free(t->extra_metrics);
+  json_decref(t->tags);
   inlet_free(t->commit_info);
   inlet_free(t->rt_fresh);
   inlet_free(t);
@@ -111,6 +113,13 @@ int delta_txn_set_extra_metrics(delta_txn *t, const char *metrics_json, inlet_er
   inlet_free(t->extra_metrics);
   t->extra_metrics = inlet_strdup(metrics_json);
   if (!t->extra_metrics) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  return 0;
+}
+
+int delta_txn_set_tag(delta_txn *t, const char *key, const char *value, inlet_error *err) {
+  if (!t->tags) t->tags = json_object();
+  if (!t->tags || json_object_set_new(t->tags, key, json_string(value)) != 0)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory setting commit tag %s", key);
   return 0;
 }
 
@@ -272,6 +281,7 @@ static int commit_info_json(const delta_txn *t, int64_t ict, char **out, inlet_e
     json_decref(x);
   }
   json_object_set_new(ci, "operationMetrics", m);
+  if (t->tags) json_object_set(ci, "tags", t->tags);
   json_object_set_new(ci, "engineInfo", json_string(DELTA_ENGINE_INFO));
   json_object_set_new(ci, "txnId", json_string(txn_id));
   char *s = json_dumps(ci, JSON_COMPACT | JSON_PRESERVE_ORDER);

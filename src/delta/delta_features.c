@@ -278,10 +278,17 @@ static const feature FEATURES[] = {
      "writers must write variant values"},
     {"variantType-preview", true, 0, 0, NULL, NULL, NULL, ALL_OPS | OP_RESTORE,
      "writers must write variant values"},
-    {"variantShredding", true, 0, 0, "variantType", use_shredding, NULL, 0,
-     "writers must write shredded variant values"},
-    {"variantShredding-preview", true, 0, 0, "variantType-preview", NULL, NULL, 0,
-     "writers must write shredded variant values"},
+    /* PROTOCOL.md "Writer Requirements for Variant Shredding": writers "can
+     * choose to shred" where it is enabled and "are free to write variant
+     * columns in the unshredded format"; where it is only supported they
+     * must not shred. inlet never shreds, so both hold. Reads unshred
+     * (delta_scan.c); compaction and copy-on-write delete copy variants in
+     * their data-file form and refuse a shredded input file, naming it,
+     * rather than drop its typed_value (delta_scan.c conform). */
+    {"variantShredding", true, 0, 0, "variantType", use_shredding, NULL, ALL_OPS | OP_RESTORE,
+     "writers may shred variant values, or write them unshredded"},
+    {"variantShredding-preview", true, 0, 0, "variantType-preview", NULL, NULL,
+     ALL_OPS | OP_RESTORE, "writers may shred variant values, or write them unshredded"},
     {"catalogManaged", true, 0, 0, NULL, NULL, NULL, 0, "commits must go through the catalog"},
     {"catalogOwned-preview", true, 0, 0, NULL, NULL, NULL, 0,
      "commits must go through the catalog"},
@@ -389,6 +396,36 @@ bool delta_protocol_supports(const delta_protocol *p, const char *name) {
   if (p->min_reader >= 3 && listed(p->reader_features, p->n_reader_features, name)) return true;
   const feature *f = find_feature(name);
   return f && implied(p, f);
+}
+
+static int list_writer_feature(delta_protocol *p, const char *name, inlet_error *err) {
+  if (listed(p->writer_features, p->n_writer_features, name)) return 0;
+  char **nf = inlet_realloc(p->writer_features, ((size_t)p->n_writer_features + 1) * sizeof *nf);
+  FAIL_IF(!nf, err, INLET_ENOMEM, "out of memory upgrading the protocol");
+  p->writer_features = nf;
+  nf[p->n_writer_features] = inlet_strdup(name);
+  FAIL_IF(!nf[p->n_writer_features], err, INLET_ENOMEM, "out of memory upgrading the protocol");
+  p->n_writer_features++;
+  return 0;
+}
+
+int delta_protocol_with_writer_feature(delta_protocol *out, const delta_protocol *in,
+                                       const char *name, inlet_error *err) {
+  const feature *f = find_feature(name);
+  FAIL_IF(!f || f->reader_writer || f->legacy_writer > 0, err, INLET_EINVAL,
+          "\"%s\" is not a writer-only table feature", name);
+  TRY(delta_protocol_copy(out, in, err));
+  int rc = 0;
+  if (out->min_writer < 7) {
+    /* The features the legacy versions implied stay supported by name. */
+    for (size_t i = 0; i < N_FEATURES && rc == 0; i++)
+      if (implied(in, &FEATURES[i])) rc = list_writer_feature(out, FEATURES[i].name, err);
+    out->min_writer = 7;
+  }
+  if (rc == 0 && f->requires) rc = list_writer_feature(out, f->requires, err);
+  if (rc == 0) rc = list_writer_feature(out, name, err);
+  if (rc < 0) delta_protocol_reset(out);
+  return rc;
 }
 
 bool delta_ict_enabled(const delta_metadata *m) {

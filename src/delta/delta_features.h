@@ -67,6 +67,16 @@ int delta_features_check_column_names(const inlet_schema *schema, bool mapped, i
  * under column mapping, described ("a space", "','"), or NULL if none. */
 const char *delta_name_needs_mapping(const char *name);
 
+/*
+ * @p in with writer feature @p name (and the feature it requires) supported,
+ * into *@p out (caller resets): a legacy writer version becomes 7 listing the
+ * features the old versions implied (Spark's Protocol.merge with a
+ * table-features protocol); the reader version stays. Writer-only features
+ * only. 0, INLET_EINVAL (unknown or reader-writer feature), INLET_ENOMEM.
+ */
+int delta_protocol_with_writer_feature(delta_protocol *out, const delta_protocol *in,
+                                       const char *name, inlet_error *err);
+
 /* True when @p m turns in-commit timestamps on (delta.enableInCommitTimestamps). */
 bool delta_ict_enabled(const delta_metadata *m);
 

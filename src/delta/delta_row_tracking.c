@@ -114,6 +114,12 @@ int delta_rt_fill(inlet_batch *b, const delta_metadata *m, const delta_add *a, i
   return 0;
 }
 
+int delta_rt_tag_preserved(delta_txn *t, const delta_protocol *p, const delta_metadata *m,
+                           bool preserved, inlet_error *err) {
+  if (!delta_rt_enabled(p, m)) return 0;
+  return delta_txn_set_tag(t, DELTA_RT_PRESERVED_TAG, preserved ? "true" : "false", err);
+}
+
 static int conf_append(delta_metadata *m, const char *key, const char *value, inlet_error *err) {
   delta_kv *kv = inlet_realloc(m->configuration, ((size_t)m->n_configuration + 1) * sizeof *kv);
   FAIL_IF(!kv, err, INLET_ENOMEM, "out of memory creating a table");
@@ -140,4 +146,17 @@ int delta_rt_assign_names(delta_metadata *m, inlet_error *err) {
     TRY(conf_append(m, DELTA_RT_VER_COL, name, err));
   }
   return 0;
+}
+
+int delta_rt_enable(delta_metadata *m, inlet_error *err) {
+  for (int32_t i = 0; i < m->n_configuration; i++) {
+    if (strcmp(m->configuration[i].key, DELTA_RT_ENABLE) != 0) continue;
+    char *v = inlet_strdup("true");
+    FAIL_IF(!v, err, INLET_ENOMEM, "out of memory enabling row tracking");
+    inlet_free(m->configuration[i].value);
+    m->configuration[i].value = v;
+    return delta_rt_assign_names(m, err);
+  }
+  TRY(conf_append(m, DELTA_RT_ENABLE, "true", err));
+  return delta_rt_assign_names(m, err);
 }

@@ -44,6 +44,21 @@ int delta_rt_schema_add(inlet_schema *s, const delta_protocol *p, const delta_me
 int delta_rt_fill(inlet_batch *b, const delta_metadata *m, const delta_add *a, int64_t first_row,
                   inlet_error *err);
 
+/* The commitInfo tag Delta Spark's DELETE, UPDATE, MERGE and OPTIMIZE set
+ * on tables with row tracking enabled: "true" when the commit kept every
+ * surviving row's id and commit version; absent means not preserved. */
+#define DELTA_RT_PRESERVED_TAG "delta.rowTracking.preserved"
+/* Tags @p t (a rewrite: delete or compaction) as Spark does: on a table with
+ * row tracking enabled, "true" when @p preserved, else "false"; on other
+ * tables no tag. 0, INLET_ENOMEM. */
+int delta_rt_tag_preserved(delta_txn *t, const delta_protocol *p, const delta_metadata *m,
+                           bool preserved, inlet_error *err);
+
+/* Sets delta.enableRowTracking=true in @p m (replacing another value) and
+ * names the materialized columns when it lacks them: the metaData of a
+ * table whose row tracking is switched on. 0, INLET_ENOMEM. */
+int delta_rt_enable(delta_metadata *m, inlet_error *err);
+
 /* New tables with delta.enableRowTracking=true: names the materialized
  * columns as Spark does (_row-id-col-<uuid>, _row-commit-version-col-<uuid>)
  * in the configuration when it lacks them. */

@@ -898,7 +898,8 @@ int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_fi
       if (strcmp(sf->children[i].name, "typed_value") == 0)
         return inlet_fail(err, INLET_EUNSUPPORTED,
                           "data file \"%s\" column \"%s\": rewriting a shredded variant "
-                          "(table feature variantShredding) is not supported",
+                          "is not supported (inlet copies variants in their stored form and "
+                          "would drop typed_value)",
                           path, tf->name);
   if (same_shape(pf, sf)) {
     inlet_array_reset(dst);

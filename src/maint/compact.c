@@ -90,6 +90,7 @@ typedef struct compactor {
   inlet_schema data_schema;
   int32_t *table_col; /* owned: table schema column of each data column */
   int32_t *sort_cols; /* owned: data column of each sort key */
+  bool rt_cols;       /* data_schema carries the materialized row tracking columns */
   cand *cands;        /* owned */
   int64_t n_cands;
   bin *bins; /* owned */
@@ -783,7 +784,10 @@ static int commit_unit(compactor *c, unit *u, int64_t b0, int64_t nb, int64_t ro
                       c->seen_version, "OPTIMIZE", err));
   delta_txn_set_table(txn, &c->snap.metadata);
   delta_txn_set_base(txn, &c->snap);
-  int rc = 0;
+  /* Rows keep their ids exactly when they travel in the materialized
+   * columns. */
+  int rc = delta_rt_tag_preserved(txn, &c->snap.protocol, &c->snap.metadata, c->rt_cols, err);
+  if (rc < 0) goto done;
   int64_t now = delta_now_ms(), removed_bytes = 0, n_removed = 0, added_bytes = 0;
   for (int64_t bi = b0; bi < b0 + nb; bi++)
     for (int64_t i = c->bins[bi].first; i < c->bins[bi].first + c->bins[bi].n; i++) {
@@ -1090,8 +1094,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   /* Row tracking enabled: rewritten rows keep their stable row ids and row
    * commit versions in the materialized columns (delta_rt_fill). */
   int32_t n_data = c.data_schema.n_fields;
-  bool rt_cols = false;
-  TRY_GOTO(delta_rt_schema_add(&c.data_schema, &c.snap.protocol, &c.snap.metadata, &rt_cols, err));
+  TRY_GOTO(
+      delta_rt_schema_add(&c.data_schema, &c.snap.protocol, &c.snap.metadata, &c.rt_cols, err));
   for (int32_t d = n_data; d < c.data_schema.n_fields; d++)
     c.table_col[d] = -1;
   delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,

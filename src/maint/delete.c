@@ -86,7 +86,8 @@ typedef struct deleter {
   inlet_predicate *pred; /* owned */
   bool partition_only;
   bool use_dvs;
-  bool cdf; /* delta.enableChangeDataFeed: cdc files for the deleted rows */
+  bool cdf;     /* delta.enableChangeDataFeed: cdc files for the deleted rows */
+  bool rt_cols; /* data_schema carries the materialized row tracking columns */
   /* borrowed from snap: the physical twin of its schema (column mapping),
    * or the schema itself */
   const inlet_schema *phys;
@@ -465,8 +466,12 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
                       d->seen_version, "DELETE", err));
   delta_txn_set_table(txn, &d->snap.metadata);
   delta_txn_set_base(txn, &d->snap);
-  int rc = 0;
   char *stats = NULL;
+  /* Deletion vectors and whole-file removes leave every surviving row where
+   * it was; a rewrite keeps ids through the materialized columns. */
+  int rc = delta_rt_tag_preserved(txn, &d->snap.protocol, &d->snap.metadata,
+                                  d->use_dvs || d->partition_only || d->rt_cols, err);
+  if (rc < 0) goto done;
   int64_t now = delta_now_ms(), removed_bytes = 0, added_bytes = 0, n_cdc = 0;
   inlet_delete_result m;
   memset(&m, 0, sizeof m);
@@ -623,8 +628,7 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   TRY(delta_variant_physical(&d->data_schema, err));
   /* Row tracking enabled: the materialized row id and row commit version
    * columns, so copied rows keep theirs (copy_rows). */
-  bool rt_cols = false;
-  TRY(delta_rt_schema_add(&d->data_schema, &d->snap.protocol, &d->snap.metadata, &rt_cols, err));
+  TRY(delta_rt_schema_add(&d->data_schema, &d->snap.protocol, &d->snap.metadata, &d->rt_cols, err));
   delta_file_sink_init(&d->sink, delta_table_storage(table), &d->snap.metadata, &d->data_schema,
                        d->o.compression, 0);
   if (d->cdf) {

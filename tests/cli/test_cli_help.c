@@ -19,9 +19,10 @@ TU_SCRATCH_DIR("cli-help")
 /* The commands the CLI promises (README, issues): a contract, not read from
  * the code under test. */
 static const char *const contract[] = {
-    "create",         "append",       "ingest",      "scan",           "history",  "describe",
-    "delete",         "checkpoint",   "compact",     "vacuum",         "maintain", "demo",
-    "parquet schema", "parquet meta", "parquet cat", "parquet convert"};
+    "create",          "append", "ingest",         "scan",         "history",
+    "describe",        "delete", "checkpoint",     "compact",      "vacuum",
+    "maintain",        "demo",   "parquet schema", "parquet meta", "parquet cat",
+    "parquet convert", "alter"};
 #define N_CONTRACT (sizeof contract / sizeof contract[0])
 
 static int count_lines(const char *s) {

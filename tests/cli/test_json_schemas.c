@@ -112,6 +112,10 @@ static void test_json_schemas__every_output_validates(void **state) {
   valid("restore", "restore-dry.json", false);
   run_to("restore.json", 0, "restore t --version 2 --json");
   valid("restore", "restore.json", false);
+  run_to("alter.json", 0, "alter t --property delta.enableRowTracking=true --json");
+  valid("alter", "alter.json", false);
+  run_to("alter-again.json", 0, "alter t --property delta.enableRowTracking=true --json");
+  valid("alter", "alter-again.json", false);
   run_to("vacuum-dry.json", 0, "vacuum t --retain 0h --force --dry-run --json");
   valid("vacuum", "vacuum-dry.json", false);
   run_to("maintain.json", 0, "maintain t --compact --vacuum --json");

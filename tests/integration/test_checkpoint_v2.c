@@ -12,7 +12,10 @@
  *   - automatic checkpoints (delta.checkpointInterval) follow the policy;
  *   - log cleanup deletes the expired checkpoint and the sidecars only it
  *     named, keeps the boundary checkpoint's sidecars and a young orphan;
- *   - a truncated or missing sidecar is exit 5 naming the file.
+ *   - a truncated or missing sidecar is exit 5 naming the file;
+ *   - with inlet.checkpoint.topLevelFileFormat=json the UUID-named file is
+ *     `n.checkpoint.<uuid>.json` (one action per line), inline and with
+ *     sidecars, read by inlet and refcheck at every version.
  */
 #include "log_support.h"
 
@@ -102,7 +105,7 @@ static int64_t fsize(const char *t, const char *sub, const char *name) {
 /* `_last_checkpoint` names checkpoint version @p v, a UUID-named file that
  * exists with its size, and exactly the sidecars in `_sidecars` (sorted
  * names, space-separated, @p want_sidecars of them). */
-static void check_hint(const char *t, int v, int want_sidecars) {
+static void check_hint_ext(const char *t, int v, int want_sidecars, const char *ext) {
   json_t *h = last_checkpoint(t);
   assert_int_equal(json_integer_value(json_object_get(h, "version")), v);
   json_t *v2 = json_object_get(h, "v2Checkpoint");
@@ -112,8 +115,8 @@ static void check_hint(const char *t, int v, int want_sidecars) {
   char prefix[64];
   snprintf(prefix, sizeof prefix, "%020d.checkpoint.", v);
   assert_int_equal(strncmp(path, prefix, strlen(prefix)), 0);
-  assert_int_equal(strlen(path), strlen(prefix) + 36 + 8);
-  assert_string_equal(path + strlen(path) - 8, ".parquet");
+  assert_int_equal(strlen(path), strlen(prefix) + 36 + strlen(ext));
+  assert_string_equal(path + strlen(path) - strlen(ext), ext);
   assert_int_equal(json_integer_value(json_object_get(v2, "sizeInBytes")), fsize(t, "", path));
   json_t *files = json_object_get(v2, "sidecarFiles");
   assert_int_equal(json_array_size(files), want_sidecars);
@@ -130,6 +133,10 @@ static void check_hint(const char *t, int v, int want_sidecars) {
   json_t *nfa = json_object_get(v2, "nonFileActions");
   assert_true(json_array_size(nfa) >= 3); /* protocol, metaData, checkpointMetadata */
   json_decref(h);
+}
+
+static void check_hint(const char *t, int v, int want_sidecars) {
+  check_hint_ext(t, v, want_sidecars, ".parquet");
 }
 
 /* refcheck's view of the latest snapshot's checkpoint: "<kind> <n sidecars>". */
@@ -204,6 +211,71 @@ static void test_checkpoint_v2__inline_then_sidecars(void **state) {
   sh_ok("drop hint", &r);
   tu_result_free(&r);
   same_rows(dir, -1, 9);
+}
+
+/* inlet.checkpoint.topLevelFileFormat=json: the UUID-named file is JSON
+ * lines (PROTOCOL.md "UUID-named checkpoint": json or parquet), inline and
+ * with (Parquet) sidecars; inlet and refcheck read every version from it. */
+static void test_checkpoint_v2__json_top_level_inline_then_sidecars(void **state) {
+  (void)state;
+  char dir[4096];
+  const char *t = make_table("v2ckpt-json",
+                             "--property inlet.checkpoint.sidecarActions=3 "
+                             "--property inlet.checkpoint.topLevelFileFormat=json",
+                             dir);
+  append_id(dir, 1);
+  append_id(dir, 2);
+  char *o = sh_out("checkpoint", "'" INLET_BIN "' checkpoint '%s'", t);
+  assert_string_equal(o, "checkpoint written at version 2\n");
+  free(o);
+  check_hint_ext(t, 2, 0, ".json");
+  o = ref_checkpoint(t);
+  assert_string_equal(o, "2 v2-json 0\n");
+  free(o);
+  /* Each line one action: checkpointMetadata, protocol, metaData, two adds
+   * with dataChange=false. */
+  o = sh_out("checkpoint lines",
+             "cd '%s/_delta_log' && cat 00000000000000000002.checkpoint.*.json | "
+             "'%s' -e 'let s=\"\";process.stdin.on(\"data\",d=>s+=d);process.stdin.on(\"end\","
+             "()=>{const k=s.trim().split(\"\\n\").map(l=>{const o=JSON.parse(l);"
+             "const n=Object.keys(o);if(n.length!==1)throw 1;"
+             "return n[0]+(o.add?\":\"+o.add.dataChange:\"\")});"
+             "console.log(k.sort().join(\" \"))})'",
+             t, INLET_NODE);
+  assert_string_equal(o, "add:false add:false checkpointMetadata metaData protocol\n");
+  free(o);
+  for (int i = 3; i <= 7; i++)
+    append_id(dir, i);
+  o = sh_out("checkpoint", "'" INLET_BIN "' checkpoint '%s'", t);
+  assert_string_equal(o, "checkpoint written at version 7\n");
+  free(o);
+  check_hint_ext(t, 7, 3, ".json");
+  o = ref_checkpoint(t);
+  assert_string_equal(o, "7 v2-json 3\n");
+  free(o);
+  o = sh_out("sidecar actions",
+             "grep -c '\"sidecar\"' '%s'/_delta_log/00000000000000000007.checkpoint.*.json", t);
+  assert_string_equal(o, "3\n");
+  free(o);
+  append_id(dir, 8);
+  for (int v = 0; v <= 8; v++)
+    same_rows(dir, v, v);
+  /* Without the commits before it and without the hint, the JSON
+   * checkpoint alone gives version 7. */
+  tu_rules_exempt(t, "commits deleted by hand to prove the checkpoint is read");
+  tu_result r;
+  tu_sh(&r, "cd '%s/_delta_log' && rm 0000000000000000000[0-6].json _last_checkpoint", t);
+  sh_ok("drop commits", &r);
+  tu_result_free(&r);
+  same_rows(dir, -1, 8);
+  same_rows(dir, 7, 7);
+  /* A value that is neither json nor parquet is refused by name. */
+  const char *t2 =
+      make_table("v2ckpt-bad", "--property inlet.checkpoint.topLevelFileFormat=avro", dir);
+  tu_sh(&r, "'%s' checkpoint '%s'", INLET_BIN, t2);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "inlet.checkpoint.topLevelFileFormat"));
+  tu_result_free(&r);
 }
 
 static void test_checkpoint_v2__automatic_and_classic_policy(void **state) {
@@ -351,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_checkpoint_v2__automatic_and_classic_policy),
       cmocka_unit_test(test_checkpoint_v2__log_cleanup_keeps_what_checkpoints_name),
       cmocka_unit_test(test_checkpoint_v2__bad_sidecar_is_corrupt),
+      cmocka_unit_test(test_checkpoint_v2__json_top_level_inline_then_sidecars),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

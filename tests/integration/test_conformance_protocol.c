@@ -256,7 +256,6 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
     const char *prop, *feature;
   } cases[] = {
       {"delta.enableIcebergCompatV2=true", "\"icebergCompatV2\""},
-      {"delta.enableVariantShredding=true", "\"variantShredding\""},
       {"delta.feature.clustering=supported", "\"clustering\""},
       {"delta.feature.catalogManaged=supported", "\"catalogManaged\""},
       {"delta.enableMaterializePartitionColumnsFeature=true", "\"materializePartitionColumns\""},
@@ -269,6 +268,12 @@ static void test_protocol__unhonoured_features_refused_naming_them(void **state)
     snprintf(a, sizeof a, "create t%zu --schema 'id long' --property '%s'", i, cases[i].prop);
     refused(f, a, cases[i].feature);
   }
+  /* Variant shredding: inlet writes unshredded values, which the spec allows
+   * where shredding is enabled; the feature needs variantType. */
+  expect_protocol(f, "shred", "--schema 'id long' --property delta.enableVariantShredding=true",
+                  "{\"minReaderVersion\":3,\"minWriterVersion\":7,\"readerFeatures\":"
+                  "[\"variantType\",\"variantShredding\"],\"writerFeatures\":[\"appendOnly\","
+                  "\"invariants\",\"variantType\",\"variantShredding\"]}");
   /* CHECK constraints are enforced (legacy writer version 3 implies them). */
   expect_protocol(f, "chk", "--schema 'id long' --property 'delta.constraints.positive=id>0'",
                   "{\"minReaderVersion\":1,\"minWriterVersion\":3}");

@@ -23,7 +23,23 @@
  *   - two appenders racing on one table get disjoint row ids, and a writer
  *     that loses its version to another takes its ids above the winner's
  *     high-water mark and the version it lands at;
- *   - asking for row ids of a table without row tracking is refused (exit 6).
+ *   - asking for row ids of a table without row tracking is refused (exit 6);
+ *   - at every version of an inlet table (with deletion vectors and
+ *     copy-on-write: appends, delete, compaction, delete, checkpoint,
+ *     append) each row's id and commit version as inlet scans them equal
+ *     what the log says, worked out here without inlet's reader: live adds
+ *     replayed from the JSON commits, each file's rows in order from
+ *     refcheck parquet (materialized column if not null, else baseRowId +
+ *     position / defaultRowCommitVersion), surviving keys from refcheck
+ *     delta; DELETE and OPTIMIZE commits carry delta.rowTracking.preserved
+ *     "true", others no tag;
+ *   - `inlet alter --property delta.enableRowTracking=true` on a table with
+ *     files (one with a deletion vector) commits UPGRADE PROTOCOL, ROW
+ *     TRACKING BACKFILL (dataChange=false re-adds, high-water mark) and SET
+ *     TBLPROPERTIES (tag rowTrackingEnablementOnly), refuses other
+ *     properties (exit 6), is a no-op the second time, and later versions
+ *     pass the same log check; a legacy (1, 2) protocol becomes writer 7
+ *     listing appendOnly and invariants.
  */
 #include "testutil.h"
 
@@ -481,6 +497,321 @@ static void test_row_tracking__losing_writer_recomputes_ids(void **state) {
   tu_rmtree(dir);
 }
 
+/* ---- every version against the log and refcheck ---------------------------------- */
+
+/* Runs refcheck with @p args (its JSON output parsed; caller decrefs). */
+static json_t *refcheck(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static json_t *refcheck(const char *fmt, ...) {
+  char *args = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&args, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  tu_sh(&r, "'%s' '%s' %s", INLET_NODE, INLET_REFCHECK, args);
+  sh_ok(&r, args);
+  json_t *j = json_loads(r.out, 0, NULL);
+  if (!j) fail_msg("refcheck %s: output is not JSON", args);
+  tu_result_free(&r);
+  free(args);
+  return j;
+}
+
+/* Index of column @p name in refcheck's "columns" (names or {name}), -1. */
+static int col_index(const json_t *cols, const char *name) {
+  for (size_t i = 0; i < json_array_size(cols); i++) {
+    const json_t *c = json_array_get(cols, i);
+    const char *n =
+        json_is_string(c) ? json_string_value(c) : json_string_value(json_object_get(c, "name"));
+    if (n && strcmp(n, name) == 0) return (int)i;
+  }
+  return -1;
+}
+
+/* The commitInfo tag @p key of commit @p v ("" when the commit has no
+ * tags; caller frees), and its operation in @p op. */
+static char *commit_tag(const char *t, int64_t v, const char *key, char op[64]) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", t, (long long)v);
+  char *body = tu_read_file(path, NULL);
+  assert_non_null(body);
+  char *out = NULL;
+  op[0] = '\0';
+  for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *j = json_loads(line, 0, NULL);
+    json_t *ci = json_object_get(j, "commitInfo");
+    if (ci) {
+      snprintf(op, 64, "%s", json_string_value(json_object_get(ci, "operation")));
+      const char *tv = json_string_value(json_object_get(json_object_get(ci, "tags"), key));
+      out = strdup(tv ? tv : "");
+    }
+    json_decref(j);
+  }
+  free(body);
+  assert_non_null(out);
+  return out;
+}
+
+/*
+ * Row ids and row commit versions of version @p v, worked out without
+ * inlet's reader: the live adds by replaying the JSON commits 0..v here, each
+ * live file's rows in file order from `refcheck parquet` (cached per path in
+ * @p files), a row's id its materialized row id column when the file has it
+ * and it is not null, else baseRowId + position (its version likewise with
+ * defaultRowCommitVersion), and the surviving keys from `refcheck delta
+ * --version v` (deletion vectors applied there). inlet's scan of that
+ * version must give exactly those keys with exactly those values.
+ */
+static void check_version_against_log(const char *t, int64_t v, json_t *files) {
+  json_t *live = json_object();
+  char id_col[128] = "", ver_col[128] = "";
+  for (int64_t c = 0; c <= v; c++) {
+    char path[4300];
+    snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", t, (long long)c);
+    char *body = tu_read_file(path, NULL);
+    assert_non_null(body);
+    for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
+      json_t *j = json_loads(line, 0, NULL);
+      assert_non_null(j);
+      json_t *conf = json_object_get(json_object_get(j, "metaData"), "configuration");
+      if (conf) {
+        const char *a = json_string_value(
+            json_object_get(conf, "delta.rowTracking.materializedRowIdColumnName"));
+        const char *b = json_string_value(
+            json_object_get(conf, "delta.rowTracking.materializedRowCommitVersionColumnName"));
+        snprintf(id_col, sizeof id_col, "%s", a ? a : "");
+        snprintf(ver_col, sizeof ver_col, "%s", b ? b : "");
+      }
+      json_t *add = json_object_get(j, "add");
+      if (add) json_object_set(live, json_string_value(json_object_get(add, "path")), add);
+      json_t *rm = json_object_get(j, "remove");
+      if (rm) json_object_del(live, json_string_value(json_object_get(rm, "path")));
+      json_decref(j);
+    }
+    free(body);
+  }
+  static bool want[N];
+  static int64_t eid[N], ever[N];
+  memset(want, 0, sizeof want);
+  const char *p;
+  json_t *add;
+  json_object_foreach(live, p, add) {
+    json_t *base = json_object_get(add, "baseRowId");
+    json_t *dflt = json_object_get(add, "defaultRowCommitVersion");
+    if (!base || !dflt)
+      fail_msg("version %lld: live file %s has no baseRowId/defaultRowCommitVersion", (long long)v,
+               p);
+    json_t *pq = json_object_get(files, p);
+    if (!pq) {
+      pq = refcheck("parquet '%s/%s'", t, p);
+      json_object_set_new(files, p, pq);
+    }
+    const json_t *cols = json_object_get(pq, "columns");
+    int kc = col_index(cols, "k"), ic = *id_col ? col_index(cols, id_col) : -1,
+        vc = *ver_col ? col_index(cols, ver_col) : -1;
+    assert_true(kc >= 0);
+    const json_t *rows = json_object_get(pq, "rows");
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+      const json_t *row = json_array_get(rows, i);
+      int64_t k = jnum(json_array_get(row, (size_t)kc), "k");
+      assert_true(k >= 0 && k < N);
+      if (want[k]) fail_msg("version %lld: key %lld in two live files", (long long)v, (long long)k);
+      want[k] = true;
+      const json_t *mi = ic >= 0 ? json_array_get(row, (size_t)ic) : NULL;
+      const json_t *mv = vc >= 0 ? json_array_get(row, (size_t)vc) : NULL;
+      eid[k] = mi && !json_is_null(mi) ? jnum(mi, "materialized row id")
+                                       : jnum(base, "baseRowId") + (int64_t)i;
+      ever[k] = mv && !json_is_null(mv) ? jnum(mv, "materialized row commit version")
+                                        : jnum(dflt, "defaultRowCommitVersion");
+    }
+  }
+  json_decref(live);
+  /* Which keys survive the deletion vectors: the reference reader says. */
+  json_t *ref = refcheck("delta '%s' --version %lld", t, (long long)v);
+  int rk = col_index(json_object_get(ref, "columns"), "k");
+  assert_true(rk >= 0);
+  static bool alive[N];
+  memset(alive, 0, sizeof alive);
+  int n_alive = 0;
+  json_t *rows = json_object_get(ref, "rows");
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    int64_t k = jnum(json_array_get(json_array_get(rows, i), (size_t)rk), "k");
+    assert_true(k >= 0 && k < N && want[k] && !alive[k]);
+    alive[k] = true;
+    n_alive++;
+  }
+  json_decref(ref);
+  ids got;
+  read_ids(t, "k", v, NULL, &got);
+  if (got.n != n_alive)
+    fail_msg("version %lld: inlet reads %d rows, refcheck %d", (long long)v, got.n, n_alive);
+  for (int k = 0; k < N; k++) {
+    if (!alive[k]) continue;
+    if (!got.has[k] || got.id[k] != eid[k] || got.ver[k] != ever[k])
+      fail_msg("version %lld key %d: inlet row id %lld version %lld, the log says %lld "
+               "version %lld",
+               (long long)v, k, (long long)got.id[k], (long long)got.ver[k], (long long)eid[k],
+               (long long)ever[k]);
+  }
+}
+
+/* Spark tags DELETE and OPTIMIZE on a table with row tracking enabled with
+ * delta.rowTracking.preserved=true, and appends with nothing. */
+static void expect_preserved_tags(const char *t, int64_t from, int64_t to) {
+  for (int64_t v = from; v <= to; v++) {
+    char op[64];
+    char *tag = commit_tag(t, v, "delta.rowTracking.preserved", op);
+    bool rewrite = strcmp(op, "DELETE") == 0 || strcmp(op, "OPTIMIZE") == 0;
+    if (strcmp(tag, rewrite ? "true" : "") != 0)
+      fail_msg("version %lld (%s): delta.rowTracking.preserved is \"%s\"", (long long)v, op, tag);
+    free(tag);
+  }
+}
+
+static void every_version(bool dvs) {
+  char dir[4096], t[4200], in[4300];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp(dvs ? "rowtrack-ev-dv" : "rowtrack-ev-cow"));
+  snprintf(t, sizeof t, "%s/t", dir);
+  snprintf(in, sizeof in, "%s/in.ndjson", dir);
+  free(inlet("create '%s' --schema 'k long, part string, v string' --partition-by part "
+             "--property delta.enableRowTracking=true --property delta.enableDeletionVectors=%s",
+             t, dvs ? "true" : "false"));
+  for (int b = 0; b < 3; b++) {
+    write_keys(in, 10 * b, 10);
+    free(inlet("append '%s' '%s'", t, in));
+  }
+  free(inlet("delete '%s' --where 'k %% 3 = 0 AND k > 4'", t));
+  free(inlet("compact '%s' --min-files 2", t));
+  /* a second delete after compaction: rows now carry materialized ids */
+  free(inlet("delete '%s' --where 'k = 7 OR k = 20'", t));
+  free(inlet("checkpoint '%s'", t));
+  write_keys(in, 50, 4);
+  free(inlet("append '%s' '%s'", t, in));
+  int64_t last = latest_version(t);
+  assert_true(last >= 7); /* compaction may commit its bins separately */
+  json_t *files = json_object();
+  for (int64_t v = 0; v <= last; v++)
+    check_version_against_log(t, v, files);
+  json_decref(files);
+  expect_preserved_tags(t, 0, last);
+  tu_rmtree(dir);
+}
+
+static void test_row_tracking__every_version_matches_log_with_deletion_vectors(void **state) {
+  (void)state;
+  every_version(true);
+}
+
+static void test_row_tracking__every_version_matches_log_copy_on_write(void **state) {
+  (void)state;
+  every_version(false);
+}
+
+/* ---- enabling row tracking on an existing table ------------------------------------- */
+
+static void test_row_tracking__alter_backfills_existing_table(void **state) {
+  (void)state;
+  char dir[4096], t[4200], in[4300];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("rowtrack-alter"));
+  snprintf(t, sizeof t, "%s/t", dir);
+  snprintf(in, sizeof in, "%s/in.ndjson", dir);
+  free(inlet("create '%s' --schema 'k long, part string, v string' --partition-by part "
+             "--property delta.enableDeletionVectors=true",
+             t));
+  for (int b = 0; b < 2; b++) {
+    write_keys(in, 10 * b, 10);
+    free(inlet("append '%s' '%s'", t, in));
+  }
+  free(inlet("delete '%s' --where 'k = 3'", t)); /* a file with a deletion vector */
+  int64_t before = latest_version(t);            /* 3 */
+  /* Nothing else may be set this way yet: exit 6, nothing committed. */
+  tu_result r;
+  tu_sh(&r, "'%s' alter '%s' --property delta.appendOnly=true", INLET_BIN, t);
+  assert_int_equal(r.status, 6);
+  assert_non_null(strstr(r.err, "delta.appendOnly"));
+  tu_result_free(&r);
+  tu_sh(&r, "'%s' scan '%s' --columns k,_metadata.row_id", INLET_BIN, t);
+  assert_int_equal(r.status, 6); /* not enabled yet */
+  tu_result_free(&r);
+  assert_int_equal(latest_version(t), before);
+
+  char *o = inlet("alter '%s' --property delta.enableRowTracking=true --json", t);
+  json_t *j = json_loads(o, 0, NULL);
+  assert_non_null(j);
+  assert_int_equal(jnum(json_object_get(j, "protocol_version"), "protocol_version"), before + 1);
+  assert_int_equal(jnum(json_object_get(j, "backfill_version"), "backfill_version"), before + 2);
+  assert_int_equal(jnum(json_object_get(j, "version"), "version"), before + 3);
+  /* two partitions, two appends: four files, all without ids */
+  assert_int_equal(jnum(json_object_get(j, "files_backfilled"), "files_backfilled"), 4);
+  json_decref(j);
+  free(o);
+  const char *ops[] = {"UPGRADE PROTOCOL", "ROW TRACKING BACKFILL", "SET TBLPROPERTIES"};
+  for (int i = 0; i < 3; i++) {
+    char op[64];
+    char *tag = commit_tag(t, before + 1 + i, "rowTrackingEnablementOnly", op);
+    assert_string_equal(op, ops[i]);
+    assert_string_equal(tag, i == 2 ? "true" : "");
+    free(tag);
+  }
+  /* The protocol: writer 7 listing the features the old versions implied
+   * plus rowTracking and domainMetadata; the backfill re-adds without data
+   * change. */
+  char path[4400];
+  snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", t, (long long)before + 1);
+  char *body = tu_read_file(path, NULL);
+  assert_non_null(strstr(body, "\"minWriterVersion\":7"));
+  assert_non_null(strstr(body, "\"rowTracking\""));
+  assert_non_null(strstr(body, "\"domainMetadata\""));
+  assert_non_null(strstr(body, "\"deletionVectors\""));
+  free(body);
+  snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", t, (long long)before + 2);
+  body = tu_read_file(path, NULL);
+  assert_null(strstr(body, "\"dataChange\":true"));
+  assert_null(strstr(body, "\"remove\""));
+  assert_non_null(strstr(body, "\"deletionVector\""));
+  assert_non_null(strstr(body, "\"rowIdHighWaterMark\\\":19"));
+  free(body);
+  /* Enabling again changes nothing. */
+  o = inlet("alter '%s' --property delta.enableRowTracking=true", t);
+  assert_non_null(strstr(o, "already enabled"));
+  free(o);
+  assert_int_equal(latest_version(t), before + 3);
+  /* Life goes on: an append, a compaction, a delete; every version from the
+   * enabling one reads ids the log and refcheck agree with. */
+  write_keys(in, 40, 6);
+  free(inlet("append '%s' '%s'", t, in));
+  free(inlet("compact '%s' --min-files 2", t));
+  free(inlet("delete '%s' --where 'k = 12'", t));
+  int64_t last = latest_version(t);
+  json_t *files = json_object();
+  for (int64_t v = before + 3; v <= last; v++)
+    check_version_against_log(t, v, files);
+  json_decref(files);
+  expect_preserved_tags(t, before + 4, last);
+  refcheck_same(t);
+
+  /* A legacy protocol (reader 1, writer 2): writer version 7 then lists
+   * the features writer 2 implied. */
+  char t2[4300];
+  snprintf(t2, sizeof t2, "%s/legacy", dir);
+  free(inlet("create '%s' --schema 'k long, part string, v string'", t2));
+  write_keys(in, 0, 5);
+  free(inlet("append '%s' '%s'", t2, in));
+  free(inlet("alter '%s' --property delta.enableRowTracking=true", t2));
+  snprintf(path, sizeof path, "%s/_delta_log/%020lld.json", t2, 2LL);
+  body = tu_read_file(path, NULL);
+  assert_non_null(strstr(body, "\"minReaderVersion\":1,\"minWriterVersion\":7"));
+  assert_non_null(strstr(body, "\"appendOnly\""));
+  assert_non_null(strstr(body, "\"invariants\""));
+  assert_non_null(strstr(body, "\"rowTracking\""));
+  free(body);
+  files = json_object();
+  check_version_against_log(t2, 4, files);
+  json_decref(files);
+  refcheck_same(t2);
+  tu_rmtree(dir);
+}
+
 /* ---- refusals ------------------------------------------------------------------------------- */
 
 static void test_row_tracking__table_without_row_tracking_refused(void **state) {
@@ -514,6 +845,9 @@ int main(void) {
       cmocka_unit_test(test_row_tracking__racing_appenders_get_disjoint_ids),
       cmocka_unit_test(test_row_tracking__losing_writer_recomputes_ids),
       cmocka_unit_test(test_row_tracking__table_without_row_tracking_refused),
+      cmocka_unit_test(test_row_tracking__every_version_matches_log_with_deletion_vectors),
+      cmocka_unit_test(test_row_tracking__every_version_matches_log_copy_on_write),
+      cmocka_unit_test(test_row_tracking__alter_backfills_existing_table),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,9 +10,15 @@
  *     array) reads as the JSON text written here, in NDJSON and CSV;
  *   - a value that breaks the encoding is a clear error naming the file,
  *     column and row (exit 5);
- *   - shredded variant is refused naming variantShredding (exit 6), and
- *     writes into a variant table are refused naming the feature, leaving
- *     every byte as it was.
+ *   - tables with variantShredding take unshredded writes: Spark's
+ *     shredding table gets an append, compaction, delete and a checkpoint;
+ *     on a table whose file is shredded (parquet-testing case-045),
+ *     compaction and copy-on-write delete refuse that file by name (exit 6)
+ *     leaving every byte as it was, appends and checkpoints work; an inlet
+ *     table with
+ *     delta.enableVariantShredding=true goes through appends, compaction,
+ *     delete and a checkpoint with unshredded files only, read as refcheck
+ *     reads them (on a copy without the feature, which refcheck refuses).
  * The foreign tables are copies of tests/data/foreign (see its README).
  */
 #include "testutil.h"
@@ -306,9 +312,11 @@ static void test_variant__spark_table_append_and_compact_keep_bytes(void **state
   tu_result_free(&r);
 }
 
-/* Writes into a shredding table stay refused, naming the feature; reads
- * work. */
-static void test_variant__shredding_table_reads_and_refuses_writes(void **state) {
+/* A table Spark wrote with variantShredding-preview (its files happen to
+ * hold unshredded variants) takes appends, compaction, delete and
+ * checkpoints (PROTOCOL.md "Writer Requirements for Variant Shredding":
+ * writers may write unshredded values); the rows stay what they were. */
+static void test_variant__shredding_table_takes_unshredded_writes(void **state) {
   fixture *f = *state;
   const char *t = foreign(f, "delta-rs/spark-shredded-variant-preview-delta");
   tu_result r;
@@ -316,20 +324,171 @@ static void test_variant__shredding_table_reads_and_refuses_writes(void **state)
   sh_ok(&r, "scan");
   assert_string_equal(r.out, "{\"id\":7,\"v\":\"{\\\"key\\\":7}\"}\n");
   tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson --where 'id <> 7' | sort > '%s/shred.before'", INLET_BIN,
+     t, f->dir);
+  sh_ok(&r, "scan all");
+  tu_result_free(&r);
   char ev[4200];
   snprintf(ev, sizeof ev, "%s/ev.ndjson", f->dir);
-  assert_int_equal(tu_write_file(ev, "{\"id\":100}\n", 11), 0);
-  sh(&r, "cd '%s' && find . -type f | sort | xargs sha256sum > ../variant.before", t);
-  tu_result_free(&r);
+  const char *row = "{\"id\":100,\"v\":{\"b\":[1,\"x\"],\"a\":2.5}}\n";
+  assert_int_equal(tu_write_file(ev, row, strlen(row)), 0);
   sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
-  assert_int_equal(r.status, 6);
-  assert_non_null(strstr(r.err, "variantShredding-preview"));
+  sh_ok(&r, "append to a shredding table");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --where 'id = 100' --columns id,v --format ndjson", INLET_BIN, t);
+  sh_ok(&r, "scan the new row");
+  assert_string_equal(r.out, "{\"id\":100,\"v\":\"{\\\"a\\\":2.5,\\\"b\\\":[1,\\\"x\\\"]}\"}\n");
+  tu_result_free(&r);
+  /* The new file's variant is the unshredded group: no typed_value. */
+  sh(&r,
+     "cd '%s' && f=$(ls -t $(find . -name '*.parquet' -newer '%s') | head -n 1) && '%s' parquet "
+     "schema \"$f\"",
+     t, ev, INLET_BIN);
+  sh_ok(&r, "schema of the new file");
+  assert_non_null(strstr(r.out, "metadata"));
+  assert_null(strstr(r.out, "typed_value"));
   tu_result_free(&r);
   sh(&r,
-     "cd '%s' && find . -type f | sort | xargs sha256sum | cmp - ../variant.before && echo same",
+     "'%s' compact '%s' --min-files 2 && '%s' delete '%s' --where 'id = 7' && '%s' checkpoint "
+     "'%s'",
+     INLET_BIN, t, INLET_BIN, t, INLET_BIN, t);
+  sh_ok(&r, "compact, delete, checkpoint a shredding table");
+  tu_result_free(&r);
+  sh(&r, "'%s' history '%s' --json | grep -c OPTIMIZE", INLET_BIN, t);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  /* From the checkpoint: the rows as before without 7, and the new one. */
+  sh(&r,
+     "'%s' scan '%s' --format ndjson --where 'id <> 100' | sort | cmp - '%s/shred.before' && '%s' "
+     "scan '%s' --columns id --format ndjson --where 'id = 100 OR id = 7'",
+     INLET_BIN, t, f->dir, INLET_BIN, t);
+  sh_ok(&r, "scan after checkpoint");
+  assert_string_equal(r.out, "{\"id\":100}\n");
+  tu_result_free(&r);
+}
+
+static void shredded_table(const char *dir, const char *pq);
+
+/* A table whose file holds a shredded variant (apache/parquet-testing
+ * case-045: four rows, typed_value a list of strings): appends and
+ * checkpoints work; compaction
+ * and copy-on-write delete, which copy variants in their stored form and
+ * would drop typed_value, refuse the file by name (exit 6) and change
+ * nothing. */
+static void test_variant__shredded_file_not_rewritten(void **state) {
+  fixture *f = *state;
+  char t[4200], pq[4300], ev[4300];
+  snprintf(t, sizeof t, "%s/shredfile", f->dir);
+  snprintf(pq, sizeof pq, "%s/tests/data/foreign/parquet-testing/shredded_variant/case-045.parquet",
+           INLET_SOURCE_DIR);
+  snprintf(ev, sizeof ev, "%s/shredfile.ndjson", f->dir);
+  shredded_table(t, pq);
+  tu_result r;
+  sh(&r, "'%s' scan '%s' --format ndjson | sort > '%s/shredfile.before'", INLET_BIN, t, f->dir);
+  sh_ok(&r, "scan");
+  tu_result_free(&r);
+  const char *row = "{\"id\":500,\"var\":{\"a\":1}}\n";
+  assert_int_equal(tu_write_file(ev, row, strlen(row)), 0);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "append");
+  tu_result_free(&r);
+  sh(&r, "cd '%s' && find . -type f | sort | xargs sha256sum > ../shredfile.files", t);
+  tu_result_free(&r);
+  /* A failed compaction bin exits 1 (compaction reports bins, not one
+   * cause); the message names the file and why. */
+  sh(&r, "'%s' compact '%s' --min-files 2", INLET_BIN, t);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "rewriting a shredded variant is not supported"));
+  assert_non_null(strstr(r.err, "part-0.parquet"));
+  tu_result_free(&r);
+  sh(&r, "'%s' delete '%s' --where 'id = 0'", INLET_BIN, t);
+  assert_int_equal(r.status, 6);
+  assert_non_null(strstr(r.err, "shredded variant"));
+  tu_result_free(&r);
+  sh(&r,
+     "cd '%s' && find . -type f | sort | xargs sha256sum | cmp - ../shredfile.files && echo same",
      t);
   assert_string_equal(r.out, "same\n");
   tu_result_free(&r);
+  sh(&r,
+     "'%s' checkpoint '%s' > /dev/null && '%s' scan '%s' --format ndjson --where 'id <> 500' | "
+     "sort | cmp - "
+     "'%s/shredfile.before' && '%s' scan '%s' --format ndjson --where 'id = 500'",
+     INLET_BIN, t, INLET_BIN, t, f->dir, INLET_BIN, t);
+  sh_ok(&r, "checkpoint and scan");
+  assert_string_equal(r.out, "{\"id\":500,\"var\":\"{\\\"a\\\":1}\"}\n");
+  tu_result_free(&r);
+}
+
+/* An inlet table with delta.enableVariantShredding=true: the protocol lists
+ * variantShredding (reader and writer), and appends, compaction, delete and
+ * a checkpoint write unshredded values. refcheck does not read shredding
+ * tables, so it reads a copy whose protocol drops the feature (valid: every
+ * file inlet wrote is unshredded) and must agree with inlet at each version. */
+static void test_variant__shredding_enabled_table_written_unshredded(void **state) {
+  fixture *f = *state;
+  char t[4200], in[4300];
+  snprintf(t, sizeof t, "%s/shredon", f->dir);
+  snprintf(in, sizeof in, "%s/shredon.ndjson", f->dir);
+  tu_result r;
+  sh(&r,
+     "'%s' create '%s' --schema 'id long, v variant' --property delta.enableVariantShredding=true",
+     INLET_BIN, t);
+  sh_ok(&r, "create");
+  tu_result_free(&r);
+  sh(&r, "cat '%s/_delta_log/00000000000000000000.json'", t);
+  assert_non_null(strstr(r.out, "\"readerFeatures\":[\"variantType\",\"variantShredding\"]"));
+  assert_non_null(strstr(r.out, "\"variantShredding\"]}"));
+  assert_non_null(strstr(r.out, "\"delta.enableVariantShredding\":\"true\""));
+  tu_result_free(&r);
+  for (int b = 0; b < 3; b++) {
+    char rows[512];
+    snprintf(rows, sizeof rows,
+             "{\"id\":%d,\"v\":{\"k\":%d,\"arr\":[%d,\"s\"]}}\n{\"id\":%d,\"v\":%d.25}\n"
+             "{\"id\":%d}\n",
+             3 * b, b, b, 3 * b + 1, b, 3 * b + 2);
+    assert_int_equal(tu_write_file(in, rows, strlen(rows)), 0);
+    sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, in);
+    sh_ok(&r, "append");
+    tu_result_free(&r);
+  }
+  sh(&r,
+     "'%s' compact '%s' --min-files 2 && '%s' delete '%s' --where 'id = 4' && '%s' checkpoint '%s'",
+     INLET_BIN, t, INLET_BIN, t, INLET_BIN, t);
+  sh_ok(&r, "compact, delete, checkpoint");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --where 'id = 3' --format ndjson", INLET_BIN, t);
+  assert_string_equal(r.out, "{\"id\":3,\"v\":\"{\\\"arr\\\":[1,\\\"s\\\"],\\\"k\\\":1}\"}\n");
+  tu_result_free(&r);
+  sh(&r,
+     "cd '%s' && find . -name '*.parquet' ! -path './_delta_log/*' | xargs -n1 '%s' parquet "
+     "schema | grep -c typed_value",
+     t, INLET_BIN);
+  assert_string_equal(r.out, "0\n");
+  tu_result_free(&r);
+  /* The copy without the feature, for refcheck. */
+  sh(&r,
+     "cd '%s' && rm -rf plain && cp -R shredon plain && cd plain/_delta_log && rm -f "
+     "*.checkpoint.* _last_checkpoint *.crc && sed -i "
+     "-e 's/,\"variantShredding\"//g' -e 's/\\\"delta.enableVariantShredding\\\":\\\"true\\\"//' "
+     "00000000000000000000.json && grep -c variantShredding 00000000000000000000.json",
+     f->dir);
+  assert_string_equal(r.out, "0\n");
+  tu_result_free(&r);
+  char plain[4300];
+  snprintf(plain, sizeof plain, "%s/plain", f->dir);
+  tu_rules_exempt(plain, "test_variant_tables: a copy with the protocol edited for refcheck");
+  for (long v = 1; v <= 5; v++) {
+    sh(&r, "'%s' scan '%s' --version %ld --format ndjson > '%s/i.ndjson'", INLET_BIN, t, v, f->dir);
+    sh_ok(&r, "scan");
+    tu_result_free(&r);
+    sh(&r,
+       "'%s' '%s' delta '%s' --version %ld > '%s/r.json' && '%s' '%s' compare '%s/r.json' "
+       "'%s/i.ndjson' --ndjson",
+       INLET_NODE, INLET_REFCHECK, plain, v, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
+    if (r.status != 0) fail_msg("@%ld: inlet and refcheck differ: %s%s", v, r.out, r.err);
+    tu_result_free(&r);
+  }
 }
 
 /* The canonical text of JSON value @p j as the variant text prints it,
@@ -705,7 +864,10 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_variant__corrupt_value_names_file_column_and_row, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_variant__shredding_table_reads_and_refuses_writes, setup,
+      cmocka_unit_test_setup_teardown(test_variant__shredding_enabled_table_written_unshredded,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_variant__shredded_file_not_rewritten, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_variant__shredding_table_takes_unshredded_writes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_variant__spark_table_append_and_compact_keep_bytes,
                                       setup, teardown),
