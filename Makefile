@@ -7,6 +7,8 @@
 # Other targets: build, release, fuzz, chaos, bench, format, clean, deps, test-deps.
 # `make test-tsan` builds with ThreadSanitizer in build/tsan and runs the tests labelled
 # tsan (the thread pool, --threads determinism, the concurrency tests).
+# `make test-rss` checks the peak memory of ingest and compaction at 4 threads on a
+# Release build (scripts/rss-check.sh: under 256 MiB).
 # `make chaos` runs the long chaos suite (scripts/chaos.sh: 30 min of kills,
 # full and read-only disks beside live ingestion; ctest runs a short form).
 
@@ -14,12 +16,13 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
 BUILD_RELEASE ?= build/release
 BUILD_TSAN ?= build/tsan
-TSAN_TARGETS ?= inlet test_pool test_threads test_maint_concurrency test_delta_race
+TSAN_TARGETS ?= inlet test_pool test_delta_replay_par test_threads test_threads_snapload \
+		test_maint_concurrency test_delta_race
 DEMO_DIR ?= build/inlet-demo
 # Each fuzzer's share of the short fuzz run that `make test` ends with.
 CI_FUZZ_SECONDS ?= 20
 
-.PHONY: all build release demo test test-tsan deps test-deps fuzz fuzz-long chaos bench format clean
+.PHONY: all build release demo test test-tsan test-rss deps test-deps fuzz fuzz-long chaos bench format clean
 
 all: release
 
@@ -55,6 +58,9 @@ test-tsan: test-deps
 	cmake --build $(BUILD_TSAN) -j $(JOBS) --target $(TSAN_TARGETS)
 	cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --output-on-failure -L tsan -j $(JOBS)
+
+test-rss: test-deps
+	RSS_BUILD=$(BUILD_RELEASE) JOBS=$(JOBS) scripts/rss-check.sh
 
 fuzz: test-deps
 	scripts/fuzz.sh short

@@ -2,7 +2,8 @@
 # Installs the Debian packages inlet needs, only those missing.
 #   install-deps.sh build   compiler, CMake and the codec/JSON/Redis/Kafka/INI libraries
 #   install-deps.sh test    the above plus cmocka, clang, clang-format, Node.js/npm, redis-server, kcat,
-#                           prometheus (promtool), curl, tmux, man-db and chromium (renders `inlet report`)
+#                           prometheus (promtool), curl, tmux, man-db, chromium (renders `inlet report`),
+#                           time (peak RSS in scripts/rss-check.sh) and jq
 set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
@@ -11,7 +12,7 @@ pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev libl
       libsystemd-dev libinih-dev"
 if [ "$mode" = test ]; then
   pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat prometheus curl tmux man-db
-        chromium"
+        chromium time jq"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi

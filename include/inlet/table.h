@@ -97,11 +97,19 @@ typedef struct inlet_table_open_options {
    * commit of each handle: it creates a temporary key in _delta_log twice);
    * without it such a store is refused with the reason. */
   bool single_writer;
+  /* Version 2: threads decoding the log side by side when this handle loads a
+   * snapshot (the parts of a multi-part checkpoint, a v2 checkpoint's sidecars,
+   * the commits after the checkpoint; applied in log order, so the snapshot is
+   * the same whatever the count) and encoding a v2 checkpoint's sidecars when
+   * it writes one (their bytes are the same too). 0 or 1: everything on the
+   * caller's thread, no thread made. Object-store tables load on one thread. */
+  int32_t threads;
 } inlet_table_open_options;
 
-#define INLET_TABLE_OPEN_OPTIONS_VERSION 1
+/* 2: threads; a version-1 struct, which ends before it, is still accepted (one thread). */
+#define INLET_TABLE_OPEN_OPTIONS_VERSION 2
 #define INLET_TABLE_OPEN_OPTIONS_INIT                                                              \
-  { INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false }
+  { INLET_TABLE_OPEN_OPTIONS_VERSION, NULL, false, 0 }
 
 /**
  * inlet_table_open for a location: a local path, "file:///abs/path",
@@ -284,11 +292,14 @@ INLET_API int inlet_table_writer_check_row(const inlet_table_writer *w, const in
  * them. When any was added, the writer's open data files are closed with the
  * old columns, later batches have the new schema (inlet_table_writer_schema)
  * and the commit carries a metaData action with it; a concurrent metaData
- * change makes the commit fail with INLET_ECONFLICT.
+ * change makes the commit fail with INLET_ECONFLICT. On a column-mapping
+ * table each new column and struct field (at any depth) gets a fresh
+ * delta.columnMapping.id and a "col-<uuid>" physical name, as Spark assigns
+ * them, and delta.columnMapping.maxColumnId follows.
  * @return 0, INLET_EINVAL (a new field cannot become a column: a name Delta
  *         refuses, a case-insensitive clash with a column; the message names
  *         the field), INLET_ECORRUPT (the record is not one JSON object with
- *         distinct keys), INLET_EUNSUPPORTED (a column-mapping table),
+ *         distinct keys),
  *         INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_evolve(inlet_table_writer *w, const char *record, size_t len,
@@ -305,7 +316,7 @@ INLET_API int inlet_table_writer_evolve(inlet_table_writer *w, const char *recor
  * (its records stay bad records naming the column). Open data files are
  * closed in the old types, as inlet_table_writer_evolve does.
  * @return 0, INLET_ELIMIT (a record that widens more than 64 types at once),
- *         INLET_EUNSUPPORTED (a column-mapping table), INLET_ENOMEM.
+ *         INLET_ENOMEM.
  */
 INLET_API int inlet_table_writer_widen(inlet_table_writer *w, const char *record, size_t len,
                                        int32_t *widened, inlet_error *err);

@@ -649,6 +649,10 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     rc = inlet_array_append_decimal(a, le, &c->err);
     break;
   }
+  case INLET_TYPE_NULL:
+    /* Spark cannot cast a value to void either: the record is bad. */
+    return text_bad(c, "the column has type void, which holds only null; found %s",
+                    kind_name(kind));
   default:
     return text_bad(c, "expected a %s value, found %s",
                     t->id == INLET_TYPE_STRUCT ? "struct (JSON object)"

@@ -608,6 +608,9 @@ inlet_table_open_options cli_table_options(const cli_args *a) {
   inlet_table_open_options o = INLET_TABLE_OPEN_OPTIONS_INIT;
   o.storage = cli_config_storage();
   o.single_writer = declares(a->cmd, "single-writer") && cli_flag(a, "single-writer");
+  /* The commands with --threads load snapshots (and write v2 checkpoints'
+   * sidecars) on that many threads too; the others on one. */
+  o.threads = declares(a->cmd, "threads") ? cli_threads(a) : 1;
   return o;
 }
 

@@ -7,12 +7,15 @@
 #include "progress.h"
 
 static const char usage[] =
-    "usage: inlet checkpoint TABLE [--single-writer]\n"
+    "usage: inlet checkpoint TABLE [--single-writer] [--threads N]\n"
     "Writes a checkpoint of the latest version (Parquet) and updates _delta_log/_last_checkpoint,\n"
     "so readers replay the log from there. An existing checkpoint of that version is left "
-    "alone.\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
+    "alone.\n"
+    "  --threads N  threads reading the log, and writing a v2 checkpoint's sidecars side by\n"
+    "               side (default: the online CPUs; 1: one thread); the same bytes whatever "
+    "N\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
-static const cli_opt opts[] = {CLI_OPT_FLAG("single-writer")};
+static const cli_opt opts[] = {CLI_OPT_FLAG("single-writer"), CLI_OPT_THREADS};
 
 static int cmd_checkpoint(const cli_args *a) {
   const char *const *pos = a->pos;
@@ -40,7 +43,7 @@ static int cmd_checkpoint(const cli_args *a) {
 
 const cli_command cli_cmd_checkpoint = {"checkpoint",
                                         cmd_checkpoint,
-                                        "TABLE [--single-writer]",
+                                        "TABLE [--single-writer] [--threads N]",
                                         "checkpoint the latest version",
                                         usage,
                                         opts,

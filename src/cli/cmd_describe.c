@@ -11,13 +11,16 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: inlet describe TABLE [--json]\n"
+    "usage: inlet describe TABLE [--json] [--threads N]\n"
     "Describes the latest snapshot from the log alone: version, commits, compactions, last\n"
     "commit time, files, bytes, rows, small files, partitions, schema, properties, protocol.\n"
     "Prints a short summary (sizes with units, times as ISO 8601 UTC).\n"
-    "  --json  the whole description as one JSON object (docs/JSON.md)\n";
+    "  --json       the whole description as one JSON object (docs/JSON.md)\n"
+    "  --threads N  threads decoding the checkpoint's parts or sidecars and the commits after\n"
+    "               it side by side (default: the online CPUs; 1: one thread); the same\n"
+    "               description whatever N\n";
 
-static const cli_opt opts[] = {CLI_OPT_FLAG("json")};
+static const cli_opt opts[] = {CLI_OPT_FLAG("json"), CLI_OPT_THREADS};
 
 /* "a, b, c" from a JSON array of strings, into @p buf. */
 static const char *joined(char *buf, size_t cap, const json_t *arr) {
@@ -118,7 +121,7 @@ static int cmd_describe(const cli_args *a) {
 
 const cli_command cli_cmd_describe = {"describe",
                                       cmd_describe,
-                                      "TABLE [--json]",
+                                      "TABLE [--json] [--threads N]",
                                       "the latest snapshot's health, from the log alone",
                                       usage,
                                       opts,

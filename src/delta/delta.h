@@ -255,6 +255,13 @@ int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_fiel
  * other field metadata kept; *max_id = n. 0, INLET_ECORRUPT (not a struct
  * type), INLET_ENOMEM. */
 int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err);
+/* Schema evolution on a mapping table (Spark's assignColumnIdAndPhysicalName
+ * for new fields): the fields of @p schema_json (replaced in place) without
+ * an id and physical name, at any depth (new columns, their nested fields,
+ * new fields of existing structs), get ids above max(*max_id, every id in
+ * the schema) and "col-<uuid>" physical names; the others keep theirs.
+ * *max_id becomes the largest id. 0, INLET_ECORRUPT, INLET_ENOMEM. */
+int delta_column_mapping_assign_new(char **schema_json, int64_t *max_id, inlet_error *err);
 /* Shapes column @p src (data file field @p sf, @p n rows, consumed) as table
  * field @p tf (its physical twin @p pf) into @p dst (empty, initialised for
  * tf), as scans read it: struct fields matched by physical name or id
@@ -264,10 +271,13 @@ int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error
 int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
                          inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
                          inlet_error *err);
-/* The name of a void column (at any depth) of @p schema, or NULL. Writers
- * refuse such tables: void columns must be left out of data files and
- * inlet's writers do not do that yet. */
+/* The name of a void column (at any depth) of @p schema, or NULL. */
 const char *delta_schema_void_column(const inlet_schema *schema);
+/* The name of a void field below a top-level column (in a struct, array
+ * or map) of @p schema, or NULL. Writers leave top-level void columns out of
+ * data files (PROTOCOL.md "Void Type") and refuse tables with nested ones,
+ * which would need the field cut out of each nested value. */
+const char *delta_schema_nested_void(const inlet_schema *schema);
 /* Schema evolution from a record (src/delta/delta_schema_evolve.c): the
  * fields of the JSON object @p record that @p schema_json lacks, at the top
  * level and inside struct columns, with inferred types, appended as nullable
@@ -647,6 +657,15 @@ const inlet_storage *delta_snapshot_handle_storage(const struct inlet_snapshot *
 int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err);
 int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                             inlet_error *err);
+/* delta_snapshot_load and delta_snapshot_load_log with the checkpoint's
+ * files and the commits after it decoded on up to @p threads threads
+ * (issue 18), applied in log order on the caller's thread: the same
+ * snapshot and the same errors whatever @p threads. No thread is made for
+ * @p threads < 2, or on an object store (its handle is one thread's). */
+int delta_snapshot_load_threads(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                delta_snap_mode mode, int64_t arg, int threads, inlet_error *err);
+int delta_snapshot_load_log_threads(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                    int threads, inlet_error *err);
 /* Like delta_snapshot_load, but starts from @p base (a snapshot of the same
  * table loaded earlier) when base->version <= the target, replaying only the
  * commits after it: the cost of a reload is then the live files plus the new
@@ -661,6 +680,15 @@ int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, in
 int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
                                const delta_snapshot *latest, int64_t ts, int64_t *version,
                                inlet_error *err);
+/* The newest version at most @p latest's whose commit timestamp (as
+ * delta_version_at_timestamp times it) is <= @p ts: *@p version and its
+ * *@p version_ts (ms), or -1 for both when every candidate is later.
+ * Candidates start at *@p first: the earliest version that can be rebuilt
+ * when @p recreatable, else the oldest commit in the log. 0,
+ * INLET_ENOTFOUND (no commit), INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM. */
+int delta_commit_at_timestamp(inlet_storage *st, const char *root_abs, const delta_snapshot *latest,
+                              int64_t ts, bool recreatable, int64_t *version, int64_t *version_ts,
+                              int64_t *first, inlet_error *err);
 /* Deep copy. 0, INLET_ENOMEM. */
 int delta_snapshot_copy(delta_snapshot *dst, const delta_snapshot *src, inlet_error *err);
 void delta_snapshot_reset(delta_snapshot *s);
@@ -674,6 +702,15 @@ int64_t delta_snapshot_txn_version(const delta_snapshot *s, const char *app_id);
 typedef int (*delta_replay_fn)(void *ctx, const delta_action *a, inlet_error *err);
 int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
                           delta_replay_fn fn, void *ctx, inlet_error *err);
+/* The same with the checkpoint's files (the parts of a multi-part one, the
+ * sidecars of a v2 one) decoded side by side on @p pool (NULL or inline:
+ * delta_checkpoint_read), their actions passed to @p fn on the caller's
+ * thread in the order delta_checkpoint_read passes them, and the same
+ * errors. @p st must be usable from several threads (delta_replay_par_ok). */
+struct util_pool;
+int delta_checkpoint_read_par(inlet_storage *st, const char *root_abs,
+                              const delta_checkpoint_ref *cp, struct util_pool *pool,
+                              delta_replay_fn fn, void *ctx, inlet_error *err);
 /* The sidecar files checkpoint @p cp names (file names inside
  * `_delta_log/_sidecars`), read from its own file(s) only: *@p names is an
  * owned array of *@p n owned strings (inlet_free each, then the array).
@@ -693,6 +730,14 @@ int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap,
  * UUID-named v2), whoever wrote it (`inlet checkpoint`). */
 int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
                                    inlet_progress_fn progress, void *progress_ctx,
+                                   inlet_error *err);
+/* delta_checkpoint_write (@p checked: _checked) on up to @p threads threads:
+ * each file's column chunks encoded and compressed side by side, and a v2
+ * checkpoint's sidecars written side by side (not on an object store, whose
+ * handle is one thread's). The files' bytes are the same whatever
+ * @p threads; no thread is made for @p threads < 2. */
+int delta_checkpoint_write_threads(inlet_storage *st, const delta_snapshot *snap, bool checked,
+                                   int threads, inlet_progress_fn progress, void *progress_ctx,
                                    inlet_error *err);
 
 /* ---- transactions --------------------------------------------------------- */

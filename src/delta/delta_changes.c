@@ -15,9 +15,19 @@
  * its action), without applying deletion vectors: the reader counts row
  * indexes itself and keeps the rows the unit's deletion vectors select.
  * Memory follows one commit's actions and one row group, not the range.
+ *
+ * Timestamps resolve as Spark's CDCReader.getVersionForCDC does (start:
+ * DeltaSource.getStartingVersionFromTimestamp, end: time travel's
+ * getActiveCommitAtTime), schema changes are checked as its
+ * checkBatchCdfReadSchemaIncompatibility checks them in the default batch
+ * schema mode (DeltaColumnMapping.hasNoColumnMappingSchemaChanges, then
+ * SchemaUtils.isReadCompatible with tightening nullability forbidden and
+ * no type widening); include/inlet/changes.h says what that means.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <strings.h>
+#include <time.h>
 
 #include "batch/batch.h"
 #include "delta/delta_dv.h"
@@ -48,9 +58,9 @@ typedef struct commit_acts {
   size_t n_removes, cap_removes;
   delta_add *cdcs; /* owned */
   size_t n_cdcs, cap_cdcs;
-  int64_t ict;        /* inCommitTimestamp, -1 none */
-  int64_t version;    /* for messages */
-  const char *schema; /* borrowed: the schemaString the range must keep */
+  int64_t ict;                    /* inCommitTimestamp, -1 none */
+  int64_t version;                /* for messages */
+  const struct inlet_changes *ch; /* borrowed: the reader (end schema, range) */
 } commit_acts;
 
 struct inlet_changes {
@@ -65,6 +75,9 @@ struct inlet_changes {
   inlet_batch full;                  /* owned: the rows being emitted, every column */
   delta_log_listing listing;         /* owned */
   int64_t start, last, next_version;
+  bool empty;               /* timestamps between the same two commits: no versions */
+  const char *start_schema; /* borrowed during open: the start version's schemaString */
+  int64_t changed_at;       /* first version in the range that sets another schema, or -1 */
   /* The commit being read. */
   int64_t version, timestamp_us;
   change_unit *units; /* owned */
@@ -115,6 +128,178 @@ static bool cdf_enabled(const delta_metadata *m) {
   return v && strcasecmp(v, "true") == 0;
 }
 
+/* ---- schema changes inside the range ------------------------------------- */
+
+/* Appends ".name" (or "name" at the top) to the path in @p path. */
+static void path_push(char *path, size_t cap, size_t *len, const char *name) {
+  int n = snprintf(path + *len, cap - *len, "%s%s", *len ? "." : "", name);
+  if (n > 0) *len = *len + (size_t)n < cap ? *len + (size_t)n : cap - 1;
+}
+
+/* Column mapping: every field of @p pold/@p lold (a version's physical and
+ * logical fields) is still in @p pend by physical name, under the same
+ * logical name in @p lend. Else *why says which was renamed or dropped. */
+static bool cm_same(const inlet_field *pold, const inlet_field *lold, int32_t n_old,
+                    const inlet_field *pend, const inlet_field *lend, int32_t n_end, char *path,
+                    size_t cap, size_t len, char *why, size_t why_cap) {
+  for (int32_t i = 0; i < n_old; i++) {
+    size_t l = len;
+    path_push(path, cap, &l, lold[i].name);
+    int32_t j = 0;
+    while (j < n_end && strcmp(pend[j].name, pold[i].name) != 0)
+      j++;
+    if (j == n_end) {
+      snprintf(why, why_cap, "column \"%s\" is dropped (column mapping)", path);
+      return false;
+    }
+    if (strcmp(lend[j].name, lold[i].name) != 0) {
+      snprintf(why, why_cap, "column \"%s\" is renamed to \"%s\" (column mapping)", path,
+               lend[j].name);
+      return false;
+    }
+    if (pold[i].n_children > 0 && pend[j].n_children > 0 &&
+        !cm_same(pold[i].children, lold[i].children, pold[i].n_children, pend[j].children,
+                 lend[j].children, pend[j].n_children, path, cap, l, why, why_cap))
+      return false;
+    path[len] = '\0';
+  }
+  return true;
+}
+
+static bool read_compat_struct(const inlet_field *old, int32_t n_old, const inlet_field *nw,
+                               int32_t n_new, char *path, size_t cap, size_t len, char *why,
+                               size_t why_cap);
+
+/* Spark's isReadCompatible for one field: @p old's values can be read as
+ * @p nw's (same type, nullability not tightened, structs by the struct
+ * rule; a void field reads as anything). */
+static bool read_compat_field(const inlet_field *old, const inlet_field *nw, char *path, size_t cap,
+                              size_t len, char *why, size_t why_cap) {
+  if (old->nullable && !nw->nullable) {
+    snprintf(why, why_cap, "column \"%s\" turns from nullable to required", path);
+    return false;
+  }
+  const inlet_type *a = &old->type, *b = &nw->type;
+  if (a->id == INLET_TYPE_NULL) return true;
+  if (a->id == INLET_TYPE_STRUCT && b->id == INLET_TYPE_STRUCT)
+    return read_compat_struct(old->children, old->n_children, nw->children, nw->n_children, path,
+                              cap, len, why, why_cap);
+  bool same = a->id == b->id && a->unit == b->unit && a->utc == b->utc &&
+              a->byte_width == b->byte_width && a->precision == b->precision &&
+              a->scale == b->scale && a->ext == b->ext && old->n_children == nw->n_children;
+  for (int32_t k = 0; same && k < old->n_children; k++) {
+    /* List elements, map entries: the same rules one level down. */
+    size_t l = len;
+    path_push(path, cap, &l, old->children[k].name);
+    if (!read_compat_field(&old->children[k], &nw->children[k], path, cap, l, why, why_cap))
+      return false;
+    path[len] = '\0';
+  }
+  if (!same) {
+    char ta[128], tb[128];
+    inlet_field_type_name(old, ta, sizeof ta);
+    inlet_field_type_name(nw, tb, sizeof tb);
+    snprintf(why, why_cap, "column \"%s\" changes type from %s to %s", path, ta, tb);
+  }
+  return same;
+}
+
+static bool read_compat_struct(const inlet_field *old, int32_t n_old, const inlet_field *nw,
+                               int32_t n_new, char *path, size_t cap, size_t len, char *why,
+                               size_t why_cap) {
+  for (int32_t i = 0; i < n_old; i++) {
+    int32_t j = 0;
+    while (j < n_new && strcasecmp(nw[j].name, old[i].name) != 0)
+      j++;
+    size_t l = len;
+    path_push(path, cap, &l, old[i].name);
+    if (j == n_new) {
+      snprintf(why, why_cap, "column \"%s\" is missing from the read schema", path);
+      return false;
+    }
+    if (strcmp(nw[j].name, old[i].name) != 0) {
+      snprintf(why, why_cap, "column \"%s\" is renamed to \"%s\"", path, nw[j].name);
+      return false;
+    }
+    if (!read_compat_field(&old[i], &nw[j], path, cap, l, why, why_cap)) return false;
+    path[len] = '\0';
+  }
+  return true;
+}
+
+static bool same_partitioning(const delta_metadata *a, const delta_metadata *b) {
+  if (a->n_partition_columns != b->n_partition_columns) return false;
+  for (int32_t i = 0; i < a->n_partition_columns; i++)
+    if (strcmp(a->partition_columns[i], b->partition_columns[i]) != 0) return false;
+  return true;
+}
+
+/* Refuses a range whose version @p v (the start version when @p at_start,
+ * else a metaData committed inside the range) has a schema the end version's
+ * cannot read (Spark's DELTA_CHANGE_DATA_FEED_INCOMPATIBLE_DATA_SCHEMA and
+ * _SCHEMA_CHANGE). */
+static int check_schema(const inlet_changes *ch, const delta_metadata *m, int64_t v, bool at_start,
+                        inlet_error *err) {
+  const delta_snapshot *end = &ch->end->snap;
+  if (m->schema_string && end->metadata.schema_string &&
+      strcmp(m->schema_string, end->metadata.schema_string) == 0 &&
+      same_partitioning(m, &end->metadata))
+    return 0;
+  FAIL_IF(!m->schema_string, err, INLET_ECORRUPT,
+          "the metaData of version %lld has no schemaString", (long long)v);
+  inlet_schema lold, pold;
+  inlet_schema_init(&lold);
+  inlet_schema_init(&pold);
+  char why[1024] = "", path[512] = "";
+  int rc = delta_schema_parse(&lold, m->schema_string, err);
+  int mode = rc == 0 ? delta_column_mapping_mode(m) : DELTA_CM_NONE;
+  if (rc == 0 && end->cm_mode != DELTA_CM_NONE && mode > DELTA_CM_NONE)
+    rc = delta_schema_parse_physical(&pold, m->schema_string, mode, -1, err);
+  if (rc < 0) goto done;
+  bool ok = true;
+  if (end->cm_mode != DELTA_CM_NONE) {
+    /* Before column mapping was turned on, physical names were the
+     * logical ones (the upgrade keeps them). */
+    const inlet_schema *po = mode > DELTA_CM_NONE ? &pold : &lold;
+    ok = cm_same(po->fields, lold.fields, lold.n_fields, end->phys_schema.fields,
+                 end->schema.fields, end->schema.n_fields, path, sizeof path, 0, why, sizeof why);
+    if (ok && !same_partitioning(m, &end->metadata)) {
+      snprintf(why, sizeof why, "the partition columns change");
+      ok = false;
+    }
+  }
+  if (ok)
+    ok = read_compat_struct(lold.fields, lold.n_fields, end->schema.fields, end->schema.n_fields,
+                            path, sizeof path, 0, why, sizeof why);
+  if (!ok && at_start && ch->changed_at > v)
+    rc =
+        inlet_fail(err, INLET_EUNSUPPORTED,
+                   "cannot read changes of versions %lld..%lld in the schema of version %lld: "
+                   "version %lld changes the schema incompatibly for the data of version %lld "
+                   "(%s); read versions %lld..%lld and %lld..%lld separately",
+                   (long long)ch->start, (long long)ch->last, (long long)ch->last,
+                   (long long)ch->changed_at, (long long)v, why, (long long)ch->start,
+                   (long long)(ch->changed_at - 1), (long long)ch->changed_at, (long long)ch->last);
+  else if (!ok && at_start)
+    rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                    "cannot read changes of versions %lld..%lld in the schema of version %lld: "
+                    "the data of version %lld has an incompatible schema (%s)",
+                    (long long)ch->start, (long long)ch->last, (long long)ch->last, (long long)v,
+                    why);
+  else if (!ok)
+    rc = inlet_fail(err, INLET_EUNSUPPORTED,
+                    "cannot read changes of versions %lld..%lld in the schema of version %lld: "
+                    "version %lld changes the schema incompatibly (%s); read versions "
+                    "%lld..%lld and %lld..%lld separately",
+                    (long long)ch->start, (long long)ch->last, (long long)ch->last, (long long)v,
+                    why, (long long)ch->start, (long long)(v - 1), (long long)v,
+                    (long long)ch->last);
+done:
+  inlet_schema_reset(&lold);
+  inlet_schema_reset(&pold);
+  return rc;
+}
+
 static int collect_action(void *ctx, const delta_action *a, inlet_error *err) {
   commit_acts *c = ctx;
   switch (a->kind) {
@@ -123,12 +308,10 @@ static int collect_action(void *ctx, const delta_action *a, inlet_error *err) {
             "change data was not recorded for version %lld: its metaData does not set "
             "delta.enableChangeDataFeed=true",
             (long long)c->version);
-    FAIL_IF(!a->u.metadata.schema_string || !c->schema ||
-                strcmp(a->u.metadata.schema_string, c->schema) != 0,
-            err, INLET_EUNSUPPORTED,
-            "version %lld changes the table schema: the change data feed is read only over "
-            "ranges with one schema (end the range before it or start after it)",
-            (long long)c->version);
+    /* A metaData at the start version starts the range's data; Spark
+     * checks it as the start version's schema (check_range), not as a
+     * change. */
+    if (c->version > c->ch->start) TRY(check_schema(c->ch, &a->u.metadata, c->version, false, err));
     return 0;
   case DELTA_ACTION_COMMIT_INFO: c->ict = delta_commit_info_ict(a->u.commit_info); return 0;
   case DELTA_ACTION_ADD:
@@ -242,7 +425,7 @@ static int next_commit(inlet_changes *ch, inlet_error *err) {
   memset(&c, 0, sizeof c);
   c.ict = -1;
   c.version = v;
-  c.schema = ch->end->snap.metadata.schema_string;
+  c.ch = ch;
   int rc = delta_log_read_commit(ch->table->st, ch->table->root_abs, v, collect_action, &c, err);
   if (rc == 0) rc = plan_commit(ch, &c, err);
   int64_t ms = c.ict >= 0 ? c.ict : ch->listing.commit_mtimes[idx];
@@ -458,17 +641,121 @@ static int check_range(inlet_changes *ch, inlet_error *err) {
                     (long long)ch->start, (long long)oldest, (long long)ch->start);
 }
 
+/* Checks the metaData of each commit in (start, last] before any row is
+ * read, so that a refusal names its version up front, as Spark's does. */
+static int prescan_action(void *ctx, const delta_action *a, inlet_error *err) {
+  commit_acts *c = ctx;
+  if (a->kind != DELTA_ACTION_METADATA) return 0;
+  inlet_changes *ch = (inlet_changes *)c->ch;
+  const char *s = a->u.metadata.schema_string;
+  if (ch->changed_at < 0 && (!s || !ch->start_schema || strcmp(s, ch->start_schema) != 0))
+    ch->changed_at = c->version;
+  return check_schema(ch, &a->u.metadata, c->version, false, err);
+}
+
+static int prescan_schemas(inlet_changes *ch, inlet_error *err) {
+  commit_acts c;
+  memset(&c, 0, sizeof c);
+  c.ch = ch;
+  for (int64_t v = ch->start + 1; v <= ch->last; v++) {
+    c.version = v;
+    TRY(delta_log_read_commit(ch->table->st, ch->table->root_abs, v, prescan_action, &c, err));
+  }
+  return 0;
+}
+
+static void format_ms(char out[96], int64_t ms) {
+  time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+  struct tm tm;
+  if (!gmtime_r(&secs, &tm)) {
+    snprintf(out, 96, "%lld ms", (long long)ms);
+    return;
+  }
+  int64_t frac = ms - (int64_t)secs * 1000;
+  snprintf(out, 96, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+           tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)frac);
+}
+
+/* The versions the options' timestamps select (Spark's getVersionForCDC);
+ * *start and *end keep the options' versions where no timestamp is given. */
+static int resolve_timestamps(inlet_table *t, const inlet_changes_options *o, int64_t *start,
+                              int64_t *end, bool *empty, inlet_error *err) {
+  *empty = false;
+  bool by_start = o->start_timestamp_ms != INLET_CHANGES_NO_TIMESTAMP;
+  bool by_end = o->end_timestamp_ms != INLET_CHANGES_NO_TIMESTAMP;
+  if (!by_start && !by_end) return 0;
+  char ts[96], last_ts[96];
+  inlet_snapshot *latest = NULL;
+  TRY(inlet_table_snapshot(&latest, t, err));
+  const delta_snapshot *l = &latest->snap;
+  format_ms(last_ts, l->timestamp_ms);
+  int rc = 0;
+  int64_t v, vts, first;
+  if (by_start) {
+    /* The first version committed at or after the timestamp: the newest
+     * one at or before it when exactly at it, else the one after. */
+    format_ms(ts, o->start_timestamp_ms);
+    TRY_GOTO(delta_commit_at_timestamp(t->st, t->root_abs, l, o->start_timestamp_ms, false, &v,
+                                       &vts, &first, err));
+    *start = v < 0 ? first : vts >= o->start_timestamp_ms ? v : v + 1;
+    FAIL_GOTO(*start > l->version, err, INLET_ENOTFOUND,
+              "start timestamp %s is after the latest version %lld (committed at %s): use a "
+              "timestamp at or before %s",
+              ts, (long long)l->version, last_ts, last_ts);
+  }
+  if (by_end) {
+    format_ms(ts, o->end_timestamp_ms);
+    TRY_GOTO(delta_commit_at_timestamp(t->st, t->root_abs, l, o->end_timestamp_ms, true, &v, &vts,
+                                       &first, err));
+    FAIL_GOTO(v < 0, err, INLET_ENOTFOUND,
+              "end timestamp %s is before the earliest version available (version %lld)", ts,
+              (long long)first);
+    FAIL_GOTO(v == l->version && vts < o->end_timestamp_ms, err, INLET_ENOTFOUND,
+              "end timestamp %s is after the latest version %lld (committed at %s): use a "
+              "timestamp at or before %s",
+              ts, (long long)l->version, last_ts, last_ts);
+    *end = v;
+  }
+  if (by_start && by_end) {
+    char ts2[96];
+    format_ms(ts, o->start_timestamp_ms);
+    format_ms(ts2, o->end_timestamp_ms);
+    FAIL_GOTO(o->start_timestamp_ms > o->end_timestamp_ms, err, INLET_EINVAL,
+              "changes: the start timestamp %s is after the end timestamp %s", ts, ts2);
+    /* Both between the same two commits: nothing changed in that time. */
+    if (*end == *start - 1) *empty = true;
+  }
+  FAIL_GOTO(*end >= 0 && *end < *start && !*empty, err, INLET_EINVAL,
+            "changes: the range from version %lld to version %lld ends before it starts",
+            (long long)*start, (long long)*end);
+done:
+  inlet_snapshot_free(latest);
+  return rc;
+}
+
 int inlet_changes_open(inlet_changes **out, inlet_table *t, const inlet_changes_options *o,
                        inlet_error *err) {
   *out = NULL;
-  FAIL_IF(!o || o->version != INLET_CHANGES_OPTIONS_VERSION, err, INLET_EINVAL,
+  FAIL_IF(!o || (o->version != 1 && o->version != INLET_CHANGES_OPTIONS_VERSION), err, INLET_EINVAL,
           "changes: unknown options version %d (this library has %d)", o ? o->version : -1,
           INLET_CHANGES_OPTIONS_VERSION);
-  FAIL_IF(o->start_version < 0, err, INLET_EINVAL,
-          "changes: the start version must be 0 or more, not %lld", (long long)o->start_version);
-  FAIL_IF(o->end_version >= 0 && o->end_version < o->start_version, err, INLET_EINVAL,
-          "changes: the end version %lld is before the start version %lld",
+  inlet_changes_options opts = INLET_CHANGES_OPTIONS_INIT;
+  if (o->version == 1) /* a version-1 struct ends before the timestamps */
+    memcpy(&opts, o, offsetof(inlet_changes_options, start_timestamp_ms));
+  else
+    opts = *o;
+  o = &opts;
+  FAIL_IF(o->start_timestamp_ms == INLET_CHANGES_NO_TIMESTAMP && o->start_version < 0, err,
+          INLET_EINVAL, "changes: the start version must be 0 or more, not %lld",
+          (long long)o->start_version);
+  FAIL_IF(o->start_timestamp_ms == INLET_CHANGES_NO_TIMESTAMP &&
+              o->end_timestamp_ms == INLET_CHANGES_NO_TIMESTAMP && o->end_version >= 0 &&
+              o->end_version < o->start_version,
+          err, INLET_EINVAL, "changes: the end version %lld is before the start version %lld",
           (long long)o->end_version, (long long)o->start_version);
+  int64_t start_v = o->start_version, end_v = o->end_version;
+  bool empty = false;
+  TRY(resolve_timestamps(t, o, &start_v, &end_v, &empty, err));
   inlet_changes *ch = inlet_calloc(1, sizeof *ch);
   if (!ch) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a change data feed read");
   int rc = 0;
@@ -478,16 +765,20 @@ int inlet_changes_open(inlet_changes **out, inlet_table *t, const inlet_changes_
   inlet_schema_init(&ch->cdc_phys);
   inlet_schema_init(&ch->out_schema);
   inlet_schema_init(&ch->full_schema);
-  ch->start = o->start_version;
-  TRY_GOTO(o->end_version >= 0 ? inlet_table_snapshot_at_version(&ch->end, t, o->end_version, err)
-                               : inlet_table_snapshot(&ch->end, t, err));
+  ch->start = start_v;
+  ch->empty = empty;
+  ch->changed_at = -1;
+  TRY_GOTO(end_v >= 0 ? inlet_table_snapshot_at_version(&ch->end, t, end_v, err)
+                      : inlet_table_snapshot(&ch->end, t, err));
   ch->last = ch->end->snap.version;
-  FAIL_GOTO(ch->last < ch->start, err, INLET_ENOTFOUND,
+  FAIL_GOTO(!empty && ch->last < ch->start, err, INLET_ENOTFOUND,
             "cannot read changes from version %lld: the latest version is %lld",
             (long long)ch->start, (long long)ch->last);
   FAIL_GOTO(!ch->end->snap.has_schema, err, INLET_EUNSUPPORTED,
             "table metaData has no schemaString: no change data feed to read");
   TRY_GOTO(delta_log_list(&ch->listing, t->st, err));
+  ch->next_version = ch->start;
+  if (empty) goto schema; /* Spark answers before any check */
   TRY_GOTO(check_range(ch, err));
   /* Spark's CDCReader: change data must have been recorded from the start
    * version on (later metaData actions are checked commit by commit). */
@@ -502,8 +793,20 @@ int inlet_changes_open(inlet_changes **out, inlet_table *t, const inlet_changes_
               "change data was not recorded for version %lld: the table does not set "
               "delta.enableChangeDataFeed=true there",
               (long long)ch->start);
+    /* A schema that differs at the end: find the version that changed it
+     * incompatibly, then hold the start version's schema against the end's
+     * (Spark checks both). Equal schemas leave the commit-by-commit check
+     * (a rename and its undoing inside the range). */
+    const char *s0 = start->snap.metadata.schema_string, *s1 = ch->end->snap.metadata.schema_string;
+    if (!s0 || !s1 || strcmp(s0, s1) != 0 ||
+        !same_partitioning(&start->snap.metadata, &ch->end->snap.metadata)) {
+      ch->start_schema = s0;
+      TRY_GOTO(prescan_schemas(ch, err));
+      TRY_GOTO(check_schema(ch, &start->snap.metadata, ch->start, true, err));
+      ch->start_schema = NULL;
+    }
   }
-  ch->next_version = ch->start;
+schema:
   TRY_GOTO(inlet_schema_copy(&ch->cdc_schema, &ch->end->snap.schema, err));
   TRY_GOTO(add_field(&ch->cdc_schema, CHANGE_TYPE_COLUMN, INLET_TYPE_STRING, true, err));
   if (ch->end->snap.cm_mode) {
@@ -530,6 +833,10 @@ const inlet_schema *inlet_changes_schema(const inlet_changes *ch) {
 
 int64_t inlet_changes_end_version(const inlet_changes *ch) {
   return ch->last;
+}
+
+int64_t inlet_changes_start_version(const inlet_changes *ch) {
+  return ch->start;
 }
 
 void inlet_changes_free(inlet_changes *ch) {

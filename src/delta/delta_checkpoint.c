@@ -38,6 +38,7 @@
 
 #include "delta/delta_features.h"
 #include "delta/delta_table_int.h"
+#include "delta/delta_replay_par.h"
 #include "parquet/pq_reader.h"
 #include "util/util.h"
 
@@ -511,15 +512,100 @@ static int read_top(inlet_storage *st, const char *root_abs, const delta_checkpo
   return 0;
 }
 
-int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
-                          delta_replay_fn fn, void *ctx, inlet_error *err) {
+/* Parallel reads (delta_checkpoint_read_par): the files of one checkpoint
+ * decoded side by side, applied in the order a single thread reads them. */
+typedef struct par_cp {
+  inlet_storage *st;
+  const char *root_abs;
+  const delta_checkpoint_ref *cp;
+  const sidecar_list *sc; /* the sidecars (sidecar units) */
+  sidecar_list *part_sc;  /* owned: each part's sidecar actions (part units) */
+  sidecar_list *out_sc;   /* the checkpoint's sidecars, parts' merged in order */
+  const char *cp_name;    /* for the sidecars' messages */
+  delta_replay_fn fn;
+  void *ctx;
+} par_cp;
+
+static void part_name(char name[160], const delta_checkpoint_ref *cp, int32_t p) {
+  snprintf(name, 160, "_delta_log/%020lld.checkpoint.%010d.%010d.parquet", (long long)cp->version,
+           (int)p, (int)cp->parts);
+}
+
+static int read_part_unit(void *src, int64_t unit, delta_action_cb cb, void *cb_ctx,
+                          inlet_error *err) {
+  par_cp *p = src;
+  char name[160];
+  part_name(name, p->cp, (int32_t)unit + 1);
+  return read_part(p->st, p->root_abs, name, -1, cb, cb_ctx, &p->part_sc[unit], err);
+}
+
+static int use_part(void *dst, int64_t unit, int rc, const inlet_error *ue,
+                    const delta_action_list *acts, inlet_error *err) {
+  par_cp *p = dst;
+  if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(ue));
+  TRY(delta_action_list_apply(acts, p->fn, p->ctx, err));
+  const sidecar_list *l = &p->part_sc[unit];
+  for (int64_t i = 0; i < l->n; i++)
+    TRY(sidecar_add(p->out_sc, "", l->names[i], l->sizes[i], err));
+  return 0;
+}
+
+static int read_sidecar_unit(void *src, int64_t unit, delta_action_cb cb, void *cb_ctx,
+                             inlet_error *err) {
+  par_cp *p = src;
+  char path[256];
+  snprintf(path, sizeof path, "_delta_log/_sidecars/%s", p->sc->names[unit]);
+  return read_part(p->st, p->root_abs, path, -1, cb, cb_ctx, NULL, err);
+}
+
+/* The errors of read_sidecars, for the unit's. */
+static int use_sidecar(void *dst, int64_t unit, int rc, const inlet_error *ue,
+                       const delta_action_list *acts, inlet_error *err) {
+  par_cp *p = dst;
+  if (rc == INLET_ENOTFOUND)
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "corrupt checkpoint %s: its sidecar _delta_log/_sidecars/%s is missing",
+                      p->cp_name, p->sc->names[unit]);
+  if (rc < 0)
+    return inlet_fail(err, rc == INLET_ENOMEM || rc == INLET_EIO ? rc : INLET_ECORRUPT,
+                      "checkpoint %s: sidecar _delta_log/_sidecars/%s: %s", p->cp_name,
+                      p->sc->names[unit], inlet_errmsg(ue));
+  return delta_action_list_apply(acts, p->fn, p->ctx, err);
+}
+
+int delta_checkpoint_read_par(inlet_storage *st, const char *root_abs,
+                              const delta_checkpoint_ref *cp, util_pool *pool, delta_replay_fn fn,
+                              void *ctx, inlet_error *err) {
   char name[160];
   sidecar_list sc;
   memset(&sc, 0, sizeof sc);
-  int rc = read_top(st, root_abs, cp, fn, ctx, &sc, name, err);
-  if (rc == 0) rc = read_sidecars(st, root_abs, name, &sc, fn, ctx, err);
+  int threads = util_pool_threads(pool);
+  par_cp p = {st, root_abs, cp, &sc, NULL, &sc, name, fn, ctx};
+  int rc = 0;
+  if (threads > 0 && !cp->v2 && cp->parts > 1) {
+    /* Every part at once (each with its own sidecar list, merged in part
+     * order); at most threads + 1 decoded parts held. */
+    part_name(name, cp, cp->parts);
+    p.part_sc = inlet_calloc((size_t)cp->parts, sizeof *p.part_sc);
+    if (!p.part_sc) return inlet_fail(err, INLET_ENOMEM, "out of memory reading checkpoint");
+    rc = delta_replay_ordered(pool, cp->parts, threads + 1, read_part_unit, &p, use_part, &p, err);
+    for (int32_t i = 0; i < cp->parts; i++)
+      sidecar_list_reset(&p.part_sc[i]);
+    inlet_free(p.part_sc);
+  } else {
+    rc = read_top(st, root_abs, cp, fn, ctx, &sc, name, err);
+  }
+  if (rc == 0 && threads > 0 && sc.n > 1)
+    rc = delta_replay_ordered(pool, sc.n, threads + 1, read_sidecar_unit, &p, use_sidecar, &p, err);
+  else if (rc == 0)
+    rc = read_sidecars(st, root_abs, name, &sc, fn, ctx, err);
   sidecar_list_reset(&sc);
   return rc;
+}
+
+int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_checkpoint_ref *cp,
+                          delta_replay_fn fn, void *ctx, inlet_error *err) {
+  return delta_checkpoint_read_par(st, root_abs, cp, NULL, fn, ctx, err);
 }
 
 int delta_checkpoint_sidecars(char ***names, int64_t *n, inlet_storage *st,

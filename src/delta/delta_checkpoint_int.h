@@ -8,6 +8,7 @@
 #define INLET_DELTA_CHECKPOINT_INT_H
 
 #include "delta/delta.h"
+#include "util/pool.h"
 
 /* Which top-level action columns a file holds. */
 enum {
@@ -25,10 +26,12 @@ typedef struct cp_writer cp_writer;
 
 /* Creates @p rel through @p st (synced at close) with the columns of
  * @p cols; the add struct gets the stats columns @p snap's properties ask
- * for. @p total: actions expected, for @p progress (may be NULL). */
+ * for. @p total: actions expected, for @p progress (may be NULL). @p pool
+ * (borrowed, may be NULL): the column chunks are encoded and compressed on
+ * it (the file's bytes do not depend on it). */
 int delta_cpw_open(cp_writer **out, inlet_storage *st, const char *rel, const delta_snapshot *snap,
                    unsigned cols, int64_t total, inlet_progress_fn progress, void *progress_ctx,
-                   inlet_error *err);
+                   util_pool *pool, inlet_error *err);
 /* checkpointMetadata (when the file has the column), protocol, metaData,
  * txn and domainMetadata of @p snap. */
 int delta_cpw_put_nonfile(cp_writer *w, const delta_snapshot *snap, inlet_error *err);
@@ -56,9 +59,11 @@ int64_t delta_cpw_hint_version(inlet_storage *st);
  * v2Checkpoint feature and delta.checkpointPolicy is v2 (delta_checkpoint_v2.c). */
 bool delta_checkpoint_policy_v2(const delta_snapshot *snap);
 /* Writes the UUID-named v2 checkpoint of @p snap: sidecars first (each
- * synced), then the checkpoint with put-if-absent, then `_last_checkpoint`
- * with its v2Checkpoint field. Storage errors, INLET_ENOMEM. */
-int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap,
+ * synced; several at once on @p pool, may be NULL, when @p st may be used
+ * from several threads), then the checkpoint with put-if-absent, then
+ * `_last_checkpoint` with its v2Checkpoint field. Storage errors,
+ * INLET_ENOMEM. */
+int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap, util_pool *pool,
                               inlet_progress_fn progress, void *progress_ctx, inlet_error *err);
 
 #endif /* INLET_DELTA_CHECKPOINT_INT_H */

@@ -36,6 +36,7 @@
 
 #include "delta/delta_checkpoint_int.h"
 #include "delta/delta_features.h"
+#include "delta/delta_replay_par.h"
 #include "delta/delta_table_int.h"
 #include "util/util.h"
 
@@ -59,6 +60,7 @@ static int64_t sidecar_actions(const delta_snapshot *snap) {
 typedef struct sidecar_out {
   char name[64]; /* "<uuid>.parquet" */
   int64_t size, mtime, actions;
+  bool written; /* complete: removed again when the checkpoint is not published */
 } sidecar_out;
 
 static int file_mtime(inlet_storage *st, const char *rel, int64_t *mtime, inlet_error *err) {
@@ -72,22 +74,71 @@ static int file_mtime(inlet_storage *st, const char *rel, int64_t *mtime, inlet_
 
 /* Writes sidecar @p sc with file actions [@p from, @p to) of @p snap. */
 static int write_sidecar(inlet_storage *st, const delta_snapshot *snap, int64_t from, int64_t to,
-                         sidecar_out *sc, inlet_error *err) {
+                         sidecar_out *sc, util_pool *pool, inlet_error *err) {
   char uuid[37], rel[128];
   delta_uuid4(uuid);
   snprintf(sc->name, sizeof sc->name, "%s.parquet", uuid);
   snprintf(rel, sizeof rel, "_delta_log/_sidecars/%s", sc->name);
   cp_writer *w = NULL;
-  int rc = delta_cpw_open(&w, st, rel, snap, DELTA_CPW_SIDECAR, to - from, NULL, NULL, err);
+  int rc = delta_cpw_open(&w, st, rel, snap, DELTA_CPW_SIDECAR, to - from, NULL, NULL, pool, err);
   if (rc == 0) rc = delta_cpw_put_files(w, snap, from, to, err);
   if (rc == 0) rc = delta_cpw_close(w, &sc->size, &sc->actions, err);
   delta_cpw_free(w);
+  if (rc == 0) sc->written = true;
   if (rc == 0) rc = file_mtime(st, rel, &sc->mtime, err);
+  return rc;
+}
+
+/* One sidecar written by a pool task (write_sidecars). */
+typedef struct sidecar_task {
+  inlet_storage *st;
+  const delta_snapshot *snap;
+  int64_t from, to;
+  sidecar_out *out; /* borrowed slot of the caller's array */
+  util_pool *pool;
+} sidecar_task;
+
+static int sidecar_task_run(void *arg, inlet_error *err) {
+  sidecar_task *t = arg;
+  return write_sidecar(t->st, t->snap, t->from, t->to, t->out, t->pool, err);
+}
+
+/* Writes the @p n_sc sidecars of @p per file actions each into @p scs, up
+ * to the pool's threads at once (each file's content depends only on its
+ * range, so the bytes are those one thread writes), reporting progress
+ * after each wave on the caller's thread. The error is the lowest-numbered
+ * sidecar's, as one thread would stop at. */
+static int write_sidecars(inlet_storage *st, const delta_snapshot *snap, int64_t n_file,
+                          int64_t per, sidecar_out *scs, int64_t n_sc, util_pool *pool,
+                          inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
+  int64_t wave = util_pool_threads(pool);
+  if (wave < 1 || !delta_replay_par_ok(st)) wave = 1;
+  sidecar_task *tasks = inlet_calloc((size_t)wave, sizeof *tasks);
+  FAIL_IF(!tasks, err, INLET_ENOMEM, "out of memory writing checkpoint");
+  int rc = 0;
+  for (int64_t i0 = 0; rc == 0 && i0 < n_sc; i0 += wave) {
+    util_group g;
+    util_group_init(&g, wave > 1 ? pool : NULL);
+    int64_t k = 0;
+    for (; k < wave && i0 + k < n_sc; k++) {
+      int64_t i = i0 + k, from = i * per;
+      tasks[k] =
+          (sidecar_task){st, snap, from, from + per < n_file ? from + per : n_file, &scs[i], pool};
+      util_group_submit(&g, sidecar_task_run, &tasks[k]);
+    }
+    rc = util_group_wait(&g, err);
+    for (int64_t j = 0; progress && rc == 0 && j < k; j++) {
+      inlet_progress p = {"checkpoint", "writing sidecars", "actions", tasks[j].to, n_file};
+      progress(progress_ctx, &p);
+    }
+  }
+  inlet_free(tasks);
   return rc;
 }
 
 static void remove_sidecars(inlet_storage *st, const sidecar_out *scs, int64_t n) {
   for (int64_t i = 0; i < n; i++) {
+    if (!scs[i].written) continue;
     char rel[128];
     snprintf(rel, sizeof rel, "_delta_log/_sidecars/%s", scs[i].name);
     inlet_error ignore = INLET_ERROR_INIT;
@@ -185,27 +236,17 @@ static int write_hint(inlet_storage *st, const delta_snapshot *snap, const char 
   return rc;
 }
 
-int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap,
+int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap, util_pool *pool,
                               inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
   int64_t n_file = snap->n_files + snap->n_tombstones;
   int64_t per = sidecar_actions(snap);
   int64_t n_sc = n_file > per ? (n_file + per - 1) / per : 0;
   sidecar_out *scs = n_sc ? inlet_calloc((size_t)n_sc, sizeof *scs) : NULL;
   FAIL_IF(n_sc && !scs, err, INLET_ENOMEM, "out of memory writing checkpoint");
-  int64_t written = 0, sc_actions = 0;
-  int rc = 0;
-  for (int64_t i = 0; rc == 0 && i < n_sc; i++) {
-    int64_t from = i * per, to = from + per < n_file ? from + per : n_file;
-    rc = write_sidecar(st, snap, from, to, &scs[i], err);
-    if (rc == 0) {
-      written++;
-      sc_actions += scs[i].actions;
-    }
-    if (progress) {
-      inlet_progress p = {"checkpoint", "writing sidecars", "actions", to, n_file};
-      progress(progress_ctx, &p);
-    }
-  }
+  int64_t sc_actions = 0;
+  int rc = write_sidecars(st, snap, n_file, per, scs, n_sc, pool, progress, progress_ctx, err);
+  for (int64_t i = 0; rc == 0 && i < n_sc; i++)
+    sc_actions += scs[i].actions;
   if (rc == 0 && n_sc) rc = st->ops->sync_dir(st, "_delta_log/_sidecars", err);
 
   char uuid[37], name[96], tmp_rel[160], final_rel[160];
@@ -219,7 +260,7 @@ int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap,
   if (rc == 0)
     rc = delta_cpw_open(&w, st, direct ? final_rel : tmp_rel, snap, DELTA_CPW_V2_TOP,
                         3 + snap->n_txns + snap->n_domains + (n_sc ? n_sc : n_file), progress,
-                        progress_ctx, err);
+                        progress_ctx, pool, err);
   if (rc == 0) rc = delta_cpw_put_nonfile(w, snap, err);
   for (int64_t i = 0; rc == 0 && i < n_sc; i++)
     rc = delta_cpw_put_sidecar(w, scs[i].name, scs[i].size, scs[i].mtime, err);
@@ -242,7 +283,7 @@ int delta_checkpoint_write_v2(inlet_storage *st, const delta_snapshot *snap,
     memset(&de, 0, sizeof de);
     bool published = st->ops->stat(st, final_rel, &de, &ignore) == 0;
     inlet_free(de.name);
-    if (!published) remove_sidecars(st, scs, written);
+    if (!published) remove_sidecars(st, scs, n_sc);
     inlet_free(scs);
     return rc;
   }

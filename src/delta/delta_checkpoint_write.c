@@ -456,7 +456,7 @@ static int fill_sidecar(cp_writer *w, inlet_array *a, const inlet_field *f, cons
 
 int delta_cpw_open(cp_writer **out, inlet_storage *st, const char *rel, const delta_snapshot *snap,
                    unsigned cols, int64_t total, inlet_progress_fn progress, void *progress_ctx,
-                   inlet_error *err) {
+                   util_pool *pool, inlet_error *err) {
   *out = NULL;
   cp_writer *w = inlet_calloc(1, sizeof *w);
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
@@ -469,6 +469,7 @@ int delta_cpw_open(cp_writer **out, inlet_storage *st, const char *rel, const de
   inlet_parquet_writer_options po = INLET_PARQUET_WRITER_OPTIONS_INIT;
   po.sync_on_close = true;
   if (rc == 0) rc = pq_writer_open_storage(&w->pw, st, rel, &w->schema, &po, err);
+  if (rc == 0 && pool) pq_writer_set_pool(w->pw, pool);
   if (rc < 0) {
     delta_cpw_free(w);
     return rc;
@@ -617,7 +618,8 @@ int delta_cpw_publish(inlet_storage *st, const char *tmp_rel, const char *final_
 }
 
 static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool list,
-                            inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
+                            util_pool *pool, inlet_progress_fn progress, void *progress_ctx,
+                            inlet_error *err) {
   TRY(delta_features_check_write(&snap->protocol, &snap->metadata, DELTA_OP_CHECKPOINT, 0, err));
   char what[96];
   bool found = false;
@@ -632,7 +634,7 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
   /* The table's policy (PROTOCOL.md "V2 Checkpoint Table Feature"): v2
    * tables get UUID-named v2 checkpoints (delta_checkpoint_v2.c). */
   if (delta_checkpoint_policy_v2(snap))
-    return delta_checkpoint_write_v2(st, snap, progress, progress_ctx, err);
+    return delta_checkpoint_write_v2(st, snap, pool, progress, progress_ctx, err);
   char tmp_rel[128], final_rel[128];
   snprintf(tmp_rel, sizeof tmp_rel, "_delta_log/.tmp-%020lld-%016llx.checkpoint.parquet",
            (long long)snap->version, (unsigned long long)delta_random_u64());
@@ -647,7 +649,7 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
   int64_t bytes = 0, actions = 0;
   int rc = delta_cpw_open(&w, st, direct ? final_rel : tmp_rel, snap, DELTA_CPW_CLASSIC,
                           2 + snap->n_txns + snap->n_domains + snap->n_files + snap->n_tombstones,
-                          progress, progress_ctx, err);
+                          progress, progress_ctx, pool, err);
   if (rc == 0) rc = delta_cpw_put_nonfile(w, snap, err);
   if (rc == 0) rc = delta_cpw_put_files(w, snap, 0, snap->n_files + snap->n_tombstones, err);
   if (rc == 0) rc = delta_cpw_close(w, &bytes, &actions, err);
@@ -674,11 +676,21 @@ static int checkpoint_write(inlet_storage *st, const delta_snapshot *snap, bool 
 
 int delta_checkpoint_write(inlet_storage *st, const delta_snapshot *snap,
                            inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
-  return checkpoint_write(st, snap, false, progress, progress_ctx, err);
+  return checkpoint_write(st, snap, false, NULL, progress, progress_ctx, err);
 }
 
 int delta_checkpoint_write_checked(inlet_storage *st, const delta_snapshot *snap,
                                    inlet_progress_fn progress, void *progress_ctx,
                                    inlet_error *err) {
-  return checkpoint_write(st, snap, true, progress, progress_ctx, err);
+  return checkpoint_write(st, snap, true, NULL, progress, progress_ctx, err);
+}
+
+int delta_checkpoint_write_threads(inlet_storage *st, const delta_snapshot *snap, bool checked,
+                                   int threads, inlet_progress_fn progress, void *progress_ctx,
+                                   inlet_error *err) {
+  util_pool *pool = NULL;
+  if (threads > 1) TRY(util_pool_new(&pool, threads, err));
+  int rc = checkpoint_write(st, snap, checked, pool, progress, progress_ctx, err);
+  util_pool_free(pool);
+  return rc;
 }

@@ -16,7 +16,8 @@
  * with its own mapping and a column a file lacks reads as null.
  *
  * A table created with a mapping mode gets its ids and physical names here
- * (delta_column_mapping_assign), written into the schemaString's field
+ * (delta_column_mapping_assign), and so do the fields a schema evolution
+ * adds (delta_column_mapping_assign_new, above maxColumnId), written into the schemaString's field
  * metadata: inlet_schema carries no metadata, so they are added to the JSON
  * delta_schema_to_json made, never lost by a round trip through it.
  */
@@ -67,9 +68,12 @@ int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err) {
   return 0;
 }
 
-static bool assign_type(json_t *type, int64_t *next);
+static bool assign_type(json_t *type, int64_t *next, bool only_new);
 
-static bool assign_fields(json_t *st, int64_t *next) {
+/* Gives the fields of struct @p st ids and physical names: every field, or
+ * with @p only_new those without an id yet (a field a schema evolution
+ * added), at any depth. */
+static bool assign_fields(json_t *st, int64_t *next, bool only_new) {
   json_t *fields = json_object_get(st, "fields");
   if (!json_is_array(fields)) return false;
   size_t i;
@@ -80,37 +84,77 @@ static bool assign_fields(json_t *st, int64_t *next) {
       md = json_object();
       if (json_object_set_new(f, "metadata", md) < 0) return false;
     }
-    char uuid[37], pn[48];
-    delta_uuid4(uuid);
-    snprintf(pn, sizeof pn, "col-%s", uuid);
-    if (json_object_set_new(md, "delta.columnMapping.id", json_integer(++*next)) < 0 ||
-        json_object_set_new(md, "delta.columnMapping.physicalName", json_string(pn)) < 0 ||
-        !assign_type(json_object_get(f, "type"), next))
-      return false;
+    bool has = json_is_integer(json_object_get(md, "delta.columnMapping.id")) &&
+               json_is_string(json_object_get(md, "delta.columnMapping.physicalName"));
+    if (!only_new || !has) {
+      char uuid[37], pn[48];
+      delta_uuid4(uuid);
+      snprintf(pn, sizeof pn, "col-%s", uuid);
+      if (json_object_set_new(md, "delta.columnMapping.id", json_integer(++*next)) < 0 ||
+          json_object_set_new(md, "delta.columnMapping.physicalName", json_string(pn)) < 0)
+        return false;
+    }
+    if (!assign_type(json_object_get(f, "type"), next, only_new)) return false;
   }
   return true;
 }
 
 /* Fields nested in @p type; a primitive type (a string) has none. */
-static bool assign_type(json_t *type, int64_t *next) {
+static bool assign_type(json_t *type, int64_t *next, bool only_new) {
   if (json_is_string(type)) return true;
   const char *kind = json_string_value(json_object_get(type, "type"));
   if (!kind) return false;
-  if (strcmp(kind, "struct") == 0) return assign_fields(type, next);
-  if (strcmp(kind, "array") == 0) return assign_type(json_object_get(type, "elementType"), next);
+  if (strcmp(kind, "struct") == 0) return assign_fields(type, next, only_new);
+  if (strcmp(kind, "array") == 0)
+    return assign_type(json_object_get(type, "elementType"), next, only_new);
   if (strcmp(kind, "map") == 0)
-    return assign_type(json_object_get(type, "keyType"), next) &&
-           assign_type(json_object_get(type, "valueType"), next);
+    return assign_type(json_object_get(type, "keyType"), next, only_new) &&
+           assign_type(json_object_get(type, "valueType"), next, only_new);
   return true;
 }
 
-int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err) {
+/* The largest delta.columnMapping.id in @p type's fields, at any depth. */
+static int64_t max_type_id(json_t *type);
+
+static int64_t max_fields_id(json_t *st) {
+  int64_t m = 0;
+  size_t i;
+  json_t *f;
+  json_array_foreach(json_object_get(st, "fields"), i, f) {
+    json_t *id = json_object_get(json_object_get(f, "metadata"), "delta.columnMapping.id");
+    if (json_is_integer(id) && json_integer_value(id) > m) m = json_integer_value(id);
+    int64_t sub = max_type_id(json_object_get(f, "type"));
+    if (sub > m) m = sub;
+  }
+  return m;
+}
+
+static int64_t max_type_id(json_t *type) {
+  if (!json_is_object(type)) return 0;
+  const char *kind = json_string_value(json_object_get(type, "type"));
+  if (!kind) return 0;
+  if (strcmp(kind, "struct") == 0) return max_fields_id(type);
+  if (strcmp(kind, "array") == 0) return max_type_id(json_object_get(type, "elementType"));
+  if (strcmp(kind, "map") == 0) {
+    int64_t k = max_type_id(json_object_get(type, "keyType"));
+    int64_t v = max_type_id(json_object_get(type, "valueType"));
+    return k > v ? k : v;
+  }
+  return 0;
+}
+
+static int assign(char **schema_json, int64_t *max_id, bool only_new, inlet_error *err) {
   json_error_t je;
   json_t *root = json_loads(*schema_json, 0, &je);
   FAIL_IF(!json_is_object(root), err, INLET_ECORRUPT, "schemaString is not a struct type: %s",
           je.text);
-  int64_t next = 0;
-  bool ok = assign_fields(root, &next);
+  int64_t next = only_new ? *max_id : 0;
+  if (only_new) {
+    /* Never reuse an id: the property may lag the schema it covers. */
+    int64_t seen = max_fields_id(root);
+    if (seen > next) next = seen;
+  }
+  bool ok = assign_fields(root, &next, only_new);
   char *s = ok ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
   json_decref(root);
   char *dup = s ? inlet_strdup(s) : NULL;
@@ -120,6 +164,14 @@ int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error
   *schema_json = dup;
   *max_id = next;
   return 0;
+}
+
+int delta_column_mapping_assign(char **schema_json, int64_t *max_id, inlet_error *err) {
+  return assign(schema_json, max_id, false, err);
+}
+
+int delta_column_mapping_assign_new(char **schema_json, int64_t *max_id, inlet_error *err) {
+  return assign(schema_json, max_id, true, err);
 }
 
 int32_t delta_cm_find_field(const inlet_field *file, int32_t n, const inlet_field *pf) {

@@ -391,6 +391,15 @@ static const char *field_void(const inlet_field *f) {
   return NULL;
 }
 
+const char *delta_schema_nested_void(const inlet_schema *schema) {
+  for (int32_t i = 0; i < schema->n_fields; i++)
+    for (int32_t k = 0; k < schema->fields[i].n_children; k++) {
+      const char *v = field_void(&schema->fields[i].children[k]);
+      if (v) return v;
+    }
+  return NULL;
+}
+
 const char *delta_schema_void_column(const inlet_schema *schema) {
   for (int32_t i = 0; i < schema->n_fields; i++) {
     const char *v = field_void(&schema->fields[i]);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "delta/delta_features.h"
+#include "delta/delta_replay_par.h"
 #include "delta/delta_state_int.h"
 #include "util/util.h"
 
@@ -112,17 +113,17 @@ static int probe_commits(delta_log_listing *l, inlet_storage *st, int64_t from, 
 
 static int state_load(delta_state **out, const delta_snapshot *base, inlet_storage *st,
                       const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
-                      inlet_error *err);
+                      int threads, inlet_error *err);
 
 /* The latest version through the `_last_checkpoint` hint, without listing:
  * on any failure the caller retries with a full listing, which is
  * authoritative (a missing, stale or corrupt hint never changes a result). */
 static int state_load_hinted(delta_state **out, inlet_storage *st, const char *root_abs,
-                             inlet_error *err) {
+                             int threads, inlet_error *err) {
   inlet_error e1 = INLET_ERROR_INIT;
-  int rc = state_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, true, &e1);
+  int rc = state_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, true, threads, &e1);
   if (rc == 0) return 0;
-  return state_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, false, err);
+  return state_load(out, NULL, st, root_abs, DELTA_SNAP_LATEST, 0, false, threads, err);
 }
 
 /* A loaded state (@p rc its load's result), checked and turned into a
@@ -144,10 +145,10 @@ static int state_to_snapshot(delta_snapshot *out, int rc, delta_state *s, bool l
 /* The version the table had at time @p ts: the latest state decides how
  * commits are timed (in-commit timestamps and their enablement version). */
 static int version_at_timestamp(const delta_snapshot *base, inlet_storage *st, const char *root_abs,
-                                int64_t ts, int64_t *v, inlet_error *err) {
+                                int64_t ts, int threads, int64_t *v, inlet_error *err) {
   delta_state *ls = NULL;
-  int rc = base ? state_load(&ls, base, st, root_abs, DELTA_SNAP_LATEST, 0, false, err)
-                : state_load_hinted(&ls, st, root_abs, err);
+  int rc = base ? state_load(&ls, base, st, root_abs, DELTA_SNAP_LATEST, 0, false, threads, err)
+                : state_load_hinted(&ls, st, root_abs, threads, err);
   delta_snapshot latest;
   memset(&latest, 0, sizeof latest);
   if (rc == 0) rc = delta_state_head(ls, &latest, err);
@@ -158,43 +159,58 @@ static int version_at_timestamp(const delta_snapshot *base, inlet_storage *st, c
 }
 
 static int state_load_any(delta_state **out, const delta_snapshot *base, inlet_storage *st,
-                          const char *root_abs, delta_snap_mode mode, int64_t arg,
+                          const char *root_abs, delta_snap_mode mode, int64_t arg, int threads,
                           inlet_error *err) {
   *out = NULL;
   if (mode == DELTA_SNAP_TIMESTAMP) {
     int64_t v = -1;
-    TRY(version_at_timestamp(base, st, root_abs, arg, &v, err));
+    TRY(version_at_timestamp(base, st, root_abs, arg, threads, &v, err));
     mode = DELTA_SNAP_VERSION;
     arg = v;
   }
-  if (!base && mode == DELTA_SNAP_LATEST) return state_load_hinted(out, st, root_abs, err);
-  return state_load(out, base, st, root_abs, mode, arg, false, err);
+  if (!base && mode == DELTA_SNAP_LATEST) return state_load_hinted(out, st, root_abs, threads, err);
+  return state_load(out, base, st, root_abs, mode, arg, false, threads, err);
 }
 
 int delta_state_load(delta_state **out, inlet_storage *st, const char *root_abs,
                      delta_snap_mode mode, int64_t arg, inlet_error *err) {
-  return state_load_any(out, NULL, st, root_abs, mode, arg, err);
+  return state_load_any(out, NULL, st, root_abs, mode, arg, 1, err);
+}
+
+int delta_state_load_threads(delta_state **out, inlet_storage *st, const char *root_abs,
+                             delta_snap_mode mode, int64_t arg, int threads, inlet_error *err) {
+  return state_load_any(out, NULL, st, root_abs, mode, arg, threads, err);
+}
+
+int delta_snapshot_load_threads(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                delta_snap_mode mode, int64_t arg, int threads, inlet_error *err) {
+  delta_state *s = NULL;
+  int rc = state_load_any(&s, NULL, st, root_abs, mode, arg, threads, err);
+  return state_to_snapshot(out, rc, s, false, err);
 }
 
 int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                         delta_snap_mode mode, int64_t arg, inlet_error *err) {
+  return delta_snapshot_load_threads(out, st, root_abs, mode, arg, 1, err);
+}
+
+int delta_snapshot_load_log_threads(delta_snapshot *out, inlet_storage *st, const char *root_abs,
+                                    int threads, inlet_error *err) {
   delta_state *s = NULL;
-  int rc = state_load_any(&s, NULL, st, root_abs, mode, arg, err);
-  return state_to_snapshot(out, rc, s, false, err);
+  int rc = state_load_hinted(&s, st, root_abs, threads, err);
+  return state_to_snapshot(out, rc, s, true, err);
 }
 
 int delta_snapshot_load_log(delta_snapshot *out, inlet_storage *st, const char *root_abs,
                             inlet_error *err) {
-  delta_state *s = NULL;
-  int rc = state_load_hinted(&s, st, root_abs, err);
-  return state_to_snapshot(out, rc, s, true, err);
+  return delta_snapshot_load_log_threads(out, st, root_abs, 1, err);
 }
 
 int delta_snapshot_load_from(delta_snapshot *out, const delta_snapshot *base, inlet_storage *st,
                              const char *root_abs, delta_snap_mode mode, int64_t arg,
                              inlet_error *err) {
   delta_state *s = NULL;
-  int rc = state_load_any(&s, base, st, root_abs, mode, arg, err);
+  int rc = state_load_any(&s, base, st, root_abs, mode, arg, 1, err);
   return state_to_snapshot(out, rc, s, false, err);
 }
 
@@ -366,10 +382,87 @@ static int list_after_hint(delta_log_listing *l, inlet_storage *st, int64_t from
   return 0;
 }
 
+/* The commits start..target of a parallel load (delta_replay_par.h): unit u
+ * is the `per` commits from version start + u * per (several to a unit, so
+ * that a task's cost is not mostly the hand-over of a three-line commit).
+ * Within a unit's list, an action of kind DELTA_ACTION_NONE (which no
+ * reader passes on) marks the end of one commit and the start of the next. */
+typedef struct par_commits {
+  const delta_log_listing *l;
+  inlet_storage *st;
+  const char *root_abs;
+  int64_t start, target, per;
+  delta_state *r;
+  int64_t timestamp_ms; /* out: the target's, as the single-threaded loop learns it */
+} par_commits;
+
+static int read_commit_unit(void *src, int64_t unit, delta_action_cb cb, void *cb_ctx,
+                            inlet_error *err) {
+  par_commits *p = src;
+  int64_t first = p->start + unit * p->per;
+  for (int64_t v = first; v <= p->target && v < first + p->per; v++) {
+    if (v > first) {
+      delta_action sep;
+      memset(&sep, 0, sizeof sep);
+      TRY(cb(cb_ctx, &sep, err));
+    }
+    /* Found here so that a gap is reported in log order, after the errors
+     * of the commits before it, as the single-threaded loop would. */
+    FAIL_IF(find_commit(p->l, v) < 0, err, INLET_ECORRUPT,
+            "corrupt log: commit file for version %lld is missing (gap before version %lld)",
+            (long long)v, (long long)p->target);
+    TRY(delta_log_read_commit(p->st, p->root_abs, v, cb, cb_ctx, err));
+  }
+  return 0;
+}
+
+/* After the actions of commit @p v: the target's timestamp. */
+static void commit_done(par_commits *p, int64_t v) {
+  if (v != p->target) return;
+  p->timestamp_ms = p->l->commit_mtimes[find_commit(p->l, v)];
+  if (delta_state_commit_ict(p->r) >= 0) p->timestamp_ms = delta_state_commit_ict(p->r);
+}
+
+static int use_commit(void *dst, int64_t unit, int rc, const inlet_error *ue,
+                      const delta_action_list *acts, inlet_error *err) {
+  par_commits *p = dst;
+  if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(ue));
+  int64_t v = p->start + unit * p->per;
+  delta_state_begin_commit(p->r);
+  for (int64_t i = 0; i < acts->n; i++) {
+    if (acts->v[i].kind == DELTA_ACTION_NONE) {
+      commit_done(p, v++);
+      delta_state_begin_commit(p->r);
+      continue;
+    }
+    TRY(delta_state_apply(p->r, &acts->v[i], err));
+  }
+  commit_done(p, v);
+  return 0;
+}
+
+/* Whether a log compaction file could stand in for commits of start..target:
+ * the parallel replay reads commits only (compaction files are rare, and
+ * whether one is used is decided by reading it first), so such loads replay
+ * on one thread. */
+static bool compaction_in_range(const delta_log_listing *l, int64_t start, int64_t target) {
+  for (int64_t i = 0; i < l->n_compactions; i++)
+    if (l->compactions[i].from >= start && l->compactions[i].to < target) return true;
+  return false;
+}
+
+/* A pool for a load asked for @p threads, made on first use (@p *pool
+ * NULL): none for one thread or a storage handle of one thread's. */
+static int load_pool(util_pool **pool, inlet_storage *st, int threads, inlet_error *err) {
+  if (*pool || threads < 2 || !delta_replay_par_ok(st)) return 0;
+  return util_pool_new(pool, threads, err);
+}
+
 static int state_load(delta_state **out, const delta_snapshot *base, inlet_storage *st,
                       const char *root_abs, delta_snap_mode mode, int64_t arg, bool use_hint,
-                      inlet_error *err) {
+                      int threads, inlet_error *err) {
   *out = NULL;
+  util_pool *pool = NULL; /* owned, made when there are several files to decode */
   delta_log_listing l;
   delta_state *r = NULL;
   TRY(delta_state_new(&r, err));
@@ -438,8 +531,9 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
     const delta_checkpoint_ref *cp = &l.checkpoints[i];
     if (cp->version > target) continue;
     inlet_error e1 = INLET_ERROR_INIT;
+    if (cp->v2 || cp->parts > 1) TRY_GOTO(load_pool(&pool, st, threads, err));
     delta_state_begin_commit(r);
-    int crc = delta_checkpoint_read(st, root_abs, cp, delta_state_apply, r, &e1);
+    int crc = delta_checkpoint_read_par(st, root_abs, cp, pool, delta_state_apply, r, &e1);
     delta_state_begin_commit(r); /* a checkpoint's commitInfo stamps no version */
     if (crc == 0) {
       start = cp->version + 1;
@@ -477,7 +571,21 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
     goto done;
   }
   /* Replaying from version 0 after a failed checkpoint: the commits between
-   * must be contiguous, which the loop below checks. */
+   * must be contiguous, which the loops below check. */
+  if (target - start >= 1 && !compaction_in_range(&l, start, target))
+    TRY_GOTO(load_pool(&pool, st, threads, err));
+  if (pool && target - start >= 1 && !compaction_in_range(&l, start, target)) {
+    /* Commits are small: up to 64 to a unit (about 8 units per thread, so
+     * the work still spreads), a window of 4 units per thread. */
+    int64_t threads_n = util_pool_threads(pool), n = target - start + 1;
+    int64_t window = 4 * threads_n, per = n / (8 * threads_n);
+    per = per < 1 ? 1 : per > 64 ? 64 : per;
+    par_commits pc = {&l, st, root_abs, start, target, per, r, timestamp_ms};
+    TRY_GOTO(delta_replay_ordered(pool, (n + per - 1) / per, window, read_commit_unit, &pc,
+                                  use_commit, &pc, err));
+    timestamp_ms = pc.timestamp_ms;
+    start = target + 1; /* done: the loop below has nothing left */
+  }
   for (int64_t v = start; v <= target; v++) {
     int64_t to = -1;
     TRY_GOTO(use_compaction(&l, st, root_abs, v, target, r, &to, err));
@@ -505,6 +613,7 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
     n_commits++;
   delta_state_set_position(r, target, timestamp_ms, checkpoint_version, n_commits);
 done:
+  util_pool_free(pool);
   delta_log_listing_reset(&l);
   if (rc < 0)
     delta_state_free(r);

@@ -110,5 +110,8 @@ int delta_state_catch_up(delta_state *s, inlet_storage *st, const char *root_abs
  */
 int delta_state_load(delta_state **out, inlet_storage *st, const char *root_abs,
                      delta_snap_mode mode, int64_t arg, inlet_error *err);
+/* The same on up to @p threads threads (delta_snapshot_load_threads). */
+int delta_state_load_threads(delta_state **out, inlet_storage *st, const char *root_abs,
+                             delta_snap_mode mode, int64_t arg, int threads, inlet_error *err);
 
 #endif /* INLET_DELTA_STATE_INT_H */

@@ -60,8 +60,9 @@ static int cache_at(inlet_table *t, int64_t target, inlet_error *err) {
   }
   drop_cache(t);
   int64_t started = monotonic_ms();
-  int rc = delta_state_load(&t->live, t->st, t->root_abs,
-                            target < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION, target, err);
+  int rc = delta_state_load_threads(&t->live, t->st, t->root_abs,
+                                    target < 0 ? DELTA_SNAP_LATEST : DELTA_SNAP_VERSION, target,
+                                    t->threads, err);
   /* The listing began after `started`: nothing newer existed then. */
   if (rc == 0 && target < 0) t->live_confirmed_ms = started;
   return rc;
@@ -71,7 +72,8 @@ int delta_table_load(inlet_table *t, delta_snapshot *out, delta_snap_mode mode, 
                      inlet_error *err) {
   bool cached = mode == DELTA_SNAP_LATEST ||
                 (mode == DELTA_SNAP_VERSION && t->live && arg >= delta_state_version(t->live));
-  if (!cached) return delta_snapshot_load(out, t->st, t->root_abs, mode, arg, err);
+  if (!cached)
+    return delta_snapshot_load_threads(out, t->st, t->root_abs, mode, arg, t->threads, err);
   int rc = cache_at(t, mode == DELTA_SNAP_LATEST ? -1 : arg, err);
   if (rc < 0) {
     memset(out, 0, sizeof *out);
@@ -155,7 +157,8 @@ void delta_table_checkpoint_if_due(inlet_table *t, const delta_metadata *metadat
   if (delta_table_load(t, &at, DELTA_SNAP_VERSION, version, &ignore) == 0) {
     /* After a checkpoint, expired log entries below it can go (Spark's
      * delta.enableExpiredLogCleanup, on by default). */
-    if (delta_checkpoint_write(t->st, &at, t->progress, t->progress_ctx, &ignore) == 0)
+    if (delta_checkpoint_write_threads(t->st, &at, false, t->threads, t->progress, t->progress_ctx,
+                                       &ignore) == 0)
       (void)delta_log_cleanup_if_due(t->st, &at, &t->log_oldest, &ignore);
     delta_snapshot_reset(&at);
   }
@@ -259,8 +262,8 @@ static int table_new(inlet_table **out, const char *path, bool create,
                      const inlet_table_open_options *oo, inlet_error *err) {
   *out = NULL;
   FAIL_IF(!path || !path[0], err, INLET_EINVAL, "empty table location");
-  FAIL_IF(oo && oo->version != INLET_TABLE_OPEN_OPTIONS_VERSION, err, INLET_EINVAL,
-          "unknown table open options version %d (this library has %d)", oo->version,
+  FAIL_IF(oo && oo->version != 1 && oo->version != INLET_TABLE_OPEN_OPTIONS_VERSION, err,
+          INLET_EINVAL, "unknown table open options version %d (this library has %d)", oo->version,
           INLET_TABLE_OPEN_OPTIONS_VERSION);
   inlet_table *t = inlet_calloc(1, sizeof *t);
   if (!t) return inlet_fail(err, INLET_ENOMEM, "out of memory opening table %s", path);
@@ -270,6 +273,8 @@ static int table_new(inlet_table **out, const char *path, bool create,
     return rc;
   }
   t->single_writer = oo && oo->single_writer;
+  /* A version-1 struct ends before threads. */
+  t->threads = oo && oo->version >= 2 && oo->threads > 1 ? oo->threads : 1;
   t->path = inlet_strdup(path);
   FAIL_GOTO(!t->path, err, INLET_ENOMEM, "out of memory opening table %s", path);
   if (inlet_storage_is_object_url(path)) {
@@ -338,6 +343,7 @@ int delta_table_open_like(inlet_table **out, const char *location, const inlet_t
   if (like) {
     oo.storage = &like->sopts;
     oo.single_writer = like->single_writer;
+    oo.threads = like->threads;
   }
   return must_exist ? table_open(out, location, &oo, err)
                     : table_new(out, location, false, &oo, err);
@@ -982,7 +988,7 @@ int inlet_table_describe(inlet_table *t, inlet_table_description *out, char **js
   /* The log alone: a table with reader features inlet cannot scan (column
    * mapping, deletion vectors, variant, ...) is still described. */
   delta_snapshot snap;
-  TRY(delta_snapshot_load_log(&snap, t->st, t->root_abs, err));
+  TRY(delta_snapshot_load_log_threads(&snap, t->st, t->root_abs, t->threads, err));
   int rc = describe(t, &snap, out, json, NULL, NULL, err);
   delta_snapshot_reset(&snap);
   return rc;

@@ -123,6 +123,11 @@ void delta_table_meta_reset(delta_table_meta *m);
 int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *ids,
                           const int64_t *versions, const int64_t *expected, inlet_error *err);
 
+/* After a failed inlet_table_writer_commit: true when the commit's entry may
+ * be in the log all the same (an I/O error after the publish could not be
+ * ruled out), so what the caller made for it must stay. */
+bool delta_writer_maybe_committed(const inlet_table_writer *w);
+
 /* Joins root and a relative path; caller frees. */
 char *delta_join_path(const char *root, const char *rel);
 

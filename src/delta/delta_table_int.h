@@ -17,6 +17,7 @@ struct inlet_table {
   inlet_storage *st;           /* owned backend rooted at the table */
   inlet_storage_options sopts; /* owned copy of the storage settings (strings owned) */
   bool single_writer;          /* opened with single_writer (also in st->flags) */
+  int32_t threads;             /* open options' threads: log decoding, sidecar writing */
   delta_state *live;           /* owned cache: the newest state this handle has seen, or NULL */
   int64_t live_confirmed_ms;   /* monotonic ms when `live` was last known to be the latest
                                 * version (a catch-up that found nothing newer, or our own

@@ -41,19 +41,24 @@ static bool conf_long(const delta_metadata *m, const char *key, int64_t *out) {
   return true;
 }
 
-int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
-                               const delta_snapshot *latest, int64_t ts, int64_t *version,
-                               inlet_error *err) {
-  *version = -1;
+int delta_commit_at_timestamp(inlet_storage *st, const char *root_abs, const delta_snapshot *latest,
+                              int64_t ts, bool recreatable, int64_t *version, int64_t *version_ts,
+                              int64_t *first, inlet_error *err) {
+  *version = *version_ts = *first = -1;
   delta_log_listing l;
   TRY(delta_log_list(&l, st, err));
   int rc = 0;
-  int64_t earliest = earliest_recreatable(&l);
+  /* Time travel needs a version it can rebuild; the start of a change data
+   * feed read only a commit (Spark's mustBeRecreatable=false). */
+  int64_t earliest = recreatable   ? earliest_recreatable(&l)
+                     : l.n_commits ? l.commit_versions[0]
+                                   : -1;
   FAIL_GOTO(earliest < 0, err, INLET_ENOTFOUND,
             "no version of the table can be reconstructed to travel to");
   int64_t lo = delta_log_listing_find(&l, earliest); /* candidates: listing [lo, hi) */
   int64_t hi = delta_log_listing_find(&l, latest->version + 1);
   FAIL_GOTO(lo >= hi, err, INLET_ENOTFOUND, "no commit to travel to");
+  *first = l.commit_versions[lo];
   /* The in-commit timestamp range: [ict_lo, hi) with its first timestamp. */
   int64_t ict_lo = hi, ev = -1, et = -1;
   if (delta_ict_enabled(&latest->metadata)) {
@@ -68,7 +73,7 @@ int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
   }
   if (ict_lo < hi && (et < 0 || ts >= et)) {
     /* Newest commit in [ict_lo, hi) whose inCommitTimestamp <= ts. */
-    int64_t a = ict_lo, b = hi, found = -1;
+    int64_t a = ict_lo, b = hi, found = -1, found_ts = -1;
     while (a < b) {
       int64_t mid = a + (b - a) / 2, ict;
       rc = delta_commit_ict(st, root_abs, l.commit_versions[mid], &ict, err);
@@ -79,6 +84,7 @@ int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
                 (long long)l.commit_versions[mid], (long long)l.commit_versions[ict_lo]);
       if (ict <= ts) {
         found = mid;
+        found_ts = ict;
         a = mid + 1;
       } else {
         b = mid;
@@ -86,24 +92,31 @@ int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
     }
     if (found >= 0) {
       *version = l.commit_versions[found];
+      *version_ts = found_ts;
       goto done;
     }
-    FAIL_GOTO(ict_lo == lo || et < 0, err, INLET_ENOTFOUND,
-              "no version of the table was committed at or before timestamp %lld ms (the "
-              "earliest available is version %lld)",
-              (long long)ts, (long long)l.commit_versions[lo]);
+    if (ict_lo == lo || et < 0) goto done; /* before every commit */
   }
   /* File times (monotonized) over [lo, ict_lo). */
   for (int64_t i = ict_lo - 1; i >= lo; i--)
     if (l.commit_mtimes[i] <= ts) {
       *version = l.commit_versions[i];
+      *version_ts = l.commit_mtimes[i];
       goto done;
     }
-  rc = inlet_fail(err, INLET_ENOTFOUND,
-                  "no version of the table was committed at or before timestamp %lld ms (the "
-                  "earliest available is version %lld)",
-                  (long long)ts, (long long)l.commit_versions[lo]);
 done:
   delta_log_listing_reset(&l);
   return rc;
+}
+
+int delta_version_at_timestamp(inlet_storage *st, const char *root_abs,
+                               const delta_snapshot *latest, int64_t ts, int64_t *version,
+                               inlet_error *err) {
+  int64_t vts, first;
+  TRY(delta_commit_at_timestamp(st, root_abs, latest, ts, true, version, &vts, &first, err));
+  FAIL_IF(*version < 0, err, INLET_ENOTFOUND,
+          "no version of the table was committed at or before timestamp %lld ms (the "
+          "earliest available is version %lld)",
+          (long long)ts, (long long)first);
+  return 0;
 }

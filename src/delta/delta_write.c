@@ -95,8 +95,8 @@ int delta_writer_open_create_with(inlet_table_writer **out, inlet_table *table,
   return writer_open(out, table, options, extras, create, params, err);
 }
 
-/* The columns stored in data files (the table's minus partition columns)
- * and the table column of each. */
+/* The columns stored in data files (the table's minus partition columns
+ * and void columns) and the table column of each. */
 static int build_data_schema(inlet_table_writer *w, inlet_error *err) {
   const inlet_schema *ts = &w->snap.schema;
   inlet_schema_reset(&w->data_schema);
@@ -106,6 +106,9 @@ static int build_data_schema(inlet_table_writer *w, inlet_error *err) {
     for (int32_t p = 0; p < w->n_part; p++)
       is_part |= w->part_idx[p] == i;
     if (is_part) continue;
+    /* PROTOCOL.md "Void Type" and Spark's writer (dropNullTypeColumns): a
+     * void column is left out of data files; readers fill it with null. */
+    if (ts->fields[i].type.id == INLET_TYPE_NULL) continue;
     w->data_idx[w->data_schema.n_fields] = i;
     /* Column mapping: data files (and so their stats) use the physical
      * names and, in id mode, the ids as Parquet field ids. */
@@ -195,10 +198,11 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
-  const char *vc = delta_schema_void_column(&w->snap.schema);
+  const char *vc = delta_schema_nested_void(&w->snap.schema);
   if (vc) {
     rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                    "column \"%s\" has type void, which inlet reads (as null) but does not write",
+                    "field \"%s\" has type void inside a struct, array or map column, which "
+                    "inlet reads (as null) but does not write (a top-level void column it does)",
                     vc);
     goto fail;
   }
@@ -582,6 +586,10 @@ undo:
   return rc;
 }
 
+bool delta_writer_maybe_committed(const inlet_table_writer *w) {
+  return w->committed || w->keep_files;
+}
+
 int delta_writer_set_txns(inlet_table_writer *w, int32_t n, const char *const *ids,
                           const int64_t *versions, const int64_t *expected, inlet_error *err) {
   for (int32_t i = 0; i < w->n_txns; i++)
@@ -719,16 +727,58 @@ done:
   return rc;
 }
 
+/* Sets delta.columnMapping.maxColumnId of @p m to @p max_id. */
+static int set_max_column_id(delta_metadata *m, int64_t max_id, inlet_error *err) {
+  char v[24];
+  snprintf(v, sizeof v, "%lld", (long long)max_id);
+  char *nv = inlet_strdup(v);
+  FAIL_IF(!nv, err, INLET_ENOMEM, "out of memory");
+  for (int32_t i = 0; i < m->n_configuration; i++)
+    if (strcmp(m->configuration[i].key, "delta.columnMapping.maxColumnId") == 0) {
+      inlet_free(m->configuration[i].value);
+      m->configuration[i].value = nv;
+      return 0;
+    }
+  delta_kv *kv = inlet_realloc(m->configuration, ((size_t)m->n_configuration + 1) * sizeof *kv);
+  char *key = inlet_strdup("delta.columnMapping.maxColumnId");
+  if (!kv || !key) {
+    if (kv) m->configuration = kv;
+    inlet_free(nv);
+    inlet_free(key);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  m->configuration = kv;
+  kv[m->n_configuration].key = key;
+  kv[m->n_configuration].value = nv;
+  m->n_configuration++;
+  return 0;
+}
+
 int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inlet_error *err) {
   FAIL_IF(w->committed, err, INLET_EINVAL, "table writer already committed");
-  FAIL_IF(w->snap.cm_mode != DELTA_CM_NONE, err, INLET_EUNSUPPORTED,
-          "schema evolution (new columns) on a table with column mapping (table feature "
-          "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns would need "
-          "physical names and ids",
-          delta_metadata_conf(&w->snap.metadata, "delta.columnMapping.mode"));
+  /* Column mapping (PROTOCOL.md "Writer Requirements for Column Mapping"):
+   * new fields get fresh ids and physical names, maxColumnId follows. */
+  char *mapped = NULL;
+  int64_t max_id = 0;
+  if (w->snap.cm_mode != DELTA_CM_NONE) {
+    const char *mx = delta_metadata_conf(&w->snap.metadata, "delta.columnMapping.maxColumnId");
+    max_id = mx ? strtoll(mx, NULL, 10) : 0;
+    mapped = inlet_strdup(schema_json);
+    FAIL_IF(!mapped, err, INLET_ENOMEM, "out of memory");
+    int arc = delta_column_mapping_assign_new(&mapped, &max_id, err);
+    if (arc < 0) {
+      inlet_free(mapped);
+      return arc;
+    }
+    schema_json = mapped;
+  }
   inlet_schema ns;
   inlet_schema_init(&ns);
-  TRY(delta_schema_parse(&ns, schema_json, err));
+  int prc = delta_schema_parse(&ns, schema_json, err);
+  if (prc < 0) {
+    inlet_free(mapped);
+    return prc;
+  }
   const inlet_schema *ts = &w->snap.schema;
   int rc = 0;
   if (ns.n_fields < ts->n_fields)
@@ -738,7 +788,7 @@ int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inle
     if (strcmp(ns.fields[i].name, ts->fields[i].name) != 0)
       rc = inlet_fail(err, INLET_EINVAL, "new schema column %d is \"%s\", table column is \"%s\"",
                       (int)i, ns.fields[i].name, ts->fields[i].name);
-  if (rc == 0) rc = delta_features_check_column_names(&ns, false, err);
+  if (rc == 0) rc = delta_features_check_column_names(&ns, w->snap.cm_mode != DELTA_CM_NONE, err);
   char *dup = rc == 0 ? inlet_strdup(schema_json) : NULL;
   int32_t *idx = rc == 0 ? inlet_calloc((size_t)ns.n_fields + 1, sizeof *idx) : NULL;
   part_file *done =
@@ -748,6 +798,8 @@ int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inle
   /* The open files keep the old columns: closed now, added at commit. */
   for (size_t i = 0; rc == 0 && i < w->n_files; i++)
     rc = delta_data_file_close(&w->sink, &w->files[i].df, w->files[i].dir, err);
+  if (rc == 0 && mapped) rc = set_max_column_id(&w->snap.metadata, max_id, err);
+  inlet_free(mapped);
   if (rc < 0) {
     inlet_schema_reset(&ns);
     inlet_free(dup);
@@ -764,6 +816,8 @@ int delta_writer_set_schema(inlet_table_writer *w, const char *schema_json, inle
   inlet_free(w->data_idx);
   w->data_idx = idx;
   w->schema_changed = true;
+  /* The physical twin of the new schema names the new data files' columns. */
+  if (w->snap.cm_mode != DELTA_CM_NONE) TRY(delta_snapshot_set_mapping(&w->snap, err));
   return build_data_schema(w, err);
 }
 
@@ -811,7 +865,8 @@ const char *delta_writer_schema_json(const inlet_table_writer *w) {
 int inlet_table_checkpoint(inlet_table *table, int64_t *version, inlet_error *err) {
   delta_snapshot s;
   TRY(delta_table_load(table, &s, DELTA_SNAP_LATEST, 0, err));
-  int rc = delta_checkpoint_write_checked(table->st, &s, table->progress, table->progress_ctx, err);
+  int rc = delta_checkpoint_write_threads(table->st, &s, true, table->threads, table->progress,
+                                          table->progress_ctx, err);
   if (rc == 0 && version) *version = s.version;
   delta_snapshot_reset(&s);
   return rc;

@@ -1042,9 +1042,10 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.seen_version = c.snap.version;
   res.read_version = c.snap.version;
   FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
-  FAIL_GOTO(delta_schema_void_column(&c.snap.schema), err, INLET_EUNSUPPORTED,
-            "cannot compact: column \"%s\" has type void, which compaction does not write",
-            delta_schema_void_column(&c.snap.schema));
+  FAIL_GOTO(delta_schema_nested_void(&c.snap.schema), err, INLET_EUNSUPPORTED,
+            "cannot compact: field \"%s\" has type void inside a struct, array or map column, "
+            "which compaction does not write",
+            delta_schema_nested_void(&c.snap.schema));
   /* Compaction copies values and writes plain adds: the gate refuses tables
    * whose writer features need more (physical column names, row ids kept
    * across rewrites, Iceberg metadata...). */
@@ -1077,6 +1078,9 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     for (int32_t p = 0; p < c.snap.metadata.n_partition_columns; p++)
       is_part |= strcmp(c.snap.metadata.partition_columns[p], c.snap.schema.fields[i].name) == 0;
     if (is_part) continue;
+    /* Void columns stay out of data files, as appends leave them out
+     * (PROTOCOL.md "Void Type"). */
+    if (c.snap.schema.fields[i].type.id == INLET_TYPE_NULL) continue;
     c.table_col[c.data_schema.n_fields] = i;
     TRY_GOTO(inlet_schema_add_field(&c.data_schema, &phys->fields[i], err));
   }

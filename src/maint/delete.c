@@ -678,7 +678,10 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
           "physical schema has %d columns, the table %d", (int)d->phys->n_fields,
           (int)d->snap.schema.n_fields);
   for (int32_t i = 0; i < d->snap.schema.n_fields; i++)
-    if (!is_partition_col(&d->snap.metadata, d->snap.schema.fields[i].name))
+    /* Void columns stay out of data files, as appends leave them out
+     * (PROTOCOL.md "Void Type"); readers fill them with null. */
+    if (!is_partition_col(&d->snap.metadata, d->snap.schema.fields[i].name) &&
+        d->snap.schema.fields[i].type.id != INLET_TYPE_NULL)
       TRY(inlet_schema_add_field(&d->data_schema, &d->phys->fields[i], err));
   /* Rewritten files copy each variant's bytes as they are (value and
    * metadata read and written in their data-file form). */

@@ -485,11 +485,13 @@ int objstore_stat(inlet_storage *st, const char *path, inlet_dirent *out, inlet_
   if (path && path[0]) {
     char *key = objstore_key_of(s, path, err);
     inlet_error e = INLET_ERROR_INIT;
+    bool have_key = key != NULL;
     rc = key ? objstore_head(s, key, &out->size, &out->mtime_ms, &e) : INLET_ENOMEM;
     inlet_free(key);
     if (rc != INLET_ENOTFOUND) {
       if (rc < 0) {
-        if (err && rc != INLET_ENOMEM) *err = e;
+        /* key_of reported its own ENOMEM into err; the HEAD's errors are in e. */
+        if (err && have_key) *err = e;
         inlet_free(out->name);
         out->name = NULL;
       }

@@ -459,14 +459,6 @@ static int setup_schema(ingester *g, inlet_error *err) {
     goto done;
   }
   if ((rc = inlet_schema_copy(&g->schema, &s->schema, err)) < 0) goto done;
-  if (g->evolve && s->cm_mode != DELTA_CM_NONE) {
-    rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                    "schema evolution 'add' on a table with column mapping (table feature "
-                    "columnMapping, delta.columnMapping.mode=%s) is not supported: new columns "
-                    "would need physical names and ids; use reject or ignore",
-                    delta_metadata_conf(&s->metadata, "delta.columnMapping.mode"));
-    goto done;
-  }
   g->widen = g->evolve && delta_type_widening_enabled(&s->protocol, &s->metadata);
   inlet_free(g->tjson);
   g->tjson = inlet_strdup(s->metadata.schema_string);
@@ -1028,13 +1020,18 @@ static int switch_schema(ingester *g, char *ns, inlet_error *err) {
     return on_conflict(g, &e, err);
   }
   if (rc == 0) rc = delta_writer_set_schema(g->w, ns, &e);
+  inlet_free(ns);
   if (rc < 0) {
-    inlet_free(ns);
     if (err) *err = e;
     return rc;
   }
+  /* The writer's schemaString, not ns: on a column-mapping table it gave
+   * the new fields their ids and physical names, which later evolutions
+   * must keep. */
+  char *ws = inlet_strdup(delta_writer_schema_json(g->w));
+  if (!ws) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   inlet_free(g->tjson);
-  g->tjson = ns;
+  g->tjson = ws;
   return use_evolved_schema(g, err);
 }
 
@@ -1381,9 +1378,13 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
   g->dl_swept = false;
   for (int i = 0; partitioned(g) && i < g->src->n_parts; i++)
     g->src->parts[i]->dl_swept = false;
-  if (!g->src->can_seek)
+  if (!g->src->can_seek) {
+    /* The batch lost: its dead letters go with it (see commit_batch). */
+    if (g->dl_published[0]) dl_unpublish(g, g->dl_published);
+    g->dl_published[0] = '\0';
     return inlet_fail(err, INLET_ECONFLICT, "%s (stdin cannot be replayed; stopping)",
                       inlet_errmsg(why));
+  }
   char msg[INLET_ERROR_MESSAGE_SIZE + 64];
   snprintf(msg, sizeof msg, "batch abandoned and replayed from the table's position: %s",
            inlet_errmsg(why));
@@ -1505,6 +1506,16 @@ static int commit_batch(ingester *g, inlet_error *err) {
   return 0;
 fail:
   if (err) *err = e;
+  /* A source that cannot replay (stdin) never writes this range again, so
+   * the dead letters published for a batch that surely did not commit are
+   * removed now: left behind, they would list records of a batch whose
+   * other records are lost (a hole, where stdin promises a lost tail).
+   * A replaying source rewrites the same name, or its next commit from
+   * this start sweeps it (dl_cleanup_committed). */
+  if (g->dl_published[0] && !g->src->can_seek && !(g->w && delta_writer_maybe_committed(g->w))) {
+    dl_unpublish(g, g->dl_published);
+    g->dl_published[0] = '\0';
+  }
   abandon(g);
   return rc;
 }

@@ -21,6 +21,15 @@
  *   without the property, a version past the latest, a version whose
  *   commit log cleanup removed and a reversed range are refused with their
  *   exit codes.
+ * - timestamps (--from-timestamp/--to-timestamp): on an inlet table whose
+ *   commit files the test gives known times, the versions Spark's rules
+ *   select from those times (derived here by hand); on cdc_ict_table, whose
+ *   files are moved to 2001, the in-commit timestamps decide.
+ * - schema changes: a column added by schema evolution reads as null in
+ *   earlier rows (the end version's schema); a widened type and, on a
+ *   column-mapping table, a rename or a drop (hand-written metaData commits)
+ *   inside the range are refused (exit 6) naming the version, and the
+ *   ranges either side of them read.
  */
 #include "testutil.h"
 
@@ -445,6 +454,215 @@ static void test_changes__inlet_delete_writes_change_data(void **state) {
   tu_result_free(&r);
 }
 
+/* The stdout of a shell command that must succeed (printf-style); caller
+ * frees. */
+static char *out_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *out_of(const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "%s", cmd), 0);
+  sh_ok(&r, cmd);
+  free(cmd);
+  char *s = strdup(r.out);
+  tu_result_free(&r);
+  return s;
+}
+
+/* Runs a command that must fail with @p status and say @p needle. */
+static void expect_refusal(int status, const char *needle, const char *cmd) {
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "%s", cmd), 0);
+  if (r.status != status || !strstr(r.err, needle))
+    fail_msg("%s: exit %d (want %d), stderr %s (want \"%s\")", cmd, r.status, status, r.err,
+             needle);
+  tu_result_free(&r);
+}
+
+/* Spark's table_changes with timestamps: the start selects the first
+ * version committed at or after it, the end the last one at or before it.
+ * Commits 0..3 are given the times T0 + 100 s * version. */
+static void test_changes__timestamps_select_versions_as_spark(void **state) {
+  fixture *f = *state;
+  char t[4200];
+  static char cmd[65536];
+  snprintf(t, sizeof t, "%s/ts", f->dir);
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && '%s' create '%s' --schema 'id INT' "
+           "--property delta.enableChangeDataFeed=true && for i in 1 2 3; do "
+           "printf 'id\\n%%s\\n' $i > a$i.csv && '%s' append '%s' a$i.csv || exit 1; done && "
+           "cd '%s/_delta_log' && for v in 0 1 2 3; do "
+           "touch -d @$((1700000000 + v * 100)) 0000000000000000000$v.json; done",
+           f->dir, INLET_BIN, t, INLET_BIN, t, t);
+  run_ok("create, three appends, commit times", cmd);
+  /* T1 = 1700000100000 ms = 2023-11-14T22:15:00Z. */
+  static const struct {
+    const char *args, *rows;
+  } cases[] = {
+      {"--from-timestamp 1700000100000", "1,1\n2,2\n3,3\n"}, /* exactly at version 1 */
+      {"--from-timestamp 1700000100001", "2,2\n3,3\n"},      /* just after it */
+      {"--from-timestamp 0", "1,1\n2,2\n3,3\n"},             /* before all: the oldest */
+      {"--from-timestamp 1700000100001 --to-timestamp 1700000200000", "2,2\n"},
+      {"--from 1 --to-timestamp 1700000299999", "1,1\n2,2\n"}, /* just before version 3 */
+      {"--from-timestamp 2023-11-14T22:15:00Z --to-timestamp 2023-11-14T22:15:00.000Z", "1,1\n"},
+      /* Both between versions 1 and 2: nothing, as Spark answers. */
+      {"--from-timestamp 1700000100001 --to-timestamp 1700000150000", ""},
+      {"--from-timestamp 1700000300000 --to-timestamp 1700000300000", "3,3\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *got = out_of("'%s' changes '%s' %s --columns id,_commit_version --format csv | sed 1d | "
+                       "LC_ALL=C sort",
+                       INLET_BIN, t, cases[i].args);
+    if (strcmp(got, cases[i].rows) != 0)
+      fail_msg("changes %s:\n%s\nexpected\n%s", cases[i].args, got, cases[i].rows);
+    free(got);
+  }
+  /* The empty range still has the header. */
+  char *hdr = out_of("'%s' changes '%s' --from-timestamp 1700000100001 --to-timestamp "
+                     "1700000150000 --format csv",
+                     INLET_BIN, t);
+  assert_string_equal(hdr, "id,_change_type,_commit_version,_commit_timestamp\n");
+  free(hdr);
+  /* Beyond the latest commit (start or end) or before the earliest (end):
+   * not found, naming the latest commit's time. */
+  snprintf(cmd, sizeof cmd, "'%s' changes '%s' --from-timestamp 1700000300001", INLET_BIN, t);
+  expect_refusal(3, "2023-11-14T22:18:20.000Z", cmd);
+  snprintf(cmd, sizeof cmd, "'%s' changes '%s' --from 0 --to-timestamp 1700000300001", INLET_BIN,
+           t);
+  expect_refusal(3, "after the latest version 3", cmd);
+  snprintf(cmd, sizeof cmd, "'%s' changes '%s' --from 0 --to-timestamp 1699999999999", INLET_BIN,
+           t);
+  expect_refusal(3, "before the earliest version", cmd);
+  /* Ranges that end before they start; bad and clashing arguments. */
+  assert_int_equal(exit_of("'%s' changes '%s' --from 2 --to-timestamp 1700000100000", INLET_BIN, t),
+                   2);
+  assert_int_equal(exit_of("'%s' changes '%s' --from-timestamp 1700000200000 "
+                           "--to-timestamp 1700000100000",
+                           INLET_BIN, t),
+                   2);
+  assert_int_equal(
+      exit_of("'%s' changes '%s' --from 1 --from-timestamp 1700000100000", INLET_BIN, t), 2);
+  assert_int_equal(
+      exit_of("'%s' changes '%s' --from 1 --to 2 --to-timestamp 1700000100000", INLET_BIN, t), 2);
+  assert_int_equal(exit_of("'%s' changes '%s' --from-timestamp yesterday", INLET_BIN, t), 2);
+
+  /* In-commit timestamps decide where the table has them: cdc_ict_table's
+   * commit files are moved to 2001, its inCommitTimestamps say versions 2
+   * and 3 are at 2026-07-12T16:36:52.175Z and 16:36:53.881Z (the rows are
+   * those test_changes__in_commit_timestamps_column_mapping_and_refusals
+   * expects of version 3). */
+  const char *ict = foreign(f, "delta-rs/cdc_ict_table");
+  snprintf(cmd, sizeof cmd, "touch -d '2001-01-01 00:00:00 UTC' '%s'/_delta_log/*.json", ict);
+  run_ok("move commit files to 2001", cmd);
+  char *got = out_of("'%s' changes '%s' --from-timestamp 2026-07-12T16:36:52.176Z --format csv | "
+                     "cut -d, -f1,4,5 | sed 1d | LC_ALL=C sort",
+                     INLET_BIN, ict);
+  assert_string_equal(got, "Kate,update_postimage,3\nKate,update_preimage,3\n"
+                           "Steve,update_postimage,3\nSteve,update_preimage,3\n");
+  free(got);
+  got = out_of("'%s' changes '%s' --from 2 --to-timestamp 2026-07-12T16:36:53.880Z --format csv | "
+               "cut -d, -f1,4,5 | sed 1d | LC_ALL=C sort",
+               INLET_BIN, ict);
+  assert_string_equal(got, "Dan,delete,2\nDave,delete,2\n");
+  free(got);
+}
+
+/* Reading across schema changes as Spark's batch read does by default. */
+static void test_changes__schema_changes_additive_read_others_refused(void **state) {
+  fixture *f = *state;
+  char t[4200], w[4200], cm[4200], dr[4200];
+  static char cmd[65536];
+  snprintf(t, sizeof t, "%s/add", f->dir);
+  snprintf(w, sizeof w, "%s/widen", f->dir);
+  snprintf(cm, sizeof cm, "%s/rename", f->dir);
+  snprintf(dr, sizeof dr, "%s/drop", f->dir);
+  /* An added column (schema evolution at version 2) and a struct field
+   * added inside a struct column (version 3). */
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && '%s' create '%s' --schema 'id INT, s STRUCT<a: INT>' "
+           "--property delta.enableChangeDataFeed=true && "
+           "printf '{\"id\":1,\"s\":{\"a\":1}}\\n' > a1.ndjson && "
+           "printf '{\"id\":2,\"s\":{\"a\":2},\"extra\":\"x\"}\\n' > a2.ndjson && "
+           "printf '{\"id\":3,\"s\":{\"a\":3,\"b\":true},\"extra\":\"y\"}\\n' > a3.ndjson && "
+           "'%s' append '%s' a1.ndjson && '%s' append '%s' a2.ndjson --schema-evolution add && "
+           "'%s' append '%s' a3.ndjson --schema-evolution add",
+           f->dir, INLET_BIN, t, INLET_BIN, t, INLET_BIN, t, INLET_BIN, t);
+  run_ok("create, append, append adding columns", cmd);
+  char *got = out_of("'%s' changes '%s' --from 0 --columns id,s,extra,_commit_version "
+                     "--format ndjson | LC_ALL=C sort",
+                     INLET_BIN, t);
+  assert_string_equal(
+      got, "{\"id\":1,\"s\":{\"a\":1,\"b\":null},\"extra\":null,\"_commit_version\":1}\n"
+           "{\"id\":2,\"s\":{\"a\":2,\"b\":null},\"extra\":\"x\",\"_commit_version\":2}\n"
+           "{\"id\":3,\"s\":{\"a\":3,\"b\":true},\"extra\":\"y\",\"_commit_version\":3}\n");
+  free(got);
+  /* Ending before the change: the schema of then. */
+  got = out_of("'%s' changes '%s' --from 1 --to 1 --format csv | head -1", INLET_BIN, t);
+  assert_string_equal(got, "id,s,_change_type,_commit_version,_commit_timestamp\n");
+  free(got);
+
+  /* A widened type (version 2) is a type change: refused over a range that
+   * spans it, naming it; each side reads. */
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && '%s' create '%s' --schema 'id INT' --property "
+           "delta.enableChangeDataFeed=true --property delta.enableTypeWidening=true && "
+           "printf '{\"id\":1}\\n' > w1.ndjson && printf '{\"id\":3000000000}\\n' > w2.ndjson && "
+           "'%s' append '%s' w1.ndjson && '%s' append '%s' w2.ndjson --schema-evolution add",
+           f->dir, INLET_BIN, w, INLET_BIN, w, INLET_BIN, w);
+  run_ok("create, append, append widening", cmd);
+  snprintf(cmd, sizeof cmd, "'%s' changes '%s' --from 0", INLET_BIN, w);
+  expect_refusal(6, "version 2 changes the schema incompatibly", cmd);
+  snprintf(cmd, sizeof cmd, "'%s' changes '%s' --from 1", INLET_BIN, w);
+  expect_refusal(6, "from integer to long", cmd);
+  got = out_of("'%s' changes '%s' --from 1 --to 1 --format csv | cut -d, -f1,3 | sed 1d; "
+               "'%s' changes '%s' --from 2 --format csv | cut -d, -f1,3 | sed 1d",
+               INLET_BIN, w, INLET_BIN, w);
+  assert_string_equal(got, "1,1\n3000000000,2\n");
+  free(got);
+
+  /* Column mapping: a rename (hand-written metaData at version 2: "name"
+   * becomes "label", same physical name) and a drop of "name" likewise. */
+  static const char *const rename_sed =
+      "s/\\(.\\)\"name\\(.\\)\":\\(.\\)\"name\\(.\\)\"/\\1\"name\\2\":\\3\"label\\4\"/";
+  static const char *const drop_sed = "s/,{.\"name.\":.\"name.\"[^}]*}}//";
+  const char *dirs[2] = {cm, dr}, *seds[2] = {rename_sed, drop_sed};
+  for (int k = 0; k < 2; k++) {
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && '%s' create '%s' --schema 'id INT, name STRING' --property "
+             "delta.enableChangeDataFeed=true --property delta.columnMapping.mode=name && "
+             "printf '{\"id\":1,\"name\":\"a\"}\\n' > c1.ndjson && '%s' append '%s' c1.ndjson && "
+             "(printf '{\"commitInfo\":{\"timestamp\":%%s000,\"operation\":\"%s COLUMN\"}}\\n' "
+             "$(date +%%s); grep '\"metaData\"' '%s/_delta_log/00000000000000000000.json' | "
+             "sed '%s') > '%s/_delta_log/00000000000000000002.json' && "
+             "printf '{\"id\":2,\"label\":\"b\"}\\n' > c2.ndjson && "
+             "'%s' append '%s' c2.ndjson --schema-evolution ignore",
+             f->dir, INLET_BIN, dirs[k], INLET_BIN, dirs[k], k ? "DROP" : "RENAME", dirs[k],
+             seds[k], dirs[k], INLET_BIN, dirs[k]);
+    run_ok(k ? "column mapping table with a drop" : "column mapping table with a rename", cmd);
+    tu_rules_exempt(dirs[k], "test_changes: hand-written RENAME/DROP COLUMN metaData commit");
+    /* The hand-written commit did what it says: the schema after it. */
+    got = out_of("'%s' scan '%s' --format csv | head -1", INLET_BIN, dirs[k]);
+    assert_string_equal(got, k ? "id\n" : "id,label\n");
+    free(got);
+    snprintf(cmd, sizeof cmd, "'%s' changes '%s' --from 0", INLET_BIN, dirs[k]);
+    expect_refusal(6, k ? "column \"name\" is dropped" : "column \"name\" is renamed to \"label\"",
+                   cmd);
+    expect_refusal(6, "version 2 changes the schema incompatibly", cmd);
+    got = out_of("'%s' changes '%s' --from 1 --to 1 --format csv | cut -d, -f1-3; "
+                 "'%s' changes '%s' --from 2 --format csv | cut -d, -f1-3",
+                 INLET_BIN, dirs[k], INLET_BIN, dirs[k]);
+    assert_string_equal(got,
+                        k ? "id,name,_change_type\n1,a,insert\nid,_change_type,_commit_version\n"
+                            "2,insert,3\n"
+                          : "id,name,_change_type\n1,a,insert\nid,label,_change_type\n"
+                            "2,b,insert\n");
+    free(got);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_changes__spark_cdf_table_as_delta_rs_reads_it, setup,
@@ -457,6 +675,10 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_changes__inlet_delete_writes_change_data, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_changes__timestamps_select_versions_as_spark, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_changes__schema_changes_additive_read_others_refused,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

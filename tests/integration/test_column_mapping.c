@@ -12,6 +12,11 @@
  * reads its inputs by physical field (renamed columns, columns old files
  * lack, nested structs, deletion vectors) and writes physical names (field
  * ids in id mode): the table reads the same rows before and after it.
+ * Schema evolution (`append --schema-evolution add`) on a mapping table
+ * gives every new column and struct field, at any depth, a fresh id above
+ * delta.columnMapping.maxColumnId and a "col-<uuid>" physical name (the
+ * old fields keep theirs), writes them into the data files (field ids in
+ * id mode), and refcheck reads every version as inlet does.
  *
  * The tables are public test tables of delta-rs and delta-kernel-rs
  * (tests/data/foreign, README there), copied to a scratch directory.
@@ -995,6 +1000,116 @@ static void test_cm__create_partition_by_quoted_names(void **state) {
   tu_result_free(&r);
 }
 
+/* Every field of struct-type JSON @p type (at any depth) into @p ids /
+ * @p names (physical), counted in *n; each must carry both. */
+static void collect_mapping(json_t *type, int64_t *ids, const char **names, int *n) {
+  if (!json_is_object(type)) return;
+  const char *kind = json_string_value(json_object_get(type, "type"));
+  if (strcmp(kind, "array") == 0) {
+    collect_mapping(json_object_get(type, "elementType"), ids, names, n);
+    return;
+  }
+  if (strcmp(kind, "struct") != 0) return;
+  size_t i;
+  json_t *fld;
+  json_array_foreach(json_object_get(type, "fields"), i, fld) {
+    json_t *md = json_object_get(fld, "metadata");
+    json_t *id = json_object_get(md, "delta.columnMapping.id");
+    const char *pn = json_string_value(json_object_get(md, "delta.columnMapping.physicalName"));
+    if (!json_is_integer(id) || !pn || strncmp(pn, "col-", 4) != 0 || strlen(pn) != 40)
+      fail_msg("field %s lacks a mapping id or col-<uuid> physical name",
+               json_string_value(json_object_get(fld, "name")));
+    assert_true(*n < 32);
+    ids[*n] = json_integer_value(id);
+    names[*n] = pn;
+    (*n)++;
+    collect_mapping(json_object_get(fld, "type"), ids, names, n);
+  }
+}
+
+/* The metaData of commit @p v (its schemaString parsed into *schema). */
+static json_t *commit_metadata(const char *table, int v, json_t **schema) {
+  json_t *actions = commit_actions(table, v), *o, *md = NULL;
+  size_t i;
+  json_array_foreach(actions, i, o) if (json_object_get(o, "metaData")) md =
+      json_incref(json_object_get(o, "metaData"));
+  json_decref(actions);
+  assert_non_null(md);
+  *schema = json_loads(json_string_value(json_object_get(md, "schemaString")), 0, NULL);
+  assert_non_null(*schema);
+  return md;
+}
+
+static void test_cm__schema_evolution_assigns_ids_and_physical_names(void **state) {
+  fixture *f = *state;
+  static const char *const modes[] = {"name", "id"};
+  for (int m = 0; m < 2; m++) {
+    char t[4300];
+    snprintf(t, sizeof t, "%s/evolve-%s", f->dir, modes[m]);
+    tu_result r;
+    /* Version 2 adds s.b (a field of an existing struct) and extra, a
+     * struct with a long, and an array of structs inside it: 5 fields. */
+    sh(&r,
+       "cd '%s' && printf '{\"id\":1,\"s\":{\"a\":1}}\\n' > e1.ndjson && "
+       "printf "
+       "'{\"id\":2,\"s\":{\"a\":2,\"b\":\"x\"},\"extra\":{\"p\":7,\"q\":[{\"r\":true}]}}\\n' "
+       "> e2.ndjson && '%s' create '%s' --schema 'id INT, s STRUCT<a: INT>' "
+       "--property delta.columnMapping.mode=%s && '%s' append '%s' e1.ndjson && "
+       "'%s' append '%s' e2.ndjson --schema-evolution add",
+       f->dir, INLET_BIN, t, modes[m], INLET_BIN, t, INLET_BIN, t);
+    sh_ok(&r, "create, append, append with schema evolution");
+    tu_result_free(&r);
+    json_t *s0, *s2;
+    json_t *md0 = commit_metadata(t, 0, &s0), *md2 = commit_metadata(t, 2, &s2);
+    int64_t ids0[32], ids2[32];
+    const char *pn0[32], *pn2[32];
+    int n0 = 0, n2 = 0;
+    collect_mapping(s0, ids0, pn0, &n0);
+    collect_mapping(s2, ids2, pn2, &n2);
+    assert_int_equal(n0, 3); /* id, s, s.a */
+    assert_int_equal(n2, 8); /* + s.b, extra, extra.p, extra.q, extra.q.r */
+    /* The old fields keep their ids and physical names (s.b comes after
+     * s.a in the tree walk, so the first three line up). */
+    for (int i = 0; i < n0; i++) {
+      assert_int_equal(ids2[i], ids0[i]);
+      assert_string_equal(pn2[i], pn0[i]);
+    }
+    /* New ids are fresh, distinct and above the old maxColumnId (3), which
+     * becomes the largest (8); physical names are distinct. */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(md0, "configuration"),
+                                                          "delta.columnMapping.maxColumnId")),
+                        "3");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(md2, "configuration"),
+                                                          "delta.columnMapping.maxColumnId")),
+                        "8");
+    for (int i = 0; i < n2; i++)
+      for (int j = i + 1; j < n2; j++) {
+        assert_int_not_equal(ids2[i], ids2[j]);
+        assert_string_not_equal(pn2[i], pn2[j]);
+      }
+    for (int i = n0; i < n2; i++)
+      assert_true(ids2[i] > 3 && ids2[i] <= 8);
+    json_decref(s0);
+    json_decref(s2);
+    json_decref(md0);
+    json_decref(md2);
+    /* The data files hold physical names (and field ids in id mode), so do
+     * the stats; refcheck reads each version as inlet does. */
+    assert_true(new_files_physical(t, 2, m == 1) > 0);
+    static const char *const logical[] = {"id", "s", "extra", NULL};
+    adds_use_physical_names(t, 2, logical);
+    free(same_as_refcheck(f, t, 1));
+    char *got = same_as_refcheck(f, t, 2);
+    sh(&r, "LC_ALL=C sort '%s/i.ndjson'", f->dir);
+    assert_string_equal(r.out,
+                        "{\"id\":1,\"s\":{\"a\":1,\"b\":null},\"extra\":null}\n"
+                        "{\"id\":2,\"s\":{\"a\":2,\"b\":\"x\"},\"extra\":{\"p\":7,\"q\":[{\"r\":"
+                        "true}]}}\n");
+    tu_result_free(&r);
+    free(got);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_cm__foreign_tables_read_as_refcheck_at_every_version,
@@ -1010,6 +1125,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cm__delete_by_logical_names, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cm__restore_across_schema_changes, setup, teardown),
       cmocka_unit_test_setup_teardown(test_cm__create_with_mapping, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_cm__schema_evolution_assigns_ids_and_physical_names,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_cm__create_partition_by_quoted_names, setup, teardown),
   };
   /* INLET_TEST_FILTER=test_cm__delete* runs some. */
