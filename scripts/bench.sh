@@ -16,6 +16,8 @@
 #   BENCH_KEEP_DATA=1       keep the written Parquet files in $BUILD/data
 #   BENCH_NESTED=1          also run bench/nested_bench.sh (nested checkpoint-shaped
 #                           read/write and DELTA vs PLAIN sizes, issue 3)
+#   BENCH_DV=1              also run bench/dv_bench.sh (deletion vectors: scan and
+#                           delete against DuckDB's Parquet rewrite, issue 16)
 # Exit 1 also when the two engines' scans disagree on the checksums.
 set -eu
 cd "$(dirname "$0")/.."
@@ -126,5 +128,11 @@ fi
 if [ "${BENCH_NESTED:-0}" = 1 ]; then
   BENCH_BUILD="$BUILD" BENCH_REPEAT="$REPEAT" BENCH_ROW_GROUP_ROWS="$RG" sh bench/nested_bench.sh ||
     rc=1
+fi
+# Deletion vector benchmark (issue 16): opt in with BENCH_DV=1 (bench/RESULTS-dv.md).
+if [ "${BENCH_DV:-0}" = 1 ]; then
+  echo "== deletion vectors: $ROWS rows (bench/dv_bench.sh)" >&2
+  BENCH_ROWS="$ROWS" BENCH_REPEAT="$REPEAT" BENCH_NODE_MODULES="$BENCH_NODE_MODULES" \
+    sh bench/dv_bench.sh || rc=1
 fi
 exit "$rc"

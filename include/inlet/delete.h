@@ -13,7 +13,9 @@
  * the files holding matching rows are rewritten without them
  * (copy-on-write). A file whose partition values alone satisfy the
  * predicate, or all of whose rows end up deleted, is removed whole. Files
- * with no matching row are not touched.
+ * with no matching row are not touched; those whose add.stats (min/max,
+ * null counts) or partition values show no row can match are not even read
+ * (data skipping, as scans do it).
  *
  * Concurrency: files appended meanwhile never conflict (the delete commits
  * on top of them; their rows are not deleted: Spark's WriteSerializable).
@@ -64,6 +66,12 @@ typedef struct inlet_delete_result {
   int64_t dvs_removed;   /* numDeletionVectorsRemoved */
   int64_t copied_rows;   /* numCopiedRows (copy-on-write) */
   bool used_dvs;         /* the table has deletion vectors enabled */
+  /* Data skipping: files whose rows were read to evaluate the predicate,
+   * and files ruled out by the log alone (add.stats bounds and null counts,
+   * partition values) and never opened. A partition-only predicate reads
+   * none; files without stats are always read. */
+  int64_t files_read;
+  int64_t files_skipped;
 } inlet_delete_result;
 
 /**

@@ -10,7 +10,8 @@ static const char usage[] =
     "  PRED: a predicate in the language of scan --where (partition and data columns)\n"
     "  With delta.enableDeletionVectors=true the rows are marked in deletion vectors;\n"
     "  otherwise the files holding them are rewritten without them. Files whose\n"
-    "  partition values satisfy PRED are removed whole.\n" CLI_SINGLE_WRITER_HELP
+    "  partition values satisfy PRED are removed whole; files whose stats (min/max,\n"
+    "  null counts) show no row can match are not read.\n" CLI_SINGLE_WRITER_HELP
         CLI_TABLE_URL_HELP;
 
 static const cli_opt opts[] = {CLI_OPT_STRING("where"), CLI_OPT_FLAG("json"),
@@ -37,20 +38,21 @@ static int cmd_delete(const cli_args *a) {
            "\"deletion_vectors\":%s,\"deleted_rows\":%lld,\"removed_files\":%lld,"
            "\"added_files\":%lld,\"deletion_vectors_added\":%lld,"
            "\"deletion_vectors_updated\":%lld,\"deletion_vectors_removed\":%lld,"
-           "\"copied_rows\":%lld}\n",
+           "\"copied_rows\":%lld,\"files_read\":%lld,\"files_skipped\":%lld}\n",
            version, (long long)r.read_version, (long long)r.attempts, r.used_dvs ? "true" : "false",
            (long long)r.deleted_rows, (long long)r.removed_files, (long long)r.added_files,
            (long long)r.dvs_added, (long long)r.dvs_updated, (long long)r.dvs_removed,
-           (long long)r.copied_rows);
+           (long long)r.copied_rows, (long long)r.files_read, (long long)r.files_skipped);
   } else if (r.version < 0) {
     printf("no row matches: nothing committed (version %lld)\n", (long long)r.read_version);
   } else {
     printf("deleted %lld rows at version %lld (%s): %lld files removed, %lld added, %lld "
-           "deletion vectors added, %lld updated, %lld rows copied\n",
+           "deletion vectors added, %lld updated, %lld rows copied; %lld files read, %lld "
+           "skipped by stats or partition values\n",
            (long long)r.deleted_rows, (long long)r.version,
            r.used_dvs ? "deletion vectors" : "copy-on-write", (long long)r.removed_files,
            (long long)r.added_files, (long long)r.dvs_added, (long long)r.dvs_updated,
-           (long long)r.copied_rows);
+           (long long)r.copied_rows, (long long)r.files_read, (long long)r.files_skipped);
   }
   return CLI_OK;
 }

@@ -1194,22 +1194,10 @@ static int drop_deleted(delta_scan *sc, int32_t rg, const int64_t *ranges, int32
     }
   FAIL_IF(r != rows, err, INLET_ECORRUPT, "row group %d: read %lld rows where %lld were asked for",
           (int)rg, (long long)rows, (long long)r);
-  const inlet_schema *fs = &sc->tmp.schema;
-  for (int32_t c = 0; c < fs->n_fields; c++) {
-    inlet_array fresh;
-    TRY(inlet_array_init(&fresh, &fs->fields[c], err));
-    int rc = inlet_array_reserve_rows(&fresh, &fs->fields[c], kept, err);
-    for (int64_t i = 0; i < rows && rc == 0; i++)
-      if (sc->keep[i])
-        rc = inlet_array_append_from(&fresh, &fs->fields[c], &sc->tmp.columns[c], i, err);
-    if (rc < 0) {
-      inlet_array_reset(&fresh);
-      return rc;
-    }
-    inlet_array_reset(&sc->tmp.columns[c]);
-    sc->tmp.columns[c] = fresh;
-  }
-  sc->tmp.num_rows = kept;
+  TRY(batch_keep_rows(&sc->tmp, sc->keep, err));
+  FAIL_IF(sc->tmp.num_rows != kept, err, INLET_EINTERNAL,
+          "row group %d: %lld rows kept where the deletion vector leaves %lld", (int)rg,
+          (long long)sc->tmp.num_rows, (long long)kept);
   *n = kept;
   return 0;
 }

@@ -13,7 +13,10 @@
  * One attempt: the predicate (src/expr, the language of scan --where) is
  * parsed against the snapshot's schema. When it reads partition columns
  * only, files are kept or removed whole by their partition values. Else
- * each file is read once, projected to the predicate's columns, row group
+ * files whose add.stats and partition values show that no row can match
+ * are skipped unread (data skipping with the scan plan and outcome
+ * analysis scans use: delta_scan_plan.c, src/expr/outcome.c), and each
+ * other file is read once, projected to the predicate's columns, row group
  * by row group; the rows it makes TRUE that the file's DV does not already
  * delete form the new set (the old DV united with them). A file with no new
  * row is not touched; one whose rows are all deleted is removed whole;
@@ -102,6 +105,9 @@ typedef struct deleter {
   char dv_z85[21];
   char *dv_path; /* owned: this attempt's DV file, once written */
   bool dv_written;
+  int64_t files_read;    /* files whose rows were read to evaluate the predicate */
+  int64_t files_skipped; /* files the log (stats, partition values) ruled out */
+  int64_t bytes_skipped;
   int64_t seen_version;
   bool conflict;
   char conflict_why[512];
@@ -143,6 +149,7 @@ static void attempt_reset(deleter *d, bool remove_files) {
   if (d->have_snap) delta_snapshot_reset(&d->snap);
   d->have_snap = false;
   d->conflict = false;
+  d->files_read = d->files_skipped = d->bytes_skipped = 0;
 }
 
 static int add_touched(deleter *d, int64_t file, touched **out, inlet_error *err) {
@@ -555,6 +562,18 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
                         json_string(delta_metric_text(b, m.dvs_removed)));
     json_object_set_new(mj, "numDeletionVectorsUpdated",
                         json_string(delta_metric_text(b, m.dvs_updated)));
+    /* Data skipping, under the names of Spark's DELETE command metrics:
+     * live files (bytes) before, and those the log did not rule out. */
+    int64_t all_bytes = 0;
+    for (int64_t i = 0; i < d->snap.n_files; i++)
+      all_bytes = inlet_add_sat_i64(all_bytes, d->snap.files[i].add.size);
+    json_object_set_new(mj, "numFilesBeforeSkipping",
+                        json_string(delta_metric_text(b, d->snap.n_files)));
+    json_object_set_new(mj, "numBytesBeforeSkipping", json_string(delta_metric_text(b, all_bytes)));
+    json_object_set_new(mj, "numFilesAfterSkipping",
+                        json_string(delta_metric_text(b, d->snap.n_files - d->files_skipped)));
+    json_object_set_new(mj, "numBytesAfterSkipping",
+                        json_string(delta_metric_text(b, all_bytes - d->bytes_skipped)));
     char *m_s = json_dumps(mj, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(mj);
     FAIL_GOTO(!m_s, err, INLET_ENOMEM, "out of memory");
@@ -582,6 +601,52 @@ static int commit(deleter *d, inlet_delete_result *res, inlet_error *err) {
 done:
   inlet_free(stats);
   delta_txn_free(txn);
+  return rc;
+}
+
+/* Pass 1 over every live file the log cannot rule out, and pass 2 of
+ * copy-on-write for those with new deletions. Data skipping as scans do it
+ * (delta_scan_plan.c, expr_possible): a file whose add.stats and partition
+ * values (keyed by physical name) leave PRED no row to make TRUE is not
+ * read. The bounds describe every row of the file, deleted or not, so they
+ * hold for a file with a deletion vector too; a file without stats is
+ * read. */
+static int match_files(deleter *d, inlet_error *err) {
+  delta_scan_plan *plan = NULL;
+  TRY(delta_scan_plan_build(&plan, &d->snap, err));
+  int rc = 0;
+  expr_colstats *cs = inlet_calloc((size_t)d->pred->schema.n_fields + 1, sizeof *cs);
+  FAIL_GOTO(!cs, err, INLET_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < d->snap.n_files; i++) {
+    delta_scan_plan_stats(plan, i, cs);
+    delta_scan_plan_partitions(plan, i, cs);
+    if (!(expr_possible(d->pred, cs) & EXPR_MAY_TRUE)) {
+      d->files_skipped++;
+      d->bytes_skipped = inlet_add_sat_i64(d->bytes_skipped, d->snap.files[i].add.size);
+      continue;
+    }
+    d->files_read++;
+    touched *t = NULL;
+    TRY_GOTO(add_touched(d, i, &t, err));
+    TRY_GOTO(match_file(d, i, t, err));
+    if (t->newly == 0) { /* not touched */
+      delta_dv_free(t->del);
+      delta_dv_free(t->newly_set);
+      d->n_t--;
+      continue;
+    }
+    if ((int64_t)delta_dv_cardinality(t->del) >= t->rows)
+      t->kind = T_REMOVE;
+    else if (d->use_dvs)
+      t->kind = T_DV;
+    else {
+      t->kind = T_REWRITE;
+      TRY_GOTO(copy_rows(d, t, false, err));
+    }
+  }
+done:
+  inlet_free(cs);
+  delta_scan_plan_free(plan);
   return rc;
 }
 
@@ -653,7 +718,11 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
     if (rc == 0)
       rc = maint_where_match(d->pred, delta_snapshot_physical(&d->snap), adds, n, keep, err);
     for (int64_t i = 0; rc == 0 && i < n; i++) {
-      if (!keep[i]) continue;
+      if (!keep[i]) {
+        d->files_skipped++;
+        d->bytes_skipped = inlet_add_sat_i64(d->bytes_skipped, d->snap.files[i].add.size);
+        continue;
+      }
       const delta_file *df = &d->snap.files[i];
       touched *t = NULL;
       rc = add_touched(d, i, &t, err);
@@ -675,25 +744,10 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
     inlet_free(keep);
     TRY(rc);
   } else {
-    for (int64_t i = 0; i < d->snap.n_files; i++) {
-      touched *t = NULL;
-      TRY(add_touched(d, i, &t, err));
-      TRY(match_file(d, i, t, err));
-      if (t->newly == 0) { /* not touched */
-        delta_dv_free(t->del);
-        d->n_t--;
-        continue;
-      }
-      if ((int64_t)delta_dv_cardinality(t->del) >= t->rows)
-        t->kind = T_REMOVE;
-      else if (d->use_dvs)
-        t->kind = T_DV;
-      else {
-        t->kind = T_REWRITE;
-        TRY(copy_rows(d, t, false, err));
-      }
-    }
+    TRY(match_files(d, err));
   }
+  res->files_read = d->files_read;
+  res->files_skipped = d->files_skipped;
   if (d->n_t == 0) {
     res->version = -1;
     return 0;

@@ -86,13 +86,13 @@ static const char *user_of(int id) {
   return buf;
 }
 
-/* Creates @p name under the fixture with rows [0, N) in three appends. */
-static char *make_table(const fixture *f, const char *name, bool dv, bool partitioned) {
+/* Creates @p name under the fixture with rows [0, N) in three appends
+ * (ids [0, N/3), [N/3, 2N/3), [2N/3, N), one file each), created with the
+ * `inlet create` options @p opts. */
+static char *make_table_opts(const fixture *f, const char *name, const char *opts) {
   char *t = NULL;
   assert_true(asprintf(&t, "%s/%s", f->dir, name) > 0);
-  free(inlet("create '%s' --schema 'id long, user string, day string' %s %s", t,
-             partitioned ? "--partition-by day" : "",
-             dv ? "--property delta.enableDeletionVectors=true" : ""));
+  free(inlet("create '%s' --schema 'id long, user string, day string' %s", t, opts));
   for (int part = 0; part < 3; part++) {
     char ev[4300], line[128];
     snprintf(ev, sizeof ev, "%s/%s-%d.ndjson", f->dir, name, part);
@@ -107,6 +107,13 @@ static char *make_table(const fixture *f, const char *name, bool dv, bool partit
     free(inlet("append '%s' '%s'", t, ev));
   }
   return t;
+}
+
+static char *make_table(const fixture *f, const char *name, bool dv, bool partitioned) {
+  char opts[256];
+  snprintf(opts, sizeof opts, "%s %s", partitioned ? "--partition-by day" : "",
+           dv ? "--property delta.enableDeletionVectors=true" : "");
+  return make_table_opts(f, name, opts);
 }
 
 /* The ids a scan of @p t at @p version (-1: latest) returns, sorted, one a
@@ -563,6 +570,249 @@ static void test_delete__golden_dv_tables_take_writes(void **state) {
   }
 }
 
+/* ---- data skipping (stats rule files out before they are read) ---- */
+
+/* The path (relative, as the log has it) of the first add of commit @p v. */
+static char *add_path_of(const char *t, int64_t v) {
+  json_t *acts = commit_actions(t, v);
+  size_t i;
+  json_t *a;
+  char *out = NULL;
+  json_array_foreach(acts, i, a) {
+    json_t *ad = json_object_get(a, "add");
+    if (ad && !out) out = strdup(json_string_value(json_object_get(ad, "path")));
+  }
+  json_decref(acts);
+  assert_non_null(out);
+  return out;
+}
+
+/* Whether commit @p v of @p t has an add or remove of @p path. */
+static bool commit_names(const char *t, int64_t v, const char *path) {
+  json_t *acts = commit_actions(t, v);
+  size_t i;
+  json_t *a;
+  bool found = false;
+  json_array_foreach(acts, i, a) {
+    json_t *ad = json_object_get(a, "add"), *rm = json_object_get(a, "remove");
+    json_t *p = json_object_get(ad ? ad : rm, "path");
+    found |= p && strcmp(json_string_value(p), path) == 0;
+  }
+  json_decref(acts);
+  return found;
+}
+
+static const char GARBAGE[] = "not a Parquet file: delete must not read this";
+
+/* Replaces data file @p rel of @p t by GARBAGE; returns its bytes (caller
+ * frees) and their length in @p len. */
+static char *spoil(const char *t, const char *rel, size_t *len) {
+  char p[8192];
+  snprintf(p, sizeof p, "%s/%s", t, rel);
+  char *orig = tu_read_file(p, len);
+  assert_non_null(orig);
+  assert_int_equal(tu_write_file(p, GARBAGE, strlen(GARBAGE)), 0);
+  return orig;
+}
+
+/* Asserts @p rel still holds GARBAGE, then puts @p orig back (and frees it). */
+static void unspoil(const char *t, const char *rel, char *orig, size_t len) {
+  char p[8192];
+  snprintf(p, sizeof p, "%s/%s", t, rel);
+  size_t n = 0;
+  char *now = tu_read_file(p, &n);
+  assert_non_null(now);
+  assert_int_equal(n, strlen(GARBAGE));
+  assert_memory_equal(now, GARBAGE, n);
+  free(now);
+  assert_int_equal(tu_write_file(p, orig, len), 0);
+  free(orig);
+}
+
+/* Drops add.stats from every add of commit @p v of @p t (a writer that
+ * collects no stats: they are optional, PROTOCOL.md "Per-file Statistics"). */
+static void strip_stats(const char *t, int64_t v) {
+  json_t *acts = commit_actions(t, v);
+  size_t i;
+  json_t *a;
+  char *body = NULL;
+  size_t blen = 0;
+  FILE *m = open_memstream(&body, &blen);
+  assert_non_null(m);
+  int stripped = 0;
+  json_array_foreach(acts, i, a) {
+    json_t *ad = json_object_get(a, "add");
+    if (ad && json_object_get(ad, "stats")) {
+      json_object_del(ad, "stats");
+      stripped++;
+    }
+    char *line = json_dumps(a, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    fprintf(m, "%s\n", line);
+    free(line);
+  }
+  fclose(m);
+  json_decref(acts);
+  assert_int_equal(stripped, 1);
+  char p[4400];
+  snprintf(p, sizeof p, "%s/_delta_log/%020lld.json", t, (long long)v);
+  assert_int_equal(tu_write_file(p, body, blen), 0);
+  free(body);
+}
+
+/* A metric of commit @p v's commitInfo.operationMetrics (Spark writes strings). */
+static int64_t commit_metric(const char *t, int64_t v, const char *key) {
+  json_t *acts = commit_actions(t, v);
+  size_t i;
+  json_t *a;
+  int64_t out = -1;
+  json_array_foreach(acts, i, a) {
+    json_t *m = json_object_get(json_object_get(a, "commitInfo"), "operationMetrics");
+    json_t *x = json_object_get(m, key);
+    if (x) out = atoll(json_string_value(x));
+  }
+  json_decref(acts);
+  return out;
+}
+
+/* Three files of disjoint id ranges ([0,40), [40,80), [80,120)); deletes
+ * whose predicate only one file's stats admit must not read the others:
+ * those are replaced by bytes no reader accepts, and the delete still
+ * succeeds, leaves them out of its commit and as they were. A file without
+ * stats is read (its garbage is then an error, exit 5), and a file with a
+ * deletion vector is skipped by its stats like any other. After each step
+ * the table holds exactly the model's rows, in inlet's scan and refcheck's.
+ * With deletion vectors, copy-on-write, and column mapping (stats keyed by
+ * physical names). */
+static void test_delete__stats_skip_files(void **state) {
+  fixture *f = *state;
+  static const struct {
+    const char *name, *opts;
+    bool dv;
+  } M[] = {
+      {"skip-dv", "--property delta.enableDeletionVectors=true", true},
+      {"skip-cow", "", false},
+      {"skip-cm",
+       "--property delta.columnMapping.mode=name --property "
+       "delta.enableDeletionVectors=true",
+       true},
+  };
+  for (size_t k = 0; k < sizeof M / sizeof M[0]; k++) {
+    char *t = make_table_opts(f, M[k].name, M[k].opts);
+    tu_rules_exempt(t, "test_delete: data files spoiled on purpose, stats stripped by hand");
+    char *p1 = add_path_of(t, 1), *p2 = add_path_of(t, 2), *p3 = add_path_of(t, 3);
+    {
+      /* Column mapping keys the stats by physical name: skipping must map
+       * them (else nothing would be skipped below). */
+      json_t *acts = commit_actions(t, 1);
+      size_t i;
+      json_t *a;
+      int seen = 0;
+      json_array_foreach(acts, i, a) {
+        json_t *ad = json_object_get(a, "add");
+        if (!ad) continue;
+        json_t *st = json_loads(json_string_value(json_object_get(ad, "stats")), 0, NULL);
+        json_t *mins = json_object_get(st, "minValues");
+        assert_non_null(mins);
+        bool cm = strcmp(M[k].name, "skip-cm") == 0;
+        assert_true((json_object_get(mins, "id") != NULL) == !cm);
+        seen++;
+        json_decref(st);
+      }
+      json_decref(acts);
+      assert_int_equal(seen, 1);
+    }
+    bool live[N];
+    for (int i = 0; i < N; i++)
+      live[i] = true;
+
+    /* 1. Only the second file's range: the first and third are not read. */
+    size_t l1, l3;
+    char *o1 = spoil(t, p1, &l1), *o3 = spoil(t, p3, &l3);
+    json_t *res = delete_rows(t, "id >= 45 and id < 50");
+    for (int i = 45; i < 50; i++)
+      live[i] = false;
+    assert_int_equal(jint(res, "deleted_rows"), 5);
+    assert_int_equal(jint(res, "files_read"), 1);
+    assert_int_equal(jint(res, "files_skipped"), 2);
+    int64_t v = jint(res, "version");
+    json_decref(res);
+    assert_false(commit_names(t, v, p1));
+    assert_false(commit_names(t, v, p3));
+    assert_true(commit_names(t, v, p2));
+    assert_int_equal(commit_metric(t, v, "numFilesBeforeSkipping"), 3);
+    assert_int_equal(commit_metric(t, v, "numFilesAfterSkipping"), 1);
+    unspoil(t, p1, o1, l1);
+    unspoil(t, p3, o3, l3);
+    expect_model(t, live);
+    refcheck_version(t, v);
+    char *p2now = add_path_of(t, v); /* the DV'd or rewritten second file */
+
+    /* 2. The third file loses its stats: a delete in its range reads it
+     * (spoiled: exit 5 naming it, nothing committed), then, restored,
+     * deletes from it; the first and second files stay unread. */
+    strip_stats(t, 3);
+    o3 = spoil(t, p3, &l3);
+    size_t l2;
+    char *o2 = spoil(t, p2now, &l2);
+    o1 = spoil(t, p1, &l1);
+    tu_result r;
+    sh(&r, "'%s' delete '%s' --where 'id >= 100 and id < 104' --json", INLET_BIN, t);
+    if (r.status != 5 || !strstr(r.err, p3))
+      fail_msg("want exit 5 naming %s, got %d: %s", p3, r.status, r.err);
+    tu_result_free(&r);
+    assert_int_equal(latest_version(t), v);
+    unspoil(t, p3, o3, l3);
+    res = delete_rows(t, "id >= 100 and id < 104");
+    for (int i = 100; i < 104; i++)
+      live[i] = false;
+    assert_int_equal(jint(res, "deleted_rows"), 4);
+    assert_int_equal(jint(res, "files_read"), 1);
+    assert_int_equal(jint(res, "files_skipped"), 2);
+    v = jint(res, "version");
+    json_decref(res);
+    assert_true(commit_names(t, v, p3));
+    unspoil(t, p2now, o2, l2);
+    unspoil(t, p1, o1, l1);
+    expect_model(t, live);
+    refcheck_version(t, v);
+
+    /* 3. A predicate the second file (with a deletion vector in DV mode)
+     * and the third file's bounds rule out: only the first is read. The
+     * third file has no column bounds still in DV mode (its re-added add
+     * keeps the stats it had, numRecords alone) and is read; copy-on-write
+     * rewrote it with fresh stats. */
+    char *p3now = add_path_of(t, v);
+    o2 = spoil(t, p2now, &l2);
+    res = delete_rows(t, "id < 3 or id = 200");
+    for (int i = 0; i < 3; i++)
+      live[i] = false;
+    assert_int_equal(jint(res, "deleted_rows"), 3);
+    assert_int_equal(jint(res, "files_read"), M[k].dv ? 2 : 1);
+    assert_int_equal(jint(res, "files_skipped"), M[k].dv ? 1 : 2);
+    v = jint(res, "version");
+    json_decref(res);
+    assert_false(commit_names(t, v, p2now));
+    assert_false(commit_names(t, v, p3now));
+    unspoil(t, p2now, o2, l2);
+    expect_model(t, live);
+    refcheck_version(t, v);
+
+    /* 4. Nothing can match: no file with bounds is read, nothing is
+     * committed. */
+    res = delete_rows(t, "id > 1000");
+    assert_int_equal(jint(res, "files_read"), M[k].dv ? 1 : 0); /* the third, in DV mode */
+    assert_int_equal(jint(res, "files_skipped"), M[k].dv ? 2 : 3);
+    assert_true(json_is_null(json_object_get(res, "version")));
+    json_decref(res);
+    free(p1);
+    free(p2);
+    free(p3);
+    free(p2now);
+    free(p3now);
+    free(t);
+  }
+}
+
 /* Refusals leave the table as it was: append-only tables (exit 6, naming
  * the feature), no predicate (exit 2), an unknown column (exit 3).
  * (Change data feed tables are deleted from with change data files:
@@ -612,7 +862,11 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_delete__concurrent_append_and_compaction, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_delete__golden_dv_tables_take_writes, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_delete__stats_skip_files, setup, teardown),
       cmocka_unit_test_setup_teardown(test_delete__refusals_change_nothing, setup, teardown),
   };
+  /* INLET_TEST_FILTER=test_delete__stats* runs some. */
+  const char *filter = getenv("INLET_TEST_FILTER");
+  if (filter && *filter) cmocka_set_test_filter(filter);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -330,6 +330,87 @@ static void test_array__append_from_gathers_rows_of_every_shape(void **state) {
   inlet_schema_reset(&s);
 }
 
+/* batch_keep_rows (filter.c): flat columns compacted in place (ints,
+ * strings with empty and null values, decimals, dates), booleans and
+ * structs rebuilt; every kept row keeps its value and validity, the
+ * dropped ones are gone, and the batch is valid and still appendable
+ * (a null and a value after the compaction land where they should). */
+static void test_batch__keep_rows_every_shape(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "i int, s string, d decimal(10,2), t date, b boolean, st struct<x: long>");
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_batch b;
+  assert_int_equal(inlet_batch_init(&b, &s, &err), 0);
+  enum { ROWS = 100 };
+  uint8_t keep[ROWS];
+  for (int r = 0; r < ROWS; r++) {
+    bool null = r % 7 == 3;
+    keep[r] = (r % 3 != 1) && r != 0; /* the first row goes too */
+    const inlet_field *f = s.fields;
+    char text[16];
+    int n = snprintf(text, sizeof text, "%.*s", r % 4 == 0 ? 0 : 8, "abcdefghij" + r % 3);
+    uint8_t dec[16] = {0};
+    dec[0] = (uint8_t)r;
+    if (null) {
+      for (int c = 0; c < 6; c++)
+        assert_int_equal(inlet_array_append_null(&b.columns[c], &f[c], &err), 0);
+    } else {
+      assert_int_equal(inlet_array_append_int(&b.columns[0], &f[0], r * 10, &err), 0);
+      assert_int_equal(inlet_array_append_bytes(&b.columns[1], &f[1], text, (size_t)n, &err), 0);
+      assert_int_equal(inlet_array_append_decimal(&b.columns[2], dec, &err), 0);
+      assert_int_equal(inlet_array_append_int(&b.columns[3], &f[3], 19000 + r, &err), 0);
+      assert_int_equal(inlet_array_append_bool(&b.columns[4], r % 2 == 0, &err), 0);
+      assert_int_equal(
+          inlet_array_append_int(&b.columns[5].children[0], &f[5].children[0], -r, &err), 0);
+      assert_int_equal(inlet_array_append_struct_entry(&b.columns[5], &err), 0);
+    }
+  }
+  b.num_rows = ROWS;
+  assert_int_equal(batch_keep_rows(&b, keep, &err), 0);
+  int64_t k = 0;
+  for (int r = 0; r < ROWS; r++) {
+    if (!keep[r]) continue;
+    bool null = r % 7 == 3;
+    for (int c = 0; c < 6; c++)
+      assert_int_equal(inlet_array_is_valid(&b.columns[c], k), !null);
+    if (!null) {
+      assert_int_equal(((const int32_t *)b.columns[0].values)[k], r * 10);
+      char text[16];
+      int n = snprintf(text, sizeof text, "%.*s", r % 4 == 0 ? 0 : 8, "abcdefghij" + r % 3);
+      const inlet_array *sa = &b.columns[1];
+      assert_int_equal(sa->offsets[k + 1] - sa->offsets[k], n);
+      if (n) assert_memory_equal(sa->values + sa->offsets[k], text, (size_t)n);
+      assert_int_equal(b.columns[2].values[k * 16], (uint8_t)r);
+      assert_int_equal(((const int32_t *)b.columns[3].values)[k], 19000 + r);
+      assert_int_equal(inlet_bit_get(b.columns[4].values, k), r % 2 == 0);
+      assert_int_equal(((const int64_t *)b.columns[5].children[0].values)[k], -r);
+    }
+    k++;
+  }
+  assert_int_equal(b.num_rows, k);
+  int64_t nulls = 0;
+  for (int r = 0; r < ROWS; r++)
+    nulls += keep[r] && r % 7 == 3;
+  for (int c = 0; c < 6; c++) {
+    assert_int_equal(b.columns[c].length, k);
+    assert_int_equal(b.columns[c].null_count, nulls);
+  }
+  assert_int_equal(inlet_batch_validate(&b, &err), 0);
+  /* Still appendable: a value then a null after the kept rows. */
+  assert_int_equal(inlet_array_append_int(&b.columns[0], &s.fields[0], 7, &err), 0);
+  assert_int_equal(inlet_array_append_null(&b.columns[0], &s.fields[0], &err), 0);
+  assert_int_equal(inlet_array_append_bytes(&b.columns[1], &s.fields[1], "zz", 2, &err), 0);
+  assert_true(inlet_array_is_valid(&b.columns[0], k));
+  assert_false(inlet_array_is_valid(&b.columns[0], k + 1));
+  assert_int_equal(((const int32_t *)b.columns[0].values)[k], 7);
+  assert_int_equal(b.columns[0].null_count, nulls + 1);
+  assert_true(inlet_array_is_valid(&b.columns[1], k));
+  assert_memory_equal(b.columns[1].values + b.columns[1].offsets[k], "zz", 2);
+  inlet_batch_reset(&b);
+  inlet_schema_reset(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_array__bool_bits_are_lsb_first),
@@ -342,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_array__reserve_then_direct_write),
       cmocka_unit_test(test_array__builder_moves_with_the_view),
       cmocka_unit_test(test_batch__init_survives_allocation_failures),
+      cmocka_unit_test(test_batch__keep_rows_every_shape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
