@@ -34,6 +34,7 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "delta/delta_features.h"
@@ -75,15 +76,33 @@ static bool child(sview s, const char *name, sview *out) {
   return true;
 }
 
+/* A string of the log: what the JSON form of the same action could hold
+ * (valid UTF-8 without NUL bytes), so an action read here writes back to a
+ * commit line and parses again as itself. */
+static int cp_text(cp_ctx *c, const inlet_array *a, int32_t j, const char *name, char **out) {
+  int32_t lo = a->offsets[j], hi = a->offsets[j + 1];
+  const uint8_t *p = a->values + lo;
+  size_t n = (size_t)(hi - lo);
+  char what[160];
+  if (memchr(p, 0, n)) {
+    snprintf(what, sizeof what, "%s contains a NUL byte", name);
+    return cp_bad(c, what);
+  }
+  if (!inlet_utf8_valid(p, n)) {
+    snprintf(what, sizeof what, "%s is not valid UTF-8", name);
+    return cp_bad(c, what);
+  }
+  *out = inlet_strndup((const char *)p, n);
+  return *out ? 0 : inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
+}
+
 static int get_str(cp_ctx *c, sview s, const char *name, int64_t r, char **out) {
   sview v;
   *out = NULL;
   if (!child(s, name, &v) || !inlet_array_is_valid(v.a, r)) return 0;
   if (v.f->type.id != INLET_TYPE_STRING && v.f->type.id != INLET_TYPE_BINARY)
     return cp_bad(c, "string field has another type");
-  int32_t a = v.a->offsets[r], b = v.a->offsets[r + 1];
-  *out = inlet_strndup((const char *)v.a->values + a, (size_t)(b - a));
-  return *out ? 0 : inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
+  return cp_text(c, v.a, (int32_t)r, name, out);
 }
 
 static bool get_i64(sview s, const char *name, int64_t r, int64_t *out) {
@@ -120,14 +139,9 @@ static int get_map(cp_ctx *c, sview s, const char *name, int64_t r, delta_kv **o
   if (!*out) return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
   for (int32_t j = a; j < b; j++) {
     delta_kv *kv = &(*out)[(*n)++];
-    kv->key = inlet_strndup((const char *)ka->values + ka->offsets[j],
-                            (size_t)(ka->offsets[j + 1] - ka->offsets[j]));
-    if (!kv->key) return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
-    if (inlet_array_is_valid(va, j)) {
-      kv->value = inlet_strndup((const char *)va->values + va->offsets[j],
-                                (size_t)(va->offsets[j + 1] - va->offsets[j]));
-      if (!kv->value) return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
-    }
+    int rc = cp_text(c, ka, j, name, &kv->key);
+    if (rc == 0 && inlet_array_is_valid(va, j)) rc = cp_text(c, va, j, name, &kv->value);
+    if (rc < 0) return rc;
   }
   return 0;
 }
@@ -145,10 +159,9 @@ static int get_strv(cp_ctx *c, sview s, const char *name, int64_t r, char ***out
   if (!*out) return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
   for (int32_t j = a; j < b; j++) {
     if (!inlet_array_is_valid(e, j)) continue;
-    (*out)[(*n)++] = inlet_strndup((const char *)e->values + e->offsets[j],
-                                   (size_t)(e->offsets[j + 1] - e->offsets[j]));
-    if (!(*out)[*n - 1])
-      return inlet_fail(c->err, INLET_ENOMEM, "out of memory reading checkpoint");
+    int rc = cp_text(c, e, j, name, &(*out)[*n]);
+    if (rc < 0) return rc;
+    (*n)++;
   }
   return 0;
 }
