@@ -125,8 +125,10 @@ int delta_z85_decode(const char *s, size_t n, uint8_t *out, inlet_error *err) {
               (unsigned)(unsigned char)s[i + k], i + k);
       v = v * 85 + (uint64_t)d;
     }
-    FAIL_IF(v > UINT32_MAX, err, INLET_ECORRUPT,
-            "bad Z85 text: the group at position %zu exceeds 32 bits", i);
+    /* A group above 2^32 - 1 keeps its low 32 bits, as Delta's own decoder
+     * (Base85Codec: `(int) sum`) and every reader that follows it do:
+     * Spark wrote inline DVs whose padding group overflows (delta-kernel-rs'
+     * cdf-table-with-dv, version 5), and they read. */
     uint8_t *o = out + i / 5 * 4;
     o[0] = (uint8_t)(v >> 24);
     o[1] = (uint8_t)(v >> 16);
