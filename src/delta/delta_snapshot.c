@@ -25,6 +25,8 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "delta/delta_features.h"
 #include "delta/delta_replay_par.h"
@@ -303,9 +305,60 @@ static int read_hint(inlet_storage *st, delta_checkpoint_ref *cp) {
   return ok;
 }
 
-static int no_op(void *ctx, const delta_action *a, inlet_error *err) {
-  (void)ctx, (void)a, (void)err;
+/* The file actions of a log compaction file, keyed as the state keys them
+ * (path and deletion vector), to tell whether the file is reconciled. */
+typedef struct compaction_keys {
+  char **keys;
+  size_t n, cap;
+} compaction_keys;
+
+static int collect_key(void *ctx, const delta_action *a, inlet_error *err) {
+  compaction_keys *k = ctx;
+  const char *path = NULL, *dv = NULL;
+  if (a->kind == DELTA_ACTION_ADD) {
+    path = a->u.add.path;
+    dv = a->u.add.dv_id;
+  } else if (a->kind == DELTA_ACTION_REMOVE) {
+    path = a->u.remove.path;
+    dv = a->u.remove.dv_id;
+  } else {
+    return 0;
+  }
+  if (k->n == k->cap) {
+    size_t cap = k->cap ? k->cap * 2 : 64;
+    char **grown = inlet_realloc(k->keys, cap * sizeof *grown);
+    if (!grown) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a log compaction file");
+    k->keys = grown;
+    k->cap = cap;
+  }
+  size_t a_len = strlen(path), b_len = dv ? strlen(dv) : 0;
+  char *key = inlet_malloc(a_len + b_len + 2);
+  if (!key) return inlet_fail(err, INLET_ENOMEM, "out of memory reading a log compaction file");
+  memcpy(key, path, a_len);
+  key[a_len] = '\n';
+  if (b_len) memcpy(key + a_len + 1, dv, b_len);
+  key[a_len + b_len + 1] = '\0';
+  k->keys[k->n++] = key;
   return 0;
+}
+
+static int cmp_key(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether every file action of the compaction file names a distinct file;
+ * frees the keys. */
+static bool compaction_reconciled(compaction_keys *k) {
+  bool ok = true;
+  if (k->n > 1) qsort(k->keys, k->n, sizeof *k->keys, cmp_key);
+  for (size_t i = 0; i < k->n; i++) {
+    if (i > 0 && strcmp(k->keys[i - 1], k->keys[i]) == 0) ok = false;
+    if (i > 0) inlet_free(k->keys[i - 1]);
+  }
+  if (k->n) inlet_free(k->keys[k->n - 1]);
+  inlet_free(k->keys);
+  memset(k, 0, sizeof *k);
+  return ok;
 }
 
 /* PROTOCOL.md "Log Compaction Files": a listed `v.y.compacted.json` holds
@@ -317,9 +370,12 @@ static int no_op(void *ctx, const delta_action *a, inlet_error *err) {
  * does not parse (or holds no action) is passed over for the commits
  * themselves: it is an optimisation, never the only copy of a commit
  * (writers create it only beside the commits it covers), so a bad one
- * must not make the table unreadable. Checked in a first pass before
- * anything is applied, so a bad file never leaves half its actions in the
- * state. */
+ * must not make the table unreadable. So is one that is not reconciled
+ * (a file named twice, by path and deletion vector): delta-kernel-rs'
+ * compacted-log-files-table holds every action of its commits, newest
+ * first, and applied in order they would resurrect removed files. Checked
+ * in a first pass before anything is applied, so a bad file never leaves
+ * half its actions in the state. */
 static int use_compaction(const delta_log_listing *l, inlet_storage *st, const char *root_abs,
                           int64_t v, int64_t target, delta_state *r, int64_t *to,
                           inlet_error *err) {
@@ -332,9 +388,11 @@ static int use_compaction(const delta_log_listing *l, inlet_storage *st, const c
   char name[96];
   delta_compaction_name(name, v, best);
   inlet_error e1 = INLET_ERROR_INIT;
-  int rc = delta_log_read_file(st, root_abs, name, no_op, NULL, &e1);
+  compaction_keys keys = {0};
+  int rc = delta_log_read_file(st, root_abs, name, collect_key, &keys, &e1);
+  bool reconciled = compaction_reconciled(&keys);
   if (rc == INLET_ECORRUPT || rc == INLET_ELIMIT || rc == INLET_ENOTFOUND ||
-      rc == INLET_EUNSUPPORTED)
+      rc == INLET_EUNSUPPORTED || (rc == 0 && !reconciled))
     return 0; /* the commits themselves are read instead */
   if (rc < 0) return inlet_fail(err, rc, "%s", inlet_errmsg(&e1));
   delta_state_begin_commit(r);
@@ -612,6 +670,8 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
   for (int64_t i = 0; i < l.n_commits && l.commit_versions[i] <= target; i++)
     n_commits++;
   delta_state_set_position(r, target, timestamp_ms, checkpoint_version, n_commits);
+  int64_t target_idx = find_commit(&l, target);
+  delta_state_set_commit_mtime(r, target_idx >= 0 ? l.commit_mtimes[target_idx] : -1);
 done:
   util_pool_free(pool);
   delta_log_listing_reset(&l);

@@ -10,7 +10,8 @@
  *   - it is used: with commits x+1..y deleted from a copy the latest version
  *     still reads (only the compaction file holds those adds), while a
  *     version below y is refused for the gap (the file does not fit);
- *   - a corrupt compaction file is passed over for the commits.
+ *   - a corrupt compaction file is passed over for the commits, and so is
+ *     one that is not reconciled (a file named twice).
  */
 #include "testutil.h"
 
@@ -231,6 +232,44 @@ static void test_compaction__corrupt_file_falls_back_to_the_commits(void **state
   free(x);
 }
 
+/* A compaction file must be reconciled (each file once, by path and
+ * deletion vector). delta-kernel-rs' compacted-log-files-table holds every
+ * action of its commits instead, newest first; applied in order, the
+ * remove of a file would come before the add it removes and resurrect it.
+ * Such a file is passed over for the commits. Here: commit 6 deletes id 2
+ * (a remove of commit 2's file), the file holds 6..1 newest first, and
+ * commit 7 appends id 7 so that the file fits below the version loaded. */
+static void test_compaction__unreconciled_file_falls_back_to_the_commits(void **state) {
+  fixture *f = *state;
+  tu_result r;
+  sh(&r, "'%s' delete '%s' --where 'id = 2'", INLET_BIN, f->table);
+  sh_ok(&r, "delete");
+  tu_result_free(&r);
+  sh(&r, "echo '{\"id\":7}' > '%s/e.ndjson' && '%s' append '%s' '%s/e.ndjson'", f->dir, INLET_BIN,
+     f->table, f->dir);
+  sh_ok(&r, "append");
+  tu_result_free(&r);
+  sh(&r,
+     "cd '%s/_delta_log' && grep -c '\"remove\"' $(printf '%%020d.json' 6) && "
+     "for v in 6 5 4 3 2 1; do grep -hv '\"commitInfo\"' $(printf '%%020d.json' $v); done "
+     "> $(printf '%%020d.%%020d.compacted.json' 1 6)",
+     f->table);
+  sh_ok(&r, "write an unreconciled compaction file");
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  int st;
+  char *x = ids(f->table, -1, &st);
+  assert_int_equal(st, 0);
+  assert_string_equal(x, "1 3 4 5 7 ");
+  free(x);
+  /* Without the commits it is no substitute either. */
+  const char *g = gapped_copy(f, 2, 6);
+  x = ids(g, -1, &st);
+  assert_int_not_equal(st, 0);
+  assert_non_null(strstr(x, "version 2 is missing"));
+  free(x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_compaction__same_snapshot_as_the_commits, setup,
@@ -240,6 +279,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_compaction__is_used_when_it_fits_and_ignored_otherwise,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_compaction__corrupt_file_falls_back_to_the_commits,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_compaction__unreconciled_file_falls_back_to_the_commits,
                                       setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
