@@ -47,6 +47,7 @@ struct delta_state {
   int64_t checkpoint_version; /* the replay started from it, -1 none */
   int64_t n_commits_on_disk;
   int64_t ict;             /* inCommitTimestamp of the commit being applied, -1 none */
+  int64_t commit_mtime_ms; /* the newest commit's file time as listings monotonize it, -1 unknown */
   bool log_only;           /* snapshots for log-only readers: no reader checks */
   delta_protocol protocol; /* owned */
   bool has_protocol;
@@ -77,6 +78,7 @@ int delta_state_new(delta_state **out, inlet_error *err) {
   s->version = -1;
   s->checkpoint_version = -1;
   s->ict = -1;
+  s->commit_mtime_ms = -1;
   s->metadata.created_time = -1;
   inlet_schema_init(&s->schema);
   return 0;
@@ -328,12 +330,23 @@ void delta_state_begin_commit(delta_state *s) {
 }
 
 void delta_state_end_commit(delta_state *s, int64_t version, int64_t mtime_ms) {
+  /* A file time not after its predecessor's counts as one millisecond after
+   * it, as a listing of the log has it (delta_log_listing_from): two
+   * commits in the same millisecond must not make a cached state disagree
+   * with a fresh load. */
+  if (mtime_ms >= 0 && s->commit_mtime_ms >= 0 && mtime_ms <= s->commit_mtime_ms)
+    mtime_ms = s->commit_mtime_ms + 1;
+  s->commit_mtime_ms = mtime_ms;
   s->version = version;
   /* Spark's Snapshot.timestamp: the in-commit timestamp while the table
    * enables them, else the commit file's time. */
   s->timestamp_ms = s->ict >= 0 && delta_ict_enabled(&s->metadata) ? s->ict : mtime_ms;
   s->n_commits_on_disk++;
   s->ict = -1;
+}
+
+void delta_state_set_commit_mtime(delta_state *s, int64_t mtime_ms) {
+  s->commit_mtime_ms = mtime_ms;
 }
 
 void delta_state_set_timestamp(delta_state *s, int64_t timestamp_ms) {

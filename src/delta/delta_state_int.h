@@ -46,6 +46,9 @@ int64_t delta_state_commit_ict(const delta_state *s);
  * inlet can parse, deletion vectors): for readers of the log alone. */
 void delta_state_set_log_only(delta_state *s, bool log_only);
 
+/* The newest commit's file time as the listing monotonized it (-1
+ * unknown): the next end_commit keeps time from going backwards from it. */
+void delta_state_set_commit_mtime(delta_state *s, int64_t mtime_ms);
 /* Sets where the state stands (log replay decides these itself). */
 void delta_state_set_position(delta_state *s, int64_t version, int64_t timestamp_ms,
                               int64_t checkpoint_version, int64_t n_commits_on_disk);

@@ -651,12 +651,57 @@ static void test_live__ingest_batch_work_is_independent_of_live_files(void **sta
   tu_rmtree(dir);
 }
 
+/* Sets the modification time of commit @p version of @p table. */
+static void set_commit_mtime(const char *table, int64_t version, int64_t ms) {
+  char p[4300];
+  snprintf(p, sizeof p, "%s/_delta_log/%020lld.json", table, (long long)version);
+  struct timespec ts[2] = {{ms / 1000, (ms % 1000) * 1000000}, {ms / 1000, (ms % 1000) * 1000000}};
+  assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+}
+
+/* Commits in the same millisecond: a listing counts each one a millisecond
+ * after its predecessor (Spark's monotonized commit timestamps), and so
+ * must a cached state that catches up with them or applies its own. Handle
+ * a loads version 1 (file times t0 - 5 and t0); b appends versions 2 and 3,
+ * whose files get time t0 too; a catches up by probing them. (Found as a
+ * flake of the mixed-history test when two of its commits landed in one
+ * millisecond.) */
+static void test_live__commits_in_one_millisecond_keep_time_moving(void **state) {
+  (void)state;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/t", tu_mkdtemp("delta-live"));
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *w = create_table(path, "100");
+  must_append(w, 1, "x", "app-A", 1);
+  inlet_table_free(w);
+  const int64_t t0 = 1700000000000;
+  set_commit_mtime(path, 0, t0 - 5);
+  set_commit_mtime(path, 1, t0);
+  inlet_table *a = NULL, *b = NULL;
+  assert_int_equal(inlet_table_open(&a, path, &err), 0);
+  check_cache(a, "version 1");
+  assert_int_equal(inlet_table_open(&b, path, &err), 0);
+  must_append(b, 2, "y", "app-B", 1);
+  must_append(b, 3, "z", "app-B", 2);
+  set_commit_mtime(path, 2, t0);
+  set_commit_mtime(path, 3, t0);
+  check_cache(a, "caught up with two commits of the same millisecond");
+  delta_snapshot c;
+  assert_int_equal(delta_table_load(a, &c, DELTA_SNAP_LATEST, 0, &err), 0);
+  assert_int_equal(c.version, 3);
+  assert_int_equal(c.timestamp_ms, t0 + 2);
+  delta_snapshot_reset(&c);
+  inlet_table_free(b);
+  inlet_table_free(a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_live__cached_state_equals_fresh_load_through_a_mixed_history),
       cmocka_unit_test(test_live__conflicts_retries_and_strict_mode_keep_the_cache_right),
       cmocka_unit_test(test_live__failure_while_applying_drops_the_cache),
       cmocka_unit_test(test_live__a_state_older_than_the_cleaned_log_is_reloaded),
+      cmocka_unit_test(test_live__commits_in_one_millisecond_keep_time_moving),
       cmocka_unit_test(test_live__append_work_is_independent_of_live_files),
       cmocka_unit_test(test_live__ingest_batch_work_is_independent_of_live_files),
   };
