@@ -3,7 +3,8 @@
 #   install-deps.sh build   compiler, CMake and the codec/JSON/Redis/Kafka/INI libraries
 #   install-deps.sh test    the above plus cmocka, clang, clang-format, Node.js/npm, redis-server, kcat,
 #                           prometheus (promtool), curl, tmux, man-db, chromium (renders `inlet report`),
-#                           time (peak RSS in scripts/rss-check.sh) and jq
+#                           time (peak RSS in scripts/rss-check.sh), jq, and zstd (tar --zstd unpacks
+#                           the public Delta tables of tests/data/public)
 set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev liblz4-dev
@@ -12,7 +13,7 @@ pkgs="build-essential cmake pkg-config libzstd-dev libsnappy-dev zlib1g-dev libl
       libsystemd-dev libinih-dev"
 if [ "$mode" = test ]; then
   pkgs="$pkgs libcmocka-dev clang clang-format redis-server valgrind kcat prometheus curl tmux man-db
-        chromium time jq"
+        chromium time jq zstd"
   command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
   command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 fi
