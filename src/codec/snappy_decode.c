@@ -84,7 +84,10 @@ inlet_snappy_status inlet_snappy_decode(const uint8_t *src, size_t src_len, uint
       if (len > 60) {
         unsigned nb = (unsigned)len - 60;
         if ((size_t)(ip_end - ip) < nb) return INLET_SNAPPY_CORRUPT;
-        len = (uint64_t)load_le(ip, nb) + 1;
+        /* In 32 bits, as libsnappy computes it: a 4-byte length of
+         * 0xffffffff is an empty literal there, and the two decoders must
+         * give one verdict (the differential fuzzer found this). */
+        len = (uint32_t)(load_le(ip, nb) + 1u);
         ip += nb;
       }
       const size_t avail = (size_t)(ip_end - ip);

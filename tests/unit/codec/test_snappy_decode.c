@@ -141,8 +141,16 @@ static void test_snappy__corrupt_streams_are_refused(void **state) {
   const uint8_t shortfall[] = {6, 0x08, 'a', 'b', 'c'};
   assert_int_equal(inlet_snappy_decode(shortfall, sizeof shortfall, out, 6), INLET_SNAPPY_CORRUPT);
   /* a literal longer than the input that is left, with 4 length bytes */
-  const uint8_t huge[] = {3, 0xfc, 0xff, 0xff, 0xff, 0xff, 'a'};
+  const uint8_t huge[] = {3, 0xfc, 0xfe, 0xff, 0xff, 0xff, 'a'};
   assert_int_equal(inlet_snappy_decode(huge, sizeof huge, out, 3), INLET_SNAPPY_CORRUPT);
+  /* ... but a length of 0xffffffff + 1 is 0 in libsnappy's 32 bits: an empty
+   * literal, which both decoders accept */
+  const uint8_t wraps[] = {0, 0xfc, 0xff, 0xff, 0xff, 0xff};
+  assert_int_equal(inlet_snappy_decode(wraps, sizeof wraps, out, 0), INLET_SNAPPY_OK);
+  size_t lib_n = 0;
+  assert_int_equal(snappy_uncompress((const char *)wraps, sizeof wraps, (char *)out, &lib_n),
+                   SNAPPY_OK);
+  assert_int_equal(lib_n, 0);
   /* tags whose offset bytes are missing */
   const uint8_t c2[] = {2, 0x00, 'a', 0x02, 1};
   assert_int_equal(inlet_snappy_decode(c2, sizeof c2, out, 2), INLET_SNAPPY_CORRUPT);
