@@ -6,6 +6,8 @@
  */
 #include "storage/fault.h"
 
+#include <pthread.h>
+
 #include "util/util.h"
 
 typedef struct fault_storage {
@@ -20,7 +22,20 @@ typedef struct fault_storage {
   inlet_fault_mode mode;
   bool fired;
   bool stopped;
+  /* Threads share a backend (a pipelined ingest writes data files on a pool
+   * thread while dead letters go on from the main one): the counts and
+   * the armed fault are one sequence of operations, taken under this. */
+  pthread_mutex_t lock;
 } fault_storage;
+
+static fault_storage *locked(const inlet_storage *s) {
+  fault_storage *fs = (fault_storage *)s;
+  pthread_mutex_lock(&fs->lock);
+  return fs;
+}
+static void unlock(fault_storage *fs) {
+  pthread_mutex_unlock(&fs->lock);
+}
 
 static const char *const op_names[INLET_FAULT_N_OPS] = {
     "any",           "open_read", "read",   "create",  "append", "sync",   "close",
@@ -32,8 +47,8 @@ const char *inlet_fault_op_name(inlet_fault_op op) {
 
 enum { PASS = 0, FAIL_NOW = 1, FAIL_AFTER = 2 };
 
-/* Counts an operation and decides its fate. */
-static int decide(fault_storage *fs, inlet_fault_op op) {
+/* Counts an operation and decides its fate (under the lock). */
+static int decide_locked(fault_storage *fs, inlet_fault_op op) {
   fs->counts[op]++;
   fs->counts[INLET_FAULT_ANY]++;
   if (fs->stopped) return FAIL_NOW;
@@ -50,6 +65,13 @@ static int decide(fault_storage *fs, inlet_fault_op op) {
   case INLET_FAULT_STOP_AFTER: fs->stopped = true; return FAIL_AFTER;
   default: return FAIL_NOW;
   }
+}
+
+static int decide(fault_storage *fs, inlet_fault_op op) {
+  pthread_mutex_lock(&fs->lock);
+  int fate = decide_locked(fs, op);
+  pthread_mutex_unlock(&fs->lock);
+  return fate;
 }
 
 static int injected(inlet_error *err, inlet_fault_op op, const char *path, bool done) {
@@ -77,7 +99,11 @@ typedef struct fault_rfile {
 
 static int fr_read_inner(fault_rfile *r, int64_t off, void *buf, size_t n, inlet_error *err) {
   int rc = inlet_rfile_read_at(r->inner, off, buf, n, err);
-  if (rc == 0) r->fs->bytes_read += (int64_t)n;
+  if (rc == 0) {
+    pthread_mutex_lock(&r->fs->lock);
+    r->fs->bytes_read += (int64_t)n;
+    pthread_mutex_unlock(&r->fs->lock);
+  }
   return rc;
 }
 
@@ -128,7 +154,9 @@ static int fw_append_inner(fault_wfile *w, const void *buf, size_t n, inlet_erro
   int rc = inlet_wfile_append(w->inner, buf, n, err);
   if (rc == 0) {
     w->base.written = w->inner->written;
+    pthread_mutex_lock(&w->fs->lock);
     w->fs->bytes_written += (int64_t)n;
+    pthread_mutex_unlock(&w->fs->lock);
   }
   return rc;
 }
@@ -336,6 +364,7 @@ static void fs_free(inlet_storage *s) {
   fault_storage *fs = (fault_storage *)s;
   if (fs->own_inner) fs->inner->ops->free(fs->inner);
   inlet_free(s->root);
+  pthread_mutex_destroy(&fs->lock);
   inlet_free(fs);
 }
 
@@ -435,47 +464,65 @@ int inlet_storage_fault_wrap(inlet_storage **out, inlet_storage *inner, bool own
   fs->base.flags = inner->flags;
   fs->inner = inner;
   fs->own_inner = own_inner;
+  pthread_mutex_init(&fs->lock, NULL);
   *out = &fs->base;
   return 0;
 }
 
 void inlet_fault_arm(inlet_storage *s, inlet_fault_op op, int64_t after, inlet_fault_mode mode) {
-  fault_storage *fs = (fault_storage *)s;
+  fault_storage *fs = locked(s);
   fs->armed = true;
   fs->op = op;
   fs->after = after < 0 ? 0 : after;
   fs->mode = mode;
+  unlock(fs);
 }
 
 void inlet_fault_disarm(inlet_storage *s) {
-  fault_storage *fs = (fault_storage *)s;
+  fault_storage *fs = locked(s);
   fs->armed = false;
   fs->stopped = false;
   fs->fired = false;
+  unlock(fs);
 }
 
 int64_t inlet_fault_count(const inlet_storage *s, inlet_fault_op op) {
-  const fault_storage *fs = (const fault_storage *)s;
-  return op >= 0 && op < INLET_FAULT_N_OPS ? fs->counts[op] : 0;
+  fault_storage *fs = locked(s);
+  int64_t n = op >= 0 && op < INLET_FAULT_N_OPS ? fs->counts[op] : 0;
+  unlock(fs);
+  return n;
 }
 
 void inlet_fault_reset_counts(inlet_storage *s) {
-  fault_storage *fs = (fault_storage *)s;
+  fault_storage *fs = locked(s);
   memset(fs->counts, 0, sizeof fs->counts);
   fs->bytes_read = fs->bytes_written = 0;
+  unlock(fs);
 }
 
 int64_t inlet_fault_bytes_read(const inlet_storage *s) {
-  return ((const fault_storage *)s)->bytes_read;
+  fault_storage *fs = locked(s);
+  int64_t n = fs->bytes_read;
+  unlock(fs);
+  return n;
 }
 
 int64_t inlet_fault_bytes_written(const inlet_storage *s) {
-  return ((const fault_storage *)s)->bytes_written;
+  fault_storage *fs = locked(s);
+  int64_t n = fs->bytes_written;
+  unlock(fs);
+  return n;
 }
 
 bool inlet_fault_fired(const inlet_storage *s) {
-  return ((const fault_storage *)s)->fired;
+  fault_storage *fs = locked(s);
+  bool b = fs->fired;
+  unlock(fs);
+  return b;
 }
 bool inlet_fault_stopped(const inlet_storage *s) {
-  return ((const fault_storage *)s)->stopped;
+  fault_storage *fs = locked(s);
+  bool b = fs->stopped;
+  unlock(fs);
+  return b;
 }
