@@ -59,6 +59,14 @@ typedef struct ingester {
   inlet_text_reader_options ropt;
   char *header; /* owned copy of the CSV header the reader maps */
   inlet_batch chunk;
+  /* The ingest pipeline (threads > 1): a full chunk is swapped into
+   * write_chunk and written into the batch's data files on a pool thread
+   * while the next chunk is converted; write_group waits for it. The writer
+   * and write_chunk are the task's until wait_write() (every other use of
+   * g->w comes after one). One chunk in flight bounds the memory. */
+  inlet_batch write_chunk;
+  util_group write_group;
+  bool write_pending;
   bool *late; /* owned, per chunk row */
   int64_t late_cap;
   int32_t et_col, flag_col;
@@ -815,6 +823,8 @@ static int open_writer(ingester *g, inlet_error *err) {
   return 0;
 }
 
+static int init_chunks(ingester *g, inlet_error *err);
+
 /* g->schema, the chunk and the reader for g->tjson (an evolved schema):
  * the new columns come after the old ones, so column indices stay. */
 static int use_evolved_schema(ingester *g, inlet_error *err) {
@@ -826,8 +836,7 @@ static int use_evolved_schema(ingester *g, inlet_error *err) {
     ns.fields[g->gens[i].col].nullable = true;
   inlet_schema_reset(&g->schema);
   g->schema = ns;
-  inlet_batch_reset(&g->chunk);
-  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  TRY(init_chunks(g, err));
   return new_reader(g, NULL, 0, err);
 }
 
@@ -841,8 +850,7 @@ static int reload_schema(ingester *g, inlet_error *err) {
   g->n_gens = 0;
   delta_constraints_reset(&g->cons);
   TRY(setup_schema(g, err));
-  inlet_batch_reset(&g->chunk);
-  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  TRY(init_chunks(g, err));
   if (!g->header) return new_reader(g, NULL, 0, err);
   /* A CSV source: the header it gave maps the new schema's columns. */
   size_t len = strlen(g->header) - 1; /* without the '\n' new_reader added */
@@ -854,12 +862,54 @@ static int reload_schema(ingester *g, inlet_error *err) {
   return rc;
 }
 
-static int flush_chunk(ingester *g, inlet_error *err) {
+static int write_chunk_task(void *arg, inlet_error *err) {
+  ingester *g = arg;
+  return inlet_table_writer_write(g->w, &g->write_chunk, err);
+}
+
+/* The chunk in flight written (its error, if any, is the batch's: the
+ * callers treat it as they would the synchronous write's). */
+static int wait_write(ingester *g, inlet_error *err) {
+  if (!g->write_pending) return 0;
+  g->write_pending = false;
+  int rc = util_group_wait(&g->write_group, err);
+  inlet_batch_clear(&g->write_chunk);
+  return rc;
+}
+
+/* Hands the chunk to the batch's writer: on a pool thread when the ingester
+ * has one (returns before it is written), else right here. Chunks reach the
+ * writer in conversion order either way, so the data files are the same. */
+static int flush_chunk_async(ingester *g, inlet_error *err) {
   if (g->chunk.num_rows == 0) return 0;
+  TRY(wait_write(g, err));
   TRY(open_writer(g, err));
-  TRY(inlet_table_writer_write(g->w, &g->chunk, err));
-  inlet_batch_clear(&g->chunk);
+  if (!g->pool) {
+    TRY(inlet_table_writer_write(g->w, &g->chunk, err));
+    inlet_batch_clear(&g->chunk);
+    return 0;
+  }
+  inlet_batch full = g->chunk;
+  g->chunk = g->write_chunk; /* empty, same schema */
+  g->write_chunk = full;
+  util_group_init(&g->write_group, g->pool);
+  g->write_pending = true;
+  util_group_submit(&g->write_group, write_chunk_task, g);
   return 0;
+}
+
+/* Every converted row in the writer, nothing in flight. */
+static int flush_chunk(ingester *g, inlet_error *err) {
+  TRY(flush_chunk_async(g, err));
+  return wait_write(g, err);
+}
+
+/* The chunk (and the one in flight's buffer) for g->schema. */
+static int init_chunks(ingester *g, inlet_error *err) {
+  inlet_batch_reset(&g->chunk);
+  inlet_batch_reset(&g->write_chunk);
+  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  return g->pool ? inlet_batch_init(&g->write_chunk, &g->schema, err) : 0;
 }
 
 /* Position order within one file (inode) or one redis stream; positions in
@@ -1188,7 +1238,7 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   stream_trigger_add(&g->trig, 1, bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
       ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
-    rc = flush_chunk(g, &e);
+    rc = flush_chunk_async(g, &e);
     if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
     if (rc < 0 && err) *err = e;
     return rc;
@@ -1218,6 +1268,8 @@ static void reset_batch(ingester *g) {
 }
 
 static void abandon(ingester *g) {
+  inlet_error ignored = INLET_ERROR_INIT;
+  (void)wait_write(g, &ignored); /* the batch is dropped: so is its error */
   inlet_table_writer_free(g->w);
   g->w = NULL;
   inlet_table_writer_free(g->lw);
@@ -1571,6 +1623,7 @@ static void ingester_free(ingester *g) {
   inlet_text_reader_free(g->reader);
   inlet_text_reader_free(g->late_reader);
   inlet_batch_reset(&g->chunk);
+  inlet_batch_reset(&g->write_chunk);
   inlet_batch_reset(&g->late_chunk);
   inlet_schema_reset(&g->schema);
   delta_constraints_reset(&g->cons);
@@ -1768,7 +1821,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     g->ropt.row_check_ctx = g;
   }
   TRY(new_reader(g, NULL, 0, err));
-  TRY(inlet_batch_init(&g->chunk, &g->schema, err));
+  TRY(init_chunks(g, err));
   if (g->o.late_policy == INLET_LATE_ROUTE) {
     /* The same storage settings and single-writer mode as the table. */
     TRY(delta_table_open_like(&g->late_table, g->o.late_table, g->table, true, err));

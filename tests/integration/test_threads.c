@@ -291,6 +291,7 @@ static void test_threads__ingest_identical(void **state) {
     int n = k ? 4 : 1;
     LS_SH_OK("ingest",
              "cd '%s' && '%s' ingest %s --source file:in.ndjson --once --final --max-rows 6000 "
+             "--max-latency 1h "
              "--create-schema '" SCHEMA "' --app-id same --threads %d --quiet",
              dir, INLET_BIN, t, n);
   }
@@ -302,7 +303,9 @@ static void test_threads__ingest_identical(void **state) {
  * (dead letters), events late against the watermark (flagged), null and
  * nested values, and fields the schema lacks appearing part-way (schema
  * evolution adds them, mid-window when parsed in parallel). */
-static void write_varied(const char *name, int n) {
+/* @p extra_at, @p deep_at: the first records with the fields that make
+ * schema evolution add a column. */
+static void write_varied_at(const char *name, int n, int extra_at, int deep_at) {
   char path[4300];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE *f = fopen(path, "w");
@@ -325,12 +328,16 @@ static void write_varied(const char *name, int n) {
     else
       fprintf(f, "\"s\":{\"a\":%d,\"b\":%s},", i * 3, i % 4 ? "\"bb\"" : "null");
     fprintf(f, "\"tags\":[%d%s]", i, i % 6 ? ",7" : "");
-    if (i >= 9000 && i % 3 == 0) fprintf(f, ",\"extra\":\"e%d\"", i % 13);
-    if (i >= 21000 && i % 7 == 1) fprintf(f, ",\"deep\":{\"x\":%d,\"y\":[1,%d]}", i, i % 9);
+    if (i >= extra_at && i % 3 == 0) fprintf(f, ",\"extra\":\"e%d\"", i % 13);
+    if (i >= deep_at && i % 7 == 1) fprintf(f, ",\"deep\":{\"x\":%d,\"y\":[1,%d]}", i, i % 9);
     if (i % 11 == 0) fputs(",\"nothing\":null", f);
     fputs("}\n", f);
   }
   fclose(f);
+}
+
+static void write_varied(const char *name, int n) {
+  write_varied_at(name, n, 9000, 21000);
 }
 
 /* operationMetrics equal apart from the ones that measure time. */
@@ -410,9 +417,12 @@ static size_t compare_dead_letters(const char *t1, const char *t4) {
   return lines;
 }
 
+/* Occurrences of @p needle. memmem with the length known once: strstr
+ * under ASan measures the rest of the text at every call (quadratic). */
 static size_t count_lines_with(const char *text, const char *needle) {
-  size_t n = 0;
-  for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+  size_t n = 0, len = strlen(text), nl = strlen(needle);
+  const char *end = text + len;
+  for (const char *p = text; (p = memmem(p, (size_t)(end - p), needle, nl)) != NULL; p++)
     n++;
   return n;
 }
@@ -531,14 +541,15 @@ static void test_threads__ingest_varied_identical(void **state) {
   for (int k = 0; k < 2; k++) {
     const char *t = k ? "var4" : "var1";
     int threads = k ? 4 : 1;
-    LS_SH_OK("create/ingest",
-             "cd '%s' && '%s' create %s --schema 'id long not null, kind string, ts timestamp, "
-             "late boolean, s struct<a:long,b:string>, tags array<long>' "
-             "--property inlet.ingest.lateFlagColumn=late && "
-             "'%s' ingest %s --source file:var.ndjson --once --final --max-rows 2500 "
-             "--schema-evolution add --event-time ts --allowed-lateness 1m "
-             "--max-rejected 100000 --app-id same --threads %d --quiet",
-             dir, INLET_BIN, t, INLET_BIN, t, threads);
+    LS_SH_OK(
+        "create/ingest",
+        "cd '%s' && '%s' create %s --schema 'id long not null, kind string, ts timestamp, "
+        "late boolean, s struct<a:long,b:string>, tags array<long>' "
+        "--property inlet.ingest.lateFlagColumn=late && "
+        "'%s' ingest %s --source file:var.ndjson --once --final --max-rows 2500 --max-latency 1h "
+        "--schema-evolution add --event-time ts --allowed-lateness 1m "
+        "--max-rejected 100000 --app-id same --threads %d --quiet",
+        dir, INLET_BIN, t, INLET_BIN, t, threads);
   }
   /* 36,000 records in batches of 2,500 rows (plus the create). */
   assert_true(compare_tables("var1", "var4") >= 14);
@@ -560,6 +571,48 @@ static void test_threads__ingest_varied_identical(void **state) {
   free(b);
 }
 
+/* Batches larger than the ingester's 65,536-row chunks: with threads, a
+ * full chunk is written on a pool thread while the next is converted (the
+ * ingest pipeline), and schema evolutions, dead letters, late rows and
+ * commits meet a chunk in flight. Tables, logs and dead letters must be
+ * those of one thread. */
+static void test_threads__ingest_pipeline_identical(void **state) {
+  (void)state;
+  const int n = 200000;
+  write_varied_at("pipe.ndjson", n, 90000, 150000);
+  for (int k = 0; k < 2; k++) {
+    const char *t = k ? "pipe4" : "pipe1";
+    int threads = k ? 4 : 1;
+    LS_SH_OK("create/ingest",
+             "cd '%s' && '%s' create %s --schema 'id long not null, kind string, ts timestamp, "
+             "late boolean, s struct<a:long,b:string>, tags array<long>' "
+             "--property inlet.ingest.lateFlagColumn=late && "
+             "'%s' ingest %s --source file:pipe.ndjson --once --final --max-rows 120000 "
+             /* Batches cut by rows alone: a slow (sanitized, loaded) run must not
+              * meet the default 2 s latency trigger inside one. */
+             "--max-latency 1h "
+             "--schema-evolution add --event-time ts --allowed-lateness 1m "
+             "--max-rejected 100000 --app-id same --threads %d --quiet",
+             dir, INLET_BIN, t, INLET_BIN, t, threads);
+  }
+  /* The create and two batches, the evolutions inside them. */
+  assert_true(compare_tables("pipe1", "pipe4") >= 3);
+  int metadata = 0;
+  compare_ingest_logs("pipe1", "pipe4", &metadata);
+  assert_true(metadata >= 3);
+  size_t bad = 0;
+  for (int i = 0; i < n; i++)
+    bad += i % 331 == 17 || (i % 331 != 17 && i % 503 == 5);
+  assert_int_equal(compare_dead_letters("pipe1", "pipe4"), bad);
+  char *a = scan_sorted("pipe1"), *b = scan_sorted("pipe4");
+  assert_string_equal(a, b);
+  assert_int_equal(count_lines_with(a, "\n"), (size_t)n - bad);
+  assert_true(count_lines_with(a, "\"late\":true") > 1500);
+  assert_true(count_lines_with(a, "\"deep\":{") > 5000);
+  free(a);
+  free(b);
+}
+
 static void test_threads__bad_thread_count_is_usage_error(void **state) {
   (void)state;
   tu_result r;
@@ -577,6 +630,7 @@ int main(void) {
       cmocka_unit_test(test_threads__scan_parallel_and_unordered),
       cmocka_unit_test(test_threads__ingest_identical),
       cmocka_unit_test(test_threads__ingest_varied_identical),
+      cmocka_unit_test(test_threads__ingest_pipeline_identical),
       cmocka_unit_test(test_threads__bad_thread_count_is_usage_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
