@@ -11,8 +11,11 @@
 // Prints one JSON object per line. DuckDB's COPY does not fsync the file.
 //
 //   node duckdb_side.mjs --rows N --row-group-rows R --dir D [--repeat K]
-//                        [--threads-list "1 2 default"]
+//                        [--threads N|default] [--threads-list "1 2 default"]
 //   node duckdb_side.mjs --scan F...
+//
+// --threads: DuckDB's threads for the runs above (default 1, what the
+// single-thread table compares); "default" is DuckDB's own default, no SET.
 //
 // --threads-list (issue 18, the thread dimension): after the single-threaded
 // runs above, which print what they always printed (plus "threads":1), the
@@ -42,7 +45,7 @@ function findDuckDB() {
 }
 
 function parseArgs(argv) {
-  const o = { rows: 10000000, rowGroupRows: 122880, dir: null, repeat: 1, scan: null, threadsList: [] };
+  const o = { rows: 10000000, rowGroupRows: 122880, dir: null, repeat: 1, scan: null, threads: 1, threadsList: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--scan') { o.scan = argv.slice(i + 1); break; }
@@ -52,7 +55,12 @@ function parseArgs(argv) {
     else if (a === '--row-group-rows') o.rowGroupRows = Number(v);
     else if (a === '--dir') o.dir = v;
     else if (a === '--repeat') o.repeat = Number(v);
-    else if (a === '--threads-list') {
+    else if (a === '--threads') {
+      o.threads = v === 'default' ? v : Number(v);
+      if (o.threads !== 'default' && !(Number.isInteger(o.threads) && o.threads >= 1)) {
+        throw new Error(`bad --threads ${v}`);
+      }
+    } else if (a === '--threads-list') {
       o.threadsList = v.split(/[\s,]+/).filter(Boolean).map(t => (t === 'default' ? t : Number(t)));
       if (o.threadsList.some(t => t !== 'default' && !(Number.isInteger(t) && t >= 1))) {
         throw new Error(`bad --threads-list ${v}`);
@@ -145,11 +153,11 @@ async function main() {
   const inst = await duckdb.DuckDBInstance.create(':memory:');
   const con = await inst.connect();
   const defaultThreads = await currentThreads(con);
-  await con.run('SET threads=1');
+  if (o.threads !== 'default') await con.run(`SET threads=${o.threads}`);
   const version = (await con.runAndReadAll('SELECT version()')).getRows()[0][0];
 
   if (o.scan) {
-    for (const f of o.scan) await scan(con, f, 1);
+    for (const f of o.scan) await scan(con, f, 1, { threads: o.threads });
     return;
   }
   fs.mkdirSync(o.dir, { recursive: true });
@@ -164,16 +172,17 @@ async function main() {
     { codec: 'default', opts: '', defaults: true },
   ];
   const dim = { dim: 'threads', side: 'duckdb', version, default_threads: defaultThreads };
-  const one = o.threadsList.includes(1);
+  // A list with 1 reuses the single-threaded runs.
+  const one = o.threads === 1 && o.threadsList.includes(1);
   for (const run of runs) {
     const file = path.join(o.dir, `duckdb_${run.codec}.parquet`);
     const t = await timedCopy(con, file, run.opts, o.repeat);
-    emit({ side: 'duckdb', op: 'write', codec: run.codec, defaults: run.defaults, threads: 1, rows: o.rows,
+    emit({ side: 'duckdb', op: 'write', codec: run.codec, defaults: run.defaults, threads: o.threads, rows: o.rows,
       seconds: t.seconds, cpu_seconds: t.cpu_seconds, bytes: fs.statSync(file).size,
       ...(await fileInfo(con, file)), max_rss_kb: maxRssKb(), load_before: t.load_before });
     if (run.defaults) continue;
     if (one) emit({ ...dim, op: 'write', codec: run.codec, threads: 1, threads_used: 1, rows: o.rows, ...t });
-    const s = await scan(con, file, o.repeat);
+    const s = await scan(con, file, o.repeat, { threads: o.threads });
     if (one) {
       emit({ ...dim, op: 'scan', codec: run.codec, file, threads: 1, threads_used: 1, rows: s.rows,
         seconds: s.seconds, cpu_seconds: s.cpu_seconds, load_before: s.load_before, sum_amount: s.sum_amount,
@@ -183,7 +192,7 @@ async function main() {
   // The thread dimension: the same writes at each other setting, and scans of
   // the threads=1 files (the same bytes to read at every setting).
   for (const threads of o.threadsList) {
-    if (threads === 1) continue;
+    if (threads === 1 && one) continue;
     await con.run(threads === 'default' ? 'RESET threads' : `SET threads=${threads}`);
     const used = await currentThreads(con);
     for (const run of runs.filter(r => !r.defaults)) {
@@ -196,7 +205,6 @@ async function main() {
         { ...dim, codec: run.codec, threads, threads_used: used });
     }
   }
-  await con.run('SET threads=1');
 }
 
 main().catch(e => {
