@@ -42,7 +42,7 @@ export function report(file) {
 
   console.log(`Thread dimension (issue 18): inlet at threads ${counts.join(', ')}; DuckDB ${version} at the same ` +
     `and at its default (${dfltThreads} threads here); ${(meta.rows || 0).toLocaleString('en-US')} rows, ` +
-    `best of ${meta.repeat || 1} (compaction: one run each)`);
+    `best of ${meta.repeat || 1} (ingest: of ${meta.ingestRepeat || meta.repeat || 1})`);
   console.log('');
   console.log('| operation | threads | inlet Mrows/s | DuckDB same Mrows/s | wall ratio | CPU ratio | target | verdict ' +
     `| DuckDB default (${dfltThreads}) Mrows/s | wall ratio | CPU ratio | target | verdict | load before (inlet; DuckDB same; default) |`);

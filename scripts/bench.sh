@@ -185,13 +185,13 @@ if [ "${BENCH_COMPACT:-1}" = 1 ]; then
   per_file=$((ROWS / 1000))
   [ "$per_file" -ge 1 ] || per_file=1
   echo "== compaction: 1000 files of $per_file rows (bench/compact_bench.sh), threads $THREADS_LIST" >&2
-  BUILD="$BUILD" BENCH_FILES=1000 BENCH_ROWS="$per_file" BENCH_COMPACT_TARGET=$((1 << 30)) \
+  BUILD="$BUILD" BENCH_FILES=1000 BENCH_ROWS="$per_file" BENCH_COMPACT_TARGET=$((1 << 30)) BENCH_REPEAT="$REPEAT" \
     sh bench/compact_bench.sh >"$BUILD/compact.out" || rc=1
   grep -v '"dim":"threads"' "$BUILD/compact.out" >&2 || true
   grep '"dim":"threads"' "$BUILD/compact.out" >>"$RES" || true
 fi
 echo >&2
-BENCH_META="{\"rows\":$ROWS,\"repeat\":$REPEAT,\"loadStart\":\"$load_start\",\"loadEnd\":\"$(load)\",\"cpus\":$(nproc),\"threads\":\"$THREADS_LIST\"}" \
+BENCH_META="{\"rows\":$ROWS,\"repeat\":$REPEAT,\"ingestRepeat\":${BENCH_REPEAT:-2},\"loadStart\":\"$load_start\",\"loadEnd\":\"$(load)\",\"cpus\":$(nproc),\"threads\":\"$THREADS_LIST\"}" \
   node bench/report.mjs --threads "$RES" || rc=1
 # Nested and integer-encoding benchmark (issue 3): opt in with BENCH_NESTED=1.
 if [ "${BENCH_NESTED:-0}" = 1 ]; then
