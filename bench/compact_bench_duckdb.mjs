@@ -1,7 +1,7 @@
 // DuckDB side of the compaction benchmark (issue 6, bench): reads the small
 // files listed in DIR/inputs.txt (the table's data files, written by inlet)
 // and writes them as one Parquet file (SNAPPY, like inlet's default), with
-// SET threads=1. Prints one JSON object: rows, wall and CPU seconds, rows/s,
+// SET threads=1 (or --threads). Prints one JSON object: rows, wall and CPU seconds, rows/s,
 // peak RSS of this Node process (it includes Node itself, ~50 MiB).
 // CPU seconds are the process's (getrusage RUSAGE_SELF): every DuckDB thread.
 //
