@@ -7,7 +7,10 @@
  * actions (Delta PROTOCOL.md "Transaction Identifiers").
  *
  *   ingest_bench gen FILE ROWS          seed-shaped NDJSON events
- *   ingest_bench run INLET TABLE FILE   create TABLE, time `inlet ingest`
+ *   ingest_bench run INLET TABLE FILE [THREADS]
+ *                                       create TABLE, time `inlet ingest` (with
+ *                                       --threads THREADS when given, else the
+ *                                       CLI's default: online CPUs)
  *
  * Row i of the data uses h = (i * 2654435761) mod 2^32, the formulas of
  * parquet_bench.c and duckdb_side.mjs: event_id i, user "user_" + (h >> 8) %
@@ -157,7 +160,7 @@ static int check_log(const char *table, int64_t *commits, int64_t *rows, int64_t
   return 0;
 }
 
-static int run(char *inlet, char *table, const char *file) {
+static int run(char *inlet, char *table, const char *file, const char *threads) {
   struct stat st;
   if (stat(file, &st) != 0) {
     perror(file);
@@ -176,7 +179,12 @@ static int run(char *inlet, char *table, const char *file) {
   }
   char src[4096];
   snprintf(src, sizeof src, "file:%s", file);
-  char *ingest[] = {inlet, "ingest", table, "--source", src, "--quiet", NULL};
+  char threads_arg[32], threads_json[32] = "null";
+  snprintf(threads_arg, sizeof threads_arg, "%d", threads ? atoi(threads) : 0);
+  if (threads) snprintf(threads_json, sizeof threads_json, "%s", threads_arg);
+  char *ingest[] = {inlet,     "ingest",    table,       "--source", src,
+                    "--quiet", "--threads", threads_arg, NULL};
+  if (threads == NULL) ingest[6] = NULL;
   double t0 = now_s();
   int rc = run_child(ingest, &ru, 1);
   double secs = now_s() - t0;
@@ -191,12 +199,12 @@ static int run(char *inlet, char *table, const char *file) {
     fprintf(stderr, "ingest_bench: cannot read %s/_delta_log\n", table);
     return 1;
   }
-  printf("{\"side\":\"inlet\",\"op\":\"ingest\",\"rows\":%" PRId64 ",\"bytes\":%lld,"
+  printf("{\"side\":\"inlet\",\"op\":\"ingest\",\"threads\":%s,\"rows\":%" PRId64 ",\"bytes\":%lld,"
          "\"seconds\":%.3f,\"cpu_seconds\":%.3f,\"user_seconds\":%.3f,"
          "\"rows_per_s_wall\":%.0f,\"rows_per_s_cpu\":%.0f,\"mb_per_s_wall\":%.1f,"
          "\"mb_per_s_cpu\":%.1f,\"max_rss_kb\":%ld,\"commits\":%" PRId64
          ",\"max_rows_per_commit\":%" PRId64 ",\"commits_without_txn\":%" PRId64 "}\n",
-         rows, (long long)st.st_size, secs, cpu,
+         threads_json, rows, (long long)st.st_size, secs, cpu,
          (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6, (double)rows / secs,
          (double)rows / cpu, (double)st.st_size / 1e6 / secs, (double)st.st_size / 1e6 / cpu,
          ru.ru_maxrss, commits, max_rows, without_txn);
@@ -404,12 +412,15 @@ done:
 
 int main(int argc, char **argv) {
   if (argc == 4 && strcmp(argv[1], "gen") == 0) return gen(argv[2], strtoll(argv[3], NULL, 10));
-  if (argc == 5 && strcmp(argv[1], "run") == 0) return run(argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp(argv[1], "run") == 0) return run(argv[2], argv[3], argv[4], NULL);
+  if (argc == 6 && strcmp(argv[1], "run") == 0 &&
+      strspn(argv[5], "0123456789") == strlen(argv[5]) && argv[5][0] != '\0')
+    return run(argv[2], argv[3], argv[4], argv[5]);
   if (argc == 6 && strcmp(argv[1], "kafka") == 0)
     return kafka_rate(argv[2], argv[3], argv[4], strtoll(argv[5], NULL, 10));
   if (argc == 6 && strcmp(argv[1], "kafka-long") == 0)
     return kafka_long(argv[2], argv[3], argv[4], strtoll(argv[5], NULL, 10));
-  fprintf(stderr, "usage: ingest_bench gen FILE ROWS | run INLET TABLE FILE\n"
+  fprintf(stderr, "usage: ingest_bench gen FILE ROWS | run INLET TABLE FILE [THREADS]\n"
                   "       ingest_bench kafka|kafka-long KAFKA_MOCK INLET DIR EVENTS\n");
   return 2;
 }

@@ -12,14 +12,22 @@
  *                       [--row-group-rows R] [--batch-rows B] [--level L] [--defaults]
  *                       [--encodings compatible|extended]
  *                       [--no-sync]   (diagnosis only: skip the fsync)
- *   parquet_bench scan F
+ *                       [--threads N] (writer option threads; the file's bytes do not
+ *                                      depend on it)
+ *   parquet_bench scan F [--threads N]
  *
  * Each prints one JSON object on stdout. Write timings cover every
  * inlet_parquet_writer_write call plus close, which fsyncs the file; the
  * time spent generating the rows is excluded. Scan timings cover open,
- * decoding every row group with all columns, and summing.
+ * decoding every row group with all columns, and summing. With --threads N
+ * (issue 18), N threads each open their own reader (distinct handles are
+ * independent) and take row groups in turn; each row group's sums are kept
+ * apart and added in row-group order, so the checksums are the same bits
+ * whatever N. CPU time is the process's, all threads counted.
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +140,7 @@ static int64_t arg_i64(const char *s, const char *name) {
 static int cmd_write(int argc, char **argv) {
   const char *out = NULL, *codec = "zstd", *encodings = "compatible";
   int64_t rows = 10000000, rg_rows = 122880, batch_rows = 65536, level = 0, page_rows = 0;
+  int64_t threads = 1;
   bool defaults = false, sync = true;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -165,6 +174,8 @@ static int cmd_write(int argc, char **argv) {
       page_rows = arg_i64(v, a);
     else if (strcmp(a, "--encodings") == 0)
       encodings = v;
+    else if (strcmp(a, "--threads") == 0)
+      threads = arg_i64(v, a);
     else if (strcmp(a, "--gen") == 0 && (strcmp(v, "mix") == 0 || strcmp(v, "lcg") == 0))
       g_mix = strcmp(v, "mix") == 0;
     else {
@@ -189,6 +200,7 @@ static int cmd_write(int argc, char **argv) {
   }
   opts.page_max_rows = page_rows;
   opts.sync_on_close = sync;
+  opts.threads = threads > 1 ? (int32_t)threads : 0;
 
   inlet_schema schema;
   event_schema(&schema);
@@ -220,68 +232,156 @@ static int cmd_write(int argc, char **argv) {
 
   printf(
       "{\"side\":\"inlet\",\"op\":\"write\",\"codec\":\"%s\",\"encodings\":\"%s\","
-      "\"defaults\":%s,\"rows\":%" PRId64
+      "\"defaults\":%s,\"threads\":%d,\"rows\":%" PRId64
       ",\"seconds\":%.6f,\"cpu_seconds\":%.6f,\"close_seconds\":%.6f,\"sync\":%s,\"bytes\":%" PRId64
       ",\"max_rss_kb\":%ld}\n",
-      codec, encodings, defaults ? "true" : "false", rows, timed, cpu, close_s,
+      codec, encodings, defaults ? "true" : "false", (int)threads, rows, timed, cpu, close_s,
       sync ? "true" : "false", bytes, max_rss_kb());
   return 0;
 }
 
-static int cmd_scan(const char *path) {
+/* One row group's checksums; kept apart so that they are added in row-group
+ * order whatever thread decoded them. */
+typedef struct rg_sums {
+  double amount;
+  int64_t id, user_len, max_time, rows, nulls;
+} rg_sums;
+
+typedef struct scan_job {
+  const char *path;
+  int32_t n_rg;
+  atomic_int next_rg;
+  rg_sums *sums;
+  int cols[4]; /* event_id, user, amount, event_time */
+} scan_job;
+
+static void scan_row_group(const inlet_batch *b, const int *cols, rg_sums *out) {
+  int64_t n = b->num_rows;
+  out->rows = n;
+  out->nulls = 0;
+  for (int c = 0; c < b->schema.n_fields; c++)
+    out->nulls += b->columns[c].null_count;
+  const int64_t *ids = (const int64_t *)b->columns[cols[0]].values;
+  const int32_t *offs = b->columns[cols[1]].offsets;
+  const double *amounts = (const double *)b->columns[cols[2]].values;
+  const int64_t *times = (const int64_t *)b->columns[cols[3]].values;
+  double amount = 0;
+  int64_t id = 0, user_len = 0, max_time = INT64_MIN;
+  for (int64_t i = 0; i < n; i++) {
+    id += ids[i];
+    amount += amounts[i];
+    user_len += offs[i + 1] - offs[i];
+    if (times[i] > max_time) max_time = times[i];
+  }
+  out->amount = amount;
+  out->id = id;
+  out->user_len = user_len;
+  out->max_time = max_time;
+}
+
+/* A scanning thread: its own reader, row groups taken from the shared counter. */
+static void *scan_worker(void *arg) {
+  scan_job *job = arg;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_reader_options ropts = INLET_PARQUET_READER_OPTIONS_INIT;
+  inlet_parquet_reader *r = NULL;
+  if (inlet_parquet_reader_open(&r, job->path, &ropts, &err) != 0) die(job->path, &err);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  for (;;) {
+    int32_t rg = (int32_t)atomic_fetch_add(&job->next_rg, 1);
+    if (rg >= job->n_rg) break;
+    if (inlet_parquet_reader_read_row_group(r, rg, &b, &err) != 0) die(job->path, &err);
+    scan_row_group(&b, job->cols, &job->sums[rg]);
+  }
+  inlet_batch_reset(&b);
+  inlet_parquet_reader_free(r);
+  return NULL;
+}
+
+static int cmd_scan(const char *path, int64_t threads) {
   inlet_error err = INLET_ERROR_INIT;
   inlet_parquet_reader_options ropts = INLET_PARQUET_READER_OPTIONS_INIT;
   double t0 = now_seconds(), c0 = cpu_seconds();
   inlet_parquet_reader *r = NULL;
   if (inlet_parquet_reader_open(&r, path, &ropts, &err) != 0) die(path, &err);
   const inlet_schema *s = inlet_parquet_reader_schema(r);
-  int c_id = inlet_schema_find(s, "event_id"), c_user = inlet_schema_find(s, "user");
-  int c_amount = inlet_schema_find(s, "amount"), c_time = inlet_schema_find(s, "event_time");
-  if (c_id < 0 || c_user < 0 || c_amount < 0 || c_time < 0) {
-    fprintf(stderr, "parquet_bench: %s lacks an event column\n", path);
+  scan_job job;
+  job.path = path;
+  job.cols[0] = inlet_schema_find(s, "event_id");
+  job.cols[1] = inlet_schema_find(s, "user");
+  job.cols[2] = inlet_schema_find(s, "amount");
+  job.cols[3] = inlet_schema_find(s, "event_time");
+  for (int c = 0; c < 4; c++) {
+    if (job.cols[c] < 0) {
+      fprintf(stderr, "parquet_bench: %s lacks an event column\n", path);
+      return 1;
+    }
+  }
+  job.n_rg = inlet_parquet_reader_num_row_groups(r);
+  atomic_init(&job.next_rg, 0);
+  job.sums = calloc(job.n_rg > 0 ? (size_t)job.n_rg : 1, sizeof *job.sums);
+  if (job.sums == NULL) {
+    fprintf(stderr, "parquet_bench: out of memory\n");
     return 1;
   }
-
+  if (threads <= 1) {
+    inlet_batch b;
+    memset(&b, 0, sizeof b);
+    for (int32_t rg = 0; rg < job.n_rg; rg++) {
+      if (inlet_parquet_reader_read_row_group(r, rg, &b, &err) != 0) die(path, &err);
+      scan_row_group(&b, job.cols, &job.sums[rg]);
+    }
+    inlet_batch_reset(&b);
+  } else {
+    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
+    if (tids == NULL) {
+      fprintf(stderr, "parquet_bench: out of memory\n");
+      return 1;
+    }
+    for (int64_t t = 0; t < threads; t++) {
+      if (pthread_create(&tids[t], NULL, scan_worker, &job) != 0) {
+        fprintf(stderr, "parquet_bench: cannot start a scanning thread\n");
+        return 1;
+      }
+    }
+    for (int64_t t = 0; t < threads; t++)
+      pthread_join(tids[t], NULL);
+    free(tids);
+  }
   double sum_amount = 0;
   int64_t sum_id = 0, sum_user_len = 0, max_time = INT64_MIN, rows = 0, nulls = 0;
-  inlet_batch b;
-  memset(&b, 0, sizeof b);
-  int32_t n_rg = inlet_parquet_reader_num_row_groups(r);
-  for (int32_t rg = 0; rg < n_rg; rg++) {
-    if (inlet_parquet_reader_read_row_group(r, rg, &b, &err) != 0) die(path, &err);
-    int64_t n = b.num_rows;
-    for (int c = 0; c < b.schema.n_fields; c++)
-      nulls += b.columns[c].null_count;
-    const int64_t *ids = (const int64_t *)b.columns[c_id].values;
-    const double *amounts = (const double *)b.columns[c_amount].values;
-    const int64_t *times = (const int64_t *)b.columns[c_time].values;
-    const int32_t *offs = b.columns[c_user].offsets;
-    for (int64_t i = 0; i < n; i++) {
-      sum_id += ids[i];
-      sum_amount += amounts[i];
-      sum_user_len += offs[i + 1] - offs[i];
-      if (times[i] > max_time) max_time = times[i];
-    }
-    rows += n;
+  for (int32_t rg = 0; rg < job.n_rg; rg++) {
+    const rg_sums *g = &job.sums[rg];
+    sum_amount += g->amount;
+    sum_id += g->id;
+    sum_user_len += g->user_len;
+    if (g->max_time > max_time) max_time = g->max_time;
+    rows += g->rows;
+    nulls += g->nulls;
   }
   double secs = now_seconds() - t0, cpu = cpu_seconds() - c0;
-  inlet_batch_reset(&b);
+  free(job.sums);
   inlet_parquet_reader_free(r);
 
-  printf("{\"side\":\"inlet\",\"op\":\"scan\",\"file\":\"%s\",\"rows\":%" PRId64
+  printf("{\"side\":\"inlet\",\"op\":\"scan\",\"file\":\"%s\",\"threads\":%d,\"rows\":%" PRId64
          ",\"seconds\":%.6f,\"cpu_seconds\":%.6f,\"sum_amount\":%.2f,\"sum_event_id\":%" PRId64
          ",\"sum_user_len\":%" PRId64 ",\"max_event_time\":%" PRId64 ",\"nulls\":%" PRId64
          ",\"max_rss_kb\":%ld}\n",
-         path, rows, secs, cpu, sum_amount, sum_id, sum_user_len, max_time, nulls, max_rss_kb());
+         path, threads > 1 ? (int)threads : 1, rows, secs, cpu, sum_amount, sum_id, sum_user_len,
+         max_time, nulls, max_rss_kb());
   return 0;
 }
 
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "write") == 0) return cmd_write(argc - 2, argv + 2);
-  if (argc == 3 && strcmp(argv[1], "scan") == 0) return cmd_scan(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "scan") == 0) return cmd_scan(argv[2], 1);
+  if (argc == 5 && strcmp(argv[1], "scan") == 0 && strcmp(argv[3], "--threads") == 0)
+    return cmd_scan(argv[2], arg_i64(argv[4], "--threads"));
   fprintf(stderr,
           "usage: parquet_bench write --out F [--codec C] [--rows N] [--row-group-rows R]\n"
           "                           [--batch-rows B] [--level L] [--defaults] [--no-sync]\n"
-          "       parquet_bench scan F\n");
+          "                           [--threads N]\n"
+          "       parquet_bench scan F [--threads N]\n");
   return 2;
 }

@@ -8,11 +8,21 @@
 // is missed.
 //
 //   node report.mjs results.jsonl
+//   node report.mjs --threads results.jsonl   the thread dimension (issue 18):
+//        the "dim":"threads" lines of the same file, see threads_report below
 import fs from 'node:fs';
+
+if (process.argv[2] === '--threads') {
+  await import('./threads_report.mjs').then(m => m.report(process.argv[3]));
+  process.exit(process.exitCode || 0);
+}
 
 const TARGET = { write: 1.5, scan: 1.0, size: 1.05 };
 const lines = fs.readFileSync(process.argv[2], 'utf8').split('\n').filter(l => l.trim());
-const recs = lines.map(l => JSON.parse(l));
+const all = lines.map(l => JSON.parse(l));
+// The single-thread table reads the one-thread records only; the thread
+// dimension's scans still count for the checksums below.
+const recs = all.filter(r => !r.dim);
 const find = (side, op, codec, extra = {}) => recs.find(r => r.side === side && r.op === op &&
   (codec === undefined || r.codec === codec) &&
   Object.entries(extra).every(([k, v]) => r[k] === v));
@@ -100,8 +110,8 @@ console.log('note: verdicts use wall time; the CPU-time ratio (DuckDB CPU s / in
 console.log('      excluded) is shown because other jobs on a shared machine move wall times a lot.');
 console.log("note: row generation is not timed on either side (DuckDB reads from a temp table).");
 
-// Checksums: every scan of these rows, by either engine, must agree.
-const scans = recs.filter(r => r.op === 'scan');
+// Checksums: every scan of these rows, by either engine, at any thread count, must agree.
+const scans = all.filter(r => r.op === 'scan');
 const key = r => `${r.rows}|${r.sum_event_id}|${r.sum_user_len}|${r.max_event_time}`;
 const ref = scans.find(r => r.side === 'duckdb' && r.file.includes('duckdb_'));
 for (const s of scans) {
