@@ -360,14 +360,14 @@ static int par_begin(inlet_scan *sc, const inlet_scan_options *o, inlet_error *e
   return 0;
 }
 
-/* Makes sc->cur the next kept file with row groups, if any. A failure to
- * open it is kept for its turn (open_rc). */
-static int next_file(inlet_scan *sc) {
+/* Makes sc->cur the next kept file, if any. A failure to open it is kept
+ * for its turn (open_rc). */
+static void next_file(inlet_scan *sc) {
   int64_t n = inlet_snapshot_num_files(sc->snap);
-  while (!sc->cur && sc->open_rc == 0) {
+  if (!sc->cur && sc->open_rc == 0) {
     while (sc->next_file < n && !sc->keep_file[sc->next_file])
       sc->next_file++;
-    if (sc->next_file >= n) return 0;
+    if (sc->next_file >= n) return;
     scan_file *f = inlet_calloc(1, sizeof *f);
     inlet_error e = INLET_ERROR_INIT;
     int rc = f ? delta_scan_file_open(&f->df, sc->snap, sc->next_file, &e)
@@ -377,14 +377,10 @@ static int next_file(inlet_scan *sc) {
       inlet_free(f);
       sc->open_rc = rc;
       sc->open_err = e;
-      return 0;
+      return;
     }
-    if (delta_scan_file_num_row_groups(f->df) > 0)
-      sc->cur = f;
-    else
-      scan_file_free(f);
+    sc->cur = f;
   }
-  return 0;
 }
 
 /* Hands runs of row groups to free slots, in file and row group order. */
@@ -395,7 +391,10 @@ static int par_fill(inlet_scan *sc, inlet_error *err) {
     next_file(sc);
     scan_file *f = sc->cur;
     if (!f) return 0;
-    int32_t n_rg = delta_scan_file_num_row_groups(f->df), first = f->next_rg, end = first + 1;
+    /* A file without row groups still gets a (rowless) task: its child
+     * checks the file as one thread would. */
+    int32_t n_rg = delta_scan_file_num_row_groups(f->df), first = f->next_rg;
+    int32_t end = first < n_rg ? first + 1 : n_rg;
     int64_t rows = delta_scan_file_row_group_rows(f->df, first);
     while (end < n_rg && rows < RUN_MIN_ROWS)
       rows += delta_scan_file_row_group_rows(f->df, end++);

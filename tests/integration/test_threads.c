@@ -614,20 +614,11 @@ static void test_threads__scan_one_file_row_groups(void **state) {
     LS_SH_OK("append", "cd '%s' && '%s' append one %s --threads 1 --schema-evolution ignore", dir,
              INLET_BIN, name);
   }
-  {
-    inlet_error err = INLET_ERROR_INIT;
-    char path[4300];
-    snprintf(path, sizeof path, "%s/one", dir);
-    inlet_table *t = NULL;
-    assert_int_equal(inlet_table_open(&t, path, &err), 0);
-    inlet_compact_options co = INLET_COMPACT_OPTIONS_INIT;
-    co.target_size = (int64_t)1 << 30;
-    co.row_group_bytes = 16384; /* a row group per input file, or more */
-    inlet_compact_result cr;
-    if (inlet_table_compact(&cr, t, &co, &err) < 0) fail_msg("compact: %s", err.message);
-    assert_int_equal(cr.files_added, 1);
-    inlet_table_free(t);
-  }
+  /* One file of a row group per input file (or more). */
+  LS_SH_OK("compact",
+           "cd '%s' && '%s' compact one --target-size 1G --row-group-size 16K | "
+           "grep -q ' -> 1 files'",
+           dir, INLET_BIN);
   one_scan all = scan_api("one", NULL, -1, 1, false);
   assert_int_equal(all.st.files_read, 1);
   assert_true(all.st.row_groups >= 16);
@@ -721,6 +712,43 @@ static void test_threads__scan_one_file_row_groups(void **state) {
   }
 }
 
+/* Issue 18: errors of a parallel scan are the ones one thread reports
+ * first. The one-file table of the test above copied, and its data file
+ * damaged at two places (two row groups fail to decode): at 1, 2 and 4
+ * threads the same exit status, the same message (the first damaged row
+ * group's) and the same rows printed before it. */
+static void test_threads__scan_one_file_first_error(void **state) {
+  (void)state;
+  LS_SH_OK("copy", "cd '%s' && rm -rf bad && cp -r one bad", dir);
+  tu_result r;
+  tu_sh(&r, "cd '%s' && ls -S bad/*.parquet | head -1", dir);
+  assert_int_equal(r.status, 0);
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%.*s", dir, (int)strcspn(r.out, "\n"), r.out);
+  tu_result_free(&r);
+  size_t n = 0;
+  char *bytes = tu_read_file(path, &n);
+  assert_non_null(bytes);
+  assert_true(n > 100000);
+  memset(bytes + n * 45 / 100, 0xff, 200);
+  memset(bytes + n * 75 / 100, 0xff, 200);
+  assert_int_equal(tu_write_file(path, bytes, n), 0);
+  free(bytes);
+  tu_result ref;
+  tu_sh(&ref, "cd '%s' && '%s' scan bad --format ndjson --threads 1", dir, INLET_BIN);
+  assert_int_not_equal(ref.status, 0);
+  assert_non_null(strstr(ref.err, "row group"));
+  assert_true(count_lines_with(ref.out, "\n") > 1000);
+  for (int threads = 2; threads <= 4; threads *= 2) {
+    tu_sh(&r, "cd '%s' && '%s' scan bad --format ndjson --threads %d", dir, INLET_BIN, threads);
+    assert_int_equal(r.status, ref.status);
+    assert_string_equal(r.err, ref.err);
+    assert_string_equal(r.out, ref.out);
+    tu_result_free(&r);
+  }
+  tu_result_free(&ref);
+}
+
 static void test_threads__ingest_varied_identical(void **state) {
   (void)state;
   const int n = 36000;
@@ -773,6 +801,7 @@ int main(void) {
       cmocka_unit_test(test_threads__parallel_bins_identical),
       cmocka_unit_test(test_threads__scan_parallel_and_unordered),
       cmocka_unit_test(test_threads__scan_one_file_row_groups),
+      cmocka_unit_test(test_threads__scan_one_file_first_error),
       cmocka_unit_test(test_threads__ingest_identical),
       cmocka_unit_test(test_threads__ingest_varied_identical),
       cmocka_unit_test(test_threads__bad_thread_count_is_usage_error),
