@@ -89,12 +89,12 @@ typedef struct inlet_scan_options {
   const char *where; /* predicate text, NULL for all rows */
   int64_t limit;     /* at most this many rows; -1 for no limit */
   bool explain;      /* record per-file and per-row-group decisions */
-  /* Version 2: threads decoding and filtering files side by side, each file's row
-   * groups in order on one of them, at most threads + 1 files in flight and a few
-   * decoded batches queued per file (bounded read-ahead); 0 or 1 (the default): none,
-   * everything on the caller's thread. Also one thread with explain, on object stores
-   * (whose requests run in flight on their own) and when fewer than two files are
-   * left to read. */
+  /* Version 2: threads decoding and filtering row groups side by side (those of one
+   * file too; each file's footer is read once), at most threads + 1 runs of row
+   * groups in flight and a few decoded batches queued per run (bounded read-ahead);
+   * 0 or 1 (the default): none, everything on the caller's thread. Also one thread
+   * with explain, on object stores (whose requests run in flight on their own) and
+   * when no file is left to read. */
   int32_t threads;
   /* With threads: batches are returned as they complete, in no particular order (the
    * same rows as a multiset; a limit still returns exactly min(limit, matches) rows,

@@ -1,9 +1,10 @@
 /*
  * `inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PRED]
- * [--sort-by COLS] [--bins-per-commit N] [--dry-run]`: rewrites the small
- * files of each partition into files near the target size, one OPTIMIZE
- * commit per bin (include/inlet/maint.h). One line per bin on stdout, a
- * summary at the end; exit 1 when some bin failed (conflict, bad file).
+ * [--sort-by COLS] [--bins-per-commit N] [--row-group-size SIZE]
+ * [--dry-run]`: rewrites the small files of each partition into files near
+ * the target size, one OPTIMIZE commit per bin (include/inlet/maint.h). One
+ * line per bin on stdout, a summary at the end; exit 1 when some bin failed
+ * (conflict, bad file).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 static const char usage[] =
     "usage: inlet compact TABLE [--min-files N] [--target-size SIZE] [--where PREDICATE]\n"
     "                     [--sort-by COL[,COL...]] [--bins-per-commit N] [--dry-run]\n"
-    "                     [--single-writer] [--json] [--threads N]\n"
+    "                     [--row-group-size SIZE] [--single-writer] [--json] [--threads N]\n"
+    "  --row-group-size SIZE  output row groups near SIZE bytes (uncompressed; default:\n"
+    "              the target size, at most 64 MiB)\n"
     "  --json      one JSON object: read_version, dry_run, partitions, bins, commits,\n"
     "              failed_groups, files_removed, files_added, bytes_removed, bytes_added, rows,\n"
     "              last_version (null when nothing was committed), groups (partition,\n"
@@ -77,6 +80,7 @@ static void on_group(void *ctx, const inlet_compact_group *g) {
 static const cli_opt opts[] = {
     CLI_OPT_INT("min-files", 1, 1000000000),
     CLI_OPT_SIZE("target-size", 1, INT64_MAX),
+    CLI_OPT_SIZE("row-group-size", 4096, INT64_MAX),
     CLI_OPT_STRING("where"),
     CLI_OPT_LIST("sort-by"),
     CLI_OPT_INT("bins-per-commit", 1, 1000000000),
@@ -97,6 +101,7 @@ static int cmd_compact(const cli_args *a) {
   if (cli_int(a, "min-files", &v)) o.min_files = (int32_t)v;
   if (cli_int(a, "bins-per-commit", &v)) o.bins_per_commit = (int32_t)v;
   (void)cli_int(a, "target-size", &o.target_size);
+  (void)cli_int(a, "row-group-size", &o.row_group_bytes);
   o.where = where;
   o.dry_run = dry;
   char *groups = NULL;

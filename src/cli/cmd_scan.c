@@ -50,10 +50,10 @@ static const char usage[] =
     "                   timestamp column, else its only date column)\n"
     "  --explain        print the files, row groups and page-index row ranges considered,\n"
     "                   skipped and read (and why) instead of the rows\n"
-    "  --threads N      threads reading and filtering files side by side (default: the\n"
+    "  --threads N      threads reading and filtering row groups side by side (default: the\n"
     "                   online CPUs; 1: one thread); rows come in the same order whatever N\n"
-    "  --unordered      with --threads: rows in the order files finish (the same rows, any\n"
-    "                   order; with --limit N, N of the matching rows)\n"
+    "  --unordered      with --threads: rows in the order row groups finish (the same rows,\n"
+    "                   any order; with --limit N, N of the matching rows)\n"
     "Partitions, files (add.stats min/max/nullCount), row groups (Parquet statistics) and\n"
     "pages (the Parquet page index) that cannot match --where are not read; only the\n"
     "needed columns are decoded.\n";

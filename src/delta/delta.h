@@ -524,6 +524,25 @@ void delta_scan_row_group(const delta_scan *sc, int64_t *file,
  * delta_scan_next; NULL: every row; inlet_parquet_reader_read_rows), or
  * skips it (!@p keep). */
 void delta_scan_choose(delta_scan *sc, bool keep, const int64_t *ranges, int32_t n_ranges);
+/* One data file of a snapshot opened once for the scans of its row groups
+ * (a parallel scan's tasks, src/scan): the parsed footer, the deletion
+ * vector and the file position of each row group's first row, read-only
+ * while scans use it, so tasks on several threads may share it. Local
+ * storage only: the scans open their own handles on the file.
+ * delta_scan_file_open returns 0, INLET_ENOMEM or the codes of opening
+ * the file and its deletion vector (with the messages a scan gives). */
+typedef struct delta_scan_file delta_scan_file;
+int delta_scan_file_open(delta_scan_file **out, const struct inlet_snapshot *s, int64_t file,
+                         inlet_error *err);
+int64_t delta_scan_file_index(const delta_scan_file *f);
+int32_t delta_scan_file_num_row_groups(const delta_scan_file *f);
+int64_t delta_scan_file_row_group_rows(const delta_scan_file *f, int32_t rg);
+void delta_scan_file_free(delta_scan_file *f);
+/* Narrows a scan before its first delta_scan_next to row groups
+ * [@p first_rg, @p end_rg) of the file @p f (borrowed: it must outlive the
+ * scan), read through a reader of its own sharing @p f's footer. */
+void delta_scan_use_file(delta_scan *sc, const delta_scan_file *f, int32_t first_rg,
+                         int32_t end_rg);
 /* Bounds the rows of the next batches (a scan with a limit): with
  * @p rows > 0 each row group is read in slices of its selected rows, at
  * least @p rows per slice (fewer only at its end), so that reading stops

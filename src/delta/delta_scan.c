@@ -90,6 +90,19 @@ struct delta_scan {
   int32_t mat_id_col, mat_ver_col;
   int64_t *rpos; /* owned, n_pos of cap_pos */
   int64_t n_pos, cap_pos;
+  /* Row groups [first_rg, end_rg) of a file opened once for several scans
+   * (delta_scan_use_file): the reader is a clone of its reader, and dv and
+   * rg_first are its own (borrowed). */
+  const delta_scan_file *shared;
+  int32_t first_rg, end_rg;
+};
+
+struct delta_scan_file {
+  int64_t file;
+  inlet_parquet_reader *reader; /* owned: parsed footer; never reads rows */
+  delta_dv *dv;                 /* owned, NULL: none */
+  int64_t *rg_first;            /* owned, n_rg + 1 entries */
+  int32_t n_rg;
 };
 
 void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
@@ -141,7 +154,7 @@ static void close_reader(delta_scan *sc) {
   inlet_parquet_reader_free(sc->reader);
   sc->reader = NULL;
   sc->slice_rg = -1;
-  delta_dv_free(sc->dv);
+  if (!sc->shared) delta_dv_free(sc->dv);
   sc->dv = NULL;
 }
 
@@ -185,8 +198,10 @@ void delta_scan_free(delta_scan *sc) {
   inlet_free(sc->sel);
   inlet_free(sc->bounds);
   inlet_free(sc->slice);
-  delta_dv_free(sc->dv);
-  inlet_free(sc->rg_first);
+  if (!sc->shared) {
+    delta_dv_free(sc->dv);
+    inlet_free(sc->rg_first);
+  }
   inlet_free(sc->keep);
   inlet_schema_reset(&sc->xs);
   inlet_free(sc->rpos);
@@ -321,7 +336,15 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
       whole = take_prefetched(sc, fi, &whole_len);
     }
   }
-  if (whole) {
+  if (sc->shared) {
+    inlet_rfile *rf = NULL;
+    rc = f->add.size >= 0 ? st->ops->open_read_sized(st, f->add.path, f->add.size, &rf, err)
+                          : st->ops->open_read(st, f->add.path, &rf, err);
+    if (rc == 0)
+      rc = pq_reader_clone(&sc->reader, sc->shared->reader, rf, err);
+    else
+      inlet_error_prefix(err, "%s/%s", st->root, f->add.path);
+  } else if (whole) {
     size_t rl = strlen(st->root), pl = strlen(f->add.path);
     char *name = inlet_malloc(rl + pl + 2);
     if (!name) {
@@ -385,8 +408,72 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
   }
   sc->rg = 0;
   sc->n_rg = inlet_parquet_reader_num_row_groups(sc->reader);
-  if (f->add.dv_json || sc->rt) TRY(load_dv(sc, f, err));
+  if (sc->shared) {
+    sc->dv = sc->shared->dv;
+    sc->rg_first = sc->shared->rg_first;
+    sc->rg = sc->first_rg < sc->n_rg ? sc->first_rg : sc->n_rg;
+    if (sc->end_rg < sc->n_rg) sc->n_rg = sc->end_rg < sc->rg ? sc->rg : sc->end_rg;
+  } else if (f->add.dv_json || sc->rt) {
+    TRY(load_dv(sc, f, err));
+  }
   return 0;
+}
+
+int delta_scan_file_open(delta_scan_file **out, const inlet_snapshot *s, int64_t file,
+                         inlet_error *err) {
+  *out = NULL;
+  FAIL_IF(file < 0 || file >= s->snap.n_files, err, INLET_EINVAL, "no file %lld in the snapshot",
+          (long long)file);
+  const delta_file *f = &s->snap.files[file];
+  const inlet_table *t = s->table;
+  delta_scan_file *df = inlet_calloc(1, sizeof *df);
+  if (!df) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  df->file = file;
+  inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
+  int rc = pq_reader_open_storage(&df->reader, t->st, f->add.path, f->add.size, &ro, err);
+  if (rc == 0) {
+    df->n_rg = inlet_parquet_reader_num_row_groups(df->reader);
+    df->rg_first = inlet_calloc((size_t)df->n_rg + 1, sizeof *df->rg_first);
+    if (!df->rg_first) rc = inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  }
+  for (int32_t i = 0; rc == 0 && i < df->n_rg; i++)
+    df->rg_first[i + 1] = df->rg_first[i] + inlet_parquet_reader_row_group_rows(df->reader, i);
+  if (rc == 0 && f->add.dv_json)
+    rc = delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &df->dv, err);
+  if (rc < 0) {
+    delta_scan_file_free(df);
+    return rc;
+  }
+  *out = df;
+  return 0;
+}
+
+int64_t delta_scan_file_index(const delta_scan_file *f) {
+  return f->file;
+}
+
+int32_t delta_scan_file_num_row_groups(const delta_scan_file *f) {
+  return f->n_rg;
+}
+
+int64_t delta_scan_file_row_group_rows(const delta_scan_file *f, int32_t rg) {
+  return rg >= 0 && rg < f->n_rg ? f->rg_first[rg + 1] - f->rg_first[rg] : 0;
+}
+
+void delta_scan_file_free(delta_scan_file *f) {
+  if (!f) return;
+  inlet_parquet_reader_free(f->reader);
+  delta_dv_free(f->dv);
+  inlet_free(f->rg_first);
+  inlet_free(f);
+}
+
+void delta_scan_use_file(delta_scan *sc, const delta_scan_file *f, int32_t first_rg,
+                         int32_t end_rg) {
+  sc->shared = f;
+  sc->first_rg = first_rg;
+  sc->end_rg = end_rg;
+  delta_scan_range(sc, f->file, f->file + 1);
 }
 
 static bool same_shape(const inlet_field *a, const inlet_field *b) {

@@ -25,6 +25,16 @@ int pq_reader_open_storage(inlet_parquet_reader **out, inlet_storage *st, const 
 int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const char *name,
                         const inlet_parquet_reader_options *options, inlet_error *err);
 
+/* A second reader of the file @p src reads, over @p file (owned from here
+ * on, also on failure; its own handle on the same bytes), that shares
+ * @p src's parsed footer and schema instead of reading them again: the
+ * parallel scan of one file's row groups (src/scan). The clone has its own
+ * projection (all columns), buffers and counters, so clones of one reader
+ * may read on different threads at once; @p src is only read, and must
+ * outlive its clones. 0, INLET_ENOMEM. */
+int pq_reader_clone(inlet_parquet_reader **out, const inlet_parquet_reader *src, inlet_rfile *file,
+                    inlet_error *err);
+
 /* True when @p r reads its columns through the nested (record-shredding)
  * path: inlet_parquet_reader_read_rows then refuses row ranges, and a caller
  * reads whole row groups instead. */

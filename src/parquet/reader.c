@@ -234,15 +234,51 @@ done:
   return rc;
 }
 
+int pq_reader_clone(inlet_parquet_reader **out, const inlet_parquet_reader *src, inlet_rfile *file,
+                    inlet_error *err) {
+  *out = NULL;
+  inlet_parquet_reader *r = inlet_calloc(1, sizeof *r);
+  char *name = inlet_strdup(src->name);
+  if (!r || !name) {
+    inlet_free(r);
+    inlet_free(name);
+    inlet_rfile_close(file);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening %s", src->name);
+  }
+  r->file = file;
+  r->name = name;
+  r->opts = src->opts;
+  r->data_end = src->data_end;
+  r->num_rows = src->num_rows;
+  r->parquet_816 = src->parquet_816;
+  r->meta = src->meta;
+  r->sd = src->sd;
+  r->field_column = src->field_column;
+  r->nested_mode = src->nested_mode;
+  r->nested = src->nested;
+  r->borrowed = true;
+  inlet_schema_init(&r->proj_schema);
+  pq_column_reader_init(&r->cr);
+  int rc = set_projection(r, NULL, 0, err);
+  if (rc < 0) {
+    inlet_parquet_reader_free(r);
+    return rc;
+  }
+  *out = r;
+  return 0;
+}
+
 void inlet_parquet_reader_free(inlet_parquet_reader *r) {
   if (!r) return;
   inlet_rfile_close(r->file);
-  pq_file_metadata_reset(&r->meta);
-  pq_schema_desc_reset(&r->sd);
+  if (!r->borrowed) {
+    pq_file_metadata_reset(&r->meta);
+    pq_schema_desc_reset(&r->sd);
+    pq_nested_reset(&r->nested);
+    inlet_free(r->field_column);
+  }
   inlet_schema_reset(&r->proj_schema);
   pq_column_reader_reset(&r->cr);
-  pq_nested_reset(&r->nested);
-  inlet_free(r->field_column);
   inlet_free(r->proj);
   inlet_free(r->chunk);
   for (int32_t c = 0; c < r->n_offsets; c++)

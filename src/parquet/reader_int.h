@@ -37,6 +37,9 @@ struct inlet_parquet_reader {
   pq_column_reader cr;    /* owned scratch */
   bool nested_mode;       /* schema has groups or repeated fields */
   pq_nested nested;       /* owned: leaf plans (nested_mode only) */
+  /* A clone (pq_reader_clone): meta, sd, field_column and nested are the
+   * original's, borrowed read-only; the rest is the clone's own. */
+  bool borrowed;
 };
 
 /* inlet_parquet_reader_open over an already open file (e.g. an in-memory

@@ -7,13 +7,17 @@
  * need, filters the rows, applies the limit and records an explain report.
  *
  * Parallel scans (options.threads > 1, issue 18): the parent scan decides
- * the files as above, then hands each file to a worker task on a pool: a
- * child scan of that one file (its own delta scan, stats scratch and
+ * the files as above, opens each kept file's footer and deletion vector
+ * once (delta_scan_file), and hands runs of its row groups to worker tasks
+ * on a pool, so that a table of one big file (a compacted one) is decoded
+ * on every thread. A task is a child scan of its run (its own delta scan,
+ * Parquet reader sharing the file's parsed footer, stats scratch and
  * buffers; the predicate, plan and column choices borrowed read-only from
- * the parent) whose batches are queued for the parent, a few at a time.
- * At most threads + 1 files are in flight. The parent returns the oldest
- * file's batches first (the single-threaded order) or, unordered, whichever
- * batch is ready, and applies the limit across files.
+ * the parent) that judges and reads its row groups as a one-thread scan
+ * would and queues its batches for the parent, a few at a time. At most
+ * threads + 1 runs are in flight. The parent returns the oldest run's
+ * batches first (the single-threaded order) or, unordered, whichever batch
+ * is ready, and applies the limit across runs.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -27,16 +31,29 @@
 
 /* Decoded batches a worker may queue before it waits for the parent. */
 #define TASK_QUEUE 2
+/* Row groups of fewer rows are handed out several at a time, so that each
+ * task has enough work to outweigh opening its child scan. */
+#define RUN_MIN_ROWS 32768
 
 struct inlet_scan;
 
-/* One file of a parallel scan, on a worker. Fields marked "lock" are the
- * parent's lock's; the rest belong to the worker until finished is set,
- * then to the parent. */
+/* A kept file of a parallel scan, opened once for the tasks of its row
+ * groups (the parent's: only the parent thread touches refs and next_rg;
+ * tasks read df). */
+typedef struct scan_file {
+  delta_scan_file *df; /* owned */
+  int32_t next_rg;     /* first row group not yet handed out */
+  int32_t refs;        /* tasks using it */
+} scan_file;
+
+/* A run of row groups of one file of a parallel scan, on a worker. Fields
+ * marked "lock" are the parent's lock's; the rest belong to the worker
+ * until finished is set, then to the parent. */
 typedef struct scan_task {
   struct inlet_scan *parent; /* borrowed */
-  struct inlet_scan *child;  /* owned: the scan of this one file */
-  int64_t seq;               /* dispatch order (the order of files) */
+  struct inlet_scan *child;  /* owned: the scan of this run of row groups */
+  scan_file *file;           /* the parent's: its file */
+  int64_t seq;               /* dispatch order (files, then row groups) */
   pthread_t submitter;       /* the parent's thread (set before the task is queued) */
   bool in_use;               /* parent's: a task occupies this slot */
   inlet_batch q[TASK_QUEUE]; /* lock; owned: queued batches, a ring */
@@ -84,8 +101,13 @@ struct inlet_scan {
   scan_task *tasks;     /* owned, n_slots */
   int32_t n_slots;
   int64_t next_seq;  /* sequence of the next task */
-  int64_t next_file; /* next file to hand out */
-  int par_rc;        /* an error returned already: returned again */
+  int64_t next_file; /* next file to open */
+  scan_file *cur;    /* owned: the file whose row groups are being handed out */
+  /* Opening the next file failed: handed out nothing since, and returned
+   * once the tasks before it are drained (the single-threaded order). */
+  int open_rc;
+  inlet_error open_err;
+  int par_rc; /* an error returned already: returned again */
   inlet_error par_err;
   inlet_scan_stats retired; /* counters of the finished tasks' children */
 };
@@ -201,8 +223,10 @@ static int resolve_columns(inlet_scan *sc, const inlet_scan_options *o, inlet_er
 
 static void current_stats(const inlet_scan *sc, inlet_scan_stats *out);
 
-/* The child scan of file @p file: the parent's decisions, scratch of its own. */
-static int child_open(inlet_scan **out, inlet_scan *p, int64_t file, inlet_error *err) {
+/* The child scan of row groups [@p first_rg, @p end_rg) of file @p f: the
+ * parent's decisions, scratch of its own. */
+static int child_open(inlet_scan **out, inlet_scan *p, const scan_file *f, int32_t first_rg,
+                      int32_t end_rg, inlet_error *err) {
   *out = NULL;
   inlet_scan *c = inlet_calloc(1, sizeof *c);
   if (!c) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
@@ -216,8 +240,9 @@ static int child_open(inlet_scan **out, inlet_scan *p, int64_t file, inlet_error
   c->keep_col = p->keep_col;
   c->is_part = p->is_part;
   c->out_cols = p->out_cols;
-  c->limit = p->limit; /* an upper bound per file; the parent cuts across files */
-  c->cur_file = -1;
+  c->limit = p->limit; /* an upper bound per run; the parent cuts across runs */
+  /* The file (its count of row groups) is counted by its first run only. */
+  c->cur_file = first_rg == 0 ? -1 : delta_scan_file_index(f->df);
   inlet_buf_init(&c->report);
   inlet_schema_init(&c->out_schema);
   sc_file_stats_init(&c->fst, c->phys);
@@ -234,7 +259,7 @@ static int child_open(inlet_scan **out, inlet_scan *p, int64_t file, inlet_error
     return rc;
   }
   delta_scan_select(c->ts, p->keep_file, p->keep_col, true);
-  delta_scan_range(c->ts, file, file + 1);
+  delta_scan_use_file(c->ts, f->df, first_rg, end_rg);
   *out = c;
   return 0;
 }
@@ -286,8 +311,14 @@ static int task_run(void *arg, inlet_error *unused) {
   return 0;
 }
 
+static void scan_file_free(scan_file *f) {
+  if (!f) return;
+  delta_scan_file_free(f->df);
+  inlet_free(f);
+}
+
 /* Frees a finished (or stopped) task's slot: waits for the worker, drops
- * what it queued, keeps its counters. */
+ * what it queued, keeps its counters, and lets go of its file. */
 static void task_retire(inlet_scan *sc, scan_task *t) {
   inlet_error ignore = INLET_ERROR_INIT;
   (void)util_group_wait(&t->g, &ignore);
@@ -303,19 +334,21 @@ static void task_retire(inlet_scan *sc, scan_task *t) {
   r->pages_read += t->stats.pages_read;
   r->bytes_read += t->stats.bytes_read;
   inlet_scan_free(t->child);
+  if (--t->file->refs == 0 && t->file != sc->cur) scan_file_free(t->file);
   memset(t, 0, sizeof *t);
 }
 
 /* Decides whether the scan runs in parallel and sets it up: threads > 1,
  * no explain (its report is the order of decisions), a storage handle
- * other threads may use (not an object store's) and two files at least. */
+ * other threads may use (not an object store's) and a file to read (one
+ * file of many row groups is spread over the threads too). */
 static int par_begin(inlet_scan *sc, const inlet_scan_options *o, inlet_error *err) {
   if (o->threads < 2 || o->explain) return 0;
   if (delta_snapshot_handle_storage(sc->snap)->flags & INLET_STORAGE_OBJECT_STORE) return 0;
-  int64_t kept = 0, n = inlet_snapshot_num_files(sc->snap);
-  for (int64_t i = 0; i < n && kept < 2; i++)
-    kept += sc->keep_file[i] != 0;
-  if (kept < 2) return 0;
+  bool any = false;
+  for (int64_t i = 0, n = inlet_snapshot_num_files(sc->snap); i < n && !any; i++)
+    any = sc->keep_file[i] != 0;
+  if (!any) return 0;
   sc->n_slots = o->threads + 1;
   sc->tasks = inlet_calloc((size_t)sc->n_slots, sizeof *sc->tasks);
   if (!sc->tasks) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
@@ -327,18 +360,50 @@ static int par_begin(inlet_scan *sc, const inlet_scan_options *o, inlet_error *e
   return 0;
 }
 
-/* Hands files to free slots, in file order. */
-static int par_fill(inlet_scan *sc, inlet_error *err) {
+/* Makes sc->cur the next kept file, if any. A failure to open it is kept
+ * for its turn (open_rc). */
+static void next_file(inlet_scan *sc) {
   int64_t n = inlet_snapshot_num_files(sc->snap);
+  if (!sc->cur && sc->open_rc == 0) {
+    while (sc->next_file < n && !sc->keep_file[sc->next_file])
+      sc->next_file++;
+    if (sc->next_file >= n) return;
+    scan_file *f = inlet_calloc(1, sizeof *f);
+    inlet_error e = INLET_ERROR_INIT;
+    int rc = f ? delta_scan_file_open(&f->df, sc->snap, sc->next_file, &e)
+               : inlet_fail(&e, INLET_ENOMEM, "out of memory opening a scan");
+    sc->next_file++;
+    if (rc < 0) {
+      inlet_free(f);
+      sc->open_rc = rc;
+      sc->open_err = e;
+      return;
+    }
+    sc->cur = f;
+  }
+}
+
+/* Hands runs of row groups to free slots, in file and row group order. */
+static int par_fill(inlet_scan *sc, inlet_error *err) {
   for (int32_t k = 0; k < sc->n_slots; k++) {
     scan_task *t = &sc->tasks[k];
     if (t->in_use) continue;
-    while (sc->next_file < n && !sc->keep_file[sc->next_file])
-      sc->next_file++;
-    if (sc->next_file >= n) return 0;
+    next_file(sc);
+    scan_file *f = sc->cur;
+    if (!f) return 0;
+    /* A file without row groups still gets a (rowless) task: its child
+     * checks the file as one thread would. */
+    int32_t n_rg = delta_scan_file_num_row_groups(f->df), first = f->next_rg;
+    int32_t end = first < n_rg ? first + 1 : n_rg;
+    int64_t rows = delta_scan_file_row_group_rows(f->df, first);
+    while (end < n_rg && rows < RUN_MIN_ROWS)
+      rows += delta_scan_file_row_group_rows(f->df, end++);
     memset(t, 0, sizeof *t);
-    TRY(child_open(&t->child, sc, sc->next_file, err));
-    sc->next_file++;
+    TRY(child_open(&t->child, sc, f, first, end, err));
+    f->next_rg = end;
+    f->refs++;
+    if (end == n_rg) sc->cur = NULL; /* its tasks free it */
+    t->file = f;
     t->parent = sc;
     t->seq = sc->next_seq++;
     t->in_use = true;
@@ -358,6 +423,8 @@ static void par_end(inlet_scan *sc) {
   pthread_mutex_unlock(&sc->lock);
   for (int32_t k = 0; k < sc->n_slots; k++)
     if (sc->tasks[k].in_use) task_retire(sc, &sc->tasks[k]);
+  scan_file_free(sc->cur);
+  sc->cur = NULL;
   util_pool_free(sc->pool);
   sc->pool = NULL;
   pthread_cond_destroy(&sc->cond);
@@ -404,6 +471,13 @@ static int par_next(inlet_scan *sc, inlet_batch *out, inlet_error *err) {
     }
     if (!got) {
       pthread_mutex_unlock(&sc->lock);
+      if (sc->open_rc < 0) {
+        /* Every run before the file that failed to open is drained. */
+        sc->par_rc = sc->open_rc;
+        sc->par_err = sc->open_err;
+        if (err) *err = sc->open_err;
+        return sc->open_rc;
+      }
       return 0;
     }
     if (got->n > 0) {

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inlet/inlet.h"
+
 TU_SCRATCH_DIR("threads")
 
 #define SCHEMA                                                                                     \
@@ -538,6 +540,229 @@ static void test_threads__scan_parallel_and_unordered(void **state) {
   }
 }
 
+/* What a scan of @p table at @p threads returns through the C API: its
+ * stats, its rows' ids summed by position (order-sensitive) and, when
+ * @p arrow, the same rows counted through the Arrow C stream. */
+typedef struct one_scan {
+  inlet_scan_stats st;
+  int64_t rows, id_sum, pos_sum, arrow_rows;
+} one_scan;
+
+static one_scan scan_api(const char *table, const char *where, int64_t limit, int threads,
+                         bool unordered) {
+  inlet_error err = INLET_ERROR_INIT;
+  char path[4300];
+  snprintf(path, sizeof path, "%s/%s", dir, table);
+  inlet_table *t = NULL;
+  inlet_snapshot *snap = NULL;
+  if (inlet_table_open(&t, path, &err) < 0 || inlet_table_snapshot(&snap, t, &err) < 0)
+    fail_msg("open %s: %s", table, err.message);
+  one_scan r;
+  memset(&r, 0, sizeof r);
+  for (int arrow = 0; arrow < 2; arrow++) {
+    static const char *const cols[] = {"id"};
+    inlet_scan_options o = INLET_SCAN_OPTIONS_INIT;
+    o.n_columns = 1;
+    o.columns = cols;
+    o.where = where;
+    o.limit = limit;
+    o.threads = threads;
+    o.unordered = unordered;
+    inlet_scan *sc = NULL;
+    if (inlet_scan_open(&sc, snap, &o, &err) < 0) fail_msg("scan %s: %s", table, err.message);
+    if (arrow) {
+      struct ArrowArrayStream s;
+      assert_int_equal(inlet_scan_export_stream(sc, &s, &err), 0); /* takes the scan */
+      struct ArrowArray a;
+      for (;;) {
+        assert_int_equal(s.get_next(&s, &a), 0);
+        if (!a.release) break;
+        r.arrow_rows += a.length;
+        a.release(&a);
+      }
+      s.release(&s);
+      continue;
+    }
+    inlet_batch b;
+    memset(&b, 0, sizeof b);
+    int rc;
+    while ((rc = inlet_scan_next(sc, &b, &err)) > 0) {
+      const int64_t *id = (const int64_t *)b.columns[0].values;
+      for (int64_t i = 0; i < b.num_rows; i++, r.rows++) {
+        r.id_sum += id[i];
+        r.pos_sum += id[i] * (r.rows % 1000);
+      }
+    }
+    if (rc < 0) fail_msg("scan %s: %s", table, err.message);
+    inlet_batch_reset(&b);
+    inlet_scan_get_stats(sc, &r.st);
+    inlet_scan_free(sc);
+  }
+  inlet_snapshot_free(snap);
+  inlet_table_free(t);
+  return r;
+}
+
+/* Issue 18: a scan decodes the row groups of one file side by side, not
+ * just files. A table (flat: Parquet statistics skip row groups of flat
+ * files only) compacted into one file of many small row groups
+ * (then with row tracking turned on, so row ids are baseRowId + the row's
+ * position in the file, and rows deleted through a deletion vector, whose
+ * row indexes are positions in the file): at 1, 2 and 4 threads the ordered
+ * scan prints what one thread prints, --unordered the same rows; with a
+ * predicate that skips row groups by their statistics, with limits, and
+ * with the row ids. Through the C API the counters (one file read, every
+ * row group counted once, the same ones skipped) and the Arrow C stream
+ * agree too. */
+static void test_threads__scan_one_file_row_groups(void **state) {
+  (void)state;
+  const int appends = 32, per = 750;
+  LS_SH_OK("create",
+           "cd '%s' && '%s' create one --schema 'id long, p string, name string, v double' "
+           "--property delta.enableDeletionVectors=true",
+           dir, INLET_BIN);
+  for (int a = 0; a < appends; a++) {
+    char name[64];
+    snprintf(name, sizeof name, "one%d.ndjson", a);
+    write_parted(name, a * per, per, 12);
+    LS_SH_OK("append", "cd '%s' && '%s' append one %s --threads 1 --schema-evolution ignore", dir,
+             INLET_BIN, name);
+  }
+  /* One file of a row group per input file (or more). */
+  LS_SH_OK("compact",
+           "cd '%s' && '%s' compact one --target-size 1G --row-group-size 16K | "
+           "grep -q ' -> 1 files'",
+           dir, INLET_BIN);
+  one_scan all = scan_api("one", NULL, -1, 1, false);
+  assert_int_equal(all.st.files_read, 1);
+  assert_true(all.st.row_groups >= 16);
+  assert_int_equal(all.rows, appends * per);
+  for (int stage = 0; stage < 2; stage++) {
+    if (stage == 1) {
+      LS_SH_OK("row tracking", "cd '%s' && '%s' alter one --property delta.enableRowTracking=true",
+               dir, INLET_BIN);
+      LS_SH_OK("delete", "cd '%s' && '%s' delete one --where 'id %% 13 = 5 OR id %% 1000 < 3'", dir,
+               INLET_BIN);
+      tu_result r;
+      tu_sh(&r, "find '%s/one' -name 'deletion_vector_*' | wc -l", dir);
+      assert_true(atoi(r.out) > 0);
+      tu_result_free(&r);
+    }
+    static const char *const wheres[] = {
+        "",
+        "--where 'id >= 7000 AND id < 9500'", /* row groups skipped by their stats */
+        "--where \"name = 'n-5' OR v > 11000\"",
+        "--columns _metadata.row_id,id,name --where 'id % 7 = 1'",
+    };
+    for (size_t w = 0; w < sizeof wheres / sizeof *wheres; w++) {
+      if (w == 3 && stage == 0) continue; /* row ids need row tracking */
+      const char *opts = wheres[w];
+      char *ref = scan_out("one", opts, 1, false);
+      char *ref_sorted = scan_out("one", opts, 1, true);
+      size_t matches = count_lines_with(ref, "\n");
+      assert_true(matches > 100);
+      if (w == 0 && stage == 1) {
+        size_t live = 0;
+        for (int i = 0; i < appends * per; i++)
+          live += !(i % 13 == 5 || i % 1000 < 3);
+        assert_int_equal(matches, live);
+      }
+      if (w == 3) { /* the row id of id i is its position in the compacted file */
+        assert_non_null(strstr(ref, "{\"_metadata.row_id\":8,\"id\":8,"));
+        assert_non_null(strstr(ref, "{\"_metadata.row_id\":23955,\"id\":23955,"));
+      }
+      for (int threads = 1; threads <= 4; threads *= 2) {
+        char *ord = scan_out("one", opts, threads, false);
+        assert_string_equal(ord, ref);
+        free(ord);
+        char un_opts[300];
+        snprintf(un_opts, sizeof un_opts, "%s --unordered", opts);
+        char *un = scan_out("one", un_opts, threads, true);
+        assert_string_equal(un, ref_sorted);
+        free(un);
+        const size_t limits[] = {5, matches / 3, matches + 1};
+        for (int l = 0; l < 3; l++) {
+          char lim_opts[340];
+          size_t want = limits[l] < matches ? limits[l] : matches;
+          snprintf(lim_opts, sizeof lim_opts, "%s --limit %zu", opts, limits[l]);
+          char *first = scan_out("one", lim_opts, threads, false);
+          assert_int_equal(count_lines_with(first, "\n"), want);
+          assert_memory_equal(first, ref, strlen(first));
+          free(first);
+          snprintf(lim_opts, sizeof lim_opts, "%s --limit %zu", un_opts, limits[l]);
+          char *any = scan_out("one", lim_opts, threads, true);
+          assert_int_equal(count_lines_with(any, "\n"), want);
+          assert_true(sorted_sub_multiset(any, ref_sorted));
+          free(any);
+        }
+      }
+      free(ref);
+      free(ref_sorted);
+    }
+    /* The C API: the same rows in the same order, the same counters. */
+    static const char *const api_wheres[] = {NULL, "id >= 7000 AND id < 9500"};
+    for (int w = 0; w < 2; w++) {
+      one_scan ref = scan_api("one", api_wheres[w], -1, 1, false);
+      if (w == 1) assert_true(ref.st.row_groups_skipped > ref.st.row_groups / 2);
+      assert_int_equal(ref.arrow_rows, ref.rows);
+      for (int threads = 2; threads <= 4; threads *= 2)
+        for (int un = 0; un < 2; un++) {
+          one_scan got = scan_api("one", api_wheres[w], -1, threads, un != 0);
+          assert_int_equal(got.rows, ref.rows);
+          assert_int_equal(got.id_sum, ref.id_sum);
+          if (!un) assert_int_equal(got.pos_sum, ref.pos_sum);
+          assert_int_equal(got.arrow_rows, ref.rows);
+          assert_int_equal(got.st.files_read, 1);
+          assert_int_equal(got.st.row_groups, ref.st.row_groups);
+          assert_int_equal(got.st.row_groups_skipped, ref.st.row_groups_skipped);
+          assert_int_equal(got.st.row_groups_read, ref.st.row_groups_read);
+          assert_int_equal(got.st.rows_read, ref.st.rows_read);
+          assert_int_equal(got.st.rows_matched, ref.st.rows_matched);
+        }
+      one_scan lim = scan_api("one", api_wheres[w], 10, 4, false);
+      assert_int_equal(lim.rows, 10);
+      assert_true(lim.st.row_groups_read < ref.st.row_groups_read || w == 1);
+    }
+  }
+}
+
+/* Issue 18: errors of a parallel scan are the ones one thread reports
+ * first. The one-file table of the test above copied, and its data file
+ * damaged at two places (two row groups fail to decode): at 1, 2 and 4
+ * threads the same exit status, the same message (the first damaged row
+ * group's) and the same rows printed before it. */
+static void test_threads__scan_one_file_first_error(void **state) {
+  (void)state;
+  LS_SH_OK("copy", "cd '%s' && rm -rf bad && cp -r one bad", dir);
+  tu_result r;
+  tu_sh(&r, "cd '%s' && ls -S bad/*.parquet | head -1", dir);
+  assert_int_equal(r.status, 0);
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%.*s", dir, (int)strcspn(r.out, "\n"), r.out);
+  tu_result_free(&r);
+  size_t n = 0;
+  char *bytes = tu_read_file(path, &n);
+  assert_non_null(bytes);
+  assert_true(n > 100000);
+  memset(bytes + n * 45 / 100, 0xff, 200);
+  memset(bytes + n * 75 / 100, 0xff, 200);
+  assert_int_equal(tu_write_file(path, bytes, n), 0);
+  free(bytes);
+  tu_result ref;
+  tu_sh(&ref, "cd '%s' && '%s' scan bad --format ndjson --threads 1", dir, INLET_BIN);
+  assert_int_not_equal(ref.status, 0);
+  assert_non_null(strstr(ref.err, "row group"));
+  assert_true(count_lines_with(ref.out, "\n") > 1000);
+  for (int threads = 2; threads <= 4; threads *= 2) {
+    tu_sh(&r, "cd '%s' && '%s' scan bad --format ndjson --threads %d", dir, INLET_BIN, threads);
+    assert_int_equal(r.status, ref.status);
+    assert_string_equal(r.err, ref.err);
+    assert_string_equal(r.out, ref.out);
+    tu_result_free(&r);
+  }
+  tu_result_free(&ref);
+}
+
 static void test_threads__ingest_varied_identical(void **state) {
   (void)state;
   const int n = 36000;
@@ -632,6 +857,8 @@ int main(void) {
       cmocka_unit_test(test_threads__append_and_compact_identical),
       cmocka_unit_test(test_threads__parallel_bins_identical),
       cmocka_unit_test(test_threads__scan_parallel_and_unordered),
+      cmocka_unit_test(test_threads__scan_one_file_row_groups),
+      cmocka_unit_test(test_threads__scan_one_file_first_error),
       cmocka_unit_test(test_threads__ingest_identical),
       cmocka_unit_test(test_threads__ingest_varied_identical),
       cmocka_unit_test(test_threads__ingest_pipeline_identical),
