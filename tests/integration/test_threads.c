@@ -338,10 +338,6 @@ static void write_varied_at(const char *name, int n, int extra_at, int deep_at) 
   fclose(f);
 }
 
-static void write_varied(const char *name, int n) {
-  write_varied_at(name, n, 9000, 21000);
-}
-
 /* operationMetrics equal apart from the ones that measure time. */
 static void assert_same_metrics(json_t *ca, json_t *cb, const char *what) {
   json_t *ma = json_object_get(ca, "operationMetrics"),
@@ -763,83 +759,63 @@ static void test_threads__scan_one_file_first_error(void **state) {
   tu_result_free(&ref);
 }
 
-static void test_threads__ingest_varied_identical(void **state) {
-  (void)state;
-  const int n = 36000;
-  write_varied("var.ndjson", n);
+/* @p n varied records (write_varied_at with @p extra_at, @p deep_at)
+ * ingested into tables NAME1 and NAME4 at threads 1 and 4, in batches of
+ * @p max_rows cut by rows alone (a slow sanitized run must not meet the
+ * default 2 s latency trigger inside one): the same commits (at least
+ * @p min_commits), byte-identical data files, the same dead letters (every
+ * malformed and mistyped record, with the same reasons and positions) and
+ * rows; at least @p min_late late rows and @p min_deep evolved "deep" ones. */
+static void ingest_varied_pair(const char *name, int n, int extra_at, int deep_at, int max_rows,
+                               int64_t min_commits, size_t min_late, size_t min_deep) {
+  char input[64], t1[64], t4[64];
+  snprintf(input, sizeof input, "%s.ndjson", name);
+  snprintf(t1, sizeof t1, "%s1", name);
+  snprintf(t4, sizeof t4, "%s4", name);
+  write_varied_at(input, n, extra_at, deep_at);
   for (int k = 0; k < 2; k++) {
-    const char *t = k ? "var4" : "var1";
-    int threads = k ? 4 : 1;
-    LS_SH_OK(
-        "create/ingest",
-        "cd '%s' && '%s' create %s --schema 'id long not null, kind string, ts timestamp, "
-        "late boolean, s struct<a:long,b:string>, tags array<long>' "
-        "--property inlet.ingest.lateFlagColumn=late && "
-        "'%s' ingest %s --source file:var.ndjson --once --final --max-rows 2500 --max-latency 1h "
-        "--schema-evolution add --event-time ts --allowed-lateness 1m "
-        "--max-rejected 100000 --app-id same --threads %d --quiet",
-        dir, INLET_BIN, t, INLET_BIN, t, threads);
-  }
-  /* 36,000 records in batches of 2,500 rows (plus the create). */
-  assert_true(compare_tables("var1", "var4") >= 14);
-  int metadata = 0;
-  compare_ingest_logs("var1", "var4", &metadata);
-  assert_true(metadata >= 3); /* create, and two evolutions ("extra", "deep") */
-  /* Every malformed and mistyped record, in the same files with the same
-   * reasons and positions. */
-  size_t bad = 0;
-  for (int i = 0; i < n; i++)
-    bad += i % 331 == 17 || (i % 331 != 17 && i % 503 == 5);
-  assert_int_equal(compare_dead_letters("var1", "var4"), bad);
-  char *a = scan_sorted("var1"), *b = scan_sorted("var4");
-  assert_string_equal(a, b);
-  assert_int_equal(count_lines_with(a, "\n"), (size_t)n - bad);
-  assert_true(count_lines_with(a, "\"late\":true") > 300);
-  assert_true(count_lines_with(a, "\"deep\":{") > 1000);
-  free(a);
-  free(b);
-}
-
-/* Batches larger than the ingester's 65,536-row chunks: with threads, a
- * full chunk is written on a pool thread while the next is converted (the
- * ingest pipeline), and schema evolutions, dead letters, late rows and
- * commits meet a chunk in flight. Tables, logs and dead letters must be
- * those of one thread. */
-static void test_threads__ingest_pipeline_identical(void **state) {
-  (void)state;
-  const int n = 200000;
-  write_varied_at("pipe.ndjson", n, 90000, 150000);
-  for (int k = 0; k < 2; k++) {
-    const char *t = k ? "pipe4" : "pipe1";
+    const char *t = k ? t4 : t1;
     int threads = k ? 4 : 1;
     LS_SH_OK("create/ingest",
              "cd '%s' && '%s' create %s --schema 'id long not null, kind string, ts timestamp, "
              "late boolean, s struct<a:long,b:string>, tags array<long>' "
              "--property inlet.ingest.lateFlagColumn=late && "
-             "'%s' ingest %s --source file:pipe.ndjson --once --final --max-rows 120000 "
-             /* Batches cut by rows alone: a slow (sanitized, loaded) run must not
-              * meet the default 2 s latency trigger inside one. */
-             "--max-latency 1h "
+             "'%s' ingest %s --source file:%s --once --final --max-rows %d --max-latency 1h "
              "--schema-evolution add --event-time ts --allowed-lateness 1m "
              "--max-rejected 100000 --app-id same --threads %d --quiet",
-             dir, INLET_BIN, t, INLET_BIN, t, threads);
+             dir, INLET_BIN, t, INLET_BIN, t, input, max_rows, threads);
   }
-  /* The create and two batches, the evolutions inside them. */
-  assert_true(compare_tables("pipe1", "pipe4") >= 3);
+  assert_true(compare_tables(t1, t4) >= min_commits);
   int metadata = 0;
-  compare_ingest_logs("pipe1", "pipe4", &metadata);
-  assert_true(metadata >= 3);
+  compare_ingest_logs(t1, t4, &metadata);
+  assert_true(metadata >= 3); /* create, and two evolutions ("extra", "deep") */
   size_t bad = 0;
   for (int i = 0; i < n; i++)
     bad += i % 331 == 17 || (i % 331 != 17 && i % 503 == 5);
-  assert_int_equal(compare_dead_letters("pipe1", "pipe4"), bad);
-  char *a = scan_sorted("pipe1"), *b = scan_sorted("pipe4");
+  assert_int_equal(compare_dead_letters(t1, t4), bad);
+  char *a = scan_sorted(t1), *b = scan_sorted(t4);
   assert_string_equal(a, b);
   assert_int_equal(count_lines_with(a, "\n"), (size_t)n - bad);
-  assert_true(count_lines_with(a, "\"late\":true") > 1500);
-  assert_true(count_lines_with(a, "\"deep\":{") > 5000);
+  assert_true(count_lines_with(a, "\"late\":true") > min_late);
+  assert_true(count_lines_with(a, "\"deep\":{") > min_deep);
   free(a);
   free(b);
+}
+
+static void test_threads__ingest_varied_identical(void **state) {
+  (void)state;
+  /* 36,000 records in batches of 2,500 rows (plus the create). */
+  ingest_varied_pair("var", 36000, 9000, 21000, 2500, 14, 300, 1000);
+}
+
+/* Batches larger than the ingester's 65,536-row chunks: with threads, a
+ * full chunk is written on a pool thread while the next is converted (the
+ * ingest pipeline), and schema evolutions, dead letters, late rows and
+ * commits meet a chunk in flight. */
+static void test_threads__ingest_pipeline_identical(void **state) {
+  (void)state;
+  /* The create and two batches, the evolutions inside them. */
+  ingest_varied_pair("pipe", 200000, 90000, 150000, 120000, 3, 1500, 5000);
 }
 
 static void test_threads__bad_thread_count_is_usage_error(void **state) {
