@@ -462,3 +462,112 @@ int inlet_array_append_from(inlet_array *dst, const inlet_field *f, const inlet_
   }
   }
 }
+
+/* Copies @p n bits from @p src at @p from to @p dst at @p at (both buffers
+ * large enough). Whole bytes when both positions are byte-aligned. */
+static void copy_bits(uint8_t *dst, int64_t at, const uint8_t *src, int64_t from, int64_t n) {
+  int64_t i = 0;
+  if (((at | from) & 7) == 0) {
+    memcpy(dst + (at >> 3), src + (from >> 3), (size_t)(n >> 3));
+    i = n & ~(int64_t)7;
+  }
+  for (; i < n; i++)
+    inlet_bit_set(dst, at + i, inlet_bit_get(src, from + i));
+}
+
+/* Validity of rows [from, from + n) of @p src after @p dst's rows; the
+ * bitmap appears in dst only when a null comes (as row by row). */
+static int append_validity(inlet_array *dst, const inlet_array *src, int64_t from, int64_t n,
+                           inlet_error *err) {
+  int64_t nulls = 0;
+  if (src->validity)
+    for (int64_t i = 0; i < n; i++)
+      nulls += !inlet_bit_get(src->validity, from + i);
+  if (nulls > 0) TRY(inlet_array_ensure_validity(dst, err));
+  if (!dst->validity) return 0;
+  TRY(grow_validity(dst, (dst->length + n + 7) / 8 + 1, err));
+  if (src->validity) {
+    copy_bits(dst->validity, dst->length, src->validity, from, n);
+  } else {
+    for (int64_t i = 0; i < n; i++)
+      inlet_bit_set(dst->validity, dst->length + i, true);
+  }
+  dst->null_count += nulls;
+  return 0;
+}
+
+int batch_array_append_range(inlet_array *dst, const inlet_field *f, const inlet_array *src,
+                             int64_t from, int64_t n, inlet_error *err) {
+  if (n <= 0) return 0;
+  TRY(append_validity(dst, src, from, n, err));
+  inlet_type_id id = f->type.id;
+  if (id == INLET_TYPE_BOOL) {
+    TRY(reserve_values(dst, (dst->length + n + 7) / 8 + 1, err));
+    copy_bits(dst->values, dst->length, src->values, from, n);
+  } else if (has_offsets(id)) {
+    int64_t base = src->offsets[from], len = src->offsets[from + n] - base;
+    int64_t start = dst->offsets[dst->length];
+    if (start + len > INT32_MAX)
+      return inlet_fail(err, INLET_ELIMIT, "column \"%s\": data exceeds 2 GiB (int32 offsets)",
+                        f->name);
+    if ((dst->length + n + 1) * 4 > batch_offsets_cap(dst))
+      TRY(grow_offsets(dst, dst->length + n + 1, err));
+    for (int64_t i = 1; i <= n; i++)
+      dst->offsets[dst->length + i] = (int32_t)(start + src->offsets[from + i] - base);
+    if (id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY) {
+      TRY(reserve_values(dst, start + len, err));
+      if (len) memcpy(dst->values + start, src->values + base, (size_t)len);
+    } else {
+      TRY(batch_array_append_range(&dst->children[0], &f->children[0], &src->children[0], base, len,
+                                   err));
+    }
+  } else if (id == INLET_TYPE_STRUCT) {
+    for (int32_t c = 0; c < f->n_children; c++)
+      TRY(batch_array_append_range(&dst->children[c], &f->children[c], &src->children[c], from, n,
+                                   err));
+  } else {
+    int64_t w = inlet_type_value_width(&f->type);
+    if (w > 0) {
+      TRY(reserve_values(dst, (dst->length + n) * w, err));
+      memcpy(dst->values + dst->length * w, src->values + from * w, (size_t)(n * w));
+    }
+  }
+  dst->length += n;
+  return 0;
+}
+
+int batch_append_range(inlet_batch *dst, const inlet_batch *src, int64_t from, int64_t n,
+                       inlet_error *err) {
+  for (int32_t c = 0; c < dst->schema.n_fields; c++)
+    TRY(batch_array_append_range(&dst->columns[c], &dst->schema.fields[c], &src->columns[c], from,
+                                 n, err));
+  dst->num_rows += n;
+  return 0;
+}
+
+static int64_t array_used_bytes(const inlet_array *a, const inlet_field *f) {
+  int64_t n = a->validity ? (a->length + 7) / 8 : 0;
+  inlet_type_id id = f->type.id;
+  if (id == INLET_TYPE_BOOL) {
+    n += (a->length + 7) / 8;
+  } else if (has_offsets(id)) {
+    n += (a->length + 1) * 4;
+    if (id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY)
+      n += a->offsets[a->length];
+    else
+      n += array_used_bytes(&a->children[0], &f->children[0]);
+  } else if (id == INLET_TYPE_STRUCT) {
+    for (int32_t c = 0; c < f->n_children; c++)
+      n += array_used_bytes(&a->children[c], &f->children[c]);
+  } else {
+    n += a->length * (int64_t)inlet_type_value_width(&f->type);
+  }
+  return n;
+}
+
+int64_t batch_used_bytes(const inlet_batch *b) {
+  int64_t n = 0;
+  for (int32_t c = 0; c < b->schema.n_fields; c++)
+    n += array_used_bytes(&b->columns[c], &b->schema.fields[c]);
+  return n;
+}

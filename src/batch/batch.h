@@ -109,6 +109,18 @@ void batch_array_drop_validity(inlet_array *a);
 /* Shrinks @p a to @p len rows (children follow), fixing null_count. */
 void text_array_truncate(inlet_array *a, const inlet_field *f, int64_t len);
 
+/* Appends rows [from, from + n) of @p src (described by @p f) to @p dst, as
+ * appending them one by one would (a validity bitmap only once a null comes),
+ * in bulk: the parallel ingest moves rows converted on other threads into
+ * its chunk with it. */
+int batch_array_append_range(inlet_array *dst, const inlet_field *f, const inlet_array *src,
+                             int64_t from, int64_t n, inlet_error *err);
+/* batch_array_append_range on every column; @p src has @p dst's schema. */
+int batch_append_range(inlet_batch *dst, const inlet_batch *src, int64_t from, int64_t n,
+                       inlet_error *err);
+/* Bytes @p b's rows occupy (not its buffers' capacities): a function of the
+ * rows alone, however the buffers grew. */
+int64_t batch_used_bytes(const inlet_batch *b);
 /* Keeps the rows of @p b whose @p keep byte (one per row) is nonzero, in
  * order (filter.c). */
 int batch_keep_rows(inlet_batch *b, const uint8_t *keep, inlet_error *err);

@@ -137,6 +137,18 @@ typedef struct ingester {
   int part_prog_cap;
   int64_t t0;
   util_pool *pool; /* owned: o.threads > 1, lent to every batch's writer */
+
+  /* Converting ahead (threads > 1, NDJSON, a source with next_buffered;
+   * ingest_ahead.c): item is the conversion of the record being processed
+   * (NULL: convert it here). Rows of scratch batch pend_part in
+   * [pend_from, pend_to) are processed but not yet in the chunk (pend_kept
+   * of them kept); they move at every 1024th chunk row, so the chunk is cut
+   * where one thread cuts it. pend_part -1: none. */
+  bool use_ahead;
+  stream_ahead ahead;
+  const stream_ahead_item *item;
+  int32_t pend_part;
+  int64_t pend_from, pend_to, pend_kept;
 } ingester;
 
 /* A source of independently positioned parts (Kafka partitions): progress,
@@ -337,6 +349,7 @@ static int load_parts(void *ctx, stream_part *const *parts, int n, inlet_error *
 }
 
 static int reposition(ingester *g, inlet_error *err) {
+  stream_ahead_drop(&g->ahead); /* read before the seek */
   inlet_buf warn = INLET_BUF_INIT;
   int rc = g->src->ops->seek(g->src, &g->committed, &warn, err);
   if (rc == 0 && warn.len) {
@@ -708,14 +721,10 @@ static int dl_publish(ingester *g, inlet_error *err) {
 
 /* ---- rows -------------------------------------------------------------------------- */
 
-/* Derived columns of row @p r of @p b (the late flag, generated columns),
- * replacing whatever the record gave them. */
-static int fill_derived(ingester *g, inlet_batch *b, int64_t r, inlet_error *err) {
-  if (g->flag_col >= 0) {
-    inlet_array *a = &b->columns[g->flag_col];
-    text_array_truncate(a, &b->schema.fields[g->flag_col], r);
-    TRY(inlet_array_append_bool(a, g->late[r], err));
-  }
+/* The generated columns of row @p r of @p b, replacing whatever the record
+ * gave them. Reads nothing of g but the column setup: converting threads
+ * call it side by side (derive_ahead). */
+static int fill_generated(const ingester *g, inlet_batch *b, int64_t r, inlet_error *err) {
   for (int i = 0; i < g->n_gens; i++) {
     const gen_col *gc = &g->gens[i];
     inlet_array *a = &b->columns[gc->col];
@@ -751,6 +760,28 @@ static int fill_derived(ingester *g, inlet_batch *b, int64_t r, inlet_error *err
     }
   }
   return 0;
+}
+
+/* The late flag of row @p r of @p b (the record's value replaced). */
+static int fill_flag(const ingester *g, inlet_batch *b, int64_t r, bool late, inlet_error *err) {
+  if (g->flag_col < 0) return 0;
+  inlet_array *a = &b->columns[g->flag_col];
+  text_array_truncate(a, &b->schema.fields[g->flag_col], r);
+  return inlet_array_append_bool(a, late, err);
+}
+
+/* Derived columns of row @p r of @p b (the late flag, generated columns). */
+static int fill_derived(ingester *g, inlet_batch *b, int64_t r, inlet_error *err) {
+  TRY(fill_flag(g, b, r, g->late[r], err));
+  return fill_generated(g, b, r, err);
+}
+
+/* stream_ahead_derive_fn: a row converted ahead gets its generated columns
+ * and a flag of false (set when the record turns out late). */
+static int derive_ahead(void *ctx, inlet_batch *b, int64_t row, inlet_error *err) {
+  const ingester *g = ctx;
+  TRY(fill_flag(g, b, row, false, err));
+  return fill_generated(g, b, row, err);
 }
 
 /* The table's constraints on row @p row (the record's, complete with its
@@ -834,6 +865,8 @@ static int use_evolved_schema(ingester *g, inlet_error *err) {
   if (g->flag_col >= 0) ns.fields[g->flag_col].nullable = true;
   for (int i = 0; i < g->n_gens; i++)
     ns.fields[g->gens[i].col].nullable = true;
+  /* Shares still converting read the old schema (and g's column setup). */
+  stream_ahead_schema_changed(&g->ahead);
   inlet_schema_reset(&g->schema);
   g->schema = ns;
   TRY(init_chunks(g, err));
@@ -843,6 +876,7 @@ static int use_evolved_schema(ingester *g, inlet_error *err) {
 /* After a conflict: the schema of the table as it is now (a concurrent
  * writer may have added columns), our uncommitted additions forgotten. */
 static int reload_schema(ingester *g, inlet_error *err) {
+  stream_ahead_schema_changed(&g->ahead); /* before what the shares read changes */
   inlet_schema_reset(&g->schema);
   inlet_free(g->pcheck);
   g->pcheck = NULL;
@@ -1137,9 +1171,131 @@ static int widen_schema(ingester *g, const stream_record *rec, bool *widened, in
   return switch_schema(g, ns, err);
 }
 
+/* ---- records converted ahead (ingest_ahead.c) ---------------------------------------- */
+
+/* The processed rows of the scratch batch that are not in the chunk yet
+ * move there (runs of kept rows at a time). */
+static int move_pending(ingester *g, inlet_error *err) {
+  if (g->pend_part < 0) return 0;
+  const inlet_batch *sb = &g->ahead.scratch[g->pend_part];
+  const uint8_t *keep = g->ahead.keep[g->pend_part];
+  for (int64_t r = g->pend_from; r < g->pend_to;) {
+    if (!keep[r]) {
+      r++;
+      continue;
+    }
+    int64_t e = r + 1;
+    while (e < g->pend_to && keep[e])
+      e++;
+    TRY(batch_append_range(&g->chunk, sb, r, e - r, err));
+    r = e;
+  }
+  g->pend_from = g->pend_to;
+  g->pend_kept = 0;
+  return 0;
+}
+
+static void forget_pending(ingester *g) {
+  g->pend_part = -1;
+  g->pend_from = g->pend_to = g->pend_kept = 0;
+}
+
+/* convert_record for a record converted ahead into row it->row of scratch
+ * batch it->part: the same decisions on that row (lateness, the flag,
+ * constraints, counters, the chunk cut), without converting again. */
+static int take_converted(ingester *g, const stream_record *rec, const stream_ahead_item *it,
+                          int64_t bytes, inlet_error *err) {
+  inlet_batch *sb = &g->ahead.scratch[it->part];
+  uint8_t *keep = g->ahead.keep[it->part];
+  int64_t r = it->row;
+  if (g->pend_part != it->part) {
+    TRY(move_pending(g, err));
+    g->pend_part = it->part;
+    g->pend_from = g->pend_to = r;
+  }
+  for (int64_t k = g->pend_to; k < r; k++)
+    keep[k] = 0; /* converted, then converted again by convert_record */
+  g->pend_to = r + 1;
+  bool late = false;
+  int64_t et;
+  if (g->et_col >= 0 &&
+      inlet_event_time_us(&sb->columns[g->et_col], &sb->schema.fields[g->et_col], r, &et))
+    late = stream_watermark_observe(&g->wm, et);
+  if (late) {
+    g->b_late++;
+    if (g->o.late_policy != INLET_LATE_KEEP) {
+      keep[r] = 0;
+      stream_trigger_add(&g->trig, 0, bytes, g->now);
+      if (g->o.late_policy == INLET_LATE_DROP) {
+        g->b_dropped++;
+        return 0;
+      }
+      int64_t routed = g->b_routed;
+      TRY(route_late(g, rec, err));
+      if (g->b_routed > routed) g->b_ignored += it->ignored;
+      return 0;
+    }
+    if (g->flag_col >= 0) inlet_bit_set(sb->columns[g->flag_col].values, r, true);
+  }
+  if (delta_constraints_any(&g->cons)) {
+    inlet_error e = INLET_ERROR_INIT;
+    int32_t which = -1;
+    int rc = delta_constraints_check(&g->cons, sb, r, 1, -1, NULL, &which, &e);
+    if (rc != INLET_EINVAL && rc < 0 && err) *err = e;
+    if (rc != INLET_EINVAL) {
+      if (rc < 0) return rc;
+    } else {
+      keep[r] = 0;
+      g->b_rejected++;
+      stream_trigger_add(&g->trig, 0, bytes, g->now);
+      g->dl_constraint = which >= 0 ? g->cons.items[which].name : NULL;
+      rc = dead_letter(g, rec, inlet_errmsg(&e), err);
+      g->dl_constraint = NULL;
+      if (late) g->b_late--;
+      return rc;
+    }
+  }
+  g->b_rows++;
+  g->b_ignored += it->ignored;
+  stream_trigger_add(&g->trig, 1, bytes, g->now);
+  g->pend_kept++;
+  if (((g->chunk.num_rows + g->pend_kept) & 1023) != 0) return 0;
+  TRY(move_pending(g, err));
+  if (g->chunk.num_rows < CHUNK_ROWS && batch_used_bytes(&g->chunk) < CHUNK_BYTES) return 0;
+  inlet_error e;
+  e.code = 0;
+  e.message[0] = '\0';
+  int rc = flush_chunk_async(g, &e);
+  if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
+  if (rc < 0 && err) *err = e;
+  return rc;
+}
+
+/* The next record, converted ahead when the ingester does that. */
+static int next_record(ingester *g, stream_record *rec, int64_t wait_ms, inlet_error *err) {
+  g->item = NULL;
+  if (!g->use_ahead) return g->src->ops->next(g->src, rec, wait_ms, err);
+  /* Reading on clears the scratch batches. */
+  if (!stream_ahead_pending(&g->ahead)) {
+    TRY(move_pending(g, err));
+    forget_pending(g);
+  }
+  return stream_ahead_next(&g->ahead, g->src, rec, &g->item, wait_ms, err);
+}
+
 /* Converts one record into the chunk (or the dead letters, or the late
  * table); @p bytes is its share of the batch's input bytes. */
 static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, inlet_error *err) {
+  const stream_ahead_item *it = g->item;
+  g->item = NULL;
+  /* Unknown fields may evolve the schema; Kafka columns are filled here. */
+  if (it && !(it->ignored > 0 && g->evolve) && !(rec->meta && g->kcols.any))
+    return take_converted(g, rec, it, bytes, err);
+  if (g->pend_part >= 0) {
+    /* The rows before this record first: it goes after them. */
+    TRY(move_pending(g, err));
+    forget_pending(g);
+  }
   /* Not INLET_ERROR_INIT: zeroing the whole message buffer for every record
    * showed in the ingest profile (bench/RESULTS-ingest.md). */
   inlet_error e;
@@ -1237,7 +1393,7 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
   g->b_ignored += ignored;
   stream_trigger_add(&g->trig, 1, bytes, g->now);
   if (g->chunk.num_rows >= CHUNK_ROWS ||
-      ((g->chunk.num_rows & 1023) == 0 && inlet_batch_memory(&g->chunk) >= CHUNK_BYTES)) {
+      ((g->chunk.num_rows & 1023) == 0 && batch_used_bytes(&g->chunk) >= CHUNK_BYTES)) {
     rc = flush_chunk_async(g, &e);
     if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
     if (rc < 0 && err) *err = e;
@@ -1276,6 +1432,9 @@ static void abandon(ingester *g) {
   g->lw = NULL;
   if (g->chunk.columns) inlet_batch_clear(&g->chunk);
   if (g->late_chunk.columns) inlet_batch_clear(&g->late_chunk);
+  forget_pending(g);
+  g->item = NULL;
+  stream_ahead_drop(&g->ahead); /* a replay reads them again */
   dl_discard(g);
 }
 
@@ -1330,6 +1489,7 @@ static void set_metrics_and_txns(ingester *g) {
   stream_pos_format(start, sizeof start, g->src->kind, &g->committed);
   int64_t lag = g->b_time_ms >= 0 ? stream_wall_ms() - g->b_time_ms : -1;
   int64_t lag_bytes = g->src->ops->lag_bytes(g->src);
+  if (lag_bytes >= 0) lag_bytes += stream_ahead_unread_bytes(&g->ahead, &g->last);
   int n = snprintf(g->metrics, sizeof g->metrics,
                    "{\"numSourceRecords\":\"%lld\",\"numLateRows\":\"%lld\","
                    "\"numRejectedRows\":\"%lld\",\"numDroppedLateRows\":\"%lld\","
@@ -1467,7 +1627,8 @@ static int on_conflict(ingester *g, const inlet_error *why, inlet_error *err) {
 
 static int commit_batch(ingester *g, inlet_error *err) {
   inlet_error e = INLET_ERROR_INIT;
-  int rc = flush_chunk(g, &e);
+  int rc = move_pending(g, &e);
+  if (rc == 0) rc = flush_chunk(g, &e);
   if (rc == INLET_ECONFLICT) return on_conflict(g, &e, err);
   if (rc < 0) goto fail;
   /* Nothing to commit (only blank lines or a header), unless the position
@@ -1622,6 +1783,7 @@ static void ingester_free(ingester *g) {
   if (g->src) g->src->ops->free(g->src);
   inlet_text_reader_free(g->reader);
   inlet_text_reader_free(g->late_reader);
+  stream_ahead_free(&g->ahead);
   inlet_batch_reset(&g->chunk);
   inlet_batch_reset(&g->write_chunk);
   inlet_batch_reset(&g->late_chunk);
@@ -1851,6 +2013,12 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     so.load_ctx = g;
   }
   TRY(stream_source_open(&g->src, g->o.source, &so, err));
+  /* CSV records depend on the header before them; Kafka messages carry
+   * per-partition state. */
+  g->use_ahead =
+      g->pool && g->o.format == INLET_TEXT_NDJSON && g->src->ops->next_buffered && !partitioned(g);
+  if (g->use_ahead)
+    TRY(stream_ahead_init(&g->ahead, g->pool, &g->schema, &g->ropt, derive_ahead, g, err));
   TRY(load_state(g, err));
   TRY(reposition(g, err));
   dl_remove_prefix(g, ".tmp-");
@@ -1908,6 +2076,7 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
                      const inlet_ingest_options *options, inlet_error *err) {
   ingester g;
   memset(&g, 0, sizeof g);
+  g.pend_part = -1;
   int rc = setup(&g, table, options, err);
   if (rc < 0) goto done;
   emit(&g, INLET_INGEST_STARTED, NULL);
@@ -1923,7 +2092,7 @@ int inlet_ingest_run(inlet_ingest_progress *out, inlet_table *table,
       int64_t wait = g.trig.first_ms < 0 ? g.o.idle_event_ms : stream_trigger_wait_ms(&g.trig, now);
       if (wait > 500) wait = 500;
       stream_record rec;
-      rc = g.src->ops->next(g.src, &rec, wait, err);
+      rc = next_record(&g, &rec, wait, err);
       if (g.src->pos_reset || g.src->moved_to.valid || g.src->notice.len)
         drain_notices(&g); /* rare: not a call per record */
       if (rc < 0) goto done;

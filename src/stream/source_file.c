@@ -381,6 +381,19 @@ static int file_next(stream_source *s, stream_record *rec, int64_t wait_ms, inle
   }
 }
 
+/* stream_source_ops.next_buffered: complete records the buffer holds. The
+ * buffer only moves in fill() and seeks, which this never reaches; a record
+ * being skipped (oversize) or a header still to read stops it. */
+static int file_next_buffered(stream_source *s, stream_record *rec) {
+  file_src *f = (file_src *)s;
+  if (f->fd < 0 || f->header_pending || f->skipping) return STREAM_NONE;
+  for (;;) {
+    size_t eol = find_eol(f);
+    if (eol >= f->end) return STREAM_NONE;
+    if (emit(f, rec, eol, true)) return STREAM_RECORD;
+  }
+}
+
 /* Fingerprint of the first @p n bytes of @p fd (-1 when it is shorter). */
 static int fp_of(int fd, int64_t n, int64_t *out, inlet_error *err) {
   char b[STREAM_FP_BYTES];
@@ -741,6 +754,7 @@ static int64_t file_lag_bytes(stream_source *s) {
 }
 
 static const stream_source_ops file_ops = {.next = file_next,
+                                           .next_buffered = file_next_buffered,
                                            .seek = file_seek,
                                            .finish_pos = file_finish_pos,
                                            .lag_bytes = file_lag_bytes,

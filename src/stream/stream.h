@@ -12,8 +12,10 @@
 #include <stdint.h>
 
 #include "inlet/ingest.h"
+#include "inlet/text.h"
 #include "storage/storage.h"
 #include "util/buf.h"
+#include "util/pool.h"
 #include "util/util.h"
 
 /* ---- positions ------------------------------------------------------------- */
@@ -245,6 +247,14 @@ typedef struct stream_source_ops {
    * the source (Kafka: commits the offsets to the group, for monitoring).
    * NULL for others. */
   void (*committed)(stream_source *s);
+  /* Optional (NULL when the source has none): the next record if it is
+   * already in memory, else STREAM_NONE — never I/O, a wait or a change of
+   * file, and no state but the read cursor moves, so positions finished
+   * later (finish_pos) are what next() would have given. The records it
+   * returns and the one next() returned before them stay valid until the
+   * next call of next() or seek(): the parallel ingest converts them
+   * together. */
+  int (*next_buffered)(stream_source *s, stream_record *rec);
 } stream_source_ops;
 
 struct stream_source {
@@ -417,5 +427,85 @@ int64_t stream_now_ms(void);
 int64_t stream_now_coarse_ms(void);
 /* Wall clock, ms. */
 int64_t stream_wall_ms(void);
+
+/* ---- converting records ahead on several threads (ingest_ahead.c) ---------- */
+
+/* The ingester asks the source for the records it holds in memory (next()
+ * once, then next_buffered), converts them into rows on the pool's threads,
+ * a share of the records each into its own scratch batch, and then takes
+ * them one by one in source order: its batch cuts, watermark, dead letters,
+ * constraints and commits decide exactly as for records converted one at a
+ * time, and the rows move into its chunk in bulk (batch_append_range). */
+
+/* Fills the derived columns of the row a worker just appended (the last of
+ * @p b): must be safe on several threads at once. */
+typedef int (*stream_ahead_derive_fn)(void *ctx, inlet_batch *b, int64_t row, inlet_error *err);
+
+typedef struct stream_ahead_item {
+  stream_record rec;
+  int32_t part; /* scratch batch */
+  int64_t row;  /* the record's row in it; -1: the ingester converts the record itself */
+  int64_t ignored;
+} stream_ahead_item;
+
+struct stream_ahead;
+/* A share of the records, converted by one task into one scratch batch. */
+typedef struct stream_ahead_share {
+  struct stream_ahead *a;
+  int part;
+  int64_t from, to; /* items */
+  util_group group;
+  bool running; /* submitted, not yet waited for */
+} stream_ahead_share;
+
+typedef struct stream_ahead {
+  util_pool *pool; /* borrowed */
+  int n_parts;     /* scratch batches, one per share of the records */
+  stream_ahead_share *shares;
+  int n_shares;           /* shares of the records read last */
+  inlet_text_reader **rd; /* owned, per part; NULL until the schema is set */
+  inlet_batch *scratch;   /* per part */
+  uint8_t **keep;         /* per part and row: 0 when the ingester dropped the row */
+  int64_t *keep_cap;
+  const inlet_schema *schema; /* borrowed (the ingester's) */
+  const inlet_text_reader_options *ropt;
+  stream_ahead_derive_fn derive;
+  void *derive_ctx;
+  bool stale; /* the schema changed: readers and scratch batches are remade */
+  stream_ahead_item *items;
+  int64_t n, at, cap;
+} stream_ahead;
+
+/* Records converted together: at most this many, of at most this many bytes. */
+#define STREAM_AHEAD_RECORDS 8192
+#define STREAM_AHEAD_BYTES ((size_t)8 << 20)
+/* Shares the records read at once are split into: the ingester takes the
+ * first while the pool converts the rest. */
+#define STREAM_AHEAD_SHARES 8
+/* Fewer records than this are left to the ingester (not worth the threads). */
+#define STREAM_AHEAD_MIN 64
+
+int stream_ahead_init(stream_ahead *a, util_pool *pool, const inlet_schema *schema,
+                      const inlet_text_reader_options *ropt, stream_ahead_derive_fn derive,
+                      void *ctx, inlet_error *err);
+void stream_ahead_free(stream_ahead *a);
+/* The schema (or reader options) changed: converted records not taken yet
+ * are converted by the ingester, and the next ones in the new schema. */
+void stream_ahead_schema_changed(stream_ahead *a);
+/* Forgets the records not taken yet (the source was repositioned). */
+void stream_ahead_drop(stream_ahead *a);
+/* Whether records converted ahead are waiting. */
+static inline bool stream_ahead_pending(const stream_ahead *a) {
+  return a->at < a->n;
+}
+/* Source bytes read ahead past @p last (the position of the last record
+ * taken): what lag_bytes, which counts from the source's cursor, misses. */
+int64_t stream_ahead_unread_bytes(const stream_ahead *a, const stream_pos *last);
+/* The next record, as @p s's next() (same results and waits); *@p item is
+ * its conversion, or NULL (the ingester converts it). Only when no record
+ * is waiting does it read the source: the scratch batches are then cleared,
+ * so rows the ingester still needs from them must have been moved first. */
+int stream_ahead_next(stream_ahead *a, stream_source *s, stream_record *rec,
+                      const stream_ahead_item **item, int64_t wait_ms, inlet_error *err);
 
 #endif /* INLET_STREAM_H */

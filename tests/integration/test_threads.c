@@ -818,6 +818,138 @@ static void test_threads__ingest_pipeline_identical(void **state) {
   ingest_varied_pair("pipe", 200000, 90000, 150000, 120000, 3, 1500, 5000);
 }
 
+/* Version 0 of a table with what the ingester decides per converted row:
+ * a NOT NULL column, a CHECK constraint, a date column generated from the
+ * event time that partitions the table (protocol 1/4, as Spark writes it). */
+static void create_rules_table(const char *table) {
+  char log[4200], path[4300], text[3000];
+  snprintf(log, sizeof log, "%s/%s/_delta_log", dir, table);
+  tu_result r;
+  tu_sh(&r, "mkdir -p '%s'", log);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  snprintf(path, sizeof path, "%s/00000000000000000000.json", log);
+  snprintf(text, sizeof text,
+           "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":4}}\n"
+           "{\"metaData\":{\"id\":\"0a5c3a9e-8d53-4e0e-9a36-0c1f7a2f1d12\",\"format\":"
+           "{\"provider\":\"parquet\",\"options\":{}},\"schemaString\":\"{\\\"type\\\":"
+           "\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"id\\\",\\\"type\\\":\\\"long\\\","
+           "\\\"nullable\\\":false,\\\"metadata\\\":{}},{\\\"name\\\":\\\"amount\\\",\\\"type\\\":"
+           "\\\"double\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},{\\\"name\\\":\\\"note\\\","
+           "\\\"type\\\":\\\"string\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}},"
+           "{\\\"name\\\":\\\"ts\\\",\\\"type\\\":\\\"timestamp\\\",\\\"nullable\\\":true,"
+           "\\\"metadata\\\":{}},{\\\"name\\\":\\\"day\\\",\\\"type\\\":\\\"date\\\","
+           "\\\"nullable\\\":true,\\\"metadata\\\":{\\\"delta.generationExpression\\\":"
+           "\\\"CAST(ts AS DATE)\\\"}}]}\",\"partitionColumns\":[\"day\"],\"configuration\":"
+           "{\"delta.constraints.nonneg\":\"amount >= 0\"},\"createdTime\":1700000000000}}\n");
+  assert_int_equal(tu_write_file(path, text, strlen(text)), 0);
+}
+
+/* Records for create_rules_table: every 101st breaks the CHECK constraint,
+ * every 211th has a null id, every 89th is ten minutes late, every 500th is
+ * followed by a blank line, every 1,777th is longer than --max-record-bytes,
+ * every 7th carries a field the table lacks; the event time crosses
+ * midnight (two partitions). Returns the records to be rejected, *@p late
+ * the late ones. */
+static size_t write_rules_input(const char *name, int n, size_t *late) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  size_t bad = 0;
+  *late = 0;
+  for (int i = 0; i < n; i++) {
+    int sec = 80000 + i * 3 - (i % 89 == 4 ? 600 : 0);
+    /* A null id or an oversize record never becomes a row; a late row
+     * leaves (dropped, routed) before the constraint is checked. */
+    bool unread = i % 211 == 9 || i % 1777 == 11, is_late = i % 89 == 4 && !unread;
+    *late += is_late;
+    bad += unread || (i % 101 == 7 && !is_late);
+    fputc('{', f);
+    if (i % 211 == 9)
+      fputs("\"id\":null", f);
+    else
+      fprintf(f, "\"id\":%d", i);
+    fprintf(f, ",\"amount\":%s%d.25", i % 101 == 7 ? "-" : "", i % 1000);
+    fprintf(f, ",\"ts\":\"2024-03-%02dT%02d:%02d:%02dZ\"", 1 + sec / 86400, sec / 3600 % 24,
+            sec / 60 % 60, sec % 60);
+    fputs(",\"note\":\"", f);
+    for (int k = 0; k < (i % 1777 == 11 ? 3000 : i % 17); k++)
+      fputc('a' + k % 26, f);
+    fputc('"', f);
+    if (i % 7 == 0) fputs(",\"unknown\":[1,2]", f);
+    fputs("}\n", f);
+    if (i % 500 == 0) fputs("\n", f);
+  }
+  fclose(f);
+  return bad;
+}
+
+/* Records converted ahead on the pool (threads > 1) meet every per-row
+ * decision the ingester makes after conversion: the CHECK constraint and
+ * NOT NULL (dead letters), the generated partition column, lateness with
+ * each late policy (dropped, routed to another table), oversize records,
+ * blank lines, unknown fields (ignored and counted) — from a file and from
+ * stdin. Threads 1 and 4 must write the same commits, byte-identical data
+ * files, the same dead letters and the same late table. */
+static void test_threads__ingest_rules_identical(void **state) {
+  (void)state;
+  size_t late = 0;
+  size_t bad = write_rules_input("rules.ndjson", 30000, &late);
+  const char *policies[] = {"drop", "route"};
+  for (int p = 0; p < 2; p++) {
+    for (int k = 0; k < 2; k++) {
+      int threads = k ? 4 : 1;
+      char t[32], lt[32], policy[64];
+      snprintf(t, sizeof t, "r%s%d", policies[p], threads);
+      snprintf(lt, sizeof lt, "late%s%d", policies[p], threads);
+      snprintf(policy, sizeof policy, p ? "route:%s" : "drop", lt);
+      create_rules_table(t);
+      if (p)
+        LS_SH_OK("create late",
+                 "cd '%s' && '%s' create %s --schema 'id long, amount double, "
+                 "note string, ts timestamp'",
+                 dir, INLET_BIN, lt);
+      /* The file, then the same records again from stdin into the same table
+       * (another app id: a second copy of every row). */
+      LS_SH_OK("ingest",
+               "cd '%s' && '%s' ingest %s --source file:rules.ndjson --once --final "
+               "--max-rows 2500 --max-latency 1h --max-record-bytes 2000 --event-time ts "
+               "--allowed-lateness 1m --late-policy %s --max-rejected 100000 --app-id same "
+               "--schema-evolution ignore --threads %d --quiet && "
+               "'%s' ingest %s --source stdin --max-rows 3000 --max-latency 1h "
+               "--max-record-bytes 2000 --event-time ts --allowed-lateness 1m --late-policy %s "
+               "--max-rejected 100000 --app-id other --schema-evolution ignore --threads %d "
+               "--quiet < rules.ndjson",
+               dir, INLET_BIN, t, policy, threads, INLET_BIN, t, policy, threads);
+    }
+    char t1[32], t4[32];
+    snprintf(t1, sizeof t1, "r%s1", policies[p]);
+    snprintf(t4, sizeof t4, "r%s4", policies[p]);
+    assert_true(compare_tables(t1, t4) >= 20);
+    int metadata = 0;
+    compare_ingest_logs(t1, t4, &metadata);
+    assert_int_equal(compare_dead_letters(t1, t4), bad);
+    char *a = scan_sorted(t1), *b = scan_sorted(t4);
+    assert_string_equal(a, b);
+    /* Each record twice (file, stdin) but the rejected and the late. */
+    assert_int_equal(count_lines_with(a, "\n"), 2 * (30000 - bad - late));
+    assert_int_equal(count_lines_with(a, "\"day\":\"2024-03-02\""),
+                     count_lines_with(a, "\"ts\":\"2024-03-02T"));
+    assert_true(count_lines_with(a, "\"day\":\"2024-03-02\"") > 1000);
+    free(a);
+    free(b);
+    if (p) {
+      a = scan_sorted("lateroute1");
+      b = scan_sorted("lateroute4");
+      assert_string_equal(a, b);
+      assert_int_equal(count_lines_with(a, "\n"), 2 * late);
+      free(a);
+      free(b);
+    }
+  }
+}
+
 static void test_threads__bad_thread_count_is_usage_error(void **state) {
   (void)state;
   tu_result r;
@@ -838,6 +970,7 @@ int main(void) {
       cmocka_unit_test(test_threads__ingest_identical),
       cmocka_unit_test(test_threads__ingest_varied_identical),
       cmocka_unit_test(test_threads__ingest_pipeline_identical),
+      cmocka_unit_test(test_threads__ingest_rules_identical),
       cmocka_unit_test(test_threads__bad_thread_count_is_usage_error),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,6 +7,7 @@
 
 #include "batch/batch.h"
 #include "inlet/batch.h"
+#include "inlet/text.h"
 #include "util/util.h"
 
 static void parse(inlet_schema *s, const char *ddl) {
@@ -330,6 +331,109 @@ static void test_array__append_from_gathers_rows_of_every_shape(void **state) {
   inlet_schema_reset(&s);
 }
 
+/* Two arrays hold the same rows the same way: lengths, null counts, the
+ * bitmap's presence and bits, values, offsets and children. */
+static void assert_arrays_same(const inlet_array *a, const inlet_array *b, const inlet_field *f,
+                               const char *path) {
+  if (a->length != b->length || a->null_count != b->null_count)
+    fail_msg("%s: length %lld/%lld, nulls %lld/%lld", path, (long long)a->length,
+             (long long)b->length, (long long)a->null_count, (long long)b->null_count);
+  if ((a->validity == NULL) != (b->validity == NULL)) fail_msg("%s: bitmap in one only", path);
+  for (int64_t i = 0; a->validity && i < a->length; i++)
+    if (inlet_bit_get(a->validity, i) != inlet_bit_get(b->validity, i))
+      fail_msg("%s: validity of row %lld", path, (long long)i);
+  inlet_type_id id = f->type.id;
+  if (id == INLET_TYPE_BOOL) {
+    for (int64_t i = 0; i < a->length; i++)
+      if (inlet_bit_get(a->values, i) != inlet_bit_get(b->values, i))
+        fail_msg("%s: value of row %lld", path, (long long)i);
+  } else if (id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY || id == INLET_TYPE_LIST ||
+             id == INLET_TYPE_MAP) {
+    assert_memory_equal(a->offsets, b->offsets, (size_t)(a->length + 1) * 4);
+    if (id == INLET_TYPE_STRING || id == INLET_TYPE_BINARY) {
+      if (a->offsets[a->length] > 0)
+        assert_memory_equal(a->values, b->values, (size_t)a->offsets[a->length]);
+    } else {
+      assert_arrays_same(&a->children[0], &b->children[0], &f->children[0], f->children[0].name);
+    }
+  } else if (id == INLET_TYPE_STRUCT) {
+    for (int32_t c = 0; c < f->n_children; c++)
+      assert_arrays_same(&a->children[c], &b->children[c], &f->children[c], f->children[c].name);
+  } else {
+    int32_t w = inlet_type_value_width(&f->type);
+    if (w > 0 && a->length > 0) assert_memory_equal(a->values, b->values, (size_t)(a->length * w));
+  }
+}
+
+/* batch_append_range (the parallel ingest's bulk move) against rows
+ * appended one at a time with inlet_array_append_from: ranges of every
+ * length at every bit offset, over columns of every shape with nulls at
+ * every level, some ranges without a null (no bitmap may appear for them),
+ * into batches with and without a bitmap already. */
+static void test_array__append_range_equals_row_by_row(void **state) {
+  (void)state;
+  inlet_schema s;
+  parse(&s, "i int, b boolean, s string, d decimal(20,2), t timestamp, x binary, "
+            "st struct<a:long,z:array<string>>, m map<string,int>, "
+            "l array<struct<p:boolean,q:string>>, nn long not null");
+  inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
+  inlet_text_reader *r = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_text_reader_open_memory(&r, "", 0, &s, &ro, &err) != 0)
+    fail_msg("%s", inlet_errmsg(&err));
+  inlet_batch src, one, bulk;
+  assert_int_equal(inlet_batch_init(&src, &s, NULL), 0);
+  assert_int_equal(inlet_batch_init(&one, &s, NULL), 0);
+  assert_int_equal(inlet_batch_init(&bulk, &s, NULL), 0);
+  char rec[1024];
+  /* Rows 0..59 have no null anywhere; the rest have them in turn. */
+  for (int k = 0; k < 400; k++) {
+    bool nulls = k >= 60;
+    snprintf(rec, sizeof rec,
+             "{\"i\":%s,\"b\":%s,\"s\":%s,\"d\":%d.5,\"t\":\"2024-01-01T00:00:%02dZ\","
+             "\"x\":\"7a%02x\",\"st\":%s,\"m\":{\"k%d\":%d,\"j\":null},"
+             "\"l\":[{\"p\":%s,\"q\":\"%.*s\"}%s],\"nn\":%d}",
+             nulls && k % 3 == 0 ? "null" : "7", k % 5 ? "true" : "false",
+             nulls && k % 4 == 1 ? "null" : "\"sss\"", k, k % 60, k % 256,
+             nulls && k % 7 == 2
+                 ? "null"
+                 : (k % 2 ? "{\"a\":1,\"z\":[\"u\",null]}" : "{\"a\":null,\"z\":[]}"),
+             k, k, nulls && k % 5 == 3 ? "null" : "true", k % 9, "abcdefghi",
+             nulls && k % 6 == 4 ? ",null" : "", k);
+    if (inlet_text_reader_append(r, &src, rec, strlen(rec), &err) != 0)
+      fail_msg("record %d: %s", k, inlet_errmsg(&err));
+  }
+  assert_int_equal(src.num_rows, 400);
+  /* Ranges of lengths 1..23 from varying starts, the first ones in the
+   * null-free rows. */
+  int64_t at = 0;
+  for (int len = 1; at < src.num_rows; len = len % 23 + 1) {
+    int64_t n = at + len > src.num_rows ? src.num_rows - at : len;
+    assert_int_equal(batch_append_range(&bulk, &src, at, n, &err), 0);
+    for (int64_t row = at; row < at + n; row++)
+      for (int32_t c = 0; c < s.n_fields; c++)
+        assert_int_equal(inlet_array_append_from(&one.columns[c], &one.schema.fields[c],
+                                                 &src.columns[c], row, NULL),
+                         0);
+    one.num_rows += n;
+    at += n;
+    if (at < 60) /* no null yet: no bitmap either way */
+      assert_null(bulk.columns[0].validity);
+    assert_int_equal(bulk.num_rows, one.num_rows);
+    for (int32_t c = 0; c < s.n_fields; c++)
+      assert_arrays_same(&bulk.columns[c], &one.columns[c], &s.fields[c], s.fields[c].name);
+    assert_int_equal(batch_used_bytes(&bulk), batch_used_bytes(&one));
+  }
+  if (inlet_batch_validate(&bulk, &err) != 0) fail_msg("%s", inlet_errmsg(&err));
+  assert_true(batch_used_bytes(&bulk) > 400 * 8);
+  assert_true(batch_used_bytes(&bulk) <= inlet_batch_memory(&bulk));
+  inlet_text_reader_free(r);
+  inlet_batch_reset(&src);
+  inlet_batch_reset(&one);
+  inlet_batch_reset(&bulk);
+  inlet_schema_reset(&s);
+}
+
 /* batch_keep_rows (filter.c): flat columns compacted in place (ints,
  * strings with empty and null values, decimals, dates), booleans and
  * structs rebuilt; every kept row keeps its value and validity, the
@@ -419,6 +523,7 @@ int main(void) {
       cmocka_unit_test(test_array__strings_build_offsets),
       cmocka_unit_test(test_array__list_and_struct_entries),
       cmocka_unit_test(test_array__append_from_gathers_rows_of_every_shape),
+      cmocka_unit_test(test_array__append_range_equals_row_by_row),
       cmocka_unit_test(test_batch__validate_rejects_inconsistent_columns),
       cmocka_unit_test(test_array__reserve_then_direct_write),
       cmocka_unit_test(test_array__builder_moves_with_the_view),
