@@ -56,32 +56,6 @@ static char *sh_out(const char *what, const char *fmt, ...) {
   return o;
 }
 
-/* Appends one row per commit, ids [@p first, @p first + @p n), in this
- * process (a process per commit would make the setup minutes long under
- * the sanitizers). */
-static void append_range(const char *table, int first, int n) {
-  inlet_error err = INLET_ERROR_INIT;
-  inlet_table *t = NULL;
-  if (inlet_table_open(&t, table, &err) != 0) fail_msg("open %s: %s", table, inlet_errmsg(&err));
-  inlet_schema s;
-  if (inlet_schema_parse(&s, "id long, s string", &err) != 0) fail_msg("%s", inlet_errmsg(&err));
-  for (int i = first; i < first + n; i++) {
-    inlet_batch b;
-    char txt[32];
-    snprintf(txt, sizeof txt, "v%d", i);
-    if (inlet_batch_init(&b, &s, &err) != 0 ||
-        inlet_array_append_int(&b.columns[0], &s.fields[0], i, &err) != 0 ||
-        inlet_array_append_bytes(&b.columns[1], &s.fields[1], txt, strlen(txt), &err) != 0)
-      fail_msg("batch: %s", inlet_errmsg(&err));
-    b.num_rows = 1;
-    if (inlet_table_append(t, &b, 1, NULL, NULL, &err) != 0)
-      fail_msg("append: %s", inlet_errmsg(&err));
-    inlet_batch_reset(&b);
-  }
-  inlet_schema_reset(&s);
-  inlet_table_free(t);
-}
-
 /* base/v2: a v2-policy table whose version CP_VERSION checkpoint has
  * FILES_BEFORE / SIDECAR_ACTIONS sidecars, then appends, a delete removing
  * every id divisible by 5, and more appends. base/v0top: the nonfile-only v2
@@ -103,11 +77,11 @@ static int group_setup(void **state) {
   tu_result_free(&r);
   char t[4200];
   snprintf(t, sizeof t, "%s/v2", base);
-  append_range(t, 0, FILES_BEFORE);
+  ls_append_range(t, 0, FILES_BEFORE);
   LS_SH_OK("checkpoint", "cd '%s' && '%s' checkpoint v2 --threads 1", base, INLET_BIN);
-  append_range(t, 1000, FILES_AFTER);
+  ls_append_range(t, 1000, FILES_AFTER);
   LS_SH_OK("delete", "cd '%s' && '%s' delete v2 --where 'id %% 5 = 0' >/dev/null", base, INLET_BIN);
-  append_range(t, 2000, FILES_AFTER / 2);
+  ls_append_range(t, 2000, FILES_AFTER / 2);
   /* The multi-part copy: sidecars in the order the checkpoint names them. */
   LS_SH_OK("multi-part copy",
            "cd '%s' && cp -R v2 mp && cd mp/_delta_log && "
@@ -244,7 +218,7 @@ static void test_snapload__checkpoint_bytes_same_at_1_and_4(void **state) {
            base, INLET_BIN);
   char c1[4200];
   snprintf(c1, sizeof c1, "%s/c1", base);
-  append_range(c1, 1, 30);
+  ls_append_range(c1, 1, 30);
   LS_SH_OK("classic checkpoints",
            "cd '%s' && cp -R c1 c4 && '%s' checkpoint c1 --threads 1 >/dev/null && "
            "'%s' checkpoint c4 --threads 4 >/dev/null && "
