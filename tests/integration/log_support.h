@@ -12,6 +12,7 @@
 #include "inlet/inlet.h"
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,25 @@ static inline void ls_sh_ok(tu_result *r, const char *what) {
     ls_sh_ok(&ls_r_, what);                                                                        \
     tu_result_free(&ls_r_);                                                                        \
   } while (0)
+
+/* Runs a printf-style shell command that must exit 0; its stdout (malloc'd). */
+static inline char *ls_sh_out(const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline char *ls_sh_out(const char *what, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  tu_sh(&r, "%s", cmd);
+  if (r.status != 0)
+    fail_msg("%s: `%s` exit %d\nstdout: %s\nstderr: %s", what, cmd, r.status, r.out, r.err);
+  free(cmd);
+  char *o = strdup(r.out);
+  tu_result_free(&r);
+  return o;
+}
 
 /* Appends one row per commit, ids [@p first, @p first + @p n), in this
  * process (a process per commit would make the setup minutes long under

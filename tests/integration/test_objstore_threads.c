@@ -39,22 +39,6 @@ static char *work; /* local tables, built once and uploaded to both stores */
 #define COMMITS_BEFORE 60 /* one-row commits before the checkpoint */
 #define COMMITS_AFTER 50
 
-static char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *sh_out(const char *fmt, ...) {
-  char *cmd = NULL;
-  va_list ap;
-  va_start(ap, fmt);
-  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-  va_end(ap);
-  tu_result r;
-  tu_sh(&r, "%s", cmd);
-  if (r.status != 0) fail_msg("`%s` exited %d\nstderr: %s", cmd, r.status, r.err ? r.err : "");
-  free(cmd);
-  char *o = strdup(r.out ? r.out : "");
-  tu_result_free(&r);
-  return o;
-}
-
 /* work/files: N_FILES appends of FILE_ROWS rows; work/compacted: the same
  * compacted into one file of many small row groups; work/log: one-row
  * commits around a v2 checkpoint with sidecars. Then all three on both
@@ -72,26 +56,32 @@ static int group_setup(void **state) {
               (i * 37) % 1000, i % 100);
     fclose(o);
   }
-  free(sh_out("cd '%s' && '%s' create files --schema 'id long, s string, g int, x double' && "
-              "for f in 0 1 2 3; do '%s' append files in$f.ndjson >/dev/null || exit 1; done && "
-              "cp -R files compacted && '%s' compact compacted --min-files 2 "
-              "--row-group-size 64KiB >/dev/null",
-              work, INLET_BIN, INLET_BIN, INLET_BIN));
-  free(sh_out("cd '%s' && '%s' create log --schema 'id long, s string' "
-              "--property delta.checkpointPolicy=v2 --property inlet.checkpoint.sidecarActions=8 "
-              "--property delta.checkpointInterval=1000000",
-              work, INLET_BIN));
+  free(ls_sh_out(__func__,
+                 "cd '%s' && '%s' create files --schema 'id long, s string, g int, x double' && "
+                 "for f in 0 1 2 3; do '%s' append files in$f.ndjson >/dev/null || exit 1; done && "
+                 "cp -R files compacted && '%s' compact compacted --min-files 2 "
+                 "--row-group-size 64KiB >/dev/null",
+                 work, INLET_BIN, INLET_BIN, INLET_BIN));
+  free(
+      ls_sh_out(__func__,
+                "cd '%s' && '%s' create log --schema 'id long, s string' "
+                "--property delta.checkpointPolicy=v2 --property inlet.checkpoint.sidecarActions=8 "
+                "--property delta.checkpointInterval=1000000",
+                work, INLET_BIN));
   char t[4200];
   snprintf(t, sizeof t, "%s/log", work);
   ls_append_range(t, 0, COMMITS_BEFORE);
-  free(sh_out("cd '%s' && '%s' checkpoint log --threads 1 >/dev/null", work, INLET_BIN));
+  free(ls_sh_out(__func__, "cd '%s' && '%s' checkpoint log --threads 1 >/dev/null", work,
+                 INLET_BIN));
   ls_append_range(t, 1000, COMMITS_AFTER);
   /* The compacted table is one file of many row groups, too large for the
    * scans' whole-file prefetch (1 MiB): its runs read ranges through their
    * own handles; the appended files are small and prefetched whole. */
-  char *meta = sh_out("cd '%s/compacted' && '%s' parquet meta \"$(ls -t *.parquet | head -n 1)\" "
-                      "--json | jq -r '\"\\(.num_row_groups) \\(.file_size)\"'",
-                      work, INLET_BIN);
+  char *meta =
+      ls_sh_out(__func__,
+                "cd '%s/compacted' && '%s' parquet meta \"$(ls -t *.parquet | head -n 1)\" "
+                "--json | jq -r '\"\\(.num_row_groups) \\(.file_size)\"'",
+                work, INLET_BIN);
   long n_rg = 0, size = 0;
   assert_int_equal(sscanf(meta, "%ld %ld", &n_rg, &size), 2);
   assert_true(n_rg >= 16);
@@ -138,8 +128,8 @@ static void assert_same(const char *what, const char *one, const char *many) {
 
 /* `scan URL OPTS --threads N`, the rows as CSV (sorted with @p sorted). */
 static char *scan_rows(const char *url, const char *opts, int threads, bool sorted) {
-  return sh_out("'%s' scan '%s' %s --format csv --threads %d%s", INLET_BIN, url, opts, threads,
-                sorted ? " | LC_ALL=C sort" : "");
+  return ls_sh_out(__func__, "'%s' scan '%s' %s --format csv --threads %d%s", INLET_BIN, url, opts,
+                   threads, sorted ? " | LC_ALL=C sort" : "");
 }
 
 static void scans_agree(const char *kind, const char *table, int expect_rows) {
@@ -231,9 +221,10 @@ static void test_objstore_threads__missing_file_same_error(void **state) {
     snprintf(dir, sizeof dir, "%s/files", work);
     tu_upload_dir(dir, url);
     /* The third file of the log (in log order) goes. */
-    char *victim = sh_out("cd '%s' && cat _delta_log/00000000000000000003.json | "
-                          "jq -r 'select(.add) | .add.path'",
-                          dir);
+    char *victim = ls_sh_out(__func__,
+                             "cd '%s' && cat _delta_log/00000000000000000003.json | "
+                             "jq -r 'select(.add) | .add.path'",
+                             dir);
     victim[strcspn(victim, "\n")] = 0;
     assert_true(strlen(victim) > 8);
     inlet_storage *st = NULL;
@@ -269,15 +260,17 @@ static void test_objstore_threads__snapshot_loads_agree(void **state) {
   for (int k = 0; k < 2; k++) {
     char url[256];
     snprintf(url, sizeof url, "%s://inlet-test/threads/log", kinds[k]);
-    char *d1 = sh_out("'%s' describe '%s' --json --threads 1", INLET_BIN, url);
-    char *d4 = sh_out("'%s' describe '%s' --json --threads 4", INLET_BIN, url);
+    char *d1 = ls_sh_out(__func__, "'%s' describe '%s' --json --threads 1", INLET_BIN, url);
+    char *d4 = ls_sh_out(__func__, "'%s' describe '%s' --json --threads 4", INLET_BIN, url);
     assert_non_null(strstr(d1, "\"version\""));
     assert_same("describe --json", d1, d4);
     free(d1);
     free(d4);
     for (int v = 0; v < 2; v++) {
-      char *x1 = sh_out("'%s' scan '%s' %s --explain --threads 1", INLET_BIN, url, versions[v]);
-      char *x4 = sh_out("'%s' scan '%s' %s --explain --threads 4", INLET_BIN, url, versions[v]);
+      char *x1 = ls_sh_out(__func__, "'%s' scan '%s' %s --explain --threads 1", INLET_BIN, url,
+                           versions[v]);
+      char *x4 = ls_sh_out(__func__, "'%s' scan '%s' %s --explain --threads 4", INLET_BIN, url,
+                           versions[v]);
       assert_same("scan --explain", x1, x4);
       free(x1);
       free(x4);
