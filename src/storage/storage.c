@@ -1,7 +1,8 @@
 /*
  * Backend-independent parts of storage.h: the serial fallbacks backends
- * share (vectored reads, batch removes, listing filters) and the probe that
- * tells whether a store enforces conditional creates.
+ * share (vectored reads, batch removes, listing filters), the probe that
+ * tells whether a store enforces conditional creates, the handles pool
+ * threads read through ("Threads"), and files over bytes in memory.
  */
 #include <inttypes.h>
 #include <pthread.h>
