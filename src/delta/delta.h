@@ -527,13 +527,17 @@ void delta_scan_choose(delta_scan *sc, bool keep, const int64_t *ranges, int32_t
 /* One data file of a snapshot opened once for the scans of its row groups
  * (a parallel scan's tasks, src/scan): the parsed footer, the deletion
  * vector and the file position of each row group's first row, read-only
- * while scans use it, so tasks on several threads may share it. Local
- * storage only: the scans open their own handles on the file.
- * delta_scan_file_open returns 0, INLET_ENOMEM or the codes of opening
- * the file and its deletion vector (with the messages a scan gives). */
+ * while scans use it, so tasks on several threads may share it. The scans
+ * open their own files on it, each through its own storage handle
+ * (delta_scan_set_storage), or read it from memory when @p opener
+ * prefetched it: delta_scan_file_open opens file @p file of @p opener's
+ * snapshot through @p opener's handle, with its prefetching (object
+ * stores: the small kept files, many at once, each kept whole with its
+ * delta_scan_file; none while a window is set). It returns 0, INLET_ENOMEM
+ * or the codes of opening the file and its deletion vector (with the
+ * messages a scan gives). */
 typedef struct delta_scan_file delta_scan_file;
-int delta_scan_file_open(delta_scan_file **out, const struct inlet_snapshot *s, int64_t file,
-                         inlet_error *err);
+int delta_scan_file_open(delta_scan_file **out, delta_scan *opener, int64_t file, inlet_error *err);
 int64_t delta_scan_file_index(const delta_scan_file *f);
 int32_t delta_scan_file_num_row_groups(const delta_scan_file *f);
 int64_t delta_scan_file_row_group_rows(const delta_scan_file *f, int32_t rg);
@@ -543,6 +547,10 @@ void delta_scan_file_free(delta_scan_file *f);
  * scan), read through a reader of its own sharing @p f's footer. */
 void delta_scan_use_file(delta_scan *sc, const delta_scan_file *f, int32_t first_rg,
                          int32_t end_rg);
+/* Reads the scan's files through @p st (borrowed: it must outlive the scan)
+ * instead of the table's handle: a pool thread's own (storage.h
+ * inlet_storage_thread_handle). Before the first delta_scan_next. */
+void delta_scan_set_storage(delta_scan *sc, inlet_storage *st);
 /* Bounds the rows of the next batches (a scan with a limit): with
  * @p rows > 0 each row group is read in slices of its selected rows, at
  * least @p rows per slice (fewer only at its end), so that reading stops
@@ -668,9 +676,9 @@ const inlet_schema *delta_snapshot_physical(const delta_snapshot *s);
 struct inlet_snapshot;
 /* The same for a snapshot handle (scans in src/scan). */
 const inlet_schema *delta_snapshot_handle_physical(const struct inlet_snapshot *s);
-/* The storage of @p s's table (borrowed), e.g. to see whether other threads
- * may use it (storage.h: object-store handles are one thread's). */
-const inlet_storage *delta_snapshot_handle_storage(const struct inlet_snapshot *s);
+/* The storage of @p s's table (borrowed), e.g. to make the handles other
+ * threads read through (storage.h "Threads"). */
+inlet_storage *delta_snapshot_handle_storage(const struct inlet_snapshot *s);
 /* Derives cm_mode and phys_schema of @p s from its metaData (after schema
  * is set). INLET_ECORRUPT for bad mapping metadata. */
 int delta_snapshot_set_mapping(delta_snapshot *s, inlet_error *err);
@@ -725,7 +733,9 @@ int delta_checkpoint_read(inlet_storage *st, const char *root_abs, const delta_c
  * sidecars of a v2 one) decoded side by side on @p pool (NULL or inline:
  * delta_checkpoint_read), their actions passed to @p fn on the caller's
  * thread in the order delta_checkpoint_read passes them, and the same
- * errors. @p st must be usable from several threads (delta_replay_par_ok). */
+ * errors. The pool's tasks read through handles of their own
+ * (storage.h inlet_storage_handles); storage whose reads cannot be spread
+ * over threads (inlet_storage_threads_ok) is read on the caller's. */
 struct util_pool;
 int delta_checkpoint_read_par(inlet_storage *st, const char *root_abs,
                               const delta_checkpoint_ref *cp, struct util_pool *pool,

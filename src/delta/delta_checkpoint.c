@@ -529,6 +529,7 @@ static int read_top(inlet_storage *st, const char *root_abs, const delta_checkpo
  * decoded side by side, applied in the order a single thread reads them. */
 typedef struct par_cp {
   inlet_storage *st;
+  inlet_storage_handles *hs; /* owned: the handles the units read through */
   const char *root_abs;
   const delta_checkpoint_ref *cp;
   const sidecar_list *sc; /* the sidecars (sidecar units) */
@@ -549,7 +550,11 @@ static int read_part_unit(void *src, int64_t unit, delta_action_cb cb, void *cb_
   par_cp *p = src;
   char name[160];
   part_name(name, p->cp, (int32_t)unit + 1);
-  return read_part(p->st, p->root_abs, name, -1, cb, cb_ctx, &p->part_sc[unit], err);
+  inlet_storage *st;
+  TRY(inlet_storage_handles_take(p->hs, &st, err));
+  int rc = read_part(st, p->root_abs, name, -1, cb, cb_ctx, &p->part_sc[unit], err);
+  inlet_storage_handles_give(p->hs, st);
+  return rc;
 }
 
 static int use_part(void *dst, int64_t unit, int rc, const inlet_error *ue,
@@ -568,7 +573,11 @@ static int read_sidecar_unit(void *src, int64_t unit, delta_action_cb cb, void *
   par_cp *p = src;
   char path[256];
   snprintf(path, sizeof path, "_delta_log/_sidecars/%s", p->sc->names[unit]);
-  return read_part(p->st, p->root_abs, path, -1, cb, cb_ctx, NULL, err);
+  inlet_storage *st;
+  TRY(inlet_storage_handles_take(p->hs, &st, err));
+  int rc = read_part(st, p->root_abs, path, -1, cb, cb_ctx, NULL, err);
+  inlet_storage_handles_give(p->hs, st);
+  return rc;
 }
 
 /* The errors of read_sidecars, for the unit's. */
@@ -593,14 +602,19 @@ int delta_checkpoint_read_par(inlet_storage *st, const char *root_abs,
   sidecar_list sc;
   memset(&sc, 0, sizeof sc);
   int threads = util_pool_threads(pool);
-  par_cp p = {st, root_abs, cp, &sc, NULL, &sc, name, fn, ctx};
+  if (threads > 0 && !inlet_storage_threads_ok(st)) threads = 0;
+  par_cp p = {st, NULL, root_abs, cp, &sc, NULL, &sc, name, fn, ctx};
+  if (threads > 0) TRY(inlet_storage_handles_new(&p.hs, st, err));
   int rc = 0;
   if (threads > 0 && !cp->v2 && cp->parts > 1) {
     /* Every part at once (each with its own sidecar list, merged in part
      * order); at most threads + 1 decoded parts held. */
     part_name(name, cp, cp->parts);
     p.part_sc = inlet_calloc((size_t)cp->parts, sizeof *p.part_sc);
-    if (!p.part_sc) return inlet_fail(err, INLET_ENOMEM, "out of memory reading checkpoint");
+    if (!p.part_sc) {
+      inlet_storage_handles_free(p.hs);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory reading checkpoint");
+    }
     rc = delta_replay_ordered(pool, cp->parts, threads + 1, read_part_unit, &p, use_part, &p, err);
     for (int32_t i = 0; i < cp->parts; i++)
       sidecar_list_reset(&p.part_sc[i]);
@@ -613,6 +627,7 @@ int delta_checkpoint_read_par(inlet_storage *st, const char *root_abs,
   else if (rc == 0)
     rc = read_sidecars(st, root_abs, name, &sc, fn, ctx, err);
   sidecar_list_reset(&sc);
+  inlet_storage_handles_free(p.hs);
   return rc;
 }
 

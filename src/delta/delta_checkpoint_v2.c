@@ -129,7 +129,9 @@ static int write_sidecars(inlet_storage *st, const delta_snapshot *snap, int64_t
                           int64_t per, sidecar_out *scs, int64_t n_sc, util_pool *pool,
                           inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
   int64_t wave = util_pool_threads(pool);
-  if (wave < 1 || !delta_replay_par_ok(st)) wave = 1;
+  /* An object-store handle is one thread's (storage.h "Threads"), and
+   * writes do not make handles of their own for the pool's threads. */
+  if (wave < 1 || (st->flags & INLET_STORAGE_OBJECT_STORE)) wave = 1;
   sidecar_task *tasks = inlet_calloc((size_t)wave, sizeof *tasks);
   FAIL_IF(!tasks, err, INLET_ENOMEM, "out of memory writing checkpoint");
   int rc = 0;

@@ -56,10 +56,6 @@ int delta_action_list_apply(const delta_action_list *acts, delta_replay_fn fn, v
   return 0;
 }
 
-bool delta_replay_par_ok(const inlet_storage *st) {
-  return !(st->flags & INLET_STORAGE_OBJECT_STORE);
-}
-
 int delta_replay_ordered(util_pool *pool, int64_t n, int64_t window, delta_unit_read_fn read,
                          void *src, delta_unit_use_fn use, void *dst, inlet_error *err) {
   if (n <= 0) return 0;

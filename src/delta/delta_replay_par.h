@@ -46,8 +46,4 @@ int delta_replay_ordered(util_pool *pool, int64_t n, int64_t window, delta_unit_
 int delta_action_list_apply(const delta_action_list *acts, delta_replay_fn fn, void *ctx,
                             inlet_error *err);
 
-/* Whether loads of @p st may decode on several threads: object-store
- * handles are one thread's (storage.h), so they load on one. */
-bool delta_replay_par_ok(const inlet_storage *st);
-
 #endif /* INLET_DELTA_REPLAY_PAR_H */

@@ -36,7 +36,10 @@
 #define PREFETCH_LOOKAHEAD 256
 
 struct delta_scan {
-  const inlet_snapshot *snap;   /* borrowed */
+  const inlet_snapshot *snap; /* borrowed */
+  /* The handle files are read through: the table's, or a pool thread's own
+   * (delta_scan_set_storage; object-store handles are one thread's). */
+  inlet_storage *st;            /* borrowed */
   int64_t file;                 /* next file index when reader is NULL */
   int64_t end_file;             /* files from here on are not read (delta_scan_range) */
   inlet_parquet_reader *reader; /* owned, the current file */
@@ -102,7 +105,12 @@ struct delta_scan_file {
   inlet_parquet_reader *reader; /* owned: parsed footer; never reads rows */
   delta_dv *dv;                 /* owned, NULL: none */
   int64_t *rg_first;            /* owned, n_rg + 1 entries */
-  int32_t n_rg;
+  int32_t n_rg, cap_rg_first;
+  /* The whole file when it was prefetched (object stores, small files):
+   * the scans of its row groups read it from here, on any thread. */
+  uint8_t *whole; /* owned, NULL: read through storage */
+  size_t whole_len;
+  char *name; /* owned with whole: "<root>/<path>", for messages */
 };
 
 void delta_scan_select(delta_scan *sc, const uint8_t *keep_file, const uint8_t *keep_col,
@@ -165,6 +173,7 @@ int delta_scan_open(delta_scan **out, const inlet_snapshot *s, inlet_error *err)
   delta_scan *sc = inlet_calloc(1, sizeof *sc);
   if (!sc) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   sc->snap = s;
+  sc->st = s->table->st;
   sc->end_file = s->snap.n_files;
   sc->slice_rg = -1;
   for (int i = 0; i < PREFETCH_FILES; i++)
@@ -246,7 +255,7 @@ static bool prefetchable(const delta_scan *sc, int64_t i) {
  * kept and each file is opened the ordinary way, which reports the problem. */
 static void prefetch(delta_scan *sc, int64_t first) {
   const delta_snapshot *s = &sc->snap->snap;
-  inlet_storage *st = sc->snap->table->st;
+  inlet_storage *st = sc->st;
   inlet_file_range fr[PREFETCH_FILES];
   int64_t idx[PREFETCH_FILES];
   size_t n = 0;
@@ -301,22 +310,48 @@ static uint8_t *take_prefetched(delta_scan *sc, int64_t i, size_t *len) {
   return NULL;
 }
 
-/* Loads the deletion vector of @p f, the file just opened (if it has one),
- * and the first row index of each of its row groups. */
-static int load_dv(delta_scan *sc, const delta_file *f, inlet_error *err) {
-  const inlet_table *t = sc->snap->table;
-  if (f->add.dv_json)
-    TRY(delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &sc->dv, err));
-  if (sc->n_rg + 1 > sc->cap_rg_first) {
-    int64_t *p = inlet_realloc(sc->rg_first, ((size_t)sc->n_rg + 1) * sizeof *p);
+/* Loads the deletion vector of @p f (if it has one; read through @p st),
+ * whose file @p r has just been opened, into *@p dv, and the first row
+ * index of each of its @p n_rg row groups into *@p rg_first (grown to
+ * n_rg + 1 entries; *@p cap its capacity). */
+static int load_dv_positions(inlet_storage *st, const inlet_table *t, const delta_file *f,
+                             const inlet_parquet_reader *r, int32_t n_rg, delta_dv **dv,
+                             int64_t **rg_first, int32_t *cap, inlet_error *err) {
+  if (f->add.dv_json) TRY(delta_dv_load(st, t->root_abs, f->add.path, f->add.dv_json, dv, err));
+  if (n_rg + 1 > *cap) {
+    int64_t *p = inlet_realloc(*rg_first, ((size_t)n_rg + 1) * sizeof *p);
     if (!p) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-    sc->rg_first = p;
-    sc->cap_rg_first = sc->n_rg + 1;
+    *rg_first = p;
+    *cap = n_rg + 1;
   }
-  sc->rg_first[0] = 0;
-  for (int32_t i = 0; i < sc->n_rg; i++)
-    sc->rg_first[i + 1] = sc->rg_first[i] + inlet_parquet_reader_row_group_rows(sc->reader, i);
+  (*rg_first)[0] = 0;
+  for (int32_t i = 0; i < n_rg; i++)
+    (*rg_first)[i + 1] = (*rg_first)[i] + inlet_parquet_reader_row_group_rows(r, i);
   return 0;
+}
+
+/* "<root>/<path>" of @p f (owned by the caller), the name messages give a
+ * file read from memory; NULL on ENOMEM. */
+static char *file_name(const inlet_storage *st, const delta_file *f) {
+  size_t rl = strlen(st->root), pl = strlen(f->add.path);
+  char *name = inlet_malloc(rl + pl + 2);
+  if (name) snprintf(name, rl + pl + 2, "%s/%s", st->root, f->add.path);
+  return name;
+}
+
+/* The prefetched bytes of small file @p fi of an object store, fetching the
+ * next round first when they are not there yet; NULL when the file is read
+ * by ranges instead (large, local, or a scan with a limit). */
+static uint8_t *whole_file(delta_scan *sc, int64_t fi, size_t *len) {
+  /* A scan with a row limit (window) reads on demand: no prefetch. */
+  if (!(sc->st->flags & INLET_STORAGE_OBJECT_STORE) || sc->window != 0 || !prefetchable(sc, fi))
+    return NULL;
+  uint8_t *whole = take_prefetched(sc, fi, len);
+  if (!whole) {
+    prefetch(sc, fi);
+    whole = take_prefetched(sc, fi, len);
+  }
+  return whole;
 }
 
 static int open_next_file(delta_scan *sc, inlet_error *err) {
@@ -324,34 +359,30 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
   int64_t fi = sc->file;
   const delta_file *f = &s->files[sc->file++];
   inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
-  inlet_storage *st = sc->snap->table->st;
+  inlet_storage *st = sc->st;
   int rc;
-  uint8_t *whole = NULL;
   size_t whole_len = 0;
-  /* A scan with a row limit (window) reads on demand: no prefetch. */
-  if ((st->flags & INLET_STORAGE_OBJECT_STORE) && sc->window == 0 && prefetchable(sc, fi)) {
-    whole = take_prefetched(sc, fi, &whole_len);
-    if (!whole) {
-      prefetch(sc, fi);
-      whole = take_prefetched(sc, fi, &whole_len);
-    }
-  }
+  /* A shared file was prefetched (or not) by its opener. */
+  uint8_t *whole = sc->shared ? NULL : whole_file(sc, fi, &whole_len);
   if (sc->shared) {
+    const delta_scan_file *df = sc->shared;
     inlet_rfile *rf = NULL;
-    rc = f->add.size >= 0 ? st->ops->open_read_sized(st, f->add.path, f->add.size, &rf, err)
-                          : st->ops->open_read(st, f->add.path, &rf, err);
+    if (df->whole)
+      rc = inlet_rfile_open_memory_view(&rf, df->name, df->whole, df->whole_len, err);
+    else if (f->add.size >= 0)
+      rc = st->ops->open_read_sized(st, f->add.path, f->add.size, &rf, err);
+    else
+      rc = st->ops->open_read(st, f->add.path, &rf, err);
     if (rc == 0)
-      rc = pq_reader_clone(&sc->reader, sc->shared->reader, rf, err);
+      rc = pq_reader_clone(&sc->reader, df->reader, rf, err);
     else
       inlet_error_prefix(err, "%s/%s", st->root, f->add.path);
   } else if (whole) {
-    size_t rl = strlen(st->root), pl = strlen(f->add.path);
-    char *name = inlet_malloc(rl + pl + 2);
+    char *name = file_name(st, f);
     if (!name) {
       inlet_free(whole);
       return inlet_fail(err, INLET_ENOMEM, "out of memory");
     }
-    snprintf(name, rl + pl + 2, "%s/%s", st->root, f->add.path);
     inlet_rfile *mf = NULL;
     rc = inlet_rfile_open_memory(&mf, name, whole, whole_len, err);
     if (rc == 0) rc = pq_reader_open_file(&sc->reader, mf, name, &ro, err);
@@ -414,32 +445,44 @@ static int open_next_file(delta_scan *sc, inlet_error *err) {
     sc->rg = sc->first_rg < sc->n_rg ? sc->first_rg : sc->n_rg;
     if (sc->end_rg < sc->n_rg) sc->n_rg = sc->end_rg < sc->rg ? sc->rg : sc->end_rg;
   } else if (f->add.dv_json || sc->rt) {
-    TRY(load_dv(sc, f, err));
+    TRY(load_dv_positions(st, sc->snap->table, f, sc->reader, sc->n_rg, &sc->dv, &sc->rg_first,
+                          &sc->cap_rg_first, err));
   }
   return 0;
 }
 
-int delta_scan_file_open(delta_scan_file **out, const inlet_snapshot *s, int64_t file,
+void delta_scan_set_storage(delta_scan *sc, inlet_storage *st) {
+  sc->st = st;
+}
+
+int delta_scan_file_open(delta_scan_file **out, delta_scan *opener, int64_t file,
                          inlet_error *err) {
   *out = NULL;
+  const inlet_snapshot *s = opener->snap;
   FAIL_IF(file < 0 || file >= s->snap.n_files, err, INLET_EINVAL, "no file %lld in the snapshot",
           (long long)file);
   const delta_file *f = &s->snap.files[file];
-  const inlet_table *t = s->table;
+  inlet_storage *st = opener->st;
   delta_scan_file *df = inlet_calloc(1, sizeof *df);
   if (!df) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
   df->file = file;
   inlet_parquet_reader_options ro = INLET_PARQUET_READER_OPTIONS_INIT;
-  int rc = pq_reader_open_storage(&df->reader, t->st, f->add.path, f->add.size, &ro, err);
+  int rc;
+  df->whole = whole_file(opener, file, &df->whole_len);
+  if (df->whole) {
+    df->name = file_name(st, f);
+    inlet_rfile *mf = NULL;
+    rc = df->name ? inlet_rfile_open_memory_view(&mf, df->name, df->whole, df->whole_len, err)
+                  : inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+    if (rc == 0) rc = pq_reader_open_file(&df->reader, mf, df->name, &ro, err);
+  } else {
+    rc = pq_reader_open_storage(&df->reader, st, f->add.path, f->add.size, &ro, err);
+  }
   if (rc == 0) {
     df->n_rg = inlet_parquet_reader_num_row_groups(df->reader);
-    df->rg_first = inlet_calloc((size_t)df->n_rg + 1, sizeof *df->rg_first);
-    if (!df->rg_first) rc = inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+    rc = load_dv_positions(st, s->table, f, df->reader, df->n_rg, &df->dv, &df->rg_first,
+                           &df->cap_rg_first, err);
   }
-  for (int32_t i = 0; rc == 0 && i < df->n_rg; i++)
-    df->rg_first[i + 1] = df->rg_first[i] + inlet_parquet_reader_row_group_rows(df->reader, i);
-  if (rc == 0 && f->add.dv_json)
-    rc = delta_dv_load(t->st, t->root_abs, f->add.path, f->add.dv_json, &df->dv, err);
   if (rc < 0) {
     delta_scan_file_free(df);
     return rc;
@@ -465,6 +508,8 @@ void delta_scan_file_free(delta_scan_file *f) {
   inlet_parquet_reader_free(f->reader);
   delta_dv_free(f->dv);
   inlet_free(f->rg_first);
+  inlet_free(f->whole);
+  inlet_free(f->name);
   inlet_free(f);
 }
 

@@ -447,7 +447,7 @@ static int list_after_hint(delta_log_listing *l, inlet_storage *st, int64_t from
  * reader passes on) marks the end of one commit and the start of the next. */
 typedef struct par_commits {
   const delta_log_listing *l;
-  inlet_storage *st;
+  inlet_storage_handles *hs; /* the handles the units read through */
   const char *root_abs;
   int64_t start, target, per;
   delta_state *r;
@@ -458,20 +458,28 @@ static int read_commit_unit(void *src, int64_t unit, delta_action_cb cb, void *c
                             inlet_error *err) {
   par_commits *p = src;
   int64_t first = p->start + unit * p->per;
-  for (int64_t v = first; v <= p->target && v < first + p->per; v++) {
+  inlet_storage *st;
+  TRY(inlet_storage_handles_take(p->hs, &st, err));
+  int rc = 0;
+  for (int64_t v = first; rc == 0 && v <= p->target && v < first + p->per; v++) {
     if (v > first) {
       delta_action sep;
       memset(&sep, 0, sizeof sep);
-      TRY(cb(cb_ctx, &sep, err));
+      rc = cb(cb_ctx, &sep, err);
+      if (rc != 0) break;
     }
     /* Found here so that a gap is reported in log order, after the errors
      * of the commits before it, as the single-threaded loop would. */
-    FAIL_IF(find_commit(p->l, v) < 0, err, INLET_ECORRUPT,
-            "corrupt log: commit file for version %lld is missing (gap before version %lld)",
-            (long long)v, (long long)p->target);
-    TRY(delta_log_read_commit(p->st, p->root_abs, v, cb, cb_ctx, err));
+    if (find_commit(p->l, v) < 0)
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "corrupt log: commit file for version %lld is missing (gap before "
+                      "version %lld)",
+                      (long long)v, (long long)p->target);
+    else
+      rc = delta_log_read_commit(st, p->root_abs, v, cb, cb_ctx, err);
   }
-  return 0;
+  inlet_storage_handles_give(p->hs, st);
+  return rc;
 }
 
 /* After the actions of commit @p v: the target's timestamp. */
@@ -510,9 +518,10 @@ static bool compaction_in_range(const delta_log_listing *l, int64_t start, int64
 }
 
 /* A pool for a load asked for @p threads, made on first use (@p *pool
- * NULL): none for one thread or a storage handle of one thread's. */
+ * NULL): none for one thread or storage whose reads cannot be spread over
+ * threads. */
 static int load_pool(util_pool **pool, inlet_storage *st, int threads, inlet_error *err) {
-  if (*pool || threads < 2 || !delta_replay_par_ok(st)) return 0;
+  if (*pool || threads < 2 || !inlet_storage_threads_ok(st)) return 0;
   return util_pool_new(pool, threads, err);
 }
 
@@ -638,9 +647,13 @@ static int state_load(delta_state **out, const delta_snapshot *base, inlet_stora
     int64_t threads_n = util_pool_threads(pool), n = target - start + 1;
     int64_t window = 4 * threads_n, per = n / (8 * threads_n);
     per = per < 1 ? 1 : per > 64 ? 64 : per;
-    par_commits pc = {&l, st, root_abs, start, target, per, r, timestamp_ms};
-    TRY_GOTO(delta_replay_ordered(pool, (n + per - 1) / per, window, read_commit_unit, &pc,
-                                  use_commit, &pc, err));
+    inlet_storage_handles *hs = NULL;
+    TRY_GOTO(inlet_storage_handles_new(&hs, st, err));
+    par_commits pc = {&l, hs, root_abs, start, target, per, r, timestamp_ms};
+    rc = delta_replay_ordered(pool, (n + per - 1) / per, window, read_commit_unit, &pc, use_commit,
+                              &pc, err);
+    inlet_storage_handles_free(hs);
+    TRY_GOTO(rc);
     timestamp_ms = pc.timestamp_ms;
     start = target + 1; /* done: the loop below has nothing left */
   }

@@ -636,7 +636,7 @@ const inlet_schema *inlet_snapshot_schema(const inlet_snapshot *s) {
 const inlet_schema *delta_snapshot_handle_physical(const inlet_snapshot *s) {
   return delta_snapshot_physical(&s->snap);
 }
-const inlet_storage *delta_snapshot_handle_storage(const inlet_snapshot *s) {
+inlet_storage *delta_snapshot_handle_storage(const inlet_snapshot *s) {
   return s->table->st;
 }
 int32_t inlet_snapshot_num_partition_columns(const inlet_snapshot *s) {

@@ -18,6 +18,12 @@
  * threads + 1 runs are in flight. The parent returns the oldest run's
  * batches first (the single-threaded order) or, unordered, whichever batch
  * is ready, and applies the limit across runs.
+ *
+ * On object stores, whose storage handles are one thread's, each of the
+ * threads + 1 task slots reads through a handle of its own (a clone of the
+ * table's, made when the slot is first used and kept for its later runs),
+ * and the parent prefetches the small files whole, many at once as a
+ * one-thread scan does, so their runs read them from memory.
  */
 #include <pthread.h>
 #include <stddef.h>
@@ -99,6 +105,9 @@ struct inlet_scan {
   pthread_cond_t cond;  /* a task queued a batch or finished, or the parent took one */
   bool stop;            /* lock: workers end early (the limit or free) */
   scan_task *tasks;     /* owned, n_slots */
+  /* owned, n_slots: the storage handle each slot's tasks read through
+   * (storage.h "Threads"), made on the slot's first use */
+  inlet_storage **slot_st;
   int32_t n_slots;
   int64_t next_seq;  /* sequence of the next task */
   int64_t next_file; /* next file to open */
@@ -226,7 +235,7 @@ static void current_stats(const inlet_scan *sc, inlet_scan_stats *out);
 /* The child scan of row groups [@p first_rg, @p end_rg) of file @p f: the
  * parent's decisions, scratch of its own. */
 static int child_open(inlet_scan **out, inlet_scan *p, const scan_file *f, int32_t first_rg,
-                      int32_t end_rg, inlet_error *err) {
+                      int32_t end_rg, inlet_storage *st, inlet_error *err) {
   *out = NULL;
   inlet_scan *c = inlet_calloc(1, sizeof *c);
   if (!c) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
@@ -260,6 +269,7 @@ static int child_open(inlet_scan **out, inlet_scan *p, const scan_file *f, int32
   }
   delta_scan_select(c->ts, p->keep_file, p->keep_col, true);
   delta_scan_use_file(c->ts, f->df, first_rg, end_rg);
+  delta_scan_set_storage(c->ts, st);
   *out = c;
   return 0;
 }
@@ -318,10 +328,12 @@ static void scan_file_free(scan_file *f) {
 }
 
 /* Frees a finished (or stopped) task's slot: waits for the worker, drops
- * what it queued, keeps its counters, and lets go of its file. */
+ * what it queued, keeps its counters, and lets go of its file. The wait
+ * runs no other task here: one would fill its queue with nobody to take
+ * it. */
 static void task_retire(inlet_scan *sc, scan_task *t) {
   inlet_error ignore = INLET_ERROR_INIT;
-  (void)util_group_wait(&t->g, &ignore);
+  (void)util_group_join(&t->g, &ignore);
   for (int k = 0; k < TASK_QUEUE; k++)
     inlet_batch_reset(&t->q[k]);
   inlet_scan_stats *r = &sc->retired;
@@ -339,19 +351,26 @@ static void task_retire(inlet_scan *sc, scan_task *t) {
 }
 
 /* Decides whether the scan runs in parallel and sets it up: threads > 1,
- * no explain (its report is the order of decisions), a storage handle
- * other threads may use (not an object store's) and a file to read (one
- * file of many row groups is spread over the threads too). */
+ * no explain (its report is the order of decisions), storage whose reads
+ * can be spread over threads (storage.h inlet_storage_threads_ok) and a
+ * file to read (one file of many row groups is spread over the threads
+ * too). */
 static int par_begin(inlet_scan *sc, const inlet_scan_options *o, inlet_error *err) {
   if (o->threads < 2 || o->explain) return 0;
-  if (delta_snapshot_handle_storage(sc->snap)->flags & INLET_STORAGE_OBJECT_STORE) return 0;
+  if (!inlet_storage_threads_ok(delta_snapshot_handle_storage(sc->snap))) return 0;
   bool any = false;
   for (int64_t i = 0, n = inlet_snapshot_num_files(sc->snap); i < n && !any; i++)
     any = sc->keep_file[i] != 0;
   if (!any) return 0;
   sc->n_slots = o->threads + 1;
   sc->tasks = inlet_calloc((size_t)sc->n_slots, sizeof *sc->tasks);
-  if (!sc->tasks) return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  sc->slot_st = inlet_calloc((size_t)sc->n_slots, sizeof *sc->slot_st);
+  if (!sc->tasks || !sc->slot_st)
+    return inlet_fail(err, INLET_ENOMEM, "out of memory opening a scan");
+  /* The parent's delta scan only opens the files here; a window on it
+   * tells it that a limited scan reads on demand (no prefetching), as a
+   * one-thread scan with a limit does. */
+  if (sc->limit >= 0) delta_scan_set_window(sc->ts, sc->limit, sc->pred != NULL);
   TRY(util_pool_new(&sc->pool, o->threads, err));
   pthread_mutex_init(&sc->lock, NULL);
   pthread_cond_init(&sc->cond, NULL);
@@ -370,7 +389,7 @@ static void next_file(inlet_scan *sc) {
     if (sc->next_file >= n) return;
     scan_file *f = inlet_calloc(1, sizeof *f);
     inlet_error e = INLET_ERROR_INIT;
-    int rc = f ? delta_scan_file_open(&f->df, sc->snap, sc->next_file, &e)
+    int rc = f ? delta_scan_file_open(&f->df, sc->ts, sc->next_file, &e)
                : inlet_fail(&e, INLET_ENOMEM, "out of memory opening a scan");
     sc->next_file++;
     if (rc < 0) {
@@ -398,8 +417,11 @@ static int par_fill(inlet_scan *sc, inlet_error *err) {
     int64_t rows = delta_scan_file_row_group_rows(f->df, first);
     while (end < n_rg && rows < RUN_MIN_ROWS)
       rows += delta_scan_file_row_group_rows(f->df, end++);
+    if (!sc->slot_st[k])
+      TRY(inlet_storage_thread_handle(delta_snapshot_handle_storage(sc->snap), &sc->slot_st[k],
+                                      err));
     memset(t, 0, sizeof *t);
-    TRY(child_open(&t->child, sc, f, first, end, err));
+    TRY(child_open(&t->child, sc, f, first, end, sc->slot_st[k], err));
     f->next_rg = end;
     f->refs++;
     if (end == n_rg) sc->cur = NULL; /* its tasks free it */
@@ -674,6 +696,9 @@ void inlet_scan_free(inlet_scan *sc) {
   if (!sc) return;
   par_end(sc);
   inlet_free(sc->tasks);
+  for (int32_t k = 0; sc->slot_st && k < sc->n_slots; k++)
+    inlet_storage_thread_handle_free(delta_snapshot_handle_storage(sc->snap), sc->slot_st[k]);
+  inlet_free(sc->slot_st);
   delta_scan_free(sc->ts);
   if (!sc->child) {
     inlet_predicate_free(sc->pred);

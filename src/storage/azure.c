@@ -578,6 +578,8 @@ static void az_free(inlet_storage *st) {
   inlet_free(s);
 }
 
+static int az_clone(inlet_storage *st, inlet_storage **out, inlet_error *err);
+
 static const inlet_storage_ops az_ops = {
     .open_read = objstore_open_read,
     .create = az_create,
@@ -597,10 +599,12 @@ static const inlet_storage_ops az_ops = {
     .list_from = az_list_from,
     .remove_many = az_remove_many,
     .read_files = objstore_read_files,
+    .clone = az_clone,
 };
 
-int inlet_storage_azure_open(inlet_storage **out, inlet_azure_config *c,
-                             const inlet_storage_options *o, inlet_error *err) {
+/* The handle for @p c (taken over) with a client made of @p hc and @p tune. */
+static int az_open_tuned(inlet_storage **out, inlet_azure_config *c, const inlet_http_config *hc,
+                         const objstore_tuning *tune, inlet_error *err) {
   *out = NULL;
   az_storage *s = inlet_calloc(1, sizeof *s);
   if (!s) {
@@ -612,10 +616,10 @@ int inlet_storage_azure_open(inlet_storage **out, inlet_azure_config *c,
   s->os.be = &az_backend;
   s->os.bucket = s->cfg.container;
   s->os.prefix = s->cfg.prefix;
-  inlet_http_config hc;
-  inlet_objstore_tuning(o, &hc, &s->os.tune);
+  s->os.http_cfg = *hc;
+  s->os.tune = *tune;
   if (s->os.tune.parts_in_flight > 64) s->os.tune.parts_in_flight = 64;
-  int rc = inlet_http_new(&s->os.http, &hc, err);
+  int rc = inlet_http_new(&s->os.http, hc, err);
   if (rc < 0) {
     az_free(&s->os.base);
     return rc;
@@ -636,5 +640,23 @@ int inlet_storage_azure_open(inlet_storage **out, inlet_azure_config *c,
   s->os.base.ops = &az_ops;
   s->os.base.flags = INLET_STORAGE_OBJECT_STORE;
   *out = &s->os.base;
+  return 0;
+}
+
+int inlet_storage_azure_open(inlet_storage **out, inlet_azure_config *c,
+                             const inlet_storage_options *o, inlet_error *err) {
+  inlet_http_config hc;
+  objstore_tuning tune;
+  inlet_objstore_tuning(o, &hc, &tune);
+  return az_open_tuned(out, c, &hc, &tune, err);
+}
+
+static int az_clone(inlet_storage *st, inlet_storage **out, inlet_error *err) {
+  *out = NULL;
+  az_storage *s = (az_storage *)st;
+  inlet_azure_config c;
+  TRY(inlet_azure_config_copy(&c, &s->cfg, err));
+  TRY(az_open_tuned(out, &c, &s->os.http_cfg, &s->os.tune, err));
+  (*out)->flags = st->flags;
   return 0;
 }

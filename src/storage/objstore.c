@@ -238,6 +238,26 @@ void inlet_s3_config_reset(inlet_s3_config *c) {
   memset(c, 0, sizeof *c);
 }
 
+/* Copies @p src (may be NULL) into *dst; false on ENOMEM. */
+static bool dup_opt(char **dst, const char *src) {
+  *dst = src ? inlet_strdup(src) : NULL;
+  return !src || *dst;
+}
+
+int inlet_s3_config_copy(inlet_s3_config *dst, const inlet_s3_config *src, inlet_error *err) {
+  memset(dst, 0, sizeof *dst);
+  dst->path_style = src->path_style;
+  bool ok = dup_opt(&dst->access_key, src->access_key) &&
+            dup_opt(&dst->secret_key, src->secret_key) &&
+            dup_opt(&dst->session_token, src->session_token) &&
+            dup_opt(&dst->region, src->region) && dup_opt(&dst->endpoint, src->endpoint) &&
+            dup_opt(&dst->bucket, src->bucket) && dup_opt(&dst->prefix, src->prefix) &&
+            dup_opt(&dst->credential_source, src->credential_source);
+  if (ok) return 0;
+  inlet_s3_config_reset(dst);
+  return inlet_fail(err, INLET_ENOMEM, "out of memory");
+}
+
 int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *prefix,
                             const inlet_storage_options *o, inlet_error *err) {
   static const inlet_storage_options none = INLET_STORAGE_OPTIONS_INIT;
@@ -341,6 +361,25 @@ void inlet_azure_config_reset(inlet_azure_config *c) {
   inlet_free(c->container);
   inlet_free(c->prefix);
   memset(c, 0, sizeof *c);
+}
+
+int inlet_azure_config_copy(inlet_azure_config *dst, const inlet_azure_config *src,
+                            inlet_error *err) {
+  memset(dst, 0, sizeof *dst);
+  bool ok = dup_opt(&dst->account, src->account) && dup_opt(&dst->sas, src->sas) &&
+            dup_opt(&dst->endpoint, src->endpoint) && dup_opt(&dst->container, src->container) &&
+            dup_opt(&dst->prefix, src->prefix);
+  if (ok && src->key) {
+    dst->key = inlet_malloc(src->key_len ? src->key_len : 1);
+    ok = dst->key != NULL;
+    if (ok) {
+      memcpy(dst->key, src->key, src->key_len);
+      dst->key_len = src->key_len;
+    }
+  }
+  if (ok) return 0;
+  inlet_azure_config_reset(dst);
+  return inlet_fail(err, INLET_ENOMEM, "out of memory");
 }
 
 /* Value of @p key in a "k=v;k=v" connection string (copied), or NULL. */

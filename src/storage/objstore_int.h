@@ -30,6 +30,8 @@ typedef struct inlet_s3_config {
 int inlet_s3_config_resolve(inlet_s3_config *c, const char *bucket, const char *prefix,
                             const inlet_storage_options *o, inlet_error *err);
 void inlet_s3_config_reset(inlet_s3_config *c);
+/* A deep copy of @p src into @p dst (a handle's clone for another thread). */
+int inlet_s3_config_copy(inlet_s3_config *dst, const inlet_s3_config *src, inlet_error *err);
 
 typedef struct inlet_azure_config {
   char *account; /* owned */
@@ -48,6 +50,8 @@ int inlet_azure_config_resolve(inlet_azure_config *c, const char *container, con
                                const char *account_hint, const inlet_storage_options *o,
                                inlet_error *err);
 void inlet_azure_config_reset(inlet_azure_config *c);
+int inlet_azure_config_copy(inlet_azure_config *dst, const inlet_azure_config *src,
+                            inlet_error *err);
 
 /* The backends; they take over @p c's contents (reset on return). */
 int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_storage_options *o,
@@ -133,7 +137,8 @@ typedef struct objstore_backend {
 struct objstore {
   inlet_storage base;
   const objstore_backend *be;
-  inlet_http *http; /* owned */
+  inlet_http *http;           /* owned */
+  inlet_http_config http_cfg; /* what http was made with (clones get the same) */
   objstore_tuning tune;
   const char *bucket; /* borrowed from the backend's config: bucket or container */
   const char *prefix; /* borrowed; "" or "a/b" */

@@ -901,6 +901,8 @@ static int s3_abort_uploads(inlet_storage *st, int64_t before_ms, bool dry_run,
   return rc;
 }
 
+static int s3_clone(inlet_storage *st, inlet_storage **out, inlet_error *err);
+
 static const inlet_storage_ops s3_ops = {
     .open_read = objstore_open_read,
     .create = s3_create,
@@ -921,10 +923,12 @@ static const inlet_storage_ops s3_ops = {
     .remove_many = s3_remove_many,
     .read_files = objstore_read_files,
     .abort_uploads = s3_abort_uploads,
+    .clone = s3_clone,
 };
 
-int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_storage_options *o,
-                          inlet_error *err) {
+/* The handle for @p c (taken over) with a client made of @p hc and @p tune. */
+static int s3_open_tuned(inlet_storage **out, inlet_s3_config *c, const inlet_http_config *hc,
+                         const objstore_tuning *tune, inlet_error *err) {
   *out = NULL;
   s3_storage *s = inlet_calloc(1, sizeof *s);
   if (!s) {
@@ -936,9 +940,9 @@ int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_s
   s->os.be = &s3_backend;
   s->os.bucket = s->cfg.bucket;
   s->os.prefix = s->cfg.prefix;
-  inlet_http_config hc;
-  inlet_objstore_tuning(o, &hc, &s->os.tune);
-  int rc = inlet_http_new(&s->os.http, &hc, err);
+  s->os.http_cfg = *hc;
+  s->os.tune = *tune;
+  int rc = inlet_http_new(&s->os.http, hc, err);
   if (rc < 0) {
     s3_free(&s->os.base);
     return rc;
@@ -972,5 +976,23 @@ int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_s
   s->os.base.ops = &s3_ops;
   s->os.base.flags = INLET_STORAGE_OBJECT_STORE;
   *out = &s->os.base;
+  return 0;
+}
+
+int inlet_storage_s3_open(inlet_storage **out, inlet_s3_config *c, const inlet_storage_options *o,
+                          inlet_error *err) {
+  inlet_http_config hc;
+  objstore_tuning tune;
+  inlet_objstore_tuning(o, &hc, &tune);
+  return s3_open_tuned(out, c, &hc, &tune, err);
+}
+
+static int s3_clone(inlet_storage *st, inlet_storage **out, inlet_error *err) {
+  *out = NULL;
+  s3_storage *s = (s3_storage *)st;
+  inlet_s3_config c;
+  TRY(inlet_s3_config_copy(&c, &s->cfg, err));
+  TRY(s3_open_tuned(out, &c, &s->os.http_cfg, &s->os.tune, err));
+  (*out)->flags = st->flags;
   return 0;
 }

@@ -1,9 +1,11 @@
 /*
  * Backend-independent parts of storage.h: the serial fallbacks backends
- * share (vectored reads, batch removes, listing filters) and the probe that
- * tells whether a store enforces conditional creates.
+ * share (vectored reads, batch removes, listing filters), the probe that
+ * tells whether a store enforces conditional creates, the handles pool
+ * threads read through ("Threads"), and files over bytes in memory.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -105,6 +107,78 @@ int inlet_storage_read_files(inlet_storage *s, inlet_file_range *r, size_t n, in
   return 0;
 }
 
+bool inlet_storage_threads_ok(const inlet_storage *s) {
+  return !(s->flags & INLET_STORAGE_OBJECT_STORE) || s->ops->clone != NULL;
+}
+
+int inlet_storage_thread_handle(inlet_storage *s, inlet_storage **out, inlet_error *err) {
+  *out = NULL;
+  if (!(s->flags & INLET_STORAGE_OBJECT_STORE)) {
+    *out = s;
+    return 0;
+  }
+  if (!s->ops->clone)
+    return inlet_fail(err, INLET_EUNSUPPORTED, "%s: this storage handle cannot be cloned", s->root);
+  return s->ops->clone(s, out, err);
+}
+
+void inlet_storage_thread_handle_free(inlet_storage *s, inlet_storage *h) {
+  if (h && h != s) h->ops->free(h);
+}
+
+struct inlet_storage_handles {
+  inlet_storage *s;        /* borrowed */
+  pthread_mutex_t lock;    /* guards free_st and n_free */
+  inlet_storage **free_st; /* owned array of owned handles not taken */
+  size_t n_free, cap;
+};
+
+int inlet_storage_handles_new(inlet_storage_handles **out, inlet_storage *s, inlet_error *err) {
+  *out = inlet_calloc(1, sizeof **out);
+  if (!*out) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  (*out)->s = s;
+  pthread_mutex_init(&(*out)->lock, NULL);
+  return 0;
+}
+
+int inlet_storage_handles_take(inlet_storage_handles *h, inlet_storage **out, inlet_error *err) {
+  if (!(h->s->flags & INLET_STORAGE_OBJECT_STORE)) {
+    *out = h->s;
+    return 0;
+  }
+  pthread_mutex_lock(&h->lock);
+  *out = h->n_free ? h->free_st[--h->n_free] : NULL;
+  pthread_mutex_unlock(&h->lock);
+  if (*out) return 0;
+  return inlet_storage_thread_handle(h->s, out, err);
+}
+
+void inlet_storage_handles_give(inlet_storage_handles *h, inlet_storage *st) {
+  if (!st || st == h->s) return;
+  pthread_mutex_lock(&h->lock);
+  if (h->n_free == h->cap) {
+    size_t cap = h->cap ? h->cap * 2 : 8;
+    inlet_storage **v = inlet_realloc(h->free_st, cap * sizeof *v);
+    if (v) {
+      h->free_st = v;
+      h->cap = cap;
+    }
+  }
+  bool kept = h->n_free < h->cap;
+  if (kept) h->free_st[h->n_free++] = st;
+  pthread_mutex_unlock(&h->lock);
+  if (!kept) st->ops->free(st); /* out of memory to keep it: the next task makes another */
+}
+
+void inlet_storage_handles_free(inlet_storage_handles *h) {
+  if (!h) return;
+  for (size_t i = 0; i < h->n_free; i++)
+    h->free_st[i]->ops->free(h->free_st[i]);
+  inlet_free(h->free_st);
+  pthread_mutex_destroy(&h->lock);
+  inlet_free(h);
+}
+
 int inlet_storage_abort_uploads(inlet_storage *s, int64_t before_ms, bool dry_run,
                                 void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
                                 inlet_error *err) {
@@ -115,6 +189,7 @@ int inlet_storage_abort_uploads(inlet_storage *s, int64_t before_ms, bool dry_ru
 typedef struct mem_rfile {
   inlet_rfile base;
   uint8_t *data;
+  bool owned; /* data is freed at close */
 } mem_rfile;
 
 static int mem_read_at(inlet_rfile *rf, int64_t off, void *buf, size_t n, inlet_error *err) {
@@ -129,7 +204,7 @@ static int mem_read_at(inlet_rfile *rf, int64_t off, void *buf, size_t n, inlet_
 
 static void mem_close(inlet_rfile *rf) {
   mem_rfile *f = (mem_rfile *)rf;
-  inlet_free(f->data);
+  if (f->owned) inlet_free(f->data);
   inlet_free(f->base.name);
   inlet_free(f);
 }
@@ -139,21 +214,33 @@ static const struct inlet_rfile_ops mem_rfile_ops = {.read_at = mem_read_at,
                                                      .read_ranges = inlet_rfile_read_ranges_serial,
                                                      .read_tail = inlet_rfile_read_tail_sized};
 
-int inlet_rfile_open_memory(inlet_rfile **out, const char *name, void *data, size_t len,
-                            inlet_error *err) {
+static int open_memory(inlet_rfile **out, const char *name, void *data, size_t len, bool owned,
+                       inlet_error *err) {
   *out = NULL;
   mem_rfile *f = inlet_calloc(1, sizeof *f);
   char *nm = inlet_strdup(name ? name : "(memory)");
   if (!f || !nm) {
     inlet_free(f);
     inlet_free(nm);
-    inlet_free(data);
+    if (owned) inlet_free(data);
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
   f->base.ops = &mem_rfile_ops;
   f->base.name = nm;
   f->base.size = (int64_t)len;
   f->data = data;
+  f->owned = owned;
   *out = &f->base;
   return 0;
+}
+
+int inlet_rfile_open_memory(inlet_rfile **out, const char *name, void *data, size_t len,
+                            inlet_error *err) {
+  return open_memory(out, name, data, len, true, err);
+}
+
+int inlet_rfile_open_memory_view(inlet_rfile **out, const char *name, const void *data, size_t len,
+                                 inlet_error *err) {
+  /* Only read through (mem_read_at), never written or freed. */
+  return open_memory(out, name, (void *)data, len, false, err);
 }

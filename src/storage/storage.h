@@ -23,9 +23,13 @@
  * a key prefix ending in '/', it exists while an object lies below it, and
  * mkdirs / sync_dir do nothing. Objects appear whole or not at all.
  *
- * Threads: one storage handle (and the files opened through it) is used by
- * one thread at a time; object-store backends run many requests in flight
- * inside one call (read_ranges, multipart parts) on their own.
+ * Threads: an object-store handle (and the files opened through it) is used
+ * by one thread at a time; object-store backends run many requests in
+ * flight inside one call (read_ranges, multipart parts) on their own. Work
+ * spread over threads reads through a handle per thread
+ * (inlet_storage_thread_handle: a clone with a client of its own). posix
+ * handles may be read through (open_read*, get_bytes, the files' reads)
+ * from several threads at once: there the thread handle is the handle.
  */
 #ifndef INLET_STORAGE_H
 #define INLET_STORAGE_H
@@ -277,6 +281,12 @@ typedef struct inlet_storage_ops {
   int (*abort_uploads)(inlet_storage *s, int64_t before_ms, bool dry_run,
                        void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
                        inlet_error *err);
+  /* object stores: a new handle on the same root with the same settings,
+   * credentials and flags, and an HTTP client (connections) of its own, so
+   * another thread can use it while @p s is in use. Sends no request. NULL
+   * in posix (its handles are shared: see "Threads" above) and in the fault
+   * wrapper (whose counters are one sequence: it stays on one thread). */
+  int (*clone)(inlet_storage *s, inlet_storage **out, inlet_error *err);
 } inlet_storage_ops;
 
 struct inlet_storage {
@@ -343,6 +353,31 @@ int inlet_storage_abort_uploads(inlet_storage *s, int64_t before_ms, bool dry_ru
                                 void (*fn)(void *ctx, const char *path), void *ctx, int64_t *count,
                                 inlet_error *err);
 
+/* Whether reads through @p s can be spread over threads: posix handles are
+ * shared, object-store handles cloned (inlet_storage_thread_handle). */
+bool inlet_storage_threads_ok(const inlet_storage *s);
+/* A handle for reading @p s's files on another thread: @p s itself where
+ * handles are shared (posix), else a clone (the backend's clone; the fault
+ * wrapper over an object store has none: INLET_EUNSUPPORTED, so check
+ * inlet_storage_threads_ok first). Release with
+ * inlet_storage_thread_handle_free. */
+int inlet_storage_thread_handle(inlet_storage *s, inlet_storage **out, inlet_error *err);
+/* Frees @p h unless it is @p s itself. NULL-safe. */
+void inlet_storage_thread_handle_free(inlet_storage *s, inlet_storage *h);
+
+/* Handles of one storage for short tasks on a pool (a parallel snapshot
+ * load's units): a task takes a handle, reads through it, and gives it back.
+ * Taking gives a free handle or makes one (inlet_storage_thread_handle), so
+ * there are never more handles than tasks that ran at once; posix tasks all
+ * get the storage itself. May be used from several threads at once. */
+typedef struct inlet_storage_handles inlet_storage_handles;
+/* Handles of @p s (borrowed: it must outlive them). 0, INLET_ENOMEM. */
+int inlet_storage_handles_new(inlet_storage_handles **out, inlet_storage *s, inlet_error *err);
+int inlet_storage_handles_take(inlet_storage_handles *h, inlet_storage **out, inlet_error *err);
+void inlet_storage_handles_give(inlet_storage_handles *h, inlet_storage *st);
+/* Frees the handles made (all given back). NULL-safe. */
+void inlet_storage_handles_free(inlet_storage_handles *h);
+
 /* Reads @p n ranges of files of @p s: the backend's read_files, or one
  * read_at after another where it has none. */
 int inlet_storage_read_files(inlet_storage *s, inlet_file_range *ranges, size_t n,
@@ -353,6 +388,11 @@ int inlet_storage_read_files(inlet_storage *s, inlet_file_range *ranges, size_t 
  * names it in messages. */
 int inlet_rfile_open_memory(inlet_rfile **out, const char *name, void *data, size_t len,
                             inlet_error *err);
+/* The same over bytes that stay the caller's (never freed by the file; they
+ * must outlive it). Several such files over one buffer may be read on
+ * different threads at once. */
+int inlet_rfile_open_memory_view(inlet_rfile **out, const char *name, const void *data, size_t len,
+                                 inlet_error *err);
 
 /* Convenience wrappers over the vtable. */
 static inline int inlet_rfile_read_at(inlet_rfile *f, int64_t off, void *buf, size_t n,

@@ -159,14 +159,14 @@ void util_group_submit(util_group *g, util_task_fn fn, void *arg) {
   pthread_mutex_unlock(&p->lock);
 }
 
-int util_group_wait(util_group *g, inlet_error *err) {
+static int group_wait(util_group *g, bool help, inlet_error *err) {
   util_pool *p = g->pool;
   if (p && p->n_threads > 0) {
     pthread_mutex_lock(&p->lock);
     while (g->pending > 0) {
       /* Help rather than sleep: this may run another group's task, which
        * is what makes nested groups on one pool deadlock-free. */
-      pool_task *t = pop(p);
+      pool_task *t = help ? pop(p) : NULL;
       if (t)
         run_popped(p, t);
       else
@@ -181,6 +181,14 @@ int util_group_wait(util_group *g, inlet_error *err) {
   }
   util_group_init(g, p);
   return rc;
+}
+
+int util_group_wait(util_group *g, inlet_error *err) {
+  return group_wait(g, true, err);
+}
+
+int util_group_join(util_group *g, inlet_error *err) {
+  return group_wait(g, false, err);
 }
 
 int util_online_cpus(void) {

@@ -73,6 +73,12 @@ void util_group_submit(util_group *g, util_task_fn fn, void *arg);
  */
 int util_group_wait(util_group *g, inlet_error *err);
 
+/* Like util_group_wait, but sleeps instead of running queued tasks: for
+ * groups whose tasks must not run on the waiting thread (a parallel scan's
+ * task waits for the scan's thread to take its batches, so run there it
+ * would wait for itself). */
+int util_group_join(util_group *g, inlet_error *err);
+
 /* The number of online CPUs (sysconf), at least 1. */
 int util_online_cpus(void);
 

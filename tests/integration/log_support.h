@@ -9,7 +9,10 @@
 
 #include "testutil.h"
 
+#include "inlet/inlet.h"
+
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +31,51 @@ static inline void ls_sh_ok(tu_result *r, const char *what) {
     ls_sh_ok(&ls_r_, what);                                                                        \
     tu_result_free(&ls_r_);                                                                        \
   } while (0)
+
+/* Runs a printf-style shell command that must exit 0; its stdout (malloc'd). */
+static inline char *ls_sh_out(const char *what, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static inline char *ls_sh_out(const char *what, const char *fmt, ...) {
+  char *cmd = NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
+  va_end(ap);
+  tu_result r;
+  tu_sh(&r, "%s", cmd);
+  if (r.status != 0)
+    fail_msg("%s: `%s` exit %d\nstdout: %s\nstderr: %s", what, cmd, r.status, r.out, r.err);
+  free(cmd);
+  char *o = strdup(r.out);
+  tu_result_free(&r);
+  return o;
+}
+
+/* Appends one row per commit, ids [@p first, @p first + @p n), in this
+ * process (a process per commit would make the setup minutes long under
+ * the sanitizers). */
+static inline void ls_append_range(const char *table, int first, int n) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t = NULL;
+  if (inlet_table_open(&t, table, &err) != 0) fail_msg("open %s: %s", table, inlet_errmsg(&err));
+  inlet_schema s;
+  if (inlet_schema_parse(&s, "id long, s string", &err) != 0) fail_msg("%s", inlet_errmsg(&err));
+  for (int i = first; i < first + n; i++) {
+    inlet_batch b;
+    char txt[32];
+    snprintf(txt, sizeof txt, "v%d", i);
+    if (inlet_batch_init(&b, &s, &err) != 0 ||
+        inlet_array_append_int(&b.columns[0], &s.fields[0], i, &err) != 0 ||
+        inlet_array_append_bytes(&b.columns[1], &s.fields[1], txt, strlen(txt), &err) != 0)
+      fail_msg("batch: %s", inlet_errmsg(&err));
+    b.num_rows = 1;
+    if (inlet_table_append(t, &b, 1, NULL, NULL, &err) != 0)
+      fail_msg("append: %s", inlet_errmsg(&err));
+    inlet_batch_reset(&b);
+  }
+  inlet_schema_reset(&s);
+  inlet_table_free(t);
+}
 
 /* A scratch copy of tests/data/<rel>, as <tmp>/t; returns the table path
  * (static storage). */

@@ -15,22 +15,13 @@
 #include <string.h>
 
 #include "objstore_env.h"
-#include "storage/storage.h"
 
 static tu_emulators emu;
 
 static int group_setup(void **state) {
   (void)state;
   tu_emulators_start(&emu, true, true);
-  char ep[64];
-  snprintf(ep, sizeof ep, "http://127.0.0.1:%d", emu.proxy_port);
-  unsetenv("AWS_PROFILE");
-  unsetenv("AWS_ENDPOINT_URL_S3");
-  setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
-  setenv("AWS_SECRET_ACCESS_KEY", "S3RVER", 1);
-  setenv("AWS_REGION", "us-east-1", 1);
-  setenv("AWS_ENDPOINT_URL", ep, 1);
-  setenv("AZURE_STORAGE_CONNECTION_STRING", tu_azurite_connection_string(&emu), 1);
+  tu_emulators_env(&emu);
   return 0;
 }
 
@@ -38,32 +29,6 @@ static int group_teardown(void **state) {
   (void)state;
   tu_emulators_stop(&emu);
   return 0;
-}
-
-/* Copies every file below local @p dir to the store at @p url. */
-static void upload(const char *dir, const char *url) {
-  tu_result r;
-  assert_int_equal(tu_sh(&r, "cd '%s' && find . -type f | sed 's|^\\./||'", dir), 0);
-  assert_int_equal(r.status, 0);
-  inlet_storage *st = NULL;
-  inlet_error err = INLET_ERROR_INIT;
-  if (inlet_storage_open_url(&st, url, NULL, &err) < 0) fail_msg("open %s: %s", url, err.message);
-  int n = 0;
-  for (char *save = NULL, *rel = strtok_r(r.out, "\n", &save); rel;
-       rel = strtok_r(NULL, "\n", &save)) {
-    char path[8300];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    size_t len = 0;
-    char *data = tu_read_file(path, &len);
-    assert_non_null(data);
-    if (st->ops->put_bytes(st, rel, data, len, &err) < 0)
-      fail_msg("upload %s: %s", rel, err.message);
-    free(data);
-    n++;
-  }
-  assert_true(n > 2);
-  st->ops->free(st);
-  tu_result_free(&r);
 }
 
 static char *scan(const char *where, const char *version) {
@@ -96,7 +61,7 @@ static void same_as_local(const char *kind) {
   for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
     char url[256];
     snprintf(url, sizeof url, "%s://inlet-test/dv/%s", kind, tables[t].name);
-    upload(tables[t].local, url);
+    tu_upload_dir(tables[t].local, url);
     for (int v = 0; v < 4 && tables[t].versions[v]; v++) {
       char *local = scan(tables[t].local, tables[t].versions[v]);
       char *remote = scan(url, tables[t].versions[v]);

@@ -40,48 +40,6 @@ static void sh_ok(const char *what, tu_result *r) {
   ls_sh_ok(r, what);
 }
 
-static char *sh_out(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *sh_out(const char *what, const char *fmt, ...) {
-  char *cmd = NULL;
-  va_list ap;
-  va_start(ap, fmt);
-  assert_true(vasprintf(&cmd, fmt, ap) >= 0);
-  va_end(ap);
-  tu_result r;
-  tu_sh(&r, "%s", cmd);
-  free(cmd);
-  sh_ok(what, &r);
-  char *o = strdup(r.out);
-  tu_result_free(&r);
-  return o;
-}
-
-/* Appends one row per commit, ids [@p first, @p first + @p n), in this
- * process (a process per commit would make the setup minutes long under
- * the sanitizers). */
-static void append_range(const char *table, int first, int n) {
-  inlet_error err = INLET_ERROR_INIT;
-  inlet_table *t = NULL;
-  if (inlet_table_open(&t, table, &err) != 0) fail_msg("open %s: %s", table, inlet_errmsg(&err));
-  inlet_schema s;
-  if (inlet_schema_parse(&s, "id long, s string", &err) != 0) fail_msg("%s", inlet_errmsg(&err));
-  for (int i = first; i < first + n; i++) {
-    inlet_batch b;
-    char txt[32];
-    snprintf(txt, sizeof txt, "v%d", i);
-    if (inlet_batch_init(&b, &s, &err) != 0 ||
-        inlet_array_append_int(&b.columns[0], &s.fields[0], i, &err) != 0 ||
-        inlet_array_append_bytes(&b.columns[1], &s.fields[1], txt, strlen(txt), &err) != 0)
-      fail_msg("batch: %s", inlet_errmsg(&err));
-    b.num_rows = 1;
-    if (inlet_table_append(t, &b, 1, NULL, NULL, &err) != 0)
-      fail_msg("append: %s", inlet_errmsg(&err));
-    inlet_batch_reset(&b);
-  }
-  inlet_schema_reset(&s);
-  inlet_table_free(t);
-}
-
 /* base/v2: a v2-policy table whose version CP_VERSION checkpoint has
  * FILES_BEFORE / SIDECAR_ACTIONS sidecars, then appends, a delete removing
  * every id divisible by 5, and more appends. base/v0top: the nonfile-only v2
@@ -103,11 +61,11 @@ static int group_setup(void **state) {
   tu_result_free(&r);
   char t[4200];
   snprintf(t, sizeof t, "%s/v2", base);
-  append_range(t, 0, FILES_BEFORE);
+  ls_append_range(t, 0, FILES_BEFORE);
   LS_SH_OK("checkpoint", "cd '%s' && '%s' checkpoint v2 --threads 1", base, INLET_BIN);
-  append_range(t, 1000, FILES_AFTER);
+  ls_append_range(t, 1000, FILES_AFTER);
   LS_SH_OK("delete", "cd '%s' && '%s' delete v2 --where 'id %% 5 = 0' >/dev/null", base, INLET_BIN);
-  append_range(t, 2000, FILES_AFTER / 2);
+  ls_append_range(t, 2000, FILES_AFTER / 2);
   /* The multi-part copy: sidecars in the order the checkpoint names them. */
   LS_SH_OK("multi-part copy",
            "cd '%s' && cp -R v2 mp && cd mp/_delta_log && "
@@ -136,12 +94,12 @@ typedef struct view {
 
 static view view_of(const char *table, const char *vopt, int threads) {
   view v;
-  v.describe = sh_out("describe", "cd '%s' && '%s' describe %s --json --threads %d", base,
-                      INLET_BIN, table, threads);
-  v.explain = sh_out("scan --explain", "cd '%s' && '%s' scan %s %s --explain --threads %d", base,
+  v.describe = ls_sh_out("describe", "cd '%s' && '%s' describe %s --json --threads %d", base,
+                         INLET_BIN, table, threads);
+  v.explain = ls_sh_out("scan --explain", "cd '%s' && '%s' scan %s %s --explain --threads %d", base,
+                        INLET_BIN, table, vopt, threads);
+  v.rows = ls_sh_out("scan", "cd '%s' && '%s' scan %s %s --format ndjson --threads %d", base,
                      INLET_BIN, table, vopt, threads);
-  v.rows = sh_out("scan", "cd '%s' && '%s' scan %s %s --format ndjson --threads %d", base,
-                  INLET_BIN, table, vopt, threads);
   return v;
 }
 
@@ -182,10 +140,10 @@ static size_t latest_rows(void) {
 static void test_snapload__v2_sidecars_same_at_1_and_4(void **state) {
   (void)state;
   /* The checkpoint really has several sidecars. */
-  char *n = sh_out("sidecars",
-                   "cd '%s/v2/_delta_log' && jq '.v2Checkpoint.sidecarFiles | length' "
-                   "_last_checkpoint",
-                   base);
+  char *n = ls_sh_out("sidecars",
+                      "cd '%s/v2/_delta_log' && jq '.v2Checkpoint.sidecarFiles | length' "
+                      "_last_checkpoint",
+                      base);
   assert_int_equal(atoi(n), FILES_BEFORE / SIDECAR_ACTIONS);
   free(n);
   assert_same_view("v2", "", latest_rows());
@@ -197,21 +155,24 @@ static void test_snapload__v2_sidecars_same_at_1_and_4(void **state) {
 
 static void test_snapload__multi_part_same_at_1_and_4(void **state) {
   (void)state;
-  char *cps = sh_out("parts", "cd '%s/mp/_delta_log' && ls | grep -c '^%020d\\.checkpoint\\.0'",
-                     base, CP_VERSION);
+  char *cps = ls_sh_out("parts", "cd '%s/mp/_delta_log' && ls | grep -c '^%020d\\.checkpoint\\.0'",
+                        base, CP_VERSION);
   assert_int_equal(atoi(cps), FILES_BEFORE / SIDECAR_ACTIONS + 1);
   free(cps);
   assert_same_view("mp", "", latest_rows());
   /* The describe names the multi-part checkpoint, and the rows are the v2
    * table's: every part was applied. */
-  char *d = sh_out("describe", "cd '%s' && '%s' describe mp --json --threads 4", base, INLET_BIN);
+  char *d =
+      ls_sh_out("describe", "cd '%s' && '%s' describe mp --json --threads 4", base, INLET_BIN);
   json_t *j = json_loads(d, 0, NULL);
   assert_non_null(j);
   assert_int_equal(json_integer_value(json_object_get(j, "last_checkpoint")), CP_VERSION);
   json_decref(j);
   free(d);
-  char *a = sh_out("scan", "cd '%s' && '%s' scan v2 --format ndjson --threads 1", base, INLET_BIN);
-  char *b = sh_out("scan", "cd '%s' && '%s' scan mp --format ndjson --threads 4", base, INLET_BIN);
+  char *a =
+      ls_sh_out("scan", "cd '%s' && '%s' scan v2 --format ndjson --threads 1", base, INLET_BIN);
+  char *b =
+      ls_sh_out("scan", "cd '%s' && '%s' scan mp --format ndjson --threads 4", base, INLET_BIN);
   assert_string_equal(a, b);
   free(a);
   free(b);
@@ -226,14 +187,14 @@ static void test_snapload__checkpoint_bytes_same_at_1_and_4(void **state) {
            "'%s' checkpoint w1 --threads 1 >/dev/null && '%s' checkpoint w4 --threads 4 >/dev/null",
            base, INLET_BIN, INLET_BIN);
   /* Sidecars in the order each checkpoint names them: equal bytes. */
-  char *cmp = sh_out("compare sidecars",
-                     "cd '%s' && a=$(jq -r '.v2Checkpoint.sidecarFiles[].path' "
-                     "w1/_delta_log/_last_checkpoint) && b=$(jq -r "
-                     "'.v2Checkpoint.sidecarFiles[].path' w4/_delta_log/_last_checkpoint) && "
-                     "set -- $b && n=0 && for s in $a; do cmp w1/_delta_log/_sidecars/$s "
-                     "w4/_delta_log/_sidecars/$1 >&2 || exit 1; shift; n=$((n + 1)); done && "
-                     "test $# -eq 0 && echo $n",
-                     base);
+  char *cmp = ls_sh_out("compare sidecars",
+                        "cd '%s' && a=$(jq -r '.v2Checkpoint.sidecarFiles[].path' "
+                        "w1/_delta_log/_last_checkpoint) && b=$(jq -r "
+                        "'.v2Checkpoint.sidecarFiles[].path' w4/_delta_log/_last_checkpoint) && "
+                        "set -- $b && n=0 && for s in $a; do cmp w1/_delta_log/_sidecars/$s "
+                        "w4/_delta_log/_sidecars/$1 >&2 || exit 1; shift; n=$((n + 1)); done && "
+                        "test $# -eq 0 && echo $n",
+                        base);
   size_t live_and_tombstones = latest_rows() + FILES_BEFORE / 5 + FILES_AFTER / 5;
   assert_int_equal(atoi(cmp), (live_and_tombstones + SIDECAR_ACTIONS - 1) / SIDECAR_ACTIONS);
   free(cmp);
@@ -244,7 +205,7 @@ static void test_snapload__checkpoint_bytes_same_at_1_and_4(void **state) {
            base, INLET_BIN);
   char c1[4200];
   snprintf(c1, sizeof c1, "%s/c1", base);
-  append_range(c1, 1, 30);
+  ls_append_range(c1, 1, 30);
   LS_SH_OK("classic checkpoints",
            "cd '%s' && cp -R c1 c4 && '%s' checkpoint c1 --threads 1 >/dev/null && "
            "'%s' checkpoint c4 --threads 4 >/dev/null && "
@@ -296,7 +257,7 @@ static void test_snapload__corrupt_file_named_at_4_threads(void **state) {
            "s=$(jq -r '.v2Checkpoint.sidecarFiles[2].path' _last_checkpoint) && "
            "head -c 100 _sidecars/$s > x && mv x _sidecars/$s && echo $s > ../../bad_name",
            base, CP_VERSION - 1);
-  char *name = sh_out("name", "cat '%s/bad_name'", base);
+  char *name = ls_sh_out("name", "cat '%s/bad_name'", base);
   name[strcspn(name, "\n")] = 0;
   assert_same_corrupt("bad", name);
   free(name);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "storage/storage.h"
 #include "testutil.h"
 
 static int free_port(void) {
@@ -200,4 +201,41 @@ const char *tu_azurite_connection_string(const tu_emulators *e) {
            "K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:%d/devstoreaccount1;",
            e->azurite_port);
   return cs;
+}
+
+void tu_emulators_env(const tu_emulators *e) {
+  char ep[64];
+  snprintf(ep, sizeof ep, "http://127.0.0.1:%d", e->proxy_port);
+  unsetenv("AWS_PROFILE");
+  unsetenv("AWS_ENDPOINT_URL_S3");
+  setenv("AWS_ACCESS_KEY_ID", "S3RVER", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "S3RVER", 1);
+  setenv("AWS_REGION", "us-east-1", 1);
+  setenv("AWS_ENDPOINT_URL", ep, 1);
+  setenv("AZURE_STORAGE_CONNECTION_STRING", tu_azurite_connection_string(e), 1);
+}
+
+void tu_upload_dir(const char *dir, const char *url) {
+  tu_result r;
+  assert_int_equal(tu_sh(&r, "cd '%s' && find . -type f | sed 's|^\\./||'", dir), 0);
+  assert_int_equal(r.status, 0);
+  inlet_storage *st = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_storage_open_url(&st, url, NULL, &err) < 0) fail_msg("open %s: %s", url, err.message);
+  int n = 0;
+  for (char *save = NULL, *rel = strtok_r(r.out, "\n", &save); rel;
+       rel = strtok_r(NULL, "\n", &save)) {
+    char path[8300];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    size_t len = 0;
+    char *data = tu_read_file(path, &len);
+    assert_non_null(data);
+    if (st->ops->put_bytes(st, rel, data, len, &err) < 0)
+      fail_msg("upload %s: %s", rel, err.message);
+    free(data);
+    n++;
+  }
+  assert_true(n > 2);
+  st->ops->free(st);
+  tu_result_free(&r);
 }

@@ -38,4 +38,12 @@ int tu_proxy_open_uploads(const tu_emulators *e);
 /* The Azurite connection string for the running emulator (static buffer). */
 const char *tu_azurite_connection_string(const tu_emulators *e);
 
+/* Points the environment at the emulators: AWS_* credentials, region and
+ * endpoint (the checking proxy) for s3://, AZURE_STORAGE_CONNECTION_STRING
+ * for az:// (AWS_PROFILE and AWS_ENDPOINT_URL_S3 unset). */
+void tu_emulators_env(const tu_emulators *e);
+/* Copies every file below local @p dir to the store at @p url (through
+ * inlet's storage layer, put_bytes); fails the test on any error. */
+void tu_upload_dir(const char *dir, const char *url);
+
 #endif
