@@ -610,6 +610,37 @@ static int redis_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
   }
 }
 
+/* Whether entry @p e carries its record in one field (data, json, payload):
+ * the record is then the reply's bytes, which stay until the next read. An
+ * entry of plain fields is built into r->rec, which the entry after it
+ * would overwrite. */
+static bool entry_has_record_field(const redisReply *e) {
+  if (e->type != REDIS_REPLY_ARRAY || e->elements != 2) return false;
+  const redisReply *kv = e->element[1];
+  if (kv->type != REDIS_REPLY_ARRAY) return false;
+  for (size_t i = 0; i + 1 < kv->elements; i += 2) {
+    const redisReply *k = kv->element[i], *v = kv->element[i + 1];
+    if (k->type != REDIS_REPLY_STRING || v->type != REDIS_REPLY_STRING) continue;
+    if (!strcmp(k->str, "data") || !strcmp(k->str, "json") || !strcmp(k->str, "payload"))
+      return true;
+  }
+  return false;
+}
+
+/* stream_source_ops.next_buffered: the entries left in the last XREAD
+ * reply, up to one whose record would be built (see above) or is
+ * malformed (next() reports it). */
+static int redis_next_buffered(stream_source *s, stream_record *rec) {
+  redis_src *r = (redis_src *)s;
+  if (!r->entries || r->next_entry >= r->entries->elements ||
+      !entry_has_record_field(r->entries->element[r->next_entry]))
+    return STREAM_NONE;
+  inlet_error ignored;
+  if (entry_record(r, r->next_entry, rec, &ignored) != STREAM_RECORD) return STREAM_NONE;
+  r->next_entry++;
+  return STREAM_RECORD;
+}
+
 static int redis_seek(stream_source *s, const stream_pos *pos, inlet_buf *warn, inlet_error *err) {
   (void)err;
   redis_src *r = (redis_src *)s;
@@ -647,6 +678,7 @@ static int64_t redis_lag_bytes(stream_source *s) {
 }
 
 static const stream_source_ops redis_ops = {.next = redis_next,
+                                            .next_buffered = redis_next_buffered,
                                             .seek = redis_seek,
                                             .finish_pos = redis_finish_pos,
                                             .lag_bytes = redis_lag_bytes,

@@ -195,6 +195,59 @@ static void test_redis__entries_fields_and_positions(void **state) {
   tu_result_free(&r);
 }
 
+/* Threads: the entries of an XREAD reply that carry their record in one
+ * field are converted ahead on the pool; field/value entries (built one at
+ * a time) and malformed records go in order. 1 and 4 threads must commit
+ * the same batches, rows and dead letters. */
+static void test_redis__threads_convert_entries_alike(void **state) {
+  rfx *f = *state;
+  if (!f) skip();
+  ing_check want = {0, 0, 0, 0};
+  int64_t bad = 0;
+  for (int64_t i = 0; i < 12000; i += 100) {
+    bad += add_events(f, i, 100, &want);
+    redisReply *rep = redisCommand(f->c, "XADD events * id %lld v 5", (long long)(100000 + i));
+    assert_non_null(rep);
+    freeReplyObject(rep);
+  }
+  char t1[700], t4[700];
+  snprintf(t1, sizeof t1, "%s/th1", f->dir);
+  snprintf(t4, sizeof t4, "%s/th4", f->dir);
+  for (int k = 0; k < 2; k++) {
+    const char *t = k ? t4 : t1;
+    ing_create_table(t, "id long not null, v long", NULL);
+    tu_result r;
+    tu_sh(&r,
+          "'%s' ingest '%s' --source '%s' --once --app-id T --max-rows 2500 --max-latency 1h "
+          "--threads %d",
+          INLET_BIN, t, f->source, k ? 4 : 1);
+    if (r.status != 0) fail_msg("ingest: %s", r.err);
+    char expect[128];
+    snprintf(expect, sizeof expect, "rejected %lld", (long long)bad);
+    assert_non_null(strstr(r.err, expect));
+    tu_result_free(&r);
+  }
+  tu_result a, b;
+  tu_sh(&a, "'%s' scan '%s' --format ndjson | sort", INLET_BIN, t1);
+  tu_sh(&b, "'%s' scan '%s' --format ndjson | sort", INLET_BIN, t4);
+  assert_int_equal(a.status, 0);
+  assert_string_equal(a.out, b.out);
+  size_t lines = 0;
+  for (const char *p = a.out; *p; p++)
+    lines += *p == '\n';
+  assert_int_equal(lines, (size_t)want.rows + 120);
+  tu_result_free(&a);
+  tu_result_free(&b);
+  /* The same commits (batch cuts) and the same dead letters. */
+  tu_sh(&a, "cd '%s' && ls _delta_log | grep -c json && cat _errors/T/* | sort", t1);
+  tu_sh(&b, "cd '%s' && ls _delta_log | grep -c json && cat _errors/T/* | sort", t4);
+  assert_int_equal(a.status, 0);
+  assert_string_equal(a.out, b.out);
+  assert_true(atoi(a.out) >= 6);
+  tu_result_free(&a);
+  tu_result_free(&b);
+}
+
 static void test_redis__kill9_restarts_exactly_once(void **state) {
   rfx *f = *state;
   if (!f) skip();
@@ -645,6 +698,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_redis__entries_fields_and_positions, setup, teardown),
       cmocka_unit_test_setup_teardown(test_redis__kill9_restarts_exactly_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_redis__threads_convert_entries_alike, setup, teardown),
       cmocka_unit_test_setup_teardown(test_redis__blocking_reader_follows_and_stops_on_sigint,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_redis__trimmed_past_position_is_a_gap, setup, teardown),
