@@ -260,12 +260,20 @@ static int cmd_scan(const cli_args *a) {
     rc = CLI_OK;
     goto done;
   }
+  /* Formatting text costs several times the decoding: it gets the threads too. */
+  cli_rows_out_threads(&ro, so.threads, so.unordered);
   if ((rc = cli_rows_out_open(&ro, inlet_scan_schema(sc))) != CLI_OK) goto done;
   for (;;) {
     int n = inlet_scan_next(sc, &b, &err);
-    if (n < 0) goto fail;
+    if (n < 0) {
+      /* The rows before the error are out first, as one thread writes them;
+       * a failure writing them came first. */
+      inlet_error werr = INLET_ERROR_INIT;
+      if (cli_rows_out_flush(&ro, &werr) < 0) err = werr;
+      goto fail;
+    }
     if (n == 0) break;
-    if (cli_rows_out_write(&ro, &b, &err)) goto fail;
+    if (cli_rows_out_put(&ro, &b, &err)) goto fail;
   }
   if (cli_rows_out_finish(&ro, &err)) goto fail;
   rc = CLI_OK;
