@@ -444,14 +444,22 @@ static int write_header(inlet_text_writer *w, inlet_error *err) {
 }
 
 int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inlet_error *err) {
+  return inlet_text_writer_write_rows(w, batch, 0, batch->num_rows, err);
+}
+
+int inlet_text_writer_write_rows(inlet_text_writer *w, const inlet_batch *batch, int64_t first,
+                                 int64_t count, inlet_error *err) {
   FAIL_IF(batch->schema.n_fields != w->schema.n_fields, err, INLET_EINVAL,
           "text writer: batch has %d columns, writer %d", (int)batch->schema.n_fields,
           (int)w->schema.n_fields);
+  FAIL_IF(first < 0 || count < 0 || first > batch->num_rows || count > batch->num_rows - first, err,
+          INLET_EINVAL, "text writer: rows %lld..%lld outside the batch's %lld", (long long)first,
+          (long long)(first + count), (long long)batch->num_rows);
   if (!w->started && !w->opt.rows_only) TRY(write_header(w, err));
   /* A part's rows are joined among themselves only: write_part adds the separator before it. */
   if (w->opt.rows_only) w->rows = 0;
   int32_t nf = w->schema.n_fields;
-  for (int64_t r = 0; r < batch->num_rows; r++) {
+  for (int64_t r = first; r < first + count; r++) {
     if (w->opt.format == INLET_TEXT_JSON) inlet_buf_puts(&w->out, w->rows ? ",\n" : "\n");
     if (w->opt.format == INLET_TEXT_NDJSON || w->opt.format == INLET_TEXT_JSON)
       inlet_buf_push(&w->out, '{');

@@ -367,9 +367,10 @@ static void test_writer__table_aligns_and_cuts(void **state) {
 
 /* Writes @p ndjson read in batches of @p batch_rows in @p fmt, either whole
  * (each batch through inlet_text_writer_write) or, with @p parts, each batch
- * formatted alone by a rows_only writer and placed by write_part. */
-static char *write_batches(const char *ndjson, inlet_text_format fmt, int64_t batch_rows,
-                           bool parts) {
+ * formatted alone by a rows_only writer and placed by write_part (with
+ * @p by_row, each row of it alone through inlet_text_writer_write_rows). */
+static char *write_batches_by(const char *ndjson, inlet_text_format fmt, int64_t batch_rows,
+                              bool parts, bool by_row) {
   inlet_schema s;
   assert_int_equal(inlet_schema_parse(&s, "id long, name string, l array<int>", NULL), 0);
   inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
@@ -393,10 +394,18 @@ static char *write_batches(const char *ndjson, inlet_text_format fmt, int64_t ba
       assert_int_equal(inlet_text_writer_write(w, &b, &err), 0);
       continue;
     }
-    inlet_buf_clear(&part);
-    assert_int_equal(inlet_text_writer_write(pw, &b, &err), 0);
-    assert_int_equal(inlet_text_writer_finish(pw, &err), 0); /* writes nothing */
-    assert_int_equal(inlet_text_writer_write_part(w, part.data, part.len, b.num_rows, &err), 0);
+    for (int64_t row = 0; row < (by_row ? b.num_rows : 1); row++) {
+      inlet_buf_clear(&part);
+      if (by_row)
+        assert_int_equal(inlet_text_writer_write_rows(pw, &b, row, 1, &err), 0);
+      else
+        assert_int_equal(inlet_text_writer_write(pw, &b, &err), 0);
+      assert_int_equal(inlet_text_writer_finish(pw, &err), 0); /* writes nothing */
+      int64_t rows = by_row ? 1 : b.num_rows;
+      assert_int_equal(inlet_text_writer_write_part(w, part.data, part.len, rows, &err), 0);
+    }
+    /* Rows outside the batch are refused. */
+    assert_int_equal(inlet_text_writer_write_rows(pw, &b, b.num_rows, 1, &err), INLET_EINVAL);
   }
   assert_int_equal(inlet_text_writer_finish(w, &err), 0);
   inlet_text_writer_free(w);
@@ -409,8 +418,13 @@ static char *write_batches(const char *ndjson, inlet_text_format fmt, int64_t ba
   return (char *)inlet_buf_detach(&out, NULL);
 }
 
-/* Batches formatted alone (rows_only, as on several threads) and placed by
- * write_part give the bytes of one writer: CSV and Markdown headers once,
+static char *write_batches(const char *ndjson, inlet_text_format fmt, int64_t batch_rows,
+                           bool parts) {
+  return write_batches_by(ndjson, fmt, batch_rows, parts, false);
+}
+
+/* Batches, or single rows of them, formatted alone (rows_only, as on several
+ * threads) and placed by write_part give the bytes of one writer: CSV and Markdown headers once,
  * JSON separators between parts, empty outputs alike. TABLE, whose widths
  * depend on earlier rows, refuses both. */
 static void test_writer__parts_join_to_the_whole(void **state) {
@@ -427,6 +441,9 @@ static void test_writer__parts_join_to_the_whole(void **state) {
     assert_true(strlen(whole) > 40);
     for (int64_t rows = 1; rows <= 3; rows++) {
       char *joined = write_batches(in, fmts[f], rows, true);
+      assert_string_equal(joined, whole);
+      inlet_free(joined);
+      joined = write_batches_by(in, fmts[f], rows, true, true);
       assert_string_equal(joined, whole);
       inlet_free(joined);
     }
