@@ -1,11 +1,15 @@
 /*
  * Formatting threads for the text output of a parallel scan (text_par.h).
  *
- * A slot holds one batch from put until its part is written: queued for a
- * formatting thread, formatted (the batch freed, its part kept), then written
- * by the caller's thread and free again. The slots' states and the first
- * error are under the lock; a slot's batch and part belong to the thread its
- * state names (queued and written: the caller's; running: its worker's).
+ * A batch put is cut into ranges of rows, each a part of its own, so that
+ * one big batch (a row group of a million rows) is formatted on every thread
+ * and the parts held stay small. A slot holds one range from put until its
+ * part is written: queued for a formatting thread, formatted, then written
+ * by the caller's thread and free again. The batch is freed by the thread
+ * that formats its last range. The slots' states, the batches' counts and the
+ * first error are under the lock; a slot's part belongs to the thread its
+ * state names (queued and done: the caller's; running: its worker's), and a
+ * batch is read-only while its ranges are formatted.
  */
 #include "text_par.h"
 
@@ -14,19 +18,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Batches held per formatting thread: one being formatted, one waiting or
+/* Ranges held per formatting thread: one being formatted, one waiting or
  * waiting to be written, so no thread idles while the caller writes. */
 #define SLOTS_PER_THREAD 2
+/* Values per range (rows times columns): a few milliseconds of formatting,
+ * a part of a megabyte or two for narrow rows. */
+#define RANGE_VALUES 65536
+#define RANGE_MIN_ROWS 256
 
 typedef enum { SLOT_FREE, SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE } slot_state;
 
+/* A batch put, shared read-only by the slots of its ranges. */
+typedef struct held_batch {
+  inlet_batch b;
+  int64_t ranges_left; /* lock: ranges not yet formatted */
+} held_batch;
+
 typedef struct text_slot {
-  slot_state state; /* lock */
-  int64_t seq;      /* put order */
-  inlet_batch batch;
+  slot_state state;  /* lock */
+  int64_t seq;       /* put order of the range */
+  held_batch *batch; /* queued and running: its batch */
+  int64_t first, rows;
   char *text; /* owned part, kept between uses to spare the allocations */
   size_t len, cap;
-  int64_t rows;
   int rc;
   inlet_error err;
 } text_slot;
@@ -46,11 +60,12 @@ struct cli_text_par {
   bool stop;               /* lock */
   bool any_order;
   inlet_text_writer *whole; /* borrowed */
+  int64_t range_rows;
   text_slot *slots;
   int n_slots;
   text_worker *workers;
   int n_workers;
-  int64_t next_seq;     /* of the next batch put */
+  int64_t next_seq;     /* of the next range put */
   int64_t next_written; /* the seq the ordered output writes next */
   int rc;               /* the first error, returned again */
   inlet_error err;
@@ -91,6 +106,16 @@ static text_slot *oldest_queued(cli_text_par *p) {
   return best;
 }
 
+/* Lets go of one range of @p h; the last one frees the batch. Under the
+ * lock, which is let go while freeing. */
+static void release_range(cli_text_par *p, held_batch *h) {
+  if (--h->ranges_left > 0) return;
+  pthread_mutex_unlock(&p->lock);
+  inlet_batch_reset(&h->b);
+  free(h);
+  pthread_mutex_lock(&p->lock);
+}
+
 static void *worker_main(void *arg) {
   text_worker *wk = arg;
   cli_text_par *p = wk->par;
@@ -104,16 +129,17 @@ static void *worker_main(void *arg) {
     pthread_mutex_unlock(&p->lock);
     wk->cur = s;
     s->len = 0;
-    s->rows = s->batch.num_rows;
     inlet_error e = INLET_ERROR_INIT;
-    int rc = inlet_text_writer_write(wk->w, &s->batch, &e);
-    inlet_batch_reset(&s->batch);
+    int rc = inlet_text_writer_write_rows(wk->w, &s->batch->b, s->first, s->rows, &e);
     wk->cur = NULL;
     pthread_mutex_lock(&p->lock);
+    held_batch *h = s->batch;
+    s->batch = NULL;
     s->rc = rc < 0 ? rc : 0;
     s->err = e;
     s->state = SLOT_DONE;
     pthread_cond_broadcast(&p->finished);
+    release_range(p, h);
   }
   pthread_mutex_unlock(&p->lock);
   return NULL;
@@ -129,10 +155,13 @@ void cli_text_par_free(cli_text_par *p) {
     if (p->workers[i].started) pthread_join(p->workers[i].thread, NULL);
     inlet_text_writer_free(p->workers[i].w);
   }
+  /* The workers are gone: what is still queued is dropped here, alone. */
+  pthread_mutex_lock(&p->lock);
   for (int i = 0; i < p->n_slots; i++) {
-    inlet_batch_reset(&p->slots[i].batch);
+    if (p->slots[i].batch) release_range(p, p->slots[i].batch);
     free(p->slots[i].text);
   }
+  pthread_mutex_unlock(&p->lock);
   free(p->workers);
   free(p->slots);
   pthread_cond_destroy(&p->finished);
@@ -154,6 +183,8 @@ int cli_text_par_new(cli_text_par **out, int threads, const inlet_schema *schema
   pthread_cond_init(&p->finished, NULL);
   p->any_order = any_order;
   p->whole = whole;
+  p->range_rows = RANGE_VALUES / (schema->n_fields > 0 ? schema->n_fields : 1);
+  if (p->range_rows < RANGE_MIN_ROWS) p->range_rows = RANGE_MIN_ROWS;
   p->n_slots = threads * SLOTS_PER_THREAD;
   p->slots = calloc((size_t)p->n_slots, sizeof *p->slots);
   p->workers = calloc((size_t)threads, sizeof *p->workers);
@@ -243,23 +274,49 @@ static int write_ready(cli_text_par *p, bool wait_for_one, bool wait_for_all, in
   return p->rc;
 }
 
+/* A free slot, writing ready parts (and waiting for one) while there is
+ * none. NULL after an error. Under the lock. */
+static text_slot *free_slot(cli_text_par *p, inlet_error *err) {
+  for (;;) {
+    for (int i = 0; i < p->n_slots; i++)
+      if (p->slots[i].state == SLOT_FREE) return &p->slots[i];
+    if (write_ready(p, true, false, err) < 0) return NULL;
+  }
+}
+
 int cli_text_par_put(cli_text_par *p, inlet_batch *b, inlet_error *err) {
   pthread_mutex_lock(&p->lock);
   int rc = write_ready(p, false, false, err);
-  text_slot *free_slot = NULL;
-  while (rc == 0) {
-    for (int i = 0; i < p->n_slots && !free_slot; i++)
-      if (p->slots[i].state == SLOT_FREE) free_slot = &p->slots[i];
-    if (free_slot) break;
-    rc = write_ready(p, true, false, err);
+  if (rc < 0 || b->num_rows == 0) {
+    pthread_mutex_unlock(&p->lock);
+    return rc;
   }
-  if (rc == 0) {
-    free_slot->batch = *b; /* moved */
-    memset(b, 0, sizeof *b);
-    free_slot->seq = p->next_seq++;
-    free_slot->state = SLOT_QUEUED;
+  held_batch *h = calloc(1, sizeof *h);
+  if (!h) {
+    pthread_mutex_unlock(&p->lock);
+    return set_error(err, INLET_ENOMEM, "out of memory");
+  }
+  h->b = *b; /* moved */
+  memset(b, 0, sizeof *b);
+  int64_t rows = h->b.num_rows;
+  /* Held by put itself until every range is queued, so that a failure
+   * midway frees the batch once its queued ranges are done. */
+  h->ranges_left = 1;
+  for (int64_t first = 0; first < rows; first += p->range_rows) {
+    text_slot *s = free_slot(p, err);
+    if (!s) {
+      rc = p->rc;
+      break;
+    }
+    s->batch = h;
+    h->ranges_left++;
+    s->first = first;
+    s->rows = rows - first < p->range_rows ? rows - first : p->range_rows;
+    s->seq = p->next_seq++;
+    s->state = SLOT_QUEUED;
     pthread_cond_signal(&p->queued);
   }
+  release_range(p, h);
   pthread_mutex_unlock(&p->lock);
   return rc;
 }

@@ -2,12 +2,13 @@
  * Text output of `scan --threads N` formatted on N threads of the CLI's own
  * (issue 18): the scan decodes on its pool, but formatting NDJSON or CSV
  * costs several times the decoding, so one formatting thread would cap the
- * scaling. Each batch is formatted alone into a part by a rows_only text
- * writer (include/inlet/text.h) on a formatting thread, and the caller's
- * thread writes the parts through the output's writer in the order the
- * batches came (or as they finish, any_order), which adds the header and the
- * separators: the bytes are those one writer writes. At most 2N batches and
- * their parts are held, so memory is bounded by the thread count and the
+ * scaling. Each batch is cut into ranges of rows, each formatted alone into a
+ * part by a rows_only text writer (include/inlet/text.h) on a formatting
+ * thread, and the caller's thread writes the parts through the output's
+ * writer in the order the batches came (or as they finish, any_order), which
+ * adds the header and the separators: the bytes are those one writer writes.
+ * At most 2N ranges (of 64Ki values) and their parts are held, with the
+ * batches they come from, so memory is bounded by the thread count and the
  * batch size, not the table. Not for TABLE (its widths depend on earlier rows).
  */
 #ifndef INLET_CLI_TEXT_PAR_H

@@ -1,8 +1,9 @@
 /*
  * Issue 18, through the real binary: `scan --threads N` formats its text
  * output on N threads (src/cli/text_par.c), and the bytes are still those
- * one thread writes. On a table of many files (partitioned, several appends)
- * and on a table of one file of many row groups (`compact --row-group-size`),
+ * one thread writes. On a table of many files (partitioned, several appends),
+ * a table of one file of many row groups (`compact --row-group-size`) and one
+ * of a single 40,000-row row group (a batch cut into ranges of rows),
  * whose values need CSV quoting, Markdown and JSON escaping (commas, quotes,
  * line breaks, pipes, empty strings, nulls, nested values, non-ASCII): ndjson,
  * csv, json and markdown at 2 and 4 threads are byte for byte what 1 thread
@@ -108,9 +109,17 @@ static void make_tables(void) {
         INLET_BIN);
   assert_true(atoi(r.out) >= 12);
   tu_result_free(&r);
+  /* One row group of 40,000 rows: one batch, cut into ranges formatted side by side. */
+  write_rows("big.ndjson", 100000, 40000);
+  LS_SH_OK("big", "cd '%s' && '%s' create big --schema '" SCHEMA "' && '%s' append big big.ndjson",
+           dir, INLET_BIN, INLET_BIN);
+  tu_sh(&r, "cd '%s' && '%s' scan big --explain --threads 1 | grep '^  row group'", dir, INLET_BIN);
+  assert_non_null(strstr(r.out, "read (40000 rows)"));
+  assert_int_equal(count_lines(r.out), 1);
+  tu_result_free(&r);
 }
 
-static const char *const tables[] = {"multi", "one"};
+static const char *const tables[] = {"multi", "one", "big"};
 static const char *const formats[] = {"ndjson", "csv", "json", "markdown"};
 #define N_OF(a) (sizeof(a) / sizeof *(a))
 
