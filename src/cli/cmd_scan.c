@@ -51,7 +51,7 @@ static const char usage[] =
     "  --explain        print the files, row groups and page-index row ranges considered,\n"
     "                   skipped and read (and why) instead of the rows\n"
     "  --threads N      threads reading and filtering row groups side by side, and formatting\n"
-    "                   text output (but table) (default: the online CPUs; 1: one thread);\n"
+    "                   text output (not table) (default: the online CPUs; 1: one thread);\n"
     "                   rows come in the same order whatever N, the same bytes\n"
     "  --unordered      with --threads: rows in the order row groups finish (the same rows,\n"
     "                   any order; with --limit N, N of the matching rows)\n"
