@@ -17,7 +17,7 @@ BUILD_TEST ?= build/test
 BUILD_RELEASE ?= build/release
 BUILD_TSAN ?= build/tsan
 TSAN_TARGETS ?= inlet test_pool test_delta_replay_par test_threads test_threads_snapload \
-		test_maint_concurrency test_delta_race test_objstore_threads
+		test_maint_concurrency test_delta_race test_objstore_threads test_scan_text_threads
 DEMO_DIR ?= build/inlet-demo
 # Each fuzzer's share of the short fuzz run that `make test` ends with.
 CI_FUZZ_SECONDS ?= 20

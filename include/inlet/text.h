@@ -231,11 +231,19 @@ typedef struct inlet_text_writer_options {
    * does not apply; a cut is marked with U+2026 and null is shown as U+2205
    * so that it differs from the string "NULL". */
   int32_t table_terminal_width;
+  /* Version 3. A writer of parts (not TABLE, whose widths depend on earlier
+   * rows): each inlet_text_writer_write or _write_rows formats its rows alone,
+   * for a whole-output writer of the same schema and options to place with
+   * inlet_text_writer_write_part. It writes no CSV or Markdown header and no
+   * JSON bracket, and finish writes nothing. So rows can be formatted on
+   * several threads (a writer each) and written in any order by one writer. */
+  bool rows_only;
 } inlet_text_writer_options;
 
-#define INLET_TEXT_WRITER_OPTIONS_VERSION 2
+/* Versions 1 (without table_terminal_width) and 2 (without rows_only) are still accepted. */
+#define INLET_TEXT_WRITER_OPTIONS_VERSION 3
 #define INLET_TEXT_WRITER_OPTIONS_INIT                                                             \
-  { INLET_TEXT_WRITER_OPTIONS_VERSION, INLET_TEXT_NDJSON, true, 1000, 48, 0 }
+  { INLET_TEXT_WRITER_OPTIONS_VERSION, INLET_TEXT_NDJSON, true, 1000, 48, 0, false }
 
 typedef struct inlet_text_writer inlet_text_writer;
 
@@ -262,6 +270,20 @@ INLET_API int inlet_text_writer_new_file(inlet_text_writer **out, const inlet_sc
  * @return 0, INLET_EINVAL, INLET_EIO, INLET_ENOMEM. */
 INLET_API int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch,
                                       inlet_error *err);
+/** Writes rows [@p first, @p first + @p count) of @p batch, as inlet_text_writer_write
+ * of a batch of those rows would. @return as above. */
+INLET_API int inlet_text_writer_write_rows(inlet_text_writer *w, const inlet_batch *batch,
+                                           int64_t first, int64_t count, inlet_error *err);
+/**
+ * Writes a part: the @p len bytes a rows_only writer of the same schema and
+ * format wrote in one call, for @p rows rows, placed after the rows written
+ * so far (the header first if none were; a JSON separator), so that writing
+ * the parts in order gives the bytes writing their rows here gives. Not for
+ * TABLE or a rows_only writer.
+ * @return 0, INLET_EINVAL, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_text_writer_write_part(inlet_text_writer *w, const void *data, size_t len,
+                                           int64_t rows, inlet_error *err);
 /** Flushes buffered rows (TABLE alignment buffer, header of an empty output).
  * @return 0, INLET_EIO, INLET_ENOMEM. */
 INLET_API int inlet_text_writer_finish(inlet_text_writer *w, inlet_error *err);

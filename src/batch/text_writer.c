@@ -79,8 +79,16 @@ int inlet_text_writer_new(inlet_text_writer **out, const inlet_schema *schema,
   if (!w) return inlet_fail(err, INLET_ENOMEM, "out of memory");
   if (o->version == 1) /* a version-1 struct ends before table_terminal_width */
     memcpy(&w->opt, o, offsetof(inlet_text_writer_options, table_terminal_width));
+  else if (o->version == 2) /* and a version-2 one before rows_only */
+    memcpy(&w->opt, o, offsetof(inlet_text_writer_options, rows_only));
   else
     w->opt = *o;
+  if (w->opt.rows_only && w->opt.format == INLET_TEXT_TABLE) {
+    inlet_free(w);
+    return inlet_fail(
+        err, INLET_EINVAL,
+        "text writer: rows_only is not for TABLE (its widths come from earlier rows)");
+  }
   if (w->opt.table_align_rows <= 0) w->opt.table_align_rows = 1000;
   if (w->opt.table_max_width < 4) w->opt.table_max_width = 48;
   w->write_fn = write_fn;
@@ -436,12 +444,22 @@ static int write_header(inlet_text_writer *w, inlet_error *err) {
 }
 
 int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inlet_error *err) {
+  return inlet_text_writer_write_rows(w, batch, 0, batch->num_rows, err);
+}
+
+int inlet_text_writer_write_rows(inlet_text_writer *w, const inlet_batch *batch, int64_t first,
+                                 int64_t count, inlet_error *err) {
   FAIL_IF(batch->schema.n_fields != w->schema.n_fields, err, INLET_EINVAL,
           "text writer: batch has %d columns, writer %d", (int)batch->schema.n_fields,
           (int)w->schema.n_fields);
-  if (!w->started) TRY(write_header(w, err));
+  FAIL_IF(first < 0 || count < 0 || first > batch->num_rows || count > batch->num_rows - first, err,
+          INLET_EINVAL, "text writer: rows %lld..%lld outside the batch's %lld", (long long)first,
+          (long long)(first + count), (long long)batch->num_rows);
+  if (!w->started && !w->opt.rows_only) TRY(write_header(w, err));
+  /* A part's rows are joined among themselves only: write_part adds the separator before it. */
+  if (w->opt.rows_only) w->rows = 0;
   int32_t nf = w->schema.n_fields;
-  for (int64_t r = 0; r < batch->num_rows; r++) {
+  for (int64_t r = first; r < first + count; r++) {
     if (w->opt.format == INLET_TEXT_JSON) inlet_buf_puts(&w->out, w->rows ? ",\n" : "\n");
     if (w->opt.format == INLET_TEXT_NDJSON || w->opt.format == INLET_TEXT_JSON)
       inlet_buf_push(&w->out, '{');
@@ -513,7 +531,21 @@ int inlet_text_writer_write(inlet_text_writer *w, const inlet_batch *batch, inle
   return flush(w, err);
 }
 
+int inlet_text_writer_write_part(inlet_text_writer *w, const void *data, size_t len, int64_t rows,
+                                 inlet_error *err) {
+  FAIL_IF(w->opt.rows_only || w->opt.format == INLET_TEXT_TABLE || rows < 0, err, INLET_EINVAL,
+          "text writer: parts are written by a whole-output writer, not TABLE");
+  if (!w->started) TRY(write_header(w, err));
+  if (rows == 0) return flush(w, err);
+  /* A part starts as if its rows were the first ("\n{"): the rows before it need the comma. */
+  if (w->opt.format == INLET_TEXT_JSON && w->rows) inlet_buf_push(&w->out, ',');
+  TRY(flush(w, err));
+  w->rows += rows;
+  return len ? w->write_fn(w->ctx, data, len, err) : 0;
+}
+
 int inlet_text_writer_finish(inlet_text_writer *w, inlet_error *err) {
+  if (w->opt.rows_only) return flush(w, err);
   if (!w->started) TRY(write_header(w, err));
   if (w->opt.format == INLET_TEXT_TABLE && !w->widths_fixed) TRY(fix_widths(w, err));
   if (w->opt.format == INLET_TEXT_JSON && !w->finished)

@@ -50,8 +50,9 @@ static const char usage[] =
     "                   timestamp column, else its only date column)\n"
     "  --explain        print the files, row groups and page-index row ranges considered,\n"
     "                   skipped and read (and why) instead of the rows\n"
-    "  --threads N      threads reading and filtering row groups side by side (default: the\n"
-    "                   online CPUs; 1: one thread); rows come in the same order whatever N\n"
+    "  --threads N      threads reading and filtering row groups side by side, and formatting\n"
+    "                   text output (not table) (default: the online CPUs; 1: one thread);\n"
+    "                   rows come in the same order whatever N, the same bytes\n"
     "  --unordered      with --threads: rows in the order row groups finish (the same rows,\n"
     "                   any order; with --limit N, N of the matching rows)\n"
     "Partitions, files (add.stats min/max/nullCount), row groups (Parquet statistics) and\n"
@@ -260,12 +261,20 @@ static int cmd_scan(const cli_args *a) {
     rc = CLI_OK;
     goto done;
   }
+  /* Formatting text costs several times the decoding: it gets the threads too. */
+  cli_rows_out_threads(&ro, so.threads, so.unordered);
   if ((rc = cli_rows_out_open(&ro, inlet_scan_schema(sc))) != CLI_OK) goto done;
   for (;;) {
     int n = inlet_scan_next(sc, &b, &err);
-    if (n < 0) goto fail;
+    if (n < 0) {
+      /* The rows before the error are out first, as one thread writes them;
+       * a failure writing them came first. */
+      inlet_error werr = INLET_ERROR_INIT;
+      if (cli_rows_out_flush(&ro, &werr) < 0) err = werr;
+      goto fail;
+    }
     if (n == 0) break;
-    if (cli_rows_out_write(&ro, &b, &err)) goto fail;
+    if (cli_rows_out_put(&ro, &b, &err)) goto fail;
   }
   if (cli_rows_out_finish(&ro, &err)) goto fail;
   rc = CLI_OK;

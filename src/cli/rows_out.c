@@ -132,6 +132,11 @@ static int local_output(cli_rows_out *o) {
   return CLI_OK;
 }
 
+void cli_rows_out_threads(cli_rows_out *o, int threads, bool any_order) {
+  o->threads = threads;
+  o->any_order = any_order;
+}
+
 int cli_rows_out_open_stream(cli_rows_out *o, FILE **f) {
   int rc = local_output(o);
   if (rc != CLI_OK) return rc;
@@ -161,6 +166,9 @@ int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema) {
     return CLI_OK;
   }
   if (inlet_text_writer_new_file(&o->tw, schema, &o->wo, f, &err) < 0) return cli_fail(&err);
+  if (o->threads > 1 && o->wo.format != INLET_TEXT_TABLE && o->cap < 0 &&
+      cli_text_par_new(&o->par, o->threads, schema, &o->wo, o->tw, o->any_order, &err) < 0)
+    return cli_fail(&err);
   return CLI_OK;
 }
 
@@ -182,6 +190,15 @@ int cli_rows_out_write(cli_rows_out *o, const inlet_batch *b, inlet_error *err) 
   return inlet_text_writer_write(o->tw, &head, err);
 }
 
+int cli_rows_out_put(cli_rows_out *o, inlet_batch *b, inlet_error *err) {
+  if (o->par) return cli_text_par_put(o->par, b, err);
+  return cli_rows_out_write(o, b, err);
+}
+
+int cli_rows_out_flush(cli_rows_out *o, inlet_error *err) {
+  return o->par ? cli_text_par_flush(o->par, err) : 0;
+}
+
 /* @p n with a comma between thousands (650,775). */
 static void thousands(char *buf, size_t cap, int64_t n) {
   char digits[32];
@@ -197,7 +214,9 @@ static void thousands(char *buf, size_t cap, int64_t n) {
 int cli_rows_out_finish(cli_rows_out *o, inlet_error *err) {
   if (o->pw) return inlet_parquet_writer_close(o->pw, err);
   if (o->aw) return inlet_arrow_ipc_writer_finish(o->aw, err);
-  int rc = inlet_text_writer_finish(o->tw, err);
+  int rc = cli_rows_out_flush(o, err);
+  if (rc < 0) return rc;
+  rc = inlet_text_writer_finish(o->tw, err);
   if (rc < 0) return rc;
   if (o->more_rows > 0) {
     char n[40];
@@ -213,6 +232,8 @@ int cli_rows_out_finish(cli_rows_out *o, inlet_error *err) {
 }
 
 int cli_rows_out_close(cli_rows_out *o, int rc) {
+  cli_text_par_free(o->par);
+  o->par = NULL;
   inlet_text_writer_free(o->tw);
   o->tw = NULL;
   inlet_parquet_writer_free(o->pw);

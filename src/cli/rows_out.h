@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "inlet/inlet.h"
+#include "text_par.h"
 
 /* The help lines of --format, --output and --force. */
 #define CLI_ROWS_OUT_HELP                                                                          \
@@ -49,6 +50,11 @@ typedef struct cli_rows_out {
    * shown (-1: all); the rest are counted for the footer. */
   bool terminal;
   int64_t cap, shown_rows, more_rows;
+  /* Text formatted on threads (cli_rows_out_threads): the threads asked for,
+   * and the formatting threads when the output can use them. */
+  int threads;
+  bool any_order;
+  cli_text_par *par; /* owned */
 } cli_rows_out;
 
 /* Checks --format, --output (NULL when absent) and --force: CLI_OK, or the
@@ -64,6 +70,11 @@ int cli_rows_out_init(cli_rows_out *o, const char *usage, const char *format, co
 int cli_rows_out_arrow_compression(cli_rows_out *o, const char *usage, const char *name);
 /* --all, or a --limit of the command's own: no row cap on a terminal. */
 void cli_rows_out_show_all(cli_rows_out *o);
+/* Formats text rows on @p threads threads of their own when more than one
+ * and the format allows (not TABLE, nor a terminal's capped rows): the same
+ * bytes, in the order of the batches put or, with @p any_order, as they
+ * are formatted. Before cli_rows_out_open. */
+void cli_rows_out_threads(cli_rows_out *o, int threads, bool any_order);
 /* Opens the destination for plain text (scan --explain): *f is stdout or
  * the output file. Returns CLI_OK or an exit code (the error is logged). */
 int cli_rows_out_open_stream(cli_rows_out *o, FILE **f);
@@ -72,6 +83,13 @@ int cli_rows_out_open_stream(cli_rows_out *o, FILE **f);
 int cli_rows_out_open(cli_rows_out *o, const inlet_schema *schema);
 /* Writes one batch; < 0 with @p err set on failure. */
 int cli_rows_out_write(cli_rows_out *o, const inlet_batch *b, inlet_error *err);
+/* Writes one batch, taking its rows when they are formatted on threads (@p b
+ * is then left zeroed; else as cli_rows_out_write). A failure may be that of
+ * an earlier batch: < 0 with @p err set. */
+int cli_rows_out_put(cli_rows_out *o, inlet_batch *b, inlet_error *err);
+/* Writes every batch put so far (before reporting an error of the source,
+ * so that the rows before it are out, as one thread writes them). */
+int cli_rows_out_flush(cli_rows_out *o, inlet_error *err);
 /* Completes the output (Parquet footer, text trailer); < 0 with @p err set. */
 int cli_rows_out_finish(cli_rows_out *o, inlet_error *err);
 /* Frees everything; closes the file and, when @p rc is CLI_OK, uploads an

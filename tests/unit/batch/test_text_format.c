@@ -365,6 +365,127 @@ static void test_writer__table_aligns_and_cuts(void **state) {
   inlet_free(s);
 }
 
+/* Writes @p ndjson read in batches of @p batch_rows in @p fmt, either whole
+ * (each batch through inlet_text_writer_write) or, with @p parts, each batch
+ * formatted alone by a rows_only writer and placed by write_part (with
+ * @p by_row, each row of it alone through inlet_text_writer_write_rows). */
+static char *write_batches_by(const char *ndjson, inlet_text_format fmt, int64_t batch_rows,
+                              bool parts, bool by_row) {
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long, name string, l array<int>", NULL), 0);
+  inlet_text_reader_options ro = INLET_TEXT_READER_OPTIONS_INIT;
+  ro.max_batch_rows = batch_rows;
+  inlet_text_reader *r;
+  assert_int_equal(inlet_text_reader_open_memory(&r, ndjson, strlen(ndjson), &s, &ro, NULL), 0);
+  inlet_text_writer_options o = INLET_TEXT_WRITER_OPTIONS_INIT;
+  o.format = fmt;
+  inlet_buf out = INLET_BUF_INIT, part = INLET_BUF_INIT;
+  inlet_text_writer *w, *pw = NULL;
+  assert_int_equal(inlet_text_writer_new(&w, &s, &o, buf_write, &out, NULL), 0);
+  o.rows_only = true;
+  assert_int_equal(inlet_text_writer_new(&pw, &s, &o, buf_write, &part, NULL), 0);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  for (;;) {
+    assert_int_equal(inlet_text_reader_next(r, &b, &err), 0);
+    if (b.num_rows == 0) break;
+    if (!parts) {
+      assert_int_equal(inlet_text_writer_write(w, &b, &err), 0);
+      continue;
+    }
+    for (int64_t row = 0; row < (by_row ? b.num_rows : 1); row++) {
+      inlet_buf_clear(&part);
+      if (by_row)
+        assert_int_equal(inlet_text_writer_write_rows(pw, &b, row, 1, &err), 0);
+      else
+        assert_int_equal(inlet_text_writer_write(pw, &b, &err), 0);
+      assert_int_equal(inlet_text_writer_finish(pw, &err), 0); /* writes nothing */
+      int64_t rows = by_row ? 1 : b.num_rows;
+      assert_int_equal(inlet_text_writer_write_part(w, part.data, part.len, rows, &err), 0);
+    }
+    /* Rows outside the batch are refused. */
+    assert_int_equal(inlet_text_writer_write_rows(pw, &b, b.num_rows, 1, &err), INLET_EINVAL);
+  }
+  assert_int_equal(inlet_text_writer_finish(w, &err), 0);
+  inlet_text_writer_free(w);
+  inlet_text_writer_free(pw);
+  inlet_buf_reset(&part);
+  inlet_batch_reset(&b);
+  inlet_text_reader_free(r);
+  inlet_schema_reset(&s);
+  inlet_buf_terminate(&out);
+  return (char *)inlet_buf_detach(&out, NULL);
+}
+
+static char *write_batches(const char *ndjson, inlet_text_format fmt, int64_t batch_rows,
+                           bool parts) {
+  return write_batches_by(ndjson, fmt, batch_rows, parts, false);
+}
+
+/* Batches, or single rows of them, formatted alone (rows_only, as on several
+ * threads) and placed by write_part give the bytes of one writer: CSV and Markdown headers once,
+ * JSON separators between parts, empty outputs alike. TABLE, whose widths
+ * depend on earlier rows, refuses both. */
+static void test_writer__parts_join_to_the_whole(void **state) {
+  (void)state;
+  const char *in = "{\"id\":1,\"name\":\"x,y\",\"l\":[1,2]}\n"
+                   "{\"id\":2,\"name\":\"say \\\"hi\\\"\\n|\"}\n"
+                   "{\"id\":3,\"name\":\"\"}\n"
+                   "{\"id\":4}\n"
+                   "{\"id\":5,\"name\":\"e\",\"l\":[]}\n";
+  const inlet_text_format fmts[] = {INLET_TEXT_NDJSON, INLET_TEXT_CSV, INLET_TEXT_JSON,
+                                    INLET_TEXT_MARKDOWN};
+  for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++) {
+    char *whole = write_batches(in, fmts[f], 1000, false);
+    assert_true(strlen(whole) > 40);
+    for (int64_t rows = 1; rows <= 3; rows++) {
+      char *joined = write_batches(in, fmts[f], rows, true);
+      assert_string_equal(joined, whole);
+      inlet_free(joined);
+      joined = write_batches_by(in, fmts[f], rows, true, true);
+      assert_string_equal(joined, whole);
+      inlet_free(joined);
+    }
+    inlet_free(whole);
+    whole = write_batches("", fmts[f], 1000, false);
+    char *joined = write_batches("", fmts[f], 1, true);
+    assert_string_equal(joined, whole);
+    inlet_free(joined);
+    inlet_free(whole);
+  }
+  char *json = write_batches(in, INLET_TEXT_JSON, 2, true);
+  assert_non_null(strstr(json, "[\n{\"id\":1,"));
+  assert_non_null(strstr(json, "},\n{\"id\":3,"));
+  inlet_free(json);
+
+  inlet_schema s;
+  assert_int_equal(inlet_schema_parse(&s, "id long", NULL), 0);
+  inlet_buf out = INLET_BUF_INIT;
+  inlet_text_writer_options o = INLET_TEXT_WRITER_OPTIONS_INIT;
+  o.format = INLET_TEXT_TABLE;
+  o.rows_only = true;
+  inlet_text_writer *w = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_text_writer_new(&w, &s, &o, buf_write, &out, &err), INLET_EINVAL);
+  assert_null(w);
+  o.rows_only = false;
+  assert_int_equal(inlet_text_writer_new(&w, &s, &o, buf_write, &out, &err), 0);
+  assert_int_equal(inlet_text_writer_write_part(w, "1\n", 2, 1, &err), INLET_EINVAL);
+  inlet_text_writer_free(w);
+  /* A version-2 struct ends before rows_only: whatever follows is not read. */
+  o.format = INLET_TEXT_CSV;
+  o.version = 2;
+  o.rows_only = true;
+  assert_int_equal(inlet_text_writer_new(&w, &s, &o, buf_write, &out, &err), 0);
+  assert_int_equal(inlet_text_writer_finish(w, &err), 0);
+  inlet_text_writer_free(w);
+  inlet_buf_terminate(&out);
+  assert_string_equal((const char *)out.data, "id\n");
+  inlet_buf_reset(&out);
+  inlet_schema_reset(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_format__double_shortest_round_trip),
@@ -379,6 +500,7 @@ int main(void) {
       cmocka_unit_test(test_writer__csv_header_for_empty_output),
       cmocka_unit_test(test_writer__table_aligns_and_cuts),
       cmocka_unit_test(test_writer__table_terminal_display_width),
+      cmocka_unit_test(test_writer__parts_join_to_the_whole),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
