@@ -34,6 +34,8 @@
 
 #define CHUNK_ROWS 65536
 #define CHUNK_BYTES ((int64_t)32 << 20)
+/* Records are converted ahead on the pool from this many threads on. */
+#define AHEAD_MIN_THREADS 3
 
 typedef struct gen_col {
   int32_t col, src;
@@ -2014,9 +2016,12 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   }
   TRY(stream_source_open(&g->src, g->o.source, &so, err));
   /* CSV records depend on the header before them; Kafka messages carry
-   * per-partition state. */
-  g->use_ahead =
-      g->pool && g->o.format == INLET_TEXT_NDJSON && g->src->ops->next_buffered && !partitioned(g);
+   * per-partition state. From AHEAD_MIN_THREADS on: at two threads the
+   * ingester's own work (reading, splitting, per-record decisions) and the
+   * chunk writer already fill two cores, and converting ahead added CPU but
+   * no speed (bench/RESULTS-ingest.md, "Parsing on the pool"). */
+  g->use_ahead = g->pool && g->o.threads >= AHEAD_MIN_THREADS && g->o.format == INLET_TEXT_NDJSON &&
+                 g->src->ops->next_buffered && !partitioned(g);
   if (g->use_ahead)
     TRY(stream_ahead_init(&g->ahead, g->pool, &g->schema, &g->ropt, derive_ahead, g, err));
   TRY(load_state(g, err));

@@ -160,19 +160,14 @@ static int keep_all(stream_ahead *a, int p, inlet_error *err) {
   return 0;
 }
 
-static int push(stream_ahead *a, const stream_record *rec, inlet_error *err) {
-  if (a->n == a->cap) {
-    int64_t nc = a->cap ? a->cap * 2 : 256;
-    stream_ahead_item *ni = inlet_realloc(a->items, (size_t)nc * sizeof *ni);
-    if (!ni) return inlet_fail(err, INLET_ENOMEM, "out of memory");
-    a->items = ni;
-    a->cap = nc;
-  }
-  stream_ahead_item *it = &a->items[a->n++];
-  it->rec = *rec;
-  it->part = 0;
-  it->row = -1;
-  it->ignored = 0;
+/* Room for the next item (not counted until the caller fills it). */
+static int reserve(stream_ahead *a, inlet_error *err) {
+  if (a->n < a->cap) return 0;
+  int64_t nc = a->cap ? a->cap * 2 : 256;
+  stream_ahead_item *ni = inlet_realloc(a->items, (size_t)nc * sizeof *ni);
+  if (!ni) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  a->items = ni;
+  a->cap = nc;
   return 0;
 }
 
@@ -207,15 +202,22 @@ static void settle(stream_ahead *a) {
 static int fill(stream_ahead *a, stream_source *s, const stream_record *first, inlet_error *err) {
   a->n = a->at = 0;
   a->n_shares = 0;
-  TRY(push(a, first, err));
+  TRY(reserve(a, err));
+  a->items[a->n++].rec = *first;
   size_t bytes = first->len;
-  stream_record rec;
-  while (a->n < STREAM_AHEAD_RECORDS && bytes < STREAM_AHEAD_BYTES &&
-         s->ops->next_buffered(s, &rec) == STREAM_RECORD) {
-    TRY(push(a, &rec, err));
-    bytes += rec.len;
+  /* Straight into the items: this loop is the ingester's own share. */
+  while (a->n < STREAM_AHEAD_RECORDS && bytes < STREAM_AHEAD_BYTES) {
+    TRY(reserve(a, err));
+    stream_ahead_item *it = &a->items[a->n];
+    if (s->ops->next_buffered(s, &it->rec) != STREAM_RECORD) break;
+    a->n++;
+    bytes += it->rec.len;
   }
-  if (a->n < STREAM_AHEAD_MIN) return 0; /* rows -1: converted one by one */
+  if (a->n < STREAM_AHEAD_MIN) { /* converted one by one */
+    for (int64_t i = 0; i < a->n; i++)
+      a->items[i].row = -1;
+    return 0;
+  }
   TRY(refresh(a, err));
   int n = a->n_parts;
   size_t per = bytes / (size_t)n + 1, done = 0;

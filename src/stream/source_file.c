@@ -48,7 +48,7 @@
 #include "stream/stream.h"
 #include "util/util.h"
 
-#define CHUNK ((size_t)1 << 20)
+#define CHUNK ((size_t)4 << 20)
 #define PREFIX 256
 
 typedef struct file_src {

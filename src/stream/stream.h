@@ -477,11 +477,11 @@ typedef struct stream_ahead {
 } stream_ahead;
 
 /* Records converted together: at most this many, of at most this many bytes. */
-#define STREAM_AHEAD_RECORDS 8192
+#define STREAM_AHEAD_RECORDS 32768
 #define STREAM_AHEAD_BYTES ((size_t)8 << 20)
 /* Shares the records read at once are split into: the ingester takes the
  * first while the pool converts the rest. */
-#define STREAM_AHEAD_SHARES 8
+#define STREAM_AHEAD_SHARES 4
 /* Fewer records than this are left to the ingester (not worth the threads). */
 #define STREAM_AHEAD_MIN 64
 
