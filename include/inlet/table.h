@@ -102,9 +102,8 @@ typedef struct inlet_table_open_options {
    * the commits after the checkpoint; applied in log order, so the snapshot is
    * the same whatever the count) and encoding a v2 checkpoint's sidecars when
    * it writes one (their bytes are the same too). 0 or 1: everything on the
-   * caller's thread, no thread made. On object stores each task reads through a
-   * storage handle of its own; a v2 checkpoint's sidecars are written on one thread
-   * there. */
+   * caller's thread, no thread made. On object stores each task reads or writes
+   * through a storage handle of its own. */
   int32_t threads;
 } inlet_table_open_options;
 

@@ -109,6 +109,7 @@ static int write_sidecar(inlet_storage *st, const delta_snapshot *snap, int64_t 
 /* One sidecar written by a pool task (write_sidecars). */
 typedef struct sidecar_task {
   inlet_storage *st;
+  inlet_storage_handles *hs; /* tasks on threads: a handle each from here, NULL: st */
   const delta_snapshot *snap;
   int64_t from, to;
   sidecar_out *out; /* borrowed slot of the caller's array */
@@ -117,7 +118,11 @@ typedef struct sidecar_task {
 
 static int sidecar_task_run(void *arg, inlet_error *err) {
   sidecar_task *t = arg;
-  return write_sidecar(t->st, t->snap, t->from, t->to, t->out, t->pool, err);
+  inlet_storage *st = t->st;
+  if (t->hs) TRY(inlet_storage_handles_take(t->hs, &st, err));
+  int rc = write_sidecar(st, t->snap, t->from, t->to, t->out, t->pool, err);
+  if (t->hs) inlet_storage_handles_give(t->hs, st);
+  return rc;
 }
 
 /* Writes the @p n_sc sidecars of @p per file actions each into @p scs, up
@@ -129,11 +134,16 @@ static int write_sidecars(inlet_storage *st, const delta_snapshot *snap, int64_t
                           int64_t per, sidecar_out *scs, int64_t n_sc, util_pool *pool,
                           inlet_progress_fn progress, void *progress_ctx, inlet_error *err) {
   int64_t wave = util_pool_threads(pool);
-  /* An object-store handle is one thread's (storage.h "Threads"), and
-   * writes do not make handles of their own for the pool's threads. */
-  if (wave < 1 || (st->flags & INLET_STORAGE_OBJECT_STORE)) wave = 1;
+  /* An object-store handle is one thread's (storage.h "Threads"): each task
+   * writes through a handle of the set, posix tasks all through st. */
+  if (wave < 1 || !inlet_storage_threads_ok(st)) wave = 1;
+  inlet_storage_handles *hs = NULL;
+  if (wave > 1) TRY(inlet_storage_handles_new(&hs, st, err));
   sidecar_task *tasks = inlet_calloc((size_t)wave, sizeof *tasks);
-  FAIL_IF(!tasks, err, INLET_ENOMEM, "out of memory writing checkpoint");
+  if (!tasks) {
+    inlet_storage_handles_free(hs);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory writing checkpoint");
+  }
   int rc = 0;
   for (int64_t i0 = 0; rc == 0 && i0 < n_sc; i0 += wave) {
     util_group g;
@@ -141,8 +151,13 @@ static int write_sidecars(inlet_storage *st, const delta_snapshot *snap, int64_t
     int64_t k = 0;
     for (; k < wave && i0 + k < n_sc; k++) {
       int64_t i = i0 + k, from = i * per;
-      tasks[k] =
-          (sidecar_task){st, snap, from, from + per < n_file ? from + per : n_file, &scs[i], pool};
+      tasks[k] = (sidecar_task){.st = st,
+                                .hs = hs,
+                                .snap = snap,
+                                .from = from,
+                                .to = from + per < n_file ? from + per : n_file,
+                                .out = &scs[i],
+                                .pool = pool};
       util_group_submit(&g, sidecar_task_run, &tasks[k]);
     }
     rc = util_group_wait(&g, err);
@@ -152,6 +167,7 @@ static int write_sidecars(inlet_storage *st, const delta_snapshot *snap, int64_t
     }
   }
   inlet_free(tasks);
+  inlet_storage_handles_free(hs);
   return rc;
 }
 

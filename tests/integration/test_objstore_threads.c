@@ -1,8 +1,8 @@
 /*
- * Issue 18 on object stores: parallel scans and parallel snapshot loads of
- * s3:// (through the SigV4-checking proxy in front of s3rver) and az://
- * (Azurite) tables, whose pool threads each read through a storage handle
- * of their own (storage.h "Threads"). The thread count changes speed, never
+ * Issue 18 on object stores: parallel scans, snapshot loads and checkpoint
+ * writes of s3:// (through the SigV4-checking proxy in front of s3rver) and
+ * az:// (Azurite) tables, whose pool threads each use a storage handle of
+ * their own (storage.h "Threads"). The thread count changes speed, never
  * results:
  *   - a table of several files, and its compaction into one file of many
  *     row groups: `scan` at --threads 1, 2 and 4 gives the same rows in the
@@ -15,6 +15,8 @@
  *     `describe --json`, `scan --explain` (the file list) and the rows at
  *     --threads 1 and 4, at the latest version and at one before the
  *     checkpoint (a replay of commits only);
+ *   - a v2 checkpoint written on the store at --threads 4 (sidecars written
+ *     side by side) reads back as the one written at 1 thread;
  *   - a clone of a storage handle reads what the handle reads, on another
  *     thread, while the handle is in use.
  */
@@ -74,6 +76,16 @@ static int group_setup(void **state) {
   free(ls_sh_out(__func__, "cd '%s' && '%s' checkpoint log --threads 1 >/dev/null", work,
                  INLET_BIN));
   ls_append_range(t, 1000, COMMITS_AFTER);
+  /* work/cpw: one-row commits and no checkpoint yet, for checkpoints
+   * written on the stores (sidecars of 8 actions: many sidecars). */
+  free(
+      ls_sh_out(__func__,
+                "cd '%s' && '%s' create cpw --schema 'id long, s string' "
+                "--property delta.checkpointPolicy=v2 --property inlet.checkpoint.sidecarActions=8 "
+                "--property delta.checkpointInterval=1000000",
+                work, INLET_BIN));
+  snprintf(t, sizeof t, "%s/cpw", work);
+  ls_append_range(t, 0, COMMITS_BEFORE);
   /* The compacted table is one file of many row groups, too large for the
    * scans' whole-file prefetch (1 MiB): its runs read ranges through their
    * own handles; the appended files are small and prefetched whole. */
@@ -97,6 +109,13 @@ static int group_setup(void **state) {
       char dir[4200], url[256];
       snprintf(dir, sizeof dir, "%s/%s", work, tables[i]);
       snprintf(url, sizeof url, "%s://inlet-test/threads/%s", kinds[k], tables[i]);
+      tu_upload_dir(dir, url);
+    }
+  for (int k = 0; k < 2; k++)
+    for (int threads = 1; threads <= 4; threads *= 4) {
+      char dir[4200], url[256];
+      snprintf(dir, sizeof dir, "%s/cpw", work);
+      snprintf(url, sizeof url, "%s://inlet-test/threads/cpw%d", kinds[k], threads);
       tu_upload_dir(dir, url);
     }
   return 0;
@@ -304,6 +323,40 @@ static void *read_on_thread(void *arg) {
 }
 
 /* A clone reads through a client of its own while its original reads too. */
+/* A v2 checkpoint written on the store at 4 threads (its sidecars written
+ * side by side, each task through a handle of its own) reads back as the
+ * one written at 1 thread: every row comes from the sidecars. */
+static void test_objstore_threads__checkpoint_sidecars_written_on_threads(void **state) {
+  (void)state;
+  static const char *const kinds[] = {"s3", "az"};
+  for (int k = 0; k < 2; k++) {
+    char *rows[2], *desc[2];
+    for (int i = 0; i < 2; i++) {
+      int threads = i ? 4 : 1;
+      char url[256];
+      snprintf(url, sizeof url, "%s://inlet-test/threads/cpw%d", kinds[k], threads);
+      char *out = ls_sh_out(__func__, "'%s' checkpoint '%s' --threads %d", INLET_BIN, url, threads);
+      assert_non_null(strstr(out, "checkpoint written at version"));
+      free(out);
+      rows[i] = scan_rows(url, "", 1, true);
+      desc[i] = ls_sh_out(__func__,
+                          "'%s' describe '%s' --json --threads 2 | jq -c '[.version, .files, "
+                          ".last_checkpoint]'",
+                          INLET_BIN, url);
+    }
+    assert_same("checkpoint written at 4 threads", rows[0], rows[1]);
+    assert_int_equal(count_lines(rows[0]), COMMITS_BEFORE + 1);
+    assert_string_equal(desc[0], desc[1]);
+    char want[64];
+    snprintf(want, sizeof want, "[%d,%d,%d]\n", COMMITS_BEFORE, COMMITS_BEFORE, COMMITS_BEFORE);
+    assert_string_equal(desc[0], want);
+    for (int i = 0; i < 2; i++) {
+      free(rows[i]);
+      free(desc[i]);
+    }
+  }
+}
+
 static void test_objstore_threads__clone_reads_beside_its_handle(void **state) {
   (void)state;
   static const char *const kinds[] = {"s3", "az"};
@@ -352,6 +405,7 @@ int main(void) {
       cmocka_unit_test(test_objstore_threads__deletion_vectors_agree),
       cmocka_unit_test(test_objstore_threads__missing_file_same_error),
       cmocka_unit_test(test_objstore_threads__snapshot_loads_agree),
+      cmocka_unit_test(test_objstore_threads__checkpoint_sidecars_written_on_threads),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
