@@ -523,7 +523,7 @@ static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, cons
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
-  int rc = pq_reader_open_storage(&r, delta_table_storage(c->table), a->path, a->size, NULL, err);
+  int rc = pq_reader_open_storage(&r, j->sink.st, a->path, a->size, NULL, err);
   if (rc < 0) {
     inlet_error_prefix(err, "compacting \"%s\"", a->path);
     return rc;
@@ -569,8 +569,7 @@ static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, cons
   /* The file's deletion vector is applied: its deleted rows are dropped
    * and the new file carries none (PROTOCOL.md "Deletion Vectors"). */
   if (a->dv_json) {
-    rc = delta_dv_load(delta_table_storage(c->table), delta_table_root(c->table), a->path,
-                       a->dv_json, &dv, err);
+    rc = delta_dv_load(j->sink.st, delta_table_root(c->table), a->path, a->dv_json, &dv, err);
     if (rc < 0) {
       inlet_error_prefix(err, "compacting \"%s\"", a->path);
       goto done;
@@ -909,12 +908,15 @@ static int job_run(void *arg, inlet_error *err) {
   return 0;
 }
 
-static void job_start(compactor *c, job *j, int64_t b0, int64_t nb, bool parallel) {
+/* @p st: the storage handle the job reads and writes through (its slot's). */
+static void job_start(compactor *c, job *j, int64_t b0, int64_t nb, bool parallel,
+                      inlet_storage *st) {
   memset(j, 0, sizeof *j);
   j->c = c;
   j->b0 = b0;
   j->nb = nb;
   j->sink = c->sink;
+  j->sink.st = st;
   /* part-NNNNN: the bins' order, whichever job names a file first. */
   j->sink.counter = (int32_t)(b0 % 100000);
   j->cons = parallel && delta_constraints_any(&c->cons) ? NULL : &c->cons;
@@ -935,28 +937,40 @@ static void job_reset(job *j, bool remove_files) {
  * long as their estimated memory fits PARALLEL_MEM_BUDGET (one always
  * runs); commits are made here, on the caller's thread, in plan order, so
  * the log, the files' bytes and the order of the commits are what one
- * thread makes. Object stores rewrite one commit at a time: their storage
- * handle is used by one thread (it parallelizes requests itself).
+ * thread makes. An object-store handle is one thread's: each slot then reads
+ * and writes through a handle of its own (a clone; posix slots share the
+ * table's), and a store that cannot clone rewrites one commit at a time.
  */
 static int run_jobs(compactor *c, inlet_compact_result *res, inlet_error *err) {
   int64_t per = c->o.bins_per_commit > 0 ? c->o.bins_per_commit : 1;
   int64_t n_jobs = (c->n_bins + per - 1) / per;
   inlet_storage *st = delta_table_storage(c->table);
-  int64_t slots = c->pool && !(st->flags & INLET_STORAGE_OBJECT_STORE) ? c->o.threads : 1;
+  int64_t slots = c->pool && inlet_storage_threads_ok(st) ? c->o.threads : 1;
   if (slots < 1) slots = 1;
   if (slots > n_jobs) slots = n_jobs > 0 ? n_jobs : 1;
   job *jobs = inlet_calloc((size_t)slots, sizeof *jobs);
-  if (!jobs) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_storage **slot_st = inlet_calloc((size_t)slots, sizeof *slot_st);
+  if (!jobs || !slot_st) {
+    inlet_free(jobs);
+    inlet_free(slot_st);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
   int rc = 0;
+  for (int64_t s = 0; rc == 0 && s < slots; s++) {
+    if (slots > 1)
+      rc = inlet_storage_thread_handle(st, &slot_st[s], err);
+    else
+      slot_st[s] = st;
+  }
   int64_t next = 0, done = 0, in_flight_mem = 0;
   int64_t bins_bytes = 0; /* of the jobs finished, for progress */
-  while (done < n_jobs) {
+  while (rc == 0 && done < n_jobs) {
     /* Admit jobs in plan order while slots and the memory budget allow. */
     while (next < n_jobs && next - done < slots) {
       int64_t b0 = next * per, nb = c->n_bins - b0 < per ? c->n_bins - b0 : per;
       int64_t mem = job_memory(c, b0, nb);
       if (next > done && inlet_add_sat_i64(in_flight_mem, mem) > PARALLEL_MEM_BUDGET) break;
-      job_start(c, &jobs[next % slots], b0, nb, slots > 1);
+      job_start(c, &jobs[next % slots], b0, nb, slots > 1, slot_st[next % slots]);
       in_flight_mem = inlet_add_sat_i64(in_flight_mem, mem);
       next++;
     }
@@ -1009,6 +1023,9 @@ static int run_jobs(compactor *c, inlet_compact_result *res, inlet_error *err) {
     (void)util_group_wait(&j->g, &ignore);
     job_reset(j, true);
   }
+  for (int64_t s = 0; s < slots; s++)
+    if (slot_st[s]) inlet_storage_thread_handle_free(st, slot_st[s]);
+  inlet_free(slot_st);
   inlet_free(jobs);
   return rc;
 }

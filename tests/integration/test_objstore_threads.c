@@ -1,8 +1,8 @@
 /*
- * Issue 18 on object stores: parallel scans, snapshot loads and checkpoint
- * writes of s3:// (through the SigV4-checking proxy in front of s3rver) and
- * az:// (Azurite) tables, whose pool threads each use a storage handle of
- * their own (storage.h "Threads"). The thread count changes speed, never
+ * Issue 18 on object stores: parallel scans, snapshot loads, checkpoint
+ * writes and compaction of s3:// (through the SigV4-checking proxy in front
+ * of s3rver) and az:// (Azurite) tables, whose pool threads each use a
+ * storage handle of their own (storage.h "Threads"). The thread count changes speed, never
  * results:
  *   - a table of several files, and its compaction into one file of many
  *     row groups: `scan` at --threads 1, 2 and 4 gives the same rows in the
@@ -17,6 +17,8 @@
  *     checkpoint (a replay of commits only);
  *   - a v2 checkpoint written on the store at --threads 4 (sidecars written
  *     side by side) reads back as the one written at 1 thread;
+ *   - compaction of a partitioned table on the store at --threads 4 (bins
+ *     rewritten side by side) makes the commits and rows of 1 thread;
  *   - a clone of a storage handle reads what the handle reads, on another
  *     thread, while the handle is in use.
  */
@@ -86,6 +88,13 @@ static int group_setup(void **state) {
                 work, INLET_BIN));
   snprintf(t, sizeof t, "%s/cpw", work);
   ls_append_range(t, 0, COMMITS_BEFORE);
+  /* work/parts: the appended files in 7 partitions, 4 small files each: 7
+   * bins, rewritten side by side at --threads 4. */
+  free(ls_sh_out(__func__,
+                 "cd '%s' && '%s' create parts --schema 'id long, s string, g int, x double' "
+                 "--partition-by g && for f in 0 1 2 3; do '%s' append parts in$f.ndjson "
+                 ">/dev/null || exit 1; done",
+                 work, INLET_BIN, INLET_BIN));
   /* The compacted table is one file of many row groups, too large for the
    * scans' whole-file prefetch (1 MiB): its runs read ranges through their
    * own handles; the appended files are small and prefetched whole. */
@@ -113,10 +122,13 @@ static int group_setup(void **state) {
     }
   for (int k = 0; k < 2; k++)
     for (int threads = 1; threads <= 4; threads *= 4) {
-      char dir[4200], url[256];
-      snprintf(dir, sizeof dir, "%s/cpw", work);
-      snprintf(url, sizeof url, "%s://inlet-test/threads/cpw%d", kinds[k], threads);
-      tu_upload_dir(dir, url);
+      static const char *const copies[] = {"cpw", "parts"};
+      for (int i = 0; i < 2; i++) {
+        char dir[4200], url[256];
+        snprintf(dir, sizeof dir, "%s/%s", work, copies[i]);
+        snprintf(url, sizeof url, "%s://inlet-test/threads/%s%d", kinds[k], copies[i], threads);
+        tu_upload_dir(dir, url);
+      }
     }
   return 0;
 }
@@ -357,6 +369,43 @@ static void test_objstore_threads__checkpoint_sidecars_written_on_threads(void *
   }
 }
 
+/* Compaction on the store at --threads 4 (the bins of 7 partitions
+ * rewritten side by side, each slot reading and writing through a handle of
+ * its own) makes the commits, files and rows of --threads 1. */
+static void test_objstore_threads__compaction_bins_on_threads(void **state) {
+  (void)state;
+  static const char *const kinds[] = {"s3", "az"};
+  for (int k = 0; k < 2; k++) {
+    char *rows[2], *hist[2];
+    for (int i = 0; i < 2; i++) {
+      int threads = i ? 4 : 1;
+      char url[256];
+      snprintf(url, sizeof url, "%s://inlet-test/threads/parts%d", kinds[k], threads);
+      free(ls_sh_out(__func__, "'%s' compact '%s' --min-files 2 --threads %d >/dev/null", INLET_BIN,
+                     url, threads));
+      rows[i] = scan_rows(url, "", 1, true);
+      /* Per commit: operation, files added and removed, bytes added. */
+      hist[i] = ls_sh_out(__func__,
+                          "'%s' history '%s' --json | jq -c '[.commits[] | [.version, .operation, "
+                          ".operation_metrics.numAddedFiles, .operation_metrics.numRemovedFiles, "
+                          ".operation_metrics.numAddedBytes]]'",
+                          INLET_BIN, url);
+    }
+    assert_same("compaction at 4 threads: rows", rows[0], rows[1]);
+    assert_int_equal(count_lines(rows[0]), N_FILES * FILE_ROWS + 1);
+    assert_same("compaction at 4 threads: commits", hist[0], hist[1]);
+    /* One commit per bin (the default): 7, so 4 slots were busy at once. */
+    int optimize = 0;
+    for (const char *p = hist[0]; (p = strstr(p, "OPTIMIZE")) != NULL; p++)
+      optimize++;
+    assert_int_equal(optimize, 7);
+    for (int i = 0; i < 2; i++) {
+      free(rows[i]);
+      free(hist[i]);
+    }
+  }
+}
+
 static void test_objstore_threads__clone_reads_beside_its_handle(void **state) {
   (void)state;
   static const char *const kinds[] = {"s3", "az"};
@@ -406,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_objstore_threads__missing_file_same_error),
       cmocka_unit_test(test_objstore_threads__snapshot_loads_agree),
       cmocka_unit_test(test_objstore_threads__checkpoint_sidecars_written_on_threads),
+      cmocka_unit_test(test_objstore_threads__compaction_bins_on_threads),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
