@@ -69,7 +69,8 @@ typedef struct inlet_compact_options {
   inlet_compact_group_fn on_group; /* called after each group (may be NULL) */
   void *ctx;
   /* Version 2: threads rewriting bins side by side (up to this many commits' bins at
-   * once, fewer when their estimated memory would pass 160 MiB; object stores: one)
+   * once, fewer when their estimated memory would pass 160 MiB; on object stores
+   * each through a storage handle of its own)
    * and encoding and compressing the output files' column chunks in parallel; 0 or 1
    * (the default): none, everything on the caller's thread. Commits are still made
    * one after another in plan order, and the output files' bytes, the commits' actions
