@@ -786,6 +786,35 @@ static int derive_ahead(void *ctx, inlet_batch *b, int64_t row, inlet_error *err
   return fill_generated(g, b, row, err);
 }
 
+/* A late row out of the chunk (policy drop or route): counted, or written
+ * to the late table; @p ignored unknown fields are counted with a routed
+ * row. */
+static int route_late(ingester *g, const stream_record *rec, inlet_error *err);
+static int leave_late(ingester *g, const stream_record *rec, int64_t bytes, int64_t ignored,
+                      inlet_error *err) {
+  stream_trigger_add(&g->trig, 0, bytes, g->now);
+  if (g->o.late_policy == INLET_LATE_DROP) {
+    g->b_dropped++;
+    return 0;
+  }
+  int64_t routed = g->b_routed;
+  TRY(route_late(g, rec, err));
+  if (g->b_routed > routed) g->b_ignored += ignored; /* dropped from the routed row */
+  return 0;
+}
+
+/* A row out of the chunk for breaking constraint @p which (-1: unknown),
+ * @p why: a dead letter naming it. */
+static int reject_constraint(ingester *g, const stream_record *rec, int64_t bytes, int32_t which,
+                             const inlet_error *why, inlet_error *err) {
+  g->b_rejected++;
+  stream_trigger_add(&g->trig, 0, bytes, g->now);
+  g->dl_constraint = which >= 0 ? g->cons.items[which].name : NULL;
+  int rc = dead_letter(g, rec, inlet_errmsg(why), err);
+  g->dl_constraint = NULL;
+  return rc;
+}
+
 /* The table's constraints on row @p row (the record's, complete with its
  * derived columns): a violating row leaves the chunk for the dead letters,
  * with the constraint's name. *@p rejected tells. */
@@ -804,12 +833,7 @@ static int check_row(ingester *g, const stream_record *rec, int64_t bytes, int64
   for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
     text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
   g->chunk.num_rows = row;
-  g->b_rejected++;
-  stream_trigger_add(&g->trig, 0, bytes, g->now);
-  g->dl_constraint = which >= 0 ? g->cons.items[which].name : NULL;
-  rc = dead_letter(g, rec, inlet_errmsg(&e), err);
-  g->dl_constraint = NULL;
-  return rc;
+  return reject_constraint(g, rec, bytes, which, &e, err);
 }
 
 static void set_metrics_and_txns(ingester *g);
@@ -1227,15 +1251,7 @@ static int take_converted(ingester *g, const stream_record *rec, const stream_ah
     g->b_late++;
     if (g->o.late_policy != INLET_LATE_KEEP) {
       keep[r] = 0;
-      stream_trigger_add(&g->trig, 0, bytes, g->now);
-      if (g->o.late_policy == INLET_LATE_DROP) {
-        g->b_dropped++;
-        return 0;
-      }
-      int64_t routed = g->b_routed;
-      TRY(route_late(g, rec, err));
-      if (g->b_routed > routed) g->b_ignored += it->ignored;
-      return 0;
+      return leave_late(g, rec, bytes, it->ignored, err);
     }
     if (g->flag_col >= 0) inlet_bit_set(sb->columns[g->flag_col].values, r, true);
   }
@@ -1248,13 +1264,8 @@ static int take_converted(ingester *g, const stream_record *rec, const stream_ah
       if (rc < 0) return rc;
     } else {
       keep[r] = 0;
-      g->b_rejected++;
-      stream_trigger_add(&g->trig, 0, bytes, g->now);
-      g->dl_constraint = which >= 0 ? g->cons.items[which].name : NULL;
-      rc = dead_letter(g, rec, inlet_errmsg(&e), err);
-      g->dl_constraint = NULL;
-      if (late) g->b_late--;
-      return rc;
+      if (late) g->b_late--; /* counted with the dead letters, not the committed rows */
+      return reject_constraint(g, rec, bytes, which, &e, err);
     }
   }
   g->b_rows++;
@@ -1365,15 +1376,7 @@ static int convert_record(ingester *g, const stream_record *rec, int64_t bytes, 
       for (int32_t i = 0; i < g->chunk.schema.n_fields; i++)
         text_array_truncate(&g->chunk.columns[i], &g->chunk.schema.fields[i], row);
       g->chunk.num_rows = row;
-      stream_trigger_add(&g->trig, 0, bytes, g->now);
-      if (g->o.late_policy == INLET_LATE_DROP) {
-        g->b_dropped++;
-        return 0;
-      }
-      int64_t routed = g->b_routed;
-      TRY(route_late(g, rec, err));
-      if (g->b_routed > routed) g->b_ignored += ignored; /* dropped from the routed row */
-      return 0;
+      return leave_late(g, rec, bytes, ignored, err);
     }
   }
   if (row >= g->late_cap) {
