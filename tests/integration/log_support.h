@@ -32,6 +32,27 @@ static inline void ls_sh_ok(tu_result *r, const char *what) {
     tu_result_free(&ls_r_);                                                                        \
   } while (0)
 
+/* Copies table @p from of directory @p dir to @p to and damages its largest
+ * data file at 45% and 75% of its bytes (200 bytes of 0xff each: two row
+ * groups of a file of many fail to decode). */
+static inline void ls_damaged_copy(const char *dir, const char *from, const char *to) {
+  LS_SH_OK("copy", "cd '%s' && rm -rf '%s' && cp -r '%s' '%s'", dir, to, from, to);
+  tu_result r;
+  tu_sh(&r, "cd '%s' && ls -S '%s'/*.parquet | head -1", dir, to);
+  assert_int_equal(r.status, 0);
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%.*s", dir, (int)strcspn(r.out, "\n"), r.out);
+  tu_result_free(&r);
+  size_t n = 0;
+  char *bytes = tu_read_file(path, &n);
+  assert_non_null(bytes);
+  assert_true(n > 100000);
+  memset(bytes + n * 45 / 100, 0xff, 200);
+  memset(bytes + n * 75 / 100, 0xff, 200);
+  assert_int_equal(tu_write_file(path, bytes, n), 0);
+  free(bytes);
+}
+
 /* Runs a printf-style shell command that must exit 0; its stdout (malloc'd). */
 static inline char *ls_sh_out(const char *what, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

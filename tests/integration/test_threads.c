@@ -729,21 +729,8 @@ static void test_threads__scan_one_file_row_groups(void **state) {
  * group's) and the same rows printed before it. */
 static void test_threads__scan_one_file_first_error(void **state) {
   (void)state;
-  LS_SH_OK("copy", "cd '%s' && rm -rf bad && cp -r one bad", dir);
+  ls_damaged_copy(dir, "one", "bad");
   tu_result r;
-  tu_sh(&r, "cd '%s' && ls -S bad/*.parquet | head -1", dir);
-  assert_int_equal(r.status, 0);
-  char path[4400];
-  snprintf(path, sizeof path, "%s/%.*s", dir, (int)strcspn(r.out, "\n"), r.out);
-  tu_result_free(&r);
-  size_t n = 0;
-  char *bytes = tu_read_file(path, &n);
-  assert_non_null(bytes);
-  assert_true(n > 100000);
-  memset(bytes + n * 45 / 100, 0xff, 200);
-  memset(bytes + n * 75 / 100, 0xff, 200);
-  assert_int_equal(tu_write_file(path, bytes, n), 0);
-  free(bytes);
   tu_result ref;
   tu_sh(&ref, "cd '%s' && '%s' scan bad --format ndjson --threads 1", dir, INLET_BIN);
   assert_int_not_equal(ref.status, 0);
