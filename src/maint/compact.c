@@ -104,7 +104,10 @@ typedef struct compactor {
   delta_file_sink sink;   /* naming, options and stats of the output files (jobs copy it) */
   delta_constraints cons; /* owned: invariants and CHECK constraints rows must meet */
   util_pool *pool;        /* owned: o.threads > 1; runs the jobs, lent to their writers */
-  pthread_t owner;        /* the calling thread: the only one that reports progress */
+  /* owned: with a threaded pool over a storage whose reads spread over
+   * threads: the handles that input files decoded ahead are read through */
+  inlet_storage_handles *handles;
+  pthread_t owner; /* the calling thread: the only one that reports progress */
   /* Progress in input bytes (sizes from the log): total of the planned bins,
    * bytes of the input files read so far (by any job), last value reported. */
   int64_t prog_total, prog_last;
@@ -511,11 +514,19 @@ static bool on_owner(const compactor *c) {
   return pthread_equal(pthread_self(), c->owner) != 0;
 }
 
-/* Streams the rows of input @p a into bin @p bi of the job. *rows receives
- * the rows read. */
-static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, const delta_add *a,
-                     int64_t stats_rows, sort_buf *sb, int64_t *rows, inlet_error *err) {
-  compactor *c = j->c;
+/* Takes one decoded row group of an input file (nb, in the data schema;
+ * the callee owns it from here, also on failure): row group @p g of
+ * @p nrg. */
+typedef int (*batch_fn)(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err);
+
+/* Reads input @p a through @p st one row group at a time, each laid out in
+ * the data schema with row tracking filled and the rows its deletion vector
+ * deletes dropped, and hands the row groups to @p fn in order. *rows
+ * receives the live rows. Touches only what the compactor holds read-only,
+ * so it may run on any thread. */
+static int decode_file(const compactor *c, inlet_storage *st, const delta_add *a,
+                       int64_t stats_rows, batch_fn fn, void *ctx, int64_t *rows,
+                       inlet_error *err) {
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
   delta_dv *dv = NULL;
@@ -523,7 +534,7 @@ static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, cons
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
-  int rc = pq_reader_open_storage(&r, j->sink.st, a->path, a->size, NULL, err);
+  int rc = pq_reader_open_storage(&r, st, a->path, a->size, NULL, err);
   if (rc < 0) {
     inlet_error_prefix(err, "compacting \"%s\"", a->path);
     return rc;
@@ -569,7 +580,7 @@ static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, cons
   /* The file's deletion vector is applied: its deleted rows are dropped
    * and the new file carries none (PROTOCOL.md "Deletion Vectors"). */
   if (a->dv_json) {
-    rc = delta_dv_load(j->sink.st, delta_table_root(c->table), a->path, a->dv_json, &dv, err);
+    rc = delta_dv_load(st, delta_table_root(c->table), a->path, a->dv_json, &dv, err);
     if (rc < 0) {
       inlet_error_prefix(err, "compacting \"%s\"", a->path);
       goto done;
@@ -614,29 +625,11 @@ static int copy_file(job *j, int64_t bi, size_t first_out, const char *dir, cons
         keep[i] = !delta_dv_contains(dv, (uint64_t)(got + i));
       TRY_GOTO(batch_keep_rows(&nb, keep, err));
     }
-    TRY_GOTO(check_rows(c, j->cons, &nb, a, err));
-    if (a->size > 0 && on_owner(c))
-      progress(c, inlet_add_sat_i64(atomic_load(&c->prog_done),
-                                    (int64_t)((double)a->size * (g + 1) / (double)nrg)));
     got += b.num_rows;
     live += nb.num_rows;
-    if (c->o.n_sort_by > 0) {
-      if (sb->n == sb->cap) {
-        size_t nc = sb->cap ? sb->cap * 2 : 8;
-        inlet_batch *nbs = inlet_realloc(sb->batches, nc * sizeof *nbs);
-        FAIL_GOTO(!nbs, err, INLET_ENOMEM, "out of memory");
-        sb->batches = nbs;
-        sb->cap = nc;
-      }
-      sb->rows += nb.num_rows;
-      sb->bytes += inlet_batch_memory(&nb);
-      sb->batches[sb->n++] = nb; /* moved */
-      memset(&nb, 0, sizeof nb);
-      if (sb->bytes >= c->rg_bytes) TRY_GOTO(flush_sorted(j, bi, first_out, dir, sb, err));
-      continue;
-    }
-    TRY_GOTO(emit(j, bi, first_out, dir, &nb, err));
-    inlet_batch_reset(&nb);
+    inlet_batch taken = nb; /* moved to fn */
+    memset(&nb, 0, sizeof nb);
+    TRY_GOTO(fn(ctx, &taken, g, nrg, err));
   }
   FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT,
             "\"%s\": footer says %lld rows, row groups "
@@ -653,6 +646,136 @@ done:
   inlet_free(keep);
   delta_dv_free(dv);
   inlet_parquet_reader_free(r);
+  return rc;
+}
+
+/* Where the row groups of an input go: bin @p bi of job @p j. */
+typedef struct bin_input {
+  job *j;
+  int64_t bi;
+  size_t first_out;
+  const char *dir;
+  const delta_add *a;
+  sort_buf *sb;
+} bin_input;
+
+/* batch_fn of the job's thread: checks the rows against the constraints,
+ * reports progress and writes them (or buffers them for the sort). */
+static int write_batch(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err) {
+  bin_input *in = ctx;
+  job *j = in->j;
+  compactor *c = j->c;
+  const delta_add *a = in->a;
+  sort_buf *sb = in->sb;
+  int rc = check_rows(c, j->cons, nb, a, err);
+  if (rc < 0) goto done;
+  if (a->size > 0 && on_owner(c))
+    progress(c, inlet_add_sat_i64(atomic_load(&c->prog_done),
+                                  (int64_t)((double)a->size * (g + 1) / (double)nrg)));
+  if (c->o.n_sort_by > 0) {
+    if (sb->n == sb->cap) {
+      size_t nc = sb->cap ? sb->cap * 2 : 8;
+      inlet_batch *nbs = inlet_realloc(sb->batches, nc * sizeof *nbs);
+      FAIL_GOTO(!nbs, err, INLET_ENOMEM, "out of memory");
+      sb->batches = nbs;
+      sb->cap = nc;
+    }
+    sb->rows += nb->num_rows;
+    sb->bytes += inlet_batch_memory(nb);
+    sb->batches[sb->n++] = *nb; /* moved */
+    memset(nb, 0, sizeof *nb);
+    if (sb->bytes >= c->rg_bytes) rc = flush_sorted(j, in->bi, in->first_out, in->dir, sb, err);
+    return rc;
+  }
+  rc = emit(j, in->bi, in->first_out, in->dir, nb, err);
+done:
+  inlet_batch_reset(nb);
+  return rc;
+}
+
+/* ---- inputs decoded ahead ------------------------------------------------------------ */
+
+/* With a pool, the small input files of a bin are decoded on the pool a few
+ * files ahead of the one being written (the decoding was the job thread's
+ * largest share). The job's thread still checks, orders and writes every
+ * row group, so the output and the first error are a single thread's.
+ * Ahead files are whole files held decoded: only files of at most
+ * AHEAD_FILE_BYTES, at most AHEAD_BYTES of them (their size in the log) at
+ * once per job; bigger files are read row group by row group as before. */
+#define AHEAD_FILE_BYTES ((int64_t)4 << 20)
+#define AHEAD_BYTES ((int64_t)4 << 20)
+
+typedef struct ahead_file {
+  const compactor *c;        /* borrowed */
+  inlet_storage_handles *hs; /* borrowed: the compactor's */
+  const delta_add *a;        /* borrowed */
+  int64_t stats_rows;
+  util_group g;         /* the decode task */
+  bool queued;          /* decoded ahead (else read in place) */
+  inlet_batch *batches; /* owned, n of them */
+  int32_t *rgs;         /* owned: row group of each batch */
+  size_t n, cap;
+  int32_t nrg;
+  int64_t rows; /* live rows, once decoded */
+} ahead_file;
+
+static void ahead_file_reset(ahead_file *f) {
+  for (size_t i = 0; i < f->n; i++)
+    inlet_batch_reset(&f->batches[i]);
+  inlet_free(f->batches);
+  inlet_free(f->rgs);
+  f->batches = NULL;
+  f->rgs = NULL;
+  f->n = f->cap = 0;
+  f->queued = false;
+}
+
+/* batch_fn of a decode task: keeps the row group for the job's thread. */
+static int keep_batch(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err) {
+  ahead_file *f = ctx;
+  f->nrg = nrg;
+  if (f->n == f->cap) {
+    size_t nc = f->cap ? f->cap * 2 : 4;
+    inlet_batch *nbs = inlet_realloc(f->batches, nc * sizeof *nbs);
+    if (nbs) f->batches = nbs;
+    int32_t *ng = nbs ? inlet_realloc(f->rgs, nc * sizeof *ng) : NULL;
+    if (ng) f->rgs = ng;
+    if (!nbs || !ng) {
+      inlet_batch_reset(nb);
+      return inlet_fail(err, INLET_ENOMEM, "out of memory decoding \"%s\"", f->a->path);
+    }
+    f->cap = nc;
+  }
+  f->rgs[f->n] = g;
+  f->batches[f->n++] = *nb; /* moved */
+  memset(nb, 0, sizeof *nb);
+  return 0;
+}
+
+static int decode_task(void *arg, inlet_error *err) {
+  ahead_file *f = arg;
+  inlet_storage *st = NULL;
+  TRY(inlet_storage_handles_take(f->hs, &st, err));
+  int rc = decode_file(f->c, st, f->a, f->stats_rows, keep_batch, f, &f->rows, err);
+  inlet_storage_handles_give(f->hs, st);
+  return rc;
+}
+
+/* Writes an input decoded ahead: its row groups in order, then the
+ * decoder's failure if it stopped early (a single thread meets that
+ * failure after writing the same row groups). */
+static int write_ahead(bin_input *in, ahead_file *f, int64_t *rows, inlet_error *err) {
+  inlet_error de = INLET_ERROR_INIT;
+  int drc = util_group_wait(&f->g, &de);
+  int rc = 0;
+  for (size_t i = 0; rc == 0 && i < f->n; i++)
+    rc = write_batch(in, &f->batches[i], f->rgs[i], f->nrg, err);
+  if (rc == 0 && drc < 0) {
+    rc = drc;
+    *err = de;
+  }
+  *rows = f->rows;
+  ahead_file_reset(f);
   return rc;
 }
 
@@ -676,10 +799,41 @@ static int rewrite_bin(job *j, int64_t bi, int64_t *rows, inlet_error *err) {
   memset(&sb, 0, sizeof sb);
   int rc = 0;
   int64_t in_rows = 0;
-  for (int64_t i = bn->first; i < bn->first + bn->n; i++) {
+  /* Decoded ahead: a ring of `window` files from the one being written. */
+  int64_t end = bn->first + bn->n, next = bn->first, ahead_bytes = 0;
+  int window = c->handles ? util_pool_threads(c->pool) : 0;
+  ahead_file *ring = window > 0 ? inlet_calloc((size_t)window, sizeof *ring) : NULL;
+  if (!ring) window = 0;
+  for (int64_t i = bn->first; i < end; i++) {
+    while (window > 0 && next < end && next - i < window) {
+      const delta_file *nf = &c->snap.files[c->cands[next].file];
+      ahead_file *f = &ring[next % window];
+      int64_t sz = nf->add.size > 0 ? nf->add.size : 0;
+      bool small = nf->add.size >= 0 && sz <= AHEAD_FILE_BYTES;
+      if (small && ahead_bytes + sz > AHEAD_BYTES) break; /* after files are written */
+      memset(f, 0, sizeof *f);
+      if (small) {
+        f->c = c;
+        f->hs = c->handles;
+        f->a = &nf->add;
+        f->stats_rows = nf->num_records;
+        f->queued = true;
+        ahead_bytes += sz;
+        util_group_init(&f->g, c->pool);
+        util_group_submit(&f->g, decode_task, f);
+      }
+      next++;
+    }
     const delta_file *df = &c->snap.files[c->cands[i].file];
+    bin_input in = {j, bi, first_out, dir, &df->add, &sb};
     int64_t r = 0;
-    TRY_GOTO(copy_file(j, bi, first_out, dir, &df->add, df->num_records, &sb, &r, err));
+    if (window > 0 && ring[i % window].queued) {
+      rc = write_ahead(&in, &ring[i % window], &r, err);
+      ahead_bytes -= df->add.size > 0 ? df->add.size : 0;
+    } else {
+      rc = decode_file(c, j->sink.st, &df->add, df->num_records, write_batch, &in, &r, err);
+    }
+    if (rc < 0) goto done;
     if (df->add.size > 0) atomic_fetch_add(&c->prog_done, df->add.size);
     if (on_owner(c)) progress(c, atomic_load(&c->prog_done));
     in_rows += r;
@@ -699,6 +853,15 @@ static int rewrite_bin(job *j, int64_t bi, int64_t *rows, inlet_error *err) {
             c->cands[bn->first].label, (long long)in_rows, (long long)out_rows);
   *rows = out_rows;
 done:
+  /* After a failure, decodes still in flight finish (a task cannot be
+   * recalled) and what they decoded goes. */
+  for (int w = 0; w < window; w++)
+    if (ring[w].queued) {
+      inlet_error ignore = INLET_ERROR_INIT;
+      (void)util_group_wait(&ring[w].g, &ignore);
+      ahead_file_reset(&ring[w]);
+    }
+  inlet_free(ring);
   sort_buf_reset(&sb);
   inlet_free(dir);
   return rc;
@@ -877,15 +1040,17 @@ static void report(compactor *c, int64_t b0, int64_t nb, const unit *u, int64_t 
 
 /* What a job may hold at once: its writer's row group (encoded pages
  * beside the buffered rows, or sorted rows beside their copy: twice the
- * row group bytes), bounded by the inputs' size inflated by decoding, and
- * a reader's row group. An estimate for admission, not a limit. */
+ * row group bytes), bounded by the inputs' size inflated by decoding, a
+ * reader's row group and the files decoded ahead (AHEAD_BYTES inflated
+ * alike). An estimate for admission, not a limit. */
 static int64_t job_memory(const compactor *c, int64_t b0, int64_t nb) {
   int64_t in = 0;
   for (int64_t bi = b0; bi < b0 + nb; bi++)
     in = inlet_add_sat_i64(in, c->bins[bi].bytes > 0 ? c->bins[bi].bytes : 0);
   int64_t w = in > INT64_MAX / 8 ? INT64_MAX : in * 8;
   int64_t cap = c->rg_bytes > INT64_MAX / 2 ? INT64_MAX : c->rg_bytes * 2;
-  return inlet_add_sat_i64(w < cap ? w : cap, (int64_t)8 << 20);
+  int64_t ahead = c->handles ? (in < AHEAD_BYTES ? in : AHEAD_BYTES) * 8 : 0;
+  return inlet_add_sat_i64(inlet_add_sat_i64(w < cap ? w : cap, (int64_t)8 << 20), ahead);
 }
 
 /* The task: rewrites the job's bins in order, stopping at the first
@@ -956,6 +1121,8 @@ static int run_jobs(compactor *c, inlet_compact_result *res, inlet_error *err) {
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
   int rc = 0;
+  if (util_pool_threads(c->pool) > 0 && inlet_storage_threads_ok(st))
+    rc = inlet_storage_handles_new(&c->handles, st, err);
   for (int64_t s = 0; rc == 0 && s < slots; s++) {
     if (slots > 1)
       rc = inlet_storage_thread_handle(st, &slot_st[s], err);
@@ -1025,6 +1192,8 @@ static int run_jobs(compactor *c, inlet_compact_result *res, inlet_error *err) {
   }
   for (int64_t s = 0; s < slots; s++)
     if (slot_st[s]) inlet_storage_thread_handle_free(st, slot_st[s]);
+  inlet_storage_handles_free(c->handles);
+  c->handles = NULL;
   inlet_free(slot_st);
   inlet_free(jobs);
   return rc;

@@ -285,6 +285,181 @@ static void test_threads__parallel_bins_identical(void **state) {
   }
 }
 
+/* The path of the first file version @p v of @p table adds. */
+static char *added_path(const char *table, int64_t v) {
+  json_t *a = read_commit(table, v);
+  char *path = NULL;
+  for (size_t i = 0; a && !path && i < json_array_size(a); i++) {
+    json_t *add = json_object_get(json_array_get(a, i), "add");
+    if (add) path = strdup(json_string_value(json_object_get(add, "path")));
+  }
+  json_decref(a);
+  if (!path) fail_msg("version %lld of %s adds no file", (long long)v, table);
+  return path;
+}
+
+/* The number of Parquet files under @p table (recursively). */
+static long parquet_files(const char *table) {
+  tu_result r;
+  tu_sh(&r, "cd '%s' && find '%s' -name '*.parquet' | wc -l", dir, table);
+  long n = r.status == 0 ? strtol(r.out, NULL, 10) : -1;
+  tu_result_free(&r);
+  return n;
+}
+
+/* Issue 18: with threads, the small files of one bin are decoded on the
+ * pool ahead of the file being written. One bin of 60 inputs: small files
+ * with deletion vectors, one file too big to be decoded ahead (over 4 MiB)
+ * among them, a CHECK constraint; compacted with --threads 1 and 4 (and
+ * then sorted): the same commit, byte-identical files. A damaged small
+ * file in the middle, or a row that breaks a constraint added since, fails
+ * the bin with the same message at 1 and 4 threads and leaves the table
+ * and its files as they were. */
+static void test_threads__compaction_decodes_ahead_identical(void **state) {
+  (void)state;
+  const int before = 30, after = 28, per = 300;
+  LS_SH_OK("create",
+           "cd '%s' && '%s' create da --schema 'id long, p string, name string, v double, "
+           "tags array<long>' --property 'delta.constraints.nonneg=id >= 0' "
+           "--property delta.enableDeletionVectors=true",
+           dir, INLET_BIN);
+  int id = 0;
+  for (int a = 0; a < before + after; a++) {
+    char name[64];
+    snprintf(name, sizeof name, "da%d.ndjson", a);
+    write_parted(name, id, per, 5);
+    id += per;
+    LS_SH_OK("append", "cd '%s' && '%s' append da %s --threads 1", dir, INLET_BIN, name);
+    if (a + 1 != before) continue;
+    /* The big one: 70,000 rows with 96 hex digits of noise each. */
+    char path[4300];
+    snprintf(path, sizeof path, "%s/dabig.ndjson", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 70000; i++, id++) {
+      fprintf(f, "{\"id\":%d,\"p\":\"big\",\"name\":\"", id);
+      for (int k = 0; k < 6; k++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        fprintf(f, "%016llx", (unsigned long long)x);
+      }
+      fprintf(f, "\",\"v\":%d.25,\"tags\":[]}\n", i % 1000);
+    }
+    fclose(f);
+    LS_SH_OK("append", "cd '%s' && '%s' append da dabig.ndjson --threads 1", dir, INLET_BIN);
+  }
+  /* The big file (version before + 1) must be too big to go ahead. */
+  json_t *big = read_commit("da", before + 1);
+  assert_non_null(big);
+  json_int_t big_size = 0;
+  for (size_t i = 0; i < json_array_size(big); i++) {
+    json_t *add = json_object_get(json_array_get(big, i), "add");
+    if (add) big_size = json_integer_value(json_object_get(add, "size"));
+  }
+  json_decref(big);
+  assert_true(big_size > ((json_int_t)4 << 20));
+  LS_SH_OK("delete", "cd '%s' && '%s' delete da --where 'id %% 7 = 3'", dir, INLET_BIN);
+  const int64_t live =
+      ((int64_t)(before + after) * per + 70000) - ((int64_t)(before + after) * per + 70000 + 3) / 7;
+  for (int round = 0; round < 2; round++) {
+    const char *opts = round ? "--sort-by v --row-group-size 256K" : "";
+    LS_SH_OK("copy", "cd '%s' && rm -rf da1 da4 && cp -a da da1 && cp -a da da4", dir);
+    LS_SH_OK("compact", "cd '%s' && '%s' compact da1 --target-size 1G %s --threads 1", dir,
+             INLET_BIN, opts);
+    LS_SH_OK("compact", "cd '%s' && '%s' compact da4 --target-size 1G %s --threads 4", dir,
+             INLET_BIN, opts);
+    /* create, the appends, the delete, one compaction commit */
+    assert_int_equal(compare_tables("da1", "da4"), 1 + before + 1 + after + 1 + 1);
+    assert_same_contents("da1", "da4", (size_t)live);
+    tu_result r;
+    tu_sh(&r, "cd '%s' && '%s' scan da4 --format ndjson | wc -l", dir, INLET_BIN);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(strtoll(r.out, NULL, 10), live);
+    tu_result_free(&r);
+  }
+  /* Failures part-way through the bin. */
+  for (int kind = 0; kind < 2; kind++) {
+    LS_SH_OK("copy", "cd '%s' && rm -rf db1 db4 && cp -a da db1 && cp -a da db4", dir);
+    long files = parquet_files("db1");
+    if (kind == 0) {
+      /* The 40th input's middle overwritten. */
+      char *victim = added_path("da", 40);
+      LS_SH_OK("damage",
+               "cd '%s' && for t in db1 db4; do f=\"$t/%s\"; s=$(stat -c %%s \"$f\"); "
+               "dd if=/dev/zero of=\"$f\" bs=1 seek=$((s / 3)) count=$((s / 3)) conv=notrunc "
+               "2>/dev/null; done",
+               dir, victim);
+      free(victim);
+    } else {
+      /* A constraint rows of the 45th append break, committed as a writer
+       * that does not check existing rows could. */
+      const int64_t v = 1 + before + 1 + after + 1;
+      json_t *c0 = read_commit("da", 0);
+      json_t *md = NULL;
+      for (size_t i = 0; c0 && !md && i < json_array_size(c0); i++)
+        md = json_object_get(json_array_get(c0, i), "metaData");
+      assert_non_null(md);
+      char rule[64];
+      snprintf(rule, sizeof rule, "id < %d", 44 * per + 70000);
+      json_object_set_new(json_object_get(md, "configuration"), "delta.constraints.small",
+                          json_string(rule));
+      json_t *line = json_pack("{sO}", "metaData", md);
+      char *text = json_dumps(line, JSON_COMPACT);
+      for (int t = 0; t < 2; t++) {
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s/_delta_log/%020lld.json", dir, t ? "db4" : "db1",
+                 (long long)v);
+        FILE *f = fopen(path, "wx");
+        assert_non_null(f);
+        fprintf(f, "%s\n", text);
+        fclose(f);
+      }
+      free(text);
+      json_decref(line);
+      json_decref(c0);
+    }
+    tu_result r1, r4;
+    tu_sh(&r1, "cd '%s' && '%s' compact db1 --target-size 1G --threads 1 --json", dir, INLET_BIN);
+    tu_sh(&r4, "cd '%s' && '%s' compact db4 --target-size 1G --threads 4 --json", dir, INLET_BIN);
+    assert_int_equal(r1.status, r4.status);
+    json_error_t je;
+    json_t *j1 = json_loads(r1.out, 0, &je), *j4 = json_loads(r4.out, 0, &je);
+    if (!j1 || !j4) fail_msg("compact --json: %s / %s", r1.out, r4.out);
+    assert_int_equal(json_integer_value(json_object_get(j1, "failed_groups")), 1);
+    assert_int_equal(json_integer_value(json_object_get(j4, "failed_groups")), 1);
+    json_t *g1 = json_array_get(json_object_get(j1, "groups"), 0),
+           *g4 = json_array_get(json_object_get(j4, "groups"), 0);
+    const char *e1 = json_string_value(json_object_get(g1, "error"));
+    assert_non_null(e1);
+    assert_non_null(strstr(e1, kind == 0 ? "compacting" : "constraint"));
+    /* The same message, but for the table's directory in it. */
+    const char *e4 = json_string_value(json_object_get(g4, "error"));
+    assert_non_null(e4);
+    char want[8192];
+    size_t w = 0;
+    for (const char *q = e1; *q && w + 1 < sizeof want;)
+      if (strncmp(q, "/db1/", 5) == 0) {
+        memcpy(want + w, "/db4/", 5);
+        w += 5;
+        q += 5;
+      } else {
+        want[w++] = *q++;
+      }
+    want[w] = '\0';
+    assert_string_equal(e4, want);
+    json_decref(j1);
+    json_decref(j4);
+    tu_result_free(&r1);
+    tu_result_free(&r4);
+    /* Nothing committed, no file left behind. */
+    assert_null(read_commit("db4", 1 + before + 1 + after + 1 + (kind == 1 ? 1 : 0)));
+    assert_int_equal(parquet_files("db1"), files);
+    assert_int_equal(parquet_files("db4"), files);
+  }
+}
+
 static void test_threads__ingest_identical(void **state) {
   (void)state;
   write_input("in.ndjson", 0, 25000);
@@ -950,6 +1125,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threads__parquet_convert_bytes_identical),
       cmocka_unit_test(test_threads__append_and_compact_identical),
+      cmocka_unit_test(test_threads__compaction_decodes_ahead_identical),
       cmocka_unit_test(test_threads__parallel_bins_identical),
       cmocka_unit_test(test_threads__scan_parallel_and_unordered),
       cmocka_unit_test(test_threads__scan_one_file_row_groups),
