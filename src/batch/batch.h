@@ -15,6 +15,7 @@
 #include "inlet/batch.h"
 #include "inlet/text.h"
 #include "util/buf.h"
+#include "util/datetime.h"
 #include "util/util.h"
 
 /* How a scalar arrived: a JSON string (unescaped), a JSON number (raw
@@ -33,10 +34,11 @@ typedef struct text_conv {
   const char *field;     /* top-level field being converted, for messages */
   const char *rec_start; /* start of the JSON text, for error columns (or NULL) */
   char reason[384];
-  bool csv_syntax;   /* the failure is in the CSV structure (quoting, field
-                        count), not in a value */
-  inlet_buf scratch; /* unescaped strings; each is consumed before the next */
-  inlet_error err;   /* detail of fatal errors */
+  bool csv_syntax;       /* the failure is in the CSV structure (quoting, field
+                            count), not in a value */
+  inlet_buf scratch;     /* unescaped strings; each is consumed before the next */
+  inlet_error err;       /* detail of fatal errors */
+  inlet_date_memo dates; /* the last timestamp's date */
 } text_conv;
 
 /* Sets c->reason (prefixed with the field name) and returns INLET_EINVAL. */

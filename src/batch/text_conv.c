@@ -625,7 +625,7 @@ int text_append_scalar(text_conv *c, inlet_array *a, const inlet_field *f, text_
     } else {
       bool has_off;
       int32_t off;
-      why = inlet_iso_timestamp_parse(s, n, &secs, &ns, &has_off, &off);
+      why = inlet_iso_timestamp_parse_memo(s, n, &c->dates, &secs, &ns, &has_off, &off);
       if (!why && !t->utc && has_off && off != 0)
         return text_bad(c, "zone offset in \"%s\" for a timestamp_ntz column", excerpt(ex, s, n));
     }

@@ -128,21 +128,39 @@ static inline int d2(const char *s) {
  * checked at fixed offsets: NDJSON ingest parses one per event, and this
  * costs a third of the general date + time parsers. Returns the length
  * consumed, or 0 to let the general parsers accept or explain the text. */
-static size_t fast_ymd_hms(const char *s, size_t n, int64_t *days, int64_t *tod, int64_t *nanos) {
+static size_t fast_ymd_hms(const char *s, size_t n, inlet_date_memo *memo, int64_t *days,
+                           int64_t *tod, int64_t *nanos) {
   if (n < 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
       s[13] != ':' || s[16] != ':')
     return 0;
-  if (!(dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && dig(s[5]) && dig(s[6]) && dig(s[8]) &&
-        dig(s[9]) && dig(s[11]) && dig(s[12]) && dig(s[14]) && dig(s[15]) && dig(s[17]) &&
-        dig(s[18])))
-    return 0;
-  int y = d2(s) * 100 + d2(s + 2), mo = d2(s + 5), d = d2(s + 8);
+  if (!(dig(s[11]) && dig(s[12]) && dig(s[14]) && dig(s[15]) && dig(s[17]) && dig(s[18]))) return 0;
   int h = d2(s + 11), mi = d2(s + 14), sec = d2(s + 17);
-  if (d < 1 || d > inlet_days_in_month(y, mo) || h > 23 || mi > 59 || sec > 59) return 0;
+  if (h > 23 || mi > 59 || sec > 59) return 0;
+  int64_t dn;
+  uint64_t k8;
+  uint16_t k2;
+  memcpy(&k8, s, 8);
+  memcpy(&k2, s + 8, 2);
+  if (memo && memo->valid && memo->key8 == k8 && memo->key2 == k2) {
+    dn = memo->days; /* these ten bytes passed the checks below before */
+  } else {
+    if (!(dig(s[0]) && dig(s[1]) && dig(s[2]) && dig(s[3]) && dig(s[5]) && dig(s[6]) && dig(s[8]) &&
+          dig(s[9])))
+      return 0;
+    int y = d2(s) * 100 + d2(s + 2), mo = d2(s + 5), d = d2(s + 8);
+    if (d < 1 || d > inlet_days_in_month(y, mo)) return 0;
+    dn = inlet_days_from_civil(y, mo, d);
+    if (memo) {
+      memo->key8 = k8;
+      memo->key2 = k2;
+      memo->days = dn;
+      memo->valid = true;
+    }
+  }
   size_t i = 19;
   int64_t ns;
   if (!fraction(s, n, &i, &ns)) return 0;
-  *days = inlet_days_from_civil(y, mo, d);
+  *days = dn;
   *tod = h * 3600 + mi * 60 + sec;
   *nanos = ns;
   return i;
@@ -150,10 +168,16 @@ static size_t fast_ymd_hms(const char *s, size_t n, int64_t *days, int64_t *tod,
 
 const char *inlet_iso_timestamp_parse(const char *s, size_t n, int64_t *secs, int64_t *nanos,
                                       bool *has_offset, int32_t *offset) {
+  return inlet_iso_timestamp_parse_memo(s, n, NULL, secs, nanos, has_offset, offset);
+}
+
+const char *inlet_iso_timestamp_parse_memo(const char *s, size_t n, inlet_date_memo *memo,
+                                           int64_t *secs, int64_t *nanos, bool *has_offset,
+                                           int32_t *offset) {
   int64_t days, tod = 0, ns = 0;
   *has_offset = false;
   *offset = 0;
-  size_t i = fast_ymd_hms(s, n, &days, &tod, &ns);
+  size_t i = fast_ymd_hms(s, n, memo, &days, &tod, &ns);
   if (!i) {
     i = inlet_iso_date_prefix(s, n, &days);
     if (!i) return "expected an ISO-8601 date";

@@ -147,6 +147,65 @@ static void test_iso__fast_and_general_paths_agree(void **state) {
   }
 }
 
+/* Parsing with a date memo gives what parsing without gives, text after
+ * text, whatever the memo holds: the same date with other times, a bad
+ * time or zone after a good date, a bad date after a good one (the
+ * same first bytes), lower-case and space separators. */
+static void test_iso__date_memo_changes_nothing(void **state) {
+  (void)state;
+  const char *texts[] = {"2023-11-14T22:13:20.001761Z",
+                         "2023-11-14T22:13:21Z",
+                         "2023-11-14T23:59:59.999+01:00",
+                         "2023-11-14T24:00:00Z",
+                         "2023-11-14T22:60:00Z",
+                         "2023-11-14T22:13:20.Z",
+                         "2023-11-14T22:13:20Zjunk",
+                         "2023-11-14 22:13:20",
+                         "2023-11-14t22:13:20",
+                         "2023-11-14X22:13:20",
+                         "2023-11-15T00:00:00Z",
+                         "2023-11-1AT00:00:00Z",
+                         "2023-02-28T01:02:03Z",
+                         "2023-02-29T01:02:03Z",
+                         "2024-02-29T01:02:03Z",
+                         "2023-02-28T01:02:03Z",
+                         "2023-02-28T1:02:03Z",
+                         "2023-02-28",
+                         "2023-02-28T01:02",
+                         "+2023-02-28T01:02:03Z",
+                         "2023-02-28T01:02:03.123456789Z",
+                         "2023-02-28T01:02:03-23:59",
+                         "0000-01-01T00:00:00Z",
+                         "9999-12-31T23:59:59Z",
+                         "2023-11-14T22:13:20.001761Z",
+                         "2023-11-14T22:13:20.001761"};
+  inlet_date_memo memo;
+  memset(&memo, 0, sizeof memo);
+  for (int round = 0; round < 2; round++)
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+      const char *t = texts[i];
+      int64_t s1 = -1, n1 = -1, s2 = -1, n2 = -1;
+      bool o1 = false, o2 = false;
+      int32_t f1 = -1, f2 = -1;
+      const char *w1 = inlet_iso_timestamp_parse(t, strlen(t), &s1, &n1, &o1, &f1);
+      const char *w2 = inlet_iso_timestamp_parse_memo(t, strlen(t), &memo, &s2, &n2, &o2, &f2);
+      if ((w1 == NULL) != (w2 == NULL) || (w1 && strcmp(w1, w2) != 0))
+        fail_msg("\"%s\": %s without the memo, %s with it", t, w1 ? w1 : "ok", w2 ? w2 : "ok");
+      if (w1) continue;
+      assert_int_equal(s1, s2);
+      assert_int_equal(n1, n2);
+      assert_int_equal(o1, o2);
+      assert_int_equal(f1, f2);
+    }
+  /* The memo was used: it holds the last good fast-path date. */
+  assert_true(memo.valid);
+  uint64_t k8;
+  uint16_t k2;
+  memcpy(&k8, "2023-11-14", 8);
+  memcpy(&k2, "14", 2);
+  assert_true(memo.key8 == k8 && memo.key2 == k2);
+}
+
 static void test_iso__public_parse_names_the_problem(void **state) {
   (void)state;
   int64_t us = 0;
@@ -326,6 +385,7 @@ int main(void) {
       cmocka_unit_test(test_iso__dates),
       cmocka_unit_test(test_iso__timestamps),
       cmocka_unit_test(test_iso__fast_and_general_paths_agree),
+      cmocka_unit_test(test_iso__date_memo_changes_nothing),
       cmocka_unit_test(test_iso__public_parse_names_the_problem),
       cmocka_unit_test(test_duration__one_grammar),
       cmocka_unit_test(test_duration__errors_say_what_is_wrong),
