@@ -63,6 +63,30 @@ static pool_task *pop(util_pool *p) {
   return t;
 }
 
+/* The first queued task of @p g among the first POP_FOR_SCAN, else the
+ * queue's head: a waiter runs the tasks it waits for before others', so
+ * its own work (on the critical path of what it waits for, and warm in its
+ * cache) is not left to a worker while it runs something queued earlier for
+ * later use (compaction's writer waited for its column chunks while
+ * decoding the next input files: 1 -> 2 threads went from 1.1x to 1.3x).
+ * The scan is bounded: the lock is held meanwhile. */
+#define POP_FOR_SCAN 64
+
+static pool_task *pop_for(util_pool *p, const util_group *g) {
+  pool_task *prev = NULL;
+  int seen = 0;
+  for (pool_task *t = p->head; t && seen < POP_FOR_SCAN; prev = t, t = t->next, seen++) {
+    if (t->group != g) continue;
+    if (prev)
+      prev->next = t->next;
+    else
+      p->head = t->next;
+    if (p->tail == t) p->tail = prev;
+    return t;
+  }
+  return pop(p);
+}
+
 static void *worker(void *arg) {
   util_pool *p = arg;
   pthread_mutex_lock(&p->lock);
@@ -164,9 +188,10 @@ static int group_wait(util_group *g, bool help, inlet_error *err) {
   if (p && p->n_threads > 0) {
     pthread_mutex_lock(&p->lock);
     while (g->pending > 0) {
-      /* Help rather than sleep: this may run another group's task, which
-       * is what makes nested groups on one pool deadlock-free. */
-      pool_task *t = help ? pop(p) : NULL;
+      /* Help rather than sleep: this may run another group's task (when
+       * none of this group's is queued), which is what makes nested
+       * groups on one pool deadlock-free. */
+      pool_task *t = help ? pop_for(p, g) : NULL;
       if (t)
         run_popped(p, t);
       else

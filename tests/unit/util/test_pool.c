@@ -2,8 +2,9 @@
  * Unit tests for the thread pool (src/util/pool.h): every task runs once,
  * tasks really run concurrently on a threaded pool, the reported failure is
  * the lowest task index's whatever the finishing order, a one-thread pool
- * runs tasks inline on the caller (no thread), and groups nest on one pool
- * without deadlock. Also run under ThreadSanitizer (make test-tsan).
+ * runs tasks inline on the caller (no thread), groups nest on one pool
+ * without deadlock, and a waiter runs its own group's tasks first. Also run under ThreadSanitizer
+ * (make test-tsan).
  */
 #include "testutil.h"
 
@@ -235,6 +236,81 @@ static void test_pool__nested_groups_do_not_deadlock(void **state) {
   util_pool_free(p);
 }
 
+/* A task that holds a worker until released. */
+typedef struct gate {
+  _Atomic int entered;
+  _Atomic int open;
+} gate;
+
+static int hold_fn(void *arg, inlet_error *err) {
+  (void)err;
+  gate *gt = arg;
+  atomic_fetch_add(&gt->entered, 1);
+  while (!atomic_load(&gt->open)) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  return 0;
+}
+
+typedef struct order_task {
+  _Atomic int *clock; /* tasks run so far */
+  int ran_at;         /* clock value when this one ran, -1 not yet */
+} order_task;
+
+static int order_fn(void *arg, inlet_error *err) {
+  (void)err;
+  order_task *t = arg;
+  t->ran_at = atomic_fetch_add(t->clock, 1);
+  return 0;
+}
+
+/* A waiter runs the queued tasks of the group it waits for before tasks
+ * another group queued earlier: with both workers held, the caller's wait
+ * for group B runs B's five tasks and none of A's (queued first), which
+ * then run once the workers are free. */
+static void test_pool__waiter_runs_its_own_tasks_first(void **state) {
+  (void)state;
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+  assert_int_equal(util_pool_threads(p), 2);
+  gate gt;
+  atomic_init(&gt.entered, 0);
+  atomic_init(&gt.open, 0);
+  util_group hold, a, b;
+  util_group_init(&hold, p);
+  util_group_init(&a, p);
+  util_group_init(&b, p);
+  util_group_submit(&hold, hold_fn, &gt);
+  util_group_submit(&hold, hold_fn, &gt);
+  for (int i = 0; i < 20000 && atomic_load(&gt.entered) < 2; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_int_equal(atomic_load(&gt.entered), 2);
+  _Atomic int clock;
+  atomic_init(&clock, 0);
+  order_task ta[5], tb[5];
+  for (int i = 0; i < 5; i++) {
+    ta[i] = (order_task){&clock, -1};
+    tb[i] = (order_task){&clock, -1};
+    util_group_submit(&a, order_fn, &ta[i]);
+  }
+  for (int i = 0; i < 5; i++)
+    util_group_submit(&b, order_fn, &tb[i]);
+  assert_int_equal(util_group_wait(&b, NULL), 0);
+  for (int i = 0; i < 5; i++) {
+    assert_int_equal(tb[i].ran_at, i); /* in submission order, first */
+    assert_int_equal(ta[i].ran_at, -1);
+  }
+  atomic_store(&gt.open, 1);
+  assert_int_equal(util_group_wait(&a, NULL), 0);
+  for (int i = 0; i < 5; i++)
+    assert_true(ta[i].ran_at >= 5);
+  assert_int_equal(util_group_wait(&hold, NULL), 0);
+  util_pool_free(p);
+}
+
 static void test_pool__online_cpus_positive(void **state) {
   (void)state;
   assert_true(util_online_cpus() >= 1);
@@ -247,6 +323,7 @@ int main(void) {
       cmocka_unit_test(test_pool__lowest_failed_index_wins),
       cmocka_unit_test(test_pool__one_thread_runs_inline),
       cmocka_unit_test(test_pool__nested_groups_do_not_deadlock),
+      cmocka_unit_test(test_pool__waiter_runs_its_own_tasks_first),
       cmocka_unit_test(test_pool__online_cpus_positive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
