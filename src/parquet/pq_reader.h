@@ -10,6 +10,7 @@
 
 #include "inlet/parquet.h"
 #include "storage/storage.h"
+#include "util/pool.h"
 
 /* Like inlet_parquet_reader_open, but the file is @p path below @p st's
  * root. @p size >= 0 is the size the caller knows (a Delta add action's
@@ -34,6 +35,18 @@ int pq_reader_open_file(inlet_parquet_reader **out, inlet_rfile *file, const cha
  * outlive its clones. 0, INLET_ENOMEM. */
 int pq_reader_clone(inlet_parquet_reader **out, const inlet_parquet_reader *src, inlet_rfile *file,
                     inlet_error *err);
+
+/*
+ * inlet_parquet_reader_read_row_group with @p r's projected fields split
+ * into @p n_parts contiguous runs, each read by one of @p parts (clones of
+ * @p r: pq_reader_clone, their own file handles) as a task on @p pool: a
+ * row group too big to read ahead is decoded on several cores. The batch,
+ * and on failure the error (the first failing field's, as one reader
+ * reports it), are those of inlet_parquet_reader_read_row_group.
+ */
+int pq_reader_read_row_group_parts(inlet_parquet_reader *r, inlet_parquet_reader *const *parts,
+                                   int32_t n_parts, util_pool *pool, int32_t rg, inlet_batch *out,
+                                   inlet_error *err);
 
 /* True when @p r reads its columns through the nested (record-shredding)
  * path: inlet_parquet_reader_read_rows then refuses row ranges, and a caller

@@ -17,6 +17,7 @@
 
 #include "parquet/pq_reader.h"
 #include "parquet/reader_int.h"
+#include "util/pool.h"
 #include "util/util.h"
 
 static int reader_fail(const inlet_parquet_reader *r, inlet_error *err, int code, int32_t rg,
@@ -629,6 +630,69 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
 done:
   inlet_batch_clear(out);
   return rc;
+}
+
+/* One run of projected fields [lo, hi) of row group rg, read through a
+ * clone into the caller's batch (each run its own columns). */
+typedef struct fields_part {
+  const inlet_parquet_reader *r; /* the original: projection */
+  inlet_parquet_reader *part;    /* the clone that reads */
+  int32_t rg, lo, hi;
+  inlet_batch *out;
+} fields_part;
+
+static int read_fields_part(void *arg, inlet_error *err) {
+  fields_part *t = arg;
+  const inlet_parquet_reader *r = t->r;
+  for (int32_t i = t->lo; i < t->hi; i++) {
+    if (r->nested_mode)
+      TRY(read_nested(t->part, t->rg, r->proj[i], &t->out->columns[i], &t->out->schema.fields[i],
+                      err));
+    else
+      TRY(read_flat(t->part, t->rg, r->field_column[r->proj[i]], &t->out->columns[i], err));
+  }
+  return 0;
+}
+
+int pq_reader_read_row_group_parts(inlet_parquet_reader *r, inlet_parquet_reader *const *parts,
+                                   int32_t n_parts, util_pool *pool, int32_t rg, inlet_batch *out,
+                                   inlet_error *err) {
+  int32_t k = r && n_parts < r->n_proj ? n_parts : r ? r->n_proj : 0;
+  if (k < 2 || !parts || util_pool_threads(pool) == 0)
+    return inlet_parquet_reader_read_row_group(r, rg, out, err);
+  if (!out) return inlet_fail(err, INLET_EINVAL, "NULL batch");
+  if (rg < 0 || rg >= r->meta.n_row_groups)
+    return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
+                      rg, r->meta.n_row_groups);
+  for (int32_t j = 0; j < k; j++)
+    FAIL_IF(!parts[j] || parts[j]->meta.row_groups != r->meta.row_groups, err, INLET_EINVAL,
+            "%s: part %d is not a clone of the reader", r->name, (int)j);
+  const pq_row_group *g = &r->meta.row_groups[rg];
+  TRY(check_decoded_size(r, rg, g->num_rows, err));
+  TRY(prepare_batch(r, out, err));
+  fields_part *t = inlet_calloc((size_t)k, sizeof *t);
+  if (!t) return inlet_fail(err, INLET_ENOMEM, "%s: out of memory", r->name);
+  util_group grp;
+  util_group_init(&grp, pool);
+  /* Contiguous runs in field order: the lowest failing run holds the
+   * first failing field, which the group reports (lowest task index). */
+  for (int32_t j = 0; j < k; j++) {
+    t[j] = (fields_part){r,
+                         parts[j],
+                         rg,
+                         (int32_t)((int64_t)r->n_proj * j / k),
+                         (int32_t)((int64_t)r->n_proj * (j + 1) / k),
+                         out};
+    util_group_submit(&grp, read_fields_part, &t[j]);
+  }
+  int rc = util_group_wait(&grp, err);
+  inlet_free(t);
+  if (rc < 0) {
+    inlet_batch_clear(out);
+    return rc;
+  }
+  out->num_rows = g->num_rows;
+  return 0;
 }
 
 int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg, const int64_t *ranges,

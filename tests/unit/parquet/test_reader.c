@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "inlet/parquet.h"
+#include "inlet/text.h"
 #include "parquet/delta_decode.h"
 #include "parquet/pq_meta.h"
+#include "parquet/pq_reader.h"
 #include "testutil.h"
 #include "util/buf.h"
 
@@ -636,6 +638,112 @@ static void test_reader__bit_flips_never_crash(void **state) {
   flips(DATA "/datapage_v2.snappy.parquet");
 }
 
+/* ---- a row group's columns read by clones side by side ----------------- */
+
+/* The NDJSON text of @p b (refcheck's canonical values). */
+static char *ndjson_of(const inlet_batch *b) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  assert_non_null(f);
+  inlet_text_writer *w = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(inlet_text_writer_new_file(&w, &b->schema, NULL, f, &err), 0);
+  assert_int_equal(inlet_text_writer_write(w, b, &err), 0);
+  assert_int_equal(inlet_text_writer_finish(w, &err), 0);
+  inlet_text_writer_free(w);
+  fclose(f);
+  return text;
+}
+
+/* Reads every row group of the file in @p bytes with one reader and with
+ * @p n_parts clones on @p pool: the same rows, or the same failure and
+ * message. Returns the first failure's code (0: none). */
+static int parts_read_alike(const uint8_t *bytes, size_t len, int32_t n_parts, util_pool *pool) {
+  inlet_error e1 = INLET_ERROR_INIT, e2 = INLET_ERROR_INIT;
+  inlet_parquet_reader *r1 = NULL, *r2 = NULL;
+  inlet_rfile *f1 = NULL, *f2 = NULL;
+  assert_int_equal(inlet_rfile_open_memory_view(&f1, "x.parquet", bytes, len, &e1), 0);
+  assert_int_equal(inlet_rfile_open_memory_view(&f2, "x.parquet", bytes, len, &e2), 0);
+  int rc1 = pq_reader_open_file(&r1, f1, "x.parquet", NULL, &e1);
+  int rc2 = pq_reader_open_file(&r2, f2, "x.parquet", NULL, &e2);
+  assert_int_equal(rc1, rc2);
+  if (rc1 < 0) return rc1; /* the footer: not the parts' business */
+  inlet_parquet_reader *parts[4] = {NULL, NULL, NULL, NULL};
+  for (int32_t i = 0; i < n_parts; i++) {
+    inlet_rfile *pf = NULL;
+    assert_int_equal(inlet_rfile_open_memory_view(&pf, "x.parquet", bytes, len, &e2), 0);
+    assert_int_equal(pq_reader_clone(&parts[i], r2, pf, &e2), 0);
+  }
+  inlet_batch b1, b2;
+  memset(&b1, 0, sizeof b1);
+  memset(&b2, 0, sizeof b2);
+  int first = 0;
+  for (int32_t g = 0; g < inlet_parquet_reader_num_row_groups(r1) && first == 0; g++) {
+    rc1 = inlet_parquet_reader_read_row_group(r1, g, &b1, &e1);
+    rc2 = pq_reader_read_row_group_parts(r2, parts, n_parts, pool, g, &b2, &e2);
+    if (rc1 != rc2)
+      fail_msg("row group %d: %d (%s) vs parts %d (%s)", g, rc1, e1.message, rc2, e2.message);
+    if (rc1 < 0) {
+      assert_string_equal(e1.message, e2.message);
+      first = rc1;
+      continue;
+    }
+    assert_int_equal(b1.num_rows, b2.num_rows);
+    char *t1 = ndjson_of(&b1), *t2 = ndjson_of(&b2);
+    assert_string_equal(t1, t2);
+    free(t1);
+    free(t2);
+  }
+  inlet_batch_reset(&b1);
+  inlet_batch_reset(&b2);
+  for (int32_t i = 0; i < n_parts; i++)
+    inlet_parquet_reader_free(parts[i]);
+  inlet_parquet_reader_free(r1);
+  inlet_parquet_reader_free(r2);
+  return first;
+}
+
+/* pq_reader_read_row_group_parts reads what one reader reads, flat and
+ * nested files, 2 and 3 parts; and with a byte of the file flipped every
+ * few bytes, it fails with the same code and message as one reader (the
+ * first failing field's: parts are contiguous runs of fields). */
+static void test_reader__column_parts_read_what_one_reader_reads(void **state) {
+  (void)state;
+  util_pool *pool = NULL;
+  assert_int_equal(util_pool_new(&pool, 3, NULL), 0);
+  const char *files[] = {DATA "/alltypes_plain.snappy.parquet", DATA "/alltypes_dictionary.parquet",
+                         DATA "/nested_maps.snappy.parquet", DATA "/list_columns.parquet",
+                         DATA "/nullable.impala.parquet"};
+  int failures = 0;
+  for (size_t fi = 0; fi < sizeof files / sizeof files[0]; fi++) {
+    size_t len;
+    uint8_t *bytes = load(files[fi], &len);
+    for (int32_t n = 2; n <= 3; n++)
+      assert_int_equal(parts_read_alike(bytes, len, n, pool), 0);
+    for (size_t i = 0; i < len; i += 3) {
+      uint8_t saved = bytes[i];
+      bytes[i] ^= (uint8_t)(1u << (i % 8));
+      failures += parts_read_alike(bytes, len, 3, pool) < 0;
+      bytes[i] = saved;
+    }
+    /* Two bytes a third of the file apart: often two fields fail at once,
+     * and the message must be the first one's. */
+    for (size_t i = 0; i < len; i += 5) {
+      size_t k = (i + len / 3) % len;
+      uint8_t si = bytes[i], sk = bytes[k];
+      bytes[i] ^= (uint8_t)(1u << (i % 8));
+      bytes[k] ^= (uint8_t)(1u << (k % 8));
+      failures += parts_read_alike(bytes, len, 3, pool) < 0;
+      bytes[i] = si;
+      bytes[k] = sk;
+    }
+    free(bytes);
+  }
+  assert_true(failures > 10); /* the flips did reach the column chunks */
+  util_pool_free(pool);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reader__alltypes_plain_values),
@@ -662,6 +770,7 @@ int main(void) {
       cmocka_unit_test(test_reader__byte_stream_split_interleaves),
       cmocka_unit_test(test_reader__every_truncation_fails_cleanly),
       cmocka_unit_test(test_reader__bit_flips_never_crash),
+      cmocka_unit_test(test_reader__column_parts_read_what_one_reader_reads),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
