@@ -519,18 +519,67 @@ static bool on_owner(const compactor *c) {
  * @p nrg. */
 typedef int (*batch_fn)(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err);
 
+/* Clones of an input's reader that decode a row group's columns side by
+ * side (pq_reader_read_row_group_parts), each reading through a handle of
+ * the compactor's set. */
+typedef struct column_parts {
+  inlet_storage_handles *hs;    /* borrowed */
+  inlet_parquet_reader **parts; /* owned, n */
+  inlet_storage **handles;      /* taken from hs, n */
+  int32_t n;
+} column_parts;
+
+static void column_parts_reset(column_parts *cp) {
+  for (int32_t i = 0; i < cp->n; i++) {
+    inlet_parquet_reader_free(cp->parts[i]); /* closes its file before the handle goes */
+    if (cp->handles[i]) inlet_storage_handles_give(cp->hs, cp->handles[i]);
+  }
+  inlet_free(cp->parts);
+  inlet_free(cp->handles);
+  memset(cp, 0, sizeof *cp);
+}
+
+/* Up to @p want clones of @p r over input @p a. */
+static int column_parts_open(column_parts *cp, inlet_storage_handles *hs, inlet_parquet_reader *r,
+                             const delta_add *a, int32_t want, inlet_error *err) {
+  memset(cp, 0, sizeof *cp);
+  cp->hs = hs;
+  cp->parts = inlet_calloc((size_t)want, sizeof *cp->parts);
+  cp->handles = inlet_calloc((size_t)want, sizeof *cp->handles);
+  if (!cp->parts || !cp->handles) {
+    column_parts_reset(cp);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  for (int32_t i = 0; i < want; i++) {
+    inlet_storage *st = NULL;
+    TRY(inlet_storage_handles_take(hs, &st, err));
+    cp->handles[cp->n] = st;
+    inlet_rfile *rf = NULL;
+    int rc = a->size >= 0 ? st->ops->open_read_sized(st, a->path, a->size, &rf, err)
+                          : st->ops->open_read(st, a->path, &rf, err);
+    if (rc == 0) rc = pq_reader_clone(&cp->parts[cp->n], r, rf, err);
+    cp->n++; /* its handle goes back on reset, with or without a clone */
+    if (rc < 0) return rc;
+  }
+  return 0;
+}
+
 /* Reads input @p a through @p st one row group at a time, each laid out in
  * the data schema with row tracking filled and the rows its deletion vector
  * deletes dropped, and hands the row groups to @p fn in order. *rows
  * receives the live rows. Touches only what the compactor holds read-only,
- * so it may run on any thread. */
-static int decode_file(const compactor *c, inlet_storage *st, const delta_add *a,
-                       int64_t stats_rows, batch_fn fn, void *ctx, int64_t *rows,
-                       inlet_error *err) {
+ * so it may run on any thread. With @p hs (the job's thread, a threaded
+ * pool), each row group's columns are decoded side by side on the pool by
+ * clones of the reader reading through handles of @p hs. */
+static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_handles *hs,
+                       const delta_add *a, int64_t stats_rows, batch_fn fn, void *ctx,
+                       int64_t *rows, inlet_error *err) {
   inlet_parquet_reader *r = NULL;
   int32_t *idx = NULL;
   delta_dv *dv = NULL;
   uint8_t *keep = NULL;
+  column_parts cp;
+  memset(&cp, 0, sizeof cp);
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
@@ -587,9 +636,18 @@ static int decode_file(const compactor *c, inlet_storage *st, const delta_add *a
     }
   }
   int32_t nrg = inlet_parquet_reader_num_row_groups(r);
+  int32_t want = hs ? util_pool_threads(c->pool) : 0;
+  if (want > n_proj) want = n_proj;
+  if (want >= 2 && nrg > 0) {
+    rc = column_parts_open(&cp, hs, r, a, want, err);
+    if (rc < 0) {
+      inlet_error_prefix(err, "compacting \"%s\"", a->path);
+      goto done;
+    }
+  }
   int64_t got = 0, live = 0;
   for (int32_t g = 0; g < nrg; g++) {
-    rc = inlet_parquet_reader_read_row_group(r, g, &b, err);
+    rc = pq_reader_read_row_group_parts(r, cp.parts, cp.n, c->pool, g, &b, err);
     if (rc < 0) {
       inlet_error_prefix(err, "compacting \"%s\" row group %d", a->path, (int)g);
       goto done;
@@ -645,6 +703,7 @@ done:
   inlet_free(idx);
   inlet_free(keep);
   delta_dv_free(dv);
+  column_parts_reset(&cp); /* the clones borrow r's footer */
   inlet_parquet_reader_free(r);
   return rc;
 }
@@ -756,7 +815,7 @@ static int decode_task(void *arg, inlet_error *err) {
   ahead_file *f = arg;
   inlet_storage *st = NULL;
   TRY(inlet_storage_handles_take(f->hs, &st, err));
-  int rc = decode_file(f->c, st, f->a, f->stats_rows, keep_batch, f, &f->rows, err);
+  int rc = decode_file(f->c, st, NULL, f->a, f->stats_rows, keep_batch, f, &f->rows, err);
   inlet_storage_handles_give(f->hs, st);
   return rc;
 }
@@ -831,7 +890,8 @@ static int rewrite_bin(job *j, int64_t bi, int64_t *rows, inlet_error *err) {
       rc = write_ahead(&in, &ring[i % window], &r, err);
       ahead_bytes -= df->add.size > 0 ? df->add.size : 0;
     } else {
-      rc = decode_file(c, j->sink.st, &df->add, df->num_records, write_batch, &in, &r, err);
+      rc = decode_file(c, j->sink.st, c->handles, &df->add, df->num_records, write_batch, &in, &r,
+                       err);
     }
     if (rc < 0) goto done;
     if (df->add.size > 0) atomic_fetch_add(&c->prog_done, df->add.size);
@@ -1050,7 +1110,11 @@ static int64_t job_memory(const compactor *c, int64_t b0, int64_t nb) {
   int64_t w = in > INT64_MAX / 8 ? INT64_MAX : in * 8;
   int64_t cap = c->rg_bytes > INT64_MAX / 2 ? INT64_MAX : c->rg_bytes * 2;
   int64_t ahead = c->handles ? (in < AHEAD_BYTES ? in : AHEAD_BYTES) * 8 : 0;
-  return inlet_add_sat_i64(inlet_add_sat_i64(w < cap ? w : cap, (int64_t)8 << 20), ahead);
+  /* A big input's column parts each keep their largest column chunk: at
+   * most an input file's compressed bytes between them. */
+  int64_t parts = c->handles ? (in < c->rg_bytes ? in : c->rg_bytes) : 0;
+  return inlet_add_sat_i64(
+      inlet_add_sat_i64(inlet_add_sat_i64(w < cap ? w : cap, (int64_t)8 << 20), ahead), parts);
 }
 
 /* The task: rewrites the job's bins in order, stopping at the first
