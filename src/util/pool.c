@@ -63,16 +63,11 @@ static pool_task *pop(util_pool *p) {
   return t;
 }
 
-/* The first queued task of @p g among the first POP_FOR_SCAN, else the
- * queue's head: a waiter runs the tasks it waits for before others', so
- * its own work (on the critical path of what it waits for, and warm in its
- * cache) is not left to a worker while it runs something queued earlier for
- * later use (compaction's writer waited for its column chunks while
- * decoding the next input files: 1 -> 2 threads went from 1.1x to 1.3x).
- * The scan is bounded: the lock is held meanwhile. */
+/* The scan for a waiter's own tasks is bounded: the lock is held meanwhile. */
 #define POP_FOR_SCAN 64
 
-static pool_task *pop_for(util_pool *p, const util_group *g) {
+/* The first queued task of @p g among the first POP_FOR_SCAN, NULL if none. */
+static pool_task *pop_own(util_pool *p, const util_group *g) {
   pool_task *prev = NULL;
   int seen = 0;
   for (pool_task *t = p->head; t && seen < POP_FOR_SCAN; prev = t, t = t->next, seen++) {
@@ -84,7 +79,18 @@ static pool_task *pop_for(util_pool *p, const util_group *g) {
     if (p->tail == t) p->tail = prev;
     return t;
   }
-  return pop(p);
+  return NULL;
+}
+
+/* pop_own, else the queue's head: a waiter runs the tasks it waits for
+ * before others', so its own work (on the critical path of what it waits
+ * for, and warm in its cache) is not left to a worker while it runs
+ * something queued earlier for later use (compaction's writer waited for
+ * its column chunks while decoding the next input files: 1 -> 2 threads
+ * went from 1.1x to 1.3x). */
+static pool_task *pop_for(util_pool *p, const util_group *g) {
+  pool_task *t = pop_own(p, g);
+  return t ? t : pop(p);
 }
 
 static void *worker(void *arg) {
@@ -151,7 +157,7 @@ void util_group_init(util_group *g, util_pool *pool) {
   g->fail_index = -1;
 }
 
-void util_group_submit(util_group *g, util_task_fn fn, void *arg) {
+static void submit(util_group *g, util_task_fn fn, void *arg, bool first) {
   util_pool *p = g->pool;
   int64_t index = g->submitted++;
   pool_task *t = p && p->n_threads > 0 ? inlet_malloc(sizeof *t) : NULL;
@@ -174,16 +180,33 @@ void util_group_submit(util_group *g, util_task_fn fn, void *arg) {
   t->next = NULL;
   pthread_mutex_lock(&p->lock);
   g->pending++;
-  if (p->tail)
-    p->tail->next = t;
-  else
+  if (first) {
+    t->next = p->head;
     p->head = t;
-  p->tail = t;
+    if (!p->tail) p->tail = t;
+  } else {
+    if (p->tail)
+      p->tail->next = t;
+    else
+      p->head = t;
+    p->tail = t;
+  }
   pthread_cond_signal(&p->work);
   pthread_mutex_unlock(&p->lock);
 }
 
-static int group_wait(util_group *g, bool help, inlet_error *err) {
+void util_group_submit(util_group *g, util_task_fn fn, void *arg) {
+  submit(g, fn, arg, false);
+}
+
+void util_group_submit_first(util_group *g, util_task_fn fn, void *arg) {
+  submit(g, fn, arg, true);
+}
+
+/* What a waiter runs while its group is pending. */
+typedef enum { WAIT_SLEEP, WAIT_HELP, WAIT_HELP_OWN } wait_mode;
+
+static int group_wait(util_group *g, wait_mode mode, inlet_error *err) {
   util_pool *p = g->pool;
   if (p && p->n_threads > 0) {
     pthread_mutex_lock(&p->lock);
@@ -191,7 +214,9 @@ static int group_wait(util_group *g, bool help, inlet_error *err) {
       /* Help rather than sleep: this may run another group's task (when
        * none of this group's is queued), which is what makes nested
        * groups on one pool deadlock-free. */
-      pool_task *t = help ? pop_for(p, g) : NULL;
+      pool_task *t = mode == WAIT_HELP       ? pop_for(p, g)
+                     : mode == WAIT_HELP_OWN ? pop_own(p, g)
+                                             : NULL;
       if (t)
         run_popped(p, t);
       else
@@ -209,11 +234,15 @@ static int group_wait(util_group *g, bool help, inlet_error *err) {
 }
 
 int util_group_wait(util_group *g, inlet_error *err) {
-  return group_wait(g, true, err);
+  return group_wait(g, WAIT_HELP, err);
+}
+
+int util_group_wait_own(util_group *g, inlet_error *err) {
+  return group_wait(g, WAIT_HELP_OWN, err);
 }
 
 int util_group_join(util_group *g, inlet_error *err) {
-  return group_wait(g, false, err);
+  return group_wait(g, WAIT_SLEEP, err);
 }
 
 int util_online_cpus(void) {

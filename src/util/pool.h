@@ -66,6 +66,11 @@ void util_group_init(util_group *g, util_pool *pool);
  */
 void util_group_submit(util_group *g, util_task_fn fn, void *arg);
 
+/* Like util_group_submit, but queued ahead of every task already queued:
+ * for a short task another thread will soon wait for (a read-ahead), which
+ * would otherwise wait behind long ones. */
+void util_group_submit_first(util_group *g, util_task_fn fn, void *arg);
+
 /*
  * Waits for every task submitted to @p g (running queued tasks meanwhile).
  * @return 0, or the code of the failed task with the lowest index, its
@@ -78,6 +83,12 @@ int util_group_wait(util_group *g, inlet_error *err);
  * task waits for the scan's thread to take its batches, so run there it
  * would wait for itself). */
 int util_group_join(util_group *g, inlet_error *err);
+
+/* Like util_group_wait, but of the queued tasks runs only @p g's own:
+ * for a waiter on the critical path (the ingester's thread waiting for a
+ * read-ahead), which would rather sleep than start another group's long
+ * task while its own finishes on a worker. */
+int util_group_wait_own(util_group *g, inlet_error *err);
 
 /* The number of online CPUs (sysconf), at least 1. */
 int util_online_cpus(void);

@@ -311,6 +311,104 @@ static void test_pool__waiter_runs_its_own_tasks_first(void **state) {
   util_pool_free(p);
 }
 
+typedef struct thread_task {
+  pthread_t ran_on;
+  _Atomic int ran;
+} thread_task;
+
+static int thread_fn(void *arg, inlet_error *err) {
+  (void)err;
+  thread_task *t = arg;
+  t->ran_on = pthread_self();
+  atomic_store(&t->ran, 1);
+  return 0;
+}
+
+static void *open_gate_later(void *arg) {
+  struct timespec ts = {0, 50000000};
+  nanosleep(&ts, NULL);
+  atomic_store(&((gate *)arg)->open, 1);
+  return NULL;
+}
+
+/* util_group_wait_own runs the waiter's own queued tasks and nothing else:
+ * with both workers held and A's five tasks queued before W's one, waiting
+ * for W runs W's task on the caller and none of A's; with W's task running
+ * on a worker and A's queued, the caller sleeps rather than run A's.
+ * util_group_submit_first queues ahead of what is queued: F's task,
+ * submitted after A's, is the first one a freed worker runs, then A's. */
+static void test_pool__wait_own_and_submit_first(void **state) {
+  (void)state;
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+  gate g1, g2;
+  atomic_init(&g1.entered, 0);
+  atomic_init(&g1.open, 0);
+  atomic_init(&g2.entered, 0);
+  atomic_init(&g2.open, 0);
+  util_group h1, h2, a, w, f;
+  util_group_init(&h1, p);
+  util_group_init(&h2, p);
+  util_group_init(&a, p);
+  util_group_init(&w, p);
+  util_group_init(&f, p);
+  util_group_submit(&h1, hold_fn, &g1);
+  util_group_submit(&h2, hold_fn, &g2);
+  for (int i = 0; i < 20000 && atomic_load(&g1.entered) + atomic_load(&g2.entered) < 2; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_int_equal(atomic_load(&g1.entered) + atomic_load(&g2.entered), 2);
+  _Atomic int clock;
+  atomic_init(&clock, 0);
+  order_task ta[5], tw = {&clock, -1}, tf = {&clock, -1};
+  for (int i = 0; i < 5; i++) {
+    ta[i] = (order_task){&clock, -1};
+    util_group_submit(&a, order_fn, &ta[i]);
+  }
+  util_group_submit(&w, order_fn, &tw);
+  assert_int_equal(util_group_wait_own(&w, NULL), 0);
+  assert_int_equal(tw.ran_at, 0);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(ta[i].ran_at, -1);
+  util_group_submit_first(&f, order_fn, &tf);
+  atomic_store(&g1.open, 1); /* one worker free: it runs the queue in order */
+  assert_int_equal(util_group_join(&f, NULL), 0);
+  assert_int_equal(util_group_join(&a, NULL), 0);
+  assert_int_equal(tf.ran_at, 1);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(ta[i].ran_at, 2 + i);
+  /* W's task running on the other worker, A's queued: the caller sleeps
+   * until W's ends instead of running A's (util_group_wait would). */
+  gate gw;
+  atomic_init(&gw.entered, 0);
+  atomic_init(&gw.open, 0);
+  util_group_submit(&w, hold_fn, &gw);
+  for (int i = 0; i < 20000 && atomic_load(&gw.entered) < 1; i++) {
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_int_equal(atomic_load(&gw.entered), 1);
+  thread_task tt[5];
+  for (int i = 0; i < 5; i++) {
+    atomic_init(&tt[i].ran, 0);
+    util_group_submit(&a, thread_fn, &tt[i]);
+  }
+  pthread_t opener;
+  assert_int_equal(pthread_create(&opener, NULL, open_gate_later, &gw), 0);
+  assert_int_equal(util_group_wait_own(&w, NULL), 0);
+  assert_int_equal(util_group_join(&a, NULL), 0);
+  pthread_join(opener, NULL);
+  for (int i = 0; i < 5; i++) {
+    assert_int_equal(atomic_load(&tt[i].ran), 1);
+    assert_false(pthread_equal(tt[i].ran_on, pthread_self()));
+  }
+  atomic_store(&g2.open, 1);
+  assert_int_equal(util_group_wait(&h1, NULL), 0);
+  assert_int_equal(util_group_wait(&h2, NULL), 0);
+  util_pool_free(p);
+}
+
 static void test_pool__online_cpus_positive(void **state) {
   (void)state;
   assert_true(util_online_cpus() >= 1);
@@ -324,6 +422,7 @@ int main(void) {
       cmocka_unit_test(test_pool__one_thread_runs_inline),
       cmocka_unit_test(test_pool__nested_groups_do_not_deadlock),
       cmocka_unit_test(test_pool__waiter_runs_its_own_tasks_first),
+      cmocka_unit_test(test_pool__wait_own_and_submit_first),
       cmocka_unit_test(test_pool__online_cpus_positive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
