@@ -2006,7 +2006,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
                               .once = g->o.once,
                               .max_record_bytes = ro.max_record_bytes,
                               .poll_ms = g->o.poll_ms,
-                              .final = g->o.final};
+                              .final = g->o.final,
+                              .pool = g->pool};
   if (kafka) {
     so.app_id = g->app;
     so.group = g->o.kafka_group ? g->o.kafka_group : g->app;

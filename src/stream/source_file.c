@@ -50,6 +50,25 @@
 
 #define CHUNK ((size_t)4 << 20)
 #define PREFIX 256
+/* Room kept before a read-ahead's bytes for the unfinished record the
+ * buffer ends with, copied there when the buffers are swapped. */
+#define RA_ROOM ((size_t)64 << 10)
+
+/* The next piece of a regular file, read by a pool task at offset off into
+ * buf + RA_ROOM while the ingester parses the records of the buffer before:
+ * fill() then swaps buffers instead of reading, so the kernel's copy of the
+ * file's bytes (a tenth of a one-thread NDJSON ingest) leaves the
+ * ingester's thread. What it read is used only when the buffer still ends
+ * at off on the same descriptor; otherwise fill() reads as without it. */
+typedef struct read_ahead {
+  util_group grp;
+  bool pending; /* submitted, not yet waited for */
+  char *buf;    /* owned */
+  size_t cap;
+  int fd;
+  int64_t off;
+  ssize_t got; /* bytes read at off; <= 0: nothing to use */
+} read_ahead;
 
 typedef struct file_src {
   stream_source base;
@@ -73,9 +92,22 @@ typedef struct file_src {
   char head[STREAM_FP_BYTES]; /* first bytes of the current file, as read */
   size_t head_len;
   bool tail_noted; /* the "unterminated last record left" notice was given */
+  bool regular;    /* the descriptor is a regular file: it can be read ahead */
+  read_ahead ra;
 } file_src;
 
+/* Waits for the read-ahead in flight (run here if no worker took it yet)
+ * and forgets what it read unless @p keep. */
+static void ra_wait(file_src *f, bool keep) {
+  if (f->ra.pending) {
+    util_group_wait_own(&f->ra.grp, NULL);
+    f->ra.pending = false;
+  }
+  if (!keep) f->ra.got = 0;
+}
+
 static void close_fd(file_src *f) {
+  ra_wait(f, false); /* its task reads this descriptor */
   if (f->fd >= 0 && f->path) close(f->fd);
   f->fd = -1;
 }
@@ -103,6 +135,7 @@ static ssize_t pread_full(int fd, void *buf, size_t n, int64_t off) {
 
 /* Continues reading at @p off of the current descriptor (same file). */
 static int move_to(file_src *f, int64_t off, inlet_error *err) {
+  ra_wait(f, false);
   if (lseek(f->fd, (off_t)off, SEEK_SET) < 0)
     return inlet_fail(err, INLET_EIO, "cannot seek %s: %s", f->path, strerror(errno));
   reset_buf(f, off);
@@ -126,6 +159,7 @@ static int open_path(file_src *f, const char *path, int64_t off, inlet_error *er
   }
   f->fd = fd;
   f->inode = (int64_t)st.st_ino;
+  f->regular = S_ISREG(st.st_mode);
   f->head_len = (size_t)hn;
   return move_to(f, off, err);
 }
@@ -152,8 +186,76 @@ static int64_t fp_len(int64_t off) {
   return off < STREAM_FP_BYTES ? off : STREAM_FP_BYTES;
 }
 
+static int ra_task(void *arg, inlet_error *err) {
+  (void)err;
+  read_ahead *ra = arg;
+  ra->got = pread_full(ra->fd, ra->buf + RA_ROOM, ra->cap - RA_ROOM, ra->off);
+  return 0; /* a failed read is read again by fill(), which reports it */
+}
+
+/* Starts reading the piece after the buffer's end on the pool. */
+static void ra_start(file_src *f) {
+  read_ahead *ra = &f->ra;
+  if (ra->pending || !f->regular || f->fd < 0 || util_pool_threads(f->o.pool) == 0) return;
+  if (ra->cap < f->cap) {
+    char *nb = inlet_realloc(ra->buf, f->cap);
+    if (!nb) return; /* fill() reads as without it */
+    ra->buf = nb;
+    ra->cap = f->cap;
+  }
+  ra->fd = f->fd;
+  ra->off = f->file_off + (int64_t)f->end;
+  ra->got = 0;
+  ra->pending = true;
+  util_group_init(&ra->grp, f->o.pool);
+  util_group_submit_first(&ra->grp, ra_task, ra);
+}
+
+/* Makes the read-ahead's bytes the buffer's, with the unfinished record
+ * [start, end) moved before them; false when it holds nothing usable. The
+ * descriptor's offset moves past them, where read() would have left it. */
+static bool ra_take(file_src *f) {
+  read_ahead *ra = &f->ra;
+  ra_wait(f, true);
+  size_t left = f->end - f->start;
+  int64_t at = f->file_off + (int64_t)f->start; /* offset of the unfinished record */
+  bool usable = ra->got > 0 && ra->fd == f->fd && ra->off == f->file_off + (int64_t)f->end &&
+                left <= RA_ROOM && at >= (int64_t)(RA_ROOM - left);
+  if (!usable) {
+    ra->got = 0;
+    return false;
+  }
+  int64_t next = ra->off + ra->got;
+  if (lseek(f->fd, (off_t)next, SEEK_SET) != (off_t)next) {
+    ra->got = 0;
+    return false;
+  }
+  size_t ns = RA_ROOM - left;
+  memcpy(ra->buf + ns, f->buf + f->start, left);
+  size_t scanned = f->scan > f->start ? f->scan - f->start : 0;
+  char *old = f->buf;
+  size_t old_cap = f->cap;
+  f->buf = ra->buf;
+  f->cap = ra->cap;
+  ra->buf = old;
+  ra->cap = old_cap;
+  f->file_off = at - (int64_t)ns;
+  f->start = ns;
+  f->scan = ns + scanned;
+  f->end = RA_ROOM + (size_t)ra->got;
+  f->eof_seen = false;
+  f->base.bytes_read_ahead += ra->got;
+  ra->got = 0;
+  grow_head(f);
+  return true;
+}
+
 /* Reads into the buffer. 1 bytes arrived, 0 EOF or no data within wait_ms. */
 static int fill(file_src *f, int64_t wait_ms, inlet_error *err) {
+  if (f->ra.pending && ra_take(f)) {
+    ra_start(f);
+    return 1;
+  }
   if (f->start > 0) {
     memmove(f->buf, f->buf + f->start, f->end - f->start);
     f->file_off += (int64_t)f->start;
@@ -179,6 +281,7 @@ static int fill(file_src *f, int64_t wait_ms, inlet_error *err) {
       f->end += (size_t)n;
       f->eof_seen = false;
       grow_head(f);
+      ra_start(f);
       return 1;
     }
     if (n == 0) {
@@ -742,6 +845,7 @@ static void file_free(stream_source *s) {
   close_fd(f);
   inlet_free(f->path);
   inlet_free(f->buf);
+  inlet_free(f->ra.buf);
   inlet_free(f);
 }
 

@@ -282,6 +282,8 @@ struct stream_source {
   /* What the source waits for, for the status line ("broker 2 down: ..."),
    * NULL while it flows. */
   const char *status;
+  /* Bytes a file source read ahead on the pool and handed out (tests). */
+  int64_t bytes_read_ahead;
 };
 
 /* Adds one line to s->notice. */
@@ -296,6 +298,10 @@ typedef struct stream_source_options {
   /* The input is complete: a file's unterminated last record is read as a
    * record (otherwise it is left for a later run, its writer may be mid-line). */
   bool final;
+  /* Borrowed, may be NULL: the ingester's pool. With workers, a file source
+   * reads the next piece of a regular file on it while the ingester parses
+   * the records of the piece before. Must outlive the source. */
+  util_pool *pool;
   /* Kafka. */
   const char *app_id;            /* the progress record's name (txn prefix) */
   const char *group;             /* consumer group */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "stream/stream.h"
+#include "util/pool.h"
 #include "util/util.h"
 
 /* ---- triggers ------------------------------------------------------------- */
@@ -540,6 +541,202 @@ static const char *notice_text(stream_source *s) {
   return s->notice.data ? (const char *)s->notice.data : "";
 }
 
+/* ---- read-ahead on the pool ------------------------------------------------ */
+
+/* A file of @p mib MiB (about) of records of every length class, in @p fmt:
+ * short records, records longer than the read-ahead's 64 KiB room (so a
+ * swap is refused and the buffer is read as without it), oversize records
+ * (over @p max_rec), blank lines, CRLF ends, CSV quoted newlines; seeded so
+ * that runs are alike. Appends when @p append. Returns the bytes written. */
+static int64_t write_varied(const char *path, inlet_text_format fmt, int mib, uint32_t seed,
+                            bool append, int64_t max_rec) {
+  FILE *f = fopen(path, append ? "a" : "w");
+  assert_non_null(f);
+  uint32_t x = seed;
+  int64_t n = 0, i = 0;
+  char *pad = malloc((size_t)max_rec * 2);
+  assert_non_null(pad);
+  memset(pad, 'p', (size_t)max_rec * 2);
+  if (fmt == INLET_TEXT_CSV && !append) n += fprintf(f, "id,text\n");
+  while (n < (int64_t)mib << 20) {
+    x = x * 1103515245u + 12345u;
+    uint32_t r = (x >> 8) % 3000;
+    int len = r < 6    ? (int)(max_rec + max_rec / 2) /* oversize */
+              : r < 7  ? 70000 + (int)(x % 5000)      /* longer than the room */
+              : r < 45 ? 0                            /* blank line */
+                       : (int)(x % 400);
+    const char *end = r % 7 == 0 ? "\r\n" : "\n";
+    if (len == 0) {
+      n += fprintf(f, "%s", end);
+    } else if (fmt == INLET_TEXT_CSV) {
+      /* A quoted field with a newline inside: one record over two lines. */
+      n += fprintf(f, "%lld,\"%.*s\n%.*s\"%s", (long long)i, len / 2, pad, len - len / 2, pad, end);
+    } else {
+      n += fprintf(f, "{\"id\":%lld,\"t\":\"%.*s\"}%s", (long long)i, len, pad, end);
+    }
+    i++;
+  }
+  free(pad);
+  fclose(f);
+  return n;
+}
+
+/* Two sources over one file, one reading ahead on @p pool: next() in step,
+ * the same result, record bytes, offsets, positions and flags each time,
+ * until both say STREAM_END or STREAM_NONE. Returns the records read. */
+static int64_t in_step(stream_source *a, stream_source *b) {
+  inlet_error ea = INLET_ERROR_INIT, eb = INLET_ERROR_INIT;
+  int64_t n = 0;
+  for (;;) {
+    stream_record ra, rb;
+    int rca = a->ops->next(a, &ra, 0, &ea), rcb = b->ops->next(b, &rb, 0, &eb);
+    assert_int_equal(rca, rcb);
+    if (rca != STREAM_RECORD) {
+      assert_true(rca == STREAM_END || rca == STREAM_NONE);
+      return n;
+    }
+    assert_int_equal(ra.len, rb.len);
+    assert_memory_equal(ra.data, rb.data, ra.len);
+    assert_int_equal(ra.offset, rb.offset);
+    assert_int_equal(ra.bytes, rb.bytes);
+    assert_int_equal(ra.oversize, rb.oversize);
+    assert_int_equal(ra.header, rb.header);
+    assert_int_equal(ra.pos.valid, rb.pos.valid);
+    for (int k = 0; k < STREAM_POS_PARTS; k++)
+      assert_int_equal(ra.pos.p[k], rb.pos.p[k]);
+    n++;
+  }
+}
+
+static stream_source *open_pooled(const char *path, inlet_text_format fmt, bool follow,
+                                  int64_t max_rec, util_pool *pool) {
+  stream_source_options o = {.format = fmt,
+                             .follow = follow,
+                             .max_record_bytes = max_rec,
+                             .poll_ms = 10,
+                             .final = !follow,
+                             .pool = pool};
+  stream_source *s = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
+  inlet_buf warn = INLET_BUF_INIT;
+  stream_pos start = {false, {0, 0, 0}};
+  assert_int_equal(s->ops->seek(s, &start, &warn, &err), 0);
+  inlet_buf_reset(&warn);
+  return s;
+}
+
+/* With a pool, a regular file's next piece is read on it while the records
+ * before are handed out: the records, offsets, positions, oversize and
+ * blank-line handling, CSV records over several lines, what a followed file
+ * gains (a record half written at a swap), a truncation while following and
+ * a resume mid-file are exactly those of the source without a pool. */
+static void test_file__read_ahead_reads_what_one_thread_reads(void **state) {
+  (void)state;
+  util_pool *pool = NULL;
+  assert_int_equal(util_pool_new(&pool, 2, NULL), 0);
+  const int64_t max_rec = 20000;
+  inlet_text_format fmts[] = {INLET_TEXT_NDJSON, INLET_TEXT_CSV};
+  for (int fi = 0; fi < 2; fi++) {
+    const char *path = fi == 0 ? "ra.ndjson" : "ra.csv";
+    int64_t size = write_varied(path, fmts[fi], 20, 7u + (uint32_t)fi, false, max_rec);
+    stream_source *a = open_pooled(path, fmts[fi], false, max_rec, NULL);
+    stream_source *b = open_pooled(path, fmts[fi], false, max_rec, pool);
+    assert_true(in_step(a, b) > 5000);
+    assert_int_equal(a->bytes_read_ahead, 0);
+    /* All but the first 4 MiB come from read-aheads, but for the pieces
+     * refused because a long record straddled them. */
+    print_message("%s: %lld of %lld bytes read ahead\n", path, (long long)b->bytes_read_ahead,
+                  (long long)size);
+    assert_true(b->bytes_read_ahead > size / 3);
+    a->ops->free(a);
+    b->ops->free(b);
+
+    /* Following: the file grows by whole records and by a half record. */
+    a = open_pooled(path, fmts[fi], true, max_rec, NULL);
+    b = open_pooled(path, fmts[fi], true, max_rec, pool);
+    assert_true(in_step(a, b) > 5000);
+    int64_t before = b->bytes_read_ahead;
+    write_varied(path, fmts[fi], 6, 99u, true, max_rec);
+    FILE *f = fopen(path, "a");
+    fputs(fi == 0 ? "{\"id\":-1,\"t\":\"half" : "-1,\"half", f);
+    fclose(f);
+    assert_true(in_step(a, b) > 2000);
+    assert_true(b->bytes_read_ahead > before);
+    f = fopen(path, "a");
+    fputs(fi == 0 ? " done\"}\n" : "\ndone\"\n", f);
+    fclose(f);
+    assert_int_equal(in_step(a, b), 1);
+    /* Truncated in place below what was read: both go on at the new end. */
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(truncate(path, st.st_size / 2), 0);
+    assert_int_equal(in_step(a, b), 0);
+    assert_string_equal(notice_text(a), notice_text(b));
+    assert_non_null(strstr(notice_text(b), "truncated in place"));
+    write_varied(path, fmts[fi], 5, 5u, true, max_rec);
+    assert_true(in_step(a, b) > 1000);
+    a->ops->free(a);
+    b->ops->free(b);
+    unlink(path);
+  }
+  /* A record of 100,000 bytes that begins 80,000 bytes before the end of
+   * the first 4 MiB read: more than the room before a read-ahead's bytes,
+   * so that piece is refused and read again as without a pool. */
+  {
+    FILE *f = fopen("ra3.ndjson", "w");
+    assert_non_null(f);
+    int64_t n = 0, i = 0;
+    while (n < (4 << 20) - 80000 - 100)
+      n += fprintf(f, "{\"id\":%lld}\n", (long long)i++);
+    char *big = malloc(100000);
+    assert_non_null(big);
+    memset(big, 'b', 100000);
+    big[0] = '[';
+    big[99999] = ']';
+    int64_t big_at = n;
+    n += (int64_t)fwrite(big, 1, 100000, f);
+    n += fprintf(f, "\n");
+    free(big);
+    while (n < (14 << 20))
+      n += fprintf(f, "{\"id\":%lld}\n", (long long)i++);
+    fclose(f);
+    assert_true(big_at < (4 << 20) - 65536);
+    stream_source *a = open_pooled("ra3.ndjson", INLET_TEXT_NDJSON, false, 200000, NULL);
+    stream_source *b = open_pooled("ra3.ndjson", INLET_TEXT_NDJSON, false, 200000, pool);
+    assert_int_equal(in_step(a, b), i + 1);
+    assert_true(b->bytes_read_ahead > 0);
+    assert_true(b->bytes_read_ahead <= n - (8 << 20) + 100000); /* one piece read again */
+    a->ops->free(a);
+    b->ops->free(b);
+    unlink("ra3.ndjson");
+  }
+  /* A resume mid-file (a seek) reads on from the position alike. */
+  write_varied("ra2.ndjson", INLET_TEXT_NDJSON, 10, 3u, false, max_rec);
+  stream_source *a = open_pooled("ra2.ndjson", INLET_TEXT_NDJSON, false, max_rec, NULL);
+  stream_record r;
+  inlet_error err = INLET_ERROR_INIT;
+  stream_pos mid = {false, {0, 0, 0}};
+  while (mid.p[1] < (5 << 20) && a->ops->next(a, &r, 0, &err) == STREAM_RECORD)
+    mid = r.pos;
+  assert_true(mid.valid && mid.p[1] >= (5 << 20));
+  a->ops->free(a);
+  inlet_buf warn = INLET_BUF_INIT;
+  a = resume_at("ra2.ndjson", &mid, false, &warn);
+  stream_source *b = NULL;
+  stream_source_options o = {
+      .format = INLET_TEXT_NDJSON, .max_record_bytes = 1000, .poll_ms = 10, .pool = pool};
+  assert_int_equal(stream_file_open(&b, "ra2.ndjson", false, &o, &err), 0);
+  assert_int_equal(b->ops->seek(b, &mid, &warn, &err), 0);
+  assert_true(in_step(a, b) > 2000);
+  assert_true(b->bytes_read_ahead > 0);
+  a->ops->free(a);
+  b->ops->free(b);
+  inlet_buf_reset(&warn);
+  unlink("ra2.ndjson");
+  util_pool_free(pool);
+}
+
 static void test_file__once_leaves_unterminated_last_line(void **state) {
   (void)state;
   tu_write_file("u1.ndjson", "{\"a\":1}\n{\"a\"", 12);
@@ -997,6 +1194,7 @@ int main(void) {
       cmocka_unit_test(test_file__copy_truncate_finishes_the_copy_then_new_data),
       cmocka_unit_test(test_file__replaced_by_superset_resumes_at_offset),
       cmocka_unit_test(test_file__replaced_by_superset_while_following),
+      cmocka_unit_test(test_file__read_ahead_reads_what_one_thread_reads),
       cmocka_unit_test(test_redis__gap_judgement),
       cmocka_unit_test(test_pos__default_app_id_ignores_spelling),
   };
