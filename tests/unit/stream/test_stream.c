@@ -264,14 +264,16 @@ static void test_redis__url_parsing(void **state) {
 
 /* ---- file source ----------------------------------------------------------------- */
 
-static stream_source *open_file_opts(const char *path, inlet_text_format fmt, bool follow,
-                                     int64_t max_rec, bool final) {
+/* A file source from offset 0; @p pool: it reads ahead there (NULL: not). */
+static stream_source *open_file_pool(const char *path, inlet_text_format fmt, bool follow,
+                                     int64_t max_rec, bool final, util_pool *pool) {
   stream_source_options o = {.format = fmt,
                              .follow = follow,
                              .once = false,
                              .max_record_bytes = max_rec,
                              .poll_ms = 10,
-                             .final = final};
+                             .final = final,
+                             .pool = pool};
   stream_source *s = NULL;
   inlet_error err = INLET_ERROR_INIT;
   assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
@@ -280,6 +282,11 @@ static stream_source *open_file_opts(const char *path, inlet_text_format fmt, bo
   assert_int_equal(s->ops->seek(s, &start, &warn, &err), 0);
   inlet_buf_reset(&warn);
   return s;
+}
+
+static stream_source *open_file_opts(const char *path, inlet_text_format fmt, bool follow,
+                                     int64_t max_rec, bool final) {
+  return open_file_pool(path, fmt, follow, max_rec, final, NULL);
 }
 
 static stream_source *open_file(const char *path, inlet_text_format fmt, bool follow,
@@ -610,20 +617,7 @@ static int64_t in_step(stream_source *a, stream_source *b) {
 
 static stream_source *open_pooled(const char *path, inlet_text_format fmt, bool follow,
                                   int64_t max_rec, util_pool *pool) {
-  stream_source_options o = {.format = fmt,
-                             .follow = follow,
-                             .max_record_bytes = max_rec,
-                             .poll_ms = 10,
-                             .final = !follow,
-                             .pool = pool};
-  stream_source *s = NULL;
-  inlet_error err = INLET_ERROR_INIT;
-  assert_int_equal(stream_file_open(&s, path, false, &o, &err), 0);
-  inlet_buf warn = INLET_BUF_INIT;
-  stream_pos start = {false, {0, 0, 0}};
-  assert_int_equal(s->ops->seek(s, &start, &warn, &err), 0);
-  inlet_buf_reset(&warn);
-  return s;
+  return open_file_pool(path, fmt, follow, max_rec, !follow, pool);
 }
 
 /* With a pool, a regular file's next piece is read on it while the records
