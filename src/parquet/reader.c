@@ -609,15 +609,21 @@ static int read_nested(inlet_parquet_reader *r, int32_t rg, int32_t f, inlet_arr
   return 0;
 }
 
-int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inlet_batch *out,
-                                        inlet_error *err) {
+/* The checks and the empty batch a whole row group's read begins with. */
+static int row_group_begin(inlet_parquet_reader *r, int32_t rg, inlet_batch *out,
+                           inlet_error *err) {
   if (!r || !out) return inlet_fail(err, INLET_EINVAL, "NULL reader or batch");
   if (rg < 0 || rg >= r->meta.n_row_groups)
     return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
                       rg, r->meta.n_row_groups);
+  TRY(check_decoded_size(r, rg, r->meta.row_groups[rg].num_rows, err));
+  return prepare_batch(r, out, err);
+}
+
+int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inlet_batch *out,
+                                        inlet_error *err) {
+  TRY(row_group_begin(r, rg, out, err));
   const pq_row_group *g = &r->meta.row_groups[rg];
-  TRY(check_decoded_size(r, rg, g->num_rows, err));
-  TRY(prepare_batch(r, out, err));
   int rc = 0;
   for (int32_t i = 0; i < r->n_proj; i++) {
     if (r->nested_mode)
@@ -657,19 +663,14 @@ static int read_fields_part(void *arg, inlet_error *err) {
 int pq_reader_read_row_group_parts(inlet_parquet_reader *r, inlet_parquet_reader *const *parts,
                                    int32_t n_parts, util_pool *pool, int32_t rg, inlet_batch *out,
                                    inlet_error *err) {
-  int32_t k = r && n_parts < r->n_proj ? n_parts : r ? r->n_proj : 0;
-  if (k < 2 || !parts || util_pool_threads(pool) == 0)
+  int32_t k = r && n_parts > r->n_proj ? r->n_proj : n_parts;
+  if (!r || k < 2 || !parts || util_pool_threads(pool) == 0)
     return inlet_parquet_reader_read_row_group(r, rg, out, err);
-  if (!out) return inlet_fail(err, INLET_EINVAL, "NULL batch");
-  if (rg < 0 || rg >= r->meta.n_row_groups)
-    return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
-                      rg, r->meta.n_row_groups);
   for (int32_t j = 0; j < k; j++)
     FAIL_IF(!parts[j] || parts[j]->meta.row_groups != r->meta.row_groups, err, INLET_EINVAL,
             "%s: part %d is not a clone of the reader", r->name, (int)j);
+  TRY(row_group_begin(r, rg, out, err));
   const pq_row_group *g = &r->meta.row_groups[rg];
-  TRY(check_decoded_size(r, rg, g->num_rows, err));
-  TRY(prepare_batch(r, out, err));
   fields_part *t = inlet_calloc((size_t)k, sizeof *t);
   if (!t) return inlet_fail(err, INLET_ENOMEM, "%s: out of memory", r->name);
   util_group grp;
