@@ -253,7 +253,7 @@ static bool ra_take(file_src *f) {
 /* Reads into the buffer. 1 bytes arrived, 0 EOF or no data within wait_ms. */
 static int fill(file_src *f, int64_t wait_ms, inlet_error *err) {
   if (f->ra.pending && ra_take(f)) {
-    ra_start(f);
+    if (f->end == f->cap) ra_start(f); /* a full piece: not at the end yet */
     return 1;
   }
   if (f->start > 0) {
@@ -276,12 +276,15 @@ static int fill(file_src *f, int64_t wait_ms, inlet_error *err) {
     if (pr == 0 || (pr < 0 && errno == EINTR)) return 0;
   }
   for (;;) {
-    ssize_t n = read(f->fd, f->buf + f->end, f->cap - f->end);
+    size_t want = f->cap - f->end;
+    ssize_t n = read(f->fd, f->buf + f->end, want);
     if (n > 0) {
       f->end += (size_t)n;
       f->eof_seen = false;
       grow_head(f);
-      ra_start(f);
+      /* A short read of a regular file reached its end: reading ahead
+       * there (a followed file's tail) would find nothing. */
+      if ((size_t)n == want) ra_start(f);
       return 1;
     }
     if (n == 0) {
