@@ -208,7 +208,8 @@ typedef struct rec {
   bool v_null;
   uint64_t k_hash, body_hash;
   int64_t k_len, body_len;
-  int64_t redis_ms; /* entry id <redis_ms>-0 */
+  uint8_t k_head[8]; /* the partition value's first bytes, for a finding's message */
+  int64_t redis_ms;  /* entry id <redis_ms>-0 */
   /* results */
   int32_t rows_cli, rows_api, rows_ref, dead;
   bool value_mismatch;
@@ -428,6 +429,8 @@ static void judge(rec *r, const char *line, size_t len) {
   if (!r->k_null) {
     r->k_len = (int64_t)json_string_length(k);
     r->k_hash = fnv(json_string_value(k), json_string_length(k));
+    memcpy(r->k_head, json_string_value(k),
+           json_string_length(k) < sizeof r->k_head ? json_string_length(k) : sizeof r->k_head);
   }
   r->v_null = !v || json_is_null(v);
   r->v = r->v_null ? 0 : (int64_t)json_integer_value(v);
@@ -500,6 +503,20 @@ static void add_finding(const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "chaos: FINDING: %s\n", buf);
   if (n_findings < 64) snprintf(findings[n_findings++].what, sizeof findings[0].what, "%s", buf);
+}
+
+/* A value's first bytes in hex for a finding ("null" for a null value), so a
+ * finding names the value even when it is not printable. */
+static void hex_head(char out[40], const uint8_t *p, int64_t len) {
+  if (len < 0) {
+    snprintf(out, 40, "null");
+    return;
+  }
+  size_t n = 0;
+  out[n++] = '[';
+  for (int64_t i = 0; i < len && i < 8; i++)
+    n += (size_t)snprintf(out + n, 40 - n, "%s%02x", i ? " " : "", p[i]);
+  snprintf(out + n, 40 - n, "%s]", len > 8 ? " ..." : "");
 }
 
 /* posix_spawn, not fork: forking this ASan process costs ~100 ms a time. */
@@ -1463,10 +1480,22 @@ static void check_rows_api(void) {
       }
       if (mism && !r->value_mismatch) {
         r->value_mismatch = true;
-        if (bad++ < 5)
-          add_finding("record %lld (%s, %s): the row's values differ from the input's (k %s%.*s)",
-                      (long long)id, src_name[r->src], kind_name[r->kind], k_valid ? "" : "null ",
-                      (int)(kl > 60 ? 60 : kl), kp);
+        if (bad++ < 5) {
+          char want_k[40], got_k[40];
+          hex_head(want_k, r->k_head, r->k_null ? -1 : r->k_len);
+          hex_head(got_k, (const uint8_t *)kp, k_valid ? kl : -1);
+          bool v_valid = inlet_array_is_valid(va, row);
+          add_finding("record %lld (%s, %s): the row's values differ from the input's: input k "
+                      "%s (%lld bytes), v %s%lld, body %lld bytes; row k %s (%lld bytes), v "
+                      "%s%lld, body %lld bytes",
+                      (long long)id, src_name[r->src], kind_name[r->kind], want_k,
+                      (long long)r->k_len, r->v_null ? "null " : "", (long long)r->v,
+                      (long long)r->body_len, got_k, (long long)kl, v_valid ? "" : "null ",
+                      v_valid ? (long long)((const int64_t *)va->values)[row] : 0LL,
+                      inlet_array_is_valid(ba, row)
+                          ? (long long)(ba->offsets[row + 1] - ba->offsets[row])
+                          : -1LL);
+        }
       }
     }
   }
@@ -2129,8 +2158,14 @@ static void test_chaos__every_event_once_every_version_readable(void **state) {
   kill_all();
   redis_disconnect();
   if (n_findings) {
-    fprintf(stderr, "chaos: %d findings; seed %llu; work directory kept: %s\n", n_findings,
-            (unsigned long long)seed, g_dir);
+    /* The table lives on the test's own tmpfs, gone when the test exits. */
+    tu_result cp;
+    tu_sh(&cp, "cp -a '%s' '%s/table-at-finding' 2>&1", g_table, g_dir);
+    tu_result_free(&cp);
+    fprintf(stderr,
+            "chaos: %d findings; seed %llu; work directory kept (the table copied to "
+            "table-at-finding): %s\n",
+            n_findings, (unsigned long long)seed, g_dir);
     fail_msg("chaos: %d findings (first: %s)", n_findings, findings[0].what);
   }
   if (g_disk) umount2(g_mnt, MNT_DETACH);
