@@ -673,6 +673,13 @@ int delta_snapshot_load(delta_snapshot *out, inlet_storage *st, const char *root
 /* The names data files, partitionValues and stats use for @p s's columns:
  * its phys_schema under column mapping, else its schema. */
 const inlet_schema *delta_snapshot_physical(const delta_snapshot *s);
+/* An exact key of @p add's partition values under @p s's partition columns
+ * (looked up by physical name): two adds' keys are equal only when each
+ * value is, byte for byte, a null (or an absent value) distinct from any
+ * string. For grouping and counting partitions. Caller frees. 0,
+ * INLET_ENOMEM. */
+int delta_partition_key(char **key, const delta_add *add, const delta_snapshot *s,
+                        inlet_error *err);
 struct inlet_snapshot;
 /* The same for a snapshot handle (scans in src/scan). */
 const inlet_schema *delta_snapshot_handle_physical(const struct inlet_snapshot *s);

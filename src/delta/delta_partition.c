@@ -298,3 +298,33 @@ int delta_partition_value_append(inlet_array *arr, const inlet_field *field, con
                                                       : "value of its type");
   return 0;
 }
+
+int delta_partition_key(char **key, const delta_add *add, const delta_snapshot *s,
+                        inlet_error *err) {
+  *key = NULL;
+  const delta_metadata *meta = &s->metadata;
+  const inlet_schema *phys = delta_snapshot_physical(s);
+  inlet_buf k = INLET_BUF_INIT;
+  for (int32_t i = 0; i < meta->n_partition_columns; i++) {
+    const char *col = meta->partition_columns[i];
+    int f = inlet_schema_find(&s->schema, col);
+    if (f >= 0 && f < phys->n_fields) col = phys->fields[f].name;
+    const char *v = NULL;
+    for (int32_t j = 0; j < add->n_partition_values && !v; j++)
+      if (strcmp(add->partition_values[j].key, col) == 0) v = add->partition_values[j].value;
+    /* 'N' for a null, else 'V', the length and ':' before the bytes: a
+     * value can hold any byte but NUL, so no separator or marker byte alone
+     * could keep two columns' values, or a value and a null, apart. */
+    if (v)
+      inlet_buf_appendf(&k, "V%zu:%s", strlen(v), v);
+    else
+      inlet_buf_push(&k, 'N');
+  }
+  inlet_buf_terminate(&k);
+  if (inlet_buf_status(&k)) {
+    inlet_buf_reset(&k);
+    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  }
+  *key = k.data ? (char *)inlet_buf_detach(&k, NULL) : inlet_strdup("");
+  return *key ? 0 : inlet_fail(err, INLET_ENOMEM, "out of memory");
+}

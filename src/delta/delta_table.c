@@ -813,12 +813,6 @@ static json_t *checksum_status(inlet_table *t, const delta_snapshot *sn) {
   return json_string(why);
 }
 
-static const char *file_partition_value(const delta_add *a, const char *column) {
-  for (int32_t k = 0; k < a->n_partition_values; k++)
-    if (strcmp(a->partition_values[k].key, column) == 0) return a->partition_values[k].value;
-  return NULL;
-}
-
 /* Describes @p sn (version and files), reading the commits up to its
  * version once: counted, and each summarised to @p fn when given. */
 static int describe(inlet_table *t, const delta_snapshot *sn, inlet_table_description *out,
@@ -877,17 +871,8 @@ static int describe(inlet_table *t, const delta_snapshot *sn, inlet_table_descri
   if (sn->metadata.n_partition_columns > 0 && sn->n_files > 0) {
     keys = inlet_calloc((size_t)sn->n_files, sizeof *keys);
     FAIL_GOTO(!keys, err, INLET_ENOMEM, "out of memory describing table");
-    for (int64_t i = 0; i < sn->n_files; i++) {
-      inlet_buf b = INLET_BUF_INIT;
-      for (int32_t p = 0; p < sn->metadata.n_partition_columns; p++) {
-        const char *v = file_partition_value(&sn->files[i].add, sn->metadata.partition_columns[p]);
-        inlet_buf_puts(&b, v ? v : "\x01null");
-        inlet_buf_push(&b, 0x02);
-      }
-      inlet_buf_terminate(&b);
-      FAIL_GOTO(inlet_buf_status(&b), err, INLET_ENOMEM, "out of memory describing table");
-      keys[i] = (char *)inlet_buf_detach(&b, NULL);
-    }
+    for (int64_t i = 0; i < sn->n_files; i++)
+      if ((rc = delta_partition_key(&keys[i], &sn->files[i].add, sn, err)) < 0) goto done;
     qsort(keys, (size_t)sn->n_files, sizeof *keys, cmp_str);
     for (int64_t i = 0; i < sn->n_files; i++)
       if (i == 0 || strcmp(keys[i], keys[i - 1]) != 0) out->partitions++;

@@ -341,10 +341,24 @@ static int part_file_open(inlet_table_writer *w, part_file *f, inlet_error *err)
   return delta_data_file_open(&w->sink, &f->df, f->dir, err);
 }
 
-/* The file of partition directory @p dir, or NULL. */
-static part_file *lookup_file(inlet_table_writer *w, const char *dir) {
+/* Whether partition values @p a and @p b (of the writer's n_part columns)
+ * are equal, a null equal only to a null. */
+static bool same_pvals(const inlet_table_writer *w, const delta_kv *a, const delta_kv *b) {
+  for (int32_t p = 0; p < w->n_part; p++) {
+    const char *x = a[p].value, *y = b[p].value;
+    if ((x == NULL) != (y == NULL) || (x && strcmp(x, y) != 0)) return false;
+  }
+  return true;
+}
+
+/* The file of partition directory @p dir holding values @p pvals, or NULL.
+ * The directory alone does not say: a null and the string
+ * "__HIVE_DEFAULT_PARTITION__" share a directory, and so their rows go to
+ * two files side by side, each with its own partitionValues. */
+static part_file *lookup_file(inlet_table_writer *w, const char *dir, const delta_kv *pvals) {
   for (size_t i = 0; i < w->n_files; i++)
-    if (strcmp(w->files[i].dir, dir) == 0) return &w->files[i];
+    if (strcmp(w->files[i].dir, dir) == 0 && same_pvals(w, w->files[i].pvals, pvals))
+      return &w->files[i];
   return NULL;
 }
 
@@ -548,7 +562,7 @@ int inlet_table_writer_write(inlet_table_writer *w, const inlet_batch *b, inlet_
       char *dir;
       delta_kv *pv;
       if ((rc = row_partition(w, b, r, &dir, &pv, err)) < 0) goto undo;
-      run = lookup_file(w, dir);
+      run = lookup_file(w, dir, pv);
       if (run) {
         inlet_free(dir);
         free_pvals(pv, w->n_part);

@@ -52,8 +52,9 @@ int maint_take_column(inlet_array *dst, const inlet_field *tf, const inlet_field
 
 /* Human-readable partition ("a=1/b=x" in logical names, "" when
  * unpartitioned; nulls as __HIVE_DEFAULT_PARTITION__) and an exact grouping
- * key (nulls distinct from any string) of @p add in snapshot @p s. Caller
- * frees both. 0, INLET_ENOMEM. */
+ * key of @p add in snapshot @p s: two adds' keys are equal only when each
+ * partition value is (byte for byte, a null distinct from any string).
+ * Caller frees both. 0, INLET_ENOMEM. */
 int maint_partition_names(char **label, char **key, const delta_add *add, const delta_snapshot *s,
                           inlet_error *err);
 

@@ -95,36 +95,27 @@ int maint_take_column(inlet_array *dst, const inlet_field *tf, const inlet_field
 int maint_partition_names(char **label, char **key, const delta_add *add, const delta_snapshot *s,
                           inlet_error *err) {
   const delta_metadata *meta = &s->metadata;
-  inlet_buf l = INLET_BUF_INIT, k = INLET_BUF_INIT;
+  inlet_buf l = INLET_BUF_INIT;
   for (int32_t i = 0; i < meta->n_partition_columns; i++) {
     const char *col = meta->partition_columns[i];
     bool found;
     const char *v = maint_partition_value(add, maint_physical_name(s, col), &found);
     if (i) inlet_buf_push(&l, '/');
     inlet_buf_appendf(&l, "%s=%s", col, v ? v : "__HIVE_DEFAULT_PARTITION__");
-    /* \x1e marks a null so it never equals the string "__HIVE_..." or "". */
-    if (v) {
-      inlet_buf_puts(&k, v);
-    } else {
-      inlet_buf_push(&k, 0x1e);
-    }
-    inlet_buf_push(&k, 0x1f);
   }
   inlet_buf_terminate(&l);
-  inlet_buf_terminate(&k);
-  if (inlet_buf_status(&l) || inlet_buf_status(&k)) {
+  if (inlet_buf_status(&l)) {
     inlet_buf_reset(&l);
-    inlet_buf_reset(&k);
     return inlet_fail(err, INLET_ENOMEM, "out of memory");
   }
   *label = l.data ? (char *)inlet_buf_detach(&l, NULL) : inlet_strdup("");
-  *key = k.data ? (char *)inlet_buf_detach(&k, NULL) : inlet_strdup("");
-  if (!*label || !*key) {
+  if (!*label) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  int rc = delta_partition_key(key, add, s, err);
+  if (rc < 0) {
     inlet_free(*label);
-    inlet_free(*key);
-    return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    *label = NULL;
   }
-  return 0;
+  return rc;
 }
 
 /* ---- partition predicates ------------------------------------------------------- */

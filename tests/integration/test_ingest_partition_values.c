@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -361,6 +362,94 @@ static void test_partition_value__special_bytes_escape_and_read_back(void **stat
   tu_result_free(&r);
 }
 
+/* Partition values that look alike to a directory name or a grouping key
+ * stay apart: a null and the string "__HIVE_DEFAULT_PARTITION__" share a
+ * directory (their rows go to two files, each with its own
+ * partitionValues); control bytes 0x1e and 0x1f and values that move a byte
+ * between two columns are their own partitions in compaction's bins (a
+ * one-byte value "\x1e" was once binned with nulls and became null: a
+ * finding of test_chaos), and describe counts each as a partition. Read
+ * back exactly after three appends and after compaction, which rewrites
+ * each partition on its own. */
+static void test_partition_value__look_alike_values_stay_apart(void **state) {
+  fx *f = *state;
+  ing_create_table(f->table, "id long, a string, b string", "--partition-by a,b");
+  static const char *const vals[][2] = {{NULL, "x"},
+                                        {"\\u001e", "x"},
+                                        {"__HIVE_DEFAULT_PARTITION__", "x"},
+                                        {"p\\u001f", "q"},
+                                        {"p", "\\u001fq"},
+                                        {NULL, NULL},
+                                        {"\\u001e", "\\u001e"},
+                                        {"\\u001f", NULL},
+                                        {NULL, "\\u001f"},
+                                        {"r\\u0002", "s"},
+                                        {"r", "\\u0002s"},
+                                        {"\\u0001null", "x"}};
+  size_t n_vals = sizeof vals / sizeof vals[0];
+  FILE *all = fopen(f->src, "w");
+  assert_non_null(all);
+  tu_result r;
+  for (int round = 0; round < 3; round++) {
+    char part[600];
+    snprintf(part, sizeof part, "%s/round%d.ndjson", f->dir, round);
+    FILE *fp = fopen(part, "w");
+    assert_non_null(fp);
+    for (size_t i = 0; i < n_vals; i++) {
+      char a[64], b[64];
+      snprintf(a, sizeof a, vals[i][0] ? "\"%s\"" : "null", vals[i][0]);
+      snprintf(b, sizeof b, vals[i][1] ? "\"%s\"" : "null", vals[i][1]);
+      fprintf(fp, "{\"id\":%d,\"a\":%s,\"b\":%s}\n", round * 100 + (int)i, a, b);
+      fprintf(all, "{\"id\":%d,\"a\":%s,\"b\":%s}\n", round * 100 + (int)i, a, b);
+    }
+    fclose(fp);
+    tu_sh(&r, "'%s' append '%s' '%s'", INLET_BIN, f->table, part);
+    if (r.status != 0) fail_msg("append failed (%d): %s", r.status, r.err);
+    tu_result_free(&r);
+  }
+  fclose(all);
+  /* describe counts each of them as a partition of its own. */
+  tu_sh(&r, "'%s' describe '%s' --json", INLET_BIN, f->table);
+  assert_int_equal(r.status, 0);
+  json_error_t je;
+  json_t *d = json_loads(r.out, 0, &je);
+  assert_non_null(d);
+  assert_int_equal(json_integer_value(json_object_get(d, "partitions")), n_vals);
+  json_decref(d);
+  tu_result_free(&r);
+  tu_sh(&r,
+        "'%s' parquet convert '%s' '%s/in.parquet' --schema 'id long, a string, b string' && "
+        "'%s' parquet cat '%s/in.parquet' --format ndjson | sort > '%s/want'",
+        INLET_BIN, f->src, f->dir, INLET_BIN, f->dir, f->dir);
+  assert_int_equal(r.status, 0);
+  tu_result_free(&r);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      /* Each of the partitions holds three files (one per append): each is
+       * one group of its own. */
+      tu_sh(&r, "'%s' compact '%s' --min-files 2 --json", INLET_BIN, f->table);
+      if (r.status != 0) fail_msg("compact failed (%d): %s", r.status, r.err);
+      json_t *j = json_loads(r.out, 0, &je);
+      assert_non_null(j);
+      json_t *groups = json_object_get(j, "groups");
+      assert_int_equal(json_array_size(groups), n_vals);
+      for (size_t g = 0; g < n_vals; g++) {
+        json_t *grp = json_array_get(groups, g);
+        assert_int_equal(json_integer_value(json_object_get(grp, "input_files")), 3);
+        assert_int_equal(json_integer_value(json_object_get(grp, "rows")), 3);
+      }
+      json_decref(j);
+      tu_result_free(&r);
+    }
+    tu_sh(&r,
+          "'%s' scan '%s' --format ndjson --columns id,a,b | sort > '%s/got' && "
+          "cmp '%s/got' '%s/want'",
+          INLET_BIN, f->table, f->dir, f->dir, f->dir);
+    if (r.status != 0) fail_msg("read back differs (pass %d): %s %s", pass, r.out, r.err);
+    tu_result_free(&r);
+  }
+}
+
 /* The same from a Redis stream: the bad entry is a dead letter, the stream
  * goes on, a second run finds nothing new (it stopped nothing for good). */
 static void test_partition_value__too_long_from_redis_is_rejected_record(void **state) {
@@ -465,6 +554,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_partition_value__special_bytes_escape_and_read_back,
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_partition_value__append_reports_record, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_partition_value__look_alike_values_stay_apart, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
