@@ -267,6 +267,23 @@ static void gen_body(sbuf *b, int64_t len) {
 /* A partition value of random bytes, with lengths around the 255-byte
  * limits of a path component. */
 static void gen_partition(sbuf *b) {
+  /* Values that look like a null, or like a marker or separator byte, to
+   * some key or directory name: each must stay its own partition. */
+  static const char *const alike[] = {"__HIVE_DEFAULT_PARTITION__",
+                                      "\x1e",
+                                      "\x1f",
+                                      "\x01null",
+                                      "null",
+                                      "\x02",
+                                      "%",
+                                      "%25",
+                                      "N",
+                                      "V1:"};
+  if (chance(0.15)) {
+    const char *a = alike[rnd(10)];
+    json_bytes(b, (const uint8_t *)a, strlen(a), chance(0.5));
+    return;
+  }
   static const int64_t lens[] = {0, 1, 2, 84, 85, 86, 127, 128, 254, 255, 256, 300, 1000};
   int64_t n = chance(0.5) ? lens[rnd(13)] : rnd(320);
   uint8_t *v = malloc((size_t)n + 1);
