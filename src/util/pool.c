@@ -63,14 +63,17 @@ static pool_task *pop(util_pool *p) {
   return t;
 }
 
-/* The scan for a waiter's own tasks is bounded: the lock is held meanwhile. */
+/* A helping waiter's scan for its own tasks is bounded (the lock is held
+ * meanwhile): past it, it runs the queue's head, which is as good for
+ * progress. */
 #define POP_FOR_SCAN 64
 
-/* The first queued task of @p g among the first POP_FOR_SCAN, NULL if none. */
-static pool_task *pop_own(util_pool *p, const util_group *g) {
+/* The first queued task of @p g among the first @p limit (-1: all), NULL if
+ * none. */
+static pool_task *pop_own(util_pool *p, const util_group *g, int limit) {
   pool_task *prev = NULL;
   int seen = 0;
-  for (pool_task *t = p->head; t && seen < POP_FOR_SCAN; prev = t, t = t->next, seen++) {
+  for (pool_task *t = p->head; t && (limit < 0 || seen < limit); prev = t, t = t->next, seen++) {
     if (t->group != g) continue;
     if (prev)
       prev->next = t->next;
@@ -89,7 +92,7 @@ static pool_task *pop_own(util_pool *p, const util_group *g) {
  * its column chunks while decoding the next input files: 1 -> 2 threads
  * went from 1.1x to 1.3x). */
 static pool_task *pop_for(util_pool *p, const util_group *g) {
-  pool_task *t = pop_own(p, g);
+  pool_task *t = pop_own(p, g, POP_FOR_SCAN);
   return t ? t : pop(p);
 }
 
@@ -215,7 +218,7 @@ static int group_wait(util_group *g, wait_mode mode, inlet_error *err) {
        * none of this group's is queued), which is what makes nested
        * groups on one pool deadlock-free. */
       pool_task *t = mode == WAIT_HELP       ? pop_for(p, g)
-                     : mode == WAIT_HELP_OWN ? pop_own(p, g)
+                     : mode == WAIT_HELP_OWN ? pop_own(p, g, -1)
                                              : NULL;
       if (t)
         run_popped(p, t);

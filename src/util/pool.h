@@ -84,10 +84,13 @@ int util_group_wait(util_group *g, inlet_error *err);
  * would wait for itself). */
 int util_group_join(util_group *g, inlet_error *err);
 
-/* Like util_group_wait, but of the queued tasks runs only @p g's own:
- * for a waiter on the critical path (the ingester's thread waiting for a
- * read-ahead), which would rather sleep than start another group's long
- * task while its own finishes on a worker. */
+/* Like util_group_wait, but of the queued tasks runs only @p g's own,
+ * wherever they are in the queue: for a waiter on the critical path (the
+ * ingester's thread waiting for a read-ahead, a column waiting for its
+ * page's compression), which would rather sleep than start another group's
+ * long task while its own finishes on a worker. Deadlock-free when @p g's
+ * tasks never wait themselves: each is then either run here or running
+ * elsewhere, even when every worker is such a waiter. */
 int util_group_wait_own(util_group *g, inlet_error *err);
 
 /* The number of online CPUs (sysconf), at least 1. */

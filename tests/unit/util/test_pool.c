@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/pool.h"
 #include "util/util.h"
@@ -409,6 +410,67 @@ static void test_pool__wait_own_and_submit_first(void **state) {
   util_pool_free(p);
 }
 
+/* Every worker a wait_own waiter whose one task is queued behind more than
+ * a helping waiter looks at (the parquet writer's columns waiting for their
+ * pages' compression while a checkpoint's many sidecar writers fill the
+ * queue): each finds its task wherever it is and runs it, and the caller,
+ * joining without helping, sees everything finish. An alarm ends a
+ * deadlock. */
+typedef struct deep_waiter {
+  _Atomic int *fillers_queued;
+  count_task inner;
+  util_pool *pool;
+} deep_waiter;
+
+static int deep_waiter_fn(void *arg, inlet_error *err) {
+  deep_waiter *d = arg;
+  while (!atomic_load(d->fillers_queued)) {
+    struct timespec ts = {0, 100000};
+    nanosleep(&ts, NULL);
+  }
+  util_group own;
+  util_group_init(&own, d->pool);
+  util_group_submit(&own, count_fn, &d->inner);
+  return util_group_wait_own(&own, err);
+}
+
+static void test_pool__wait_own_finds_its_task_behind_a_long_queue(void **state) {
+  (void)state;
+  enum { FILLERS = 500 };
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+  alarm(60);
+  _Atomic int fillers_queued, ran_inner[2], ran_fill;
+  _Atomic int64_t total;
+  atomic_init(&fillers_queued, 0);
+  atomic_init(&ran_inner[0], 0);
+  atomic_init(&ran_inner[1], 0);
+  atomic_init(&ran_fill, 0);
+  atomic_init(&total, 0);
+  util_group outer;
+  util_group_init(&outer, p);
+  deep_waiter d[2];
+  for (int i = 0; i < 2; i++) {
+    d[i] = (deep_waiter){&fillers_queued, {&ran_inner[i], &total, 1000}, p};
+    util_group_submit(&outer, deep_waiter_fn, &d[i]);
+  }
+  count_task *fill = calloc(FILLERS, sizeof *fill);
+  assert_non_null(fill);
+  for (int i = 0; i < FILLERS; i++) {
+    fill[i] = (count_task){&ran_fill, &total, 1};
+    util_group_submit(&outer, count_fn, &fill[i]);
+  }
+  atomic_store(&fillers_queued, 1);
+  assert_int_equal(util_group_join(&outer, NULL), 0);
+  alarm(0);
+  assert_int_equal(atomic_load(&ran_inner[0]), 1);
+  assert_int_equal(atomic_load(&ran_inner[1]), 1);
+  assert_int_equal(atomic_load(&ran_fill), FILLERS);
+  assert_int_equal(atomic_load(&total), 2000 + FILLERS);
+  free(fill);
+  util_pool_free(p);
+}
+
 static void test_pool__online_cpus_positive(void **state) {
   (void)state;
   assert_true(util_online_cpus() >= 1);
@@ -423,6 +485,7 @@ int main(void) {
       cmocka_unit_test(test_pool__nested_groups_do_not_deadlock),
       cmocka_unit_test(test_pool__waiter_runs_its_own_tasks_first),
       cmocka_unit_test(test_pool__wait_own_and_submit_first),
+      cmocka_unit_test(test_pool__wait_own_finds_its_task_behind_a_long_queue),
       cmocka_unit_test(test_pool__online_cpus_positive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
