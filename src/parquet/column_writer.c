@@ -127,6 +127,41 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   return 0;
 }
 
+/* A data page compressed on the pool: see place_pending. */
+typedef struct pq_pending_page {
+  const pq_column_writer *cw;
+  util_group task; /* the page's compression, alone in its group */
+  inlet_buf body;  /* owned: the uncompressed page */
+  inlet_buf out;   /* owned: the compressed page */
+  int32_t num_values, encoding;
+  size_t span;      /* its (offset, length) pair in spans */
+  int64_t pib_page; /* its page index entry, -1 for none */
+} pq_pending_page;
+
+/* Pages a column has in flight at most: enough to keep the pool's threads
+ * busy while the columns go on encoding, few enough that the uncompressed
+ * pages held stay a handful per column. They are pages of the open row
+ * group and are let go at its end, so what they add is bounded by the row
+ * group's size too. */
+#define PENDING_MAX 4
+
+static int place_pending(pq_column_writer *cw, size_t n, inlet_error *err);
+
+/* Lets the pages in flight finish (their tasks use the slots' buffers) and
+ * frees the slots. */
+static void free_pending(pq_column_writer *cw) {
+  if (!cw->pending) return;
+  for (size_t i = 0; i < cw->n_pending; i++)
+    (void)util_group_wait_own(&cw->pending[(cw->first_pending + i) % PENDING_MAX].task, NULL);
+  for (size_t i = 0; i < PENDING_MAX; i++) {
+    inlet_buf_reset(&cw->pending[i].body);
+    inlet_buf_reset(&cw->pending[i].out);
+  }
+  inlet_free(cw->pending);
+  cw->pending = NULL;
+  cw->n_pending = cw->first_pending = 0;
+}
+
 void pq_column_writer_reset(pq_column_writer *cw) {
   if (!cw) return;
   if (cw->dict_ready) pq_dict_reset(&cw->dict);
@@ -146,6 +181,7 @@ void pq_column_writer_reset(pq_column_writer *cw) {
   pq_stats_reset(&cw->file_stats);
   pq_page_index_builder_reset(&cw->pib);
   inlet_free(cw->seen);
+  free_pending(cw);
   memset(cw, 0, sizeof *cw);
 }
 
@@ -327,27 +363,14 @@ static int add_span(pq_column_writer *cw, int64_t off, int64_t len, inlet_error 
   return 0;
 }
 
-/* Appends one page (header + compressed body) to @p out and returns where
- * it starts and how long it is. Bytes before *span_off are unused gap. */
-static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, size_t len,
-                     int32_t num_values, int32_t encoding, inlet_buf *out, int64_t *uncompressed,
-                     size_t *span_off, size_t *span_len, inlet_error *err) {
-  if (inlet_buf_reserve(out, HEADER_GAP) < 0) return nomem(cw, err);
-  size_t hdr_slot = out->len;
-  out->len += HEADER_GAP;
-  size_t payload_pos = out->len;
-  if (cw->cfg->codec != PQ_CODEC_UNCOMPRESSED) {
-    int rc = inlet_compress(cw->cfg->codec, cw->cfg->compression_level, body, len, out, err);
-    if (rc < 0) {
-      out->len = hdr_slot;
-      inlet_error_prefix(err, "column \"%s\"", cw->desc->path);
-      return rc;
-    }
-  } else {
-    inlet_buf_append(out, body, len);
-  }
-  if (inlet_buf_status(out) < 0) return nomem(cw, err);
-  size_t plen = out->len - payload_pos;
+/* Writes the header of a page whose payload (@p plen bytes, compressed)
+ * sits at @p payload_pos in @p out, in the HEADER_GAP bytes reserved at
+ * @p hdr_slot before it, and returns where the page starts and how long
+ * it is. Bytes before *span_off are unused gap. */
+static int page_header(pq_column_writer *cw, int32_t type, size_t len, size_t plen,
+                       int32_t num_values, int32_t encoding, inlet_buf *out, size_t hdr_slot,
+                       size_t payload_pos, int64_t *uncompressed, size_t *span_off,
+                       size_t *span_len, inlet_error *err) {
   if (len > INT32_MAX || plen > INT32_MAX) {
     out->len = hdr_slot;
     return inlet_fail(err, INLET_ELIMIT, "column \"%s\": page of %zu bytes exceeds 2 GiB",
@@ -386,12 +409,131 @@ static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, si
   return 0;
 }
 
-static int emit_data_page(pq_column_writer *cw, const uint8_t *body, size_t len, int32_t num_values,
+/* Appends one page (header + compressed body) to @p out and returns where
+ * it starts and how long it is. Bytes before *span_off are unused gap. */
+static int emit_page(pq_column_writer *cw, int32_t type, const uint8_t *body, size_t len,
+                     int32_t num_values, int32_t encoding, inlet_buf *out, int64_t *uncompressed,
+                     size_t *span_off, size_t *span_len, inlet_error *err) {
+  if (inlet_buf_reserve(out, HEADER_GAP) < 0) return nomem(cw, err);
+  size_t hdr_slot = out->len;
+  out->len += HEADER_GAP;
+  size_t payload_pos = out->len;
+  if (cw->cfg->codec != PQ_CODEC_UNCOMPRESSED) {
+    int rc = inlet_compress(cw->cfg->codec, cw->cfg->compression_level, body, len, out, err);
+    if (rc < 0) {
+      out->len = hdr_slot;
+      inlet_error_prefix(err, "column \"%s\"", cw->desc->path);
+      return rc;
+    }
+  } else {
+    inlet_buf_append(out, body, len);
+  }
+  if (inlet_buf_status(out) < 0) return nomem(cw, err);
+  return page_header(cw, type, len, out->len - payload_pos, num_values, encoding, out, hdr_slot,
+                     payload_pos, uncompressed, span_off, span_len, err);
+}
+
+/*
+ * Pages compressed in parallel (issue 18). With a pool that has threads, a
+ * data page's body is handed to a pool task that compresses it while the
+ * column goes on: encoding its next pages, and across calls, so a thread
+ * that ends its share of a slice early takes up the pages of the columns
+ * still busy instead of waiting at the slice's end. The page's span and
+ * page index entry are reserved in order at once and filled in when the
+ * page is placed in the chunk, oldest first: when a fifth page needs a
+ * slot, and at the chunk's end. Row groups are cut by the uncompressed
+ * bytes encoded (chunk_encoded), which do not wait for compression, so
+ * the chunks, the footer and the file's bytes are one thread's.
+ */
+static bool defer_pages(const pq_column_writer *cw) {
+  return cw->cfg->codec != PQ_CODEC_UNCOMPRESSED && util_pool_threads(cw->cfg->pool) > 0;
+}
+
+static int compress_task(void *arg, inlet_error *err) {
+  pq_pending_page *p = arg;
+  const pq_column_writer *cw = p->cw;
+  inlet_buf_clear(&p->out);
+  int rc = inlet_compress(cw->cfg->codec, cw->cfg->compression_level, p->body.data, p->body.len,
+                          &p->out, err);
+  if (rc == 0 && inlet_buf_status(&p->out) < 0) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+  if (rc < 0) inlet_error_prefix(err, "column \"%s\"", cw->desc->path);
+  return rc;
+}
+
+/* Waits for the @p n oldest pages in flight and puts them in the chunk, in
+ * order. A failing page's error is returned (pages fail in order, as on
+ * one thread); the pages after it are let go. */
+static int place_pending(pq_column_writer *cw, size_t n, inlet_error *err) {
+  int rc = 0;
+  for (; n > 0 && cw->n_pending > 0; n--) {
+    pq_pending_page *p = &cw->pending[cw->first_pending];
+    cw->first_pending = (cw->first_pending + 1) % PENDING_MAX;
+    cw->n_pending--;
+    /* Only this page's task: whatever else is queued may belong to the
+     * thread this one feeds (a scan task waiting for its consumer). */
+    int trc = util_group_wait_own(&p->task, rc < 0 ? NULL : err);
+    if (rc < 0 || (rc = trc) < 0) continue;
+    inlet_buf *out = &cw->chunk;
+    if (inlet_buf_reserve(out, HEADER_GAP + p->out.len) < 0) {
+      rc = nomem(cw, err);
+      continue;
+    }
+    size_t hdr_slot = out->len;
+    out->len += HEADER_GAP;
+    size_t payload_pos = out->len;
+    inlet_buf_append(out, p->out.data, p->out.len);
+    size_t off, len;
+    rc = page_header(cw, PQ_PAGE_DATA, p->body.len, p->out.len, p->num_values, p->encoding, out,
+                     hdr_slot, payload_pos, &cw->chunk_uncompressed, &off, &len, err);
+    if (rc < 0) continue;
+    cw->spans[p->span] = (int64_t)off;
+    cw->spans[p->span + 1] = (int64_t)len;
+    cw->chunk_bytes += (int64_t)len;
+    if (p->pib_page >= 0) cw->pib.pages[p->pib_page].span = (int64_t)len;
+  }
+  return rc;
+}
+
+/* Ends a call that may have made pages. After a failure every page in
+ * flight is waited for, and one that failed is reported instead: it was
+ * made before the call's own failure, which one thread would have met
+ * second. */
+static int end_call(pq_column_writer *cw, int rc, inlet_error *err) {
+  if (rc == 0 || cw->n_pending == 0) return rc;
+  int prc = place_pending(cw, cw->n_pending, err);
+  return prc < 0 ? prc : rc;
+}
+
+static int emit_data_page(pq_column_writer *cw, inlet_buf *body, int32_t num_values,
                           int32_t encoding, inlet_error *err) {
-  size_t off, n;
-  TRY(emit_page(cw, PQ_PAGE_DATA, body, len, num_values, encoding, &cw->chunk,
-                &cw->chunk_uncompressed, &off, &n, err));
-  return add_span(cw, (int64_t)off, (int64_t)n, err);
+  cw->chunk_encoded += (int64_t)body->len;
+  if (!defer_pages(cw)) {
+    size_t off, n;
+    TRY(emit_page(cw, PQ_PAGE_DATA, body->data, body->len, num_values, encoding, &cw->chunk,
+                  &cw->chunk_uncompressed, &off, &n, err));
+    return add_span(cw, (int64_t)off, (int64_t)n, err);
+  }
+  if (cw->n_pending == PENDING_MAX) TRY(place_pending(cw, 1, err));
+  if (!cw->pending) {
+    cw->pending = inlet_calloc(PENDING_MAX, sizeof *cw->pending);
+    if (!cw->pending) return nomem(cw, err);
+  }
+  TRY(add_span(cw, 0, 0, err));
+  pq_pending_page *p = &cw->pending[(cw->first_pending + cw->n_pending) % PENDING_MAX];
+  cw->n_pending++;
+  /* The body goes to the task; the column takes the slot's old buffer. */
+  inlet_buf t = p->body;
+  p->body = *body;
+  *body = t;
+  inlet_buf_clear(body);
+  p->cw = cw;
+  p->num_values = num_values;
+  p->encoding = encoding;
+  p->span = cw->n_spans - 2;
+  p->pib_page = cw->cfg->page_index ? (int64_t)cw->pib.n_pages : -1;
+  util_group_init(&p->task, cw->cfg->pool);
+  util_group_submit(&p->task, compress_task, p);
+  return 0;
 }
 
 int pq_column_writer_write_chunk(pq_column_writer *cw, inlet_wfile *f, inlet_error *err) {
@@ -667,7 +809,7 @@ static int flush_page(pq_column_writer *cw, inlet_error *err) {
   }
   if (inlet_buf_status(body) < 0) return nomem(cw, err);
   if (enc == PQ_ENC_RLE_DICTIONARY && page_stats_from_dict(cw) < 0) return nomem(cw, err);
-  TRY(emit_data_page(cw, body->data, body->len, (int32_t)cw->page_rows, enc, err));
+  TRY(emit_data_page(cw, body, (int32_t)cw->page_rows, enc, err));
   if (cw->cfg->page_index)
     TRY(pq_page_index_builder_add(&cw->pib, cw->page_first_row, cw->spans[cw->n_spans - 1],
                                   &cw->page_stats, cw->cfg->statistics_truncate, is_utf8(cw->desc),
@@ -800,7 +942,7 @@ static int64_t page_estimate(const pq_column_writer *cw) {
 }
 
 int64_t pq_column_writer_estimate(const pq_column_writer *cw) {
-  int64_t est = cw->chunk_uncompressed + page_estimate(cw);
+  int64_t est = cw->chunk_encoded + page_estimate(cw);
   if (cw->dict_in_chunk) est += (int64_t)pq_dict_plain_size(&cw->dict);
   return est;
 }
@@ -975,8 +1117,8 @@ static int64_t next_step(const pq_column_writer *cw, const inlet_array *a, int64
   return step;
 }
 
-int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
-                           inlet_error *err) {
+static int write_flat(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
+                      inlet_error *err) {
   if (cw->level_mode)
     return inlet_fail(err, INLET_EINTERNAL, "column \"%s\" needs levels", cw->desc->path);
   int64_t done = 0;
@@ -1023,6 +1165,12 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
   return 0;
 }
 
+int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
+                           inlet_error *err) {
+  int rc = end_call(cw, write_flat(cw, a, start, n, err), err);
+  return rc;
+}
+
 static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {
   size_t need = (size_t)(cw->page_rows + more);
   if (need <= cw->levels_cap) return 0;
@@ -1039,9 +1187,9 @@ static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {
   return 0;
 }
 
-int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
-                                  int64_t n_levels, const inlet_array *a, int64_t start, int64_t n,
-                                  inlet_error *err) {
+static int write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
+                        int64_t n_levels, const inlet_array *a, int64_t start, int64_t n,
+                        inlet_error *err) {
   const pq_column_desc *d = cw->desc;
   if (!cw->level_mode)
     return inlet_fail(err, INLET_EINTERNAL, "column \"%s\" takes no levels", d->path);
@@ -1110,7 +1258,14 @@ int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, cons
   return 0;
 }
 
-int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
+int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
+                                  int64_t n_levels, const inlet_array *a, int64_t start, int64_t n,
+                                  inlet_error *err) {
+  int rc = end_call(cw, write_levels(cw, def, rep, n_levels, a, start, n, err), err);
+  return rc;
+}
+
+static int finish_chunk(pq_column_writer *cw, inlet_error *err) {
   if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0 && cw->page_idx_n > 0) {
     cw->dict_decided = true;
     if (!dict_pays_off(cw)) TRY(abandon_dict(cw, err));
@@ -1133,6 +1288,15 @@ int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
   }
   if (pq_stats_merge(&cw->file_stats, &cw->chunk_stats) < 0) return nomem(cw, err);
   return 0;
+}
+
+int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
+  int rc = end_call(cw, finish_chunk(cw, err), err);
+  if (rc == 0) rc = place_pending(cw, cw->n_pending, err);
+  /* The slots are let go with the chunk: what a column keeps between row
+   * groups is one thread's. */
+  free_pending(cw);
+  return rc;
 }
 
 int pq_column_writer_page_index(const pq_column_writer *cw, int64_t offset, inlet_buf *column_index,
@@ -1208,6 +1372,7 @@ int pq_column_writer_chunk_meta(pq_column_writer *cw, int64_t offset, pq_file_me
   cw->n_spans = 0;
   cw->chunk_bytes = 0;
   cw->chunk_uncompressed = cw->dict_page_uncompressed = 0;
+  cw->chunk_encoded = 0;
   cw->chunk_values = 0;
   cw->n_dict_pages_data = cw->n_plain_pages = cw->n_delta_pages = cw->n_split_pages = 0;
   pq_stats_clear(&cw->chunk_stats);

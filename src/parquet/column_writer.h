@@ -31,6 +31,7 @@
 #include "parquet/stats.h"
 #include "storage/storage.h"
 #include "util/buf.h"
+#include "util/pool.h"
 
 /* Settings shared by every column of a writer (copied from the options). */
 typedef struct pq_column_config {
@@ -50,7 +51,11 @@ typedef struct pq_column_config {
                               dictionary page whose last page_max_rows rows added
                               no dictionary entry runs on (column_writer.c) */
   bool page_index;         /* collect the page index (page_index.h) */
+  util_pool *pool;         /* borrowed, NULL: data pages are compressed on this
+                              pool when it has threads (column_writer.c) */
 } pq_column_config;
+
+struct pq_pending_page;
 
 typedef struct pq_column_writer {
   const pq_column_desc *desc;  /* borrowed */
@@ -86,7 +91,9 @@ typedef struct pq_column_writer {
   size_t n_spans, spans_cap;  /* int64 entries (two per page) */
   int64_t chunk_bytes;        /* sum of the span lengths */
   inlet_buf dict_page;        /* owned; header + body, built at finish */
-  int64_t chunk_uncompressed; /* data pages incl. headers */
+  int64_t chunk_uncompressed; /* data pages incl. headers (of the pages placed) */
+  int64_t chunk_encoded;      /* data page bodies before compression: what row
+                                 groups are cut by, known before compression ends */
   int64_t chunk_values;       /* value slots incl. nulls */
   int32_t n_dict_pages_data;  /* data pages RLE_DICTIONARY */
   int32_t n_plain_pages;      /* data pages PLAIN */
@@ -108,6 +115,11 @@ typedef struct pq_column_writer {
   pq_page_index_builder pib;   /* owned; the chunk's page index (cfg->page_index) */
   uint64_t *seen;              /* owned; dictionary indices used by a page, a bit each */
   size_t seen_cap;             /* words */
+
+  /* Data pages being compressed on cfg->pool while the column goes on, a
+   * ring in page order (column_writer.c "Pages compressed in parallel"). */
+  struct pq_pending_page *pending; /* owned, PENDING_MAX slots; NULL until needed */
+  size_t first_pending, n_pending;
 
   /* Scratch. */
   inlet_buf body;   /* owned; uncompressed page body */

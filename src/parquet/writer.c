@@ -78,10 +78,12 @@ struct inlet_parquet_writer {
                                            -1 when absent */
   size_t index_locs_cap;                /* entries */
   inlet_buf footer;                     /* owned */
-  /* Column chunks are encoded and compressed on this pool, one task per
-   * column per slice; NULL or inline: on the caller's thread. Each column
-   * writer owns all its state, and chunks are written to the file in
-   * column order by the caller, so the bytes do not depend on it. */
+  /* Column chunks are encoded on this pool, one task per column per
+   * slice, and each data page is compressed by a task of its own that may
+   * outlive the slice (column_writer.c); NULL or inline: on the caller's
+   * thread. Each column writer owns all its state, pages are placed in
+   * page order and chunks written to the file in column order by the
+   * caller, so the bytes do not depend on it. */
   util_pool *pool; /* owned when own_pool, else borrowed (pq_writer_set_pool) */
   bool own_pool;
   struct col_task *tasks; /* owned, n_cols: the arguments of the column tasks */
@@ -310,11 +312,13 @@ static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char
   FAIL_GOTO(!w->cols, err, INLET_ENOMEM, "%s: out of memory", path);
   w->tasks = inlet_calloc((size_t)w->n_cols, sizeof *w->tasks);
   FAIL_GOTO(!w->tasks, err, INLET_ENOMEM, "%s: out of memory", path);
-  /* A pool only when asked for more than one thread, and only when there
-   * is more than one column to spread. */
-  if (o->threads > 1 && w->n_cols > 1) {
-    TRY_GOTO(util_pool_new(&w->pool, o->threads < w->n_cols ? o->threads : w->n_cols, err));
+  /* A pool only when asked for more than one thread: columns are encoded
+   * side by side and their pages compressed side by side, so even one
+   * column has work for it. */
+  if (o->threads > 1) {
+    TRY_GOTO(util_pool_new(&w->pool, o->threads, err));
     w->own_pool = true;
+    w->cfg.pool = w->pool;
   }
   w->shred = inlet_calloc((size_t)w->n_cols, sizeof *w->shred);
   FAIL_GOTO(!w->shred, err, INLET_ENOMEM, "%s: out of memory", path);
@@ -638,6 +642,7 @@ const pq_column_desc *pq_writer_leaf_desc(const inlet_parquet_writer *w, int32_t
 void pq_writer_set_pool(inlet_parquet_writer *w, util_pool *pool) {
   if (!w || w->own_pool) return;
   w->pool = pool;
+  w->cfg.pool = pool;
 }
 
 const pq_stats *pq_writer_leaf_stats(const inlet_parquet_writer *w, int32_t leaf) {
