@@ -1167,8 +1167,7 @@ static int write_flat(pq_column_writer *cw, const inlet_array *a, int64_t start,
 
 int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
                            inlet_error *err) {
-  int rc = end_call(cw, write_flat(cw, a, start, n, err), err);
-  return rc;
+  return end_call(cw, write_flat(cw, a, start, n, err), err);
 }
 
 static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {
@@ -1261,8 +1260,7 @@ static int write_levels(pq_column_writer *cw, const int16_t *def, const int16_t 
 int pq_column_writer_write_levels(pq_column_writer *cw, const int16_t *def, const int16_t *rep,
                                   int64_t n_levels, const inlet_array *a, int64_t start, int64_t n,
                                   inlet_error *err) {
-  int rc = end_call(cw, write_levels(cw, def, rep, n_levels, a, start, n, err), err);
-  return rc;
+  return end_call(cw, write_levels(cw, def, rep, n_levels, a, start, n, err), err);
 }
 
 static int finish_chunk(pq_column_writer *cw, inlet_error *err) {
