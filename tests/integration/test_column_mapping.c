@@ -944,6 +944,17 @@ static void test_cm__create_with_mapping(void **state) {
     adds_use_physical_names(t, 1, names);
     adds_use_physical_names(t, 2, names);
     assert_true(new_files_physical(t, 1, id) >= 2);
+    /* describe finds the partition values under their physical name: "P 1"
+     * and null, two partitions (it once looked them up by logical name and
+     * counted one). */
+    sh(&r, "'%s' describe '%s' --json", INLET_BIN, t);
+    sh_ok(&r, "describe");
+    json_error_t je;
+    json_t *d = json_loads(r.out, 0, &je);
+    assert_non_null(d);
+    assert_int_equal(json_integer_value(json_object_get(d, "partitions")), 2);
+    json_decref(d);
+    tu_result_free(&r);
     sh(&r, "'%s' '%s' delta '%s' > '%s/after.json' && '%s' '%s' compare '%s' '%s/after.json'",
        INLET_NODE, INLET_REFCHECK, t, f->dir, INLET_NODE, INLET_REFCHECK, exp, f->dir);
     if (r.status != 0) fail_msg("%s: refcheck reads other rows: %s%s", t, r.out, r.err);
