@@ -339,8 +339,7 @@ static int emit(file_src *f, stream_record *rec, size_t eol, bool has_nl) {
   int64_t after = f->file_off + (int64_t)next;
   const char *s = f->buf + f->start;
   size_t n = eol - f->start;
-  memset(rec, 0, sizeof *rec);
-  rec->time_ms = -1;
+  stream_record_clear(rec);
   rec->bytes = (int64_t)(next - f->start);
   f->start = f->scan = next;
   f->csv_state = TEXT_CSV_FIELD_START;

@@ -707,7 +707,7 @@ static int kafka_next(stream_source *s, stream_record *rec, int64_t wait_ms, inl
       p->done = true;
       pause_part(k, p);
     }
-    memset(rec, 0, sizeof *rec);
+    stream_record_clear(rec);
     rec->data = m->payload ? (const char *)m->payload : "";
     rec->len = m->len;
     rec->oversize = (int64_t)m->len > k->o.max_record_bytes;

@@ -457,7 +457,7 @@ static int entry_record(redis_src *r, size_t idx, stream_record *rec, inlet_erro
   FAIL_IF(!parse_id(e->element[0]->str, &id), err, INLET_ECORRUPT,
           "redis stream %s: bad entry id \"%s\"", r->key, e->element[0]->str);
   const redisReply *kv = e->element[1];
-  memset(rec, 0, sizeof *rec);
+  stream_record_clear(rec);
   const char *data = NULL;
   size_t len = 0;
   if (kv->type == REDIS_REPLY_ARRAY) {
