@@ -1351,7 +1351,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,
                        c.o.compression, c.rg_bytes);
   if (c.o.threads > 1) {
-    TRY_GOTO(util_pool_new(&c.pool, c.o.threads, err));
+    /* The caller runs jobs while it waits for them: one of the threads. */
+    TRY_GOTO(util_pool_new_beside(&c.pool, c.o.threads, err));
     c.sink.pool = c.pool;
   }
   if (c.o.n_sort_by > 0) {

@@ -1896,7 +1896,8 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   }
   FAIL_IF(!g->o.source, err, INLET_EINVAL, "ingest: no source");
   FAIL_IF(g->o.threads < 0, err, INLET_EINVAL, "ingest: threads must not be negative");
-  if (g->o.threads > 1) TRY(util_pool_new(&g->pool, g->o.threads, err));
+  /* The ingester's thread parses throughout: it is one of the threads. */
+  if (g->o.threads > 1) TRY(util_pool_new_beside(&g->pool, g->o.threads, err));
   if (g->o.strict) g->o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
   FAIL_IF(g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT &&
               g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_IGNORE &&

@@ -112,12 +112,13 @@ static void *worker(void *arg) {
   return NULL;
 }
 
-int util_pool_new(util_pool **out, int threads, inlet_error *err) {
+/* A pool of @p workers threads (0: inline). */
+static int pool_new(util_pool **out, int workers, inlet_error *err) {
   *out = NULL;
   util_pool *p = inlet_calloc(1, sizeof *p);
   if (!p) return inlet_fail(err, INLET_ENOMEM, "thread pool: out of memory");
-  if (threads > 1) {
-    p->threads = inlet_calloc((size_t)threads, sizeof *p->threads);
+  if (workers > 0) {
+    p->threads = inlet_calloc((size_t)workers, sizeof *p->threads);
     if (!p->threads) {
       inlet_free(p);
       return inlet_fail(err, INLET_ENOMEM, "thread pool: out of memory");
@@ -126,12 +127,20 @@ int util_pool_new(util_pool **out, int threads, inlet_error *err) {
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->work, NULL);
   pthread_cond_init(&p->done, NULL);
-  for (int i = 0; i < threads && threads > 1; i++) {
+  for (int i = 0; i < workers; i++) {
     if (pthread_create(&p->threads[i], NULL, worker, p) != 0) break;
     p->n_threads++;
   }
   *out = p;
   return 0;
+}
+
+int util_pool_new(util_pool **out, int threads, inlet_error *err) {
+  return pool_new(out, threads > 1 ? threads : 0, err);
+}
+
+int util_pool_new_beside(util_pool **out, int threads, inlet_error *err) {
+  return pool_new(out, threads > 1 ? threads - 1 : 0, err);
 }
 
 void util_pool_free(util_pool *p) {

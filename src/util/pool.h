@@ -40,6 +40,15 @@ typedef int (*util_task_fn)(void *arg, inlet_error *err);
  * @return 0, INLET_ENOMEM.
  */
 int util_pool_new(util_pool **out, int threads, inlet_error *err);
+/*
+ * util_pool_new for a caller whose own thread keeps working beside the
+ * pool (the ingester parses while chunks are written): @p threads in all,
+ * the caller's one of them, so threads - 1 workers (2 makes one worker;
+ * values < 2 an inline pool). On two cores, three busy threads (the
+ * caller and two workers) made the ingester's thread, the one the others
+ * wait for, share its core: 0.59-0.71 s against 0.54-0.58 s for 4M events.
+ */
+int util_pool_new_beside(util_pool **out, int threads, inlet_error *err);
 /* Stops and joins the workers. The pool must have no group in flight. NULL-safe. */
 void util_pool_free(util_pool *p);
 /* Worker threads the pool runs (0 for an inline pool; NULL counts as inline). */

@@ -100,6 +100,31 @@ static void test_pool__threaded_pool_runs_tasks_concurrently(void **state) {
   util_pool_free(p);
 }
 
+/* A pool beside a working caller: threads - 1 workers, so 2 makes one
+ * worker, which with the waiting caller runs two tasks at once (an inline
+ * pool would run them one after the other and the rendezvous time out). */
+static void test_pool__beside_counts_the_caller(void **state) {
+  (void)state;
+  static const int want[][2] = {{0, 0}, {1, 0}, {2, 1}, {4, 3}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    util_pool *p = NULL;
+    assert_int_equal(util_pool_new_beside(&p, want[i][0], NULL), 0);
+    assert_int_equal(util_pool_threads(p), want[i][1]);
+    util_pool_free(p);
+  }
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new_beside(&p, 2, NULL), 0);
+  rendezvous r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
+  util_group g;
+  util_group_init(&g, p);
+  util_group_submit(&g, meet_fn, &r);
+  util_group_submit(&g, meet_fn, &r);
+  assert_int_equal(util_group_wait(&g, NULL), 0);
+  assert_int_equal(r.arrived, 2);
+  assert_false(r.timed_out);
+  util_pool_free(p);
+}
+
 typedef struct fail_task {
   int index;
   int sleep_us; /* before failing: makes low indices finish last */
@@ -480,6 +505,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool__many_tasks_each_run_once),
       cmocka_unit_test(test_pool__threaded_pool_runs_tasks_concurrently),
+      cmocka_unit_test(test_pool__beside_counts_the_caller),
       cmocka_unit_test(test_pool__lowest_failed_index_wins),
       cmocka_unit_test(test_pool__one_thread_runs_inline),
       cmocka_unit_test(test_pool__nested_groups_do_not_deadlock),
