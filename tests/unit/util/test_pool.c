@@ -85,10 +85,8 @@ static int meet_fn(void *arg, inlet_error *err) {
   return 0;
 }
 
-static void test_pool__threaded_pool_runs_tasks_concurrently(void **state) {
-  (void)state;
-  util_pool *p = NULL;
-  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+/* Two tasks that each wait for the other both arrive: they ran at once. */
+static void expect_two_tasks_meet(util_pool *p) {
   rendezvous r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
   util_group g;
   util_group_init(&g, p);
@@ -97,6 +95,13 @@ static void test_pool__threaded_pool_runs_tasks_concurrently(void **state) {
   assert_int_equal(util_group_wait(&g, NULL), 0);
   assert_int_equal(r.arrived, 2);
   assert_false(r.timed_out);
+}
+
+static void test_pool__threaded_pool_runs_tasks_concurrently(void **state) {
+  (void)state;
+  util_pool *p = NULL;
+  assert_int_equal(util_pool_new(&p, 2, NULL), 0);
+  expect_two_tasks_meet(p);
   util_pool_free(p);
 }
 
@@ -114,14 +119,7 @@ static void test_pool__beside_counts_the_caller(void **state) {
   }
   util_pool *p = NULL;
   assert_int_equal(util_pool_new_beside(&p, 2, NULL), 0);
-  rendezvous r = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false};
-  util_group g;
-  util_group_init(&g, p);
-  util_group_submit(&g, meet_fn, &r);
-  util_group_submit(&g, meet_fn, &r);
-  assert_int_equal(util_group_wait(&g, NULL), 0);
-  assert_int_equal(r.arrived, 2);
-  assert_false(r.timed_out);
+  expect_two_tasks_meet(p);
   util_pool_free(p);
 }
 
