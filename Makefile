@@ -16,7 +16,7 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BUILD_TEST ?= build/test
 BUILD_RELEASE ?= build/release
 BUILD_TSAN ?= build/tsan
-TSAN_TARGETS ?= inlet test_pool test_stream test_delta_replay_par test_threads test_threads_snapload \
+TSAN_TARGETS ?= inlet test_pool test_buf_stash test_stream test_delta_replay_par test_threads test_threads_snapload \
 		test_maint_concurrency test_delta_race test_objstore_threads test_scan_text_threads
 DEMO_DIR ?= build/inlet-demo
 # Each fuzzer's share of the short fuzz run that `make test` ends with.

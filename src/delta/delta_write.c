@@ -58,12 +58,13 @@ struct inlet_table_writer {
   /* delta_writer_set_txns: txn actions replacing the options' extra ones */
   bool txns_set;
   int32_t n_txns;
-  char **txn_ids;       /* owned */
-  int64_t *txn_ver;     /* owned */
-  int64_t *txn_expect;  /* owned: version the read snapshot must record, -1 none */
-  delta_write_extras x; /* stream additions (delta_writer_open_ext, or the public fields) */
-  delta_file_sink sink; /* naming, options and stats of the data files */
-  util_pool *own_pool;  /* owned: made from opts.threads when extras lend none */
+  char **txn_ids;          /* owned */
+  int64_t *txn_ver;        /* owned */
+  int64_t *txn_expect;     /* owned: version the read snapshot must record, -1 none */
+  delta_write_extras x;    /* stream additions (delta_writer_open_ext, or the public fields) */
+  delta_file_sink sink;    /* naming, options and stats of the data files */
+  util_pool *own_pool;     /* owned: made from opts.threads when extras lend none */
+  pq_buf_stash *own_stash; /* owned: when extras lend none */
 };
 
 static int writer_open(inlet_table_writer **out, inlet_table *table,
@@ -241,6 +242,13 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     if (rc < 0) goto fail;
     w->sink.pool = w->own_pool;
   }
+  if (w->x.stash) {
+    w->sink.stash = w->x.stash;
+  } else {
+    rc = pq_buf_stash_new(&w->own_stash, PQ_BUF_STASH_MAX_BYTES, err);
+    if (rc < 0) goto fail;
+    w->sink.stash = w->own_stash;
+  }
   *out = w;
   return 0;
 fail:
@@ -283,6 +291,7 @@ void inlet_table_writer_free(inlet_table_writer *w) {
   inlet_free(w->txn_ver);
   inlet_free(w->txn_expect);
   util_pool_free(w->own_pool); /* after the files, which borrow it */
+  pq_buf_stash_free(w->own_stash);
   inlet_free(w);
 }
 

@@ -64,6 +64,7 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
   TRY(delta_variant_physical(&f->phys, err));
   TRY(pq_writer_open_storage(&f->pw, s->st, f->rel_path, &f->phys, &po, err));
   pq_writer_set_pool(f->pw, s->pool);
+  pq_writer_set_stash(f->pw, s->stash);
   f->created = true;
   return delta_stats_new(&f->stats, &f->phys, s->max_indexed, err);
 }

@@ -12,6 +12,7 @@
 
 #include "delta/delta.h"
 #include "inlet/table.h"
+#include "parquet/pq_writer.h"
 #include "util/pool.h"
 
 /* How a transaction's data files are made. Borrowed pointers must outlive
@@ -25,6 +26,7 @@ typedef struct delta_file_sink {
   int32_t max_indexed;     /* delta.dataSkippingNumIndexedCols (default 32) */
   int32_t counter;         /* part-NNNNN of the next file */
   util_pool *pool;         /* borrowed, or NULL: column chunks encoded on this pool */
+  pq_buf_stash *stash;     /* borrowed, or NULL: the files' chunk buffers, file to file */
 } delta_file_sink;
 
 /* One data file of a transaction. Zeroed = none. */
@@ -96,9 +98,13 @@ typedef struct delta_write_extras {
   /* Borrowed (outlives the writer): the pool the data files are encoded on,
    * instead of one the writer would make from the options' threads. */
   util_pool *pool;
+  /* Borrowed (outlives the writer): where the data files' chunk buffers
+   * are kept from one file to the next, shared with the caller's other
+   * writers, instead of a stash of the writer's own. */
+  pq_buf_stash *stash;
 } delta_write_extras;
 #define DELTA_WRITE_EXTRAS_INIT                                                                    \
-  { false, 0, NULL, NULL, NULL, false, NULL }
+  { false, 0, NULL, NULL, NULL, false, NULL, NULL }
 
 /* inlet_table_writer_open with @p extras (may be NULL; they replace the
  * public options' fields of the same meaning). */

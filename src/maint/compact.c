@@ -104,6 +104,7 @@ typedef struct compactor {
   delta_file_sink sink;   /* naming, options and stats of the output files (jobs copy it) */
   delta_constraints cons; /* owned: invariants and CHECK constraints rows must meet */
   util_pool *pool;        /* owned: o.threads > 1; runs the jobs, lent to their writers */
+  pq_buf_stash *stash;    /* owned: the output files' chunk buffers, file to file */
   /* owned: with a threaded pool over a storage whose reads spread over
    * threads: the handles that input files decoded ahead are read through */
   inlet_storage_handles *handles;
@@ -160,6 +161,7 @@ static void compactor_reset(compactor *c) {
   inlet_free(c->removed);
   delta_constraints_reset(&c->cons);
   util_pool_free(c->pool);
+  pq_buf_stash_free(c->stash); /* after the jobs: their files gave their buffers back */
 }
 
 /* ---- planning ------------------------------------------------------------------ */
@@ -1350,6 +1352,8 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
     c.table_col[d] = -1;
   delta_file_sink_init(&c.sink, delta_table_storage(table), &c.snap.metadata, &c.data_schema,
                        c.o.compression, c.rg_bytes);
+  TRY_GOTO(pq_buf_stash_new(&c.stash, PQ_BUF_STASH_MAX_BYTES, err));
+  c.sink.stash = c.stash;
   if (c.o.threads > 1) {
     /* The caller runs jobs while it waits for them: one of the threads. */
     TRY_GOTO(util_pool_new_beside(&c.pool, c.o.threads, err));

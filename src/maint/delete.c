@@ -100,7 +100,8 @@ typedef struct deleter {
   inlet_schema cdc_schema; /* owned: data_schema + _change_type */
   delta_file_sink sink;
   delta_file_sink cdc_sink;
-  touched *t; /* owned */
+  pq_buf_stash *stash; /* owned: both sinks' chunk buffers, file to file */
+  touched *t;          /* owned */
   int64_t n_t;
   char dv_z85[21];
   char *dv_path; /* owned: this attempt's DV file, once written */
@@ -696,6 +697,7 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   TRY(delta_rt_schema_add(&d->data_schema, &d->snap.protocol, &d->snap.metadata, &d->rt_cols, err));
   delta_file_sink_init(&d->sink, delta_table_storage(table), &d->snap.metadata, &d->data_schema,
                        d->o.compression, 0);
+  d->sink.stash = d->stash;
   if (d->cdf) {
     TRY(inlet_schema_copy(&d->cdc_schema, &d->data_schema, err));
     inlet_field ct;
@@ -707,6 +709,7 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
     TRY(inlet_schema_add_field(&d->cdc_schema, &ct, err));
     delta_file_sink_init(&d->cdc_sink, delta_table_storage(table), &d->snap.metadata,
                          &d->cdc_schema, d->o.compression, 0);
+    d->cdc_sink.stash = d->stash;
   }
   if (d->partition_only) {
     int64_t n = d->snap.n_files;
@@ -770,6 +773,7 @@ int inlet_table_delete(inlet_delete_result *out, inlet_table *table,
           "delete: a predicate (--where) is required");
   deleter d;
   memset(&d, 0, sizeof d);
+  TRY(pq_buf_stash_new(&d.stash, PQ_BUF_STASH_MAX_BYTES, err));
   d.table = table;
   d.o = *options;
   inlet_schema_init(&d.data_schema);
@@ -786,6 +790,7 @@ int inlet_table_delete(inlet_delete_result *out, inlet_table *table,
     attempt_reset(&d, rc < 0);
     if (rc != INLET_ECONFLICT) break;
   }
+  pq_buf_stash_free(d.stash); /* after attempt_reset: its files gave their buffers back */
   inlet_schema_reset(&d.data_schema);
   inlet_schema_reset(&d.cdc_schema);
   if (rc == INLET_ECONFLICT)

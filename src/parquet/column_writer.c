@@ -144,6 +144,7 @@ typedef struct pq_pending_page {
  * group and are let go at its end, so what they add is bounded by the row
  * group's size too. */
 #define PENDING_MAX 4
+_Static_assert(PQ_COLUMN_STASH_SLOTS == 1 + 2 * PENDING_MAX, "a stash slot per buffer");
 
 static int place_pending(pq_column_writer *cw, size_t n, inlet_error *err);
 
@@ -154,16 +155,21 @@ static void free_pending(pq_column_writer *cw) {
   for (size_t i = 0; i < cw->n_pending; i++)
     (void)util_group_wait_own(&cw->pending[(cw->first_pending + i) % PENDING_MAX].task, NULL);
   for (size_t i = 0; i < PENDING_MAX; i++) {
-    inlet_buf_reset(&cw->pending[i].body);
-    inlet_buf_reset(&cw->pending[i].out);
+    pq_buf_stash_give(cw->cfg->stash, cw->stash_slot + 1 + 2 * (int64_t)i, &cw->pending[i].body);
+    pq_buf_stash_give(cw->cfg->stash, cw->stash_slot + 2 + 2 * (int64_t)i, &cw->pending[i].out);
   }
   inlet_free(cw->pending);
   cw->pending = NULL;
   cw->n_pending = cw->first_pending = 0;
 }
 
+void pq_column_writer_take_buffers(pq_column_writer *cw) {
+  pq_buf_stash_take(cw->cfg->stash, cw->stash_slot, &cw->chunk);
+}
+
 void pq_column_writer_reset(pq_column_writer *cw) {
   if (!cw) return;
+  if (cw->cfg) pq_buf_stash_give(cw->cfg->stash, cw->stash_slot, &cw->chunk);
   if (cw->dict_ready) pq_dict_reset(&cw->dict);
   inlet_free(cw->page_valid);
   inlet_free(cw->page_idx);
@@ -517,6 +523,10 @@ static int emit_data_page(pq_column_writer *cw, inlet_buf *body, int32_t num_val
   if (!cw->pending) {
     cw->pending = inlet_calloc(PENDING_MAX, sizeof *cw->pending);
     if (!cw->pending) return nomem(cw, err);
+    for (size_t i = 0; i < PENDING_MAX; i++) {
+      pq_buf_stash_take(cw->cfg->stash, cw->stash_slot + 1 + 2 * (int64_t)i, &cw->pending[i].body);
+      pq_buf_stash_take(cw->cfg->stash, cw->stash_slot + 2 + 2 * (int64_t)i, &cw->pending[i].out);
+    }
   }
   TRY(add_span(cw, 0, 0, err));
   pq_pending_page *p = &cw->pending[(cw->first_pending + cw->n_pending) % PENDING_MAX];

@@ -24,6 +24,7 @@
 
 #include "inlet/batch.h"
 #include "inlet/error.h"
+#include "parquet/buf_stash.h"
 #include "parquet/encoding.h"
 #include "parquet/page_index.h"
 #include "parquet/pq_meta.h"
@@ -53,7 +54,12 @@ typedef struct pq_column_config {
   bool page_index;         /* collect the page index (page_index.h) */
   util_pool *pool;         /* borrowed, NULL: data pages are compressed on this
                               pool when it has threads (column_writer.c) */
+  pq_buf_stash *stash;     /* borrowed, NULL: where buffers are kept between uses */
 } pq_column_config;
+
+/* A column writer's slots in a stash (buf_stash.h), from its stash_slot on:
+ * its chunk, then a body and a compressed buffer per page in flight. */
+#define PQ_COLUMN_STASH_SLOTS 9
 
 struct pq_pending_page;
 
@@ -119,6 +125,7 @@ typedef struct pq_column_writer {
   /* Data pages being compressed on cfg->pool while the column goes on, a
    * ring in page order (column_writer.c "Pages compressed in parallel"). */
   struct pq_pending_page *pending; /* owned, PENDING_MAX slots; NULL until needed */
+  int64_t stash_slot;              /* its first slot in cfg->stash */
   size_t first_pending, n_pending;
 
   /* Scratch. */
@@ -130,7 +137,10 @@ typedef struct pq_column_writer {
 
 int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
                           const pq_column_config *cfg, inlet_error *err);
+/* Frees everything; the chunk's and pages' buffers go to cfg->stash. */
 void pq_column_writer_reset(pq_column_writer *cw);
+/* Takes the chunk's buffer from cfg->stash (after the stash changed). */
+void pq_column_writer_take_buffers(pq_column_writer *cw);
 
 /*
  * Appends rows [start, start + n) of @p a (laid out for desc->type).

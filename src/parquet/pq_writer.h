@@ -8,6 +8,7 @@
 
 #include "inlet/parquet.h"
 #include "storage/storage.h"
+#include "parquet/buf_stash.h"
 #include "util/pool.h"
 
 /* Like inlet_parquet_writer_open, but the file is created through @p st at
@@ -24,5 +25,11 @@ int pq_writer_open_storage(inlet_parquet_writer **out, inlet_storage *st, const 
  * must outlive the writer; NULL: the caller's thread) from now on. Ignored
  * by a writer that made its own pool from options.threads. */
 void pq_writer_set_pool(inlet_parquet_writer *w, util_pool *pool);
+
+/* The column writers of @p w take their buffers from @p stash now (call it
+ * right after opening; buf_stash.h) and give them back when they are done
+ * with them, instead of using a stash of the writer's own. @p stash is
+ * borrowed and must outlive the writer. */
+void pq_writer_set_stash(inlet_parquet_writer *w, pq_buf_stash *stash);
 
 #endif /* INLET_PQ_WRITER_H */

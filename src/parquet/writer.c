@@ -86,7 +86,8 @@ struct inlet_parquet_writer {
    * caller, so the bytes do not depend on it. */
   util_pool *pool; /* owned when own_pool, else borrowed (pq_writer_set_pool) */
   bool own_pool;
-  struct col_task *tasks; /* owned, n_cols: the arguments of the column tasks */
+  pq_buf_stash *own_stash; /* owned, until a stash is lent (pq_writer_set_stash) */
+  struct col_task *tasks;  /* owned, n_cols: the arguments of the column tasks */
 };
 
 /* One column's share of a slice (or of finishing a chunk). */
@@ -188,6 +189,7 @@ static void writer_destroy(inlet_parquet_writer *w) {
   inlet_free(w->index_locs);
   inlet_free(w->tasks);
   if (w->own_pool) util_pool_free(w->pool);
+  pq_buf_stash_free(w->own_stash); /* after the columns: they gave their buffers back */
   inlet_free(w->path);
   inlet_free(w);
 }
@@ -322,8 +324,13 @@ static int writer_open(inlet_parquet_writer **out, inlet_storage *st, const char
   }
   w->shred = inlet_calloc((size_t)w->n_cols, sizeof *w->shred);
   FAIL_GOTO(!w->shred, err, INLET_ENOMEM, "%s: out of memory", path);
+  /* The pages in flight of one row group keep their buffers for the next
+   * (a stash lent by pq_writer_set_stash replaces it). */
+  TRY_GOTO(pq_buf_stash_new(&w->own_stash, PQ_BUF_STASH_MAX_BYTES, err));
+  w->cfg.stash = w->own_stash;
   for (int32_t i = 0; i < w->n_cols; i++) {
     TRY_GOTO(pq_column_writer_init(&w->cols[i], &w->desc.columns[i], &w->cfg, err));
+    w->cols[i].stash_slot = (int64_t)i * PQ_COLUMN_STASH_SLOTS;
     if (w->cols[i].level_mode)
       TRY_GOTO(pq_shredder_init(&w->shred[i], &w->schema, i, w->desc.columns[i].max_def_level,
                                 w->desc.columns[i].path, err));
@@ -643,6 +650,17 @@ void pq_writer_set_pool(inlet_parquet_writer *w, util_pool *pool) {
   if (!w || w->own_pool) return;
   w->pool = pool;
   w->cfg.pool = pool;
+}
+
+void pq_writer_set_stash(inlet_parquet_writer *w, pq_buf_stash *stash) {
+  if (!w || !stash) return;
+  /* Right after opening, nothing has gone into the writer's own stash. */
+  w->cfg.stash = stash;
+  pq_buf_stash_free(w->own_stash);
+  w->own_stash = NULL;
+  if (w->cols)
+    for (int32_t i = 0; i < w->n_cols; i++)
+      pq_column_writer_take_buffers(&w->cols[i]);
 }
 
 const pq_stats *pq_writer_leaf_stats(const inlet_parquet_writer *w, int32_t leaf) {

@@ -138,7 +138,8 @@ typedef struct ingester {
   inlet_ingest_part_progress *part_prog; /* owned: progress.parts */
   int part_prog_cap;
   int64_t t0;
-  util_pool *pool; /* owned: o.threads > 1, lent to every batch's writer */
+  util_pool *pool;     /* owned: o.threads > 1, lent to every batch's writer */
+  pq_buf_stash *stash; /* owned: lent to every batch's writer, so files reuse chunk buffers */
 
   /* Converting ahead (threads > 1, NDJSON, a source with next_buffered;
    * ingest_ahead.c): item is the conversion of the record being processed
@@ -855,6 +856,7 @@ static int open_writer(ingester *g, inlet_error *err) {
   x.metrics_json = g->metrics;
   x.computes_generated_columns = true; /* fill_derived computes them */
   x.pool = g->pool;
+  x.stash = g->stash;
   /* A fixed count: APP#wm is written as -1 ("none") until a watermark exists. */
   x.n_txns = g->n_x;
   if (partitioned(g)) {
@@ -994,6 +996,7 @@ static int open_late_writer(ingester *g, inlet_error *err) {
     g->late_xnames[i] = g->n_late_pos[i];
   delta_write_extras x = DELTA_WRITE_EXTRAS_INIT;
   x.pool = g->pool;
+  x.stash = g->stash;
   x.n_txns = STREAM_POS_PARTS;
   x.txn_app_ids = g->late_xnames;
   x.txn_versions = g->late_xver;
@@ -1804,6 +1807,8 @@ static void ingester_free(ingester *g) {
   inlet_table_free(g->owned_table);
   util_pool_free(g->pool); /* after abandon(): no writer borrows it now */
   g->pool = NULL;
+  pq_buf_stash_free(g->stash);
+  g->stash = NULL;
 }
 
 /* The version -1 state whose commit creates the table, as inlet_table_create
@@ -1898,6 +1903,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   FAIL_IF(g->o.threads < 0, err, INLET_EINVAL, "ingest: threads must not be negative");
   /* The ingester's thread parses throughout: it is one of the threads. */
   if (g->o.threads > 1) TRY(util_pool_new_beside(&g->pool, g->o.threads, err));
+  TRY(pq_buf_stash_new(&g->stash, PQ_BUF_STASH_MAX_BYTES, err));
   if (g->o.strict) g->o.schema_evolution = INLET_SCHEMA_EVOLUTION_REJECT;
   FAIL_IF(g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_REJECT &&
               g->o.schema_evolution != INLET_SCHEMA_EVOLUTION_IGNORE &&
