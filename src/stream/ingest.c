@@ -141,7 +141,7 @@ typedef struct ingester {
   util_pool *pool;     /* owned: o.threads > 1, lent to every batch's writer */
   pq_buf_stash *stash; /* owned: lent to every batch's writer, so files reuse chunk buffers */
 
-  /* Converting ahead (threads > 1, NDJSON, a source with next_buffered;
+  /* Converting ahead (threads > 1, NDJSON or CSV, a source with next_buffered;
    * ingest_ahead.c): item is the conversion of the record being processed
    * (NULL: convert it here). Rows of scratch batch pend_part in
    * [pend_from, pend_to) are processed but not yet in the chunk (pend_kept
@@ -561,12 +561,9 @@ static int new_reader(ingester *g, const char *header, size_t len, inlet_error *
   memcpy(g->header, header, len);
   g->header[len] = '\n';
   g->header[len + 1] = '\0';
-  TRY(inlet_text_reader_open_memory(&g->reader, g->header, len + 1, &g->schema, &g->ropt, err));
-  inlet_batch tmp;
-  memset(&tmp, 0, sizeof tmp);
-  int rc = inlet_text_reader_next(g->reader, &tmp, err);
-  inlet_batch_reset(&tmp);
-  return rc;
+  /* The records converted ahead map through the header they follow. */
+  if (g->use_ahead) stream_ahead_schema_changed(&g->ahead);
+  return stream_text_reader_open(&g->reader, g->header, &g->schema, &g->ropt, err);
 }
 
 /* ---- dead letters --------------------------------------------------------------- */
@@ -2026,15 +2023,18 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
     so.load_ctx = g;
   }
   TRY(stream_source_open(&g->src, g->o.source, &so, err));
-  /* CSV records depend on the header before them; Kafka messages carry
-   * per-partition state. From AHEAD_MIN_THREADS on: at two threads the
-   * ingester's own work (reading, splitting, per-record decisions) and the
-   * chunk writer already fill two cores, and converting ahead added CPU but
-   * no speed (bench/RESULTS-ingest.md, "Parsing on the pool"). */
-  g->use_ahead = g->pool && g->o.threads >= AHEAD_MIN_THREADS && g->o.format == INLET_TEXT_NDJSON &&
+  /* NDJSON and CSV (whose records map through the header before them:
+   * ingest_ahead.c); Kafka messages carry per-partition state. From
+   * AHEAD_MIN_THREADS on: at two threads the ingester's own work (reading,
+   * splitting, per-record decisions) and the chunk writer already fill two
+   * cores, and converting ahead added CPU but no speed
+   * (bench/RESULTS-ingest.md, "Parsing on the pool"). */
+  g->use_ahead = g->pool && g->o.threads >= AHEAD_MIN_THREADS &&
+                 (g->o.format == INLET_TEXT_NDJSON || g->o.format == INLET_TEXT_CSV) &&
                  g->src->ops->next_buffered && !partitioned(g);
   if (g->use_ahead)
-    TRY(stream_ahead_init(&g->ahead, g->pool, &g->schema, &g->ropt, derive_ahead, g, err));
+    TRY(stream_ahead_init(&g->ahead, g->pool, &g->schema, &g->ropt,
+                          g->o.format == INLET_TEXT_CSV ? &g->header : NULL, derive_ahead, g, err));
   TRY(load_state(g, err));
   TRY(reposition(g, err));
   dl_remove_prefix(g, ".tmp-");

@@ -14,6 +14,12 @@
  * records one at a time in source order, deciding as it would have, and
  * moves the rows it keeps into its chunk in bulk.
  *
+ * CSV records map their cells through the header before them: the shares'
+ * readers have read the ingester's current header; when the ingester takes
+ * a new one it marks the readers stale (records converted past it go back
+ * to the ingester), and a header record ends the records read at once, so
+ * the records after it are converted with readers remade over it.
+ *
  * What the speculation cannot know is left to the ingester's own path,
  * which converts the record again itself: a record the conversion refused
  * (its error message, a type widening), one with unknown fields (schema
@@ -37,13 +43,14 @@
 static void settle(stream_ahead *a);
 
 int stream_ahead_init(stream_ahead *a, util_pool *pool, const inlet_schema *schema,
-                      const inlet_text_reader_options *ropt, stream_ahead_derive_fn derive,
-                      void *ctx, inlet_error *err) {
+                      const inlet_text_reader_options *ropt, char *const *csv_header,
+                      stream_ahead_derive_fn derive, void *ctx, inlet_error *err) {
   memset(a, 0, sizeof *a);
   a->pool = pool;
   a->n_parts = STREAM_AHEAD_SHARES;
   a->schema = schema;
   a->ropt = ropt;
+  a->csv_header = csv_header;
   a->derive = derive;
   a->derive_ctx = ctx;
   a->stale = true;
@@ -102,8 +109,9 @@ static int refresh(stream_ahead *a, inlet_error *err) {
     return 0;
   }
   free_parts(a);
+  const char *header = a->csv_header ? *a->csv_header : NULL;
   for (int p = 0; p < a->n_parts; p++) {
-    TRY(inlet_text_reader_open_memory(&a->rd[p], "", 0, a->schema, a->ropt, err));
+    TRY(stream_text_reader_open(&a->rd[p], header, a->schema, a->ropt, err));
     TRY(inlet_batch_init(&a->scratch[p], a->schema, err));
   }
   a->stale = false;
@@ -205,8 +213,13 @@ static int fill(stream_ahead *a, stream_source *s, const stream_record *first, i
   TRY(reserve(a, err));
   a->items[a->n++].rec = *first;
   size_t bytes = first->len;
-  /* Straight into the items: this loop is the ingester's own share. */
-  while (a->n < STREAM_AHEAD_RECORDS && bytes < STREAM_AHEAD_BYTES) {
+  /* Straight into the items: this loop is the ingester's own share. A CSV
+   * header (a rotated file's) ends the records read at once: those after
+   * it map through it, which the readers learn only once the ingester has
+   * taken it (stream_ahead_schema_changed, which would also send records
+   * converted past it back to the ingester: converting them is in vain). */
+  while (!a->items[a->n - 1].rec.header && a->n < STREAM_AHEAD_RECORDS &&
+         bytes < STREAM_AHEAD_BYTES) {
     TRY(reserve(a, err));
     stream_ahead_item *it = &a->items[a->n];
     if (s->ops->next_buffered(s, &it->rec) != STREAM_RECORD) break;

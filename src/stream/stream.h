@@ -495,6 +495,10 @@ typedef struct stream_ahead {
   int64_t *keep_cap;
   const inlet_schema *schema; /* borrowed (the ingester's) */
   const inlet_text_reader_options *ropt;
+  /* Borrowed: where the ingester keeps the CSV header its records map
+   * through (a line ending in '\n'; NULL: none, cells in schema order), or
+   * NULL for NDJSON. Read when the readers are remade. */
+  char *const *csv_header;
   stream_ahead_derive_fn derive;
   void *derive_ctx;
   bool stale; /* the schema changed: readers and scratch batches are remade */
@@ -512,11 +516,12 @@ typedef struct stream_ahead {
 #define STREAM_AHEAD_MIN 64
 
 int stream_ahead_init(stream_ahead *a, util_pool *pool, const inlet_schema *schema,
-                      const inlet_text_reader_options *ropt, stream_ahead_derive_fn derive,
-                      void *ctx, inlet_error *err);
+                      const inlet_text_reader_options *ropt, char *const *csv_header,
+                      stream_ahead_derive_fn derive, void *ctx, inlet_error *err);
 void stream_ahead_free(stream_ahead *a);
-/* The schema (or reader options) changed: converted records not taken yet
- * are converted by the ingester, and the next ones in the new schema. */
+/* The schema, the reader options or the CSV header changed: converted
+ * records not taken yet are converted by the ingester, and the next ones
+ * with the new readers. */
 void stream_ahead_schema_changed(stream_ahead *a);
 /* Forgets the records not taken yet (the source was repositioned). */
 void stream_ahead_drop(stream_ahead *a);
@@ -533,5 +538,13 @@ int64_t stream_ahead_unread_bytes(const stream_ahead *a, const stream_pos *last)
  * so rows the ingester still needs from them must have been moved first. */
 int stream_ahead_next(stream_ahead *a, stream_source *s, stream_record *rec,
                       const stream_ahead_item **item, int64_t wait_ms, inlet_error *err);
+
+/* A reader of single records (inlet_text_reader_append) in @p schema; for
+ * CSV with @p csv_header (a line ending in '\n', NULL: cells in schema
+ * order) read, so that cells map through it. *@p out is the caller's to
+ * free even when reading the header failed. */
+int stream_text_reader_open(inlet_text_reader **out, const char *csv_header,
+                            const inlet_schema *schema, const inlet_text_reader_options *ropt,
+                            inlet_error *err);
 
 #endif /* INLET_STREAM_H */

@@ -157,3 +157,17 @@ int64_t inlet_watermark_split(uint8_t *selection, const inlet_batch *batch, cons
   }
   return n;
 }
+
+int stream_text_reader_open(inlet_text_reader **out, const char *csv_header,
+                            const inlet_schema *schema, const inlet_text_reader_options *ropt,
+                            inlet_error *err) {
+  *out = NULL;
+  if (!csv_header) return inlet_text_reader_open_memory(out, "", 0, schema, ropt, err);
+  TRY(inlet_text_reader_open_memory(out, csv_header, strlen(csv_header), schema, ropt, err));
+  /* Reading the header is what maps the cells of the records after it. */
+  inlet_batch tmp;
+  memset(&tmp, 0, sizeof tmp);
+  int rc = inlet_text_reader_next(*out, &tmp, err);
+  inlet_batch_reset(&tmp);
+  return rc;
+}
