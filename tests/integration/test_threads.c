@@ -1149,7 +1149,10 @@ static int write_csv_rows(const char *path, const char *cols, int first, int n, 
   for (int i = first; i < first + n; i++, records++) {
     char id[32], kind[32], amount[32], note[96], ts[48], extra[32];
     snprintf(id, sizeof id, "%d", i);
-    snprintf(kind, sizeof kind, i % 7 == 3 ? "" : "k%d", i % 5);
+    if (i % 7 == 3)
+      kind[0] = '\0'; /* an empty cell: null */
+    else
+      snprintf(kind, sizeof kind, "k%d", i % 5);
     if (i % 401 == 9)
       snprintf(amount, sizeof amount, "abc%d", i);
     else
