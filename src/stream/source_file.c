@@ -76,8 +76,11 @@ typedef struct file_src {
   char *path; /* owned; NULL for stdin */
   int fd;     /* -1 when none */
   int64_t inode;
-  int64_t file_off; /* file offset of buf[0] */
-  char *buf;        /* owned */
+  int64_t file_off; /* file offset of buf[0] (stdin: bytes consumed before it) */
+  /* The descriptor's offset where file_off is 0: 0 for a path, where a
+   * file redirected to stdin stood when the source opened. */
+  int64_t fd_base;
+  char *buf; /* owned */
   size_t cap, start, end, scan;
   text_csv_state csv_state; /* CSV record splitting state at scan */
   bool eof_seen;            /* read() returned 0 on this descriptor */
@@ -204,7 +207,7 @@ static void ra_start(file_src *f) {
     ra->cap = f->cap;
   }
   ra->fd = f->fd;
-  ra->off = f->file_off + (int64_t)f->end;
+  ra->off = f->fd_base + f->file_off + (int64_t)f->end;
   ra->got = 0;
   ra->pending = true;
   util_group_init(&ra->grp, f->o.pool);
@@ -219,8 +222,9 @@ static bool ra_take(file_src *f) {
   ra_wait(f, true);
   size_t left = f->end - f->start;
   int64_t at = f->file_off + (int64_t)f->start; /* offset of the unfinished record */
-  bool usable = ra->got > 0 && ra->fd == f->fd && ra->off == f->file_off + (int64_t)f->end &&
-                left <= RA_ROOM && at >= (int64_t)(RA_ROOM - left);
+  bool usable = ra->got > 0 && ra->fd == f->fd &&
+                ra->off == f->fd_base + f->file_off + (int64_t)f->end && left <= RA_ROOM &&
+                at >= (int64_t)(RA_ROOM - left);
   if (!usable) {
     ra->got = 0;
     return false;
@@ -878,6 +882,15 @@ int stream_file_open(stream_source **out, const char *path, bool is_stdin,
   if (is_stdin) {
     f->fd = 0;
     f->need_header = o->format == INLET_TEXT_CSV;
+    /* A file redirected to stdin (`< events.ndjson`) is read ahead like a
+     * path's, from where its offset stood: a shell may have read part of it
+     * before. Pipes and terminals are read as they come. */
+    struct stat st;
+    off_t at = lseek(0, 0, SEEK_CUR);
+    if (at >= 0 && fstat(0, &st) == 0 && S_ISREG(st.st_mode)) {
+      f->regular = true;
+      f->fd_base = (int64_t)at;
+    }
   } else {
     f->path = inlet_strdup(path);
     if (!f->path) {

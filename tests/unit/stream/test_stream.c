@@ -6,6 +6,7 @@
  */
 #include "testutil.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -620,6 +621,93 @@ static stream_source *open_pooled(const char *path, inlet_text_format fmt, bool 
   return open_file_pool(path, fmt, follow, max_rec, !follow, pool);
 }
 
+/* What a stdin source reads: each record's bytes (a checksum), offset,
+ * byte count, flags and position, in order. */
+typedef struct rec_digest {
+  uint64_t sum;
+  int64_t len, offset, bytes, pos1;
+  bool oversize, valid;
+} rec_digest;
+
+static int64_t read_stdin_digests(util_pool *pool, rec_digest *out, int64_t cap,
+                                  int64_t *read_ahead) {
+  stream_source_options o = {.format = INLET_TEXT_NDJSON,
+                             .max_record_bytes = 20000,
+                             .poll_ms = 10,
+                             .final = true,
+                             .pool = pool};
+  stream_source *s = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(stream_file_open(&s, NULL, true, &o, &err), 0);
+  inlet_buf warn = INLET_BUF_INIT;
+  stream_pos start = {false, {0, 0, 0}};
+  assert_int_equal(s->ops->seek(s, &start, &warn, &err), 0);
+  inlet_buf_reset(&warn);
+  int64_t n = 0;
+  stream_record r;
+  int rc;
+  while ((rc = s->ops->next(s, &r, 0, &err)) == STREAM_RECORD) {
+    assert_true(n < cap);
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < r.len; i++)
+      h = (h ^ (uint8_t)r.data[i]) * 1099511628211u;
+    out[n++] =
+        (rec_digest){h, (int64_t)r.len, r.offset, r.bytes, r.pos.p[1], r.oversize, r.pos.valid};
+  }
+  assert_true(rc == STREAM_END || rc == STREAM_NONE);
+  *read_ahead = s->bytes_read_ahead;
+  s->ops->free(s);
+  return n;
+}
+
+/* A file redirected to stdin is read ahead on a pool like a path, from
+ * where its offset stood (here mid-record, as after a shell read part of
+ * it): the records, offsets and positions are those read without a pool. */
+static void test_file__stdin_from_a_file_reads_ahead_alike(void **state) {
+  (void)state;
+  util_pool *pool = NULL;
+  assert_int_equal(util_pool_new(&pool, 2, NULL), 0);
+  int64_t size = write_varied("stdin.ndjson", INLET_TEXT_NDJSON, 14, 11u, false, 20000);
+  int saved = dup(0);
+  assert_true(saved >= 0);
+  int fd = open("stdin.ndjson", O_RDONLY);
+  assert_true(fd >= 0);
+  assert_int_equal(dup2(fd, 0), 0);
+  close(fd);
+  enum { CAP = 200000 };
+  rec_digest *a = calloc(CAP, sizeof *a), *b = calloc(CAP, sizeof *b);
+  assert_non_null(a);
+  assert_non_null(b);
+  const off_t base = 123457;
+  int64_t ra_a = 0, ra_b = 0;
+  assert_int_equal(lseek(0, base, SEEK_SET), base);
+  int64_t na = read_stdin_digests(NULL, a, CAP, &ra_a);
+  assert_int_equal(lseek(0, 0, SEEK_CUR), size); /* read to the end */
+  assert_int_equal(lseek(0, base, SEEK_SET), base);
+  int64_t nb = read_stdin_digests(pool, b, CAP, &ra_b);
+  assert_int_equal(lseek(0, 0, SEEK_CUR), size); /* where read() would have left it */
+  assert_int_equal(dup2(saved, 0), 0);
+  close(saved);
+  assert_true(na > 5000);
+  assert_int_equal(na, nb);
+  for (int64_t i = 0; i < na; i++) {
+    assert_int_equal(a[i].sum, b[i].sum);
+    assert_int_equal(a[i].len, b[i].len);
+    assert_int_equal(a[i].offset, b[i].offset);
+    assert_int_equal(a[i].bytes, b[i].bytes);
+    assert_int_equal(a[i].pos1, b[i].pos1);
+    assert_int_equal(a[i].oversize, b[i].oversize);
+    assert_int_equal(a[i].valid, b[i].valid);
+  }
+  assert_int_equal(ra_a, 0);
+  print_message("stdin: %lld of %lld bytes read ahead\n", (long long)ra_b, (long long)size);
+  assert_true(ra_b > (size - base) / 3);
+  free(a);
+  free(b);
+  unlink("stdin.ndjson");
+  util_pool_free(pool);
+}
+
 /* With a pool, a regular file's next piece is read on it while the records
  * before are handed out: the records, offsets, positions, oversize and
  * blank-line handling, CSV records over several lines, what a followed file
@@ -1189,6 +1277,7 @@ int main(void) {
       cmocka_unit_test(test_file__replaced_by_superset_resumes_at_offset),
       cmocka_unit_test(test_file__replaced_by_superset_while_following),
       cmocka_unit_test(test_file__read_ahead_reads_what_one_thread_reads),
+      cmocka_unit_test(test_file__stdin_from_a_file_reads_ahead_alike),
       cmocka_unit_test(test_redis__gap_judgement),
       cmocka_unit_test(test_pos__default_app_id_ignores_spelling),
   };
