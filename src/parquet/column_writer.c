@@ -142,7 +142,8 @@ typedef struct pq_pending_page {
  * busy while the columns go on encoding, few enough that the uncompressed
  * pages held stay a handful per column. They are pages of the open row
  * group and are let go at its end, so what they add is bounded by the row
- * group's size too. */
+ * group's size too; their buffers then wait in the writer's stash for the
+ * next row group (buf_stash.h: bounded in all). */
 #define PENDING_MAX 4
 _Static_assert(PQ_COLUMN_STASH_SLOTS == 1 + 2 * PENDING_MAX, "a stash slot per buffer");
 
@@ -1302,7 +1303,8 @@ int pq_column_writer_finish_chunk(pq_column_writer *cw, inlet_error *err) {
   int rc = end_call(cw, finish_chunk(cw, err), err);
   if (rc == 0) rc = place_pending(cw, cw->n_pending, err);
   /* The slots are let go with the chunk: what a column keeps between row
-   * groups is one thread's. */
+   * groups is one thread's (their buffers go to the stash, which bounds
+   * what it keeps). */
   free_pending(cw);
   return rc;
 }
