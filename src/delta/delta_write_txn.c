@@ -85,6 +85,15 @@ int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error 
   return rc;
 }
 
+int delta_data_file_write_pages(delta_data_file *f, const inlet_batch *b, const pq_raw_chunk *raw,
+                                inlet_error *err) {
+  /* Variant columns are re-encoded for the file: nothing there to copy. */
+  if (!raw || delta_variant_schema_has(&b->schema)) return delta_data_file_write(f, b, err);
+  int rc = pq_writer_write_pages(f->pw, b, raw, err);
+  if (rc == 0) rc = delta_stats_count(f->stats, b, err);
+  return rc;
+}
+
 int delta_data_file_close(delta_file_sink *s, delta_data_file *f, const char *dir,
                           inlet_error *err) {
   if (!f->pw) return 0;

@@ -54,6 +54,11 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
  * writer's, taken at close). A variant column may come as JSON text
  * (encoded here) or already in its data-file form (copied as it is). */
 int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err);
+/* delta_data_file_write with the pages a rewrite read its rows from
+ * (pq_writer_write_pages: @p raw per field of @p b, or NULL),
+ * copied where they fit. */
+int delta_data_file_write_pages(delta_data_file *f, const inlet_batch *b, const pq_raw_chunk *raw,
+                                inlet_error *err);
 /* Completes the file (fsynced), takes its stats from the Parquet writer,
  * and syncs its directory @p dir into the table (the root itself is synced
  * by delta_write_commit's caller once). */

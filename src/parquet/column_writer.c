@@ -958,6 +958,24 @@ int64_t pq_column_writer_estimate(const pq_column_writer *cw) {
   return est;
 }
 
+/* Folds non-null values (physical, as the encoders take them) into the
+ * page's statistics. @return 0 or INLET_ENOMEM. */
+static int page_stats_update(pq_column_writer *cw, const int32_t *offsets, const void *vals,
+                             const uint8_t *valid, int64_t s, int64_t n) {
+  pq_stats *st = &cw->page_stats;
+  switch (cw->desc->physical_type) {
+  case PQ_BOOLEAN: pq_stats_update_bool(st, vals, valid, s, (size_t)n); return 0;
+  case PQ_INT32: pq_stats_update_i32(st, vals, valid, s, (size_t)n); return 0;
+  case PQ_INT64: pq_stats_update_i64(st, vals, valid, s, (size_t)n); return 0;
+  case PQ_FLOAT: pq_stats_update_float(st, vals, valid, s, (size_t)n); return 0;
+  case PQ_DOUBLE: pq_stats_update_double(st, vals, valid, s, (size_t)n); return 0;
+  case PQ_BYTE_ARRAY: return pq_stats_update_binary(st, offsets, vals, valid, s, (size_t)n);
+  case PQ_FIXED_LEN_BYTE_ARRAY:
+    return pq_stats_update_fixed(st, vals, (size_t)cw->value_width, valid, s, (size_t)n);
+  default: return 0;
+  }
+}
+
 static int put_values(pq_column_writer *cw, const inlet_array *a, const void *vals,
                       const uint8_t *valid, int64_t s, int64_t n, inlet_error *err);
 
@@ -1041,41 +1059,24 @@ static int put_values(pq_column_writer *cw, const inlet_array *a, const void *va
     return 0;
   }
 
-  pq_stats *st = &cw->page_stats;
   int rc = 0;
   switch (d->physical_type) {
-  case PQ_BOOLEAN:
-    rc = pq_bool_encoder_put(&cw->bool_enc, vals, valid, s, (size_t)n);
-    pq_stats_update_bool(st, vals, valid, s, (size_t)n);
-    break;
+  case PQ_BOOLEAN: rc = pq_bool_encoder_put(&cw->bool_enc, vals, valid, s, (size_t)n); break;
   case PQ_INT32:
-    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
-    pq_stats_update_i32(st, vals, valid, s, (size_t)n);
-    break;
+  case PQ_FLOAT: rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n); break;
   case PQ_INT64:
-    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
-    pq_stats_update_i64(st, vals, valid, s, (size_t)n);
-    break;
-  case PQ_FLOAT:
-    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 4, valid, s, (size_t)n);
-    pq_stats_update_float(st, vals, valid, s, (size_t)n);
-    break;
-  case PQ_DOUBLE:
-    rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n);
-    pq_stats_update_double(st, vals, valid, s, (size_t)n);
-    break;
+  case PQ_DOUBLE: rc = pq_plain_encode_fixed(&cw->page_plain, vals, 8, valid, s, (size_t)n); break;
   case PQ_BYTE_ARRAY:
     rc = pq_plain_encode_binary(&cw->page_plain, offsets, vals, valid, s, (size_t)n);
-    if (rc == 0) rc = pq_stats_update_binary(st, offsets, vals, valid, s, (size_t)n);
     break;
   case PQ_FIXED_LEN_BYTE_ARRAY:
     rc = pq_plain_encode_fixed(&cw->page_plain, vals, (size_t)cw->value_width, valid, s, (size_t)n);
-    if (rc == 0) rc = pq_stats_update_fixed(st, vals, (size_t)cw->value_width, valid, s, (size_t)n);
     break;
   default:
     return inlet_fail(err, INLET_EUNSUPPORTED, "column \"%s\": cannot write %s", d->path,
                       pq_type_name(d->physical_type));
   }
+  if (rc == 0) rc = page_stats_update(cw, offsets, vals, valid, s, n);
   if (rc < 0) return nomem(cw, err);
   return 0;
 }
@@ -1179,6 +1180,98 @@ static int write_flat(pq_column_writer *cw, const inlet_array *a, int64_t start,
 int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
                            inlet_error *err) {
   return end_call(cw, write_flat(cw, a, start, n, err), err);
+}
+
+/* ---- pages copied (raw_pages.h) ---------------------------------------- */
+
+/* A page's encoding is one this column would write itself: PLAIN unless
+ * DELTA_BINARY_PACKED or BYTE_STREAM_SPLIT was asked for, and those only
+ * where they were (or may be, under AUTO). */
+static bool copy_encoding_ok(const pq_column_writer *cw, int32_t enc) {
+  switch (enc) {
+  case PQ_ENC_PLAIN: return !cw->delta && !cw->split;
+  case PQ_ENC_DELTA_BINARY_PACKED: return cw->delta || cw->auto_delta;
+  case PQ_ENC_BYTE_STREAM_SPLIT: return cw->split;
+  default: return false;
+  }
+}
+
+bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *raw, int64_t n) {
+  const pq_column_desc *d = cw->desc;
+  if (!raw || !raw->valid || cw->level_mode || raw->rows != n) return false;
+  if (raw->codec != cw->cfg->codec || raw->physical_type != d->physical_type ||
+      raw->type_length != d->type_length || raw->max_def_level != d->max_def_level ||
+      d->max_rep_level != 0 || raw->converted_type != d->converted_type || raw->conv != d->conv ||
+      raw->scale_factor != d->scale_factor)
+    return false;
+  for (int32_t i = 0; i < raw->n_pages; i++)
+    if (!copy_encoding_ok(cw, raw->pages[i].encoding)) return false;
+  return true;
+}
+
+static int copy_pages(pq_column_writer *cw, const inlet_array *a, int64_t start,
+                      const pq_raw_chunk *raw, inlet_error *err) {
+  /* The page being filled ends first; the rest of the chunk is PLAIN (a
+   * dictionary already used keeps its pages, as after a fallback). */
+  if (cw->use_dict && !cw->dict_decided && cw->n_dict_pages_data == 0 && cw->page_idx_n > 0 &&
+      !dict_pays_off(cw))
+    TRY(abandon_dict(cw, err));
+  TRY(flush_page(cw, err));
+  cw->use_dict = false;
+  cw->dict_decided = true;
+  int64_t row = start;
+  for (int32_t i = 0; i < raw->n_pages; i++) {
+    const pq_raw_page *pg = &raw->pages[i];
+    int64_t n = pg->num_values;
+    /* Statistics from the values the page decoded to, as if encoded. */
+    if (n > 0) {
+      const void *vals;
+      const uint8_t *valid;
+      int64_t s;
+      TRY(physical_values(cw, a, row, n, &vals, &valid, &s, err));
+      int64_t nulls = valid ? n - (int64_t)pq_count_bits(valid, s, (size_t)n) : 0;
+      if (nulls && !is_optional(cw))
+        return inlet_fail(err, INLET_EINVAL, "%s: column \"%s\" is required but has nulls",
+                          cw->cfg->file_name ? cw->cfg->file_name : "parquet writer",
+                          cw->desc->path);
+      pq_stats_count(&cw->page_stats, n, nulls);
+      if (nulls < n && page_stats_update(cw, a->offsets, vals, valid, s, n) < 0)
+        return nomem(cw, err);
+    }
+    inlet_buf *out = &cw->chunk;
+    if (inlet_buf_reserve(out, HEADER_GAP + (size_t)pg->len) < 0) return nomem(cw, err);
+    size_t hdr_slot = out->len;
+    out->len += HEADER_GAP;
+    size_t payload_pos = out->len;
+    inlet_buf_append(out, raw->bodies.data + pg->off, (size_t)pg->len);
+    size_t off, len;
+    TRY(page_header(cw, PQ_PAGE_DATA, (size_t)pg->uncompressed, (size_t)pg->len, pg->num_values,
+                    pg->encoding, out, hdr_slot, payload_pos, &cw->chunk_uncompressed, &off, &len,
+                    err));
+    TRY(add_span(cw, (int64_t)off, (int64_t)len, err));
+    cw->chunk_encoded += pg->uncompressed;
+    cw->chunk_values += n;
+    cw->chunk_rows += n;
+    switch (pg->encoding) {
+    case PQ_ENC_DELTA_BINARY_PACKED: cw->n_delta_pages++; break;
+    case PQ_ENC_BYTE_STREAM_SPLIT: cw->n_split_pages++; break;
+    default: cw->n_plain_pages++; break;
+    }
+    cw->pages_copied++;
+    if (cw->cfg->page_index)
+      TRY(pq_page_index_builder_add(&cw->pib, cw->page_first_row, (int64_t)len, &cw->page_stats,
+                                    cw->cfg->statistics_truncate, is_utf8(cw->desc), err));
+    if (pq_stats_merge(&cw->chunk_stats, &cw->page_stats) < 0) return nomem(cw, err);
+    pq_stats_clear(&cw->page_stats);
+    cw->page_first_row = cw->chunk_rows;
+    row += n;
+  }
+  return 0;
+}
+
+int pq_column_writer_copy_pages(pq_column_writer *cw, const inlet_array *a, int64_t start,
+                                const pq_raw_chunk *raw, inlet_error *err) {
+  return end_call(cw, copy_pages(cw, a, start, raw, err), err);
 }
 
 static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {

@@ -29,6 +29,7 @@
 #include "parquet/page_index.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
+#include "parquet/raw_pages.h"
 #include "parquet/stats.h"
 #include "storage/storage.h"
 #include "util/buf.h"
@@ -108,6 +109,7 @@ typedef struct pq_column_writer {
   bool auto_delta;            /* INT32/INT64 under AUTO: PLAIN pages may become DELTA */
   bool split;                 /* FLOAT/DOUBLE: PLAIN pages go BYTE_STREAM_SPLIT */
   int32_t n_split_pages;      /* data pages BYTE_STREAM_SPLIT */
+  int64_t pages_copied;       /* data pages copied (copy_pages), over the writer's life */
   int64_t dict_page_uncompressed;
   pq_stats page_stats;         /* owned; the current page (merged into chunk_stats when it ends) */
   pq_stats chunk_stats;        /* owned; pages ended so far */
@@ -150,6 +152,21 @@ void pq_column_writer_take_buffers(pq_column_writer *cw);
  */
 int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t start, int64_t n,
                            inlet_error *err);
+
+/* True when the pages of @p raw (raw_pages.h) can stand as this column's
+ * pages for the @p n rows they hold: a flat column whose codec, physical
+ * layout and page encodings are theirs. */
+bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *raw, int64_t n);
+/*
+ * Appends rows [start, start + raw->rows) of @p a, which the pages of
+ * @p raw decode to, as those pages: each page's compressed body under a
+ * header of this writer's, its statistics and page index entry taken from
+ * the values; the page being filled ends before them and the chunk's later
+ * values are PLAIN. The caller checked pq_column_writer_can_copy.
+ * @return as pq_column_writer_write.
+ */
+int pq_column_writer_copy_pages(pq_column_writer *cw, const inlet_array *a, int64_t start,
+                                const pq_raw_chunk *raw, inlet_error *err);
 
 /*
  * Level-based append for nested leaves (path longer than one, max

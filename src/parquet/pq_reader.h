@@ -9,6 +9,7 @@
 #define INLET_PQ_READER_H
 
 #include "inlet/parquet.h"
+#include "parquet/raw_pages.h"
 #include "storage/storage.h"
 #include "util/pool.h"
 
@@ -47,6 +48,12 @@ int pq_reader_clone(inlet_parquet_reader **out, const inlet_parquet_reader *src,
 int pq_reader_read_row_group_parts(inlet_parquet_reader *r, inlet_parquet_reader *const *parts,
                                    int32_t n_parts, util_pool *pool, int32_t rg, inlet_batch *out,
                                    inlet_error *err);
+
+/* From now on the whole row groups @p r reads (read_row_group, and
+ * read_row_group_parts) keep each projected flat column's compressed pages
+ * in @p raw[i] (n_proj entries, the caller's) when they qualify
+ * (raw_pages.h); a NULL @p raw stops it. Nested reads capture nothing. */
+void pq_reader_capture_pages(inlet_parquet_reader *r, pq_raw_chunk *raw);
 
 /* True when @p r reads its columns through the nested (record-shredding)
  * path: inlet_parquet_reader_read_rows then refuses row ranges, and a caller

@@ -9,6 +9,7 @@
 #include "inlet/parquet.h"
 #include "storage/storage.h"
 #include "parquet/buf_stash.h"
+#include "parquet/raw_pages.h"
 #include "util/pool.h"
 
 /* Like inlet_parquet_writer_open, but the file is created through @p st at
@@ -31,5 +32,19 @@ void pq_writer_set_pool(inlet_parquet_writer *w, util_pool *pool);
  * with them, instead of using a stash of the writer's own. @p stash is
  * borrowed and must outlive the writer. */
 void pq_writer_set_stash(inlet_parquet_writer *w, pq_buf_stash *stash);
+
+/*
+ * inlet_parquet_writer_write, except that a column whose @p raw entry (one
+ * per batch field; @p raw may be NULL) is a valid capture of the pages its
+ * rows were decoded from takes those pages as they are
+ * (pq_column_writer_copy_pages) instead of encoding the values again. Such
+ * a batch goes whole into the current row group (which it may take past
+ * the byte target; never past a row limit: then every column encodes).
+ * The file reads back to the same rows either way.
+ */
+int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
+                          const pq_raw_chunk *raw, inlet_error *err);
+/* Data pages copied so far by pq_writer_write_pages (tests, benchmarks). */
+int64_t pq_writer_pages_copied(const inlet_parquet_writer *w);
 
 #endif /* INLET_PQ_WRITER_H */

@@ -554,7 +554,7 @@ done:
 }
 
 static int read_flat_rows(inlet_parquet_reader *r, int32_t rg, int32_t c, const int64_t *ranges,
-                          int32_t n_ranges, inlet_array *out, inlet_error *err) {
+                          int32_t n_ranges, inlet_array *out, pq_raw_chunk *raw, inlet_error *err) {
   const pq_row_group *g = &r->meta.row_groups[rg];
   const pq_column_meta *cm = &g->columns[c].meta_data;
   if (g->num_rows == 0 && cm->num_values == 0) return 0;
@@ -566,13 +566,26 @@ static int read_flat_rows(inlet_parquet_reader *r, int32_t rg, int32_t c, const 
   size_t len = 0, slack = 0;
   TRY(load_chunk(r, rg, c, true, &len, &slack, err));
   pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack};
-  return pq_column_read_chunk_rows(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, ranges, n_ranges,
-                                   out, err);
+  TRY(pq_column_read_chunk_rows(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, ranges, n_ranges, out,
+                                err));
+  /* Only what was just decoded whole, up to the declared size. */
+  if (raw && !ranges)
+    TRY(pq_raw_chunk_capture(raw, &r->sd.columns[c], cm, r->chunk, len - slack, g->num_rows, err));
+  return 0;
 }
 
 static int read_flat(inlet_parquet_reader *r, int32_t rg, int32_t c, inlet_array *out,
-                     inlet_error *err) {
-  return read_flat_rows(r, rg, c, NULL, 0, out, err);
+                     pq_raw_chunk *raw, inlet_error *err) {
+  return read_flat_rows(r, rg, c, NULL, 0, out, raw, err);
+}
+
+/* Where the pages of projected field @p i go, if anywhere. */
+static pq_raw_chunk *capture_of(const inlet_parquet_reader *r, int32_t i) {
+  return r->capture && !r->nested_mode ? &r->capture[i] : NULL;
+}
+
+void pq_reader_capture_pages(inlet_parquet_reader *r, pq_raw_chunk *raw) {
+  if (r) r->capture = raw;
 }
 
 /* Every leaf of nested top-level field @p f into @p out. */
@@ -583,7 +596,7 @@ static int read_nested(inlet_parquet_reader *r, int32_t rg, int32_t f, inlet_arr
     const pq_leaf_plan *plan = &r->nested.plans[c];
     if (plan->field != f) continue;
     const pq_column_desc *desc = &r->sd.columns[c];
-    if (plan->n_steps == 1 && desc->max_rep_level == 0) return read_flat(r, rg, c, out, err);
+    if (plan->n_steps == 1 && desc->max_rep_level == 0) return read_flat(r, rg, c, out, NULL, err);
     const pq_column_meta *cm = &g->columns[c].meta_data;
     if (g->num_rows == 0 && cm->num_values == 0) continue;
     size_t len = 0, slack = 0;
@@ -617,6 +630,8 @@ static int row_group_begin(inlet_parquet_reader *r, int32_t rg, inlet_batch *out
     return inlet_fail(err, INLET_EINVAL, "%s: row group %d out of range (%d row groups)", r->name,
                       rg, r->meta.n_row_groups);
   TRY(check_decoded_size(r, rg, r->meta.row_groups[rg].num_rows, err));
+  for (int32_t i = 0; r->capture && i < r->n_proj; i++)
+    r->capture[i].valid = false;
   return prepare_batch(r, out, err);
 }
 
@@ -629,7 +644,8 @@ int inlet_parquet_reader_read_row_group(inlet_parquet_reader *r, int32_t rg, inl
     if (r->nested_mode)
       TRY_GOTO(read_nested(r, rg, r->proj[i], &out->columns[i], &out->schema.fields[i], err));
     else
-      TRY_GOTO(read_flat(r, rg, r->field_column[r->proj[i]], &out->columns[i], err));
+      TRY_GOTO(
+          read_flat(r, rg, r->field_column[r->proj[i]], &out->columns[i], capture_of(r, i), err));
   }
   out->num_rows = g->num_rows;
   return 0;
@@ -655,7 +671,8 @@ static int read_fields_part(void *arg, inlet_error *err) {
       TRY(read_nested(t->part, t->rg, r->proj[i], &t->out->columns[i], &t->out->schema.fields[i],
                       err));
     else
-      TRY(read_flat(t->part, t->rg, r->field_column[r->proj[i]], &t->out->columns[i], err));
+      TRY(read_flat(t->part, t->rg, r->field_column[r->proj[i]], &t->out->columns[i],
+                    capture_of(r, i), err));
   }
   return 0;
 }
@@ -720,12 +737,14 @@ int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg, const in
                       "not supported",
                       r->name);
   TRY(check_decoded_size(r, rg, want, err));
+  for (int32_t i = 0; r->capture && i < r->n_proj; i++)
+    r->capture[i].valid = false; /* ranges capture nothing */
   TRY(prepare_batch(r, out, err));
   if (n_ranges == 0) return 0; /* no rows asked for: an empty batch */
   int rc = 0;
   for (int32_t i = 0; i < r->n_proj; i++) {
     int32_t c = r->field_column[r->proj[i]];
-    TRY_GOTO(read_flat_rows(r, rg, c, ranges, n_ranges, &out->columns[i], err));
+    TRY_GOTO(read_flat_rows(r, rg, c, ranges, n_ranges, &out->columns[i], NULL, err));
     /* Every column must deliver the same rows, page boundaries or not. */
     FAIL_GOTO(g->num_rows > 0 && out->columns[i].length != want, err, INLET_ECORRUPT,
               "%s column \"%s\" row group %d: %lld of %lld selected rows decoded", r->name,

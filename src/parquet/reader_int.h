@@ -12,6 +12,7 @@
 #include "parquet/page_index.h"
 #include "parquet/pq_meta.h"
 #include "parquet/pq_schema.h"
+#include "parquet/raw_pages.h"
 #include "storage/storage.h"
 
 struct inlet_parquet_reader {
@@ -27,6 +28,7 @@ struct inlet_parquet_reader {
   int32_t *proj;         /* owned: projected top-level fields */
   int32_t n_proj;
   inlet_schema proj_schema; /* owned: the schema of read batches */
+  pq_raw_chunk *capture;    /* borrowed, n_proj entries or NULL: pq_reader_capture_pages */
   uint8_t *chunk;           /* owned: the current column chunk's bytes */
   size_t chunk_cap;
   int64_t bytes_read;     /* of column chunks, over the reader's life */

@@ -96,6 +96,7 @@ typedef struct col_task {
   int32_t col;
   const inlet_batch *batch; /* NULL: finish the chunk */
   int64_t start, n;
+  const pq_raw_chunk *raw; /* NULL, or per batch field: pages to copy (whole batch) */
 } col_task;
 
 int inlet_compression_parse(inlet_compression *out, const char *name, inlet_error *err) {
@@ -422,9 +423,15 @@ static int write_page_index(inlet_parquet_writer *w, inlet_error *err) {
 /* Appends rows [start, start + n) of @p batch to column @p i, or with a
  * NULL batch ends its chunk (the last page is encoded and compressed). */
 static int column_step(inlet_parquet_writer *w, int32_t i, const inlet_batch *batch, int64_t start,
-                       int64_t n, inlet_error *err) {
+                       int64_t n, const pq_raw_chunk *raw, inlet_error *err) {
   if (!batch) return pq_column_writer_finish_chunk(&w->cols[i], err);
   const inlet_array *top = &batch->columns[w->desc.columns[i].field_index];
+  const pq_raw_chunk *pages = raw ? &raw[w->desc.columns[i].field_index] : NULL;
+  if (pages && pq_column_writer_can_copy(&w->cols[i], pages, n)) {
+    int r = pq_column_writer_copy_pages(&w->cols[i], top, start, pages, err);
+    if (r < 0) inlet_error_prefix(err, "%s", w->path);
+    return r;
+  }
   if (!w->cols[i].level_mode) return pq_column_writer_write(&w->cols[i], top, start, n, err);
   /* Pages of nested columns end between calls: keep calls small so
    * that pages stay near page_bytes. */
@@ -443,17 +450,17 @@ static int column_step(inlet_parquet_writer *w, int32_t i, const inlet_batch *ba
 
 static int column_task(void *arg, inlet_error *err) {
   col_task *t = arg;
-  return column_step(t->w, t->col, t->batch, t->start, t->n, err);
+  return column_step(t->w, t->col, t->batch, t->start, t->n, t->raw, err);
 }
 
 /* column_step for every column: on the pool, one task per column, or in
  * column order here. Either way the failure reported is the lowest
  * column's, as the serial loop would report it. */
 static int columns_step(inlet_parquet_writer *w, const inlet_batch *batch, int64_t start, int64_t n,
-                        inlet_error *err) {
+                        const pq_raw_chunk *raw, inlet_error *err) {
   if (util_pool_threads(w->pool) == 0 || w->n_cols < 2) {
     for (int32_t i = 0; i < w->n_cols; i++)
-      TRY(column_step(w, i, batch, start, n, err));
+      TRY(column_step(w, i, batch, start, n, raw, err));
     return 0;
   }
   util_group g;
@@ -465,6 +472,7 @@ static int columns_step(inlet_parquet_writer *w, const inlet_batch *batch, int64
     t->batch = batch;
     t->start = start;
     t->n = n;
+    t->raw = raw;
     util_group_submit(&g, column_task, t);
   }
   return util_group_wait(&g, err);
@@ -472,7 +480,7 @@ static int columns_step(inlet_parquet_writer *w, const inlet_batch *batch, int64
 
 static int flush_row_group(inlet_parquet_writer *w, inlet_error *err) {
   if (w->rg_rows == 0) return 0;
-  TRY(columns_step(w, NULL, 0, 0, err));
+  TRY(columns_step(w, NULL, 0, 0, NULL, err));
   if (w->n_rgs == w->cap_rgs) {
     int32_t cap = w->cap_rgs ? w->cap_rgs * 2 : 8;
     pq_row_group *p = inlet_realloc(w->rgs, (size_t)cap * sizeof *p);
@@ -569,7 +577,7 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
   int64_t done = 0;
   while (done < batch->num_rows) {
     int64_t n = slice_rows(w, batch->num_rows - done);
-    int rc = columns_step(w, batch, done, n, err);
+    int rc = columns_step(w, batch, done, n, NULL, err);
     if (rc < 0) {
       /* Columns now disagree on their row counts: the file cannot be
        * finished consistently. */
@@ -589,6 +597,41 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
     }
   }
   return 0;
+}
+
+int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
+                          const pq_raw_chunk *raw, inlet_error *err) {
+  FAIL_IF(!w || !batch, err, INLET_EINVAL, "parquet writer: NULL argument");
+  bool any = false;
+  for (int32_t i = 0; raw && i < w->n_cols && !any; i++) {
+    const pq_raw_chunk *rc = &raw[w->desc.columns[i].field_index];
+    any = rc && pq_column_writer_can_copy(&w->cols[i], rc, batch->num_rows);
+  }
+  /* Pages go whole into one row group: only where the batch fits the row
+   * limit; the byte target may be passed by this one batch. */
+  if (!any || batch->num_rows == 0 ||
+      (w->row_group_max_rows > 0 && w->rg_rows + batch->num_rows > w->row_group_max_rows))
+    return inlet_parquet_writer_write(w, batch, err);
+  FAIL_IF(w->closed || !w->file, err, INLET_EINVAL, "%s: writer is closed", w->path);
+  FAIL_IF(w->failed, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
+  TRY(check_batch(w, batch, err));
+  int rc = columns_step(w, batch, 0, batch->num_rows, raw, err);
+  if (rc == 0) {
+    w->rg_rows += batch->num_rows;
+    w->total_rows += batch->num_rows;
+    if ((w->row_group_max_rows > 0 && w->rg_rows >= w->row_group_max_rows) ||
+        estimate_rg_bytes(w) >= w->row_group_bytes)
+      rc = flush_row_group(w, err);
+  }
+  if (rc < 0) w->failed = true;
+  return rc;
+}
+
+int64_t pq_writer_pages_copied(const inlet_parquet_writer *w) {
+  int64_t n = 0;
+  for (int32_t i = 0; w && i < w->n_cols; i++)
+    n += w->cols[i].pages_copied;
+  return n;
 }
 
 int inlet_parquet_writer_close(inlet_parquet_writer *w, inlet_error *err) {

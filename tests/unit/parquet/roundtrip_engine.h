@@ -21,7 +21,8 @@
  * in milliseconds with the value times 1000.
  *
  * Header-only with static functions so that each user compiles its own copy;
- * it uses only include/inlet and the C library.
+ * it uses include/inlet, the C library and, to copy pages (rt_verify_copy),
+ * the Parquet module's reader and writer headers.
  */
 #ifndef INLET_TEST_ROUNDTRIP_ENGINE_H
 #define INLET_TEST_ROUNDTRIP_ENGINE_H
@@ -37,6 +38,8 @@
 #include "inlet/batch.h"
 #include "inlet/error.h"
 #include "inlet/parquet.h"
+#include "parquet/pq_reader.h"
+#include "parquet/pq_writer.h"
 
 #define RT_FN static __attribute__((unused))
 
@@ -872,6 +875,52 @@ RT_FN int rt_verify_ranges(rt_src *s, const rt_case *c, const char *path, char *
 /* Writes the case, verifies every column, then a random projection and
  * random row ranges.
  * @return 0, or 1 with @p msg saying what differed. */
+/* Reads @p path with its pages captured and writes it again through
+ * pq_writer_write_pages (src/parquet/raw_pages.h: the pages that fit are
+ * copied, not encoded) with the case's options: the copy must read back to
+ * the case's rows. */
+RT_FN int rt_verify_copy(const rt_case *c, const char *path, char *msg, size_t cap) {
+  char copy[4200];
+  snprintf(copy, sizeof copy, "%s.copy", path);
+  remove(copy);
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_reader *r = NULL;
+  if (inlet_parquet_reader_open(&r, path, NULL, &err) != 0)
+    return rt_msg(msg, cap, "copy: reader_open: %s", inlet_errmsg(&err));
+  const inlet_schema *rs = inlet_parquet_reader_schema(r);
+  pq_raw_chunk *raw = calloc((size_t)rs->n_fields + 1, sizeof *raw);
+  inlet_parquet_writer *w = NULL;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int rc = 0;
+  if (!raw)
+    rc = rt_msg(msg, cap, "copy: out of memory");
+  else if (inlet_parquet_writer_open(&w, copy, rs, &c->opts, &err) != 0)
+    rc = rt_msg(msg, cap, "copy: writer_open: %s", inlet_errmsg(&err));
+  if (rc == 0) pq_reader_capture_pages(r, raw);
+  for (int32_t g = 0; rc == 0 && g < inlet_parquet_reader_num_row_groups(r); g++) {
+    if (inlet_parquet_reader_read_row_group(r, g, &b, &err) != 0)
+      rc = rt_msg(msg, cap, "copy: read row group %d: %s", (int)g, inlet_errmsg(&err));
+    else if (pq_writer_write_pages(w, &b, raw, &err) != 0)
+      rc = rt_msg(msg, cap, "copy: write_pages row group %d: %s", (int)g, inlet_errmsg(&err));
+  }
+  if (rc == 0 && inlet_parquet_writer_close(w, &err) != 0)
+    rc = rt_msg(msg, cap, "copy: writer_close: %s", inlet_errmsg(&err));
+  inlet_batch_reset(&b);
+  inlet_parquet_writer_free(w);
+  pq_raw_chunks_free(raw, rs->n_fields + 1);
+  inlet_parquet_reader_free(r);
+  if (rc == 0) {
+    rc = rt_verify(c, copy, NULL, 0, msg, cap);
+    if (rc) {
+      size_t l = strlen(msg);
+      snprintf(msg + l, cap - l, " [pages copied]");
+    }
+  }
+  remove(copy);
+  return rc;
+}
+
 RT_FN int rt_roundtrip(rt_src *s, const rt_case *c, const char *path, char *msg, size_t cap) {
   int rc = rt_write(c, path, msg, cap);
   if (rc == 0) rc = rt_verify(c, path, NULL, 0, msg, cap);
@@ -893,6 +942,7 @@ RT_FN int rt_roundtrip(rt_src *s, const rt_case *c, const char *path, char *msg,
     }
   }
   if (rc == 0) rc = rt_verify_ranges(s, c, path, msg, cap);
+  if (rc == 0) rc = rt_verify_copy(c, path, msg, cap);
   if (rc) {
     size_t l = strlen(msg);
     snprintf(msg + l, cap - l, "; case: %s", c->desc);
