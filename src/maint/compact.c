@@ -308,14 +308,16 @@ static int out_close(job *j, out_file *f, const char *dir, inlet_error *err) {
 }
 
 /* Writes @p b (data schema) to the unit's current output, rolling to a new
- * file once the current one reaches the target. */
+ * file once the current one reaches the target. @p raw (NULL, or one entry
+ * per data column): the pages @p b was decoded from, copied where they fit
+ * (raw_pages.h). */
 static int emit(job *j, int64_t bi, size_t first_out, const char *dir, const inlet_batch *b,
-                inlet_error *err) {
+                const pq_raw_chunk *raw, inlet_error *err) {
   unit *u = &j->u;
   if (b->num_rows == 0) return 0;
   if (u->n_files == first_out || !u->files[u->n_files - 1].df.pw) TRY(out_open(j, bi, dir, err));
   out_file *f = &u->files[u->n_files - 1];
-  TRY(delta_data_file_write(&f->df, b, err));
+  TRY(delta_data_file_write_pages(&f->df, b, raw, err));
   if (inlet_parquet_writer_bytes(f->df.pw) >= j->c->target) TRY(out_close(j, f, dir, err));
   return 0;
 }
@@ -440,7 +442,7 @@ static int flush_sorted(job *jb, int64_t bi, size_t first_out, const char *dir, 
   }
   out.num_rows = n;
   sort_buf_reset(s);
-  rc = emit(jb, bi, first_out, dir, &out, err);
+  rc = emit(jb, bi, first_out, dir, &out, NULL, err);
 done:
   inlet_batch_reset(&out);
   inlet_free(refs);
@@ -518,8 +520,11 @@ static bool on_owner(const compactor *c) {
 
 /* Takes one decoded row group of an input file (nb, in the data schema;
  * the callee owns it from here, also on failure): row group @p g of
- * @p nrg. */
-typedef int (*batch_fn)(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err);
+ * @p nrg, and @p raw (NULL, or owned like @p nb: one entry per data
+ * column) the compressed pages its columns were decoded from, where they
+ * were captured. */
+typedef int (*batch_fn)(void *ctx, inlet_batch *nb, pq_raw_chunk *raw, int32_t g, int32_t nrg,
+                        inlet_error *err);
 
 /* Clones of an input's reader that decode a row group's columns side by
  * side (pq_reader_read_row_group_parts), each reading through a handle of
@@ -585,13 +590,14 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
+  pq_raw_chunk *cap = NULL, *raw = NULL; /* owned: n_proj and nd entries */
+  int32_t nd = c->data_schema.n_fields, n_proj = 0;
   int rc = pq_reader_open_storage(&r, st, a->path, a->size, NULL, err);
   if (rc < 0) {
     inlet_error_prefix(err, "compacting \"%s\"", a->path);
     return rc;
   }
   const inlet_schema *fs = inlet_parquet_reader_schema(r);
-  int32_t nd = c->data_schema.n_fields, n_proj = 0;
   idx = inlet_calloc((size_t)nd + 1, sizeof *idx); /* file column of each table column */
   int32_t *proj = inlet_calloc((size_t)nd + 1, sizeof *proj);
   if (!idx || !proj) {
@@ -647,6 +653,14 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
       goto done;
     }
   }
+  /* The pages of columns read whole are kept for the writer to copy
+   * (raw_pages.h), except where rows are reordered (sort) or row tracking
+   * columns are filled in. */
+  if (c->o.n_sort_by == 0 && !c->rt_cols) {
+    cap = inlet_calloc((size_t)n_proj, sizeof *cap);
+    FAIL_GOTO(!cap, err, INLET_ENOMEM, "out of memory");
+    pq_reader_capture_pages(r, cap);
+  }
   int64_t got = 0, live = 0;
   for (int32_t g = 0; g < nrg; g++) {
     rc = pq_reader_read_row_group_parts(r, cp.parts, cp.n, c->pool, g, &b, err);
@@ -677,7 +691,21 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
     }
     nb.num_rows = b.num_rows;
     TRY_GOTO(delta_rt_fill(&nb, &c->snap.metadata, a, got, err));
-    if (dv && delta_dv_count_range(dv, (uint64_t)got, (uint64_t)(got + b.num_rows)) > 0) {
+    bool dropped = dv && delta_dv_count_range(dv, (uint64_t)got, (uint64_t)(got + b.num_rows)) > 0;
+    /* A column's pages go along when they hold exactly its values: read
+     * in the table's type, no row deleted. */
+    for (int32_t i = 0; cap && !dropped && i < nd; i++) {
+      if (idx[i] < 0 || !cap[idx[i]].valid ||
+          !maint_same_type(&c->data_schema.fields[i], &b.schema.fields[idx[i]]))
+        continue;
+      if (!raw) {
+        raw = inlet_calloc((size_t)nd, sizeof *raw);
+        FAIL_GOTO(!raw, err, INLET_ENOMEM, "out of memory");
+      }
+      raw[i] = cap[idx[i]]; /* moved */
+      memset(&cap[idx[i]], 0, sizeof cap[idx[i]]);
+    }
+    if (dropped) {
       uint8_t *k = inlet_realloc(keep, (size_t)b.num_rows + 1);
       FAIL_GOTO(!k, err, INLET_ENOMEM, "out of memory applying a deletion vector");
       keep = k;
@@ -687,9 +715,11 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
     }
     got += b.num_rows;
     live += nb.num_rows;
-    inlet_batch taken = nb; /* moved to fn */
+    inlet_batch taken = nb; /* moved to fn, with raw */
     memset(&nb, 0, sizeof nb);
-    TRY_GOTO(fn(ctx, &taken, g, nrg, err));
+    pq_raw_chunk *taken_raw = raw;
+    raw = NULL;
+    TRY_GOTO(fn(ctx, &taken, taken_raw, g, nrg, err));
   }
   FAIL_GOTO(got != file_rows, err, INLET_ECORRUPT,
             "\"%s\": footer says %lld rows, row groups "
@@ -702,6 +732,9 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
 done:
   inlet_batch_reset(&b);
   inlet_batch_reset(&nb);
+  pq_raw_chunks_free(raw, nd);
+  pq_reader_capture_pages(r, NULL);
+  pq_raw_chunks_free(cap, n_proj);
   inlet_free(idx);
   inlet_free(keep);
   delta_dv_free(dv);
@@ -722,7 +755,8 @@ typedef struct bin_input {
 
 /* batch_fn of the job's thread: checks the rows against the constraints,
  * reports progress and writes them (or buffers them for the sort). */
-static int write_batch(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err) {
+static int write_batch(void *ctx, inlet_batch *nb, pq_raw_chunk *raw, int32_t g, int32_t nrg,
+                       inlet_error *err) {
   bin_input *in = ctx;
   job *j = in->j;
   compactor *c = j->c;
@@ -746,11 +780,12 @@ static int write_batch(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet
     sb->batches[sb->n++] = *nb; /* moved */
     memset(nb, 0, sizeof *nb);
     if (sb->bytes >= c->rg_bytes) rc = flush_sorted(j, in->bi, in->first_out, in->dir, sb, err);
-    return rc;
+    goto done;
   }
-  rc = emit(j, in->bi, in->first_out, in->dir, nb, err);
+  rc = emit(j, in->bi, in->first_out, in->dir, nb, raw, err);
 done:
   inlet_batch_reset(nb);
+  pq_raw_chunks_free(raw, c->data_schema.n_fields);
   return rc;
 }
 
@@ -774,6 +809,7 @@ typedef struct ahead_file {
   util_group g;         /* the decode task */
   bool queued;          /* decoded ahead (else read in place) */
   inlet_batch *batches; /* owned, n of them */
+  pq_raw_chunk **raws;  /* owned: each batch's pages (batch_fn), or NULL */
   int32_t *rgs;         /* owned: row group of each batch */
   size_t n, cap;
   int32_t nrg;
@@ -781,18 +817,23 @@ typedef struct ahead_file {
 } ahead_file;
 
 static void ahead_file_reset(ahead_file *f) {
-  for (size_t i = 0; i < f->n; i++)
+  for (size_t i = 0; i < f->n; i++) {
     inlet_batch_reset(&f->batches[i]);
+    pq_raw_chunks_free(f->raws[i], f->c->data_schema.n_fields);
+  }
   inlet_free(f->batches);
+  inlet_free(f->raws);
   inlet_free(f->rgs);
   f->batches = NULL;
+  f->raws = NULL;
   f->rgs = NULL;
   f->n = f->cap = 0;
   f->queued = false;
 }
 
 /* batch_fn of a decode task: keeps the row group for the job's thread. */
-static int keep_batch(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_error *err) {
+static int keep_batch(void *ctx, inlet_batch *nb, pq_raw_chunk *raw, int32_t g, int32_t nrg,
+                      inlet_error *err) {
   ahead_file *f = ctx;
   f->nrg = nrg;
   if (f->n == f->cap) {
@@ -801,12 +842,16 @@ static int keep_batch(void *ctx, inlet_batch *nb, int32_t g, int32_t nrg, inlet_
     if (nbs) f->batches = nbs;
     int32_t *ng = nbs ? inlet_realloc(f->rgs, nc * sizeof *ng) : NULL;
     if (ng) f->rgs = ng;
-    if (!nbs || !ng) {
+    pq_raw_chunk **nr = ng ? inlet_realloc(f->raws, nc * sizeof *nr) : NULL;
+    if (nr) f->raws = nr;
+    if (!nbs || !ng || !nr) {
       inlet_batch_reset(nb);
+      pq_raw_chunks_free(raw, f->c->data_schema.n_fields);
       return inlet_fail(err, INLET_ENOMEM, "out of memory decoding \"%s\"", f->a->path);
     }
     f->cap = nc;
   }
+  f->raws[f->n] = raw; /* moved */
   f->rgs[f->n] = g;
   f->batches[f->n++] = *nb; /* moved */
   memset(nb, 0, sizeof *nb);
@@ -829,8 +874,10 @@ static int write_ahead(bin_input *in, ahead_file *f, int64_t *rows, inlet_error 
   inlet_error de = INLET_ERROR_INIT;
   int drc = util_group_wait(&f->g, &de);
   int rc = 0;
-  for (size_t i = 0; rc == 0 && i < f->n; i++)
-    rc = write_batch(in, &f->batches[i], f->rgs[i], f->nrg, err);
+  for (size_t i = 0; rc == 0 && i < f->n; i++) {
+    rc = write_batch(in, &f->batches[i], f->raws[i], f->rgs[i], f->nrg, err);
+    f->raws[i] = NULL; /* write_batch took it */
+  }
   if (rc == 0 && drc < 0) {
     rc = drc;
     *err = de;
@@ -860,9 +907,12 @@ static int rewrite_bin(job *j, int64_t bi, int64_t *rows, inlet_error *err) {
   memset(&sb, 0, sizeof sb);
   int rc = 0;
   int64_t in_rows = 0;
-  /* Decoded ahead: a ring of `window` files from the one being written. */
+  /* Decoded ahead: a ring of `window` files from the one being written,
+   * more than the pool's threads so that they decode the next files while
+   * this thread writes (with pages copied, writing is quick: a ring of
+   * only the pool's threads left one of two cores waiting). */
   int64_t end = bn->first + bn->n, next = bn->first, ahead_bytes = 0;
-  int window = c->handles ? util_pool_threads(c->pool) : 0;
+  int window = c->handles ? util_pool_threads(c->pool) + 3 : 0;
   ahead_file *ring = window > 0 ? inlet_calloc((size_t)window, sizeof *ring) : NULL;
   if (!ring) window = 0;
   for (int64_t i = bn->first; i < end; i++) {

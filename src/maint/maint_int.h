@@ -37,6 +37,9 @@ const char *maint_partition_value(const delta_add *add, const char *col, bool *f
  * mapping or when the schema lacks it. */
 const char *maint_physical_name(const delta_snapshot *s, const char *logical);
 
+/* The file's column holds values of the table column's exact type (a
+ * decimal's scale or a timestamp's unit, nested fields by physical name). */
+bool maint_same_type(const inlet_field *a, const inlet_field *b);
 /* Moves column @p src of a data file (its field @p sf, @p n rows, consumed)
  * into @p dst (empty, initialised for table field @p tf, whose physical twin
  * is @p pf; both the same field without column mapping), as scans read it:

@@ -68,9 +68,7 @@ const char *maint_physical_name(const delta_snapshot *s, const char *logical) {
   return k >= 0 && k < ps->n_fields ? ps->fields[k].name : logical;
 }
 
-/* The file's column holds values of the table column's exact type (a
- * decimal's scale or a timestamp's unit, nested fields by physical name). */
-static bool same_type(const inlet_field *a, const inlet_field *b) {
+bool maint_same_type(const inlet_field *a, const inlet_field *b) {
   char x[256], y[256];
   inlet_field_type_name(a, x, sizeof x);
   inlet_field_type_name(b, y, sizeof y);
@@ -80,7 +78,7 @@ static bool same_type(const inlet_field *a, const inlet_field *b) {
 int maint_take_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
                       inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
                       int32_t rg, inlet_error *err) {
-  if (same_type(pf, sf)) {
+  if (maint_same_type(pf, sf)) {
     inlet_array t = *dst;
     *dst = *src;
     *src = t;

@@ -84,6 +84,7 @@ static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **
   char *body = tu_read_file(log, NULL);
   assert_non_null(body);
   int removes = 0, adds = 0;
+  char added[1024] = "";
   for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
     json_t *a = json_loads(line, 0, NULL);
     assert_non_null(a);
@@ -99,6 +100,7 @@ static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **
     } else if ((x = json_object_get(a, "add"))) {
       adds++;
       assert_true(json_is_false(json_object_get(x, "dataChange")));
+      snprintf(added, sizeof added, "%s", json_string_value(json_object_get(x, "path")));
       json_t *st = json_loads(json_string_value(json_object_get(x, "stats")), 0, NULL);
       assert_int_equal(json_integer_value(json_object_get(st, "numRecords")), 200);
       assert_int_equal(json_integer_value(json_object_get(json_object_get(st, "minValues"), "id")),
@@ -120,6 +122,28 @@ static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **
   free(body);
   assert_int_equal(removes, 10);
   assert_int_equal(adds, 1);
+  /* The ids' PLAIN pages were copied, not encoded again (raw_pages.h):
+   * the new file holds one page of them per input file. */
+  tu_sh(&r, "cd '%s' && '%s' parquet meta 't/%s' --json", dir, INLET_BIN, added);
+  sh_ok(&r, "parquet meta");
+  json_t *meta = json_loads(r.out, 0, NULL);
+  assert_non_null(meta);
+  tu_result_free(&r);
+  json_t *cols = json_object_get(json_array_get(json_object_get(meta, "row_groups"), 0), "columns");
+  json_int_t id_pages = -1;
+  for (size_t i = 0; i < json_array_size(cols); i++) {
+    json_t *c = json_array_get(cols, i);
+    if (strcmp(json_string_value(json_object_get(c, "path")), "id") != 0) continue;
+    json_t *es = json_object_get(c, "encoding_stats");
+    for (size_t k = 0; k < json_array_size(es); k++) {
+      json_t *e = json_array_get(es, k);
+      if (strcmp(json_string_value(json_object_get(e, "page_type")), "DATA_PAGE") == 0 &&
+          strcmp(json_string_value(json_object_get(e, "encoding")), "PLAIN") == 0)
+        id_pages = json_integer_value(json_object_get(e, "count"));
+    }
+  }
+  json_decref(meta);
+  assert_int_equal(id_pages, 10);
   /* Another engine reads the compacted table, and the version before, alike. */
   compare_with_refcheck(dir, -1);
   compare_with_refcheck(dir, 9);
