@@ -11,6 +11,8 @@
  *  - the metadata JSON of any file that opens is produced;
  *  - reading a projection (fields in reverse order) gives the same row
  *    counts as reading everything;
+ *  - the file written again with its pages captured and copied where they
+ *    fit (src/parquet/raw_pages.h) reads back to the same rows, as NDJSON;
  *  - the page index of every flat column loads or fails with a documented
  *    code, and reading the rows of every other page it lists (row ranges,
  *    inlet_parquet_reader_read_rows) gives valid batches of exactly those
@@ -21,10 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "inlet/parquet.h"
+#include "inlet/text.h"
 #include "parquet/page_index.h"
+#include "parquet/pq_reader.h"
+#include "parquet/pq_writer.h"
 #include "parquet/reader_int.h"
+#include "util/buf.h"
 #include "util/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -150,6 +157,89 @@ static void page_ranges(inlet_parquet_reader *r) {
   pq_page_index_reset(&pi);
 }
 
+/* ---- pages copied ---------------------------------------------------------- */
+
+static int buf_write(void *ctx, const void *data, size_t len, inlet_error *err) {
+  (void)err;
+  return inlet_buf_append(ctx, data, len) < 0 ? INLET_ENOMEM : 0;
+}
+
+/* Appends row group @p g of @p r as NDJSON to @p out (the reader's whole
+ * projection); false when it cannot be read. */
+static bool rows_text(inlet_parquet_reader *r, int32_t g, inlet_batch *b, inlet_buf *out) {
+  inlet_error err = INLET_ERROR_INIT;
+  if (inlet_parquet_reader_read_row_group(r, g, b, &err) < 0) return false;
+  inlet_text_writer_options o = INLET_TEXT_WRITER_OPTIONS_INIT;
+  inlet_text_writer *tw = NULL;
+  if (inlet_text_writer_new(&tw, &b->schema, &o, buf_write, out, &err) < 0) return false;
+  int rc = inlet_text_writer_write(tw, b, &err);
+  if (rc == 0) rc = inlet_text_writer_finish(tw, &err);
+  inlet_text_writer_free(tw);
+  return rc == 0;
+}
+
+static const char *scratch_path(void) {
+  static char path[4096];
+  if (path[0]) return path;
+  const char *dir = getenv("INLET_FUZZ_TMPDIR");
+  if (!dir || !*dir) dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+  snprintf(path, sizeof path, "%s/inlet_reader_fuzz_%ld.parquet", dir, (long)getpid());
+  return path;
+}
+
+/* The file written again with its pages captured (raw_pages.h), in the
+ * codec of its first column chunk, reads back to the same rows: a page
+ * copied from a hostile file holds exactly the values read from it. A
+ * schema or value the writer refuses ends the check. */
+static void copy_pages_alike(inlet_parquet_reader *r) {
+  int32_t nrg = inlet_parquet_reader_num_row_groups(r);
+  const inlet_schema *s = inlet_parquet_reader_schema(r);
+  if (nrg == 0 || r->meta.row_groups[0].n_columns == 0) return;
+  inlet_error err = INLET_ERROR_INIT;
+  CHECK(inlet_parquet_reader_project(r, NULL, 0, &err) == 0);
+  inlet_parquet_writer_options o = INLET_PARQUET_WRITER_OPTIONS_INIT;
+  o.compression = (inlet_compression)r->meta.row_groups[0].columns[0].meta_data.codec;
+  o.encodings = INLET_PARQUET_ENCODINGS_EXTENDED;
+  o.sync_on_close = false;
+  const char *path = scratch_path();
+  remove(path);
+  inlet_parquet_writer *w = NULL;
+  if (inlet_parquet_writer_open(&w, path, s, &o, &err) < 0) return;
+  pq_raw_chunk *raw = calloc((size_t)s->n_fields + 1, sizeof *raw);
+  CHECK(raw);
+  pq_reader_capture_pages(r, raw);
+  inlet_buf want = INLET_BUF_INIT, got = INLET_BUF_INIT;
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  bool ok = true;
+  for (int32_t g = 0; ok && g < nrg; g++) {
+    ok = rows_text(r, g, &b, &want);
+    if (ok && pq_writer_write_pages(w, &b, raw, &err) < 0) ok = false;
+  }
+  pq_reader_capture_pages(r, NULL);
+  pq_raw_chunks_free(raw, s->n_fields + 1);
+  if (ok && inlet_parquet_writer_close(w, &err) < 0) ok = false;
+  inlet_parquet_writer_free(w);
+  if (ok) {
+    inlet_parquet_reader *c = NULL;
+    CHECK(inlet_parquet_reader_open(&c, path, NULL, &err) == 0);
+    for (int32_t g = 0; g < inlet_parquet_reader_num_row_groups(c); g++)
+      CHECK(rows_text(c, g, &b, &got));
+    inlet_parquet_reader_free(c);
+    CHECK(inlet_buf_status(&want) == 0 && inlet_buf_status(&got) == 0);
+    if (want.len != got.len || (want.len && memcmp(want.data, got.data, want.len) != 0)) {
+      fprintf(stderr, "copied pages read back otherwise:\n%.*s\n---\n%.*s\n",
+              (int)(want.len < 2000 ? want.len : 2000), (const char *)want.data,
+              (int)(got.len < 2000 ? got.len : 2000), (const char *)got.data);
+      CHECK(0);
+    }
+  }
+  inlet_batch_reset(&b);
+  inlet_buf_reset(&want);
+  inlet_buf_reset(&got);
+  remove(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   inlet_parquet_reader *r = NULL;
   inlet_error err = INLET_ERROR_INIT;
@@ -165,6 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   inlet_string_free(json);
 
   int64_t rows = read_all(r);
+  if (rows >= 0) copy_pages_alike(r);
   int32_t nf = inlet_parquet_reader_schema(r)->n_fields;
   if (rows >= 0 && nf > 1 && nf <= 64) {
     int32_t proj[64];
