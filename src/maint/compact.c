@@ -692,10 +692,10 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
     nb.num_rows = b.num_rows;
     TRY_GOTO(delta_rt_fill(&nb, &c->snap.metadata, a, got, err));
     bool dropped = dv && delta_dv_count_range(dv, (uint64_t)got, (uint64_t)(got + b.num_rows)) > 0;
-    /* A column's pages go along when they hold exactly its values: read
-     * in the table's type, no row deleted. */
+    /* A column's pages (or dictionary indices) go along when they hold
+     * exactly its values: read in the table's type, no row deleted. */
     for (int32_t i = 0; cap && !dropped && i < nd; i++) {
-      if (idx[i] < 0 || !cap[idx[i]].valid ||
+      if (idx[i] < 0 || !(cap[idx[i]].valid || cap[idx[i]].dict_valid) ||
           !maint_same_type(&c->data_schema.fields[i], &b.schema.fields[idx[i]]))
         continue;
       if (!raw) {

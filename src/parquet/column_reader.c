@@ -413,7 +413,10 @@ static int decode_values(chunk_state *s, int32_t encoding, const uint8_t *data, 
         cr->idx_cap = cap / sizeof(uint32_t);
       }
       CTRY(pq_rle_get_u32(&rd, cr->idx, n, err));
-      return gather_binary(s, cr->idx, n, r0, err);
+      TRY(gather_binary(s, cr->idx, n, r0, err));
+      if (s->ctx->dict_idx && inlet_buf_append(s->ctx->dict_idx, cr->idx, n * sizeof *cr->idx) < 0)
+        return cfail(s, err, INLET_ENOMEM, "out of memory keeping dictionary indices");
+      return 0;
     }
     if (s->kind == K_BOOL)
       return cfail(s, err, INLET_EUNSUPPORTED, "dictionary encoding of BOOLEAN is not supported");

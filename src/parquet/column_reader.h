@@ -30,8 +30,11 @@ typedef struct pq_chunk_ctx {
   const pq_column_desc *desc; /* the leaf column */
   int32_t row_group;
   bool verify_checksums;
-  size_t slack; /* bytes appended past the declared chunk size for
-                   writers known to under-report it (PARQUET-816) */
+  size_t slack;        /* bytes appended past the declared chunk size for
+                          writers known to under-report it (PARQUET-816) */
+  inlet_buf *dict_idx; /* NULL, or: the dictionary index of each non-null value of a
+                          BYTE_ARRAY chunk's dictionary-encoded pages is appended
+                          (uint32 each, in row order; raw_pages.h) */
 } pq_chunk_ctx;
 
 /* Scratch memory reused from chunk to chunk, so that decoding a row group

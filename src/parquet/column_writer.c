@@ -188,6 +188,7 @@ void pq_column_writer_reset(pq_column_writer *cw) {
   pq_stats_reset(&cw->file_stats);
   pq_page_index_builder_reset(&cw->pib);
   inlet_free(cw->seen);
+  inlet_free(cw->hint_map);
   free_pending(cw);
   memset(cw, 0, sizeof *cw);
 }
@@ -976,6 +977,42 @@ static int page_stats_update(pq_column_writer *cw, const int32_t *offsets, const
   }
 }
 
+/*
+ * Dictionary indices as hints. Rewriting a dictionary-encoded chunk, the
+ * writer hashed every value into its own dictionary although the values
+ * repeat exactly as the input's indices do (compaction of seed files: 10%
+ * of its time). With the input's index of each value (raw_pages.h), the
+ * first value of each input index goes into the dictionary as always and
+ * the rest take the dictionary index it got: the same dictionary, in the
+ * same order of first appearance, the same indices.
+ */
+static int put_binary_hinted(pq_column_writer *cw, const int32_t *offsets, const uint8_t *data,
+                             const uint8_t *valid, int64_t s, size_t n, uint32_t *idx,
+                             size_t *n_out, inlet_error *err) {
+  const pq_raw_chunk *h = cw->hint;
+  const uint32_t *in = (const uint32_t *)(const void *)h->dict_idx.data + cw->hint_pos;
+  uint32_t *map = cw->hint_map;
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    int64_t row = s + (int64_t)i;
+    if (valid && !inlet_bit_get(valid, row)) continue;
+    uint32_t j = in[k];
+    if (j >= h->dict_n)
+      return inlet_fail(err, INLET_EINTERNAL, "column \"%s\": dictionary index hint %u of %u",
+                        cw->desc->path, j, h->dict_n);
+    if (map[j] == 0) {
+      uint32_t got = 0;
+      size_t one = 0;
+      TRY(pq_dict_put_binary(&cw->dict, offsets, data, NULL, row, 1, &got, &one, err));
+      map[j] = got + 1;
+    }
+    idx[k++] = map[j] - 1;
+  }
+  cw->values_hinted += (int64_t)k;
+  *n_out = k;
+  return 0;
+}
+
 static int put_values(pq_column_writer *cw, const inlet_array *a, const void *vals,
                       const uint8_t *valid, int64_t s, int64_t n, inlet_error *err);
 
@@ -1007,7 +1044,9 @@ static int put_rows(pq_column_writer *cw, const inlet_array *a, const void *vals
   cw->chunk_rows += n;
   pq_stats_count(&cw->page_stats, n, nulls);
   if (nulls == n) return 0;
-  return put_values(cw, a, vals, valid, s, n, err);
+  int rc = put_values(cw, a, vals, valid, s, n, err);
+  cw->hint_pos += n - nulls;
+  return rc;
 }
 
 /* Encodes the non-null values of one step (values already physical): into
@@ -1027,7 +1066,9 @@ static int put_values(pq_column_writer *cw, const inlet_array *a, const void *va
     case PQ_INT64:
     case PQ_DOUBLE: rc = pq_dict_put64(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err); break;
     case PQ_BYTE_ARRAY:
-      rc = pq_dict_put_binary(&cw->dict, offsets, vals, valid, s, (size_t)n, idx, &k, err);
+      rc = cw->hint
+               ? put_binary_hinted(cw, offsets, vals, valid, s, (size_t)n, idx, &k, err)
+               : pq_dict_put_binary(&cw->dict, offsets, vals, valid, s, (size_t)n, idx, &k, err);
       break;
     default: rc = pq_dict_put_fixed(&cw->dict, vals, valid, s, (size_t)n, idx, &k, err); break;
     }
@@ -1196,6 +1237,17 @@ static bool copy_encoding_ok(const pq_column_writer *cw, int32_t enc) {
   }
 }
 
+/* Copied pages are pages this column could have cut itself: at least half
+ * its row limit or half its byte target. Small inputs (a stream's small
+ * commits) are encoded together instead, into pages of many of them: their
+ * own pages would be as small as they are, compress worse and cost a
+ * header and a page index entry each. */
+static bool page_big_enough(const pq_column_writer *cw, const pq_raw_page *p) {
+  int64_t rows = cw->cfg->page_max_rows;
+  return (rows > 0 && (int64_t)p->num_values >= rows / 2) ||
+         (int64_t)p->uncompressed >= cw->cfg->page_bytes / 2;
+}
+
 bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *raw, int64_t n) {
   const pq_column_desc *d = cw->desc;
   if (!raw || !raw->valid || cw->level_mode || raw->rows != n) return false;
@@ -1204,8 +1256,12 @@ bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *r
       d->max_rep_level != 0 || raw->converted_type != d->converted_type || raw->conv != d->conv ||
       raw->scale_factor != d->scale_factor)
     return false;
-  for (int32_t i = 0; i < raw->n_pages; i++)
+  for (int32_t i = 0; i < raw->n_pages; i++) {
     if (!copy_encoding_ok(cw, raw->pages[i].encoding)) return false;
+    /* A chunk's last page may be short; one page alone may not. */
+    if ((i < raw->n_pages - 1 || raw->n_pages == 1) && !page_big_enough(cw, &raw->pages[i]))
+      return false;
+  }
   return true;
 }
 
@@ -1272,6 +1328,30 @@ static int copy_pages(pq_column_writer *cw, const inlet_array *a, int64_t start,
 int pq_column_writer_copy_pages(pq_column_writer *cw, const inlet_array *a, int64_t start,
                                 const pq_raw_chunk *raw, inlet_error *err) {
   return end_call(cw, copy_pages(cw, a, start, raw, err), err);
+}
+
+bool pq_column_writer_can_hint(const pq_column_writer *cw, const pq_raw_chunk *raw,
+                               const inlet_array *a, int64_t n) {
+  return raw && raw->dict_valid && raw->dict_rows == n && a->length == n && !cw->level_mode &&
+         cw->use_dict && cw->desc->physical_type == PQ_BYTE_ARRAY &&
+         cw->desc->conv == PQ_CONV_NONE &&
+         (int64_t)(raw->dict_idx.len / sizeof(uint32_t)) == n - a->null_count;
+}
+
+int pq_column_writer_write_hinted(pq_column_writer *cw, const inlet_array *a, int64_t n,
+                                  const pq_raw_chunk *raw, inlet_error *err) {
+  if (raw->dict_n > cw->hint_map_cap) {
+    uint32_t *m = inlet_realloc(cw->hint_map, (size_t)raw->dict_n * sizeof *m);
+    if (!m) return nomem(cw, err);
+    cw->hint_map = m;
+    cw->hint_map_cap = raw->dict_n;
+  }
+  if (raw->dict_n) memset(cw->hint_map, 0, (size_t)raw->dict_n * sizeof *cw->hint_map);
+  cw->hint = raw;
+  cw->hint_pos = 0;
+  int rc = write_flat(cw, a, 0, n, err);
+  cw->hint = NULL;
+  return end_call(cw, rc, err);
 }
 
 static int ensure_levels(pq_column_writer *cw, int64_t more, inlet_error *err) {

@@ -110,6 +110,12 @@ typedef struct pq_column_writer {
   bool split;                 /* FLOAT/DOUBLE: PLAIN pages go BYTE_STREAM_SPLIT */
   int32_t n_split_pages;      /* data pages BYTE_STREAM_SPLIT */
   int64_t pages_copied;       /* data pages copied (copy_pages), over the writer's life */
+  /* Dictionary indices as hints (pq_column_writer_write_hinted). */
+  const pq_raw_chunk *hint; /* borrowed for one call */
+  int64_t hint_pos;         /* non-null values of that call passed so far */
+  uint32_t *hint_map;       /* owned: input index -> dictionary index + 1 (0: not met yet) */
+  size_t hint_map_cap;      /* entries */
+  int64_t values_hinted;    /* values looked up through a hint, over the writer's life */
   int64_t dict_page_uncompressed;
   pq_stats page_stats;         /* owned; the current page (merged into chunk_stats when it ends) */
   pq_stats chunk_stats;        /* owned; pages ended so far */
@@ -155,7 +161,8 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
 
 /* True when the pages of @p raw (raw_pages.h) can stand as this column's
  * pages for the @p n rows they hold: a flat column whose codec, physical
- * layout and page encodings are theirs. */
+ * layout and page encodings are theirs, and pages of at least half the
+ * rows or bytes this column would put in one (the chunk's last aside). */
 bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *raw, int64_t n);
 /*
  * Appends rows [start, start + raw->rows) of @p a, which the pages of
@@ -167,6 +174,21 @@ bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *r
  */
 int pq_column_writer_copy_pages(pq_column_writer *cw, const inlet_array *a, int64_t start,
                                 const pq_raw_chunk *raw, inlet_error *err);
+/* True when the dictionary indices @p raw kept for the @p n rows of @p a
+ * (raw_pages.h dict_valid) can stand in for hashing them: a flat
+ * BYTE_ARRAY column currently building a dictionary. */
+bool pq_column_writer_can_hint(const pq_column_writer *cw, const pq_raw_chunk *raw,
+                               const inlet_array *a, int64_t n);
+/*
+ * pq_column_writer_write of rows [0, n) of @p a, looking each distinct
+ * input dictionary index up in the chunk's dictionary once: the first row
+ * with that index inserts (or finds) its value as usual, later rows take
+ * the same dictionary index. The dictionary, the pages and the statistics
+ * are exactly those of pq_column_writer_write. The caller checked
+ * pq_column_writer_can_hint.
+ */
+int pq_column_writer_write_hinted(pq_column_writer *cw, const inlet_array *a, int64_t n,
+                                  const pq_raw_chunk *raw, inlet_error *err);
 
 /*
  * Level-based append for nested leaves (path longer than one, max

@@ -37,14 +37,22 @@ void pq_writer_set_stash(inlet_parquet_writer *w, pq_buf_stash *stash);
  * inlet_parquet_writer_write, except that a column whose @p raw entry (one
  * per batch field; @p raw may be NULL) is a valid capture of the pages its
  * rows were decoded from takes those pages as they are
- * (pq_column_writer_copy_pages) instead of encoding the values again. Such
- * a batch goes whole into the current row group (which it may take past
- * the byte target; never past a row limit: then every column encodes).
+ * (pq_column_writer_copy_pages) instead of encoding the values again, and
+ * one whose entry holds the input's dictionary indices builds its dictionary
+ * through them (pq_column_writer_write_hinted: the same bytes). Such a
+ * batch goes whole into the current row group, so only where it fits there
+ * as inlet_parquet_writer_write's slices would fill it: within the row
+ * limit, and within the byte target as estimated from the row group's rows
+ * so far (for its first batch: the batch's size in memory). A batch that
+ * does not fit is written as usual, every column encoded.
  * The file reads back to the same rows either way.
  */
 int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
                           const pq_raw_chunk *raw, inlet_error *err);
 /* Data pages copied so far by pq_writer_write_pages (tests, benchmarks). */
 int64_t pq_writer_pages_copied(const inlet_parquet_writer *w);
+/* Values pq_writer_write_pages put into a dictionary through their input's
+ * dictionary index (raw_pages.h dict_valid) instead of hashing them. */
+int64_t pq_writer_values_hinted(const inlet_parquet_writer *w);
 
 #endif /* INLET_PQ_WRITER_H */

@@ -10,6 +10,7 @@
 void pq_raw_chunk_reset(pq_raw_chunk *c) {
   if (!c) return;
   inlet_buf_reset(&c->bodies);
+  inlet_buf_reset(&c->dict_idx);
   inlet_free(c->pages);
   memset(c, 0, sizeof *c);
 }

@@ -51,6 +51,14 @@ typedef struct pq_raw_chunk {
   inlet_buf bodies;   /* owned */
   pq_raw_page *pages; /* owned */
   int32_t n_pages, cap_pages;
+  /* A BYTE_ARRAY chunk whose data pages are all dictionary-encoded: the
+   * dictionary index of each non-null value, so that a writer building its
+   * own dictionary looks each distinct value up once (column_writer.c
+   * "Dictionary indices as hints") instead of hashing every value. */
+  bool dict_valid;
+  uint32_t dict_n;    /* entries of the chunk's dictionary; every index is below */
+  int64_t dict_rows;  /* rows of the chunk (values and nulls) */
+  inlet_buf dict_idx; /* owned: uint32 per non-null value, in row order */
 } pq_raw_chunk;
 
 /* Frees what @p c owns and zeroes it (valid false). NULL-safe. */

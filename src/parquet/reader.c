@@ -538,7 +538,7 @@ static int read_flat_paged(inlet_parquet_reader *r, int32_t rg, int32_t c, const
               r->name, r->sd.columns[c].path, rg, (long long)span,
               (long long)r->opts.max_column_chunk_bytes);
   }
-  pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, 0};
+  pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, 0, NULL};
   int32_t n_runs = pr.n + (pr.dict_len > 0);
   rc = pq_column_read_runs(&r->cr, &ctx, cm, g->num_rows, ranges, n_ranges, n_runs, fetch_run, &pr,
                            out, err);
@@ -565,12 +565,24 @@ static int read_flat_rows(inlet_parquet_reader *r, int32_t rg, int32_t c, const 
   }
   size_t len = 0, slack = 0;
   TRY(load_chunk(r, rg, c, true, &len, &slack, err));
-  pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack};
+  pq_chunk_ctx ctx = {r->name, &r->sd.columns[c], rg, r->opts.verify_checksums, slack, NULL};
+  bool keep_idx = raw && !ranges && r->sd.columns[c].physical_type == PQ_BYTE_ARRAY;
+  if (keep_idx) {
+    inlet_buf_clear(&raw->dict_idx);
+    ctx.dict_idx = &raw->dict_idx;
+  }
   TRY(pq_column_read_chunk_rows(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, ranges, n_ranges, out,
                                 err));
   /* Only what was just decoded whole, up to the declared size. */
   if (raw && !ranges)
     TRY(pq_raw_chunk_capture(raw, &r->sd.columns[c], cm, r->chunk, len - slack, g->num_rows, err));
+  /* Indices of every value: no page was PLAIN (a dictionary's fallback). */
+  if (keep_idx && r->cr.has_dict &&
+      (int64_t)(raw->dict_idx.len / sizeof(uint32_t)) == out->length - out->null_count) {
+    raw->dict_valid = true;
+    raw->dict_n = r->cr.dict_n;
+    raw->dict_rows = out->length;
+  }
   return 0;
 }
 
@@ -604,7 +616,7 @@ static int read_nested(inlet_parquet_reader *r, int32_t rg, int32_t f, inlet_arr
     inlet_array *leaf = out;
     for (int32_t k = 1; k < plan->n_steps; k++)
       leaf = &leaf->children[plan->steps[k].child];
-    pq_chunk_ctx ctx = {r->name, desc, rg, r->opts.verify_checksums, slack};
+    pq_chunk_ctx ctx = {r->name, desc, rg, r->opts.verify_checksums, slack, NULL};
     TRY(pq_column_read_levels(&r->cr, &ctx, cm, r->chunk, len, g->num_rows, leaf, err));
     if ((int64_t)r->cr.n_levels != cm->num_values)
       return reader_fail(r, err, INLET_ECORRUPT, rg, c,
@@ -631,7 +643,7 @@ static int row_group_begin(inlet_parquet_reader *r, int32_t rg, inlet_batch *out
                       rg, r->meta.n_row_groups);
   TRY(check_decoded_size(r, rg, r->meta.row_groups[rg].num_rows, err));
   for (int32_t i = 0; r->capture && i < r->n_proj; i++)
-    r->capture[i].valid = false;
+    r->capture[i].valid = r->capture[i].dict_valid = false;
   return prepare_batch(r, out, err);
 }
 
@@ -738,7 +750,7 @@ int inlet_parquet_reader_read_rows(inlet_parquet_reader *r, int32_t rg, const in
                       r->name);
   TRY(check_decoded_size(r, rg, want, err));
   for (int32_t i = 0; r->capture && i < r->n_proj; i++)
-    r->capture[i].valid = false; /* ranges capture nothing */
+    r->capture[i].valid = r->capture[i].dict_valid = false; /* ranges capture nothing */
   TRY(prepare_batch(r, out, err));
   if (n_ranges == 0) return 0; /* no rows asked for: an empty batch */
   int rc = 0;

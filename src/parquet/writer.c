@@ -432,6 +432,11 @@ static int column_step(inlet_parquet_writer *w, int32_t i, const inlet_batch *ba
     if (r < 0) inlet_error_prefix(err, "%s", w->path);
     return r;
   }
+  if (pages && start == 0 && pq_column_writer_can_hint(&w->cols[i], pages, top, n)) {
+    int r = pq_column_writer_write_hinted(&w->cols[i], top, n, pages, err);
+    if (r < 0) inlet_error_prefix(err, "%s", w->path);
+    return r;
+  }
   if (!w->cols[i].level_mode) return pq_column_writer_write(&w->cols[i], top, start, n, err);
   /* Pages of nested columns end between calls: keep calls small so
    * that pages stay near page_bytes. */
@@ -604,14 +609,22 @@ int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
   FAIL_IF(!w || !batch, err, INLET_EINVAL, "parquet writer: NULL argument");
   bool any = false;
   for (int32_t i = 0; raw && i < w->n_cols && !any; i++) {
-    const pq_raw_chunk *rc = &raw[w->desc.columns[i].field_index];
-    any = rc && pq_column_writer_can_copy(&w->cols[i], rc, batch->num_rows);
+    const pq_column_desc *d = &w->desc.columns[i];
+    const pq_raw_chunk *rc = &raw[d->field_index];
+    any = pq_column_writer_can_copy(&w->cols[i], rc, batch->num_rows) ||
+          pq_column_writer_can_hint(&w->cols[i], rc, &batch->columns[d->field_index],
+                                    batch->num_rows);
   }
-  /* Pages go whole into one row group: only where the batch fits the row
-   * limit; the byte target may be passed by this one batch. */
-  if (!any || batch->num_rows == 0 ||
-      (w->row_group_max_rows > 0 && w->rg_rows + batch->num_rows > w->row_group_max_rows))
-    return inlet_parquet_writer_write(w, batch, err);
+  /* Pages go whole into one row group: only where the batch fits, as far
+   * as the writer can tell before encoding it: within the row limit, and
+   * within the byte target as the slices would fill it (a row group's
+   * first batch: its size in memory). Otherwise it is written as usual. */
+  bool fits =
+      batch->num_rows > 0 &&
+      (w->row_group_max_rows == 0 || w->rg_rows + batch->num_rows <= w->row_group_max_rows) &&
+      (w->rg_rows == 0 ? inlet_batch_memory(batch) <= w->row_group_bytes
+                       : slice_rows(w, batch->num_rows) == batch->num_rows);
+  if (!any || !fits) return inlet_parquet_writer_write(w, batch, err);
   FAIL_IF(w->closed || !w->file, err, INLET_EINVAL, "%s: writer is closed", w->path);
   FAIL_IF(w->failed, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
   TRY(check_batch(w, batch, err));
@@ -625,6 +638,13 @@ int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
   }
   if (rc < 0) w->failed = true;
   return rc;
+}
+
+int64_t pq_writer_values_hinted(const inlet_parquet_writer *w) {
+  int64_t n = 0;
+  for (int32_t i = 0; w && i < w->n_cols; i++)
+    n += w->cols[i].values_hinted;
+  return n;
 }
 
 int64_t pq_writer_pages_copied(const inlet_parquet_writer *w) {

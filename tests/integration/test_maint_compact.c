@@ -5,6 +5,7 @@
  *     same 200 rows, describe counting 1 compaction of 11 commits, refcheck
  *     (DuckDB) reading the compacted table and the version before it
  *     identically to inlet;
+ *   - input pages as large as the writer's own copied, not encoded again;
  *   - thresholds: too few small files, large files left alone, bins near
  *     the target, --where selecting partitions, --sort-by ordering rows;
  *   - concurrency: a concurrent removal of a group's input fails that group
@@ -52,6 +53,33 @@ static void compare_with_refcheck(const char *dir, int64_t version) {
         dir, INLET_BIN, vopt, INLET_NODE, INLET_REFCHECK, vopt, INLET_NODE, INLET_REFCHECK);
   sh_ok(&r, "inlet scan vs refcheck delta");
   tu_result_free(&r);
+}
+
+/* PLAIN data pages of column @p col in the first row group of data file
+ * @p file of table @p dir/@p table (`inlet parquet meta --json`). */
+static json_int_t plain_pages(const char *dir, const char *table, const char *file,
+                              const char *col) {
+  tu_result r;
+  tu_sh(&r, "cd '%s' && '%s' parquet meta '%s/%s' --json", dir, INLET_BIN, table, file);
+  sh_ok(&r, "parquet meta");
+  json_t *meta = json_loads(r.out, 0, NULL);
+  assert_non_null(meta);
+  tu_result_free(&r);
+  json_t *cols = json_object_get(json_array_get(json_object_get(meta, "row_groups"), 0), "columns");
+  json_int_t pages = -1;
+  for (size_t i = 0; i < json_array_size(cols); i++) {
+    json_t *c = json_array_get(cols, i);
+    if (strcmp(json_string_value(json_object_get(c, "path")), col) != 0) continue;
+    json_t *es = json_object_get(c, "encoding_stats");
+    for (size_t k = 0; k < json_array_size(es); k++) {
+      json_t *e = json_array_get(es, k);
+      if (strcmp(json_string_value(json_object_get(e, "page_type")), "DATA_PAGE") == 0 &&
+          strcmp(json_string_value(json_object_get(e, "encoding")), "PLAIN") == 0)
+        pages = json_integer_value(json_object_get(e, "count"));
+    }
+  }
+  json_decref(meta);
+  return pages;
 }
 
 static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **state) {
@@ -122,28 +150,9 @@ static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **
   free(body);
   assert_int_equal(removes, 10);
   assert_int_equal(adds, 1);
-  /* The ids' PLAIN pages were copied, not encoded again (raw_pages.h):
-   * the new file holds one page of them per input file. */
-  tu_sh(&r, "cd '%s' && '%s' parquet meta 't/%s' --json", dir, INLET_BIN, added);
-  sh_ok(&r, "parquet meta");
-  json_t *meta = json_loads(r.out, 0, NULL);
-  assert_non_null(meta);
-  tu_result_free(&r);
-  json_t *cols = json_object_get(json_array_get(json_object_get(meta, "row_groups"), 0), "columns");
-  json_int_t id_pages = -1;
-  for (size_t i = 0; i < json_array_size(cols); i++) {
-    json_t *c = json_array_get(cols, i);
-    if (strcmp(json_string_value(json_object_get(c, "path")), "id") != 0) continue;
-    json_t *es = json_object_get(c, "encoding_stats");
-    for (size_t k = 0; k < json_array_size(es); k++) {
-      json_t *e = json_array_get(es, k);
-      if (strcmp(json_string_value(json_object_get(e, "page_type")), "DATA_PAGE") == 0 &&
-          strcmp(json_string_value(json_object_get(e, "encoding")), "PLAIN") == 0)
-        id_pages = json_integer_value(json_object_get(e, "count"));
-    }
-  }
-  json_decref(meta);
-  assert_int_equal(id_pages, 10);
+  /* Twenty-row inputs are not copied page by page (raw_pages.h): their
+   * ids are encoded together, into one page. */
+  assert_int_equal(plain_pages(dir, "t", added, "id"), 1);
   /* Another engine reads the compacted table, and the version before, alike. */
   compare_with_refcheck(dir, -1);
   compare_with_refcheck(dir, 9);
@@ -155,6 +164,55 @@ static void test_compact__seed_ten_batches_become_one_file_in_own_commit(void **
   d = describe(dir);
   assert_int_equal(json_integer_value(json_object_get(d, "commits")), 11);
   json_decref(d);
+  tu_rmtree(dir);
+}
+
+/* Inputs whose pages are as large as the writer's own (12,000 rows; it cuts
+ * at 20,000) are copied page by page into the new file (raw_pages.h): its
+ * ids hold the four input pages, not the three pages encoding would cut,
+ * and the table reads the same to inlet and to DuckDB (refcheck). */
+static void test_compact__large_enough_input_pages_are_copied(void **state) {
+  (void)state;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", tu_mkdtemp("maint-copy"));
+  tu_result r;
+  tu_sh(&r, "cd '%s' && '%s' create t --schema 'id long not null, x double, s string'", dir,
+        INLET_BIN);
+  sh_ok(&r, "create");
+  tu_result_free(&r);
+  for (int f = 0; f < 4; f++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/in%d.ndjson", dir, f);
+    FILE *o = fopen(path, "w");
+    assert_non_null(o);
+    for (int i = f * 12000; i < (f + 1) * 12000; i++)
+      fprintf(o, "{\"id\":%d,\"x\":%d.%02d,\"s\":\"v%d\"}\n", i, i * 3, i % 100, (i * 7) % 10);
+    fclose(o);
+    tu_sh(&r, "cd '%s' && '%s' append t in%d.ndjson", dir, INLET_BIN, f);
+    sh_ok(&r, "append");
+    tu_result_free(&r);
+  }
+  tu_sh(&r, "cd '%s' && '%s' compact t --min-files 2", dir, INLET_BIN);
+  sh_ok(&r, "compact");
+  assert_non_null(strstr(r.out, "48000 rows"));
+  tu_result_free(&r);
+  char log[4300];
+  snprintf(log, sizeof log, "%s/t/_delta_log/00000000000000000005.json", dir);
+  char *body = tu_read_file(log, NULL);
+  assert_non_null(body);
+  char added[1024] = "";
+  for (char *line = strtok(body, "\n"); line; line = strtok(NULL, "\n")) {
+    json_t *a = json_loads(line, 0, NULL);
+    assert_non_null(a);
+    json_t *x = json_object_get(a, "add");
+    if (x) snprintf(added, sizeof added, "%s", json_string_value(json_object_get(x, "path")));
+    json_decref(a);
+  }
+  free(body);
+  assert_true(added[0] != '\0');
+  assert_int_equal(plain_pages(dir, "t", added, "id"), 4);
+  assert_int_equal(plain_pages(dir, "t", added, "x"), 4);
+  compare_with_refcheck(dir, -1);
   tu_rmtree(dir);
 }
 
@@ -451,6 +509,7 @@ int main(void) {
       cmocka_unit_test(test_compact__sort_by_orders_rows_within_each_file),
       cmocka_unit_test(test_compact__concurrent_removal_fails_only_that_group),
       cmocka_unit_test(test_compact__golden_tables_read_identically_by_refcheck),
+      cmocka_unit_test(test_compact__large_enough_input_pages_are_copied),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@
 #define N_BATCHES 4
 
 static char *g_dir;
+static int64_t g_hinted; /* values the last rewrite() put into a dictionary by hint */
 
 static int setup(void **state) {
   (void)state;
@@ -72,7 +73,10 @@ static void make_batch(inlet_batch *b, int seq) {
     else
       assert_int_equal(inlet_array_append_double(&b->columns[1], (double)(r >> 4) / 7.0, NULL), 0);
     int n = snprintf(text, sizeof text, "name-%u", (r >> 9) % 5);
-    assert_int_equal(inlet_array_append_bytes(&b->columns[2], &f[2], text, (size_t)n, NULL), 0);
+    if (r % 19 == 0)
+      assert_int_equal(inlet_array_append_null(&b->columns[2], &f[2], NULL), 0);
+    else
+      assert_int_equal(inlet_array_append_bytes(&b->columns[2], &f[2], text, (size_t)n, NULL), 0);
     if (r % 17 == 0) {
       assert_int_equal(inlet_array_append_null(&b->columns[3], &f[3], NULL), 0);
     } else {
@@ -166,6 +170,7 @@ static int64_t rewrite(const char *in, const char *out, const char *plain,
     if (pw) assert_int_equal(inlet_parquet_writer_write(pw, &b, &err), 0);
   }
   int64_t copied = pq_writer_pages_copied(w);
+  g_hinted = pq_writer_values_hinted(w);
   inlet_batch_reset(&b);
   pq_reader_capture_pages(r, NULL);
   for (int32_t i = 0; i < s->n_fields; i++)
@@ -438,11 +443,89 @@ static void test_raw_pages__a_dictionary_chunk_is_not_captured(void **state) {
   inlet_parquet_reader_free(r);
 }
 
+/* The bytes of column chunk @p leaf of row group @p rg of @p path. */
+static char *chunk_bytes(const char *path, int32_t rg, int32_t leaf, size_t *len) {
+  inlet_parquet_reader *r = open_reader(path);
+  const pq_column_meta *m = &r->meta.row_groups[rg].columns[leaf].meta_data;
+  int64_t start = m->has_dictionary_page_offset ? m->dictionary_page_offset : m->data_page_offset;
+  int64_t n = m->total_compressed_size;
+  inlet_parquet_reader_free(r);
+  size_t flen = 0;
+  char *all = tu_read_file(path, &flen);
+  assert_non_null(all);
+  assert_true(start >= 0 && n >= 0 && (size_t)(start + n) <= flen);
+  char *out = malloc((size_t)n + 1);
+  assert_non_null(out);
+  memcpy(out, all + start, (size_t)n);
+  free(all);
+  *len = (size_t)n;
+  return out;
+}
+
+static void test_raw_pages__dictionary_indices_build_the_same_dictionary(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_parquet_writer_options o =
+      options(INLET_COMPRESSION_SNAPPY, INLET_PARQUET_ENCODINGS_COMPATIBLE);
+  char in[4096], out[4096], plain[4096];
+  snprintf(in, sizeof in, "%s", path_of("hint-in.parquet"));
+  snprintf(out, sizeof out, "%s", path_of("hint-out.parquet"));
+  snprintf(plain, sizeof plain, "%s", path_of("hint-plain.parquet"));
+  write_input(in, o);
+
+  /* The names' chunks are dictionary-encoded: their indices are kept, one
+   * per non-null value, below the dictionary's size. */
+  inlet_parquet_reader *r = open_reader(in);
+  int32_t nf = inlet_parquet_reader_schema(r)->n_fields;
+  pq_raw_chunk *raw = calloc((size_t)nf, sizeof *raw);
+  assert_non_null(raw);
+  pq_reader_capture_pages(r, raw);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  int64_t non_null = 0;
+  for (int32_t g = 0; g < N_BATCHES; g++) {
+    assert_int_equal(inlet_parquet_reader_read_row_group(r, g, &b, &err), 0);
+    assert_true(has_dictionary(r, g, 2));
+    assert_true(raw[2].dict_valid);
+    assert_false(raw[2].valid);
+    assert_int_equal(raw[2].dict_n, 5);
+    assert_int_equal(raw[2].dict_rows, BATCH_ROWS);
+    assert_true(b.columns[2].null_count > 0);
+    int64_t n = b.columns[2].length - b.columns[2].null_count;
+    assert_int_equal(raw[2].dict_idx.len, (size_t)n * sizeof(uint32_t));
+    const uint32_t *idx = (const uint32_t *)(const void *)raw[2].dict_idx.data;
+    for (int64_t k = 0; k < n; k++)
+      assert_true(idx[k] < raw[2].dict_n);
+    non_null += n;
+    /* PLAIN chunks keep no indices. */
+    assert_false(raw[0].dict_valid);
+    assert_false(raw[3].dict_valid);
+  }
+  inlet_batch_reset(&b);
+  pq_raw_chunks_free(raw, nf);
+  inlet_parquet_reader_free(r);
+
+  /* Written through the indices: every non-null name, and the chunks are
+   * byte for byte those of the same rows encoded by hashing. */
+  rewrite(in, out, plain, o, 2 * BATCH_ROWS);
+  assert_int_equal(g_hinted, non_null);
+  assert_same_rows(in, out);
+  for (int32_t g = 0; g < N_BATCHES / 2; g++) {
+    size_t la = 0, lb = 0;
+    char *a = chunk_bytes(out, g, 2, &la), *p = chunk_bytes(plain, g, 2, &lb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, p, la);
+    free(a);
+    free(p);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_raw_pages__copied_pages_read_back_with_the_inputs_index_and_stats),
       cmocka_unit_test(test_raw_pages__pages_that_do_not_fit_are_encoded),
       cmocka_unit_test(test_raw_pages__a_dictionary_chunk_is_not_captured),
+      cmocka_unit_test(test_raw_pages__dictionary_indices_build_the_same_dictionary),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
