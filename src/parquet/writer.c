@@ -573,12 +573,16 @@ static int64_t slice_rows(const inlet_parquet_writer *w, int64_t left) {
   return rows < left ? rows : left;
 }
 
-int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch,
-                               inlet_error *err) {
+/* The checks every write begins with. */
+static int write_begin(inlet_parquet_writer *w, const inlet_batch *batch, inlet_error *err) {
   FAIL_IF(!w || !batch, err, INLET_EINVAL, "parquet writer: NULL argument");
   FAIL_IF(w->closed || !w->file, err, INLET_EINVAL, "%s: writer is closed", w->path);
   FAIL_IF(w->failed, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
-  TRY(check_batch(w, batch, err));
+  return check_batch(w, batch, err);
+}
+
+/* Writes a checked batch in slices, cutting row groups between them. */
+static int write_sliced(inlet_parquet_writer *w, const inlet_batch *batch, inlet_error *err) {
   int64_t done = 0;
   while (done < batch->num_rows) {
     int64_t n = slice_rows(w, batch->num_rows - done);
@@ -604,9 +608,15 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
   return 0;
 }
 
+int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch,
+                               inlet_error *err) {
+  TRY(write_begin(w, batch, err));
+  return write_sliced(w, batch, err);
+}
+
 int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
                           const pq_raw_chunk *raw, inlet_error *err) {
-  FAIL_IF(!w || !batch, err, INLET_EINVAL, "parquet writer: NULL argument");
+  TRY(write_begin(w, batch, err));
   bool any = false;
   for (int32_t i = 0; raw && i < w->n_cols && !any; i++) {
     const pq_column_desc *d = &w->desc.columns[i];
@@ -624,10 +634,7 @@ int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
       (w->row_group_max_rows == 0 || w->rg_rows + batch->num_rows <= w->row_group_max_rows) &&
       (w->rg_rows == 0 ? inlet_batch_memory(batch) <= w->row_group_bytes
                        : slice_rows(w, batch->num_rows) == batch->num_rows);
-  if (!any || !fits) return inlet_parquet_writer_write(w, batch, err);
-  FAIL_IF(w->closed || !w->file, err, INLET_EINVAL, "%s: writer is closed", w->path);
-  FAIL_IF(w->failed, err, INLET_EINVAL, "%s: writer failed earlier", w->path);
-  TRY(check_batch(w, batch, err));
+  if (!any || !fits) return write_sliced(w, batch, err);
   int rc = columns_step(w, batch, 0, batch->num_rows, raw, err);
   if (rc == 0) {
     w->rg_rows += batch->num_rows;
