@@ -1165,8 +1165,8 @@ static int64_t job_memory(const compactor *c, int64_t b0, int64_t nb) {
   /* A big input's column parts each keep their largest column chunk: at
    * most an input file's compressed bytes between them. */
   int64_t parts = c->handles ? (in < c->rg_bytes ? in : c->rg_bytes) : 0;
-  /* Pages kept to be copied (raw_pages.h): an input row group's compressed
-   * bytes, by which a copied row group may also pass rg_bytes. */
+  /* Pages kept to be copied (raw_pages.h): the compressed bytes of the
+   * input row groups decoded (here and ahead) and not yet written. */
   int64_t pages = 2 * (in < c->rg_bytes ? in : c->rg_bytes);
   return inlet_add_sat_i64(
       inlet_add_sat_i64(
