@@ -916,15 +916,8 @@ static int choose_kind(chunk_state *s, inlet_error *err) {
   const pq_column_desc *d = s->ctx->desc;
   int32_t ow = inlet_type_value_width(&d->type);
   s->out_width = ow > 0 ? (size_t)ow : 0;
-  switch (d->physical_type) {
-  case PQ_INT32: s->in_width = 4; break;
-  case PQ_INT64: s->in_width = 8; break;
-  case PQ_INT96: s->in_width = 12; break;
-  case PQ_FLOAT: s->in_width = 4; break;
-  case PQ_DOUBLE: s->in_width = 8; break;
-  case PQ_FIXED_LEN_BYTE_ARRAY: s->in_width = (size_t)d->type_length; break;
-  default: s->in_width = 0;
-  }
+  int32_t iw = pq_plain_value_width(d);
+  s->in_width = iw > 0 ? (size_t)iw : 0;
   switch (d->conv) {
   case PQ_CONV_NONE:
     if (d->physical_type == PQ_BOOLEAN)

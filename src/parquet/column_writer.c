@@ -67,17 +67,6 @@ static void set_bits(uint8_t *dst, int64_t doff, int64_t n) {
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
-static int physical_width(const pq_column_desc *d) {
-  switch (d->physical_type) {
-  case PQ_INT32:
-  case PQ_FLOAT: return 4;
-  case PQ_INT64:
-  case PQ_DOUBLE: return 8;
-  case PQ_FIXED_LEN_BYTE_ARRAY: return d->type_length;
-  default: return 0;
-  }
-}
-
 static int nomem(pq_column_writer *cw, inlet_error *err);
 
 int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
@@ -85,7 +74,7 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
   memset(cw, 0, sizeof *cw);
   cw->desc = desc;
   cw->cfg = cfg;
-  cw->value_width = physical_width(desc);
+  cw->value_width = pq_plain_value_width(desc);
   cw->level_mode = desc->max_rep_level > 0 || desc->max_def_level > 1 || desc->n_path > 1;
   inlet_buf_init(&cw->page_plain);
   inlet_buf_init(&cw->chunk);

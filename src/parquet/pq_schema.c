@@ -42,6 +42,18 @@ int32_t pq_decimal_byte_width(int32_t precision) {
   return width[precision];
 }
 
+int32_t pq_plain_value_width(const pq_column_desc *d) {
+  switch (d->physical_type) {
+  case PQ_INT32:
+  case PQ_FLOAT: return 4;
+  case PQ_INT64:
+  case PQ_DOUBLE: return 8;
+  case PQ_INT96: return 12;
+  case PQ_FIXED_LEN_BYTE_ARRAY: return d->type_length;
+  default: return 0;
+  }
+}
+
 pq_sort_order pq_element_sort_order(const pq_schema_element *e) {
   switch (e->logical.kind) {
   case PQ_LT_STRING:

@@ -153,4 +153,8 @@ pq_sort_order pq_element_sort_order(const pq_schema_element *leaf);
  * value of @p precision digits (1..38), e.g. 10 -> 5, 38 -> 16. */
 int32_t pq_decimal_byte_width(int32_t precision);
 
+/* Bytes of one PLAIN value of leaf @p d's physical type (INT96: 12,
+ * FIXED_LEN_BYTE_ARRAY: its length), 0 for BOOLEAN and BYTE_ARRAY. */
+int32_t pq_plain_value_width(const pq_column_desc *d);
+
 #endif /* INLET_PARQUET_PQ_SCHEMA_H */

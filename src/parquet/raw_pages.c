@@ -34,25 +34,13 @@ static bool copyable_encoding(pq_type t, int32_t enc) {
   }
 }
 
-static int fixed_width(pq_type t, int32_t type_length) {
-  switch (t) {
-  case PQ_INT32:
-  case PQ_FLOAT: return 4;
-  case PQ_INT64:
-  case PQ_DOUBLE: return 8;
-  case PQ_INT96: return 12;
-  case PQ_FIXED_LEN_BYTE_ARRAY: return type_length;
-  default: return 0;
-  }
-}
-
 int pq_raw_chunk_capture(pq_raw_chunk *c, const pq_column_desc *desc, const pq_column_meta *cm,
                          const uint8_t *chunk, size_t len, int64_t rows, inlet_error *err) {
   inlet_buf_clear(&c->bodies);
   c->n_pages = 0;
   c->valid = false;
   if (desc->max_rep_level > 0 || desc->physical_type == PQ_INT96) return 0;
-  int width = fixed_width(desc->physical_type, desc->type_length);
+  int32_t width = pq_plain_value_width(desc);
   size_t pos = 0;
   int64_t seen = 0;
   while (pos < len) {
