@@ -6,7 +6,9 @@
  * literals, 20 to 60 bytes long, so a Parquet scan spent more time in the
  * call overhead than in moving bytes (bench/snappy_bench.c measures it).
  * This decoder copies short literals and matches in fixed 16-byte steps
- * while the output has room for the overshoot. Compression stays with
+ * while the output has room for the overshoot, and short matches that
+ * repeat the last 8 to 15 bytes byte by byte, which the store buffer can
+ * forward (snappy_decode.c says why). Compression stays with
  * libsnappy; fuzz/snappy_fuzzer.c checks this decoder against libsnappy's
  * on arbitrary input (same verdict, same bytes).
  */

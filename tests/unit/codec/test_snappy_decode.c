@@ -158,12 +158,95 @@ static void test_snappy__corrupt_streams_are_refused(void **state) {
   assert_int_equal(inlet_snappy_decode(c4, sizeof c4, out, 2), INLET_SNAPPY_CORRUPT);
 }
 
+/* Appends one random tag to @p z (at *zn) that is valid after @p produced
+ * output bytes, and returns how many output bytes it adds. Copies take the
+ * offsets and lengths libsnappy's compressor rarely emits (offsets 1..15
+ * with lengths up to 64, 2- and 4-byte offsets for near copies). */
+static size_t put_random_tag(uint8_t *z, size_t *zn, size_t produced) {
+  const unsigned kind = (unsigned)(rnd() % 4);
+  if (kind == 0 || produced == 0) {
+    size_t len = rnd() % 4 == 0 ? 17 + rnd() % 200 : 1 + rnd() % 16;
+    if (len <= 60) {
+      z[(*zn)++] = (uint8_t)((len - 1) << 2);
+    } else {
+      z[(*zn)++] = (uint8_t)(60 << 2);
+      z[(*zn)++] = (uint8_t)(len - 1);
+    }
+    for (size_t i = 0; i < len; i++)
+      z[(*zn)++] = (uint8_t)rnd();
+    return len;
+  }
+  const size_t max_off = produced < 40 || rnd() % 2 ? produced : 40;
+  size_t off = 1 + rnd() % (max_off < 2047 ? max_off : 2047);
+  if (kind == 1) {
+    size_t len = 4 + rnd() % 8;
+    z[(*zn)++] = (uint8_t)(1 | ((len - 4) << 2) | ((off >> 8) << 5));
+    z[(*zn)++] = (uint8_t)off;
+    return len;
+  }
+  size_t len = 1 + rnd() % 64;
+  z[(*zn)++] = (uint8_t)(kind | ((len - 1) << 2));
+  for (unsigned b = 0; b < (kind == 2 ? 2u : 4u); b++)
+    z[(*zn)++] = (uint8_t)(off >> (8 * b));
+  return len;
+}
+
+/* Hand-built streams of every tag kind, long enough that the decoder's
+ * unchecked path takes most tags and its checked path the last ones: inlet
+ * and libsnappy must give the same bytes, and the same verdict after one
+ * byte of a tag is changed. */
+static void test_snappy__random_tag_streams_agree_with_libsnappy(void **state) {
+  (void)state;
+  enum { TAGS = 600 };
+  uint8_t *body = malloc(TAGS * 220), *z = malloc(TAGS * 220 + 8);
+  assert_non_null(body);
+  assert_non_null(z);
+  for (int round = 0; round < 300; round++) {
+    size_t bn = 0, produced = 0;
+    const size_t tags = 1 + rnd() % TAGS;
+    for (size_t t = 0; t < tags; t++)
+      produced += put_random_tag(body, &bn, produced);
+    size_t zn = 0;
+    for (size_t v = produced;; v >>= 7) {
+      z[zn++] = (uint8_t)(v < 128 ? v : (v & 127) | 128);
+      if (v < 128) break;
+    }
+    const size_t header = zn;
+    memcpy(z + zn, body, bn);
+    zn += bn;
+    char *ref = malloc(produced);
+    uint8_t *out = malloc(produced);
+    assert_non_null(ref);
+    assert_non_null(out);
+    size_t lib_n = produced;
+    assert_int_equal(snappy_uncompress((const char *)z, zn, ref, &lib_n), SNAPPY_OK);
+    assert_int_equal(inlet_snappy_decode(z, zn, out, produced), INLET_SNAPPY_OK);
+    assert_memory_equal(out, ref, produced);
+    for (int flip = 0; flip < 8; flip++) {
+      const size_t at = header + rnd() % bn;
+      const uint8_t was = z[at];
+      z[at] = (uint8_t)(was ^ (1 + rnd() % 255));
+      lib_n = produced;
+      const int lib_ok = snappy_uncompress((const char *)z, zn, ref, &lib_n) == SNAPPY_OK;
+      const int own_ok = inlet_snappy_decode(z, zn, out, produced) == INLET_SNAPPY_OK;
+      assert_int_equal(own_ok, lib_ok);
+      if (lib_ok) assert_memory_equal(out, ref, produced);
+      z[at] = was;
+    }
+    free(ref);
+    free(out);
+  }
+  free(body);
+  free(z);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_snappy__libsnappy_streams_of_every_small_length),
       cmocka_unit_test(test_snappy__libsnappy_streams_of_parquet_shaped_pages),
       cmocka_unit_test(test_snappy__each_tag_kind),
       cmocka_unit_test(test_snappy__corrupt_streams_are_refused),
+      cmocka_unit_test(test_snappy__random_tag_streams_agree_with_libsnappy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
