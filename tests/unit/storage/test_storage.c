@@ -93,27 +93,30 @@ static void test_storage__large_buffered_appends(void **state) {
   inlet_storage *s = open_root();
   inlet_wfile *w = NULL;
   assert_int_equal(s->ops->create(s, "big.bin", &w, NULL), 0);
-  const size_t chunk = 100000;
-  uint8_t *data = malloc(chunk * 30);
-  for (size_t i = 0; i < chunk * 30; i++)
+  /* 20 MB: past two of the kernel writeback hints (one per 8 MiB), with a
+   * sync in the middle, and still the same bytes read back. */
+  const size_t chunk = 100000, total = chunk * 200;
+  uint8_t *data = malloc(total);
+  for (size_t i = 0; i < total; i++)
     data[i] = (uint8_t)(i * 31 + i / 7);
   size_t off = 0;
   /* Mixed sizes: small ones buffer, big ones bypass the buffer. */
   const size_t sizes[] = {1, 17, chunk, 3 * chunk, 5, 1 << 20, chunk * 2, 12345};
-  for (size_t k = 0; off < chunk * 30; k++) {
+  for (size_t k = 0; off < total; k++) {
     size_t n = sizes[k % 8];
-    if (n > chunk * 30 - off) n = chunk * 30 - off;
+    if (n > total - off) n = total - off;
     assert_int_equal(inlet_wfile_append(w, data + off, n, NULL), 0);
     off += n;
+    if (k == 40) assert_int_equal(w->ops->sync(w, NULL), 0);
   }
   assert_int_equal(w->ops->sync(w, NULL), 0);
   assert_int_equal(inlet_wfile_close(w, true, NULL), 0);
   inlet_rfile *r;
   assert_int_equal(s->ops->open_read(s, "big.bin", &r, NULL), 0);
-  assert_int_equal(r->size, (int64_t)(chunk * 30));
-  uint8_t *back = malloc(chunk * 30);
-  assert_int_equal(inlet_rfile_read_at(r, 0, back, chunk * 30, NULL), 0);
-  assert_memory_equal(back, data, chunk * 30);
+  assert_int_equal(r->size, (int64_t)total);
+  uint8_t *back = malloc(total);
+  assert_int_equal(inlet_rfile_read_at(r, 0, back, total, NULL), 0);
+  assert_memory_equal(back, data, total);
   inlet_rfile_close(r);
   free(back);
   free(data);
