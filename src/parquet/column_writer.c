@@ -1247,9 +1247,11 @@ bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *r
     return false;
   for (int32_t i = 0; i < raw->n_pages; i++) {
     if (!copy_encoding_ok(cw, raw->pages[i].encoding)) return false;
-    /* A chunk's last page may be short; one page alone may not. */
-    if ((i < raw->n_pages - 1 || raw->n_pages == 1) && !page_big_enough(cw, &raw->pages[i]))
-      return false;
+    /* A chunk's last page may be short, and so may its first when pages
+     * lie between (a row group cut inside a page of the file it was
+     * compacted from); one page alone may not. */
+    bool edge = (i == raw->n_pages - 1 && raw->n_pages > 1) || (i == 0 && raw->n_pages > 2);
+    if (!edge && !page_big_enough(cw, &raw->pages[i])) return false;
   }
   return true;
 }

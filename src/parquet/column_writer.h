@@ -162,7 +162,8 @@ int pq_column_writer_write(pq_column_writer *cw, const inlet_array *a, int64_t s
 /* True when the pages of @p raw (raw_pages.h) can stand as this column's
  * pages for the @p n rows they hold: a flat column whose codec, physical
  * layout and page encodings are theirs, and pages of at least half the
- * rows or bytes this column would put in one (the chunk's last aside). */
+ * rows or bytes this column would put in one (the chunk's last aside, and
+ * its first when other pages lie between). */
 bool pq_column_writer_can_copy(const pq_column_writer *cw, const pq_raw_chunk *raw, int64_t n);
 /*
  * Appends rows [start, start + raw->rows) of @p a, which the pages of

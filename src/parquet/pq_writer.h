@@ -43,8 +43,11 @@ void pq_writer_set_stash(inlet_parquet_writer *w, pq_buf_stash *stash);
  * batch goes whole into the current row group, so only where it fits there
  * as inlet_parquet_writer_write's slices would fill it: within the row
  * limit, and within the byte target as estimated from the row group's rows
- * so far (for its first batch: the batch's size in memory). A batch that
- * does not fit is written as usual, every column encoded.
+ * so far (for its first batch: its copied pages' uncompressed sizes and
+ * the other columns' size in memory). One that does not fit the rest of a
+ * row group at least half full starts the next row group if it fits there
+ * whole (so a rewrite keeps its input's row groups and their pages); any
+ * other is written as usual, every column encoded.
  * The file reads back to the same rows either way.
  */
 int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,

@@ -614,6 +614,26 @@ int inlet_parquet_writer_write(inlet_parquet_writer *w, const inlet_batch *batch
   return write_sliced(w, batch, err);
 }
 
+/* What @p batch would add to a row group, as far as the writer can tell
+ * before encoding it: a column whose pages it copies, their uncompressed
+ * sizes (what the row group's estimate counts for them); any other column,
+ * its buffers in memory (an upper bound of what its slices would add). */
+static int64_t batch_fit_bytes(const inlet_parquet_writer *w, const inlet_batch *batch,
+                               const pq_raw_chunk *raw) {
+  int64_t total = inlet_batch_memory(batch);
+  for (int32_t i = 0; i < w->n_cols; i++) {
+    const pq_column_desc *d = &w->desc.columns[i];
+    const pq_raw_chunk *rc = &raw[d->field_index];
+    if (!pq_column_writer_can_copy(&w->cols[i], rc, batch->num_rows)) continue;
+    /* Copied columns are flat: one column of the writer per field. */
+    const inlet_array *a = &batch->columns[d->field_index];
+    total -= batch_validity_cap(a) + batch_offsets_cap(a) + batch_values_cap(a);
+    for (int32_t k = 0; k < rc->n_pages; k++)
+      total += rc->pages[k].uncompressed;
+  }
+  return total;
+}
+
 int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
                           const pq_raw_chunk *raw, inlet_error *err) {
   TRY(write_begin(w, batch, err));
@@ -629,13 +649,29 @@ int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
    * as the writer can tell before encoding it: within the row limit, and
    * within the byte target as the slices would fill it (a row group's
    * first batch: its size in memory). Otherwise it is written as usual. */
+  const int64_t fit_bytes = any ? batch_fit_bytes(w, batch, raw) : 0;
   bool fits =
       batch->num_rows > 0 &&
       (w->row_group_max_rows == 0 || w->rg_rows + batch->num_rows <= w->row_group_max_rows) &&
-      (w->rg_rows == 0 ? inlet_batch_memory(batch) <= w->row_group_bytes
+      (w->rg_rows == 0 ? fit_bytes <= w->row_group_bytes
                        : slice_rows(w, batch->num_rows) == batch->num_rows);
+  /* A batch that does not fit the rest of a row group at least half full
+   * starts the next one, where it fits whole: its pages are copied, and
+   * row groups keep at least half the target (a copy-on-write delete's
+   * untouched row groups, behind one it encoded, were all encoded). */
+  int rc = 0;
+  if (any && !fits && w->rg_rows > 0 && batch->num_rows > 0 &&
+      estimate_rg_bytes(w) >= w->row_group_bytes / 2 && fit_bytes <= w->row_group_bytes &&
+      (w->row_group_max_rows == 0 || batch->num_rows <= w->row_group_max_rows)) {
+    rc = flush_row_group(w, err);
+    if (rc < 0) {
+      w->failed = true;
+      return rc;
+    }
+    fits = true;
+  }
   if (!any || !fits) return write_sliced(w, batch, err);
-  int rc = columns_step(w, batch, 0, batch->num_rows, raw, err);
+  rc = columns_step(w, batch, 0, batch->num_rows, raw, err);
   if (rc == 0) {
     w->rg_rows += batch->num_rows;
     w->total_rows += batch->num_rows;

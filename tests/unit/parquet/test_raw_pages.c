@@ -409,6 +409,38 @@ static void test_raw_pages__pages_that_do_not_fit_are_encoded(void **state) {
   inlet_parquet_reader_free(r);
 }
 
+/* Row group byte targets from 4 KiB to 16 MiB: a batch that does not fit
+ * the rest of a row group at least half full starts the next one, so at
+ * some target between one batch and two every batch is a row group of its
+ * own with all its pages copied (the rule before encoded every batch after
+ * the first); at every target the file reads back to the same rows. */
+static void test_raw_pages__a_batch_past_a_half_full_row_group_starts_the_next(void **state) {
+  (void)state;
+  inlet_parquet_writer_options o =
+      options(INLET_COMPRESSION_SNAPPY, INLET_PARQUET_ENCODINGS_COMPATIBLE);
+  char in[4096], out[4096];
+  snprintf(in, sizeof in, "%s", path_of("half-in.parquet"));
+  write_input(in, o);
+  int32_t chunks = 0;
+  const int64_t all = copyable_pages(in, &chunks);
+  assert_true(all > N_BATCHES);
+  int one_per_batch = 0, targets = 0;
+  for (int64_t target = 4096; target <= ((int64_t)16 << 20); target += target / 4, targets++) {
+    char name[64];
+    snprintf(name, sizeof name, "half-%d.parquet", targets);
+    snprintf(out, sizeof out, "%s", path_of(name));
+    o.row_group_bytes = target;
+    int64_t copied = rewrite(in, out, NULL, o, 0);
+    assert_same_rows(in, out);
+    inlet_parquet_reader *r = open_reader(out);
+    int32_t n_rg = inlet_parquet_reader_num_row_groups(r);
+    inlet_parquet_reader_free(r);
+    if (n_rg == N_BATCHES && copied == all) one_per_batch++;
+  }
+  assert_true(targets > 30);
+  assert_true(one_per_batch > 0);
+}
+
 static void test_raw_pages__a_dictionary_chunk_is_not_captured(void **state) {
   (void)state;
   inlet_error err = INLET_ERROR_INIT;
@@ -525,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_raw_pages__copied_pages_read_back_with_the_inputs_index_and_stats),
       cmocka_unit_test(test_raw_pages__pages_that_do_not_fit_are_encoded),
       cmocka_unit_test(test_raw_pages__a_dictionary_chunk_is_not_captured),
+      cmocka_unit_test(test_raw_pages__a_batch_past_a_half_full_row_group_starts_the_next),
       cmocka_unit_test(test_raw_pages__dictionary_indices_build_the_same_dictionary),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
