@@ -290,6 +290,7 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
   int32_t *proj = inlet_calloc((size_t)nd + 1, sizeof *proj);
   uint8_t *keep = NULL;
   char *dir = NULL;
+  pq_raw_chunk *cap = NULL, *raw = NULL; /* owned: n_proj and nd entries */
   inlet_batch b, nb;
   memset(&b, 0, sizeof b);
   memset(&nb, 0, sizeof nb);
@@ -320,6 +321,18 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
   delta_file_sink *sink = cdc ? &d->cdc_sink : &d->sink;
   delta_data_file *out = cdc ? &t->cdc : &t->out;
   TRY_GOTO(delta_data_file_open(sink, out, dir, err));
+  /* The rows a delete keeps are mostly whole row groups the predicate did
+   * not touch: their columns' pages are kept for the writer to copy
+   * (raw_pages.h), as compaction does, unless row tracking columns are
+   * filled in. Change data rows carry a column of their own: encoded. */
+  const char *rt_id = delta_metadata_conf(&d->snap.metadata, DELTA_RT_ID_COL);
+  const char *rt_ver = delta_metadata_conf(&d->snap.metadata, DELTA_RT_VER_COL);
+  if (!cdc && !(rt_id && inlet_schema_find(&d->data_schema, rt_id) >= 0) &&
+      !(rt_ver && inlet_schema_find(&d->data_schema, rt_ver) >= 0)) {
+    cap = inlet_calloc((size_t)n_proj, sizeof *cap);
+    FAIL_GOTO(!cap, err, INLET_ENOMEM, "out of memory");
+    pq_reader_capture_pages(r, cap);
+  }
   int32_t nrg = inlet_parquet_reader_num_row_groups(r);
   int64_t base = 0;
   for (int32_t g = 0; g < nrg; g++) {
@@ -358,8 +371,26 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
       for (int64_t k = 0; k < b.num_rows; k++)
         TRY_GOTO(inlet_array_append_bytes(&nb.columns[nd], ct, "delete", 6, err));
     }
+    bool all_kept = true;
+    for (int64_t k = 0; k < b.num_rows && all_kept; k++)
+      all_kept = keep[k];
+    /* A column's pages go along when they hold exactly its values: read
+     * in the table's type, no row of the row group deleted. */
+    for (int32_t i = 0; cap && all_kept && i < nd; i++) {
+      if (idx[i] < 0 || !(cap[idx[i]].valid || cap[idx[i]].dict_valid) ||
+          !maint_same_type(&d->data_schema.fields[i], &b.schema.fields[idx[i]]))
+        continue;
+      if (!raw) {
+        raw = inlet_calloc((size_t)nd, sizeof *raw);
+        FAIL_GOTO(!raw, err, INLET_ENOMEM, "out of memory");
+      }
+      raw[i] = cap[idx[i]]; /* moved */
+      memset(&cap[idx[i]], 0, sizeof cap[idx[i]]);
+    }
     TRY_GOTO(batch_keep_rows(&nb, keep, err));
-    if (nb.num_rows) TRY_GOTO(delta_data_file_write(out, &nb, err));
+    if (nb.num_rows) TRY_GOTO(delta_data_file_write_pages(out, &nb, raw, err));
+    pq_raw_chunks_free(raw, nd);
+    raw = NULL;
     base += b.num_rows;
     inlet_batch_reset(&nb);
   }
@@ -371,6 +402,9 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
 done:
   inlet_batch_reset(&b);
   inlet_batch_reset(&nb);
+  pq_raw_chunks_free(raw, nd);
+  if (r) pq_reader_capture_pages(r, NULL);
+  pq_raw_chunks_free(cap, n_proj);
   inlet_free(idx);
   inlet_free(proj);
   inlet_free(keep);
