@@ -694,17 +694,8 @@ static int decode_file(const compactor *c, inlet_storage *st, inlet_storage_hand
     bool dropped = dv && delta_dv_count_range(dv, (uint64_t)got, (uint64_t)(got + b.num_rows)) > 0;
     /* A column's pages (or dictionary indices) go along when they hold
      * exactly its values: read in the table's type, no row deleted. */
-    for (int32_t i = 0; cap && !dropped && i < nd; i++) {
-      if (idx[i] < 0 || !(cap[idx[i]].valid || cap[idx[i]].dict_valid) ||
-          !maint_same_type(&c->data_schema.fields[i], &b.schema.fields[idx[i]]))
-        continue;
-      if (!raw) {
-        raw = inlet_calloc((size_t)nd, sizeof *raw);
-        FAIL_GOTO(!raw, err, INLET_ENOMEM, "out of memory");
-      }
-      raw[i] = cap[idx[i]]; /* moved */
-      memset(&cap[idx[i]], 0, sizeof cap[idx[i]]);
-    }
+    if (cap && !dropped)
+      TRY_GOTO(maint_take_pages(&raw, cap, idx, &c->data_schema, &b.schema, err));
     if (dropped) {
       uint8_t *k = inlet_realloc(keep, (size_t)b.num_rows + 1);
       FAIL_GOTO(!k, err, INLET_ENOMEM, "out of memory applying a deletion vector");

@@ -376,17 +376,8 @@ static int copy_rows(deleter *d, touched *t, bool cdc, inlet_error *err) {
       all_kept = keep[k];
     /* A column's pages go along when they hold exactly its values: read
      * in the table's type, no row of the row group deleted. */
-    for (int32_t i = 0; cap && all_kept && i < nd; i++) {
-      if (idx[i] < 0 || !(cap[idx[i]].valid || cap[idx[i]].dict_valid) ||
-          !maint_same_type(&d->data_schema.fields[i], &b.schema.fields[idx[i]]))
-        continue;
-      if (!raw) {
-        raw = inlet_calloc((size_t)nd, sizeof *raw);
-        FAIL_GOTO(!raw, err, INLET_ENOMEM, "out of memory");
-      }
-      raw[i] = cap[idx[i]]; /* moved */
-      memset(&cap[idx[i]], 0, sizeof cap[idx[i]]);
-    }
+    if (cap && all_kept)
+      TRY_GOTO(maint_take_pages(&raw, cap, idx, &d->data_schema, &b.schema, err));
     TRY_GOTO(batch_keep_rows(&nb, keep, err));
     if (nb.num_rows) TRY_GOTO(delta_data_file_write_pages(out, &nb, raw, err));
     pq_raw_chunks_free(raw, nd);

@@ -12,6 +12,7 @@
 #include "delta/delta.h"
 #include "expr/expr.h"
 #include "inlet/maint.h"
+#include "parquet/raw_pages.h"
 
 /* Parses @p text, a predicate in the language of `scan --where`
  * (src/expr), against @p schema; every column it reads must be one of
@@ -40,6 +41,13 @@ const char *maint_physical_name(const delta_snapshot *s, const char *logical);
 /* The file's column holds values of the table column's exact type (a
  * decimal's scale or a timestamp's unit, nested fields by physical name). */
 bool maint_same_type(const inlet_field *a, const inlet_field *b);
+/* Moves the pages captured for a row group (raw_pages.h; @p cap: one per
+ * column read, laid out as @p read) that hold exactly the values of one of
+ * the @p table fields (@p idx: each field's column read, or -1), read in
+ * that field's type, into @p *raw (allocated at the first: one per table
+ * field), for a writer to copy. */
+int maint_take_pages(pq_raw_chunk **raw, pq_raw_chunk *cap, const int32_t *idx,
+                     const inlet_schema *table, const inlet_schema *read, inlet_error *err);
 /* Moves column @p src of a data file (its field @p sf, @p n rows, consumed)
  * into @p dst (empty, initialised for table field @p tf, whose physical twin
  * is @p pf; both the same field without column mapping), as scans read it:

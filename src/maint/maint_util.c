@@ -75,6 +75,22 @@ bool maint_same_type(const inlet_field *a, const inlet_field *b) {
   return strcmp(x, y) == 0;
 }
 
+int maint_take_pages(pq_raw_chunk **raw, pq_raw_chunk *cap, const int32_t *idx,
+                     const inlet_schema *table, const inlet_schema *read, inlet_error *err) {
+  for (int32_t i = 0; i < table->n_fields; i++) {
+    if (idx[i] < 0 || !(cap[idx[i]].valid || cap[idx[i]].dict_valid) ||
+        !maint_same_type(&table->fields[i], &read->fields[idx[i]]))
+      continue;
+    if (!*raw) {
+      *raw = inlet_calloc((size_t)table->n_fields, sizeof **raw);
+      FAIL_IF(!*raw, err, INLET_ENOMEM, "out of memory");
+    }
+    (*raw)[i] = cap[idx[i]]; /* moved */
+    memset(&cap[idx[i]], 0, sizeof cap[idx[i]]);
+  }
+  return 0;
+}
+
 int maint_take_column(inlet_array *dst, const inlet_field *tf, const inlet_field *pf,
                       inlet_array *src, const inlet_field *sf, int64_t n, const char *path,
                       int32_t rg, inlet_error *err) {
