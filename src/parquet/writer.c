@@ -648,7 +648,7 @@ int pq_writer_write_pages(inlet_parquet_writer *w, const inlet_batch *batch,
   /* Pages go whole into one row group: only where the batch fits, as far
    * as the writer can tell before encoding it: within the row limit, and
    * within the byte target as the slices would fill it (a row group's
-   * first batch: its size in memory). Otherwise it is written as usual. */
+   * first batch: batch_fit_bytes). Otherwise it is written as usual. */
   const int64_t fit_bytes = any ? batch_fit_bytes(w, batch, raw) : 0;
   bool fits =
       batch->num_rows > 0 &&
