@@ -50,13 +50,30 @@ inlet_snappy_status inlet_snappy_length(const uint8_t *src, size_t src_len, size
 }
 
 /* Copies a match of @p len bytes from @p off bytes back; the caller checked
- * that both lie inside the output. */
+ * that both lie inside the output, and @p room is what the output has left
+ * from @p op (steps may overshoot the match while it is SLACK or more). */
 static inline void copy_match(uint8_t *op, size_t off, size_t len, size_t room) {
   const uint8_t *from = op - off;
   if (room >= SLACK && off >= 16) {
     for (size_t i = 0; i < len; i += 16)
       memcpy(op + i, from + i, 16);
+  } else if (room >= SLACK && off >= 8 && len <= 16) {
+    /* Byte by byte on purpose. The source is among the last bytes written,
+     * by two or more recent stores (the literal before and the copy before
+     * that); a wider load spanning them cannot be forwarded from the store
+     * buffer and waits for them to reach the cache, which made pages of
+     * ascending int64 values (a literal and a copy at offset 8 per value)
+     * decode 1.3x slower. */
+    if (len <= 8) {
+      for (size_t i = 0; i < 8; i++)
+        op[i] = from[i];
+    } else {
+      for (size_t i = 0; i < 16; i++)
+        op[i] = from[i];
+    }
   } else if (room >= SLACK && off >= 8) {
+    /* A step may read what the one before wrote (offset 8..15): a pattern
+     * repeated, as the format means it. */
     for (size_t i = 0; i < len; i += 8)
       memcpy(op + i, from + i, 8);
   } else {
@@ -170,34 +187,7 @@ inlet_snappy_status inlet_snappy_decode(const uint8_t *src, size_t src_len, uint
       }
       /* off == 0 wraps around and is refused with the rest. */
       if (off - 1 >= (size_t)(op - dst)) return INLET_SNAPPY_CORRUPT;
-      const uint8_t *from = op - off;
-      if (off >= 16) {
-        memcpy(op, from, 16);
-        for (size_t i = 16; i < len; i += 16)
-          memcpy(op + i, from + i, 16);
-      } else if (off >= 8 && len <= 16) {
-        /* Byte by byte on purpose. The source is among the last bytes
-         * written, by two or more recent stores (the literal before and
-         * the copy before that); a wider load spanning them cannot be
-         * forwarded from the store buffer and waits for them to reach the
-         * cache, which made pages of ascending int64 values (a literal and
-         * a copy at offset 8 per value) decode 1.3x slower. */
-        if (len <= 8) {
-          for (size_t i = 0; i < 8; i++)
-            op[i] = from[i];
-        } else {
-          for (size_t i = 0; i < 16; i++)
-            op[i] = from[i];
-        }
-      } else if (off >= 8) {
-        /* A step may read what the one before wrote (offset 8..15): a
-         * pattern repeated, as the format means it. */
-        for (size_t i = 0; i < len; i += 8)
-          memcpy(op + i, from + i, 8);
-      } else {
-        for (size_t i = 0; i < len; i++)
-          op[i] = from[i];
-      }
+      copy_match(op, off, len, SLACK); /* the loop keeps SLACK of room */
       op += len;
     }
   checked:
