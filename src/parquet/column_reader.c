@@ -487,6 +487,11 @@ static void spread(chunk_state *s, int64_t r0, size_t n, size_t n_valid) {
 static int out_reserve(chunk_state *s, int64_t rows, bool first, inlet_error *err) {
   inlet_array *out = s->out;
   if (!first && rows <= s->reserved) return 0;
+  /* The values buffer first, with its padding: reserving rows alone would
+   * zero a buffer the decoders overwrite (null slots included, by spread),
+   * and the padding then reallocate it, copying it. */
+  if (s->kind != K_BOOL && s->kind != K_BINARY)
+    TRY(out_values_reserve(out, rows * (int64_t)s->out_width + PAD, err));
   TRY(inlet_array_reserve_rows(out, s->ctx->desc->field, rows, err));
   size_t old_bits = first ? 0 : (size_t)(s->reserved + 7) / 8 + 1;
   size_t bits = (size_t)(rows + 7) / 8 + 1;
