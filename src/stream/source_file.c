@@ -53,6 +53,8 @@
 /* Room kept before a read-ahead's bytes for the unfinished record the
  * buffer ends with, copied there when the buffers are swapped. */
 #define RA_ROOM ((size_t)64 << 10)
+/* What a pipe on stdin is asked to hold (widen_pipe). */
+#define PIPE_ROOM (1 << 20)
 
 /* The next piece of a regular file, read by a pool task at offset off into
  * buf + RA_ROOM while the ingester parses the records of the buffer before:
@@ -870,6 +872,19 @@ static const stream_source_ops file_ops = {.next = file_next,
                                            .lag_bytes = file_lag_bytes,
                                            .free = file_free};
 
+/* A pipe holds 64 KiB by default: its writer stops as soon as that much
+ * waits, so reading and parsing here and producing there hardly overlap.
+ * Asking for PIPE_ROOM lets the writer run that far ahead (the kernel caps
+ * it at /proc/sys/fs/pipe-max-size; a refusal only leaves it as it was). */
+static void widen_pipe(int fd) {
+#ifdef F_SETPIPE_SZ
+  int have = fcntl(fd, F_GETPIPE_SZ);
+  if (have >= 0 && have < PIPE_ROOM) (void)fcntl(fd, F_SETPIPE_SZ, PIPE_ROOM);
+#else
+  (void)fd;
+#endif
+}
+
 int stream_file_open(stream_source **out, const char *path, bool is_stdin,
                      const stream_source_options *o, inlet_error *err) {
   file_src *f = inlet_calloc(1, sizeof *f);
@@ -890,6 +905,8 @@ int stream_file_open(stream_source **out, const char *path, bool is_stdin,
     if (at >= 0 && fstat(0, &st) == 0 && S_ISREG(st.st_mode)) {
       f->regular = true;
       f->fd_base = (int64_t)at;
+    } else if (fstat(0, &st) == 0 && S_ISFIFO(st.st_mode)) {
+      widen_pipe(0);
     }
   } else {
     f->path = inlet_strdup(path);

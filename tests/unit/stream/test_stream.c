@@ -660,6 +660,63 @@ static int64_t read_stdin_digests(util_pool *pool, rec_digest *out, int64_t cap,
   return n;
 }
 
+/* A pipe on stdin is widened so that its writer can run ahead of the
+ * ingester (64 KiB by default; asked for 1 MiB, the default cap of
+ * /proc/sys/fs/pipe-max-size), and reads as before. */
+static void test_file__stdin_pipe_is_widened(void **state) {
+  (void)state;
+  int p[2];
+  assert_int_equal(pipe(p), 0);
+  int saved = dup(0);
+  assert_true(saved >= 0);
+  assert_int_equal(dup2(p[0], 0), 0);
+  close(p[0]);
+  int before = fcntl(p[1], F_GETPIPE_SZ);
+  assert_true(before > 0);
+  long cap = 1 << 20;
+  FILE *mf = fopen("/proc/sys/fs/pipe-max-size", "r");
+  if (mf) {
+    long m = 0;
+    if (fscanf(mf, "%ld", &m) == 1 && m < cap) cap = m;
+    fclose(mf);
+  }
+  stream_source_options o = {
+      .format = INLET_TEXT_NDJSON, .max_record_bytes = 1000, .poll_ms = 10, .final = true};
+  stream_source *s = NULL;
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(stream_file_open(&s, NULL, true, &o, &err), 0);
+  int after = fcntl(p[1], F_GETPIPE_SZ);
+  print_message("pipe: %d -> %d bytes (cap %ld)\n", before, after, cap);
+  assert_true(after >= cap && after >= before);
+  /* More than the default 64 KiB fits before anyone reads (within what
+   * the pipe now holds, or the writes would wait for a reader). */
+  const size_t fill = (size_t)after - 1024 < 200000 ? (size_t)after - 1024 : 200000;
+  char line[64];
+  int n_lines = 0;
+  for (size_t w = 0; w < fill; n_lines++) {
+    int len = snprintf(line, sizeof line, "{\"i\":%d}\n", n_lines);
+    assert_int_equal(write(p[1], line, (size_t)len), len);
+    w += (size_t)len;
+  }
+  close(p[1]);
+  inlet_buf warn = INLET_BUF_INIT;
+  stream_pos start = {false, {0, 0, 0}};
+  assert_int_equal(s->ops->seek(s, &start, &warn, &err), 0);
+  inlet_buf_reset(&warn);
+  stream_record r;
+  int rc, got = 0;
+  while ((rc = s->ops->next(s, &r, 0, &err)) == STREAM_RECORD) {
+    int len = snprintf(line, sizeof line, "{\"i\":%d}", got++);
+    assert_int_equal((int)r.len, len);
+    assert_memory_equal(r.data, line, (size_t)len);
+  }
+  assert_true(rc == STREAM_END || rc == STREAM_NONE);
+  assert_int_equal(got, n_lines);
+  s->ops->free(s);
+  assert_int_equal(dup2(saved, 0), 0);
+  close(saved);
+}
+
 /* A file redirected to stdin is read ahead on a pool like a path, from
  * where its offset stood (here mid-record, as after a shell read part of
  * it): the records, offsets and positions are those read without a pool. */
@@ -1278,6 +1335,7 @@ int main(void) {
       cmocka_unit_test(test_file__replaced_by_superset_while_following),
       cmocka_unit_test(test_file__read_ahead_reads_what_one_thread_reads),
       cmocka_unit_test(test_file__stdin_from_a_file_reads_ahead_alike),
+      cmocka_unit_test(test_file__stdin_pipe_is_widened),
       cmocka_unit_test(test_redis__gap_judgement),
       cmocka_unit_test(test_pos__default_app_id_ignores_spelling),
   };
