@@ -374,6 +374,75 @@ static void test_reader__built_dictionary_gathers(void **state) {
   inlet_buf_reset(&c);
 }
 
+/* A BYTE_ARRAY column of 600 rows through a dictionary of "a", 40 bytes
+ * of 'b' and "": the values are copied one index at a time, the buffer
+ * growing past the room first reserved (which assumes values as long as the
+ * dictionary's average); @p bad_row, when not negative, holds index 3 (the
+ * dictionary has 3 entries). */
+enum { GATHER_ROWS = 600 };
+static void expect_failure(const char *path, int code, const char *words);
+static uint32_t gather_index(int i) {
+  return i % 7 == 0 ? 0 : i % 5 == 0 ? 2 : 1;
+}
+static const char *gather_file(const char *name, int bad_row) {
+  uint8_t dict[4 + 1 + 4 + 40 + 4];
+  size_t dl = 0;
+  const uint32_t lens[3] = {1, 40, 0};
+  for (int k = 0; k < 3; k++) {
+    for (int b = 0; b < 4; b++)
+      dict[dl++] = (uint8_t)(lens[k] >> (8 * b));
+    memset(dict + dl, k == 0 ? 'a' : 'b', lens[k]);
+    dl += lens[k];
+  }
+  /* Bit width 2, then one bit-packed run of 75 groups of 8 values. */
+  const unsigned header = (GATHER_ROWS / 8) << 1 | 1; /* 151: a two-byte varint */
+  uint8_t idx[3 + GATHER_ROWS / 4] = {2, (uint8_t)((header & 0x7f) | 0x80), (uint8_t)(header >> 7)};
+  for (int i = 0; i < GATHER_ROWS; i++) {
+    uint32_t v = i == bad_row ? 3 : gather_index(i);
+    idx[3 + i / 4] |= (uint8_t)(v << (2 * (i % 4)));
+  }
+  inlet_buf c = INLET_BUF_INIT;
+  add_page(&c, PQ_PAGE_DICTIONARY, 3, PQ_ENC_PLAIN, dict, dl, -1);
+  add_page(&c, PQ_PAGE_DATA, GATHER_ROWS, PQ_ENC_RLE_DICTIONARY, idx, sizeof idx, -1);
+  static const file_spec spec = {PQ_BYTE_ARRAY, PQ_REQUIRED, GATHER_ROWS, -1, 0, PQ_CT_NONE};
+  const char *path = build_file(name, &spec, &c);
+  inlet_buf_reset(&c);
+  return path;
+}
+
+static void test_reader__built_binary_dictionary_gathers(void **state) {
+  (void)state;
+  const char *path = gather_file("dict-bin.parquet", -1);
+  inlet_batch b;
+  memset(&b, 0, sizeof b);
+  inlet_error err = INLET_ERROR_INIT;
+  assert_int_equal(read_one(path, &b, &err), 0);
+  const inlet_array *a = &b.columns[0];
+  assert_int_equal(a->length, GATHER_ROWS);
+  char want[40];
+  memset(want, 'b', sizeof want);
+  for (int i = 0; i < GATHER_ROWS; i++) {
+    int32_t len = a->offsets[i + 1] - a->offsets[i];
+    uint32_t k = gather_index(i);
+    if (k == 0) {
+      assert_int_equal(len, 1);
+      assert_int_equal(a->values[a->offsets[i]], 'a');
+    } else if (k == 1) {
+      assert_int_equal(len, 40);
+      assert_memory_equal(a->values + a->offsets[i], want, 40);
+    } else {
+      assert_int_equal(len, 0);
+    }
+  }
+  inlet_batch_reset(&b);
+}
+
+static void test_reader__binary_dictionary_index_out_of_range_is_corrupt(void **state) {
+  (void)state;
+  expect_failure(gather_file("dict-bin-oob.parquet", 500), INLET_ECORRUPT, "out of range");
+  expect_failure(gather_file("dict-bin-oob0.parquet", 0), INLET_ECORRUPT, "out of range");
+}
+
 /* Expects @p path to fail with @p code and a message containing @p words
  * (and always the file name and the column). */
 static void expect_failure(const char *path, int code, const char *words) {
@@ -755,6 +824,8 @@ int main(void) {
       cmocka_unit_test(test_reader__built_optional_levels_spread_values),
       cmocka_unit_test(test_reader__built_dictionary_gathers),
       cmocka_unit_test(test_reader__dictionary_index_out_of_range_is_corrupt),
+      cmocka_unit_test(test_reader__built_binary_dictionary_gathers),
+      cmocka_unit_test(test_reader__binary_dictionary_index_out_of_range_is_corrupt),
       cmocka_unit_test(test_reader__definition_level_above_max_is_corrupt),
       cmocka_unit_test(test_reader__page_overrunning_chunk_is_corrupt),
       cmocka_unit_test(test_reader__more_page_values_than_rows_is_corrupt),
