@@ -349,8 +349,11 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
   const uint8_t *ddata = cr->dict.data;
   const uint32_t dn = cr->dict_n;
   const int64_t base = a->offsets[r0];
-  /* Room for the values if they are as long as the dictionary's average. */
-  int64_t guess = dn ? (int64_t)n * (doff[dn] / (int64_t)dn) : 0;
+  /* Room for the values if they are as long as the dictionary's average,
+   * up to 64 bytes each: a few long entries must not reserve for every
+   * row what most rows may not use (longer values grow the buffer). */
+  int64_t avg = dn ? doff[dn] / (int64_t)dn : 0;
+  int64_t guess = (int64_t)n * (avg < 64 ? avg : 64);
   TRY(out_values_reserve(a, base + guess + PAD, err));
   uint8_t *out = a->values;
   int64_t cap = batch_values_cap(a);
