@@ -350,13 +350,17 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
   const uint32_t dn = cr->dict_n;
   const int64_t base = a->offsets[r0];
   /* Room for the values if they are as long as the dictionary's average,
-   * up to 64 bytes each: a few long entries must not reserve for every
-   * row what most rows may not use (longer values grow the buffer). */
+   * up to 64 bytes each and 64 MiB in all: a few long entries, or a page
+   * claiming many rows, must not reserve what the rows may not use (longer
+   * values grow the buffer as they come). */
   int64_t avg = dn ? doff[dn] / (int64_t)dn : 0;
   int64_t guess = (int64_t)n * (avg < 64 ? avg : 64);
+  if (guess > ((int64_t)64 << 20)) guess = (int64_t)64 << 20;
   TRY(out_values_reserve(a, base + guess + PAD, err));
   uint8_t *out = a->values;
-  int64_t cap = batch_values_cap(a);
+  /* Offsets are int32: the values may not reach past INT32_MAX, whatever
+   * the buffer's capacity. */
+  int64_t room = batch_values_cap(a) < INT32_MAX ? batch_values_cap(a) : INT32_MAX;
   int32_t *o = a->offsets + r0 + 1;
   int64_t cur = base;
   for (size_t i = 0; i < n; i++) {
@@ -364,12 +368,14 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
     if (INLET_UNLIKELY(j >= dn))
       return cfail(s, err, INLET_ECORRUPT, "dictionary index %u out of range (%u entries)", j, dn);
     const int32_t start = doff[j], len = doff[j + 1] - start;
-    if (INLET_UNLIKELY(cur + len + PAD > cap)) {
+    if (INLET_UNLIKELY(cur + len + PAD > room)) {
       if (cur + len > INT32_MAX)
         return cfail(s, err, INLET_ELIMIT, "string data of the row group exceeds 2 GiB");
-      TRY(out_values_reserve(a, cur + len + PAD, err)); /* at least doubles */
-      out = a->values;
-      cap = batch_values_cap(a);
+      if (cur + len + PAD > batch_values_cap(a)) {
+        TRY(out_values_reserve(a, cur + len + PAD, err)); /* at least doubles */
+        out = a->values;
+      }
+      room = batch_values_cap(a) < INT32_MAX ? batch_values_cap(a) : INT32_MAX;
     }
     if (len <= PAD)
       memcpy(out + cur, ddata + start, PAD); /* padding makes this safe */
