@@ -100,10 +100,13 @@ if (meta.loadStart) {
     `${meta.loadEnd} at end`);
 }
 const rss = recs.filter(r => r.side === 'inlet' && r.max_rss_kb > 0);
-const rssW = Math.max(0, ...rss.filter(r => r.op === 'write').map(r => r.max_rss_kb));
+// A write's process holds the rows it was handed (generated before the clock
+// starts); writer_rss_kb is its peak less those.
+const rssW = Math.max(0, ...rss.filter(r => r.op === 'write')
+  .map(r => r.writer_rss_kb !== undefined ? r.writer_rss_kb : r.max_rss_kb));
 const rssS = Math.max(0, ...rss.filter(r => r.op === 'scan').map(r => r.max_rss_kb));
 const rssD = Math.max(0, ...recs.filter(r => r.side === 'duckdb').map(r => r.max_rss_kb || 0));
-console.log(`peak RSS: inlet write ${fmtMiB(rssW)} (one process per run, generator included), ` +
+console.log(`peak RSS: inlet writer ${fmtMiB(rssW)} (the process's peak less the rows generated before it), ` +
   `inlet scan ${fmtMiB(rssS)}, DuckDB process ${fmtMiB(rssD)} (holds the in-memory source table)`);
 console.log("note: inlet's write times include fsync of the written file; DuckDB's COPY does not fsync.");
 console.log('note: verdicts use wall time; the CPU-time ratio (DuckDB CPU s / inlet CPU s, fsync waits');

@@ -82,6 +82,7 @@ best() { # best <file of JSON lines> [load]: the fastest run (least wall and lea
     ls.sort((a,b)=>a.seconds-b.seconds); const b=ls[0];
     b.cpu_seconds=Math.min(...ls.map(l=>l.cpu_seconds));
     b.max_rss_kb=Math.max(...ls.map(l=>l.max_rss_kb));
+    if (ls.some(l=>l.writer_rss_kb!==undefined)) b.writer_rss_kb=Math.max(...ls.map(l=>l.writer_rss_kb||0));
     if (process.argv[2]) b.load_before=process.argv[2]; console.log(JSON.stringify(b));' "$1" "${2:-}"
 }
 # dim <JSON> <op> <codec> <threads>: a measurement as a thread-dimension line.
