@@ -39,6 +39,10 @@ int cli_parse_max_rejected(const char *s, int64_t *n, double *pct);
 /* The exit code for an INLET_E* code (CLI_FAIL for 0 and the rest). */
 int cli_exit_code(int inlet_code);
 
+/* Sets how the process's malloc keeps large blocks (malloc_tuning.c):
+ * called first thing by main. */
+void cli_tune_malloc(void);
+
 /* What an option's value is; the parser checks it and reports a bad one
  * as a usage error naming the option. */
 typedef enum cli_kind {

@@ -371,6 +371,7 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  cli_tune_malloc();
   int rc = take_global_options(&argc, argv);
   if (rc != CLI_OK) {
     /* reported */
