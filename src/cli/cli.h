@@ -40,7 +40,7 @@ int cli_parse_max_rejected(const char *s, int64_t *n, double *pct);
 int cli_exit_code(int inlet_code);
 
 /* Sets how the process's malloc keeps large blocks (malloc_tuning.c):
- * called first thing by main. */
+ * called by main before running ingest or append. */
 void cli_tune_malloc(void);
 
 /* What an option's value is; the parser checks it and reports a bad one

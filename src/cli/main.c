@@ -360,6 +360,8 @@ static int run(int argc, char **argv) {
     }
     return unknown_command(argv[1], cmd);
   }
+  /* Commands that write data file after data file (malloc_tuning.c). */
+  if (c == &cli_cmd_ingest || c == &cli_cmd_append) cli_tune_malloc();
   cli_log_set_command(c->name);
   int rc = configure(c);
   if (rc != CLI_OK) return rc;
@@ -371,7 +373,6 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  cli_tune_malloc();
   int rc = take_global_options(&argc, argv);
   if (rc != CLI_OK) {
     /* reported */

@@ -16,9 +16,12 @@
  * more the ingester's own thread bounds the speed and wall time did not
  * move). Blocks of 4 MiB or more (a large row group's chunks) are still
  * mapped and unmapped whole, so what the heap keeps stays small beside
- * them: peak RSS of a compaction of 1000 files moved 56-69 -> 62-81 MiB at
- * 1-4 threads, an ingest's 51-67 -> 53-73 MiB. A 32 MiB threshold saved no
- * more faults and cost a compaction 20-30 MiB more.
+ * them: an ingest's peak RSS moved 51-67 -> 53-73 MiB at 1-4 threads. A
+ * 32 MiB threshold saved no more faults and cost more memory.
+ *
+ * Only ingest and append ask for it (main.c). A compaction, which reads
+ * many small files into one, gained no time and held 6-19 MiB more at its
+ * peak (56-60 -> 62-79 MiB at 1-4 threads).
  *
  * This is a process setting, so the command-line tool makes it and the
  * library does not (a program embedding libinlet may do the same:
