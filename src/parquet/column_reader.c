@@ -341,6 +341,13 @@ static int read_dictionary(chunk_state *s, const pq_page_header *h, const uint8_
  * each index is checked and its bytes copied as it comes, the buffer grown
  * when a value would not fit (three passes, for the largest index and the
  * total size first, were a third of a dictionary column's time). */
+/* How far a string column's values may reach in its buffer: its capacity,
+ * but offsets are int32, so never past INT32_MAX whatever the capacity. */
+static int64_t string_room(const inlet_array *a) {
+  int64_t cap = batch_values_cap(a);
+  return cap < INT32_MAX ? cap : INT32_MAX;
+}
+
 static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t r0,
                          inlet_error *err) {
   pq_column_reader *cr = s->cr;
@@ -358,9 +365,7 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
   if (guess > ((int64_t)64 << 20)) guess = (int64_t)64 << 20;
   TRY(out_values_reserve(a, base + guess + PAD, err));
   uint8_t *out = a->values;
-  /* Offsets are int32: the values may not reach past INT32_MAX, whatever
-   * the buffer's capacity. */
-  int64_t room = batch_values_cap(a) < INT32_MAX ? batch_values_cap(a) : INT32_MAX;
+  int64_t room = string_room(a);
   int32_t *o = a->offsets + r0 + 1;
   int64_t cur = base;
   for (size_t i = 0; i < n; i++) {
@@ -375,7 +380,7 @@ static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t 
         TRY(out_values_reserve(a, cur + len + PAD, err)); /* at least doubles */
         out = a->values;
       }
-      room = batch_values_cap(a) < INT32_MAX ? batch_values_cap(a) : INT32_MAX;
+      room = string_room(a);
     }
     if (len <= PAD)
       memcpy(out + cur, ddata + start, PAD); /* padding makes this safe */
