@@ -337,10 +337,6 @@ static int read_dictionary(chunk_state *s, const pq_page_header *h, const uint8_
   return 0;
 }
 
-/* Byte-array gather: out values idx[0..n) appended after row r0. One pass:
- * each index is checked and its bytes copied as it comes, the buffer grown
- * when a value would not fit (three passes, for the largest index and the
- * total size first, were a third of a dictionary column's time). */
 /* How far a string column's values may reach in its buffer: its capacity,
  * but offsets are int32, so never past INT32_MAX whatever the capacity. */
 static int64_t string_room(const inlet_array *a) {
@@ -348,6 +344,10 @@ static int64_t string_room(const inlet_array *a) {
   return cap < INT32_MAX ? cap : INT32_MAX;
 }
 
+/* Byte-array gather: out values idx[0..n) appended after row r0. One pass:
+ * each index is checked and its bytes copied as it comes, the buffer grown
+ * when a value would not fit (three passes, for the largest index and the
+ * total size first, were a third of a dictionary column's time). */
 static int gather_binary(chunk_state *s, const uint32_t *idx, size_t n, int64_t r0,
                          inlet_error *err) {
   pq_column_reader *cr = s->cr;
