@@ -18,8 +18,9 @@
  *
  * Each prints one JSON object on stdout. Write timings cover opening the
  * writer, every inlet_parquet_writer_write call and close, which fsyncs the
- * file, over batches generated beforehand (gen_seconds, untimed);
- * writer_rss_kb is the peak RSS less what the generated batches held. Scan
+ * file, over batches generated beforehand (gen_seconds, untimed; all of
+ * them are held in memory, about 36 bytes a row); writer_rss_kb is the
+ * peak RSS less what the generated batches held. Scan
  * timings cover open, decoding every row group with all columns, and
  * summing. With --threads N (issue 18), N threads each open their own
  * reader (distinct handles are independent) and take row groups in turn;
