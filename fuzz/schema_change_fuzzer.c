@@ -12,6 +12,10 @@
  *     the same record changes it no further;
  *   - a record the text reader converts into the old schema (unknown fields
  *     ignored) widens nothing: widening is only for values that do not fit.
+ *     Only for a record without a newline: the changes take the input as
+ *     one JSON text, in which a newline is whitespace, while the reader
+ *     takes it as NDJSON, in which a newline ends a record (so a record
+ *     split in two could "fit" as its second half alone).
  * Any violation aborts.
  */
 #include <stdint.h>
@@ -95,7 +99,7 @@ static void check(bool widen, const char *json, const uint8_t *rec, size_t len) 
   char *again = NULL;
   int32_t m = -1;
   if (change(widen, &again, &m, out, rec, len) != 0 || m != 0 || again) abort();
-  if (widen && fits(json, rec, len)) abort();
+  if (widen && !memchr(rec, '\n', len) && fits(json, rec, len)) abort();
   inlet_free(out);
 }
 
