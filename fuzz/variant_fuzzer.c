@@ -6,6 +6,13 @@
  * so an overread is a sanitizer error). A decoded value must be one valid
  * JSON document within the byte budget; a rejected one must leave an
  * error message.
+ *
+ * The same bytes then go through the rebuilding of shredded variants
+ * (src/batch/variant_unshred.c) as the `value` of a partially shredded
+ * object beside one shredded field (named by the metadata's first key,
+ * holding the int8 1): its fields are copied by their extents and merged
+ * with the shredded one. Whenever the value decoded above and the rebuild
+ * succeeds, the rebuilt object must decode too.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -17,6 +24,39 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { BUDGET = 1 << 16 };
+
+/* Rebuilds { value: val, typed_value: { <key>: { value: 0c 01 } } }. */
+static int rebuild(inlet_buf *out, const uint8_t *meta, size_t ml, const uint8_t *val, size_t vl,
+                   const char *key, inlet_error *err) {
+  inlet_field leaf = {.name = "value", .type = {.id = INLET_TYPE_BINARY}, .nullable = true};
+  inlet_field field = {
+      .name = (char *)key, .type = {.id = INLET_TYPE_STRUCT}, .children = &leaf, .n_children = 1};
+  inlet_field kids[2] = {
+      {.name = "value", .type = {.id = INLET_TYPE_BINARY}, .nullable = true},
+      {.name = "typed_value",
+       .type = {.id = INLET_TYPE_STRUCT},
+       .nullable = true,
+       .children = &field,
+       .n_children = 1},
+  };
+  inlet_field g = {
+      .name = "var", .type = {.id = INLET_TYPE_STRUCT}, .children = kids, .n_children = 2};
+  inlet_array a;
+  memset(&a, 0, sizeof a);
+  if (inlet_array_init(&a, &g, err) < 0) abort();
+  inlet_array *t = &a.children[1];
+  if (inlet_array_append_bytes(&a.children[0], &kids[0], val, vl, err) < 0 ||
+      inlet_array_append_bytes(&t->children[0].children[0], &leaf, "\x0c\x01", 2, err) < 0 ||
+      inlet_array_append_struct_entry(&t->children[0], err) < 0 ||
+      inlet_array_append_struct_entry(t, err) < 0 || inlet_array_append_struct_entry(&a, err) < 0)
+    abort();
+  bool missing = true;
+  int rc = batch_variant_unshred(out, meta, ml, &g, &a, 0, &missing, err);
+  if (rc == 0 && (missing || out->len == 0)) abort();
+  if (rc < 0 && !err->message[0]) abort();
+  inlet_array_reset(&a);
+  return rc;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 2 || size > (1u << 20)) return 0;
@@ -52,6 +92,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else if (!err.message[0]) {
     abort();
   }
+  bool decoded = rc == 0;
+  /* The shredded key: the metadata's first, when it is a C string. */
+  char key[64] = "a";
+  batch_variant_meta m;
+  const uint8_t *k;
+  size_t kn;
+  if (batch_variant_meta_open(&m, meta, ml, &err) == 0 && m.n > 0 &&
+      batch_variant_meta_key(&m, 0, &k, &kn) == NULL && kn > 0 && kn < sizeof key &&
+      !memchr(k, 0, kn)) {
+    memcpy(key, k, kn);
+    key[kn] = 0;
+  }
+  inlet_buf rebuilt = INLET_BUF_INIT;
+  err.message[0] = 0;
+  if (rebuild(&rebuilt, meta, ml, val, vl, key, &err) == 0 && decoded) {
+    inlet_buf_clear(&out);
+    if (batch_variant_to_json(&out, meta, ml, rebuilt.data, rebuilt.len, 2 * BUDGET + 64, &err) < 0)
+      abort();
+  }
+  inlet_buf_reset(&rebuilt);
   inlet_buf_reset(&out);
   free(meta);
   free(val);

@@ -146,20 +146,57 @@ int batch_keep_rows(inlet_batch *b, const uint8_t *keep, inlet_error *err);
 int batch_variant_to_json(inlet_buf *out, const uint8_t *meta, size_t meta_len, const uint8_t *val,
                           size_t val_len, size_t max_json, inlet_error *err);
 
-/* Calls @p fn with each field of the Variant object @p val (its key bytes
- * and the canonical JSON text of its value, each at most @p max_json bytes)
- * in stored (key) order; stops at the first nonzero return. INLET_ECORRUPT
- * when @p val is not an object; else as batch_variant_to_json. Readers of
- * shredded variants merge these with the shredded fields. */
-typedef int (*batch_variant_field_fn)(void *ctx, const uint8_t *key, size_t key_len,
-                                      const char *json, size_t json_len);
-int batch_variant_object_fields(const uint8_t *meta, size_t meta_len, const uint8_t *val,
-                                size_t val_len, size_t max_json, batch_variant_field_fn fn,
-                                void *ctx, inlet_error *err);
+/* A Variant metadata's dictionary, its header checked (variant.c). */
+typedef struct batch_variant_meta {
+  const uint8_t *bytes;
+  size_t osz;               /* offset size, 1..4 */
+  uint32_t n;               /* dictionary size */
+  size_t keys_at, keys_len; /* where the key bytes start in bytes, their length */
+  bool sorted;              /* the sorted_strings flag */
+} batch_variant_meta;
+/* 0; INLET_ECORRUPT, INLET_EUNSUPPORTED (a version other than 1). */
+int batch_variant_meta_open(batch_variant_meta *m, const uint8_t *meta, size_t meta_len,
+                            inlet_error *err);
+/* Key @p id into *s, *n; NULL, or what is wrong (an id past the
+ * dictionary, offsets out of range, a key that is not UTF-8). */
+const char *batch_variant_meta_key(const batch_variant_meta *m, uint32_t id, const uint8_t **s,
+                                   size_t *n);
 
-/* Appends @p s (@p n bytes of UTF-8) as a JSON string, escaped as the
- * variant text escapes strings and keys. */
-void batch_variant_json_quote(inlet_buf *out, const char *s, size_t n);
+/* An object's or array's layout: element count, the widths of its field
+ * ids (0 for an array) and offsets, where they and the values region
+ * start, and the container's whole extent. */
+typedef struct batch_variant_container {
+  size_t n, idsz, osz;
+  const uint8_t *ids, *offs, *vals;
+  size_t vals_len, size;
+} batch_variant_container;
+/* Reads the header of the object or array at p[0..len) (len >= 1): NULL,
+ * or what is wrong (counts, ids or offsets past the end). Elements are not
+ * checked. */
+const char *batch_variant_container_open(batch_variant_container *k, const uint8_t *p, size_t len);
+
+/* The extent of the Variant value at p[0..len) (its header and data; a
+ * container's elements unchecked) into *size: NULL, or what is wrong. */
+const char *batch_variant_value_size(const uint8_t *p, size_t len, size_t *size);
+
+/* Rebuilds the unshredded Variant value that the shredded group @p g (a
+ * STRUCT of an optional binary `value` and an optional `typed_value`;
+ * arrays @p a) holds at row @p r, appending its bytes to @p out
+ * (variant_unshred.c; Parquet VariantShredding.md "Reconstructing a
+ * Shredded Variant"). @p meta is the variant's metadata, which names every
+ * object key, shredded or not; *missing when the group is null or both of
+ * its fields are (an absent object field), and then nothing is appended.
+ * 0; INLET_ECORRUPT (invalid shredding - a key both shredded and in value,
+ * value beside a non-object typed_value, value not an object beside
+ * shredded fields, a shredded key the metadata lacks - or a value whose
+ * bytes run past their end; the message says which), INLET_EUNSUPPORTED (a
+ * typed_value of a type no Variant primitive has), INLET_ELIMIT (nesting
+ * deeper than BATCH_VARIANT_MAX_DEPTH, a value past
+ * BATCH_VARIANT_MAX_BYTES), INLET_ENOMEM. Copied `value` bytes are not
+ * otherwise checked. */
+int batch_variant_unshred(inlet_buf *out, const uint8_t *meta, size_t meta_len,
+                          const inlet_field *g, const inlet_array *a, int64_t r, bool *missing,
+                          inlet_error *err);
 
 /* Largest Variant value or metadata the encoder writes (Spark's limit). */
 #define BATCH_VARIANT_MAX_BYTES (128 << 20)

@@ -40,12 +40,7 @@
 typedef struct vctx {
   inlet_buf *out;
   size_t start, max; /* out->len at entry; the JSON byte budget */
-  const uint8_t *meta;
-  size_t meta_len;
-  size_t osz;        /* metadata offset size, 1..4 */
-  uint32_t dict_n;   /* dictionary size */
-  size_t keys_at;    /* byte offset in meta of the key bytes */
-  size_t keys_len;   /* their length */
+  batch_variant_meta meta;
   const uint8_t *v0; /* start of the whole value, for offsets in messages */
   inlet_error *err;
 } vctx;
@@ -79,15 +74,8 @@ static int budget(vctx *c) {
 
 /* Key @p id of the dictionary into *s, *n. */
 static int dict_key(vctx *c, const uint8_t *at, uint32_t id, const uint8_t **s, size_t *n) {
-  if (id >= c->dict_n) return bad(c, at, "field id past the metadata dictionary");
-  const uint8_t *offs = c->meta + 1 + c->osz;
-  size_t a = le_uint(offs + (size_t)id * c->osz, c->osz);
-  size_t b = le_uint(offs + ((size_t)id + 1) * c->osz, c->osz);
-  if (a > b || b > c->keys_len) return bad(c, at, "metadata key offsets out of range");
-  *s = c->meta + c->keys_at + a;
-  *n = b - a;
-  if (!inlet_utf8_valid(*s, *n)) return bad(c, at, "metadata key is not UTF-8");
-  return 0;
+  const char *why = batch_variant_meta_key(&c->meta, id, s, n);
+  return why ? bad(c, at, why) : 0;
 }
 
 static int put_string(vctx *c, const uint8_t *at, const uint8_t *s, size_t n) {
@@ -139,9 +127,42 @@ static void put_decimal(vctx *c, const uint8_t *p, size_t width, int32_t scale) 
 
 static int value(vctx *c, const uint8_t *p, size_t len, int depth);
 
+/* The data bytes each primitive type needs after the header byte (binary
+ * and string: the length before theirs). */
+static const int8_t need[21] = {0, 0, 0, 1, 2, 4, 8, 8, 5, 9, 17, 4, 8, 8, 4, 4, 4, 8, 8, 8, 16};
+
+const char *batch_variant_value_size(const uint8_t *p, size_t len, size_t *size) {
+  if (len == 0) return "empty value";
+  size_t n;
+  switch (p[0] & 3) {
+  case 0: {
+    int type = p[0] >> 2;
+    if (type > 20) return "unknown primitive type";
+    n = 1 + (size_t)need[type];
+    if (n > len) return "primitive value truncated";
+    if (type == 15 || type == 16) {
+      size_t m = le_uint(p + 1, 4);
+      if (m > len - 5) return "binary or string length past the end";
+      n += m;
+    }
+    break;
+  }
+  case 1:
+    n = 1 + (size_t)(p[0] >> 2);
+    if (n > len) return "short string past the end";
+    break;
+  default: {
+    batch_variant_container k;
+    const char *why = batch_variant_container_open(&k, p, len);
+    if (why) return why;
+    n = k.size;
+  }
+  }
+  *size = n;
+  return NULL;
+}
+
 static int primitive(vctx *c, const uint8_t *p, size_t len, int type) {
-  /* data bytes each type needs after the header byte */
-  static const int8_t need[21] = {0, 0, 0, 1, 2, 4, 8, 8, 5, 9, 17, 4, 8, 8, 4, 4, 4, 8, 8, 8, 16};
   if (type > 20) {
     char m[64];
     snprintf(m, sizeof m, "unknown primitive type %d", type);
@@ -240,47 +261,59 @@ static int primitive(vctx *c, const uint8_t *p, size_t len, int type) {
  * field ids and offsets, then each element from its offset to the end of
  * the values region. */
 static int container(vctx *c, const uint8_t *p, size_t len, int depth, bool is_object) {
-  unsigned h = p[0] >> 2;
-  size_t osz = (h & 3) + 1;
-  size_t idsz = is_object ? ((h >> 2) & 3) + 1 : 0;
-  bool large = is_object ? (h >> 4) & 1 : (h >> 2) & 1;
-  size_t nsz = large ? 4 : 1;
-  if (len - 1 < nsz) return bad(c, p, "element count truncated");
-  size_t n = le_uint(p + 1, nsz);
-  /* Each element needs an id and an offset, so n beyond len is corrupt and
-   * the products below stay far from overflow. */
-  if (n > len) return bad(c, p, "more elements than bytes");
-  size_t ids_at = 1 + nsz, offs_at = ids_at + n * idsz, vals_at = offs_at + (n + 1) * osz;
-  if (vals_at > len) return bad(c, p, "field ids or offsets past the end");
-  size_t vals_len = le_uint(p + offs_at + n * osz, osz);
-  if (vals_len > len - vals_at) return bad(c, p, "values region past the end");
-  const uint8_t *vals = p + vals_at;
+  batch_variant_container k;
+  const char *why = batch_variant_container_open(&k, p, len);
+  if (why) return bad(c, p, why);
   inlet_buf_push(c->out, is_object ? '{' : '[');
   const uint8_t *prev = NULL;
   size_t prev_n = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < k.n; i++) {
     if (i) inlet_buf_push(c->out, ',');
     if (is_object) {
-      const uint8_t *k = NULL;
+      const uint8_t *key = NULL;
       size_t kn = 0;
-      TRY(dict_key(c, p, le_uint(p + ids_at + i * idsz, idsz), &k, &kn));
+      TRY(dict_key(c, p, le_uint(k.ids + i * k.idsz, k.idsz), &key, &kn));
       if (prev) {
         size_t m = prev_n < kn ? prev_n : kn;
-        int cmp = memcmp(prev, k, m);
+        int cmp = memcmp(prev, key, m);
         if (cmp > 0 || (cmp == 0 && prev_n >= kn))
           return bad(c, p, "object keys out of order or repeated");
       }
-      prev = k;
+      prev = key;
       prev_n = kn;
-      text_json_quote(c->out, (const char *)k, kn);
+      text_json_quote(c->out, (const char *)key, kn);
       inlet_buf_push(c->out, ':');
     }
-    size_t off = le_uint(p + offs_at + i * osz, osz);
-    if (off >= vals_len) return bad(c, p, "element offset past the values region");
-    TRY(value(c, vals + off, vals_len - off, depth + 1));
+    size_t off = le_uint(k.offs + i * k.osz, k.osz);
+    if (off >= k.vals_len) return bad(c, p, "element offset past the values region");
+    TRY(value(c, k.vals + off, k.vals_len - off, depth + 1));
   }
   inlet_buf_push(c->out, is_object ? '}' : ']');
   return budget(c);
+}
+
+const char *batch_variant_container_open(batch_variant_container *k, const uint8_t *p, size_t len) {
+  bool is_object = (p[0] & 3) == 2;
+  unsigned h = p[0] >> 2;
+  k->osz = (h & 3) + 1;
+  k->idsz = is_object ? ((h >> 2) & 3) + 1 : 0;
+  bool large = is_object ? (h >> 4) & 1 : (h >> 2) & 1;
+  size_t nsz = large ? 4 : 1;
+  if (len - 1 < nsz) return "element count truncated";
+  k->n = le_uint(p + 1, nsz);
+  /* Each element needs an id and an offset, so n beyond len is corrupt and
+   * the products below stay far from overflow. */
+  if (k->n > len) return "more elements than bytes";
+  size_t ids_at = 1 + nsz, offs_at = ids_at + k->n * k->idsz,
+         vals_at = offs_at + (k->n + 1) * k->osz;
+  if (vals_at > len) return "field ids or offsets past the end";
+  k->vals_len = le_uint(p + offs_at + k->n * k->osz, k->osz);
+  if (k->vals_len > len - vals_at) return "values region past the end";
+  k->ids = p + ids_at;
+  k->offs = p + offs_at;
+  k->vals = p + vals_at;
+  k->size = vals_at + k->vals_len;
+  return NULL;
 }
 
 static int value(vctx *c, const uint8_t *p, size_t len, int depth) {
@@ -312,67 +345,46 @@ int batch_variant_to_json(inlet_buf *out, const uint8_t *meta, size_t meta_len, 
   return value(&c, val, val_len, 0);
 }
 
-int batch_variant_object_fields(const uint8_t *meta, size_t meta_len, const uint8_t *val,
-                                size_t val_len, size_t max_json, batch_variant_field_fn fn,
-                                void *ctx, inlet_error *err) {
-  inlet_buf json = INLET_BUF_INIT;
-  vctx c = {.out = &json, .max = max_json, .err = err};
-  TRY(init_ctx(&c, meta, meta_len, val, err));
-  const uint8_t *p = val ? val : (const uint8_t *)"";
-  if (val_len == 0 || (p[0] & 3) != 2)
-    return inlet_fail(err, INLET_ECORRUPT, "variant value is not an object");
-  /* The object's header, as container() reads it. */
-  unsigned h = p[0] >> 2;
-  size_t osz = (h & 3) + 1, idsz = ((h >> 2) & 3) + 1, nsz = (h >> 4) & 1 ? 4 : 1;
-  if (val_len - 1 < nsz) return bad(&c, p, "element count truncated");
-  size_t n = le_uint(p + 1, nsz);
-  if (n > val_len) return bad(&c, p, "more elements than bytes");
-  size_t ids_at = 1 + nsz, offs_at = ids_at + n * idsz, vals_at = offs_at + (n + 1) * osz;
-  if (vals_at > val_len) return bad(&c, p, "field ids or offsets past the end");
-  size_t vals_len = le_uint(p + offs_at + n * osz, osz);
-  if (vals_len > val_len - vals_at) return bad(&c, p, "values region past the end");
-  int rc = 0;
-  for (size_t i = 0; i < n && rc == 0; i++) {
-    const uint8_t *k = NULL;
-    size_t kn = 0, off = le_uint(p + offs_at + i * osz, osz);
-    rc = dict_key(&c, p, le_uint(p + ids_at + i * idsz, idsz), &k, &kn);
-    if (rc == 0 && off >= vals_len) rc = bad(&c, p, "element offset past the values region");
-    if (rc < 0) break;
-    inlet_buf_clear(&json);
-    c.start = 0;
-    rc = value(&c, p + vals_at + off, vals_len - off, 1);
-    if (rc == 0) rc = fn(ctx, k, kn, (const char *)json.data, json.len);
-  }
-  inlet_buf_reset(&json);
-  return rc;
-}
-
 static int init_ctx(vctx *c, const uint8_t *meta, size_t meta_len, const uint8_t *val,
                     inlet_error *err) {
-  c->meta = meta;
-  c->meta_len = meta_len;
   c->v0 = val ? val : (const uint8_t *)"";
+  return batch_variant_meta_open(&c->meta, meta, meta_len, err);
+}
+
+int batch_variant_meta_open(batch_variant_meta *m, const uint8_t *meta, size_t meta_len,
+                            inlet_error *err) {
+  memset(m, 0, sizeof *m);
+  m->bytes = meta;
   if (meta_len < 1) return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: empty");
   if ((meta[0] & 15) != 1)
     return inlet_fail(err, INLET_EUNSUPPORTED, "variant metadata version %d (inlet reads 1)",
                       meta[0] & 15);
-  c->osz = (size_t)(meta[0] >> 6) + 1;
-  if (meta_len < 1 + c->osz)
+  m->sorted = (meta[0] >> 4) & 1;
+  m->osz = (size_t)(meta[0] >> 6) + 1;
+  if (meta_len < 1 + m->osz)
     return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: dictionary size truncated");
-  c->dict_n = le_uint(meta + 1, c->osz);
-  /* dict_n + 1 offsets must fit; dict_n beyond meta_len cannot. */
-  if (c->dict_n > meta_len || 1 + c->osz + ((size_t)c->dict_n + 1) * c->osz > meta_len)
+  m->n = le_uint(meta + 1, m->osz);
+  /* n + 1 offsets must fit; n beyond meta_len cannot. */
+  if (m->n > meta_len || 1 + m->osz + ((size_t)m->n + 1) * m->osz > meta_len)
     return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: %lu offsets past the end",
-                      (unsigned long)c->dict_n + 1);
-  c->keys_at = 1 + c->osz + ((size_t)c->dict_n + 1) * c->osz;
-  c->keys_len = meta_len - c->keys_at;
-  size_t last = le_uint(meta + 1 + c->osz + (size_t)c->dict_n * c->osz, c->osz);
-  if (last > c->keys_len)
+                      (unsigned long)m->n + 1);
+  m->keys_at = 1 + m->osz + ((size_t)m->n + 1) * m->osz;
+  size_t last = le_uint(meta + 1 + m->osz + (size_t)m->n * m->osz, m->osz);
+  if (last > meta_len - m->keys_at)
     return inlet_fail(err, INLET_ECORRUPT, "corrupt variant metadata: key bytes past the end");
-  c->keys_len = last;
+  m->keys_len = last;
   return 0;
 }
 
-void batch_variant_json_quote(inlet_buf *out, const char *s, size_t n) {
-  text_json_quote(out, s, n);
+const char *batch_variant_meta_key(const batch_variant_meta *m, uint32_t id, const uint8_t **s,
+                                   size_t *n) {
+  if (id >= m->n) return "field id past the metadata dictionary";
+  const uint8_t *offs = m->bytes + 1 + m->osz;
+  size_t a = le_uint(offs + (size_t)id * m->osz, m->osz);
+  size_t b = le_uint(offs + ((size_t)id + 1) * m->osz, m->osz);
+  if (a > b || b > m->keys_len) return "metadata key offsets out of range";
+  *s = m->bytes + m->keys_at + a;
+  *n = b - a;
+  if (!inlet_utf8_valid(*s, *n)) return "metadata key is not UTF-8";
+  return NULL;
 }

@@ -281,10 +281,9 @@ static const feature FEATURES[] = {
     /* PROTOCOL.md "Writer Requirements for Variant Shredding": writers "can
      * choose to shred" where it is enabled and "are free to write variant
      * columns in the unshredded format"; where it is only supported they
-     * must not shred. inlet never shreds, so both hold. Reads unshred
-     * (delta_scan.c); compaction and copy-on-write delete copy variants in
-     * their data-file form and refuse a shredded input file, naming it,
-     * rather than drop its typed_value (delta_scan.c conform). */
+     * must not shred. inlet never shreds, so both hold. Reads, compaction
+     * and copy-on-write delete rebuild shredded values unshredded
+     * (variant_unshred.c; delta_scan.c conform_variant, unshred_variant). */
     {"variantShredding", true, 0, 0, "variantType", use_shredding, NULL, ALL_OPS | OP_RESTORE,
      "writers may shred variant values, or write them unshredded"},
     {"variantShredding-preview", true, 0, 0, "variantType-preview", NULL, NULL,

@@ -659,276 +659,11 @@ static int take_buffers(inlet_array *dst, inlet_array *src, bool offsets, inlet_
   return 0;
 }
 
-/* ---- shredded variants (Parquet VariantShredding.md) ----------------------
- * A shredded group holds `value` (a variant binary, optional) and
- * `typed_value` (optional): a scalar of a Parquet type, a LIST of element
- * groups, or a group of one field group per shredded object key. Per row:
- * both null = missing (an absent object field; a variant null as an array
- * element or at the top); value only = that variant; typed_value only = the
- * typed value; both = a partially shredded object, whose `value` holds the
- * object's other fields. The JSON is built as the decoder would print the
- * unshredded variant: typed scalars go through a one-value variant and
- * batch_variant_to_json, object fields are merged in key order. */
-
-typedef struct shred_ctx {
-  const uint8_t *meta;
-  size_t meta_len;
-  inlet_error *err;
-} shred_ctx;
-
-static int shred_bad(shred_ctx *c, const char *what) {
-  return inlet_fail(c->err, INLET_ECORRUPT, "invalid shredded variant: %s", what);
-}
-
-static const uint8_t *bytes_at(const inlet_array *a, int64_t r, size_t *n) {
-  *n = (size_t)(a->offsets[r + 1] - a->offsets[r]);
-  return *n ? a->values + a->offsets[r] : (const uint8_t *)"";
-}
-
-/* A typed_value scalar as the variant primitive of the same type. */
-static int typed_scalar(inlet_buf *out, const inlet_field *f, const inlet_array *a, int64_t r,
-                        shred_ctx *c) {
-  static const uint8_t empty_meta[] = {0x01, 0x00, 0x00};
-  uint8_t v[32];
-  size_t n = 0;
-  const inlet_type *t = &f->type;
-  int32_t w = inlet_type_value_width(t);
-  const uint8_t *p = w > 0 && a->values ? a->values + (size_t)r * (size_t)w : NULL;
-  int type = -1;
-  switch (t->id) {
-  case INLET_TYPE_BOOL: type = inlet_bit_get(a->values, r) ? 1 : 2; break;
-  case INLET_TYPE_INT8: type = 3; break;
-  case INLET_TYPE_INT16: type = 4; break;
-  case INLET_TYPE_INT32: type = 5; break;
-  case INLET_TYPE_INT64: type = 6; break;
-  case INLET_TYPE_DOUBLE: type = 7; break;
-  case INLET_TYPE_FLOAT: type = 14; break;
-  case INLET_TYPE_DATE: type = 11; break;
-  case INLET_TYPE_DECIMAL: {
-    int dw = t->precision <= 9 ? 4 : t->precision <= 18 ? 8 : 16;
-    v[0] = (uint8_t)((dw == 4 ? 8 : dw == 8 ? 9 : 10) << 2);
-    v[1] = (uint8_t)t->scale;
-    memcpy(v + 2, p, (size_t)dw); /* the low bytes of the 16-byte little-endian value */
-    n = 2 + (size_t)dw;
-    break;
-  }
-  case INLET_TYPE_TIMESTAMP:
-    if (t->unit == INLET_UNIT_MICRO) type = t->utc ? 12 : 13;
-    if (t->unit == INLET_UNIT_NANO) type = t->utc ? 18 : 19;
-    break;
-  case INLET_TYPE_TIME:
-    if (t->unit == INLET_UNIT_MICRO) type = 17;
-    break;
-  case INLET_TYPE_FIXED_BINARY:
-    if (t->ext == INLET_EXT_UUID && t->byte_width == 16) type = 20;
-    break;
-  case INLET_TYPE_STRING:
-  case INLET_TYPE_BINARY: {
-    size_t bn;
-    const uint8_t *b = bytes_at(a, r, &bn);
-    inlet_buf tmp = INLET_BUF_INIT;
-    uint8_t h[5] = {(uint8_t)((t->id == INLET_TYPE_STRING ? 16 : 15) << 2), (uint8_t)bn,
-                    (uint8_t)(bn >> 8), (uint8_t)(bn >> 16), (uint8_t)(bn >> 24)};
-    inlet_buf_append(&tmp, h, 5);
-    if (bn) inlet_buf_append(&tmp, b, bn);
-    int rc = inlet_buf_status(&tmp) < 0
-                 ? inlet_fail(c->err, INLET_ENOMEM, "out of memory")
-                 : batch_variant_to_json(out, empty_meta, sizeof empty_meta, tmp.data, tmp.len,
-                                         DELTA_MAX_VARIANT_JSON, c->err);
-    inlet_buf_reset(&tmp);
-    return rc;
-  }
-  default: break;
-  }
-  if (n == 0) {
-    if (type < 0) {
-      char tn[64];
-      inlet_type_name(t, tn, sizeof tn);
-      return inlet_fail(c->err, INLET_EUNSUPPORTED, "shredded variant: typed_value of type %s", tn);
-    }
-    v[0] = (uint8_t)(type << 2);
-    n = 1;
-    if (type > 2) {
-      memcpy(v + 1, p, (size_t)w);
-      n += (size_t)w;
-    }
-  }
-  return batch_variant_to_json(out, empty_meta, sizeof empty_meta, v, n, DELTA_MAX_VARIANT_JSON,
-                               c->err);
-}
-
-static int shred_json(inlet_buf *out, const inlet_field *g, const inlet_array *a, int64_t r,
-                      shred_ctx *c, int depth, bool *missing);
-
-/* Object fields gathered for sorting: key and JSON text in one buffer. */
-typedef struct obj_fields {
-  inlet_buf text;
-  size_t *at; /* per field: key start; key and JSON lengths follow in lens */
-  size_t *lens;
-  size_t n, cap;
-} obj_fields;
-
-static int add_field(void *ctx, const uint8_t *k, size_t kn, const char *json, size_t jn) {
-  obj_fields *o = ctx;
-  if (o->n == o->cap) {
-    size_t nc = o->cap ? o->cap * 2 : 8;
-    size_t *na = inlet_realloc(o->at, nc * sizeof *na), *nl = NULL;
-    if (na) o->at = na;
-    nl = na ? inlet_realloc(o->lens, nc * 2 * sizeof *nl) : NULL;
-    if (!nl) return INLET_ENOMEM;
-    o->lens = nl;
-    o->cap = nc;
-  }
-  o->at[o->n] = o->text.len;
-  o->lens[2 * o->n] = kn;
-  o->lens[2 * o->n + 1] = jn;
-  o->n++;
-  if (kn) inlet_buf_append(&o->text, k, kn);
-  if (jn) inlet_buf_append(&o->text, json, jn);
-  return inlet_buf_status(&o->text);
-}
-
-static int field_key_cmp(const obj_fields *o, size_t i, size_t j) {
-  size_t a = o->lens[2 * i], b = o->lens[2 * j], m = a < b ? a : b;
-  int d = m ? memcmp(o->text.data + o->at[i], o->text.data + o->at[j], m) : 0;
-  return d ? d : (a > b) - (a < b);
-}
-
-static int shred_object(inlet_buf *out, const inlet_field *tt, const inlet_array *ta, int64_t r,
-                        const inlet_array *va, bool has_value, shred_ctx *c, int depth) {
-  obj_fields o = {INLET_BUF_INIT, NULL, NULL, 0, 0};
-  inlet_buf tmp = INLET_BUF_INIT;
-  int rc = 0;
-  for (int32_t k = 0; k < tt->n_children && rc == 0; k++) {
-    bool miss = false;
-    inlet_buf_clear(&tmp);
-    rc = shred_json(&tmp, &tt->children[k], &ta->children[k], r, c, depth + 1, &miss);
-    if (rc == 0 && !miss) {
-      const char *name = tt->children[k].name;
-      rc = add_field(&o, (const uint8_t *)name, strlen(name), (const char *)tmp.data, tmp.len);
-      if (rc == INLET_ENOMEM) rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory");
-    }
-  }
-  size_t shredded = o.n;
-  if (rc == 0 && has_value) {
-    size_t vn;
-    const uint8_t *vb = bytes_at(va, r, &vn);
-    rc = batch_variant_object_fields(c->meta, c->meta_len, vb, vn, DELTA_MAX_VARIANT_JSON,
-                                     add_field, &o, c->err);
-    if (rc == INLET_ECORRUPT && vn && (vb[0] & 3) != 2)
-      rc = shred_bad(c, "a value that is not an object beside shredded object fields");
-    else if (rc == INLET_ENOMEM)
-      rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory");
-  }
-  /* value may not hold a key the schema shreds, even one missing here
-   * (VariantShredding.md: the shredded field "must not" be in value). */
-  for (size_t i = shredded; rc == 0 && i < o.n; i++)
-    for (int32_t k = 0; k < tt->n_children; k++) {
-      const char *name = tt->children[k].name;
-      if (o.lens[2 * i] == strlen(name) && memcmp(o.text.data + o.at[i], name, o.lens[2 * i]) == 0)
-        rc = shred_bad(c, "a key both shredded and in value");
-    }
-  /* Insertion sort of an index by key (objects are small). */
-  size_t *ord = rc == 0 ? inlet_malloc((o.n + 1) * sizeof *ord) : NULL;
-  if (rc == 0 && !ord) rc = inlet_fail(c->err, INLET_ENOMEM, "out of memory");
-  for (size_t i = 0; rc == 0 && i < o.n; i++) {
-    size_t j = i;
-    while (j > 0 && field_key_cmp(&o, ord[j - 1], i) > 0) {
-      ord[j] = ord[j - 1];
-      j--;
-    }
-    ord[j] = i;
-    if ((j > 0 && field_key_cmp(&o, ord[j - 1], i) == 0) ||
-        (j + 1 <= i && field_key_cmp(&o, ord[j + 1], i) == 0))
-      rc = shred_bad(c, i >= shredded ? "a key both shredded and in value" : "a repeated key");
-  }
-  if (rc == 0) {
-    inlet_buf_push(out, '{');
-    for (size_t i = 0; i < o.n; i++) {
-      size_t f = ord[i], kn = o.lens[2 * f], jn = o.lens[2 * f + 1];
-      if (i) inlet_buf_push(out, ',');
-      batch_variant_json_quote(out, (const char *)o.text.data + o.at[f], kn);
-      inlet_buf_push(out, ':');
-      inlet_buf_append(out, o.text.data + o.at[f] + kn, jn);
-    }
-    inlet_buf_push(out, '}');
-  }
-  inlet_free(ord);
-  inlet_free(o.at);
-  inlet_free(o.lens);
-  inlet_buf_reset(&o.text);
-  inlet_buf_reset(&tmp);
-  return rc;
-}
-
-/* The JSON of shredded group @p g (arrays @p a) at row @p r; *missing when
- * both value and typed_value are null. */
-static int shred_json(inlet_buf *out, const inlet_field *g, const inlet_array *a, int64_t r,
-                      shred_ctx *c, int depth, bool *missing) {
-  if (depth > BATCH_VARIANT_MAX_DEPTH)
-    return inlet_fail(c->err, INLET_ELIMIT, "shredded variant: nesting deeper than %d",
-                      BATCH_VARIANT_MAX_DEPTH);
-  int32_t vi = -1, ti = -1;
-  for (int32_t i = 0; g->type.id == INLET_TYPE_STRUCT && i < g->n_children; i++) {
-    if (strcmp(g->children[i].name, "value") == 0) vi = i;
-    if (strcmp(g->children[i].name, "typed_value") == 0) ti = i;
-  }
-  if (vi >= 0 && g->children[vi].type.id != INLET_TYPE_BINARY &&
-      g->children[vi].type.id != INLET_TYPE_STRING)
-    return shred_bad(c, "value is not binary");
-  /* A typed_value type no variant primitive matches is refused whether or
-   * not this row uses it (the file's shredding schema is wrong). */
-  if (ti >= 0) {
-    const inlet_type *t = &g->children[ti].type;
-    bool ok = t->id == INLET_TYPE_STRUCT || t->id == INLET_TYPE_LIST || t->id == INLET_TYPE_BOOL ||
-              t->id == INLET_TYPE_INT8 || t->id == INLET_TYPE_INT16 || t->id == INLET_TYPE_INT32 ||
-              t->id == INLET_TYPE_INT64 || t->id == INLET_TYPE_FLOAT ||
-              t->id == INLET_TYPE_DOUBLE || t->id == INLET_TYPE_DATE ||
-              t->id == INLET_TYPE_DECIMAL || t->id == INLET_TYPE_STRING ||
-              t->id == INLET_TYPE_BINARY ||
-              (t->id == INLET_TYPE_TIMESTAMP &&
-               (t->unit == INLET_UNIT_MICRO || t->unit == INLET_UNIT_NANO)) ||
-              (t->id == INLET_TYPE_TIME && t->unit == INLET_UNIT_MICRO) ||
-              (t->id == INLET_TYPE_FIXED_BINARY && t->ext == INLET_EXT_UUID);
-    if (!ok) {
-      char tn[64];
-      inlet_type_name(t, tn, sizeof tn);
-      return inlet_fail(c->err, INLET_EUNSUPPORTED, "shredded variant: typed_value of type %s", tn);
-    }
-  }
-  bool valid = inlet_array_is_valid(a, r);
-  bool hv = valid && vi >= 0 && inlet_array_is_valid(&a->children[vi], r);
-  bool ht = valid && ti >= 0 && inlet_array_is_valid(&a->children[ti], r);
-  *missing = !hv && !ht;
-  if (*missing) return 0;
-  if (!ht) {
-    size_t vn;
-    const uint8_t *vb = bytes_at(&a->children[vi], r, &vn);
-    return batch_variant_to_json(out, c->meta, c->meta_len, vb, vn, DELTA_MAX_VARIANT_JSON, c->err);
-  }
-  const inlet_field *tt = &g->children[ti];
-  const inlet_array *ta = &a->children[ti];
-  if (tt->type.id == INLET_TYPE_STRUCT)
-    return shred_object(out, tt, ta, r, hv ? &a->children[vi] : NULL, hv, c, depth);
-  if (hv) return shred_bad(c, "conflicting value and typed_value");
-  if (tt->type.id == INLET_TYPE_LIST) {
-    inlet_buf_push(out, '[');
-    for (int32_t j = ta->offsets[r]; j < ta->offsets[r + 1]; j++) {
-      bool miss = false;
-      if (j > ta->offsets[r]) inlet_buf_push(out, ',');
-      TRY(shred_json(out, &tt->children[0], &ta->children[0], j, c, depth + 1, &miss));
-      if (miss) inlet_buf_puts(out, "null");
-    }
-    inlet_buf_push(out, ']');
-    return inlet_buf_status(out) < 0 ? inlet_fail(c->err, INLET_ENOMEM, "out of memory") : 0;
-  }
-  return typed_scalar(out, tt, ta, r, c);
-}
-
 /* A variant column (PROTOCOL.md "Variant Data Type"; Parquet
  * VariantEncoding.md "Variant in Parquet"): file field @p sf is a group of
  * binary `metadata` and `value`, read into @p dst as each value's JSON text.
- * A `typed_value` field is shredding (VariantShredding.md): see above. */
+ * A `typed_value` field is shredding (VariantShredding.md): each value is
+ * rebuilt unshredded (batch_variant_unshred), then printed. */
 static int conform_variant(inlet_array *dst, const inlet_field *tf, const inlet_array *src,
                            const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
   int32_t vi = -1, mi = -1;
@@ -950,7 +685,7 @@ static int conform_variant(inlet_array *dst, const inlet_field *tf, const inlet_
                       path, tf->name, b);
   }
   const inlet_array *va = vi >= 0 ? &src->children[vi] : NULL, *ma = &src->children[mi];
-  inlet_buf json = INLET_BUF_INIT;
+  inlet_buf json = INLET_BUF_INIT, bin = INLET_BUF_INIT;
   int rc = inlet_array_reserve_rows(dst, tf, n, err);
   for (int64_t r = 0; r < n && rc == 0; r++) {
     if (!inlet_array_is_valid(src, r)) {
@@ -965,11 +700,15 @@ static int conform_variant(inlet_array *dst, const inlet_field *tf, const inlet_
         break;
       }
       inlet_buf_clear(&json);
+      inlet_buf_clear(&bin);
       size_t ml = (size_t)(ma->offsets[r + 1] - ma->offsets[r]);
-      shred_ctx sc = {ml ? ma->values + ma->offsets[r] : (const uint8_t *)"", ml, err};
+      const uint8_t *mb = ml ? ma->values + ma->offsets[r] : (const uint8_t *)"";
       bool miss = false;
-      rc = shred_json(&json, sf, src, r, &sc, 0, &miss);
-      if (rc == 0 && miss) inlet_buf_puts(&json, "null");
+      rc = batch_variant_unshred(&bin, mb, ml, sf, src, r, &miss, err);
+      if (rc == 0 && miss)
+        inlet_buf_puts(&json, "null");
+      else if (rc == 0)
+        rc = batch_variant_to_json(&json, mb, ml, bin.data, bin.len, DELTA_MAX_VARIANT_JSON, err);
       if (rc == 0 && inlet_buf_status(&json) < 0)
         rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
       if (rc < 0) {
@@ -1003,6 +742,64 @@ static int conform_variant(inlet_array *dst, const inlet_field *tf, const inlet_
     rc = inlet_array_append_bytes(dst, tf, json.data ? (const void *)json.data : "", json.len, err);
   }
   inlet_buf_reset(&json);
+  inlet_buf_reset(&bin);
+  return rc;
+}
+
+/* A shredded variant (file field @p sf, arrays @p src) in the data-file
+ * form @p tf (a group of binary value and metadata, delta_variant.c) that
+ * maintenance copies: each value rebuilt unshredded with its metadata as
+ * stored. VariantShredding.md lets writers write unshredded values where
+ * shredding is enabled, and a missing value where one is required reads
+ * as a Variant null. */
+static int unshred_variant(inlet_array *dst, const inlet_field *tf, const inlet_array *src,
+                           const inlet_field *sf, int64_t n, const char *path, inlet_error *err) {
+  int32_t mi = -1, tv = -1, tm = -1;
+  for (int32_t i = 0; i < sf->n_children; i++)
+    if (strcmp(sf->children[i].name, "metadata") == 0 &&
+        (sf->children[i].type.id == INLET_TYPE_BINARY ||
+         sf->children[i].type.id == INLET_TYPE_STRING))
+      mi = i;
+  for (int32_t i = 0; i < tf->n_children; i++) {
+    if (strcmp(tf->children[i].name, "value") == 0) tv = i;
+    if (strcmp(tf->children[i].name, "metadata") == 0) tm = i;
+  }
+  if (mi < 0 || tv < 0 || tm < 0)
+    return inlet_fail(err, INLET_ECORRUPT,
+                      "data file \"%s\" column \"%s\": a shredded variant without binary "
+                      "metadata",
+                      path, tf->name);
+  const inlet_array *ma = &src->children[mi];
+  inlet_buf bin = INLET_BUF_INIT;
+  int rc = inlet_array_reserve_rows(dst, tf, n, err);
+  for (int64_t r = 0; r < n && rc == 0; r++) {
+    if (!inlet_array_is_valid(src, r)) {
+      rc = inlet_array_append_null(dst, tf, err);
+      continue;
+    }
+    if (!inlet_array_is_valid(ma, r)) {
+      rc = inlet_fail(err, INLET_ECORRUPT,
+                      "data file \"%s\" column \"%s\" row %lld: variant without metadata", path,
+                      tf->name, (long long)r);
+      break;
+    }
+    size_t ml = (size_t)(ma->offsets[r + 1] - ma->offsets[r]);
+    const uint8_t *mb = ml ? ma->values + ma->offsets[r] : (const uint8_t *)"";
+    bool miss = false;
+    inlet_buf_clear(&bin);
+    rc = batch_variant_unshred(&bin, mb, ml, sf, src, r, &miss, err);
+    if (rc == 0 && miss) inlet_buf_push(&bin, 0); /* Variant null */
+    if (rc == 0 && inlet_buf_status(&bin) < 0) rc = inlet_fail(err, INLET_ENOMEM, "out of memory");
+    if (rc < 0) {
+      inlet_error_prefix(err, "data file \"%s\" column \"%s\" row %lld", path, tf->name,
+                         (long long)r);
+      break;
+    }
+    rc = inlet_array_append_bytes(&dst->children[tv], &tf->children[tv], bin.data, bin.len, err);
+    if (rc == 0) rc = inlet_array_append_bytes(&dst->children[tm], &tf->children[tm], mb, ml, err);
+    if (rc == 0) rc = inlet_array_append_struct_entry(dst, err);
+  }
+  inlet_buf_reset(&bin);
   return rc;
 }
 
@@ -1022,17 +819,13 @@ int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_fi
   }
   if (tf->type.id == INLET_TYPE_STRING && tf->type.ext == INLET_EXT_VARIANT)
     return conform_variant(dst, tf, src, sf, n, path, err);
-  /* Maintenance copies variants in their data-file form: matched by name
-   * below, but a shredded one would lose its typed_value. */
+  /* Maintenance copies variants in their data-file form, matched by name
+   * below; a shredded one is rebuilt unshredded, as inlet writes them. */
   if (tf->type.id == INLET_TYPE_STRUCT && tf->type.ext == INLET_EXT_VARIANT &&
       sf->type.id == INLET_TYPE_STRUCT)
     for (int32_t i = 0; i < sf->n_children; i++)
       if (strcmp(sf->children[i].name, "typed_value") == 0)
-        return inlet_fail(err, INLET_EUNSUPPORTED,
-                          "data file \"%s\" column \"%s\": rewriting a shredded variant "
-                          "is not supported (inlet copies variants in their stored form and "
-                          "would drop typed_value)",
-                          path, tf->name);
+        return unshred_variant(dst, tf, src, sf, n, path, err);
   if (same_shape(pf, sf)) {
     inlet_array_reset(dst);
     *dst = *src; /* move the decoded buffers */

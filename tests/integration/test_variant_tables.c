@@ -12,10 +12,10 @@
  *     column and row (exit 5);
  *   - tables with variantShredding take unshredded writes: Spark's
  *     shredding table gets an append, compaction, delete and a checkpoint;
- *     on a table whose file is shredded (parquet-testing case-045),
- *     compaction and copy-on-write delete refuse that file by name (exit 6)
- *     leaving every byte as it was, appends and checkpoints work; an inlet
- *     table with
+ *     tables whose files are shredded (parquet-testing case-045 and
+ *     case-083) take copy-on-write delete and compaction, which rebuild
+ *     each value unshredded: the case's bytes, no typed_value, the same
+ *     rows, read by refcheck as by inlet; an inlet table with
  *     delta.enableVariantShredding=true goes through appends, compaction,
  *     delete and a checkpoint with unshredded files only, read as refcheck
  *     reads them (on a copy without the feature, which refcheck refuses).
@@ -369,55 +369,119 @@ static void test_variant__shredding_table_takes_unshredded_writes(void **state) 
 
 static void shredded_table(const char *dir, const char *pq);
 
-/* A table whose file holds a shredded variant (apache/parquet-testing
- * case-045: four rows, typed_value a list of strings): appends and
- * checkpoints work; compaction
- * and copy-on-write delete, which copy variants in their stored form and
- * would drop typed_value, refuse the file by name (exit 6) and change
- * nothing. */
-static void test_variant__shredded_file_not_rewritten(void **state) {
-  fixture *f = *state;
-  char t[4200], pq[4300], ev[4300];
-  snprintf(t, sizeof t, "%s/shredfile", f->dir);
-  snprintf(pq, sizeof pq, "%s/tests/data/foreign/parquet-testing/shredded_variant/case-045.parquet",
-           INLET_SOURCE_DIR);
-  snprintf(ev, sizeof ev, "%s/shredfile.ndjson", f->dir);
-  shredded_table(t, pq);
+static void split_variant_bin(const char *path, char **meta_hex, char **val_hex);
+
+/* Copies table @p name (under the fixture's directory) to @p copy, its
+ * path into @p out, with variantShredding taken out of its protocol and
+ * configuration, and without checkpoints or checksums, for refcheck, which
+ * refuses the feature (valid while no file read is shredded). */
+static void copy_without_shredding(fixture *f, const char *name, const char *copy, char *out,
+                                   size_t cap) {
   tu_result r;
-  sh(&r, "'%s' scan '%s' --format ndjson | sort > '%s/shredfile.before'", INLET_BIN, t, f->dir);
+  sh(&r,
+     "cd '%s' && rm -rf '%s' && cp -R '%s' '%s' && cd '%s/_delta_log' && rm -f "
+     "*.checkpoint.* _last_checkpoint *.crc && sed -i "
+     "-e 's/,\"variantShredding\"//g' -e 's/\\\"delta.enableVariantShredding\\\":\\\"true\\\"//' "
+     "00000000000000000000.json && grep -c variantShredding 00000000000000000000.json",
+     f->dir, copy, name, copy, copy);
+  assert_string_equal(r.out, "0\n");
+  tu_result_free(&r);
+  snprintf(out, cap, "%s/%s", f->dir, copy);
+  tu_rules_exempt(out, "test_variant_tables: a copy with the protocol edited for refcheck");
+}
+
+/* For each data file of table @p t but part-0.parquet (the shredded file
+ * the table was built over), into r->out: how many typed_value fields its
+ * schema has, then its rows as `parquet cat` prints them in NDJSON (a
+ * variant's value and metadata as hex). */
+static void cat_new_files(tu_result *r, const char *t) {
+  sh(r,
+     "cd '%s' && for f in $(ls *.parquet | grep -v '^part-0.parquet$'); do '%s' parquet schema "
+     "\"$f\" | grep -c typed_value; '%s' parquet cat \"$f\" --format ndjson; done",
+     t, INLET_BIN, INLET_BIN);
+  sh_ok(r, "parquet cat");
+}
+
+/* Shredded files rewritten (apache/parquet-testing case-045: four rows,
+ * arrays of strings shredded as lists and a partially shredded object;
+ * case-083: nested shredded objects and a null variant): copy-on-write
+ * delete and compaction, which write variants unshredded, rebuild each
+ * value from value and typed_value. The new files hold no typed_value and
+ * the bytes the case gives for the value (its *.variant.bin), the table
+ * reads as before, and refcheck (DuckDB) reads the rewritten table, once
+ * no shredded file is left in it, as inlet does. */
+static void test_variant__shredded_files_rewritten_unshredded(void **state) {
+  fixture *f = *state;
+  char t[4200], pq[4300], ev[4300], bin[4300];
+  const char *dir = "tests/data/foreign/parquet-testing/shredded_variant";
+  tu_result r;
+  /* 1: delete on case-045 rewrites its file without row 0. */
+  snprintf(t, sizeof t, "%s/shreddel", f->dir);
+  snprintf(pq, sizeof pq, "%s/%s/case-045.parquet", INLET_SOURCE_DIR, dir);
+  shredded_table(t, pq);
+  sh(&r, "'%s' scan '%s' --format ndjson --where 'id <> 0' | sort > '%s/shreddel.before'",
+     INLET_BIN, t, f->dir);
   sh_ok(&r, "scan");
   tu_result_free(&r);
+  sh(&r, "'%s' delete '%s' --where 'id = 0'", INLET_BIN, t);
+  sh_ok(&r, "delete on a shredded file");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson | sort | cmp - '%s/shreddel.before' && echo same",
+     INLET_BIN, t, f->dir);
+  assert_string_equal(r.out, "same\n");
+  tu_result_free(&r);
+  cat_new_files(&r, t);
+  /* One new file, no typed_value in it, and row 2 (the partially shredded
+   * object {"a": null, "d": "iceberg"}) as the case's bytes. */
+  assert_true(strncmp(r.out, "0\n", 2) == 0);
+  char *mh, *vh;
+  snprintf(bin, sizeof bin, "%s/%s/case-045_row-2.variant.bin", INLET_SOURCE_DIR, dir);
+  split_variant_bin(bin, &mh, &vh);
+  char want[1024];
+  snprintf(want, sizeof want, "{\"id\":2,\"var\":{\"value\":\"%s\",\"metadata\":\"%s\"}}", vh, mh);
+  if (!strstr(r.out, want)) fail_msg("want %s in:\n%s", want, r.out);
+  free(mh);
+  free(vh);
+  tu_result_free(&r);
+
+  /* 2: compaction of case-083's file and an appended one. */
+  snprintf(t, sizeof t, "%s/shredcomp", f->dir);
+  snprintf(pq, sizeof pq, "%s/%s/case-083.parquet", INLET_SOURCE_DIR, dir);
+  snprintf(ev, sizeof ev, "%s/shredcomp.ndjson", f->dir);
+  shredded_table(t, pq);
   const char *row = "{\"id\":500,\"var\":{\"a\":1}}\n";
   assert_int_equal(tu_write_file(ev, row, strlen(row)), 0);
   sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
   sh_ok(&r, "append");
   tu_result_free(&r);
-  sh(&r, "cd '%s' && find . -type f | sort | xargs sha256sum > ../shredfile.files", t);
+  sh(&r, "'%s' scan '%s' --format ndjson | sort > '%s/shredcomp.before'", INLET_BIN, t, f->dir);
+  sh_ok(&r, "scan");
   tu_result_free(&r);
-  /* A failed compaction bin exits 1 (compaction reports bins, not one
-   * cause); the message names the file and why. */
-  sh(&r, "'%s' compact '%s' --min-files 2", INLET_BIN, t);
-  assert_int_equal(r.status, 1);
-  assert_non_null(strstr(r.err, "rewriting a shredded variant is not supported"));
-  assert_non_null(strstr(r.err, "part-0.parquet"));
-  tu_result_free(&r);
-  sh(&r, "'%s' delete '%s' --where 'id = 0'", INLET_BIN, t);
-  assert_int_equal(r.status, 6);
-  assert_non_null(strstr(r.err, "shredded variant"));
+  sh(&r, "'%s' compact '%s' --min-files 2 --json", INLET_BIN, t);
+  sh_ok(&r, "compact a shredded file");
+  assert_non_null(strstr(r.out, "\"files_removed\":2"));
   tu_result_free(&r);
   sh(&r,
-     "cd '%s' && find . -type f | sort | xargs sha256sum | cmp - ../shredfile.files && echo same",
+     "grep -c '\"remove\":{\"path\":\"part-0.parquet\"' '%s/_delta_log/00000000000000000002.json'",
      t);
+  assert_string_equal(r.out, "1\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson | sort | cmp - '%s/shredcomp.before' && echo same",
+     INLET_BIN, t, f->dir);
   assert_string_equal(r.out, "same\n");
   tu_result_free(&r);
+  /* The compacted file holds no typed_value (the appended file had none). */
   sh(&r,
-     "'%s' checkpoint '%s' > /dev/null && '%s' scan '%s' --format ndjson --where 'id <> 500' | "
-     "sort | cmp - "
-     "'%s/shredfile.before' && '%s' scan '%s' --format ndjson --where 'id = 500'",
-     INLET_BIN, t, INLET_BIN, t, f->dir, INLET_BIN, t);
-  sh_ok(&r, "checkpoint and scan");
-  assert_string_equal(r.out, "{\"id\":500,\"var\":\"{\\\"a\\\":1}\"}\n");
+     "cd '%s' && for f in $(ls *.parquet | grep -v '^part-0.parquet$'); do '%s' parquet schema "
+     "\"$f\" | grep -c typed_value; done | sort -u",
+     t, INLET_BIN);
+  assert_string_equal(r.out, "0\n");
   tu_result_free(&r);
+  /* refcheck reads the compacted table (a copy without the shredding
+   * feature, which refcheck refuses) as inlet does. */
+  char plain[4300];
+  copy_without_shredding(f, "shredcomp", "plaincomp", plain, sizeof plain);
+  same_as_refcheck(f, plain, 2);
 }
 
 /* An inlet table with delta.enableVariantShredding=true: the protocol lists
@@ -467,17 +531,8 @@ static void test_variant__shredding_enabled_table_written_unshredded(void **stat
   assert_string_equal(r.out, "0\n");
   tu_result_free(&r);
   /* The copy without the feature, for refcheck. */
-  sh(&r,
-     "cd '%s' && rm -rf plain && cp -R shredon plain && cd plain/_delta_log && rm -f "
-     "*.checkpoint.* _last_checkpoint *.crc && sed -i "
-     "-e 's/,\"variantShredding\"//g' -e 's/\\\"delta.enableVariantShredding\\\":\\\"true\\\"//' "
-     "00000000000000000000.json && grep -c variantShredding 00000000000000000000.json",
-     f->dir);
-  assert_string_equal(r.out, "0\n");
-  tu_result_free(&r);
   char plain[4300];
-  snprintf(plain, sizeof plain, "%s/plain", f->dir);
-  tu_rules_exempt(plain, "test_variant_tables: a copy with the protocol edited for refcheck");
+  copy_without_shredding(f, "shredon", "plain", plain, sizeof plain);
   for (long v = 1; v <= 5; v++) {
     sh(&r, "'%s' scan '%s' --version %ld --format ndjson > '%s/i.ndjson'", INLET_BIN, t, v, f->dir);
     sh_ok(&r, "scan");
@@ -866,7 +921,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_variant__shredding_enabled_table_written_unshredded,
                                       setup, teardown),
-      cmocka_unit_test_setup_teardown(test_variant__shredded_file_not_rewritten, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_variant__shredded_files_rewritten_unshredded, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_variant__shredding_table_takes_unshredded_writes, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_variant__spark_table_append_and_compact_keep_bytes,
