@@ -274,10 +274,18 @@ int delta_conform_column(inlet_array *dst, const inlet_field *tf, const inlet_fi
 /* The name of a void column (at any depth) of @p schema, or NULL. */
 const char *delta_schema_void_column(const inlet_schema *schema);
 /* The name of a void field below a top-level column (in a struct, array
- * or map) of @p schema, or NULL. Writers leave top-level void columns out of
- * data files (PROTOCOL.md "Void Type") and refuse tables with nested ones,
- * which would need the field cut out of each nested value. */
+ * or map) of @p schema, or NULL. */
 const char *delta_schema_nested_void(const inlet_schema *schema);
+/* Writers leave void columns out of data files (PROTOCOL.md "Void Type"),
+ * as Spark does (dropNullTypeColumns): top-level ones, and fields of
+ * structs, through structs at any depth (delta_schema_drop_struct_voids;
+ * readers fill them with null). Spark refuses a void inside an array or
+ * map, and Parquet has no empty group: the name of such a void field, or of
+ * a struct whose fields are all void, in @p schema, or NULL. */
+const char *delta_schema_unwritable_void(const inlet_schema *schema);
+/* Takes the void fields out of the structs of @p schema, through structs
+ * (the shape a data file holds; top-level void columns are the caller's). */
+void delta_schema_drop_struct_voids(inlet_schema *schema);
 /* Schema evolution from a record (src/delta/delta_schema_evolve.c): the
  * fields of the JSON object @p record that @p schema_json lacks, at the top
  * level and inside struct columns, with inferred types, appended as nullable

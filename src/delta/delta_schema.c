@@ -400,6 +400,59 @@ const char *delta_schema_nested_void(const inlet_schema *schema) {
   return NULL;
 }
 
+/* Whether struct @p f keeps a field once its voids are dropped. */
+static bool keeps_a_field(const inlet_field *f) {
+  for (int32_t i = 0; i < f->n_children; i++) {
+    const inlet_field *c = &f->children[i];
+    if (c->type.id != INLET_TYPE_NULL && (c->type.id != INLET_TYPE_STRUCT || keeps_a_field(c)))
+      return true;
+  }
+  return false;
+}
+
+/* The first field of @p f that dropping struct voids cannot make
+ * writable (see delta.h), or NULL. */
+static const char *field_unwritable_void(const inlet_field *f, bool in_container) {
+  if (f->type.id == INLET_TYPE_NULL) return in_container ? f->name : NULL;
+  if (f->type.id == INLET_TYPE_STRUCT && !keeps_a_field(f) && field_void(f)) return f->name;
+  bool container = in_container || f->type.id == INLET_TYPE_LIST || f->type.id == INLET_TYPE_MAP;
+  for (int32_t i = 0; i < f->n_children; i++) {
+    const char *v = field_unwritable_void(&f->children[i], container);
+    if (v) return v;
+  }
+  return NULL;
+}
+
+const char *delta_schema_unwritable_void(const inlet_schema *schema) {
+  for (int32_t i = 0; i < schema->n_fields; i++) {
+    const inlet_field *f = &schema->fields[i];
+    if (f->type.id == INLET_TYPE_NULL) continue; /* top level: left out of data files */
+    const char *v = field_unwritable_void(f, false);
+    if (v) return v;
+  }
+  return NULL;
+}
+
+static void drop_struct_voids(inlet_field *f) {
+  if (f->type.id != INLET_TYPE_STRUCT) return;
+  int32_t kept = 0;
+  for (int32_t i = 0; i < f->n_children; i++) {
+    if (f->children[i].type.id == INLET_TYPE_NULL) {
+      inlet_field_reset(&f->children[i]);
+      continue;
+    }
+    drop_struct_voids(&f->children[i]);
+    if (kept != i) f->children[kept] = f->children[i];
+    kept++;
+  }
+  f->n_children = kept;
+}
+
+void delta_schema_drop_struct_voids(inlet_schema *schema) {
+  for (int32_t i = 0; i < schema->n_fields; i++)
+    drop_struct_voids(&schema->fields[i]);
+}
+
 const char *delta_schema_void_column(const inlet_schema *schema) {
   for (int32_t i = 0; i < schema->n_fields; i++) {
     const char *v = field_void(&schema->fields[i]);

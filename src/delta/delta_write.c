@@ -199,11 +199,12 @@ static int writer_open(inlet_table_writer **out, inlet_table *table,
     rc = inlet_fail(err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
     goto fail;
   }
-  const char *vc = delta_schema_nested_void(&w->snap.schema);
+  const char *vc = delta_schema_unwritable_void(&w->snap.schema);
   if (vc) {
     rc = inlet_fail(err, INLET_EUNSUPPORTED,
-                    "field \"%s\" has type void inside a struct, array or map column, which "
-                    "inlet reads (as null) but does not write (a top-level void column it does)",
+                    "field \"%s\" is a void inside an array or map, or a struct of void fields "
+                    "only, which no data file can hold (Spark refuses to write it too); inlet "
+                    "reads it as null",
                     vc);
     goto fail;
   }

@@ -59,8 +59,19 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
   /* Through the table's storage: its directories are made on the way, and
    * never through a symbolic link, so a symlinked partition directory
    * cannot send a file outside the table. */
-  /* Variant columns are groups of value and metadata in the file. */
+  /* Void fields of structs are left out of the file (delta_schema.c), and
+   * variant columns are groups of value and metadata there. */
+  const char *uv = delta_schema_unwritable_void(s->data_schema);
+  FAIL_IF(uv, err, INLET_EUNSUPPORTED,
+          "field \"%s\": a void inside an array or map, or a struct of void fields only, "
+          "cannot be written to a data file",
+          uv);
+  f->voids = delta_schema_nested_void(s->data_schema) != NULL;
   TRY(inlet_schema_copy(&f->phys, s->data_schema, err));
+  if (f->voids) {
+    delta_schema_drop_struct_voids(&f->phys);
+    TRY(inlet_schema_copy(&f->shape, &f->phys, err));
+  }
   TRY(delta_variant_physical(&f->phys, err));
   TRY(pq_writer_open_storage(&f->pw, s->st, f->rel_path, &f->phys, &po, err));
   pq_writer_set_pool(f->pw, s->pool);
@@ -69,26 +80,81 @@ int delta_data_file_open(delta_file_sink *s, delta_data_file *f, const char *dir
   return delta_stats_new(&f->stats, &f->phys, s->max_indexed, err);
 }
 
-int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err) {
-  inlet_batch enc;
-  const inlet_batch *w = b;
-  if (delta_variant_schema_has(&b->schema)) {
-    TRY(delta_variant_encode_batch(&enc, b, &f->phys, err));
-    w = &enc;
+static bool has_struct_void(const inlet_field *f) {
+  if (f->type.id != INLET_TYPE_STRUCT) return false;
+  for (int32_t i = 0; i < f->n_children; i++)
+    if (f->children[i].type.id == INLET_TYPE_NULL || has_struct_void(&f->children[i])) return true;
+  return false;
+}
+
+/* Column @p src (field @p f) without the void fields of its structs: a
+ * shallow view sharing src's buffers, with its own children arrays where a
+ * struct loses fields. */
+static int cut_voids(inlet_array *dst, const inlet_field *f, const inlet_array *src,
+                     inlet_error *err) {
+  *dst = *src;
+  if (!has_struct_void(f)) return 0;
+  dst->children = inlet_calloc((size_t)f->n_children + 1, sizeof *dst->children);
+  if (!dst->children) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  int32_t kept = 0;
+  for (int32_t i = 0; i < f->n_children; i++) {
+    if (f->children[i].type.id == INLET_TYPE_NULL) continue;
+    dst->n_children = kept + 1; /* what release_cut frees if this one fails */
+    TRY(cut_voids(&dst->children[kept], &f->children[i], &src->children[i], err));
+    kept++;
   }
-  int rc = inlet_parquet_writer_write(f->pw, w, err);
+  dst->n_children = kept;
+  return 0;
+}
+
+static void release_cut(inlet_array *a, const inlet_field *f) {
+  if (!has_struct_void(f) || !a->children) return;
+  int32_t kept = 0;
+  for (int32_t i = 0; i < f->n_children && kept < a->n_children; i++)
+    if (f->children[i].type.id != INLET_TYPE_NULL)
+      release_cut(&a->children[kept++], &f->children[i]);
+  inlet_free(a->children);
+  a->children = NULL;
+}
+
+int delta_data_file_write(delta_data_file *f, const inlet_batch *b, inlet_error *err) {
+  inlet_batch cut, enc;
+  const inlet_batch *in = b, *w = b;
+  int rc = 0;
+  if (f->voids) {
+    memset(&cut, 0, sizeof cut);
+    cut.schema = f->shape; /* borrowed */
+    cut.num_rows = b->num_rows;
+    cut.columns = inlet_calloc((size_t)b->schema.n_fields + 1, sizeof *cut.columns);
+    if (!cut.columns) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+    for (int32_t i = 0; i < b->schema.n_fields && rc == 0; i++)
+      rc = cut_voids(&cut.columns[i], &b->schema.fields[i], &b->columns[i], err);
+    in = w = &cut;
+  }
+  if (rc == 0 && delta_variant_schema_has(&in->schema)) {
+    rc = delta_variant_encode_batch(&enc, in, &f->phys, err);
+    if (rc == 0) w = &enc;
+  }
+  if (rc == 0) rc = inlet_parquet_writer_write(f->pw, w, err);
   /* Rows and list/map/variant null counts only: the rest of the stats come
    * from the writer's own column statistics at close (one pass over the
    * data). */
   if (rc == 0) rc = delta_stats_count(f->stats, w, err);
-  if (w == &enc) delta_variant_release_batch(&enc, b);
+  if (w == &enc) delta_variant_release_batch(&enc, in);
+  if (in == &cut) {
+    for (int32_t i = 0; i < b->schema.n_fields; i++)
+      release_cut(&cut.columns[i], &b->schema.fields[i]);
+    inlet_free(cut.columns);
+  }
   return rc;
 }
 
 int delta_data_file_write_pages(delta_data_file *f, const inlet_batch *b, const pq_raw_chunk *raw,
                                 inlet_error *err) {
-  /* Variant columns are re-encoded for the file: nothing there to copy. */
-  if (!raw || delta_variant_schema_has(&b->schema)) return delta_data_file_write(f, b, err);
+  /* Variant columns are re-encoded for the file, and a batch with struct
+   * voids is not the file's shape: nothing there to copy. */
+  if (!raw || f->voids || delta_variant_schema_has(&b->schema))
+    return delta_data_file_write(f, b, err);
   int rc = pq_writer_write_pages(f->pw, b, raw, err);
   if (rc == 0) rc = delta_stats_count(f->stats, b, err);
   return rc;
@@ -121,6 +187,7 @@ void delta_data_file_reset(delta_file_sink *s, delta_data_file *f, bool remove) 
   inlet_free(f->rel_path);
   delta_stats_free(f->stats);
   inlet_schema_reset(&f->phys);
+  inlet_schema_reset(&f->shape);
   memset(f, 0, sizeof *f);
 }
 

@@ -39,6 +39,11 @@ typedef struct delta_data_file {
   /* owned: the sink's data schema with variants in their data-file form
    * (delta_variant_physical): the Parquet schema and the stats columns */
   inlet_schema phys;
+  /* owned when voids: the sink's data schema without the void fields of
+   * its structs (delta_schema_drop_struct_voids), the shape of the batches
+   * delta_data_file_write hands on */
+  inlet_schema shape;
+  bool voids;
 } delta_data_file;
 
 void delta_file_sink_init(delta_file_sink *s, inlet_storage *st, const delta_metadata *metadata,

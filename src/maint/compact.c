@@ -1344,10 +1344,10 @@ int inlet_table_compact(inlet_compact_result *out, inlet_table *table,
   c.seen_version = c.snap.version;
   res.read_version = c.snap.version;
   FAIL_GOTO(!c.snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
-  FAIL_GOTO(delta_schema_nested_void(&c.snap.schema), err, INLET_EUNSUPPORTED,
-            "cannot compact: field \"%s\" has type void inside a struct, array or map column, "
-            "which compaction does not write",
-            delta_schema_nested_void(&c.snap.schema));
+  FAIL_GOTO(delta_schema_unwritable_void(&c.snap.schema), err, INLET_EUNSUPPORTED,
+            "cannot compact: field \"%s\" is a void inside an array or map, or a struct of "
+            "void fields only, which no data file can hold",
+            delta_schema_unwritable_void(&c.snap.schema));
   /* Compaction copies values and writes plain adds: the gate refuses tables
    * whose writer features need more (physical column names, row ids kept
    * across rewrites, Iceberg metadata...). */

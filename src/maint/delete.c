@@ -686,6 +686,11 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   res->read_version = d->snap.version;
   FAIL_IF(!d->snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
   TRY(delta_features_check_write(&d->snap.protocol, &d->snap.metadata, DELTA_OP_COMPACT, 0, err));
+  const char *uv = delta_schema_unwritable_void(&d->snap.schema);
+  FAIL_IF(uv, err, INLET_EUNSUPPORTED,
+          "cannot delete: field \"%s\" is a void inside an array or map, or a struct of void "
+          "fields only, which no data file can hold",
+          uv);
   const char *ao = delta_metadata_conf(&d->snap.metadata, "delta.appendOnly");
   FAIL_IF(ao && strcasecmp(ao, "true") == 0, err, INLET_EUNSUPPORTED,
           "cannot delete from this table: delta.appendOnly=true (writer feature \"appendOnly\") "

@@ -17,7 +17,9 @@
  *     appends leave it out of their data files (as Spark drops NullType
  *     columns), a record with a value for it is a bad record naming it,
  *     compaction, checkpoints and a copy-on-write delete work, and refcheck
- *     reads the result.
+ *     reads the result; void fields inside structs are left out of data
+ *     files the same way (through structs), and a void in an array or a
+ *     struct of voids only, which no data file can hold, is refused.
  * The foreign tables are copies of tests/data/foreign (see its README).
  */
 #include "testutil.h"
@@ -222,6 +224,19 @@ static void test_gaps__describe_and_history_on_unscannable_tables(void **state) 
   }
 }
 
+/* refcheck (DuckDB) reads table @p t as inlet's scan in
+ * <fixture>/<name>.ndjson has it. */
+static void refcheck_agrees(fixture *f, const char *t, const char *name) {
+  tu_result r;
+  sh(&r,
+     "'%s' '%s' delta '%s' > '%s/%s-ref.json' && '%s' '%s' compare '%s/%s-ref.json' "
+     "'%s/%s.ndjson' --ndjson",
+     INLET_NODE, INLET_REFCHECK, t, f->dir, name, INLET_NODE, INLET_REFCHECK, f->dir, name, f->dir,
+     name);
+  sh_ok(&r, "refcheck compare");
+  tu_result_free(&r);
+}
+
 /* Deletion vectors (issue 16): Databricks deleted "value IN (0, 9)" from
  * ten rows 0..9 with a DV (the commitInfo's predicate): the scan returns the
  * other eight, as refcheck reads the table; time travel to version 0 still
@@ -238,12 +253,7 @@ static void test_gaps__deletion_vectors_drop_deleted_rows(void **state) {
   assert_string_equal(r.out, "{\"value\":1}\n{\"value\":2}\n{\"value\":3}\n{\"value\":4}\n"
                              "{\"value\":5}\n{\"value\":6}\n{\"value\":7}\n{\"value\":8}\n");
   tu_result_free(&r);
-  sh(&r,
-     "'%s' '%s' delta '%s' > '%s/dv-ref.json' && '%s' '%s' compare '%s/dv-ref.json' "
-     "'%s/dv.ndjson' --ndjson",
-     INLET_NODE, INLET_REFCHECK, t, f->dir, INLET_NODE, INLET_REFCHECK, f->dir, f->dir);
-  sh_ok(&r, "refcheck compare");
-  tu_result_free(&r);
+  refcheck_agrees(f, t, "dv");
   sh(&r, "'%s' scan '%s' --version 0 --format csv | tail -n +2 | wc -l", INLET_BIN, t);
   sh_ok(&r, "scan --version 0");
   assert_string_equal(r.out, "10\n");
@@ -458,6 +468,135 @@ static void test_gaps__void_column_reads_as_null(void **state) {
   tu_result_free(&r);
 }
 
+/* A table at @p dir (protocol 1/2, no data yet) whose schemaString is
+ * @p schema_json (the JSON of the struct, quotes escaped for the log). */
+static void void_table(const char *dir, const char *schema_json) {
+  tu_result r;
+  sh(&r,
+     "mkdir -p '%s/_delta_log' && printf '%%s\\n' "
+     "'{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}' "
+     "'{\"metaData\":{\"id\":\"6b0c5d1e-0000-4000-8000-00000000000a\",\"format\":{\"provider\":"
+     "\"parquet\",\"options\":{}},\"schemaString\":\"%s\",\"partitionColumns\":[],"
+     "\"configuration\":{},\"createdTime\":1}}' > '%s/_delta_log/00000000000000000000.json'",
+     dir, schema_json, dir);
+  sh_ok(&r, "hand-written void table");
+  tu_result_free(&r);
+}
+
+#define VF(name, type)                                                                             \
+  "{\\\"name\\\":\\\"" name "\\\",\\\"type\\\":" type ",\\\"nullable\\\":true,\\\"metadata\\\":{}" \
+  "}"
+#define VS(fields) "{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[" fields "]}"
+#define VT(t) "\\\"" t "\\\""
+
+/* Void fields inside structs (PROTOCOL.md "Void Type"; Spark's
+ * dropNullTypeColumns drops them from what it writes, through structs):
+ * appends, compaction and a copy-on-write delete leave them out of the
+ * data files (struct<a, c: struct<e>> in the file for struct<a, b: void,
+ * c: struct<d: void, e>>), they read as null, a value for one is a bad
+ * record, and refcheck (DuckDB) reads the table as inlet does. A void
+ * inside an array, or a struct of void fields only, no data file can hold
+ * (Spark refuses to write it): appends, compaction and delete refuse it,
+ * naming the field. */
+static void test_gaps__void_fields_in_structs_left_out_of_files(void **state) {
+  fixture *f = *state;
+  char t[4200], ev[4300];
+  snprintf(t, sizeof t, "%s/nested-void", f->dir);
+  snprintf(ev, sizeof ev, "%s/nested-void.ndjson", f->dir);
+  void_table(t, VS(VF("id", VT("long")) "," VF(
+                    "s", VS(VF("a", VT("integer")) "," VF("b", VT("void")) "," VF(
+                             "c", VS(VF("d", VT("void")) "," VF("e", VT("string"))))))));
+  static const char rows[] =
+      "{\"id\":1,\"s\":{\"a\":1,\"b\":null,\"c\":{\"d\":null,\"e\":\"x\"}}}\n"
+      "{\"id\":2,\"s\":{\"a\":2,\"c\":{\"e\":\"y\"}}}\n"
+      "{\"id\":3,\"s\":null}\n";
+  assert_int_equal(tu_write_file(ev, rows, sizeof rows - 1), 0);
+  tu_result r;
+  sh(&r, "'%s' append '%s' '%s' && '%s' append '%s' '%s'", INLET_BIN, t, ev, INLET_BIN, t, ev);
+  sh_ok(&r, "two appends");
+  tu_result_free(&r);
+  sh(&r, "cd '%s' && for p in *.parquet; do '%s' parquet schema \"$p\"; done | sort -u", t,
+     INLET_BIN);
+  sh_ok(&r, "schema of the appended files");
+  assert_string_equal(r.out, "id long\ns struct<a:integer,c:struct<e:string>>\n");
+  tu_result_free(&r);
+  static const char want[] =
+      "{\"id\":1,\"s\":{\"a\":1,\"b\":null,\"c\":{\"d\":null,\"e\":\"x\"}}}\n"
+      "{\"id\":2,\"s\":{\"a\":2,\"b\":null,\"c\":{\"d\":null,\"e\":\"y\"}}}\n"
+      "{\"id\":3,\"s\":null}\n";
+  sh(&r, "'%s' scan '%s' --format ndjson | sort -u", INLET_BIN, t);
+  sh_ok(&r, "scan");
+  assert_string_equal(r.out, want);
+  tu_result_free(&r);
+  /* Compaction, then a copy-on-write delete: their files have the same
+   * shape, and the rows are what they were. */
+  sh(&r, "'%s' compact '%s' --min-files 2 && '%s' delete '%s' --where 'id = 3'", INLET_BIN, t,
+     INLET_BIN, t);
+  sh_ok(&r, "compact and delete");
+  tu_result_free(&r);
+  sh(&r,
+     "cd '%s' && for p in $(grep -ho '\"add\":{\"path\":\"[^\"]*' "
+     "_delta_log/00000000000000000003.json _delta_log/00000000000000000004.json | cut -d'\"' "
+     "-f6); do '%s' parquet schema \"$p\"; done | sort | uniq -c | tr -s ' '",
+     t, INLET_BIN);
+  sh_ok(&r, "schema of the rewritten files");
+  assert_string_equal(r.out, " 2 id long\n 2 s struct<a:integer,c:struct<e:string>>\n");
+  tu_result_free(&r);
+  sh(&r, "'%s' scan '%s' --format ndjson > '%s/nv.ndjson' && sort '%s/nv.ndjson'", INLET_BIN, t,
+     f->dir, f->dir);
+  sh_ok(&r, "scan after delete");
+  assert_string_equal(r.out,
+                      "{\"id\":1,\"s\":{\"a\":1,\"b\":null,\"c\":{\"d\":null,\"e\":\"x\"}}}\n"
+                      "{\"id\":1,\"s\":{\"a\":1,\"b\":null,\"c\":{\"d\":null,\"e\":\"x\"}}}\n"
+                      "{\"id\":2,\"s\":{\"a\":2,\"b\":null,\"c\":{\"d\":null,\"e\":\"y\"}}}\n"
+                      "{\"id\":2,\"s\":{\"a\":2,\"b\":null,\"c\":{\"d\":null,\"e\":\"y\"}}}\n");
+  tu_result_free(&r);
+  refcheck_agrees(f, t, "nv");
+  /* A value for a void field is a bad record; nothing is committed. */
+  static const char bad[] = "{\"id\":9,\"s\":{\"a\":1,\"b\":5}}\n";
+  assert_int_equal(tu_write_file(ev, bad, sizeof bad - 1), 0);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "type void"));
+  tu_result_free(&r);
+  sh(&r, "ls '%s/_delta_log' | grep -c 'json$'", t);
+  assert_string_equal(r.out, "5\n");
+  tu_result_free(&r);
+
+  /* What no data file can hold: a void in an array, a struct of voids. */
+  static const char *const unwritable[][2] = {
+      {"arr",
+       VS(VF("id", VT("long")) "," VF(
+           "l", "{\\\"type\\\":\\\"array\\\",\\\"elementType\\\":" VS(VF("x", VT("integer")) "," VF(
+                    "y", VT("void"))) ",\\\"containsNull\\\":true}"))},
+      {"allvoid", VS(VF("id", VT("long")) "," VF("s", VS(VF("v", VT("void")))))},
+  };
+  static const char *const named[] = {"\"y\"", "\"s\""};
+  for (int k = 0; k < 2; k++) {
+    char u[4300];
+    snprintf(u, sizeof u, "%s/%s", f->dir, unwritable[k][0]);
+    void_table(u, unwritable[k][1]);
+    static const char one[] = "{\"id\":1}\n";
+    assert_int_equal(tu_write_file(ev, one, sizeof one - 1), 0);
+    sh(&r, "'%s' append '%s' '%s'", INLET_BIN, u, ev);
+    assert_int_equal(r.status, 6);
+    assert_non_null(strstr(r.err, named[k]));
+    assert_non_null(strstr(r.err, "no data file can hold"));
+    tu_result_free(&r);
+    sh(&r, "'%s' compact '%s'", INLET_BIN, u);
+    assert_int_not_equal(r.status, 0);
+    assert_non_null(strstr(r.err, named[k]));
+    tu_result_free(&r);
+    sh(&r, "'%s' delete '%s' --where 'id = 1'", INLET_BIN, u);
+    assert_int_equal(r.status, 6);
+    assert_non_null(strstr(r.err, named[k]));
+    tu_result_free(&r);
+    sh(&r, "ls '%s' | grep -c parquet", u);
+    assert_string_equal(r.out, "0\n");
+    tu_result_free(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_gaps__describe_counts_only_optimize_as_compaction, setup,
@@ -472,6 +611,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_gaps__empty_string_partition_value_is_null, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_gaps__void_column_reads_as_null, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_gaps__void_fields_in_structs_left_out_of_files, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
