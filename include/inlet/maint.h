@@ -304,6 +304,36 @@ typedef struct inlet_row_tracking_result {
 INLET_API int inlet_table_enable_row_tracking(inlet_row_tracking_result *out, inlet_table *table,
                                               inlet_error *err);
 
+typedef struct inlet_set_properties_result {
+  int64_t version;       /* the SET TBLPROPERTIES commit; -1 when every property was set already */
+  bool protocol_changed; /* the commit grew the protocol (a feature the properties turn on) */
+  int32_t attempts;      /* commit attempts made (> 1: concurrent commits won some) */
+} inlet_set_properties_result;
+
+/**
+ * Sets the table properties @p keys[i] = @p values[i] (metaData.configuration)
+ * of an existing table, as Spark's ALTER TABLE ... SET TBLPROPERTIES does:
+ * one SET TBLPROPERTIES commit with the new metaData and, when a property
+ * turns on a table feature the protocol lacks (delta.enableDeletionVectors,
+ * delta.enableChangeDataFeed, delta.appendOnly, delta.feature.NAME=supported,
+ * ...), the grown protocol (a legacy one becomes writer version 7 listing
+ * every feature when no legacy version fits; features are never dropped).
+ * Known delta.* keys are checked and stored under their canonical spelling;
+ * keys outside the delta. namespace are stored as given. A commit that loses
+ * to a concurrent one is made again on the new latest version.
+ * @return 0; INLET_EINVAL (an unknown delta.* key, a bad value, a key given
+ *         twice), INLET_EUNSUPPORTED (the table has a writer feature inlet
+ *         does not implement, or the property needs more than a metaData
+ *         commit: CHECK constraints, column mapping, in-commit timestamps,
+ *         Iceberg compatibility, delta.enableRowTracking=true - use
+ *         inlet_table_enable_row_tracking; the message names it),
+ *         INLET_ECONFLICT (lost every attempt), INLET_ENOTFOUND,
+ *         INLET_ECORRUPT, INLET_EIO, INLET_ENOMEM.
+ */
+INLET_API int inlet_table_set_properties(inlet_set_properties_result *out, inlet_table *table,
+                                         const char *const *keys, const char *const *values,
+                                         int32_t n, inlet_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -759,36 +759,8 @@ static int min_writer_of(const feature *f) {
   return f->legacy_writer ? f->legacy_writer : 7;
 }
 
-/* Spark's Protocol.forNewTable: the features a legacy (reader, writer)
- * request implies, the features requested by delta.feature.*, those the
- * metadata turns on, and their dependencies; then the weakest protocol
- * that lists exactly those: legacy versions when their implied set is that
- * set, else writer version 7 with every feature listed (and the
- * reader-writer ones in readerFeatures too on reader version 3). */
-static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES], const proto_request *rq,
-                           const delta_metadata *m, inlet_error *err) {
-  bool on[N_FEATURES];
-  memcpy(on, rq->features, sizeof on);
-  int rr = 1, rw = rq->ignore_defaults ? 1 : 2; /* Spark's defaults: (1, 2) */
-  if (rq->reader) rr = rq->reader;
-  if (rq->writer) rw = rq->writer;
-  delta_protocol req = {rw >= 7 ? rr : (rr < 2 ? rr : 2), rw, 0, NULL, 0, NULL};
-  for (size_t i = 0; i < N_FEATURES; i++)
-    if (implied(&req, &FEATURES[i])) on[i] = true;
-  /* What the metadata turns on, judged against the requested features (a
-   * preview feature already there keeps its stable twin off, as in Spark). */
-  char *names[N_FEATURES];
-  delta_protocol asked = {3, 7, 0, names, 0, names};
-  for (size_t i = 0; i < N_FEATURES; i++)
-    if (rq->features[i]) names[asked.n_writer_features++] = (char *)FEATURES[i].name;
-  asked.n_reader_features = asked.n_writer_features;
-  feat_ctx c = {&asked, m, 0, {0}};
-  traits_init(&c.t, m);
-  char why[512];
-  for (size_t i = 0; i < N_FEATURES; i++)
-    if (FEATURES[i].enabled && FEATURES[i].enabled(&c, why, sizeof why)) on[i] = true;
-  traits_reset(&c.t);
-  memcpy(primary, on, sizeof on);
+/* Adds to @p on the features those in it require, transitively. */
+static void with_dependencies(bool on[N_FEATURES]) {
   for (bool grew = true; grew;) {
     grew = false;
     for (size_t i = 0; i < N_FEATURES; i++) {
@@ -797,7 +769,16 @@ static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES], const 
       if (dep && !on[dep - FEATURES]) grew = on[dep - FEATURES] = true;
     }
   }
-  int r = 1, w = 1;
+}
+
+/* The weakest protocol supporting exactly the features @p on, with at
+ * least reader version @p floor_r and writer version @p floor_w: legacy
+ * versions when their implied set is that set, else writer version 7 with
+ * every feature listed (and the reader-writer ones in readerFeatures too on
+ * reader version 3). */
+static int protocol_of(delta_protocol *out, const bool on[N_FEATURES], int floor_r, int floor_w,
+                       inlet_error *err) {
+  int r = floor_r, w = floor_w;
   for (size_t i = 0; i < N_FEATURES; i++) {
     if (!on[i]) continue;
     if (min_reader_of(&FEATURES[i]) > r) r = min_reader_of(&FEATURES[i]);
@@ -832,6 +813,40 @@ static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES], const 
     return inlet_fail(err, INLET_ENOMEM, "out of memory deriving the protocol");
   }
   return 0;
+}
+
+/* Spark's Protocol.forNewTable: the features a legacy (reader, writer)
+ * request implies, the features requested by delta.feature.*, those the
+ * metadata turns on, and their dependencies; then the weakest protocol
+ * that lists exactly those: legacy versions when their implied set is that
+ * set, else writer version 7 with every feature listed (and the
+ * reader-writer ones in readerFeatures too on reader version 3). */
+static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES], const proto_request *rq,
+                           const delta_metadata *m, inlet_error *err) {
+  bool on[N_FEATURES];
+  memcpy(on, rq->features, sizeof on);
+  int rr = 1, rw = rq->ignore_defaults ? 1 : 2; /* Spark's defaults: (1, 2) */
+  if (rq->reader) rr = rq->reader;
+  if (rq->writer) rw = rq->writer;
+  delta_protocol req = {rw >= 7 ? rr : (rr < 2 ? rr : 2), rw, 0, NULL, 0, NULL};
+  for (size_t i = 0; i < N_FEATURES; i++)
+    if (implied(&req, &FEATURES[i])) on[i] = true;
+  /* What the metadata turns on, judged against the requested features (a
+   * preview feature already there keeps its stable twin off, as in Spark). */
+  char *names[N_FEATURES];
+  delta_protocol asked = {3, 7, 0, names, 0, names};
+  for (size_t i = 0; i < N_FEATURES; i++)
+    if (rq->features[i]) names[asked.n_writer_features++] = (char *)FEATURES[i].name;
+  asked.n_reader_features = asked.n_writer_features;
+  feat_ctx c = {&asked, m, 0, {0}};
+  traits_init(&c.t, m);
+  char why[512];
+  for (size_t i = 0; i < N_FEATURES; i++)
+    if (FEATURES[i].enabled && FEATURES[i].enabled(&c, why, sizeof why)) on[i] = true;
+  traits_reset(&c.t);
+  memcpy(primary, on, sizeof on);
+  with_dependencies(on);
+  return protocol_of(out, on, 1, 1, err);
 }
 
 int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_conf,
@@ -936,4 +951,103 @@ int delta_features_check_column_names(const inlet_schema *schema, bool mapped, i
   /* Data files, partition directories and stats use physical names. */
   if (mapped) return 0;
   return check_names(schema->fields, schema->n_fields, false, err);
+}
+
+/* Why inlet alter will not set @p key (=@p value) on an existing table, or
+ * NULL: properties whose enablement needs more than a metaData (and
+ * protocol) commit, which inlet does not do. */
+static const char *alter_refusal(const char *key, const char *value) {
+  if (strncasecmp(key, "delta.constraints.", 18) == 0)
+    return "a CHECK constraint on an existing table needs every row checked first, which inlet "
+           "does not do";
+  if (strcasecmp(key, "delta.minReaderVersion") == 0 ||
+      strcasecmp(key, "delta.minWriterVersion") == 0 ||
+      strcasecmp(key, "delta.ignoreProtocolDefaults") == 0)
+    return "protocol versions are chosen when a table is created; add a feature with "
+           "delta.feature.NAME=supported";
+  if (strcasecmp(key, "delta.columnMapping.mode") == 0)
+    return "changing the column mapping mode needs a physical name and id given to every "
+           "column, which inlet does not do";
+  if (strcasecmp(key, "delta.enableInCommitTimestamps") == 0)
+    return "turning in-commit timestamps on for an existing table needs the enablement version "
+           "and timestamp recorded, which inlet does not do";
+  if (strncasecmp(key, "delta.enableIcebergCompat", 25) == 0)
+    return "Iceberg compatibility needs Iceberg metadata kept in step, which inlet does not write";
+  if (strcasecmp(key, "delta.enableRowTracking") == 0 && strcasecmp(value, "true") == 0)
+    return "turning row tracking on needs row ids backfilled first: set it on its own";
+  return NULL;
+}
+
+static int conf_set(delta_metadata *m, const char *key, const char *value, bool *changed,
+                    inlet_error *err) {
+  for (int32_t i = 0; i < m->n_configuration; i++) {
+    if (strcasecmp(m->configuration[i].key, key) != 0) continue;
+    if (m->configuration[i].value && strcmp(m->configuration[i].value, value) == 0) return 0;
+    char *v = inlet_strdup(value);
+    FAIL_IF(!v, err, INLET_ENOMEM, "out of memory");
+    inlet_free(m->configuration[i].value);
+    m->configuration[i].value = v;
+    *changed = true;
+    return 0;
+  }
+  delta_kv *nc = inlet_realloc(m->configuration, ((size_t)m->n_configuration + 1) * sizeof *nc);
+  FAIL_IF(!nc, err, INLET_ENOMEM, "out of memory");
+  m->configuration = nc;
+  nc[m->n_configuration].key = inlet_strdup(key);
+  nc[m->n_configuration].value = inlet_strdup(value);
+  m->n_configuration++;
+  FAIL_IF(!nc[m->n_configuration - 1].key || !nc[m->n_configuration - 1].value, err, INLET_ENOMEM,
+          "out of memory");
+  *changed = true;
+  return 0;
+}
+
+int delta_features_alter(delta_protocol *np, bool *protocol_changed, bool *conf_changed,
+                         delta_metadata *nm, const delta_protocol *p, const char *const *keys,
+                         const char *const *values, int32_t n, inlet_error *err) {
+  memset(np, 0, sizeof *np);
+  *protocol_changed = *conf_changed = false;
+  proto_request rq;
+  memset(&rq, 0, sizeof rq);
+  for (int32_t i = 0; i < n; i++) {
+    for (int32_t j = 0; j < i; j++)
+      FAIL_IF(strcasecmp(keys[i], keys[j]) == 0, err, INLET_EINVAL, "table property %s given twice",
+              keys[i]);
+    FAIL_IF(!values[i], err, INLET_EINVAL, "table property %s has no value", keys[i]);
+    const char *why = alter_refusal(keys[i], values[i]);
+    FAIL_IF(why, err, INLET_EUNSUPPORTED,
+            "table property %s cannot be set on an existing table: %s", keys[i], why);
+    const char *store = NULL;
+    TRY(classify_prop(keys[i], values[i], &rq, &store, err));
+    if (store) TRY(conf_set(nm, store, values[i], conf_changed, err));
+  }
+  /* The features the table supports now, those asked for by
+   * delta.feature.*, those the new configuration turns on, and their
+   * dependencies: protocols only grow (PROTOCOL.md "Protocol Evolution"). */
+  bool on[N_FEATURES];
+  feat_ctx c = {p, nm, 0, {0}};
+  traits_init(&c.t, nm);
+  char why[512];
+  for (size_t i = 0; i < N_FEATURES; i++)
+    on[i] = rq.features[i] || delta_protocol_supports(p, FEATURES[i].name) ||
+            (FEATURES[i].enabled && FEATURES[i].enabled(&c, why, sizeof why));
+  traits_reset(&c.t);
+  with_dependencies(on);
+  TRY(protocol_of(np, on, p->min_reader, p->min_writer, err));
+  *protocol_changed = np->min_reader != p->min_reader || np->min_writer != p->min_writer;
+  for (size_t i = 0; i < N_FEATURES; i++)
+    if (delta_protocol_supports(np, FEATURES[i].name) !=
+        delta_protocol_supports(p, FEATURES[i].name))
+      *protocol_changed = true;
+  /* A feature turned on must be one inlet honours on every operation. */
+  int rc = 0;
+  feat_ctx nc = {np, nm, 0, {0}};
+  traits_init(&nc.t, nm);
+  for (size_t i = 0; rc == 0 && i < N_FEATURES; i++)
+    if (on[i] && !delta_protocol_supports(p, FEATURES[i].name))
+      rc = check_feature(&nc, &FEATURES[i], DELTA_OP_CREATE, err);
+  traits_reset(&nc.t);
+  if (rc == 0) rc = delta_features_check_write(np, nm, DELTA_OP_COMPACT, 0, err);
+  if (rc < 0) delta_protocol_reset(np);
+  return rc;
 }

@@ -59,6 +59,26 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
                              const char *schema_json, const char *const *keys,
                              const char *const *values, int32_t n, inlet_error *err);
 
+/*
+ * The protocol @p np and configuration (in @p nm, a copy of the table's
+ * metaData, changed in place) after setting properties @p keys / @p values
+ * on a table with protocol @p p, as Spark's ALTER TABLE ... SET
+ * TBLPROPERTIES: known delta.* keys are checked and stored under their
+ * canonical spelling, other namespaces stored as given, delta.feature.NAME
+ * adds a feature; the protocol keeps every feature it supports and gains
+ * those the properties turn on (a legacy protocol becomes writer version 7
+ * listing them all when no legacy one fits). Refused (INLET_EUNSUPPORTED,
+ * naming the key): properties whose enablement needs more than this commit
+ * (CHECK constraints, column mapping, in-commit timestamps, Iceberg
+ * compatibility, row tracking on: see alter_refusal), and any feature inlet
+ * cannot honour on every operation. *protocol_changed / *conf_changed say
+ * what differs. 0, INLET_EINVAL, INLET_EUNSUPPORTED, INLET_ENOMEM; the
+ * caller frees *np (delta_protocol_reset).
+ */
+int delta_features_alter(delta_protocol *np, bool *protocol_changed, bool *conf_changed,
+                         delta_metadata *nm, const delta_protocol *p, const char *const *keys,
+                         const char *const *values, int32_t n, inlet_error *err);
+
 /* Refuses column names (nested ones too) that Delta allows only with column
  * mapping: ' ', ',', ';', '{', '}', '(', ')', newline, tab, '='; with
  * @p mapped (the table maps names) they are fine. */

@@ -116,6 +116,9 @@ static void test_json_schemas__every_output_validates(void **state) {
   valid("alter", "alter.json", false);
   run_to("alter-again.json", 0, "alter t --property delta.enableRowTracking=true --json");
   valid("alter", "alter-again.json", false);
+  run_to("alter-props.json", 0,
+         "alter t --property delta.enableChangeDataFeed=true --property my.key=v --json");
+  valid("alter", "alter-props.json", false);
   run_to("vacuum-dry.json", 0, "vacuum t --retain 0h --force --dry-run --json");
   valid("vacuum", "vacuum-dry.json", false);
   run_to("maintain.json", 0, "maintain t --compact --vacuum --json");

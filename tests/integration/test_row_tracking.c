@@ -36,8 +36,8 @@
  *   - `inlet alter --property delta.enableRowTracking=true` on a table with
  *     files (one with a deletion vector) commits UPGRADE PROTOCOL, ROW
  *     TRACKING BACKFILL (dataChange=false re-adds, high-water mark) and SET
- *     TBLPROPERTIES (tag rowTrackingEnablementOnly), refuses other
- *     properties (exit 6), is a no-op the second time, and later versions
+ *     TBLPROPERTIES (tag rowTrackingEnablementOnly), refuses it beside
+ *     other properties (exit 6), is a no-op the second time, and later versions
  *     pass the same log check; a legacy (1, 2) protocol becomes writer 7
  *     listing appendOnly and invariants.
  */
@@ -724,11 +724,16 @@ static void test_row_tracking__alter_backfills_existing_table(void **state) {
   }
   free(inlet("delete '%s' --where 'k = 3'", t)); /* a file with a deletion vector */
   int64_t before = latest_version(t);            /* 3 */
-  /* Nothing else may be set this way yet: exit 6, nothing committed. */
+  /* Row tracking with another property at once: exit 6, nothing
+   * committed (it needs its backfill first). */
   tu_result r;
-  tu_sh(&r, "'%s' alter '%s' --property delta.appendOnly=true", INLET_BIN, t);
+  tu_sh(&r,
+        "'%s' alter '%s' --property delta.enableRowTracking=true --property "
+        "delta.checkpointInterval=5",
+        INLET_BIN, t);
   assert_int_equal(r.status, 6);
-  assert_non_null(strstr(r.err, "delta.appendOnly"));
+  assert_non_null(strstr(r.err, "delta.enableRowTracking"));
+  assert_non_null(strstr(r.err, "on its own"));
   tu_result_free(&r);
   tu_sh(&r, "'%s' scan '%s' --columns k,_metadata.row_id", INLET_BIN, t);
   assert_int_equal(r.status, 6); /* not enabled yet */

@@ -1,0 +1,115 @@
+/*
+ * Setting table properties on an existing table (include/inlet/maint.h
+ * inlet_table_set_properties).
+ *
+ * Spec: PROTOCOL.md "Change Metadata", "Protocol Evolution"; the commit is
+ * Delta Spark's AlterTableSetPropertiesDeltaCommand: one SET TBLPROPERTIES
+ * commit holding the new metaData (the old one with the properties set)
+ * and, when a property turns on a feature the protocol lacks, the grown
+ * protocol (delta_features_alter says which properties and features are
+ * allowed). The commit is strict: it must land right after the version it
+ * read, so that nothing a concurrent commit changed is overwritten by the
+ * metaData read before it; a lost commit starts over from the new latest
+ * version.
+ */
+#include <string.h>
+
+#include <jansson.h>
+
+#include "delta/delta_features.h"
+#include "delta/delta_table.h"
+#include "delta/delta_write_txn.h"
+#include "maint/maint_int.h"
+#include "util/util.h"
+
+#define ATTEMPTS 10
+
+/* Spark's operation parameters: the properties set, as JSON text. */
+static int set_params(delta_txn *txn, const char *const *keys, const char *const *values, int32_t n,
+                      inlet_error *err) {
+  json_t *props = json_object();
+  for (int32_t i = 0; i < n; i++)
+    json_object_set_new(props, keys[i], json_string(values[i]));
+  char *ps = json_dumps(props, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(props);
+  json_t *params = json_object();
+  json_object_set_new(params, "properties", json_string(ps ? ps : "{}"));
+  free(ps);
+  char *s = json_dumps(params, JSON_COMPACT);
+  json_decref(params);
+  FAIL_IF(!s, err, INLET_ENOMEM, "out of memory");
+  int rc = delta_txn_set_params(txn, s, err);
+  free(s);
+  return rc;
+}
+
+static int attempt(inlet_table *t, const char *const *keys, const char *const *values, int32_t n,
+                   inlet_set_properties_result *r, inlet_error *err) {
+  delta_snapshot latest;
+  memset(&latest, 0, sizeof latest);
+  delta_protocol np;
+  memset(&np, 0, sizeof np);
+  delta_metadata nm;
+  memset(&nm, 0, sizeof nm);
+  bool have_nm = false, protocol_changed = false, conf_changed = false;
+  delta_txn *txn = NULL;
+  int rc = delta_table_load(t, &latest, DELTA_SNAP_LATEST, 0, err);
+  if (rc < 0) return rc;
+  /* A table inlet cannot honour is not written to, this commit included. */
+  TRY_GOTO(
+      delta_features_check_write(&latest.protocol, &latest.metadata, DELTA_OP_COMPACT, 0, err));
+  TRY_GOTO(delta_metadata_copy(&nm, &latest.metadata, err));
+  have_nm = true;
+  TRY_GOTO(delta_features_alter(&np, &protocol_changed, &conf_changed, &nm, &latest.protocol, keys,
+                                values, n, err));
+  r->protocol_changed = protocol_changed;
+  if (!protocol_changed && !conf_changed) goto done; /* every property as asked already */
+  TRY_GOTO(delta_txn_begin(&txn, delta_table_storage(t), delta_table_root(t), latest.version,
+                           "SET TBLPROPERTIES", err));
+  delta_txn_set_table(txn, &nm);
+  delta_txn_set_base(txn, &latest);
+  delta_txn_set_strict(txn, true);
+  TRY_GOTO(set_params(txn, keys, values, n, err));
+  if (protocol_changed) {
+    delta_action pa;
+    memset(&pa, 0, sizeof pa);
+    pa.kind = DELTA_ACTION_PROTOCOL;
+    pa.u.protocol = np; /* borrowed: add_action copies */
+    TRY_GOTO(delta_txn_add_action(txn, &pa, err));
+  }
+  delta_action ma;
+  memset(&ma, 0, sizeof ma);
+  ma.kind = DELTA_ACTION_METADATA;
+  ma.u.metadata = nm; /* borrowed: add_action copies */
+  TRY_GOTO(delta_txn_add_action(txn, &ma, err));
+  TRY_GOTO(delta_write_commit(t, txn, &nm, &r->version, NULL, err));
+done:
+  delta_txn_free(txn);
+  delta_protocol_reset(&np);
+  if (have_nm) delta_metadata_reset(&nm);
+  delta_snapshot_reset(&latest);
+  return rc;
+}
+
+int inlet_table_set_properties(inlet_set_properties_result *out, inlet_table *table,
+                               const char *const *keys, const char *const *values, int32_t n,
+                               inlet_error *err) {
+  inlet_set_properties_result r;
+  memset(&r, 0, sizeof r);
+  r.version = -1;
+  if (out) *out = r;
+  FAIL_IF(!table, err, INLET_EINVAL, "set table properties: no table");
+  FAIL_IF(n <= 0 || !keys || !values, err, INLET_EINVAL, "set table properties: no property");
+  int rc = INLET_ECONFLICT;
+  while (rc == INLET_ECONFLICT && r.attempts < ATTEMPTS) {
+    r.attempts++;
+    r.version = -1;
+    rc = attempt(table, keys, values, n, &r, err);
+  }
+  if (rc == INLET_ECONFLICT)
+    inlet_error_prefix(err, "set table properties: gave up after %d lost commits", r.attempts);
+  else if (rc < 0)
+    inlet_error_prefix(err, "set table properties");
+  if (out) *out = r;
+  return rc;
+}
