@@ -686,11 +686,6 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   res->read_version = d->snap.version;
   FAIL_IF(!d->snap.has_schema, err, INLET_EUNSUPPORTED, "table metaData has no schemaString");
   TRY(delta_features_check_write(&d->snap.protocol, &d->snap.metadata, DELTA_OP_COMPACT, 0, err));
-  const char *uv = delta_schema_unwritable_void(&d->snap.schema);
-  FAIL_IF(uv, err, INLET_EUNSUPPORTED,
-          "cannot delete: field \"%s\" is a void inside an array or map, or a struct of void "
-          "fields only, which no data file can hold",
-          uv);
   const char *ao = delta_metadata_conf(&d->snap.metadata, "delta.appendOnly");
   FAIL_IF(ao && strcasecmp(ao, "true") == 0, err, INLET_EUNSUPPORTED,
           "cannot delete from this table: delta.appendOnly=true (writer feature \"appendOnly\") "
@@ -701,6 +696,14 @@ static int attempt(deleter *d, inlet_delete_result *res, inlet_error *err) {
   d->use_dvs = dvs && strcasecmp(dvs, "true") == 0 &&
                delta_protocol_supports(&d->snap.protocol, "deletionVectors");
   res->used_dvs = d->use_dvs;
+  /* Deletion vectors without change data write no data file, so a column
+   * no data file can hold is refused only when rewriting or change data
+   * may be needed. */
+  const char *uv = delta_schema_unwritable_void(&d->snap.schema);
+  FAIL_IF(uv && (d->cdf || !d->use_dvs), err, INLET_EUNSUPPORTED,
+          "cannot delete without deletion vectors: field \"%s\" is a void inside an array or "
+          "map, or a struct of void fields only, which no data file can hold",
+          uv);
   TRY(expr_parse(&d->pred, d->o.where, &d->snap.schema, EXPR_WHERE, err));
   d->partition_only = true;
   for (int32_t i = 0; i < d->pred->n_cols; i++)

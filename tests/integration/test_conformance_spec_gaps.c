@@ -595,6 +595,25 @@ static void test_gaps__void_fields_in_structs_left_out_of_files(void **state) {
     assert_string_equal(r.out, "0\n");
     tu_result_free(&r);
   }
+  /* With deletion vectors a delete writes no data file, so it works there:
+   * the array table with DVs turned on and a file another writer made
+   * (only `id`; `l` reads as null). */
+  char u[4300];
+  snprintf(u, sizeof u, "%s/arr", f->dir);
+  static const char ids[] = "{\"id\":1}\n{\"id\":2}\n{\"id\":3}\n";
+  assert_int_equal(tu_write_file(ev, ids, sizeof ids - 1), 0);
+  sh(&r,
+     "'%s' alter '%s' --property delta.enableDeletionVectors=true > /dev/null && '%s' parquet "
+     "convert '%s' '%s/part-0.parquet' --schema 'id long' && s=$(stat -c %%s '%s/part-0.parquet') "
+     "&& printf '{\"add\":{\"path\":\"part-0.parquet\",\"partitionValues\":{},\"size\":%%s,"
+     "\"modificationTime\":1,\"dataChange\":true,\"stats\":\"{\\\\\"numRecords\\\\\":3}\"}}\\n' "
+     "\"$s\" > '%s/_delta_log/00000000000000000002.json' && '%s' delete '%s' --where 'id = 2' && "
+     "'%s' scan '%s' --format ndjson | sort",
+     INLET_BIN, u, INLET_BIN, ev, u, u, u, INLET_BIN, u, INLET_BIN, u);
+  sh_ok(&r, "delete with deletion vectors beside an array of void");
+  assert_non_null(strstr(r.out, "1 deletion vectors added"));
+  assert_non_null(strstr(r.out, "{\"id\":1,\"l\":null}\n{\"id\":3,\"l\":null}\n"));
+  tu_result_free(&r);
 }
 
 int main(void) {
