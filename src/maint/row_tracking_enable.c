@@ -53,17 +53,7 @@ static int protocol_params(delta_txn *txn, const delta_protocol *p, inlet_error 
   for (int32_t i = 0; i < p->n_writer_features; i++)
     json_array_append_new(wf, json_string(p->writer_features[i]));
   json_object_set_new(np, "writerFeatures", wf);
-  char *nps = json_dumps(np, JSON_COMPACT | JSON_PRESERVE_ORDER);
-  json_decref(np);
-  json_t *params = json_object();
-  json_object_set_new(params, "newProtocol", json_string(nps ? nps : "{}"));
-  free(nps);
-  char *s = json_dumps(params, JSON_COMPACT);
-  json_decref(params);
-  FAIL_IF(!s, err, INLET_ENOMEM, "out of memory");
-  int rc = delta_txn_set_params(txn, s, err);
-  free(s);
-  return rc;
+  return delta_txn_set_json_param(txn, "newProtocol", np, err);
 }
 
 /* Begins a strict transaction on @p latest. */

@@ -28,19 +28,9 @@
 static int set_params(delta_txn *txn, const char *const *keys, const char *const *values, int32_t n,
                       inlet_error *err) {
   json_t *props = json_object();
-  for (int32_t i = 0; i < n; i++)
+  for (int32_t i = 0; props && i < n; i++)
     json_object_set_new(props, keys[i], json_string(values[i]));
-  char *ps = json_dumps(props, JSON_COMPACT | JSON_PRESERVE_ORDER);
-  json_decref(props);
-  json_t *params = json_object();
-  json_object_set_new(params, "properties", json_string(ps ? ps : "{}"));
-  free(ps);
-  char *s = json_dumps(params, JSON_COMPACT);
-  json_decref(params);
-  FAIL_IF(!s, err, INLET_ENOMEM, "out of memory");
-  int rc = delta_txn_set_params(txn, s, err);
-  free(s);
-  return rc;
+  return delta_txn_set_json_param(txn, "properties", props, err);
 }
 
 static int attempt(inlet_table *t, const char *const *keys, const char *const *values, int32_t n,
