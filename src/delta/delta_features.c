@@ -701,6 +701,12 @@ static int classify_prop(const char *key, const char *value, proto_request *rq, 
                          inlet_error *err) {
   *store = NULL;
   FAIL_IF(!value, err, INLET_EINVAL, "table property %s has no value", key);
+  /* The log is JSON: a key or value that is not UTF-8 cannot be stored
+   * (the serializer would drop it without a word). */
+  FAIL_IF(!inlet_utf8_valid((const uint8_t *)key, strlen(key)), err, INLET_EINVAL,
+          "a table property key is not UTF-8 text");
+  FAIL_IF(!inlet_utf8_valid((const uint8_t *)value, strlen(value)), err, INLET_EINVAL,
+          "table property %s: the value is not UTF-8 text", key);
   if (strncasecmp(key, "delta.", 6) != 0) {
     *store = key;
     return 0;

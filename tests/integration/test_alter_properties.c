@@ -11,8 +11,8 @@
  *     which refcheck (DuckDB) reads as inlet does; delta.feature.NAME adds a
  *     feature without a property; delta.appendOnly=true makes delete refuse;
  *   - what needs more than a metaData commit is refused (exit 6) naming the
- *     property, as is an unknown delta.* key (exit 1), with nothing
- *     committed.
+ *     property, as are an unknown delta.* key and a key or value that is
+ *     not UTF-8 (exit 1), with nothing committed.
  */
 #include "testutil.h"
 
@@ -216,6 +216,17 @@ static void test_alter__what_needs_more_than_metadata_is_refused(void **state) {
   sh(&r, "'%s' alter '%s' --property delta.bogus=1", INLET_BIN, t);
   assert_int_equal(r.status, 1);
   assert_non_null(strstr(r.err, "unknown table property delta.bogus"));
+  tu_result_free(&r);
+  /* Text the JSON log cannot hold is an error, not a property dropped
+   * from the metaData (create checks the same way). */
+  sh(&r, "'%s' alter '%s' --property my.key=$(printf 'a\\377b')", INLET_BIN, t);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "table property my.key: the value is not UTF-8 text"));
+  tu_result_free(&r);
+  sh(&r, "'%s' create '%s/bad' --schema 'id long' --property $(printf 'my.\\377')=1", INLET_BIN,
+     dir);
+  assert_int_not_equal(r.status, 0);
+  assert_non_null(strstr(r.err, "key is not UTF-8"));
   tu_result_free(&r);
   sh(&r, "'%s' alter '%s' --property delta.checkpointInterval=often", INLET_BIN, t);
   assert_int_not_equal(r.status, 0);
