@@ -334,6 +334,31 @@ INLET_API int inlet_table_set_properties(inlet_set_properties_result *out, inlet
                                          const char *const *keys, const char *const *values,
                                          int32_t n, inlet_error *err);
 
+/**
+ * Removes the table properties @p keys (metaData.configuration) of an
+ * existing table, as Spark's ALTER TABLE ... UNSET TBLPROPERTIES [IF EXISTS]
+ * does: one UNSET TBLPROPERTIES commit with the metaData without them. Keys
+ * in the delta. namespace match whatever their case, others exactly. The
+ * protocol is left as it is: a feature a removed property turned on stays
+ * supported (delta.enableDeletionVectors removed: deletion vectors already
+ * written still apply, deletes rewrite files again). Removing a
+ * delta.constraints.NAME key drops that CHECK constraint. A commit that
+ * loses to a concurrent one is made again on the new latest version. When
+ * no key is set (and @p if_exists) nothing is committed (version -1).
+ * @return 0; INLET_ENOTFOUND (a key that is not set, unless @p if_exists;
+ *         nothing is committed), INLET_EINVAL (a key given twice, not
+ *         UTF-8), INLET_EUNSUPPORTED (the table has a writer feature inlet
+ *         does not implement, or removing the key needs work inlet does not
+ *         do or writers rely on it: column mapping, in-commit timestamps, row
+ *         tracking's materialized column names, Iceberg compatibility,
+ *         delta.feature.*, protocol versions; the message names it),
+ *         INLET_ECONFLICT (lost every attempt), INLET_ECORRUPT, INLET_EIO,
+ *         INLET_ENOMEM.
+ */
+INLET_API int inlet_table_unset_properties(inlet_set_properties_result *out, inlet_table *table,
+                                           const char *const *keys, int32_t n, bool if_exists,
+                                           inlet_error *err);
+
 #ifdef __cplusplus
 }
 #endif

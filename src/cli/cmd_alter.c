@@ -5,8 +5,10 @@
  * include/inlet/maint.h inlet_table_enable_row_tracking (protocol upgrade,
  * backfill, property), any other through inlet_table_set_properties (one
  * commit, the protocol grown for the features the properties turn on).
- * Properties that need more work than that are refused as unsupported
- * rather than written without it.
+ * `--unset KEY... [--if-exists]` removes properties as ALTER TABLE ... UNSET
+ * TBLPROPERTIES does (inlet_table_unset_properties). Properties that need
+ * more work than that are refused as unsupported rather than written
+ * without it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@
 
 static const char usage[] =
     "usage: inlet alter TABLE --property KEY=VALUE... [--json]\n"
+    "       inlet alter TABLE --unset KEY... [--if-exists] [--json]\n"
     "Sets properties of an existing table, with the commits Delta requires for them.\n"
     "One SET TBLPROPERTIES commit holds the new metaData and, when a property turns on\n"
     "a table feature the protocol lacks, the grown protocol: delta.appendOnly,\n"
@@ -30,12 +33,20 @@ static const char usage[] =
     "(SET TBLPROPERTIES). Refused (exit 6): CHECK constraints, column mapping, in-commit\n"
     "timestamps, Iceberg compatibility, protocol versions. Properties already set as\n"
     "asked are left alone.\n"
+    "--unset removes properties in one UNSET TBLPROPERTIES commit; the protocol keeps\n"
+    "every feature (a removed delta.constraints.NAME drops that CHECK constraint).\n"
+    "A key that is not set is an error (exit 3) unless --if-exists. Refused (exit 6):\n"
+    "column mapping, in-commit timestamps, row tracking's materialized column names,\n"
+    "Iceberg compatibility, delta.feature.*, protocol versions.\n"
     "  --property K=V   a property to set, repeatable\n"
+    "  --unset K        a property to remove, repeatable\n"
+    "  --if-exists      with --unset: skip keys that are not set\n"
     "  --json           one JSON object: protocol_version, backfill_version,\n"
     "                   files_backfilled, version (null when each step was not needed),\n"
     "                   attempts\n" CLI_SINGLE_WRITER_HELP CLI_TABLE_URL_HELP;
 
-static const cli_opt opts[] = {CLI_OPT_LIST("property"), CLI_OPT_FLAG("json"),
+static const cli_opt opts[] = {CLI_OPT_LIST("property"), CLI_OPT_LIST("unset"),
+                               CLI_OPT_FLAG("if-exists"), CLI_OPT_FLAG("json"),
                                CLI_OPT_FLAG("single-writer")};
 
 static void json_version(char buf[24], int64_t v) {
@@ -73,11 +84,36 @@ static int enable_row_tracking(const cli_args *a, inlet_table *t, inlet_error *e
   return CLI_OK;
 }
 
+static int unset_properties(const cli_args *a, const char *const *keys, int n) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_table *t = NULL;
+  inlet_set_properties_result r;
+  int rc = CLI_OK;
+  if (cli_table_open(a, a->pos[0], &t, &err) < 0 ||
+      inlet_table_unset_properties(&r, t, keys, n, cli_flag(a, "if-exists"), &err) < 0)
+    rc = cli_fail(&err);
+  else if (cli_flag(a, "json"))
+    print_json(-1, -1, 0, r.version, (int)r.attempts);
+  else if (r.version < 0)
+    printf("no property to unset\n");
+  else
+    printf("%d propert%s unset at version %lld\n", n, n == 1 ? "y" : "ies", (long long)r.version);
+  inlet_table_free(t);
+  return rc;
+}
+
 static int cmd_alter(const cli_args *a) {
-  int n_props = 0;
+  int n_props = 0, n_unset = 0;
   const char *const *props = cli_list(a, "property", &n_props);
+  const char *const *unset = cli_list(a, "unset", &n_unset);
   if (a->n_pos != 1) return cli_usage_error(usage, "alter: missing TABLE");
-  if (n_props < 1) return cli_usage_error(usage, "alter: give at least one --property KEY=VALUE");
+  if (n_props > 0 && n_unset > 0)
+    return cli_usage_error(usage, "alter: give --property or --unset, not both (two commits)");
+  if (cli_flag(a, "if-exists") && n_unset < 1)
+    return cli_usage_error(usage, "alter: --if-exists goes with --unset");
+  if (n_unset > 0) return unset_properties(a, unset, n_unset);
+  if (n_props < 1)
+    return cli_usage_error(usage, "alter: give at least one --property KEY=VALUE or --unset KEY");
   char **keys = calloc((size_t)n_props, sizeof *keys);
   const char **vals = calloc((size_t)n_props, sizeof *vals);
   int rc = CLI_OK;
@@ -122,8 +158,8 @@ static int cmd_alter(const cli_args *a) {
 const cli_command cli_cmd_alter = {
     "alter",
     cmd_alter,
-    "TABLE --property KEY=VALUE",
-    "set table properties (the protocol grows for the features they turn on)",
+    "TABLE --property KEY=VALUE | --unset KEY",
+    "set or unset table properties (the protocol grows for the features they turn on)",
     usage,
     opts,
     (int)(sizeof opts / sizeof opts[0]),

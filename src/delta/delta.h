@@ -808,11 +808,14 @@ const char *delta_metric_text(char buf[24], int64_t v);
 /* operationParameters as raw JSON object text (copied). */
 int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err);
 /* operationParameters of one parameter @p name whose value is the JSON
- * object @p value (taken, even on failure) written as text, as Spark writes
- * "properties" and "newProtocol". */
+ * object or array @p value (taken, even on failure) written as text, as
+ * Spark writes "properties" and "newProtocol". */
 struct json_t;
 int delta_txn_set_json_param(delta_txn *t, const char *name, struct json_t *value,
                              inlet_error *err);
+/* Adds (or replaces) the operationParameters entry @p name holding the
+ * string @p text, beside those set before. */
+int delta_txn_add_text_param(delta_txn *t, const char *name, const char *text, inlet_error *err);
 /* The table the transaction commits to, from the metaData of the snapshot
  * it read: with delta.enableInCommitTimestamps=true every commit carries
  * commitInfo.inCommitTimestamp (monotonic across versions), with

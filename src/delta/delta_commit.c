@@ -152,6 +152,18 @@ int delta_txn_set_params(delta_txn *t, const char *params_json, inlet_error *err
   return 0;
 }
 
+int delta_txn_add_text_param(delta_txn *t, const char *name, const char *text, inlet_error *err) {
+  json_t *params = t->params ? json_loads(t->params, 0, NULL) : json_object();
+  char *s = NULL;
+  if (json_is_object(params) && json_object_set_new(params, name, json_string(text)) == 0)
+    s = json_dumps(params, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  json_decref(params);
+  FAIL_IF(!s, err, INLET_ENOMEM, "out of memory writing operationParameters");
+  int rc = delta_txn_set_params(t, s, err);
+  free(s);
+  return rc;
+}
+
 int delta_txn_set_json_param(delta_txn *t, const char *name, json_t *value, inlet_error *err) {
   char *text = value ? json_dumps(value, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
   json_decref(value);

@@ -1057,3 +1057,75 @@ int delta_features_alter(delta_protocol *np, bool *protocol_changed, bool *conf_
   if (rc < 0) delta_protocol_reset(np);
   return rc;
 }
+
+/* Why removing @p key from an existing table is refused: it needs work
+ * inlet does not do, or writers rely on it; NULL when removing it is one
+ * metaData commit. */
+static const char *unset_refusal(const char *key) {
+  if (strcasecmp(key, "delta.columnMapping.mode") == 0)
+    return "turning column mapping off needs every data file rewritten under the logical names, "
+           "which inlet does not do";
+  if (strcasecmp(key, "delta.columnMapping.maxColumnId") == 0)
+    return "column mapping writers give new columns ids above it";
+  if (strcasecmp(key, "delta.enableInCommitTimestamps") == 0 ||
+      strcasecmp(key, "delta.inCommitTimestampEnablementVersion") == 0 ||
+      strcasecmp(key, "delta.inCommitTimestampEnablementTimestamp") == 0)
+    return "turning in-commit timestamps off changes how every version's time is read, which "
+           "inlet does not do";
+  if (strncasecmp(key, "delta.rowTracking.materialized", 30) == 0)
+    return "the materialized row id and row commit version columns of existing files are found "
+           "by these names";
+  if (strcasecmp(key, "delta.requireCheckpointProtectionBeforeVersion") == 0)
+    return "it is kept by writers that drop table features";
+  if (strncasecmp(key, "delta.enableIcebergCompat", 25) == 0)
+    return "Iceberg compatibility needs Iceberg metadata kept in step, which inlet does not write";
+  if (strncasecmp(key, "delta.feature.", 14) == 0)
+    return "delta.feature.* keys are not stored; taking a feature out of the protocol is DROP "
+           "FEATURE, which inlet does not do";
+  if (strcasecmp(key, "delta.minReaderVersion") == 0 ||
+      strcasecmp(key, "delta.minWriterVersion") == 0 ||
+      strcasecmp(key, "delta.ignoreProtocolDefaults") == 0)
+    return "protocol versions are not stored as properties and never go down";
+  return NULL;
+}
+
+/* Delta's own keys are matched whatever their case (Spark normalizes
+ * them), other namespaces exactly, as Spark's UNSET TBLPROPERTIES does. */
+static bool same_key(const char *stored, const char *asked) {
+  if (strncasecmp(asked, "delta.", 6) == 0) return strcasecmp(stored, asked) == 0;
+  return strcmp(stored, asked) == 0;
+}
+
+int delta_features_unset(delta_metadata *nm, bool *conf_changed, const delta_protocol *p,
+                         const char *const *keys, int32_t n, bool if_exists, inlet_error *err) {
+  *conf_changed = false;
+  for (int32_t i = 0; i < n; i++) {
+    FAIL_IF(!keys[i] || !keys[i][0], err, INLET_EINVAL, "an empty table property key");
+    FAIL_IF(!inlet_utf8_valid((const uint8_t *)keys[i], strlen(keys[i])), err, INLET_EINVAL,
+            "a table property key is not UTF-8 text");
+    for (int32_t j = 0; j < i; j++)
+      FAIL_IF(same_key(keys[i], keys[j]), err, INLET_EINVAL, "table property %s given twice",
+              keys[i]);
+    const char *why = unset_refusal(keys[i]);
+    FAIL_IF(why, err, INLET_EUNSUPPORTED, "table property %s cannot be unset: %s", keys[i], why);
+  }
+  for (int32_t i = 0; i < n; i++) {
+    bool found = false;
+    for (int32_t c = 0; c < nm->n_configuration;) {
+      if (!same_key(nm->configuration[c].key, keys[i])) {
+        c++;
+        continue;
+      }
+      inlet_free(nm->configuration[c].key);
+      inlet_free(nm->configuration[c].value);
+      memmove(&nm->configuration[c], &nm->configuration[c + 1],
+              (size_t)(nm->n_configuration - c - 1) * sizeof *nm->configuration);
+      nm->n_configuration--;
+      found = *conf_changed = true;
+    }
+    FAIL_IF(!found && !if_exists, err, INLET_ENOTFOUND,
+            "table property %s is not set on this table (nothing was unset)", keys[i]);
+  }
+  /* What stays must still be a table inlet honours on every operation. */
+  return delta_features_check_write(p, nm, DELTA_OP_COMPACT, 0, err);
+}

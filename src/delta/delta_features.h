@@ -79,6 +79,21 @@ int delta_features_alter(delta_protocol *np, bool *protocol_changed, bool *conf_
                          delta_metadata *nm, const delta_protocol *p, const char *const *keys,
                          const char *const *values, int32_t n, inlet_error *err);
 
+/*
+ * Removes the properties @p keys from @p nm (a copy of the table's metaData,
+ * changed in place), as Spark's ALTER TABLE ... UNSET TBLPROPERTIES [IF
+ * EXISTS]: delta.* keys matched whatever their case, others exactly; a key
+ * not set is INLET_ENOTFOUND unless @p if_exists. The protocol @p p stays
+ * as it is (features are never dropped here). Refused (INLET_EUNSUPPORTED,
+ * naming the key): keys whose removal needs work inlet does not do or that
+ * writers rely on (column mapping, in-commit timestamps, row tracking's
+ * materialized column names, Iceberg compatibility, delta.feature.*,
+ * protocol versions: see unset_refusal). *conf_changed says whether a key
+ * was removed. 0, INLET_EINVAL, INLET_ENOTFOUND, INLET_EUNSUPPORTED.
+ */
+int delta_features_unset(delta_metadata *nm, bool *conf_changed, const delta_protocol *p,
+                         const char *const *keys, int32_t n, bool if_exists, inlet_error *err);
+
 /* Refuses column names (nested ones too) that Delta allows only with column
  * mapping: ' ', ',', ';', '{', '}', '(', ')', newline, tab, '='; with
  * @p mapped (the table maps names) they are fine. */

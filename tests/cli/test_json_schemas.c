@@ -119,6 +119,10 @@ static void test_json_schemas__every_output_validates(void **state) {
   run_to("alter-props.json", 0,
          "alter t --property delta.enableChangeDataFeed=true --property my.key=v --json");
   valid("alter", "alter-props.json", false);
+  run_to("alter-unset.json", 0, "alter t --unset my.key --json");
+  valid("alter", "alter-unset.json", false);
+  run_to("alter-unset-none.json", 0, "alter t --unset my.key --if-exists --json");
+  valid("alter", "alter-unset-none.json", false);
   run_to("vacuum-dry.json", 0, "vacuum t --retain 0h --force --dry-run --json");
   valid("vacuum", "vacuum-dry.json", false);
   run_to("maintain.json", 0, "maintain t --compact --vacuum --json");

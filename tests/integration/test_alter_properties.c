@@ -12,7 +12,13 @@
  *     feature without a property; delta.appendOnly=true makes delete refuse;
  *   - what needs more than a metaData commit is refused (exit 6) naming the
  *     property, as are an unknown delta.* key and a key or value that is
- *     not UTF-8 (exit 1), with nothing committed.
+ *     not UTF-8 (exit 1), with nothing committed;
+ *   - `--unset` (Spark's UNSET TBLPROPERTIES [IF EXISTS]) removes keys in one
+ *     commit (delta.* whatever their case, others exactly), keeps the
+ *     protocol, drops a CHECK constraint with its key, and the table then
+ *     behaves without the properties (copy-on-write deletes, rows the
+ *     constraint refused accepted); a key not set is exit 3 unless
+ *     --if-exists, and keys writers rely on are refused (exit 6).
  */
 #include "testutil.h"
 
@@ -80,13 +86,11 @@ static int commits(const char *t) {
   return n;
 }
 
-static void test_alter__properties_grow_the_protocol_in_one_commit(void **state) {
-  (void)state;
-  char t[4200], ev[4300];
-  snprintf(t, sizeof t, "%s/t", dir);
-  snprintf(ev, sizeof ev, "%s/ev.ndjson", dir);
+/* Table @p t (schema id long, s string) created with @p props (--property
+ * options) and rows 1/a, 2/b, 3/c appended through @p ev. */
+static void three_rows(const char *t, const char *ev, const char *props) {
   tu_result r;
-  sh(&r, "'%s' create '%s' --schema 'id long, s string' --property my.team=ingest", INLET_BIN, t);
+  sh(&r, "'%s' create '%s' --schema 'id long, s string' %s", INLET_BIN, t, props);
   sh_ok(&r, "create");
   tu_result_free(&r);
   static const char rows[] =
@@ -95,6 +99,29 @@ static void test_alter__properties_grow_the_protocol_in_one_commit(void **state)
   sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
   sh_ok(&r, "append");
   tu_result_free(&r);
+}
+
+/* Asserts that refcheck (DuckDB) reads table @p t as inlet does and that
+ * its rows, sorted, are @p want. */
+static void rows_read_alike(const char *t, const char *want) {
+  tu_result r;
+  sh(&r,
+     "'%s' scan '%s' --format ndjson > '%s/i.ndjson' && '%s' '%s' delta '%s' > '%s/r.json' && "
+     "'%s' '%s' compare '%s/r.json' '%s/i.ndjson' --ndjson > /dev/null && sort '%s/i.ndjson'",
+     INLET_BIN, t, dir, INLET_NODE, INLET_REFCHECK, t, dir, INLET_NODE, INLET_REFCHECK, dir, dir,
+     dir);
+  sh_ok(&r, "refcheck compare");
+  assert_string_equal(r.out, want);
+  tu_result_free(&r);
+}
+
+static void test_alter__properties_grow_the_protocol_in_one_commit(void **state) {
+  (void)state;
+  char t[4200], ev[4300];
+  snprintf(t, sizeof t, "%s/t", dir);
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", dir);
+  tu_result r;
+  three_rows(t, ev, "--property my.team=ingest");
   json_t *all = commit(t, 0);
   json_t *p0 = action(all, "protocol");
   assert_int_equal(json_integer_value(json_object_get(p0, "minWriterVersion")), 2);
@@ -157,14 +184,7 @@ static void test_alter__properties_grow_the_protocol_in_one_commit(void **state)
   sh_ok(&r, "delete");
   assert_non_null(strstr(r.out, "1 deletion vectors added"));
   tu_result_free(&r);
-  sh(&r,
-     "'%s' scan '%s' --format ndjson > '%s/i.ndjson' && '%s' '%s' delta '%s' > '%s/r.json' && "
-     "'%s' '%s' compare '%s/r.json' '%s/i.ndjson' --ndjson > /dev/null && sort '%s/i.ndjson'",
-     INLET_BIN, t, dir, INLET_NODE, INLET_REFCHECK, t, dir, INLET_NODE, INLET_REFCHECK, dir, dir,
-     dir);
-  sh_ok(&r, "refcheck compare");
-  assert_string_equal(r.out, "{\"id\":1,\"s\":\"a\"}\n{\"id\":3,\"s\":\"c\"}\n");
-  tu_result_free(&r);
+  rows_read_alike(t, "{\"id\":1,\"s\":\"a\"}\n{\"id\":3,\"s\":\"c\"}\n");
 
   /* A feature without a property, then append-only. */
   sh(&r, "'%s' alter '%s' --property delta.feature.domainMetadata=supported", INLET_BIN, t);
@@ -235,12 +255,152 @@ static void test_alter__what_needs_more_than_metadata_is_refused(void **state) {
   assert_int_equal(commits(t), 1);
 }
 
+/* The keys of commit @p v's metaData configuration, sorted, one per line. */
+static char *conf_keys(const char *t, int v) {
+  tu_result r;
+  sh(&r,
+     "sed -n 's/.*\"configuration\":{\\([^}]*\\)}.*/\\1/p' '%s/_delta_log/%020d.json' | "
+     "tr ',' '\\n' | sed 's/\":.*//; s/\"//' | sort",
+     t, v);
+  sh_ok(&r, "configuration keys");
+  char *out = strdup(r.out);
+  tu_result_free(&r);
+  return out;
+}
+
+static void test_alter__unset_removes_properties_and_keeps_the_protocol(void **state) {
+  (void)state;
+  char t[4200], ev[4300];
+  snprintf(t, sizeof t, "%s/t", dir);
+  snprintf(ev, sizeof ev, "%s/ev.ndjson", dir);
+  tu_result r;
+  three_rows(t, ev,
+             "--property delta.enableDeletionVectors=true --property delta.constraints.pos='id > "
+             "0' --property my.Key=1 --property my.other=2 --property delta.checkpointInterval=5");
+  static const char negative[] = "{\"id\":-1,\"s\":\"n\"}\n";
+  assert_int_equal(tu_write_file(ev, negative, sizeof negative - 1), 0);
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  assert_int_not_equal(r.status, 0); /* the constraint holds */
+  tu_result_free(&r);
+
+  /* Keys outside delta. match exactly: my.key is not my.Key. */
+  sh(&r, "'%s' alter '%s' --unset my.key", INLET_BIN, t);
+  assert_int_equal(r.status, 3);
+  assert_non_null(strstr(r.err, "table property my.key is not set"));
+  tu_result_free(&r);
+  assert_int_equal(commits(t), 2);
+
+  sh(&r,
+     "'%s' alter '%s' --unset my.Key --unset DELTA.ENABLEDELETIONVECTORS --unset "
+     "delta.constraints.pos --json",
+     INLET_BIN, t);
+  sh_ok(&r, "unset");
+  json_t *o = json_loads(r.out, 0, NULL);
+  assert_non_null(o);
+  assert_int_equal(json_integer_value(json_object_get(o, "version")), 2);
+  assert_true(json_is_null(json_object_get(o, "protocol_version")));
+  json_decref(o);
+  tu_result_free(&r);
+  json_t *all = commit(t, 2);
+  json_t *ci = action(all, "commitInfo");
+  assert_string_equal(json_string_value(json_object_get(ci, "operation")), "UNSET TBLPROPERTIES");
+  json_t *params = json_object_get(ci, "operationParameters");
+  assert_string_equal(json_string_value(json_object_get(params, "ifExists")), "false");
+  json_t *keys = json_loads(json_string_value(json_object_get(params, "properties")), 0, NULL);
+  assert_int_equal(json_array_size(keys), 3);
+  assert_true(listed(keys, "my.Key") && listed(keys, "delta.constraints.pos"));
+  json_decref(keys);
+  assert_null(action(all, "protocol")); /* features stay: the protocol is not in the commit */
+  json_t *m2 = action(all, "metaData");
+  json_t *m0all = commit(t, 0);
+  json_t *m0 = action(m0all, "metaData");
+  assert_string_equal(json_string_value(json_object_get(m2, "schemaString")),
+                      json_string_value(json_object_get(m0, "schemaString")));
+  assert_string_equal(json_string_value(json_object_get(m2, "id")),
+                      json_string_value(json_object_get(m0, "id")));
+  assert_true(
+      listed(json_object_get(action(m0all, "protocol"), "readerFeatures"), "deletionVectors"));
+  json_decref(m0all);
+  json_decref(all);
+  char *k = conf_keys(t, 2);
+  assert_string_equal(k, "delta.checkpointInterval\nmy.other\n");
+  free(k);
+
+  /* Without the constraint the row is accepted; without the property a
+   * delete rewrites the file instead of writing a deletion vector. */
+  sh(&r, "'%s' append '%s' '%s'", INLET_BIN, t, ev);
+  sh_ok(&r, "append after the constraint was dropped");
+  tu_result_free(&r);
+  sh(&r, "'%s' delete '%s' --where 'id = 2'", INLET_BIN, t);
+  sh_ok(&r, "delete");
+  assert_non_null(strstr(r.out, "copy-on-write"));
+  assert_non_null(strstr(r.out, "0 deletion vectors added"));
+  tu_result_free(&r);
+  rows_read_alike(t, "{\"id\":-1,\"s\":\"n\"}\n{\"id\":1,\"s\":\"a\"}\n"
+                     "{\"id\":3,\"s\":\"c\"}\n");
+  assert_int_equal(commits(t), 5);
+
+  /* --if-exists skips keys that are not set; nothing set, nothing committed. */
+  sh(&r, "'%s' alter '%s' --unset my.Key --unset my.other --if-exists --json", INLET_BIN, t);
+  sh_ok(&r, "unset if exists");
+  o = json_loads(r.out, 0, NULL);
+  assert_int_equal(json_integer_value(json_object_get(o, "version")), 5);
+  json_decref(o);
+  tu_result_free(&r);
+  all = commit(t, 5);
+  assert_string_equal(
+      json_string_value(json_object_get(
+          json_object_get(action(all, "commitInfo"), "operationParameters"), "ifExists")),
+      "true");
+  json_decref(all);
+  k = conf_keys(t, 5);
+  assert_string_equal(k, "delta.checkpointInterval\n");
+  free(k);
+  sh(&r, "'%s' alter '%s' --unset my.other --if-exists --json", INLET_BIN, t);
+  sh_ok(&r, "unset nothing");
+  o = json_loads(r.out, 0, NULL);
+  assert_true(json_is_null(json_object_get(o, "version")));
+  json_decref(o);
+  tu_result_free(&r);
+  assert_int_equal(commits(t), 6);
+
+  /* Keys writers rely on, or whose removal needs work inlet does not do. */
+  static const char *const refused[] = {"delta.columnMapping.mode",
+                                        "delta.enableInCommitTimestamps",
+                                        "delta.rowTracking.materializedRowIdColumnName",
+                                        "delta.feature.deletionVectors", "delta.minWriterVersion"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    sh(&r, "'%s' alter '%s' --unset delta.checkpointInterval --unset %s", INLET_BIN, t, refused[i]);
+    if (r.status != 6) fail_msg("%s: exit %d: %s", refused[i], r.status, r.err);
+    assert_non_null(strstr(r.err, refused[i]));
+    assert_non_null(strstr(r.err, "cannot be unset"));
+    tu_result_free(&r);
+  }
+  sh(&r, "'%s' alter '%s' --unset delta.checkpointInterval --unset DELTA.checkpointinterval",
+     INLET_BIN, t);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "given twice"));
+  tu_result_free(&r);
+  sh(&r, "'%s' alter '%s' --unset delta.checkpointInterval --property my.x=1", INLET_BIN, t);
+  assert_int_equal(r.status, 2);
+  tu_result_free(&r);
+  sh(&r, "'%s' alter '%s' --property my.x=1 --if-exists", INLET_BIN, t);
+  assert_int_equal(r.status, 2);
+  tu_result_free(&r);
+  assert_int_equal(commits(t), 6);
+  k = conf_keys(t, 5);
+  assert_string_equal(k, "delta.checkpointInterval\n");
+  free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_alter__properties_grow_the_protocol_in_one_commit, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_alter__what_needs_more_than_metadata_is_refused, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_alter__unset_removes_properties_and_keeps_the_protocol,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
