@@ -319,7 +319,9 @@ typedef struct inlet_set_properties_result {
  * ...), the grown protocol (a legacy one becomes writer version 7 listing
  * every feature when no legacy version fits; features are never dropped).
  * Known delta.* keys are checked and stored under their canonical spelling;
- * keys outside the delta. namespace are stored as given. A commit that loses
+ * keys outside the delta. namespace are stored as given, except "comment",
+ * which sets metaData.description as Spark's catalog does ("location" and
+ * "provider" are INLET_EINVAL). A commit that loses
  * to a concurrent one is made again on the new latest version.
  * @return 0; INLET_EINVAL (an unknown delta.* key, a bad value, a key given
  *         twice), INLET_EUNSUPPORTED (the table has a writer feature inlet
@@ -342,7 +344,8 @@ INLET_API int inlet_table_set_properties(inlet_set_properties_result *out, inlet
  * protocol is left as it is: a feature a removed property turned on stays
  * supported (delta.enableDeletionVectors removed: deletion vectors already
  * written still apply, deletes rewrite files again). Removing a
- * delta.constraints.NAME key drops that CHECK constraint. A commit that
+ * delta.constraints.NAME key drops that CHECK constraint; "comment" clears
+ * metaData.description. A commit that
  * loses to a concurrent one is made again on the new latest version. When
  * no key is set (and @p if_exists) nothing is committed (version -1).
  * @return 0; INLET_ENOTFOUND (a key that is not set, unless @p if_exists;

@@ -32,7 +32,7 @@ static const char usage[] =
     "defaultRowCommitVersion (ROW TRACKING BACKFILL), then sets the property\n"
     "(SET TBLPROPERTIES). Refused (exit 6): CHECK constraints, column mapping, in-commit\n"
     "timestamps, Iceberg compatibility, protocol versions. Properties already set as\n"
-    "asked are left alone.\n"
+    "asked are left alone. comment=TEXT sets the table's description (as in Spark).\n"
     "--unset removes properties in one UNSET TBLPROPERTIES commit; the protocol keeps\n"
     "every feature (a removed delta.constraints.NAME drops that CHECK constraint).\n"
     "A key that is not set is an error (exit 3) unless --if-exists. Refused (exit 6):\n"

@@ -1008,6 +1008,29 @@ static int conf_set(delta_metadata *m, const char *key, const char *value, bool 
   return 0;
 }
 
+/* Keys Spark's catalog reserves (TableCatalog): "comment" is the table's
+ * description (metaData.description), not a property; "location" and
+ * "provider" cannot be changed this way. 1 when @p key is one of them and
+ * was handled (@p value NULL: unset), 0 when it is a property, or an
+ * error. */
+static int catalog_key(delta_metadata *nm, const char *key, const char *value, bool *changed,
+                       inlet_error *err) {
+  if (strcmp(key, "location") == 0 || strcmp(key, "provider") == 0)
+    return inlet_fail(err, INLET_EINVAL,
+                      "\"%s\" is not a table property: the table's %s cannot be changed", key, key);
+  if (strcmp(key, "comment") != 0) return 0;
+  if (value && !inlet_utf8_valid((const uint8_t *)value, strlen(value)))
+    return inlet_fail(err, INLET_EINVAL, "the comment is not UTF-8 text");
+  bool same = value ? nm->description && strcmp(nm->description, value) == 0 : !nm->description;
+  if (same) return 1;
+  char *d = NULL;
+  if (value && !(d = inlet_strdup(value))) return inlet_fail(err, INLET_ENOMEM, "out of memory");
+  inlet_free(nm->description);
+  nm->description = d;
+  *changed = true;
+  return 1;
+}
+
 int delta_features_alter(delta_protocol *np, bool *protocol_changed, bool *conf_changed,
                          delta_metadata *nm, const delta_protocol *p, const char *const *keys,
                          const char *const *values, int32_t n, inlet_error *err) {
@@ -1020,6 +1043,9 @@ int delta_features_alter(delta_protocol *np, bool *protocol_changed, bool *conf_
       FAIL_IF(strcasecmp(keys[i], keys[j]) == 0, err, INLET_EINVAL, "table property %s given twice",
               keys[i]);
     FAIL_IF(!values[i], err, INLET_EINVAL, "table property %s has no value", keys[i]);
+    int reserved = catalog_key(nm, keys[i], values[i], conf_changed, err);
+    if (reserved < 0) return reserved;
+    if (reserved) continue;
     const char *why = alter_refusal(keys[i], values[i]);
     FAIL_IF(why, err, INLET_EUNSUPPORTED,
             "table property %s cannot be set on an existing table: %s", keys[i], why);
@@ -1108,9 +1134,17 @@ int delta_features_unset(delta_metadata *nm, bool *conf_changed, const delta_pro
               keys[i]);
     const char *why = unset_refusal(keys[i]);
     FAIL_IF(why, err, INLET_EUNSUPPORTED, "table property %s cannot be unset: %s", keys[i], why);
+    FAIL_IF(strcmp(keys[i], "location") == 0 || strcmp(keys[i], "provider") == 0, err, INLET_EINVAL,
+            "\"%s\" is not a table property: the table's %s cannot be changed", keys[i], keys[i]);
   }
   for (int32_t i = 0; i < n; i++) {
     bool found = false;
+    if (strcmp(keys[i], "comment") == 0) {
+      FAIL_IF(!nm->description && !if_exists, err, INLET_ENOTFOUND,
+              "the table has no comment (nothing was unset)");
+      TRY(catalog_key(nm, keys[i], NULL, conf_changed, err));
+      continue;
+    }
     for (int32_t c = 0; c < nm->n_configuration;) {
       if (!same_key(nm->configuration[c].key, keys[i])) {
         c++;

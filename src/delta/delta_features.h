@@ -64,7 +64,8 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
  * metaData, changed in place) after setting properties @p keys / @p values
  * on a table with protocol @p p, as Spark's ALTER TABLE ... SET
  * TBLPROPERTIES: known delta.* keys are checked and stored under their
- * canonical spelling, other namespaces stored as given, delta.feature.NAME
+ * canonical spelling, other namespaces stored as given ("comment" sets
+ * nm->description; "location", "provider" INLET_EINVAL), delta.feature.NAME
  * adds a feature; the protocol keeps every feature it supports and gains
  * those the properties turn on (a legacy protocol becomes writer version 7
  * listing them all when no legacy one fits). Refused (INLET_EUNSUPPORTED,

@@ -18,7 +18,8 @@
  *     protocol, drops a CHECK constraint with its key, and the table then
  *     behaves without the properties (copy-on-write deletes, rows the
  *     constraint refused accepted); a key not set is exit 3 unless
- *     --if-exists, and keys writers rely on are refused (exit 6).
+ *     --if-exists, and keys writers rely on are refused (exit 6); "comment"
+ *     sets and unsets the table's description, as in Spark's catalog.
  */
 #include "testutil.h"
 
@@ -387,10 +388,35 @@ static void test_alter__unset_removes_properties_and_keeps_the_protocol(void **s
   sh(&r, "'%s' alter '%s' --property my.x=1 --if-exists", INLET_BIN, t);
   assert_int_equal(r.status, 2);
   tu_result_free(&r);
+  sh(&r, "'%s' alter '%s' --unset location", INLET_BIN, t);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "location cannot be changed"));
+  tu_result_free(&r);
   assert_int_equal(commits(t), 6);
   k = conf_keys(t, 5);
   assert_string_equal(k, "delta.checkpointInterval\n");
   free(k);
+
+  /* "comment" is the table's description, as in Spark's catalog: set and
+   * unset it there, never as a property. */
+  sh(&r, "'%s' alter '%s' --property comment='clicks, deduplicated'", INLET_BIN, t);
+  sh_ok(&r, "set comment");
+  tu_result_free(&r);
+  all = commit(t, 6);
+  json_t *m = action(all, "metaData");
+  assert_string_equal(json_string_value(json_object_get(m, "description")), "clicks, deduplicated");
+  assert_null(json_object_get(json_object_get(m, "configuration"), "comment"));
+  json_decref(all);
+  sh(&r, "'%s' alter '%s' --unset comment", INLET_BIN, t);
+  sh_ok(&r, "unset comment");
+  tu_result_free(&r);
+  all = commit(t, 7);
+  assert_null(json_string_value(json_object_get(action(all, "metaData"), "description")));
+  json_decref(all);
+  sh(&r, "'%s' alter '%s' --unset comment", INLET_BIN, t);
+  assert_int_equal(r.status, 3);
+  tu_result_free(&r);
+  assert_int_equal(commits(t), 8);
 }
 
 int main(void) {
