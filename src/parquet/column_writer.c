@@ -134,7 +134,18 @@ typedef struct pq_pending_page {
  * group's size too; their buffers then wait in the writer's stash for the
  * next row group (buf_stash.h: bounded in all). */
 #define PENDING_MAX 4
-_Static_assert(PQ_COLUMN_STASH_SLOTS == 1 + 2 * PENDING_MAX, "a stash slot per buffer");
+/* The slots after the chunk's and the pages in flight's: buffers that pass
+ * from one to another as pages are made (a REQUIRED column's PLAIN values
+ * become its body, a body goes to a page in flight for that page's old
+ * one), and the page's dictionary indices, which a dictionary page that
+ * runs on to the byte limit makes megabytes long (write_flat): each starts
+ * the next file as large as it last was instead of growing from nothing. */
+#define SLOT_PAGE_PLAIN PQ_COLUMN_SLOT_PAGE_PLAIN
+#define SLOT_BODY PQ_COLUMN_SLOT_BODY
+#define SLOT_PAGE_IDX PQ_COLUMN_SLOT_PAGE_IDX
+_Static_assert(SLOT_PAGE_PLAIN == 1 + 2 * PENDING_MAX && SLOT_BODY == SLOT_PAGE_PLAIN + 1 &&
+                   SLOT_PAGE_IDX == SLOT_BODY + 1 && PQ_COLUMN_STASH_SLOTS == SLOT_PAGE_IDX + 1,
+               "a stash slot per buffer");
 
 static int place_pending(pq_column_writer *cw, size_t n, inlet_error *err);
 
@@ -155,11 +166,31 @@ static void free_pending(pq_column_writer *cw) {
 
 void pq_column_writer_take_buffers(pq_column_writer *cw) {
   pq_buf_stash_take(cw->cfg->stash, cw->stash_slot, &cw->chunk);
+  pq_buf_stash_take(cw->cfg->stash, cw->stash_slot + SLOT_PAGE_PLAIN, &cw->page_plain);
+  pq_buf_stash_take(cw->cfg->stash, cw->stash_slot + SLOT_BODY, &cw->body);
+  if (cw->page_idx) return;
+  inlet_buf idx = INLET_BUF_INIT;
+  pq_buf_stash_take(cw->cfg->stash, cw->stash_slot + SLOT_PAGE_IDX, &idx);
+  cw->page_idx = (uint32_t *)(void *)idx.data;
+  cw->page_idx_cap = idx.cap / sizeof *cw->page_idx;
+}
+
+/* The page's dictionary index array, as a buffer the stash can keep. */
+static void give_page_idx(pq_column_writer *cw) {
+  inlet_buf idx = {(uint8_t *)cw->page_idx, 0, cw->page_idx_cap * sizeof *cw->page_idx, 0};
+  pq_buf_stash_give(cw->cfg->stash, cw->stash_slot + SLOT_PAGE_IDX, &idx);
+  cw->page_idx = NULL;
+  cw->page_idx_cap = 0;
 }
 
 void pq_column_writer_reset(pq_column_writer *cw) {
   if (!cw) return;
-  if (cw->cfg) pq_buf_stash_give(cw->cfg->stash, cw->stash_slot, &cw->chunk);
+  if (cw->cfg) {
+    pq_buf_stash_give(cw->cfg->stash, cw->stash_slot, &cw->chunk);
+    pq_buf_stash_give(cw->cfg->stash, cw->stash_slot + SLOT_PAGE_PLAIN, &cw->page_plain);
+    pq_buf_stash_give(cw->cfg->stash, cw->stash_slot + SLOT_BODY, &cw->body);
+    give_page_idx(cw);
+  }
   if (cw->dict_ready) pq_dict_reset(&cw->dict);
   inlet_free(cw->page_valid);
   inlet_free(cw->page_idx);

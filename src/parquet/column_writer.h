@@ -59,8 +59,13 @@ typedef struct pq_column_config {
 } pq_column_config;
 
 /* A column writer's slots in a stash (buf_stash.h), from its stash_slot on:
- * its chunk, then a body and a compressed buffer per page in flight. */
-#define PQ_COLUMN_STASH_SLOTS 9
+ * its chunk, then a body and a compressed buffer per page in flight, then
+ * the page being built (PLAIN values), the page body being encoded and the
+ * page's dictionary indices. */
+#define PQ_COLUMN_STASH_SLOTS 12
+#define PQ_COLUMN_SLOT_PAGE_PLAIN 9
+#define PQ_COLUMN_SLOT_BODY 10
+#define PQ_COLUMN_SLOT_PAGE_IDX 11
 
 struct pq_pending_page;
 
@@ -147,7 +152,8 @@ int pq_column_writer_init(pq_column_writer *cw, const pq_column_desc *desc,
                           const pq_column_config *cfg, inlet_error *err);
 /* Frees everything; the chunk's and pages' buffers go to cfg->stash. */
 void pq_column_writer_reset(pq_column_writer *cw);
-/* Takes the chunk's buffer from cfg->stash (after the stash changed). */
+/* Takes the chunk's and the page's buffers from cfg->stash (after the stash
+ * changed). */
 void pq_column_writer_take_buffers(pq_column_writer *cw);
 
 /*

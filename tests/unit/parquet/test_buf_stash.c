@@ -3,7 +3,8 @@
  * (src/parquet/buf_stash.c): what a slot keeps and hands back, its bound,
  * and that files written through a stash — one writer after another, on
  * one thread or several, sharing it across threads — have exactly the
- * bytes of files written without one.
+ * bytes of files written without one, and that a file leaves its page
+ * buffers and dictionary indices for the next.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "inlet/batch.h"
 #include "inlet/parquet.h"
+#include "parquet/column_writer.h"
 #include "parquet/pq_writer.h"
 #include "util/buf.h"
 #include "util/pool.h"
@@ -221,6 +223,45 @@ static void test_stash__files_through_a_stash_have_the_bytes_of_files_without(vo
   }
 }
 
+/* What a file's column writers leave in the stash for the next file: its
+ * page buffers and its dictionary indices too, not only its chunk (a
+ * library writing file after file otherwise had malloc hand them back to
+ * the kernel and fault them in again for every file). */
+static void test_stash__a_file_leaves_its_page_buffers_for_the_next(void **state) {
+  (void)state;
+  inlet_error err = INLET_ERROR_INIT;
+  pq_buf_stash *stash = NULL;
+  assert_int_equal(pq_buf_stash_new(&stash, PQ_BUF_STASH_MAX_BYTES, &err), 0);
+  inlet_batch b;
+  make_batch(&b, 20000, 3);
+  char path[1200], ref[1200];
+  snprintf(path, sizeof path, "%s/left.parquet", g_dir);
+  snprintf(ref, sizeof ref, "%s/left-ref.parquet", g_dir);
+  write_with(path, &b, stash, 1, INLET_COMPRESSION_SNAPPY);
+  /* Column 0 (id, distinct: PLAIN pages of 8 KiB), column 1 (name,
+   * dictionary-encoded: an index per value of a page). */
+  inlet_buf plain = INLET_BUF_INIT, body = INLET_BUF_INIT, idx = INLET_BUF_INIT;
+  pq_buf_stash_take(stash, 0 * PQ_COLUMN_STASH_SLOTS + PQ_COLUMN_SLOT_PAGE_PLAIN, &plain);
+  pq_buf_stash_take(stash, 1 * PQ_COLUMN_STASH_SLOTS + PQ_COLUMN_SLOT_BODY, &body);
+  pq_buf_stash_take(stash, 1 * PQ_COLUMN_STASH_SLOTS + PQ_COLUMN_SLOT_PAGE_IDX, &idx);
+  assert_true(plain.cap >= 8 * 1024);
+  assert_true(body.cap > 0);
+  assert_true(idx.cap >= 1000 * sizeof(uint32_t));
+  assert_int_equal(plain.len + body.len + idx.len, 0);
+  inlet_buf_reset(&plain);
+  inlet_buf_reset(&body);
+  inlet_buf_reset(&idx);
+  /* A file through the stash, with or without them, is still the same. */
+  write_with(ref, &b, NULL, 1, INLET_COMPRESSION_SNAPPY);
+  for (int threads = 1; threads <= 3; threads += 2) {
+    snprintf(path, sizeof path, "%s/left-%d.parquet", g_dir, threads);
+    write_with(path, &b, stash, threads, INLET_COMPRESSION_SNAPPY);
+    assert_same_file(ref, path);
+  }
+  inlet_batch_reset(&b);
+  pq_buf_stash_free(stash);
+}
+
 /* Writers on several threads sharing one stash (ThreadSanitizer runs this
  * test: the stash's lock). */
 typedef struct writer_arg {
@@ -273,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_stash__a_slot_hands_back_its_buffer_empty),
       cmocka_unit_test(test_stash__the_larger_buffer_stays_within_the_bound),
       cmocka_unit_test(test_stash__files_through_a_stash_have_the_bytes_of_files_without),
+      cmocka_unit_test(test_stash__a_file_leaves_its_page_buffers_for_the_next),
       cmocka_unit_test(test_stash__writers_on_several_threads_share_one),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
