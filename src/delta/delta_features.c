@@ -1140,10 +1140,10 @@ int delta_features_unset(delta_metadata *nm, bool *conf_changed, const delta_pro
   for (int32_t i = 0; i < n; i++) {
     bool found = false;
     if (strcmp(keys[i], "comment") == 0) {
-      FAIL_IF(!nm->description && !if_exists, err, INLET_ENOTFOUND,
-              "the table has no comment (nothing was unset)");
+      /* The description; and a "comment" key an older writer stored as a
+       * property goes too. */
+      found = nm->description != NULL;
       TRY(catalog_key(nm, keys[i], NULL, conf_changed, err));
-      continue;
     }
     for (int32_t c = 0; c < nm->n_configuration;) {
       if (!same_key(nm->configuration[c].key, keys[i])) {

@@ -417,6 +417,22 @@ static void test_alter__unset_removes_properties_and_keeps_the_protocol(void **s
   assert_int_equal(r.status, 3);
   tu_result_free(&r);
   assert_int_equal(commits(t), 8);
+  /* A "comment" stored as a property (create keeps keys outside delta. as
+   * given) goes with the description. */
+  char t2[4300];
+  snprintf(t2, sizeof t2, "%s/t2", dir);
+  sh(&r, "'%s' create '%s' --schema 'id long' --property comment=stored --description kept",
+     INLET_BIN, t2);
+  sh_ok(&r, "create with a comment property");
+  tu_result_free(&r);
+  sh(&r, "'%s' alter '%s' --unset comment", INLET_BIN, t2);
+  sh_ok(&r, "unset the stored comment");
+  tu_result_free(&r);
+  all = commit(t2, 1);
+  m = action(all, "metaData");
+  assert_null(json_string_value(json_object_get(m, "description")));
+  assert_null(json_object_get(json_object_get(m, "configuration"), "comment"));
+  json_decref(all);
 }
 
 int main(void) {
