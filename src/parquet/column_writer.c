@@ -177,7 +177,7 @@ void pq_column_writer_take_buffers(pq_column_writer *cw) {
 
 /* The page's dictionary index array, as a buffer the stash can keep. */
 static void give_page_idx(pq_column_writer *cw) {
-  inlet_buf idx = {(uint8_t *)cw->page_idx, 0, cw->page_idx_cap * sizeof *cw->page_idx, 0};
+  inlet_buf idx = {.data = (uint8_t *)cw->page_idx, .cap = cw->page_idx_cap * sizeof *cw->page_idx};
   pq_buf_stash_give(cw->cfg->stash, cw->stash_slot + SLOT_PAGE_IDX, &idx);
   cw->page_idx = NULL;
   cw->page_idx_cap = 0;

@@ -256,16 +256,32 @@ static void test_alter__what_needs_more_than_metadata_is_refused(void **state) {
   assert_int_equal(commits(t), 1);
 }
 
+static int by_text(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* The keys of commit @p v's metaData configuration, sorted, one per line. */
 static char *conf_keys(const char *t, int v) {
-  tu_result r;
-  sh(&r,
-     "sed -n 's/.*\"configuration\":{\\([^}]*\\)}.*/\\1/p' '%s/_delta_log/%020d.json' | "
-     "tr ',' '\\n' | sed 's/\":.*//; s/\"//' | sort",
-     t, v);
-  sh_ok(&r, "configuration keys");
-  char *out = strdup(r.out);
-  tu_result_free(&r);
+  json_t *all = commit(t, v);
+  json_t *conf = json_object_get(action(all, "metaData"), "configuration");
+  assert_true(json_is_object(conf));
+  const char *keys[64];
+  size_t n = 0, len = 1;
+  const char *k;
+  json_t *val;
+  json_object_foreach(conf, k, val) {
+    assert_true(n < 64);
+    keys[n++] = k;
+    len += strlen(k) + 1;
+  }
+  qsort(keys, n, sizeof *keys, by_text);
+  char *out = calloc(1, len);
+  assert_non_null(out);
+  for (size_t i = 0; i < n; i++) {
+    strcat(out, keys[i]);
+    strcat(out, "\n");
+  }
+  json_decref(all);
   return out;
 }
 
