@@ -4,7 +4,8 @@
  *   SNAPPY   raw snappy: libsnappy compresses, codec/snappy_decode.c decompresses
  *   GZIP     gzip members (RFC 1952); decompression also accepts zlib
  *            streams and several concatenated members, as other readers do
- *   BROTLI   raw brotli stream
+ *   BROTLI   raw brotli stream; a new encoder per page, its large blocks
+ *            kept per thread (codec/brotli_blocks.h)
  *   ZSTD     zstd frames; one compression context per thread, reused,
  *            because the writer compresses every page
  *   LZ4_RAW  one raw LZ4 block
@@ -18,6 +19,7 @@
  * than the page declares is INLET_ECORRUPT.
  */
 #include "codec/codec.h"
+#include "codec/brotli_blocks.h"
 #include "codec/snappy_decode.h"
 
 #include <brotli/decode.h>
@@ -83,42 +85,44 @@ bool inlet_codec_can_write(int codec) {
   }
 }
 
-/* ---- per-thread zstd contexts ------------------------------------------ */
+/* ---- per-thread codec state -------------------------------------------- */
 
-/* The pointers live in _Thread_local variables (so leak checkers see them
- * as reachable); a pthread key frees them when a thread exits. */
+/* zstd's contexts and brotli's cached blocks (codec/brotli_blocks.h) live in
+ * _Thread_local variables (so leak checkers see them as reachable); a
+ * pthread key frees them when a thread exits. */
 static _Thread_local ZSTD_CCtx *tl_cctx;
 static _Thread_local ZSTD_DCtx *tl_dctx;
-static pthread_key_t zstd_key;
-static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
+static pthread_key_t codec_key;
+static pthread_once_t codec_once = PTHREAD_ONCE_INIT;
 
-static void zstd_thread_exit(void *unused) {
+static void codec_thread_exit(void *unused) {
   (void)unused;
   ZSTD_freeCCtx(tl_cctx);
   ZSTD_freeDCtx(tl_dctx);
   tl_cctx = NULL;
   tl_dctx = NULL;
+  brotli_blocks_release();
 }
-static void zstd_key_create(void) {
-  (void)pthread_key_create(&zstd_key, zstd_thread_exit);
+static void codec_key_create(void) {
+  (void)pthread_key_create(&codec_key, codec_thread_exit);
 }
-static void zstd_register_thread(void) {
-  pthread_once(&zstd_once, zstd_key_create);
+static void codec_register_thread(void) {
+  pthread_once(&codec_once, codec_key_create);
   /* Any non-NULL value makes the destructor run at thread exit. */
-  (void)pthread_setspecific(zstd_key, (void *)1);
+  (void)pthread_setspecific(codec_key, (void *)1);
 }
 
 static ZSTD_CCtx *zstd_cctx(void) {
   if (!tl_cctx) {
     tl_cctx = ZSTD_createCCtx();
-    zstd_register_thread();
+    codec_register_thread();
   }
   return tl_cctx;
 }
 static ZSTD_DCtx *zstd_dctx(void) {
   if (!tl_dctx) {
     tl_dctx = ZSTD_createDCtx();
-    zstd_register_thread();
+    codec_register_thread();
   }
   return tl_dctx;
 }
@@ -165,6 +169,55 @@ done:
   return rc;
 }
 
+/* An encoder of its own per page (brotli cannot reset one) whose blocks
+ * come from the thread's cache (codec/brotli_blocks.h), with the parameters
+ * BrotliEncoderCompress sets, so the bytes are the one-shot call's. That
+ * call is kept for quality 10, which libbrotlienc 1.0.9 compresses by a
+ * path of its own the streaming encoder does not reproduce, for empty
+ * input, and as the fallback if the streaming encoder fails. */
+static bool compress_brotli_cached(int quality, const uint8_t *src, size_t src_len, uint8_t *dst,
+                                   size_t *dst_len) {
+  if (quality == 10 || src_len == 0) return false;
+  BrotliEncoderState *s =
+      BrotliEncoderCreateInstance(brotli_blocks_alloc, brotli_blocks_free, NULL);
+  if (!s) return false;
+  codec_register_thread();
+  uint32_t hint = src_len < ((size_t)1 << 30) ? (uint32_t)src_len : (uint32_t)1 << 30;
+  BROTLI_BOOL ok = BrotliEncoderSetParameter(s, BROTLI_PARAM_QUALITY, (uint32_t)quality) &&
+                   BrotliEncoderSetParameter(s, BROTLI_PARAM_LGWIN, BROTLI_DEFAULT_WINDOW) &&
+                   BrotliEncoderSetParameter(s, BROTLI_PARAM_MODE, BROTLI_MODE_GENERIC) &&
+                   BrotliEncoderSetParameter(s, BROTLI_PARAM_SIZE_HINT, hint);
+  size_t avail_in = src_len, avail_out = *dst_len;
+  const uint8_t *next_in = src;
+  uint8_t *next_out = dst;
+  ok = ok && BrotliEncoderCompressStream(s, BROTLI_OPERATION_FINISH, &avail_in, &next_in,
+                                         &avail_out, &next_out, NULL);
+  ok = ok && BrotliEncoderIsFinished(s);
+  BrotliEncoderDestroyInstance(s);
+  if (ok) *dst_len -= avail_out;
+  return ok;
+}
+
+static int compress_brotli(int level, const void *src, size_t src_len, inlet_buf *out,
+                           inlet_error *err) {
+  /* Quality 11 (brotli's default) is far too slow per page; 8 matches Arrow. */
+  int quality = level == 0 ? 8 : level;
+  if (quality < BROTLI_MIN_QUALITY || quality > BROTLI_MAX_QUALITY)
+    return inlet_fail(err, INLET_EINVAL, "BROTLI: compression level %d out of range 1..11", level);
+  size_t bound = BrotliEncoderMaxCompressedSize(src_len);
+  if (bound == 0) bound = src_len + 1024; /* 0 means "too large to bound" */
+  TRY(reserve_out(out, bound, "BROTLI", err));
+  size_t n = bound;
+  if (!compress_brotli_cached(quality, src, src_len, out->data + out->len, &n)) {
+    n = bound;
+    if (!BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, src_len, src,
+                               &n, out->data + out->len))
+      return inlet_fail(err, INLET_EINTERNAL, "BROTLI: compression failed");
+  }
+  out->len += n;
+  return 0;
+}
+
 int inlet_compress(int codec, int level, const void *src, size_t src_len, inlet_buf *out,
                    inlet_error *err) {
   switch (codec) {
@@ -208,22 +261,7 @@ int inlet_compress(int codec, int level, const void *src, size_t src_len, inlet_
     out->len += (size_t)n;
     return 0;
   }
-  case INLET_CODEC_BROTLI: {
-    /* Quality 11 (brotli's default) is far too slow per page; 8 matches Arrow. */
-    int quality = level == 0 ? 8 : level;
-    if (quality < BROTLI_MIN_QUALITY || quality > BROTLI_MAX_QUALITY)
-      return inlet_fail(err, INLET_EINVAL, "BROTLI: compression level %d out of range 1..11",
-                        level);
-    size_t bound = BrotliEncoderMaxCompressedSize(src_len);
-    if (bound == 0) bound = src_len + 1024; /* 0 means "too large to bound" */
-    TRY(reserve_out(out, bound, "BROTLI", err));
-    size_t n = bound;
-    if (!BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, src_len, src,
-                               &n, out->data + out->len))
-      return inlet_fail(err, INLET_EINTERNAL, "BROTLI: compression failed");
-    out->len += n;
-    return 0;
-  }
+  case INLET_CODEC_BROTLI: return compress_brotli(level, src, src_len, out, err);
   default:
     return inlet_fail(err, INLET_EUNSUPPORTED, "compression codec %s is not supported for writing",
                       inlet_codec_name(codec));

@@ -2,13 +2,18 @@
  * Unit tests for src/codec: round trips of every writable codec over empty,
  * tiny, random and compressible inputs; exact-size enforcement; corrupt and
  * truncated input; the deprecated LZ4 codec's three framings (built here
- * with liblz4 directly, independently of codec.c); concatenated gzip.
+ * with liblz4 directly, independently of codec.c); concatenated gzip;
+ * brotli pages compressed with the thread's cached encoder blocks give
+ * libbrotlienc's one-shot bytes, and a second page takes no fresh block.
  */
 #include "testutil.h"
 
+#include <brotli/encode.h>
 #include <lz4.h>
 #include <lz4frame.h>
+#include <pthread.h>
 
+#include "codec/brotli_blocks.h"
 #include "codec/codec.h"
 
 static const int writable[] = {INLET_CODEC_UNCOMPRESSED, INLET_CODEC_SNAPPY,  INLET_CODEC_GZIP,
@@ -115,6 +120,91 @@ static void test_codec__zstd_levels(void **state) {
   assert_int_equal(inlet_compress(INLET_CODEC_ZSTD, 1000, t, 10, &c, &err), INLET_EINVAL);
   assert_int_equal(inlet_compress(INLET_CODEC_GZIP, 12, t, 10, &c, &err), INLET_EINVAL);
   inlet_buf_reset(&c);
+  free(t);
+}
+
+/* Half compressible text, half random, so both literal and match paths run. */
+static uint8_t *mixed_bytes(size_t n) {
+  uint8_t *p = compressible_bytes(n);
+  for (size_t i = n / 2; i < n; i++)
+    p[i] = (uint8_t)rnd();
+  return p;
+}
+
+/* inlet's brotli page against libbrotlienc's one-shot call (what codec.c
+ * used before it kept blocks), byte for byte, and back. */
+static void brotli_matches_one_shot(int quality, const uint8_t *src, size_t n) {
+  inlet_error err = INLET_ERROR_INIT;
+  inlet_buf c = INLET_BUF_INIT;
+  assert_int_equal(inlet_compress(INLET_CODEC_BROTLI, quality, src, n, &c, &err), 0);
+  size_t ref_len = BrotliEncoderMaxCompressedSize(n);
+  uint8_t *ref = malloc(ref_len);
+  assert_true(BrotliEncoderCompress(quality, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, n, src,
+                                    &ref_len, ref));
+  if (c.len != ref_len || memcmp(c.data, ref, ref_len) != 0)
+    fail_msg("quality %d, %zu bytes: %zu bytes, one-shot %zu", quality, n, c.len, ref_len);
+  uint8_t *back = malloc(n ? n : 1);
+  assert_int_equal(inlet_decompress(INLET_CODEC_BROTLI, c.data, c.len, back, n, &err), 0);
+  if (n) assert_memory_equal(back, src, n);
+  free(back);
+  free(ref);
+  inlet_buf_reset(&c);
+}
+
+static void test_codec__brotli_pages_keep_their_blocks(void **state) {
+  (void)state;
+  const size_t sizes[] = {0, 1, 64, 8192, 300000};
+  for (int quality = 1; quality <= 11; quality++) {
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      if (quality >= 10 && sizes[i] > 8192) continue; /* seconds under ASan */
+      uint8_t *t = mixed_bytes(sizes[i]);
+      brotli_matches_one_shot(quality, t, sizes[i]);
+      free(t);
+    }
+  }
+  /* The default quality: the first 1 MiB page may take blocks from malloc,
+   * the next ones of its size none, and what is held stays within the
+   * bounds. */
+  const size_t mib = (size_t)1 << 20;
+  uint8_t *t = mixed_bytes(mib);
+  brotli_matches_one_shot(8, t, mib);
+  size_t held, bytes, fresh_before, fresh_after;
+  brotli_blocks_stats(&held, &bytes, &fresh_before);
+  assert_true(held >= 1);
+  assert_true(held <= BROTLI_BLOCKS_MAX);
+  assert_true(bytes >= BROTLI_BLOCKS_MIN);
+  assert_true(bytes <= BROTLI_BLOCKS_MAX_BYTES);
+  for (int i = 0; i < 3; i++)
+    brotli_matches_one_shot(8, t, mib);
+  brotli_blocks_stats(NULL, NULL, &fresh_after);
+  assert_int_equal(fresh_after, fresh_before);
+  brotli_blocks_release();
+  brotli_blocks_stats(&held, &bytes, NULL);
+  assert_int_equal(held, 0);
+  assert_int_equal(bytes, 0);
+  free(t);
+}
+
+/* A thread's blocks are freed when it exits (the leak checker of the
+ * sanitizer build would report them otherwise). */
+static void *brotli_on_a_thread(void *arg) {
+  const uint8_t *t = arg;
+  brotli_matches_one_shot(5, t, 100000);
+  size_t held;
+  brotli_blocks_stats(&held, NULL, NULL);
+  return (void *)(uintptr_t)held;
+}
+
+static void test_codec__brotli_blocks_go_with_their_thread(void **state) {
+  (void)state;
+  uint8_t *t = mixed_bytes(100000);
+  for (int i = 0; i < 2; i++) {
+    pthread_t th;
+    void *held = NULL;
+    assert_int_equal(pthread_create(&th, NULL, brotli_on_a_thread, t), 0);
+    assert_int_equal(pthread_join(th, &held), 0);
+    assert_true((uintptr_t)held >= 1);
+  }
   free(t);
 }
 
@@ -327,6 +417,8 @@ int main(void) {
       cmocka_unit_test(test_codec__compressible_input_shrinks),
       cmocka_unit_test(test_codec__compress_appends_to_existing_content),
       cmocka_unit_test(test_codec__zstd_levels),
+      cmocka_unit_test(test_codec__brotli_pages_keep_their_blocks),
+      cmocka_unit_test(test_codec__brotli_blocks_go_with_their_thread),
       cmocka_unit_test(test_codec__wrong_declared_size_is_corrupt),
       cmocka_unit_test(test_codec__truncated_and_garbage_input_is_corrupt),
       cmocka_unit_test(test_codec__gzip_concatenated_members),
