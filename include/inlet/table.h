@@ -41,7 +41,10 @@ typedef struct inlet_table_create_options {
   int version; /* INLET_TABLE_CREATE_OPTIONS_VERSION */
   int32_t n_partition_columns;
   const char *const *partition_columns; /* names of top-level schema columns */
-  int32_t n_properties;                 /* table properties (metaData.configuration) */
+  /* Table properties (metaData.configuration). As in Spark's catalog,
+   * "comment" is the description instead (INLET_EINVAL with description
+   * set too), and "location" and "provider" are INLET_EINVAL. */
+  int32_t n_properties;
   const char *const *property_keys;
   const char *const *property_values;
   const char *name;           /* optional metaData.name */

@@ -25,7 +25,8 @@ static const char usage[] =
     "                      The protocol follows from schema and properties as in Spark;\n"
     "                      delta.minWriterVersion=N and delta.feature.NAME=supported request\n"
     "                      more. Unknown delta.* keys and features inlet cannot honour are\n"
-    "                      refused\n"
+    "                      refused. comment=TEXT is the description (as in Spark's\n"
+    "                      catalog); location and provider are refused\n"
     "  --name, --description  metaData.name and metaData.description\n" CLI_SINGLE_WRITER_HELP
         CLI_TABLE_URL_HELP;
 

@@ -871,8 +871,13 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
     for (int32_t j = 0; j < i && rc == 0; j++)
       if (strcasecmp(keys[i], keys[j]) == 0)
         rc = inlet_fail(err, INLET_EINVAL, "table property %s given twice", keys[i]);
+    /* Spark's catalog keys: "comment" is the description (delta_new_table
+     * takes it), "location" and "provider" are no properties. */
+    if (rc == 0 && (strcmp(keys[i], "location") == 0 || strcmp(keys[i], "provider") == 0))
+      rc = inlet_fail(err, INLET_EINVAL, "\"%s\" is not a table property", keys[i]);
+    if (rc < 0 || strcmp(keys[i], "comment") == 0) continue;
     const char *store = NULL;
-    if (rc == 0) rc = classify_prop(keys[i], values[i], &rq, &store, err);
+    rc = classify_prop(keys[i], values[i], &rq, &store, err);
     if (rc < 0 || !store) continue;
     kv[nk].key = inlet_strdup(store);
     kv[nk].value = inlet_strdup(values[i]);

@@ -434,6 +434,26 @@ static int validate_create(const inlet_schema *schema, const inlet_table_create_
   return 0;
 }
 
+/* The table's description: the option, or a "comment" property, which
+ * Spark's catalog takes as the description (TableCatalog's reserved keys)
+ * and delta_features_new_table does not store; not both. */
+static int create_description(const inlet_table_create_options *o, const char **out,
+                              inlet_error *err) {
+  *out = o->description;
+  for (int32_t i = 0; i < o->n_properties; i++) {
+    if (strcmp(o->property_keys[i], "comment") != 0) continue;
+    const char *v = o->property_values[i];
+    FAIL_IF(!v, err, INLET_EINVAL, "table property comment has no value");
+    FAIL_IF(o->description, err, INLET_EINVAL,
+            "the description is given twice: as the description and as the \"comment\" "
+            "property");
+    FAIL_IF(!inlet_utf8_valid((const uint8_t *)v, strlen(v)), err, INLET_EINVAL,
+            "the comment is not UTF-8 text");
+    *out = v;
+  }
+  return 0;
+}
+
 int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
                     const inlet_table_create_options *options, inlet_error *err) {
   inlet_table_create_options dflt = INLET_TABLE_CREATE_OPTIONS_INIT;
@@ -445,6 +465,8 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
   out->version = -1;
   out->checkpoint_version = -1;
   TRY(validate_create(schema, o, err));
+  const char *description;
+  TRY(create_description(o, &description, err));
   delta_metadata *m = &out->metadata;
   char id[37];
   delta_uuid4(id);
@@ -462,11 +484,11 @@ int delta_new_table(delta_snapshot *out, const inlet_schema *schema,
   if (rc < 0) goto fail;
   m->id = inlet_strdup(id);
   m->name = o->name ? inlet_strdup(o->name) : NULL;
-  m->description = o->description ? inlet_strdup(o->description) : NULL;
+  m->description = description ? inlet_strdup(description) : NULL;
   m->format = inlet_strdup("parquet");
   m->partition_columns = inlet_calloc((size_t)o->n_partition_columns + 1, sizeof(char *));
   m->created_time = delta_now_ms();
-  FAIL_GOTO(!m->id || (o->name && !m->name) || (o->description && !m->description) || !m->format ||
+  FAIL_GOTO(!m->id || (o->name && !m->name) || (description && !m->description) || !m->format ||
                 !m->partition_columns,
             err, INLET_ENOMEM, "out of memory creating a table");
   for (int32_t i = 0; i < o->n_partition_columns; i++) {
