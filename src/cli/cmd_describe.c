@@ -48,6 +48,8 @@ static void print_summary(const inlet_table_description *d, const char *js) {
   char t[64], sz[32], small[32], list[2048];
   printf("table        %s%s%s%s\n", name ? name : "(no name)", id ? " (id " : "", id ? id : "",
          id ? ")" : "");
+  const char *description = json_string_value(json_object_get(j, "description"));
+  if (description) printf("description  %s\n", description);
   printf("version      %lld, committed %s\n", (long long)d->version,
          cli_format_time(t, sizeof t, d->last_commit_timestamp));
   printf("history      %lld %s, %lld %s; ", (long long)d->commits,

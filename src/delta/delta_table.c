@@ -932,6 +932,8 @@ static int describe(inlet_table *t, const delta_snapshot *sn, inlet_table_descri
                                                   : json_null());
     json_object_set_new(o, "table_id", json_string(sn->metadata.id));
     if (sn->metadata.name) json_object_set_new(o, "name", json_string(sn->metadata.name));
+    if (sn->metadata.description)
+      json_object_set_new(o, "description", json_string(sn->metadata.description));
     json_t *sch =
         sn->metadata.schema_string ? json_loads(sn->metadata.schema_string, 0, NULL) : NULL;
     json_object_set_new(o, "schema", sch ? sch : json_null());

@@ -119,6 +119,9 @@ static void test_json_schemas__every_output_validates(void **state) {
   run_to("alter-props.json", 0,
          "alter t --property delta.enableChangeDataFeed=true --property my.key=v --json");
   valid("alter", "alter-props.json", false);
+  /* A description, so describe.json below carries one. */
+  run_to("alter-comment.json", 0, "alter t --property comment='the events' --json");
+  valid("alter", "alter-comment.json", false);
   run_to("alter-unset.json", 0, "alter t --unset my.key --json");
   valid("alter", "alter-unset.json", false);
   run_to("alter-unset-none.json", 0, "alter t --unset my.key --if-exists --json");

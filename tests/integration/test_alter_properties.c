@@ -481,6 +481,17 @@ static void test_create__comment_is_the_description(void **state) {
   assert_string_equal(json_string_value(json_object_get(params, "description")), "the events");
   assert_string_equal(json_string_value(json_object_get(params, "properties")), "{\"my.k\":\"v\"}");
   json_decref(all);
+  sh(&r, "'%s' describe '%s' --json", INLET_BIN, t);
+  sh_ok(&r, "describe --json");
+  json_t *d = json_loads(r.out, 0, NULL);
+  assert_non_null(d);
+  assert_string_equal(json_string_value(json_object_get(d, "description")), "the events");
+  json_decref(d);
+  tu_result_free(&r);
+  sh(&r, "'%s' describe '%s' | grep '^description'", INLET_BIN, t);
+  sh_ok(&r, "describe");
+  assert_string_equal(r.out, "description  the events\n");
+  tu_result_free(&r);
 
   static const char *const refused[] = {
       "--property comment=a --description b", /* the description twice */
