@@ -855,6 +855,16 @@ static int derive_protocol(delta_protocol *out, bool primary[N_FEATURES], const 
   return protocol_of(out, on, 1, 1, err);
 }
 
+/* "location" and "provider" are keys Spark's catalog reserves
+ * (TableCatalog): not table properties, and not set through them. */
+static int catalog_refusal(const char *key, inlet_error *err) {
+  if (strcmp(key, "location") != 0 && strcmp(key, "provider") != 0) return 0;
+  return inlet_fail(err, INLET_EINVAL,
+                    "\"%s\" is not a table property: the table's %s cannot be set or changed "
+                    "this way",
+                    key, key);
+}
+
 int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_conf,
                              const char *schema_json, const char *const *keys,
                              const char *const *values, int32_t n, inlet_error *err) {
@@ -873,8 +883,7 @@ int delta_features_new_table(delta_protocol *proto, delta_kv **conf, int32_t *n_
         rc = inlet_fail(err, INLET_EINVAL, "table property %s given twice", keys[i]);
     /* Spark's catalog keys: "comment" is the description (delta_new_table
      * takes it), "location" and "provider" are no properties. */
-    if (rc == 0 && (strcmp(keys[i], "location") == 0 || strcmp(keys[i], "provider") == 0))
-      rc = inlet_fail(err, INLET_EINVAL, "\"%s\" is not a table property", keys[i]);
+    if (rc == 0) rc = catalog_refusal(keys[i], err);
     if (rc < 0 || strcmp(keys[i], "comment") == 0) continue;
     const char *store = NULL;
     rc = classify_prop(keys[i], values[i], &rq, &store, err);
@@ -1020,9 +1029,7 @@ static int conf_set(delta_metadata *m, const char *key, const char *value, bool 
  * error. */
 static int catalog_key(delta_metadata *nm, const char *key, const char *value, bool *changed,
                        inlet_error *err) {
-  if (strcmp(key, "location") == 0 || strcmp(key, "provider") == 0)
-    return inlet_fail(err, INLET_EINVAL,
-                      "\"%s\" is not a table property: the table's %s cannot be changed", key, key);
+  TRY(catalog_refusal(key, err));
   if (strcmp(key, "comment") != 0) return 0;
   if (value && !inlet_utf8_valid((const uint8_t *)value, strlen(value)))
     return inlet_fail(err, INLET_EINVAL, "the comment is not UTF-8 text");
@@ -1139,8 +1146,7 @@ int delta_features_unset(delta_metadata *nm, bool *conf_changed, const delta_pro
               keys[i]);
     const char *why = unset_refusal(keys[i]);
     FAIL_IF(why, err, INLET_EUNSUPPORTED, "table property %s cannot be unset: %s", keys[i], why);
-    FAIL_IF(strcmp(keys[i], "location") == 0 || strcmp(keys[i], "provider") == 0, err, INLET_EINVAL,
-            "\"%s\" is not a table property: the table's %s cannot be changed", keys[i], keys[i]);
+    TRY(catalog_refusal(keys[i], err));
   }
   for (int32_t i = 0; i < n; i++) {
     bool found = false;

@@ -185,10 +185,10 @@ static void test_codec__brotli_pages_keep_their_blocks(void **state) {
   free(t);
 }
 
-/* A thread's blocks are freed when it exits (the leak checker of the
+/* Returns the blocks the thread holds after a round trip, 0 on failure;
+ * no cmocka assertion here, as a failing one would longjmp off this thread.
+ * The blocks are freed when the thread exits (the leak checker of the
  * sanitizer build would report them otherwise). */
-/* No cmocka assertion here: a failing one would longjmp off this thread.
- * Returns the blocks the thread holds after a round trip, 0 on failure. */
 static void *brotli_on_a_thread(void *arg) {
   const uint8_t *t = arg;
   inlet_error err = INLET_ERROR_INIT;
