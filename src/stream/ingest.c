@@ -1943,7 +1943,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->table = table;
   TRY(choose_app_id(g, err));
   for (int i = 0; i < STREAM_POS_PARTS; i++) {
-    char suf[8];
+    char suf[24];
     snprintf(suf, sizeof suf, "#p%d", i);
     stream_txn_name(g->n_pos[i], sizeof g->n_pos[i], g->app, suf);
   }
@@ -1953,7 +1953,7 @@ static int setup(ingester *g, inlet_table *table, const inlet_ingest_options *op
   g->n_x = STREAM_POS_PARTS + (g->o.event_time_column ? 1 : 0) + (g->src_tag ? 1 : 0);
   stream_txn_name(g->n_late, sizeof g->n_late, g->app, "#late");
   for (int i = 0; i < STREAM_POS_PARTS; i++) {
-    char suf[16];
+    char suf[24];
     snprintf(suf, sizeof suf, "#late#p%d", i);
     stream_txn_name(g->n_late_pos[i], sizeof g->n_late_pos[i], g->app, suf);
   }

@@ -184,7 +184,8 @@ static inline char *pr_check_table(const char *table) {
   for (char *line = strtok_r(list, "\n", &sv1); line && !msg; line = strtok_r(NULL, "\n", &sv1)) {
     long long v = atoll(line);
     char path[4300];
-    snprintf(path, sizeof path, "%s/_delta_log/%s", table, line);
+    if (snprintf(path, sizeof path, "%s/_delta_log/%s", table, line) >= (int)sizeof path)
+      fail_msg("path too long: %s/_delta_log/%s", table, line);
     size_t len = 0;
     char *text = tu_read_file(path, &len);
     if (!text) {

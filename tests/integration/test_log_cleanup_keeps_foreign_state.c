@@ -42,7 +42,8 @@ static delta_log_cleanup_result cleanup(inlet_storage *st, const char *root) {
 
 static bool exists(const char *root, const char *rel) {
   char p[PATH_MAX + 256];
-  snprintf(p, sizeof p, "%s/%s", root, rel);
+  if (snprintf(p, sizeof p, "%s/%s", root, rel) >= (int)sizeof p)
+    fail_msg("path too long: %s", rel);
   struct stat sb;
   return stat(p, &sb) == 0;
 }

@@ -107,7 +107,8 @@ static inline int64_t ms_count_data_files(const char *dir) {
   while ((e = readdir(d))) {
     if (e->d_name[0] == '.' || e->d_name[0] == '_') continue;
     char p[4096];
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p)
+      fail_msg("path too long: %s/%s", dir, e->d_name);
     struct stat st;
     if (stat(p, &st) != 0) continue;
     if (S_ISDIR(st.st_mode))
@@ -139,7 +140,8 @@ static inline int64_t ms_live_files(const char *table) {
 static inline void ms_seed(const char *dir, int n_batches, int per, const char *(*day_of)(int64_t),
                            bool partitioned, const char *const *props, int n_props) {
   char path[4096];
-  snprintf(path, sizeof path, "%s/t", dir);
+  if (snprintf(path, sizeof path, "%s/t", dir) >= (int)sizeof path)
+    fail_msg("path too long: %s", dir);
   inlet_error err = INLET_ERROR_INIT;
   inlet_schema s;
   assert_int_equal(inlet_schema_parse(&s, MS_SCHEMA, &err), 0);

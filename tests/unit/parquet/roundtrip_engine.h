@@ -881,7 +881,10 @@ RT_FN int rt_verify_ranges(rt_src *s, const rt_case *c, const char *path, char *
  * the case's rows. */
 RT_FN int rt_verify_copy(const rt_case *c, const char *path, char *msg, size_t cap) {
   char copy[4200];
-  snprintf(copy, sizeof copy, "%s.copy", path);
+  if (snprintf(copy, sizeof copy, "%s.copy", path) >= (int)sizeof copy) {
+    snprintf(msg, cap, "the copy's path is too long");
+    return 1;
+  }
   remove(copy);
   inlet_error err = INLET_ERROR_INIT;
   inlet_parquet_reader *r = NULL;
