@@ -9,6 +9,7 @@
 #
 # Environment: FUZZ_SECONDS overrides the time per fuzzer; FUZZ_BUILD the build
 # directory (default build/fuzz); FUZZ_JOBS the build parallelism (default 2);
+# FUZZ_PARALLEL how many fuzzers run at once (default: the online CPUs);
 # FUZZ_SEED the libFuzzer seed (short: 1, so that CI's run retraces the inputs
 # a longer local run with the same seed has already been through; long: 0 =
 # random, to explore); FUZZ_MERGE=1 merges what the run found back into fuzz/corpus/<name>/.
@@ -46,13 +47,16 @@ done
 [ -n "$names" ] || { echo "no fuzzer matches '$only'" >&2; exit 2; }
 
 mkdir -p "$BUILD/artifacts"
-failed=""
-for name in $names; do
+
+# Runs fuzzer $1 and leaves "ok" or "failed" in $BUILD/$1.status.
+run_one() {
+  name=$1
+  rm -f "$BUILD/$name.status"
   bin=$(find "$BUILD" -type f -name "$name" -perm -u+x | head -n 1)
   if [ -z "$bin" ]; then
     echo "== $name: not built (is it listed in fuzz/CMakeLists.txt?)" >&2
-    failed="$failed $name(not-built)"
-    continue
+    echo "failed" >"$BUILD/$name.status"
+    return
   fi
   work="$BUILD/corpus/$name"
   seed="fuzz/corpus/$name"
@@ -67,17 +71,39 @@ for name in $names; do
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      "$bin" -seed="$rng_seed" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 -print_final_stats=1 \
        -artifact_prefix="$BUILD/artifacts/$name-" $dict "$@" >"$BUILD/$name.log" 2>&1; then
-    tail -n 12 "$BUILD/$name.log" | grep -E '^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+ +DONE)' >&2 || true
-    echo "== $name: ok" >&2
+    summary=$(tail -n 12 "$BUILD/$name.log" | grep -E '^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+ +DONE)' || true)
+    printf '%s\n== %s: ok\n' "$summary" "$name" >&2
+    echo "ok" >"$BUILD/$name.status"
   else
-    echo "== $name: FAILED (log $BUILD/$name.log)" >&2
-    grep -E 'ERROR|failed|SUMMARY|Test unit written' "$BUILD/$name.log" | head -n 20 >&2 || true
-    failed="$failed $name"
+    problems=$(grep -E 'ERROR|failed|SUMMARY|Test unit written' "$BUILD/$name.log" | head -n 20 || true)
+    printf '== %s: FAILED (log %s)\n%s\n' "$name" "$BUILD/$name.log" "$problems" >&2
+    echo "failed" >"$BUILD/$name.status"
   fi
   if [ "${FUZZ_MERGE:-0}" = 1 ]; then
     mkdir -p "$seed"
     "$bin" -merge=1 "$seed" "$work" >/dev/null 2>&1 || true
   fi
+}
+
+# FUZZ_PARALLEL fuzzers run at once (default: the online CPUs), each on one
+# core for the whole of its time: the same fuzzing per fuzzer, a shorter wall
+# clock. Each one's lines are printed together when it ends.
+par=${FUZZ_PARALLEL:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case "$par" in '' | *[!0-9]* | 0) par=1 ;; esac
+running=0
+for name in $names; do
+  run_one "$name" &
+  running=$((running + 1))
+  if [ "$running" -ge "$par" ]; then
+    wait
+    running=0
+  fi
+done
+wait
+
+failed=""
+for name in $names; do
+  [ "$(cat "$BUILD/$name.status" 2>/dev/null)" = ok ] || failed="$failed $name"
 done
 
 n_all=$(echo $names | wc -w)
