@@ -1297,7 +1297,16 @@ static void test_kafka__metrics_per_partition(void **state) {
 }
 
 int main(void) {
+  /* The longest first: tu_run_sharded hands them out in this order. */
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__leader_changes_lose_and_duplicate_nothing, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__stalled_member_loses_the_race, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_kafka__broker_down_and_request_errors_pause_and_resume,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__once_reads_to_the_start_watermarks, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__poison_messages_become_dead_letters_per_partition,
@@ -1309,16 +1318,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__event_time_watermarks_per_partition, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__kill9_restarts_exactly_once, setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__batch_triggers, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__group_members_come_and_go_exactly_once, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__stalled_member_loses_the_race, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__broker_down_and_request_errors_pause_and_resume,
-                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_kafka__cli_and_progress_record_errors, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_kafka__leader_changes_lose_and_duplicate_nothing, setup,
-                                      teardown),
       cmocka_unit_test_setup_teardown(test_kafka__oversized_message_is_a_dead_letter, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_kafka__deleted_offsets_are_a_gap, setup, teardown),
@@ -1328,5 +1329,5 @@ int main(void) {
   /* INLET_TEST_FILTER=test_kafka__kill9* runs one (the soak, by hand). */
   const char *filter = getenv("INLET_TEST_FILTER");
   if (filter && *filter) cmocka_set_test_filter(filter);
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return TU_RUN_SHARDED(tests, 3);
 }

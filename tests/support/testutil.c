@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The scratch directories this process made, checked once more at exit in
@@ -187,6 +188,80 @@ int tu_sh(tu_result *res, const char *fmt, ...) {
   int rc = tu_run(res, NULL, argv);
   free(cmd);
   return rc;
+}
+
+/* One shard of tu_run_sharded: takes test indices from @p queue (4 bytes
+ * each, all written before the shards started, so a read gets a whole one)
+ * until it is empty, and runs each as a group of one. */
+static int run_shard(const char *group, const struct CMUnitTest *tests, size_t n, int queue) {
+  int failed = 0;
+  uint32_t i;
+  while (read(queue, &i, sizeof i) == (ssize_t)sizeof i) {
+    if (i >= n) break;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    failed += _cmocka_run_group_tests(group, &tests[i], 1, NULL, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("[ TOOK     ] %s: %.1f s\n", tests[i].name,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+  }
+  return failed;
+}
+
+int tu_run_sharded(const char *group, const struct CMUnitTest *tests, size_t n, int shards) {
+  const char *env = getenv("INLET_TEST_SHARDS");
+  if (env && *env) shards = atoi(env);
+  if (shards > (int)n) shards = (int)n;
+  if (shards <= 1) return _cmocka_run_group_tests(group, tests, n, NULL, NULL);
+  int queue[2];
+  if (pipe(queue) < 0) return (int)n;
+  for (uint32_t i = 0; i < n; i++)
+    if (write(queue[1], &i, sizeof i) != (ssize_t)sizeof i) return (int)n;
+  close(queue[1]);
+  pid_t pids[64];
+  FILE *outs[64];
+  if (shards > 64) shards = 64;
+  fflush(stdout);
+  fflush(stderr);
+  for (int s = 0; s < shards; s++) {
+    outs[s] = tmpfile();
+    if (!outs[s]) return (int)n;
+    pids[s] = fork();
+    if (pids[s] < 0) return (int)n;
+    if (pids[s] == 0) {
+      dup2(fileno(outs[s]), 1);
+      dup2(fileno(outs[s]), 2);
+      setvbuf(stdout, NULL, _IOLBF, 0);
+      int failed = run_shard(group, tests, n, queue[0]);
+      fflush(stdout);
+      fflush(stderr);
+      /* exit, not _exit: LeakSanitizer and the scratch checks run at exit. */
+      exit(failed > 250 ? 250 : failed);
+    }
+  }
+  close(queue[0]);
+  int failed = 0;
+  for (int s = 0; s < shards; s++) {
+    int st;
+    while (waitpid(pids[s], &st, 0) < 0 && errno == EINTR) {
+    }
+    printf("[ SHARD %d/%d ]\n", s + 1, shards);
+    fflush(stdout);
+    rewind(outs[s]);
+    char buf[65536];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, outs[s])) > 0)
+      fwrite(buf, 1, r, stdout);
+    fclose(outs[s]);
+    if (WIFEXITED(st)) {
+      failed += WEXITSTATUS(st);
+    } else {
+      printf("[ SHARD %d/%d ] killed by signal %d\n", s + 1, shards, WTERMSIG(st));
+      failed++;
+    }
+  }
+  fflush(stdout);
+  return failed;
 }
 
 void tu_result_free(tu_result *res) {

@@ -62,6 +62,18 @@ void tu_result_free(tu_result *res);
  * text in *screen, and kills the server. Returns whether the marker came. */
 bool tu_tmux_wait(const char *sock, const char *marker, tu_result *screen);
 
+/* Runs @p tests (as cmocka_run_group_tests would, without group fixtures)
+ * in @p shards child processes at once, each taking the next test not yet
+ * taken, so tests that mostly wait (on a mock broker's group timers, on
+ * sessions expiring) overlap their waits. Each test must stand alone: its
+ * own fixtures, scratch directory and servers. Every shard's output is
+ * printed whole, in shard order, after all have ended. INLET_TEST_SHARDS
+ * overrides @p shards (1 runs the tests in this process, in order).
+ * Returns the number of tests that failed, as cmocka does. */
+int tu_run_sharded(const char *group, const struct CMUnitTest *tests, size_t n, int shards);
+#define TU_RUN_SHARDED(tests, shards)                                                              \
+  tu_run_sharded(#tests, tests, sizeof(tests) / sizeof((tests)[0]), shards)
+
 /* Reads a whole file into a malloc'd NUL-terminated buffer (NULL on error). */
 char *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *data, size_t len);
