@@ -22,7 +22,12 @@ for pair in delta-rs:test_public_tables_delta_rs delta-kernel-rs:test_public_tab
   test=${pair#*:}
   out="$PWD/tests/data/public/$project.refcheck.tar.zst"
   echo "record-public-refcheck: $project -> $out"
-  (cd "$BUILD/tests" && REFCHECK_NODE_MODULES="$PWD/../refcheck" \
-    INLET_PUBLIC_TABLES_RECORD="$out.new" "./$test")
+  if ! (cd "$BUILD/tests" && REFCHECK_NODE_MODULES="$PWD/../refcheck" \
+    INLET_PUBLIC_TABLES_RECORD="$out.new" "./$test"); then
+    # A recording is kept only from a run without findings.
+    rm -f "$out.new"
+    echo "record-public-refcheck: $test failed; $out left as it was" >&2
+    exit 1
+  fi
   mv "$out.new" "$out"
 done
